@@ -1,0 +1,33 @@
+/**
+ * Config registry contract (G-1). Keys are dotted: `core.*` live in the `config` table,
+ * `plugin.<name>.*` in `config_<name>`.
+ */
+
+export type ConfigValue = string | number | boolean | null | ConfigValue[] | { [k: string]: ConfigValue };
+
+export interface ConfigKeyInfo {
+  key: string;
+  value: ConfigValue;
+  default: ConfigValue;
+  description: string;
+  secret: boolean;
+  /** JSON Schema of the value, for generated settings forms. */
+  schema: Record<string, unknown>;
+  /** Where the value comes from. */
+  origin: 'default' | 'stored' | 'env';
+  /** For secrets, the env var that can supply it. */
+  env?: string;
+}
+
+export interface ConfigReader {
+  get<T extends ConfigValue = ConfigValue>(key: string): T;
+  onChange(listener: (key: string, value: ConfigValue) => void, prefix?: string): () => void;
+}
+
+/** Settings API of the SDK: scoped to `plugin.<name>.*`; keys are given without the prefix. */
+export interface SettingsAPI {
+  get<T extends ConfigValue = ConfigValue>(key: string): T;
+  set(key: string, value: ConfigValue): Promise<void>;
+  list(): ConfigKeyInfo[];
+  onChange(listener: (key: string, value: ConfigValue) => void): () => void;
+}

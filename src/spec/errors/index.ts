@@ -1,0 +1,10 @@
+export { HomeAgentError, isHomeAgentError, errorToJSON } from './homeagent-error.js';
+export { ValidationError } from './validation-error.js';
+export { NotFoundError } from './not-found-error.js';
+export { ConflictError } from './conflict-error.js';
+export { PayloadTooLargeError } from './payload-too-large-error.js';
+export { ProviderError } from './provider-error.js';
+export { NoProviderError } from './no-provider-error.js';
+export { LuaScriptError } from './lua-error.js';
+export { ProtocolError } from './protocol-error.js';
+export { PluginError } from './plugin-error.js';

@@ -1,0 +1,48 @@
+import type { ToolCall, Usage, FinishReason } from './provider.js';
+import type { TurnInput } from './stage.js';
+
+/** Published after every LLM round (C-7). */
+export interface LlmChainEvent {
+  turnId: string;
+  sessionId: string;
+  round: number;
+  provider: string;
+  model: string;
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  finishReason: FinishReason;
+  latencyMs: number;
+  consolidation: boolean;
+  /** Messages the kernel injected into this round (memory library block, interrupts …). */
+  injected: { source: string; text: string }[];
+  at: number;
+}
+
+/** Every event of the typed bus, by name. */
+export interface AgentEvents {
+  agent_llm_chain: LlmChainEvent;
+  turn_start: { turnId: string; sessionId: string; input: TurnInput; at: number };
+  turn_delta: { turnId: string; sessionId: string; round: number; kind: 'text' | 'reasoning'; text: string };
+  tool_start: { turnId: string; sessionId: string; round: number; call: ToolCall; plugin?: string };
+  tool_end: { turnId: string; sessionId: string; round: number; call: ToolCall; result: string; error?: string; rejected?: string; durationMs: number };
+  stage_event: { turnId: string; sessionId: string; stage: string; note: string };
+  stage_error: { turnId: string; stage: string; plugin: string; message: string; stack?: string };
+  turn_end: {
+    turnId: string;
+    sessionId: string;
+    text: string;
+    status: 'ok' | 'error' | 'aborted' | 'short-circuit';
+    error?: { code: string; message: string };
+    rounds: number;
+    at: number;
+  };
+  interrupt: { sessionId?: string; source: string; text: string; delivery: 'abort+queue' | 'queued' | 'new-turn'; at: number };
+  config_changed: { key: string; value: unknown };
+  plugin_state: { plugin: string; state: string; error?: string };
+  session_event: { sessionId: string; seq: number; kind: string };
+  [custom: `custom:${string}`]: unknown;
+}
+
+export type AgentEventName = keyof AgentEvents;

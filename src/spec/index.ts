@@ -1,0 +1,14 @@
+/**
+ * The contracts layer: types, constants and error classes only. Everything may import it; it
+ * imports nothing of ours.
+ */
+export * from './errors/index.js';
+export * from './provider.js';
+export * from './tool.js';
+export * from './stage.js';
+export * from './memory.js';
+export * from './events.js';
+export * from './channel.js';
+export * from './session.js';
+export * from './config.js';
+export * from './plugin.js';

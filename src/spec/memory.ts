@@ -1,0 +1,129 @@
+/**
+ * Memory contracts the kernel depends on (T-2 and the prompt slots of C-8). The memory subsystem
+ * implements them; the kernel never imports it.
+ */
+
+/** Where an event in the context timeline came from. */
+export type ContextEventKind = 'user' | 'agent' | 'cold_storage' | 'system';
+
+/** Output of one tool call, as kept in the agent event that carried it. */
+export interface ToolOutputRecord {
+  tool: string;
+  text: string;
+  /** Copied from the ToolDef: excluded from vectors/keywords/distillation. */
+  noMemory?: boolean;
+}
+
+/** One event of the agent-wide context timeline (seed: RelevanceContext events). */
+export interface ContextEvent {
+  id: string;
+  /** Epoch milliseconds; cold_storage events keep their original time. */
+  timestamp: number;
+  kind: ContextEventKind;
+  /** Plugin/source: `webui`, `cli`, `agentcli`, `terminal`, `cold_storage` … */
+  source: string;
+  channel: string;
+  sessionId: string;
+  /** user text (user events) or the original input (cold_storage). */
+  input: string;
+  /** agent reply (agent events). */
+  response: string;
+  toolOutputs?: ToolOutputRecord[];
+  /** Source references (turn ids, dataset ids …) carried into derived memories. */
+  refs?: string[];
+}
+
+export type NewContextEvent = Omit<ContextEvent, 'id' | 'timestamp'> & { id?: string; timestamp?: number };
+
+/** The context window the kernel writes to and renders the timeline from. */
+export interface ContextWindow {
+  append(event: NewContextEvent): ContextEvent;
+  /** Prune against the current input (T-2); archives pruned events. */
+  prune(query: string): Promise<void>;
+  /** Events in time order (oldest first). */
+  events(): readonly ContextEvent[];
+  flush(): Promise<void>;
+}
+
+/** Named slots of the system prompt (C-8), in render order. */
+export const PROMPT_SLOTS = ['persona', 'memory_index', 'related_documents', 'knowledge', 'memory_library', 'skills', 'output_rules', 'timeline', 'extra'] as const;
+export type PromptSlot = (typeof PROMPT_SLOTS)[number];
+
+/** What a slot provider is asked for. */
+export interface PromptQuery {
+  sessionId: string;
+  turnId: string;
+  input: string;
+  consolidation: boolean;
+}
+
+export type PromptSlotProvider = (q: PromptQuery) => string | undefined | Promise<string | undefined>;
+
+/** A triple for the knowledge graph (T-4), with the seed's extensions. */
+export interface Triple {
+  subject: string;
+  predicate: string;
+  object: string;
+  confidence?: number;
+  subjectType?: string;
+  objectType?: string;
+  /** The source sentence, kept for review. */
+  sentence?: string;
+  /** Source references (turn ids, dia_ids). */
+  refs?: string[];
+}
+
+export interface GraphEntity {
+  id: number;
+  name: string;
+  type: string;
+  attributes: Record<string, unknown>;
+}
+
+export interface GraphRelation {
+  id: number;
+  subject: string;
+  predicate: string;
+  object: string;
+  confidence: number;
+  sentence?: string;
+  refs?: string[];
+}
+
+/** The memory API of the plugin SDK (sdk.memory()). */
+export interface MemoryAPI {
+  recall(keywords: string[], depth?: number): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }>;
+  commit(triples: Triple[]): Promise<number>;
+}
+
+export interface KnowledgeEntry {
+  name: string;
+  content: string;
+  updatedAt: number;
+}
+
+/** The knowledge API of the plugin SDK (sdk.knowledge()). */
+export interface KnowledgeAPI {
+  search(query: string, limit?: number): Promise<{ name: string; score: number; snippet: string }[]>;
+  create(name: string, content: string): Promise<KnowledgeEntry>;
+  list(): Promise<{ name: string; updatedAt: number; size: number }[]>;
+}
+
+export interface Person {
+  name: string;
+  traits: Record<string, string>;
+}
+
+/** The social API (T-7). External plugins get only the read half. */
+export interface SocialReadAPI {
+  getPerson(name: string): Promise<Person | undefined>;
+  getTrait(name: string, trait: string): Promise<string | undefined>;
+  getRelations(name: string): Promise<GraphRelation[]>;
+  getNetwork(name: string, depth?: number): Promise<{ people: string[]; relations: GraphRelation[] }>;
+  listPersons(): Promise<string[]>;
+}
+
+export interface SocialAPI extends SocialReadAPI {
+  setTrait(name: string, trait: string, value: string): Promise<void>;
+  relate(a: string, relation: string, b: string): Promise<void>;
+}

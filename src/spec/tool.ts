@@ -1,0 +1,33 @@
+import type { JsonSchema } from './provider.js';
+
+/** What a tool handler receives besides its arguments. */
+export interface ToolInvocation {
+  /** The session of the turn that called the tool. */
+  sessionId: string;
+  /** The turn id, `"<sessionId>#<seq>"`. */
+  turnId: string;
+  callId: string;
+  signal: AbortSignal;
+}
+
+/** The result of a tool. A string is shown to the model as is; objects are JSON-encoded. */
+export type ToolOutput = string | Record<string, unknown> | unknown[];
+
+/**
+ * A tool definition (C-3). `noMemory`: output kept verbatim but never vectorized/distilled.
+ * `cleaner`: filters the output before it reaches the memory computation layer only.
+ */
+export interface ToolDef {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  noMemory?: boolean;
+  cleaner?: (text: string) => string;
+  handler: (args: Record<string, unknown>, call: ToolInvocation) => Promise<ToolOutput> | ToolOutput;
+}
+
+/** A source of tool definitions, asked again every cycle (C-5). */
+export type ToolSource = () => ToolDef[];
+
+/** Disposes a registration. Safe to call twice. */
+export type Disposer = () => void;
