@@ -2,7 +2,7 @@ import type { Disposer, ToolDef } from './tool.js';
 import type { StageHandler, StageName, StageScope, TurnInput } from './stage.js';
 import type { AgentEvents } from './events.js';
 import type { OutputChannelOptions, OutputHandler } from './channel.js';
-import type { KnowledgeAPI, MemoryAPI, PromptSlot, PromptSlotProvider, SocialAPI, SocialReadAPI } from './memory.js';
+import type { ContextEvent, KnowledgeAPI, MemoryAPI, PromptSlot, PromptSlotProvider, SocialAPI, SocialReadAPI } from './memory.js';
 import type { ConfigValue, SettingsAPI } from './config.js';
 import type { SessionsAPI } from './session.js';
 import type { ChatRequest, ChatResponse, StreamPart } from './provider.js';
@@ -82,6 +82,11 @@ export interface PluginSDK {
   publish<K extends keyof AgentEvents>(event: K, payload: AgentEvents[K]): void;
   registerOutputChannel(name: string, caps: number, description: string, handler: OutputHandler, options?: OutputChannelOptions): Disposer;
   registerPromptSlot(slot: PromptSlot, provider: PromptSlotProvider): Disposer;
+  /**
+   * Hides context events from the timeline the model sees while `filter` returns false
+   * (non-destructive: the event stays stored). Used for turn exclusion (M-9).
+   */
+  registerContextFilter(filter: (event: ContextEvent) => boolean): Disposer;
   registerRoute(route: HttpRoute): Disposer;
   /** Offer a service to other plugins (cordis-style). */
   provide<K extends keyof ServiceMap>(name: K, impl: ServiceMap[K]): Disposer;

@@ -33,6 +33,11 @@ export interface ChatMessage {
   /** assistant: reasoning text the model returned (DeepSeek reasoner, Anthropic thinking …). */
   reasoning?: string;
   attachments?: MessageAttachment[];
+  /**
+   * Who put the message there when it was not the user or the model (e.g. `memory-manager`,
+   * `interrupt`). Adapters ignore it; the kernel reports it in `agent_llm_chain.injected`.
+   */
+  source?: string;
 }
 
 /** A tool the model may call. */
