@@ -1,0 +1,52 @@
+import type Database from 'better-sqlite3';
+import { HomeAgentError } from '../spec/index.js';
+
+/**
+ * Numbered schema migrations of the config database, applied in order inside one transaction
+ * each; `PRAGMA user_version` records the last applied number. Append only: never edit or
+ * reorder an entry that has shipped. Plugin tables (`config_<plugin>`) are created on demand
+ * with {@link ensureNamespaceTable}; a migration that changes their shape must visit every
+ * `config_%` table listed in `sqlite_master`.
+ */
+export const CONFIG_MIGRATIONS: readonly { version: number; description: string; up: (db: Database.Database) => void }[] = [
+  {
+    version: 1,
+    description: 'config table for core.* keys',
+    up: (db) => {
+      db.exec(`CREATE TABLE IF NOT EXISTS config (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) WITHOUT ROWID`);
+    },
+  },
+];
+
+/** Applies the pending migrations. Throws when the file was written by a newer HomeAgent. */
+export function migrateConfigDb(db: Database.Database): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = CONFIG_MIGRATIONS[CONFIG_MIGRATIONS.length - 1].version;
+  if (current > latest) {
+    throw new HomeAgentError('CONFIG_DB_TOO_NEW', `config database schema version ${current} is newer than this HomeAgent understands (${latest})`, {
+      details: { current, latest },
+    });
+  }
+  for (const m of CONFIG_MIGRATIONS) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return latest;
+}
+
+/** Creates the key/value table of a namespace if missing. `table` must already be sanitized. */
+export function ensureNamespaceTable(db: Database.Database, table: string): void {
+  if (!/^config(_[a-z0-9_]{1,64})?$/.test(table)) throw new HomeAgentError('CONFIG_BAD_TABLE', `refusing table name ${table}`);
+  db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID`);
+}

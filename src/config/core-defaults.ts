@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import type { ConfigKeyDef, ConfigValue } from '../spec/index.js';
+import { durationSchema } from './duration.js';
+
+function key<T extends ConfigValue>(schema: z.ZodType<T>, def: T, description: string, extra: Partial<ConfigKeyDef<T>> = {}): ConfigKeyDef {
+  return { schema, default: def, description, ...extra } as unknown as ConfigKeyDef;
+}
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const ratio = () => z.number().min(0).max(1);
+const duration = (def: string, description: string) => key(durationSchema(), def, `${description} (duration such as "30m", "2h")`);
+
+/**
+ * The core keys of HomeAgent (`core.*`, G-1) with defaults, schemas and descriptions. LLM source
+ * keys are registered by `src/providers`; plugin keys by each plugin.
+ */
+export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
+  return {
+    // agent (C-)
+    'core.agent.name': key(z.string().min(1).max(64), 'HomeAgent', 'Name the agent uses for itself'),
+    'core.agent.persona_file': key(z.string().min(1), 'persona.md', 'Persona file, relative to the data folder (C-8)'),
+    'core.agent.max_tool_rounds': key(int(1, 100), 8, 'Most LLM rounds with tool calls in one turn (C-4)'),
+    'core.agent.stage_timeout_ms': key(int(100, 600_000), 10_000, 'Time limit of one stage handler in ms (C-3)'),
+    'core.agent.tool_timeout_ms': key(int(100, 3_600_000), 120_000, 'Time limit of one tool call in ms'),
+    'core.agent.llm_timeout_ms': key(int(1_000, 3_600_000), 180_000, 'Time limit of one LLM call in ms'),
+    'core.agent.stream': key(z.boolean(), true, 'Stream LLM output to channels as it arrives'),
+    'core.agent.language': key(z.string().min(1).max(32), 'auto', 'Reply language (BCP 47 tag such as "zh-CN", or "auto" to follow the user)'),
+    'core.agent.timezone': key(z.string().max(64), '', 'IANA time zone for the prompt and timers ("" = system time zone)'),
+    // context (T-)
+    'core.context.top_k': key(int(1, 1000), 40, 'Events kept in the relevance context window'),
+    'core.context.save_debounce_ms': key(int(0, 600_000), 5_000, 'Debounce of saving the context file in ms'),
+    // memory (T-, M-)
+    'core.memory.distill_interval': duration('30m', 'How often conversation is distilled into memories'),
+    'core.memory.archive_interval': duration('60m', 'How often cold memories are archived'),
+    'core.memory.merge_interval': duration('120m', 'How often similar memories are merged'),
+    'core.memory.review_interval': duration('120m', 'How often memories are reviewed'),
+    'core.memory.rule_distill_interval': duration('10m', 'How often rules are distilled'),
+    'core.memory.rule_retention_days': key(int(1, 3650), 7, 'Days rule sources are kept'),
+    'core.memory.cold_after_hours': key(int(1, 87_600), 72, 'Hours without access after which a memory is cold'),
+    'core.memory.cold_max_access': key(int(0, 1_000_000), 2, 'A memory accessed at most this often counts as cold'),
+    'core.memory.merge_threshold': key(ratio(), 0.75, 'Similarity above which memories are merged (0…1)'),
+    'core.memory.recall_depth': key(int(0, 10), 2, 'Graph hops followed when recalling memories'),
+    'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)'),
+    'core.memory.embedding_model_path': key(z.string(), '', 'Local embedding model folder ("" = none)'),
+    'core.memory.embedding_api.base_url': key(z.union([z.literal(''), z.url()]), '', 'OpenAI-compatible embeddings API base URL ("" = none)'),
+    'core.memory.embedding_api.model': key(z.string(), '', 'Embedding model name at the embeddings API'),
+    'core.memory.embedding_api.api_key': key(z.string(), '', 'API key of the embeddings API', { secret: true, env: 'HOMEAGENT_EMBEDDING_API_KEY' }),
+    // documents / knowledge (T-10)
+    'core.docs.auto_inject_top': key(int(0, 50), 3, 'Related documents injected into the system prompt'),
+    'core.knowledge.top_k': key(int(1, 100), 5, 'Knowledge hits injected into the system prompt'),
+    // sessions and text log (C-9)
+    'core.textlog.rotate_bytes': key(int(4_096, 1 << 30), 16 * 1024 * 1024, 'Size at which logs/text.jsonl is rotated, in bytes'),
+    'core.textlog.keep_files': key(int(1, 1000), 10, 'Rotated text log files kept'),
+    // webui (W-)
+    'core.webui.host': key(z.string().min(1), '127.0.0.1', 'Address the WebUI listens on (anything but loopback requires the token)'),
+    'core.webui.port': key(int(0, 65_535), 8765, 'Port of the WebUI (0 = any free port)'),
+    'core.webui.token': key(z.string(), '', 'Access token of the WebUI and HTTP API', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
+    // daemon logs (C-12)
+    'core.log.level': key(z.enum(['debug', 'info', 'warn', 'error']), 'info', 'Daemon log level'),
+    'core.log.rotate_bytes': key(int(4_096, 1 << 30), 10 * 1024 * 1024, 'Size at which daemon logs are rotated, in bytes'),
+    'core.log.keep_files': key(int(1, 1000), 5, 'Rotated daemon log files kept'),
+    // sub-agents (C-10)
+    'core.subagent.max_rounds': key(int(1, 100), 6, 'Most LLM rounds of a sub-agent'),
+    'core.subagent.timeout_ms': key(int(1_000, 3_600_000), 300_000, 'Time limit of a sub-agent in ms'),
+    // provider fallback (C-6)
+    'core.provider.failure_threshold': key(int(1, 100), 3, 'Consecutive failures after which an LLM source cools down'),
+    'core.provider.cooldown': duration('5m', 'How long a failing LLM source is skipped'),
+  };
+}
