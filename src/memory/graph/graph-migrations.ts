@@ -1,0 +1,63 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned schema of graph.db (T-4). Index `i` brings the file from `user_version = i` to `i + 1`.
+ * Never edit a shipped step: append a new one.
+ */
+export const GRAPH_MIGRATIONS: readonly string[] = [
+  // 1: entities and relations.
+  `
+  CREATE TABLE entities (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    type TEXT NOT NULL DEFAULT 'entity',
+    attributes TEXT NOT NULL DEFAULT '{}',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    recalled_at INTEGER,
+    recall_count INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX entities_type ON entities(type);
+  CREATE INDEX entities_updated ON entities(updated_at);
+  CREATE TABLE relations (
+    id INTEGER PRIMARY KEY,
+    subject_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    predicate TEXT NOT NULL,
+    object_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+    confidence REAL NOT NULL DEFAULT 0.8,
+    sentence TEXT,
+    refs TEXT NOT NULL DEFAULT '[]',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    reviewed_at INTEGER
+  );
+  CREATE UNIQUE INDEX relations_spo ON relations(subject_id, predicate, object_id);
+  CREATE INDEX relations_object ON relations(object_id);
+  CREATE INDEX relations_reviewed ON relations(reviewed_at);
+  `,
+  // 2: decisions of the merge heartbeat, so a pair the LLM rejected is not asked about again.
+  `
+  CREATE TABLE merge_decisions (
+    a TEXT NOT NULL COLLATE NOCASE,
+    b TEXT NOT NULL COLLATE NOCASE,
+    decision TEXT NOT NULL,
+    decided_at INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+  );
+  `,
+];
+
+/** Applies the missing migration steps in one transaction each. Returns the final version. */
+export function migrateGraph(db: Database.Database): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > GRAPH_MIGRATIONS.length) {
+    throw new Error(`graph.db has schema version ${current}, newer than this HomeAgent (${GRAPH_MIGRATIONS.length})`);
+  }
+  for (let v = current; v < GRAPH_MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(GRAPH_MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+  return GRAPH_MIGRATIONS.length;
+}

@@ -1,0 +1,5 @@
+/** The knowledge graph (T-4): GraphDB over SQLite graph.db. */
+export { GraphDB, DEFAULT_CONFIDENCE } from './graph-db.js';
+export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-db.js';
+export { GRAPH_LIMITS, TripleSchema, parseTriples, escapeLike, cleanPredicate, cleanName } from './graph-input.js';
+export { GRAPH_MIGRATIONS } from './graph-migrations.js';
