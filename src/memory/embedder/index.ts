@@ -1,0 +1,15 @@
+/**
+ * Public surface of the embedder (T-1): the one embedding service shared by every memory tier,
+ * and the reusable hybrid (BM25 + dense) index.
+ */
+export { EmbedderService, KNOWN_VECTOR_SOURCES } from './embedder-service.js';
+export type { EmbedderLog } from './embedder-service.js';
+export { HybridIndex } from './hybrid-index.js';
+export type { HybridHit, HybridIndexOptions, HybridSearchOptions, ReembedProgress, StoredVector } from './hybrid-index.js';
+export { Bm25Index } from './bm25-index.js';
+export type { LexicalHit } from './bm25-index.js';
+export { cosine, tfidfCosineScores } from './cosine.js';
+export { cleanText } from './clean-text.js';
+export { StaticVectors } from './static-vectors.js';
+export { EmbeddingsApiClient } from './embeddings-api-client.js';
+export { hasCjk, isStopWord } from './tokenizer.js';

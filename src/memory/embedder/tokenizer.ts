@@ -1,0 +1,142 @@
+import { createRequire } from 'node:module';
+import { stemmer } from 'stemmer';
+import type { Jieba as JiebaT, TfIdf as TfIdfT } from '@node-rs/jieba';
+
+const require = createRequire(import.meta.url);
+// stopword ships no type declarations; its lists are plain string arrays.
+const { eng: engStop, zho: zhoStop } = require('stopword') as { eng: string[]; zho: string[] };
+
+/** Chinese (and other CJK ideograph) runs go through jieba; everything else through the word regex. */
+const CJK_RUN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+const HAS_CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+
+const EN_STOP = new Set<string>(engStop);
+const ZH_STOP = new Set<string>([...zhoStop, '是', '了', '在', '有', '也', '就', '都', '吗', '呢', '吧', '啊', '个', '一个', '我们', '你们', '他们', '这个', '那个', '什么', '怎么']);
+const MAX_TOKENIZE_CHARS = 200_000;
+
+/** Lazily loaded jieba (≈0.2 s to load its dictionary; pure-English workloads never pay it). */
+let jiebaPair: { jieba: JiebaT; tfidf: TfIdfT } | undefined;
+function jieba(): { jieba: JiebaT; tfidf: TfIdfT } {
+  if (!jiebaPair) {
+    const mod = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
+    const dicts = require('@node-rs/jieba/dict.js') as { dict: Uint8Array; idf: Uint8Array };
+    jiebaPair = { jieba: mod.Jieba.withDict(dicts.dict), tfidf: mod.TfIdf.withDict(dicts.idf) };
+  }
+  return jiebaPair;
+}
+
+const stemCache = new Map<string, string>();
+function stem(w: string): string {
+  let s = stemCache.get(w);
+  if (s === undefined) {
+    s = stemmer(w);
+    if (stemCache.size < 200_000) stemCache.set(w, s);
+  }
+  return s;
+}
+
+function normWord(raw: string): string {
+  return raw.toLowerCase().replace(/['’]s$/, '').replace(/['’]/g, '');
+}
+
+/** True when the text contains Chinese characters. */
+export function hasCjk(text: string): boolean {
+  return HAS_CJK.test(text);
+}
+
+/** True for an English or Chinese stop-word (already lower-cased). */
+export function isStopWord(w: string): boolean {
+  return EN_STOP.has(w) || ZH_STOP.has(w);
+}
+
+/**
+ * Splits text into (kind, segment) runs so each script gets its own tokenizer.
+ * Capped at 200k characters: a pasted log must not stall the event loop.
+ */
+function runs(text: string, fn: (kind: 'cjk' | 'other', s: string) => void): void {
+  const t = text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text;
+  if (!HAS_CJK.test(t)) {
+    fn('other', t);
+    return;
+  }
+  let last = 0;
+  for (const m of t.matchAll(CJK_RUN)) {
+    const i = m.index ?? 0;
+    if (i > last) fn('other', t.slice(last, i));
+    fn('cjk', m[0]);
+    last = i + m[0].length;
+  }
+  if (last < t.length) fn('other', t.slice(last));
+}
+
+/**
+ * Lexical tokens for BM25/TF-IDF: jieba cut-for-search for Chinese, lower-case + stop-words +
+ * Porter stem for English. Deterministic, synchronous.
+ */
+export function lexicalTokens(text: string): string[] {
+  const out: string[] = [];
+  runs(text, (kind, s) => {
+    if (kind === 'cjk') {
+      for (const w of jieba().jieba.cutForSearch(s, true)) if (!ZH_STOP.has(w)) out.push(w);
+    } else {
+      for (const m of s.matchAll(WORD)) {
+        const w = normWord(m[0]);
+        if (w.length === 0 || EN_STOP.has(w)) continue;
+        out.push(stem(w));
+      }
+    }
+  });
+  return out;
+}
+
+/** Surface words (lower-case, not stemmed, no stop-words) for static word-vector lookup. */
+export function surfaceWords(text: string): string[] {
+  const out: string[] = [];
+  runs(text, (kind, s) => {
+    if (kind === 'cjk') {
+      for (const w of jieba().jieba.cut(s, true)) if (!ZH_STOP.has(w)) out.push(w);
+    } else {
+      for (const m of s.matchAll(WORD)) {
+        const w = normWord(m[0]);
+        if (w.length > 0 && !EN_STOP.has(w)) out.push(w);
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * Salient keywords: jieba TF-IDF extraction for Chinese, content words (by frequency, then length,
+ * then first occurrence) for English. Returned un-stemmed, for LIKE queries and display.
+ */
+export function extractKeywords(text: string, k = 8): string[] {
+  const zh: string[] = [];
+  const en = new Map<string, { n: number; first: number }>();
+  let pos = 0;
+  runs(text, (kind, s) => {
+    if (kind === 'cjk') {
+      if (s.length >= 2) zh.push(s);
+    } else {
+      for (const m of s.matchAll(WORD)) {
+        const w = normWord(m[0]);
+        pos++;
+        if (w.length < 3 || EN_STOP.has(w) || /^\d+$/.test(w)) continue;
+        const e = en.get(w);
+        if (e) e.n++;
+        else en.set(w, { n: 1, first: pos });
+      }
+    }
+  });
+  const out: string[] = [];
+  if (zh.length > 0) {
+    const { jieba: j, tfidf } = jieba();
+    for (const kw of tfidf.extractKeywords(j, zh.join('，'), k)) out.push(kw.keyword);
+  }
+  const enSorted = [...en.entries()].sort((a, b) => b[1].n - a[1].n || b[0].length - a[0].length || a[1].first - b[1].first);
+  for (const [w] of enSorted) {
+    if (out.length >= k) break;
+    out.push(w);
+  }
+  return out.slice(0, k);
+}
