@@ -1,0 +1,299 @@
+import { LuaFactory, LUA_REGISTRYINDEX, LuaEventMasks, type LuaEngine } from 'wasmoon';
+import { LuaScriptError } from '../../spec/index.js';
+import { LUA_PRELUDE } from './lua-prelude.js';
+
+/** A host function callable from Lua. Arguments and the result cross the boundary as JSON. */
+export type HostFunction = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Log levels a script may use with `log(level, msg)`. */
+export type LuaLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface LuaSandboxOptions {
+  /** Name used in error messages (e.g. `adapter openai.lua`). */
+  name?: string;
+  /** Time budget of one `load`/`call`, including awaited host calls. Default 2000 ms. */
+  timeoutMs?: number;
+  /** Memory limit of the Lua state. Default 32 MiB. */
+  memoryBytes?: number;
+  /** Receives the script's `log(...)` / `print(...)` lines. */
+  log?: (level: LuaLogLevel, message: string) => void;
+}
+
+const INTERRUPT = '__sandbox_interrupted__';
+/** Instructions between two checks of the deadline. */
+const HOOK_EVERY = 1000;
+
+let sharedFactory: LuaFactory | undefined;
+function factory(): LuaFactory {
+  // One wasm module for the process; every sandbox is its own lua_State inside it.
+  sharedFactory ??= new LuaFactory();
+  return sharedFactory;
+}
+
+interface Generation {
+  engine: LuaEngine;
+  hookPtr: number;
+  inflight: number;
+  retired: boolean;
+}
+
+/**
+ * A sandboxed Lua 5.4 VM (wasmoon, `enableProxy: false`).
+ *
+ * The VM has `string`, `table`, `math`, `utf8`, a reduced `os` (`time`, `clock`, `date`,
+ * `difftime`) and the base library without `dofile`/`loadfile`/`require`; no `io`, `package`,
+ * `debug` or `coroutine`; `load` accepts source text only. It adds `json.encode/decode`
+ * (see {@link LUA_PRELUDE} for the mapping), `log(level?, msg)`, `print`, and every function
+ * registered with {@link registerFunction} (sync or async on the JS side: an async host function
+ * looks synchronous to the script).
+ *
+ * Every `load`/`call` runs on its own Lua thread under an instruction hook that raises an
+ * uncatchable interrupt once the time budget is spent, so `while true do end` ends in a
+ * `LuaScriptError` of kind `timeout` and the VM stays usable. After an out-of-memory error the
+ * state is rebuilt from the loaded chunks (globals the script set at run time are lost).
+ *
+ * @example
+ * const sb = new LuaSandbox({ name: 'demo' });
+ * await sb.load('function add(a, b) return a + b end', 'demo.lua');
+ * await sb.call('add', 1, 2); // 3
+ * sb.close();
+ */
+export class LuaSandbox {
+  readonly name: string;
+  readonly timeoutMs: number;
+  readonly memoryBytes: number;
+  private readonly logSink: ((level: LuaLogLevel, message: string) => void) | undefined;
+  private readonly functions = new Map<string, HostFunction>();
+  private readonly chunks: { source: string; chunkName: string }[] = [];
+  private current: Generation | undefined;
+  private opening: Promise<Generation> | undefined;
+  private readonly deadlines = new Map<number, number>();
+  private closed = false;
+
+  constructor(opts: LuaSandboxOptions = {}) {
+    this.name = opts.name ?? 'lua';
+    this.timeoutMs = opts.timeoutMs ?? 2000;
+    this.memoryBytes = opts.memoryBytes ?? 32 * 1024 * 1024;
+    this.logSink = opts.log;
+    this.functions.set('__log', (level: unknown, msg: unknown) => {
+      const lv = (['debug', 'info', 'warn', 'error'] as const).find((l) => l === level) ?? 'info';
+      this.logSink?.(lv, String(msg));
+    });
+  }
+
+  /**
+   * Makes `fn` callable from Lua as the global `name`. May be called before or after `load`.
+   * Throwing (or rejecting) in `fn` raises a Lua error with the message.
+   */
+  registerFunction(name: string, fn: HostFunction): void {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new TypeError(`invalid Lua function name: ${name}`);
+    this.functions.set(name, fn);
+    const gen = this.current;
+    if (gen && !gen.retired) gen.engine.global.call('__sandbox_bind', name);
+  }
+
+  /** Runs a chunk of Lua source (text only) in the VM; returns its first result. */
+  async load(source: string, chunkName: string): Promise<unknown> {
+    if (typeof source !== 'string') throw new LuaScriptError(chunkName, 'source must be a string', 'load');
+    const result = await this.run('__sandbox_load', [source, `@${chunkName}`], this.timeoutMs, chunkName, true);
+    this.chunks.push({ source, chunkName });
+    return result;
+  }
+
+  /** Calls the global Lua function `fnName` with JSON-serialisable args; returns its first result. */
+  async call(fnName: string, ...args: unknown[]): Promise<unknown> {
+    return this.callWithTimeout(fnName, args, this.timeoutMs);
+  }
+
+  /** Like {@link call} with an explicit time budget. */
+  async callWithTimeout(fnName: string, args: unknown[], timeoutMs: number): Promise<unknown> {
+    let argsJson: string;
+    try {
+      argsJson = JSON.stringify(args.map((a) => (a === undefined ? null : a)));
+    } catch (e) {
+      throw new LuaScriptError(this.name, `arguments of ${fnName} are not JSON-serialisable`, 'runtime', e);
+    }
+    return this.run('__sandbox_call', [fnName, argsJson], timeoutMs, this.name, false);
+  }
+
+  /** True when the VM has a global function `fnName` (false before the first `load`). */
+  has(fnName: string): boolean {
+    const gen = this.current;
+    if (!gen || gen.retired) return false;
+    const g = gen.engine.global;
+    const type = g.lua.lua_getglobal(g.address, fnName);
+    g.pop(1);
+    return type === 6; // LUA_TFUNCTION
+  }
+
+  /** Bytes the Lua state currently uses (0 before it is opened). */
+  memoryUsed(): number {
+    return this.current?.engine.global.getMemoryUsed() ?? 0;
+  }
+
+  /** Frees the VM. Idempotent; later calls fail with a LuaScriptError. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const gen = this.current;
+    this.current = undefined;
+    if (gen) this.retire(gen);
+  }
+
+  private async generation(): Promise<Generation> {
+    if (this.closed) throw new LuaScriptError(this.name, 'sandbox is closed', 'runtime');
+    if (this.current && !this.current.retired) return this.current;
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async open(): Promise<Generation> {
+    const engine = await factory().createEngine({ enableProxy: false, openStandardLibs: true, traceAllocations: true, injectObjects: false });
+    const g = engine.global;
+    const lua = g.lua;
+    const hookPtr = lua.module.addFunction((L: number) => {
+      const deadline = this.deadlines.get(L);
+      if (deadline !== undefined && Date.now() > deadline) {
+        lua.lua_pushstring(L, INTERRUPT);
+        lua.lua_error(L);
+      }
+    }, 'vii');
+    const gen: Generation = { engine, hookPtr, inflight: 0, retired: false };
+    g.set('__host_call', (name: string, argsJson: string) => this.hostCall(name, argsJson));
+    engine.doStringSync(LUA_PRELUDE);
+    for (const name of this.functions.keys()) g.call('__sandbox_bind', name);
+    g.setMemoryMax(this.memoryBytes);
+    this.current = gen;
+    // Replay chunks after a rebuild (out of memory); the first open has none.
+    for (const c of this.chunks) {
+      await this.runOn(gen, '__sandbox_load', [c.source, `@${c.chunkName}`], this.timeoutMs, c.chunkName, true);
+    }
+    return gen;
+  }
+
+  private retire(gen: Generation): void {
+    gen.retired = true;
+    if (gen.inflight > 0) return;
+    try {
+      gen.engine.global.close();
+    } catch {}
+    try {
+      gen.engine.global.lua.module.removeFunction(gen.hookPtr);
+    } catch {}
+  }
+
+  private hostCall(name: string, argsJson: string): string | Promise<string> {
+    const ok = (v: unknown): string => {
+      try {
+        return JSON.stringify({ ok: true, value: v === undefined ? null : v });
+      } catch {
+        return JSON.stringify({ ok: false, error: `${name}: result is not JSON-serialisable` });
+      }
+    };
+    const fail = (e: unknown): string => JSON.stringify({ ok: false, error: e instanceof Error ? e.message : String(e) });
+    const fn = this.functions.get(name);
+    if (!fn) return fail(new Error(`unknown host function ${name}`));
+    try {
+      const args = JSON.parse(argsJson) as unknown[];
+      const r = fn(...args);
+      if (r !== null && typeof r === 'object' && typeof (r as Promise<unknown>).then === 'function') {
+        return (r as Promise<unknown>).then(ok, fail);
+      }
+      return ok(r);
+    } catch (e) {
+      return fail(e);
+    }
+  }
+
+  private async run(entry: string, args: string[], timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
+    const gen = await this.generation();
+    try {
+      return await this.runOn(gen, entry, args, timeoutMs, script, isLoad);
+    } catch (e) {
+      if (e instanceof LuaScriptError && e.details.kind === 'memory' && this.current === gen) {
+        // The state may be full of garbage the script still references: start afresh.
+        this.current = undefined;
+        this.retire(gen);
+      }
+      throw e;
+    }
+  }
+
+  private async runOn(gen: Generation, entry: string, args: string[], timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
+    const g = gen.engine.global;
+    const lua = g.lua;
+    const thread = g.newThread();
+    // Anchor the thread in the registry (not on the shared stack, which concurrent calls would shuffle).
+    const ref = lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
+    const deadline = Date.now() + timeoutMs;
+    this.deadlines.set(thread.address, deadline);
+    lua.lua_sethook(thread.address, gen.hookPtr, LuaEventMasks.Count, HOOK_EVERY);
+    gen.inflight++;
+    let cleaned = false;
+    const cleanup = (): void => {
+      if (cleaned) return;
+      cleaned = true;
+      this.deadlines.delete(thread.address);
+      gen.inflight--;
+      if (!gen.retired) {
+        lua.lua_sethook(thread.address, null, 0, 0);
+        lua.luaL_unref(g.address, LUA_REGISTRYINDEX, ref);
+      } else if (gen.inflight === 0) {
+        this.retire(gen);
+      }
+    };
+    let timer: NodeJS.Timeout | undefined;
+    let runP: Promise<unknown[]>;
+    try {
+      lua.lua_getglobal(thread.address, entry);
+      for (const a of args) thread.pushValue(a);
+      runP = thread.run(args.length);
+    } catch (e) {
+      cleanup();
+      throw this.classify(e, script, timeoutMs);
+    }
+    // Clean up only when the Lua thread really ended: after a watchdog timeout a thread that was
+    // awaiting a host promise resumes later and is then stopped by the hook (its deadline stays).
+    runP.then(cleanup, cleanup);
+    // The hook cannot fire while the script awaits a host promise; the timer covers that case.
+    const watchdog = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LuaScriptError(script, `timed out after ${timeoutMs} ms`, 'timeout')), timeoutMs + 50);
+    });
+    let out: unknown[];
+    try {
+      out = await Promise.race([runP, watchdog]);
+    } catch (e) {
+      throw this.classify(e, script, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.decodeResult(out[0], script, isLoad);
+  }
+
+  private classify(e: unknown, script: string, timeoutMs: number): LuaScriptError {
+    if (e instanceof LuaScriptError) return e;
+    const msg = cleanMessage(e instanceof Error ? e.message : String(e));
+    if (msg.includes(INTERRUPT)) return new LuaScriptError(script, `timed out after ${timeoutMs} ms`, 'timeout');
+    if (/not enough memory/.test(msg)) return new LuaScriptError(script, `out of memory (limit ${this.memoryBytes} bytes)`, 'memory');
+    return new LuaScriptError(script, msg, 'runtime', e);
+  }
+
+  private decodeResult(raw: unknown, script: string, isLoad: boolean): unknown {
+    if (typeof raw !== 'string' || raw.length === 0) throw new LuaScriptError(script, 'sandbox bridge returned no result', 'runtime');
+    const tag = raw[0];
+    const body = raw.slice(1);
+    if (tag === '=') return JSON.parse(body) as unknown;
+    if (tag === '?') throw new LuaScriptError(script, `returned a value that cannot be converted: ${body}`, 'bad-return');
+    const msg = cleanMessage(body);
+    if (msg.includes(INTERRUPT)) throw new LuaScriptError(script, `timed out after ${this.timeoutMs} ms`, 'timeout');
+    if (msg === 'not enough memory') throw new LuaScriptError(script, `out of memory (limit ${this.memoryBytes} bytes)`, 'memory');
+    throw new LuaScriptError(script, msg, isLoad ? 'load' : 'runtime');
+  }
+}
+
+function cleanMessage(msg: string): string {
+  const i = msg.indexOf('\nstack traceback:');
+  return (i >= 0 ? msg.slice(0, i) : msg).trim();
+}
