@@ -12,3 +12,4 @@ export * from './channel.js';
 export * from './session.js';
 export * from './config.js';
 export * from './plugin.js';
+export * from './services.js';

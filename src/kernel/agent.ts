@@ -1,0 +1,336 @@
+import { join } from 'node:path';
+import type { ConfigReader, ContextEvent, ContextWindow, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
+import { ValidationError } from '../spec/index.js';
+import type { Logger } from '../log/index.js';
+import { silentLogger } from '../log/index.js';
+import { EventBus } from './event-bus.js';
+import { StageHost } from './stage-host.js';
+import { SystemPromptBuilder } from './system-prompt.js';
+import { ToolAggregator } from './tool-aggregator.js';
+import { OutputChannels } from './output-channels.js';
+import { TurnRunner, type TurnState } from './turn-runner.js';
+import type { PendingInterrupt } from './interrupts.js';
+import type { KernelDeps } from './kernel-deps.js';
+import { cfg, type LlmPort, type PluginAdminPort, type ProviderAdminPort, type SessionPort, type TextLogPort } from './ports.js';
+import { subAgentTool } from './subagent.js';
+import { mediaTools } from './media-tools.js';
+
+/** The consolidation channel (seed: `_consolidation_`). */
+export const CONSOLIDATION = '_consolidation_';
+const MAX_INPUT_CHARS = 200_000;
+const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export interface AgentOptions {
+  llm: LlmPort;
+  sessions: SessionPort;
+  /** The context window; a small in-memory window is used when the memory subsystem is absent. */
+  context?: ContextWindow;
+  config?: ConfigReader;
+  log?: Logger;
+  textLog?: TextLogPort;
+  persona?: () => string;
+  now?: () => number;
+  homeDir?: string;
+  providerAdmin?: ProviderAdminPort;
+  pluginAdmin?: PluginAdminPort;
+}
+
+interface QueuedInput {
+  input: TurnInput;
+  turnId: string;
+  resolve: (o: TurnOutcome) => void;
+  /** Resolves once the user message is in the session log. */
+  accepted?: Promise<void>;
+}
+
+/** A minimal context window (last 200 events) for a kernel without the memory subsystem. */
+export class SimpleContextWindow implements ContextWindow {
+  private list: ContextEvent[] = [];
+  private n = 0;
+  constructor(private readonly now: () => number = Date.now) {}
+  append(e: NewContextEvent): ContextEvent {
+    const ev: ContextEvent = { ...e, id: e.id ?? `e${++this.n}`, timestamp: e.timestamp ?? this.now() };
+    this.list.push(ev);
+    if (this.list.length > 200) this.list = this.list.slice(-200);
+    return ev;
+  }
+  async prune(): Promise<void> {}
+  events(): readonly ContextEvent[] {
+    return this.list;
+  }
+  async flush(): Promise<void> {}
+}
+
+/**
+ * The agent kernel: the event loop over external input, self-input (consolidation path) and
+ * shutdown (C-1), the interrupt listener with its three delivery paths (C-2), and the turn
+ * pipeline (C-3…C-8). It performs no user-facing IO: channels are plugins.
+ */
+export class Agent {
+  readonly bus: EventBus;
+  readonly stages: StageHost;
+  readonly prompt: SystemPromptBuilder;
+  readonly tools: ToolAggregator;
+  readonly channels: OutputChannels;
+  readonly context: ContextWindow;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly deps: KernelDeps;
+  private readonly runner: TurnRunner;
+  private readonly external: QueuedInput[] = [];
+  private readonly selfInputs: QueuedInput[] = [];
+  private readonly interrupts: PendingInterrupt[] = [];
+  private readonly filters = new Set<(e: ContextEvent) => boolean>();
+  private wake: (() => void) | undefined;
+  private shutdown = new AbortController();
+  private loop: Promise<void> | undefined;
+  private current: QueuedInput | undefined;
+  private llmAbort: AbortController | undefined;
+  private interruptAborted = false;
+  private started = false;
+
+  constructor(private readonly opts: AgentOptions) {
+    this.log = opts.log ?? silentLogger;
+    this.now = opts.now ?? Date.now;
+    this.bus = new EventBus((event, e) => this.log.error(`listener of ${event} failed: ${(e as Error).message}`, { stack: (e as Error).stack }));
+    this.stages = new StageHost({
+      log: this.log.child('stages'),
+      handlerTimeoutMs: () => cfg(opts.config, 'core.agent.stage_timeout_ms', 30_000),
+      toolTimeoutMs: () => cfg(opts.config, 'core.agent.tool_timeout_ms', 120_000),
+    });
+    this.prompt = new SystemPromptBuilder({ persona: opts.persona ?? (() => ''), log: this.log, now: this.now });
+    this.tools = new ToolAggregator(this.log);
+    this.channels = new OutputChannels();
+    this.context = opts.context ?? new SimpleContextWindow(this.now);
+    this.deps = {
+      bus: this.bus,
+      stages: this.stages,
+      prompt: this.prompt,
+      tools: this.tools,
+      channels: this.channels,
+      llm: opts.llm,
+      sessions: opts.sessions,
+      context: this.context,
+      config: opts.config,
+      log: this.log,
+      textLog: opts.textLog,
+      now: this.now,
+      contextVisible: (e) => [...this.filters].every((f) => {
+        try {
+          return f(e);
+        } catch {
+          return true;
+        }
+      }),
+    };
+    this.runner = new TurnRunner(this.deps);
+    // C-5: tool sources, in priority order. Plugin tools (the stage host) first.
+    this.tools.add('plugins', () => this.stages.tools());
+    this.tools.add('channels', () => this.channels.tools(() => this.current?.input.sessionId ?? 'system'));
+    this.tools.add('builtin', () => this.builtinTools());
+  }
+
+  /** True while a turn is being processed. */
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** The session and turn in flight, if any. */
+  get currentTurn(): { turnId: string; sessionId: string } | undefined {
+    return this.current && { turnId: this.current.turnId, sessionId: this.current.input.sessionId };
+  }
+
+  get queued(): number {
+    return this.external.length + this.selfInputs.length;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.shutdown = new AbortController();
+    this.loop = this.eventLoop();
+  }
+
+  /**
+   * Stops the loop: the turn in flight stops at its next step boundary (its LLM call is
+   * aborted), queued inputs end as `aborted` (their user messages stay in the session log), and
+   * the context window is flushed. Safe to call twice.
+   */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    this.shutdown.abort();
+    this.llmAbort?.abort(new Error('shutdown'));
+    this.wake?.();
+    await this.loop;
+    for (const q of [...this.external.splice(0), ...this.selfInputs.splice(0)]) {
+      q.resolve({ turnId: q.turnId, sessionId: q.input.sessionId, text: '', status: 'aborted', error: { code: 'SHUTDOWN', message: 'the daemon stopped before this input was processed' }, rounds: 0 });
+    }
+    await this.context.flush();
+  }
+
+  registerContextFilter(filter: (e: ContextEvent) => boolean): Disposer {
+    this.filters.add(filter);
+    return () => {
+      this.filters.delete(filter);
+    };
+  }
+
+  /**
+   * Queues external input (C-1). The user message is written to the session log at once, so an
+   * acknowledged input is never lost even if the daemon stops before processing it.
+   */
+  injectInput(opts: InputOptions): InputTicket {
+    const input = this.normalize(opts);
+    const { turnId } = this.opts.sessions.nextTurn(input.sessionId);
+    let resolve!: (o: TurnOutcome) => void;
+    const done = new Promise<TurnOutcome>((r) => (resolve = r));
+    const q: QueuedInput = { input, turnId, resolve };
+    const accepted = this.record(q);
+    q.accepted = accepted;
+    (input.trigger === 'system' && input.source === CONSOLIDATION ? this.selfInputs : this.external).push(q);
+    void accepted.then(() => this.wake?.());
+    return { turnId, sessionId: input.sessionId, done };
+  }
+
+  /** Internal self-input: takes the consolidation path (C-1, seed selfInputCh). */
+  injectSelfInput(text: string, meta: Record<string, unknown> = {}): InputTicket {
+    return this.injectInput({ sessionId: 'system:consolidation', source: CONSOLIDATION, channel: CONSOLIDATION, text, trigger: 'system', meta });
+  }
+
+  /**
+   * An interrupt (C-2). While a turn runs: (a) the in-flight LLM request is aborted and (b) the
+   * text is queued for the next LLM call as `[打断消息]` (the aborted call is retried with it).
+   * When idle: (c) it starts a new turn.
+   */
+  injectInterrupt(i: { sessionId?: string; source: string; text: string }): void {
+    if (typeof i.text !== 'string' || !i.text.trim()) throw new ValidationError('interrupt text is required');
+    const at = this.now();
+    if (this.current) {
+      this.interrupts.push({ ...i, at });
+      if (this.llmAbort && !this.llmAbort.signal.aborted) {
+        this.interruptAborted = true;
+        this.llmAbort.abort(new Error('interrupted'));
+      }
+      this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'abort+queue', at });
+    } else {
+      this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'new-turn', at });
+      this.injectInput({ sessionId: i.sessionId ?? `${i.source}:default`, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+    }
+  }
+
+  private normalize(o: InputOptions): TurnInput {
+    if (typeof o.text !== 'string') throw new ValidationError('input text must be a string');
+    if (o.text.length > MAX_INPUT_CHARS) throw new ValidationError(`input text is longer than ${MAX_INPUT_CHARS} characters`);
+    if (!SESSION_ID.test(o.sessionId) || o.sessionId.includes('..')) throw new ValidationError(`invalid session id "${String(o.sessionId).slice(0, 60)}"`);
+    if (!o.text.trim() && !(o.attachments?.length)) throw new ValidationError('input is empty');
+    return { sessionId: o.sessionId, source: o.source, channel: o.channel ?? o.source, text: o.text, attachments: o.attachments, trigger: o.trigger ?? 'user', meta: o.meta };
+  }
+
+  private async record(q: QueuedInput): Promise<void> {
+    try {
+      await this.opts.sessions.ensure(q.input.sessionId, q.input.channel);
+      const ev = await this.opts.sessions.append(q.input.sessionId, {
+        turnId: q.turnId,
+        kind: 'user',
+        text: q.input.text,
+        data: { source: q.input.source, trigger: q.input.trigger, attachments: q.input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) },
+      });
+      this.bus.emit('session_event', { sessionId: q.input.sessionId, seq: ev.seq, kind: 'user' });
+      await this.opts.textLog?.append({ at: this.now(), sessionId: q.input.sessionId, turnId: q.turnId, role: 'user', source: q.input.source, text: q.input.text });
+    } catch (e) {
+      this.log.error(`could not record input of ${q.turnId}: ${(e as Error).message}`);
+    }
+  }
+
+  private builtinTools(): ToolDef[] {
+    const out: ToolDef[] = [subAgentTool(this.deps)];
+    const admin = this.opts.providerAdmin;
+    if (admin) {
+      out.push({
+        name: 'llm_sources',
+        description: 'List the LLM sources and their state, or switch which source is tried first ("use").',
+        parameters: { type: 'object', properties: { action: { type: 'string', enum: ['list', 'use'] }, name: { type: 'string' } }, required: ['action'] },
+        handler: async (args) => {
+          if (args.action === 'use') {
+            const name = String(args.name ?? '');
+            const order = admin.order();
+            if (!order.includes(name)) throw new ValidationError(`unknown LLM source "${name}" (known: ${order.join(', ')})`);
+            await admin.setOrder([name, ...order.filter((n) => n !== name)]);
+            return `LLM source order is now: ${admin.order().join(', ')}`;
+          }
+          return admin.status().map((s) => ({ name: s.name, model: s.model, state: s.state, configured: s.configured }));
+        },
+      });
+    }
+    const plugins = this.opts.pluginAdmin;
+    if (plugins) {
+      out.push({
+        name: 'plugin_reload',
+        description: 'Reload one plugin (stop, then start it again with fresh code), or list plugins.',
+        parameters: { type: 'object', properties: { name: { type: 'string' }, list: { type: 'boolean' } } },
+        handler: async (args) => {
+          if (args.list || !args.name) return plugins.list();
+          await plugins.reload(String(args.name));
+          return `plugin ${args.name} reloaded`;
+        },
+      });
+    }
+    return out;
+  }
+
+  private next(): QueuedInput | undefined {
+    return this.external.shift() ?? this.selfInputs.shift();
+  }
+
+  private async eventLoop(): Promise<void> {
+    const signal = this.shutdown.signal;
+    while (!signal.aborted) {
+      const q = this.next();
+      if (!q) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          if (this.external.length || this.selfInputs.length || signal.aborted) resolve();
+        });
+        this.wake = undefined;
+        continue;
+      }
+      await this.process(q);
+      // Interrupts that arrived too late for the turn's last LLM call start a new turn (C-2 c).
+      for (const i of this.interrupts.splice(0)) {
+        if (signal.aborted) break;
+        this.injectInput({ sessionId: i.sessionId ?? q.input.sessionId, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+      }
+    }
+  }
+
+  private async process(q: QueuedInput): Promise<void> {
+    this.current = q;
+    await q.accepted;
+    const consolidation = q.input.source === CONSOLIDATION;
+    const turn: TurnState = { turnId: q.turnId, input: q.input, consolidation, messages: [], round: 0, toolOutputs: [], state: {}, pendingMedia: [...(q.input.attachments ?? [])] };
+    const mediaDir = join(this.opts.homeDir ?? '.', 'media');
+    try {
+      const outcome = await this.runner.run(turn, {
+        shutdown: this.shutdown.signal,
+        drainInterrupts: () => this.interrupts.splice(0),
+        setLlmAbort: (ac) => {
+          this.llmAbort = ac;
+          if (ac) this.interruptAborted = false;
+        },
+        takeInterruptAbort: () => {
+          const v = this.interruptAborted;
+          this.interruptAborted = false;
+          return v;
+        },
+        turnTools: (t) => mediaTools(this.deps, t.pendingMedia, mediaDir),
+      });
+      q.resolve(outcome);
+    } catch (e) {
+      this.log.error(`turn ${q.turnId} crashed: ${(e as Error).message}`, { stack: (e as Error).stack });
+      q.resolve({ turnId: q.turnId, sessionId: q.input.sessionId, text: '', status: 'error', error: { code: 'INTERNAL', message: (e as Error).message }, rounds: turn.round });
+    } finally {
+      this.current = undefined;
+    }
+  }
+}

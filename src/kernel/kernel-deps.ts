@@ -1,0 +1,26 @@
+import type { ConfigReader, ContextEvent, ContextWindow } from '../spec/index.js';
+import type { Logger } from '../log/index.js';
+import type { EventBus } from './event-bus.js';
+import type { StageHost } from './stage-host.js';
+import type { SystemPromptBuilder } from './system-prompt.js';
+import type { ToolAggregator } from './tool-aggregator.js';
+import type { OutputChannels } from './output-channels.js';
+import type { LlmPort, SessionPort, TextLogPort } from './ports.js';
+
+/** Everything a turn needs; assembled once by the Agent. */
+export interface KernelDeps {
+  bus: EventBus;
+  stages: StageHost;
+  prompt: SystemPromptBuilder;
+  tools: ToolAggregator;
+  channels: OutputChannels;
+  llm: LlmPort;
+  sessions: SessionPort;
+  context: ContextWindow;
+  config?: ConfigReader;
+  log: Logger;
+  textLog?: TextLogPort;
+  now: () => number;
+  /** Context filters (M-9): an event is hidden from the timeline when any returns false. */
+  contextVisible: (e: ContextEvent) => boolean;
+}

@@ -1,0 +1,46 @@
+import type { ChatRequest, ChatResponse, ConfigReader, ConfigValue, ProviderStatus, SessionEvent, SessionInfo, StreamPart } from '../spec/index.js';
+
+/** What the kernel needs of the provider manager (L-1, C-6). */
+export interface LlmPort {
+  available(): boolean;
+  run(
+    req: Omit<ChatRequest, 'model'> & { model?: string },
+    opts?: { signal?: AbortSignal; onPart?: (part: StreamPart, provider: string) => void },
+  ): Promise<ChatResponse & { provider: string; model: string; latencyMs: number }>;
+}
+
+/** Provider administration for the LLM-source switching tool (L-3). */
+export interface ProviderAdminPort {
+  status(): ProviderStatus[];
+  order(): string[];
+  setOrder(names: string[]): Promise<void>;
+}
+
+/** Plugin administration for the plugin reload tool (C-5). */
+export interface PluginAdminPort {
+  list(): { name: string; state: string; kind: string }[];
+  reload(name: string): Promise<void>;
+}
+
+/** What the kernel needs of the session store (C-9). */
+export interface SessionPort {
+  ensure(id: string, channel: string, title?: string): Promise<SessionInfo>;
+  nextTurn(sessionId: string): { turnId: string; turnSeq: number };
+  append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }): Promise<SessionEvent>;
+}
+
+/** The raw conversation text log (seed: Text Memory). */
+export interface TextLogPort {
+  append(record: Record<string, unknown>): void | Promise<void>;
+}
+
+/** Reads a config value, falling back when the key is not registered (kernel tests run without the registry). */
+export function cfg<T extends ConfigValue>(config: ConfigReader | undefined, key: string, fallback: T): T {
+  if (!config) return fallback;
+  try {
+    const v = config.get<T>(key);
+    return v === undefined || v === null ? fallback : v;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,95 @@
+import type { ContextEvent, Disposer, PromptQuery, PromptSlot, PromptSlotProvider } from '../spec/index.js';
+import { PROMPT_SLOTS } from '../spec/index.js';
+import type { Logger } from '../log/index.js';
+import { silentLogger } from '../log/index.js';
+
+/** Section titles of the system prompt (seed vocabulary). */
+export const SLOT_TITLES: Record<PromptSlot, string> = {
+  persona: '',
+  memory_index: '【记忆索引】',
+  related_documents: '【相关记忆文档】',
+  knowledge: '【知识库】',
+  memory_library: '【记忆库】',
+  skills: '【技能】',
+  output_rules: '【输出通道】',
+  timeline: '【时间线】',
+  extra: '',
+};
+
+export const DEFAULT_PERSONA = `You are HomeAgent, the user's personal assistant running on their own machine. You remember what matters to the user across conversations, and you are honest about what you remember and what you do not. Answer in the language the user writes in. Use tools when they help; keep replies clear and concise.`;
+
+/** Renders context events as a compact time-ordered timeline. */
+export function renderTimeline(events: readonly ContextEvent[], maxChars: number): string {
+  const lines: string[] = [];
+  let used = 0;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    const when = new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ');
+    const who = e.kind === 'agent' ? 'assistant' : e.kind === 'cold_storage' ? 'recalled' : e.kind;
+    const body = e.kind === 'agent' ? e.response : e.kind === 'cold_storage' ? [e.input, e.response].filter(Boolean).join(' → ') : e.input;
+    const line = `[${when}] (${e.sessionId}) ${who}: ${body.replace(/\s+/g, ' ').trim()}`;
+    if (used + line.length > maxChars) {
+      if (lines.length === 0) lines.push(line.slice(0, maxChars));
+      break;
+    }
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return lines.reverse().join('\n');
+}
+
+/**
+ * Builds the system prompt each round (C-8): persona + named slots filled by providers that
+ * later subsystems register (memory index, related documents, knowledge, library, skills, output
+ * rules, timeline). A failing provider leaves its slot empty and is logged.
+ */
+export class SystemPromptBuilder {
+  private readonly providers = new Map<PromptSlot, { provider: PromptSlotProvider; owner: string }[]>();
+
+  constructor(private readonly opts: { persona: () => string; log?: Logger; now?: () => number }) {}
+
+  register(slot: PromptSlot, provider: PromptSlotProvider, owner = 'kernel'): Disposer {
+    const entry = { provider, owner };
+    this.providers.set(slot, [...(this.providers.get(slot) ?? []), entry]);
+    return () => {
+      this.providers.set(
+        slot,
+        (this.providers.get(slot) ?? []).filter((p) => p !== entry),
+      );
+    };
+  }
+
+  /** The filled slots, in render order (for inspection and tests). */
+  async slots(q: PromptQuery): Promise<Partial<Record<PromptSlot, string>>> {
+    const out: Partial<Record<PromptSlot, string>> = {};
+    await Promise.all(
+      PROMPT_SLOTS.map(async (slot) => {
+        const list = this.providers.get(slot) ?? [];
+        const texts: string[] = [];
+        for (const p of list) {
+          try {
+            const t = await p.provider(q);
+            if (t && t.trim()) texts.push(t.trim());
+          } catch (e) {
+            (this.opts.log ?? silentLogger).warn(`prompt slot ${slot} of ${p.owner} failed: ${(e as Error).message}`);
+          }
+        }
+        if (texts.length) out[slot] = texts.join('\n\n');
+      }),
+    );
+    return out;
+  }
+
+  async build(q: PromptQuery): Promise<string> {
+    const slots = await this.slots(q);
+    const parts: string[] = [this.opts.persona().trim() || DEFAULT_PERSONA];
+    for (const slot of PROMPT_SLOTS) {
+      if (slot === 'persona' || !slots[slot]) continue;
+      const title = SLOT_TITLES[slot];
+      parts.push(title ? `${title}\n${slots[slot]}` : slots[slot]!);
+    }
+    const now = new Date(this.opts.now?.() ?? Date.now());
+    parts.push(`Current time: ${now.toISOString()}`);
+    return parts.join('\n\n');
+  }
+}

@@ -1,0 +1,301 @@
+import type { ChatMessage, ContextEvent, LlmChainEvent, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
+import { errorToJSON, HomeAgentError } from '../spec/index.js';
+import type { KernelDeps } from './kernel-deps.js';
+import { cfg } from './ports.js';
+import { interruptMessages, type PendingInterrupt } from './interrupts.js';
+import { renderTimeline } from './system-prompt.js';
+
+/** Hooks the Agent gives a running turn (interrupt plumbing and the shutdown signal). */
+export interface TurnHooks {
+  /** Aborted when the daemon shuts down: the turn stops at the next step boundary. */
+  shutdown: AbortSignal;
+  /** Takes queued interrupts (C-2 b). */
+  drainInterrupts: () => PendingInterrupt[];
+  /** Sets the abort controller of the in-flight LLM call (C-2 a). */
+  setLlmAbort: (ac: AbortController | undefined) => void;
+  /** True when the last LLM abort came from an interrupt (then the call is retried). */
+  takeInterruptAbort: () => boolean;
+  /** Extra tools for this turn only (media tools while media is pending). */
+  turnTools?: (turn: TurnState) => ToolDef[];
+}
+
+/** Mutable state of one turn. */
+export interface TurnState {
+  turnId: string;
+  input: TurnInput;
+  consolidation: boolean;
+  messages: ChatMessage[];
+  round: number;
+  toolOutputs: ToolOutputRecord[];
+  state: Record<string, unknown>;
+  pendingMedia: NonNullable<TurnInput['attachments']>;
+}
+
+class ShortCircuit {
+  constructor(readonly response: string, readonly stage: StageName) {}
+}
+class Stopped {}
+
+const MAX_INTERRUPT_RETRIES = 5;
+
+/**
+ * One turn (seed: processTextInput + process): on_input → context append/prune → pre_action →
+ * tool loop [system prompt → tools → LLM → post_action → (before_toolcall → execute →
+ * after_toolcall)*] → context append → before_output → emit → after_output.
+ */
+export class TurnRunner {
+  constructor(private readonly d: KernelDeps) {}
+
+  private ctx(turn: TurnState, stage: StageName, extra: Partial<StageContext> = {}): StageContext {
+    return { stage, input: turn.input, turnId: turn.turnId, round: turn.round, messages: turn.messages, state: turn.state, ...extra };
+  }
+
+  private async stage(turn: TurnState, stage: StageName, ctx: StageContext, toolName?: string): Promise<void> {
+    const failures = await this.d.stages.runStage(stage, ctx, toolName);
+    for (const f of failures) this.d.bus.emit('stage_error', { turnId: turn.turnId, stage, plugin: f.plugin, message: f.message, stack: f.stack });
+    if (stage !== 'after_output' && typeof ctx.response === 'string') throw new ShortCircuit(ctx.response, stage);
+  }
+
+  private checkStop(hooks: TurnHooks): void {
+    if (hooks.shutdown.aborted) throw new Stopped();
+  }
+
+  private async log(turn: TurnState, kind: Parameters<KernelDeps['sessions']['append']>[1]['kind'], text: string, data?: Record<string, unknown>): Promise<void> {
+    try {
+      const ev = await this.d.sessions.append(turn.input.sessionId, { turnId: turn.turnId, kind, text, data });
+      this.d.bus.emit('session_event', { sessionId: turn.input.sessionId, seq: ev.seq, kind });
+    } catch (e) {
+      this.d.log.error(`session log append failed: ${(e as Error).message}`, { turnId: turn.turnId });
+    }
+  }
+
+  async run(turn: TurnState, hooks: TurnHooks): Promise<TurnOutcome> {
+    const { d } = this;
+    const { input } = turn;
+    d.bus.emit('turn_start', { turnId: turn.turnId, sessionId: input.sessionId, input, at: d.now() });
+    let finalText = '';
+    let status: TurnOutcome['status'] = 'ok';
+    let error: TurnOutcome['error'];
+    try {
+      this.checkStop(hooks);
+      await this.stage(turn, 'on_input', this.ctx(turn, 'on_input'));
+      d.context.append({ kind: 'user', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: '', refs: [turn.turnId] });
+      try {
+        await d.context.prune(input.text);
+      } catch (e) {
+        d.log.warn(`context prune failed: ${(e as Error).message}`);
+      }
+      turn.messages.push({ role: 'user', content: input.text, attachments: input.attachments?.filter((a) => a.mimeType.startsWith('image/')) });
+      this.checkStop(hooks);
+      const before = turn.messages.length;
+      await this.stage(turn, 'pre_action', this.ctx(turn, 'pre_action'));
+      for (const m of turn.messages.slice(before)) d.bus.emit('stage_event', { turnId: turn.turnId, sessionId: input.sessionId, stage: 'pre_action', note: `injected ${m.role} message from ${m.source ?? 'a plugin'} (${m.content.length} chars)` });
+      finalText = await this.toolLoop(turn, hooks);
+      d.context.append({ kind: 'agent', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: finalText, toolOutputs: turn.toolOutputs, refs: [turn.turnId] });
+      const outCtx = this.ctx(turn, 'before_output', { text: finalText });
+      await this.stage(turn, 'before_output', outCtx);
+      finalText = outCtx.text ?? finalText;
+    } catch (e) {
+      if (e instanceof ShortCircuit) {
+        status = 'short-circuit';
+        finalText = e.response;
+        d.bus.emit('stage_event', { turnId: turn.turnId, sessionId: input.sessionId, stage: e.stage, note: 'short-circuit: a handler set the response' });
+      } else if (e instanceof Stopped) {
+        status = 'aborted';
+        finalText = '';
+        error = { code: 'SHUTDOWN', message: 'the daemon is shutting down; the turn stopped at a step boundary' };
+      } else {
+        status = 'error';
+        const j = errorToJSON(e);
+        error = { code: j.code, message: j.message, details: j.details };
+        finalText = e instanceof HomeAgentError && e.code === 'NO_PROVIDER_CONFIGURED' ? e.message : `Sorry, this turn failed: ${j.message}`;
+        if (!(e instanceof HomeAgentError)) d.log.error(`turn ${turn.turnId} failed: ${(e as Error).message}`, { stack: (e as Error).stack });
+      }
+    }
+    if (finalText) await this.emit(turn, finalText, status);
+    if (error) await this.log(turn, 'error', error.message, { code: error.code });
+    try {
+      await this.stage(turn, 'after_output', this.ctx(turn, 'after_output', { text: finalText }));
+    } catch {
+      /* after_output is read-only; a response set there is ignored */
+    }
+    const outcome: TurnOutcome = { turnId: turn.turnId, sessionId: input.sessionId, text: finalText, status, error, rounds: turn.round };
+    d.bus.emit('turn_end', { turnId: turn.turnId, sessionId: input.sessionId, text: finalText, status, error: error && { code: error.code, message: error.message }, rounds: turn.round, at: d.now() });
+    return outcome;
+  }
+
+  /** emitResponse: the assistant message is logged, then sent through the input's channel. */
+  private async emit(turn: TurnState, text: string, status: TurnOutcome['status']): Promise<void> {
+    const { d } = this;
+    await this.log(turn, 'assistant', text, { status });
+    try {
+      await d.textLog?.append({ at: d.now(), sessionId: turn.input.sessionId, turnId: turn.turnId, role: 'assistant', text });
+    } catch {}
+    const ch = d.channels.get(turn.input.channel);
+    if (ch && !turn.consolidation) {
+      try {
+        await d.channels.send(turn.input.channel, { sessionId: turn.input.sessionId, turnId: turn.turnId, payload: text, type: 'text', meta: { status } });
+      } catch (e) {
+        d.log.error(`output channel ${turn.input.channel} failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private async systemPrompt(turn: TurnState): Promise<string> {
+    const { d } = this;
+    const q = { sessionId: turn.input.sessionId, turnId: turn.turnId, input: turn.input.text, consolidation: turn.consolidation };
+    const base = await d.prompt.build(q);
+    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && d.contextVisible(e));
+    const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000));
+    const rules = d.channels.rules();
+    return [base, rules ? `【输出通道】\n${rules}` : '', timeline ? `【时间线】\n${timeline}` : ''].filter(Boolean).join('\n\n');
+  }
+
+  private async callLlm(turn: TurnState, hooks: TurnHooks, tools: ToolDef[]): Promise<Awaited<ReturnType<KernelDeps['llm']['run']>> & { injected: { source: string; text: string }[] }> {
+    const { d } = this;
+    const injected: { source: string; text: string }[] = turn.messages.filter((m) => m.source && !(turn.state.__reported as Set<ChatMessage> | undefined)?.has(m)).map((m) => ({ source: m.source!, text: m.content }));
+    const reported = (turn.state.__reported as Set<ChatMessage>) ?? new Set<ChatMessage>();
+    turn.state.__reported = reported;
+    for (const m of turn.messages) if (m.source) reported.add(m);
+    for (let attempt = 0; ; attempt++) {
+      const pending = hooks.drainInterrupts();
+      if (pending.length) {
+        const msgs = interruptMessages(pending);
+        turn.messages.push(...msgs);
+        for (const m of msgs) {
+          reported.add(m);
+          injected.push({ source: 'interrupt', text: m.content });
+          await this.log(turn, 'interrupt', m.content);
+        }
+      }
+      this.checkStop(hooks);
+      const system = await this.systemPrompt(turn);
+      const ac = new AbortController();
+      const onShutdown = () => ac.abort(new Error('shutdown'));
+      hooks.shutdown.addEventListener('abort', onShutdown, { once: true });
+      hooks.setLlmAbort(ac);
+      try {
+        const res = await d.llm.run(
+          { messages: [{ role: 'system', content: system }, ...turn.messages], tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) },
+          {
+            signal: ac.signal,
+            onPart: (p) => {
+              if (p.type === 'text-delta' || p.type === 'reasoning-delta')
+                d.bus.emit('turn_delta', { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round, kind: p.type === 'text-delta' ? 'text' : 'reasoning', text: p.text });
+            },
+          },
+        );
+        return { ...res, injected };
+      } catch (e) {
+        const byInterrupt = hooks.takeInterruptAbort();
+        if (byInterrupt && !hooks.shutdown.aborted && !turn.consolidation && attempt < MAX_INTERRUPT_RETRIES) {
+          d.log.info(`LLM call of ${turn.turnId} aborted by an interrupt; retrying with the interrupt message`);
+          continue;
+        }
+        if (hooks.shutdown.aborted) throw new Stopped();
+        throw e;
+      } finally {
+        hooks.setLlmAbort(undefined);
+        hooks.shutdown.removeEventListener('abort', onShutdown);
+      }
+    }
+  }
+
+  /** The tool loop; exits when the LLM calls no tool, every call was rejected, or at the round limit. */
+  private async toolLoop(turn: TurnState, hooks: TurnHooks): Promise<string> {
+    const { d } = this;
+    const maxRounds = Math.max(1, cfg(d.config, turn.consolidation ? 'core.agent.consolidation_max_rounds' : 'core.agent.max_tool_rounds', 8));
+    let lastText = '';
+    for (;;) {
+      this.checkStop(hooks);
+      const tools = [...d.tools.build(), ...(hooks.turnTools?.(turn) ?? [])];
+      const byName = new Map(tools.map((t) => [t.name, t]));
+      const res = await this.callLlm(turn, hooks, tools);
+      turn.round++;
+      const chain: LlmChainEvent = {
+        turnId: turn.turnId,
+        sessionId: turn.input.sessionId,
+        round: turn.round,
+        provider: res.provider,
+        model: res.model,
+        text: res.text,
+        reasoning: res.reasoning,
+        toolCalls: res.toolCalls,
+        usage: res.usage,
+        finishReason: res.finishReason,
+        latencyMs: res.latencyMs,
+        consolidation: turn.consolidation,
+        injected: res.injected,
+        at: d.now(),
+      };
+      d.bus.emit('agent_llm_chain', chain);
+      if (res.reasoning) await this.log(turn, 'reasoning', res.reasoning, { round: turn.round });
+      const post = this.ctx(turn, 'post_action', { text: res.text, toolCalls: [...res.toolCalls] });
+      await this.stage(turn, 'post_action', post);
+      lastText = post.text ?? res.text;
+      const calls: ToolCall[] = post.toolCalls ?? [];
+      if (calls.length === 0) return lastText;
+      turn.messages.push({ role: 'assistant', content: lastText, toolCalls: calls, reasoning: res.reasoning || undefined });
+      let executed = 0;
+      for (const call of calls) {
+        this.checkStop(hooks);
+        const result = await this.runToolCall(turn, call, byName);
+        if (result.executed) executed++;
+        turn.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.text });
+      }
+      if (executed === 0) {
+        d.log.info(`turn ${turn.turnId}: every tool call was rejected; leaving the tool loop`);
+        return lastText || 'I was not allowed to run the tools I needed for this request.';
+      }
+      if (turn.round >= maxRounds) {
+        d.log.warn(`turn ${turn.turnId} reached the tool round limit (${maxRounds})`);
+        return lastText || `(stopped after ${maxRounds} tool rounds without a final answer)`;
+      }
+    }
+  }
+
+  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>): Promise<{ text: string; executed: boolean }> {
+    const { d } = this;
+    const base = { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round };
+    const started = d.now();
+    const def = byName.get(call.name);
+    let args: Record<string, unknown> = {};
+    let parseError: string | undefined;
+    try {
+      const parsed = call.arguments.trim() ? JSON.parse(call.arguments) : {};
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) args = parsed;
+      else parseError = 'tool arguments must be a JSON object';
+    } catch {
+      parseError = `tool arguments are not valid JSON: ${call.arguments.slice(0, 200)}`;
+    }
+    await this.log(turn, 'tool_call', call.name, { id: call.id, arguments: call.arguments });
+    d.bus.emit('tool_start', { ...base, call, plugin: d.stages.toolPlugin(call.name) });
+    const finish = async (text: string, extra: { error?: string; rejected?: string } = {}, executed = false) => {
+      await this.log(turn, 'tool_result', text, { id: call.id, name: call.name, ...extra });
+      d.bus.emit('tool_end', { ...base, call, result: text, durationMs: d.now() - started, ...extra });
+      return { text, executed };
+    };
+    if (!def) return finish(`Error: unknown tool "${call.name}"`, { error: 'unknown tool' });
+    if (parseError) return finish(`Error: ${parseError}`, { error: parseError });
+    const before = this.ctx(turn, 'before_toolcall', { toolCall: call, args });
+    await this.stage(turn, 'before_toolcall', before, call.name);
+    if (before.rejected) return finish(`Rejected: ${before.rejected}`, { rejected: before.rejected });
+    const ac = new AbortController();
+    const r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal: ac.signal });
+    const after = this.ctx(turn, 'after_toolcall', { toolCall: call, args: before.args ?? args, result: r.output });
+    await this.stage(turn, 'after_toolcall', after, call.name);
+    const text = after.result ?? r.output;
+    if (!def.noMemory) {
+      let memText = text;
+      if (def.cleaner) {
+        try {
+          memText = def.cleaner(text);
+        } catch (e) {
+          d.log.warn(`cleaner of ${def.name} failed: ${(e as Error).message}`);
+        }
+      }
+      turn.toolOutputs.push({ tool: def.name, text: memText });
+    } else turn.toolOutputs.push({ tool: def.name, text, noMemory: true });
+    return finish(text, r.error ? { error: r.error } : {}, true);
+  }
+}

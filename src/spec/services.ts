@@ -1,0 +1,111 @@
+import type { ConfigKeyInfo, ConfigValue } from './config.js';
+import type { ProviderStatus } from './provider.js';
+import type { GraphEntity, GraphRelation } from './memory.js';
+import type { HttpRoute } from './plugin.js';
+import type { Disposer } from './tool.js';
+
+/**
+ * Services the host offers to built-in plugins through `sdk.use(name)` (P-7: webui, cli,
+ * pluginmgr, cfgmgr, healthcheck reach the daemon only through these and the SDK).
+ */
+
+/** One plugin as the plugin manager sees it. */
+export interface PluginInfo {
+  name: string;
+  kind: 'builtin' | 'external' | 'lua' | 'skill';
+  version?: string;
+  description?: string;
+  enabled: boolean;
+  state: 'stopped' | 'starting' | 'running' | 'failed' | 'crashed' | 'gave-up' | 'disabled';
+  lastError?: string;
+  restarts: number;
+  lastHeartbeat?: number;
+  tools: string[];
+}
+
+export interface PluginAdminService {
+  list(): PluginInfo[];
+  get(name: string): PluginInfo | undefined;
+  enable(name: string): Promise<void>;
+  disable(name: string): Promise<void>;
+  reload(name: string): Promise<void>;
+  /** Installs a `.hmap` archive (zip bytes); a failed install leaves the previous version running. */
+  install(archive: Uint8Array): Promise<PluginInfo>;
+  uninstall(name: string): Promise<void>;
+}
+
+export interface ConfigAdminService {
+  list(prefix?: string): ConfigKeyInfo[];
+  get(key: string): ConfigKeyInfo;
+  set(key: string, value: ConfigValue): Promise<void>;
+  reset(key: string): Promise<void>;
+}
+
+export interface ProviderAdminService {
+  status(): ProviderStatus[];
+  order(): string[];
+  setOrder(names: string[]): Promise<void>;
+  test(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }>;
+  adapters(): string[];
+}
+
+/** Kernel status and the live event stream (webui SSE, waiter status). */
+export interface AgentStatusService {
+  status(): { busy: boolean; current?: { turnId: string; sessionId: string }; queued: number; startedAt: number; version: string; homeDir: string; pid: number };
+  /** Every bus event, for SSE. */
+  onAny(fn: (event: string, payload: unknown) => void): Disposer;
+  /** URLs that channel plugins publish (e.g. webui → http://127.0.0.1:8765). */
+  endpoints(): Record<string, string>;
+  setEndpoint(name: string, url: string | undefined): void;
+}
+
+/** Read/edit access to the memory tiers for the WebUI and `waiter memory …`. */
+export interface MemoryAdminService {
+  stats(): Promise<Record<string, unknown>>;
+  context(): Promise<{ id: string; timestamp: number; kind: string; source: string; sessionId: string; input: string; response: string }[]>;
+  searchDocuments(query: string, k?: number): Promise<{ id: string; score: number; text: string; createdAt: number; refs?: string[] }[]>;
+  listDocuments(opts?: { limit?: number; offset?: number }): Promise<{ id: string; text: string; createdAt: number; accessCount: number }[]>;
+  deleteDocument(id: string): Promise<void>;
+  graph(opts?: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }>;
+  deleteEntity(name: string): Promise<void>;
+  knowledgeList(): Promise<{ name: string; updatedAt: number; size: number }[]>;
+  knowledgeGet(name: string): Promise<{ name: string; content: string; updatedAt: number }>;
+  knowledgePut(name: string, content: string): Promise<void>;
+  knowledgeDelete(name: string): Promise<void>;
+  knowledgeSearch(query: string, k?: number): Promise<{ name: string; score: number; snippet: string }[]>;
+}
+
+/** Routes that plugins registered, for the webui server to mount. */
+export interface RouteTableService {
+  list(): (HttpRoute & { plugin: string })[];
+  onChange(fn: () => void): Disposer;
+}
+
+/** The change tracker (C-13). */
+export interface ChangeRecord {
+  id: string;
+  at: number;
+  op: 'write' | 'delete' | 'create';
+  path: string;
+  tool?: string;
+  turnId?: string;
+  sizeBefore?: number;
+  sizeAfter?: number;
+  undone: boolean;
+}
+export interface ChangeTrackerService {
+  list(opts?: { limit?: number }): ChangeRecord[];
+  undo(id: string): Promise<ChangeRecord>;
+}
+
+declare module './plugin.js' {
+  interface ServiceMap {
+    'host.plugins': PluginAdminService;
+    'host.config': ConfigAdminService;
+    'host.providers': ProviderAdminService;
+    'host.agent': AgentStatusService;
+    'host.memory': MemoryAdminService;
+    'host.routes': RouteTableService;
+    changes: ChangeTrackerService;
+  }
+}
