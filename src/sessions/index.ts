@@ -1,0 +1,5 @@
+/** Sessions, turns and the raw text log (C-9). */
+export { SessionStore, type SessionStoreOptions, type SessionTurn } from './session-store.js';
+export { TextLog, type TextLogOptions, type TextLogRecord } from './text-log.js';
+export { assertSessionId, assertChannel, sessionFileStem, sessionIdFromFileStem, SESSION_ID_RE, CHANNEL_RE } from './session-id.js';
+export type { JsonlLogger } from './jsonl-file.js';

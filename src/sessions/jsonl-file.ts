@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Where JSONL helpers report skipped or repaired lines. */
+export interface JsonlLogger {
+  warn(msg: string, data?: Record<string, unknown>): void;
+}
+
+export interface JsonlScan {
+  /** Parsed objects of every valid line, in file order. */
+  records: Record<string, unknown>[];
+  /** File size after any repair. */
+  size: number;
+}
+
+/**
+ * Reads a JSONL file. Lines that are not JSON objects are skipped with a warning. With
+ * `repair`, a torn last line (no trailing newline, e.g. after a kill mid-write) is completed
+ * when it parses, otherwise cut off, so the next append starts on a clean line.
+ */
+export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repair?: boolean } = {}): Promise<JsonlScan> {
+  let buf: Buffer;
+  try {
+    buf = await fs.promises.readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], size: 0 };
+    throw e;
+  }
+  const records: Record<string, unknown>[] = [];
+  let start = 0;
+  let lineNo = 0;
+  while (start < buf.length) {
+    const nl = buf.indexOf(0x0a, start);
+    const end = nl === -1 ? buf.length : nl;
+    lineNo++;
+    const text = buf.toString('utf8', start, end);
+    const parsed = parseObject(text);
+    if (nl === -1) {
+      // torn tail
+      if (parsed) records.push(parsed);
+      if (opts.repair) {
+        if (parsed) {
+          await fs.promises.appendFile(file, '\n');
+          logger.warn('completed a JSONL line without newline', { file: path.basename(file), line: lineNo });
+          return { records, size: buf.length + 1 };
+        }
+        await fs.promises.truncate(file, start);
+        logger.warn('cut off a torn last JSONL line', { file: path.basename(file), line: lineNo, bytes: buf.length - start });
+        return { records, size: start };
+      }
+      if (!parsed) logger.warn('skipped a torn last JSONL line', { file: path.basename(file), line: lineNo });
+      break;
+    }
+    if (parsed) records.push(parsed);
+    else if (text.trim() !== '') logger.warn('skipped a malformed JSONL line', { file: path.basename(file), line: lineNo });
+    start = nl + 1;
+  }
+  return { records, size: buf.length };
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Appends `data` and waits for `fdatasync`: durable when the promise resolves. On failure the
+ * file is cut back to `sizeBefore` (when given) so no partial line remains.
+ */
+export async function appendDurable(file: string, data: string | Buffer, sizeBefore?: number): Promise<void> {
+  const fh = await fs.promises.open(file, 'a');
+  try {
+    await fh.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    await fh.datasync();
+  } catch (e) {
+    if (sizeBefore !== undefined) await fh.truncate(sizeBefore).catch(() => undefined);
+    throw e;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Creates a file with `data` (fails with EEXIST if it exists), fsyncs it and its folder. */
+export async function createDurable(file: string, data: string): Promise<void> {
+  const fh = await fs.promises.open(file, 'wx');
+  try {
+    await fh.write(Buffer.from(data, 'utf8'));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsyncDir(path.dirname(file));
+}
+
+/** fsyncs a folder so renames and new entries in it survive a crash (best effort where unsupported). */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh: fs.promises.FileHandle | undefined;
+  try {
+    fh = await fs.promises.open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // some platforms cannot fsync a directory; the data itself is already synced
+  } finally {
+    await fh?.close();
+  }
+}

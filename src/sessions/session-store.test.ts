@@ -1,0 +1,229 @@
+import { test, describe, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
+import { SessionStore } from './session-store.js';
+import { sessionFileStem, sessionIdFromFileStem } from './session-id.js';
+
+const dirs: string[] = [];
+const stores: SessionStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tmpDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-sessions-'));
+  dirs.push(d);
+  return path.join(d, 'sessions');
+}
+
+async function openStore(dir: string, extra: { maxEventBytes?: number } = {}) {
+  const warnings: string[] = [];
+  let t = 1_000;
+  const store = new SessionStore({ dir, now: () => ++t, logger: { warn: (m) => warnings.push(m) }, ...extra });
+  await store.open();
+  stores.push(store);
+  return { store, warnings };
+}
+
+describe('SessionStore', () => {
+  test('create, append, events, and seq/turns/title across restart', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    const info = await store.create({ channel: 'webui', title: 'Hello', id: 'webui:3f2a' });
+    assert.equal(info.lastSeq, 0);
+    const t1 = store.nextTurn('webui:3f2a');
+    assert.deepEqual(t1, { turnId: 'webui:3f2a#1', turnSeq: 1 });
+    const e1 = await store.append('webui:3f2a', { turnId: t1.turnId, kind: 'user', text: 'hi' });
+    const e2 = await store.append('webui:3f2a', { turnId: t1.turnId, kind: 'assistant', text: 'hello', data: { provider: 'fake' } });
+    assert.equal(e1.seq, 1);
+    assert.equal(e2.seq, 2);
+    const t2 = store.nextTurn('webui:3f2a');
+    await store.append('webui:3f2a', { turnId: t2.turnId, kind: 'user', text: 'again' });
+    await store.rename('webui:3f2a', 'Renamed');
+    await store.close();
+
+    const { store: again } = await openStore(dir);
+    const got = await again.get('webui:3f2a');
+    assert.ok(got);
+    assert.equal(got.lastSeq, 3);
+    assert.equal(got.turns, 2);
+    assert.equal(got.title, 'Renamed');
+    assert.equal(got.channel, 'webui');
+    const t3 = again.nextTurn('webui:3f2a');
+    assert.equal(t3.turnSeq, 3);
+    const e4 = await again.append('webui:3f2a', { turnId: t3.turnId, kind: 'user', text: 'after restart' });
+    assert.equal(e4.seq, 4);
+    const evs = await again.events('webui:3f2a');
+    assert.deepEqual(
+      evs.map((e) => [e.seq, e.kind, e.text]),
+      [
+        [1, 'user', 'hi'],
+        [2, 'assistant', 'hello'],
+        [3, 'user', 'again'],
+        [4, 'user', 'after restart'],
+      ],
+    );
+    assert.deepEqual(evs[1].data, { provider: 'fake' });
+    assert.deepEqual(
+      (await again.events('webui:3f2a', { afterSeq: 1, limit: 2 })).map((e) => e.seq),
+      [2, 3],
+    );
+    const turns = await again.turns('webui:3f2a');
+    assert.deepEqual(
+      turns.map((t) => [t.turnId, t.seqs]),
+      [
+        ['webui:3f2a#1', [1, 2]],
+        ['webui:3f2a#2', [3]],
+        ['webui:3f2a#3', [4]],
+      ],
+    );
+  });
+
+  test('one JSONL file per session with an escaped name', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'cli', id: 'cli:default' });
+    const generated = await store.create({ channel: 'webui' });
+    assert.match(generated.id, /^webui:[0-9a-f]{8}$/);
+    const files = fs.readdirSync(dir).sort();
+    assert.deepEqual(files, [`cli%3Adefault.jsonl`, `${sessionFileStem(generated.id)}.jsonl`].sort());
+    assert.equal(sessionIdFromFileStem('cli%3Adefault'), 'cli:default');
+    assert.equal(sessionFileStem('a.b'), 'a%2Eb');
+  });
+
+  test('concurrent appends to one session get distinct increasing seqs, all persisted', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.ensure('cli:x', 'cli');
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.append('cli:x', { turnId: 'cli:x#1', kind: 'user', text: `m${i}` })));
+    assert.deepEqual(
+      results.map((e) => e.seq),
+      Array.from({ length: 40 }, (_, i) => i + 1),
+    );
+    await store.close();
+    const { store: again } = await openStore(dir);
+    const evs = await again.events('cli:x');
+    assert.equal(evs.length, 40);
+    assert.deepEqual(
+      evs.map((e) => e.text),
+      results.map((e) => e.text),
+    );
+  });
+
+  test('a torn last line is skipped with a warning and the file repaired', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'webui', id: 'webui:t' });
+    await store.append('webui:t', { turnId: 'webui:t#1', kind: 'user', text: 'one' });
+    await store.append('webui:t', { turnId: 'webui:t#1', kind: 'assistant', text: 'two' });
+    await store.close();
+    const file = path.join(dir, 'webui%3At.jsonl');
+    fs.appendFileSync(file, '{"type":"event","seq":3,"turnId":"webui:t#1","kind":"assi');
+
+    const { store: again, warnings } = await openStore(dir);
+    assert.ok(warnings.some((w) => /torn/.test(w)));
+    assert.equal((await again.get('webui:t'))?.lastSeq, 2);
+    const e3 = await again.append('webui:t', { turnId: 'webui:t#2', kind: 'user', text: 'three' });
+    assert.equal(e3.seq, 3);
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 4); // header + 3 events
+    for (const l of lines) JSON.parse(l);
+    assert.deepEqual(
+      (await again.events('webui:t')).map((e) => e.text),
+      ['one', 'two', 'three'],
+    );
+  });
+
+  test('a malformed line in the middle is skipped, the rest is read', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'webui', id: 'webui:m' });
+    await store.append('webui:m', { turnId: 'webui:m#1', kind: 'user', text: 'a' });
+    await store.close();
+    fs.appendFileSync(path.join(dir, 'webui%3Am.jsonl'), 'garbage\n');
+    const { store: again, warnings } = await openStore(dir);
+    await again.append('webui:m', { turnId: 'webui:m#1', kind: 'user', text: 'b' });
+    assert.deepEqual(
+      (await again.events('webui:m')).map((e) => [e.seq, e.text]),
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+    );
+    assert.ok(warnings.some((w) => /malformed/.test(w)));
+  });
+
+  test('bad session ids are rejected and never touch the file system outside dir', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    for (const bad of ['../x', 'a/b', '', 'a\\b', 'x..y', 'a b', 'x'.repeat(129), '..']) {
+      await assert.rejects(store.create({ channel: 'webui', id: bad }), ValidationError, JSON.stringify(bad));
+      await assert.rejects(store.get(bad), ValidationError);
+      await assert.rejects(store.append(bad, { turnId: 't', kind: 'user', text: 'x' }), ValidationError);
+      await assert.rejects(store.events(bad), ValidationError);
+      assert.throws(() => store.nextTurn(bad), ValidationError);
+    }
+    await assert.rejects(store.create({ channel: 'we/b' }), ValidationError);
+    assert.deepEqual(fs.readdirSync(dir), []);
+    assert.deepEqual(fs.readdirSync(path.dirname(dir)), ['sessions']);
+  });
+
+  test('unknown sessions, duplicates, bad events and oversized events', async () => {
+    const { store } = await openStore(tmpDir(), { maxEventBytes: 1024 });
+    await assert.rejects(store.append('cli:none', { turnId: 'cli:none#1', kind: 'user', text: 'x' }), NotFoundError);
+    await assert.rejects(store.events('cli:none'), NotFoundError);
+    assert.throws(() => store.nextTurn('cli:none'), NotFoundError);
+    assert.equal(await store.get('cli:none'), undefined);
+    await store.create({ channel: 'cli', id: 'cli:a' });
+    await assert.rejects(store.create({ channel: 'cli', id: 'cli:a' }), ConflictError);
+    const same = await store.ensure('cli:a', 'cli');
+    assert.equal(same.id, 'cli:a');
+    await assert.rejects(store.append('cli:a', { turnId: 'cli:a#1', kind: 'shout' as 'user', text: 'x' }), /kind/);
+    await assert.rejects(store.append('cli:a', { turnId: '', kind: 'user', text: 'x' }), ValidationError);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await assert.rejects(store.append('cli:a', { turnId: 'cli:a#1', kind: 'user', text: 'x', data: cyclic }), /JSON/);
+    await assert.rejects(store.append('cli:a', { turnId: 'cli:a#1', kind: 'user', text: 'x'.repeat(2000) }), PayloadTooLargeError);
+    await assert.rejects(store.events('cli:a', { limit: 0 }), ValidationError);
+    await assert.rejects(store.rename('cli:a', 'x'.repeat(201)), ValidationError);
+    assert.equal((await store.get('cli:a'))?.lastSeq, 0);
+  });
+
+  test('concurrent ensure creates the session once; list is newest first', async () => {
+    const { store } = await openStore(tmpDir());
+    const infos = await Promise.all([store.ensure('cli:z', 'cli', 'Z'), store.ensure('cli:z', 'cli'), store.ensure('cli:z', 'cli')]);
+    assert.ok(infos.every((i) => i.createdAt === infos[0].createdAt && i.title === 'Z'));
+    await store.create({ channel: 'webui', id: 'webui:new' });
+    await store.append('cli:z', { turnId: 'cli:z#1', kind: 'user', text: 'bump' });
+    assert.deepEqual(
+      (await store.list()).map((s) => s.id),
+      ['cli:z', 'webui:new'],
+    );
+  });
+
+  test('a file with only a torn header is removed; foreign files are ignored', async () => {
+    const dir = tmpDir();
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'cli%3Ahalf.jsonl'), '{"type":"session","id":"cli:ha');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello');
+    fs.writeFileSync(path.join(dir, '%2E%2Ebad.jsonl'), '{"type":"session","id":"..bad"}\n');
+    const { store } = await openStore(dir);
+    assert.deepEqual(await store.list(), []);
+    assert.equal(fs.existsSync(path.join(dir, 'cli%3Ahalf.jsonl')), false);
+    const info = await store.create({ channel: 'cli', id: 'cli:half' });
+    assert.equal(info.id, 'cli:half');
+  });
+
+  test('methods before open fail clearly; close is idempotent', async () => {
+    const store = new SessionStore({ dir: tmpDir() });
+    await assert.rejects(store.list(), /not open/);
+    await store.open();
+    await store.close();
+    await store.close();
+    await assert.rejects(store.list(), /not open/);
+  });
+});
