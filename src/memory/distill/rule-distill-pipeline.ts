@@ -1,0 +1,100 @@
+import fs from 'node:fs/promises';
+import type { ContextEvent, PluginLogger, Triple } from '../../spec/index.js';
+import { atomicWriteFile } from './atomic-write.js';
+import { extractFacts } from './rule-distiller.js';
+
+const DAY = 86_400_000;
+
+export interface RuleDistillPipelineOptions {
+  /** Where the graph writes go (GraphDB.commit). */
+  commit: (triples: Triple[]) => number | Promise<number>;
+  /** The current context timeline. */
+  events: () => readonly ContextEvent[];
+  /** JSON file with the ids of events already distilled. */
+  statePath: string;
+  /** Days an event id is remembered (and the age after which events are ignored). Default 7. */
+  retentionDays?: number | (() => number);
+  speaker?: string;
+  now?: () => number;
+  log?: PluginLogger;
+}
+
+interface State {
+  version: 1;
+  distilled: Record<string, number>;
+}
+
+/**
+ * The rule distiller's tick (T-9, seed `distillOnce`): user events of the context that were not
+ * distilled yet go through the regex rules; the facts are committed to the graph. Which events were
+ * done is kept in a small JSON file for `retentionDays`.
+ */
+export class RuleDistillPipeline {
+  private distilled = new Map<string, number>();
+  private loaded = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: RuleDistillPipelineOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  private retentionMs(): number {
+    const d = typeof this.opts.retentionDays === 'function' ? this.opts.retentionDays() : this.opts.retentionDays;
+    return Math.max(1, d ?? 7) * DAY;
+  }
+
+  /** Loads the marker file; a missing or unreadable one starts empty (logged when corrupt). */
+  async load(): Promise<void> {
+    this.loaded = true;
+    let text: string;
+    try {
+      text = await fs.readFile(this.opts.statePath, 'utf8');
+    } catch {
+      return;
+    }
+    try {
+      const s = JSON.parse(text) as State;
+      for (const [id, at] of Object.entries(s.distilled ?? {})) if (typeof at === 'number') this.distilled.set(id, at);
+    } catch (e) {
+      this.opts.log?.warn(`distill state ${this.opts.statePath} is unreadable; starting over`, { error: (e as Error).message });
+    }
+  }
+
+  /** True when the event was already distilled (within retention). */
+  isDistilled(eventId: string): boolean {
+    return this.distilled.has(eventId);
+  }
+
+  /** One pass. Returns how many events were read and triples committed. */
+  async tick(): Promise<{ events: number; triples: number }> {
+    if (!this.loaded) await this.load();
+    const now = this.now();
+    const horizon = now - this.retentionMs();
+    let changed = false;
+    for (const [id, at] of this.distilled) {
+      if (at < horizon) {
+        this.distilled.delete(id);
+        changed = true;
+      }
+    }
+    let events = 0;
+    const triples: Triple[] = [];
+    for (const ev of this.opts.events()) {
+      if (ev.kind !== 'user' || ev.timestamp < horizon || this.distilled.has(ev.id)) continue;
+      events++;
+      triples.push(...extractFacts(ev.input, { speaker: this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) }));
+      this.distilled.set(ev.id, now);
+      changed = true;
+    }
+    let committed = 0;
+    if (triples.length) committed = await this.opts.commit(triples);
+    if (changed) await this.save();
+    return { events, triples: committed };
+  }
+
+  /** Writes the marker file atomically. */
+  async save(): Promise<void> {
+    const state: State = { version: 1, distilled: Object.fromEntries(this.distilled) };
+    await atomicWriteFile(this.opts.statePath, JSON.stringify(state));
+  }
+}

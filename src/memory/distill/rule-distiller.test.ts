@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { extractFacts, parseSmallNumber, splitSentences } from './rule-distiller.js';
+
+const facts = (text: string) => extractFacts(text).map((t) => `${t.predicate}:${t.object}`);
+
+test('Chinese patterns: 我叫 / 我住在 / 我喜欢 / 我X岁 / 我的工作是 and variants', () => {
+  assert.deepEqual(facts('我叫张三，今年二十五岁。'), ['name:张三', 'age:25']);
+  assert.deepEqual(facts('我叫李四今年30岁'), ['name:李四', 'age:30']);
+  assert.deepEqual(facts('我的名字是王五'), ['name:王五']);
+  assert.deepEqual(facts('我住在北京。'), ['lives_in:北京']);
+  assert.deepEqual(facts('我家住在上海浦东'), ['lives_in:上海浦东']);
+  assert.deepEqual(facts('我喜欢吃火锅和烧烤！'), ['likes:吃火锅', 'likes:烧烤']);
+  assert.deepEqual(facts('我最喜欢猫'), ['likes:猫']);
+  assert.deepEqual(facts('我不喜欢香菜'), ['dislikes:香菜']);
+  assert.deepEqual(facts('我30岁了'), ['age:30']);
+  assert.deepEqual(facts('我今年十八岁'), ['age:18']);
+  assert.deepEqual(facts('我的工作是程序员'), ['works_as:程序员']);
+  assert.deepEqual(facts('我的职业是律师'), ['works_as:律师']);
+  assert.deepEqual(facts('我是一名医生'), ['works_as:医生']);
+  assert.deepEqual(facts('我在腾讯工作'), ['works_at:腾讯']);
+});
+
+test('Chinese near-misses yield nothing', () => {
+  assert.deepEqual(facts('我爱人是医生'), []);
+  assert.deepEqual(facts('我住院了'), []);
+  assert.deepEqual(facts('他叫张三'), []);
+  assert.deepEqual(facts('我儿子今年5岁'), []);
+  assert.deepEqual(facts('你喜欢什么？'), []);
+});
+
+test('English patterns: my name is / I live in / I like / I am N years old / I work as and variants', () => {
+  assert.deepEqual(facts('My name is John Smith and I live in New York.'), ['name:John Smith', 'lives_in:New York']);
+  assert.deepEqual(facts('my name is john'), ['name:john']);
+  assert.deepEqual(facts('I live in San Francisco, CA'), ['lives_in:San Francisco']);
+  assert.deepEqual(facts("I'm living in Berlin now"), ['lives_in:Berlin']);
+  assert.deepEqual(facts('I like pizza and sushi'), ['likes:pizza', 'likes:sushi']);
+  assert.deepEqual(facts('I really love hiking, swimming and reading books.'), ['likes:hiking', 'likes:swimming', 'likes:reading books']);
+  assert.deepEqual(facts("I don't like cilantro"), ['dislikes:cilantro']);
+  assert.deepEqual(facts('I am 30 years old'), ['age:30']);
+  assert.deepEqual(facts("I'm 42."), ['age:42']);
+  assert.deepEqual(facts('I work as a nurse at the city hospital.'), ['works_as:nurse']);
+  assert.deepEqual(facts('My job is a teacher'), ['works_as:teacher']);
+  assert.deepEqual(facts("I'm a carpenter by trade."), ['works_as:carpenter']);
+  assert.deepEqual(facts('I work at Google'), ['works_at:Google']);
+  assert.deepEqual(facts("I'm from Canada"), ['from:Canada']);
+});
+
+test('English near-misses yield nothing', () => {
+  assert.deepEqual(facts('I like it'), []);
+  assert.deepEqual(facts('Do you like pizza?'), []);
+  assert.deepEqual(facts('She lives in Paris'), []);
+  assert.deepEqual(facts('I am 500 years old'), []);
+});
+
+test('triples carry the speaker, types, the source sentence and refs', () => {
+  const [t] = extractFacts('Hello there. I live in Oslo. Bye', { speaker: 'Kim', refs: ['e1'] });
+  assert.deepEqual(t, { subject: 'Kim', predicate: 'lives_in', object: 'Oslo', confidence: 0.7, subjectType: 'person', objectType: 'place', sentence: 'I live in Oslo.', refs: ['e1'] });
+});
+
+test('helpers: Chinese numerals and sentence splitting', () => {
+  assert.equal(parseSmallNumber('二十五'), 25);
+  assert.equal(parseSmallNumber('十'), 10);
+  assert.equal(parseSmallNumber('一百零二'), 102);
+  assert.equal(parseSmallNumber('abc'), undefined);
+  assert.deepEqual(splitSentences('A b. C d! 我好。你呢？'), ['A b.', 'C d!', '我好。', '你呢？']);
+});
