@@ -27,8 +27,7 @@ async function openLog(opts: { rotateBytes?: number; keepFiles?: number; dir?: s
 describe('TextLog', () => {
   test('appends records and reads the newest back in order', async () => {
     const { log, logsDir } = await openLog();
-    const r = await log.append({ role: 'user', text: '你好', sessionId: 'webui:a', turnId: 'webui:a#1', channel: 'webui' });
-    assert.equal(r.at, 1);
+    await log.append({ role: 'user', text: '你好', sessionId: 'webui:a', turnId: 'webui:a#1', channel: 'webui', extra: 'dropped' } as never);
     await log.append({ role: 'assistant', text: 'hi', sessionId: 'webui:a' });
     await log.append({ role: 'user', text: 'other', sessionId: 'cli:b' });
     assert.deepEqual(
@@ -43,7 +42,9 @@ describe('TextLog', () => {
       (await log.read({ sessionId: 'webui:a' })).map((x) => x.role),
       ['user', 'assistant'],
     );
-    assert.equal(fs.readFileSync(path.join(logsDir, 'text.jsonl'), 'utf8').split('\n').filter(Boolean).length, 3);
+    const lines = fs.readFileSync(path.join(logsDir, 'text.jsonl'), 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 3);
+    assert.deepEqual(JSON.parse(lines[0]), { role: 'user', text: '你好', sessionId: 'webui:a', turnId: 'webui:a#1', channel: 'webui', at: 1 });
   });
 
   test('rotation by size keeps N rotated files and read spans them', async () => {

@@ -94,8 +94,11 @@ export class TextLog {
     if (r.data.keepFiles !== undefined) this.keepFiles = r.data.keepFiles;
   }
 
-  /** Appends one record (`at` defaults to now); durable when the promise resolves. */
-  append(record: Omit<TextLogRecord, 'at'> & { at?: number }): Promise<TextLogRecord> {
+  /**
+   * Appends one record (`at` defaults to now; unknown fields are dropped); durable when the
+   * promise resolves. Bad records → ValidationError.
+   */
+  append(record: Omit<TextLogRecord, 'at'> & { at?: number }): Promise<void> {
     if (!this.isOpen) return Promise.reject(new HomeAgentError('TEXT_LOG_CLOSED', 'the text log is not open'));
     const r = RecordSchema.safeParse(record);
     if (!r.success) {
@@ -112,7 +115,6 @@ export class TextLog {
       if (this.size > 0 && this.size + bytes > this.rotateBytes) await this.rotate();
       await appendDurable(this.opts.file, line, this.size);
       this.size += bytes;
-      return JSON.parse(line) as TextLogRecord;
     });
     this.chain = run.catch(() => undefined);
     return run;
