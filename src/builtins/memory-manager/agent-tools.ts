@@ -1,0 +1,95 @@
+import type { ToolDef } from '../../sdk/index.js';
+import { ValidationError } from '../../sdk/index.js';
+import { DisabledError } from './errors.js';
+import { assertMemoryId } from './memory-id.js';
+import type { MemoryManager } from './memory-manager.js';
+
+const str = (description: string) => ({ type: 'string', description });
+const strList = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
+
+/**
+ * The agent tools of M-12. They exist only while `enabled && modelTools`; each call checks the
+ * master switch again (a stale tool list must not write to a disabled library).
+ */
+export function createAgentTools(m: MemoryManager): ToolDef[] {
+  const guard = <A extends Record<string, unknown>>(fn: (a: A) => Promise<unknown>) => async (a: Record<string, unknown>) => {
+    if (!m.cfg().enabled) throw new DisabledError('the memory library');
+    return (await fn(a as A)) as Record<string, unknown>;
+  };
+  return [
+    {
+      name: 'library_search',
+      description: '在记忆库中检索记忆（按印象、标题、正文排序）。Search the curated memory library.',
+      parameters: { type: 'object', properties: { query: str('search words'), limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] },
+      handler: guard<{ query: string; limit?: number }>(async (a) => {
+        if (typeof a.query !== 'string' || !a.query.trim()) throw new ValidationError('query is required', { path: 'query' });
+        const hits = await m.library.search(a.query, Math.min(Math.max(Number(a.limit) || 8, 1), 50));
+        return { results: hits.map((h) => ({ id: h.id, title: h.title, impressions: h.impressions, tags: h.tags, preview: h.preview, score: h.score })) };
+      }),
+    },
+    {
+      name: 'library_read',
+      description: '读取一条记忆的快照、批注与元数据；组合记忆会展开其来源记忆。Read a memory (expands composedOf).',
+      parameters: { type: 'object', properties: { id: str('memory id') }, required: ['id'] },
+      handler: guard<{ id: string }>(async (a) => {
+        const rec = await m.library.read(assertMemoryId(a.id));
+        const sources = [];
+        for (const sid of rec.composedOf) {
+          const s = m.library.get(sid);
+          sources.push(s ? { id: s.id, title: s.title, impressions: s.impressions, snapshot: s.snapshot, notes: s.notes } : { id: sid, missing: true });
+        }
+        return { ...rec, sources };
+      }),
+    },
+    {
+      name: 'library_save',
+      description: '把一段内容保存为新记忆（快照保存后不可修改）。Save a new memory; its snapshot is immutable.',
+      parameters: {
+        type: 'object',
+        properties: { title: str('title'), snapshot: str('the content to remember'), impressions: strList('up to 12 short keys (≤40 chars)'), tags: strList('e.g. convention'), notes: str('editable notes'), links: strList('ids of related memories') },
+        required: ['title', 'snapshot'],
+      },
+      handler: guard<Record<string, unknown>>(async (a) => {
+        const { title, snapshot, impressions, tags, notes, links } = a;
+        const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links });
+        return { id: rec.id, title: rec.title, impressions: rec.impressions };
+      }),
+    },
+    {
+      name: 'library_annotate',
+      description: '给记忆追加或替换批注（不改快照）。Append to or replace the notes of a memory.',
+      parameters: { type: 'object', properties: { id: str('memory id'), notes: str('notes text'), mode: { type: 'string', enum: ['append', 'replace'] } }, required: ['id', 'notes'] },
+      handler: guard<{ id: string; notes: string; mode?: 'append' | 'replace' }>(async (a) => {
+        const rec = await m.library.updateNotes(assertMemoryId(a.id), a.notes, a.mode === 'replace' ? 'replace' : 'append');
+        return { id: rec.id, notes: rec.notes };
+      }),
+    },
+    {
+      name: 'library_link',
+      description: '在两条记忆之间建立（或移除）关联。Link (or unlink) two memories.',
+      parameters: { type: 'object', properties: { from: str('memory id'), to: str('memory id'), remove: { type: 'boolean' } }, required: ['from', 'to'] },
+      handler: guard<{ from: string; to: string; remove?: boolean }>(async (a) => {
+        const rec = await m.library.link(assertMemoryId(a.from, 'from'), assertMemoryId(a.to, 'to'), a.remove === true);
+        return { id: rec.id, links: rec.links };
+      }),
+    },
+    {
+      name: 'library_plan',
+      description: '查看或修改注入计划：list / add / remove 记忆。Show or change the injection plan.',
+      parameters: { type: 'object', properties: { action: { type: 'string', enum: ['list', 'add', 'remove'] }, id: str('memory id (add/remove)') }, required: ['action'] },
+      handler: guard<{ action: string; id?: string }>(async (a) => {
+        if (a.action === 'add') {
+          const rec = await m.library.read(assertMemoryId(a.id));
+          if (!rec.enabled) throw new ValidationError(`memory ${rec.id} is disabled`, { path: 'id' });
+          await m.plan.addMemory(rec);
+        } else if (a.action === 'remove') {
+          await m.plan.removeMemory(assertMemoryId(a.id));
+        } else if (a.action !== 'list') {
+          throw new ValidationError('action must be list, add or remove', { path: 'action' });
+        }
+        const plan = await m.plan.get();
+        return { memories: plan.memories, pinned: plan.pinned.length, injectOnce: plan.injectOnce };
+      }),
+    },
+  ];
+}

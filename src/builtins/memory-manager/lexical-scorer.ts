@@ -1,0 +1,103 @@
+import { Jieba } from '@node-rs/jieba';
+import { dict } from '@node-rs/jieba/dict.js';
+
+let jieba: Jieba | undefined;
+
+/**
+ * Tokens for search: jieba cut-for-search, lower-cased, punctuation and whitespace dropped.
+ * The kernel's HybridIndex is not exposed through the SDK, so the library ranks locally.
+ */
+export function tokenize(text: string): string[] {
+  if (!text) return [];
+  jieba ??= Jieba.withDict(dict);
+  const out: string[] = [];
+  for (const t of jieba.cutForSearch(text, true)) {
+    const s = t.trim().toLowerCase();
+    if (s && /[\p{L}\p{N}]/u.test(s)) out.push(s);
+  }
+  return out;
+}
+
+/** One document of the scorer: fields with their weights. */
+export interface ScoredFields {
+  impressions: string;
+  title: string;
+  body: string;
+}
+
+/** Field weights: impressions are the retrieval keys (M-2), then the title, then the body. */
+export const FIELD_WEIGHTS: Record<keyof ScoredFields, number> = { impressions: 3, title: 2, body: 1 };
+
+interface DocStats {
+  tf: Map<string, number>;
+  len: number;
+}
+
+/**
+ * A small BM25F-style scorer over impressions, title and body (k1 = 1.2, b = 0.75), rebuilt
+ * cheaply per document on every write.
+ */
+export class LexicalScorer {
+  private docs = new Map<string, DocStats>();
+  private df = new Map<string, number>();
+  private totalLen = 0;
+
+  /** Adds or replaces a document. */
+  set(id: string, fields: ScoredFields): void {
+    this.delete(id);
+    const tf = new Map<string, number>();
+    let len = 0;
+    for (const key of Object.keys(FIELD_WEIGHTS) as (keyof ScoredFields)[]) {
+      const w = FIELD_WEIGHTS[key];
+      for (const tok of tokenize(fields[key])) {
+        tf.set(tok, (tf.get(tok) ?? 0) + w);
+        len += w;
+      }
+    }
+    for (const tok of tf.keys()) this.df.set(tok, (this.df.get(tok) ?? 0) + 1);
+    this.docs.set(id, { tf, len });
+    this.totalLen += len;
+  }
+
+  delete(id: string): void {
+    const d = this.docs.get(id);
+    if (!d) return;
+    for (const tok of d.tf.keys()) {
+      const n = (this.df.get(tok) ?? 1) - 1;
+      if (n <= 0) this.df.delete(tok);
+      else this.df.set(tok, n);
+    }
+    this.totalLen -= d.len;
+    this.docs.delete(id);
+  }
+
+  clear(): void {
+    this.docs.clear();
+    this.df.clear();
+    this.totalLen = 0;
+  }
+
+  /** Scores every document that shares a token with `query`, best first. */
+  search(query: string, limit = 20): { id: string; score: number }[] {
+    const q = [...new Set(tokenize(query))];
+    if (q.length === 0 || this.docs.size === 0) return [];
+    const n = this.docs.size;
+    const avg = this.totalLen / n || 1;
+    const k1 = 1.2;
+    const b = 0.75;
+    const out: { id: string; score: number }[] = [];
+    for (const [id, d] of this.docs) {
+      let score = 0;
+      for (const tok of q) {
+        const tf = d.tf.get(tok);
+        if (!tf) continue;
+        const df = this.df.get(tok) ?? 0;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        score += (idf * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * d.len) / avg));
+      }
+      if (score > 0) out.push({ id, score });
+    }
+    out.sort((a, b2) => b2.score - a.score || a.id.localeCompare(b2.id));
+    return out.slice(0, limit);
+  }
+}

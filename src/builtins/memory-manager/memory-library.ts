@@ -1,0 +1,453 @@
+import { readdir, readFile, stat, unlink, mkdir } from 'node:fs/promises';
+import { join, basename } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { z } from 'zod';
+import { ConflictError, NotFoundError, ValidationError } from '../../sdk/index.js';
+import { atomicWrite } from './atomic-write.js';
+import { cleanStringList, sanitizeImpressions } from './impressions.js';
+import { assertMemoryId, MEMORY_ID_RE, newMemoryId } from './memory-id.js';
+import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryMeta, type MemoryRecord, type MemorySource } from './memory-file.js';
+import { focusGraph, overviewGraph, relatedOf, type LinkIndex, type MemoryGraph } from './memory-graph.js';
+import { LexicalScorer } from './lexical-scorer.js';
+
+const idList = z.array(z.string().regex(MEMORY_ID_RE, 'invalid memory id')).max(500);
+
+/** Input of `save` (memory.save / library_save). */
+export const saveInputSchema = z
+  .object({
+    id: z.string().regex(MEMORY_ID_RE, 'invalid memory id').optional(),
+    title: z.string().max(300).optional(),
+    snapshot: z.string().min(1).max(500_000),
+    notes: z.string().max(500_000).optional(),
+    impressions: z.array(z.string()).max(100).optional(),
+    tags: z.array(z.string().max(64)).max(50).optional(),
+    enabled: z.boolean().optional(),
+    links: idList.optional(),
+    composedOf: idList.optional(),
+    source: z.object({ sessionId: z.string().min(1).max(300), seqs: z.array(z.number().int()).max(100_000) }).optional(),
+  })
+  .strict();
+export type SaveInput = z.infer<typeof saveInputSchema>;
+
+/** Editable meta (memory.updateMeta). The snapshot, source and times are not in it. */
+export const metaPatchSchema = z
+  .object({
+    title: z.string().min(1).max(300).optional(),
+    impressions: z.array(z.string()).max(100).optional(),
+    tags: z.array(z.string().max(64)).max(50).optional(),
+    enabled: z.boolean().optional(),
+    links: idList.optional(),
+    composedOf: idList.optional(),
+  })
+  .strict();
+export type MetaPatch = z.infer<typeof metaPatchSchema>;
+
+/** Input of `compose`: a new memory made of several (sources untouched). */
+export const composeInputSchema = z
+  .object({
+    ids: idList.min(1),
+    title: z.string().min(1).max(300),
+    impressions: z.array(z.string()).max(100).optional(),
+    tags: z.array(z.string().max(64)).max(50).optional(),
+    notes: z.string().max(500_000).optional(),
+  })
+  .strict();
+
+/** A list entry: meta + a short preview + derived backlinks. */
+export interface MemorySummary extends MemoryMeta {
+  preview: string;
+  backlinks: string[];
+}
+
+const IMMUTABLE_FIELDS = ['snapshot', 'id', 'source', 'createdAt'];
+
+/** Parses with zod, throwing a ValidationError naming the field. */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const path = issue?.path.join('.') ?? '';
+    throw new ValidationError(`${what}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`, { path });
+  }
+  return r.data;
+}
+
+/** Throws ConflictError when a patch tries to touch the immutable snapshot (or identity/provenance). */
+export function assertNoImmutable(patch: unknown): void {
+  if (patch && typeof patch === 'object') {
+    for (const k of IMMUTABLE_FIELDS) {
+      if (k in patch) throw new ConflictError(`the ${k} of a memory is immutable`, { field: k });
+    }
+  }
+}
+
+export interface MemoryLibraryOptions {
+  log?: (msg: string, data?: Record<string, unknown>) => void;
+  /** Watch the folder for hand edits (default true). */
+  watch?: boolean;
+  /** Debounce of watcher events in ms (default 120). */
+  debounceMs?: number;
+  now?: () => Date;
+}
+
+/**
+ * The memory library (M-1…M-4): `memories/<id>.md` files under `root`, an in-memory MRU index
+ * plus a backlink index and a lexical scorer, built by an async scan on `open()` and kept current
+ * on every write and on hand edits (chokidar watcher).
+ */
+export class MemoryLibrary implements LinkIndex {
+  readonly root: string;
+  readonly dir: string;
+  private readonly opts: MemoryLibraryOptions;
+  /** MRU order: most recently used last (Map insertion order). */
+  private records = new Map<string, MemoryRecord>();
+  private backlinkIndex = new Map<string, Set<string>>();
+  private scorer = new LexicalScorer();
+  private scanning: Promise<void> | undefined;
+  private watcher: FSWatcher | undefined;
+  private watcherReady: Promise<void> = Promise.resolve();
+  private timers = new Map<string, NodeJS.Timeout>();
+  private written = new Map<string, string>();
+  private writeChain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(root: string, opts: MemoryLibraryOptions = {}) {
+    this.root = root;
+    this.dir = join(root, 'memories');
+    this.opts = opts;
+  }
+
+  /** Starts the scan (not awaited) and the watcher. Idempotent. */
+  open(): void {
+    if (this.scanning) return;
+    this.closed = false;
+    this.scanning = this.scan();
+    this.scanning.catch((e) => this.opts.log?.('library scan failed', { error: String(e) }));
+  }
+
+  /** Resolves when the first scan is done (opens the library lazily). */
+  async ready(): Promise<void> {
+    this.open();
+    await this.scanning;
+  }
+
+  /** Resolves when the hand-edit watcher is watching (for tests). */
+  async watching(): Promise<void> {
+    await this.ready();
+    await this.watcherReady;
+  }
+
+  /** Stops the watcher and pending writes. Safe to call twice. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await this.scanning?.catch(() => undefined);
+    const w = this.watcher;
+    this.watcher = undefined;
+    await w?.close().catch(() => undefined);
+    await this.writeChain.catch(() => undefined);
+  }
+
+  private async scan(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const names = await readdir(this.dir);
+    for (const name of names) {
+      if (this.closed) return;
+      await this.loadFile(join(this.dir, name));
+    }
+    if (this.opts.watch !== false && !this.closed) this.startWatcher();
+  }
+
+  private idOf(path: string): string | undefined {
+    const name = basename(path);
+    if (!name.endsWith('.md')) return undefined;
+    const id = name.slice(0, -3);
+    return MEMORY_ID_RE.test(id) ? id : undefined;
+  }
+
+  private async loadFile(path: string): Promise<void> {
+    const id = this.idOf(path);
+    if (!id) return;
+    let text: string;
+    let mtime: Date;
+    try {
+      [text, mtime] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtime)]);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.forget(id);
+      return;
+    }
+    if (this.written.get(id) === text && this.records.has(id)) return;
+    try {
+      this.index(parseMemoryFile(id, text, mtime.toISOString()));
+    } catch (e) {
+      this.opts.log?.('memory file unreadable', { id, error: String(e) });
+    }
+  }
+
+  private startWatcher(): void {
+    const w = watch(this.dir, { ignoreInitial: true, depth: 0 });
+    this.watcher = w;
+    this.watcherReady = new Promise((resolve) => w.once('ready', () => resolve()));
+    const onEvent = (path: string) => {
+      if (!this.idOf(path)) return;
+      clearTimeout(this.timers.get(path));
+      this.timers.set(
+        path,
+        setTimeout(() => {
+          this.timers.delete(path);
+          if (!this.closed) void this.loadFile(path);
+        }, this.opts.debounceMs ?? 120),
+      );
+    };
+    w.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
+    w.on('error', (e) => this.opts.log?.('library watcher error', { error: String(e) }));
+  }
+
+  private index(rec: MemoryRecord): void {
+    this.unindexLinks(rec.id);
+    this.records.delete(rec.id);
+    this.records.set(rec.id, rec);
+    for (const l of rec.links) {
+      let s = this.backlinkIndex.get(l);
+      if (!s) this.backlinkIndex.set(l, (s = new Set()));
+      s.add(rec.id);
+    }
+    this.scorer.set(rec.id, { impressions: rec.impressions.join(' '), title: rec.title, body: `${rec.snapshot}\n${rec.notes}` });
+  }
+
+  private unindexLinks(id: string): void {
+    const old = this.records.get(id);
+    if (!old) return;
+    for (const l of old.links) this.backlinkIndex.get(l)?.delete(id);
+  }
+
+  private forget(id: string): void {
+    this.unindexLinks(id);
+    this.records.delete(id);
+    this.scorer.delete(id);
+    this.written.delete(id);
+  }
+
+  private async persist(rec: MemoryRecord): Promise<void> {
+    const text = serializeMemory(rec);
+    this.written.set(rec.id, text);
+    const job = this.writeChain.then(() => atomicWrite(join(this.dir, `${rec.id}.md`), text));
+    this.writeChain = job.catch(() => undefined);
+    await job;
+  }
+
+  private now(): string {
+    return (this.opts.now?.() ?? new Date()).toISOString();
+  }
+
+  // ---- LinkIndex (synchronous, valid after ready()) ----
+
+  /** The cached record (no MRU touch). */
+  get(id: string): MemoryRecord | undefined {
+    return this.records.get(id);
+  }
+
+  backlinks(id: string): string[] {
+    return [...(this.backlinkIndex.get(id) ?? [])].filter((b) => this.records.has(b)).sort();
+  }
+
+  all(): MemoryRecord[] {
+    return [...this.records.values()];
+  }
+
+  /** A list entry for a record. */
+  summary(rec: MemoryRecord): MemorySummary {
+    const { snapshot: _s, notes: _n, ...meta } = rec;
+    return { ...meta, preview: Array.from(rec.snapshot).slice(0, 120).join(''), backlinks: this.backlinks(rec.id) };
+  }
+
+  // ---- public async API ----
+
+  /** Memories, newest `updatedAt` first; optional tag filter and paging. */
+  async list(opts: { tag?: string; enabledOnly?: boolean; limit?: number; offset?: number } = {}): Promise<{ total: number; items: MemorySummary[] }> {
+    await this.ready();
+    let recs = this.all();
+    if (opts.tag) recs = recs.filter((r) => r.tags.includes(opts.tag as string));
+    if (opts.enabledOnly) recs = recs.filter((r) => r.enabled);
+    recs.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+    const offset = Math.max(0, opts.offset ?? 0);
+    const limit = Math.max(0, Math.min(opts.limit ?? 200, 5000));
+    return { total: recs.length, items: recs.slice(offset, offset + limit).map((r) => this.summary(r)) };
+  }
+
+  /** The ids in MRU order, most recently used first. */
+  async mru(limit = 50): Promise<string[]> {
+    await this.ready();
+    return [...this.records.keys()].reverse().slice(0, limit);
+  }
+
+  /** A whole memory with its backlinks; NotFoundError when missing. Marks it recently used. */
+  async read(id: string): Promise<MemoryRecord & { backlinks: string[] }> {
+    assertMemoryId(id);
+    await this.ready();
+    const rec = this.records.get(id);
+    if (!rec) throw new NotFoundError('memory', id);
+    this.records.delete(id);
+    this.records.set(id, rec);
+    return { ...rec, backlinks: this.backlinks(id) };
+  }
+
+  /**
+   * Saves a new memory. With an existing `id` the snapshot must be identical (it is immutable:
+   * ConflictError otherwise); meta and notes are then updated.
+   */
+  async save(input: unknown): Promise<MemoryRecord> {
+    const inp = parseInput(saveInputSchema, input, 'memory.save');
+    await this.ready();
+    const snapshot = normalizeText(inp.snapshot);
+    if (!snapshot) throw new ValidationError('memory.save: snapshot is empty', { path: 'snapshot' });
+    assertSnapshotText(snapshot);
+    const id = inp.id ?? newMemoryId();
+    const existing = this.records.get(id);
+    if (existing && existing.snapshot !== snapshot) throw new ConflictError(`memory ${id} exists and its snapshot is immutable`, { id, field: 'snapshot' });
+    const now = this.now();
+    const title = inp.title?.trim() || existing?.title || Array.from(snapshot.split('\n')[0].replace(/^#+\s*/, '')).slice(0, 60).join('') || id;
+    const rec: MemoryRecord = {
+      id,
+      title,
+      impressions: sanitizeImpressions(inp.impressions ?? existing?.impressions ?? []),
+      tags: cleanStringList(inp.tags ?? existing?.tags ?? [], 64),
+      enabled: inp.enabled ?? existing?.enabled ?? true,
+      links: cleanStringList(inp.links ?? existing?.links ?? []).filter((l) => l !== id),
+      composedOf: cleanStringList(inp.composedOf ?? existing?.composedOf ?? []).filter((l) => l !== id),
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      snapshot,
+      notes: normalizeText(inp.notes ?? existing?.notes ?? ''),
+    };
+    const source: MemorySource | undefined = inp.source ?? existing?.source;
+    if (source) rec.source = { sessionId: source.sessionId, seqs: [...source.seqs] };
+    if (existing?.extra) rec.extra = existing.extra;
+    await this.persist(rec);
+    this.index(rec);
+    return rec;
+  }
+
+  /** Saves several new memories: all are validated first, then written (no half-written batch). */
+  async saveAll(inputs: unknown[]): Promise<MemoryRecord[]> {
+    const parsed = inputs.map((i) => parseInput(saveInputSchema, i, 'memory.save'));
+    for (const p of parsed) {
+      assertSnapshotText(p.snapshot);
+      if (p.id && this.records.has(p.id)) throw new ConflictError(`memory ${p.id} exists`, { id: p.id });
+    }
+    const out: MemoryRecord[] = [];
+    for (const p of parsed) out.push(await this.save(p));
+    return out;
+  }
+
+  private async mutate(id: string, fn: (rec: MemoryRecord) => MemoryRecord): Promise<MemoryRecord> {
+    assertMemoryId(id);
+    await this.ready();
+    const rec = this.records.get(id);
+    if (!rec) throw new NotFoundError('memory', id);
+    const next = { ...fn(rec), id, snapshot: rec.snapshot, createdAt: rec.createdAt, updatedAt: this.now() };
+    await this.persist(next);
+    this.index(next);
+    return next;
+  }
+
+  /** Replaces (or appends to) the editable notes. */
+  async updateNotes(id: string, notes: unknown, mode: 'replace' | 'append' = 'replace'): Promise<MemoryRecord> {
+    if (typeof notes !== 'string') throw new ValidationError('notes must be a string', { path: 'notes' });
+    if (notes.length > 500_000) throw new ValidationError('notes are too long', { path: 'notes' });
+    return this.mutate(id, (r) => ({ ...r, notes: normalizeText(mode === 'append' && r.notes ? `${r.notes}\n\n${notes}` : notes) }));
+  }
+
+  /** Updates editable meta; a patch touching the snapshot (or id/source/createdAt) is a ConflictError. */
+  async updateMeta(id: string, patch: unknown): Promise<MemoryRecord> {
+    assertNoImmutable(patch);
+    const p = parseInput(metaPatchSchema, patch, 'memory.updateMeta');
+    return this.mutate(id, (r) => ({
+      ...r,
+      title: p.title?.trim() || r.title,
+      impressions: p.impressions ? sanitizeImpressions(p.impressions) : r.impressions,
+      tags: p.tags ? cleanStringList(p.tags, 64) : r.tags,
+      enabled: p.enabled ?? r.enabled,
+      links: p.links ? cleanStringList(p.links).filter((l) => l !== id) : r.links,
+      composedOf: p.composedOf ? cleanStringList(p.composedOf).filter((l) => l !== id) : r.composedOf,
+    }));
+  }
+
+  /** Adds (or removes) a link `from → to`; both must exist. */
+  async link(from: string, to: string, remove = false): Promise<MemoryRecord> {
+    assertMemoryId(to, 'to');
+    await this.ready();
+    if (from === to) throw new ValidationError('a memory cannot link to itself', { path: 'to' });
+    if (!this.records.has(to)) throw new NotFoundError('memory', to);
+    return this.mutate(from, (r) => ({ ...r, links: remove ? r.links.filter((l) => l !== to) : [...new Set([...r.links, to])] }));
+  }
+
+  /** Deletes a memory file. */
+  async delete(id: string): Promise<{ id: string; deleted: boolean }> {
+    assertMemoryId(id);
+    await this.ready();
+    if (!this.records.has(id)) throw new NotFoundError('memory', id);
+    this.forget(id);
+    const job = this.writeChain.then(() => unlink(join(this.dir, `${id}.md`)).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    }));
+    this.writeChain = job.catch(() => undefined);
+    await job;
+    return { id, deleted: true };
+  }
+
+  /** A new memory made of several (M-4 composedOf); the sources stay untouched. */
+  async compose(input: unknown): Promise<MemoryRecord> {
+    const inp = parseInput(composeInputSchema, input, 'memory.compose');
+    await this.ready();
+    const ids = [...new Set(inp.ids)];
+    const sources = ids.map((id) => {
+      const r = this.records.get(id);
+      if (!r) throw new NotFoundError('memory', id);
+      return r;
+    });
+    const snapshot = sources.map((s) => `### ${s.title}（${s.id}）\n\n${s.snapshot}`).join('\n\n');
+    return this.save({
+      title: inp.title,
+      snapshot,
+      notes: inp.notes,
+      impressions: inp.impressions ?? sources.flatMap((s) => s.impressions),
+      tags: inp.tags ?? [],
+      composedOf: ids,
+    });
+  }
+
+  /** Related recall (BFS over links + backlinks). */
+  async related(id: string, depth = 2, limit = 20): Promise<(MemorySummary & { distance: number })[]> {
+    assertMemoryId(id);
+    await this.ready();
+    if (!this.records.has(id)) throw new NotFoundError('memory', id);
+    return relatedOf(this, id, depth, limit).map((r) => ({ ...this.summary(this.records.get(r.id) as MemoryRecord), distance: r.distance }));
+  }
+
+  /** The graph for the panel: overview of the latest N, or the 1–2 hop focus of one id. */
+  async graph(opts: { focus?: string; hops?: 1 | 2; limit?: number } = {}): Promise<MemoryGraph> {
+    await this.ready();
+    if (opts.focus !== undefined) {
+      assertMemoryId(opts.focus, 'focus');
+      if (!this.records.has(opts.focus)) throw new NotFoundError('memory', opts.focus);
+      return focusGraph(this, opts.focus, opts.hops ?? 1);
+    }
+    return overviewGraph(this, opts.limit ?? 200);
+  }
+
+  /** Ranked search over impressions, title and body. */
+  async search(query: string, limit = 20, opts: { tag?: string } = {}): Promise<(MemorySummary & { score: number })[]> {
+    await this.ready();
+    const hits = this.scorer.search(query, opts.tag ? 5000 : limit);
+    const out: (MemorySummary & { score: number })[] = [];
+    for (const h of hits) {
+      const r = this.records.get(h.id);
+      if (!r || (opts.tag && !r.tags.includes(opts.tag))) continue;
+      out.push({ ...this.summary(r), score: Math.round(h.score * 1000) / 1000 });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,348 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Disposer, PluginSDK, StageContext } from '../../sdk/index.js';
+import type { ContextEvent } from '../../spec/index.js';
+import { NotFoundError, ValidationError, errorToJSON } from '../../spec/index.js';
+import { allocateBudget, memoryHeading, memoryText, renderBlock, type BudgetCandidate, type BudgetResult } from './injection-budget.js';
+import { TAG_CONVENTION, TAG_SUMMARY, type MemoryRecord } from './memory-file.js';
+import { MemoryLibrary } from './memory-library.js';
+import { PlanStore, type OnceItem } from './plan-store.js';
+import { ClientLog, PluginLogFile } from './plugin-log-file.js';
+import { readConfig, configPatchSchema, type MemoryManagerConfig } from './settings.js';
+import { assertTurnId, buildTurns, isNewSession, sessionOfTurn, SOURCE, type Turn } from './session-turns.js';
+import { summarizeSession, type SummarizeArgs, type SummaryProgress } from './summarizer.js';
+import { createAgentTools } from './agent-tools.js';
+import { createApiRoutes } from './http-api.js';
+import type { ConfigValue } from '../../sdk/index.js';
+
+/** How many summaries are auto-injected into a new session (seed: SUMMARY_AUTO_INJECT_MAX). */
+export const SUMMARY_AUTO_INJECT_MAX = 8;
+const ROLE_LABEL = { user: '[用户]', assistant: '[助手]', system: '[系统]' } as const;
+
+/** What composing an injection produced (also the body of `plan.preview`). */
+export interface InjectionResult {
+  block: string | undefined;
+  budget: BudgetResult;
+  active: boolean;
+  autoInjected: string[];
+}
+
+/**
+ * The memory manager (M-1…M-13) on top of the plugin SDK: owns the library and the plan of the
+ * configured folder, the `pre_action` injection, the context filter of excluded turns, the HTTP
+ * API, the agent tools and the logs.
+ */
+export class MemoryManager {
+  readonly sdk: PluginSDK;
+  readonly bootLog: PluginLogFile;
+  readonly clientLog: ClientLog;
+  private lib: MemoryLibrary | undefined;
+  private planStore: PlanStore | undefined;
+  private root = '';
+  private disposers: Disposer[] = [];
+  private toolDisposers: Disposer[] = [];
+  private turnBlocks = new Map<string, Promise<string | undefined>>();
+  private stopped = false;
+
+  constructor(sdk: PluginSDK) {
+    this.sdk = sdk;
+    this.bootLog = new PluginLogFile(join(sdk.homeDir, 'logs', 'memory-manager-boot.log'));
+    this.clientLog = new ClientLog(join(sdk.homeDir, 'logs', 'memory-manager-client.log'));
+  }
+
+  /** The effective config, read live (hot). */
+  cfg(): MemoryManagerConfig {
+    return readConfig(this.sdk.settings());
+  }
+
+  /** The library folder: `libraryPath` (relative to the data folder) or `<home>/memory`. */
+  libraryRoot(cfg = this.cfg()): string {
+    const p = cfg.libraryPath.trim();
+    if (!p) return join(this.sdk.homeDir, 'memory');
+    return isAbsolute(p) ? p : resolve(this.sdk.homeDir, p);
+  }
+
+  get library(): MemoryLibrary {
+    this.ensureStores();
+    return this.lib as MemoryLibrary;
+  }
+
+  get plan(): PlanStore {
+    this.ensureStores();
+    return this.planStore as PlanStore;
+  }
+
+  private ensureStores(): void {
+    const root = this.libraryRoot();
+    if (this.lib && root === this.root) return;
+    const old = this.lib;
+    this.root = root;
+    const log = (msg: string, data?: Record<string, unknown>) => this.logBoot('warn', msg, data);
+    this.lib = new MemoryLibrary(root, { log });
+    this.planStore = new PlanStore(root, log);
+    this.turnBlocks.clear();
+    if (old) {
+      this.logBoot('info', 'library folder changed', { from: old.root, to: root });
+      void old.close();
+    }
+    if (!this.stopped) this.lib.open();
+  }
+
+  /** Writes the boot log and the plugin logger; never throws. */
+  logBoot(level: 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void {
+    this.bootLog.write(level, msg, data);
+    try {
+      this.sdk.log[level](msg, data);
+    } catch {}
+  }
+
+  /** Registers the stage, context filter, routes, tools and settings listener. */
+  start(): void {
+    this.stopped = false;
+    const step = (name: string, fn: () => void) => {
+      try {
+        fn();
+        this.logBoot('info', `start: ${name}`);
+      } catch (e) {
+        this.logBoot('error', `start: ${name} failed`, { error: errorToJSON(e), stack: (e as Error)?.stack });
+        throw e;
+      }
+    };
+    step('library', () => {
+      this.ensureStores();
+      this.logBoot('info', 'library folder', { root: this.root });
+    });
+    step('pre_action stage', () => this.disposers.push(this.sdk.registerStage('pre_action', (ctx) => this.onPreAction(ctx), 'global')));
+    step('context filter', () => this.disposers.push(this.sdk.registerContextFilter((e) => this.contextVisible(e))));
+    step('routes', () => {
+      for (const r of createApiRoutes(this)) this.disposers.push(this.sdk.registerRoute(r));
+    });
+    step('tools', () => this.syncTools());
+    step('settings listener', () => this.disposers.push(this.sdk.settings().onChange(() => this.onSettingsChanged())));
+    this.logBoot('info', 'started', { config: { ...this.cfg() } });
+  }
+
+  /** Disposes registrations and closes the library. Safe to call twice. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const d of [...this.toolDisposers, ...this.disposers].reverse()) {
+      try {
+        d();
+      } catch {}
+    }
+    this.toolDisposers = [];
+    this.disposers = [];
+    await this.planStore?.flush().catch(() => undefined);
+    await this.lib?.close();
+    this.logBoot('info', 'stopped');
+  }
+
+  private onSettingsChanged(): void {
+    try {
+      this.syncTools();
+      this.ensureStores();
+    } catch (e) {
+      this.logBoot('error', 'applying settings failed', { error: errorToJSON(e) });
+    }
+  }
+
+  /** Tools exist only while `enabled && modelTools` (M-12). */
+  private syncTools(): void {
+    const cfg = this.cfg();
+    const want = cfg.enabled && cfg.modelTools && !this.stopped;
+    if (want && this.toolDisposers.length === 0) {
+      for (const t of createAgentTools(this)) this.toolDisposers.push(this.sdk.registerTool(t));
+    } else if (!want && this.toolDisposers.length) {
+      for (const d of this.toolDisposers.reverse()) d();
+      this.toolDisposers = [];
+    }
+  }
+
+  /** Awaits the lazy plan load and the library scan (no silent first-turn miss, M-6). */
+  async ensureInjectionReady(): Promise<void> {
+    await Promise.all([this.plan.ready(), this.library.ready()]);
+  }
+
+  /** The context filter of M-9: false hides an event whose turn is excluded. */
+  contextVisible(event: ContextEvent): boolean {
+    if (!this.planStore) return true;
+    for (const ref of event.refs ?? []) {
+      const sid = sessionOfTurn(ref) ?? event.sessionId;
+      if (this.planStore.isExcluded(sid, ref)) return false;
+    }
+    return true;
+  }
+
+  private autoMemories(): MemoryRecord[] {
+    const all = this.library.all().filter((r) => r.enabled);
+    const conventions = all.filter((r) => r.tags.includes(TAG_CONVENTION)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    const summaries = all
+      .filter((r) => r.tags.includes(TAG_SUMMARY) && !r.tags.includes(TAG_CONVENTION))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id))
+      .slice(0, SUMMARY_AUTO_INJECT_MAX);
+    return [...conventions, ...summaries];
+  }
+
+  /**
+   * Composes the injection block for a user turn. With `consume` the once queue is taken and
+   * `injectOnce` reset (a real turn); without, it is a preview.
+   */
+  async composeInjection(opts: { sessionId?: string; turnId?: string; consume: boolean }): Promise<InjectionResult> {
+    await this.ensureInjectionReady();
+    const cfg = this.cfg();
+    const plan = this.plan.peek();
+    const onceNow = await this.plan.once();
+    const active = cfg.mode === 'on' || plan.injectOnce || onceNow.length > 0;
+    let isNew = false;
+    if (cfg.autoInject && opts.sessionId) {
+      const events = await this.sdk.sessions().events(opts.sessionId).catch(() => []);
+      isNew = isNewSession(events, opts.turnId);
+    }
+    const once: OnceItem[] = active ? (opts.consume ? await this.plan.takeOnce() : onceNow) : [];
+    if (opts.consume && plan.injectOnce) await this.plan.setInjectOnce(false);
+    const pinned: BudgetCandidate[] = active ? plan.pinned.map((p) => ({ id: p.id, heading: ROLE_LABEL[p.role], text: p.text })) : [];
+    const memories: BudgetCandidate[] = [];
+    const seen = new Set<string>();
+    const addMemory = (r: MemoryRecord | undefined) => {
+      if (!r || !r.enabled || seen.has(r.id)) return;
+      seen.add(r.id);
+      memories.push({ id: r.id, heading: memoryHeading(r), text: memoryText(r, cfg.view) });
+    };
+    if (active) for (const m of plan.memories) addMemory(this.library.get(m.id));
+    const autoInjected: string[] = [];
+    if (isNew) {
+      for (const r of this.autoMemories()) {
+        if (!seen.has(r.id)) autoInjected.push(r.id);
+        addMemory(r);
+      }
+    }
+    const onceCands: BudgetCandidate[] = once.flatMap((o) => {
+      if (o.memoryId) {
+        const r = this.library.get(o.memoryId);
+        return r ? [{ id: o.id, heading: memoryHeading(r), text: memoryText(r, cfg.view) }] : [];
+      }
+      return o.text ? [{ id: o.id, heading: '[一次性]', text: o.text }] : [];
+    });
+    const budget = allocateBudget({ pinned, memories, once: onceCands, limits: cfg });
+    return { block: renderBlock(budget), budget, active, autoInjected };
+  }
+
+  /** The `pre_action` handler (M-6/M-7). */
+  async onPreAction(ctx: StageContext): Promise<void> {
+    if (ctx.input?.trigger !== 'user') return;
+    if (!this.cfg().enabled) return;
+    const turnId = ctx.turnId;
+    let pending = this.turnBlocks.get(turnId);
+    if (!pending) {
+      pending = this.injectForTurn(ctx.input.sessionId, turnId);
+      this.turnBlocks.set(turnId, pending);
+      if (this.turnBlocks.size > 200) this.turnBlocks.delete(this.turnBlocks.keys().next().value as string);
+    }
+    const block = await pending;
+    // The block is composed once per turn; a later round with rebuilt messages gets it again.
+    if (block && !ctx.messages.some((m) => m.source === SOURCE && m.content === block)) {
+      ctx.messages.push({ role: 'user', content: block, source: SOURCE });
+    }
+  }
+
+  private async injectForTurn(sessionId: string, turnId: string): Promise<string | undefined> {
+    try {
+      const r = await this.composeInjection({ sessionId, turnId, consume: true });
+      if (!r.block) return undefined;
+      try {
+        await this.sdk.sessions().append(sessionId, { turnId, kind: 'injection', text: r.block, data: { source: SOURCE, autoInjected: r.autoInjected, used: r.budget.used } });
+      } catch (e) {
+        this.logBoot('warn', 'could not persist the injection in the session log', { sessionId, turnId, error: errorToJSON(e) });
+      }
+      return r.block;
+    } catch (e) {
+      this.logBoot('error', 'injection failed', { sessionId, turnId, error: errorToJSON(e), stack: (e as Error)?.stack });
+      return undefined;
+    }
+  }
+
+  // ---- sessions, turns, exclusion, summaries ----
+
+  private async requireSession(sessionId: unknown): Promise<string> {
+    if (typeof sessionId !== 'string' || !sessionId || sessionId.length > 300) throw new ValidationError('sessionId is required', { path: 'sessionId' });
+    const info = await this.sdk.sessions().get(sessionId);
+    if (!info) throw new NotFoundError('session', sessionId);
+    return sessionId;
+  }
+
+  /** The turns of a session with their excluded flags. */
+  async turns(sessionId: unknown): Promise<Turn[]> {
+    const sid = await this.requireSession(sessionId);
+    await this.plan.ready();
+    const excluded = new Set((await this.plan.excluded())[sid] ?? []);
+    return buildTurns(await this.sdk.sessions().events(sid), excluded);
+  }
+
+  private async toggleTurn(op: 'exclude' | 'restore', sessionId: unknown, turnId: unknown): Promise<{ turnId: string; excluded: boolean; changed: boolean }> {
+    const sid = await this.requireSession(sessionId);
+    const tid = assertTurnId(sid, turnId);
+    const events = await this.sdk.sessions().events(sid);
+    if (!events.some((e) => e.turnId === tid)) throw new NotFoundError('turn', tid);
+    const changed = op === 'exclude' ? await this.plan.exclude(sid, tid) : await this.plan.restore(sid, tid);
+    if (changed) {
+      const text = op === 'exclude' ? `[记忆管理] 该轮已被排除 | turn=${tid}` : `[记忆管理] 该轮已恢复 | turn=${tid}`;
+      await this.sdk.sessions().append(sid, { turnId: tid, kind: 'marker', text, data: { op, turnId: tid, source: SOURCE } });
+    }
+    return { turnId: tid, excluded: op === 'exclude', changed };
+  }
+
+  /** M-9: hides a turn from the model's context and from summaries (non-destructive). */
+  excludeTurn(sessionId: unknown, turnId: unknown) {
+    return this.toggleTurn('exclude', sessionId, turnId);
+  }
+
+  /** M-9: brings an excluded turn back. */
+  restoreTurn(sessionId: unknown, turnId: unknown) {
+    return this.toggleTurn('restore', sessionId, turnId);
+  }
+
+  /** M-8: session summary; progress goes to the callback and to `custom:memory-manager.progress`. */
+  async summarize(args: SummarizeArgs, onProgress?: (p: SummaryProgress) => void) {
+    await this.requireSession(args.sessionId);
+    return summarizeSession(
+      {
+        sessions: this.sdk.sessions(),
+        llm: this.sdk.llm(),
+        excluded: async (sid) => (await this.plan.excluded())[sid] ?? [],
+        saveAll: (inputs) => this.library.saveAll(inputs),
+      },
+      args,
+      (p) => {
+        try {
+          onProgress?.(p);
+        } catch {}
+        try {
+          this.sdk.publish('custom:memory-manager.progress', p);
+        } catch {}
+      },
+    );
+  }
+
+  /** Validates and writes a config patch; on a failed write the keys already written are rolled back. */
+  async setConfig(patch: unknown): Promise<MemoryManagerConfig> {
+    const r = configPatchSchema.safeParse(patch ?? {});
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      throw new ValidationError(`config.set: ${issue?.path.join('.') || ''} ${issue?.message ?? 'invalid'}`.trim(), { path: issue?.path.join('.') });
+    }
+    const settings = this.sdk.settings();
+    const before = this.cfg();
+    const written: string[] = [];
+    try {
+      for (const [k, v] of Object.entries(r.data)) {
+        await settings.set(k, v as ConfigValue);
+        written.push(k);
+      }
+    } catch (e) {
+      for (const k of written) await settings.set(k, before[k as keyof MemoryManagerConfig] as ConfigValue).catch(() => undefined);
+      throw e;
+    }
+    this.onSettingsChanged();
+    return this.cfg();
+  }
+}

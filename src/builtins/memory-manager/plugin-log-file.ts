@@ -1,0 +1,82 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * An append-only text log (M-13). Writing never throws: a failing disk only loses log lines.
+ */
+export class PluginLogFile {
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** Appends `<iso> <LEVEL> message {data}`. */
+  write(level: 'debug' | 'info' | 'warn' | 'error', msg: string, data?: Record<string, unknown>): void {
+    try {
+      let extra = '';
+      if (data && Object.keys(data).length) {
+        try {
+          extra = ` ${JSON.stringify(data)}`;
+        } catch {
+          extra = ' [unserializable data]';
+        }
+      }
+      const line = `${new Date().toISOString()} ${level.toUpperCase()} ${String(msg).slice(0, 4000)}${extra.slice(0, 8000)}\n`;
+      mkdirSync(dirname(this.path), { recursive: true });
+      appendFileSync(this.path, line, 'utf8');
+    } catch {}
+  }
+}
+
+/** One client log entry (`diag.log`). */
+export interface ClientLogEntry {
+  level?: string;
+  message?: unknown;
+  stack?: string;
+  context?: unknown;
+}
+
+/**
+ * The client log (`memory-manager-client.log`): entries with the same level + message within
+ * `throttleMs` (3 s) are dropped and counted, so a crash loop in the panel cannot flood the disk.
+ */
+export class ClientLog {
+  private readonly file: PluginLogFile;
+  private readonly throttleMs: number;
+  private readonly now: () => number;
+  private last = new Map<string, number>();
+
+  constructor(path: string, opts: { throttleMs?: number; now?: () => number } = {}) {
+    this.file = new PluginLogFile(path);
+    this.throttleMs = opts.throttleMs ?? 3000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Logs the entries that pass the throttle; returns how many were written and dropped. */
+  log(entries: ClientLogEntry[]): { written: number; dropped: number } {
+    let written = 0;
+    let dropped = 0;
+    try {
+      const t = this.now();
+      for (const e of entries.slice(0, 100)) {
+        const level = ['debug', 'info', 'warn', 'error'].includes(String(e.level)) ? (e.level as 'debug' | 'info' | 'warn' | 'error') : 'info';
+        const message = typeof e.message === 'string' ? e.message : JSON.stringify(e.message ?? '');
+        const key = `${level}|${message}`;
+        const prev = this.last.get(key);
+        if (prev !== undefined && t - prev < this.throttleMs) {
+          dropped++;
+          continue;
+        }
+        this.last.set(key, t);
+        if (this.last.size > 1000) this.last.delete(this.last.keys().next().value as string);
+        const data: Record<string, unknown> = {};
+        if (typeof e.stack === 'string') data.stack = e.stack.slice(0, 4000);
+        if (e.context !== undefined) data.context = e.context;
+        this.file.write(level, `[client] ${message}`, data);
+        written++;
+      }
+    } catch {}
+    return { written, dropped };
+  }
+}
