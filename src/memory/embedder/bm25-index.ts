@@ -106,6 +106,24 @@ export class Bm25Index {
     return out;
   }
 
+  /** Average document length (tokens). */
+  get avgLength(): number {
+    return this.byId.size ? this.totalLen / this.byId.size : 0;
+  }
+
+  /** BM25 score of a token list that is not in the index, under the index's statistics. */
+  scoreExternal(query: Map<string, number>, tokens: string[]): number {
+    const tf = weightsOf(tokens);
+    const avg = this.avgLength || tokens.length || 1;
+    let s = 0;
+    for (const [t, w] of query) {
+      const c = tf.get(t);
+      if (!c) continue;
+      s += (this.idf(t) * w * c * (this.k1 + 1)) / (c + this.k1 * (1 - this.b + (this.b * tokens.length) / avg));
+    }
+    return s;
+  }
+
   /** Top-k documents for the query. */
   search(query: string[] | Map<string, number>, k: number, filter?: (id: string) => boolean): LexicalHit[] {
     const all = this.scoreAll(query);

@@ -174,6 +174,28 @@ export class HybridIndex<M = unknown> {
     return this.bm25.scoreAll(this.queryTerms(query, opts));
   }
 
+  /** The lexical query terms (tokens + extra weighted terms). */
+  queryTerms(query: string, opts: HybridSearchOptions = {}): Map<string, number> {
+    const q = weightsOf(this.opts.embedder.tokenize(query));
+    if (opts.extraTerms) for (const [t, w] of opts.extraTerms) q.set(t, Math.max(q.get(t) ?? 0, w));
+    return q;
+  }
+
+  /** Raw BM25 scores for weighted query terms. */
+  scoreTerms(terms: Map<string, number>): Map<string, number> {
+    return this.bm25.scoreAll(terms);
+  }
+
+  /** BM25 score of an outside token list under this index's statistics (for transient items). */
+  scoreExternal(terms: Map<string, number>, tokens: string[]): number {
+    return this.bm25.scoreExternal(terms, tokens);
+  }
+
+  /** The lexical index (term statistics for query expansion). */
+  get lexical(): Bm25Index {
+    return this.bm25;
+  }
+
   /** Relative-score fusion of lexical and dense score maps. */
   fuse(lex: Map<string, number>, dense: Map<string, number>, k: number, filter?: (id: string) => boolean): HybridHit<M>[] {
     const w = this.opts.weights ?? { lexical: 0.5, dense: 0.5 };
@@ -235,12 +257,6 @@ export class HybridIndex<M = unknown> {
     this.reembedGen++;
     this.queue.clear();
     this.off();
-  }
-
-  private queryTerms(query: string, opts: HybridSearchOptions): Map<string, number> {
-    const q = weightsOf(this.opts.embedder.tokenize(query));
-    if (opts.extraTerms) for (const [t, w] of opts.extraTerms) q.set(t, Math.max(q.get(t) ?? 0, w));
-    return q;
   }
 
   private setVector(id: string, it: Item<M>, v: StoredVector): void {
