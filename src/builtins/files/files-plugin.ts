@@ -1,0 +1,77 @@
+import { isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import { definePlugin } from '../../sdk/index.js';
+import type { ConfigKeyDef, PluginSDK } from '../../sdk/index.js';
+import { jsonOk, safeHandler } from '../shared/index.js';
+import { PathGuard } from './path-guard.js';
+import { ChangeJournal } from './change-journal.js';
+import { filesTools, type FilesLimits } from './files-tools.js';
+
+const settings: Record<string, ConfigKeyDef> = {
+  roots: { default: ['files'], description: 'Folders the files_* tools may touch (relative entries are inside the data folder)', schema: z.array(z.string().min(1)).min(1).max(32) },
+  maxReadBytes: { default: 1024 * 1024, description: 'Largest slice files_read returns / files_search scans', schema: z.number().int().min(1024).max(64 * 1024 * 1024) },
+  maxWriteBytes: { default: 1024 * 1024, description: 'Largest file files_write produces', schema: z.number().int().min(1).max(64 * 1024 * 1024) },
+  maxListEntries: { default: 500, description: 'Most entries files_list returns', schema: z.number().int().min(1).max(100_000) },
+  maxSearchFiles: { default: 5000, description: 'Most files files_search visits', schema: z.number().int().min(1).max(1_000_000) },
+  journalMaxEntries: { default: 1000, description: 'Changes kept by the change tracker (oldest dropped with their before-images)', schema: z.number().int().min(1).max(1_000_000) },
+};
+
+function rootsOf(sdk: PluginSDK): string[] {
+  return sdk.settings().get<string[]>('roots').map((r) => (isAbsolute(r) ? r : join(sdk.homeDir, r)));
+}
+
+/**
+ * `files` (P-7, C-13): read/write/list/search/delete inside configured roots; every write and
+ * delete is journaled with its before-image. Provides the `changes` service and the routes
+ * `GET /api/v1/changes` and `POST /api/v1/changes/:id/undo`.
+ */
+export const filesPlugin = definePlugin({
+  name: 'files',
+  description: 'Files inside allowed folders, with a change tracker that can undo every write and delete',
+  settings,
+  async start(sdk) {
+    const s = sdk.settings();
+    let guard = new PathGuard(rootsOf(sdk));
+    await guard.open();
+    const journal = new ChangeJournal(sdk.dataDir, {
+      maxEntries: s.get<number>('journalMaxEntries'),
+      onCorrupt: (m) => sdk.log.warn('change journal index was corrupt; kept aside', { movedTo: m }),
+    });
+    await journal.open();
+    const limits = (): FilesLimits => ({
+      maxReadBytes: s.get<number>('maxReadBytes'),
+      maxWriteBytes: s.get<number>('maxWriteBytes'),
+      maxListEntries: s.get<number>('maxListEntries'),
+      maxSearchFiles: s.get<number>('maxSearchFiles'),
+    });
+    // Tools ask for the current guard on every call, so a roots change applies at once.
+    for (const t of filesTools(() => guard, journal, limits)) sdk.registerTool(t);
+    sdk.onDispose(
+      s.onChange((key) => {
+        if (key !== 'roots') return;
+        const next = new PathGuard(rootsOf(sdk));
+        next.open().then(
+          () => {
+            guard = next;
+            sdk.log.info('files roots changed', { roots: next.list() });
+          },
+          (e) => sdk.log.error('cannot open new roots; keeping the old ones', { error: String(e) }),
+        );
+      }),
+    );
+    sdk.provide('changes', journal);
+    sdk.registerRoute({
+      method: 'GET',
+      path: '/api/v1/changes',
+      handler: safeHandler((req: Request) => {
+        const limit = Number(new URL(req.url).searchParams.get('limit') ?? 0);
+        return jsonOk(journal.list({ limit: Number.isFinite(limit) ? limit : 0 }));
+      }),
+    });
+    sdk.registerRoute({
+      method: 'POST',
+      path: '/api/v1/changes/:id/undo',
+      handler: safeHandler(async (_req: Request, params: Record<string, string>) => jsonOk(await journal.undo(params.id))),
+    });
+  },
+});
