@@ -138,6 +138,23 @@ describe('SessionStore', () => {
     );
   });
 
+  test('a complete last line missing only its newline is kept and completed', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'cli', id: 'cli:n' });
+    await store.close();
+    const file = path.join(dir, 'cli%3An.jsonl');
+    fs.appendFileSync(file, JSON.stringify({ type: 'event', seq: 1, turnId: 'cli:n#1', kind: 'user', at: 5, text: 'kept' }));
+    const { store: again } = await openStore(dir);
+    const e2 = await again.append('cli:n', { turnId: 'cli:n#2', kind: 'user', text: 'next' });
+    assert.equal(e2.seq, 2);
+    assert.deepEqual(
+      (await again.events('cli:n')).map((e) => e.text),
+      ['kept', 'next'],
+    );
+    assert.equal((await again.get('cli:n'))?.turns, 2);
+  });
+
   test('a malformed line in the middle is skipped, the rest is read', async () => {
     const dir = tmpDir();
     const { store } = await openStore(dir);
