@@ -13,3 +13,4 @@ export * from './session.js';
 export * from './config.js';
 export * from './plugin.js';
 export * from './services.js';
+export * from './cli-protocol.js';

@@ -1,0 +1,163 @@
+import type { PluginSDK, ServiceMap } from '../../sdk/index.js';
+import type { CliRequest, CliStreamEvent } from '../../spec/index.js';
+import { NotFoundError } from '../../spec/index.js';
+import { ProtocolError } from '../../spec/index.js';
+import { str } from './protocol-schema.js';
+
+/** Sends a stream event for the request being handled. */
+export type StreamFn = (event: CliStreamEvent['event'], data: Record<string, unknown>) => void;
+
+function need<K extends keyof ServiceMap>(sdk: PluginSDK, name: K): ServiceMap[K] {
+  const s = sdk.use(name);
+  if (!s) throw new NotFoundError('service', `${String(name)} (that subsystem is not running)`);
+  return s;
+}
+
+function num(args: Record<string, unknown> | undefined, key: string, fallback: number): number {
+  const v = args?.[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+/** Calls the memory-manager's HTTP API in process (the same handler the WebUI uses). */
+async function library(sdk: PluginSDK, args: Record<string, unknown> | undefined): Promise<unknown> {
+  const route = need(sdk, 'host.routes')
+    .list()
+    .find((r) => r.method === 'POST' && r.path === '/api/memory-manager');
+  if (!route) throw new NotFoundError('plugin', 'memory-manager (not running)');
+  const body = JSON.stringify({ op: str(args, 'op'), sessionId: args?.sessionId, args: args?.args ?? {} });
+  const res = await route.handler(new Request('http://homed.local/api/memory-manager', { method: 'POST', body, headers: { 'content-type': 'application/json' } }), {});
+  const json = (await res.json()) as { ok: boolean; value: unknown };
+  if (!json.ok) {
+    const v = json.value as { error?: string; code?: string } | undefined;
+    throw new ProtocolError(v?.error ?? 'library operation failed', { code: v?.code });
+  }
+  return json.value;
+}
+
+/** Runs one command; `stream` sends progress events for `send`. */
+export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: StreamFn): Promise<unknown> {
+  const a = req.args;
+  switch (req.cmd) {
+    case 'hello':
+      return { service: 'homed', protocol: req.v };
+    case 'status': {
+      const agent = need(sdk, 'host.agent');
+      const providers = sdk.use('host.providers');
+      const plugins = sdk.use('host.plugins');
+      return {
+        ...agent.status(),
+        endpoints: agent.endpoints(),
+        providers: providers?.status().map((p) => ({ name: p.name, state: p.state, model: p.model, configured: p.configured })) ?? [],
+        llmAvailable: sdk.llm().available(),
+        plugins: plugins?.list().map((p) => ({ name: p.name, kind: p.kind, state: p.state })) ?? [],
+      };
+    }
+    case 'send': {
+      const text = str(a, 'text');
+      const sessionId = typeof a?.sessionId === 'string' && a.sessionId ? a.sessionId : 'cli:default';
+      const wantStream = a?.stream !== false;
+      const disposers: (() => void)[] = [];
+      const ticket = sdk.injectInput({ sessionId, source: 'cli', channel: 'cli', text });
+      const mine = (t: string) => t === ticket.turnId || t.startsWith(`${ticket.turnId}/`);
+      if (wantStream) {
+        disposers.push(sdk.subscribe('turn_start', (e) => mine(e.turnId) && stream('turn_start', { turnId: e.turnId, sessionId: e.sessionId })));
+        disposers.push(sdk.subscribe('turn_delta', (e) => mine(e.turnId) && stream(e.kind === 'text' ? 'delta' : 'reasoning', { text: e.text, round: e.round })));
+        disposers.push(sdk.subscribe('tool_start', (e) => mine(e.turnId) && stream('tool_start', { name: e.call.name, arguments: e.call.arguments, round: e.round })));
+        disposers.push(sdk.subscribe('tool_end', (e) => mine(e.turnId) && stream('tool_end', { name: e.call.name, result: e.result.slice(0, 2000), error: e.error, rejected: e.rejected })));
+        disposers.push(sdk.subscribe('agent_llm_chain', (e) => mine(e.turnId) && stream('llm_round', { round: e.round, provider: e.provider, model: e.model, toolCalls: e.toolCalls.length, latencyMs: e.latencyMs })));
+      }
+      if (a?.wait === false) {
+        disposers.forEach((d) => d());
+        return { turnId: ticket.turnId, sessionId, queued: true };
+      }
+      try {
+        return await ticket.done;
+      } finally {
+        disposers.forEach((d) => d());
+      }
+    }
+    case 'interrupt': {
+      sdk.injectInterrupt({ sessionId: typeof a?.sessionId === 'string' ? a.sessionId : undefined, source: 'cli', text: str(a, 'text') });
+      return { delivered: true };
+    }
+    case 'sessions.list':
+      return sdk.sessions().list();
+    case 'sessions.show': {
+      const id = str(a, 'id');
+      const info = await sdk.sessions().get(id);
+      if (!info) throw new NotFoundError('session', id);
+      return { session: info, events: await sdk.sessions().events(id, { limit: num(a, 'limit', 200) }) };
+    }
+    case 'config.get':
+      return need(sdk, 'host.config').get(str(a, 'key'));
+    case 'config.set': {
+      const key = str(a, 'key');
+      await need(sdk, 'host.config').set(key, a?.value as never);
+      return need(sdk, 'host.config').get(key);
+    }
+    case 'config.reset': {
+      const key = str(a, 'key');
+      await need(sdk, 'host.config').reset(key);
+      return need(sdk, 'host.config').get(key);
+    }
+    case 'config.list':
+      return need(sdk, 'host.config').list(typeof a?.prefix === 'string' ? a.prefix : undefined);
+    case 'providers.list':
+      return { order: need(sdk, 'host.providers').order(), sources: need(sdk, 'host.providers').status(), adapters: need(sdk, 'host.providers').adapters() };
+    case 'providers.order': {
+      const names = a?.names;
+      if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw new ProtocolError('argument "names" must be a list of source names');
+      await need(sdk, 'host.providers').setOrder(names as string[]);
+      return need(sdk, 'host.providers').order();
+    }
+    case 'providers.test':
+      return need(sdk, 'host.providers').test(str(a, 'name'));
+    case 'plugins.list':
+      return need(sdk, 'host.plugins').list();
+    case 'plugins.enable':
+      await need(sdk, 'host.plugins').enable(str(a, 'name'));
+      return need(sdk, 'host.plugins').get(str(a, 'name'));
+    case 'plugins.disable':
+      await need(sdk, 'host.plugins').disable(str(a, 'name'));
+      return need(sdk, 'host.plugins').get(str(a, 'name'));
+    case 'plugins.reload':
+      await need(sdk, 'host.plugins').reload(str(a, 'name'));
+      return need(sdk, 'host.plugins').get(str(a, 'name'));
+    case 'plugins.install':
+      return need(sdk, 'host.plugins').install(Buffer.from(str(a, 'data'), 'base64'));
+    case 'memory.stats':
+      return need(sdk, 'host.memory').stats();
+    case 'memory.context':
+      return need(sdk, 'host.memory').context();
+    case 'memory.docs':
+      return need(sdk, 'host.memory').listDocuments({ limit: num(a, 'limit', 50), offset: num(a, 'offset', 0) });
+    case 'memory.search':
+      return need(sdk, 'host.memory').searchDocuments(str(a, 'query'), num(a, 'limit', 10));
+    case 'memory.graph':
+      return need(sdk, 'host.memory').graph({ query: typeof a?.query === 'string' ? a.query : undefined, entity: typeof a?.entity === 'string' ? a.entity : undefined, depth: num(a, 'depth', 2), limit: num(a, 'limit', 100) });
+    case 'memory.delete-doc':
+      await need(sdk, 'host.memory').deleteDocument(str(a, 'id'));
+      return { deleted: str(a, 'id') };
+    case 'memory.delete-entity':
+      await need(sdk, 'host.memory').deleteEntity(str(a, 'name'));
+      return { deleted: str(a, 'name') };
+    case 'knowledge.list':
+      return need(sdk, 'host.memory').knowledgeList();
+    case 'knowledge.get':
+      return need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
+    case 'knowledge.put':
+      await need(sdk, 'host.memory').knowledgePut(str(a, 'name'), str(a, 'content'));
+      return need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
+    case 'knowledge.search':
+      return need(sdk, 'host.memory').knowledgeSearch(str(a, 'query'), num(a, 'limit', 10));
+    case 'knowledge.delete':
+      await need(sdk, 'host.memory').knowledgeDelete(str(a, 'name'));
+      return { deleted: str(a, 'name') };
+    case 'library':
+      return library(sdk, a);
+    case 'changes.list':
+      return need(sdk, 'changes').list({ limit: num(a, 'limit', 50) });
+    case 'changes.undo':
+      return need(sdk, 'changes').undo(str(a, 'id'));
+  }
+}

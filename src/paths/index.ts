@@ -1,0 +1,29 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The data folder: `$HOMEAGENT_HOME`, default `~/.homeagent` (SPEC §0). */
+export function resolveHome(env: Record<string, string | undefined> = process.env): string {
+  const h = env.HOMEAGENT_HOME?.trim();
+  return resolve(h ? h : join(homedir(), '.homeagent'));
+}
+
+/** Every well-known path inside a data folder. */
+export function homePaths(home: string) {
+  return {
+    home,
+    configDb: join(home, 'config.db'),
+    graphDb: join(home, 'graph.db'),
+    sessions: join(home, 'sessions'),
+    logs: join(home, 'logs'),
+    daemonLog: join(home, 'logs', 'homed.log'),
+    supervisorLog: join(home, 'logs', 'supervisor.log'),
+    textLog: join(home, 'logs', 'text.jsonl'),
+    pidFile: join(home, 'homed.pid'),
+    socket: join(home, 'homed.sock'),
+    persona: join(home, 'persona.md'),
+    adapters: join(home, 'adapters'),
+    plugins: join(home, 'plugins'),
+    media: join(home, 'media'),
+  };
+}
+export type HomePaths = ReturnType<typeof homePaths>;

@@ -1,0 +1,232 @@
+#!/usr/bin/env node
+/**
+ * `waiter` — the HomeAgent command-line client (§8). Talks to `homed` over its Unix socket.
+ * Human output by default, `--json` for scripts. Exit codes: 0 ok, 1 command failed,
+ * 2 usage error, 3 daemon not running.
+ */
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Command, CommanderError } from 'commander';
+import { homePaths, resolveHome } from '../paths/index.js';
+import type { CliCommand, CliStreamEvent } from '../spec/index.js';
+import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
+import { renderHuman } from './output.js';
+
+const EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
+
+interface GlobalOpts {
+  json?: boolean;
+  home?: string;
+}
+
+function parseValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+async function withClient<T>(opts: GlobalOpts, fn: (c: DaemonClient) => Promise<T>): Promise<T> {
+  const home = opts.home ? resolveHome({ HOMEAGENT_HOME: opts.home }) : resolveHome();
+  const c = new DaemonClient(homePaths(home).socket);
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    c.close();
+  }
+}
+
+function print(opts: GlobalOpts, value: unknown): void {
+  process.stdout.write((opts.json ? JSON.stringify(value, null, 2) : renderHuman(value)) + '\n');
+}
+
+/** Runs one daemon command and prints its result. */
+function simple(program: Command, cmd: CliCommand, args: (...a: string[]) => Record<string, unknown> = () => ({})) {
+  return async (...a: unknown[]) => {
+    const opts = program.opts<GlobalOpts>();
+    const strArgs = a.filter((x): x is string => typeof x === 'string');
+    const result = await withClient(opts, (c) => c.request(cmd, args(...strArgs)));
+    print(opts, result);
+  };
+}
+
+function streamPrinter(json: boolean) {
+  let inText = false;
+  return (e: CliStreamEvent) => {
+    if (json) {
+      process.stdout.write(JSON.stringify({ event: e.event, ...e.data }) + '\n');
+      return;
+    }
+    if (e.event === 'delta') {
+      process.stdout.write(String(e.data.text));
+      inText = true;
+    } else if (e.event === 'reasoning') {
+      process.stderr.write(`\x1b[2m${String(e.data.text)}\x1b[0m`);
+    } else if (e.event === 'tool_start') {
+      process.stderr.write(`${inText ? '\n' : ''}\x1b[36m→ ${e.data.name}(${String(e.data.arguments).slice(0, 200)})\x1b[0m\n`);
+      inText = false;
+    } else if (e.event === 'tool_end') {
+      process.stderr.write(`\x1b[36m← ${e.data.rejected ? 'rejected: ' + e.data.rejected : String(e.data.result).slice(0, 200)}\x1b[0m\n`);
+    }
+  };
+}
+
+async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: string | undefined, stream: boolean): Promise<number> {
+  let streamed = false;
+  const onEvent = stream
+    ? (e: CliStreamEvent) => {
+        if (e.event === 'delta') streamed = true;
+        streamPrinter(!!opts.json)(e);
+      }
+    : undefined;
+  const outcome = await c.request<{ text: string; status: string; turnId: string; error?: { code: string; message: string } }>('send', { text, sessionId, stream }, onEvent);
+  if (opts.json) process.stdout.write(JSON.stringify(outcome) + '\n');
+  else if (!streamed || outcome.status !== 'ok') process.stdout.write((streamed ? '\n' : '') + outcome.text + '\n');
+  else process.stdout.write('\n');
+  return outcome.status === 'ok' || outcome.status === 'short-circuit' ? EXIT.ok : outcome.error?.code === 'NO_PROVIDER_CONFIGURED' ? EXIT.ok : EXIT.failed;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('waiter')
+    .description('HomeAgent command-line client')
+    .option('--json', 'machine-readable JSON output')
+    .option('--home <dir>', 'data folder (default $HOMEAGENT_HOME or ~/.homeagent)')
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('chat')
+    .description('interactive chat with streaming replies (type /quit to leave, /interrupt <text> to interrupt)')
+    .option('-s, --session <id>', 'session id', 'cli:default')
+    .action(async (o: { session: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      await withClient(opts, async (c) => {
+        const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: 'you> ' });
+        rl.prompt();
+        for await (const line of rl) {
+          const text = line.trim();
+          if (text === '/quit' || text === '/exit') break;
+          if (text.startsWith('/interrupt ')) await c.request('interrupt', { text: text.slice(11), sessionId: o.session });
+          else if (text) {
+            process.stdout.write('agent> ');
+            await send(opts, c, text, o.session, true);
+          }
+          rl.prompt();
+        }
+        rl.close();
+      });
+    });
+
+  program
+    .command('send <text...>')
+    .description('send one message and print the reply')
+    .option('-s, --session <id>', 'session id', 'cli:default')
+    .option('--no-stream', 'print only the final reply')
+    .action(async (words: string[], o: { session: string; stream: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      const code = await withClient(opts, (c) => send(opts, c, words.join(' '), o.session, o.stream));
+      process.exitCode = code;
+    });
+
+  program
+    .command('interrupt <text...>')
+    .description('interrupt the agent (aborts the running LLM call and injects the text)')
+    .option('-s, --session <id>', 'session id')
+    .action(async (words: string[], o: { session?: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      print(opts, await withClient(opts, (c) => c.request('interrupt', { text: words.join(' '), sessionId: o.session })));
+    });
+
+  program.command('status').description('daemon status, endpoints (WebUI URL), providers and plugins').action(simple(program, 'status'));
+
+  const sessions = program.command('sessions').description('list sessions, or show one').action(simple(program, 'sessions.list'));
+  sessions.command('list').action(simple(program, 'sessions.list'));
+  sessions.command('show <id>').option('-n, --limit <n>', 'events', '200').action(simple(program, 'sessions.show', (id) => ({ id })));
+
+  const config = program.command('config').description('read and change settings');
+  config.command('get <key>').action(simple(program, 'config.get', (key) => ({ key })));
+  config.command('set <key> <value>').description('value is parsed as JSON when it parses, else taken as a string').action(simple(program, 'config.set', (key, value) => ({ key, value: parseValue(value) })));
+  config.command('reset <key>').action(simple(program, 'config.reset', (key) => ({ key })));
+  config.command('list [prefix]').action(simple(program, 'config.list', (prefix) => ({ prefix })));
+
+  const providers = program.command('providers').description('LLM sources: list, order, test').action(simple(program, 'providers.list'));
+  providers.command('list').action(simple(program, 'providers.list'));
+  providers.command('order <names...>').description('set the fallback order').action(async (names: string[]) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('providers.order', { names })));
+  });
+  providers.command('test <name>').action(simple(program, 'providers.test', (name) => ({ name })));
+
+  const plugins = program.command('plugins').description('plugins: list, enable, disable, reload, install').action(simple(program, 'plugins.list'));
+  plugins.command('list').action(simple(program, 'plugins.list'));
+  plugins.command('enable <name>').action(simple(program, 'plugins.enable', (name) => ({ name })));
+  plugins.command('disable <name>').action(simple(program, 'plugins.disable', (name) => ({ name })));
+  plugins.command('reload <name>').action(simple(program, 'plugins.reload', (name) => ({ name })));
+  plugins.command('install <file.hmap>').action(simple(program, 'plugins.install', (file) => ({ data: readFileSync(file).toString('base64') })));
+
+  const memory = program.command('memory').description('the memory tiers: context, documents, graph');
+  memory.command('stats').action(simple(program, 'memory.stats'));
+  memory.command('context').action(simple(program, 'memory.context'));
+  memory.command('docs').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
+  memory.command('search <query...>').action(async (q: string[]) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('memory.search', { query: q.join(' ') })));
+  });
+  memory.command('graph [query]').option('-e, --entity <name>').action(async (query: string | undefined, o: { entity?: string }) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('memory.graph', { query, entity: o.entity })));
+  });
+  memory.command('delete-doc <id>').action(simple(program, 'memory.delete-doc', (id) => ({ id })));
+  memory.command('delete-entity <name>').action(simple(program, 'memory.delete-entity', (name) => ({ name })));
+
+  const knowledge = program.command('knowledge').description('the knowledge base');
+  knowledge.command('list').action(simple(program, 'knowledge.list'));
+  knowledge.command('get <name>').action(simple(program, 'knowledge.get', (name) => ({ name })));
+  knowledge.command('put <name> <file>').description('create or replace an entry from a file (- for stdin)').action(simple(program, 'knowledge.put', (name, file) => ({ name, content: readFileSync(file === '-' ? 0 : file, 'utf8') })));
+  knowledge.command('search <query...>').action(async (q: string[]) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('knowledge.search', { query: q.join(' ') })));
+  });
+  knowledge.command('delete <name>').action(simple(program, 'knowledge.delete', (name) => ({ name })));
+
+  const lib = program.command('library').description('the curated memory library (memory-manager)');
+  const libOp = (op: string, build: (...a: string[]) => Record<string, unknown> = () => ({}), session?: (...a: string[]) => string | undefined) =>
+    simple(program, 'library', (...a) => ({ op, args: build(...a), sessionId: session?.(...a) }));
+  lib.command('list').action(libOp('memory.list'));
+  lib.command('search <query>').action(libOp('memory.search', (query) => ({ query })));
+  lib.command('show <id>').action(libOp('memory.get', (id) => ({ id })));
+  lib.command('save <title> <text>').description('save a new memory (snapshot = text)').action(libOp('memory.save', (title, text) => ({ title, snapshot: text })));
+  lib.command('annotate <id> <notes>').action(libOp('memory.updateNotes', (id, notes) => ({ id, notes })));
+  lib.command('plan').action(libOp('plan.get'));
+  lib.command('plan-add <id>').action(libOp('plan.addMemory', (id) => ({ id })));
+  lib.command('plan-remove <id>').action(libOp('plan.removeMemory', (id) => ({ id })));
+  lib.command('preview').action(libOp('plan.preview'));
+  lib.command('summarize <sessionId>').option('-n, --last <n>').action(libOp('session.summarize', (sessionId) => ({ sessionId }), (s) => s));
+  lib.command('exclude <sessionId> <turnId>').action(libOp('turn.exclude', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
+  lib.command('restore <sessionId> <turnId>').action(libOp('turn.restore', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
+
+  const changes = program.command('changes').description('files changed by agent tools, with undo').action(simple(program, 'changes.list'));
+  changes.command('list').action(simple(program, 'changes.list'));
+  changes.command('undo <id>').action(simple(program, 'changes.undo', (id) => ({ id })));
+  return program;
+}
+
+export async function main(argv = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (e) {
+    const json = program.opts<GlobalOpts>().json;
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    const err = e as { code?: string; message?: string };
+    if (json) process.stderr.write(JSON.stringify({ ok: false, error: { code: err.code ?? 'ERROR', message: err.message } }) + '\n');
+    else process.stderr.write(`waiter: ${err.message}\n`);
+    return e instanceof DaemonNotRunningError ? EXIT.notRunning : EXIT.failed;
+  }
+}
+
+const invoked = process.argv[1] && /waiter(\/main)?(\.[jt]s)?$/.test(process.argv[1]);
+if (invoked) void main().then((code) => process.exit(code));
