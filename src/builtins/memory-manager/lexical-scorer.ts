@@ -29,34 +29,38 @@ export interface ScoredFields {
 export const FIELD_WEIGHTS: Record<keyof ScoredFields, number> = { impressions: 3, title: 2, body: 1 };
 
 interface DocStats {
-  tf: Map<string, number>;
-  len: number;
+  /** Term frequency per field, in FIELDS order. */
+  tf: Map<string, number[]>;
+  len: number[];
 }
 
+const FIELDS = Object.keys(FIELD_WEIGHTS) as (keyof ScoredFields)[];
+
 /**
- * A small BM25F-style scorer over impressions, title and body (k1 = 1.2, b = 0.75), rebuilt
- * cheaply per document on every write.
+ * A small BM25F-style scorer (k1 = 1.2, b = 0.75): BM25 per field (impressions, title, body),
+ * summed with the field weights, so a hit in the impressions outranks one in a short title.
  */
 export class LexicalScorer {
   private docs = new Map<string, DocStats>();
   private df = new Map<string, number>();
-  private totalLen = 0;
+  private totalLen = FIELDS.map(() => 0);
 
   /** Adds or replaces a document. */
   set(id: string, fields: ScoredFields): void {
     this.delete(id);
-    const tf = new Map<string, number>();
-    let len = 0;
-    for (const key of Object.keys(FIELD_WEIGHTS) as (keyof ScoredFields)[]) {
-      const w = FIELD_WEIGHTS[key];
+    const tf = new Map<string, number[]>();
+    const len = FIELDS.map(() => 0);
+    FIELDS.forEach((key, fi) => {
       for (const tok of tokenize(fields[key])) {
-        tf.set(tok, (tf.get(tok) ?? 0) + w);
-        len += w;
+        let row = tf.get(tok);
+        if (!row) tf.set(tok, (row = FIELDS.map(() => 0)));
+        row[fi]++;
+        len[fi]++;
       }
-    }
+    });
     for (const tok of tf.keys()) this.df.set(tok, (this.df.get(tok) ?? 0) + 1);
     this.docs.set(id, { tf, len });
-    this.totalLen += len;
+    len.forEach((l, i) => (this.totalLen[i] += l));
   }
 
   delete(id: string): void {
@@ -67,14 +71,14 @@ export class LexicalScorer {
       if (n <= 0) this.df.delete(tok);
       else this.df.set(tok, n);
     }
-    this.totalLen -= d.len;
+    d.len.forEach((l, i) => (this.totalLen[i] -= l));
     this.docs.delete(id);
   }
 
   clear(): void {
     this.docs.clear();
     this.df.clear();
-    this.totalLen = 0;
+    this.totalLen = FIELDS.map(() => 0);
   }
 
   /** Scores every document that shares a token with `query`, best first. */
@@ -82,18 +86,21 @@ export class LexicalScorer {
     const q = [...new Set(tokenize(query))];
     if (q.length === 0 || this.docs.size === 0) return [];
     const n = this.docs.size;
-    const avg = this.totalLen / n || 1;
+    const avg = this.totalLen.map((t) => t / n || 1);
     const k1 = 1.2;
     const b = 0.75;
     const out: { id: string; score: number }[] = [];
     for (const [id, d] of this.docs) {
       let score = 0;
       for (const tok of q) {
-        const tf = d.tf.get(tok);
-        if (!tf) continue;
+        const row = d.tf.get(tok);
+        if (!row) continue;
         const df = this.df.get(tok) ?? 0;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        score += (idf * (tf * (k1 + 1))) / (tf + k1 * (1 - b + (b * d.len) / avg));
+        FIELDS.forEach((key, fi) => {
+          const tf = row[fi];
+          if (tf) score += FIELD_WEIGHTS[key] * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * d.len[fi]) / avg[fi])));
+        });
       }
       if (score > 0) out.push({ id, score });
     }

@@ -4,6 +4,8 @@ import type { MemoryRecord } from './memory-file.js';
 export interface LinkIndex {
   get(id: string): MemoryRecord | undefined;
   backlinks(id: string): string[];
+  /** Memories whose composedOf contains `id`. */
+  composedInto(id: string): string[];
   all(): MemoryRecord[];
 }
 
@@ -115,6 +117,7 @@ export function focusGraph(index: LinkIndex, focus: string, hops: 1 | 2 = 1): Me
       for (const l of rec.links) visit(l, cur, l, 'link');
       for (const c of rec.composedOf) visit(c, cur, c, 'composedOf');
       for (const b of index.backlinks(cur)) visit(b, b, cur, 'backlink');
+      for (const p of index.composedInto(cur)) visit(p, p, cur, 'composedOf');
     }
     frontier = next;
   }

@@ -252,6 +252,13 @@ export class MemoryLibrary implements LinkIndex {
     return [...(this.backlinkIndex.get(id) ?? [])].filter((b) => this.records.has(b)).sort();
   }
 
+  composedInto(id: string): string[] {
+    return this.all()
+      .filter((r) => r.composedOf.includes(id))
+      .map((r) => r.id)
+      .sort();
+  }
+
   all(): MemoryRecord[] {
     return [...this.records.values()];
   }

@@ -1,0 +1,127 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync, unlinkSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryLibrary } from './memory-library.js';
+
+function tempLib(t: { after(fn: () => unknown): void }, opts: ConstructorParameters<typeof MemoryLibrary>[1] = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'mm-lib-'));
+  const lib = new MemoryLibrary(dir, opts);
+  t.after(async () => {
+    await lib.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, lib };
+}
+
+async function until(cond: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('M-1: save writes memories/<id>.md atomically; a fresh library scans it back', async (t) => {
+  const { dir, lib } = tempLib(t, { watch: false });
+  const rec = await lib.save({ id: 'trip-1', title: '杭州之行', snapshot: '周六去西湖', impressions: [' 西湖 ', '西湖', ''], tags: ['convention'], notes: '带伞' });
+  assert.deepEqual(rec.impressions, ['西湖']);
+  const file = join(dir, 'memories', 'trip-1.md');
+  assert.ok(readFileSync(file, 'utf8').includes('周六去西湖'));
+  assert.deepEqual(readdirSync(join(dir, 'memories')), ['trip-1.md'], 'no temp files left');
+  const again = new MemoryLibrary(dir, { watch: false });
+  t.after(() => again.close());
+  const read = await again.read('trip-1');
+  assert.equal(read.title, '杭州之行');
+  assert.equal(read.notes, '带伞');
+  assert.deepEqual(read.tags, ['convention']);
+});
+
+test('M-1: the snapshot is immutable: save over it, updateMeta with it → ConflictError; notes are editable', async (t) => {
+  const { lib } = tempLib(t, { watch: false });
+  await lib.save({ id: 'imm-1', title: 't', snapshot: '原文' });
+  await assert.rejects(lib.save({ id: 'imm-1', title: 't', snapshot: '改过的' }), { code: 'CONFLICT' });
+  await assert.rejects(lib.updateMeta('imm-1', { snapshot: 'x' }), { code: 'CONFLICT' });
+  await assert.rejects(lib.updateMeta('imm-1', { createdAt: 'x' }), { code: 'CONFLICT' });
+  const same = await lib.save({ id: 'imm-1', title: '新标题', snapshot: '原文' });
+  assert.equal(same.title, '新标题', 'same snapshot: meta may change');
+  const n = await lib.updateNotes('imm-1', '第一条');
+  const n2 = await lib.updateNotes('imm-1', '第二条', 'append');
+  assert.equal(n.snapshot, '原文');
+  assert.equal(n2.notes, '第一条\n\n第二条');
+  assert.equal((await lib.read('imm-1')).snapshot, '原文');
+});
+
+test('M-1: bad input gets typed errors', async (t) => {
+  const { lib } = tempLib(t, { watch: false });
+  await assert.rejects(lib.read('../x'), { code: 'VALIDATION' });
+  await assert.rejects(lib.save({ id: '../x', snapshot: 'a' }), { code: 'VALIDATION' });
+  await assert.rejects(lib.save({ snapshot: '' }), { code: 'VALIDATION' });
+  await assert.rejects(lib.save({ snapshot: 'a', bogus: 1 }), { code: 'VALIDATION' });
+  await assert.rejects(lib.read('missing-1'), { code: 'NOT_FOUND' });
+  await assert.rejects(lib.updateMeta('missing-1', { title: 'x' }), { code: 'NOT_FOUND' });
+  await assert.rejects(lib.updateMeta('../../etc', { title: 'x' }), { code: 'VALIDATION' });
+});
+
+test('M-4: links, backlinks, related BFS, compose keeps sources, graph overview and focus', async (t) => {
+  const { lib } = tempLib(t, { watch: false });
+  await lib.save({ id: 'aaa', title: 'A', snapshot: 'a', impressions: ['甲'] });
+  await lib.save({ id: 'bbb', title: 'B', snapshot: 'b', links: ['aaa'] });
+  await lib.save({ id: 'ccc', title: 'C', snapshot: 'c', links: ['bbb'] });
+  await lib.save({ id: 'ddd', title: 'D', snapshot: 'd' });
+  assert.deepEqual((await lib.read('aaa')).backlinks, ['bbb']);
+  const rel = await lib.related('aaa', 2);
+  assert.deepEqual(rel.map((r) => [r.id, r.distance]), [['bbb', 1], ['ccc', 2]]);
+  assert.deepEqual((await lib.related('aaa', 1)).map((r) => r.id), ['bbb']);
+
+  const comp = await lib.compose({ ids: ['aaa', 'ddd'], title: '合集' });
+  assert.deepEqual(comp.composedOf, ['aaa', 'ddd']);
+  assert.ok(comp.snapshot.includes('### A（aaa）') && comp.snapshot.includes('d'));
+  assert.deepEqual(comp.impressions, ['甲']);
+  assert.equal((await lib.read('aaa')).snapshot, 'a', 'sources untouched');
+  await assert.rejects(lib.compose({ ids: ['aaa', 'nope-1'], title: 'x' }), { code: 'NOT_FOUND' });
+
+  const focus = await lib.graph({ focus: 'aaa', hops: 1 });
+  assert.deepEqual(focus.nodes.map((n) => n.id).sort(), ['aaa', 'bbb', comp.id].sort());
+  assert.deepEqual(focus.edges.map((e) => `${e.from}>${e.to}:${e.kind}`).sort(), ['bbb>aaa:backlink', `${comp.id}>aaa:composedOf`].sort());
+  assert.equal(focus.nodes.find((n) => n.id === 'aaa')?.depth, 0);
+  const focus2 = await lib.graph({ focus: comp.id, hops: 2 });
+  assert.ok(focus2.edges.some((e) => e.kind === 'composedOf' && e.from === comp.id && e.to === 'ddd'));
+  assert.ok(focus2.edges.some((e) => e.kind === 'backlink' && e.from === 'bbb' && e.to === 'aaa'));
+  const over = await lib.graph({ limit: 3 });
+  assert.equal(over.nodes.length, 3);
+  assert.equal(over.nodes[0].id, comp.id, 'latest first');
+
+  await lib.delete('bbb');
+  assert.deepEqual((await lib.read('aaa')).backlinks, []);
+  await assert.rejects(lib.delete('bbb'), { code: 'NOT_FOUND' });
+});
+
+test('M-1: search ranks impressions over title over body (jieba tokens)', async (t) => {
+  const { lib } = tempLib(t, { watch: false });
+  await lib.save({ id: 'body-1', title: '杂记', snapshot: '今天讨论了数据库迁移的方案' });
+  await lib.save({ id: 'title-1', title: '数据库迁移', snapshot: '一些内容' });
+  await lib.save({ id: 'imp-1', title: '其它', snapshot: '另一些内容', impressions: ['数据库迁移'] });
+  await lib.save({ id: 'none-1', title: '旅行', snapshot: '去西湖' });
+  const hits = await lib.search('数据库迁移');
+  assert.deepEqual(hits.map((h) => h.id), ['imp-1', 'title-1', 'body-1']);
+  assert.deepEqual(await lib.search('   '), []);
+});
+
+test('M-1: hand edits while running are picked up by the watcher (add, change, unlink)', async (t) => {
+  const { dir, lib } = tempLib(t, { debounceMs: 30 });
+  await lib.save({ id: 'watch-1', title: '原标题', snapshot: '正文', links: [] });
+  await lib.watching();
+  const file = join(dir, 'memories', 'watch-1.md');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"原标题"', '"手改标题"').replace('"links": []', '').replace('links: []', 'links: ["hand-2"]'));
+  writeFileSync(join(dir, 'memories', 'hand-2.md'), '---\ntitle: 手写的\ntags: ["convention"]\n---\n## 快照\n在 Obsidian 里写的\n');
+  writeFileSync(join(dir, 'memories', 'not-a-memory.txt'), 'x');
+  await until(() => lib.get('watch-1')?.title === '手改标题' && lib.get('hand-2') !== undefined, 'hand edits');
+  assert.deepEqual(lib.get('hand-2')?.tags, ['convention']);
+  assert.deepEqual(lib.backlinks('hand-2'), ['watch-1'], 'backlink index follows hand edits');
+  assert.equal((await lib.search('Obsidian'))[0]?.id, 'hand-2');
+  unlinkSync(join(dir, 'memories', 'hand-2.md'));
+  await until(() => lib.get('hand-2') === undefined, 'unlink');
+  assert.ok(existsSync(file));
+});
