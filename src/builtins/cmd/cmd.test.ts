@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { decideCommand, runCommand, cmdPlugin, DEFAULT_ALLOWLIST } from './index.js';
+import { startFake } from '../__fixtures__/fake-sdk.js';
+
+test('decideCommand: allowlist by exact name, a path never matches by base name, policies', () => {
+  assert.deepEqual(decideCommand('ls', DEFAULT_ALLOWLIST, 'never'), { kind: 'run' });
+  assert.equal(decideCommand('rm', DEFAULT_ALLOWLIST, 'never').kind, 'refuse');
+  assert.equal(decideCommand('/tmp/x/ls', DEFAULT_ALLOWLIST, 'never').kind, 'refuse');
+  assert.equal(decideCommand('rm', DEFAULT_ALLOWLIST, 'outside-allowlist').kind, 'confirm');
+  assert.equal(decideCommand('ls', DEFAULT_ALLOWLIST, 'outside-allowlist').kind, 'run');
+  assert.equal(decideCommand('ls', DEFAULT_ALLOWLIST, 'always').kind, 'confirm');
+});
+
+test('runCommand: no shell — metacharacters are plain arguments', async () => {
+  const r = await runCommand('echo', ['$HOME', '; rm -rf /', '`id`', '|', '*'], { cwd: process.cwd(), timeoutMs: 10_000, maxOutputBytes: 10_000 });
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.stdout, '$HOME ; rm -rf / `id` | *\n');
+});
+
+test('runCommand: timeout kills the whole process tree', async () => {
+  // sh starts a background grandchild and waits; the timeout must kill both.
+  const r = await runCommand('sh', ['-c', 'sleep 30 & echo $!; wait'], { cwd: process.cwd(), timeoutMs: 300, maxOutputBytes: 1000, killGraceMs: 200 });
+  assert.equal(r.timedOut, true);
+  const grandchild = Number(r.stdout.trim());
+  assert.ok(grandchild > 0);
+  // A killed orphan may linger as a zombie when PID 1 does not reap: that counts as dead.
+  const running = () => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${grandchild}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  let alive = true;
+  for (let i = 0; i < 100 && alive; i++) {
+    alive = running();
+    if (alive) await new Promise((res) => setTimeout(res, 20));
+  }
+  assert.equal(alive, false, 'grandchild was killed');
+});
+
+test('cmd_run: refuses commands outside the allowlist and says how to allow them', async (t) => {
+  const h = await startFake(cmdPlugin, { settings: { confirm: 'never' } });
+  t.after(() => h.cleanup());
+  const out = await h.callTool('cmd_run', { command: 'rm', args: ['-rf', '/'] });
+  assert.match(out, /refused to run "rm": "rm" is not in the allowlist/);
+  assert.match(out, /plugin\.cmd\.allowlist/);
+  await h.setSetting('confirm', 'outside-allowlist');
+  assert.match(await h.callTool('cmd_run', { command: 'rm' }), /needs the user's confirmation/);
+  await assert.rejects(h.callTool('cmd_run', { args: [] }), /invalid argument "command"/);
+  await assert.rejects(h.setSetting('confirm', 'sometimes'), /invalid value/);
+});
+
+test('cmd_run: asks host.confirm when provided; runs only when approved', async (t) => {
+  const asked: string[] = [];
+  let answer = false;
+  const h = await startFake(cmdPlugin, { settings: { confirm: 'always' }, services: { 'host.confirm': { ask: async (r) => (asked.push(r.detail), answer) } } });
+  t.after(() => h.cleanup());
+  assert.match(await h.callTool('cmd_run', { command: 'echo', args: ['hi'] }), /did not approve/);
+  answer = true;
+  const out = await h.callTool('cmd_run', { command: 'echo', args: ['hi'] });
+  assert.match(out, /exit code: 0/);
+  assert.match(out, /hi/);
+  assert.deepEqual(asked, ['echo hi', 'echo hi']);
+});
+
+test('cmd_run: exit code, output cap, timeout, unknown command and bad cwd', async (t) => {
+  const h = await startFake(cmdPlugin, { settings: { allowlist: ['node', 'sh', 'no-such-cmd-xyz'], maxOutputBytes: 100, timeoutMs: 20_000 } });
+  t.after(() => h.cleanup());
+  const big = await h.callTool('cmd_run', { command: 'node', args: ['-e', "process.stdout.write('x'.repeat(5000))"] });
+  assert.match(big, /exit code: 0/);
+  assert.match(big, /\[output truncated: 4900 more bytes not shown\]/);
+  assert.match(await h.callTool('cmd_run', { command: 'sh', args: ['-c', 'echo oops >&2; exit 3'] }), /exit code: 3[\s\S]*--- stderr ---\noops/);
+  await h.setSetting('timeoutMs', 300);
+  assert.match(await h.callTool('cmd_run', { command: 'sh', args: ['-c', 'sleep 20'] }), /timed out after 300 ms; process tree killed/);
+  assert.match(await h.callTool('cmd_run', { command: 'no-such-cmd-xyz' }), /command not found/);
+  await assert.rejects(h.callTool('cmd_run', { command: 'node', args: ['-v'], cwd: 'does/not/exist' }), /working folder does not exist/);
+});
