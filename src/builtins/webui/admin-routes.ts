@@ -1,0 +1,77 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { NotFoundError } from '../../sdk/index.js';
+import type { ConfigValue } from '../../sdk/index.js';
+import { json, readBytes, readJson, ServiceUnavailableError } from './http-json.js';
+import { parseBody } from './chat-routes.js';
+import type { WebuiContext } from './webui-context.js';
+
+const orderSchema = z.object({ order: z.array(z.string().min(1).max(100)).min(1).max(100) });
+const configValue: z.ZodType<ConfigValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(configValue), z.record(z.string(), configValue)]));
+const setSchema = z.object({ value: configValue });
+
+/**
+ * Providers (L-3) over `host.providers`, and fallbacks for settings, plugins and the change
+ * tracker over `host.config`, `host.plugins` and `changes` — used when the cfgmgr, pluginmgr or
+ * files plugin (whose routes take precedence) is not loaded.
+ */
+export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
+  const { sdk } = ctx;
+  const providers = () => sdk.use('host.providers') ?? unavailable('host.providers', 'Provider management');
+  const config = () => sdk.use('host.config') ?? unavailable('host.config', 'Configuration');
+  const plugins = () => sdk.use('host.plugins') ?? unavailable('host.plugins', 'Plugin management');
+  const changes = () => sdk.use('changes') ?? unavailable('changes', 'The change tracker');
+
+  app.get('/api/v1/providers', () => {
+    const p = providers();
+    return json({ ok: true, providers: p.status(), order: p.order(), adapters: p.adapters() });
+  });
+  app.put('/api/v1/providers/order', async (c) => {
+    const body = parseBody(orderSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    await providers().setOrder(body.order);
+    return json({ ok: true, order: providers().order() });
+  });
+  app.post('/api/v1/providers/:name/test', async (c) => {
+    const name = c.req.param('name');
+    const p = providers();
+    if (!p.status().some((s) => s.name === name)) throw new NotFoundError("LLM source", name);
+    return json({ ok: true, name, result: await p.test(name) });
+  });
+
+  app.get('/api/v1/settings', (c) => json({ ok: true, keys: config().list(c.req.query('prefix') || undefined) }));
+  app.get('/api/v1/settings/:key', (c) => json({ ok: true, key: config().get(c.req.param('key')) }));
+  app.put('/api/v1/settings/:key', async (c) => {
+    const key = c.req.param('key');
+    const body = parseBody(setSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    await config().set(key, body.value);
+    return json({ ok: true, key: config().get(key) });
+  });
+  app.delete('/api/v1/settings/:key', async (c) => {
+    const key = c.req.param('key');
+    await config().reset(key);
+    return json({ ok: true, key: config().get(key) });
+  });
+
+  app.get('/api/v1/plugins', () => json({ ok: true, plugins: plugins().list() }));
+  app.post('/api/v1/plugins/install', async (c) => {
+    const bytes = await readBytes(c.req.raw, ctx.limits.uploadBytes);
+    const info = await plugins().install(bytes);
+    return json({ ok: true, plugin: info }, 201);
+  });
+  for (const action of ['enable', 'disable', 'reload'] as const) {
+    app.post(`/api/v1/plugins/:name/${action}`, async (c) => {
+      const name = c.req.param('name');
+      const p = plugins();
+      if (!p.get(name)) throw new NotFoundError("plugin", name);
+      await p[action](name);
+      return json({ ok: true, plugin: p.get(name) });
+    });
+  }
+
+  app.get('/api/v1/changes', (c) => json({ ok: true, changes: changes().list({ limit: Math.min(Number(c.req.query('limit') ?? 200) || 200, 2000) }) }));
+  app.post('/api/v1/changes/:id/undo', async (c) => json({ ok: true, change: await changes().undo(c.req.param('id')) }));
+}
+
+function unavailable(service: string, what: string): never {
+  throw new ServiceUnavailableError(service, what);
+}

@@ -1,0 +1,60 @@
+import { Hono } from 'hono';
+import { errorResponse, jsonError } from './http-json.js';
+import { hostHeaderAllowed, requestToken, tokenMatches } from './auth.js';
+import { mountChatRoutes } from './chat-routes.js';
+import { mountAdminRoutes } from './admin-routes.js';
+import { mountMemoryRoutes } from './memory-routes.js';
+import { serveStatic } from './static-files.js';
+import type { WebuiContext } from './webui-context.js';
+
+/**
+ * The webui HTTP app (W-1…W-5, P-7): auth and DNS-rebinding guard, the routes plugins registered
+ * (first, so cfgmgr/pluginmgr/files override the fallbacks here), the webui's own REST + SSE, the
+ * built SPA, and JSON 404/405 for unknown API paths.
+ */
+export function createWebuiApp(ctx: WebuiContext): Hono {
+  const app = new Hono();
+
+  app.onError((err) => errorResponse(err));
+
+  app.use('*', async (c, next) => {
+    if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return jsonError(403, 'FORBIDDEN', 'this server only answers requests addressed to localhost');
+    const path = c.req.path;
+    const token = ctx.token();
+    if (token && path.startsWith('/api/') && !tokenMatches(requestToken(c.req.raw), token)) {
+      return jsonError(401, 'UNAUTHORIZED', 'a valid token is required (Authorization: Bearer <token>, or ?token= for event streams)');
+    }
+    await next();
+    c.header('x-content-type-options', 'nosniff');
+    c.header('referrer-policy', 'no-referrer');
+  });
+
+  app.use('/api/*', async (c, next) => {
+    const hit = ctx.routes.match(c.req.method, c.req.path);
+    if (hit && 'route' in hit) {
+      try {
+        return await hit.route.handler(c.req.raw, hit.params);
+      } catch (e) {
+        ctx.sdk.log.error(`route ${hit.route.method} ${hit.route.path} of ${hit.route.plugin ?? 'a plugin'} failed: ${(e as Error).message}`);
+        return errorResponse(e);
+      }
+    }
+    await next();
+    if (hit && 'pathOnly' in hit && c.res.headers.get('x-webui-unmatched')) {
+      c.res = jsonError(405, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`);
+    }
+  });
+
+  mountChatRoutes(app, ctx);
+  mountAdminRoutes(app, ctx);
+  mountMemoryRoutes(app, ctx);
+
+  app.all('/api/*', (c) => {
+    const res = jsonError(404, 'NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);
+    res.headers.set('x-webui-unmatched', '1');
+    return res;
+  });
+  app.get('*', (c) => serveStatic(ctx.webRoot, c.req.path));
+  app.all('*', (c) => jsonError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
+  return app;
+}

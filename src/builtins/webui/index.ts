@@ -1,0 +1,29 @@
+/**
+ * The `webui` built-in plugin (P-7, W-1…W-5): an HTTP server on 127.0.0.1 (hono) with the
+ * embedded single-page app, a REST API over the SDK and host services, every plugin's routes,
+ * and an SSE stream of every bus event. See docs/webui.md.
+ */
+import { definePlugin } from '../../sdk/index.js';
+import { WebuiServer } from './webui-server.js';
+import { webuiSettings } from './settings.js';
+
+export { WebuiServer, WebuiConfigError } from './webui-server.js';
+export { createWebuiApp } from './create-app.js';
+export { SseHub } from './sse-hub.js';
+export { webuiSettings } from './settings.js';
+
+let server: WebuiServer | undefined;
+
+export default definePlugin({
+  name: 'webui',
+  description: 'WebUI: chat, memory panel, graph and settings in the browser',
+  settings: webuiSettings,
+  async start(sdk) {
+    server = new WebuiServer(sdk);
+    await server.start();
+  },
+  async stop() {
+    await server?.stop();
+    server = undefined;
+  },
+});

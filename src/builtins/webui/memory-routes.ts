@@ -1,0 +1,70 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { ValidationError } from '../../sdk/index.js';
+import { json, readJson, ServiceUnavailableError } from './http-json.js';
+import { parseBody } from './chat-routes.js';
+import type { WebuiContext } from './webui-context.js';
+
+const knowledgeName = /^[\p{L}\p{N}_ .-]{1,100}$/u;
+const putSchema = z.object({ content: z.string().max(2_000_000) });
+
+function num(v: string | undefined, def: number, min: number, max: number): number {
+  if (v === undefined || v === '') return def;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new ValidationError(`"${v}" is not a number`);
+  return Math.min(Math.max(Math.trunc(n), min), max);
+}
+
+function checkName(name: string): string {
+  if (!knowledgeName.test(name) || name.includes('..')) throw new ValidationError(`invalid knowledge name "${name.slice(0, 60)}"`);
+  return name;
+}
+
+/** Read/edit browsers over the memory tiers (`host.memory`): stats, context, documents, graph, knowledge (W-4). */
+export function mountMemoryRoutes(app: Hono, ctx: WebuiContext): void {
+  const mem = () => ctx.sdk.use('host.memory') ?? (() => {
+    throw new ServiceUnavailableError('host.memory', 'The memory subsystem');
+  })();
+
+  app.get('/api/v1/memory/stats', async () => json({ ok: true, stats: await mem().stats() }));
+  app.get('/api/v1/memory/context', async () => json({ ok: true, events: await mem().context() }));
+  app.get('/api/v1/memory/documents', async (c) => {
+    const q = c.req.query('q')?.trim();
+    const limit = num(c.req.query('limit'), 50, 1, 500);
+    if (q) return json({ ok: true, query: q, documents: await mem().searchDocuments(q, limit) });
+    return json({ ok: true, documents: await mem().listDocuments({ limit, offset: num(c.req.query('offset'), 0, 0, 1e9) }) });
+  });
+  app.delete('/api/v1/memory/documents/:id', async (c) => {
+    await mem().deleteDocument(c.req.param('id'));
+    return json({ ok: true });
+  });
+  app.get('/api/v1/memory/graph', async (c) => {
+    const g = await mem().graph({
+      query: c.req.query('q') || c.req.query('query') || undefined,
+      entity: c.req.query('entity') || undefined,
+      depth: num(c.req.query('depth'), 2, 1, 4),
+      limit: num(c.req.query('limit'), 300, 1, 5000),
+    });
+    return json({ ok: true, ...g });
+  });
+  app.delete('/api/v1/memory/graph/entities/:name', async (c) => {
+    await mem().deleteEntity(c.req.param('name'));
+    return json({ ok: true });
+  });
+  app.get('/api/v1/memory/knowledge', async (c) => {
+    const q = c.req.query('q')?.trim();
+    if (q) return json({ ok: true, query: q, hits: await mem().knowledgeSearch(q, num(c.req.query('limit'), 20, 1, 200)) });
+    return json({ ok: true, items: await mem().knowledgeList() });
+  });
+  app.get('/api/v1/memory/knowledge/:name', async (c) => json({ ok: true, item: await mem().knowledgeGet(checkName(c.req.param('name'))) }));
+  app.put('/api/v1/memory/knowledge/:name', async (c) => {
+    const name = checkName(c.req.param('name'));
+    const body = parseBody(putSchema, await readJson(c.req.raw, ctx.limits.chatBytes));
+    await mem().knowledgePut(name, body.content);
+    return json({ ok: true });
+  });
+  app.delete('/api/v1/memory/knowledge/:name', async (c) => {
+    await mem().knowledgeDelete(checkName(c.req.param('name')));
+    return json({ ok: true });
+  });
+}

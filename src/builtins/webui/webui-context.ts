@@ -1,0 +1,21 @@
+import type { PluginSDK } from '../../sdk/index.js';
+import type { SseHub } from './sse-hub.js';
+import type { RouteTable } from './route-table.js';
+import type { InflightTurns } from './inflight-turns.js';
+
+/** What the webui routes share. */
+export interface WebuiContext {
+  sdk: PluginSDK;
+  hub: SseHub;
+  routes: RouteTable;
+  inflight: InflightTurns;
+  /** Folder of the built SPA (`dist/web`). */
+  webRoot: string;
+  /** The configured token ('' = none). */
+  token: () => string;
+  /** True when bound to loopback: the Host header is checked against DNS rebinding. */
+  loopback: boolean;
+  /** The public URL once listening. */
+  url: () => string | undefined;
+  limits: { jsonBytes: number; chatBytes: number; uploadBytes: number };
+}

@@ -1,0 +1,123 @@
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { Cap, HomeAgentError } from '../../sdk/index.js';
+import type { Disposer, PluginSDK } from '../../sdk/index.js';
+import { createWebuiApp } from './create-app.js';
+import { SseHub } from './sse-hub.js';
+import { RouteTable } from './route-table.js';
+import { InflightTurns } from './inflight-turns.js';
+import { isLoopbackHost } from './auth.js';
+import { packageRoot } from './static-files.js';
+import type { WebuiContext } from './webui-context.js';
+
+/** The webui refuses to listen on a non-loopback address without a token. */
+export class WebuiConfigError extends HomeAgentError {
+  constructor(message: string) {
+    super('WEBUI_CONFIG', message);
+  }
+}
+
+/**
+ * The webui server: hono on @hono/node-server, the SSE hub fed by every bus event, the plugin
+ * route table kept in sync with `host.routes`, and the `webui` output channel.
+ */
+export class WebuiServer {
+  private server: ServerType | undefined;
+  private hub: SseHub | undefined;
+  private readonly disposers: Disposer[] = [];
+  private publicUrl: string | undefined;
+
+  constructor(private readonly sdk: PluginSDK) {}
+
+  /** The URL the server listens on, once started. */
+  get url(): string | undefined {
+    return this.publicUrl;
+  }
+
+  async start(): Promise<string> {
+    if (this.server) return this.publicUrl!;
+    const settings = this.sdk.settings();
+    const host = String(settings.get('host') ?? '127.0.0.1');
+    const port = Number(settings.get('port') ?? 8765);
+    const tokenNow = () => String(settings.get('token') ?? '');
+    const loopback = isLoopbackHost(host);
+    if (!loopback && !tokenNow()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
+
+    const hub = new SseHub({ heartbeatMs: Number(settings.get('heartbeatMs') ?? 15_000) });
+    this.hub = hub;
+    const routes = new RouteTable();
+    const inflight = new InflightTurns();
+    const table = this.sdk.use('host.routes');
+    if (table) {
+      const sync = () => routes.set(table.list());
+      sync();
+      this.disposers.push(table.onChange(sync));
+    }
+    const agent = this.sdk.use('host.agent');
+    if (agent) {
+      this.disposers.push(
+        agent.onAny((event, payload) => {
+          inflight.onEvent(event, payload);
+          hub.publish(event, payload);
+        }),
+      );
+    }
+    this.disposers.push(
+      this.sdk.registerOutputChannel(
+        'webui',
+        Cap.Text | Cap.Image | Cap.File,
+        'The HomeAgent WebUI in the browser: messages appear in the chat of the session.',
+        (msg) => {
+          hub.publish('output', msg);
+        },
+      ),
+    );
+    const webRootSetting = String(settings.get('webRoot') ?? '');
+    const ctx: WebuiContext = {
+      sdk: this.sdk,
+      hub,
+      routes,
+      inflight,
+      webRoot: webRootSetting || join(packageRoot(), 'dist', 'web'),
+      token: tokenNow,
+      loopback,
+      url: () => this.publicUrl,
+      limits: { jsonBytes: 1024 * 1024, chatBytes: 25 * 1024 * 1024, uploadBytes: 50 * 1024 * 1024 },
+    };
+    const app = createWebuiApp(ctx);
+    const server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
+      s.once('error', reject);
+    });
+    this.server = server;
+    hub.start();
+    const addr = server.address() as AddressInfo;
+    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    this.publicUrl = `http://${shownHost}:${addr.port}`;
+    agent?.setEndpoint('webui', this.publicUrl);
+    this.sdk.log.info(`WebUI listening on ${this.publicUrl}`);
+    return this.publicUrl;
+  }
+
+  /** Closes SSE clients and the server, removes the endpoint. Safe twice. */
+  async stop(): Promise<void> {
+    for (const d of this.disposers.splice(0).reverse()) {
+      try {
+        d();
+      } catch {}
+    }
+    this.hub?.stop();
+    this.hub = undefined;
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      this.sdk.use('host.agent')?.setEndpoint('webui', undefined);
+      await new Promise<void>((resolve) => {
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      });
+    }
+    this.publicUrl = undefined;
+  }
+}
