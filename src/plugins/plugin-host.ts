@@ -1,0 +1,225 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type {
+  ConfigKeyDef,
+  Disposer,
+  HttpRoute,
+  InputOptions,
+  InputTicket,
+  KnowledgeAPI,
+  LlmAPI,
+  MemoryAPI,
+  PluginDefinition,
+  PluginLogger,
+  PluginSDK,
+  PromptSlot,
+  PromptSlotProvider,
+  ServiceMap,
+  SessionsAPI,
+  SettingsAPI,
+  SocialAPI,
+  SocialReadAPI,
+  StageHandler,
+  StageName,
+  StageScope,
+  ToolDef,
+} from '../spec/index.js';
+import { ConflictError, HomeAgentError, PluginError, STAGES, ValidationError } from '../spec/index.js';
+import type { Agent } from '../kernel/index.js';
+import type { Logger } from '../log/index.js';
+import { DisposerStack } from './disposer-stack.js';
+import { RouteTable } from './route-table.js';
+import { ServiceRegistry } from './service-registry.js';
+
+/** What the host needs of the config registry (G-1): full keys `plugin.<name>.<key>`. */
+export interface PluginConfigPort {
+  register(defs: Record<string, ConfigKeyDef>): () => void;
+  settingsFor(plugin: string): SettingsAPI;
+}
+
+/** The memory subsystem as the SDK sees it; absent when memory is not running. */
+export interface MemoryPort {
+  memoryAPI(): MemoryAPI;
+  knowledgeAPI(): KnowledgeAPI;
+  socialAPI(): SocialAPI;
+  socialReadAPI(): SocialReadAPI;
+}
+
+export interface PluginHostOptions {
+  agent: Agent;
+  /** The HomeAgent data folder. */
+  homeDir: string;
+  config: PluginConfigPort;
+  sessions: SessionsAPI;
+  llm: LlmAPI;
+  memory?: MemoryPort;
+  log: Logger;
+}
+
+/** A plugin name: lower-case letters, digits, `_` and `-` (it is also its config namespace). */
+export const PLUGIN_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** Thrown by memory/knowledge/social calls when the memory subsystem is not running. */
+export class SubsystemUnavailableError extends HomeAgentError {
+  constructor(subsystem: string) {
+    super('NOT_AVAILABLE', `${subsystem} subsystem not available`, { details: { subsystem } });
+  }
+}
+
+function unavailable<T extends object>(subsystem: string, methods: string[]): T {
+  return Object.fromEntries(methods.map((m) => [m, () => Promise.reject(new SubsystemUnavailableError(subsystem))])) as T;
+}
+
+interface Loaded {
+  def: PluginDefinition<PluginSDK>;
+  scope: DisposerStack;
+}
+
+/**
+ * The SDK runtime (P-1): gives each plugin a {@link PluginSDK} bound to the Agent and the host
+ * services. Every registration returns a disposer owned by the plugin; `stop(name)` runs the
+ * plugin's `stop()` and then its disposers in reverse order, and is idempotent — so a reload is
+ * `stop` + `start` again.
+ *
+ * The host itself offers the service `host.routes` (the {@link RouteTable}).
+ */
+export class PluginHost {
+  readonly routes = new RouteTable();
+  readonly services = new ServiceRegistry();
+  private readonly loaded = new Map<string, Loaded>();
+  private readonly order: string[] = [];
+
+  constructor(private readonly opts: PluginHostOptions) {
+    this.services.provide('host', 'host.routes', this.routes);
+  }
+
+  get agent(): Agent {
+    return this.opts.agent;
+  }
+
+  get homeDir(): string {
+    return this.opts.homeDir;
+  }
+
+  /** The host logger (plugin loggers are children of it). */
+  get log(): Logger {
+    return this.opts.log;
+  }
+
+  /** True while `name` is started. */
+  isRunning(name: string): boolean {
+    return this.loaded.has(name);
+  }
+
+  /** Names of the running plugins, in start order. */
+  running(): string[] {
+    return [...this.order];
+  }
+
+  /** The tools a plugin currently owns. */
+  toolsOf(name: string): string[] {
+    return [...this.opts.agent.stages.toolPlugins()].filter(([, p]) => p === name).map(([t]) => t).sort();
+  }
+
+  /**
+   * Starts a plugin: registers its settings, builds its SDK and calls `start(sdk)`. When start
+   * throws, everything it registered is disposed and a PluginError (PLUGIN_START_FAILED) is thrown.
+   */
+  async start(def: PluginDefinition<PluginSDK>): Promise<void> {
+    if (!def || typeof def.name !== 'string' || typeof def.start !== 'function') throw new ValidationError('a plugin needs a name and a start(sdk) function');
+    if (!PLUGIN_NAME.test(def.name)) throw new ValidationError(`invalid plugin name "${def.name}": use ${PLUGIN_NAME.source}`, { plugin: def.name });
+    if (this.loaded.has(def.name)) throw new ConflictError(`plugin "${def.name}" is already running`, { plugin: def.name });
+    const log = this.opts.log.child(`plugin:${def.name}`);
+    const scope = new DisposerStack((e) => log.error(`disposer failed: ${(e as Error)?.message ?? String(e)}`));
+    const entry: Loaded = { def, scope };
+    this.loaded.set(def.name, entry);
+    this.order.push(def.name);
+    try {
+      if (def.settings && Object.keys(def.settings).length) {
+        const full = Object.fromEntries(Object.entries(def.settings).map(([k, d]) => [`plugin.${def.name}.${k}`, d]));
+        scope.add(this.opts.config.register(full));
+      }
+      await def.start(this.createSdk(def.name, scope, log));
+    } catch (e) {
+      await scope.disposeAll();
+      this.forget(def.name);
+      throw e instanceof PluginError ? e : new PluginError(def.name, `start failed: ${(e as Error)?.message ?? String(e)}`, 'PLUGIN_START_FAILED', e);
+    }
+  }
+
+  /** Stops a plugin: `stop()`, then its disposers newest first. Idempotent; never throws. */
+  async stop(name: string): Promise<void> {
+    const entry = this.loaded.get(name);
+    if (!entry) return;
+    this.forget(name);
+    const log = this.opts.log.child(`plugin:${name}`);
+    try {
+      await entry.def.stop?.();
+    } catch (e) {
+      log.error(`stop failed: ${(e as Error)?.message ?? String(e)}`, { stack: (e as Error)?.stack });
+    }
+    await entry.scope.disposeAll();
+    // Belt and braces: a tool registered behind the SDK's back still goes with its plugin (C-3).
+    this.opts.agent.stages.unregisterPluginTools(name);
+  }
+
+  /** Stops every plugin, the last started first. */
+  async stopAll(): Promise<void> {
+    for (const name of [...this.order].reverse()) await this.stop(name);
+  }
+
+  private forget(name: string): void {
+    this.loaded.delete(name);
+    const i = this.order.indexOf(name);
+    if (i >= 0) this.order.splice(i, 1);
+  }
+
+  /** Builds the full SDK of one plugin; every registration goes on `scope`. */
+  createSdk(plugin: string, scope: DisposerStack, log: PluginLogger): PluginSDK {
+    const { agent, config, memory, llm, sessions } = this.opts;
+    const host = this;
+    const own = (d: Disposer): Disposer => scope.add(d);
+    let dataDir: string | undefined;
+    let settings: SettingsAPI | undefined;
+    return {
+      plugin,
+      log,
+      homeDir: this.opts.homeDir,
+      get dataDir(): string {
+        if (!dataDir) {
+          dataDir = join(host.opts.homeDir, 'plugins-data', plugin);
+          mkdirSync(dataDir, { recursive: true });
+        }
+        return dataDir;
+      },
+      registerTool: (def: ToolDef) => own(agent.stages.registerTool(def, plugin)),
+      registerStage: (stage: StageName, handler: StageHandler, scopeName: StageScope = 'global') => {
+        if (!(STAGES as readonly string[]).includes(stage)) throw new ValidationError(`unknown stage "${stage}" (stages: ${STAGES.join(', ')})`, { plugin, stage });
+        if (typeof handler !== 'function') throw new ValidationError(`stage ${stage}: handler must be a function`, { plugin });
+        return own(agent.stages.registerStage(stage, handler, plugin, scopeName));
+      },
+      subscribe: (event, fn) => own(agent.bus.on(event, fn)),
+      publish: (event, payload) => agent.bus.emit(event, payload),
+      registerOutputChannel: (name, caps, description, handler, options) => own(agent.channels.register(plugin, name, caps, description, handler, options)),
+      registerPromptSlot: (slot: PromptSlot, provider: PromptSlotProvider) => own(agent.prompt.register(slot, provider, plugin)),
+      registerContextFilter: (filter) => own(agent.registerContextFilter(filter)),
+      registerRoute: (route: HttpRoute) => own(this.routes.add(plugin, route)),
+      provide: <K extends keyof ServiceMap>(name: K, impl: ServiceMap[K]) => own(this.services.provide(plugin, name, impl)),
+      use: <K extends keyof ServiceMap>(name: K) => this.services.use(name),
+      onDispose: (fn) => scope.add(fn),
+      injectInput: (input: InputOptions): InputTicket => agent.injectInput(input),
+      injectInterrupt: (input) => agent.injectInterrupt(input),
+      memory: () => memory?.memoryAPI() ?? unavailable<MemoryAPI>('memory', ['recall', 'commit']),
+      knowledge: () => memory?.knowledgeAPI() ?? unavailable<KnowledgeAPI>('knowledge', ['search', 'create', 'list']),
+      social: () => memory?.socialAPI() ?? unavailable<SocialAPI>('social', ['getPerson', 'getTrait', 'getRelations', 'getNetwork', 'listPersons', 'setTrait', 'relate']),
+      settings: () => (settings ??= config.settingsFor(plugin)),
+      llm: () => llm,
+      sessions: () => sessions,
+    };
+  }
+
+  /** The read half of the social API (external plugins), or an unavailable stub. */
+  socialRead(): SocialReadAPI {
+    return this.opts.memory?.socialReadAPI() ?? unavailable<SocialReadAPI>('social', ['getPerson', 'getTrait', 'getRelations', 'getNetwork', 'listPersons']);
+  }
+}

@@ -1,0 +1,494 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
+import { ConflictError, NotFoundError, PluginError, ValidationError } from '../spec/index.js';
+import type { PluginAdminPort } from '../kernel/index.js';
+import { PLUGIN_NAME, type PluginHost } from './plugin-host.js';
+import { checkCompat, readManifest } from './plugin-manifest.js';
+import { ExternalPlugin, type ExternalHealth, type ExternalPluginOptions } from './external/external-plugin.js';
+import { extractHmap, type HmapLimits } from './hmap-archive.js';
+import { luaPlugin, type LuaPluginOptions } from './lua-plugin.js';
+import { SkillCatalog, readSkill, skillPlugin, skillsPlugin } from './skill-catalog.js';
+import { watchFile } from './file-watcher.js';
+
+type Kind = PluginInfo['kind'];
+
+interface Entry {
+  name: string;
+  kind: Kind;
+  dir?: string;
+  version?: string;
+  description?: string;
+  dependencies: string[];
+  /** A fresh definition for each start (external/lua/skill re-read their files). */
+  make: () => PluginDefinition<PluginSDK>;
+  /** Set when discovery already knows the plugin cannot start (broken manifest …). */
+  loadError?: string;
+  state: PluginInfo['state'];
+  lastError?: string;
+  restarts: number;
+  external?: ExternalPlugin;
+  unwatch?: () => Promise<void>;
+}
+
+export interface PluginRegistryOptions {
+  host: PluginHost;
+  /** Folder of external, Lua and skill plugins. Default `<home>/plugins`. */
+  pluginsDir?: string;
+  /** Folder of stand-alone skills. Default `<home>/skills`. */
+  skillsDir?: string;
+  external?: ExternalPluginOptions;
+  hmap?: HmapLimits;
+  lua?: LuaPluginOptions;
+  /** Watch Lua plugins' main.lua and reload on change (P-4). Default true. */
+  watchLua?: boolean;
+  watchDebounceMs?: number;
+}
+
+const STATE_FILE = '.state.json';
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  const fd = openSync(tmp, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+/, '').slice(0, 64) || 'skill';
+}
+
+/**
+ * The plugin registry (P-2…P-5) and the plugin-manager service `host.plugins`. Built-ins register
+ * a definition; external (plugin.json), Lua (main.lua) and skill (SKILL.md) plugins are
+ * discovered in `<home>/plugins/<name>/` and skills also in `<home>/skills/`. All kinds go through
+ * one path — a PluginDefinition started by the {@link PluginHost} — in dependency order; a plugin
+ * that fails (bad manifest, missing dependency, cycle, start throws) is reported as `failed` and
+ * the others start. Disabled plugins are remembered in `<plugins>/.state.json`.
+ */
+export class PluginRegistry implements PluginAdminService {
+  private readonly entries = new Map<string, Entry>();
+  private readonly builtins = new Map<string, PluginDefinition<PluginSDK>>();
+  private readonly catalog = new SkillCatalog();
+  private disabled = new Set<string>();
+  private readonly pluginsDir: string;
+  private readonly skillsDir: string;
+  private started = false;
+  /** Serializes admin operations (reload/enable/install …) so they never interleave. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: PluginRegistryOptions) {
+    this.pluginsDir = opts.pluginsDir ?? join(opts.host.homeDir, 'plugins');
+    this.skillsDir = opts.skillsDir ?? join(opts.host.homeDir, 'skills');
+    this.registerBuiltin(skillsPlugin(this.catalog));
+  }
+
+  /** Registers a built-in plugin (P-2). Call before `start()`; later registrations start at once. */
+  registerBuiltin(def: PluginDefinition<PluginSDK>): void {
+    if (!def || typeof def.start !== 'function' || !PLUGIN_NAME.test(def.name)) throw new ValidationError(`invalid built-in plugin ${JSON.stringify(def?.name)}`);
+    if (this.builtins.has(def.name)) throw new ConflictError(`built-in plugin "${def.name}" is already registered`, { plugin: def.name });
+    this.builtins.set(def.name, def);
+    if (this.started) {
+      this.addBuiltinEntry(def);
+      void this.serial(() => this.startInOrder([def.name]));
+    }
+  }
+
+  /** The skills the agent can see (for tests and the WebUI). */
+  get skills(): SkillCatalog {
+    return this.catalog;
+  }
+
+  /** Discovers plugins and starts every enabled one in dependency order. Offers `host.plugins`. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.loadState();
+    this.opts.host.services.provide('host', 'host.plugins', this);
+    for (const def of this.builtins.values()) this.addBuiltinEntry(def);
+    this.discover();
+    await this.serial(() => this.startInOrder([...this.entries.keys()]));
+  }
+
+  /** Stops every plugin (dependents first). Idempotent. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.serial(async () => {
+      const order = this.order([...this.entries.keys()]).order.reverse();
+      for (const name of order) await this.stopEntry(name);
+      for (const e of this.entries.values()) await e.unwatch?.();
+    });
+  }
+
+  list(): PluginInfo[] {
+    return [...this.entries.values()].map((e) => this.info(e)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(name: string): PluginInfo | undefined {
+    const e = this.entries.get(name);
+    return e && this.info(e);
+  }
+
+  async enable(name: string): Promise<void> {
+    const e = this.require(name);
+    this.disabled.delete(name);
+    this.saveState();
+    await this.serial(async () => {
+      if (e.state === 'disabled') e.state = 'stopped';
+      await this.startInOrder([name]);
+    });
+  }
+
+  async disable(name: string): Promise<void> {
+    const e = this.require(name);
+    this.disabled.add(name);
+    this.saveState();
+    await this.serial(async () => {
+      await this.stopEntry(name);
+      this.setState(e, 'disabled');
+    });
+  }
+
+  /** Reload one plugin: dispose + start again, re-reading its files (manifest, main.lua, SKILL.md). */
+  async reload(name: string): Promise<void> {
+    this.require(name);
+    await this.serial(async () => {
+      const e = this.require(name);
+      if (this.disabled.has(name)) throw new PluginError(name, 'plugin is disabled; enable it first', 'PLUGIN_DISABLED');
+      await this.stopEntry(name);
+      if (e.dir) this.rediscover(e);
+      const fresh = this.entries.get(name)!;
+      await this.startInOrder([name]);
+      if (fresh.state !== 'running') throw new PluginError(name, `reload failed: ${fresh.lastError ?? fresh.state}`, 'PLUGIN_START_FAILED');
+    });
+  }
+
+  /**
+   * Installs a `.hmap` archive: extracted into a staging folder and validated first; only then is
+   * the old version stopped and the folder swapped by rename. If the new version does not start,
+   * the previous one is put back and started again, and the error is thrown.
+   */
+  async install(archive: Uint8Array): Promise<PluginInfo> {
+    return this.serial(async () => {
+      const staged = await extractHmap(archive, this.pluginsDir, this.opts.hmap);
+      const name = staged.manifest.name;
+      const target = join(this.pluginsDir, name);
+      const existing = this.entries.get(name);
+      if (existing && !existing.dir) {
+        rmSync(staged.dir, { recursive: true, force: true });
+        throw new ConflictError(`"${name}" is a built-in plugin and cannot be replaced by a package`, { plugin: name });
+      }
+      const backup = join(this.pluginsDir, `.backup-${name}-${Date.now()}`);
+      const hadOld = existsSync(target);
+      const wasRunning = existing?.state === 'running';
+      await this.stopEntry(name);
+      await existing?.unwatch?.();
+      if (hadOld) renameSync(target, backup);
+      renameSync(staged.root, target);
+      rmSync(staged.dir, { recursive: true, force: true });
+      this.addDirEntry(name, target);
+      this.disabled.delete(name);
+      this.saveState();
+      await this.startInOrder([name]);
+      const now = this.entries.get(name)!;
+      if (now.state === 'running') {
+        if (hadOld) rmSync(backup, { recursive: true, force: true });
+        return this.info(now);
+      }
+      const why = now.lastError ?? now.state;
+      await this.stopEntry(name);
+      await now.unwatch?.();
+      rmSync(target, { recursive: true, force: true });
+      if (hadOld) {
+        renameSync(backup, target);
+        this.addDirEntry(name, target);
+        if (wasRunning) await this.startInOrder([name]);
+      } else this.entries.delete(name);
+      throw new PluginError(name, `the new version did not start (${why}); ${hadOld ? 'the previous version was restored' : 'nothing was installed'}`, 'HMAP_START_FAILED');
+    });
+  }
+
+  /** Stops and deletes an installed plugin's folder. Built-ins cannot be uninstalled. */
+  async uninstall(name: string): Promise<void> {
+    const e = this.require(name);
+    if (!e.dir || !e.dir.startsWith(this.pluginsDir)) throw new ValidationError(`plugin "${name}" is not an installed package`, { plugin: name });
+    await this.serial(async () => {
+      await this.stopEntry(name);
+      await e.unwatch?.();
+      rmSync(e.dir!, { recursive: true, force: true });
+      this.entries.delete(name);
+      this.disabled.delete(name);
+      this.saveState();
+    });
+  }
+
+  /** The kernel's view for the `plugin_reload` tool (C-5). */
+  adminPort(): PluginAdminPort {
+    return {
+      list: () => this.list().map((p) => ({ name: p.name, state: p.state, kind: p.kind })),
+      reload: (name) => this.reload(name),
+    };
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private require(name: string): Entry {
+    const e = this.entries.get(name);
+    if (!e) throw new NotFoundError('plugin', name);
+    return e;
+  }
+
+  private info(e: Entry): PluginInfo {
+    const h: Partial<ExternalHealth> = e.external?.health() ?? {};
+    const state = e.state === 'running' && h.state && h.state !== 'stopped' ? h.state : e.state;
+    return {
+      name: e.name,
+      kind: e.kind,
+      version: e.version,
+      description: e.description,
+      enabled: !this.disabled.has(e.name),
+      state,
+      lastError: h.lastError ?? e.lastError,
+      restarts: e.restarts + (h.restarts ?? 0),
+      lastHeartbeat: h.lastHeartbeat,
+      tools: this.opts.host.toolsOf(e.name),
+    };
+  }
+
+  private setState(e: Entry, state: PluginInfo['state'], error?: string): void {
+    e.state = state;
+    if (error !== undefined) e.lastError = error;
+    this.opts.host.agent.bus.emit('plugin_state', { plugin: e.name, state, error });
+  }
+
+  private loadState(): void {
+    try {
+      const raw = JSON.parse(readFileSync(join(this.pluginsDir, STATE_FILE), 'utf8')) as { disabled?: unknown };
+      this.disabled = new Set(Array.isArray(raw.disabled) ? raw.disabled.filter((x): x is string => typeof x === 'string') : []);
+    } catch {
+      this.disabled = new Set();
+    }
+  }
+
+  private saveState(): void {
+    try {
+      mkdirSync(this.pluginsDir, { recursive: true });
+      writeAtomic(join(this.pluginsDir, STATE_FILE), JSON.stringify({ disabled: [...this.disabled].sort() }, null, 2));
+    } catch (e) {
+      this.opts.host.log.error(`cannot save plugin state: ${(e as Error).message}`);
+    }
+  }
+
+  private addBuiltinEntry(def: PluginDefinition<PluginSDK>): void {
+    this.entries.set(def.name, {
+      name: def.name,
+      kind: 'builtin',
+      version: def.version,
+      description: def.description,
+      dependencies: def.dependencies ?? [],
+      make: () => def,
+      state: 'stopped',
+      restarts: 0,
+    });
+  }
+
+  private discover(): void {
+    for (const dir of this.subdirs(this.pluginsDir)) {
+      const name = dir.split(/[\\/]/).pop()!;
+      this.addDirEntry(name, dir);
+    }
+    for (const dir of this.subdirs(this.skillsDir)) this.addSkill(join(dir, 'SKILL.md'), dir);
+  }
+
+  private subdirs(root: string): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => join(root, n))
+      .filter((p) => {
+        try {
+          return statSync(p).isDirectory();
+        } catch {
+          return false;
+        }
+      });
+  }
+
+  private rediscover(e: Entry): void {
+    if (e.kind === 'skill') this.addSkill(join(e.dir!, 'SKILL.md'), e.dir!, e.name);
+    else this.addDirEntry(e.name, e.dir!);
+  }
+
+  /** One folder of `<home>/plugins`: plugin.json → external, main.lua → Lua, SKILL.md → skill. */
+  private addDirEntry(folder: string, dir: string): void {
+    const clash = this.entries.get(folder);
+    if (clash && clash.kind === 'builtin') {
+      this.opts.host.log.warn(`plugin folder ${dir} has the name of a built-in plugin; ignored`);
+      return;
+    }
+    const base: Omit<Entry, 'kind' | 'make'> = { name: folder, dir, dependencies: [], state: clash?.state === 'disabled' ? 'disabled' : 'stopped', restarts: 0, unwatch: clash?.unwatch };
+    if (existsSync(join(dir, 'plugin.json'))) {
+      try {
+        if (!PLUGIN_NAME.test(folder)) throw new PluginError(folder, `folder name must match ${PLUGIN_NAME.source}`, 'PLUGIN_BAD_MANIFEST');
+        const m = readManifest(dir, folder);
+        if (m.name !== folder) throw new PluginError(folder, `plugin.json name "${m.name}" does not match its folder "${folder}"`, 'PLUGIN_BAD_MANIFEST');
+        checkCompat(m);
+        const entry: Entry = { ...base, kind: 'external', version: m.version, description: m.description, dependencies: m.dependencies, make: () => undefined as never };
+        entry.make = () => {
+          const ext = new ExternalPlugin(dir, m, () => this.opts.host.socialRead(), this.opts.external, (h) => {
+            if (h.state !== 'stopped') this.opts.host.agent.bus.emit('plugin_state', { plugin: folder, state: h.state, error: h.lastError });
+          });
+          entry.external = ext;
+          return ext;
+        };
+        this.entries.set(folder, entry);
+      } catch (err) {
+        this.entries.set(folder, { ...base, kind: 'external', make: () => undefined as never, loadError: (err as Error).message });
+      }
+    } else if (existsSync(join(dir, 'main.lua'))) {
+      const entry: Entry = { ...base, kind: 'lua', make: () => luaPlugin(folder, dir, this.opts.lua) };
+      if (!PLUGIN_NAME.test(folder)) entry.loadError = `${folder}: folder name must match ${PLUGIN_NAME.source}`;
+      if (!entry.unwatch && this.opts.watchLua !== false) {
+        entry.unwatch = watchFile(dir, 'main.lua', () => {
+          if (this.started && !this.disabled.has(folder)) this.reload(folder).catch((e) => this.opts.host.log.warn(`hot reload of ${folder} failed: ${(e as Error).message}`));
+        }, this.opts.watchDebounceMs ?? 300, (e) => this.opts.host.log.warn(`watching ${dir}: ${(e as Error).message}`));
+      }
+      this.entries.set(folder, entry);
+    } else if (existsSync(join(dir, 'SKILL.md'))) {
+      this.addSkill(join(dir, 'SKILL.md'), dir);
+      return;
+    } else return;
+    // Skills shipped inside a plugin folder: <plugin>/skills/<skill>/SKILL.md
+    for (const sd of this.subdirs(join(dir, 'skills'))) if (existsSync(join(sd, 'SKILL.md'))) this.addSkill(join(sd, 'SKILL.md'), sd);
+  }
+
+  private addSkill(file: string, dir: string, fixedName?: string): void {
+    let name = fixedName ?? slug(dir.split(/[\\/]/).pop()!);
+    let loadError: string | undefined;
+    let description: string | undefined;
+    try {
+      const s = readSkill(file);
+      name = fixedName ?? slug(s.name);
+      description = s.description;
+    } catch (e) {
+      loadError = (e as Error).message;
+    }
+    const clash = this.entries.get(name);
+    if (clash && clash.dir !== dir) {
+      this.opts.host.log.warn(`skill ${file}: the name "${name}" is taken by ${clash.kind} plugin ${clash.name}; ignored`);
+      return;
+    }
+    this.entries.set(name, {
+      name,
+      kind: 'skill',
+      dir,
+      description,
+      dependencies: [],
+      make: () => skillPlugin(name, file, this.catalog),
+      loadError,
+      state: clash?.state === 'disabled' ? 'disabled' : 'stopped',
+      restarts: 0,
+    });
+  }
+
+  /** Topological order of `names` and their dependencies; cycles and missing dependencies reported. */
+  private order(names: string[]): { order: string[]; problems: Map<string, string> } {
+    const order: string[] = [];
+    const problems = new Map<string, string>();
+    const mark = new Map<string, 'visiting' | 'done'>();
+    const visit = (n: string, path: string[]): boolean => {
+      const m = mark.get(n);
+      if (m === 'done') return !problems.has(n);
+      if (m === 'visiting') {
+        const cycle = [...path.slice(path.indexOf(n)), n].join(' → ');
+        for (const c of path.slice(path.indexOf(n))) problems.set(c, `dependency cycle: ${cycle}`);
+        return false;
+      }
+      mark.set(n, 'visiting');
+      const e = this.entries.get(n)!;
+      let ok = true;
+      for (const d of e.dependencies) {
+        if (!this.entries.has(d)) {
+          problems.set(n, `missing dependency "${d}"`);
+          ok = false;
+          continue;
+        }
+        if (!visit(d, [...path, n])) {
+          if (!problems.has(n)) problems.set(n, `dependency "${d}" cannot start: ${problems.get(d) ?? 'failed'}`);
+          ok = false;
+        }
+      }
+      mark.set(n, 'done');
+      order.push(n);
+      return ok && !problems.has(n);
+    };
+    for (const n of names) if (this.entries.has(n)) visit(n, []);
+    return { order, problems };
+  }
+
+  /** Starts the given plugins (and stopped dependencies) in order; failures are recorded, never thrown. */
+  private async startInOrder(names: string[]): Promise<void> {
+    const { order, problems } = this.order(names);
+    for (const name of order) {
+      const e = this.entries.get(name)!;
+      if (e.state === 'running' || this.opts.host.isRunning(name)) continue;
+      if (this.disabled.has(name)) {
+        this.setState(e, 'disabled');
+        continue;
+      }
+      const problem = e.loadError ?? problems.get(name) ?? this.dependencyProblem(e);
+      if (problem) {
+        this.setState(e, 'failed', problem);
+        this.opts.host.log.error(`plugin ${name} cannot start: ${problem}`);
+        continue;
+      }
+      await this.startEntry(e);
+    }
+  }
+
+  private dependencyProblem(e: Entry): string | undefined {
+    for (const d of e.dependencies) {
+      const dep = this.entries.get(d);
+      if (!dep) return `missing dependency "${d}"`;
+      if (!this.opts.host.isRunning(d)) return `dependency "${d}" is not running (${dep.state}${dep.lastError ? `: ${dep.lastError}` : ''})`;
+    }
+    return undefined;
+  }
+
+  private async startEntry(e: Entry): Promise<void> {
+    this.setState(e, 'starting');
+    try {
+      const def = e.make();
+      await this.opts.host.start(def);
+      e.lastError = undefined;
+      this.setState(e, 'running');
+    } catch (err) {
+      const msg = (err as Error).message;
+      this.setState(e, 'failed', msg);
+      this.opts.host.log.error(`plugin ${e.name} failed to start: ${msg}`, { stack: (err as Error).stack });
+    }
+  }
+
+  private async stopEntry(name: string): Promise<void> {
+    const e = this.entries.get(name);
+    await this.opts.host.stop(name);
+    if (e && e.state !== 'disabled') this.setState(e, 'stopped');
+  }
+}
