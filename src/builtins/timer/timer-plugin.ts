@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { definePlugin } from '../../sdk/index.js';
+import type { ConfigKeyDef, PluginDefinition } from '../../sdk/index.js';
+import { parseArgs, toolParameters } from '../shared/index.js';
+import { TimerScheduler } from './timer-scheduler.js';
+import { TimerStore, type TimerRecord } from './timer-store.js';
+
+const settings: Record<string, ConfigKeyDef> = {
+  timezone: { default: '', description: 'Default IANA time zone of cron timers (empty = the system zone)', schema: z.string().max(100) },
+  tickMs: { default: 1000, description: 'How often due timers are checked', schema: z.number().int().min(50).max(60_000) },
+  maxTimers: { default: 200, description: 'Most timers that may exist at once', schema: z.number().int().min(1).max(100_000) },
+};
+
+const createArgs = z.object({
+  text: z.string().min(1).max(4000).describe('What to remind about / the instruction to run when it fires'),
+  when: z.string().max(200).optional().describe('One-shot: "in 10 minutes", "1h30m", "10分钟后" or an ISO time with offset'),
+  cron: z.string().max(200).optional().describe('Repeating: a cron pattern, e.g. "0 9 * * 1-5" (9:00 on weekdays)'),
+  timezone: z.string().max(100).optional().describe('IANA time zone of the cron pattern, e.g. Asia/Shanghai'),
+  delivery: z.enum(['input', 'interrupt']).optional().describe('"input" (default): a new message when the agent is free; "interrupt": breaks into the current work'),
+  sessionId: z.string().max(200).optional().describe('Session to deliver to (default: this session)'),
+});
+const cancelArgs = z.object({ id: z.string().min(1).max(100) });
+
+/** Options of `createTimerPlugin` (tests inject a clock and drive `tick()` themselves). */
+export interface TimerPluginOptions {
+  now?: () => number;
+  /** When true no real interval runs; call `scheduler()!.tick()`. */
+  manualTick?: boolean;
+}
+
+function describe(t: TimerRecord): string {
+  const when = t.kind === 'cron' ? `cron "${t.cron}"${t.timezone ? ` (${t.timezone})` : ''}, next ${new Date(t.nextAt).toISOString()}` : `at ${new Date(t.nextAt).toISOString()}`;
+  return `${t.id}: ${when} → ${t.delivery} to ${t.sessionId}: ${t.text}`;
+}
+
+/**
+ * Builds the `timer` plugin (P-7): cron and one-shot reminders persisted in its data folder,
+ * delivered as input (`injectInput`, source `timer`, trigger `system`) or as an interrupt.
+ */
+export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefinition & { scheduler(): TimerScheduler | undefined } {
+  let scheduler: TimerScheduler | undefined;
+  let interval: NodeJS.Timeout | undefined;
+  const def = definePlugin({
+    name: 'timer',
+    description: 'Cron and one-shot reminders that inject input or interrupts',
+    settings,
+    async start(sdk) {
+      const s = sdk.settings();
+      const sched = new TimerScheduler({
+        store: new TimerStore(sdk.dataDir),
+        now: opts.now,
+        maxTimers: s.get<number>('maxTimers'),
+        defaultTimezone: () => s.get<string>('timezone'),
+        log: sdk.log,
+        deliver(t, note) {
+          const text = `[timer ${t.id}] ${t.text}${note ? `\n(${note})` : ''}`;
+          if (t.delivery === 'interrupt') sdk.injectInterrupt({ sessionId: t.sessionId, source: 'timer', text });
+          else sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', meta: { timerId: t.id, late: !!note } });
+        },
+      });
+      scheduler = sched;
+      const missed = await sched.open();
+      if (missed) sdk.log.info('delivered reminders missed while stopped', { missed });
+      sdk.registerTool({
+        name: 'timer_create',
+        description: 'Create a reminder: one-shot (when) or repeating (cron). When it fires, its text comes back to you as a message.',
+        parameters: toolParameters(createArgs),
+        async handler(raw, call) {
+          const a = parseArgs(createArgs, raw, 'timer_create');
+          const t = await sched.create({ ...a, sessionId: a.sessionId ?? call.sessionId });
+          return `created ${describe(t)}`;
+        },
+      });
+      sdk.registerTool({
+        name: 'timer_list',
+        description: 'List the reminders that are set.',
+        parameters: toolParameters(z.object({})),
+        handler: () => {
+          const all = sched.list();
+          return all.length ? all.map(describe).join('\n') : 'no timers';
+        },
+      });
+      sdk.registerTool({
+        name: 'timer_cancel',
+        description: 'Cancel a reminder by id.',
+        parameters: toolParameters(cancelArgs),
+        async handler(raw) {
+          const a = parseArgs(cancelArgs, raw, 'timer_cancel');
+          return `cancelled ${describe(await sched.cancel(a.id))}`;
+        },
+      });
+      if (!opts.manualTick) {
+        const arm = () => {
+          if (interval) clearInterval(interval);
+          interval = setInterval(() => void sched.tick().catch((e) => sdk.log.error('timer tick failed', { error: String(e) })), s.get<number>('tickMs'));
+          interval.unref?.();
+        };
+        arm();
+        sdk.onDispose(s.onChange((k) => k === 'tickMs' && arm()));
+      }
+      sdk.onDispose(() => {
+        if (interval) clearInterval(interval);
+        interval = undefined;
+        scheduler = undefined;
+      });
+    },
+  });
+  return Object.assign(def, { scheduler: () => scheduler });
+}
+
+/** The timer plugin on the real clock. */
+export const timerPlugin = createTimerPlugin();

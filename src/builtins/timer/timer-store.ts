@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { readJsonFile, writeFileAtomic } from '../shared/index.js';
+
+/** One timer as persisted. */
+export interface TimerRecord {
+  id: string;
+  kind: 'cron' | 'once';
+  /** Cron pattern (5–7 fields, croner syntax) for `cron` timers. */
+  cron?: string;
+  /** IANA time zone of the cron pattern (empty = system). */
+  timezone?: string;
+  /** Next time it fires (epoch ms); for `once`, the due time. */
+  nextAt: number;
+  text: string;
+  sessionId: string;
+  /** `input`: a new system input; `interrupt`: an interrupt (aborts/queues into a running turn). */
+  delivery: 'input' | 'interrupt';
+  createdAt: number;
+  lastFiredAt?: number;
+  fired: number;
+}
+
+interface TimerFile {
+  version: 1;
+  timers: TimerRecord[];
+}
+
+/** Timers in `<dataDir>/timers.json`, written atomically after every change. */
+export class TimerStore {
+  private readonly path: string;
+
+  constructor(dataDir: string) {
+    this.path = join(dataDir, 'timers.json');
+  }
+
+  async load(onCorrupt?: (movedTo: string) => void): Promise<TimerRecord[]> {
+    const f = await readJsonFile<TimerFile>(this.path, { version: 1, timers: [] }, (m) => onCorrupt?.(m));
+    return Array.isArray(f.timers) ? f.timers.filter((t) => t && typeof t.id === 'string' && typeof t.nextAt === 'number') : [];
+  }
+
+  save(timers: TimerRecord[]): Promise<void> {
+    return writeFileAtomic(this.path, JSON.stringify({ version: 1, timers } satisfies TimerFile, null, 1));
+  }
+}
