@@ -60,10 +60,17 @@ export class MemoryStack {
     await this.docs.whenIdle();
   }
 
-  /** The ranked memory for a question: documents and live context events in one ranking. */
-  async search(q: string, rank?: Partial<RankOptions>): Promise<RankedItem[]> {
-    const hits = await this.docs.search(q, 50, { alsoEvents: this.context.events(), rank });
-    return hits.map((h) => ({ refs: h.doc.refs, text: h.doc.content }));
+  /**
+   * The ranked memory for a question: documents and live context events in one ranking. With
+   * `after` > 0 each hit comes with its following turn(s) (messageRange) as one item.
+   */
+  async search(q: string, rank?: Partial<RankOptions>, after = 0): Promise<RankedItem[]> {
+    if (after === 0) {
+      const hits = await this.docs.search(q, 50, { alsoEvents: this.context.events(), rank });
+      return hits.map((h) => ({ refs: h.doc.refs, text: h.doc.content }));
+    }
+    const wins = await this.docs.searchWindows(q, 50, { alsoEvents: this.context.events(), rank, before: 0, after });
+    return wins.map((w) => ({ refs: w.docs.flatMap((d) => d.refs), text: w.docs.map((d) => d.content).join('\n') }));
   }
 
   async close(): Promise<void> {

@@ -21,13 +21,17 @@ const CATEGORY = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-h
 interface Variant {
   name: string;
   rank?: Partial<RankOptions>;
+  /** Following turns returned with each hit (messageRange). */
+  after?: number;
 }
 
 /** Ablation: each row adds one part to the one above. */
 const VARIANTS: Variant[] = [
-  { name: 'HomeAgent lexical: BM25 only', rank: { neighbourWeight: 0, prfDocs: 0 } },
-  { name: '+ query expansion (PRF)', rank: { neighbourWeight: 0 } },
-  { name: '+ neighbouring turns (default)', rank: {} },
+  { name: 'HomeAgent: BM25 only (jieba/Porter tokens, b 0.5)', rank: { neighbourWeight: 0, prfDocs: 0, dateBoost: 0 } },
+  { name: '+ query expansion (PRF, 3 docs × 8 terms)', rank: { neighbourWeight: 0, dateBoost: 0 } },
+  { name: '+ neighbour evidence (0.5 × best adjacent turn)', rank: { dateBoost: 0 } },
+  { name: '+ session-date awareness (= ranking default, 1 turn per item)', rank: {} },
+  { name: '+ messageRange: each hit with its next turn (searchWindows)', rank: {}, after: 1 },
 ];
 
 interface RowResult {
@@ -116,11 +120,17 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
       stacks.set(c.id, s);
     }
     const tps = nT / (ingestMs / 1000);
-    const variants = er.vectors ? [{ name: `full${er.label} (${embedder.modelId()})`, rank: {} }, { name: `full${er.label}, dense weight 0.3`, rank: { lexicalWeight: 0.7, denseWeight: 0.3 } }] : VARIANTS;
+    const variants: Variant[] = er.vectors
+      ? [
+          { name: `default ranking${er.label} (${embedder.modelId()})`, rank: {} },
+          { name: `default ranking${er.label}, dense weight 0.3`, rank: { lexicalWeight: 0.7, denseWeight: 0.3 } },
+          { name: `messageRange${er.label}`, rank: {}, after: 1 },
+        ]
+      : VARIANTS;
     for (const v of variants) {
       // Warm-up so JIT compilation does not land in the first question's latency.
-      for (const c of convs.slice(0, 1)) for (const q of c.questions.slice(0, 20)) await stacks.get(c.id)!.search(q.question, v.rank);
-      rows.push(row(v.name, await evaluate(convs, (c, q) => stacks.get(c.id)!.search(q, v.rank)), tps));
+      for (const c of convs.slice(0, 1)) for (const q of c.questions.slice(0, 20)) await stacks.get(c.id)!.search(q.question, v.rank, v.after);
+      rows.push(row(v.name, await evaluate(convs, (c, q) => stacks.get(c.id)!.search(q, v.rank, v.after)), tps));
     }
     for (const s of stacks.values()) await s.close();
     await embedder.stop();

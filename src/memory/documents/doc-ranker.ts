@@ -1,6 +1,7 @@
 import type { ContextEvent } from '../../spec/memory.js';
 import { cleanText, cosine, type HybridIndex } from '../embedder/index.js';
 import type { DocHit, MemoryDocument } from './memory-document.js';
+import { inScope, scopeWords, temporalScopes } from './temporal-scope.js';
 
 /** Knobs of document ranking; defaults are the best measured on the LoCoMo dev half. */
 export interface RankOptions {
@@ -13,6 +14,10 @@ export interface RankOptions {
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
+  /** Multiplier bonus for documents dated in a month/year the query names. */
+  dateBoost: number;
+  /** Extra weight of query terms written as proper names (capitalised, not sentence-initial). */
+  entityBoost: number;
   /** How many top candidates get neighbour expansion. */
   candidatePool: number;
 }
@@ -20,10 +25,12 @@ export interface RankOptions {
 export const DEFAULT_RANK_OPTIONS: RankOptions = {
   lexicalWeight: 0.5,
   denseWeight: 0.5,
-  neighbourWeight: 0.3,
-  prfDocs: 5,
+  neighbourWeight: 0.5,
+  prfDocs: 3,
   prfTerms: 8,
   prfWeight: 0.25,
+  dateBoost: 1,
+  entityBoost: 0,
   candidatePool: 100,
 };
 
@@ -54,6 +61,15 @@ export async function rankDocuments(
   const tById = new Map(transients.map((t) => [t.doc.id, t]));
 
   let terms = index.queryTerms(query);
+  const scopes = o.dateBoost > 0 ? temporalScopes(query) : [];
+  // A month or year named in the query is a time filter, not a word to match.
+  if (scopes.length > 0) for (const t of emb.tokenize(scopeWords(query))) if (terms.size > 1) terms.delete(t);
+  if (o.entityBoost > 0) {
+    for (const t of emb.tokenize(properNames(query))) {
+      const w = terms.get(t);
+      if (w !== undefined) terms.set(t, w * (1 + o.entityBoost));
+    }
+  }
   const lexScores = (): Map<string, number> => {
     const m = index.scoreTerms(terms);
     for (const t of transients) {
@@ -113,6 +129,13 @@ export async function rankDocuments(
     }
   }
 
+  if (scopes.length > 0) {
+    for (const [id, s] of final) {
+      const d = docOf(id);
+      if (d && scopes.some((sc) => inScope(d.createdAt, sc))) final.set(id, s * (1 + o.dateBoost));
+    }
+  }
+
   const hits: DocHit[] = [];
   for (const [id, score] of final) {
     const doc = docOf(id);
@@ -120,6 +143,16 @@ export async function rankDocuments(
   }
   hits.sort((a, b) => b.score - a.score || a.doc.createdAt - b.doc.createdAt);
   return hits.slice(0, k);
+}
+
+/** Capitalised words that do not start a sentence: likely names of people, places, things. */
+function properNames(q: string): string {
+  const out: string[] = [];
+  for (const m of q.matchAll(/(^|[.!?]\s+|\s)([A-Z][\p{L}'’-]*)/gu)) {
+    if (m.index === 0 || /[.!?]\s+$/.test(m[1])) continue;
+    out.push(m[2]);
+  }
+  return out.join(' ');
 }
 
 function maxOf(m: Map<string, number>): number {
@@ -164,7 +197,8 @@ function transientNeighbours(ts: Transient[], id: string): MemoryDocument[] {
   return [ts[i - 1], ts[i + 1]].filter((t): t is Transient => t !== undefined && t.doc.sessionId === d.sessionId).map((t) => t.doc);
 }
 
-function eventAsDoc(e: ContextEvent, text: string): MemoryDocument {
+/** A live context event seen as a (transient) document. */
+export function eventAsDoc(e: ContextEvent, text = cleanText(`${e.input} ${e.response}`)): MemoryDocument {
   return {
     id: e.id,
     content: text,

@@ -7,8 +7,8 @@ import { HomeAgentError, ValidationError } from '../../spec/errors/index.js';
 import type { ContextEvent } from '../../spec/memory.js';
 import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type ReembedProgress, type StoredVector } from '../embedder/index.js';
 import { migrateDocs } from './doc-migrations.js';
-import { rankDocuments, type RankOptions } from './doc-ranker.js';
-import { newDocumentSchema, type DocHit, type MemoryDocument, type NewDocument } from './memory-document.js';
+import { eventAsDoc, rankDocuments, type RankOptions } from './doc-ranker.js';
+import { newDocumentSchema, type DocHit, type DocWindowHit, type MemoryDocument, type NewDocument } from './memory-document.js';
 
 export interface DocStoreOptions {
   /** Data folder; the store lives in `<home>/documents/documents.db`. */
@@ -244,6 +244,36 @@ export class DocStore {
       alsoEvents: opts.alsoEvents,
       options: { ...this.opts.rank, ...opts.rank },
     });
+  }
+
+  /**
+   * Search returning each hit with its neighbouring turns of the same session (Mastra's
+   * messageRange): `before` earlier and `after` later documents. A document already shown in an
+   * earlier window is not repeated. Pure ranking, no access counted.
+   */
+  async searchWindows(query: string, k = 10, opts: { before?: number; after?: number; alsoEvents?: readonly ContextEvent[]; rank?: Partial<RankOptions> } = {}): Promise<DocWindowHit[]> {
+    const before = Math.max(0, opts.before ?? 0);
+    const after = Math.max(0, opts.after ?? 1);
+    const hits = await this.search(query, Math.max(k, 50), opts);
+    const seen = new Set<string>();
+    const out: DocWindowHit[] = [];
+    const live = opts.alsoEvents ?? [];
+    const livePos = new Map(live.map((e, i) => [e.id, i]));
+    const pos = (d: MemoryDocument): number => livePos.get(d.id) ?? this.position.get(d.id) ?? 0;
+    for (const h of hits) {
+      if (out.length >= k) break;
+      if (seen.has(h.doc.id)) continue;
+      const me = pos(h.doc);
+      const near = livePos.has(h.doc.id)
+        ? live.filter((e) => e.sessionId === h.doc.sessionId && Math.abs((livePos.get(e.id) ?? 0) - me) <= Math.max(before, after)).map((e) => eventAsDoc(e))
+        : this.neighbours(h.doc.id, Math.max(before, after));
+      const win = [h.doc, ...near.filter((n) => n.id !== h.doc.id && (pos(n) < me ? me - pos(n) <= before : pos(n) - me <= after))]
+        .filter((d) => !seen.has(d.id))
+        .sort((a, b) => a.createdAt - b.createdAt || pos(a) - pos(b));
+      for (const d of win) seen.add(d.id);
+      out.push({ hit: h.doc, docs: win, score: h.score });
+    }
+    return out;
   }
 
   /** Auto-injection read (T-3): the top k, each counted as one access. Read-only otherwise. */

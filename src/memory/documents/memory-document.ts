@@ -51,3 +51,10 @@ export interface DocHit {
   doc: MemoryDocument;
   score: number;
 }
+
+/** A hit with its neighbouring turns (messageRange): `docs` in time order, `hit` among them. */
+export interface DocWindowHit {
+  hit: MemoryDocument;
+  docs: MemoryDocument[];
+  score: number;
+}
