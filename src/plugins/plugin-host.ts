@@ -177,7 +177,7 @@ export class PluginHost {
   /** Builds the full SDK of one plugin; every registration goes on `scope`. */
   createSdk(plugin: string, scope: DisposerStack, log: PluginLogger): PluginSDK {
     const { agent, config, memory, llm, sessions } = this.opts;
-    const host = this;
+    const homeDir = this.opts.homeDir;
     const own = (d: Disposer): Disposer => scope.add(d);
     let dataDir: string | undefined;
     let settings: SettingsAPI | undefined;
@@ -187,7 +187,7 @@ export class PluginHost {
       homeDir: this.opts.homeDir,
       get dataDir(): string {
         if (!dataDir) {
-          dataDir = join(host.opts.homeDir, 'plugins-data', plugin);
+          dataDir = join(homeDir, 'plugins-data', plugin);
           mkdirSync(dataDir, { recursive: true });
         }
         return dataDir;

@@ -1,4 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -44,10 +47,38 @@ interface Generation {
   lastPong: number;
   exited: boolean;
   exit: Promise<void>;
+  /** Why the supervisor killed this child, if it did. */
+  hung?: string;
 }
 
 const here = fileURLToPath(import.meta.url);
 const RUNNER = join(here, '..', here.endsWith('.ts') ? 'external-runner.ts' : 'external-runner.js');
+let devRunner: Promise<{ script: string; execArgv: string[] }> | undefined;
+/**
+ * The runner script and the flags to run it. From `dist/` it is plain JS. Under tsx (tests, dev)
+ * the runner is TypeScript: it is bundled once with esbuild (a dev dependency of tsx) into a
+ * cached temp file, so each child starts as fast as plain node; without esbuild the child loads
+ * tsx by absolute URL.
+ */
+function runnerScript(): Promise<{ script: string; execArgv: string[] }> {
+  if (!RUNNER.endsWith('.ts')) return Promise.resolve({ script: RUNNER, execArgv: [] });
+  devRunner ??= (async () => {
+    try {
+      const src = readFileSync(RUNNER, 'utf8') + readFileSync(join(RUNNER, '..', 'rpc-protocol.ts'), 'utf8');
+      const out = join(tmpdir(), `homeagent-plugin-runner-${createHash('sha256').update(src).digest('hex').slice(0, 16)}.mjs`);
+      if (!existsSync(out)) {
+        const esbuild = await import('esbuild');
+        const tmp = `${out}.${process.pid}.tmp`;
+        await esbuild.build({ entryPoints: [RUNNER], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: tmp, logLevel: 'silent' });
+        renameSync(tmp, out);
+      }
+      return { script: out, execArgv: [] };
+    } catch {
+      return { script: RUNNER, execArgv: ['--import', import.meta.resolve('tsx')] };
+    }
+  })();
+  return devRunner;
+}
 
 const toolArgs = z.object({ key: z.string(), name: z.string(), description: z.string().default(''), parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }), noMemory: z.boolean().optional() });
 const stageArgs = z.object({ key: z.string(), stage: z.string(), scope: z.enum(['global', 'own']).default('global') });
@@ -160,8 +191,9 @@ export class ExternalPlugin {
     const entry = resolve(this.dir, this.manifest.entry);
     if (!entry.startsWith(resolve(this.dir) + sep)) throw new PluginError(this.name, 'entry escapes the plugin folder', 'PLUGIN_BAD_MANIFEST');
     this.set('starting');
-    const execArgv = [`--max-old-space-size=${this.o.maxOldSpaceMb}`, ...(RUNNER.endsWith('.ts') ? ['--import', 'tsx'] : [])];
-    const child = fork(RUNNER, [], { cwd: this.dir, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json', env: { ...process.env, HOMEAGENT_PLUGIN: this.name } });
+    const runner = await runnerScript();
+    const execArgv = [`--max-old-space-size=${this.o.maxOldSpaceMb}`, ...runner.execArgv];
+    const child = fork(runner.script, [], { cwd: this.dir, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json', env: { ...process.env, HOMEAGENT_PLUGIN: this.name } });
     let markExit!: () => void;
     const gen: Generation = {
       child,
@@ -207,6 +239,7 @@ export class ExternalPlugin {
       this.set('failed', r.error);
       throw new PluginError(this.name, r.error ?? 'start failed', 'PLUGIN_START_FAILED');
     }
+    gen.lastPong = Date.now();
     gen.heartbeat = setInterval(() => this.beat(gen), this.o.heartbeatMs);
     gen.heartbeat.unref();
     this.h.lastHeartbeat = Date.now();
@@ -225,7 +258,7 @@ export class ExternalPlugin {
     if (gen.exited) return;
     if (Date.now() - gen.lastPong > this.o.heartbeatTimeoutMs) {
       this.sdk?.log.error(`no heartbeat for ${this.o.heartbeatTimeoutMs} ms: killing the plugin process`);
-      this.h.lastError = 'hung: no heartbeat';
+      gen.hung = `hung: no heartbeat for ${this.o.heartbeatTimeoutMs} ms`;
       void this.kill(gen);
       return;
     }
@@ -249,7 +282,7 @@ export class ExternalPlugin {
     gen.calls.clear();
     await gen.scope.disposeAll();
     if (this.gen !== gen || this.stopping || this.h.state === 'starting' || this.h.state === 'failed') return;
-    this.crashed(this.h.lastError?.startsWith('hung') ? this.h.lastError : `crashed (${how})`);
+    this.crashed(gen.hung ?? `crashed (${how})`);
   }
 
   /** Counts a crash; gives up past the threshold, else restarts after an exponential back-off. */
@@ -282,7 +315,7 @@ export class ExternalPlugin {
       const timer = setTimeout(() => {
         gen.calls.delete(id);
         reject(new PluginError(this.name, `${target} ${key} timed out after ${this.o.callTimeoutMs} ms; restarting the plugin`, 'PLUGIN_TIMEOUT'));
-        this.h.lastError = `hung: ${target} ${key} timed out`;
+        gen.hung = `hung: ${target} ${key} timed out after ${this.o.callTimeoutMs} ms`;
         void this.kill(gen);
       }, this.o.callTimeoutMs);
       gen.calls.set(id, { resolve: resolvePromise, reject, timer });

@@ -20,7 +20,6 @@ const settingsListeners = new Set<(key: string, value: ConfigValue) => void>();
 let settings: ConfigKeyInfo[] = [];
 let nextId = 1;
 let nextKey = 1;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 let plugin: { name?: string; start: (sdk: RestrictedPluginSDK) => unknown; stop?: () => unknown } | undefined;
 
 function send(msg: ChildMessage): void {

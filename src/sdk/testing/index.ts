@@ -20,7 +20,7 @@ import { ConfigRegistry } from '../../config/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { PluginHost, PluginRegistry, type MemoryPort, type PluginRegistryOptions } from '../../plugins/index.js';
 import { MemorySessions } from './memory-sessions.js';
-import { ScriptedLlm, type ScriptedReply } from './scripted-llm.js';
+import { ScriptedLlm } from './scripted-llm.js';
 
 export { ScriptedLlm, type ScriptedReply } from './scripted-llm.js';
 export { MemorySessions } from './memory-sessions.js';

@@ -1,0 +1,2 @@
+// Must never run: the manifest is invalid.
+throw new Error('broken-manifest code ran');

@@ -1,0 +1,88 @@
+// Test fixture for src/plugins/external: runs in its own process with the restricted SDK.
+const noArgs = { type: 'object', properties: {} };
+
+export default {
+  name: 'ext-echo',
+  start(sdk) {
+    sdk.registerTool({
+      name: 'ext_echo',
+      description: 'Echo the text back, with the process id',
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: (args) => `${sdk.settings().get('prefix')}:${args.text} pid:${process.pid}`,
+    });
+    sdk.registerTool({
+      name: 'ext_crash',
+      description: 'Crash the plugin process',
+      parameters: noArgs,
+      handler: () => {
+        setTimeout(() => process.exit(3), 5);
+        return 'bye';
+      },
+    });
+    sdk.registerTool({
+      name: 'ext_hang',
+      description: 'Block the plugin process forever',
+      parameters: noArgs,
+      handler: () => {
+        for (;;) {
+          // busy forever: no heartbeat, no reply
+        }
+      },
+    });
+    sdk.registerTool({
+      name: 'ext_freeze',
+      description: 'Answer, then block the plugin process (only the heartbeat can tell)',
+      parameters: noArgs,
+      handler: () => {
+        setTimeout(() => {
+          for (;;) {
+            // frozen
+          }
+        }, 20);
+        return 'frozen soon';
+      },
+    });
+    sdk.registerTool({
+      name: 'ext_probe',
+      description: 'Report what the SDK offers',
+      parameters: noArgs,
+      handler: async () => {
+        let memory = 'allowed';
+        try {
+          await sdk.memory().recall(['x']);
+        } catch (e) {
+          memory = `${e.code}: ${e.message}`;
+        }
+        const sessions = await sdk.sessions().list();
+        return {
+          publish: typeof sdk.publish,
+          provide: typeof sdk.provide,
+          registerRoute: typeof sdk.registerRoute,
+          socialKeys: Object.keys(sdk.social()).sort(),
+          memory,
+          sessions: Array.isArray(sessions),
+        };
+      },
+    });
+    sdk.registerTool({
+      name: 'ext_sneak',
+      description: 'Send a raw publish / social write request past the SDK',
+      parameters: { type: 'object', properties: { op: { type: 'string' } } },
+      handler: (args) =>
+        new Promise((resolve) => {
+          const id = 1e9 + Math.floor(Math.random() * 1e6);
+          const onMessage = (m) => {
+            if (m && m.t === 'res' && m.id === id) {
+              process.off('message', onMessage);
+              resolve(m.ok ? 'accepted' : `refused: ${m.error.code}: ${m.error.message}`);
+            }
+          };
+          process.on('message', onMessage);
+          process.send({ t: 'req', id, op: args.op, args: { event: 'custom:x', payload: 1, name: 'a', trait: 'b', value: 'c' } });
+        }),
+    });
+    sdk.registerStage('before_output', (ctx) => {
+      ctx.text = `${ctx.text} [ext]`;
+    });
+  },
+};

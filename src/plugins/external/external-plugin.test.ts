@@ -1,0 +1,119 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { createTestHost, type TestHost } from '../../sdk/testing/index.js';
+import { fixtureHome, waitFor } from '../__fixtures__/fixture-home.js';
+
+const fast = { restartBaseMs: 30, heartbeatMs: 100, heartbeatTimeoutMs: 4000, callTimeoutMs: 1000, startTimeoutMs: 8000 };
+
+async function host(t: { after: (fn: () => unknown) => void }, ...plugins: string[]): Promise<TestHost> {
+  return hostWith(t, fast, ...plugins);
+}
+
+async function hostWith(t: { after: (fn: () => unknown) => void }, external: typeof fast, ...plugins: string[]): Promise<TestHost> {
+  const homeDir = fixtureHome(...plugins);
+  const h = await createTestHost({ homeDir, registry: { external } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  return h;
+}
+
+function pidOf(out: string): number {
+  return Number(/pid:(\d+)/.exec(out)?.[1]);
+}
+
+test('P-3: an external plugin runs in its own process; a crash is survived, it restarts and its tool comes back', async (t) => {
+  const h = await host(t, 'ext-echo');
+  const info = h.plugin('ext-echo')!;
+  assert.equal(info.state, 'running', info.lastError);
+  assert.equal(info.kind, 'external');
+  assert.deepEqual(info.tools, ['ext_crash', 'ext_echo', 'ext_freeze', 'ext_hang', 'ext_probe', 'ext_sneak']);
+  const first = await h.callTool('ext_echo', { text: 'hi' });
+  assert.match(first, /^echo:hi pid:\d+$/);
+  const pid1 = pidOf(first);
+  assert.notEqual(pid1, process.pid);
+
+  await h.callTool('ext_crash');
+  await waitFor(() => h.plugin('ext-echo')!.state !== 'running' || h.plugin('ext-echo')!.restarts > 0, 5000, 'crash noticed');
+  await waitFor(() => h.plugin('ext-echo')!.state === 'running' && h.plugin('ext-echo')!.restarts === 1 && h.plugin('ext-echo')!.tools.includes('ext_echo'), 8000, 'restart');
+  const second = await h.callTool('ext_echo', { text: 'again' });
+  assert.match(second, /^echo:again pid:\d+$/);
+  assert.notEqual(pidOf(second), pid1);
+  assert.match(h.plugin('ext-echo')!.lastError ?? '', /crashed/);
+});
+
+test('P-3: a hung plugin (tool call never answers) is killed and restarted', async (t) => {
+  const h = await host(t, 'ext-echo');
+  const pid1 = pidOf(await h.callTool('ext_echo', { text: 'a' }));
+  await assert.rejects(h.callTool('ext_hang'), /timed out/);
+  await waitFor(() => h.plugin('ext-echo')!.state === 'running' && h.plugin('ext-echo')!.restarts >= 1, 8000, 'restart after hang');
+  assert.throws(() => process.kill(pid1, 0), /ESRCH/);
+  assert.notEqual(pidOf(await h.callTool('ext_echo', { text: 'b' })), pid1);
+  assert.match(h.plugin('ext-echo')!.lastError ?? '', /hung/);
+  assert.ok((h.plugin('ext-echo')!.lastHeartbeat ?? 0) > 0);
+});
+
+test('P-3: a frozen plugin (no heartbeat) is killed and restarted', async (t) => {
+  const h = await hostWith(t, { ...fast, heartbeatTimeoutMs: 1500 }, 'ext-echo');
+  const pid1 = pidOf(await h.callTool('ext_echo', { text: 'a' }));
+  assert.equal(await h.callTool('ext_freeze'), 'frozen soon');
+  await waitFor(() => h.plugin('ext-echo')!.restarts >= 1 && h.plugin('ext-echo')!.state === 'running', 8000, 'restart after freeze');
+  assert.match(h.plugin('ext-echo')!.lastError ?? '', /hung: no heartbeat/);
+  assert.notEqual(pidOf(await h.callTool('ext_echo', { text: 'b' })), pid1);
+});
+
+test('P-3: the restricted SDK has no publish, no social write, no services; raw requests for them are refused', async (t) => {
+  const h = await host(t, 'ext-echo');
+  const probe = JSON.parse(await h.callTool('ext_probe'));
+  assert.equal(probe.publish, 'undefined');
+  assert.equal(probe.provide, 'undefined');
+  assert.equal(probe.registerRoute, 'undefined');
+  assert.deepEqual(probe.socialKeys, ['getNetwork', 'getPerson', 'getRelations', 'getTrait', 'listPersons']);
+  assert.match(probe.memory, /PLUGIN_FORBIDDEN: .*"memory" permission/);
+  assert.equal(probe.sessions, true);
+  let published = 0;
+  h.agent.bus.on('custom:x', () => void published++);
+  for (const op of ['publish', 'social.setTrait', 'social.relate', 'provide', 'registerRoute']) {
+    assert.match(await h.callTool('ext_sneak', { op }), /^refused: PLUGIN_FORBIDDEN: .*not available to external plugins/, op);
+  }
+  assert.equal(published, 0);
+});
+
+test('P-3: stage handlers run in the child and change the shared context; settings reach the child', async (t) => {
+  const h = await host(t, 'ext-echo');
+  const ctx = await h.runStage('before_output', { text: 'final' });
+  assert.equal(ctx.text, 'final [ext]');
+  await h.config.set('plugin.ext-echo.prefix', 'ECHO');
+  await waitFor(async () => (await h.callTool('ext_echo', { text: 'z' })).startsWith('ECHO:z'), 5000, 'setting pushed');
+  const outcome = await h.send('hello');
+  assert.equal(outcome.text, 'ok [ext]');
+});
+
+test('P-3: a broken manifest fails that plugin with the validation message before any of its code runs', async (t) => {
+  const h = await host(t, 'broken-manifest', 'ext-echo');
+  const info = h.plugin('broken-manifest')!;
+  assert.equal(info.state, 'failed');
+  assert.match(info.lastError!, /invalid plugin\.json/);
+  assert.match(info.lastError!, /version/);
+  assert.match(info.lastError!, /entry/);
+  assert.equal(h.plugin('ext-echo')!.state, 'running');
+});
+
+test('P-3: a plugin that keeps crashing is given up after the threshold', async (t) => {
+  const homeDir = fixtureHome('ext-crashy');
+  const h = await createTestHost({ homeDir, registry: { external: { ...fast, restartBaseMs: 10, giveUpCount: 3 } } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  await waitFor(() => h.plugin('ext-crashy')!.state === 'gave-up', 10000, 'give up');
+  const info = h.plugin('ext-crashy')!;
+  assert.equal(info.restarts, 2);
+  assert.match(info.lastError!, /gave up after 3 crashes/);
+  assert.deepEqual(info.tools, []);
+  // A manual reload starts it afresh.
+  await h.registry.reload('ext-crashy');
+  assert.equal(h.plugin('ext-crashy')!.restarts, 0);
+});
