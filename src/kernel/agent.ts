@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ConfigReader, ContextEvent, ContextWindow, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
-import { ValidationError } from '../spec/index.js';
+import { NotFoundError, ValidationError } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
 import { EventBus } from './event-bus.js';
@@ -81,6 +81,7 @@ export class Agent {
   private readonly selfInputs: QueuedInput[] = [];
   private readonly interrupts: PendingInterrupt[] = [];
   private readonly filters = new Set<(e: ContextEvent) => boolean>();
+  private readonly lastTurn = new Map<string, number>();
   private wake: (() => void) | undefined;
   private shutdown = new AbortController();
   private loop: Promise<void> | undefined;
@@ -182,7 +183,7 @@ export class Agent {
    */
   injectInput(opts: InputOptions): InputTicket {
     const input = this.normalize(opts);
-    const { turnId } = this.opts.sessions.nextTurn(input.sessionId);
+    const turnId = this.allocateTurn(input.sessionId);
     let resolve!: (o: TurnOutcome) => void;
     const done = new Promise<TurnOutcome>((r) => (resolve = r));
     const q: QueuedInput = { input, turnId, resolve };
@@ -217,6 +218,23 @@ export class Agent {
       this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'new-turn', at });
       this.injectInput({ sessionId: i.sessionId ?? `${i.source}:default`, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
     }
+  }
+
+  /**
+   * The next turn id of a session. The session may not exist yet (it is created when the input
+   * is recorded, asynchronously), so the store may not know it: count from 1 then, and never
+   * hand out a turn number twice while the store catches up.
+   */
+  private allocateTurn(sessionId: string): string {
+    let n = 1;
+    try {
+      n = this.opts.sessions.nextTurn(sessionId).turnSeq;
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+    }
+    n = Math.max(n, (this.lastTurn.get(sessionId) ?? 0) + 1);
+    this.lastTurn.set(sessionId, n);
+    return `${sessionId}#${n}`;
   }
 
   private normalize(o: InputOptions): TurnInput {
