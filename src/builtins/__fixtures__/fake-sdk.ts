@@ -59,7 +59,11 @@ export async function startFake(def: PluginDefinition, opts: FakeHostOptions = {
   const services = new Map<string, unknown>(Object.entries(opts.services ?? {}));
   const disposers: (() => void | Promise<void>)[] = [];
   const values = new Map<string, ConfigValue>();
-  for (const [k, d] of Object.entries(def.settings ?? {})) values.set(k, opts.settings?.[k] ?? d.default);
+  for (const [k, d] of Object.entries(def.settings ?? {})) {
+    // Same key rule as the real config registry: dotted lower-case segments.
+    if (!k.split('.').every((seg) => /^[a-z0-9][a-z0-9_-]*$/.test(seg))) throw new Error(`invalid setting key ${k}`);
+    values.set(k, opts.settings?.[k] ?? d.default);
+  }
   const listeners = new Set<(key: string, value: ConfigValue) => void>();
   let turn = 0;
   const own = (d: Disposer | (() => void | Promise<void>)): Disposer => {

@@ -18,8 +18,8 @@ const settings: Record<string, ConfigKeyDef> = {
     description: 'When to ask the user first: "never" (refuse anything outside the allowlist), "outside-allowlist", "always". Without an interactive confirmation service, a command that needs confirmation is refused.',
     schema: z.enum(['never', 'outside-allowlist', 'always']),
   },
-  timeoutMs: { default: 30_000, description: 'Kill the command (and its children) after this long', schema: z.number().int().min(100).max(3_600_000) },
-  maxOutputBytes: { default: 64 * 1024, description: 'Output (stdout + stderr) kept; the rest is cut with a note', schema: z.number().int().min(64).max(16 * 1024 * 1024) },
+  timeout_ms: { default: 30_000, description: 'Kill the command (and its children) after this long', schema: z.number().int().min(100).max(3_600_000) },
+  max_output_bytes: { default: 64 * 1024, description: 'Output (stdout + stderr) kept; the rest is cut with a note', schema: z.number().int().min(64).max(16 * 1024 * 1024) },
   cwd: { default: '', description: 'Default working folder (empty = the data folder; relative = inside it)', schema: z.string().max(4096) },
 };
 
@@ -59,9 +59,9 @@ export const cmdPlugin = definePlugin({
         const cwd = a.cwd ? (isAbsolute(a.cwd) ? a.cwd : join(defCwd, a.cwd)) : defCwd;
         const st = await fsp.stat(cwd).catch(() => undefined);
         if (!st?.isDirectory()) throw new ValidationError(`cmd_run: working folder does not exist: ${cwd}`, { cwd });
-        const timeoutMs = s.get<number>('timeoutMs');
+        const timeoutMs = s.get<number>('timeout_ms');
         try {
-          const r = await runCommand(a.command, a.args ?? [], { cwd, timeoutMs, maxOutputBytes: s.get<number>('maxOutputBytes'), signal: call.signal });
+          const r = await runCommand(a.command, a.args ?? [], { cwd, timeoutMs, maxOutputBytes: s.get<number>('max_output_bytes'), signal: call.signal });
           return formatResult(a.command, r, timeoutMs);
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;

@@ -67,13 +67,13 @@ test('cmd_run: asks host.confirm when provided; runs only when approved', async 
 });
 
 test('cmd_run: exit code, output cap, timeout, unknown command and bad cwd', async (t) => {
-  const h = await startFake(cmdPlugin, { settings: { allowlist: ['node', 'sh', 'no-such-cmd-xyz'], maxOutputBytes: 100, timeoutMs: 20_000 } });
+  const h = await startFake(cmdPlugin, { settings: { allowlist: ['node', 'sh', 'no-such-cmd-xyz'], max_output_bytes: 100, timeout_ms: 20_000 } });
   t.after(() => h.cleanup());
   const big = await h.callTool('cmd_run', { command: 'node', args: ['-e', "process.stdout.write('x'.repeat(5000))"] });
   assert.match(big, /exit code: 0/);
   assert.match(big, /\[output truncated: 4900 more bytes not shown\]/);
   assert.match(await h.callTool('cmd_run', { command: 'sh', args: ['-c', 'echo oops >&2; exit 3'] }), /exit code: 3[\s\S]*--- stderr ---\noops/);
-  await h.setSetting('timeoutMs', 300);
+  await h.setSetting('timeout_ms', 300);
   assert.match(await h.callTool('cmd_run', { command: 'sh', args: ['-c', 'sleep 20'] }), /timed out after 300 ms; process tree killed/);
   assert.match(await h.callTool('cmd_run', { command: 'no-such-cmd-xyz' }), /command not found/);
   await assert.rejects(h.callTool('cmd_run', { command: 'node', args: ['-v'], cwd: 'does/not/exist' }), /working folder does not exist/);

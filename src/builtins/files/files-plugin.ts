@@ -9,11 +9,11 @@ import { filesTools, type FilesLimits } from './files-tools.js';
 
 const settings: Record<string, ConfigKeyDef> = {
   roots: { default: ['files'], description: 'Folders the files_* tools may touch (relative entries are inside the data folder)', schema: z.array(z.string().min(1)).min(1).max(32) },
-  maxReadBytes: { default: 1024 * 1024, description: 'Largest slice files_read returns / files_search scans', schema: z.number().int().min(1024).max(64 * 1024 * 1024) },
-  maxWriteBytes: { default: 1024 * 1024, description: 'Largest file files_write produces', schema: z.number().int().min(1).max(64 * 1024 * 1024) },
-  maxListEntries: { default: 500, description: 'Most entries files_list returns', schema: z.number().int().min(1).max(100_000) },
-  maxSearchFiles: { default: 5000, description: 'Most files files_search visits', schema: z.number().int().min(1).max(1_000_000) },
-  journalMaxEntries: { default: 1000, description: 'Changes kept by the change tracker (oldest dropped with their before-images)', schema: z.number().int().min(1).max(1_000_000) },
+  max_read_bytes: { default: 1024 * 1024, description: 'Largest slice files_read returns / files_search scans', schema: z.number().int().min(1024).max(64 * 1024 * 1024) },
+  max_write_bytes: { default: 1024 * 1024, description: 'Largest file files_write produces', schema: z.number().int().min(1).max(64 * 1024 * 1024) },
+  max_list_entries: { default: 500, description: 'Most entries files_list returns', schema: z.number().int().min(1).max(100_000) },
+  max_search_files: { default: 5000, description: 'Most files files_search visits', schema: z.number().int().min(1).max(1_000_000) },
+  journal_max_entries: { default: 1000, description: 'Changes kept by the change tracker (oldest dropped with their before-images)', schema: z.number().int().min(1).max(1_000_000) },
 };
 
 function rootsOf(sdk: PluginSDK): string[] {
@@ -34,15 +34,15 @@ export const filesPlugin = definePlugin({
     let guard = new PathGuard(rootsOf(sdk));
     await guard.open();
     const journal = new ChangeJournal(sdk.dataDir, {
-      maxEntries: s.get<number>('journalMaxEntries'),
+      maxEntries: s.get<number>('journal_max_entries'),
       onCorrupt: (m) => sdk.log.warn('change journal index was corrupt; kept aside', { movedTo: m }),
     });
     await journal.open();
     const limits = (): FilesLimits => ({
-      maxReadBytes: s.get<number>('maxReadBytes'),
-      maxWriteBytes: s.get<number>('maxWriteBytes'),
-      maxListEntries: s.get<number>('maxListEntries'),
-      maxSearchFiles: s.get<number>('maxSearchFiles'),
+      maxReadBytes: s.get<number>('max_read_bytes'),
+      maxWriteBytes: s.get<number>('max_write_bytes'),
+      maxListEntries: s.get<number>('max_list_entries'),
+      maxSearchFiles: s.get<number>('max_search_files'),
     });
     // Tools ask for the current guard on every call, so a roots change applies at once.
     for (const t of filesTools(() => guard, journal, limits)) sdk.registerTool(t);

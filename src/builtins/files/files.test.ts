@@ -125,7 +125,7 @@ test('files plugin: tools write/read/list/search/delete inside roots, journal ev
 });
 
 test('files plugin: size caps on write and read, symlink escape refused', async (t) => {
-  const h = await startFake(filesPlugin, { settings: { maxWriteBytes: 10, maxReadBytes: 1024 } });
+  const h = await startFake(filesPlugin, { settings: { max_write_bytes: 10, max_read_bytes: 1024 } });
   t.after(() => h.cleanup());
   await assert.rejects(h.callTool('files_write', { path: 'big.txt', content: 'x'.repeat(11) }), /larger than 10 bytes/);
   writeFileSync(join(h.home, 'files', 'long.txt'), 'y'.repeat(3000));

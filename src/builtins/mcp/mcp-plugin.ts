@@ -11,9 +11,9 @@ const settings: Record<string, ConfigKeyDef> = {
     description: 'MCP servers: [{name, command, args?, env?, cwd?} | {name, url, headers?}] (add enabled:false to keep one configured but off)',
     schema: serversSchema as never,
   },
-  callTimeoutMs: { default: 60_000, description: 'Timeout of one MCP tool call', schema: z.number().int().min(100).max(3_600_000) },
-  reconnectBaseMs: { default: 1000, description: 'First reconnect delay after a server drops (doubles each failure)', schema: z.number().int().min(10).max(600_000) },
-  reconnectMaxMs: { default: 30_000, description: 'Longest reconnect delay', schema: z.number().int().min(10).max(3_600_000) },
+  call_timeout_ms: { default: 60_000, description: 'Timeout of one MCP tool call', schema: z.number().int().min(100).max(3_600_000) },
+  reconnect_base_ms: { default: 1000, description: 'First reconnect delay after a server drops (doubles each failure)', schema: z.number().int().min(10).max(600_000) },
+  reconnect_max_ms: { default: 30_000, description: 'Longest reconnect delay', schema: z.number().int().min(10).max(3_600_000) },
 };
 
 /**
@@ -33,9 +33,9 @@ export function createMcpPlugin(): PluginDefinition & { connections(): McpServer
         const c = new McpConnection(cfg, {
           registerTool: (d) => sdk.registerTool(d),
           log: sdk.log,
-          callTimeoutMs: () => s.get<number>('callTimeoutMs'),
-          backoffMs: s.get<number>('reconnectBaseMs'),
-          maxBackoffMs: s.get<number>('reconnectMaxMs'),
+          callTimeoutMs: () => s.get<number>('call_timeout_ms'),
+          backoffMs: s.get<number>('reconnect_base_ms'),
+          maxBackoffMs: s.get<number>('reconnect_max_ms'),
         });
         conns.set(cfg.name, c);
         return c.start();

@@ -46,7 +46,7 @@ test('servers setting: validates transports, names, uniqueness', () => {
 
 test('mcp plugin with the real server-everything over stdio: tools, call, crash → tools gone → reconnect → tools back', async (t) => {
   const plugin = createMcpPlugin();
-  const h = await startFake(plugin, { settings: { servers: [{ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] }], reconnectBaseMs: 50, reconnectMaxMs: 200 } });
+  const h = await startFake(plugin, { settings: { servers: [{ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] }], reconnect_base_ms: 50, reconnect_max_ms: 200 } });
   t.after(() => h.cleanup());
   assert.ok(h.tools.has('mcp__everything__echo'), `tools: ${[...h.tools.keys()].join(',')}`);
   const echo = h.tools.get('mcp__everything__echo')!;
@@ -72,7 +72,7 @@ test('mcp plugin with the real server-everything over stdio: tools, call, crash 
 
 test('mcp plugin: a server that cannot start is reported and does not stop the plugin', async (t) => {
   const plugin = createMcpPlugin();
-  const h = await startFake(plugin, { settings: { servers: [{ name: 'ghost', command: '/no/such/binary' }], reconnectBaseMs: 10_000 } });
+  const h = await startFake(plugin, { settings: { servers: [{ name: 'ghost', command: '/no/such/binary' }], reconnect_base_ms: 10_000 } });
   t.after(() => h.cleanup());
   const st = plugin.connections()[0];
   assert.equal(st.state, 'disconnected');

@@ -7,8 +7,8 @@ import { TimerStore, type TimerRecord } from './timer-store.js';
 
 const settings: Record<string, ConfigKeyDef> = {
   timezone: { default: '', description: 'Default IANA time zone of cron timers (empty = the system zone)', schema: z.string().max(100) },
-  tickMs: { default: 1000, description: 'How often due timers are checked', schema: z.number().int().min(50).max(60_000) },
-  maxTimers: { default: 200, description: 'Most timers that may exist at once', schema: z.number().int().min(1).max(100_000) },
+  tick_ms: { default: 1000, description: 'How often due timers are checked', schema: z.number().int().min(50).max(60_000) },
+  max_timers: { default: 200, description: 'Most timers that may exist at once', schema: z.number().int().min(1).max(100_000) },
 };
 
 const createArgs = z.object({
@@ -49,7 +49,7 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
       const sched = new TimerScheduler({
         store: new TimerStore(sdk.dataDir),
         now: opts.now,
-        maxTimers: s.get<number>('maxTimers'),
+        maxTimers: s.get<number>('max_timers'),
         defaultTimezone: () => s.get<string>('timezone'),
         log: sdk.log,
         deliver(t, note) {
@@ -92,11 +92,11 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
       if (!opts.manualTick) {
         const arm = () => {
           if (interval) clearInterval(interval);
-          interval = setInterval(() => void sched.tick().catch((e) => sdk.log.error('timer tick failed', { error: String(e) })), s.get<number>('tickMs'));
+          interval = setInterval(() => void sched.tick().catch((e) => sdk.log.error('timer tick failed', { error: String(e) })), s.get<number>('tick_ms'));
           interval.unref?.();
         };
         arm();
-        sdk.onDispose(s.onChange((k) => k === 'tickMs' && arm()));
+        sdk.onDispose(s.onChange((k) => k === 'tick_ms' && arm()));
       }
       sdk.onDispose(() => {
         if (interval) clearInterval(interval);

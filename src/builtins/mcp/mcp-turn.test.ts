@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createTestHost, ScriptedLlm } from '../../sdk/testing/index.js';
+import { createMcpPlugin } from './index.js';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
+
+async function until(cond: () => boolean, what: string, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('a whole agent turn calls an MCP tool of the real server-everything and gets its result', async (t) => {
+  const plugin = createMcpPlugin();
+  const llm = new ScriptedLlm();
+  const host = await createTestHost({ plugins: [plugin], llm });
+  t.after(() => host.close());
+  await host.config.set('plugin.mcp.reconnect_base_ms', 50);
+  await host.config.set('plugin.mcp.servers', [{ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] }]);
+  const hasEcho = () => host.agent.tools.build().some((d) => d.name === 'mcp__everything__echo');
+  await until(hasEcho, 'MCP tools in the agent');
+  assert.ok(host.plugin('mcp')?.tools.includes('mcp__everything__echo'));
+
+  llm.enqueue({ toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'hi' } }] }, { text: 'done' });
+  const outcome = await host.send('please echo hi');
+  assert.equal(outcome.status, 'ok');
+  assert.equal(outcome.text, 'done');
+  const second = llm.requests.at(-1)!;
+  const toolMsg = second.messages.find((m) => m.role === 'tool');
+  assert.ok(toolMsg, 'the second LLM call carries the tool result');
+  assert.match(String(toolMsg!.content), /Echo: hi/);
+  assert.ok((second.tools ?? []).some((d) => d.name === 'mcp__everything__echo'), 'the tool is offered to the model');
+
+  // crash the server: the tools leave the agent's tool set, then come back after the reconnect
+  const pid = plugin.connections()[0].pid!;
+  process.kill(pid, 'SIGKILL');
+  await until(() => !hasEcho(), 'tools removed while the server is down');
+  await until(hasEcho, 'tools back after the reconnect');
+  assert.equal(await host.callTool('mcp__everything__echo', { message: 'again' }), 'Echo: again');
+});
