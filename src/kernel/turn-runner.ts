@@ -236,14 +236,14 @@ export class TurnRunner {
       const calls: ToolCall[] = post.toolCalls ?? [];
       if (calls.length === 0) return lastText;
       turn.messages.push({ role: 'assistant', content: lastText, toolCalls: calls, reasoning: res.reasoning || undefined });
-      let executed = 0;
+      let rejected = 0;
       for (const call of calls) {
         this.checkStop(hooks);
         const result = await this.runToolCall(turn, call, byName);
-        if (result.executed) executed++;
+        if (result.rejected) rejected++;
         turn.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.text });
       }
-      if (executed === 0) {
+      if (rejected === calls.length) {
         d.log.info(`turn ${turn.turnId}: every tool call was rejected; leaving the tool loop`);
         return lastText || 'I was not allowed to run the tools I needed for this request.';
       }
@@ -254,7 +254,8 @@ export class TurnRunner {
     }
   }
 
-  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>): Promise<{ text: string; executed: boolean }> {
+  /** Runs one call; `rejected` is true only when a before_toolcall handler refused it. */
+  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>): Promise<{ text: string; rejected: boolean }> {
     const { d } = this;
     const base = { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round };
     const started = d.now();
@@ -270,10 +271,10 @@ export class TurnRunner {
     }
     await this.log(turn, 'tool_call', call.name, { id: call.id, arguments: call.arguments });
     d.bus.emit('tool_start', { ...base, call, plugin: d.stages.toolPlugin(call.name) });
-    const finish = async (text: string, extra: { error?: string; rejected?: string } = {}, executed = false) => {
+    const finish = async (text: string, extra: { error?: string; rejected?: string } = {}) => {
       await this.log(turn, 'tool_result', text, { id: call.id, name: call.name, ...extra });
       d.bus.emit('tool_end', { ...base, call, result: text, durationMs: d.now() - started, ...extra });
-      return { text, executed };
+      return { text, rejected: extra.rejected !== undefined };
     };
     if (!def) return finish(`Error: unknown tool "${call.name}"`, { error: 'unknown tool' });
     if (parseError) return finish(`Error: ${parseError}`, { error: parseError });
@@ -296,6 +297,6 @@ export class TurnRunner {
       }
       turn.toolOutputs.push({ tool: def.name, text: memText });
     } else turn.toolOutputs.push({ tool: def.name, text, noMemory: true });
-    return finish(text, r.error ? { error: r.error } : {}, true);
+    return finish(text, r.error ? { error: r.error } : {});
   }
 }
