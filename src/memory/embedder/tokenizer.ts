@@ -13,7 +13,7 @@ const HAS_CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 
 const EN_STOP = new Set<string>(engStop);
 const ZH_STOP = new Set<string>([...zhoStop, '是', '了', '在', '有', '也', '就', '都', '吗', '呢', '吧', '啊', '个', '一个', '我们', '你们', '他们', '这个', '那个', '什么', '怎么']);
-const MAX_TOKENIZE_CHARS = 200_000;
+const MAX_TOKENIZE_CHARS = 1_000_000;
 
 /** Lazily loaded jieba (≈0.2 s to load its dictionary; pure-English workloads never pay it). */
 let jiebaPair: { jieba: JiebaT; tfidf: TfIdfT } | undefined;
@@ -52,7 +52,7 @@ export function isStopWord(w: string): boolean {
 
 /**
  * Splits text into (kind, segment) runs so each script gets its own tokenizer.
- * Capped at 200k characters: a pasted log must not stall the event loop.
+ * Capped at 1M characters (the largest document): a pasted log must not stall the event loop.
  */
 function runs(text: string, fn: (kind: 'cjk' | 'other', s: string) => void): void {
   const t = text.length > MAX_TOKENIZE_CHARS ? text.slice(0, MAX_TOKENIZE_CHARS) : text;
