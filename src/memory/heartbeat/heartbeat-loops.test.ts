@@ -1,0 +1,259 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChatMessage, ConfigReader, ConfigValue, ContextEvent } from '../../spec/index.js';
+import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
+import { GraphDB } from '../graph/index.js';
+import type { DistillableDoc, LlmLike } from '../distill/index.js';
+import { HeartbeatLoops, type LoopName } from './heartbeat-loops.js';
+import { ManualScheduler } from './scheduler.js';
+import { decideMerge } from './merge-decider.js';
+import { reviewRelations } from './relation-reviewer.js';
+
+const MIN = 60_000;
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-heartbeat-'));
+let fake: FakeLlm;
+before(async () => {
+  fake = await startFakeLlm();
+});
+after(async () => {
+  await fake.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+/** A tiny LlmAPI that talks to the fake server's OpenAI chat-completions endpoint over HTTP. */
+function httpLlm(url: string): LlmLike {
+  return {
+    available: () => true,
+    async chat(req: { messages: ChatMessage[] }) {
+      const r = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
+        signal: AbortSignal.timeout(5000),
+        body: JSON.stringify({ model: 'fake', messages: req.messages.map((m) => ({ role: m.role, content: m.content })) }),
+      });
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      const body = (await r.json()) as { choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] };
+      const msg = body.choices[0].message;
+      return { text: msg.content ?? '', toolCalls: (msg.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
+    },
+  };
+}
+
+class FakeConfig implements ConfigReader {
+  private listeners: ((k: string, v: ConfigValue) => void)[] = [];
+  constructor(private values: Record<string, ConfigValue> = {}) {}
+  get<T extends ConfigValue = ConfigValue>(key: string): T {
+    if (!(key in this.values)) throw new Error(`unknown key ${key}`);
+    return this.values[key] as T;
+  }
+  set(key: string, v: ConfigValue): void {
+    this.values[key] = v;
+    for (const l of this.listeners) l(key, v);
+  }
+  onChange(l: (k: string, v: ConfigValue) => void): () => void {
+    this.listeners.push(l);
+    return () => (this.listeners = this.listeners.filter((x) => x !== l));
+  }
+}
+
+let n = 0;
+function graph(): GraphDB {
+  const g = new GraphDB({ path: path.join(root, `g${n++}`, 'graph.db') });
+  g.open();
+  return g;
+}
+
+function counting(loops: HeartbeatLoops): Record<string, number> {
+  const runs: Record<string, number> = {};
+  const orig = loops.runOnce.bind(loops);
+  loops.runOnce = (name: LoopName) => {
+    runs[name] = (runs[name] ?? 0) + 1;
+    return orig(name);
+  };
+  return runs;
+}
+
+test('each loop ticks on its own configured interval with an injected scheduler; stop cancels all', async () => {
+  const sched = new ManualScheduler();
+  const config = new FakeConfig({ 'core.memory.distill_interval': '30m', 'core.memory.archive_interval': '60m', 'core.memory.merge_interval': '2h', 'core.memory.review_interval': '120m', 'core.memory.rule_distill_interval': '10m' });
+  const g = graph();
+  const events: ContextEvent[] = [];
+  let prunes = 0;
+  const loops = new HeartbeatLoops({
+    config,
+    scheduler: sched,
+    now: sched.now,
+    graph: g,
+    context: { prune: async () => void prunes++, events: () => events },
+    docs: { findCold: () => [], remove: () => undefined },
+    rules: { tick: async () => undefined },
+  });
+  const runs = counting(loops);
+  loops.start();
+  loops.start(); // idempotent
+  assert.equal(sched.size, 5);
+  await sched.advance(120 * MIN);
+  assert.deepEqual(runs, { rules: 12, distill: 4, archive: 2, merge: 1, review: 1 });
+  assert.equal(prunes, 4);
+  // hot interval change reschedules only that loop
+  config.set('core.memory.distill_interval', '10m');
+  await sched.advance(30 * MIN);
+  assert.equal(runs.distill, 7);
+  loops.stop();
+  loops.stop();
+  assert.equal(sched.size, 0);
+  await sched.advance(600 * MIN);
+  assert.equal(runs.distill, 7);
+  g.close();
+});
+
+test('an invalid interval falls back to the default with a warning; a failing loop is logged and keeps running', async () => {
+  const sched = new ManualScheduler();
+  const warns: string[] = [];
+  const errors: string[] = [];
+  const log = { debug() {}, info() {}, warn: (m: string) => warns.push(m), error: (m: string) => errors.push(m) };
+  let ticks = 0;
+  const loops = new HeartbeatLoops({
+    config: new FakeConfig({ 'core.memory.rule_distill_interval': 'soon' }),
+    scheduler: sched,
+    log,
+    rules: {
+      tick: async () => {
+        ticks++;
+        throw new Error('disk full');
+      },
+    },
+  });
+  assert.equal(loops.intervalOf('rules'), 10 * MIN);
+  assert.match(warns[0], /invalid core\.memory\.rule_distill_interval/);
+  loops.start();
+  await sched.advance(20 * MIN);
+  assert.equal(ticks, 2);
+  assert.match(errors[0], /heartbeat "rules" failed: disk full/);
+  assert.equal(loops.lastRun.rules?.ok, false);
+  loops.stop();
+});
+
+test('archive: cold docs → triples → graph, committed docs removed, params from config', async () => {
+  const g = graph();
+  const docs: DistillableDoc[] = [
+    { id: 'd1', text: '我住在杭州。' },
+    { id: 'd2', text: 'nothing personal here' },
+  ];
+  let asked: unknown;
+  const removed: string[] = [];
+  const loops = new HeartbeatLoops({
+    config: new FakeConfig({ 'core.memory.cold_after_hours': 48, 'core.memory.cold_max_access': 1 }),
+    graph: g,
+    now: () => 1_000,
+    docs: {
+      findCold: (o) => ((asked = o), docs),
+      remove: (id) => removed.push(id),
+    },
+  });
+  assert.deepEqual(await loops.archiveColdDocs(), { docs: 2, triples: 1 });
+  assert.deepEqual(asked, { olderThanMs: 48 * 3_600_000, maxAccess: 1, now: 1_000, limit: 20 });
+  assert.deepEqual(removed, ['d1', 'd2']);
+  assert.equal(g.relations().items[0].object, '杭州');
+  assert.deepEqual(g.relations().items[0].refs, ['d1']);
+  g.close();
+});
+
+test('merge via the consolidation input: candidates injected once, the answer applied', async () => {
+  const g = graph();
+  g.commit([
+    { subject: 'Zhang Sanfeng', predicate: 'teaches', object: 'Tai Chi' },
+    { subject: 'Zhang San-feng', predicate: 'lives_in', object: 'Wudang' },
+    { subject: 'Unrelated', predicate: 'is', object: 'Alone' },
+  ]);
+  const injected: { text: string; meta?: Record<string, unknown> }[] = [];
+  const loops = new HeartbeatLoops({ config: new FakeConfig(), graph: g, injectConsolidation: (text, meta) => injected.push({ text, meta }) });
+  const r = await loops.detectEntityMerge();
+  assert.deepEqual({ c: r.candidates, via: r.via }, { c: 1, via: 'consolidation' });
+  assert.match(injected[0].text, /Zhang Sanfeng/);
+  assert.equal(injected[0].meta?.kind, 'memory_merge');
+  // pending: not injected again
+  assert.equal((await loops.detectEntityMerge()).via, 'none');
+  const out = loops.onConsolidationAnswer({ text: '', toolCalls: [{ name: 'memory_merge', arguments: '{"keep":"Zhang Sanfeng","merge":"Zhang San-feng"}' }] }, injected[0].meta);
+  assert.deepEqual(out.merged, [{ keep: 'Zhang Sanfeng', drop: 'Zhang San-feng' }]);
+  assert.deepEqual(g.relations({ entity: 'Zhang Sanfeng' }).total, 2);
+  assert.equal((await loops.detectEntityMerge()).candidates, 0);
+  g.close();
+});
+
+test('merge through the fake LLM over HTTP: same pair merged, distinct pair remembered', async () => {
+  const g = graph();
+  g.commit([
+    { subject: 'Zhang Sanfeng', predicate: 'teaches', object: 'Tai Chi' },
+    { subject: 'Zhang San-feng', predicate: 'lives_in', object: 'Wudang' },
+    { subject: 'Project Apollo 11', predicate: 'is', object: 'mission' },
+    { subject: 'Project Apollo 12', predicate: 'is', object: 'mission' },
+  ]);
+  const llm = httpLlm(fake.url);
+  const loops = new HeartbeatLoops({ config: new FakeConfig({ 'core.memory.merge_threshold': 0.75 }), graph: g, llm });
+  const candidates = loops.mergeCandidates();
+  assert.equal(candidates.length, 2);
+  fake.enqueue({
+    text: 'Here you go:\n```json\n{"decisions":[{"a":"Zhang Sanfeng","b":"Zhang San-feng","same":true,"keep":"Zhang Sanfeng"},{"a":"Project Apollo 11","b":"Project Apollo 12","same":false}]}\n```',
+  });
+  const before = fake.requests.length;
+  const r = await loops.detectEntityMerge();
+  assert.equal(r.via, 'direct');
+  assert.deepEqual(r.outcome?.merged, [{ keep: 'Zhang Sanfeng', drop: 'Zhang San-feng' }]);
+  assert.equal(r.outcome?.distinct.length, 1);
+  assert.equal(fake.requests.length, before + 1);
+  assert.match(JSON.stringify(fake.requests.at(-1)?.body.messages), /Project Apollo 11/);
+  assert.equal(g.getEntity('Zhang San-feng'), undefined);
+  assert.ok(g.getEntity('Project Apollo 12'));
+  // decided pairs are not asked again
+  assert.deepEqual(loops.mergeCandidates(), []);
+  // a malformed answer changes nothing
+  g.commit([{ subject: 'Alexander Hamilton', predicate: 'x', object: 'y' }, { subject: 'Alexandr Hamilton', predicate: 'x', object: 'z' }]);
+  fake.enqueue({ text: 'I think they might be the same {' });
+  const bad = await decideMerge(loops.mergeCandidates(), llm, g);
+  assert.deepEqual(bad, { merged: [], distinct: [] });
+  assert.ok(g.getEntity('Alexandr Hamilton'));
+  g.close();
+});
+
+test('review through the fake LLM over HTTP: keep, delete, correct against the source sentence', async () => {
+  const g = graph();
+  g.commit([
+    { subject: 'user', predicate: 'lives_in', object: 'Paris', sentence: 'I live in Paris.' },
+    { subject: 'user', predicate: 'likes', object: 'rain', sentence: 'I hate rain.' },
+    { subject: 'user', predicate: 'works_as', object: 'nurce', sentence: 'I work as a nurse.' },
+    { subject: 'user', predicate: 'knows', object: 'Ann' },
+  ]);
+  const ids = Object.fromEntries(g.relations().items.map((r) => [r.object, r.id]));
+  const llm = httpLlm(fake.url);
+  fake.enqueue({
+    text: JSON.stringify({
+      reviews: [
+        { id: ids.Paris, action: 'keep', confidence: 0.95 },
+        { id: ids.rain, action: 'delete' },
+        { id: ids.nurce, action: 'correct', object: 'nurse' },
+      ],
+    }),
+  });
+  const r = await reviewRelations(g, llm);
+  assert.deepEqual(r, { kept: 1, deleted: 1, corrected: 1, unanswered: 0 });
+  const sent = JSON.stringify(fake.requests.at(-1)?.body.messages);
+  assert.match(sent, /I hate rain/);
+  assert.doesNotMatch(sent, /Ann/, 'relations without a sentence are not reviewed');
+  const facts = g.relations().items.map((x) => `${x.predicate}:${x.object}:${x.confidence}`).sort();
+  assert.deepEqual(facts, ['knows:Ann:0.8', 'lives_in:Paris:0.95', 'works_as:nurse:0.8']);
+  assert.equal(g.stats().unreviewed, 0);
+  // nothing left to review → no LLM call
+  const count = fake.requests.length;
+  assert.deepEqual(await reviewRelations(g, llm), { kept: 0, deleted: 0, corrected: 0, unanswered: 0 });
+  assert.equal(fake.requests.length, count);
+  // malformed JSON: nothing applied, relations stay unreviewed
+  g.commit([{ subject: 'user', predicate: 'likes', object: 'tea', sentence: 'I like tea' }]);
+  fake.enqueue({ text: 'sure, keep it' });
+  assert.deepEqual(await reviewRelations(g, llm), { kept: 0, deleted: 0, corrected: 0, unanswered: 1 });
+  assert.equal(g.stats().unreviewed, 1);
+  g.close();
+});

@@ -1,0 +1,249 @@
+import type { ConfigReader, ConfigValue, ContextEvent, PluginLogger } from '../../spec/index.js';
+import { parseDuration } from '../../config/index.js';
+import type { GraphDB } from '../graph/index.js';
+import type { DistillableDoc, LlmLike, MergeCandidate } from '../distill/index.js';
+import { docToTriples, findMergeCandidates } from '../distill/index.js';
+import { applyMergeAnswer, decideMerge, mergePrompt, type MergeOutcome } from './merge-decider.js';
+import { reviewRelations } from './relation-reviewer.js';
+import { timerScheduler, type Scheduler } from './scheduler.js';
+
+/** The documents the archive loop distills (DocStore's cold half). */
+export interface ColdDocSource {
+  findCold(opts: { olderThanMs: number; maxAccess: number; now: number; limit: number }): DistillableDoc[] | Promise<DistillableDoc[]>;
+  remove(id: string): unknown;
+}
+
+/** What the distill loop needs of the context window. */
+export interface PrunableContext {
+  prune(query: string): Promise<void>;
+  events(): readonly ContextEvent[];
+}
+
+export type LoopName = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
+
+/** Config key and default interval of each loop (T-8, T-9). */
+export const LOOP_INTERVALS: Record<LoopName, { key: string; default: string }> = {
+  distill: { key: 'core.memory.distill_interval', default: '30m' },
+  archive: { key: 'core.memory.archive_interval', default: '60m' },
+  merge: { key: 'core.memory.merge_interval', default: '120m' },
+  review: { key: 'core.memory.review_interval', default: '120m' },
+  rules: { key: 'core.memory.rule_distill_interval', default: '10m' },
+};
+
+export interface HeartbeatDeps {
+  config: ConfigReader;
+  scheduler?: Scheduler;
+  now?: () => number;
+  log?: PluginLogger;
+  context?: PrunableContext;
+  docs?: ColdDocSource;
+  graph?: GraphDB;
+  llm?: LlmLike;
+  /** The rule distiller's tick (T-9). */
+  rules?: { tick(): Promise<unknown> };
+  /** Kernel hook: queue an internal consolidation input (seed: selfInputCh). */
+  injectConsolidation?: (text: string, meta?: Record<string, unknown>) => void;
+  speaker?: string;
+}
+
+export interface LoopStatus {
+  at: number;
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The four independent memory heartbeats plus the rule-distiller tick, each on its own
+ * interval from config (hot: a changed interval reschedules its loop). A loop never overlaps
+ * itself; a failing run is logged and the loop goes on.
+ */
+export class HeartbeatLoops {
+  private cancels = new Map<LoopName, () => void>();
+  private running = new Set<LoopName>();
+  private offConfig: (() => void) | undefined;
+  private readonly pending = new Map<string, number>();
+  readonly lastRun: Partial<Record<LoopName, LoopStatus>> = {};
+  private readonly now: () => number;
+
+  constructor(private readonly deps: HeartbeatDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  private get scheduler(): Scheduler {
+    return this.deps.scheduler ?? timerScheduler;
+  }
+
+  private cfg<T extends ConfigValue>(key: string, fallback: T): T {
+    try {
+      const v = this.deps.config.get<T>(key);
+      return v === undefined || v === null ? fallback : v;
+    } catch {
+      return fallback;
+    }
+  }
+
+  /** The loop's interval in ms (an invalid configured value falls back to the default). */
+  intervalOf(name: LoopName): number {
+    const { key, default: d } = LOOP_INTERVALS[name];
+    const raw = this.cfg<ConfigValue>(key, d);
+    try {
+      return typeof raw === 'number' ? raw : parseDuration(String(raw));
+    } catch {
+      this.deps.log?.warn(`invalid ${key} ${JSON.stringify(raw)}; using ${d}`);
+      return parseDuration(d);
+    }
+  }
+
+  /** Loops whose subsystems are present. */
+  enabledLoops(): LoopName[] {
+    const d = this.deps;
+    const out: LoopName[] = [];
+    if (d.context) out.push('distill');
+    if (d.docs && d.graph) out.push('archive');
+    if (d.graph) out.push('merge', 'review');
+    if (d.rules) out.push('rules');
+    return out;
+  }
+
+  /** Schedules every enabled loop. Calling it twice does nothing. */
+  start(): void {
+    if (this.offConfig) return;
+    for (const name of this.enabledLoops()) this.schedule(name);
+    this.offConfig = this.deps.config.onChange((key) => {
+      const name = (Object.keys(LOOP_INTERVALS) as LoopName[]).find((n) => LOOP_INTERVALS[n].key === key);
+      if (name && this.cancels.has(name)) this.schedule(name);
+    }, 'core.memory');
+  }
+
+  private schedule(name: LoopName): void {
+    this.cancels.get(name)?.();
+    this.cancels.set(name, this.scheduler.every(this.intervalOf(name), () => this.runOnce(name).then(() => undefined)));
+  }
+
+  /** Cancels every loop. Safe to call twice. */
+  stop(): void {
+    for (const cancel of this.cancels.values()) cancel();
+    this.cancels.clear();
+    this.offConfig?.();
+    this.offConfig = undefined;
+  }
+
+  /** True while loops are scheduled. */
+  get started(): boolean {
+    return this.offConfig !== undefined;
+  }
+
+  /** Runs one loop body now (skipped while the same loop is still running). */
+  async runOnce(name: LoopName): Promise<LoopStatus | undefined> {
+    if (this.running.has(name)) return undefined;
+    this.running.add(name);
+    const at = this.now();
+    try {
+      const result = await this.body(name);
+      this.lastRun[name] = { at, ok: true, result };
+    } catch (e) {
+      this.deps.log?.error(`memory heartbeat "${name}" failed: ${(e as Error).message}`, { stack: (e as Error).stack });
+      this.lastRun[name] = { at, ok: false, error: (e as Error).message };
+    } finally {
+      this.running.delete(name);
+    }
+    return this.lastRun[name];
+  }
+
+  private body(name: LoopName): Promise<unknown> {
+    switch (name) {
+      case 'distill':
+        return this.distillContext();
+      case 'archive':
+        return this.archiveColdDocs();
+      case 'merge':
+        return this.detectEntityMerge();
+      case 'review':
+        return reviewRelations(this.deps.graph as GraphDB, this.deps.llm, { log: this.deps.log });
+      case 'rules':
+        return this.deps.rules?.tick() ?? Promise.resolve(undefined);
+    }
+  }
+
+  /** distillLoop: prune the context against the latest user input; pruned events go to Documents. */
+  async distillContext(): Promise<{ before: number; after: number }> {
+    const ctx = this.deps.context;
+    if (!ctx) return { before: 0, after: 0 };
+    const events = ctx.events();
+    const lastInput = [...events].reverse().find((e) => e.kind === 'user')?.input ?? '';
+    await ctx.prune(lastInput);
+    return { before: events.length, after: ctx.events().length };
+  }
+
+  /** archiveLoop: cold documents → docToTriples → graph; a document is removed once committed. */
+  async archiveColdDocs(): Promise<{ docs: number; triples: number }> {
+    const { docs, graph } = this.deps;
+    if (!docs || !graph) return { docs: 0, triples: 0 };
+    const cold = await docs.findCold({
+      olderThanMs: this.cfg<number>('core.memory.cold_after_hours', 72) * HOUR,
+      maxAccess: this.cfg<number>('core.memory.cold_max_access', 2),
+      now: this.now(),
+      limit: 20,
+    });
+    let n = 0;
+    let triples = 0;
+    for (const doc of cold) {
+      try {
+        const t = await docToTriples(doc, { llm: this.deps.llm, speaker: this.deps.speaker, log: this.deps.log });
+        if (t.length) triples += graph.commit(t);
+        await docs.remove(doc.id);
+        n++;
+      } catch (e) {
+        this.deps.log?.warn('archive: a cold document could not be distilled; kept', { doc: doc.id, error: (e as Error).message });
+      }
+    }
+    return { docs: n, triples };
+  }
+
+  /** Merge candidates not yet decided nor waiting for a consolidation answer. */
+  mergeCandidates(): MergeCandidate[] {
+    const graph = this.deps.graph;
+    if (!graph) return [];
+    const t = this.now();
+    for (const [k, at] of this.pending) if (t - at > 24 * HOUR) this.pending.delete(k);
+    const threshold = this.cfg<number>('core.memory.merge_threshold', 0.75);
+    return findMergeCandidates(graph.entityNames(5000), threshold, 50)
+      .filter((c) => !graph.hasMergeDecision(c.a, c.b) && !this.pending.has(pairKey(c)))
+      .slice(0, 10);
+  }
+
+  /**
+   * mergeLoop: similar entity names → an internal consolidation input when the kernel offers
+   * one (the LLM answers with memory_merge calls or JSON), else the direct `decideMerge` path.
+   */
+  async detectEntityMerge(): Promise<{ candidates: number; via: 'consolidation' | 'direct' | 'none'; outcome?: MergeOutcome }> {
+    const candidates = this.mergeCandidates();
+    if (!candidates.length) return { candidates: 0, via: 'none' };
+    if (this.deps.injectConsolidation) {
+      for (const c of candidates) this.pending.set(pairKey(c), this.now());
+      this.deps.injectConsolidation(mergePrompt(candidates), { kind: 'memory_merge', candidates });
+      return { candidates: candidates.length, via: 'consolidation' };
+    }
+    if (!this.deps.llm?.available()) return { candidates: candidates.length, via: 'none' };
+    const outcome = await decideMerge(candidates, this.deps.llm, this.deps.graph as GraphDB, this.deps.log);
+    return { candidates: candidates.length, via: 'direct', outcome };
+  }
+
+  /**
+   * Applies the answer of a consolidation round started by the merge loop (the kernel calls it
+   * with the round's final text and tool calls and the meta it was given).
+   */
+  onConsolidationAnswer(answer: { text: string; toolCalls?: { name: string; arguments: string }[] }, meta: Record<string, unknown> | undefined): MergeOutcome {
+    const candidates = Array.isArray(meta?.candidates) ? (meta.candidates as MergeCandidate[]) : [];
+    for (const c of candidates) this.pending.delete(pairKey(c));
+    if (!this.deps.graph || meta?.kind !== 'memory_merge') return { merged: [], distinct: [] };
+    return applyMergeAnswer(answer, candidates, this.deps.graph, this.deps.log);
+  }
+}
+
+function pairKey(c: { a: string; b: string }): string {
+  return [c.a.toLowerCase(), c.b.toLowerCase()].sort().join('\u0000');
+}
