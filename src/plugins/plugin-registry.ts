@@ -79,6 +79,7 @@ export class PluginRegistry implements PluginAdminService {
   private readonly pluginsDir: string;
   private readonly skillsDir: string;
   private started = false;
+  private readonly watching: Promise<void>[] = [];
   /** Serializes admin operations (reload/enable/install …) so they never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -112,6 +113,7 @@ export class PluginRegistry implements PluginAdminService {
     this.opts.host.services.provide('host', 'host.plugins', this);
     for (const def of this.builtins.values()) this.addBuiltinEntry(def);
     this.discover();
+    await Promise.all(this.watching.splice(0));
     await this.serial(() => this.startInOrder([...this.entries.keys()]));
   }
 
@@ -366,9 +368,11 @@ export class PluginRegistry implements PluginAdminService {
       const entry: Entry = { ...base, kind: 'lua', make: () => luaPlugin(folder, dir, this.opts.lua) };
       if (!PLUGIN_NAME.test(folder)) entry.loadError = `${folder}: folder name must match ${PLUGIN_NAME.source}`;
       if (!entry.unwatch && this.opts.watchLua !== false) {
-        entry.unwatch = watchFile(dir, 'main.lua', () => {
+        const w = watchFile(dir, 'main.lua', () => {
           if (this.started && !this.disabled.has(folder)) this.reload(folder).catch((e) => this.opts.host.log.warn(`hot reload of ${folder} failed: ${(e as Error).message}`));
         }, this.opts.watchDebounceMs ?? 300, (e) => this.opts.host.log.warn(`watching ${dir}: ${(e as Error).message}`));
+        entry.unwatch = w.close;
+        this.watching.push(w.ready);
       }
       this.entries.set(folder, entry);
     } else if (existsSync(join(dir, 'SKILL.md'))) {
