@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigValue, Disposer, HttpRoute, InputOptions, InputTicket, PluginDefinition, PluginSDK, ServiceMap, ToolDef } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
+import { callRoute, type RouteReply } from './call-route.js';
 
 export interface FakeHost {
   sdk: PluginSDK;
@@ -19,7 +20,7 @@ export interface FakeHost {
   logs: { level: string; msg: string; data?: Record<string, unknown> }[];
   services: Map<string, unknown>;
   callTool(name: string, args?: Record<string, unknown>, sessionId?: string): Promise<string>;
-  request(method: string, path: string, body?: BodyInit | null, headers?: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> & { ok: boolean } }>;
+  request(method: string, path: string, body?: BodyInit | null, headers?: Record<string, string>): Promise<RouteReply>;
   setSetting(key: string, value: ConfigValue): Promise<void>;
   /** Runs stop() and every disposer in reverse. */
   stop(): Promise<void>;
@@ -31,18 +32,6 @@ export interface FakeHostOptions {
   home?: string;
   settings?: Record<string, ConfigValue>;
   services?: Partial<ServiceMap>;
-}
-
-function matchPath(pattern: string, path: string): Record<string, string> | undefined {
-  const a = pattern.split('/');
-  const b = path.split('/');
-  if (a.length !== b.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < a.length; i++) {
-    if (a[i].startsWith(':')) params[a[i].slice(1)] = decodeURIComponent(b[i]);
-    else if (a[i] !== b[i]) return undefined;
-  }
-  return params;
 }
 
 /** Starts `def` on a fake SDK in a temp home. */
@@ -166,16 +155,7 @@ export async function startFake(def: PluginDefinition, opts: FakeHostOptions = {
       const out = await t.handler(args, { sessionId, turnId: `${sessionId}#0`, callId: 'c1', signal: new AbortController().signal });
       return typeof out === 'string' ? out : JSON.stringify(out);
     },
-    async request(method, path, body, headers) {
-      for (const r of routes) {
-        if (r.method !== method) continue;
-        const params = matchPath(r.path, path);
-        if (!params) continue;
-        const res = await r.handler(new Request(`http://127.0.0.1${path}`, { method, body: body ?? undefined, headers }), params);
-        return { status: res.status, json: (await res.json()) as never };
-      }
-      return { status: 404, json: { ok: false, error: { code: 'NOT_FOUND', message: 'no route' } } };
-    },
+    request: (method, path, body, headers) => callRoute(routes, method, path, body, headers),
     setSetting,
     stop,
     async cleanup() {

@@ -20,7 +20,9 @@ const STATUS_BY_CODE: Record<string, number> = {
 /** HTTP status for an error code (500 when unknown). */
 export function statusForCode(code: string): number {
   if (STATUS_BY_CODE[code]) return STATUS_BY_CODE[code];
-  if (code.startsWith('PLUGIN_')) return 400;
+  if (code.endsWith('NOT_FOUND')) return 404;
+  // Plugin and package (.hmap) errors are about what the client sent or asked for.
+  if (code.startsWith('PLUGIN_') || code.startsWith('HMAP_') || code.startsWith('MANIFEST_')) return 400;
   return 500;
 }
 

@@ -1,0 +1,2 @@
+/** `pluginmgr` built-in plugin (P-7). */
+export { pluginmgrPlugin as default, pluginmgrPlugin } from './pluginmgr-plugin.js';
