@@ -6,7 +6,7 @@ import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
 import { SessionStore } from '../../sessions/index.js';
 import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
 import { Agent, type AgentOptions } from '../agent.js';
-import type { LlmPort } from '../ports.js';
+import type { LlmPort, SessionPort } from '../ports.js';
 import { captureLogger, type LogLine } from './capture-logger.js';
 import { wireLlm } from './wire-llm.js';
 
@@ -25,6 +25,10 @@ export interface HarnessOptions {
   agent?: Partial<AgentOptions>;
   /** Do not call `agent.start()`. */
   noStart?: boolean;
+  /** Wraps the LLM port (benchmarks time the calls). */
+  wrapLlm?: (llm: LlmPort) => LlmPort;
+  /** A session port other than the JSONL SessionStore (benchmarks isolate disk syncs). */
+  sessions?: SessionPort;
 }
 
 /**
@@ -63,9 +67,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHar
   for (const [k, v] of Object.entries(opts.config ?? {})) await config.set(k, v);
   const sessions = new SessionStore({ dir: path.join(home, 'sessions'), logger: { warn: () => {} } });
   await sessions.open();
-  const llm: LlmPort = opts.noProvider ? noProviderLlm() : wireLlm(`${fake.url}/v1`);
+  const base: LlmPort = opts.noProvider ? noProviderLlm() : wireLlm(`${fake.url}/v1`);
+  const llm = opts.wrapLlm ? opts.wrapLlm(base) : base;
   const logger = captureLogger();
-  const agent = new Agent({ llm, sessions, config, log: logger, homeDir: home, ...opts.agent });
+  const agent = new Agent({ llm, sessions: opts.sessions ?? sessions, config, log: logger, homeDir: home, ...opts.agent });
   const bus: BusRecord[] = [];
   agent.bus.onAny((name, payload) => void bus.push({ name, payload }));
   if (!opts.noStart) agent.start();

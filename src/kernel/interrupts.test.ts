@@ -1,0 +1,172 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AgentEvents } from '../spec/index.js';
+import { harness, recordingTool, SESSION, type KernelHarness } from './__fixtures__/kernel-harness.js';
+import { INTERRUPT_PREFIX } from './interrupts.js';
+
+// C-1 event loop and C-2 interrupts, over the fake LLM server.
+
+/** Resolves with the first bus event `name` that passes `pred`. */
+function nextEvent<K extends keyof AgentEvents>(h: KernelHarness, name: K, pred: (e: AgentEvents[K]) => boolean = () => true): Promise<AgentEvents[K]> {
+  return new Promise((resolve) => {
+    const off = h.agent.bus.on(name, (e) => {
+      if (!pred(e)) return;
+      off();
+      resolve(e);
+    });
+  });
+}
+
+const LONG = 'abcd'.repeat(60); // 60 stream chunks
+
+test('C-2 (a)+(b): an interrupt aborts a streaming response mid-stream; the retried call carries the [打断消息]', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ text: LONG, chunkDelayMs: 25 }, { text: 'ok, switching to the new request' });
+  const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'write a long essay' });
+  await nextEvent(h, 'turn_delta', (d) => d.text.length > 0);
+  h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'stop, tell me the time instead' });
+  const out = await ticket.done;
+  assert.equal(out.status, 'ok');
+  assert.equal(out.text, 'ok, switching to the new request');
+  // (a) the first HTTP response was cut off: far fewer text deltas than the full reply had
+  const streamed = h
+    .events('turn_delta')
+    .map((d) => d.text)
+    .join('');
+  assert.ok(streamed.length < LONG.length, `streamed ${streamed.length} chars of ${LONG.length}`);
+  assert.equal(h.fake.requests.length, 2);
+  // (b) the retried request carries the interrupt as a user message after the original input
+  const retried = h.requestMessages(1).filter((m) => m.role === 'user');
+  assert.deepEqual(
+    retried.map((m) => m.content),
+    ['write a long essay', `${INTERRUPT_PREFIX} stop, tell me the time instead`],
+  );
+  assert.ok(!JSON.stringify(h.requestMessages(0)).includes(INTERRUPT_PREFIX));
+  // one chain event (the aborted attempt produced none) reporting the injected interrupt
+  const chain = h.events('agent_llm_chain');
+  assert.equal(chain.length, 1);
+  assert.deepEqual(chain[0].injected, [{ source: 'interrupt', text: `${INTERRUPT_PREFIX} stop, tell me the time instead` }]);
+  assert.equal(h.events('interrupt')[0].delivery, 'abort+queue');
+  const log = await h.sessionLog();
+  assert.equal(log.find((e) => e.kind === 'interrupt')?.text, `${INTERRUPT_PREFIX} stop, tell me the time instead`);
+});
+
+test('C-2 (b): an interrupt while a tool runs is drained into the next LLM call of the same turn', async (t) => {
+  const h = await harness(t);
+  h.agent.stages.registerTool(
+    recordingTool('slow_job', () => {
+      h.agent.injectInterrupt({ sessionId: SESSION, source: 'timer', text: 'the oven timer rang' });
+      return 'job done';
+    }),
+    'p',
+  );
+  h.fake.enqueue({ toolCalls: [{ name: 'slow_job', arguments: {} }] }, { text: 'done, and the oven timer rang' });
+  const out = await h.send('run the job');
+  assert.equal(out.text, 'done, and the oven timer rang');
+  assert.equal(h.fake.requests.length, 2);
+  const second = h.requestMessages(1);
+  assert.equal(second.at(-1)?.content, `${INTERRUPT_PREFIX} the oven timer rang`);
+  assert.equal(second.at(-2)?.role, 'tool');
+  // not turned into a separate turn afterwards
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(h.events('turn_start').length, 1);
+});
+
+test('C-2 (c): an interrupt while idle starts a new turn with its text', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ text: 'reacting to the reminder' });
+  const ended = nextEvent(h, 'turn_end');
+  h.agent.injectInterrupt({ sessionId: 'timer:kitchen', source: 'timer', text: 'reminder: water the plants' });
+  const end = await ended;
+  assert.equal(end.sessionId, 'timer:kitchen');
+  assert.equal(end.text, 'reacting to the reminder');
+  assert.equal(h.events('interrupt')[0].delivery, 'new-turn');
+  const users = h.requestMessages(0).filter((m) => m.role === 'user');
+  assert.deepEqual(
+    users.map((m) => m.content),
+    ['reminder: water the plants'],
+  );
+  assert.equal((await h.sessionLog('timer:kitchen'))[0].text, 'reminder: water the plants');
+});
+
+test('C-2/C-6: an interrupt during a consolidation turn is not retried; it becomes a new turn afterwards', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ text: LONG, chunkDelayMs: 25 }, { text: 'answering the user' });
+  const ticket = h.agent.injectSelfInput('consolidate memories');
+  await nextEvent(h, 'turn_delta', (d) => d.text.length > 0);
+  const userTurn = nextEvent(h, 'turn_end', (e) => e.sessionId === SESSION);
+  h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'are you there?' });
+  const out = await ticket.done;
+  assert.notEqual(out.status, 'ok');
+  assert.equal(out.sessionId, 'system:consolidation');
+  const end = await userTurn;
+  assert.equal(end.text, 'answering the user');
+  assert.equal(h.fake.requests.length, 2);
+  // the consolidation call was not retried with the interrupt; the user turn got it as its input
+  assert.ok(!JSON.stringify(h.fake.requests.map((r) => r.body)).includes(INTERRUPT_PREFIX));
+  assert.deepEqual(
+    h
+      .requestMessages(1)
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content),
+    ['are you there?'],
+  );
+});
+
+test('C-1: self-input takes the consolidation path (own session, consolidation round limit, flagged chain)', async (t) => {
+  const h = await harness(t, { config: { 'core.agent.consolidation_max_rounds': 2, 'core.agent.max_tool_rounds': 5 } });
+  h.agent.stages.registerTool(recordingTool('merge'), 'memory');
+  h.fake.setDefault(() => ({ toolCalls: [{ name: 'merge', arguments: {} }] }));
+  const out = await h.agent.injectSelfInput('merge duplicates', { job: 'dedupe' }).done;
+  assert.equal(out.sessionId, 'system:consolidation');
+  assert.equal(out.rounds, 2);
+  const chain = h.events('agent_llm_chain');
+  assert.equal(chain.length, 2);
+  assert.ok(chain.every((c) => c.consolidation));
+  const start = h.events('turn_start')[0];
+  assert.equal(start.input.source, '_consolidation_');
+  assert.equal(start.input.trigger, 'system');
+  assert.deepEqual(start.input.meta, { job: 'dedupe' });
+});
+
+test('C-1: external input is processed before queued self-input; inputs run one at a time in order', async (t) => {
+  const h = await harness(t, { noStart: true });
+  h.fake.setDefault((req) => ({ text: `re: ${req.body.messages.filter((m: { role: string }) => m.role === 'user').at(-1).content}`, delayMs: 15 }));
+  const self = h.agent.injectSelfInput('self job');
+  const a = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'first' });
+  const b = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'second' });
+  const c = h.agent.injectInput({ sessionId: 'test:other', source: 'test', text: 'third' });
+  assert.equal(h.agent.queued, 4);
+  h.agent.start();
+  const outs = await Promise.all([a.done, b.done, c.done, self.done]);
+  assert.deepEqual(
+    outs.map((o) => o.text),
+    ['re: first', 're: second', 're: third', 're: self job'],
+  );
+  // strictly sequential: every turn ends before the next starts
+  const seq = h.bus.filter((e) => e.name === 'turn_start' || e.name === 'turn_end').map((e) => `${e.name}:${(e.payload as { turnId: string }).turnId}`);
+  assert.deepEqual(seq, [
+    `turn_start:${a.turnId}`,
+    `turn_end:${a.turnId}`,
+    `turn_start:${b.turnId}`,
+    `turn_end:${b.turnId}`,
+    `turn_start:${c.turnId}`,
+    `turn_end:${c.turnId}`,
+    `turn_start:${self.turnId}`,
+    `turn_end:${self.turnId}`,
+  ]);
+  // turn ids increase per session; a new session starts at #1
+  assert.deepEqual([a.turnId, b.turnId, c.turnId], [`${SESSION}#1`, `${SESSION}#2`, 'test:other#1']);
+});
+
+test('C-1: external input that arrives during a self-input turn waits for it, then runs before later self-input', async (t) => {
+  const h = await harness(t);
+  h.fake.setDefault((req) => ({ text: `re: ${req.body.messages.filter((m: { role: string }) => m.role === 'user').at(-1).content}`, delayMs: 20 }));
+  const s1 = h.agent.injectSelfInput('self 1');
+  await nextEvent(h, 'turn_start');
+  const s2 = h.agent.injectSelfInput('self 2');
+  const e1 = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'user 1' });
+  await Promise.all([s1.done, s2.done, e1.done]);
+  const order = h.events('turn_start').map((e) => e.input.text);
+  assert.deepEqual(order, ['self 1', 'user 1', 'self 2']);
+});
