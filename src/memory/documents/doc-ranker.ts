@@ -1,5 +1,5 @@
 import type { ContextEvent } from '../../spec/memory.js';
-import { cleanText, cosine, type HybridIndex } from '../embedder/index.js';
+import { cleanText, cosine, topEntries, type HybridIndex } from '../embedder/index.js';
 import type { DocHit, MemoryDocument } from './memory-document.js';
 import { inScope, scopeWords, temporalScopes } from './temporal-scope.js';
 
@@ -118,7 +118,7 @@ export async function rankDocuments(
 
   let final = base;
   if (o.neighbourWeight > 0) {
-    const pool = [...base.entries()].sort((a, b) => b[1] - a[1]).slice(0, o.candidatePool).map(([id]) => id);
+    const pool = topEntries(base, o.candidatePool).map(([id]) => id);
     const cands = new Set(pool);
     for (const id of pool) for (const n of neighboursOf(id)) cands.add(n.id);
     final = new Map();
@@ -137,12 +137,11 @@ export async function rankDocuments(
   }
 
   const hits: DocHit[] = [];
-  for (const [id, score] of final) {
+  for (const [id, score] of topEntries(final, k)) {
     const doc = docOf(id);
     if (doc && score > 0) hits.push({ doc, score });
   }
-  hits.sort((a, b) => b.score - a.score || a.doc.createdAt - b.doc.createdAt);
-  return hits.slice(0, k);
+  return hits;
 }
 
 /** Capitalised words that do not start a sentence: likely names of people, places, things. */
@@ -163,7 +162,7 @@ function maxOf(m: Map<string, number>): number {
 
 /** RM-style expansion: terms weighted by tf/len · idf across the top documents, scaled to prfWeight. */
 function expansionTerms(index: HybridIndex<MemoryDocument>, lex: Map<string, number>, q: Map<string, number>, tById: Map<string, Transient>, o: RankOptions): Map<string, number> {
-  const top = [...lex.entries()].sort((a, b) => b[1] - a[1]).slice(0, o.prfDocs);
+  const top = topEntries(lex, o.prfDocs);
   const bm = index.lexical;
   const acc = new Map<string, number>();
   const maxS = top[0]?.[1] ?? 1;

@@ -1,3 +1,5 @@
+import { topEntries } from './top-entries.js';
+
 /** One scored hit of a lexical search. */
 export interface LexicalHit {
   id: string;
@@ -128,9 +130,8 @@ export class Bm25Index {
   /** Top-k documents for the query. */
   search(query: string[] | Map<string, number>, k: number, filter?: (id: string) => boolean): LexicalHit[] {
     const all = this.scoreAll(query);
-    const hits: LexicalHit[] = [];
-    for (const [id, score] of all) if (!filter || filter(id)) hits.push({ id, score });
-    return topK(hits, k);
+    if (filter) for (const id of all.keys()) if (!filter(id)) all.delete(id);
+    return topEntries(all, k).map(([id, score]) => ({ id, score }));
   }
 }
 
@@ -139,10 +140,4 @@ export function weightsOf(tokens: string[]): Map<string, number> {
   const m = new Map<string, number>();
   for (const t of tokens) m.set(t, (m.get(t) ?? 0) + 1);
   return m;
-}
-
-/** The k best hits, best first (ties by id for determinism). */
-export function topK<T extends { id: string; score: number }>(hits: T[], k: number): T[] {
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return hits.length > k ? hits.slice(0, k) : hits;
 }

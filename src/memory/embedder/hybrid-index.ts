@@ -1,4 +1,5 @@
-import { Bm25Index, topK, weightsOf } from './bm25-index.js';
+import { Bm25Index, weightsOf } from './bm25-index.js';
+import { topEntries } from './top-entries.js';
 import { cosine } from './cosine.js';
 import type { EmbedderLog, EmbedderService } from './embedder-service.js';
 
@@ -203,15 +204,18 @@ export class HybridIndex<M = unknown> {
     for (const s of lex.values()) if (s > maxL) maxL = s;
     let maxD = 0;
     for (const s of dense.values()) if (s > maxD) maxD = s;
-    const hits: HybridHit<M>[] = [];
-    const ids = new Set<string>([...lex.keys(), ...dense.keys()]);
-    for (const id of ids) {
+    const fused = new Map<string, number>();
+    for (const id of new Set<string>([...lex.keys(), ...dense.keys()])) {
       if (filter && !filter(id)) continue;
       const l = maxL > 0 ? (lex.get(id) ?? 0) / maxL : 0;
       const d = maxD > 0 ? Math.max(0, dense.get(id) ?? 0) / maxD : 0;
-      hits.push({ id, score: w.lexical * l + w.dense * d, lexical: l, dense: d, meta: this.items.get(id)?.meta });
+      fused.set(id, w.lexical * l + w.dense * d);
     }
-    return topK(hits, k);
+    return topEntries(fused, k).map(([id, score]) => {
+      const l = maxL > 0 ? (lex.get(id) ?? 0) / maxL : 0;
+      const d = maxD > 0 ? Math.max(0, dense.get(id) ?? 0) / maxD : 0;
+      return { id, score, lexical: l, dense: d, meta: this.items.get(id)?.meta };
+    });
   }
 
   /**

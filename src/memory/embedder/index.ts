@@ -9,6 +9,7 @@ export type { HybridHit, HybridIndexOptions, HybridSearchOptions, ReembedProgres
 export { Bm25Index } from './bm25-index.js';
 export type { LexicalHit } from './bm25-index.js';
 export { cosine, tfidfCosineScores } from './cosine.js';
+export { topEntries } from './top-entries.js';
 export { cleanText } from './clean-text.js';
 export { StaticVectors } from './static-vectors.js';
 export { EmbeddingsApiClient } from './embeddings-api-client.js';
