@@ -13,7 +13,8 @@ const setSchema = z.object({ value: configValue });
 /**
  * Providers (L-3) over `host.providers`, and fallbacks for settings, plugins and the change
  * tracker over `host.config`, `host.plugins` and `changes` — used when the cfgmgr, pluginmgr or
- * files plugin (whose routes take precedence) is not loaded.
+ * files plugin (whose routes take precedence) is not loaded. The fallbacks answer in the
+ * built-ins' shape `{ok:true, value}`.
  */
 export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
   const { sdk } = ctx;
@@ -38,25 +39,25 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
     return json({ ok: true, name, result: await p.test(name) });
   });
 
-  app.get('/api/v1/settings', (c) => json({ ok: true, keys: config().list(c.req.query('prefix') || undefined) }));
-  app.get('/api/v1/settings/:key', (c) => json({ ok: true, key: config().get(c.req.param('key')) }));
+  app.get('/api/v1/settings', (c) => json({ ok: true, value: config().list(c.req.query('prefix') || undefined) }));
+  app.get('/api/v1/settings/:key', (c) => json({ ok: true, value: config().get(c.req.param('key')) }));
   app.put('/api/v1/settings/:key', async (c) => {
     const key = c.req.param('key');
     const body = parseBody(setSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
     await config().set(key, body.value);
-    return json({ ok: true, key: config().get(key) });
+    return json({ ok: true, value: config().get(key) });
   });
   app.delete('/api/v1/settings/:key', async (c) => {
     const key = c.req.param('key');
     await config().reset(key);
-    return json({ ok: true, key: config().get(key) });
+    return json({ ok: true, value: config().get(key) });
   });
 
-  app.get('/api/v1/plugins', () => json({ ok: true, plugins: plugins().list() }));
+  app.get('/api/v1/plugins', () => json({ ok: true, value: plugins().list() }));
   app.post('/api/v1/plugins/install', async (c) => {
     const bytes = await readBytes(c.req.raw, ctx.limits.uploadBytes);
     const info = await plugins().install(bytes);
-    return json({ ok: true, plugin: info }, 201);
+    return json({ ok: true, value: info }, 201);
   });
   for (const action of ['enable', 'disable', 'reload'] as const) {
     app.post(`/api/v1/plugins/:name/${action}`, async (c) => {
@@ -64,12 +65,12 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
       const p = plugins();
       if (!p.get(name)) throw new NotFoundError("plugin", name);
       await p[action](name);
-      return json({ ok: true, plugin: p.get(name) });
+      return json({ ok: true, value: p.get(name) });
     });
   }
 
-  app.get('/api/v1/changes', (c) => json({ ok: true, changes: changes().list({ limit: Math.min(Number(c.req.query('limit') ?? 200) || 200, 2000) }) }));
-  app.post('/api/v1/changes/:id/undo', async (c) => json({ ok: true, change: await changes().undo(c.req.param('id')) }));
+  app.get('/api/v1/changes', (c) => json({ ok: true, value: changes().list({ limit: Math.min(Number(c.req.query('limit') ?? 200) || 200, 2000) }) }));
+  app.post('/api/v1/changes/:id/undo', async (c) => json({ ok: true, value: await changes().undo(c.req.param('id')) }));
 }
 
 function unavailable(service: string, what: string): never {

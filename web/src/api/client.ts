@@ -1,0 +1,116 @@
+/** HTTP client of the SPA: token, JSON errors, the memory-manager envelope, list normalizing. */
+
+const TOKEN_KEY = 'ha.token';
+
+/** The access token: taken from `?token=` on first load (then removed from the URL), kept in localStorage. */
+export function token(): string {
+  try {
+    const url = new URL(window.location.href);
+    const t = url.searchParams.get('token');
+    if (t) {
+      localStorage.setItem(TOKEN_KEY, t);
+      url.searchParams.delete('token');
+      window.history.replaceState(null, '', url.toString());
+      return t;
+    }
+    return localStorage.getItem(TOKEN_KEY) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** An error answered by the daemon (or the network). */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly status: number,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Calls the daemon; resolves the parsed JSON body, throws ApiError on HTTP or `ok:false`. */
+export async function api<T = Record<string, unknown>>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
+  const headers = new Headers(init.headers);
+  const tk = token();
+  if (tk) headers.set('authorization', `Bearer ${tk}`);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify(init.json);
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, { ...init, headers, body });
+  } catch (e) {
+    throw new ApiError((e as Error).message || 'network error', 'NETWORK', 0);
+  }
+  const text = await res.text();
+  let j: Record<string, unknown> = {};
+  try {
+    j = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    if (!res.ok) throw new ApiError(text.slice(0, 200) || res.statusText, `HTTP_${res.status}`, res.status);
+  }
+  if (!res.ok || j.ok === false) {
+    const err = (j.error ?? (j.value as Record<string, unknown> | undefined)?.error ?? {}) as Record<string, unknown> | string;
+    const code = typeof err === 'object' ? String(err.code ?? (j.value as Record<string, unknown> | undefined)?.code ?? `HTTP_${res.status}`) : String((j.value as Record<string, unknown> | undefined)?.code ?? `HTTP_${res.status}`);
+    const message = typeof err === 'object' ? String(err.message ?? res.statusText) : err;
+    throw new ApiError(message, code, res.status, typeof err === 'object' ? (err.details as Record<string, unknown>) : undefined);
+  }
+  return j as T;
+}
+
+/** The payload of a built-in's `{ok, value}` answer, or the body itself. */
+export function unwrap<T>(j: unknown): T {
+  if (j && typeof j === 'object' && 'value' in (j as object)) return (j as { value: T }).value;
+  return j as T;
+}
+
+/** Finds the list in an answer: the body, its `value`, or the first array field among `names`. */
+export function pickList<T>(j: unknown, ...names: string[]): T[] {
+  if (Array.isArray(j)) return j as T[];
+  if (!j || typeof j !== 'object') return [];
+  const o = j as Record<string, unknown>;
+  if (Array.isArray(o.value)) return o.value as T[];
+  for (const n of [...names, 'items', 'list']) {
+    if (Array.isArray(o[n])) return o[n] as T[];
+    const v = o.value as Record<string, unknown> | undefined;
+    if (v && Array.isArray(v[n])) return v[n] as T[];
+  }
+  return [];
+}
+
+/** A memory-manager op (`POST /api/memory-manager {op, sessionId?, args?}` → value). */
+export async function mm<T = unknown>(op: string, args: Record<string, unknown> = {}, sessionId?: string): Promise<T> {
+  const j = await api<{ ok: boolean; value: T }>('/api/memory-manager', { method: 'POST', json: { op, sessionId, args } });
+  return j.value;
+}
+
+let lastReport = '';
+let lastReportAt = 0;
+/** Reports a client error to the memory-manager log (`diag.log`), throttled and de-duplicated; never throws. */
+export function reportClientError(error: unknown, context?: Record<string, unknown>): void {
+  try {
+    const e = error instanceof Error ? error : new Error(String(error));
+    const key = `${e.message}|${JSON.stringify(context ?? {})}`;
+    const now = Date.now();
+    if (key === lastReport && now - lastReportAt < 3000) return;
+    lastReport = key;
+    lastReportAt = now;
+    void mm('diag.log', { level: 'error', message: e.message, stack: e.stack?.slice(0, 4000), context: { ...context, href: window.location.hash } }).catch(() => undefined);
+  } catch {}
+}
+
+/** Reads a File as base64 (no data: prefix). */
+export function fileToBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result).replace(/^data:[^,]*,/, ''));
+    r.onerror = () => reject(r.error ?? new Error('read failed'));
+    r.readAsDataURL(file);
+  });
+}

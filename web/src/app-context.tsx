@@ -1,0 +1,75 @@
+import { createContext, useContext } from 'react';
+import type { Lang } from './i18n';
+
+export type Route = { view: 'chat'; sessionId?: string } | { view: 'settings'; section: string };
+
+export interface MmState {
+  enabled: boolean;
+  mode: 'on' | 'off';
+  view: 'full' | 'compact';
+  modelTools: boolean;
+  autoInject?: boolean;
+  memories?: number;
+  plan?: { pinned: number; memories: number; injectOnce: boolean };
+  once?: number;
+  excludedTurns?: number;
+  llmAvailable?: boolean;
+}
+
+export interface Toast {
+  id: number;
+  kind: 'info' | 'error' | 'ok';
+  text: string;
+}
+
+export interface AppApi {
+  lang: Lang;
+  setLang(l: Lang): void;
+  theme: 'light' | 'dark' | 'system';
+  setTheme(t: 'light' | 'dark' | 'system'): void;
+  route: Route;
+  navigate(r: Route): void;
+  /** Memory-manager state (undefined while loading or when the plugin is absent). */
+  mm: MmState | undefined;
+  mmError: Error | undefined;
+  refreshMm(): void;
+  setMm(s: MmState): void;
+  memoryPanel: { open: boolean; tab: 'plan' | 'library' | 'messages'; memoryId?: string };
+  setMemoryPanel(p: Partial<AppApi['memoryPanel']>): void;
+  graphOpen: boolean;
+  setGraphOpen(o: boolean, focus?: string): void;
+  graphFocus: string | undefined;
+  /** Opens a memory in the right panel's library. */
+  openMemory(id: string): void;
+  /** Jumps to a message in the chat and highlights it. */
+  locate(sessionId: string, seqs: number[], turnId?: string): void;
+  highlight: { sessionId: string; seqs: number[]; turnId?: string; at: number } | undefined;
+  toast(text: string, kind?: Toast['kind']): void;
+  /** Bumped when the daemon restarted or the stream reconnected: views refetch. */
+  epoch: number;
+}
+
+export const AppContext = createContext<AppApi | null>(null);
+
+export function useApp(): AppApi {
+  const a = useContext(AppContext);
+  if (!a) throw new Error('AppContext missing');
+  return a;
+}
+
+/** Parses `#/chat/<id>` and `#/settings/<section>`. */
+export function parseHash(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  if (parts[0] === 'settings') return { view: 'settings', section: parts[1] || 'providers' };
+  return { view: 'chat', sessionId: parts[0] === 'chat' && parts[1] ? parts[1] : undefined };
+}
+
+export function routeHash(r: Route): string {
+  return r.view === 'settings' ? `#/settings/${r.section}` : r.sessionId ? `#/chat/${encodeURIComponent(r.sessionId)}` : '#/chat';
+}

@@ -1,0 +1,200 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { AppContext, parseHash, routeHash, type AppApi, type MmState, type Route, type Toast } from './app-context';
+import { I18nContext, initialLang, translate, type Lang } from './i18n';
+import { ApiError, mm } from './api/client';
+import { bus } from './api/event-stream';
+import { ErrorBoundary } from './components/error-boundary';
+import { TopBar } from './components/top-bar';
+import { SessionList } from './components/chat/session-list';
+import { ChatView } from './components/chat/chat-view';
+import { MemoryPanel } from './components/memory/memory-panel';
+import { GraphPanel } from './components/graph/graph-panel';
+import { SettingsView } from './components/settings/settings-view';
+
+type Theme = 'light' | 'dark' | 'system';
+
+function applyTheme(theme: Theme) {
+  const dark = theme === 'dark' || (theme === 'system' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+}
+
+/** The WebUI shell: top bar, sessions, chat or settings, the memory panel (right) and the graph overlay (left). */
+export function App() {
+  const [lang, setLangState] = useState<Lang>(initialLang);
+  const [theme, setThemeState] = useState<Theme>(() => (localStorage.getItem('ha.theme') as Theme) || 'system');
+  const [route, setRoute] = useState<Route>(() => parseHash(window.location.hash));
+  const [mmState, setMm] = useState<MmState | undefined>();
+  const [mmError, setMmError] = useState<Error | undefined>();
+  const [memoryPanel, setMemoryPanelState] = useState<AppApi['memoryPanel']>(() => ({ open: window.innerWidth >= 1200 && localStorage.getItem('ha.memoryPanel') === 'open', tab: 'plan' }));
+  const [graphOpen, setGraphOpenState] = useState(false);
+  const [graphFocus, setGraphFocus] = useState<string | undefined>();
+  const [highlight, setHighlight] = useState<AppApi['highlight']>();
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [epoch, setEpoch] = useState(0);
+  const [drawer, setDrawer] = useState(false);
+  const toastId = useRef(0);
+
+  useEffect(() => {
+    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  }, [lang]);
+  useEffect(() => {
+    applyTheme(theme);
+    if (theme !== 'system') return;
+    const mq = window.matchMedia?.('(prefers-color-scheme: dark)');
+    const fn = () => applyTheme('system');
+    mq?.addEventListener?.('change', fn);
+    return () => mq?.removeEventListener?.('change', fn);
+  }, [theme]);
+  useEffect(() => {
+    const fn = () => setRoute(parseHash(window.location.hash));
+    window.addEventListener('hashchange', fn);
+    return () => window.removeEventListener('hashchange', fn);
+  }, []);
+
+  const refreshMm = useCallback(() => {
+    mm<MmState>('state.get').then(
+      (s) => {
+        setMm(s);
+        setMmError(undefined);
+      },
+      (e: Error) => {
+        setMmError(e);
+        if (e instanceof ApiError && e.status === 404) setMm(undefined);
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    bus.onRestart = () => setEpoch((n) => n + 1);
+    bus.onReconnect = () => setEpoch((n) => n + 1);
+    bus.start();
+    return () => bus.stop();
+  }, []);
+  useEffect(refreshMm, [refreshMm, epoch]);
+  useEffect(
+    () =>
+      bus.subscribe((event, payload) => {
+        if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
+        if (event === 'turn_end') refreshMm();
+      }),
+    [refreshMm],
+  );
+
+  const t = useCallback((k: Parameters<typeof translate>[1], v?: Record<string, string | number>) => translate(lang, k, v), [lang]);
+
+  const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
+    const id = ++toastId.current;
+    setToasts((l) => [...l.slice(-3), { id, kind, text }]);
+    setTimeout(() => setToasts((l) => l.filter((x) => x.id !== id)), kind === 'error' ? 7000 : 3500);
+  }, []);
+
+  const navigate = useCallback((r: Route) => {
+    const h = routeHash(r);
+    if (window.location.hash !== h) window.location.hash = h;
+    setRoute(r);
+    setDrawer(false);
+  }, []);
+
+  const setMemoryPanel = useCallback((p: Partial<AppApi['memoryPanel']>) => {
+    setMemoryPanelState((cur) => {
+      const next = { ...cur, ...p };
+      try {
+        localStorage.setItem('ha.memoryPanel', next.open ? 'open' : 'closed');
+      } catch {}
+      return next;
+    });
+  }, []);
+
+  const api: AppApi = useMemo(
+    () => ({
+      lang,
+      setLang: (l) => {
+        localStorage.setItem('ha.lang', l);
+        setLangState(l);
+      },
+      theme,
+      setTheme: (th) => {
+        localStorage.setItem('ha.theme', th);
+        setThemeState(th);
+      },
+      route,
+      navigate,
+      mm: mmState,
+      mmError,
+      refreshMm,
+      setMm,
+      memoryPanel,
+      setMemoryPanel,
+      graphOpen,
+      setGraphOpen: (o, focus) => {
+        setGraphOpenState(o);
+        setGraphFocus(focus);
+      },
+      graphFocus,
+      openMemory: (id) => setMemoryPanel({ open: true, tab: 'library', memoryId: id }),
+      locate: (sessionId, seqs, turnId) => {
+        navigate({ view: 'chat', sessionId });
+        setHighlight({ sessionId, seqs, turnId, at: Date.now() });
+        if (window.innerWidth < 900) setMemoryPanel({ open: false });
+      },
+      highlight,
+      toast,
+      epoch,
+    }),
+    [lang, theme, route, navigate, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch],
+  );
+
+  return (
+    <I18nContext.Provider value={{ lang, t }}>
+      <AppContext.Provider value={api}>
+        <div className={`app${memoryPanel.open ? ' with-panel' : ''}${drawer ? ' drawer-open' : ''}`}>
+          <TopBar onMenu={() => setDrawer((d) => !d)} />
+          <div className="app-body">
+            {route.view === 'chat' && (
+              <>
+                <div className="drawer-scrim" onClick={() => setDrawer(false)} />
+                <aside className="sidebar">
+                  <ErrorBoundary name="sessions" compact>
+                    <SessionList />
+                  </ErrorBoundary>
+                </aside>
+              </>
+            )}
+            <main className="main">
+              {route.view === 'chat' ? (
+                <ErrorBoundary name="chat">
+                  <ChatView sessionId={route.sessionId} />
+                </ErrorBoundary>
+              ) : (
+                <ErrorBoundary name="settings">
+                  <SettingsView section={route.section} />
+                </ErrorBoundary>
+              )}
+            </main>
+            {memoryPanel.open && (
+              <aside className="memory-panel" aria-label={t('memory.panel')}>
+                <ErrorBoundary name="memory" onClose={() => setMemoryPanel({ open: false })}>
+                  <MemoryPanel />
+                </ErrorBoundary>
+              </aside>
+            )}
+          </div>
+          {graphOpen && (
+            <div className="graph-overlay" role="dialog" aria-label={t('graph.title')}>
+              <ErrorBoundary name="graph" onClose={() => setGraphOpenState(false)}>
+                <GraphPanel />
+              </ErrorBoundary>
+            </div>
+          )}
+          <div className="toasts" aria-live="polite">
+            {toasts.map((x) => (
+              <div key={x.id} className={`toast ${x.kind}`}>
+                {x.text}
+              </div>
+            ))}
+          </div>
+        </div>
+      </AppContext.Provider>
+    </I18nContext.Provider>
+  );
+}

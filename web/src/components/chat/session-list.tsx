@@ -1,0 +1,99 @@
+import { useEffect, useState } from 'react';
+import { api, pickList } from '../../api/client';
+import { bus } from '../../api/event-stream';
+import { useApp } from '../../app-context';
+import { useLang, useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { Icon } from '../icon';
+import { relTime } from '../../lib/format';
+
+export interface SessionInfo {
+  id: string;
+  channel: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  turns: number;
+}
+
+/** The sessions list (W-1): newest first, new session, rename in place. */
+export function SessionList() {
+  const app = useApp();
+  const t = useT();
+  const lang = useLang();
+  const req = useRequest(async () => pickList<SessionInfo>(await api('/api/v1/sessions'), 'sessions'), [app.epoch]);
+  const [editing, setEditing] = useState<string | undefined>();
+  const [title, setTitle] = useState('');
+  const [filter, setFilter] = useState('');
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = bus.subscribe((event) => {
+      if (event === 'turn_start' || event === 'turn_end') {
+        clearTimeout(timer);
+        timer = setTimeout(req.reload, 300);
+      }
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [req.reload]);
+
+  const current = app.route.view === 'chat' ? app.route.sessionId : undefined;
+  const rename = async (id: string) => {
+    const v = title.trim();
+    setEditing(undefined);
+    if (!v) return;
+    try {
+      await api(`/api/v1/sessions/${encodeURIComponent(id)}`, { method: 'PATCH', json: { title: v } });
+      req.reload();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    }
+  };
+  const sessions = (req.data ?? []).filter((s) => !filter || `${s.title} ${s.id}`.toLowerCase().includes(filter.toLowerCase()));
+  return (
+    <div className="session-list">
+      <div className="session-list-head">
+        <button className="btn primary block" onClick={() => app.navigate({ view: 'chat' })} data-testid="new-session">
+          <Icon name="plus" /> {t('chat.newSession')}
+        </button>
+        <input className="input small" placeholder={t('chat.filterSessions')} value={filter} onChange={(e) => setFilter(e.target.value)} />
+      </div>
+      {req.error && <div className="muted pad">{t('common.loadFailed', { error: req.error.message })}</div>}
+      {!req.error && req.data && req.data.length === 0 && <div className="muted pad">{t('chat.noSessions')}</div>}
+      <ul className="sessions" data-testid="sessions">
+        {sessions.map((s) => (
+          <li key={s.id} className={s.id === current ? 'active' : ''}>
+            {editing === s.id ? (
+              <input
+                className="input small"
+                autoFocus
+                value={title}
+                onChange={(e) => setTitle(e.target.value)}
+                onBlur={() => void rename(s.id)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') void rename(s.id);
+                  if (e.key === 'Escape') setEditing(undefined);
+                }}
+              />
+            ) : (
+              <button className="session-item" onClick={() => app.navigate({ view: 'chat', sessionId: s.id })} onDoubleClick={() => { setEditing(s.id); setTitle(s.title); }} title={s.id}>
+                <span className="session-title">{s.title || t('chat.untitled')}</span>
+                <span className="session-meta">
+                  {s.channel !== 'webui' && <span className="badge">{s.channel}</span>}
+                  {relTime(s.updatedAt, lang)} · {t('chat.turnsCount', { n: s.turns })}
+                </span>
+              </button>
+            )}
+            {editing !== s.id && (
+              <button className="icon-btn tiny" title={t('chat.rename')} aria-label={t('chat.rename')} onClick={() => { setEditing(s.id); setTitle(s.title); }}>
+                <Icon name="edit" size={14} />
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,238 @@
+import { useEffect, useMemo, useState } from 'react';
+import { api, mm } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { radialLayout, tagColor, type Positions } from '../../lib/graph-layout';
+import { layoutInWorker } from '../../lib/layout-client';
+import { Icon } from '../icon';
+import { GraphCanvas, type CanvasEdge, type CanvasNode } from './graph-canvas';
+
+interface MemGraph {
+  mode: 'overview' | 'focus';
+  focus?: string;
+  nodes: { id: string; title: string; tags: string[]; enabled: boolean; depth?: number }[];
+  edges: { from: string; to: string; kind: 'link' | 'composedOf' | 'backlink' }[];
+}
+interface KGraph {
+  entities: { id: number; name: string; type: string }[];
+  relations: { id?: number; subject?: string; object?: string; predicate: string; confidence?: number; sentence?: string; subjectId?: number; objectId?: number; from?: number; to?: number; source?: string | number; target?: string | number }[];
+}
+
+/** The left overlay (W-3): the memory graph (overview / focus) and the knowledge graph. */
+export function GraphPanel() {
+  const app = useApp();
+  const t = useT();
+  const [tab, setTab] = useState<'memory' | 'knowledge'>('memory');
+  return (
+    <div className="graph-panel" data-testid="graph-panel">
+      <div className="panel-head">
+        <div className="tabs">
+          <button className={tab === 'memory' ? 'active' : ''} onClick={() => setTab('memory')}>
+            {t('graph.memory')}
+          </button>
+          <button className={tab === 'knowledge' ? 'active' : ''} onClick={() => setTab('knowledge')} data-testid="tab-knowledge">
+            {t('graph.knowledge')}
+          </button>
+        </div>
+        <button className="icon-btn" onClick={() => app.setGraphOpen(false)} aria-label={t('common.close')}>
+          <Icon name="close" />
+        </button>
+      </div>
+      {tab === 'memory' ? <MemoryGraph /> : <KnowledgeGraph />}
+    </div>
+  );
+}
+
+function MemoryGraph() {
+  const app = useApp();
+  const t = useT();
+  const [focus, setFocus] = useState<string | undefined>(app.graphFocus);
+  const [hops, setHops] = useState<1 | 2>(2);
+  const [limit, setLimit] = useState(200);
+  const [pos, setPos] = useState<Positions | undefined>();
+  useEffect(() => setFocus(app.graphFocus), [app.graphFocus]);
+  const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch]);
+  useEffect(() => {
+    const d = g.data;
+    if (!d) return;
+    let live = true;
+    if (d.mode === 'focus' && d.focus) setPos(radialLayout(d.nodes, d.edges, d.focus));
+    else {
+      setPos(undefined);
+      void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges).then((p) => live && setPos(p));
+    }
+    return () => {
+      live = false;
+    };
+  }, [g.data]);
+  const { nodes, edges } = useMemo(() => {
+    const d = g.data;
+    if (!d || !pos) return { nodes: [] as CanvasNode[], edges: [] as CanvasEdge[] };
+    const nodes: CanvasNode[] = d.nodes.map((n) => ({ id: n.id, label: n.title, color: tagColor(n.tags), x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === d.focus ? 10 : 6, faded: !n.enabled }));
+    const edges: CanvasEdge[] = d.edges.map((e) => ({ from: e.from, to: e.to, style: e.kind === 'composedOf' ? 'dashed' : e.kind === 'backlink' ? 'dotted' : 'solid' }));
+    return { nodes, edges };
+  }, [g.data, pos]);
+
+  const select = (id: string) => {
+    setFocus(id);
+    app.openMemory(id);
+  };
+  return (
+    <div className="graph-body">
+      <div className="graph-toolbar">
+        {focus ? (
+          <>
+            <button className="btn small" onClick={() => setFocus(undefined)} data-testid="graph-overview">
+              ← {t('graph.overview')}
+            </button>
+            <div className="segmented">
+              {([1, 2] as const).map((h) => (
+                <button key={h} className={hops === h ? 'active' : ''} onClick={() => setHops(h)}>
+                  {t('graph.hops', { n: h })}
+                </button>
+              ))}
+            </div>
+          </>
+        ) : (
+          <>
+            <span className="muted small">{t('graph.latest')}</span>
+            <select className="input small" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
+              {[50, 200, 500, 2000].map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        <span className="grow" />
+        <span className="muted small">{t('graph.counts', { nodes: g.data?.nodes.length ?? 0, edges: g.data?.edges.length ?? 0 })}</span>
+      </div>
+      <div className="legend">
+        <span><i style={{ background: tagColor(['convention']) }} />{t('tag.convention')}</span>
+        <span><i style={{ background: tagColor(['会话总结']) }} />{t('tag.会话总结')}</span>
+        <span><i style={{ background: tagColor(['复盘']) }} />{t('tag.复盘')}</span>
+        <span><i style={{ background: tagColor([]) }} />{t('graph.other')}</span>
+        <span><b className="l solid" />{t('graph.edge.link')}</span>
+        <span><b className="l dashed" />{t('graph.edge.composedOf')}</span>
+        <span><b className="l dotted" />{t('graph.edge.backlink')}</span>
+      </div>
+      {g.error ? (
+        <div className="error-card compact">{t('common.loadFailed', { error: g.error.message })}</div>
+      ) : g.data && g.data.nodes.length === 0 ? (
+        <div className="empty-state">{t('graph.empty')}</div>
+      ) : !pos ? (
+        <div className="empty-state">
+          <span className="spinner" /> {t('graph.layingOut')}
+        </div>
+      ) : (
+        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`${focus ?? 'overview'}-${hops}-${limit}-${nodes.length}`} />
+      )}
+    </div>
+  );
+}
+
+function KnowledgeGraph() {
+  const t = useT();
+  const app = useApp();
+  const [q, setQ] = useState('');
+  const [query, setQuery] = useState('');
+  const [entity, setEntity] = useState<string | undefined>();
+  const [depth, setDepth] = useState(1);
+  const [pos, setPos] = useState<Positions | undefined>();
+  const g = useRequest(() => {
+    const p = new URLSearchParams({ limit: '400' });
+    if (entity) {
+      p.set('entity', entity);
+      p.set('depth', String(depth));
+    } else if (query) p.set('q', query);
+    return api<KGraph & { ok: boolean }>(`/api/v1/memory/graph?${p}`);
+  }, [query, entity, depth, app.epoch]);
+  const data = useMemo(() => {
+    const d = g.data;
+    if (!d) return undefined;
+    const byId = new Map(d.entities.map((e) => [e.id, e.name]));
+    const name = (v: unknown) => (typeof v === 'number' ? byId.get(v) : typeof v === 'string' ? v : undefined);
+    const edges = d.relations
+      .map((r) => ({ from: name(r.subject ?? r.subjectId ?? r.from ?? r.source), to: name(r.object ?? r.objectId ?? r.to ?? r.target), label: r.predicate, sentence: r.sentence, confidence: r.confidence }))
+      .filter((e): e is { from: string; to: string; label: string; sentence: string | undefined; confidence: number | undefined } => !!e.from && !!e.to);
+    return { nodes: d.entities.map((e) => ({ id: e.name, type: e.type })), edges };
+  }, [g.data]);
+  useEffect(() => {
+    if (!data) return;
+    let live = true;
+    if (entity && data.nodes.some((n) => n.id === entity)) setPos(radialLayout(data.nodes, data.edges, entity));
+    else void layoutInWorker(data.nodes, data.edges).then((p) => live && setPos(p));
+    return () => {
+      live = false;
+    };
+  }, [data, entity]);
+  const palette = ['#6d83f2', '#22a559', '#f08c2e', '#d9508a', '#14a3b8', '#8a94a6'];
+  const types = [...new Set(data?.nodes.map((n) => n.type) ?? [])];
+  const nodes: CanvasNode[] = data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : [];
+  const edges: CanvasEdge[] = data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid', label: e.label })) ?? [];
+  const selectedRelations = entity ? data?.edges.filter((e) => e.from === entity || e.to === entity) ?? [] : [];
+  const unavailable = g.error && /503|not available|not running/i.test(`${(g.error as { status?: number }).status} ${g.error.message}`);
+  return (
+    <div className="graph-body">
+      <div className="graph-toolbar">
+        <form
+          className="search-box grow"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setEntity(undefined);
+            setQuery(q.trim());
+          }}
+        >
+          <Icon name="search" size={16} />
+          <input className="input bare" value={q} placeholder={t('graph.searchEntities')} onChange={(e) => setQ(e.target.value)} />
+        </form>
+        {entity && (
+          <>
+            <button className="btn small" onClick={() => setEntity(undefined)}>
+              ← {t('graph.overview')}
+            </button>
+            <div className="segmented">
+              {[1, 2].map((h) => (
+                <button key={h} className={depth === h ? 'active' : ''} onClick={() => setDepth(h)}>
+                  {t('graph.hops', { n: h })}
+                </button>
+              ))}
+            </div>
+          </>
+        )}
+      </div>
+      {types.length > 0 && (
+        <div className="legend">
+          {types.slice(0, 6).map((ty, i) => (
+            <span key={ty}>
+              <i style={{ background: palette[i % palette.length] }} />
+              {ty || '—'}
+            </span>
+          ))}
+        </div>
+      )}
+      {unavailable ? (
+        <div className="empty-state">{t('graph.kgUnavailable')}</div>
+      ) : g.error ? (
+        <div className="error-card compact">{t('common.loadFailed', { error: g.error.message })}</div>
+      ) : data && data.nodes.length === 0 ? (
+        <div className="empty-state">{t('graph.kgEmpty')}</div>
+      ) : (
+        <GraphCanvas nodes={nodes} edges={edges} selected={entity} onSelect={setEntity} fitKey={`${entity ?? query}-${depth}-${nodes.length}`} />
+      )}
+      {selectedRelations.length > 0 && (
+        <div className="relations">
+          {selectedRelations.slice(0, 30).map((r, i) => (
+            <div className="relation" key={i} title={r.sentence}>
+              <strong>{r.from}</strong> <span className="pred">{r.label}</span> <strong>{r.to}</strong>
+              {r.confidence !== undefined && <span className="muted small"> · {Math.round(r.confidence * 100)}%</span>}
+              {r.sentence && <div className="muted small clamp2">“{r.sentence}”</div>}
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,214 @@
+import { useEffect, useState } from 'react';
+import { mm } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useLang, useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { relTime } from '../../lib/format';
+import { tagColor } from '../../lib/graph-layout';
+import { Icon } from '../icon';
+import { Switch } from '../switch';
+import type { MemoryRecord, MemorySummary, Plan } from './types';
+
+const split = (s: string) => s.split(/[,，\n]/).map((x) => x.trim()).filter(Boolean);
+
+/** One memory: read-only snapshot, editable notes and meta, tags/enabled, plan, trace to source, graph. */
+export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void }) {
+  const app = useApp();
+  const t = useT();
+  const lang = useLang();
+  const rec = useRequest(() => mm<MemoryRecord>('memory.get', { id }), [id, app.epoch]);
+  const related = useRequest(() => mm<MemorySummary[]>('memory.related', { id, depth: 2, limit: 20 }).catch(() => []), [id, app.epoch]);
+  const plan = useRequest(() => mm<Plan>('plan.get'), [id, app.epoch]);
+  const [notes, setNotes] = useState('');
+  const [editMeta, setEditMeta] = useState(false);
+  const [meta, setMeta] = useState({ title: '', impressions: '', tags: '', links: '' });
+  const [busy, setBusy] = useState(false);
+  const r = rec.data;
+  useEffect(() => {
+    if (r) {
+      setNotes(r.notes);
+      setMeta({ title: r.title, impressions: r.impressions.join(', '), tags: r.tags.join(', '), links: r.links.join(', ') });
+    }
+  }, [r]);
+
+  if (rec.error) {
+    return (
+      <div className="detail">
+        <button className="link-btn" onClick={onBack}>
+          ← {t('common.back')}
+        </button>
+        <div className="error-card compact">{t('common.loadFailed', { error: rec.error.message })}</div>
+      </div>
+    );
+  }
+  if (!r) return <div className="muted pad">{t('common.loading')}</div>;
+  const inPlan = !!plan.data?.memories.some((m) => m.id === id);
+
+  const run = async (fn: () => Promise<unknown>, ok?: string) => {
+    setBusy(true);
+    try {
+      await fn();
+      if (ok) app.toast(ok, 'ok');
+      rec.reload();
+      plan.reload();
+      app.refreshMm();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const patchMeta = (patch: Record<string, unknown>) => {
+    const before = r;
+    rec.setData((d) => (d ? ({ ...d, ...patch } as MemoryRecord) : d));
+    return mm('memory.updateMeta', { id, ...patch }).then(
+      () => {
+        rec.reload();
+        plan.reload();
+      },
+      (e: Error) => {
+        rec.setData(() => before);
+        app.toast(t('common.saveFailed', { error: e.message }), 'error');
+      },
+    );
+  };
+  const isConvention = r.tags.includes('convention');
+
+  return (
+    <div className="detail" data-testid="memory-detail">
+      <div className="detail-top">
+        <button className="link-btn" onClick={onBack}>
+          ← {t('common.back')}
+        </button>
+        <span className="muted small mono">{r.id}</span>
+      </div>
+      <h3 className="detail-title">
+        <span className="dot" style={{ background: tagColor(r.tags) }} />
+        {r.title}
+      </h3>
+      <div className="muted small">
+        {t('memory.updated', { when: relTime(r.updatedAt, lang) })}
+        {r.composedOf.length > 0 && ` · ${t('memory.composedOfN', { n: r.composedOf.length })}`}
+      </div>
+
+      <div className="detail-actions">
+        <button className="btn small primary" disabled={busy || !r.enabled} onClick={() => void run(() => mm(inPlan ? 'plan.removeMemory' : 'plan.addMemory', { id }), inPlan ? t('library.removedFromPlan') : t('library.addedToPlan'))} data-testid="add-to-plan">
+          <Icon name="layers" size={14} /> {inPlan ? t('library.removeFromPlan') : t('library.addToPlan')}
+        </button>
+        <button className="btn small" disabled={busy || !r.enabled} onClick={() => void run(() => mm('once.push', { memoryId: id }), t('library.queuedOnce'))}>
+          {t('library.injectOnce')}
+        </button>
+        {r.source && (
+          <button className="btn small" onClick={() => app.locate(r.source!.sessionId, r.source!.seqs)} data-testid="trace-source">
+            <Icon name="locate" size={14} /> {t('library.trace')}
+          </button>
+        )}
+        <button className="btn small" onClick={() => app.setGraphOpen(true, id)}>
+          <Icon name="graph" size={14} /> {t('library.showInGraph')}
+        </button>
+      </div>
+
+      <div className="card">
+        <div className="setting-row">
+          <span className="setting-label">{t('library.enabled')}</span>
+          <Switch checked={r.enabled} onChange={(v) => void patchMeta({ enabled: v })} testId="memory-enabled" />
+        </div>
+        <div className="setting-row">
+          <span className="setting-label">{t('library.convention')}</span>
+          <Switch checked={isConvention} onChange={(v) => void patchMeta({ tags: v ? [...r.tags, 'convention'] : r.tags.filter((x) => x !== 'convention') })} />
+        </div>
+      </div>
+
+      <div className="card">
+        <div className="card-head">
+          <span>{t('memory.meta')}</span>
+          <button className="link-btn" onClick={() => setEditMeta(!editMeta)}>
+            {editMeta ? t('common.cancel') : t('common.edit')}
+          </button>
+        </div>
+        {editMeta ? (
+          <div className="meta-form">
+            {(['title', 'impressions', 'tags', 'links'] as const).map((k) => (
+              <label className="field" key={k}>
+                <span>{t(`memory.${k}`)}</span>
+                <input className="input" value={meta[k]} onChange={(e) => setMeta({ ...meta, [k]: e.target.value })} />
+              </label>
+            ))}
+            <button
+              className="btn primary small"
+              onClick={() => {
+                setEditMeta(false);
+                void patchMeta({ title: meta.title.trim() || r.title, impressions: split(meta.impressions), tags: split(meta.tags), links: split(meta.links) });
+              }}
+            >
+              {t('common.save')}
+            </button>
+          </div>
+        ) : (
+          <dl className="meta">
+            <dt>{t('memory.impressions')}</dt>
+            <dd>{r.impressions.length ? r.impressions.map((x) => <span className="chip" key={x}>{x}</span>) : '—'}</dd>
+            <dt>{t('memory.tags')}</dt>
+            <dd>{r.tags.length ? r.tags.map((x) => <span className="tag" key={x}>{x}</span>) : '—'}</dd>
+            <dt>{t('memory.links')}</dt>
+            <dd>{r.links.length ? r.links.map((x) => <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>{x}</button>) : '—'}</dd>
+            {r.composedOf.length > 0 && (
+              <>
+                <dt>{t('memory.composedOf')}</dt>
+                <dd>{r.composedOf.map((x) => <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>{x}</button>)}</dd>
+              </>
+            )}
+          </dl>
+        )}
+      </div>
+
+      <div className="card">
+        <div className="card-head">
+          <span>{t('memory.snapshot')}</span>
+          <span className="badge">{t('memory.readOnly')}</span>
+        </div>
+        <pre className="snapshot" data-testid="snapshot">{r.snapshot}</pre>
+      </div>
+
+      <div className="card">
+        <div className="card-head">
+          <span>{t('memory.notes')}</span>
+        </div>
+        <textarea className="input" rows={5} value={notes} placeholder={t('memory.notesPlaceholder')} onChange={(e) => setNotes(e.target.value)} data-testid="notes" />
+        <div className="row end">
+          <button className="btn small primary" disabled={busy || notes === r.notes} onClick={() => void run(() => mm('memory.updateNotes', { id, notes }), t('memory.notesSaved'))} data-testid="save-notes">
+            {t('common.save')}
+          </button>
+        </div>
+      </div>
+
+      {(related.data?.length ?? 0) > 0 && (
+        <div className="card">
+          <div className="card-head">
+            <span>{t('memory.related')}</span>
+          </div>
+          <div className="list">
+            {related.data!.map((m) => (
+              <button className="list-item link-row" key={m.id} onClick={() => app.openMemory(m.id)}>
+                <span className="dot" style={{ background: tagColor(m.tags) }} />
+                <span className="grow left">{m.title}</span>
+                {m.distance !== undefined && <span className="muted small">{t('memory.hops', { n: m.distance })}</span>}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+
+      <div className="row end">
+        <button
+          className="btn danger small"
+          onClick={() => {
+            if (window.confirm(t('memory.deleteConfirm', { title: r.title }))) void mm('memory.delete', { id }).then(() => { app.toast(t('memory.deleted'), 'ok'); onBack(); app.refreshMm(); }, (e: Error) => app.toast(e.message, 'error'));
+          }}
+        >
+          <Icon name="trash" size={14} /> {t('common.delete')}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import { useMemo, useState } from 'react';
+import { api, pickList } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { SchemaField, type ConfigKeyInfo } from './schema-field';
+
+/** Core settings generated from the config schemas (`GET /api/v1/settings`). */
+export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
+  const app = useApp();
+  const t = useT();
+  const [filter, setFilter] = useState('');
+  const req = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch]);
+  const groups = useMemo(() => {
+    const out = new Map<string, ConfigKeyInfo[]>();
+    for (const k of req.data ?? []) {
+      if (!k.key.startsWith(prefix)) continue;
+      if (filter && !`${k.key} ${k.description}`.toLowerCase().includes(filter.toLowerCase())) continue;
+      const g = k.key.split('.').slice(0, 2).join('.');
+      out.set(g, [...(out.get(g) ?? []), k]);
+    }
+    return [...out.entries()].sort(([a], [b]) => a.localeCompare(b));
+  }, [req.data, filter, prefix]);
+  const save = async (key: string, value: unknown) => {
+    const j = await api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', json: { value } });
+    const updated = (j as { value?: ConfigKeyInfo }).value;
+    req.setData((d) => d?.map((k) => (k.key === key ? (updated && typeof updated === 'object' && 'key' in updated ? updated : { ...k, value, origin: 'stored' }) : k)));
+  };
+  if (req.error) return <div className="error-card compact">{t('common.loadFailed', { error: req.error.message })}</div>;
+  return (
+    <div className="core-settings" data-testid="core-settings">
+      <p className="muted">{t('settings.generalHint')}</p>
+      <input className="input" placeholder={t('settings.filter')} value={filter} onChange={(e) => setFilter(e.target.value)} data-testid="settings-filter" />
+      {req.loading && !req.data && <div className="muted pad">{t('common.loading')}</div>}
+      {groups.map(([g, keys]) => (
+        <section className="card" key={g}>
+          <div className="card-head">
+            <span className="mono">{g}</span>
+            <span className="count">{keys.length}</span>
+          </div>
+          {keys.map((k) => (
+            <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} />
+          ))}
+        </section>
+      ))}
+      {req.data && groups.length === 0 && <div className="empty-state small">{t('settings.noKeys')}</div>}
+    </div>
+  );
+}

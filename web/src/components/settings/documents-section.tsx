@@ -1,0 +1,74 @@
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useLang, useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { relTime } from '../../lib/format';
+import { Icon } from '../icon';
+import { ServiceError } from './knowledge-section';
+
+interface Doc {
+  id: string;
+  text: string;
+  createdAt: number;
+  accessCount?: number;
+  score?: number;
+}
+
+/** Documents (T-3) and memory stats: list, search, delete. */
+export function DocumentsSection() {
+  const app = useApp();
+  const t = useT();
+  const lang = useLang();
+  const [q, setQ] = useState('');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(0);
+  const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch]);
+  const docs = useRequest(() => api<{ documents: Doc[] }>(`/api/v1/memory/documents?limit=30&offset=${page * 30}${query ? `&q=${encodeURIComponent(query)}` : ''}`).then((j) => j.documents), [query, page, app.epoch]);
+  if (docs.error) return <ServiceError error={docs.error} />;
+  return (
+    <div className="documents">
+      {stats.data && (
+        <div className="stats">
+          {Object.entries(stats.data)
+            .filter(([, v]) => typeof v === 'number' || typeof v === 'string')
+            .slice(0, 8)
+            .map(([k, v]) => (
+              <div className="stat" key={k}>
+                <div className="stat-value">{String(v)}</div>
+                <div className="stat-label">{k}</div>
+              </div>
+            ))}
+        </div>
+      )}
+      <form className="search-box" onSubmit={(e) => { e.preventDefault(); setPage(0); setQuery(q.trim()); }}>
+        <Icon name="search" size={16} />
+        <input className="input bare" value={q} placeholder={t('documents.search')} onChange={(e) => setQ(e.target.value)} />
+      </form>
+      {docs.data?.length === 0 && <div className="empty-state small">{t('documents.empty')}</div>}
+      {docs.data?.map((d) => (
+        <div className="card doc" key={d.id}>
+          <div className="card-head">
+            <span className="muted small mono">{d.id}</span>
+            <span className="muted small">
+              {relTime(d.createdAt, lang)}
+              {d.score !== undefined && ` · ${d.score.toFixed(2)}`}
+              {d.accessCount !== undefined && ` · ${t('documents.accessed', { n: d.accessCount })}`}
+            </span>
+            <button className="icon-btn tiny" title={t('common.delete')} onClick={() => { if (window.confirm(t('documents.deleteConfirm'))) void api(`/api/v1/memory/documents/${encodeURIComponent(d.id)}`, { method: 'DELETE' }).then(docs.reload, (e: Error) => app.toast(e.message, 'error')); }}>
+              <Icon name="trash" size={14} />
+            </button>
+          </div>
+          <div className="clamp4 doc-text">{d.text}</div>
+        </div>
+      ))}
+      {!query && (
+        <div className="row gap end">
+          <button className="btn small" disabled={page === 0} onClick={() => setPage(page - 1)}>←</button>
+          <span className="muted small">{page + 1}</span>
+          <button className="btn small" disabled={(docs.data?.length ?? 0) < 30} onClick={() => setPage(page + 1)}>→</button>
+        </div>
+      )}
+    </div>
+  );
+}

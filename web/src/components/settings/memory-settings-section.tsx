@@ -1,0 +1,131 @@
+import { useState } from 'react';
+import { mm } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { previewBudget } from '../../lib/budget';
+import { Switch } from '../switch';
+import type { MmConfig, Plan } from '../memory/types';
+
+const NUMBERS = ['memoryChars', 'totalChars', 'pinChars'] as const;
+
+/**
+ * Memory-manager settings (M-10) through `config.get`/`config.set`: optimistic update, rolled
+ * back when the write fails; a live budget preview while the limits are edited.
+ */
+export function MemorySettingsSection() {
+  const app = useApp();
+  const t = useT();
+  const cfg = useRequest(() => mm<MmConfig>('config.get'), [app.epoch]);
+  const plan = useRequest(() => mm<Plan>('plan.get').catch(() => undefined), [app.epoch]);
+  const [drafts, setDrafts] = useState<Partial<Record<(typeof NUMBERS)[number] | 'libraryPath', string>>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  if (cfg.error) return <div className="error-card compact">{t('memory.absent')} ({cfg.error.message})</div>;
+  const c = cfg.data;
+  if (!c) return <div className="muted pad">{t('common.loading')}</div>;
+
+  const set = async (patch: Partial<MmConfig>) => {
+    const before = cfg.data;
+    cfg.setData((d) => (d ? { ...d, ...patch } : d));
+    const key = Object.keys(patch)[0];
+    setErrors((e) => ({ ...e, [key]: '' }));
+    try {
+      const next = await mm<MmConfig>('config.set', patch);
+      cfg.setData(() => next);
+      app.refreshMm();
+    } catch (e) {
+      cfg.setData(() => before);
+      setErrors((x) => ({ ...x, [key]: (e as Error).message }));
+      app.toast(t('common.saveFailed', { error: (e as Error).message }), 'error');
+    }
+  };
+  const num = (k: (typeof NUMBERS)[number]) => Number(drafts[k] ?? c[k]);
+  const budget = previewBudget(
+    (plan.data?.pinned ?? []).map((p) => ({ id: p.id, text: p.text })),
+    (plan.data?.memories ?? []).map((m) => ({ id: m.id, text: 'x'.repeat(Math.min(num('memoryChars'), 2000)) })),
+    { pinChars: num('pinChars'), memoryChars: num('memoryChars'), totalChars: num('totalChars') },
+  );
+  const toggles: (keyof MmConfig)[] = ['enabled', 'modelTools', 'autoInject'];
+  return (
+    <div className="memory-settings" data-testid="memory-settings">
+      <div className="card">
+        {toggles.map((k) => (
+          <div className="setting-row" key={k}>
+            <div>
+              <div className="setting-label">{t(`mmset.${k}` as 'mmset.enabled')}</div>
+              <div className="muted small">{t(`mmset.${k}.hint` as 'mmset.enabled.hint')}</div>
+              {errors[k] && <div className="form-error">{errors[k]}</div>}
+            </div>
+            <Switch checked={Boolean(c[k])} onChange={(v) => void set({ [k]: v })} testId={`mmset-${k}`} />
+          </div>
+        ))}
+        <div className="setting-row">
+          <div className="setting-label">{t('plan.mode')}</div>
+          <div className="segmented">
+            {(['on', 'off'] as const).map((v) => (
+              <button key={v} className={c.mode === v ? 'active' : ''} onClick={() => void set({ mode: v })}>
+                {v === 'on' ? t('memory.modeOn') : t('memory.modeOff')}
+              </button>
+            ))}
+          </div>
+        </div>
+        <div className="setting-row">
+          <div className="setting-label">{t('plan.view')}</div>
+          <div className="segmented">
+            {(['full', 'compact'] as const).map((v) => (
+              <button key={v} className={c.view === v ? 'active' : ''} onClick={() => void set({ view: v })}>
+                {t(`plan.view.${v}`)}
+              </button>
+            ))}
+          </div>
+        </div>
+      </div>
+      <div className="card">
+        <div className="card-head">{t('mmset.budget')}</div>
+        {NUMBERS.map((k) => (
+          <label className="field inline" key={k}>
+            <span>{t(`mmset.${k}` as 'mmset.memoryChars')}</span>
+            <input
+              className="input"
+              type="number"
+              min={0}
+              value={drafts[k] ?? String(c[k])}
+              onChange={(e) => setDrafts((d) => ({ ...d, [k]: e.target.value }))}
+              onBlur={() => {
+                const v = drafts[k];
+                if (v === undefined || Number(v) === c[k]) return;
+                setDrafts((d) => ({ ...d, [k]: undefined }));
+                if (!Number.isInteger(Number(v)) || Number(v) < 0) return setErrors((x) => ({ ...x, [k]: t('settings.notANumber') }));
+                void set({ [k]: Number(v) });
+              }}
+              data-testid={`mmset-${k}`}
+            />
+            {errors[k] && <span className="form-error">{errors[k]}</span>}
+          </label>
+        ))}
+        <div className="meter">
+          <div className="meter-fill" style={{ width: `${budget.percent}%` }} />
+        </div>
+        <div className="muted small">{t('mmset.preview', { pinned: budget.pinned, memories: budget.memories, total: budget.total, percent: budget.percent })}</div>
+      </div>
+      <div className="card">
+        <label className="field">
+          <span>{t('mmset.libraryPath')}</span>
+          <input
+            className="input mono"
+            value={drafts.libraryPath ?? c.libraryPath}
+            placeholder={c.effectiveLibraryPath}
+            onChange={(e) => setDrafts((d) => ({ ...d, libraryPath: e.target.value }))}
+            onBlur={() => {
+              const v = drafts.libraryPath;
+              setDrafts((d) => ({ ...d, libraryPath: undefined }));
+              if (v !== undefined && v !== c.libraryPath) void set({ libraryPath: v });
+            }}
+          />
+          <small className="muted">{t('mmset.libraryPathHint', { path: c.effectiveLibraryPath ?? '' })}</small>
+          {errors.libraryPath && <span className="form-error">{errors.libraryPath}</span>}
+        </label>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+import { useEffect, useRef, useState } from 'react';
+import { api, pickList, token } from '../../api/client';
+import { bus } from '../../api/event-stream';
+import { useApp } from '../../app-context';
+import { useLang, useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { relTime } from '../../lib/format';
+import { Icon } from '../icon';
+import { Switch } from '../switch';
+
+interface PluginInfo {
+  name: string;
+  kind: string;
+  version?: string;
+  description?: string;
+  enabled: boolean;
+  state: string;
+  lastError?: string;
+  restarts: number;
+  lastHeartbeat?: number;
+  tools: string[];
+}
+
+/** Plugins (P-3, W-4): install a `.hmap`, enable/disable, reload, health and last error, tools. */
+export function PluginsSection() {
+  const app = useApp();
+  const t = useT();
+  const lang = useLang();
+  const req = useRequest(async () => pickList<PluginInfo>(await api('/api/v1/plugins'), 'plugins'), [app.epoch]);
+  const file = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState<string | undefined>();
+  useEffect(
+    () =>
+      bus.subscribe((event) => {
+        if (event === 'plugin_state') req.reload();
+      }),
+    [req.reload],
+  );
+  const act = async (name: string, action: 'enable' | 'disable' | 'reload') => {
+    setBusy(name);
+    try {
+      await api(`/api/v1/plugins/${encodeURIComponent(name)}/${action}`, { method: 'POST' });
+      app.toast(t(`plugins.done.${action}`, { name }), 'ok');
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    } finally {
+      setBusy(undefined);
+      req.reload();
+    }
+  };
+  const install = async (f: File | undefined) => {
+    if (!f) return;
+    setBusy('__install');
+    try {
+      const headers: Record<string, string> = { 'content-type': 'application/zip', 'x-filename': encodeURIComponent(f.name) };
+      const tk = token();
+      if (tk) headers.authorization = `Bearer ${tk}`;
+      const j = await api<{ value?: PluginInfo; plugin?: PluginInfo }>('/api/v1/plugins/install', { method: 'POST', body: await f.arrayBuffer(), headers });
+      const p = j.value ?? j.plugin;
+      app.toast(t('plugins.installed', { name: p?.name ?? f.name }), 'ok');
+    } catch (e) {
+      app.toast(t('plugins.installFailed', { error: (e as Error).message }), 'error');
+    } finally {
+      setBusy(undefined);
+      req.reload();
+    }
+  };
+  return (
+    <div className="plugins" data-testid="plugins">
+      <div className="row gap">
+        <p className="muted grow">{t('plugins.hint')}</p>
+        <button className="btn primary" disabled={busy === '__install'} onClick={() => file.current?.click()} data-testid="install-plugin">
+          <Icon name="upload" size={16} /> {busy === '__install' ? t('plugins.installing') : t('plugins.install')}
+        </button>
+        <input ref={file} type="file" accept=".hmap,application/zip" hidden onChange={(e) => { void install(e.target.files?.[0]); e.target.value = ''; }} data-testid="plugin-file" />
+      </div>
+      {req.error && <div className="error-card compact">{t('common.loadFailed', { error: req.error.message })}</div>}
+      <div className="plugin-list">
+        {req.data?.map((p) => (
+          <div className={`card plugin state-${p.state}`} key={p.name} data-plugin={p.name}>
+            <div className="provider-head">
+              <div className="grow">
+                <div className="provider-name">
+                  {p.name} {p.version && <span className="muted small">v{p.version}</span>} <span className="badge">{p.kind}</span>{' '}
+                  <span className={`badge state-${p.state}`}>{t(`plugins.state.${p.state}` as 'plugins.state.running')}</span>
+                </div>
+                {p.description && <div className="muted small">{p.description}</div>}
+                <div className="muted small">
+                  {t('plugins.restarts', { n: p.restarts })}
+                  {p.lastHeartbeat ? ` · ${t('plugins.heartbeat', { when: relTime(p.lastHeartbeat, lang) })}` : ''}
+                </div>
+              </div>
+              <button className="btn small" disabled={busy === p.name || !p.enabled} onClick={() => void act(p.name, 'reload')}>
+                <Icon name="refresh" size={14} /> {t('plugins.reload')}
+              </button>
+              <Switch checked={p.enabled} disabled={busy === p.name} onChange={(v) => void act(p.name, v ? 'enable' : 'disable')} label={t('plugins.enabled')} />
+            </div>
+            {p.lastError && <div className="form-error">{t('plugins.lastError', { error: p.lastError })}</div>}
+            {p.tools.length > 0 && (
+              <div className="chips">
+                {p.tools.map((x) => (
+                  <span className="chip mono" key={x}>
+                    {x}
+                  </span>
+                ))}
+              </div>
+            )}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,109 @@
+import { useEffect, useState } from 'react';
+import { useT } from '../../i18n';
+import { Switch } from '../switch';
+
+export interface ConfigKeyInfo {
+  key: string;
+  value: unknown;
+  default: unknown;
+  description: string;
+  secret: boolean;
+  schema: Record<string, unknown>;
+  origin: 'default' | 'stored' | 'env';
+  env?: string;
+}
+
+/** The kind of form control a JSON schema asks for. */
+export function controlFor(schema: Record<string, unknown>, value: unknown): 'boolean' | 'number' | 'enum' | 'string' | 'json' {
+  const type = schema.type;
+  if (Array.isArray(schema.enum) && schema.enum.every((x) => typeof x === 'string')) return 'enum';
+  if (type === 'boolean' || typeof value === 'boolean') return 'boolean';
+  if (type === 'integer' || type === 'number' || typeof value === 'number') return 'number';
+  if (type === 'string' || typeof value === 'string') return 'string';
+  return 'json';
+}
+
+/** One config key as a form row, generated from its JSON schema; saves on change/blur. */
+export function SchemaField({ info, onSave }: { info: ConfigKeyInfo; onSave: (value: unknown) => Promise<void> }) {
+  const t = useT();
+  const control = controlFor(info.schema, info.value);
+  const [draft, setDraft] = useState(() => toDraft(control, info));
+  const [error, setError] = useState<string | undefined>();
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setDraft(toDraft(control, info)), [info.value]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const save = async (value: unknown) => {
+    setError(undefined);
+    try {
+      await onSave(value);
+      setSaved(true);
+      setTimeout(() => setSaved(false), 1500);
+    } catch (e) {
+      setError((e as Error).message);
+      setDraft(toDraft(control, info));
+    }
+  };
+  const commitText = () => {
+    if (draft === toDraft(control, info)) return;
+    if (control === 'number') {
+      const n = Number(draft);
+      if (draft === '' || !Number.isFinite(n)) return setError(t('settings.notANumber'));
+      return void save(n);
+    }
+    if (control === 'json') {
+      try {
+        return void save(JSON.parse(draft));
+      } catch {
+        return setError(t('settings.badJson'));
+      }
+    }
+    if (info.secret && !draft) return;
+    void save(draft);
+  };
+
+  const min = info.schema.minimum as number | undefined;
+  const max = info.schema.maximum as number | undefined;
+  return (
+    <div className={`schema-field${error ? ' has-error' : ''}`} data-key={info.key}>
+      <div className="schema-label">
+        <code className="key">{info.key}</code>
+        {info.origin === 'env' && <span className="badge">{t('settings.fromEnv', { env: info.env ?? '' })}</span>}
+        {info.origin === 'stored' && <span className="badge ok">{t('settings.custom')}</span>}
+        {saved && <span className="badge ok">✓</span>}
+        <div className="muted small">{info.description}</div>
+      </div>
+      <div className="schema-control">
+        {control === 'boolean' && <Switch checked={Boolean(info.value)} onChange={(v) => void save(v)} label={info.key} />}
+        {control === 'enum' && (
+          <select className="input" value={String(info.value)} onChange={(e) => void save(e.target.value)}>
+            {(info.schema.enum as string[]).map((x) => (
+              <option key={x}>{x}</option>
+            ))}
+          </select>
+        )}
+        {(control === 'number' || control === 'string') && (
+          <input
+            className="input"
+            type={info.secret ? 'password' : control === 'number' ? 'number' : 'text'}
+            min={min}
+            max={max}
+            value={draft}
+            placeholder={info.secret ? (info.value ? t('settings.secretSet') : t('settings.secretUnset')) : undefined}
+            onChange={(e) => setDraft(e.target.value)}
+            onBlur={commitText}
+            onKeyDown={(e) => e.key === 'Enter' && commitText()}
+            autoComplete="off"
+          />
+        )}
+        {control === 'json' && <textarea className="input mono" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={commitText} />}
+        {error && <div className="form-error">{error}</div>}
+      </div>
+    </div>
+  );
+}
+
+function toDraft(control: string, info: ConfigKeyInfo): string {
+  if (info.secret) return '';
+  if (control === 'json') return JSON.stringify(info.value, null, 1);
+  return info.value === null || info.value === undefined ? '' : String(info.value);
+}

@@ -1,0 +1,44 @@
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { ErrorBoundary } from '../error-boundary';
+import { ProvidersSection } from './providers-section';
+import { CoreSettingsSection } from './core-settings-section';
+import { MemorySettingsSection } from './memory-settings-section';
+import { PluginsSection } from './plugins-section';
+import { KnowledgeSection } from './knowledge-section';
+import { DocumentsSection } from './documents-section';
+import { ChangesSection } from './changes-section';
+import { AboutSection } from './about-section';
+
+const SECTIONS = ['providers', 'general', 'memory', 'plugins', 'knowledge', 'documents', 'changes', 'about'] as const;
+
+/** Settings (W-4): providers, generated core settings, memory manager, plugins, knowledge, documents, changes. */
+export function SettingsView({ section }: { section: string }) {
+  const app = useApp();
+  const t = useT();
+  const current = (SECTIONS as readonly string[]).includes(section) ? section : 'providers';
+  return (
+    <div className="settings">
+      <nav className="settings-nav">
+        {SECTIONS.map((s) => (
+          <button key={s} className={current === s ? 'active' : ''} onClick={() => app.navigate({ view: 'settings', section: s })} data-testid={`settings-${s}`}>
+            {t(`settings.${s}`)}
+          </button>
+        ))}
+      </nav>
+      <div className="settings-body">
+        <h2>{t(`settings.${current}` as 'settings.providers')}</h2>
+        <ErrorBoundary name={`settings-${current}`} key={current}>
+          {current === 'providers' && <ProvidersSection />}
+          {current === 'general' && <CoreSettingsSection />}
+          {current === 'memory' && <MemorySettingsSection />}
+          {current === 'plugins' && <PluginsSection />}
+          {current === 'knowledge' && <KnowledgeSection />}
+          {current === 'documents' && <DocumentsSection />}
+          {current === 'changes' && <ChangesSection />}
+          {current === 'about' && <AboutSection />}
+        </ErrorBoundary>
+      </div>
+    </div>
+  );
+}

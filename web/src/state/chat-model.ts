@@ -1,0 +1,259 @@
+/**
+ * The chat model: turns of one session built from the session log (history) and updated by
+ * bus events (live). Pure functions, so they are unit-tested without a browser.
+ */
+
+export interface SessionEventLike {
+  seq: number;
+  turnId: string;
+  kind: string;
+  at: number;
+  text: string;
+  data?: Record<string, unknown>;
+}
+
+export interface ToolCallView {
+  id: string;
+  name: string;
+  args: string;
+  result?: string;
+  error?: string;
+  rejected?: string;
+  durationMs?: number;
+  running: boolean;
+}
+
+export interface RoundView {
+  round: number;
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCallView[];
+  provider?: string;
+  model?: string;
+  usage?: { inputTokens: number; outputTokens: number };
+  latencyMs?: number;
+}
+
+export type TurnStatus = 'queued' | 'running' | 'ok' | 'error' | 'aborted' | 'short-circuit';
+
+export interface TurnView {
+  turnId: string;
+  sessionId: string;
+  userText: string;
+  userSeq?: number;
+  attachments: { name?: string; mimeType?: string; bytes?: number }[];
+  rounds: RoundView[];
+  /** Text/reasoning streamed since the last finished round. */
+  live: { text: string; reasoning: string };
+  status: TurnStatus;
+  finalText: string;
+  assistantSeq?: number;
+  error?: { code: string; message: string };
+  injected: { source: string; text: string }[];
+  stageNotes: string[];
+  interrupts: string[];
+  seqs: number[];
+  excluded: boolean;
+  at: number;
+}
+
+function emptyTurn(turnId: string, sessionId: string, at = Date.now()): TurnView {
+  return { turnId, sessionId, userText: '', attachments: [], rounds: [], live: { text: '', reasoning: '' }, status: 'running', finalText: '', injected: [], stageNotes: [], interrupts: [], seqs: [], excluded: false, at };
+}
+
+/** The turn number of a turn id (`"<session>#<n>"`). */
+export function turnNumber(turnId: string): number {
+  const n = Number(turnId.slice(turnId.lastIndexOf('#') + 1));
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** Builds the turns of a session from its log; `inflight` names the turn still running. */
+export function turnsFromEvents(sessionId: string, events: SessionEventLike[], inflight?: string | null): TurnView[] {
+  const byId = new Map<string, TurnView>();
+  const order: TurnView[] = [];
+  for (const ev of events) {
+    let t = byId.get(ev.turnId);
+    if (!t) {
+      t = { ...emptyTurn(ev.turnId, sessionId, ev.at), status: 'ok' };
+      byId.set(ev.turnId, t);
+      order.push(t);
+    }
+    t.seqs.push(ev.seq);
+    const d = ev.data ?? {};
+    switch (ev.kind) {
+      case 'user':
+        if (!t.userText) {
+          t.userText = ev.text;
+          t.userSeq = ev.seq;
+          t.attachments = Array.isArray(d.attachments) ? (d.attachments as TurnView['attachments']) : [];
+        } else t.interrupts.push(ev.text);
+        break;
+      case 'assistant':
+        t.finalText = ev.text;
+        t.assistantSeq = ev.seq;
+        break;
+      case 'reasoning': {
+        const r = roundAt(t, typeof d.round === 'number' ? d.round : t.rounds.length + 1);
+        r.reasoning = ev.text;
+        break;
+      }
+      case 'tool_call': {
+        const call = (d.call ?? {}) as { id?: string; name?: string; arguments?: string };
+        const r = roundAt(t, typeof d.round === 'number' ? d.round : t.rounds.length + 1);
+        r.toolCalls.push({ id: call.id ?? `c${ev.seq}`, name: call.name ?? ev.text, args: call.arguments ?? String(d.arguments ?? ''), running: false });
+        break;
+      }
+      case 'tool_result': {
+        const callId = String(d.callId ?? d.id ?? '');
+        const call = t.rounds.flatMap((r) => r.toolCalls).find((c) => c.id === callId) ?? t.rounds.flatMap((r) => r.toolCalls).filter((c) => c.result === undefined).at(-1);
+        if (call) {
+          call.result = ev.text;
+          if (typeof d.error === 'string') call.error = d.error;
+        }
+        break;
+      }
+      case 'injection':
+        t.injected.push({ source: String(d.source ?? 'memory-manager'), text: ev.text });
+        break;
+      case 'interrupt':
+        t.interrupts.push(ev.text);
+        break;
+      case 'error':
+        t.status = 'error';
+        t.error = { code: String(d.code ?? 'ERROR'), message: ev.text };
+        break;
+      case 'marker':
+        if (d.excluded === true || /exclud|排除/.test(ev.text)) t.excluded = d.restored === true ? false : true;
+        break;
+      default:
+        break;
+    }
+  }
+  for (const t of order) if (t.turnId === inflight) t.status = 'running';
+  return order;
+}
+
+function roundAt(t: TurnView, round: number): RoundView {
+  let r = t.rounds.find((x) => x.round === round);
+  if (!r) {
+    r = { round, text: '', reasoning: '', toolCalls: [] };
+    t.rounds.push(r);
+    t.rounds.sort((a, b) => a.round - b.round);
+  }
+  return r;
+}
+
+function cloneTurn(t: TurnView): TurnView {
+  return { ...t, rounds: t.rounds.map((r) => ({ ...r, toolCalls: r.toolCalls.map((c) => ({ ...c })) })), live: { ...t.live }, injected: [...t.injected], stageNotes: [...t.stageNotes], interrupts: [...t.interrupts], seqs: [...t.seqs] };
+}
+
+/**
+ * Applies one bus event to the turns of `sessionId` (immutable). Events of other sessions
+ * return the same array.
+ */
+export function applyBusEvent(turns: TurnView[], sessionId: string, event: string, payload: unknown): TurnView[] {
+  const p = (payload ?? {}) as Record<string, unknown>;
+  if (p.sessionId !== sessionId) return turns;
+  const turnId = typeof p.turnId === 'string' ? p.turnId : undefined;
+  if (event === 'interrupt') {
+    const running = [...turns].reverse().find((t) => t.status === 'running');
+    if (!running) return turns;
+    return turns.map((t) => (t === running ? { ...cloneTurn(t), interrupts: [...t.interrupts, String(p.text ?? '')] } : t));
+  }
+  if (!turnId) return turns;
+  const idx = turns.findIndex((t) => t.turnId === turnId);
+  let t = idx >= 0 ? cloneTurn(turns[idx]) : emptyTurn(turnId, sessionId, typeof p.at === 'number' ? p.at : Date.now());
+  switch (event) {
+    case 'turn_start': {
+      const input = (p.input ?? {}) as { text?: string; attachments?: TurnView['attachments'] };
+      t.status = 'running';
+      if (!t.userText) t.userText = input.text ?? '';
+      if (!t.attachments.length && Array.isArray(input.attachments)) t.attachments = input.attachments;
+      break;
+    }
+    case 'turn_delta':
+      if (t.status === 'queued') t.status = 'running';
+      if (p.kind === 'reasoning') t.live.reasoning += String(p.text ?? '');
+      else t.live.text += String(p.text ?? '');
+      break;
+    case 'agent_llm_chain': {
+      const r = roundAt(t, Number(p.round ?? t.rounds.length + 1));
+      r.text = String(p.text ?? '');
+      r.reasoning = String(p.reasoning ?? '');
+      r.provider = p.provider as string;
+      r.model = p.model as string;
+      r.usage = p.usage as RoundView['usage'];
+      r.latencyMs = p.latencyMs as number;
+      const calls = (p.toolCalls ?? []) as { id: string; name: string; arguments: string }[];
+      for (const c of calls) if (!r.toolCalls.some((x) => x.id === c.id)) r.toolCalls.push({ id: c.id, name: c.name, args: c.arguments, running: false });
+      for (const inj of (p.injected ?? []) as { source: string; text: string }[]) if (!t.injected.some((x) => x.text === inj.text)) t.injected.push(inj);
+      t.live = { text: '', reasoning: '' };
+      break;
+    }
+    case 'tool_start': {
+      const call = (p.call ?? {}) as { id: string; name: string; arguments: string };
+      const r = roundAt(t, Number(p.round ?? t.rounds.length));
+      const existing = r.toolCalls.find((c) => c.id === call.id);
+      if (existing) existing.running = true;
+      else r.toolCalls.push({ id: call.id, name: call.name, args: call.arguments, running: true });
+      break;
+    }
+    case 'tool_end': {
+      const call = (p.call ?? {}) as { id: string; name: string; arguments: string };
+      const r = roundAt(t, Number(p.round ?? t.rounds.length));
+      let c = r.toolCalls.find((x) => x.id === call.id);
+      if (!c) {
+        c = { id: call.id, name: call.name, args: call.arguments, running: false };
+        r.toolCalls.push(c);
+      }
+      c.running = false;
+      c.result = String(p.result ?? '');
+      if (typeof p.error === 'string') c.error = p.error;
+      if (typeof p.rejected === 'string') c.rejected = p.rejected;
+      if (typeof p.durationMs === 'number') c.durationMs = p.durationMs;
+      break;
+    }
+    case 'stage_event':
+      t.stageNotes.push(`${String(p.stage ?? '')}: ${String(p.note ?? '')}`);
+      break;
+    case 'turn_end': {
+      t.status = (p.status as TurnStatus) ?? 'ok';
+      t.finalText = String(p.text ?? t.finalText);
+      const err = p.error as { code: string; message: string } | undefined;
+      if (err) t.error = err;
+      t.live = { text: '', reasoning: '' };
+      for (const r of t.rounds) for (const c of r.toolCalls) c.running = false;
+      break;
+    }
+    default:
+      return turns;
+  }
+  if (idx >= 0) return turns.map((x, i) => (i === idx ? t : x));
+  return [...turns, t];
+}
+
+/** Merges turns loaded from the log with turns the bus created meanwhile (live data wins while running). */
+export function mergeTurns(history: TurnView[], live: TurnView[]): TurnView[] {
+  const out = history.map((h) => {
+    const l = live.find((x) => x.turnId === h.turnId);
+    if (!l || l.status !== 'running') return h;
+    return {
+      ...l,
+      userText: l.userText || h.userText,
+      attachments: l.attachments.length ? l.attachments : h.attachments,
+      rounds: l.rounds.length ? l.rounds : h.rounds,
+      userSeq: h.userSeq,
+      seqs: h.seqs,
+      injected: h.injected.length ? h.injected : l.injected,
+    };
+  });
+  for (const l of live) if (!history.some((h) => h.turnId === l.turnId)) out.push(l);
+  return out.sort((a, b) => turnNumber(a.turnId) - turnNumber(b.turnId));
+}
+
+/** The text to show for the assistant of a turn (final, or what has streamed so far). */
+export function visibleAnswer(t: TurnView): string {
+  if (t.status !== 'running' && t.status !== 'queued') return t.finalText;
+  const streamed = t.rounds.map((r) => r.text).filter(Boolean);
+  return [...streamed, t.live.text].filter(Boolean).join('\n\n');
+}
