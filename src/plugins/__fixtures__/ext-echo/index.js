@@ -81,6 +81,11 @@ export default {
           process.send({ t: 'req', id, op: args.op, args: { event: 'custom:x', payload: 1, name: 'a', trait: 'b', value: 'c' } });
         }),
     });
+    const outbox = [];
+    sdk.registerOutputChannel('extout', 1 | 16, 'Test channel of ext-echo', (msg) => {
+      outbox.push({ payload: msg.payload, type: msg.type, meta: msg.meta, sessionId: msg.sessionId });
+    }, { maxMessageLength: 10 });
+    sdk.registerTool({ name: 'ext_outbox', description: 'What extout received', parameters: noArgs, handler: () => outbox });
     sdk.registerStage('before_output', (ctx) => {
       ctx.text = `${ctx.text} [ext]`;
     });

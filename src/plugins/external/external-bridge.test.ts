@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { createTestHost, type TestHost } from '../../sdk/testing/index.js';
+import { fixtureHome, waitFor } from '../__fixtures__/fixture-home.js';
+
+const fast = { restartBaseMs: 30, heartbeatMs: 100, heartbeatTimeoutMs: 4000, callTimeoutMs: 1000, startTimeoutMs: 8000 };
+
+async function host(t: { after: (fn: () => unknown) => void }, ...plugins: string[]): Promise<TestHost> {
+  return hostWith(t, fast, ...plugins);
+}
+
+async function hostWith(t: { after: (fn: () => unknown) => void }, external: typeof fast, ...plugins: string[]): Promise<TestHost> {
+  const homeDir = fixtureHome(...plugins);
+  const h = await createTestHost({ homeDir, registry: { external } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  return h;
+}
+
+
+test('P-3: the restricted SDK has no publish, no social write, no services; raw requests for them are refused', async (t) => {
+  const h = await host(t, 'ext-echo');
+  const probe = JSON.parse(await h.callTool('ext_probe'));
+  assert.equal(probe.publish, 'undefined');
+  assert.equal(probe.provide, 'undefined');
+  assert.equal(probe.registerRoute, 'undefined');
+  assert.deepEqual(probe.socialKeys, ['getNetwork', 'getPerson', 'getRelations', 'getTrait', 'listPersons']);
+  assert.match(probe.memory, /PLUGIN_FORBIDDEN: .*"memory" permission/);
+  assert.equal(probe.sessions, true);
+  let published = 0;
+  h.agent.bus.on('custom:x', () => void published++);
+  for (const op of ['publish', 'social.setTrait', 'social.relate', 'provide', 'registerRoute']) {
+    assert.match(await h.callTool('ext_sneak', { op }), /^refused: PLUGIN_FORBIDDEN: .*not available to external plugins/, op);
+  }
+  assert.equal(published, 0);
+});
+
+test('P-3: stage handlers run in the child and change the shared context; settings reach the child', async (t) => {
+  const h = await host(t, 'ext-echo');
+  const ctx = await h.runStage('before_output', { text: 'final' });
+  assert.equal(ctx.text, 'final [ext]');
+  await h.config.set('plugin.ext-echo.prefix', 'ECHO');
+  await waitFor(async () => (await h.callTool('ext_echo', { text: 'z' })).startsWith('ECHO:z'), 5000, 'setting pushed');
+  const outcome = await h.send('hello');
+  assert.equal(outcome.text, 'ok [ext]');
+});
+
+test('P-6: an external plugin registers an output channel over the bridge; output_send__ reaches it, split by its limit', async (t) => {
+  const h = await host(t, 'ext-echo');
+  assert.match(await h.callTool('output_send__extout', { payload: 'first line. second line', meta: '{"to":"x"}' }), /sent to extout in 3 parts/);
+  assert.match(await h.callTool('output_send__extout_help'), /text, structured/);
+  const got = JSON.parse(await h.callTool('ext_outbox'));
+  assert.equal(got.length, 3);
+  assert.ok(got.every((m: { payload: string }) => m.payload.length <= 10));
+  assert.equal(got.map((m: { payload: string }) => m.payload).join('').replace(/\s/g, ''), 'firstline.secondline');
+  assert.deepEqual(got[0].meta, { to: 'x', part: 1, parts: 3 });
+  await assert.rejects(h.callTool('output_send__extout', { payload: 'p', type: 'image' }), /cannot send image/);
+  assert.match(h.agent.channels.rules() ?? '', /extout \(text\/structured\): Test channel of ext-echo/);
+  await h.registry.disable('ext-echo');
+  await assert.rejects(h.callTool('output_send__extout', { payload: 'x' }), /no tool/);
+});
+
+test('P-3: a broken manifest fails that plugin with the validation message before any of its code runs', async (t) => {
+  const h = await host(t, 'broken-manifest', 'ext-echo');
+  const info = h.plugin('broken-manifest')!;
+  assert.equal(info.state, 'failed');
+  assert.match(info.lastError!, /invalid plugin\.json/);
+  assert.match(info.lastError!, /version/);
+  assert.match(info.lastError!, /entry/);
+  assert.equal(h.plugin('ext-echo')!.state, 'running');
+});
