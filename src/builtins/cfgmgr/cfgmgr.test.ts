@@ -26,8 +26,9 @@ function configService(get: () => TestHost) {
 }
 
 async function setup(t: { after(fn: () => Promise<void>): void }): Promise<{ host: TestHost; r: (m: string, p: string, body?: BodyInit) => ReturnType<typeof callRoute> }> {
-  let host!: TestHost;
-  host = await createTestHost({ plugins: [configService(() => host), cfgmgrPlugin] });
+  const ref: { host?: TestHost } = {};
+  const host = await createTestHost({ plugins: [configService(() => ref.host!), cfgmgrPlugin] });
+  ref.host = host;
   t.after(() => host.close());
   return { host, r: (m, p, body) => callRoute(host.host.routes.list(), m, p, body, { 'content-type': 'application/json' }) };
 }
