@@ -1,0 +1,195 @@
+import type { GraphEntity, GraphRelation, PluginLogger, PromptSlotProvider } from '../../spec/index.js';
+import type { GraphDB, RecallResult } from '../graph/index.js';
+import { jiebaKeywords } from './jieba-keywords.js';
+
+/** Keyword extraction (the shared embedder's `keywords`). */
+export interface KeywordSource {
+  keywords(text: string, k?: number): string[];
+}
+
+/** The dense half of the shared embedder (T-1), for entity vector search. */
+export interface EntityEmbedder {
+  readonly dense: boolean;
+  modelId(): string;
+  embed(texts: string[]): Promise<(Float32Array | null)[]>;
+}
+
+export interface IndexerOptions {
+  graph: GraphDB;
+  keywords?: KeywordSource;
+  embedder?: EntityEmbedder;
+  /** BFS depth (default `core.memory.recall_depth` read by the caller, 2). */
+  depth?: () => number;
+  /** Longest 【记忆索引】 block, characters (default 1500). */
+  maxChars?: number;
+  /** Entities whose names are embedded for vector search (most recent first; default 3000). */
+  maxVectorEntities?: number;
+  /** Cosine above which an entity counts as a vector hit (default 0.6). */
+  minSimilarity?: number;
+  log?: PluginLogger;
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** Strips prompt-template noise before keyword/vector extraction (seed CleanText). */
+export function cleanInput(text: string): string {
+  return text
+    .replace(/【[^】]{0,20}】/g, ' ')
+    .replace(/\[(?:打断消息|interrupt)[^\]]*\]/gi, ' ')
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 4000);
+}
+
+/** Seed entity names of one query and what the graph returned for them. */
+export interface IndexerSearch {
+  keywords: string[];
+  vectorHits: string[];
+  result: RecallResult;
+}
+
+/**
+ * The Indexer (T-5): builds the 【记忆索引】 block of the system prompt. Input → cleanText →
+ * entity vector search (dense embedder) + jieba keywords → graph recall (LIKE + BFS) → compact
+ * text. Entities that a tool already returned in a turn (`markRecalled`) are left out for that turn.
+ */
+export class Indexer {
+  private readonly recalled = new Map<string, Set<string>>();
+  private vectors = new Map<string, Float32Array | null>();
+  private vectorModel = '';
+
+  constructor(private readonly opts: IndexerOptions) {}
+
+  /** Remembers that a tool returned these entities in `turnId` (the last 32 turns are kept). */
+  markRecalled(entityNames: readonly string[], turnId: string): void {
+    let set = this.recalled.get(turnId);
+    if (!set) {
+      set = new Set();
+      this.recalled.set(turnId, set);
+      while (this.recalled.size > 32) this.recalled.delete(this.recalled.keys().next().value as string);
+    }
+    for (const n of entityNames) set.add(n.toLowerCase());
+  }
+
+  /** Entity names (lower-cased) already recalled by a tool in this turn. */
+  recalledIn(turnId: string): ReadonlySet<string> {
+    return this.recalled.get(turnId) ?? new Set();
+  }
+
+  /** Clears the per-turn memory of a finished turn. */
+  endTurn(turnId: string): void {
+    this.recalled.delete(turnId);
+  }
+
+  private async vectorSearch(text: string): Promise<string[]> {
+    const emb = this.opts.embedder;
+    if (!emb?.dense || !text) return [];
+    const model = emb.modelId();
+    if (model !== this.vectorModel) {
+      this.vectors = new Map();
+      this.vectorModel = model;
+    }
+    const names = this.opts.graph.entityNames(this.opts.maxVectorEntities ?? 3000);
+    const missing = names.filter((n) => !this.vectors.has(n));
+    for (let i = 0; i < missing.length; i += 256) {
+      const batch = missing.slice(i, i + 256);
+      const vs = await emb.embed(batch);
+      batch.forEach((n, j) => this.vectors.set(n, vs[j] ?? null));
+    }
+    const [q] = await emb.embed([text]);
+    if (!q) return [];
+    const min = this.opts.minSimilarity ?? 0.6;
+    return names
+      .map((n) => ({ n, s: this.vectors.get(n) ? cosine(q, this.vectors.get(n) as Float32Array) : 0 }))
+      .filter((x) => x.s >= min)
+      .sort((a, b) => b.s - a.s)
+      .slice(0, 5)
+      .map((x) => x.n);
+  }
+
+  /** Runs the two recall paths and the graph walk for one input. */
+  async search(input: string): Promise<IndexerSearch> {
+    const text = cleanInput(input);
+    if (!text) return { keywords: [], vectorHits: [], result: { entities: [], relations: [] } };
+    const keywords = (this.opts.keywords?.keywords(text, 8) ?? jiebaKeywords(text, 8)).filter((k) => k.trim().length > 0 && k.length <= 200);
+    let vectorHits: string[] = [];
+    try {
+      vectorHits = await this.vectorSearch(text);
+    } catch (e) {
+      this.opts.log?.warn('indexer: entity vector search failed; using keywords only', { error: (e as Error).message });
+    }
+    const seeds = [...new Set([...vectorHits, ...keywords])].slice(0, 50);
+    const depth = this.opts.depth?.() ?? 2;
+    const result = seeds.length ? this.opts.graph.recall(seeds, Math.min(Math.max(depth, 0), 5), { maxEntities: 40, maxRelations: 60 }) : { entities: [], relations: [] };
+    return { keywords, vectorHits, result };
+  }
+
+  /** The 【记忆索引】 block for `input`, or undefined when nothing relevant is known. */
+  async build(input: string, turnId?: string): Promise<string | undefined> {
+    const { result } = await this.search(input);
+    const skip = turnId ? this.recalledIn(turnId) : new Set<string>();
+    const relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));
+    // Entities reached only through a skipped relation go too (they were shown with it).
+    const kept = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
+    const dropped = new Set(result.relations.filter((r) => !relations.includes(r)).flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
+    const entities = result.entities.filter((e) => {
+      const k = e.name.toLowerCase();
+      return !skip.has(k) && (kept.has(k) || !dropped.has(k));
+    });
+    return formatIndex(entities, relations, this.opts.maxChars ?? 1500);
+  }
+
+  /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
+  slot(): PromptSlotProvider {
+    return async (q) => (q.consolidation ? undefined : this.build(q.input, q.turnId));
+  }
+}
+
+function describeEntity(e: GraphEntity): string {
+  const attrs = Object.entries(e.attributes)
+    .filter(([k, v]) => k !== 'aliases' && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'))
+    .slice(0, 6)
+    .map(([k, v]) => `${k}=${String(v).slice(0, 40)}`);
+  const aliases = Array.isArray(e.attributes.aliases) && e.attributes.aliases.length ? ` aka ${(e.attributes.aliases as string[]).slice(0, 3).join('/')}` : '';
+  const parts = [e.type !== 'entity' ? e.type : '', ...attrs].filter(Boolean);
+  return `${e.name}${parts.length ? `(${parts.join('; ')})` : ''}${aliases}`;
+}
+
+/** Compact text of a recall: the facts first, then entities that carry attributes. */
+export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number): string | undefined {
+  if (!entities.length && !relations.length) return undefined;
+  const lines: string[] = ['【记忆索引】'];
+  let size = lines[0].length;
+  const push = (line: string): boolean => {
+    if (size + line.length + 1 > maxChars) return false;
+    lines.push(line);
+    size += line.length + 1;
+    return true;
+  };
+  for (const r of relations) if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)})`)) break;
+  const inRelations = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
+  const described = entities.filter((e) => !inRelations.has(e.name.toLowerCase()) || Object.keys(e.attributes).some((k) => k !== 'aliases') || e.type !== 'entity');
+  if (described.length) {
+    const ents = described.map(describeEntity);
+    let line = '实体: ';
+    for (const d of ents) {
+      if (size + line.length + d.length + 2 > maxChars) break;
+      line += (line.length > 4 ? ', ' : '') + d;
+    }
+    if (line.length > 4) push(line);
+  }
+  return lines.length > 1 ? lines.join('\n') : undefined;
+}
