@@ -144,12 +144,17 @@ export class StageHost {
   async executeTool(def: ToolDef, args: Record<string, unknown>, call: ToolInvocation): Promise<ToolRunResult> {
     const timeoutMs = this.opts.toolTimeoutMs?.() ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     try {
       const out: ToolOutput = await Promise.race([
         Promise.resolve().then(() => def.handler(args, call)),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`tool ${def.name} timed out after ${timeoutMs} ms`)), timeoutMs);
           timer.unref?.();
+          // A tool that ignores its signal must not hold up an abort (shutdown).
+          onAbort = () => reject(new Error(`tool ${def.name} was cancelled`));
+          if (call.signal.aborted) onAbort();
+          else call.signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
       return { output: typeof out === 'string' ? out : JSON.stringify(out) };
@@ -160,6 +165,7 @@ export class StageHost {
       return { output: `Error${code ? ` [${code}]` : ''}: ${err.message}`, error: err.message, stack: err.stack };
     } finally {
       if (timer) clearTimeout(timer);
+      if (onAbort) call.signal.removeEventListener('abort', onAbort);
     }
   }
 }

@@ -239,7 +239,7 @@ export class TurnRunner {
       let rejected = 0;
       for (const call of calls) {
         this.checkStop(hooks);
-        const result = await this.runToolCall(turn, call, byName);
+        const result = await this.runToolCall(turn, call, byName, hooks.shutdown);
         if (result.rejected) rejected++;
         turn.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.text });
       }
@@ -255,7 +255,7 @@ export class TurnRunner {
   }
 
   /** Runs one call; `rejected` is true only when a before_toolcall handler refused it. */
-  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>): Promise<{ text: string; rejected: boolean }> {
+  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>, shutdown: AbortSignal): Promise<{ text: string; rejected: boolean }> {
     const { d } = this;
     const base = { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round };
     const started = d.now();
@@ -281,8 +281,8 @@ export class TurnRunner {
     const before = this.ctx(turn, 'before_toolcall', { toolCall: call, args });
     await this.stage(turn, 'before_toolcall', before, call.name);
     if (before.rejected) return finish(`Rejected: ${before.rejected}`, { rejected: before.rejected });
-    const ac = new AbortController();
-    const r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal: ac.signal });
+    // The tool's signal is the shutdown signal: stop() cancels a tool in flight (C-1).
+    const r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal: shutdown });
     const after = this.ctx(turn, 'after_toolcall', { toolCall: call, args: before.args ?? args, result: r.output });
     await this.stage(turn, 'after_toolcall', after, call.name);
     const text = after.result ?? r.output;
