@@ -214,3 +214,14 @@ test('C-3: executeTool returns strings as is, JSON-encodes objects, reports erro
   const slow = await keepAlive(() => host.executeTool(tool('slow', () => new Promise(() => {})), {}, call));
   assert.match(slow.output, /timed out/);
 });
+
+test('C-1/C-3: executeTool gives up on a tool that ignores its aborted signal', async () => {
+  const host = new StageHost();
+  const ac = new AbortController();
+  const pending = host.executeTool(tool('stuck', () => new Promise(() => {})), {}, { ...call, signal: ac.signal });
+  ac.abort();
+  const r = await pending;
+  assert.match(r.output, /^Error: tool stuck was cancelled/);
+  const already = await host.executeTool(tool('never', () => new Promise(() => {})), {}, { ...call, signal: ac.signal });
+  assert.match(already.output, /cancelled/);
+});
