@@ -300,6 +300,12 @@ export class GraphDB {
     return ids.map((id) => byId.get(id)).filter((e): e is GraphEntity => e !== undefined);
   }
 
+  /** BFS from one entity by exact name (no LIKE), as a recall result; NotFoundError if missing. */
+  expand(name: string, depth = 1, opts: Omit<RecallOptions, 'touch'> = {}): RecallResult {
+    const row = this.requireEntity(parseName(name));
+    return this.bfs([row.id], parseDepth(depth), opts.maxEntities ?? 60, opts.maxRelations ?? 120);
+  }
+
   /** The 1…depth-hop neighborhood of one entity, as nodes and edges (WebUI graph view). */
   neighborhood(name: string, depth = 1, limit = 150): GraphNeighborhood {
     const center = this.requireEntity(parseName(name));

@@ -1,0 +1,42 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { GraphDB } from '../graph/index.js';
+import { ValidationError } from '../../spec/index.js';
+import { SocialService } from './social-service.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-social-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+test('people, traits, relations and the network over the graph; read-only view', async () => {
+  const g = new GraphDB({ path: path.join(root, 'graph.db') });
+  g.open();
+  const s = new SocialService(g);
+  await s.setTrait('Ann', 'mood', 'cheerful');
+  await s.setTrait('ann', 'birthday', '05-01');
+  await s.relate('Ann', 'sister of', 'Ben');
+  await s.relate('Ben', 'friend_of', 'Cat');
+  g.commit([{ subject: 'Ann', predicate: 'lives_in', object: 'Oslo' }]);
+  assert.deepEqual(await s.getPerson('ANN'), { name: 'Ann', traits: { mood: 'cheerful', birthday: '05-01' } });
+  assert.equal(await s.getTrait('Ann', 'mood'), 'cheerful');
+  assert.equal(await s.getPerson('Oslo'), undefined, 'places are not people');
+  assert.equal(await s.getPerson('Nobody'), undefined);
+  assert.deepEqual(await s.listPersons(), ['Ann', 'Ben', 'Cat']);
+  assert.equal((await s.getRelations('Ann')).length, 2);
+  const net = await s.getNetwork('Ann', 2);
+  assert.deepEqual(net.people, ['Ann', 'Ben', 'Cat']);
+  assert.deepEqual(net.relations.map((r) => r.predicate).sort(), ['friend_of', 'sister_of']);
+  assert.deepEqual(await s.getNetwork('Nobody'), { people: [], relations: [] });
+  await s.setTrait('Ann', 'mood', '');
+  assert.equal(await s.getTrait('Ann', 'mood'), undefined);
+  await assert.rejects(s.setTrait('Ann', '', 'x'), ValidationError);
+  await assert.rejects(s.setTrait('Ann', 'aliases', 'x'), ValidationError);
+  await assert.rejects(s.setTrait('Ann', 'note', 'x'.repeat(501)), ValidationError);
+  await assert.rejects(s.relate('Ann', 'self', 'ann'), ValidationError);
+  const ro = s.readOnly();
+  assert.deepEqual(Object.keys(ro).sort(), ['getNetwork', 'getPerson', 'getRelations', 'getTrait', 'listPersons']);
+  assert.equal(await ro.getTrait('Ann', 'birthday'), '05-01');
+  g.close();
+});
