@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildHealthReport, formatHealthReport, healthcheckPlugin } from './index.js';
+import type { PluginAdminService, PluginInfo, ProviderAdminService, ProviderStatus } from '../../spec/index.js';
+import { createTestHost } from '../../sdk/testing/index.js';
+import { definePlugin } from '../../sdk/index.js';
+import { callRoute } from '../__fixtures__/call-route.js';
+
+const base = { at: 0, rssBytes: 100 * 1024 * 1024, heapUsedBytes: 50 * 1024 * 1024, uptimeSec: 10, loopLagMs: { mean: 1, p99: 5, max: 9 }, limits: { maxRssMb: 1024, maxLoopLagMs: 200 } };
+const plugin = (name: string, state: PluginInfo['state'], lastError?: string): PluginInfo => ({ name, kind: 'builtin', enabled: true, state, lastError, restarts: 0, tools: [] });
+const provider = (name: string, state: ProviderStatus['state']): ProviderStatus => ({ name, adapter: 'openai', model: 'm', baseUrl: 'x', enabled: true, configured: state !== 'unconfigured', state, consecutiveFailures: 0 });
+const plugins = (list: PluginInfo[]) => ({ list: () => list }) as unknown as PluginAdminService;
+const providers = (list: ProviderStatus[]) => ({ status: () => list }) as unknown as ProviderAdminService;
+
+test('buildHealthReport: ok, degraded by a failed plugin / memory / loop lag, failing when no configured provider is ready', () => {
+  assert.equal(buildHealthReport({ ...base, plugins: plugins([plugin('a', 'running')]), providers: providers([provider('p', 'ready')]) }).status, 'ok');
+  const d = buildHealthReport({ ...base, plugins: plugins([plugin('a', 'running'), plugin('b', 'crashed', 'boom')]) });
+  assert.equal(d.status, 'degraded');
+  assert.deepEqual(d.problems, ['plugin b is crashed: boom']);
+  assert.equal(buildHealthReport({ ...base, rssBytes: 2048 * 1024 * 1024 }).status, 'degraded');
+  assert.match(buildHealthReport({ ...base, loopLagMs: { mean: 100, p99: 500, max: 900 } }).problems[0], /p99 lag 500 ms/);
+  const f = buildHealthReport({ ...base, providers: providers([provider('p', 'disabled-auth'), provider('q', 'unconfigured')]) });
+  assert.equal(f.status, 'failing');
+  assert.ok(f.problems.includes('no LLM provider is ready'));
+  // nothing configured at all is not a failure: the daemon runs without a key
+  assert.equal(buildHealthReport({ ...base, providers: providers([provider('q', 'unconfigured')]) }).status, 'ok');
+  assert.match(formatHealthReport(d), /health: DEGRADED[\s\S]*- plugin b is crashed: boom/);
+});
+
+test('healthcheck plugin in the real host: GET /api/v1/health and health_report see a failed plugin', async (t) => {
+  const broken = definePlugin({ name: 'broken', start() { throw new Error('cannot start'); } });
+  const host = await createTestHost({ plugins: [healthcheckPlugin, broken] });
+  t.after(() => host.close());
+  const r = await callRoute(host.host.routes.list(), 'GET', '/api/v1/health');
+  assert.equal(r.status, 200);
+  const v = r.json.value as { status: string; problems: string[]; plugins: { failed: { name: string }[] } };
+  assert.equal(v.status, 'degraded');
+  assert.deepEqual(v.plugins.failed.map((p) => p.name), ['broken']);
+  assert.match(await host.callTool('health_report'), /plugin broken is failed/);
+});
