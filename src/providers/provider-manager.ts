@@ -1,0 +1,465 @@
+import { readFileSync } from 'node:fs';
+import { NoProviderError, ProviderError, ValidationError, isHomeAgentError } from '../spec/index.js';
+import type { ChatRequest, ChatResponse, ConfigReader, ConfigValue, ProviderStatus, StreamPart, ToolCall, Usage, FinishReason } from '../spec/index.js';
+import { AdapterRegistry } from './adapter-registry.js';
+import { LuaAdapter } from './lua-adapter.js';
+import { LuaAdaptedProvider, type ProviderSource } from './lua-adapted-provider.js';
+import { SEEDED_SOURCES, normalizeBaseUrl, sourceKey } from './provider-config.js';
+import { redact } from './redact.js';
+
+/** Logger the manager writes to (pino-compatible subset). */
+export interface ProviderLog {
+  info(msg: string, data?: Record<string, unknown>): void;
+  warn(msg: string, data?: Record<string, unknown>): void;
+  error(msg: string, data?: Record<string, unknown>): void;
+}
+
+export interface ProviderManagerOptions {
+  config: ConfigReader & { set?(key: string, v: ConfigValue): Promise<void> };
+  /** Built-in adapters folder first, then `<home>/adapters` for the user's `.lua` files. */
+  adapterDirs: string[];
+  log?: ProviderLog;
+  /** Clock for cool-downs (tests inject one). */
+  now?: () => number;
+  fetch?: typeof fetch;
+  /** Env for API-key fallbacks (`GOOGLE_API_KEY` …); defaults to `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Probe a local Ollama at start (default true). */
+  probeOllama?: boolean;
+  /** Time budget of one adapter script call (default 2000 ms). */
+  adapterTimeoutMs?: number;
+}
+
+/** Options of one {@link ProviderManager.run}. */
+export interface RunOptions {
+  signal?: AbortSignal;
+  onPart?: (part: StreamPart, provider: string) => void;
+  /** Stream (default) or ask for one complete answer. */
+  stream?: boolean;
+}
+
+/** What {@link ProviderManager.run} returns. */
+export type RunResult = ChatResponse & { provider: string; model: string; latencyMs: number };
+
+interface SourceState {
+  authDisabled: boolean;
+  failures: number;
+  coolDownUntil?: number;
+  lastError?: string;
+  /** Ollama-style sources: the last probe's answer and when it ran. */
+  reachable?: boolean;
+  probedAt?: number;
+}
+
+interface ResolvedSource extends ProviderSource {
+  enabled: boolean;
+  configured: boolean;
+}
+
+const SOURCE_NAMES = SEEDED_SOURCES.map((s) => s.name);
+const REPROBE_MS = 30_000;
+
+/** The message a user without any LLM source sees (SPEC §0: never a stack trace). */
+export function noProviderMessage(): string {
+  return [
+    'No LLM provider is configured, so the agent cannot answer yet (memory, knowledge and settings still work).',
+    'Configure one of these, no restart needed:',
+    '  • set an API key in the environment before starting homed: DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY',
+    '    (also GEMINI_API_KEY, DASHSCOPE_API_KEY for Qwen, ZHIPUAI_API_KEY for GLM, MOONSHOT_API_KEY);',
+    '  • run a local Ollama (http://127.0.0.1:11434, or set OLLAMA_HOST) with a pulled model;',
+    `  • or store a key: waiter config set core.llm.sources.<name>.api_key <key>   (names: ${SOURCE_NAMES.join(', ')})`,
+    '    — or in the WebUI under Settings → Providers.',
+  ].join('\n');
+}
+
+/**
+ * The LLM sources with C-6 fallback. Sources come from config (`core.llm.*`, seeded with 8 by
+ * {@link providerConfigDefaults}) and are tried in `core.llm.order`. A 401/403 disables a source
+ * until its config changes; other failures count, and `failure_threshold` consecutive ones put it
+ * in a `cooldown_ms` cool-down. A stream may fall back only before its first part was emitted.
+ * Config changes apply at once; user adapters dropped into the user adapters folder are found on
+ * the next request or {@link adapters} call.
+ */
+export class ProviderManager {
+  private readonly config: ProviderManagerOptions['config'];
+  private readonly registry: AdapterRegistry;
+  private readonly log: ProviderLog | undefined;
+  private readonly now: () => number;
+  private readonly doFetch: typeof fetch;
+  private readonly env: Record<string, string | undefined>;
+  private readonly states = new Map<string, SourceState>();
+  private readonly providers = new Map<string, { sig: string; provider: LuaAdaptedProvider }>();
+  private readonly adapterCache = new Map<string, { path: string; mtimeMs: number; adapter: LuaAdapter }>();
+  private readonly retired: LuaAdapter[] = [];
+  private unsubscribe: (() => void) | undefined;
+  private started = false;
+
+  constructor(private readonly opts: ProviderManagerOptions) {
+    this.config = opts.config;
+    this.registry = new AdapterRegistry(opts.adapterDirs);
+    this.log = opts.log;
+    this.now = opts.now ?? Date.now;
+    this.doFetch = opts.fetch ?? fetch;
+    this.env = opts.env ?? process.env;
+  }
+
+  /** Subscribes to config changes and probes local (Ollama) sources. Idempotent. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.unsubscribe = this.config.onChange((key) => this.onConfigChange(key), 'core.llm.');
+    if (this.opts.probeOllama !== false) await this.probeLocal(true);
+  }
+
+  /** Unsubscribes and frees every adapter VM. Idempotent. */
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.started = false;
+    for (const { adapter } of this.adapterCache.values()) adapter.close();
+    for (const a of this.retired) a.close();
+    this.adapterCache.clear();
+    this.retired.length = 0;
+    this.providers.clear();
+  }
+
+  /** Source names in fallback order (`core.llm.order`, then any seeded source it leaves out). */
+  order(): string[] {
+    const raw = this.get<ConfigValue>('core.llm.order');
+    const listed = Array.isArray(raw) ? raw.filter((n): n is string => typeof n === 'string' && SOURCE_NAMES.includes(n)) : [];
+    const uniq = [...new Set(listed)];
+    return [...uniq, ...SOURCE_NAMES.filter((n) => !uniq.includes(n))];
+  }
+
+  /** Persists a new fallback order in `core.llm.order`. Unknown names → ValidationError. */
+  async setOrder(names: string[]): Promise<void> {
+    const unknown = names.filter((n) => !SOURCE_NAMES.includes(n));
+    if (unknown.length) throw new ValidationError(`unknown LLM source(s): ${unknown.join(', ')}; known: ${SOURCE_NAMES.join(', ')}`, { key: 'core.llm.order' });
+    if (!this.config.set) throw new ValidationError('this config cannot be written', { key: 'core.llm.order' });
+    await this.config.set('core.llm.order', [...new Set(names)]);
+  }
+
+  /** Adapter names available now (built-in + user folder, rescanned on every call). */
+  adapters(): string[] {
+    return this.registry.names();
+  }
+
+  /** True when at least one source is enabled, configured and not disabled by an auth failure. */
+  available(): boolean {
+    return SOURCE_NAMES.some((n) => {
+      const s = this.resolve(n);
+      return s.enabled && s.configured && !this.state(n).authDisabled;
+    });
+  }
+
+  status(): ProviderStatus[] {
+    const now = this.now();
+    return this.order().map((n) => {
+      const s = this.resolve(n);
+      const st = this.state(n);
+      const cooling = st.coolDownUntil !== undefined && now < st.coolDownUntil;
+      return {
+        name: n,
+        adapter: s.adapter,
+        model: s.model,
+        baseUrl: s.baseUrl,
+        enabled: s.enabled,
+        configured: s.configured,
+        state: !s.configured ? 'unconfigured' : st.authDisabled ? 'disabled-auth' : cooling ? 'cooling-down' : 'ready',
+        consecutiveFailures: st.failures,
+        ...(st.lastError ? { lastError: st.lastError } : {}),
+        ...(cooling ? { coolDownUntil: st.coolDownUntil } : {}),
+      };
+    });
+  }
+
+  /**
+   * Runs one LLM call with fallback. Streams by default (parts go to `onPart` as they arrive);
+   * returns the aggregate. No source configured → NoProviderError `NO_PROVIDER_CONFIGURED`;
+   * every source failed or is unavailable → NoProviderError `ALL_PROVIDERS_FAILED` with the
+   * attempts; the caller's abort → ProviderError kind `aborted` (no fallback).
+   */
+  async run(req: Omit<ChatRequest, 'model'> & { model?: string }, opts: RunOptions = {}): Promise<RunResult> {
+    let attempts = await this.tryAll(req, opts);
+    if (attempts === undefined) {
+      // Nothing configured: a local Ollama may have come up since the last probe.
+      if (this.opts.probeOllama !== false && (await this.probeLocal(false))) attempts = await this.tryAll(req, opts);
+      if (attempts === undefined) throw new NoProviderError(noProviderMessage(), [], true);
+    }
+    if ('result' in attempts) return attempts.result;
+    throw new NoProviderError(`All LLM sources failed:\n${attempts.list.map((a) => `  • ${a.provider}: ${a.error}`).join('\n')}`, attempts.list, false);
+  }
+
+  /** Sends a tiny request to one source, bypassing fallback; success clears its failure state. */
+  async testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
+    if (!SOURCE_NAMES.includes(name)) return { ok: false, latencyMs: 0, error: `unknown LLM source ${name}` };
+    const src = this.resolve(name);
+    const t0 = performance.now();
+    try {
+      const provider = await this.providerFor(src);
+      await provider.chat({ model: src.model, messages: [{ role: 'user', content: 'Reply with: ok' }], maxTokens: 16 }, AbortSignal.timeout(20_000));
+      this.states.set(name, { ...this.state(name), authDisabled: false, failures: 0, coolDownUntil: undefined, lastError: undefined, reachable: true });
+      return { ok: true, latencyMs: Math.round(performance.now() - t0) };
+    } catch (e) {
+      return { ok: false, latencyMs: Math.round(performance.now() - t0), error: this.redact(e instanceof Error ? e.message : String(e)) };
+    }
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  /** undefined: no source was eligible and none is configured. */
+  private async tryAll(req: Omit<ChatRequest, 'model'> & { model?: string }, opts: RunOptions): Promise<{ result: RunResult } | { list: { provider: string; error: string }[] } | undefined> {
+    const list: { provider: string; error: string }[] = [];
+    const now = this.now();
+    for (const name of this.order()) {
+      const src = this.resolve(name);
+      if (!src.enabled || !src.configured) continue;
+      const st = this.state(name);
+      if (st.authDisabled) {
+        list.push({ provider: name, error: `disabled after an authentication failure (fix its key): ${st.lastError ?? ''}` });
+        continue;
+      }
+      if (st.coolDownUntil !== undefined && now < st.coolDownUntil) {
+        list.push({ provider: name, error: `cooling down for ${Math.ceil((st.coolDownUntil - now) / 1000)} s after ${st.failures} failures: ${st.lastError ?? ''}` });
+        continue;
+      }
+      const ctx = { emitted: false };
+      try {
+        const result = await this.attempt(src, req, opts, ctx);
+        st.failures = 0;
+        st.coolDownUntil = undefined;
+        st.lastError = undefined;
+        return { result };
+      } catch (e) {
+        const pe = this.toProviderError(name, e);
+        if (pe.kind === 'aborted' || opts.signal?.aborted) throw pe.kind === 'aborted' ? pe : new ProviderError(name, 'aborted', `${name}: request aborted`, { cause: e });
+        this.recordFailure(name, pe);
+        list.push({ provider: name, error: pe.message });
+        if (ctx.emitted) throw pe;
+      }
+    }
+    return list.length ? { list } : undefined;
+  }
+
+  private async attempt(src: ResolvedSource, req: Omit<ChatRequest, 'model'> & { model?: string }, opts: RunOptions, ctx: { emitted: boolean }): Promise<RunResult> {
+    const provider = await this.providerFor(src);
+    const model = req.model || src.model;
+    const full: ChatRequest = { ...req, model };
+    const t0 = performance.now();
+    const emit = (p: StreamPart): void => {
+      ctx.emitted = true;
+      opts.onPart?.(p, src.name);
+    };
+    if (opts.stream === false) {
+      const r = await provider.chat(full, opts.signal);
+      if (opts.onPart) {
+        if (r.reasoning) emit({ type: 'reasoning-delta', text: r.reasoning });
+        if (r.text) emit({ type: 'text-delta', text: r.text });
+        for (const toolCall of r.toolCalls) emit({ type: 'tool-call', toolCall });
+        emit({ type: 'finish', usage: r.usage, finishReason: r.finishReason });
+      }
+      return { ...r, model, provider: src.name, latencyMs: Math.round(performance.now() - t0) };
+    }
+    let text = '';
+    let reasoning = '';
+    const toolCalls: ToolCall[] = [];
+    let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    let finishReason: FinishReason = 'stop';
+    for await (const part of provider.chatStream(full, opts.signal)) {
+      emit(part);
+      switch (part.type) {
+        case 'text-delta':
+          text += part.text;
+          break;
+        case 'reasoning-delta':
+          reasoning += part.text;
+          break;
+        case 'tool-call':
+          toolCalls.push(part.toolCall);
+          break;
+        case 'finish':
+          usage = part.usage;
+          finishReason = part.finishReason;
+          break;
+        case 'error': {
+          const kinds = ['auth', 'http', 'network', 'timeout', 'aborted', 'adapter', 'bad-response'] as const;
+          const kind = kinds.find((k) => k === part.error.code) ?? 'http';
+          throw new ProviderError(src.name, kind, part.error.message, { status: part.error.status });
+        }
+      }
+    }
+    return { text, reasoning, toolCalls, usage, finishReason, model, provider: src.name, latencyMs: Math.round(performance.now() - t0) };
+  }
+
+  private toProviderError(name: string, e: unknown): ProviderError {
+    if (e instanceof ProviderError) return e;
+    const msg = this.redact(e instanceof Error ? e.message : String(e));
+    if (e instanceof Error && e.name === 'AbortError') return new ProviderError(name, 'aborted', `${name}: request aborted`);
+    return new ProviderError(name, isHomeAgentError(e) ? 'adapter' : 'network', `${name}: ${msg}`);
+  }
+
+  private recordFailure(name: string, e: ProviderError): void {
+    const st = this.state(name);
+    st.lastError = e.message;
+    if (e.kind === 'auth') {
+      st.authDisabled = true;
+      this.log?.warn(`LLM source ${name} disabled until its config changes: ${e.message}`, { provider: name, status: e.status });
+      return;
+    }
+    st.failures++;
+    const threshold = this.num('core.llm.failure_threshold', 3);
+    if (st.failures >= threshold) {
+      st.coolDownUntil = this.now() + this.num('core.llm.cooldown_ms', 60_000);
+      this.log?.warn(`LLM source ${name} cools down after ${st.failures} consecutive failures: ${e.message}`, { provider: name, kind: e.kind });
+    } else {
+      this.log?.warn(`LLM source ${name} failed (${e.kind}): ${e.message}`, { provider: name, kind: e.kind, status: e.status });
+    }
+  }
+
+  private onConfigChange(key: string): void {
+    const m = /^core\.llm\.sources\.([^.]+)\./.exec(key);
+    if (m) {
+      const name = m[1];
+      const prev = this.states.get(name);
+      this.states.set(name, { authDisabled: false, failures: 0 });
+      this.providers.delete(name);
+      if (prev?.reachable !== undefined && this.opts.probeOllama !== false) void this.probeLocal(true);
+      return;
+    }
+    if (/^core\.llm\.(timeout_ms|idle_timeout_ms)$/.test(key)) this.providers.clear();
+  }
+
+  private state(name: string): SourceState {
+    let st = this.states.get(name);
+    if (!st) {
+      st = { authDisabled: false, failures: 0 };
+      this.states.set(name, st);
+    }
+    return st;
+  }
+
+  private get<T extends ConfigValue>(key: string): T | undefined {
+    try {
+      return this.config.get<T>(key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private num(key: string, fallback: number): number {
+    const v = this.get<number>(key);
+    return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+  }
+
+  private isLocal(adapter: string): boolean {
+    return adapter === 'ollama';
+  }
+
+  private resolve(name: string): ResolvedSource {
+    const seeded = SEEDED_SOURCES.find((s) => s.name === name)!;
+    const str = (field: 'adapter' | 'base_url' | 'model' | 'api_key'): string => {
+      const v = this.get<ConfigValue>(sourceKey(name, field));
+      return typeof v === 'string' ? v : '';
+    };
+    const adapter = str('adapter') || seeded.adapter;
+    const baseUrl = normalizeBaseUrl(str('base_url') || (seeded.baseUrlEnv && this.env[seeded.baseUrlEnv]) || seeded.baseUrl);
+    let apiKey = str('api_key');
+    if (!apiKey) for (const v of seeded.keyEnv) if (this.env[v]) { apiKey = this.env[v]!; break; }
+    const enabledRaw = this.get<ConfigValue>(sourceKey(name, 'enabled'));
+    const options = this.get<ConfigValue>(sourceKey(name, 'options'));
+    const enabled = enabledRaw !== false;
+    const configured = apiKey !== '' || (this.isLocal(adapter) && this.state(name).reachable === true);
+    const opts = options && typeof options === 'object' && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
+    return {
+      name,
+      adapter,
+      baseUrl,
+      model: str('model') || seeded.model,
+      apiKey,
+      apiVersion: typeof opts.api_version === 'string' ? opts.api_version : undefined,
+      options: opts,
+      enabled,
+      configured,
+    };
+  }
+
+  private secrets(): string[] {
+    return SOURCE_NAMES.map((n) => {
+      const v = this.get<ConfigValue>(sourceKey(n, 'api_key'));
+      return typeof v === 'string' ? v : '';
+    }).concat(SEEDED_SOURCES.flatMap((s) => s.keyEnv.map((k) => this.env[k] ?? '')));
+  }
+
+  private redact(text: string): string {
+    return redact(text, this.secrets());
+  }
+
+  /** Probes local sources (`GET /api/tags`); returns true when one became reachable. */
+  private async probeLocal(force: boolean): Promise<boolean> {
+    let found = false;
+    await Promise.all(
+      SOURCE_NAMES.map(async (name) => {
+        const src = this.resolve(name);
+        if (!this.isLocal(src.adapter) || !src.enabled || src.apiKey) return;
+        const st = this.state(name);
+        if (!force && st.probedAt !== undefined && this.now() - st.probedAt < REPROBE_MS) return;
+        st.probedAt = this.now();
+        const before = st.reachable;
+        try {
+          const res = await this.doFetch(`${src.baseUrl}/api/tags`, { signal: AbortSignal.timeout(1500) });
+          await res.body?.cancel().catch(() => {});
+          st.reachable = res.ok;
+        } catch {
+          st.reachable = false;
+        }
+        if (st.reachable && !before) {
+          found = true;
+          this.log?.info(`local LLM source ${name} is reachable at ${src.baseUrl}`, { provider: name });
+        }
+      }),
+    );
+    return found;
+  }
+
+  private async adapterFor(sourceName: string, name: string): Promise<LuaAdapter> {
+    const file = this.registry.get(name);
+    if (!file) throw new ProviderError(sourceName, 'adapter', `${sourceName}: no Lua adapter named "${name}" (available: ${this.registry.names().join(', ')})`);
+    const cached = this.adapterCache.get(name);
+    if (cached && cached.path === file.path && cached.mtimeMs === file.mtimeMs) return cached.adapter;
+    if (cached) this.retired.push(cached.adapter); // in-flight requests may still use it; freed at stop()
+    let source: string;
+    try {
+      source = readFileSync(file.path, 'utf8');
+    } catch (e) {
+      throw new ProviderError(sourceName, 'adapter', `${sourceName}: cannot read adapter ${file.path}: ${(e as Error).message}`);
+    }
+    const adapter = new LuaAdapter({
+      name,
+      source,
+      resolveSource: (n) => this.registry.source(n),
+      fetch: this.doFetch,
+      timeoutMs: this.opts.adapterTimeoutMs,
+      log: (level, msg) => {
+        const line = `adapter ${name}.lua: ${this.redact(msg)}`;
+        if (level === 'error') this.log?.error(line);
+        else if (level === 'warn') this.log?.warn(line);
+        else this.log?.info(line);
+      },
+    });
+    this.adapterCache.set(name, { path: file.path, mtimeMs: file.mtimeMs, adapter });
+    this.providers.clear();
+    return adapter;
+  }
+
+  private async providerFor(src: ResolvedSource): Promise<LuaAdaptedProvider> {
+    const adapter = await this.adapterFor(src.name, src.adapter);
+    const timeoutMs = this.num('core.llm.timeout_ms', 120_000);
+    const idleTimeoutMs = this.num('core.llm.idle_timeout_ms', 60_000);
+    const sig = JSON.stringify([src.adapter, src.baseUrl, src.model, src.apiKey, src.options, timeoutMs, idleTimeoutMs]);
+    const cached = this.providers.get(src.name);
+    if (cached && cached.sig === sig) return cached.provider;
+    const provider = new LuaAdaptedProvider({ source: src, adapter, fetch: this.doFetch, timeoutMs, idleTimeoutMs, secrets: () => this.secrets() });
+    this.providers.set(src.name, { sig, provider });
+    return provider;
+  }
+}
