@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolDef } from '../spec/index.js';
+import type { ChatMessage, StageContext, ToolDef, TurnInput } from '../spec/index.js';
 import { ValidationError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg } from './ports.js';
@@ -43,6 +43,11 @@ export function subAgentTool(d: KernelDeps): ToolDef {
         'You are a focused sub-agent of HomeAgent. Complete the task with the tools you have, then answer with the result only.';
       const messages: ChatMessage[] = [{ role: 'user', content: args.task }];
       const subTurn = `${call.turnId}/sub-${call.callId}`;
+      const input: TurnInput = { sessionId: call.sessionId, source: 'subagent', channel: 'subagent', text: args.task, trigger: 'system' };
+      const state: Record<string, unknown> = {};
+      const stage = async (ctx: StageContext, toolName: string): Promise<void> => {
+        for (const f of await d.stages.runStage(ctx.stage, ctx, toolName)) d.bus.emit('stage_error', { turnId: subTurn, stage: ctx.stage, plugin: f.plugin, message: f.message, stack: f.stack });
+      };
       try {
         for (let round = 1; round <= maxRounds; round++) {
           const tools = d.tools.build((t) => subAgentAllowed(t.name, requested));
@@ -78,7 +83,16 @@ export function subAgentTool(d: KernelDeps): ToolDef {
                 messages.push({ role: 'tool', toolCallId: tc.id, name: tc.name, content: out });
                 continue;
               }
-              out = (await d.stages.executeTool(def, a, { sessionId: call.sessionId, turnId: subTurn, callId: tc.id, signal: ac.signal })).output;
+              // The sub-agent's calls pass the same audit stages as the main loop's (C-4).
+              const before: StageContext = { stage: 'before_toolcall', input, turnId: subTurn, round, messages, state, toolCall: tc, args: a };
+              await stage(before, tc.name);
+              if (before.rejected) out = `Rejected: ${before.rejected}`;
+              else {
+                const r = await d.stages.executeTool(def, before.args ?? a, { sessionId: call.sessionId, turnId: subTurn, callId: tc.id, signal: ac.signal });
+                const after: StageContext = { stage: 'after_toolcall', input, turnId: subTurn, round, messages, state, toolCall: tc, args: before.args ?? a, result: r.output };
+                await stage(after, tc.name);
+                out = after.result ?? r.output;
+              }
             }
             messages.push({ role: 'tool', toolCallId: tc.id, name: tc.name, content: out });
           }
