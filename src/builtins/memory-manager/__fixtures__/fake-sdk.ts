@@ -24,6 +24,10 @@ import type {
 import { NotFoundError, ValidationError } from '../../../sdk/index.js';
 import type { ContextEvent } from '../../../spec/index.js';
 
+/** The API response envelope; `value` is loosely typed for test assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ApiEnvelope = { ok: boolean; value: any };
+
 export interface FakeSdkOptions {
   homeDir: string;
   settingsDefs: Record<string, ConfigKeyDef>;
@@ -218,7 +222,7 @@ export class FakeSdk {
   }
 
   /** Calls the registered route like the webui server would. */
-  async request(method: 'GET' | 'POST', body?: unknown, init: { raw?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; json: { ok: boolean; value: any } }> {
+  async request(method: 'GET' | 'POST', body?: unknown, init: { raw?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; json: ApiEnvelope }> {
     const route = this.routes.find((r) => r.method === method && r.path === '/api/memory-manager');
     if (!route) throw new Error(`no ${method} route`);
     const req = new Request('http://127.0.0.1/api/memory-manager', {
@@ -227,7 +231,7 @@ export class FakeSdk {
       body: method === 'POST' ? (init.raw ?? JSON.stringify(body)) : undefined,
     });
     const res = await route.handler(req, {});
-    return { status: res.status, json: (await res.json()) as { ok: boolean; value: any } };
+    return { status: res.status, json: (await res.json()) as ApiEnvelope };
   }
 
   /** Shorthand for `POST {op, sessionId, args}`. */
