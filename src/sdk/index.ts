@@ -64,8 +64,12 @@ export type {
   PromptSlot,
   PromptSlotProvider,
   PromptQuery,
+  PluginInfo,
+  PluginAdminService,
+  RouteTableService,
+  Person,
 } from '../spec/index.js';
-export { Cap, STAGES, HomeAgentError, ValidationError, NotFoundError, ConflictError, PayloadTooLargeError } from '../spec/index.js';
+export { Cap, STAGES, HomeAgentError, ValidationError, NotFoundError, ConflictError, PayloadTooLargeError, PluginError } from '../spec/index.js';
 
 /** Declares a plugin with full types. Identity at run time. */
 export function definePlugin<S extends PluginSDK | RestrictedPluginSDK = PluginSDK>(def: PluginDefinition<S>): PluginDefinition<S> {

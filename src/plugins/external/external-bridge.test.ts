@@ -30,6 +30,8 @@ test('P-3: the restricted SDK has no publish, no social write, no services; raw 
   assert.deepEqual(probe.socialKeys, ['getNetwork', 'getPerson', 'getRelations', 'getTrait', 'listPersons']);
   assert.match(probe.memory, /PLUGIN_FORBIDDEN: .*"memory" permission/);
   assert.equal(probe.sessions, true);
+  // `homeagent/sdk` resolves inside the child (definePlugin, Cap, error classes) without node_modules.
+  await assert.rejects(h.callTool('ext_missing'), /NOT_FOUND\]: thing not found: abc/);
   let published = 0;
   h.agent.bus.on('custom:x', () => void published++);
   for (const op of ['publish', 'social.setTrait', 'social.relate', 'provide', 'registerRoute']) {

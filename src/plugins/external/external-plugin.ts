@@ -64,7 +64,7 @@ function runnerScript(): Promise<{ script: string; execArgv: string[] }> {
   if (!RUNNER.endsWith('.ts')) return Promise.resolve({ script: RUNNER, execArgv: [] });
   devRunner ??= (async () => {
     try {
-      const src = readFileSync(RUNNER, 'utf8') + readFileSync(join(RUNNER, '..', 'rpc-protocol.ts'), 'utf8');
+      const src = ['external-runner.ts', 'rpc-protocol.ts', 'sdk-shim.ts'].map((f) => readFileSync(join(RUNNER, '..', f), 'utf8')).join('');
       const out = join(tmpdir(), `homeagent-plugin-runner-${createHash('sha256').update(src).digest('hex').slice(0, 16)}.mjs`);
       if (!existsSync(out)) {
         const esbuild = await import('esbuild');

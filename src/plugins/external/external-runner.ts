@@ -5,8 +5,10 @@
  * channel. It has no other way into the daemon.
  */
 import { mkdirSync } from 'node:fs';
+import { register as registerLoaderHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { ConfigKeyInfo, ConfigValue, RestrictedPluginSDK, StageContext, ToolDef, TurnOutcome } from '../../spec/index.js';
+import { sdkHooksSource } from './sdk-shim.js';
 import { RemoteError, STAGE_MUTABLE, toRpcError, type ChildMessage, type ParentMessage } from './rpc-protocol.js';
 
 type Handler = (payload: unknown) => unknown;
@@ -169,6 +171,8 @@ function buildSdk(init: Extract<ParentMessage, { t: 'init' }>): RestrictedPlugin
 async function init(msg: Extract<ParentMessage, { t: 'init' }>): Promise<void> {
   settings = msg.settings;
   try {
+    // `import ... from 'homeagent/sdk'` in the plugin resolves to a shim of the SDK's runtime exports.
+    registerLoaderHooks(`data:text/javascript;base64,${Buffer.from(sdkHooksSource()).toString('base64')}`);
     const mod = (await import(pathToFileURL(msg.entry).href)) as { default?: unknown; plugin?: unknown };
     const def = (mod.default ?? mod.plugin) as typeof plugin;
     if (!def || typeof def !== 'object' || typeof def.start !== 'function') throw new RemoteError('PLUGIN_BAD_ENTRY', `${msg.entry} must default-export definePlugin({ name, start(sdk) })`);

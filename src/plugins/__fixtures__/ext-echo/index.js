@@ -1,7 +1,9 @@
 // Test fixture for src/plugins/external: runs in its own process with the restricted SDK.
+import { definePlugin, Cap, NotFoundError } from 'homeagent/sdk';
+
 const noArgs = { type: 'object', properties: {} };
 
-export default {
+export default definePlugin({
   name: 'ext-echo',
   start(sdk) {
     sdk.registerTool({
@@ -9,6 +11,14 @@ export default {
       description: 'Echo the text back, with the process id',
       parameters: { type: 'object', properties: { text: { type: 'string' } } },
       handler: (args) => `${sdk.settings().get('prefix')}:${args.text} pid:${process.pid}`,
+    });
+    sdk.registerTool({
+      name: 'ext_missing',
+      description: 'Throws a typed SDK error',
+      parameters: noArgs,
+      handler: () => {
+        throw new NotFoundError('thing', 'abc');
+      },
     });
     sdk.registerTool({
       name: 'ext_crash',
@@ -82,7 +92,7 @@ export default {
         }),
     });
     const outbox = [];
-    sdk.registerOutputChannel('extout', 1 | 16, 'Test channel of ext-echo', (msg) => {
+    sdk.registerOutputChannel('extout', Cap.Text | Cap.Structured, 'Test channel of ext-echo', (msg) => {
       outbox.push({ payload: msg.payload, type: msg.type, meta: msg.meta, sessionId: msg.sessionId });
     }, { maxMessageLength: 10 });
     sdk.registerTool({ name: 'ext_outbox', description: 'What extout received', parameters: noArgs, handler: () => outbox });
@@ -90,4 +100,4 @@ export default {
       ctx.text = `${ctx.text} [ext]`;
     });
   },
-};
+});

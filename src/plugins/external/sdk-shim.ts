@@ -1,0 +1,42 @@
+import { Cap, STAGES } from '../../spec/index.js';
+
+/**
+ * Source of the `homeagent/sdk` module an external plugin sees in its child process: the same
+ * runtime exports as the real SDK (`definePlugin`, `Cap`, `STAGES`, the error classes), without
+ * any way into the daemon. The runner maps the bare specifier to it with a resolve hook, so a
+ * plugin folder needs no node_modules.
+ */
+export function sdkShimSource(): string {
+  return `
+export function definePlugin(def) { return def; }
+export const Cap = Object.freeze(${JSON.stringify(Cap)});
+export const STAGES = Object.freeze(${JSON.stringify(STAGES)});
+export class HomeAgentError extends Error {
+  constructor(code, message, options = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.details = options.details ?? {};
+  }
+  toJSON() { return { name: this.name, code: this.code, message: this.message, retryable: this.retryable, details: this.details }; }
+}
+export class ValidationError extends HomeAgentError { constructor(message, details = {}, cause) { super('VALIDATION', message, { details, cause }); } }
+export class NotFoundError extends HomeAgentError { constructor(what, id) { super('NOT_FOUND', what + ' not found: ' + id, { details: { what, id } }); } }
+export class ConflictError extends HomeAgentError { constructor(message, details = {}) { super('CONFLICT', message, { details }); } }
+export class PayloadTooLargeError extends HomeAgentError { constructor(limitBytes, what = 'payload') { super('PAYLOAD_TOO_LARGE', what + ' is larger than ' + limitBytes + ' bytes', { details: { limitBytes, what } }); } }
+export class PluginError extends HomeAgentError { constructor(plugin, message, code = 'PLUGIN_FAILED', cause, details = {}) { super(code, plugin + ': ' + message, { details: { plugin, ...details }, cause }); } }
+`;
+}
+
+/** The loader hooks module (registered with `module.register`) that resolves `homeagent/sdk`. */
+export function sdkHooksSource(): string {
+  const shimUrl = `data:text/javascript;base64,${Buffer.from(sdkShimSource()).toString('base64')}`;
+  return `
+const SHIM = ${JSON.stringify(shimUrl)};
+export async function resolve(specifier, context, next) {
+  if (specifier === 'homeagent/sdk') return { url: SHIM, shortCircuit: true };
+  return next(specifier, context);
+}
+`;
+}
