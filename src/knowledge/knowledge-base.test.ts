@@ -1,0 +1,76 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
+import { KnowledgeBase, MAX_KNOWLEDGE_BYTES } from './knowledge-base.js';
+import { knowledgeTools } from './knowledge-tools.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-knowledge-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const call = { sessionId: 's', turnId: 's#1', callId: 'c', signal: new AbortController().signal };
+
+test('CRUD on knowledge/<name>/content.md, persisted and re-indexed on reopen', async () => {
+  const dir = path.join(root, 'kb1');
+  const kb = new KnowledgeBase({ dir });
+  await kb.open();
+  await kb.create('wifi', 'The home WiFi password is on the router label. SSID: homenet');
+  await kb.create('菜谱 红烧肉', '红烧肉做法：五花肉切块，冰糖炒色，加酱油和水炖一小时。');
+  assert.equal(fs.readFileSync(path.join(dir, 'wifi', 'content.md'), 'utf8'), 'The home WiFi password is on the router label. SSID: homenet');
+  await assert.rejects(kb.create('wifi', 'x'), ConflictError);
+  await kb.create('wifi', 'SSID: homenet2', { overwrite: true });
+  assert.equal((await kb.get('wifi')).content, 'SSID: homenet2');
+  await kb.update('wifi', 'SSID: homenet3, password on the router');
+  await assert.rejects(kb.update('nope', 'x'), NotFoundError);
+  assert.deepEqual((await kb.list()).map((e) => e.name), ['wifi', '菜谱 红烧肉']);
+  const hits = await kb.search('五花肉怎么做');
+  assert.equal(hits[0].name, '菜谱 红烧肉');
+  assert.match(hits[0].snippet, /五花肉/);
+  assert.equal((await kb.search('router password'))[0].name, 'wifi');
+  assert.deepEqual(await kb.search('zebra'), []);
+  // a fresh instance sees the files (and hand-made ones)
+  fs.mkdirSync(path.join(dir, 'by-hand'));
+  fs.writeFileSync(path.join(dir, 'by-hand', 'content.md'), 'Garbage day is Tuesday');
+  const kb2 = new KnowledgeBase({ dir });
+  await kb2.open();
+  assert.deepEqual((await kb2.list()).map((e) => e.name), ['by-hand', 'wifi', '菜谱 红烧肉']);
+  assert.equal((await kb2.search('garbage'))[0].name, 'by-hand');
+  await kb2.delete('wifi');
+  assert.equal(fs.existsSync(path.join(dir, 'wifi')), false);
+  await assert.rejects(kb2.get('wifi'), NotFoundError);
+  await assert.rejects(kb2.delete('wifi'), NotFoundError);
+  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+});
+
+test('path-traversal and malformed names are refused; nothing is written outside', async () => {
+  const dir = path.join(root, 'kb2');
+  const kb = new KnowledgeBase({ dir });
+  await kb.open();
+  for (const bad of ['../evil', '..', '.', '.hidden', 'a/b', 'a\\b', '/etc/passwd', 'x'.repeat(65), '', 'trailing.', 'nul\u0000x', 'a..b']) {
+    await assert.rejects(kb.create(bad, 'x'), ValidationError, JSON.stringify(bad));
+    await assert.rejects(kb.get(bad), ValidationError);
+  }
+  assert.deepEqual(fs.readdirSync(dir), []);
+  assert.equal(fs.existsSync(path.join(root, 'evil')), false);
+  await assert.rejects(kb.create('big', 'x'.repeat(MAX_KNOWLEDGE_BYTES + 1)), PayloadTooLargeError);
+  await assert.rejects(kb.create('num', 42 as never), ValidationError);
+});
+
+test('tools and the knowledge prompt slot', async () => {
+  const kb = new KnowledgeBase({ dir: path.join(root, 'kb3') });
+  await kb.open();
+  const tools = Object.fromEntries(knowledgeTools(kb).map((t) => [t.name, t]));
+  assert.deepEqual(Object.keys(tools), ['knowledge_search', 'knowledge_create', 'knowledge_list']);
+  assert.equal((tools.knowledge_create.parameters as { type: string }).type, 'object');
+  assert.deepEqual(await tools.knowledge_create.handler({ name: 'printer', content: 'The printer toner model is TN-2420.' }, call), { created: 'printer', chars: 35 });
+  await assert.rejects(Promise.resolve().then(() => tools.knowledge_create.handler({ name: 'x' }, call)), ValidationError);
+  await assert.rejects(Promise.resolve().then(() => tools.knowledge_create.handler({ name: '../x', content: 'y' }, call)), ValidationError);
+  const found = (await tools.knowledge_search.handler({ query: 'toner' }, call)) as { hits: { name: string }[] };
+  assert.equal(found.hits[0].name, 'printer');
+  const listed = (await tools.knowledge_list.handler({}, call)) as { entries: { name: string }[] };
+  assert.deepEqual(listed.entries.map((e) => e.name), ['printer']);
+  const slot = kb.slot();
+  assert.match((await slot({ sessionId: 's', turnId: 't', input: 'which toner do I buy?', consolidation: false })) ?? '', /^【知识库】\n- printer: .*TN-2420/);
+  assert.equal(await slot({ sessionId: 's', turnId: 't', input: 'weather', consolidation: false }), undefined);
+});

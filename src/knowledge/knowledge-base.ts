@@ -1,0 +1,205 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { KnowledgeAPI, KnowledgeEntry, PluginLogger, PromptSlotProvider } from '../spec/index.js';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
+import { atomicWriteFile } from './atomic-write.js';
+import { Bm25Index, tokenize, type TextIndex } from './bm25-index.js';
+
+/** Letters/digits first, then letters, digits, space, `_`, `-`, `.`; at most 64 characters. */
+export const KNOWLEDGE_NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u;
+/** Largest content of one entry (bytes of UTF-8). */
+export const MAX_KNOWLEDGE_BYTES = 1_048_576;
+const CONTENT_FILE = 'content.md';
+
+/** Validates an entry name: no path separators, no `..`, no leading dot, no trailing dot/space. */
+export function assertKnowledgeName(name: unknown): string {
+  if (typeof name !== 'string') throw new ValidationError('knowledge name must be a string', { key: 'name' });
+  const n = name.normalize('NFC');
+  if (!KNOWLEDGE_NAME_RE.test(n) || n.includes('..') || /[. ]$/.test(n)) {
+    throw new ValidationError(`invalid knowledge name ${JSON.stringify(name.slice(0, 80))}: use 1–64 letters, digits, spaces, "_", "-", "." (no path separators or "..")`, { key: 'name' });
+  }
+  return n;
+}
+
+interface Entry {
+  name: string;
+  content: string;
+  updatedAt: number;
+  size: number;
+}
+
+export interface KnowledgeBaseOptions {
+  /** `<home>/knowledge`. */
+  dir: string;
+  log?: PluginLogger;
+  /** Index to use (default: an in-memory BM25). A HybridIndex fits the same shape. */
+  index?: TextIndex;
+  /** Characters of the `knowledge` prompt slot (default 800). */
+  slotChars?: number;
+}
+
+/**
+ * The knowledge base (T-10): `knowledge/<name>/content.md` files with their own index, separate
+ * from the memory tiers. Writes are atomic; names are validated so nothing escapes the folder.
+ */
+export class KnowledgeBase implements KnowledgeAPI {
+  private entries = new Map<string, Entry>();
+  private index: TextIndex;
+  private opened = false;
+
+  constructor(private readonly opts: KnowledgeBaseOptions) {
+    this.index = opts.index ?? new Bm25Index();
+  }
+
+  get dir(): string {
+    return this.opts.dir;
+  }
+
+  /** Creates the folder and indexes every `<name>/content.md` in it. */
+  async open(): Promise<void> {
+    await fs.mkdir(this.opts.dir, { recursive: true });
+    await this.reload();
+    this.opened = true;
+  }
+
+  /** Re-scans the folder (files edited by hand). */
+  async reload(): Promise<void> {
+    for (const name of this.entries.keys()) this.index.remove(name);
+    this.entries.clear();
+    const dirents = await fs.readdir(this.opts.dir, { withFileTypes: true });
+    for (const d of dirents) {
+      if (!d.isDirectory()) continue;
+      let name: string;
+      try {
+        name = assertKnowledgeName(d.name);
+      } catch {
+        this.opts.log?.warn(`knowledge: skipping folder with an invalid name: ${d.name}`);
+        continue;
+      }
+      const file = path.join(this.opts.dir, d.name, CONTENT_FILE);
+      try {
+        const st = await fs.lstat(file);
+        if (!st.isFile() || st.size > MAX_KNOWLEDGE_BYTES) {
+          this.opts.log?.warn(`knowledge: skipping ${file} (not a regular file or too large)`);
+          continue;
+        }
+        const content = await fs.readFile(file, 'utf8');
+        this.put({ name, content, updatedAt: st.mtimeMs, size: st.size });
+      } catch {
+        // a folder without content.md is not an entry
+      }
+    }
+  }
+
+  /** Forgets the in-memory index. Safe to call twice. */
+  close(): void {
+    this.opened = false;
+  }
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  private put(e: Entry): void {
+    this.entries.set(e.name, e);
+    this.index.add(e.name, `${e.name}\n${e.content}`);
+  }
+
+  private checkContent(content: unknown): string {
+    if (typeof content !== 'string') throw new ValidationError('content must be a string', { key: 'content' });
+    if (Buffer.byteLength(content, 'utf8') > MAX_KNOWLEDGE_BYTES) throw new PayloadTooLargeError(MAX_KNOWLEDGE_BYTES, 'knowledge content');
+    return content;
+  }
+
+  private async write(name: string, content: string): Promise<KnowledgeEntry> {
+    const file = path.join(this.opts.dir, name, CONTENT_FILE);
+    // belt and braces: the resolved path must stay inside the folder
+    if (path.relative(this.opts.dir, file).startsWith('..')) throw new ValidationError('knowledge name escapes the folder', { key: 'name' });
+    await atomicWriteFile(file, content);
+    const st = await fs.stat(file);
+    this.put({ name, content, updatedAt: st.mtimeMs, size: st.size });
+    return { name, content, updatedAt: st.mtimeMs };
+  }
+
+  /** Creates an entry; an existing name is a ConflictError unless `overwrite`. */
+  async create(name: string, content: string, opts: { overwrite?: boolean } = {}): Promise<KnowledgeEntry> {
+    const n = assertKnowledgeName(name);
+    const c = this.checkContent(content);
+    if (this.entries.has(n) && !opts.overwrite) throw new ConflictError(`knowledge entry "${n}" already exists`, { name: n });
+    return this.write(n, c);
+  }
+
+  /** Replaces the content of an existing entry. */
+  async update(name: string, content: string): Promise<KnowledgeEntry> {
+    const n = assertKnowledgeName(name);
+    const c = this.checkContent(content);
+    if (!this.entries.has(n)) throw new NotFoundError('knowledge entry', n);
+    return this.write(n, c);
+  }
+
+  async get(name: string): Promise<KnowledgeEntry> {
+    const n = assertKnowledgeName(name);
+    const e = this.entries.get(n);
+    if (!e) throw new NotFoundError('knowledge entry', n);
+    return { name: e.name, content: e.content, updatedAt: e.updatedAt };
+  }
+
+  /** Deletes an entry's folder. */
+  async delete(name: string): Promise<void> {
+    const n = assertKnowledgeName(name);
+    if (!this.entries.has(n)) throw new NotFoundError('knowledge entry', n);
+    await fs.rm(path.join(this.opts.dir, n), { recursive: true, force: true });
+    this.entries.delete(n);
+    this.index.remove(n);
+  }
+
+  async list(): Promise<{ name: string; updatedAt: number; size: number }[]> {
+    return [...this.entries.values()].map((e) => ({ name: e.name, updatedAt: e.updatedAt, size: e.size })).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Ranked entries for a query, each with a snippet around the first matching term. */
+  async search(query: string, limit = 5): Promise<{ name: string; score: number; snippet: string }[]> {
+    if (typeof query !== 'string') throw new ValidationError('query must be a string', { key: 'query' });
+    const k = Math.min(Math.max(1, Math.floor(limit) || 5), 50);
+    const hits = await this.index.search(query, k);
+    return hits
+      .map((h) => {
+        const e = this.entries.get(h.id);
+        return e ? { name: e.name, score: h.score, snippet: snippet(e.content, query) } : undefined;
+      })
+      .filter((x): x is { name: string; score: number; snippet: string } => x !== undefined);
+  }
+
+  /** Prompt-slot provider for `knowledge`: the top 3 hits for the input, short. */
+  slot(): PromptSlotProvider {
+    return async (q) => {
+      if (q.consolidation || !q.input.trim() || !this.entries.size) return undefined;
+      const hits = await this.search(q.input, 3);
+      if (!hits.length) return undefined;
+      const max = this.opts.slotChars ?? 800;
+      const lines = ['【知识库】'];
+      let size = lines[0].length;
+      for (const h of hits) {
+        const line = `- ${h.name}: ${h.snippet}`;
+        if (size + line.length + 1 > max) break;
+        lines.push(line);
+        size += line.length + 1;
+      }
+      return lines.length > 1 ? lines.join('\n') : undefined;
+    };
+  }
+}
+
+/** About 200 characters of `content` around the first query term found in it. */
+export function snippet(content: string, query: string, width = 200): string {
+  const flat = content.replace(/\s+/g, ' ').trim();
+  const lower = flat.toLowerCase();
+  let at = -1;
+  for (const t of tokenize(query)) {
+    at = lower.indexOf(t);
+    if (at >= 0) break;
+  }
+  const start = Math.max(0, at < 0 ? 0 : at - Math.floor(width / 3));
+  const s = flat.slice(start, start + width);
+  return `${start > 0 ? '…' : ''}${s}${start + width < flat.length ? '…' : ''}`;
+}
