@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { PluginDefinition, PluginSDK } from '../spec/index.js';
 import { createTestHost, ScriptedLlm } from '../sdk/testing/index.js';
+import { PluginRegistry } from './plugin-registry.js';
 
 function tool(name: string, out = name) {
   return { name, description: `tool ${name}`, parameters: { type: 'object', properties: {} }, handler: () => out };
@@ -110,6 +111,13 @@ test('P-2: disable/enable persist across registries; reload = dispose + start ag
   assert.ok(port.list().some((p) => p.name === 'toggle' && p.state === 'running' && p.kind === 'builtin'));
   await port.reload('toggle');
   assert.equal(await h.callTool('toggle_tool'), 'gen 4');
+  let late: PluginRegistry | undefined;
+  const lazy = PluginRegistry.lazyAdminPort(() => late);
+  assert.deepEqual(lazy.list(), []);
+  await assert.rejects(lazy.reload('toggle'), /not running yet/);
+  late = h.registry;
+  await lazy.reload('toggle');
+  assert.equal(await h.callTool('toggle_tool'), 'gen 5');
 });
 
 test('P-2: disabled state is read back by a new registry', async (t) => {

@@ -110,7 +110,8 @@ export class PluginRegistry implements PluginAdminService {
     if (this.started) return;
     this.started = true;
     this.loadState();
-    this.opts.host.services.provide('host', 'host.plugins', this);
+    // The daemon may already have offered it; offering it twice would be a conflict.
+    if (!this.opts.host.services.use('host.plugins')) this.opts.host.services.provide('host', 'host.plugins', this);
     for (const def of this.builtins.values()) this.addBuiltinEntry(def);
     this.discover();
     await Promise.all(this.watching.splice(0));
@@ -228,6 +229,21 @@ export class PluginRegistry implements PluginAdminService {
       this.disabled.delete(name);
       this.saveState();
     });
+  }
+
+  /**
+   * A PluginAdminPort for an Agent built before its registry (the Agent → PluginHost → registry
+   * chain is circular): lists nothing and refuses reloads until `get()` returns the registry.
+   */
+  static lazyAdminPort(get: () => PluginRegistry | undefined): PluginAdminPort {
+    return {
+      list: () => get()?.adminPort().list() ?? [],
+      reload: async (name) => {
+        const r = get();
+        if (!r) throw new PluginError(name, 'the plugin registry is not running yet', 'PLUGIN_NOT_READY');
+        await r.reload(name);
+      },
+    };
   }
 
   /** The kernel's view for the `plugin_reload` tool (C-5). */
