@@ -111,11 +111,11 @@ test('P-2: disable/enable persist across registries; reload = dispose + start ag
   assert.ok(port.list().some((p) => p.name === 'toggle' && p.state === 'running' && p.kind === 'builtin'));
   await port.reload('toggle');
   assert.equal(await h.callTool('toggle_tool'), 'gen 4');
-  let late: PluginRegistry | undefined;
-  const lazy = PluginRegistry.lazyAdminPort(() => late);
+  const late: { registry?: PluginRegistry } = {};
+  const lazy = PluginRegistry.lazyAdminPort(() => late.registry);
   assert.deepEqual(lazy.list(), []);
   await assert.rejects(lazy.reload('toggle'), /not running yet/);
-  late = h.registry;
+  late.registry = h.registry;
   await lazy.reload('toggle');
   assert.equal(await h.callTool('toggle_tool'), 'gen 5');
 });
