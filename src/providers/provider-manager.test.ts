@@ -58,7 +58,7 @@ async function rig(t: TestContext, extra: { order?: string[]; probeOllama?: bool
   config.values.set(sourceKey('openai', 'api_key'), KEY_B);
   config.values.set('core.llm.order', extra.order ?? ['deepseek', 'openai']);
   config.values.set('core.llm.timeout_ms', 5000);
-  const manager = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, userDir], log, now: () => clock.t, env: {}, probeOllama: extra.probeOllama ?? false, adapterTimeoutMs: 300 });
+  const manager = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, userDir], log, now: () => clock.t, env: {}, probeOllama: extra.probeOllama ?? false, adapterTimeoutMs: 1000 });
   await manager.start();
   t.after(async () => {
     await manager.stop();
