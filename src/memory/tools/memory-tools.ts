@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { ContextEvent, ContextWindow, GraphEntity, GraphRelation, ToolDef } from '../../spec/index.js';
+import { ValidationError } from '../../spec/index.js';
+import type { GraphDB } from '../graph/index.js';
+import { defineTool } from './define-tool.js';
+
+/** A document as doc_query gets it back from the store (DocStore's MemoryDocument fits). */
+export interface ConsumedDoc {
+  id: string;
+  content: string;
+  input: string;
+  response: string;
+  channel: string;
+  sessionId: string;
+  createdAt: number;
+  refs: string[];
+}
+
+/** The Document-tier operations the doc tools need (DocStore fits). */
+export interface DocToolStore {
+  consume(query: string, k?: number): Promise<ConsumedDoc[]>;
+  commit(content: string, extra?: { title?: string; kind?: string; source?: string; channel?: string; sessionId?: string; refs?: string[] }): { id: string };
+  readonly size?: number;
+}
+
+export interface MemoryToolDeps {
+  graph?: GraphDB;
+  indexer?: {
+    markRecalled(names: readonly string[], turnId: string): void;
+    search?(input: string): Promise<{ keywords: string[]; vectorHits: string[] }>;
+  };
+  docs?: DocToolStore;
+  context?: ContextWindow;
+  /** Re-appends consumed docs as cold_storage events (documents' `reappendAsColdStorage`). */
+  reappend?: (docs: readonly ConsumedDoc[], context: ContextWindow) => ContextEvent[];
+  recallDepth?: () => number;
+  /** Extra counters for memory_introspect (embedder model, heartbeat runs …). */
+  introspect?: () => Record<string, unknown>;
+}
+
+function defaultReappend(docs: readonly ConsumedDoc[], context: ContextWindow): ContextEvent[] {
+  return docs.map((d) =>
+    context.append({ kind: 'cold_storage', source: 'cold_storage', channel: d.channel, sessionId: d.sessionId, input: d.input, response: d.response, timestamp: d.createdAt, refs: d.refs }),
+  );
+}
+
+function compactEntity(e: GraphEntity): Record<string, unknown> {
+  return Object.keys(e.attributes).length ? { name: e.name, type: e.type, attributes: e.attributes } : { name: e.name, type: e.type };
+}
+
+function compactRelation(r: GraphRelation): Record<string, unknown> {
+  const o: Record<string, unknown> = { id: r.id, fact: `${r.subject} —${r.predicate}→ ${r.object}`, confidence: Number(r.confidence.toFixed(2)) };
+  if (r.sentence) o.source = r.sentence.slice(0, 200);
+  return o;
+}
+
+const name = z.string().min(1).max(200);
+const tripleInput = z.object({
+  subject: name,
+  predicate: z.string().min(1).max(100),
+  object: name,
+  confidence: z.number().min(0).max(1).optional(),
+  subject_type: z.string().max(40).optional(),
+  object_type: z.string().max(40).optional(),
+  sentence: z.string().max(4000).optional(),
+});
+
+/** Graph tools (T-6): memory_recall, memory_commit, memory_merge, memory_purge, memory_edit, memory_delete_entity, memory_introspect. */
+export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[] {
+  const { graph } = deps;
+  return [
+    defineTool(
+      'memory_recall',
+      'Recall facts from the long-term memory graph: entities matching the keywords (or the query) and their relations up to `depth` hops.',
+      z.object({ keywords: z.array(z.string().min(1).max(200)).max(20).optional(), query: z.string().max(2000).optional(), depth: z.number().int().min(0).max(5).optional() }),
+      async (a, call) => {
+        let kws = a.keywords ?? [];
+        if (!kws.length && a.query) {
+          const s = deps.indexer?.search ? await deps.indexer.search(a.query) : undefined;
+          kws = s ? [...s.vectorHits, ...s.keywords] : [];
+          if (!kws.length) kws = [a.query.slice(0, 200)];
+        }
+        if (!kws.length) throw new ValidationError('memory_recall: give keywords or a query', { tool: 'memory_recall' });
+        const r = graph.recall(kws.slice(0, 50), a.depth ?? deps.recallDepth?.() ?? 2, { maxEntities: 40, maxRelations: 80 });
+        deps.indexer?.markRecalled(
+          r.entities.map((e) => e.name),
+          call.turnId,
+        );
+        return { entities: r.entities.map(compactEntity), relations: r.relations.map(compactRelation) };
+      },
+    ),
+    defineTool(
+      'memory_commit',
+      'Write facts to the long-term memory graph as triples (subject, predicate, object). Use snake_case predicates; keep the source sentence when you have it.',
+      z.object({ triples: z.array(tripleInput).min(1).max(100) }),
+      (a, call) => ({
+        committed: graph.commit(
+          a.triples.map((t) => ({ subject: t.subject, predicate: t.predicate, object: t.object, confidence: t.confidence, subjectType: t.subject_type, objectType: t.object_type, sentence: t.sentence, refs: [call.turnId] })),
+        ),
+      }),
+    ),
+    defineTool('memory_merge', 'Merge two entity nodes that mean the same thing: `merge` is folded into `keep` (relations move over, the name stays as an alias).', z.object({ keep: name, merge: name }), (a) =>
+      graph.merge(a.keep, a.merge),
+    ),
+    defineTool(
+      'memory_purge',
+      'Delete memory: the named entities (with their relations), relations by id, relations below a confidence, and/or orphan entities.',
+      z.object({ entities: z.array(name).max(100).optional(), relation_ids: z.array(z.number().int()).max(500).optional(), below_confidence: z.number().min(0).max(1).optional(), orphans: z.boolean().optional() }),
+      (a) => {
+        if (!a.entities?.length && !a.relation_ids?.length && a.below_confidence === undefined && !a.orphans) {
+          throw new ValidationError('memory_purge: say what to delete (entities, relation_ids, below_confidence or orphans)', { tool: 'memory_purge' });
+        }
+        return { deleted: graph.purge({ names: a.entities, relationIds: a.relation_ids, belowConfidence: a.below_confidence, orphans: a.orphans }) };
+      },
+    ),
+    defineTool(
+      'memory_edit',
+      'Edit memory: an entity (rename, retype, set attributes — null removes one) or a relation by id (subject, predicate, object, confidence).',
+      z.object({
+        entity: name.optional(),
+        new_name: name.optional(),
+        type: z.string().min(1).max(40).optional(),
+        attributes: z.record(z.string(), z.union([z.string().max(1000), z.number(), z.boolean(), z.null()])).optional(),
+        relation_id: z.number().int().optional(),
+        subject: name.optional(),
+        predicate: z.string().min(1).max(100).optional(),
+        object: name.optional(),
+        confidence: z.number().min(0).max(1).optional(),
+      }),
+      (a) => {
+        if ((a.entity === undefined) === (a.relation_id === undefined)) throw new ValidationError('memory_edit: give exactly one of entity or relation_id', { tool: 'memory_edit' });
+        if (a.entity !== undefined) return { entity: compactEntity(graph.editEntity(a.entity, { name: a.new_name, type: a.type, attributes: a.attributes })) };
+        return { relation: compactRelation(graph.editRelation(a.relation_id as number, { subject: a.subject, predicate: a.predicate, object: a.object, confidence: a.confidence })) };
+      },
+    ),
+    defineTool('memory_delete_entity', 'Delete one entity and all of its relations from the memory graph.', z.object({ name }), (a) => ({ deleted: graph.deleteEntity(a.name) })),
+    defineTool('memory_introspect', 'Show memory statistics: graph size, entity types, top predicates, documents and context size.', z.object({}), () => ({
+      graph: graph.stats(),
+      documents: deps.docs?.size,
+      contextEvents: deps.context?.events().length,
+      ...(deps.introspect?.() ?? {}),
+    })),
+  ];
+}
+
+/** Document tools (T-6): doc_query (consumes: found documents return to the timeline as cold_storage) and doc_commit. */
+export function docTools(deps: MemoryToolDeps & { docs: DocToolStore; context: ContextWindow }): ToolDef[] {
+  const { docs, context } = deps;
+  return [
+    defineTool(
+      'doc_query',
+      'Search archived conversation documents. The documents found are moved back into the current context timeline (at their original time) and removed from the archive.',
+      z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(10).optional() }),
+      async (a) => {
+        const found = await docs.consume(a.query, a.limit ?? 5);
+        (deps.reappend ?? defaultReappend)(found, context);
+        return {
+          restored: found.length,
+          documents: found.map((d) => ({ time: new Date(d.createdAt).toISOString(), text: d.content.length > 1500 ? `${d.content.slice(0, 1500)}…` : d.content })),
+        };
+      },
+    ),
+    defineTool('doc_commit', 'Save a note or summary as a memory document (searchable later with doc_query).', z.object({ content: z.string().min(1).max(100_000), title: z.string().max(200).optional() }), (a, call) => {
+      const d = docs.commit(a.content, { title: a.title, kind: 'commit', sessionId: call.sessionId, refs: [call.turnId] });
+      return { saved: d.id };
+    }),
+  ];
+}

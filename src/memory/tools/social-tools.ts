@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type { SocialAPI, ToolDef } from '../../spec/index.js';
+import { defineTool } from './define-tool.js';
+
+const name = z.string().min(1).max(200);
+
+/** Social tools (T-7): person_query, person_set_trait, person_relate. */
+export function socialTools(social: SocialAPI): ToolDef[] {
+  return [
+    defineTool('person_query', 'Look up a person: traits, relations and the people around them.', z.object({ name, depth: z.number().int().min(1).max(3).optional() }), async (a) => {
+      const person = await social.getPerson(a.name);
+      const relations = await social.getRelations(a.name);
+      const network = await social.getNetwork(a.name, a.depth ?? 1);
+      return {
+        found: person !== undefined,
+        person: person ?? null,
+        relations: relations.slice(0, 50).map((r) => ({ id: r.id, fact: `${r.subject} —${r.predicate}→ ${r.object}`, confidence: Number(r.confidence.toFixed(2)) })),
+        network: network.people,
+      };
+    }),
+    defineTool(
+      'person_set_trait',
+      'Set a trait of a person (e.g. birthday, mood, preference); an empty value removes the trait. Creates the person when missing.',
+      z.object({ name, trait: z.string().min(1).max(64), value: z.string().max(500) }),
+      async (a) => {
+        await social.setTrait(a.name, a.trait, a.value);
+        return { ok: true, person: a.name, trait: a.trait };
+      },
+    ),
+    defineTool('person_relate', 'Record a relation between two people, e.g. (Ann, sister_of, Ben).', z.object({ a: name, relation: z.string().min(1).max(100), b: name }), async (x) => {
+      await social.relate(x.a, x.relation, x.b);
+      return { ok: true };
+    }),
+  ];
+}
