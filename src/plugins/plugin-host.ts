@@ -54,6 +54,8 @@ export interface PluginHostOptions {
   llm: LlmAPI;
   memory?: MemoryPort;
   log: Logger;
+  /** How long an in-process plugin's `start` may take before it is failed. Default 30 s. */
+  startTimeoutMs?: number;
 }
 
 /** A plugin name: lower-case letters, digits, `_` and `-` (it is also its config namespace). */
@@ -139,7 +141,18 @@ export class PluginHost {
         const full = Object.fromEntries(Object.entries(def.settings).map(([k, d]) => [`plugin.${def.name}.${k}`, d]));
         scope.add(this.opts.config.register(full));
       }
-      await def.start(this.createSdk(def.name, scope, log));
+      const limit = this.opts.startTimeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          Promise.resolve().then(() => def.start(this.createSdk(def.name, scope, log))),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new PluginError(def.name, `start did not finish within ${limit} ms`, 'PLUGIN_START_TIMEOUT')), limit);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     } catch (e) {
       await scope.disposeAll();
       this.forget(def.name);

@@ -57,6 +57,24 @@ test('P-2: a plugin whose start throws is failed, its registrations undone; the 
   assert.deepEqual(h.plugin('good')!.tools, ['good_tool']);
 });
 
+test('P-2: a start that never finishes is failed after the timeout; what it registers later is disposed at once', async (t) => {
+  let late: (() => void) | undefined;
+  const stuck: PluginDefinition<PluginSDK> = {
+    name: 'stuck',
+    start(sdk) {
+      late = () => void sdk.registerTool(tool('stuck_tool'));
+      return new Promise(() => {});
+    },
+  };
+  const h = await createTestHost({ plugins: [stuck, { name: 'after', dependencies: [], start: (sdk) => void sdk.registerTool(tool('after_tool')) }], startTimeoutMs: 200 });
+  t.after(() => h.close());
+  assert.equal(h.plugin('stuck')?.state, 'failed');
+  assert.match(h.plugin('stuck')!.lastError!, /did not finish within 200 ms/);
+  assert.equal(await h.callTool('after_tool'), 'after_tool');
+  late!();
+  assert.equal(h.agent.stages.toolPlugin('stuck_tool'), undefined);
+});
+
 test('P-1: unload runs disposers newest first, once, and stop() before them', async (t) => {
   const calls: string[] = [];
   const p: PluginDefinition<PluginSDK> = {

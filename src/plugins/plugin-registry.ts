@@ -125,7 +125,10 @@ export class PluginRegistry implements PluginAdminService {
     await this.serial(async () => {
       const order = this.order([...this.entries.keys()]).order.reverse();
       for (const name of order) await this.stopEntry(name);
-      for (const e of this.entries.values()) await e.unwatch?.();
+      for (const e of this.entries.values()) {
+        await e.unwatch?.();
+        e.unwatch = undefined;
+      }
     });
   }
 

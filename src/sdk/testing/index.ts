@@ -35,6 +35,8 @@ export interface TestHostOptions {
   homeDir?: string;
   memory?: MemoryPort;
   log?: Logger;
+  /** Time an in-process plugin's start may take (default 30 s). */
+  startTimeoutMs?: number;
   /** Extra registry options (external plugin timeouts, `.hmap` limits …). */
   registry?: Omit<PluginRegistryOptions, 'host'>;
 }
@@ -71,7 +73,7 @@ export async function createTestHost(opts: TestHostOptions = {}): Promise<TestHo
   const config = new ConfigRegistry({ dbPath: join(homeDir, 'config.db'), logger: { warn: () => {} } });
   config.open();
   const agent = new Agent({ llm, sessions, config, log, homeDir });
-  const host = new PluginHost({ agent, homeDir, config, sessions, llm, memory: opts.memory, log });
+  const host = new PluginHost({ agent, homeDir, config, sessions, llm, memory: opts.memory, log, startTimeoutMs: opts.startTimeoutMs });
   const registry = new PluginRegistry({ host, watchLua: false, ...opts.registry });
   for (const p of opts.plugins ?? []) registry.registerBuiltin(p as PluginDefinition<PluginSDK>);
   agent.start();
