@@ -1,0 +1,40 @@
+/**
+ * The built-in plugins (P-2, P-7). The daemon registers every entry with
+ * `PluginRegistry.registerBuiltin`; each is a `definePlugin({...})` that uses only the SDK and
+ * the host services.
+ */
+import type { PluginDefinition } from '../spec/index.js';
+import { filesPlugin } from './files/index.js';
+import { createTimerPlugin } from './timer/index.js';
+import { cmdPlugin } from './cmd/index.js';
+import { createMcpPlugin } from './mcp/index.js';
+import { createAgentcliPlugin } from './agentcli/index.js';
+import { createHealthcheckPlugin } from './healthcheck/index.js';
+import { pluginmgrPlugin } from './pluginmgr/index.js';
+import { cfgmgrPlugin } from './cfgmgr/index.js';
+import memoryManagerPlugin from './memory-manager/index.js';
+import { createCliPlugin } from './cli/index.js';
+import webuiPlugin from './webui/index.js';
+
+/**
+ * Every built-in plugin, in start order. Plugins that keep per-instance state are built fresh
+ * on each call, so two hosts (tests) never share one.
+ */
+export function builtinPlugins(): PluginDefinition[] {
+  return [
+    filesPlugin,
+    createTimerPlugin(),
+    cmdPlugin,
+    createMcpPlugin(),
+    createAgentcliPlugin(),
+    createHealthcheckPlugin(),
+    pluginmgrPlugin,
+    cfgmgrPlugin,
+    memoryManagerPlugin as PluginDefinition,
+    createCliPlugin(),
+    webuiPlugin as PluginDefinition,
+  ];
+}
+
+/** Names of the built-in plugins. */
+export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'cli', 'webui'] as const;
