@@ -30,7 +30,7 @@ const schemas = {
     stack: z.string().optional(),
     context: z.unknown().optional(),
   }),
-  list: z.object({ tag: z.string().optional(), enabledOnly: z.boolean().optional(), limit: z.number().int().min(0).max(5000).optional(), offset: z.number().int().min(0).optional() }),
+  list: z.object({ tag: z.string().optional(), enabledOnly: z.boolean().optional(), limit: z.number().int().min(0).max(5000).optional(), offset: z.number().int().min(0).optional(), order: z.enum(['updated', 'mru']).optional() }),
   idOnly: z.object({ id }),
   search: z.object({ query: z.string().max(2000), limit: z.number().int().min(1).max(200).optional(), tag: z.string().optional() }),
   notes: z.object({ id, notes: z.string(), mode: z.enum(['replace', 'append']).optional() }),

@@ -7,7 +7,7 @@ import { assertMemoryId, newMemoryId } from './memory-id.js';
 
 const rec: MemoryRecord = {
   id: 'zh-note_01',
-  title: '周末计划：去杭州 # 西湖',
+  title: '周末计划：去杭州 # 西湖 \u2028 \u0085 \ufeff \u0007 end',
   impressions: ['杭州', '西湖', 'yes', '12:30', '- 列表', '"引号"', "it's", '[a, b]', '{x}', 'null'],
   tags: ['convention', '会话总结'],
   enabled: false,

@@ -151,7 +151,8 @@ export function parseMemoryFile(id: string, text: string, fallbackTime = new Dat
 function fmValue(v: unknown): string {
   // JSON is a subset of YAML 1.2: strings are always double-quoted so YAML never misreads them
   // (`yes`, `12:30`, `# x`, `[a]` …) and Obsidian opens the file.
-  return JSON.stringify(v);
+  // Unicode line separators, NEL and BOM are escaped too: some YAML readers treat them as breaks.
+  return JSON.stringify(v).replace(/[\u0085\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Serializes a memory: `---` front-matter of `key: <JSON>` lines, `## 快照`, snapshot, notes marker, notes. */

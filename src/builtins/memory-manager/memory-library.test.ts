@@ -82,6 +82,8 @@ test('M-4: links, backlinks, related BFS, compose keeps sources, graph overview 
   assert.equal((await lib.read('aaa')).snapshot, 'a', 'sources untouched');
   await assert.rejects(lib.compose({ ids: ['aaa', 'nope-1'], title: 'x' }), { code: 'NOT_FOUND' });
 
+  await lib.read('bbb');
+  assert.deepEqual((await lib.list({ order: 'mru', limit: 3 })).items.map((i) => i.id), ['bbb', 'aaa', comp.id], 'MRU order: last used first');
   const focus = await lib.graph({ focus: 'aaa', hops: 1 });
   assert.deepEqual(focus.nodes.map((n) => n.id).sort(), ['aaa', 'bbb', comp.id].sort());
   assert.deepEqual(focus.edges.map((e) => `${e.from}>${e.to}:${e.kind}`).sort(), ['bbb>aaa:backlink', `${comp.id}>aaa:composedOf`].sort());

@@ -272,12 +272,12 @@ export class MemoryLibrary implements LinkIndex {
   // ---- public async API ----
 
   /** Memories, newest `updatedAt` first; optional tag filter and paging. */
-  async list(opts: { tag?: string; enabledOnly?: boolean; limit?: number; offset?: number } = {}): Promise<{ total: number; items: MemorySummary[] }> {
+  async list(opts: { tag?: string; enabledOnly?: boolean; limit?: number; offset?: number; order?: 'updated' | 'mru' } = {}): Promise<{ total: number; items: MemorySummary[] }> {
     await this.ready();
-    let recs = this.all();
+    let recs = opts.order === 'mru' ? this.all().reverse() : this.all();
     if (opts.tag) recs = recs.filter((r) => r.tags.includes(opts.tag as string));
     if (opts.enabledOnly) recs = recs.filter((r) => r.enabled);
-    recs.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+    if (opts.order !== 'mru') recs.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
     const offset = Math.max(0, opts.offset ?? 0);
     const limit = Math.max(0, Math.min(opts.limit ?? 200, 5000));
     return { total: recs.length, items: recs.slice(offset, offset + limit).map((r) => this.summary(r)) };

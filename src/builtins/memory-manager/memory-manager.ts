@@ -84,7 +84,11 @@ export class MemoryManager {
       this.logBoot('info', 'library folder changed', { from: old.root, to: root });
       void old.close();
     }
-    if (!this.stopped) this.lib.open();
+    if (!this.stopped) {
+      // Both start at once (still async): the context filter of excluded turns needs the plan early.
+      this.lib.open();
+      this.planStore.ready().catch((e) => this.logBoot('error', 'plan load failed', { error: errorToJSON(e) }));
+    }
   }
 
   /** Writes the boot log and the plugin logger; never throws. */
