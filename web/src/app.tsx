@@ -163,7 +163,7 @@ export function App() {
             <main className="main">
               {route.view === 'chat' ? (
                 <ErrorBoundary name="chat">
-                  <ChatView sessionId={route.sessionId} />
+                  <ChatView key={route.sessionId ?? 'new'} sessionId={route.sessionId} />
                 </ErrorBoundary>
               ) : (
                 <ErrorBoundary name="settings">

@@ -34,7 +34,6 @@ export function useRequest<T>(fn: () => Promise<T>, deps: unknown[]): RequestSta
       },
     );
   }, []);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
   useEffect(reload, deps);
   const setData = useCallback((f: (d: T | undefined) => T | undefined) => setDataState((d) => f(d)), []);
   return { data, error, loading, reload, setData };

@@ -71,6 +71,7 @@ export function turnNumber(turnId: string): number {
 export function turnsFromEvents(sessionId: string, events: SessionEventLike[], inflight?: string | null): TurnView[] {
   const byId = new Map<string, TurnView>();
   const order: TurnView[] = [];
+  const currentRound = new Map<string, number>();
   for (const ev of events) {
     let t = byId.get(ev.turnId);
     if (!t) {
@@ -93,22 +94,26 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
         t.assistantSeq = ev.seq;
         break;
       case 'reasoning': {
-        const r = roundAt(t, typeof d.round === 'number' ? d.round : t.rounds.length + 1);
+        // The log has no round on tool calls; a reasoning event marks where a round starts.
+        currentRound.set(t.turnId, typeof d.round === 'number' ? d.round : t.rounds.length + 1);
+        const r = roundAt(t, currentRound.get(t.turnId)!);
         r.reasoning = ev.text;
         break;
       }
       case 'tool_call': {
-        const call = (d.call ?? {}) as { id?: string; name?: string; arguments?: string };
-        const r = roundAt(t, typeof d.round === 'number' ? d.round : t.rounds.length + 1);
-        r.toolCalls.push({ id: call.id ?? `c${ev.seq}`, name: call.name ?? ev.text, args: call.arguments ?? String(d.arguments ?? ''), running: false });
+        const call = (d.call ?? d) as { id?: string; name?: string; arguments?: string };
+        const r = roundAt(t, typeof d.round === 'number' ? d.round : currentRound.get(t.turnId) ?? 1);
+        r.toolCalls.push({ id: call.id ?? `c${ev.seq}`, name: call.name ?? ev.text, args: call.arguments ?? '', running: false });
         break;
       }
       case 'tool_result': {
         const callId = String(d.callId ?? d.id ?? '');
-        const call = t.rounds.flatMap((r) => r.toolCalls).find((c) => c.id === callId) ?? t.rounds.flatMap((r) => r.toolCalls).filter((c) => c.result === undefined).at(-1);
+        const calls = t.rounds.flatMap((r) => r.toolCalls);
+        const call = calls.find((c) => c.id === callId) ?? calls.filter((c) => c.result === undefined).at(-1);
         if (call) {
           call.result = ev.text;
           if (typeof d.error === 'string') call.error = d.error;
+          if (typeof d.rejected === 'string') call.rejected = d.rejected;
         }
         break;
       }
@@ -123,7 +128,11 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
         t.error = { code: String(d.code ?? 'ERROR'), message: ev.text };
         break;
       case 'marker':
-        if (d.excluded === true || /exclud|排除/.test(ev.text)) t.excluded = d.restored === true ? false : true;
+        // memory-manager markers: {op: 'exclude' | 'restore', turnId}; the last one wins.
+        if (d.op === 'exclude' || d.op === 'restore') {
+          const target = typeof d.turnId === 'string' ? byId.get(d.turnId) ?? t : t;
+          target.excluded = d.op === 'exclude';
+        }
         break;
       default:
         break;
@@ -162,7 +171,7 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
   }
   if (!turnId) return turns;
   const idx = turns.findIndex((t) => t.turnId === turnId);
-  let t = idx >= 0 ? cloneTurn(turns[idx]) : emptyTurn(turnId, sessionId, typeof p.at === 'number' ? p.at : Date.now());
+  const t = idx >= 0 ? cloneTurn(turns[idx]) : emptyTurn(turnId, sessionId, typeof p.at === 'number' ? p.at : Date.now());
   switch (event) {
     case 'turn_start': {
       const input = (p.input ?? {}) as { text?: string; attachments?: TurnView['attachments'] };

@@ -342,11 +342,11 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
         if (r.reasoning) await log('reasoning', r.reasoning, { round: rounds });
         if (r.tool) {
           const call = calls[0];
-          await log('tool_call', call.name, { call });
+          await log('tool_call', call.name, { id: call.id, arguments: call.arguments });
           emit('tool_start', { turnId, sessionId, round: rounds, call });
           await sleep(script.chunkMs ?? 15);
           emit('tool_end', { turnId, sessionId, round: rounds, call, result: r.tool.result, durationMs: 3 });
-          await log('tool_result', r.tool.result, { callId: call.id, name: call.name });
+          await log('tool_result', r.tool.result, { id: call.id, name: call.name });
         }
         finalText = text;
       }

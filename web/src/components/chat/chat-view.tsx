@@ -44,12 +44,6 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
     mm<{ pinned: { id: string; text: string }[] }>('plan.get').then((p) => setPinned(p.pinned ?? []), () => setPinned([]));
   }, []);
 
-  useEffect(() => {
-    setTurns([]);
-    stick.current = true;
-    load();
-  }, [load, app.epoch]);
-  useEffect(loadPins, [loadPins, app.epoch]);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -65,6 +59,11 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       if (event === 'custom:memory-manager.plan' || (event === 'turn_end' && p.sessionId === sid)) loadPins();
     });
   }, [load, loadPins]);
+
+  // Subscribe first (above), then load: what happened before the load is in the log, what
+  // happens after arrives on the bus. The view is keyed by session, so nothing needs wiping.
+  useEffect(load, [load, app.epoch]);
+  useEffect(loadPins, [loadPins, app.epoch]);
 
   // Keep the view at the bottom while new text streams, unless the user scrolled up.
   useEffect(() => {

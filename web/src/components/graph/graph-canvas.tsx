@@ -156,13 +156,11 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
     });
     ro.observe(el);
     return () => ro.disconnect();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {
     fit();
     draw();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [fitKey]);
   useEffect(draw, [draw]);
   useEffect(() => {

@@ -30,7 +30,7 @@ export function SchemaField({ info, onSave }: { info: ConfigKeyInfo; onSave: (va
   const [draft, setDraft] = useState(() => toDraft(control, info));
   const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
-  useEffect(() => setDraft(toDraft(control, info)), [info.value]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => setDraft(toDraft(control, info)), [info.value]);
 
   const save = async (value: unknown) => {
     setError(undefined);

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { applyBusEvent, mergeTurns, turnsFromEvents, visibleAnswer, type SessionEventLike } from './chat-model';
+
+const S = 'webui:s1';
+const T = `${S}#1`;
+const ev = (seq: number, kind: string, text: string, data?: Record<string, unknown>, turnId = T): SessionEventLike => ({ seq, turnId, kind, text, at: 1000 + seq, data });
+
+describe('turnsFromEvents', () => {
+  it('rebuilds a turn with injection, reasoning, tool call + result and answer from the kernel log', () => {
+    const turns = turnsFromEvents(S, [
+      ev(1, 'user', 'read a.txt', { attachments: [{ name: 'a.png', mimeType: 'image/png', bytes: 10 }] }),
+      ev(2, 'injection', '=== 记忆库上下文 ===', { source: 'memory-manager' }),
+      ev(3, 'reasoning', 'need the file', { round: 1 }),
+      ev(4, 'tool_call', 'files_read', { id: 'c1', arguments: '{"path":"a.txt"}' }),
+      ev(5, 'tool_result', 'hello', { id: 'c1', name: 'files_read' }),
+      ev(6, 'assistant', 'It says hello.', { status: 'ok' }),
+    ]);
+    expect(turns).toHaveLength(1);
+    const t = turns[0];
+    expect(t.userText).toBe('read a.txt');
+    expect(t.userSeq).toBe(1);
+    expect(t.assistantSeq).toBe(6);
+    expect(t.attachments[0].name).toBe('a.png');
+    expect(t.injected).toEqual([{ source: 'memory-manager', text: '=== 记忆库上下文 ===' }]);
+    expect(t.rounds[0].reasoning).toBe('need the file');
+    expect(t.rounds[0].toolCalls[0]).toMatchObject({ id: 'c1', name: 'files_read', args: '{"path":"a.txt"}', result: 'hello' });
+    expect(t.seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(t.status).toBe('ok');
+  });
+
+  it('marks the in-flight turn running, errors with their code, and exclusion markers (last wins)', () => {
+    const turns = turnsFromEvents(
+      S,
+      [
+        ev(1, 'user', 'hi'),
+        ev(2, 'assistant', 'No LLM source is configured'),
+        ev(3, 'error', 'No LLM source is configured', { code: 'NO_PROVIDER_CONFIGURED' }),
+        ev(4, 'marker', '[记忆管理] 该轮已被排除', { op: 'exclude', turnId: T, source: 'memory-manager' }),
+        ev(5, 'user', 'again', undefined, `${S}#2`),
+        ev(6, 'marker', 'x', { op: 'exclude', turnId: `${S}#2` }, `${S}#2`),
+        ev(7, 'marker', 'y', { op: 'restore', turnId: `${S}#2` }, `${S}#2`),
+      ],
+      `${S}#2`,
+    );
+    expect(turns[0].status).toBe('error');
+    expect(turns[0].error?.code).toBe('NO_PROVIDER_CONFIGURED');
+    expect(turns[0].excluded).toBe(true);
+    expect(turns[1].status).toBe('running');
+    expect(turns[1].excluded).toBe(false);
+  });
+});
+
+describe('applyBusEvent', () => {
+  it('streams deltas, records rounds from agent_llm_chain, tool start/end, and finishes on turn_end', () => {
+    let turns = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'weather?' } });
+    turns = applyBusEvent(turns, S, 'turn_delta', { sessionId: S, turnId: T, round: 0, kind: 'text', text: 'Let me ' });
+    turns = applyBusEvent(turns, S, 'turn_delta', { sessionId: S, turnId: T, round: 0, kind: 'text', text: 'check.' });
+    expect(visibleAnswer(turns[0])).toBe('Let me check.');
+    turns = applyBusEvent(turns, S, 'agent_llm_chain', { sessionId: S, turnId: T, round: 1, text: 'Let me check.', reasoning: 'r', toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], provider: 'fake', model: 'm', usage: { inputTokens: 3, outputTokens: 2 }, latencyMs: 5, injected: [{ source: 'memory-manager', text: 'BLOCK' }] });
+    expect(turns[0].live.text).toBe('');
+    expect(turns[0].injected).toEqual([{ source: 'memory-manager', text: 'BLOCK' }]);
+    turns = applyBusEvent(turns, S, 'tool_start', { sessionId: S, turnId: T, round: 1, call: { id: 'c1', name: 'weather', arguments: '{}' } });
+    expect(turns[0].rounds[0].toolCalls[0].running).toBe(true);
+    turns = applyBusEvent(turns, S, 'tool_end', { sessionId: S, turnId: T, round: 1, call: { id: 'c1', name: 'weather', arguments: '{}' }, result: 'sunny', durationMs: 4 });
+    expect(turns[0].rounds[0].toolCalls[0]).toMatchObject({ running: false, result: 'sunny', durationMs: 4 });
+    turns = applyBusEvent(turns, S, 'interrupt', { sessionId: S, text: 'faster', delivery: 'abort+queue' });
+    expect(turns[0].interrupts).toEqual(['faster']);
+    turns = applyBusEvent(turns, S, 'turn_delta', { sessionId: S, turnId: T, round: 1, kind: 'text', text: 'Sunny.' });
+    expect(visibleAnswer(turns[0])).toBe('Let me check.\n\nSunny.');
+    turns = applyBusEvent(turns, S, 'turn_end', { sessionId: S, turnId: T, text: 'Sunny.', status: 'ok', rounds: 2 });
+    expect(turns[0].status).toBe('ok');
+    expect(visibleAnswer(turns[0])).toBe('Sunny.');
+  });
+
+  it('ignores other sessions and keeps the array identity', () => {
+    const turns = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'x' } });
+    expect(applyBusEvent(turns, S, 'turn_delta', { sessionId: 'cli:1', turnId: 'cli:1#1', kind: 'text', text: 'y' })).toBe(turns);
+  });
+
+  it('keeps the NO_PROVIDER_CONFIGURED code on turn_end', () => {
+    let turns = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'x' } });
+    turns = applyBusEvent(turns, S, 'turn_end', { sessionId: S, turnId: T, text: 'configure', status: 'error', error: { code: 'NO_PROVIDER_CONFIGURED', message: 'configure' } });
+    expect(turns[0].error?.code).toBe('NO_PROVIDER_CONFIGURED');
+  });
+});
+
+describe('mergeTurns', () => {
+  it('prefers live data for a running turn but keeps seqs and user text from the log', () => {
+    const history = turnsFromEvents(S, [ev(1, 'user', 'hello')], T);
+    const live = applyBusEvent([], S, 'turn_delta', { sessionId: S, turnId: T, kind: 'text', text: 'Hi' });
+    const merged = mergeTurns(history, live);
+    expect(merged).toHaveLength(1);
+    expect(merged[0].userText).toBe('hello');
+    expect(merged[0].userSeq).toBe(1);
+    expect(merged[0].live.text).toBe('Hi');
+  });
+});
