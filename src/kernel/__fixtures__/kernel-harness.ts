@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { AgentEvents, ConfigValue, InputOptions, SessionEvent, ToolDef, TurnOutcome } from '../../spec/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
 import { SessionStore } from '../../sessions/index.js';
+import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults } from '../../providers/index.js';
 import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
 import { Agent, type AgentOptions } from '../agent.js';
 import type { LlmPort, SessionPort } from '../ports.js';
 import { captureLogger, type LogLine } from './capture-logger.js';
-import { wireLlm } from './wire-llm.js';
 
 /** One event seen on the agent's bus. */
 export interface BusRecord {
@@ -41,6 +41,7 @@ export interface KernelHarness {
   config: ConfigRegistry;
   sessions: SessionStore;
   llm: LlmPort;
+  providers: ProviderManager;
   agent: Agent;
   log: LogLine[];
   /** Every bus event, in order. */
@@ -58,17 +59,58 @@ export interface KernelHarness {
 
 export const SESSION = 'test:main';
 
+/** Config + provider manager (Lua VMs are slow to create): one per test process, reused. */
+interface Backend {
+  dir: string;
+  config: ConfigRegistry;
+  providers: ProviderManager;
+}
+
+async function createBackend(withKey: boolean): Promise<Backend> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeagent-kernel-cfg-'));
+  const config = new ConfigRegistry({ dbPath: path.join(dir, 'config.db'), env: {}, logger: { warn: () => {} } });
+  config.open();
+  config.register(coreConfigDefaults());
+  config.register(providerConfigDefaults());
+  if (withKey) await config.set('core.llm.sources.openai.api_key', 'sk-test-kernel');
+  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR], env: {}, probeOllama: false });
+  await providers.start();
+  return { dir, config, providers };
+}
+
+async function closeBackend(b: Backend): Promise<void> {
+  await b.providers.stop();
+  b.config.close();
+  fs.rmSync(b.dir, { recursive: true, force: true });
+}
+
+let shared: Promise<Backend> | undefined;
+function sharedBackend(): Promise<Backend> {
+  if (!shared) {
+    shared = createBackend(true);
+    void shared.then((b) =>
+      process.once('exit', () => {
+        b.config.close();
+        fs.rmSync(b.dir, { recursive: true, force: true });
+      }),
+    );
+  }
+  return shared;
+}
+
+/** Keys a test may change; reset when its harness closes so the shared config starts clean. */
+const RESET_PREFIXES = ['core.agent.', 'core.subagent.'];
+
 export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHarness> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'homeagent-kernel-'));
   const fake = await startFakeLlm();
-  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { warn: () => {} } });
-  config.open();
-  config.register(coreConfigDefaults());
+  const own = opts.noProvider ? await createBackend(false) : undefined;
+  const { config, providers } = own ?? (await sharedBackend());
+  await config.set('core.llm.sources.openai.base_url', `${fake.url}/v1`);
   for (const [k, v] of Object.entries(opts.config ?? {})) await config.set(k, v);
   const sessions = new SessionStore({ dir: path.join(home, 'sessions'), logger: { warn: () => {} } });
   await sessions.open();
-  const base: LlmPort = opts.noProvider ? noProviderLlm() : wireLlm(`${fake.url}/v1`);
-  const llm = opts.wrapLlm ? opts.wrapLlm(base) : base;
+  const llm = opts.wrapLlm ? opts.wrapLlm(providers) : providers;
   const logger = captureLogger();
   const agent = new Agent({ llm, sessions: opts.sessions ?? sessions, config, log: logger, homeDir: home, ...opts.agent });
   const bus: BusRecord[] = [];
@@ -81,6 +123,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHar
     config,
     sessions,
     llm,
+    providers,
     agent,
     log: logger.lines,
     bus,
@@ -94,21 +137,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHar
       closed = true;
       await agent.stop();
       await sessions.close();
-      config.close();
       await fake.close();
+      if (own) await closeBackend(own);
+      else for (const prefix of RESET_PREFIXES) for (const k of config.list(prefix)) if (k.origin === 'stored') await config.reset(k.key);
       fs.rmSync(home, { recursive: true, force: true });
     },
   };
   return h;
-}
-
-function noProviderLlm(): LlmPort {
-  return {
-    available: () => false,
-    run: async () => {
-      throw new Error('no provider');
-    },
-  };
 }
 
 /** Starts a harness closed automatically when the test ends. */
