@@ -18,6 +18,8 @@ export interface RankOptions {
   dateBoost: number;
   /** Extra weight of query terms written as proper names (capitalised, not sentence-initial). */
   entityBoost: number;
+  /** Candidates kept from each component before fusion. */
+  maxCandidates: number;
   /** How many top candidates get neighbour expansion. */
   candidatePool: number;
 }
@@ -32,6 +34,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   dateBoost: 1,
   entityBoost: 0,
   candidatePool: 100,
+  maxCandidates: 1000,
 };
 
 interface Transient {
@@ -39,6 +42,8 @@ interface Transient {
   tokens: string[];
   text: string;
 }
+
+const transientCache = new WeakMap<ContextEvent, Transient>();
 
 /**
  * Ranks documents for a query: BM25 (+ pseudo-relevance-feedback expansion) fused with dense
@@ -55,8 +60,14 @@ export async function rankDocuments(
   const o = { ...DEFAULT_RANK_OPTIONS, ...ctx.options };
   const emb = index.embedder;
   const transients: Transient[] = (ctx.alsoEvents ?? []).filter((e) => !index.has(e.id)).map((e) => {
-    const text = cleanText(`${e.input} ${e.response}`);
-    return { text, tokens: emb.tokenize(text), doc: eventAsDoc(e, text) };
+    // Context events are immutable objects: tokenise each once, not once per query.
+    let t = transientCache.get(e);
+    if (!t) {
+      const text = cleanText(`${e.input} ${e.response}`);
+      t = { text, tokens: emb.tokenize(text), doc: eventAsDoc(e, text) };
+      transientCache.set(e, t);
+    }
+    return t;
   });
   const tById = new Map(transients.map((t) => [t.doc.id, t]));
 
@@ -103,6 +114,10 @@ export async function rankDocuments(
       }
     }
   }
+
+  // Only the best candidates of each component take part in fusion (bounded work on 100k docs).
+  if (lex.size > o.maxCandidates) lex = new Map(topEntries(lex, o.maxCandidates));
+  if (dense.size > o.maxCandidates) dense = new Map(topEntries(dense, o.maxCandidates));
 
   // Relative-score fusion: each component divided by its best value.
   const base = new Map<string, number>();

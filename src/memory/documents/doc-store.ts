@@ -65,6 +65,8 @@ export class DocStore {
   private readonly order: string[] = [];
   private orderDirty = false;
   private readonly position = new Map<string, number>();
+  /** Insertion sequence per document: breaks ties of equal timestamps. */
+  private readonly seqs = new Map<string, number>();
 
   constructor(private readonly opts: DocStoreOptions) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
@@ -350,11 +352,11 @@ export class DocStore {
   }
 
   private seqOf(d: MemoryDocument): number {
-    return (d as MemoryDocument & { [SEQ]?: number })[SEQ] ?? 0;
+    return this.seqs.get(d.id) ?? 0;
   }
 
   private pushOrder(d: MemoryDocument): void {
-    (d as MemoryDocument & { [SEQ]?: number })[SEQ] = this.seq;
+    this.seqs.set(d.id, this.seq);
     const last = this.order.length ? this.get(this.order[this.order.length - 1]) : undefined;
     this.order.push(d.id);
     if (last && last.createdAt > d.createdAt) this.orderDirty = true;
@@ -362,6 +364,7 @@ export class DocStore {
   }
 
   private dropOrder(id: string): void {
+    this.seqs.delete(id);
     const i = this.order.indexOf(id);
     if (i >= 0) {
       this.order.splice(i, 1);
@@ -394,7 +397,7 @@ export class DocStore {
     }
     const tokens = row.tokens ? (JSON.parse(row.tokens) as string[]) : undefined;
     this.idx.add(doc.id, indexText(doc), doc, { tokens, vector });
-    (doc as MemoryDocument & { [SEQ]?: number })[SEQ] = row.seq;
+    this.seqs.set(doc.id, row.seq);
     this.order.push(doc.id);
     this.position.set(doc.id, this.order.length - 1);
   }
@@ -434,8 +437,6 @@ export class DocStore {
     return this.index;
   }
 }
-
-const SEQ = Symbol('seq');
 
 /** The text a document is indexed by: title + content. */
 function indexText(d: MemoryDocument): string {

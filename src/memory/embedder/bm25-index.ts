@@ -12,16 +12,29 @@ interface DocEntry {
   terms: Map<string, number>;
 }
 
+/** Postings of one term: parallel growable arrays of document numbers and term counts. */
+interface Posting {
+  nums: Int32Array;
+  tfs: Float32Array;
+  n: number;
+  /** Live documents holding the term (entries of removed documents stay until compaction). */
+  df: number;
+}
+
 /**
  * In-memory BM25 inverted index over pre-tokenised text (Okapi BM25, k1 1.2, b 0.5 by default).
- * Query terms may carry weights (for expansion terms). Removal is O(terms of the document).
+ * Postings are typed arrays and scores accumulate in a reused Float64Array, so a query over 100k
+ * documents touches no per-hit Map until the result is built. Removal tombstones the document;
+ * the index compacts itself when more than half of its entries are dead. Query terms may carry
+ * weights (expansion terms).
  */
 export class Bm25Index {
-  private readonly postings = new Map<string, Map<number, number>>();
-  private readonly docs: (DocEntry | undefined)[] = [];
-  private readonly byId = new Map<string, number>();
-  private readonly free: number[] = [];
+  private postings = new Map<string, Posting>();
+  private docs: (DocEntry | undefined)[] = [];
+  private byId = new Map<string, number>();
   private totalLen = 0;
+  private dead = 0;
+  private acc = new Float64Array(0);
 
   /** b = 0.5: conversational turns are short and similar in length, full length normalisation over-rewards the shortest (measured on LoCoMo). */
   constructor(private readonly k1 = 1.2, private readonly b = 0.5) {}
@@ -39,14 +52,25 @@ export class Bm25Index {
     if (this.byId.has(id)) this.remove(id);
     const terms = new Map<string, number>();
     for (const t of tokens) terms.set(t, (terms.get(t) ?? 0) + 1);
-    const num = this.free.pop() ?? this.docs.length;
-    this.docs[num] = { id, len: tokens.length, terms };
+    const num = this.docs.length;
+    this.docs.push({ id, len: tokens.length, terms });
     this.byId.set(id, num);
     this.totalLen += tokens.length;
     for (const [t, c] of terms) {
       let p = this.postings.get(t);
-      if (!p) this.postings.set(t, (p = new Map()));
-      p.set(num, c);
+      if (!p) this.postings.set(t, (p = { nums: new Int32Array(4), tfs: new Float32Array(4), n: 0, df: 0 }));
+      if (p.n === p.nums.length) {
+        const nums = new Int32Array(p.n * 2);
+        nums.set(p.nums);
+        const tfs = new Float32Array(p.n * 2);
+        tfs.set(p.tfs);
+        p.nums = nums;
+        p.tfs = tfs;
+      }
+      p.nums[p.n] = num;
+      p.tfs[p.n] = c;
+      p.n++;
+      p.df++;
     }
   }
 
@@ -57,27 +81,26 @@ export class Bm25Index {
     if (d) {
       for (const t of d.terms.keys()) {
         const p = this.postings.get(t);
-        p?.delete(num);
-        if (p && p.size === 0) this.postings.delete(t);
+        if (p && --p.df === 0) this.postings.delete(t);
       }
       this.totalLen -= d.len;
     }
     this.docs[num] = undefined;
     this.byId.delete(id);
-    this.free.push(num);
+    if (++this.dead > 1000 && this.dead > this.byId.size) this.compact();
     return true;
   }
 
   /** Inverse document frequency (BM25 form, always ≥ 0). */
   idf(term: string): number {
     const n = this.byId.size;
-    const df = this.postings.get(term)?.size ?? 0;
+    const df = this.postings.get(term)?.df ?? 0;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 
   /** Document frequency of a term. */
   df(term: string): number {
-    return this.postings.get(term)?.size ?? 0;
+    return this.postings.get(term)?.df ?? 0;
   }
 
   /** Tokens of a stored document (term → count). */
@@ -86,32 +109,41 @@ export class Bm25Index {
     return num === undefined ? undefined : this.docs[num]?.terms;
   }
 
-  /** Scores every document holding a query term; returns all hits (unsorted) as a Map id → score. */
+  /** Average document length (tokens). */
+  get avgLength(): number {
+    return this.byId.size ? this.totalLen / this.byId.size : 0;
+  }
+
+  /** Scores every document holding a query term; returns id → score. */
   scoreAll(query: string[] | Map<string, number>): Map<string, number> {
     const q = query instanceof Map ? query : weightsOf(query);
     const out = new Map<string, number>();
     const n = this.byId.size;
     if (n === 0) return out;
     const avg = this.totalLen / n || 1;
-    const acc = new Map<number, number>();
+    if (this.acc.length < this.docs.length) this.acc = new Float64Array(Math.max(1024, this.docs.length * 2));
+    const acc = this.acc;
+    const touched: number[] = [];
+    const k1 = this.k1;
+    const b = this.b;
     for (const [t, w] of q) {
       const p = this.postings.get(t);
-      if (!p) continue;
+      if (!p || w === 0) continue;
       const idf = this.idf(t) * w;
-      for (const [num, tf] of p) {
+      for (let i = 0; i < p.n; i++) {
+        const num = p.nums[i];
         const d = this.docs[num];
         if (!d) continue;
-        const s = (idf * tf * (this.k1 + 1)) / (tf + this.k1 * (1 - this.b + (this.b * d.len) / avg));
-        acc.set(num, (acc.get(num) ?? 0) + s);
+        const tf = p.tfs[i];
+        if (acc[num] === 0) touched.push(num);
+        acc[num] += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * d.len) / avg));
       }
     }
-    for (const [num, s] of acc) out.set(this.docs[num]!.id, s);
+    for (const num of touched) {
+      if (acc[num] > 0) out.set(this.docs[num]!.id, acc[num]);
+      acc[num] = 0;
+    }
     return out;
-  }
-
-  /** Average document length (tokens). */
-  get avgLength(): number {
-    return this.byId.size ? this.totalLen / this.byId.size : 0;
   }
 
   /** BM25 score of a token list that is not in the index, under the index's statistics. */
@@ -132,6 +164,21 @@ export class Bm25Index {
     const all = this.scoreAll(query);
     if (filter) for (const id of all.keys()) if (!filter(id)) all.delete(id);
     return topEntries(all, k).map(([id, score]) => ({ id, score }));
+  }
+
+  /** Rebuilds the postings without tombstones (document numbers are renumbered). */
+  private compact(): void {
+    const live = this.docs.filter((d): d is DocEntry => d !== undefined);
+    this.postings = new Map();
+    this.docs = [];
+    this.byId = new Map();
+    this.totalLen = 0;
+    this.dead = 0;
+    for (const d of live) {
+      const tokens: string[] = [];
+      for (const [t, c] of d.terms) for (let i = 0; i < c; i++) tokens.push(t);
+      this.add(d.id, tokens);
+    }
   }
 }
 
