@@ -99,9 +99,10 @@ export type AdapterPart = Exclude<StreamPart, { type: 'finish' }> | { type: 'fin
 export class LuaAdapter {
   readonly name: string;
   readonly script: string;
-  private readonly sandbox: LuaSandbox;
+  private sandbox: LuaSandbox;
   private readonly source: string;
   private started: Promise<void> | undefined;
+  private failedAt = 0;
   private streams = 0;
   hasStream = false;
   hasHeaders = false;
@@ -110,17 +111,30 @@ export class LuaAdapter {
     this.name = opts.name;
     this.script = `${opts.name}.lua`;
     this.source = opts.source;
-    this.sandbox = new LuaSandbox({ name: this.script, timeoutMs: opts.timeoutMs ?? 2000, memoryBytes: opts.memoryBytes ?? 32 * 1024 * 1024, log: opts.log });
-    registerHttpFunctions(this.sandbox, { fetch: opts.fetch, timeoutMs: Math.min(15_000, Math.max(100, (opts.timeoutMs ?? 2000) - 100)) });
-    let depth = 0;
-    this.sandbox.registerFunction('__adapter_source', (name: unknown) => {
-      if (typeof name !== 'string' || ++depth > 16) return null;
-      return opts.resolveSource?.(name) ?? null;
-    });
+    this.sandbox = this.makeSandbox();
   }
 
-  /** Loads the prelude and the script; checks the required functions. Idempotent. */
+  private makeSandbox(): LuaSandbox {
+    const opts = this.opts;
+    const sandbox = new LuaSandbox({ name: this.script, timeoutMs: opts.timeoutMs ?? 2000, memoryBytes: opts.memoryBytes ?? 32 * 1024 * 1024, log: opts.log });
+    registerHttpFunctions(sandbox, { fetch: opts.fetch, timeoutMs: Math.min(15_000, Math.max(100, (opts.timeoutMs ?? 2000) - 100)) });
+    // Cycles are harmless: import_adapter caches an environment before running its chunk.
+    sandbox.registerFunction('__adapter_source', (name: unknown) => (typeof name === 'string' ? (opts.resolveSource?.(name) ?? null) : null));
+    return sandbox;
+  }
+
+  /**
+   * Loads the prelude and the script; checks the required functions. Idempotent. A failed start
+   * is remembered for 10 s (so a broken script does not cost a time-out on every request), then
+   * retried in a fresh sandbox (a load may also fail transiently under heavy load).
+   */
   start(): Promise<void> {
+    if (this.started && this.failedAt && Date.now() - this.failedAt > 10_000) {
+      this.sandbox.close();
+      this.sandbox = this.makeSandbox();
+      this.started = undefined;
+      this.failedAt = 0;
+    }
     this.started ??= (async () => {
       await this.sandbox.load(ADAPTER_PRELUDE, 'adapter-prelude');
       await this.sandbox.load(this.source, this.script);
@@ -129,7 +143,10 @@ export class LuaAdapter {
       }
       this.hasStream = this.sandbox.has('transform_stream_chunk');
       this.hasHeaders = this.sandbox.has('headers');
-    })();
+    })().catch((e: unknown) => {
+      this.failedAt = Date.now();
+      throw e;
+    });
     return this.started;
   }
 
