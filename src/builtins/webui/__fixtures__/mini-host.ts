@@ -247,6 +247,7 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
         llm: () => ({
           available: () => host.llmAvailable,
           chat: async (req) => {
+            await sleep(150);
             const last = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
             const text = /六要素|JSON|json/.test(JSON.stringify(req.messages).slice(0, 20000))
               ? JSON.stringify({ user: '用户请求', thinking: '分析', processing: '处理', result: '完成', groups: [[1]] })

@@ -1,0 +1,222 @@
+/**
+ * WebUI in a real browser (Debian chromium via playwright-core) against a HomeAgent on
+ * loopback: chat with a live tool call, interrupt, memory library round trip into the next
+ * turn's injection, exclude/restore, summary, graph click-through, plugin install, a setting
+ * that survives a restart with the SSE stream reconnecting, and screenshots of each screen
+ * (test-artifacts/).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import yazl from 'yazl';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+
+const T = 20_000;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+
+function hmap(manifest: Record<string, unknown>): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from(JSON.stringify(manifest)), 'plugin.json');
+    zip.addBuffer(Buffer.from('export default { name: "x", start() {} };'), 'index.js');
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+    zip.end();
+  });
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.fill('[data-testid=chat-input]', text);
+  await page.click('[data-testid=send]');
+}
+
+async function lastTurnDone(page: Page): Promise<void> {
+  await page.waitForSelector('[data-testid=turn]:last-child [data-testid=save-memory]', { timeout: T });
+}
+
+describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness();
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'zh', theme: 'light' }));
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('runs a chat turn and shows the tool call live, then the answer', async () => {
+    h.script({
+      rounds: [
+        { text: '我来查一下天气。', reasoning: '用户问天气，先调用 weather_lookup。', tool: { name: 'weather_lookup', args: { city: '上海' }, result: '{"temp": 21, "sky": "多云"}' } },
+        { text: '上海现在 **21°C**，多云。\n\n- 适合出门\n- 傍晚可能有小雨' },
+      ],
+      chunkMs: 60,
+    });
+    await send(page, '上海天气怎么样？');
+    // While the turn runs, the tool call shows up (live, from tool_start / agent_llm_chain over SSE).
+    await page.waitForSelector('.tool-live, [data-testid=rounds-toggle]', { timeout: T });
+    await page.click('[data-testid=rounds-toggle]');
+    await page.waitForSelector('[data-testid=tool-call]', { timeout: T });
+    await lastTurnDone(page);
+    const text = await page.textContent('[data-testid=turn]:last-child');
+    assert.match(text ?? '', /21°C/);
+    assert.match(await page.textContent('[data-testid=tool-call]') ?? '', /weather_lookup[\s\S]*上海[\s\S]*多云/);
+    await shot(page, '01-chat-tool-call');
+  });
+
+  it('sends an interrupt while the agent works', async () => {
+    h.script({ rounds: [{ text: '这是一个很长的回答，'.repeat(12) }], chunkMs: 120 });
+    await send(page, '写一段长文');
+    await page.waitForSelector('[data-testid=send].warn', { timeout: T });
+    await send(page, '简短一点');
+    await page.waitForSelector('.msg.user.interrupt', { timeout: T });
+    assert.equal(h.host!.interrupts.at(-1)?.text, '简短一点');
+    await lastTurnDone(page);
+  });
+
+  it('saves an answer as a memory, finds it in the library, plans it, and sees it injected next turn', async () => {
+    await page.click('[data-testid=turn]:first-child [data-testid=save-memory]');
+    await page.fill('[data-testid=memory-title]', '上海天气偏好');
+    await page.click('[data-testid=memory-save-confirm]');
+    await page.waitForSelector('[data-testid=save-memory-dialog]', { state: 'detached', timeout: T });
+    await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    await page.fill('[data-testid=library-search]', '上海');
+    await page.waitForSelector('[data-testid=memory-list] .memory-item', { timeout: T });
+    await page.click('[data-testid=memory-list] .memory-main');
+    await page.waitForSelector('[data-testid=memory-detail]', { timeout: T });
+    assert.match(await page.textContent('[data-testid=snapshot]') ?? '', /21°C/);
+    await page.click('[data-testid=add-to-plan]');
+    await page.waitForSelector('[data-testid=add-to-plan]:has-text("移出计划")', { timeout: T });
+    await page.fill('[data-testid=notes]', '用户住在上海');
+    await page.click('[data-testid=save-notes]');
+    await shot(page, '03-memory-detail');
+    await page.click('[data-testid=tab-plan]');
+    await page.waitForSelector('[data-testid=plan-memories] :text("上海天气偏好")', { timeout: T });
+    await shot(page, '04-memory-plan');
+    h.script({ rounds: [{ text: '记得，你关心上海的天气。' }] });
+    await send(page, '你还记得我关心什么吗？');
+    await lastTurnDone(page);
+    await page.waitForSelector('[data-testid=turn]:last-child [data-testid=injection]', { timeout: T });
+    await page.click('[data-testid=turn]:last-child [data-testid=injection] summary');
+    assert.match(await page.textContent('[data-testid=turn]:last-child [data-testid=injection]') ?? '', /记忆库上下文[\s\S]*上海天气偏好/);
+    await shot(page, '05-chat-injection');
+  });
+
+  it('traces a memory to its source message', async () => {
+    await page.click('[data-testid=tab-library]');
+    await page.fill('[data-testid=library-search]', '');
+    await page.click('[data-testid=memory-list] .memory-main');
+    await page.click('[data-testid=trace-source]');
+    await page.waitForSelector('[data-testid=turn].flash', { timeout: T });
+  });
+
+  it('excludes and restores a turn from the Messages tab', async () => {
+    await page.click('[data-testid=tab-messages]');
+    await page.waitForSelector('[data-testid=turn-rows] .turn-row', { timeout: T });
+    await page.click('[data-testid=turn-rows] .turn-row:first-child [data-testid=exclude-turn]');
+    await page.waitForSelector('[data-testid=turn-rows] .turn-row.excluded', { timeout: T });
+    await shot(page, '06-messages-excluded');
+    await page.click('[data-testid=turn-rows] .turn-row.excluded [data-testid=restore-turn]');
+    await page.waitForSelector('[data-testid=turn-rows] .turn-row.excluded', { state: 'detached', timeout: T });
+  });
+
+  it('summarizes the session into a 会话总结 memory', async () => {
+    await page.click('[data-testid=summarize]');
+    await page.click('[data-testid=summarize-start]');
+    await page.waitForSelector('[data-testid=summarize-dialog]', { state: 'detached', timeout: T });
+    await page.click('[data-testid=tab-library]');
+    await page.waitForSelector('[data-testid=memory-list] .memory-title:has-text("会话总结")', { timeout: T });
+    await shot(page, '07-library');
+  });
+
+  it('opens the graph and clicks through to a memory', async () => {
+    await page.click('[data-testid=toggle-graph]');
+    await page.waitForSelector('[data-testid=graph-canvas]', { timeout: T });
+    await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) >= 2, undefined, { timeout: T });
+    const id = await page.evaluate(() => window.__haGraph!.ids()[0]);
+    const pos = await page.evaluate((x) => window.__haGraph!.positionOf(x), id);
+    assert.ok(pos);
+    await shot(page, '08-graph-overview');
+    await page.mouse.click(pos.x, pos.y);
+    await page.waitForSelector(`[data-testid=memory-detail]:has-text("${id}")`, { timeout: T });
+    await page.waitForSelector('[data-testid=graph-overview]', { timeout: T });
+    await shot(page, '09-graph-focus');
+    await page.click('[data-testid=tab-knowledge]');
+    await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) > 3, undefined, { timeout: T });
+    await shot(page, '10-knowledge-graph');
+    await page.click('[data-testid=toggle-graph]');
+  });
+
+  it('installs a plugin package and shows its tool', async () => {
+    await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=nav-settings]');
+    await page.click('[data-testid=settings-plugins]');
+    await page.waitForSelector('[data-testid=plugins] [data-plugin=webui]', { timeout: T });
+    await page.setInputFiles('[data-testid=plugin-file]', { name: 'hello-e2e.hmap', mimeType: 'application/zip', buffer: await hmap({ name: 'hello-e2e', version: '1.2.0', description: 'E2E greeting plugin', entry: 'index.js', tools: ['hello_e2e_greet'] }) });
+    await page.waitForSelector('[data-plugin=hello-e2e] :text("hello_e2e_greet")', { timeout: T });
+    await shot(page, '11-settings-plugins');
+  });
+
+  it('changes a setting that survives a restart, and the event stream reconnects by itself', async () => {
+    await page.click('[data-testid=settings-general]');
+    const field = '[data-key="core.agent.max_tool_rounds"] input';
+    await page.waitForSelector(field, { timeout: T });
+    await page.fill(field, '12');
+    await page.press(field, 'Enter');
+    await page.waitForSelector('[data-key="core.agent.max_tool_rounds"] .badge.ok', { timeout: T });
+    await shot(page, '12-settings-general');
+    await h.restart();
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    await page.reload();
+    await page.waitForSelector(field, { timeout: T });
+    assert.equal(await page.inputValue(field), '12');
+  });
+
+  it('shows the setup card when no provider is configured, and the providers page', async () => {
+    h.setLlmAvailable(false);
+    await page.click('[data-testid=nav-chat]');
+    await page.click('[data-testid=new-session]');
+    await send(page, '你好');
+    await page.waitForSelector('[data-testid=setup-card]', { timeout: T });
+    await shot(page, '02-setup-card');
+    await page.click('[data-testid=setup-card] a');
+    await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
+    await shot(page, '13-settings-providers');
+    h.setLlmAvailable(true);
+  });
+
+  it('works in English, dark theme, at phone width', async () => {
+    const ctx = await openPage(browser, `${h.url}/#/chat`, { lang: 'en', theme: 'dark', width: 390, height: 820 });
+    await ctx.page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    await ctx.page.click('.only-narrow');
+    await ctx.page.waitForSelector('[data-testid=sessions] .session-item', { timeout: T });
+    await ctx.page.click('[data-testid=sessions] li:last-child .session-item');
+    await ctx.page.waitForSelector('[data-testid=turn]', { timeout: T });
+    assert.match(await ctx.page.textContent('[data-testid=memory-button]') ?? '', /Memory|On demand/);
+    await shot(ctx.page, '14-phone-dark-en-chat');
+    await ctx.page.click('[data-testid=memory-button]');
+    await ctx.page.waitForSelector('[data-testid=plan-tab]', { timeout: T });
+    await shot(ctx.page, '15-phone-dark-en-memory');
+    await ctx.page.context().close();
+    const wide = await openPage(browser, `${h.url}/#/settings/memory`, { lang: 'en', theme: 'dark' });
+    await wide.page.waitForSelector('[data-testid=memory-settings]', { timeout: T });
+    await shot(wide.page, '16-dark-en-memory-settings');
+    await wide.page.context().close();
+  });
+
+  it('logged no client errors', () => {
+    assert.deepEqual(errors, []);
+  });
+});
