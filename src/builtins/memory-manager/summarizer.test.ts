@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { parseMemoryFile } from './memory-file.js';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
 import { setupManager } from './__fixtures__/setup.js';
@@ -58,10 +59,14 @@ test('M-8: merge groups consecutive turns via the LLM; one summary memory per gr
 test('M-8: lastN without merge: one summary per turn; malformed JSON is retried once', async (t) => {
   const { fake, m } = setupManager(t, { llmUrl: llm.url });
   await sessionWithTurns(fake, 3);
-  llm.enqueue({ text: '这不是 JSON' }, { text: parts(2) }, { text: parts(3) });
+  const marker = JSON.stringify({ user: 'u', thinking: 't', processing: 'p\n<!-- notes -->\nq', result: '结果3' });
+  llm.enqueue({ text: '这不是 JSON' }, { text: parts(2) }, { text: marker });
   const res = await m.summarize({ sessionId: 'webui:sum', lastN: 2 });
   assert.deepEqual(res.summaries.map((s) => s.title), ['会话总结（周末计划 · 轮次 2-2）', '会话总结（周末计划 · 轮次 3-3）']);
   assert.ok(res.summaries[0].snapshot.includes('用户诉求2'));
+  assert.ok(res.summaries[1].snapshot.includes('结果3'), 'a notes marker echoed by the LLM does not break the file');
+  const onDisk = parseMemoryFile(res.summaries[1].id, readFileSync(join(m.library.dir, `${res.summaries[1].id}.md`), 'utf8'));
+  assert.equal(onDisk.snapshot, res.summaries[1].snapshot);
 });
 
 test('M-8: malformed JSON twice → a clear error and nothing written (even after earlier groups succeeded)', async (t) => {

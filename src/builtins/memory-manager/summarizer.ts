@@ -165,7 +165,10 @@ export async function summarizeSession(deps: SummarizeDeps, args: SummarizeArgs,
     const to = gTurns[gTurns.length - 1].n;
     inputs.push({
       title: summaryTitle(session, from, to),
-      snapshot: [`**用户**：${parts.user}`, `**思考**：${parts.thinking}`, `**处理**：${parts.processing}`, `**结果**：${parts.result}`].join('\n\n'),
+      snapshot: [`**用户**：${parts.user}`, `**思考**：${parts.thinking}`, `**处理**：${parts.processing}`, `**结果**：${parts.result}`]
+        .join('\n\n')
+        // An LLM echoing the notes marker on its own line must not split the file.
+        .replace(/^[ \t]*<!-- notes -->[ \t]*$/gm, '<!-- notes（引用） -->'),
       impressions: ['会话总结', `会话 ${sessionId}`],
       tags: [TAG_SUMMARY],
       source: { sessionId, seqs: gTurns.flatMap((t) => t.seqs) },
