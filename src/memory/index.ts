@@ -1,0 +1,14 @@
+/**
+ * The memory subsystem (T-1…T-10). Other subsystems import only this file.
+ * `MemorySystem` assembles the tiers; the tier classes are exported for the WebUI, CLI and tests.
+ */
+export { MemorySystem, type MemorySystemOptions } from './memory-system.js';
+export { GraphDB, type GraphNeighborhood, type GraphStats, type RecallResult } from './graph/index.js';
+export { Indexer } from './indexer/index.js';
+export { SocialService, PERSON_TYPE } from './social/index.js';
+export { HeartbeatLoops, ManualScheduler, timerScheduler, decideMerge, reviewRelations, type Scheduler, type LoopName, type MergeOutcome, type ReviewOutcome } from './heartbeat/index.js';
+export { extractFacts, docToTriples, bigramJaccard, findMergeCandidates, RuleDistillPipeline, type LlmLike, type MergeCandidate } from './distill/index.js';
+export { graphTools, docTools, socialTools } from './tools/index.js';
+export { EmbedderService } from './embedder/index.js';
+export { RelevanceContext } from './context/index.js';
+export { DocStore } from './documents/index.js';

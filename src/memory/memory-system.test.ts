@@ -1,0 +1,119 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
+import type { PluginLogger } from '../spec/index.js';
+import { MemorySystem } from './memory-system.js';
+import { ManualScheduler } from './heartbeat/index.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-memsys-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const call = { sessionId: 'webui:1', turnId: 'webui:1#2', callId: 'c', signal: new AbortController().signal };
+let n = 0;
+
+function setup(prepare?: (home: string) => void) {
+  const home = path.join(root, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  prepare?.(home);
+  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
+  config.open();
+  config.register(coreConfigDefaults());
+  const errors: string[] = [];
+  const log: PluginLogger = { debug() {}, info() {}, warn() {}, error: (m) => errors.push(m) };
+  const scheduler = new ManualScheduler(Date.now());
+  const mk = () => new MemorySystem({ homeDir: home, config, log, scheduler });
+  return { home, config, errors, scheduler, mk, mem: mk() };
+}
+
+const GRAPH_TOOLS = ['memory_recall', 'memory_commit', 'memory_merge', 'memory_purge', 'memory_edit', 'memory_delete_entity', 'memory_introspect', 'person_query', 'person_set_trait', 'person_relate'];
+
+test('assembled: tools, prompt slots, rule distillation into the graph and the 【记忆索引】, persistence across reopen', async () => {
+  const { mem, mk, config } = setup();
+  await mem.open();
+  await mem.open(); // idempotent
+  const names = mem.tools().map((t) => t.name);
+  assert.deepEqual(names, [...GRAPH_TOOLS, 'doc_query', 'doc_commit', 'knowledge_search', 'knowledge_create', 'knowledge_list']);
+  assert.deepEqual(Object.keys(mem.promptSlots()), ['memory_index', 'related_documents', 'knowledge']);
+
+  mem.context.append({ kind: 'user', source: 'webui', channel: 'webui', sessionId: 'webui:1', input: '我住在杭州。我喜欢龙井茶', response: '' });
+  const st = await mem.heartbeats.runOnce('rules');
+  assert.deepEqual(st?.result, { events: 1, triples: 2 });
+  const r = await mem.memoryAPI().recall(['杭州'], 1);
+  assert.deepEqual(r.relations.map((x) => `${x.subject} ${x.predicate} ${x.object}`), ['user lives_in 杭州']);
+  const block = await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: 'webui:1#3', input: '杭州今天天气怎么样', consolidation: false });
+  assert.match(block ?? '', /【记忆索引】[\s\S]*user —lives_in→ 杭州/);
+  // a tool recall in that turn keeps the entity out of the block
+  const tools = Object.fromEntries(mem.tools().map((t) => [t.name, t]));
+  await tools.memory_recall.handler({ keywords: ['杭州'] }, call);
+  assert.equal(await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: call.turnId, input: '杭州今天天气怎么样', consolidation: false }), undefined);
+
+  // documents: doc_commit then doc_query consumes and re-appends as cold_storage
+  await tools.doc_commit.handler({ content: 'Trip plan: Kyoto in May, ryokan booked near Gion' }, call);
+  const q = (await tools.doc_query.handler({ query: 'Kyoto ryokan' }, call)) as { restored: number };
+  assert.equal(q.restored, 1);
+  assert.equal(mem.context.events().filter((e) => e.kind === 'cold_storage').length, 1);
+
+  // knowledge and social APIs
+  await mem.knowledgeAPI().create('router', 'Router admin is at 192.168.1.1');
+  assert.equal((await mem.knowledgeAPI().search('router admin'))[0].name, 'router');
+  await mem.socialAPI().setTrait('Ann', 'mood', 'happy');
+  const ro = mem.socialReadAPI();
+  assert.equal(await ro.getTrait('Ann', 'mood'), 'happy');
+  assert.equal('setTrait' in ro, false);
+
+  await mem.close();
+  await mem.close(); // idempotent
+  const again = mk();
+  await again.open();
+  assert.equal((await again.memoryAPI().recall(['龙井'], 1)).relations.length, 1);
+  assert.equal(again.context.events().length, 2, 'context flushed on close');
+  assert.deepEqual((await again.knowledgeAPI().list()).map((e) => e.name), ['router']);
+  await again.close();
+  config.close();
+});
+
+test('heartbeats tick through the injected scheduler and stop on close', async () => {
+  const { mem, scheduler, config } = setup();
+  await mem.open();
+  mem.startHeartbeats();
+  assert.equal(scheduler.size, 5);
+  await scheduler.advance(30 * 60_000);
+  const s = mem.status().heartbeats;
+  assert.equal(s.rules?.ok, true);
+  assert.equal(s.distill?.ok, true);
+  assert.equal(s.archive, undefined, 'archive runs hourly');
+  await mem.close();
+  assert.equal(scheduler.size, 0);
+  config.close();
+});
+
+test('a corrupt graph.db is kept aside and the memory system still starts with a fresh graph', async () => {
+  const { mem, errors, home, config } = setup((h) => fs.writeFileSync(path.join(h, 'graph.db'), 'garbage '.repeat(1000)));
+  await mem.open();
+  assert.ok(errors.some((e) => /graph\.db is corrupt .*kept aside/.test(e)), errors.join('\n'));
+  assert.ok(fs.readdirSync(home).some((f) => f.startsWith('graph.db.corrupt-')));
+  assert.ok(mem.tools().some((t) => t.name === 'memory_commit'));
+  assert.equal(await mem.memoryAPI().commit([{ subject: 'a', predicate: 'b', object: 'c' }]), 1);
+  await mem.close();
+  config.close();
+});
+
+test('an unusable graph leaves the other tiers up: graph tools and slot absent, APIs say unavailable', async () => {
+  const { mem, errors, config } = setup((h) => {
+    const db = new Database(path.join(h, 'graph.db'));
+    db.pragma('user_version = 999');
+    db.close();
+  });
+  await mem.open();
+  assert.ok(errors.some((e) => /graph tier could not be opened/.test(e)));
+  const names = mem.tools().map((t) => t.name);
+  assert.deepEqual(names, ['doc_query', 'doc_commit', 'knowledge_search', 'knowledge_create', 'knowledge_list']);
+  assert.deepEqual(Object.keys(mem.promptSlots()), ['related_documents', 'knowledge']);
+  await assert.rejects(mem.memoryAPI().recall(['x']), /MEMORY_UNAVAILABLE|not available/);
+  await assert.rejects(mem.socialReadAPI().listPersons(), /not available/);
+  await mem.close();
+  config.close();
+});
