@@ -46,6 +46,9 @@ test('P-3: stage handlers run in the child and change the shared context; settin
   assert.equal(ctx.text, 'final [ext]');
   await h.config.set('plugin.ext-echo.prefix', 'ECHO');
   await waitFor(async () => (await h.callTool('ext_echo', { text: 'z' })).startsWith('ECHO:z'), 5000, 'setting pushed');
+  // Secrets are masked in list(), but the plugin itself reads the real value.
+  await h.config.set('plugin.ext-echo.token', 'tok-123456789');
+  await waitFor(async () => (await h.callTool('ext_token')) === 'tok-123456789', 5000, 'secret pushed in clear');
   const outcome = await h.send('hello');
   assert.equal(outcome.text, 'ok [ext]');
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { ConfigKeyDef, Disposer, PluginSDK, PluginInfo, StageContext, StageName, StageScope, SocialReadAPI } from '../../spec/index.js';
+import type { ConfigKeyDef, ConfigKeyInfo, Disposer, PluginSDK, PluginInfo, StageContext, StageName, StageScope, SocialReadAPI } from '../../spec/index.js';
 import { PluginError, ValidationError } from '../../spec/index.js';
 import { DisposerStack } from '../disposer-stack.js';
 import type { PluginManifest } from '../plugin-manifest.js';
@@ -246,9 +246,17 @@ export class ExternalPlugin {
     this.set('running');
   }
 
-  private safeSettings() {
+  /** The plugin's settings for the child: `list()` masks secrets, so values come from `get()`. */
+  private safeSettings(): ConfigKeyInfo[] {
     try {
-      return this.sdk!.settings().list();
+      const settings = this.sdk!.settings();
+      return settings.list().map((info) => {
+        try {
+          return { ...info, value: settings.get(info.key) };
+        } catch {
+          return info;
+        }
+      });
     } catch {
       return [];
     }

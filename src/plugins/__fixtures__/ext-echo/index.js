@@ -13,6 +13,12 @@ export default definePlugin({
       handler: (args) => `${sdk.settings().get('prefix')}:${args.text} pid:${process.pid}`,
     });
     sdk.registerTool({
+      name: 'ext_token',
+      description: 'Return the secret setting (tests only)',
+      parameters: noArgs,
+      handler: () => String(sdk.settings().get('token')),
+    });
+    sdk.registerTool({
       name: 'ext_missing',
       description: 'Throws a typed SDK error',
       parameters: noArgs,
