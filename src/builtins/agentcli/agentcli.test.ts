@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { OutputRing, stripAnsi, createAgentcliPlugin } from './index.js';
 import { startFake } from '../__fixtures__/fake-sdk.js';
 
-async function until(cond: () => boolean, what: string, ms = 8000): Promise<void> {
+async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

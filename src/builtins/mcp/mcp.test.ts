@@ -9,7 +9,7 @@ const require = createRequire(import.meta.url);
 /** The real MCP test server from npm (`@modelcontextprotocol/server-everything`). */
 const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist', 'index.js');
 
-async function until(cond: () => boolean, what: string, ms = 8000): Promise<void> {
+async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
