@@ -69,7 +69,11 @@ encode_value = function(v, buf, seen)
     if v ~= v or v == mhuge or v == -mhuge then rawerror("json.encode: cannot encode " .. tostring(v), 0) end
     if mtype(v) == "integer" then buf[#buf + 1] = sformat("%d", v)
     elseif v == floor(v) and v > -1e15 and v < 1e15 then buf[#buf + 1] = sformat("%d", v)
-    else buf[#buf + 1] = sformat("%.17g", v) end
+    else
+      local s = sformat("%.14g", v)
+      if tonumber(s) ~= v then s = sformat("%.17g", v) end
+      buf[#buf + 1] = s
+    end
   elseif tv == "boolean" then buf[#buf + 1] = v and "true" or "false"
   elseif tv == "table" then
     if seen[v] then rawerror("json.encode: circular reference", 0) end

@@ -35,6 +35,7 @@ test('json mapping: empty arrays and objects survive a round trip; empty unmarke
   assert.deepEqual(await sb.call('fresh'), { a: {}, b: [], c: null, d: {} });
   const s = '{"u":"\\u00e9\\ud83d\\ude00\\n\\"q\\"","n":-1.5e3,"i":42,"t":true}';
   assert.deepEqual(JSON.parse((await sb.call('text', s)) as string), JSON.parse(s));
+  assert.equal(await sb.call('text', '[0.7,0.1,1.0,-2.5e-7,123456789012,0.30000000000000004]'), '[0.7,0.1,1,-2.5e-07,123456789012,0.30000000000000004]');
   assert.deepEqual(await sb.call('nullcheck', '{"content":null,"arr":[1,null,3]}'), { has: false, arr2: true });
 });
 
