@@ -63,16 +63,19 @@ export class CliSocketServer {
     this.sockets.add(sock);
     sock.setEncoding('utf8');
     const reader = new FrameReader(this.maxFrameBytes);
+    let closed = false;
     const write = (obj: CliReply | CliStreamEvent) => {
-      if (!sock.destroyed) sock.write(JSON.stringify(obj) + '\n');
+      if (!closed && !sock.destroyed) sock.write(JSON.stringify(obj) + '\n');
     };
     sock.on('data', (chunk: string) => {
+      if (closed) return;
       let frames: string[];
       try {
         frames = reader.push(chunk);
       } catch (e) {
         const j = errorToJSON(e);
         write({ v: CLI_PROTOCOL_VERSION, id: '', ok: false, error: { code: j.code, message: j.message } });
+        closed = true;
         sock.end();
         return;
       }

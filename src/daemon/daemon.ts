@@ -1,0 +1,176 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LlmAPI, PluginDefinition, PluginSDK } from '../spec/index.js';
+import { createLogger, type Logger, type LogLevel } from '../log/index.js';
+import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
+import { SessionStore, TextLog } from '../sessions/index.js';
+import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults } from '../providers/index.js';
+import { MemorySystem } from '../memory/index.js';
+import { Agent } from '../kernel/index.js';
+import { PluginHost, PluginRegistry } from '../plugins/index.js';
+import { builtinPlugins } from '../builtins/index.js';
+import { homePaths, type HomePaths } from '../paths/index.js';
+import { agentStatus, configAdmin, memoryAdmin, providerAdmin } from './host-services.js';
+import { memoryAdapter } from './memory-adapter.js';
+import { personaLoader } from './persona.js';
+
+export interface DaemonOptions {
+  /** The data folder. */
+  homeDir: string;
+  /** Environment for secrets and base URLs (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Override the WebUI port (tests pass 0 for an ephemeral port). */
+  webuiPort?: number;
+  /** Print log lines to stderr too (foreground mode). */
+  console?: boolean;
+  logLevel?: LogLevel;
+  /** Extra plugins (tests, embedding). */
+  plugins?: PluginDefinition<PluginSDK>[];
+  /** Built-ins to leave out by name. */
+  without?: string[];
+  /** Start the memory heartbeat loops (default true). */
+  heartbeats?: boolean;
+}
+
+/** A running daemon: every subsystem, and `stop()`. */
+export interface Daemon {
+  readonly homeDir: string;
+  readonly paths: HomePaths;
+  readonly agent: Agent;
+  readonly config: ConfigRegistry;
+  readonly sessions: SessionStore;
+  readonly providers: ProviderManager;
+  readonly memory: MemorySystem;
+  readonly host: PluginHost;
+  readonly registry: PluginRegistry;
+  readonly log: Logger;
+  /** The WebUI URL once the webui plugin is up. */
+  readonly url: string | undefined;
+  readonly socketPath: string;
+  stop(): Promise<void>;
+}
+
+function packageVersion(): string {
+  try {
+    let dir = dirname(fileURLToPath(import.meta.url));
+    for (let i = 0; i < 5; i++) {
+      try {
+        return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version as string;
+      } catch {
+        dir = dirname(dir);
+      }
+    }
+  } catch {}
+  return '0.0.0';
+}
+
+/**
+ * Assembles and starts the daemon (C-12): config → sessions → providers → memory → kernel →
+ * plugin host + registry (built-ins, then external plugins) → event loop. Each step that fails
+ * for one subsystem is logged; the kernel and the channels start regardless, so a broken memory
+ * file or provider never keeps the user out.
+ */
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const env = { ...(opts.env ?? process.env) };
+  if (opts.webuiPort !== undefined) env.HOMEAGENT_WEBUI_PORT = String(opts.webuiPort);
+  const paths = homePaths(opts.homeDir);
+  for (const d of [paths.home, paths.logs, paths.sessions, paths.adapters, paths.plugins]) mkdirSync(d, { recursive: true });
+  const log = createLogger({ file: paths.daemonLog, level: opts.logLevel ?? (env.HOMEAGENT_LOG_LEVEL as LogLevel | undefined) ?? 'info', console: opts.console });
+  const startedAt = Date.now();
+  log.info('starting homed', { home: paths.home, pid: process.pid });
+
+  const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config') });
+  config.open();
+  config.register(coreConfigDefaults());
+  config.register(providerConfigDefaults());
+
+  const sessions = new SessionStore({ dir: paths.sessions, logger: log.child('sessions') });
+  await sessions.open();
+  const textLog = new TextLog({ file: paths.textLog, rotateBytes: config.get<number>('core.textlog.rotate_bytes'), keepFiles: config.get<number>('core.textlog.keep_files'), logger: log.child('textlog') });
+  await textLog.open();
+
+  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env });
+  await providers.start();
+  const llm: LlmAPI = {
+    available: () => providers.available(),
+    chat: (req, o) => providers.run(req, { signal: o?.signal, onPart: o?.onPart ? (p) => o.onPart!(p) : undefined }),
+  };
+
+  let agent: Agent | undefined;
+  const memory = new MemorySystem({
+    homeDir: paths.home,
+    config,
+    log: log.child('memory'),
+    llm,
+    injectConsolidation: (text, meta) => agent?.injectSelfInput(text, meta),
+  });
+  await memory.open();
+
+  agent = new Agent({
+    llm: providers,
+    sessions,
+    context: memory.context,
+    config,
+    log: log.child('kernel'),
+    textLog,
+    persona: personaLoader(paths.persona),
+    homeDir: paths.home,
+    providerAdmin: providers,
+  });
+  const disposers: (() => void)[] = [];
+  for (const [slot, provider] of Object.entries(memory.promptSlots())) {
+    if (provider) disposers.push(agent.prompt.register(slot as Parameters<typeof agent.prompt.register>[0], provider, 'memory'));
+  }
+  disposers.push(agent.tools.add('memory', () => memory.tools()));
+
+  const host = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins') });
+  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home });
+  host.services.provide('host', 'host.config', configAdmin(config));
+  host.services.provide('host', 'host.providers', providerAdmin(providers));
+  host.services.provide('host', 'host.agent', status);
+  host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
+  const registry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills') });
+  host.services.provide('host', 'host.plugins', registry);
+  const without = new Set(opts.without ?? []);
+  for (const def of [...builtinPlugins(), ...(opts.plugins ?? [])]) if (!without.has(def.name)) registry.registerBuiltin(def);
+  agent.start();
+  await registry.start();
+  if (opts.heartbeats !== false) memory.startHeartbeats();
+  log.info('homed ready', { ms: Date.now() - startedAt, llm: providers.available(), endpoints: status.endpoints() });
+
+  let stopping: Promise<void> | undefined;
+  const daemon: Daemon = {
+    homeDir: paths.home,
+    paths,
+    agent,
+    config,
+    sessions,
+    providers,
+    memory,
+    host,
+    registry,
+    log,
+    get url() {
+      return status.endpoints().webui;
+    },
+    socketPath: paths.socket,
+    stop() {
+      stopping ??= (async () => {
+        log.info('stopping homed');
+        memory.stopHeartbeats();
+        await agent!.stop();
+        await registry.stop();
+        for (const d of disposers.reverse()) d();
+        await memory.close();
+        await providers.stop();
+        await textLog.close();
+        await sessions.close();
+        config.close();
+        log.info('homed stopped');
+      })();
+      return stopping;
+    },
+  };
+  return daemon;
+}

@@ -1,0 +1,104 @@
+import type {
+  AgentStatusService,
+  ConfigAdminService,
+  ConfigKeyInfo,
+  ConfigValue,
+  Disposer,
+  MemoryAdminService,
+  ProviderAdminService,
+  ProviderStatus,
+} from '../spec/index.js';
+import { NotFoundError } from '../spec/index.js';
+import type { Agent } from '../kernel/index.js';
+
+/** The config registry as the admin service needs it. */
+export interface ConfigLike {
+  list(prefix?: string): ConfigKeyInfo[];
+  info(key: string): ConfigKeyInfo;
+  set(key: string, value: ConfigValue): Promise<void>;
+  reset(key: string): Promise<void>;
+}
+
+/** `host.config` over the registry (values of secrets come back masked). */
+export function configAdmin(config: ConfigLike): ConfigAdminService {
+  return {
+    list: (prefix) => config.list(prefix),
+    get: (key) => config.info(key),
+    set: (key, value) => config.set(key, value),
+    reset: (key) => config.reset(key),
+  };
+}
+
+/** The provider manager as the admin service needs it. */
+export interface ProvidersLike {
+  status(): ProviderStatus[];
+  order(): string[];
+  setOrder(names: string[]): Promise<void>;
+  testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }>;
+  adapters(): string[];
+}
+
+/** `host.providers` over the provider manager. */
+export function providerAdmin(p: ProvidersLike): ProviderAdminService {
+  return {
+    status: () => p.status(),
+    order: () => p.order(),
+    setOrder: (names) => p.setOrder(names),
+    test: (name) => p.testSource(name),
+    adapters: () => p.adapters(),
+  };
+}
+
+/** `host.agent`: kernel status, the live event stream and published endpoints. */
+export function agentStatus(agent: Agent, info: { startedAt: number; version: string; homeDir: string }): AgentStatusService {
+  const endpoints = new Map<string, string>();
+  return {
+    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid }),
+    onAny: (fn): Disposer => agent.bus.onAny(fn),
+    endpoints: () => Object.fromEntries(endpoints),
+    setEndpoint: (name, url) => {
+      if (url) endpoints.set(name, url);
+      else endpoints.delete(name);
+    },
+  };
+}
+
+/** What the memory admin service needs of the memory subsystem (structural, see src/memory). */
+export interface MemoryLike {
+  stats(): Promise<Record<string, unknown>> | Record<string, unknown>;
+  contextEvents(): readonly { id: string; timestamp: number; kind: string; source: string; sessionId: string; input: string; response: string }[];
+  searchDocuments(query: string, k: number): Promise<{ id: string; score: number; text: string; createdAt: number; refs?: string[] }[]>;
+  listDocuments(limit: number, offset: number): Promise<{ id: string; text: string; createdAt: number; accessCount: number }[]>;
+  deleteDocument(id: string): Promise<void>;
+  graph(opts: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<Awaited<ReturnType<MemoryAdminService['graph']>>>;
+  deleteEntity(name: string): Promise<void>;
+  knowledge: {
+    list(): Promise<{ name: string; updatedAt: number; size: number }[]>;
+    get(name: string): Promise<{ name: string; content: string; updatedAt: number } | undefined>;
+    put(name: string, content: string): Promise<void>;
+    delete(name: string): Promise<void>;
+    search(query: string, k: number): Promise<{ name: string; score: number; snippet: string }[]>;
+  };
+}
+
+/** `host.memory` for the WebUI browsers and `waiter memory …`. */
+export function memoryAdmin(m: MemoryLike): MemoryAdminService {
+  return {
+    stats: async () => m.stats(),
+    context: async () => m.contextEvents().map((e) => ({ id: e.id, timestamp: e.timestamp, kind: e.kind, source: e.source, sessionId: e.sessionId, input: e.input, response: e.response })),
+    searchDocuments: (q, k = 10) => m.searchDocuments(q, k),
+    listDocuments: (o = {}) => m.listDocuments(o.limit ?? 50, o.offset ?? 0),
+    deleteDocument: (id) => m.deleteDocument(id),
+    graph: (o = {}) => m.graph(o),
+    deleteEntity: (name) => m.deleteEntity(name),
+    knowledgeList: () => m.knowledge.list(),
+    knowledgeGet: async (name) => {
+      const e = await m.knowledge.get(name);
+      if (!e) throw new NotFoundError('knowledge entry', name);
+      return e;
+    },
+    knowledgePut: (name, content) => m.knowledge.put(name, content),
+    knowledgeDelete: (name) => m.knowledge.delete(name),
+    knowledgeSearch: (q, k = 10) => m.knowledge.search(q, k),
+  };
+}

@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+/**
+ * `homed` — the HomeAgent daemon (C-12). `homed` alone runs in the foreground; `homed start`
+ * runs it in the background under a supervisor that restarts it after a crash; `stop`,
+ * `status`, `restart` manage it through the pid file and the socket.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { homePaths, resolveHome } from '../paths/index.js';
+import { DaemonClient } from '../waiter/daemon-client.js';
+import { processAlive, readPid, removePid, writePid } from './pid-file.js';
+import { Supervisor } from './supervisor.js';
+import { startDaemon } from './daemon.js';
+
+const self = fileURLToPath(import.meta.url);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Status {
+  running: boolean;
+  pid?: number;
+  socket: boolean;
+  endpoints?: Record<string, string>;
+  llmAvailable?: boolean;
+}
+
+async function probe(home: string): Promise<Status> {
+  const p = homePaths(home);
+  const pid = readPid(p.pidFile);
+  const running = pid !== undefined && processAlive(pid);
+  const c = new DaemonClient(p.socket);
+  try {
+    await c.connect();
+    const s = await c.request<{ endpoints: Record<string, string>; llmAvailable: boolean }>('status');
+    return { running: true, pid, socket: true, endpoints: s.endpoints, llmAvailable: s.llmAvailable };
+  } catch {
+    return { running, pid: running ? pid : undefined, socket: false };
+  } finally {
+    c.close();
+  }
+}
+
+/** Foreground: run until SIGTERM/SIGINT, then stop cleanly (the turn in flight stops at a step boundary). */
+async function runForeground(home: string, supervised: boolean): Promise<void> {
+  const p = homePaths(home);
+  mkdirSync(home, { recursive: true });
+  if (!supervised) {
+    const pid = readPid(p.pidFile);
+    if (pid && pid !== process.pid && processAlive(pid)) {
+      process.stderr.write(`homed is already running (pid ${pid}); use "homed stop" first\n`);
+      process.exit(1);
+    }
+    writePid(p.pidFile);
+  }
+  const daemon = await startDaemon({ homeDir: home, console: !supervised });
+  const url = daemon.url;
+  process.stdout.write(
+    [
+      `homed is running (pid ${process.pid}, data in ${home})`,
+      url ? `  WebUI:  ${url}` : '  WebUI:  not running (see logs/homed.log)',
+      `  CLI:    waiter chat   (socket ${daemon.socketPath})`,
+      daemon.providers.available() ? '' : '  No LLM source is configured yet: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, run Ollama locally, or add a key in the WebUI settings.',
+    ]
+      .filter(Boolean)
+      .join('\n') + '\n',
+  );
+  let stopping = false;
+  const shutdown = async (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    daemon.log.info(`received ${sig}`);
+    await daemon.stop();
+    if (!supervised) removePid(p.pidFile);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('unhandledRejection', (e) => daemon.log.error(`unhandled rejection: ${(e as Error)?.message ?? e}`, { stack: (e as Error)?.stack }));
+}
+
+/** The supervisor process behind `homed start`. */
+async function runSupervisor(home: string): Promise<void> {
+  const p = homePaths(home);
+  writePid(p.pidFile);
+  const sup = new Supervisor({
+    command: process.execPath,
+    args: [...process.execArgv, self, 'run', '--supervised'],
+    env: { ...process.env, HOMEAGENT_HOME: home },
+    logFile: p.supervisorLog,
+    baseDelayMs: Number(process.env.HOMEAGENT_RESTART_DELAY_MS ?? 1000),
+  });
+  sup.start();
+  const stop = async () => {
+    await sup.stop();
+    removePid(p.pidFile);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+async function start(home: string, json: boolean): Promise<number> {
+  const before = await probe(home);
+  if (before.running) {
+    report(json, { ...before, message: `homed is already running (pid ${before.pid})` });
+    return 0;
+  }
+  const p = homePaths(home);
+  mkdirSync(p.logs, { recursive: true });
+  const fd = openSync(p.supervisorLog, 'a');
+  const child = spawn(process.execPath, [...process.execArgv, self, 'supervise'], { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, HOMEAGENT_HOME: home } });
+  closeSync(fd);
+  child.unref();
+  const deadline = Date.now() + Number(process.env.HOMEAGENT_START_TIMEOUT_MS ?? 60_000);
+  while (Date.now() < deadline) {
+    await sleep(200);
+    const s = await probe(home);
+    if (s.socket) {
+      report(json, { ...s, message: `homed started (pid ${s.pid})${s.endpoints?.webui ? `; WebUI: ${s.endpoints.webui}` : ''}` });
+      return 0;
+    }
+  }
+  report(json, { running: false, socket: false, message: `homed did not come up in time; see ${p.supervisorLog} and ${p.daemonLog}` });
+  return 1;
+}
+
+async function stop(home: string, json: boolean): Promise<number> {
+  const p = homePaths(home);
+  const pid = readPid(p.pidFile);
+  if (!pid || !processAlive(pid)) {
+    removePid(p.pidFile, pid ?? -1);
+    report(json, { running: false, socket: false, message: 'homed is not running' });
+    return 0;
+  }
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 200; i++) {
+    await sleep(100);
+    if (!processAlive(pid)) {
+      report(json, { running: false, socket: false, pid, message: `homed stopped (pid ${pid})` });
+      return 0;
+    }
+  }
+  report(json, { running: true, socket: false, pid, message: `homed (pid ${pid}) did not stop within 20 s` });
+  return 1;
+}
+
+function report(json: boolean, s: Status & { message: string }): void {
+  process.stdout.write(json ? JSON.stringify(s) + '\n' : s.message + '\n');
+}
+
+export async function main(argv = process.argv): Promise<number> {
+  const program = new Command('homed').description('HomeAgent daemon').option('--json', 'JSON output').option('--home <dir>', 'data folder (default $HOMEAGENT_HOME or ~/.homeagent)').exitOverride();
+  const home = () => resolveHome(program.opts().home ? { HOMEAGENT_HOME: program.opts().home } : process.env);
+  let code = 0;
+  let keepAlive = false;
+  program
+    .command('run', { isDefault: true })
+    .description('run in the foreground (default)')
+    .option('--supervised', 'internal: started by the supervisor')
+    .action(async (o: { supervised?: boolean }) => {
+      keepAlive = true;
+      await runForeground(home(), !!o.supervised);
+    });
+  program.command('supervise', { hidden: true }).action(async () => {
+    keepAlive = true;
+    await runSupervisor(home());
+  });
+  program.command('start').description('start in the background under a supervisor').action(async () => {
+    code = await start(home(), !!program.opts().json);
+  });
+  program.command('stop').description('stop the background daemon').action(async () => {
+    code = await stop(home(), !!program.opts().json);
+  });
+  program.command('restart').description('stop, then start').action(async () => {
+    await stop(home(), !!program.opts().json);
+    code = await start(home(), !!program.opts().json);
+  });
+  program.command('status').description('is it running? where is the WebUI?').action(async () => {
+    const s = await probe(home());
+    const msg = s.socket ? `homed is running (pid ${s.pid ?? '?'})${s.endpoints?.webui ? `; WebUI: ${s.endpoints.webui}` : ''}${s.llmAvailable ? '' : '; no LLM source configured'}` : s.running ? `homed process ${s.pid} exists but does not answer on its socket` : 'homed is not running';
+    report(!!program.opts().json, { ...s, message: msg });
+    code = s.socket ? 0 : 3;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    process.stderr.write(`homed: ${(e as Error).message}\n`);
+    return 1;
+  }
+  return keepAlive ? -1 : code;
+}
+
+const invoked = process.argv[1] && /(homed|daemon\/main)(\.[jt]s)?$/.test(process.argv[1]);
+if (invoked)
+  void main().then((code) => {
+    if (code >= 0) process.exit(code);
+  });

@@ -1,0 +1,54 @@
+import type { GraphEntity, GraphRelation } from '../spec/index.js';
+import { NotFoundError } from '../spec/index.js';
+import type { MemorySystem } from '../memory/index.js';
+import type { MemoryLike } from './host-services.js';
+
+/**
+ * Maps the memory subsystem onto what the `host.memory` admin service needs (WebUI browsers and
+ * `waiter memory …`), so the service contract stays independent of the tiers' classes.
+ */
+export function memoryAdapter(m: MemorySystem): MemoryLike {
+  const graphOf = (entities: GraphEntity[], relations: GraphRelation[]) => ({ entities, relations });
+  return {
+    stats: async () => ({
+      context: { events: m.context.events().length },
+      documents: { count: m.docs.list({ limit: 1_000_000 }).length },
+      graph: m.graph.stats(),
+      knowledge: { entries: (await m.knowledge.list()).length },
+      embedder: m.embedder.modelId(),
+    }),
+    contextEvents: () => m.context.events(),
+    searchDocuments: async (q, k) => (await m.docs.search(q, k)).map((h) => ({ id: h.doc.id, score: h.score, text: h.doc.content, createdAt: h.doc.createdAt, refs: h.doc.refs })),
+    listDocuments: async (limit, offset) => m.docs.list({ limit, offset }).map((d) => ({ id: d.id, text: d.content, createdAt: d.createdAt, accessCount: d.accessCount })),
+    deleteDocument: async (id) => {
+      if (!m.docs.remove(id)) throw new NotFoundError('document', id);
+    },
+    graph: async (o) => {
+      if (o.entity) {
+        const r = m.graph.expand(o.entity, o.depth ?? 2, { maxEntities: o.limit ?? 150 });
+        if (r.entities.length === 0) throw new NotFoundError('entity', o.entity);
+        return graphOf(r.entities, r.relations);
+      }
+      if (o.query) {
+        const r = m.graph.recall([o.query], o.depth ?? 1, { maxEntities: o.limit ?? 150, touch: false });
+        return graphOf(r.entities, r.relations);
+      }
+      const ents = m.graph.listEntities({ limit: o.limit ?? 150 }).items;
+      const names = new Set(ents.map((e) => e.name.toLowerCase()));
+      const rels = m.graph.relations({ limit: (o.limit ?? 150) * 3 }).items.filter((r) => names.has(r.subject.toLowerCase()) && names.has(r.object.toLowerCase()));
+      return graphOf(ents, rels);
+    },
+    deleteEntity: async (name) => {
+      m.graph.deleteEntity(name);
+    },
+    knowledge: {
+      list: () => m.knowledge.list(),
+      get: async (name) => m.knowledge.get(name),
+      put: async (name, content) => {
+        await m.knowledge.create(name, content, { overwrite: true });
+      },
+      delete: (name) => m.knowledge.delete(name),
+      search: (q, k) => m.knowledge.search(q, k),
+    },
+  };
+}

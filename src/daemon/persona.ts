@@ -1,0 +1,29 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { DEFAULT_PERSONA } from '../kernel/index.js';
+
+/**
+ * The persona (seed: personal.go): `persona.md` in the data folder, created with the default on
+ * first start so the user can edit it. Re-read when the file changes (checked by mtime per call
+ * is overkill; a cached read refreshed every 5 s keeps it cheap).
+ */
+export function personaLoader(file: string): () => string {
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, `${DEFAULT_PERSONA}\n`, { flag: 'wx' });
+    } catch {}
+  }
+  let cached = '';
+  let at = 0;
+  return () => {
+    const now = Date.now();
+    if (now - at > 5000) {
+      at = now;
+      try {
+        cached = readFileSync(file, 'utf8');
+      } catch {
+        cached = '';
+      }
+    }
+    return cached;
+  };
+}

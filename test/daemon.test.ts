@@ -1,0 +1,186 @@
+/**
+ * `homed` + `waiter` end to end over the real Unix socket, in temp data folders, with the fake LLM
+ * server standing in for OpenAI (C-12, §8, G-1, C-2, C-9).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, readFileSync, existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { DaemonClient } from '../src/waiter/daemon-client.js';
+
+const root = resolve(import.meta.dirname, '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const homedBin = join(root, 'src', 'daemon', 'main.ts');
+const waiterBin = join(root, 'src', 'waiter', 'main.ts');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let fake: FakeLlm;
+const homes: string[] = [];
+function home(): string {
+  const d = mkdtempSync(join(tmpdir(), 'ha-d-'));
+  homes.push(d);
+  return d;
+}
+function env(h: string, withLlm = true): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: h, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9' };
+  if (withLlm) {
+    e.OPENAI_API_KEY = 'sk-test-secret-value';
+    e.OPENAI_BASE_URL = `${fake.url}/v1`;
+  }
+  return e;
+}
+function waiter(h: string, args: string[], e = env(h)) {
+  return spawnSync(tsx, [waiterBin, ...args], { env: e, encoding: 'utf8', timeout: 30_000 });
+}
+
+before(async () => {
+  fake = await startFakeLlm();
+});
+after(async () => {
+  await fake.close();
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+});
+
+test('in process: a chat turn through the socket, streamed, with no key configured the reply says how to configure one', async () => {
+  const h = home();
+  const d: Daemon = await startDaemon({ homeDir: h, env: env(h, false), webuiPort: 0, heartbeats: false });
+  try {
+    assert.equal(statSync(d.socketPath).mode & 0o777, 0o600, 'socket is private to the user');
+    const c = new DaemonClient(d.socketPath);
+    await c.connect();
+    const outcome = await c.request<{ status: string; text: string; error?: { code: string } }>('send', { text: 'hello', sessionId: 'cli:t1' });
+    assert.equal(outcome.error?.code, 'NO_PROVIDER_CONFIGURED');
+    assert.match(outcome.text, /OPENAI_API_KEY|DEEPSEEK_API_KEY|ANTHROPIC_API_KEY/);
+    assert.doesNotMatch(outcome.text, /at .*\.ts:\d+/, 'no stack trace');
+    c.close();
+  } finally {
+    await d.stop();
+  }
+});
+
+test('in process: streaming reply, tool call events, config get/set/list with masked secret, bad frames', async () => {
+  const h = home();
+  const d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  try {
+    const c = new DaemonClient(d.socketPath);
+    await c.connect();
+    fake.enqueue({ toolCalls: [{ name: 'memory_introspect', arguments: {} }] }, { text: 'Hello from the fake model', chunkDelayMs: 1 });
+    const events: string[] = [];
+    const outcome = await c.request<{ status: string; text: string }>('send', { text: 'hi there', sessionId: 'cli:t2' }, (e) => events.push(e.event));
+    assert.equal(outcome.status, 'ok');
+    assert.equal(outcome.text, 'Hello from the fake model');
+    assert.ok(events.includes('delta'), 'text streamed as deltas');
+    assert.ok(events.includes('tool_start') && events.includes('tool_end'), 'tool call visible');
+
+    const list = await c.request<{ key: string; value: unknown }[]>('config.list', { prefix: 'core.llm.sources.openai' });
+    const key = list.find((k) => k.key === 'core.llm.sources.openai.api_key');
+    assert.ok(key, 'openai api key listed');
+    assert.doesNotMatch(JSON.stringify(list), /sk-test-secret-value/, 'secret never returned unmasked');
+    await assert.rejects(c.request('config.set', { key: 'core.agent.max_tool_rounds', value: 'lots' }), /max_tool_rounds/);
+    const set = await c.request<{ value: unknown }>('config.set', { key: 'core.agent.max_tool_rounds', value: 3 });
+    assert.equal(set.value, 3);
+    await assert.rejects(c.request('nope' as never), /unknown command/);
+
+    // Malformed and oversized frames on raw sockets: clear errors, daemon keeps serving.
+    const raw = await rawExchange(d.socketPath, '{not json}\n');
+    assert.match(raw, /not valid JSON/);
+    const big = await rawExchange(d.socketPath, 'x'.repeat(5 * 1024 * 1024));
+    assert.match(big, /PAYLOAD_TOO_LARGE/);
+    const st = await c.request<{ busy: boolean }>('status');
+    assert.equal(typeof st.busy, 'boolean');
+    const sessions = await c.request<{ id: string }[]>('sessions.list');
+    assert.ok(sessions.some((s) => s.id === 'cli:t2'));
+    c.close();
+  } finally {
+    await d.stop();
+  }
+  // Persistence across restart.
+  const d2 = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  try {
+    assert.equal(d2.config.get('core.agent.max_tool_rounds'), 3);
+    const events = await d2.sessions.events('cli:t2');
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.kind),
+      ['user', 'assistant'],
+    );
+  } finally {
+    await d2.stop();
+  }
+});
+
+function rawExchange(path: string, payload: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = createConnection(path);
+    let out = '';
+    s.setEncoding('utf8');
+    s.on('data', (d: string) => {
+      out += d;
+      if (out.includes('\n')) s.end();
+    });
+    s.on('close', () => resolve(out));
+    s.on('error', () => resolve(out));
+    s.on('connect', () => s.write(payload));
+    setTimeout(() => s.destroy(), 30_000).unref();
+  });
+}
+
+test('waiter without a daemon: clear message and exit code 3', () => {
+  const h = home();
+  const r = waiter(h, ['status']);
+  assert.equal(r.status, 3, r.stderr);
+  assert.match(r.stderr, /not running/);
+  const j = waiter(h, ['--json', 'status']);
+  assert.equal(j.status, 3);
+  assert.equal(JSON.parse(j.stderr).error.code, 'DAEMON_NOT_RUNNING');
+});
+
+test('homed start/status/stop with the supervisor; a crashed daemon is restarted; SIGTERM during a turn loses nothing', async (t) => {
+  const h = home();
+  const e = { ...env(h), HOMEAGENT_RESTART_DELAY_MS: '200' };
+  const start = spawnSync(tsx, [homedBin, 'start', '--json'], { env: e, encoding: 'utf8', timeout: 120_000 });
+  t.after(() => {
+    spawnSync(tsx, [homedBin, 'stop'], { env: e, encoding: 'utf8', timeout: 60_000 });
+  });
+  assert.equal(start.status, 0, start.stdout + start.stderr);
+  const st = JSON.parse(start.stdout.trim().split('\n').pop()!);
+  assert.equal(st.socket, true);
+  assert.match(st.endpoints.webui, /^http:\/\/127\.0\.0\.1:\d+/);
+  const status = spawnSync(tsx, [homedBin, 'status', '--json'], { env: e, encoding: 'utf8' });
+  assert.equal(status.status, 0);
+
+  // waiter send + --json
+  fake.enqueue({ text: 'pong' });
+  const send = waiter(h, ['--json', 'send', '--no-stream', '-s', 'cli:w', 'ping'], e);
+  assert.equal(send.status, 0, send.stderr);
+  assert.equal(JSON.parse(send.stdout).text, 'pong');
+
+  // Crash the daemon child (not the supervisor): it comes back.
+  const c = new DaemonClient(join(h, 'homed.sock'));
+  await c.connect();
+  const { pid } = await c.request<{ pid: number }>('status');
+  c.close();
+  process.kill(pid, 'SIGKILL');
+  let back = false;
+  for (let i = 0; i < 100 && !back; i++) {
+    await sleep(200);
+    const s = spawnSync(tsx, [homedBin, 'status', '--json'], { env: e, encoding: 'utf8' });
+    back = s.status === 0;
+  }
+  assert.ok(back, 'supervisor restarted the daemon');
+
+  // SIGTERM (homed stop) during a slow turn: the user message is in the log, the daemon stops cleanly.
+  fake.enqueue({ text: 'a very slow answer', delayMs: 10_000 });
+  const child: ChildProcess = spawn(tsx, [waiterBin, '--json', 'send', '--no-stream', '-s', 'cli:slow', 'remember that my cat is called Mochi'], { env: e });
+  await sleep(1500);
+  const stop = spawnSync(tsx, [homedBin, 'stop', '--json'], { env: e, encoding: 'utf8', timeout: 40_000 });
+  assert.equal(stop.status, 0, stop.stdout + stop.stderr);
+  await new Promise((r) => child.once('exit', r));
+  assert.ok(!existsSync(join(h, 'homed.pid')), 'pid file removed');
+  const log = readFileSync(join(h, 'sessions', 'cli%3Aslow.jsonl'), 'utf8');
+  assert.match(log, /my cat is called Mochi/);
+});
