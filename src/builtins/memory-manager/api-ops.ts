@@ -183,7 +183,7 @@ export const API_OPS: Record<string, OpHandler> = {
     }
     return m.plan.pushOnce(a);
   },
-  'session.list': async (m) => m.sdk.sessions().list(),
+  'session.list': async (m) => (await m.sdk.sessions().list()).sort((a, b) => b.updatedAt - a.updatedAt),
   'session.turns': async (m, r) => m.turns(sessionArg(r)),
   'session.summarize': async (m, r) => {
     const a = args(schemas.summarize, r);

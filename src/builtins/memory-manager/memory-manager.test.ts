@@ -186,6 +186,10 @@ test('M-9: exclude / restore a turn: marker events, context filter, turns view; 
 test('M-10/M-12: master switch and modelTools control injection, tools and the API', async (t) => {
   const { fake } = setupManager(t, { settings: { modelTools: false } });
   assert.equal(fake.tools.size, 0, 'modelTools off: no tools');
+  await fake.settings.set('modelTools', true); // e.g. from the settings page: hot through onChange
+  assert.equal(fake.tools.size, 6);
+  await fake.op('config.set', { modelTools: false });
+  assert.equal(fake.tools.size, 0);
   await fake.op('config.set', { modelTools: true });
   assert.equal(fake.tools.size, 6);
   const saved = (await fake.callTool('library_save', { title: '工具保存', snapshot: '通过工具保存的内容', impressions: ['工具'] })) as { id: string };
