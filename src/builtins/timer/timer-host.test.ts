@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestHost, ScriptedLlm } from '../../sdk/testing/index.js';
+import type { AgentEvents } from '../../spec/index.js';
+import { createTimerPlugin } from './index.js';
+
+const T0 = Date.parse('2026-05-01T08:00:00Z');
+
+test('timer in the real host: a due reminder starts a turn (source timer); after a restart a missed one fires once with a note', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'ha-timer-host-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const clock = { now: T0 };
+
+  const p1 = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm1 = new ScriptedLlm();
+  const h1 = await createTestHost({ plugins: [p1], llm: llm1, homeDir: home });
+  const starts: AgentEvents['turn_start'][] = [];
+  const ends: AgentEvents['turn_end'][] = [];
+  h1.agent.bus.on('turn_start', (e) => void starts.push(e));
+  h1.agent.bus.on('turn_end', (e) => void ends.push(e));
+  assert.match(await h1.callTool('timer_create', { text: 'stretch your legs', when: 'in 5 minutes' }), /created/);
+  assert.match(await h1.callTool('timer_create', { text: 'water the plants', when: 'in 2 hours' }), /created/);
+  clock.now = T0 + 5 * 60_000;
+  assert.equal(await p1.scheduler()!.tick(), 1);
+  for (let i = 0; i < 400 && ends.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.equal(ends.length, 1);
+  assert.equal(starts[0].input.source, 'timer');
+  assert.equal(starts[0].input.trigger, 'system');
+  assert.equal(starts[0].input.sessionId, 'test:1');
+  assert.match(JSON.stringify(llm1.requests[0].messages), /stretch your legs/);
+  await h1.close();
+
+  // Restart three hours later: the 2-hour reminder was missed and fires once, with a note.
+  clock.now = T0 + 3 * 3_600_000;
+  const p2 = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm2 = new ScriptedLlm();
+  const h2 = await createTestHost({ plugins: [p2], llm: llm2, homeDir: home });
+  t.after(() => h2.close());
+  for (let i = 0; i < 400 && llm2.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  const seen = JSON.stringify(llm2.requests[0]?.messages ?? []);
+  assert.match(seen, /water the plants/);
+  assert.match(seen, /missed while HomeAgent was not running/);
+  assert.equal(await h2.callTool('timer_list'), 'no timers');
+});
