@@ -99,6 +99,8 @@ class GraphCorruptError extends Error {}
 export class GraphDB {
   private db: Database.Database | undefined;
   private readonly now: () => number;
+  private readonly cache = new Map<string, Database.Statement>();
+  private cacheOf: Database.Database | undefined;
 
   constructor(private readonly opts: GraphDBOptions) {
     this.now = opts.now ?? Date.now;
@@ -154,6 +156,8 @@ export class GraphDB {
   /** Closes the database. Safe to call twice. */
   close(): void {
     if (!this.db) return;
+    this.cache.clear();
+    this.cacheOf = undefined;
     this.db.close();
     this.db = undefined;
   }
@@ -163,8 +167,24 @@ export class GraphDB {
     return this.db;
   }
 
+  /** Prepared statements are cached per connection (preparing dominates small queries). */
+  private stmt(sql: string): Database.Statement {
+    const db = this.conn;
+    if (this.cacheOf !== db) {
+      this.cache.clear();
+      this.cacheOf = db;
+    }
+    let st = this.cache.get(sql);
+    if (!st) {
+      if (this.cache.size >= 300) this.cache.clear();
+      st = db.prepare(sql);
+      this.cache.set(sql, st);
+    }
+    return st;
+  }
+
   private entityRow(name: string): EntityRow | undefined {
-    return this.conn.prepare('SELECT * FROM entities WHERE name = ?').get(name) as EntityRow | undefined;
+    return this.stmt('SELECT * FROM entities WHERE name = ?').get(name) as EntityRow | undefined;
   }
 
   private requireEntity(name: string): EntityRow {
@@ -177,27 +197,25 @@ export class GraphDB {
     const row = this.entityRow(name);
     if (row) {
       const newType = type && row.type === GENERIC_TYPE ? type : row.type;
-      this.conn.prepare('UPDATE entities SET type = ?, updated_at = ? WHERE id = ?').run(newType, t, row.id);
+      this.stmt('UPDATE entities SET type = ?, updated_at = ? WHERE id = ?').run(newType, t, row.id);
       return row.id;
     }
-    const r = this.conn.prepare('INSERT INTO entities(name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(name, type || GENERIC_TYPE, '{}', t, t);
+    const r = this.stmt('INSERT INTO entities(name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(name, type || GENERIC_TYPE, '{}', t, t);
     return Number(r.lastInsertRowid);
   }
 
   /** Adds (or strengthens) one relation between two entity ids; returns its id. */
   private addRelation(s: number, predicate: string, o: number, confidence: number, sentence: string | undefined, refs: string[], t: number): number {
-    const existing = this.conn.prepare('SELECT id, confidence, sentence, refs FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, predicate, o) as
+    const existing = this.stmt('SELECT id, confidence, sentence, refs FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, predicate, o) as
       | { id: number; confidence: number; sentence: string | null; refs: string }
       | undefined;
     if (existing) {
       const mergedRefs = [...new Set([...parseJson<string[]>(existing.refs, []), ...refs])].slice(-GRAPH_LIMITS.refs);
-      this.conn
-        .prepare('UPDATE relations SET confidence = ?, sentence = COALESCE(sentence, ?), refs = ?, updated_at = ? WHERE id = ?')
+      this.stmt('UPDATE relations SET confidence = ?, sentence = COALESCE(sentence, ?), refs = ?, updated_at = ? WHERE id = ?')
         .run(combineConfidence(existing.confidence, confidence), sentence ?? null, JSON.stringify(mergedRefs), t, existing.id);
       return existing.id;
     }
-    const r = this.conn
-      .prepare('INSERT INTO relations(subject_id, predicate, object_id, confidence, sentence, refs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    const r = this.stmt('INSERT INTO relations(subject_id, predicate, object_id, confidence, sentence, refs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(s, predicate, o, confidence, sentence ?? null, JSON.stringify(refs), t, t);
     return Number(r.lastInsertRowid);
   }
@@ -243,7 +261,7 @@ export class GraphDB {
     const maxEntities = opts.maxEntities ?? 60;
     const maxRelations = opts.maxRelations ?? 120;
     const seeds: number[] = [];
-    const like = this.conn.prepare(
+    const like = this.stmt(
       "SELECT id FROM entities WHERE name LIKE ? ESCAPE '\\' ORDER BY (name = ?) DESC, length(name) ASC, updated_at DESC LIMIT ?",
     );
     for (const kw of kws) {
@@ -254,7 +272,7 @@ export class GraphDB {
     const result = this.bfs(seeds, d, maxEntities, maxRelations);
     if (opts.touch !== false && seeds.length) {
       const t = this.now();
-      const upd = this.conn.prepare('UPDATE entities SET recalled_at = ?, recall_count = recall_count + 1 WHERE id = ?');
+      const upd = this.stmt('UPDATE entities SET recalled_at = ?, recall_count = recall_count + 1 WHERE id = ?');
       this.conn.transaction(() => seeds.forEach((id) => upd.run(t, id)))();
     }
     return result;
@@ -270,8 +288,7 @@ export class GraphDB {
       for (let i = 0; i < frontier.length; i += 400) {
         const chunk = frontier.slice(i, i + 400);
         const ph = chunk.map(() => '?').join(',');
-        const rows = this.conn
-          .prepare(`${REL_SELECT} WHERE r.subject_id IN (${ph}) OR r.object_id IN (${ph}) ORDER BY r.confidence DESC, r.id ASC LIMIT ?`)
+        const rows = this.stmt(`${REL_SELECT} WHERE r.subject_id IN (${ph}) OR r.object_id IN (${ph}) ORDER BY r.confidence DESC, r.id ASC LIMIT ?`)
           .all(...chunk, ...chunk, maxRelations * 2) as RelationRow[];
         for (const row of rows) {
           if (rels.has(row.id) || rels.size >= maxRelations) continue;
@@ -294,7 +311,7 @@ export class GraphDB {
     const byId = new Map<number, GraphEntity>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const rows = this.conn.prepare(`SELECT * FROM entities WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as EntityRow[];
+      const rows = this.stmt(`SELECT * FROM entities WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as EntityRow[];
       for (const r of rows) byId.set(r.id, toEntity(r));
     }
     return ids.map((id) => byId.get(id)).filter((e): e is GraphEntity => e !== undefined);
@@ -339,13 +356,13 @@ export class GraphDB {
       const t = this.now();
       let moved = 0;
       let combined = 0;
-      const rows = this.conn.prepare('SELECT * FROM relations WHERE subject_id = ? OR object_id = ?').all(b.id, b.id) as RelationRow[];
+      const rows = this.stmt('SELECT * FROM relations WHERE subject_id = ? OR object_id = ?').all(b.id, b.id) as RelationRow[];
       for (const r of rows) {
         const s = r.subject_id === b.id ? a.id : r.subject_id;
         const o = r.object_id === b.id ? a.id : r.object_id;
-        this.conn.prepare('DELETE FROM relations WHERE id = ?').run(r.id);
+        this.stmt('DELETE FROM relations WHERE id = ?').run(r.id);
         if (s === o) continue;
-        const before = this.conn.prepare('SELECT 1 FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o);
+        const before = this.stmt('SELECT 1 FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o);
         this.addRelation(s, r.predicate, o, r.confidence, r.sentence ?? undefined, parseJson<string[]>(r.refs, []), t);
         if (before) combined++;
         else moved++;
@@ -355,8 +372,8 @@ export class GraphDB {
       const aliases = new Set<string>([...((attrsA.aliases as string[] | undefined) ?? []), ...((attrsB.aliases as string[] | undefined) ?? []), b.name]);
       const attrs = { ...attrsB, ...attrsA, aliases: [...aliases].slice(-20) };
       const type = a.type === GENERIC_TYPE ? b.type : a.type;
-      this.conn.prepare('DELETE FROM entities WHERE id = ?').run(b.id);
-      this.conn.prepare('UPDATE entities SET attributes = ?, type = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(attrs), type, t, a.id);
+      this.stmt('DELETE FROM entities WHERE id = ?').run(b.id);
+      this.stmt('UPDATE entities SET attributes = ?, type = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(attrs), type, t, a.id);
       return { kept: a.name, removed: b.name, moved, combined };
     })();
   }
@@ -366,8 +383,8 @@ export class GraphDB {
     const n = parseName(name);
     return this.conn.transaction(() => {
       const row = this.requireEntity(n);
-      const rels = this.conn.prepare('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
-      this.conn.prepare('DELETE FROM entities WHERE id = ?').run(row.id);
+      const rels = this.stmt('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
+      this.stmt('DELETE FROM entities WHERE id = ?').run(row.id);
       return { entity: row.name, relations: rels };
     })();
   }
@@ -386,14 +403,13 @@ export class GraphDB {
       for (const n of names) {
         const row = this.entityRow(n);
         if (!row) continue;
-        relations += this.conn.prepare('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
-        entities += this.conn.prepare('DELETE FROM entities WHERE id = ?').run(row.id).changes;
+        relations += this.stmt('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
+        entities += this.stmt('DELETE FROM entities WHERE id = ?').run(row.id).changes;
       }
-      for (const id of ids) relations += this.conn.prepare('DELETE FROM relations WHERE id = ?').run(id).changes;
-      if (opts.belowConfidence !== undefined) relations += this.conn.prepare('DELETE FROM relations WHERE confidence < ?').run(opts.belowConfidence).changes;
+      for (const id of ids) relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
+      if (opts.belowConfidence !== undefined) relations += this.stmt('DELETE FROM relations WHERE confidence < ?').run(opts.belowConfidence).changes;
       if (opts.orphans) {
-        entities += this.conn
-          .prepare("DELETE FROM entities WHERE attributes = '{}' AND id NOT IN (SELECT subject_id FROM relations UNION SELECT object_id FROM relations)")
+        entities += this.stmt("DELETE FROM entities WHERE attributes = '{}' AND id NOT IN (SELECT subject_id FROM relations UNION SELECT object_id FROM relations)")
           .run().changes;
       }
       return { entities, relations };
@@ -423,8 +439,8 @@ export class GraphDB {
       }
       const json = JSON.stringify(attrs);
       if (json.length > 20_000) throw new ValidationError('attributes are too large (max 20000 characters of JSON)');
-      this.conn.prepare('UPDATE entities SET name = ?, type = ?, attributes = ?, updated_at = ? WHERE id = ?').run(newName, type, json, this.now(), row.id);
-      return toEntity(this.conn.prepare('SELECT * FROM entities WHERE id = ?').get(row.id) as EntityRow);
+      this.stmt('UPDATE entities SET name = ?, type = ?, attributes = ?, updated_at = ? WHERE id = ?').run(newName, type, json, this.now(), row.id);
+      return toEntity(this.stmt('SELECT * FROM entities WHERE id = ?').get(row.id) as EntityRow);
     })();
   }
 
@@ -432,7 +448,7 @@ export class GraphDB {
   editRelation(id: number, patch: RelationPatch): GraphRelation {
     if (!Number.isInteger(id)) throw new ValidationError('relation id must be an integer', { key: 'id' });
     return this.conn.transaction(() => {
-      const row = this.conn.prepare(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
+      const row = this.stmt(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
       if (!row) throw new NotFoundError('relation', String(id));
       const t = this.now();
       const s = patch.subject !== undefined ? this.upsertEntity(parseName(patch.subject, 'subject'), undefined, t) : row.subject_id;
@@ -442,10 +458,9 @@ export class GraphDB {
       if (!predicate || predicate.length > GRAPH_LIMITS.predicate) throw new ValidationError('predicate must be 1–100 characters', { key: 'predicate' });
       if (patch.confidence !== undefined && !(patch.confidence >= 0 && patch.confidence <= 1)) throw new ValidationError('confidence must be between 0 and 1', { key: 'confidence' });
       if (patch.sentence !== undefined && patch.sentence.length > GRAPH_LIMITS.sentence) throw new ValidationError('sentence too long', { key: 'sentence' });
-      const clash = this.conn.prepare('SELECT id FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ? AND id != ?').get(s, predicate, o, id);
+      const clash = this.stmt('SELECT id FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ? AND id != ?').get(s, predicate, o, id);
       if (clash) throw new ConflictError('an identical relation already exists', { id: (clash as { id: number }).id });
-      this.conn
-        .prepare('UPDATE relations SET subject_id = ?, predicate = ?, object_id = ?, confidence = ?, sentence = ?, updated_at = ? WHERE id = ?')
+      this.stmt('UPDATE relations SET subject_id = ?, predicate = ?, object_id = ?, confidence = ?, sentence = ?, updated_at = ? WHERE id = ?')
         .run(s, predicate, o, patch.confidence ?? row.confidence, patch.sentence ?? row.sentence, t, id);
       return this.relation(id) as GraphRelation;
     })();
@@ -453,13 +468,13 @@ export class GraphDB {
 
   /** One relation by id. */
   relation(id: number): GraphRelation | undefined {
-    const row = this.conn.prepare(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
+    const row = this.stmt(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
     return row ? toRelation(row) : undefined;
   }
 
   /** Deletes one relation; false when it did not exist. */
   deleteRelation(id: number): boolean {
-    return this.conn.prepare('DELETE FROM relations WHERE id = ?').run(id).changes > 0;
+    return this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes > 0;
   }
 
   /** Counts for `memory_introspect` and the WebUI. */
@@ -487,8 +502,7 @@ export class GraphDB {
   search(q: string, limit = 20): GraphEntity[] {
     const [kw] = parseKeywords([q]);
     if (!kw) return [];
-    const rows = this.conn
-      .prepare("SELECT * FROM entities WHERE name LIKE ? ESCAPE '\\' ORDER BY (name = ?) DESC, length(name) ASC LIMIT ?")
+    const rows = this.stmt("SELECT * FROM entities WHERE name LIKE ? ESCAPE '\\' ORDER BY (name = ?) DESC, length(name) ASC LIMIT ?")
       .all(`%${escapeLike(kw)}%`, kw, Math.min(Math.max(1, limit), 500)) as EntityRow[];
     return rows.map(toEntity);
   }
@@ -499,8 +513,8 @@ export class GraphDB {
     const offset = Math.max(0, opts.offset ?? 0);
     const where = opts.type ? 'WHERE type = ?' : '';
     const args = opts.type ? [opts.type] : [];
-    const total = (this.conn.prepare(`SELECT COUNT(*) AS n FROM entities ${where}`).get(...args) as { n: number }).n;
-    const rows = this.conn.prepare(`SELECT * FROM entities ${where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as EntityRow[];
+    const total = (this.stmt(`SELECT COUNT(*) AS n FROM entities ${where}`).get(...args) as { n: number }).n;
+    const rows = this.stmt(`SELECT * FROM entities ${where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as EntityRow[];
     return { total, items: rows.map(toEntity) };
   }
 
@@ -511,42 +525,42 @@ export class GraphDB {
     if (opts.entity !== undefined) {
       const row = this.entityRow(parseName(opts.entity, 'entity'));
       if (!row) return { total: 0, items: [] };
-      const total = (this.conn.prepare('SELECT COUNT(*) AS n FROM relations WHERE subject_id = ? OR object_id = ?').get(row.id, row.id) as { n: number }).n;
-      const rows = this.conn.prepare(`${REL_SELECT} WHERE r.subject_id = ? OR r.object_id = ? ORDER BY r.confidence DESC, r.id LIMIT ? OFFSET ?`).all(row.id, row.id, limit, offset) as RelationRow[];
+      const total = (this.stmt('SELECT COUNT(*) AS n FROM relations WHERE subject_id = ? OR object_id = ?').get(row.id, row.id) as { n: number }).n;
+      const rows = this.stmt(`${REL_SELECT} WHERE r.subject_id = ? OR r.object_id = ? ORDER BY r.confidence DESC, r.id LIMIT ? OFFSET ?`).all(row.id, row.id, limit, offset) as RelationRow[];
       return { total, items: rows.map(toRelation) };
     }
-    const total = (this.conn.prepare('SELECT COUNT(*) AS n FROM relations').get() as { n: number }).n;
-    const rows = this.conn.prepare(`${REL_SELECT} ORDER BY r.id DESC LIMIT ? OFFSET ?`).all(limit, offset) as RelationRow[];
+    const total = (this.stmt('SELECT COUNT(*) AS n FROM relations').get() as { n: number }).n;
+    const rows = this.stmt(`${REL_SELECT} ORDER BY r.id DESC LIMIT ? OFFSET ?`).all(limit, offset) as RelationRow[];
     return { total, items: rows.map(toRelation) };
   }
 
   /** Names of the most recently updated entities (merge detection, entity vector search). */
   entityNames(limit = 5000): string[] {
-    return (this.conn.prepare('SELECT name FROM entities ORDER BY updated_at DESC, id DESC LIMIT ?').all(limit) as { name: string }[]).map((r) => r.name);
+    return (this.stmt('SELECT name FROM entities ORDER BY updated_at DESC, id DESC LIMIT ?').all(limit) as { name: string }[]).map((r) => r.name);
   }
 
   /** Relations with a source sentence that were never reviewed (oldest first). */
   relationsForReview(limit = 20): GraphRelation[] {
-    const rows = this.conn.prepare(`${REL_SELECT} WHERE r.reviewed_at IS NULL AND r.sentence IS NOT NULL ORDER BY r.created_at, r.id LIMIT ?`).all(limit) as RelationRow[];
+    const rows = this.stmt(`${REL_SELECT} WHERE r.reviewed_at IS NULL AND r.sentence IS NOT NULL ORDER BY r.created_at, r.id LIMIT ?`).all(limit) as RelationRow[];
     return rows.map(toRelation);
   }
 
   /** Marks relations as reviewed now. */
   markReviewed(ids: number[]): void {
     const t = this.now();
-    const st = this.conn.prepare('UPDATE relations SET reviewed_at = ? WHERE id = ?');
+    const st = this.stmt('UPDATE relations SET reviewed_at = ? WHERE id = ?');
     this.conn.transaction(() => ids.forEach((id) => st.run(t, id)))();
   }
 
   /** Records the LLM's answer about a merge candidate pair (order-insensitive). */
   recordMergeDecision(a: string, b: string, decision: 'merged' | 'distinct'): void {
     const [x, y] = [a, b].sort((p, q) => p.toLowerCase().localeCompare(q.toLowerCase()));
-    this.conn.prepare('INSERT OR REPLACE INTO merge_decisions(a, b, decision, decided_at) VALUES (?, ?, ?, ?)').run(x, y, decision, this.now());
+    this.stmt('INSERT OR REPLACE INTO merge_decisions(a, b, decision, decided_at) VALUES (?, ?, ?, ?)').run(x, y, decision, this.now());
   }
 
   /** True when the pair was already decided. */
   hasMergeDecision(a: string, b: string): boolean {
     const [x, y] = [a, b].sort((p, q) => p.toLowerCase().localeCompare(q.toLowerCase()));
-    return this.conn.prepare('SELECT 1 FROM merge_decisions WHERE a = ? AND b = ?').get(x, y) !== undefined;
+    return this.stmt('SELECT 1 FROM merge_decisions WHERE a = ? AND b = ?').get(x, y) !== undefined;
   }
 }
