@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { createTestHost, type TestHost } from '../../sdk/testing/index.js';
+import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/index.js';
 import { fixtureHome, waitFor } from '../__fixtures__/fixture-home.js';
 
 const fast = { restartBaseMs: 30, heartbeatMs: 100, heartbeatTimeoutMs: 4000, callTimeoutMs: 1000, startTimeoutMs: 8000 };
@@ -66,6 +66,24 @@ test('P-6: an external plugin registers an output channel over the bridge; outpu
   assert.match(h.agent.channels.rules() ?? '', /extout \(text\/structured\): Test channel of ext-echo/);
   await h.registry.disable('ext-echo');
   await assert.rejects(h.callTool('output_send__extout', { payload: 'x' }), /no tool/);
+});
+
+test('P-3: the agent calls an external tool in a whole turn; an external plugin injects input and gets the outcome', async (t) => {
+  const homeDir = fixtureHome('ext-echo');
+  const llm = new ScriptedLlm([{ toolCalls: [{ name: 'ext_echo', arguments: { text: 'via llm' } }] }, { text: 'done' }]);
+  const h = await createTestHost({ homeDir, llm, registry: { external: fast } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  const outcome = await h.send('use the echo tool');
+  assert.equal(outcome.text, 'done [ext]');
+  assert.match(JSON.stringify(llm.requests[1].messages), /echo:via llm pid:/);
+  const turnId = await h.callTool('ext_ask', { text: 'from the plugin' });
+  assert.match(turnId, /^ext:1#1$/);
+  await waitFor(async () => JSON.parse(await h.callTool('ext_answers')).length === 1, 5000, 'outcome in the child');
+  assert.deepEqual(JSON.parse(await h.callTool('ext_answers')), [{ turnId: 'ext:1#1', text: 'ok [ext]', status: 'ok', seenEnd: true }]);
+  assert.equal((await h.sessions.events('ext:1'))[0].text, 'from the plugin');
 });
 
 test('P-3: a broken manifest fails that plugin with the validation message before any of its code runs', async (t) => {

@@ -12,6 +12,21 @@ export default definePlugin({
       parameters: { type: 'object', properties: { text: { type: 'string' } } },
       handler: (args) => `${sdk.settings().get('prefix')}:${args.text} pid:${process.pid}`,
     });
+    const answers = [];
+    const ended = [];
+    sdk.subscribe('turn_end', (e) => ended.push(e.turnId));
+    sdk.registerTool({
+      name: 'ext_ask',
+      description: 'Inject an input; its outcome is collected by ext_answers',
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: async (args) => {
+        const ticket = sdk.injectInput({ sessionId: 'ext:1', source: 'ext-echo', text: args.text });
+        ticket.done.then((o) => answers.push({ turnId: o.turnId, text: o.text, status: o.status, seenEnd: ended.includes(o.turnId) }));
+        await ticket.ready;
+        return ticket.turnId;
+      },
+    });
+    sdk.registerTool({ name: 'ext_answers', description: 'Collected outcomes', parameters: noArgs, handler: () => answers });
     sdk.registerTool({
       name: 'ext_token',
       description: 'Return the secret setting (tests only)',
