@@ -97,17 +97,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     chat: (req, o) => providers.run(req, { signal: o?.signal, onPart: o?.onPart ? (p) => o.onPart!(p) : undefined }),
   };
 
-  let agent: Agent | undefined;
+  // The memory subsystem needs the agent for consolidation input and the agent needs memory's
+  // context window: the agent is bound late through this reference.
+  const late: { agent?: Agent } = {};
   const memory = new MemorySystem({
     homeDir: paths.home,
     config,
     log: log.child('memory'),
     llm,
-    injectConsolidation: (text, meta) => agent?.injectSelfInput(text, meta),
+    injectConsolidation: (text, meta) => late.agent?.injectSelfInput(text, meta),
   });
   await memory.open();
 
-  agent = new Agent({
+  const agent = new Agent({
     llm: providers,
     sessions,
     context: memory.context,
@@ -118,6 +120,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     homeDir: paths.home,
     providerAdmin: providers,
   });
+  late.agent = agent;
   const disposers: (() => void)[] = [];
   for (const [slot, provider] of Object.entries(memory.promptSlots())) {
     if (provider) disposers.push(agent.prompt.register(slot as Parameters<typeof agent.prompt.register>[0], provider, 'memory'));
@@ -159,7 +162,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       stopping ??= (async () => {
         log.info('stopping homed');
         memory.stopHeartbeats();
-        await agent!.stop();
+        await agent.stop();
         await registry.stop();
         for (const d of disposers.reverse()) d();
         await memory.close();
