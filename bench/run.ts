@@ -2,7 +2,8 @@
  * `npm run bench`: imports every `bench/*.bench.ts` (plus `bench/scale/run.ts` when present), runs
  * each module's exported `run()` and prints one markdown table of percentiles and ratios.
  *
- * A bench module exports `async function run(): Promise<BenchRow[]>`. A row may name another row
+ * A bench module exports `async function run(): Promise<BenchRow[]>` (or a markdown report string,
+ * whose p50/p95 tables are folded into the one table). A row may name another row
  * (of the same module) as its `baseline`; the table then shows p50/p95 as ratios to it. A module
  * that is missing or fails prints one line and the others go on. (LoCoMo has its own entry,
  * `npm run bench:locomo`.)
@@ -49,17 +50,55 @@ function isRow(r: unknown): r is BenchRow {
   return !!o && typeof o.name === 'string' && typeof o.p50 === 'number' && typeof o.p95 === 'number';
 }
 
+/**
+ * Rows from a module that returns its own markdown report (bench/scale): every table whose
+ * header has `p50` and `p95` columns; the columns before p50 make the name.
+ */
+export function rowsFromMarkdown(md: string): BenchRow[] {
+  const rows: BenchRow[] = [];
+  let head: string[] | undefined;
+  for (const line of md.split('\n')) {
+    if (!line.startsWith('|')) {
+      head = undefined;
+      continue;
+    }
+    const cells = line
+      .slice(1, line.endsWith('|') ? -1 : undefined)
+      .split('|')
+      .map((c) => c.trim());
+    if (!head) {
+      head = cells;
+      continue;
+    }
+    if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
+    const i50 = head.findIndex((h) => /\bp50\b/.test(h));
+    const i95 = head.findIndex((h) => /\bp95\b/.test(h));
+    if (i50 < 1 || i95 < 0) continue;
+    const unit = /\bp50\s+(\S+)/.exec(head[i50])?.[1] ?? '';
+    const note = head.findIndex((h) => h === 'note');
+    rows.push({
+      name: cells.slice(0, i50).join(' @ '),
+      unit,
+      p50: Number(cells[i50]),
+      p95: Number(cells[i95]),
+      n: NaN,
+      ...(note >= 0 && cells[note] ? { baseline: cells[note] } : {}),
+    });
+  }
+  return rows;
+}
+
 const fmt = (x: number): string => (!Number.isFinite(x) ? '–' : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(3));
 
 /** Renders rows of several modules as one markdown table. */
 export function renderTable(groups: { module: string; rows: BenchRow[] }[]): string {
-  const lines = ['| module | measure | unit | p50 | p95 | n | vs baseline (p50 / p95) |', '|---|---|---|---:|---:|---:|---|'];
+  const lines = ['| module | measure | unit | p50 | p95 | n | vs baseline (p50 / p95) or note |', '|---|---|---|---:|---:|---:|---|'];
   for (const g of groups) {
     const byName = new Map(g.rows.map((r) => [r.name, r]));
     for (const r of g.rows) {
       const base = r.baseline ? byName.get(r.baseline) : undefined;
       const ratio = base ? `${fmt(r.p50 / base.p50)}× / ${fmt(r.p95 / base.p95)}× of ${base.name}` : (r.baseline ?? '');
-      lines.push(`| ${g.module} | ${r.name} | ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${r.n} | ${ratio} |`);
+      lines.push(`| ${g.module} | ${r.name} | ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${Number.isFinite(r.n) ? r.n : '–'} | ${ratio} |`);
     }
   }
   return lines.join('\n');
@@ -77,7 +116,7 @@ async function main(): Promise<void> {
         continue;
       }
       const result = await mod.run();
-      const rows = Array.isArray(result) ? result.filter(isRow) : [];
+      const rows = Array.isArray(result) ? result.filter(isRow) : typeof result === 'string' ? rowsFromMarkdown(result) : [];
       if (!rows.length) {
         if (typeof result === 'string') console.log(result);
         console.log(`- ${module}: returned no rows`);
