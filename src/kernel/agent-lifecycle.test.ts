@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ValidationError } from '../spec/index.js';
+import { Cap, ValidationError } from '../spec/index.js';
+import { CONSOLIDATION } from './agent.js';
 import { harness, recordingTool, SESSION } from './__fixtures__/kernel-harness.js';
 
 // C-1 shutdown, no-provider behaviour, bad input; C-8/C-9 timeline, filters and the session log.
@@ -201,3 +202,21 @@ test('C-8: persona and registered prompt slots reach the system prompt every rou
   assert.match(s0, /【记忆索引】\nmemory hint #1/);
   assert.match(s1, /【记忆索引】\nmemory hint #2/);
 });
+
+test('P-6/C-8: output-channel gating rules are in the system prompt; the reply goes to the input channel only', async (t) => {
+  const h = await harness(t);
+  const sent: { channel: string; payload: string }[] = [];
+  h.agent.channels.register('t', 'test', Cap.Text, 'The test chat.', (m) => void sent.push({ channel: 'test', payload: m.payload }));
+  h.agent.channels.register('t', 'mail', Cap.Text | Cap.File, 'E-mail to the user.', (m) => void sent.push({ channel: 'mail', payload: m.payload }));
+  h.fake.enqueue({ text: 'reply one' }, { text: 'consolidated' });
+  await h.send('hello');
+  const system = String(h.requestMessages(0)[0].content);
+  assert.match(system, /【输出通道】\nYour final reply is delivered automatically/);
+  assert.match(system, /- mail \(text\/file\): E-mail to the user\./);
+  assert.ok(h.requestTools(0).includes('output_send__mail') && h.requestTools(0).includes('output_send__mail_help'));
+  // a consolidation turn answers nobody, even when it names an existing channel
+  await h.agent.injectInput({ sessionId: 'system:consolidation', source: CONSOLIDATION, channel: 'test', text: 'tidy up', trigger: 'system' }).done;
+  assert.equal(h.events('agent_llm_chain')[1].consolidation, true);
+  assert.deepEqual(sent, [{ channel: 'test', payload: 'reply one' }]);
+});
+
