@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { mcpToolName, contentToText, createMcpPlugin, serversSchema } from './index.js';
 import { startFake } from '../__fixtures__/fake-sdk.js';
 
@@ -78,4 +80,30 @@ test('mcp plugin: a server that cannot start is reported and does not stop the p
   assert.equal(st.state, 'disconnected');
   assert.ok(st.lastError);
   assert.match(await h.callTool('mcp_servers'), /ghost \(stdio\): disconnected/);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = net.createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+test('mcp plugin with the real server-everything over Streamable HTTP (url + headers)', async (t) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  t.after(() => void child.kill('SIGKILL'));
+  let log = '';
+  child.stderr.on('data', (b: Buffer) => (log += b.toString()));
+  await until(() => /listening on port/.test(log), 'the HTTP server');
+  const plugin = createMcpPlugin();
+  const h = await startFake(plugin, { settings: { servers: [{ name: 'remote', url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-test': '1' } }] } });
+  t.after(() => h.cleanup());
+  assert.equal(plugin.connections()[0].state, 'connected', plugin.connections()[0].lastError);
+  assert.equal(plugin.connections()[0].transport, 'http');
+  assert.match(await h.callTool('mcp__remote__echo', { message: 'over http' }), /Echo: over http/);
 });
