@@ -6,6 +6,7 @@
  * in the same process on the same data. Prints markdown; `--write` also updates RESULTS.md.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -27,9 +28,10 @@ interface Variant {
 
 /** Ablation: each row adds one part to the one above. */
 const VARIANTS: Variant[] = [
-  { name: 'HomeAgent: BM25 only (jieba/Porter tokens, b 0.5)', rank: { neighbourWeight: 0, prfDocs: 0, dateBoost: 0 } },
-  { name: '+ query expansion (PRF, 3 docs × 8 terms)', rank: { neighbourWeight: 0, dateBoost: 0 } },
-  { name: '+ neighbour evidence (0.5 × best adjacent turn)', rank: { dateBoost: 0 } },
+  { name: 'HomeAgent: BM25 only (jieba/Porter tokens, b 0.5)', rank: { neighbourWeight: 0, prfDocs: 0, dateBoost: 0, sessionWeight: 0 } },
+  { name: '+ query expansion (PRF, 3 docs × 8 terms)', rank: { neighbourWeight: 0, dateBoost: 0, sessionWeight: 0 } },
+  { name: '+ neighbour evidence (0.5 × best adjacent turn)', rank: { dateBoost: 0, sessionWeight: 0 } },
+  { name: '+ session continuity (0.3 × best turn of the session)', rank: { dateBoost: 0 } },
   { name: '+ session-date awareness (= ranking default, 1 turn per item)', rank: {} },
   { name: '+ messageRange: each hit with its next turn (searchWindows)', rank: {}, after: 1 },
 ];
@@ -137,7 +139,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
   }
 
   const report = [
-    `LoCoMo retrieval, ${convs.length} conversations, ${nT} turns, ${nQ} questions (categories 1–4), data ${path.basename(args.data)}, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}.`,
+    `LoCoMo retrieval, ${convs.length} conversations, ${nT} turns, ${nQ} questions (categories 1–4), data ${path.basename(args.data)}, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)} (latencies are wall-clock and suffer from other processes).`,
     '',
     table(rows),
     '',

@@ -154,7 +154,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
     for (const c of extraCases) rows.push(...(await c.fn({ tmp, sizes: docSizes })));
     const head = '| case | size | p50 ms | p95 ms | note |\n|---|---|---|---|---|';
     const lines = rows.map((r) => `| ${r.case} | ${r.size} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.note ?? ''} |`);
-    return [`Memory scale (${embedder.modelId()} embedder, Node ${process.version}, ${os.cpus().length} cores):`, '', head, ...lines].join('\n');
+    return [`Memory scale (${embedder.modelId()} embedder, Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)}):`, '', head, ...lines].join('\n');
   } finally {
     await embedder.stop();
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -18,6 +18,8 @@ export interface RankOptions {
   dateBoost: number;
   /** Extra weight of query terms written as proper names (capitalised, not sentence-initial). */
   entityBoost: number;
+  /** Share of its session's best score a candidate inherits (topic continuity within a conversation). */
+  sessionWeight: number;
   /** Candidates kept from each component before fusion. */
   maxCandidates: number;
   /** How many top candidates get neighbour expansion. */
@@ -35,6 +37,7 @@ export const DEFAULT_RANK_OPTIONS: RankOptions = {
   entityBoost: 0,
   candidatePool: 100,
   maxCandidates: 1000,
+  sessionWeight: 0.3,
 };
 
 interface Transient {
@@ -144,6 +147,17 @@ export async function rankDocuments(
     }
   }
 
+  if (o.sessionWeight > 0) {
+    const best = new Map<string, number>();
+    for (const [id, sc] of base) {
+      const d = docOf(id);
+      if (d) best.set(d.sessionId, Math.max(best.get(d.sessionId) ?? 0, sc));
+    }
+    for (const [id, sc] of final) {
+      const d = docOf(id);
+      if (d) final.set(id, sc + o.sessionWeight * (best.get(d.sessionId) ?? 0));
+    }
+  }
   if (scopes.length > 0) {
     for (const [id, s] of final) {
       const d = docOf(id);
