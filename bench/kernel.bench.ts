@@ -73,7 +73,8 @@ function timedLlm(): { wrap: (llm: LlmPort) => LlmPort; take: () => number; call
   };
 }
 
-async function rawFetch(h: KernelHarness, n: number): Promise<number[]> {
+/** One streaming request like the provider's, straight to the fake server. */
+async function rawFetch(h: KernelHarness): Promise<number> {
   const body = JSON.stringify({
     model: 'fake-model',
     stream: true,
@@ -83,69 +84,87 @@ async function rawFetch(h: KernelHarness, n: number): Promise<number[]> {
       { role: 'user', content: 'hello' },
     ],
   });
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const res = await fetch(`${h.fake.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body });
-    await res.text();
-    out.push(performance.now() - t0);
-  }
+  const t0 = performance.now();
+  const res = await fetch(`${h.fake.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body });
+  await res.text();
+  const dt = performance.now() - t0;
   h.fake.requests.length = 0;
-  return out;
+  return dt;
 }
 
-/** Runs `n` turns (after `warm` warm-up turns); returns turn times and kernel overheads. */
-async function turns(h: KernelHarness, t: ReturnType<typeof timedLlm>, n: number, warm: number, withTool: boolean): Promise<{ turn: number[]; overhead: number[] }> {
-  const turn: number[] = [];
-  const overhead: number[] = [];
-  for (let i = 0; i < warm + n; i++) {
-    if (withTool) h.fake.enqueue({ toolCalls: [{ name: 'bench_echo', arguments: { x: String(i) } }] }, { text: 'done' });
-    else h.fake.enqueue({ text: 'ok' });
-    t.take();
-    const t0 = performance.now();
-    const out = await h.agent.injectInput({ sessionId: SESSION, source: 'bench', text: `message ${i}` }).done;
-    const dt = performance.now() - t0;
-    const inLlm = t.take();
-    if (out.status !== 'ok') throw new Error(`bench turn failed: ${out.status} ${out.error?.message ?? ''}`);
-    h.fake.requests.length = 0;
-    if (i < warm) continue;
-    turn.push(dt);
-    overhead.push(dt - inLlm);
-  }
-  return { turn, overhead };
+interface Setup {
+  h: KernelHarness;
+  t: ReturnType<typeof timedLlm>;
+  turn: number[];
+  overhead: number[];
+  toolOverhead: number[];
+  llm: number[];
 }
 
-async function scenario(memory: boolean, n: number, warm: number): Promise<{ raw: number[]; llm: number[]; plain: { turn: number[]; overhead: number[] }; tool: { turn: number[]; overhead: number[] } }> {
+async function setup(memory: boolean): Promise<Setup> {
   const t = timedLlm();
   const h = await startHarness({ wrapLlm: t.wrap, sessions: memory ? new MemorySessions() : undefined });
-  try {
-    h.agent.stages.registerTool({ name: 'bench_echo', description: 'echo', parameters: { type: 'object', properties: { x: { type: 'string' } } }, handler: (a) => String(a.x) }, 'bench');
-    await rawFetch(h, warm);
-    const raw = await rawFetch(h, n);
-    const plain = await turns(h, t, n, warm, false);
-    const llm = t.calls.slice(-n);
-    const tool = await turns(h, t, Math.ceil(n / 2), Math.ceil(warm / 2), true);
-    return { raw, llm, plain, tool };
-  } finally {
-    await h.close();
+  h.agent.stages.registerTool({ name: 'bench_echo', description: 'echo', parameters: { type: 'object', properties: { x: { type: 'string' } } }, handler: (a) => String(a.x) }, 'bench');
+  return { h, t, turn: [], overhead: [], toolOverhead: [], llm: [] };
+}
+
+/** One turn; records wall time and kernel overhead (wall time minus time inside LLM calls). */
+async function turn(s: Setup, i: number, withTool: boolean, record: boolean): Promise<void> {
+  const { h, t } = s;
+  if (withTool) h.fake.enqueue({ toolCalls: [{ name: 'bench_echo', arguments: { x: String(i) } }] }, { text: 'done' });
+  else h.fake.enqueue({ text: 'ok' });
+  t.take();
+  const before = t.calls.length;
+  const t0 = performance.now();
+  const out = await h.agent.injectInput({ sessionId: SESSION, source: 'bench', text: `message ${i}` }).done;
+  const dt = performance.now() - t0;
+  const inLlm = t.take();
+  if (out.status !== 'ok') throw new Error(`bench turn failed: ${out.status} ${out.error?.message ?? ''}`);
+  h.fake.requests.length = 0;
+  if (!record) return;
+  if (withTool) s.toolOverhead.push(dt - inLlm);
+  else {
+    s.turn.push(dt);
+    s.overhead.push(dt - inLlm);
+    s.llm.push(...t.calls.slice(before));
   }
 }
 
-/** The kernel benchmark rows. */
+/**
+ * The kernel benchmark rows. Samples of the two session stores and the raw-fetch baseline are
+ * interleaved, so background load hits them alike.
+ */
 export async function run(opts: { turns?: number; warmup?: number } = {}): Promise<BenchRow[]> {
   const n = opts.turns ?? 300;
   const warm = opts.warmup ?? 30;
-  const mem = await scenario(true, n, warm);
-  const disk = await scenario(false, n, warm);
-  const raw = 'raw fetch to fake LLM (stream)';
+  const mem = await setup(true);
+  const disk = await setup(false);
+  const raw: number[] = [];
+  try {
+    for (let i = 0; i < warm + n; i++) {
+      const record = i >= warm;
+      const r = await rawFetch(mem.h);
+      if (record) raw.push(r);
+      await turn(mem, i, false, record);
+      await turn(disk, i, false, record);
+      if (i % 2 === 0) {
+        await turn(mem, i, true, record);
+        await turn(disk, i, true, record);
+      }
+    }
+  } finally {
+    await mem.h.close();
+    await disk.h.close();
+  }
+  const rawName = 'raw fetch to fake LLM (stream)';
   return [
-    row(raw, 'ms', mem.raw),
-    row('LLM call via provider manager', 'ms', mem.llm, raw),
-    row('turn, 1 LLM round, in-memory sessions', 'ms', mem.plain.turn, raw),
-    row('kernel overhead / turn, in-memory sessions (target p95 < 2)', 'ms', mem.plain.overhead),
-    row('kernel overhead / 2-round tool turn, in-memory sessions', 'ms', mem.tool.overhead),
-    row('turn, 1 LLM round, JSONL sessions (fdatasync)', 'ms', disk.plain.turn, raw),
-    row('kernel overhead / turn, JSONL sessions', 'ms', disk.plain.overhead),
-    row('kernel overhead / 2-round tool turn, JSONL sessions', 'ms', disk.tool.overhead),
+    row(rawName, 'ms', raw),
+    row('LLM call via provider manager', 'ms', mem.llm, rawName),
+    row('turn, 1 LLM round, in-memory sessions', 'ms', mem.turn, rawName),
+    row('kernel overhead / turn, in-memory sessions (target p95 < 2)', 'ms', mem.overhead),
+    row('kernel overhead / 2-round tool turn, in-memory sessions', 'ms', mem.toolOverhead),
+    row('turn, 1 LLM round, JSONL sessions (fdatasync)', 'ms', disk.turn, rawName),
+    row('kernel overhead / turn, JSONL sessions', 'ms', disk.overhead),
+    row('kernel overhead / 2-round tool turn, JSONL sessions', 'ms', disk.toolOverhead),
   ];
 }
