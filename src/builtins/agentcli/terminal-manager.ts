@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as pty from '@lydell/node-pty';
 import { HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
 import { OutputRing, stripAnsi } from './output-ring.js';
+import { childEnv } from '../shared/index.js';
 
 /** Limits and defaults of the terminal sessions. */
 export interface TerminalLimits {
@@ -63,7 +64,7 @@ export class TerminalManager {
       cols: req.cols ?? 120,
       rows: req.rows ?? 40,
       cwd: req.cwd,
-      env: { ...(process.env as Record<string, string>), TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat', ...(req.env ?? {}) },
+      env: childEnv(process.env, { TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat', ...(req.env ?? {}) }),
     });
     const id = `term-${randomBytes(3).toString('hex')}`;
     const s: Session = {

@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { definePlugin, ValidationError } from '../../sdk/index.js';
 import type { ConfigKeyDef } from '../../sdk/index.js';
-import { parseArgs, toolParameters } from '../shared/index.js';
+import { childEnv, parseArgs, toolParameters } from '../shared/index.js';
 import { decideCommand, refusalMessage, type ConfirmPolicy } from './command-policy.js';
 import { formatResult, runCommand } from './run-command.js';
 import './confirm-service.js';
@@ -61,7 +61,7 @@ export const cmdPlugin = definePlugin({
         if (!st?.isDirectory()) throw new ValidationError(`cmd_run: working folder does not exist: ${cwd}`, { cwd });
         const timeoutMs = s.get<number>('timeout_ms');
         try {
-          const r = await runCommand(a.command, a.args ?? [], { cwd, timeoutMs, maxOutputBytes: s.get<number>('max_output_bytes'), signal: call.signal });
+          const r = await runCommand(a.command, a.args ?? [], { cwd, timeoutMs, maxOutputBytes: s.get<number>('max_output_bytes'), signal: call.signal, env: childEnv() });
           return formatResult(a.command, r, timeoutMs);
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;

@@ -78,3 +78,14 @@ test('cmd_run: exit code, output cap, timeout, unknown command and bad cwd', asy
   assert.match(await h.callTool('cmd_run', { command: 'no-such-cmd-xyz' }), /command not found/);
   await assert.rejects(h.callTool('cmd_run', { command: 'node', args: ['-v'], cwd: 'does/not/exist' }), /working folder does not exist/);
 });
+
+test('cmd_run: commands do not see credentials from the daemon environment', async (t) => {
+  process.env.FAKE_PROVIDER_API_KEY = 'sk-should-not-leak';
+  t.after(() => delete process.env.FAKE_PROVIDER_API_KEY);
+  const h = await startFake(cmdPlugin, { settings: { allowlist: ['node'] } });
+  t.after(() => h.cleanup());
+  const out = await h.callTool('cmd_run', { command: 'node', args: ['-e', 'console.log(JSON.stringify(process.env))'] });
+  assert.match(out, /exit code: 0/);
+  assert.match(out, /"PATH"/);
+  assert.equal(out.includes('sk-should-not-leak'), false);
+});

@@ -2,3 +2,4 @@
 export { jsonOk, jsonError, readJsonBody, readRawBody, safeHandler, statusForCode } from './http-json.js';
 export { toolParameters, parseArgs } from './tool-schema.js';
 export { writeFileAtomic, readJsonFile } from './atomic-file.js';
+export { childEnv } from './child-env.js';
