@@ -10,6 +10,6 @@ export const webuiSettings: Record<string, ConfigKeyDef> = {
   host: key(z.string().min(1).max(255), '127.0.0.1', 'Address the WebUI listens on (anything but loopback requires the token)', { env: 'HOMEAGENT_WEBUI_HOST' }),
   port: key(z.number().int().min(0).max(65_535), 8765, 'Port of the WebUI (0 = any free port)', { env: 'HOMEAGENT_WEBUI_PORT' }),
   token: key(z.string().max(512), '', 'Access token of the WebUI and HTTP API (required when not bound to loopback)', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
-  heartbeatMs: key(z.number().int().min(500).max(600_000), 15_000, 'Interval of SSE heartbeats in ms'),
-  webRoot: key(z.string().max(4096), '', 'Folder of the built web app (empty = dist/web of the package)'),
+  heartbeat_ms: key(z.number().int().min(500).max(600_000), 15_000, 'Interval of SSE heartbeats in ms'),
+  web_root: key(z.string().max(4096), '', 'Folder of the built web app (empty = dist/web of the package)'),
 };

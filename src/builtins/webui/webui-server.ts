@@ -44,7 +44,7 @@ export class WebuiServer {
     const loopback = isLoopbackHost(host);
     if (!loopback && !tokenNow()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
 
-    const hub = new SseHub({ heartbeatMs: Number(settings.get('heartbeatMs') ?? 15_000) });
+    const hub = new SseHub({ heartbeatMs: Number(settings.get('heartbeat_ms') ?? 15_000) });
     this.hub = hub;
     const routes = new RouteTable();
     const inflight = new InflightTurns();
@@ -73,7 +73,7 @@ export class WebuiServer {
         },
       ),
     );
-    const webRootSetting = String(settings.get('webRoot') ?? '');
+    const webRootSetting = String(settings.get('web_root') ?? '');
     const ctx: WebuiContext = {
       sdk: this.sdk,
       hub,

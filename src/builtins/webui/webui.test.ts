@@ -45,7 +45,7 @@ describe('webui server', () => {
     mkdirSync(join(webRoot, 'assets'));
     writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>HomeAgent SPA</title>');
     writeFileSync(join(webRoot, 'assets', 'app-1.js'), 'console.log(1)');
-    sdk = await host.start(webui, { port: 0, webRoot, heartbeatMs: 1000 });
+    sdk = await host.start(webui, { port: 0, web_root: webRoot, heartbeat_ms: 1000 });
     url = (sdk.use('host.agent')!.endpoints()).webui!;
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
   });
@@ -201,7 +201,7 @@ describe('webui auth and start-up', () => {
   it('requires the token when one is set (Bearer header, or ?token= for SSE)', async () => {
     const host = createMiniHost();
     try {
-      const sdk = await host.start(webui, { port: 0, token: 's3cret', webRoot: join(tmpdir(), 'ha-no-such-webroot') });
+      const sdk = await host.start(webui, { port: 0, token: 's3cret', web_root: join(tmpdir(), 'ha-no-such-webroot') });
       const url = sdk.use('host.agent')!.endpoints().webui!;
       assert.equal((await fetch(`${url}/api/v1/status`)).status, 401);
       assert.equal((await fetch(`${url}/api/v1/status`, { headers: { authorization: 'Bearer wrong' } })).status, 401);

@@ -152,7 +152,7 @@ export function fakePlugins(builtins: string[]): PluginAdminService {
     async install(bytes) {
       const m = await readManifest(bytes);
       if (typeof m.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(m.name)) throw new ValidationError('plugin.json: invalid name');
-      const info: PluginInfo = { name: m.name, kind: 'external', version: String(m.version ?? '0.0.0'), description: String(m.description ?? ''), enabled: true, state: 'running', restarts: 0, lastHeartbeat: Date.now(), tools: Array.isArray(m.tools) ? (m.tools as string[]) : [`${m.name.replace(/-/g, '_')}_hello`] };
+      const info: PluginInfo = { name: m.name, kind: 'external', version: String(m.version ?? '0.0.0'), description: String(m.description ?? ''), enabled: true, state: 'running', restarts: 0, lastHeartbeat: Date.now(), tools: [`${m.name.replace(/-/g, '_')}_greet`] };
       list.set(info.name, info);
       return { ...info };
     },

@@ -14,7 +14,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import webui from '../../../src/builtins/webui/index.js';
 import memoryManager from '../../../src/builtins/memory-manager/index.js';
 import { createMiniHost, type MiniHost, type ScriptedTurn } from '../../../src/builtins/webui/__fixtures__/mini-host.js';
-import type { PluginSDK } from '../../../src/spec/index.js';
+import type { PluginDefinition, PluginSDK } from '../../../src/spec/index.js';
+import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm/index.js';
 import { fakeChanges, fakeConfig, fakeMemory, fakePlugins, fakeProviders } from './fake-services.js';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -38,9 +39,10 @@ export interface Harness {
   script(...turns: ScriptedTurn[]): void;
   /** The mini host (mini mode). */
   host?: MiniHost;
+  /** Switches the LLM off/on (mini: the host flag; daemon: the OpenAI source's enabled setting). */
   /** Stops and starts the host on the same port and data folder. */
   restart(): Promise<void>;
-  setLlmAvailable(v: boolean): void;
+  setLlmAvailable(v: boolean): void | Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -57,13 +59,26 @@ async function startMini(home: string, port: number, llm: { available: boolean }
   } };
   await host.start(services);
   await host.start(memoryManager);
-  const sdk = await host.start(webui, { port, heartbeatMs: 2000 });
+  const sdk = await host.start(webui, { port, heartbeat_ms: 2000 });
   return { host, url: sdk.use('host.agent')!.endpoints().webui! };
 }
 
-/** Starts a harness in a fresh temp data folder. */
+/** Starts a harness in a fresh temp data folder: the real daemon when it runs the webui and the memory manager, else the mini host. */
 export async function startHarness(): Promise<Harness> {
   ensureWebBuilt();
+  const want = process.env.HOMEAGENT_E2E_HOST;
+  if (want !== 'mini') {
+    try {
+      return await startDaemonHarness();
+    } catch (e) {
+      if (want === 'daemon') throw e;
+      console.error(`[e2e] real daemon not usable (${(e as Error).message.slice(0, 300)}); using the mini host`);
+    }
+  }
+  return startMiniHarness();
+}
+
+async function startMiniHarness(): Promise<Harness> {
   const home = mkdtempSync(join(tmpdir(), 'ha-e2e-'));
   const llm = { available: true };
   let { host, url } = await startMini(home, 0, llm);
@@ -92,6 +107,83 @@ export async function startHarness(): Promise<Harness> {
     },
   };
   return h;
+}
+
+/** Answers the memory manager's summary/grouping prompts with valid JSON, anything else with "ok". */
+function defaultReply(req: { body: unknown }) {
+  const text = JSON.stringify(req.body ?? '');
+  if (/groups/.test(text) && /事务/.test(text)) return { text: '{"groups": [[1]]}' };
+  if (/processing/.test(text)) return { text: JSON.stringify({ user: '用户询问天气', thinking: '需要查询', processing: '调用 weather_lookup', result: '上海 21°C' }) };
+  return { text: 'ok' };
+}
+
+async function startDaemonHarness(): Promise<Harness> {
+  const { startDaemon } = await import('../../../src/daemon/index.js');
+  const llm: FakeLlm = await startFakeLlm();
+  llm.setDefault(defaultReply);
+  const home = mkdtempSync(join(tmpdir(), 'ha-e2e-d-'));
+  const toolResults: string[] = [];
+  const tools: PluginDefinition = {
+    name: 'e2e-tools',
+    async start(sdk) {
+      sdk.registerTool({ name: 'weather_lookup', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, handler: () => toolResults.shift() ?? '{}' });
+      try {
+        await sdk.memory().commit([
+          { subject: '小明', predicate: '住在', object: '上海', sentence: '我住在上海' },
+          { subject: '小明', predicate: '喜欢', object: '咖啡', sentence: '我喜欢咖啡' },
+          { subject: '小明', predicate: '使用', object: 'HomeAgent', sentence: '我每天用 HomeAgent' },
+          { subject: 'HomeAgent', predicate: '写于', object: 'TypeScript', sentence: 'HomeAgent is written in TypeScript' },
+        ]);
+      } catch {}
+    },
+  };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
+  const boot = async (port: number) => {
+    const d = await startDaemon({ homeDir: home, env, webuiPort: port, heartbeats: false, plugins: [tools] });
+    const bad = d.registry.list().filter((p) => ['webui', 'memory-manager', 'cfgmgr', 'pluginmgr'].includes(p.name) && p.state !== 'running');
+    if (bad.length || !d.url) {
+      await d.stop();
+      throw new Error(`plugins not running: ${bad.map((p) => `${p.name}: ${p.lastError ?? p.state}`).join('; ') || 'webui has no URL'}`);
+    }
+    return d;
+  };
+  let d: Awaited<ReturnType<typeof boot>>;
+  try {
+    d = await boot(0);
+  } catch (e) {
+    await llm.close();
+    rmSync(home, { recursive: true, force: true });
+    throw e;
+  }
+  const port = Number(new URL(d.url!).port);
+  const setting = (key: string, value: unknown) => fetch(`${d.url}/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+  return {
+    mode: 'daemon',
+    get url() {
+      return d.url!;
+    },
+    home,
+    script(...turns) {
+      for (const t of turns) {
+        for (const r of t.rounds ?? []) {
+          llm.enqueue({ text: r.text, reasoning: r.reasoning, toolCalls: r.tool ? [{ name: r.tool.name, arguments: r.tool.args }] : undefined, chunkDelayMs: t.chunkMs ?? 15 });
+          if (r.tool) toolResults.push(r.tool.result);
+        }
+      }
+    },
+    setLlmAvailable(v) {
+      void setting('core.llm.sources.openai.enabled', v);
+    },
+    async restart() {
+      await d.stop();
+      d = await boot(port);
+    },
+    async stop() {
+      await d.stop();
+      await llm.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Launches Debian's chromium headless. */

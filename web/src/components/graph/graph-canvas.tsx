@@ -139,6 +139,10 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
     view.current = { k, tx: w / 2 - ((minX + maxX) / 2) * k, ty: h / 2 - ((minY + maxY) / 2) * k };
   }, [nodes]);
 
+  const fitRef = useRef(fit);
+  fitRef.current = fit;
+  const drawRef = useRef(draw);
+  drawRef.current = draw;
   useEffect(() => {
     const el = wrap.current;
     const c = canvas.current;
@@ -151,8 +155,8 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
       c.height = Math.max(1, Math.round(r.height * dpr));
       c.style.width = `${r.width}px`;
       c.style.height = `${r.height}px`;
-      fit();
-      draw();
+      fitRef.current();
+      drawRef.current();
     });
     ro.observe(el);
     return () => ro.disconnect();

@@ -50,22 +50,21 @@ function MemoryGraph() {
   const [focus, setFocus] = useState<string | undefined>(app.graphFocus);
   const [hops, setHops] = useState<1 | 2>(2);
   const [limit, setLimit] = useState(200);
-  const [pos, setPos] = useState<Positions | undefined>();
+  const [layout, setLayout] = useState<{ data: MemGraph; pos: Positions; n: number } | undefined>();
   useEffect(() => setFocus(app.graphFocus), [app.graphFocus]);
   const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch]);
   useEffect(() => {
     const d = g.data;
     if (!d) return;
     let live = true;
-    if (d.mode === 'focus' && d.focus) setPos(radialLayout(d.nodes, d.edges, d.focus));
-    else {
-      setPos(undefined);
-      void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges).then((p) => live && setPos(p));
-    }
+    if (d.mode === 'focus' && d.focus) setLayout((l) => ({ data: d, pos: radialLayout(d.nodes, d.edges, d.focus!), n: (l?.n ?? 0) + 1 }));
+    else void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges).then((p) => live && setLayout((l) => ({ data: d, pos: p, n: (l?.n ?? 0) + 1 })));
     return () => {
       live = false;
     };
   }, [g.data]);
+  // Positions are only used with the data they were computed for (no stale frame).
+  const pos = layout && layout.data === g.data ? layout.pos : undefined;
   const { nodes, edges } = useMemo(() => {
     const d = g.data;
     if (!d || !pos) return { nodes: [] as CanvasNode[], edges: [] as CanvasEdge[] };
@@ -127,7 +126,7 @@ function MemoryGraph() {
           <span className="spinner" /> {t('graph.layingOut')}
         </div>
       ) : (
-        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`${focus ?? 'overview'}-${hops}-${limit}-${nodes.length}`} />
+        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`m${layout?.n ?? 0}`} />
       )}
     </div>
   );
@@ -140,7 +139,7 @@ function KnowledgeGraph() {
   const [query, setQuery] = useState('');
   const [entity, setEntity] = useState<string | undefined>();
   const [depth, setDepth] = useState(1);
-  const [pos, setPos] = useState<Positions | undefined>();
+  const [kl, setKl] = useState<{ data: unknown; pos: Positions; n: number } | undefined>();
   const g = useRequest(() => {
     const p = new URLSearchParams({ limit: '400' });
     if (entity) {
@@ -162,12 +161,13 @@ function KnowledgeGraph() {
   useEffect(() => {
     if (!data) return;
     let live = true;
-    if (entity && data.nodes.some((n) => n.id === entity)) setPos(radialLayout(data.nodes, data.edges, entity));
-    else void layoutInWorker(data.nodes, data.edges).then((p) => live && setPos(p));
+    if (entity && data.nodes.some((n) => n.id === entity)) setKl((l) => ({ data, pos: radialLayout(data.nodes, data.edges, entity), n: (l?.n ?? 0) + 1 }));
+    else void layoutInWorker(data.nodes, data.edges).then((p) => live && setKl((l) => ({ data, pos: p, n: (l?.n ?? 0) + 1 })));
     return () => {
       live = false;
     };
   }, [data, entity]);
+  const pos = kl && kl.data === data ? kl.pos : undefined;
   const palette = ['#6d83f2', '#22a559', '#f08c2e', '#d9508a', '#14a3b8', '#8a94a6'];
   const types = [...new Set(data?.nodes.map((n) => n.type) ?? [])];
   const nodes: CanvasNode[] = data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : [];
@@ -220,7 +220,7 @@ function KnowledgeGraph() {
       ) : data && data.nodes.length === 0 ? (
         <div className="empty-state">{t('graph.kgEmpty')}</div>
       ) : (
-        <GraphCanvas nodes={nodes} edges={edges} selected={entity} onSelect={setEntity} fitKey={`${entity ?? query}-${depth}-${nodes.length}`} />
+        <GraphCanvas nodes={nodes} edges={edges} selected={entity} onSelect={setEntity} fitKey={`k${kl?.n ?? 0}`} />
       )}
       {selectedRelations.length > 0 && (
         <div className="relations">

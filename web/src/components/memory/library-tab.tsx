@@ -84,7 +84,7 @@ export function LibraryTab() {
                 <span className="dot" style={{ background: tagColor(m.tags) }} />
                 {m.title}
               </span>
-              {m.preview && <span className="memory-preview clamp2">{m.preview}</span>}
+              {m.preview && <span className="memory-preview clamp2">{m.preview.replace(/\*\*|__|`|^#+\s*/gm, '')}</span>}
               <span className="memory-meta">
                 {m.tags.map((g) => (
                   <span className="tag" key={g}>

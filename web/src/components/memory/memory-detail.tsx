@@ -6,6 +6,7 @@ import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { tagColor } from '../../lib/graph-layout';
 import { Icon } from '../icon';
+import { Markdown } from '../../lib/markdown';
 import { Switch } from '../switch';
 import type { MemoryRecord, MemorySummary, Plan } from './types';
 
@@ -167,7 +168,9 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
           <span>{t('memory.snapshot')}</span>
           <span className="badge">{t('memory.readOnly')}</span>
         </div>
-        <pre className="snapshot" data-testid="snapshot">{r.snapshot}</pre>
+        <div className="snapshot" data-testid="snapshot">
+          <Markdown text={r.snapshot} />
+        </div>
       </div>
 
       <div className="card">
