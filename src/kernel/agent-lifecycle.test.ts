@@ -114,6 +114,19 @@ test('§0: without a configured provider the turn ends NO_PROVIDER_CONFIGURED wi
   assert.ok(!h.log.some((l) => l.level === 'error'));
 });
 
+test('C-6: when every LLM source fails the turn ends ALL_PROVIDERS_FAILED with a readable text; the next turn works', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ status: 500 });
+  const out = await h.send('hello');
+  assert.equal(out.status, 'error');
+  assert.equal(out.error?.code, 'ALL_PROVIDERS_FAILED');
+  assert.match(out.text, /openai/);
+  assert.doesNotMatch(out.text, /\n\s+at |\.ts:\d+/);
+  assert.equal(h.agent.busy, false);
+  h.fake.enqueue({ text: 'back online' });
+  assert.equal((await h.send('again')).text, 'back online');
+});
+
 test('bad input: oversized text, invalid session ids, empty input → ValidationError; nothing is queued', async (t) => {
   const h = await harness(t);
   const bad: [string, Parameters<typeof h.agent.injectInput>[0]][] = [
