@@ -10,6 +10,7 @@ import { extractHmap, type HmapLimits } from './hmap-archive.js';
 import { luaPlugin, type LuaPluginOptions } from './lua-plugin.js';
 import { SkillCatalog, readSkill, skillPlugin, skillsPlugin } from './skill-catalog.js';
 import { watchFile } from './file-watcher.js';
+import { dependencyOrder } from './dependency-order.js';
 
 type Kind = PluginInfo['kind'];
 
@@ -431,39 +432,8 @@ export class PluginRegistry implements PluginAdminService {
     });
   }
 
-  /** Topological order of `names` and their dependencies; cycles and missing dependencies reported. */
   private order(names: string[]): { order: string[]; problems: Map<string, string> } {
-    const order: string[] = [];
-    const problems = new Map<string, string>();
-    const mark = new Map<string, 'visiting' | 'done'>();
-    const visit = (n: string, path: string[]): boolean => {
-      const m = mark.get(n);
-      if (m === 'done') return !problems.has(n);
-      if (m === 'visiting') {
-        const cycle = [...path.slice(path.indexOf(n)), n].join(' → ');
-        for (const c of path.slice(path.indexOf(n))) problems.set(c, `dependency cycle: ${cycle}`);
-        return false;
-      }
-      mark.set(n, 'visiting');
-      const e = this.entries.get(n)!;
-      let ok = true;
-      for (const d of e.dependencies) {
-        if (!this.entries.has(d)) {
-          problems.set(n, `missing dependency "${d}"`);
-          ok = false;
-          continue;
-        }
-        if (!visit(d, [...path, n])) {
-          if (!problems.has(n)) problems.set(n, `dependency "${d}" cannot start: ${problems.get(d) ?? 'failed'}`);
-          ok = false;
-        }
-      }
-      mark.set(n, 'done');
-      order.push(n);
-      return ok && !problems.has(n);
-    };
-    for (const n of names) if (this.entries.has(n)) visit(n, []);
-    return { order, problems };
+    return dependencyOrder(names, (n) => this.entries.get(n)?.dependencies);
   }
 
   /** Starts the given plugins (and stopped dependencies) in order; failures are recorded, never thrown. */

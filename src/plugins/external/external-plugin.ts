@@ -1,14 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { ConfigKeyDef, ConfigKeyInfo, Disposer, PluginSDK, PluginInfo, StageContext, StageName, StageScope, SocialReadAPI } from '../../spec/index.js';
 import { PluginError, ValidationError } from '../../spec/index.js';
 import { DisposerStack } from '../disposer-stack.js';
 import type { PluginManifest } from '../plugin-manifest.js';
+import { runnerScript } from './runner-script.js';
 import { CHILD_OPS, RemoteError, STAGE_MUTABLE, toRpcError, type CallTarget, type ChildMessage, type ParentMessage } from './rpc-protocol.js';
 
 /** Supervision knobs (P-3). */
@@ -49,35 +46,6 @@ interface Generation {
   exit: Promise<void>;
   /** Why the supervisor killed this child, if it did. */
   hung?: string;
-}
-
-const here = fileURLToPath(import.meta.url);
-const RUNNER = join(here, '..', here.endsWith('.ts') ? 'external-runner.ts' : 'external-runner.js');
-let devRunner: Promise<{ script: string; execArgv: string[] }> | undefined;
-/**
- * The runner script and the flags to run it. From `dist/` it is plain JS. Under tsx (tests, dev)
- * the runner is TypeScript: it is bundled once with esbuild (a dev dependency of tsx) into a
- * cached temp file, so each child starts as fast as plain node; without esbuild the child loads
- * tsx by absolute URL.
- */
-function runnerScript(): Promise<{ script: string; execArgv: string[] }> {
-  if (!RUNNER.endsWith('.ts')) return Promise.resolve({ script: RUNNER, execArgv: [] });
-  devRunner ??= (async () => {
-    try {
-      const src = ['external-runner.ts', 'rpc-protocol.ts', 'sdk-shim.ts'].map((f) => readFileSync(join(RUNNER, '..', f), 'utf8')).join('');
-      const out = join(tmpdir(), `homeagent-plugin-runner-${createHash('sha256').update(src).digest('hex').slice(0, 16)}.mjs`);
-      if (!existsSync(out)) {
-        const esbuild = await import('esbuild');
-        const tmp = `${out}.${process.pid}.tmp`;
-        await esbuild.build({ entryPoints: [RUNNER], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: tmp, logLevel: 'silent' });
-        renameSync(tmp, out);
-      }
-      return { script: out, execArgv: [] };
-    } catch {
-      return { script: RUNNER, execArgv: ['--import', import.meta.resolve('tsx')] };
-    }
-  })();
-  return devRunner;
 }
 
 const toolArgs = z.object({ key: z.string(), name: z.string(), description: z.string().default(''), parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }), noMemory: z.boolean().optional() });
