@@ -215,3 +215,42 @@ test('a graph.db from a newer HomeAgent is refused, not overwritten', () => {
   assert.throws(() => g.open(), /newer/);
   assert.equal(g.isOpen, false);
 });
+
+test('the trigram index follows inserts, renames, merges and deletes; short keywords use LIKE', () => {
+  const g = fresh();
+  g.commit([
+    { subject: 'Alice Smith', predicate: 'lives_in', object: '北京市' },
+    { subject: 'Bob', predicate: 'has', object: '100% cotton shirt' },
+  ]);
+  const seeds = (kw: string) => g.recall([kw], 0).entities.map((e) => e.name);
+  assert.deepEqual(seeds('ICE SM'), ['Alice Smith']);
+  assert.deepEqual(seeds('北京'), ['北京市'], '2 characters: LIKE');
+  assert.deepEqual(seeds('北京市'), ['北京市'], '3 characters: trigram');
+  assert.deepEqual(seeds('0% cot'), ['100% cotton shirt']);
+  assert.deepEqual(seeds('"; DROP'), []);
+  g.editEntity('Alice Smith', { name: 'Alicia Keys' });
+  assert.deepEqual(seeds('alice'), []);
+  assert.deepEqual(seeds('licia'), ['Alicia Keys']);
+  g.merge('Bob', 'Alicia Keys');
+  assert.deepEqual(seeds('licia'), []);
+  g.deleteEntity('Bob');
+  assert.deepEqual(seeds('Bob'), []);
+  assert.deepEqual(g.search('cotton').map((e) => e.name), ['100% cotton shirt']);
+  g.close();
+});
+
+test('upgrading a v2 graph.db indexes the existing entities', () => {
+  const dir = path.join(root, 'upgrade');
+  fs.mkdirSync(dir);
+  const p = path.join(dir, 'graph.db');
+  const raw = new Database(p);
+  raw.exec(GRAPH_MIGRATIONS[0]);
+  raw.exec(GRAPH_MIGRATIONS[1]);
+  raw.pragma('user_version = 2');
+  raw.prepare("INSERT INTO entities(name, type, attributes, created_at, updated_at) VALUES ('Old Friend', 'person', '{}', 1, 1)").run();
+  raw.close();
+  const g = new GraphDB({ path: p });
+  g.open();
+  assert.deepEqual(g.recall(['friend'], 0).entities.map((e) => e.name), ['Old Friend']);
+  g.close();
+});

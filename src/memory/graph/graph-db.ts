@@ -261,12 +261,9 @@ export class GraphDB {
     const maxEntities = opts.maxEntities ?? 60;
     const maxRelations = opts.maxRelations ?? 120;
     const seeds: number[] = [];
-    const like = this.stmt(
-      "SELECT id FROM entities WHERE name LIKE ? ESCAPE '\\' ORDER BY (name = ?) DESC, length(name) ASC, updated_at DESC LIMIT ?",
-    );
     for (const kw of kws) {
-      for (const r of like.all(`%${escapeLike(kw)}%`, kw, maxEntities) as { id: number }[]) {
-        if (!seeds.includes(r.id) && seeds.length < maxEntities) seeds.push(r.id);
+      for (const id of this.matchIds(kw, maxEntities)) {
+        if (!seeds.includes(id) && seeds.length < maxEntities) seeds.push(id);
       }
     }
     const result = this.bfs(seeds, d, maxEntities, maxRelations);
@@ -276,6 +273,20 @@ export class GraphDB {
       this.conn.transaction(() => seeds.forEach((id) => upd.run(t, id)))();
     }
     return result;
+  }
+
+  /**
+   * Ids of entities whose name contains `kw` (case-insensitive), exact match first, then shortest.
+   * 3+ characters go through the trigram index as a quoted phrase; shorter ones through LIKE with
+   * `%`, `_` and `\` escaped. Both bind the keyword as a parameter.
+   */
+  private matchIds(kw: string, limit: number): number[] {
+    const order = 'ORDER BY (e.name = ?) DESC, length(e.name) ASC, e.updated_at DESC LIMIT ?';
+    const rows =
+      [...kw].length >= 3
+        ? this.stmt(`SELECT e.id FROM entities_fts f JOIN entities e ON e.id = f.rowid WHERE entities_fts MATCH ? ${order}`).all(`"${kw.replace(/"/g, '""')}"`, kw, limit)
+        : this.stmt(`SELECT e.id FROM entities e WHERE e.name LIKE ? ESCAPE '\\' ${order}`).all(`%${escapeLike(kw)}%`, kw, limit);
+    return (rows as { id: number }[]).map((r) => r.id);
   }
 
   private bfs(seeds: number[], depth: number, maxEntities: number, maxRelations: number): RecallResult {
@@ -502,9 +513,7 @@ export class GraphDB {
   search(q: string, limit = 20): GraphEntity[] {
     const [kw] = parseKeywords([q]);
     if (!kw) return [];
-    const rows = this.stmt("SELECT * FROM entities WHERE name LIKE ? ESCAPE '\\' ORDER BY (name = ?) DESC, length(name) ASC LIMIT ?")
-      .all(`%${escapeLike(kw)}%`, kw, Math.min(Math.max(1, limit), 500)) as EntityRow[];
-    return rows.map(toEntity);
+    return this.entitiesByIds(this.matchIds(kw, Math.min(Math.max(1, limit), 500)));
   }
 
   /** A page of entities, newest first. */

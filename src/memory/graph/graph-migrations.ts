@@ -45,6 +45,22 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (a, b)
   );
   `,
+  // 3: trigram index on entity names, so substring recall of keywords with 3+ characters does not
+  // scan the table (shorter keywords still use LIKE).
+  `
+  CREATE VIRTUAL TABLE entities_fts USING fts5(name, content='entities', content_rowid='id', tokenize='trigram');
+  CREATE TRIGGER entities_fts_ai AFTER INSERT ON entities BEGIN
+    INSERT INTO entities_fts(rowid, name) VALUES (new.id, new.name);
+  END;
+  CREATE TRIGGER entities_fts_ad AFTER DELETE ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name) VALUES ('delete', old.id, old.name);
+  END;
+  CREATE TRIGGER entities_fts_au AFTER UPDATE OF name ON entities BEGIN
+    INSERT INTO entities_fts(entities_fts, rowid, name) VALUES ('delete', old.id, old.name);
+    INSERT INTO entities_fts(rowid, name) VALUES (new.id, new.name);
+  END;
+  INSERT INTO entities_fts(entities_fts) VALUES ('rebuild');
+  `,
 ];
 
 /** Applies the missing migration steps in one transaction each. Returns the final version. */
