@@ -103,6 +103,8 @@ export class Indexer {
       this.vectorModel = model;
     }
     const names = this.opts.graph.entityNames(this.opts.maxVectorEntities ?? 3000);
+    // renamed / deleted entities leave stale vectors behind: start over when the cache outgrows the graph
+    if (this.vectors.size > 2 * names.length + 100) this.vectors = new Map();
     const missing = names.filter((n) => !this.vectors.has(n));
     for (let i = 0; i < missing.length; i += 256) {
       const batch = missing.slice(i, i + 256);
