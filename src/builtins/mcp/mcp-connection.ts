@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposer, PluginLogger, ToolDef } from '../../spec/index.js';
 import { HomeAgentError } from '../../spec/index.js';
 import { mcpToolName } from './tool-name.js';
@@ -158,6 +159,8 @@ export class McpConnection {
     if (this.client !== client) return;
     this.client = undefined;
     this.transport = undefined;
+    client.onclose = undefined;
+    void client.close().catch(() => {});
     this.dropTools();
     if (this.stopped) return;
     this.lastError = why;
@@ -200,8 +203,20 @@ export class McpConnection {
             parameters: schema,
             handler: async (args, call) => {
               if (this.client !== client) throw new HomeAgentError('UNAVAILABLE', `MCP server ${this.config.name} is not connected`, { retryable: true });
-              const r = await client.callTool({ name: t.name, arguments: args }, undefined, { signal: call.signal, timeout: this.opts.callTimeoutMs() });
-              return contentToText(r as McpToolResultLike);
+              try {
+                const r = await client.callTool({ name: t.name, arguments: args }, undefined, { signal: call.signal, timeout: this.opts.callTimeoutMs() });
+                return contentToText(r as McpToolResultLike);
+              } catch (e) {
+                // A protocol error is the tool's answer; anything else (fetch failed, HTTP 5xx,
+                // closed pipe) means the server is gone: an HTTP server has no process whose
+                // exit would tell us, so the failed call starts the reconnect.
+                const transportLevel = !(e instanceof McpError) || e.code === ErrorCode.ConnectionClosed;
+                if (transportLevel && !call.signal.aborted) {
+                  this.lost(client, `call failed: ${e instanceof Error ? e.message : String(e)}`);
+                  throw new HomeAgentError('UNAVAILABLE', `MCP server ${this.config.name} is unreachable (${e instanceof Error ? e.message : String(e)}); reconnecting`, { retryable: true, cause: e });
+                }
+                throw e;
+              }
             },
           }),
         );

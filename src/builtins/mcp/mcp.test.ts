@@ -101,9 +101,19 @@ test('mcp plugin with the real server-everything over Streamable HTTP (url + hea
   child.stderr.on('data', (b: Buffer) => (log += b.toString()));
   await until(() => /listening on port/.test(log), 'the HTTP server');
   const plugin = createMcpPlugin();
-  const h = await startFake(plugin, { settings: { servers: [{ name: 'remote', url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-test': '1' } }] } });
+  const h = await startFake(plugin, { settings: { reconnect_base_ms: 100, reconnect_max_ms: 500, servers: [{ name: 'remote', url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-test': '1' } }] } });
   t.after(() => h.cleanup());
   assert.equal(plugin.connections()[0].state, 'connected', plugin.connections()[0].lastError);
   assert.equal(plugin.connections()[0].transport, 'http');
   assert.match(await h.callTool('mcp__remote__echo', { message: 'over http' }), /Echo: over http/);
+
+  // The HTTP server goes away: the next call fails, the tools leave, and come back with the server.
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  await assert.rejects(h.callTool('mcp__remote__echo', { message: 'x' }), /unreachable/);
+  assert.equal(h.tools.has('mcp__remote__echo'), false);
+  const again = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'ignore'] });
+  t.after(() => void again.kill('SIGKILL'));
+  await until(() => h.tools.has('mcp__remote__echo'), 'reconnect to the restarted HTTP server');
+  assert.match(await h.callTool('mcp__remote__echo', { message: 'back' }), /Echo: back/);
 });
