@@ -22,6 +22,8 @@ async function hostWith(t: { after: (fn: () => unknown) => void }, external: typ
 
 
 test('P-3: the restricted SDK has no publish, no social write, no services; raw requests for them are refused', async (t) => {
+  process.env.HOMEAGENT_FAKE_API_KEY = 'sk-must-not-leak';
+  t.after(() => delete process.env.HOMEAGENT_FAKE_API_KEY);
   const h = await host(t, 'ext-echo');
   const probe = JSON.parse(await h.callTool('ext_probe'));
   assert.equal(probe.publish, 'undefined');
@@ -30,6 +32,10 @@ test('P-3: the restricted SDK has no publish, no social write, no services; raw 
   assert.deepEqual(probe.socialKeys, ['getNetwork', 'getPerson', 'getRelations', 'getTrait', 'listPersons']);
   assert.match(probe.memory, /PLUGIN_FORBIDDEN: .*"memory" permission/);
   assert.equal(probe.sessions, true);
+  // The daemon's environment (API keys …) does not reach the plugin process.
+  assert.equal(probe.envKeys.includes('HOMEAGENT_FAKE_API_KEY'), false);
+  assert.ok(probe.envKeys.includes('HOMEAGENT_PLUGIN'));
+  assert.ok(probe.envKeys.every((k: string) => !/KEY|TOKEN|SECRET/i.test(k)), probe.envKeys.join(','));
   // `homeagent/sdk` resolves inside the child (definePlugin, Cap, error classes) without node_modules.
   await assert.rejects(h.callTool('ext_missing'), /NOT_FOUND\]: thing not found: abc/);
   let published = 0;

@@ -53,6 +53,15 @@ const stageArgs = z.object({ key: z.string(), stage: z.string(), scope: z.enum([
 const keyed = z.object({ key: z.string(), event: z.string().optional(), slot: z.string().optional() });
 const outputArgs = z.object({ key: z.string(), name: z.string(), caps: z.number(), description: z.string().default(''), options: z.object({ maxMessageLength: z.number().optional(), help: z.string().optional() }).default({}) });
 
+/** Variables a plugin process inherits; everything else (API keys, tokens …) stays in the daemon. */
+const ENV_PASS = ['PATH', 'HOME', 'USERPROFILE', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SystemRoot', 'SYSTEMROOT', 'ComSpec', 'PATHEXT', 'WINDIR'];
+
+function childEnv(plugin: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { HOMEAGENT_PLUGIN: plugin };
+  for (const k of ENV_PASS) if (process.env[k] !== undefined) env[k] = process.env[k];
+  return env;
+}
+
 /** Settings declared in a manifest become typed config keys (schema from the default's type). */
 export function manifestSettings(m: PluginManifest): Record<string, ConfigKeyDef> | undefined {
   if (!m.settings) return undefined;
@@ -161,7 +170,7 @@ export class ExternalPlugin {
     this.set('starting');
     const runner = await runnerScript();
     const execArgv = [`--max-old-space-size=${this.o.maxOldSpaceMb}`, ...runner.execArgv];
-    const child = fork(runner.script, [], { cwd: this.dir, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json', env: { ...process.env, HOMEAGENT_PLUGIN: this.name } });
+    const child = fork(runner.script, [], { cwd: this.dir, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json', env: childEnv(this.name) });
     let markExit!: () => void;
     const gen: Generation = {
       child,

@@ -92,6 +92,7 @@ export default definePlugin({
           socialKeys: Object.keys(sdk.social()).sort(),
           memory,
           sessions: Array.isArray(sessions),
+          envKeys: Object.keys(process.env).sort(),
         };
       },
     });
