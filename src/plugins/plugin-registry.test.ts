@@ -113,7 +113,10 @@ test('P-2: disable/enable persist across registries; reload = dispose + start ag
   const p: PluginDefinition<PluginSDK> = { name: 'toggle', start: (sdk) => void (starts++, sdk.registerTool(tool('toggle_tool', `gen ${starts}`))) };
   const h = await createTestHost({ plugins: [p] });
   t.after(() => h.close());
+  const states: string[] = [];
+  h.agent.bus.on('plugin_state', (e) => void (e.plugin === 'toggle' && states.push(e.state)));
   await h.registry.reload('toggle');
+  assert.deepEqual(states, ['stopped', 'starting', 'running']);
   assert.equal(await h.callTool('toggle_tool'), 'gen 2');
   await h.registry.disable('toggle');
   assert.equal(h.plugin('toggle')?.state, 'disabled');
