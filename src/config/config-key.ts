@@ -4,7 +4,9 @@ import { ValidationError } from '../spec/index.js';
 export const PLUGIN_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** One key segment after the namespace: lower-case words, digits, `_` and `-`. */
-const SEGMENT_RE = /^[a-z0-9][a-z0-9_-]*$/;
+// Key segments start lower-case; camelCase is allowed because plugins keep the field names of the
+// documents they implement (seed 001's memory-manager settings: modelTools, libraryPath …).
+const SEGMENT_RE = /^[a-z0-9][A-Za-z0-9_-]*$/;
 
 /** Where a config key lives: its namespace (`core` or `plugin.<name>`) and its SQLite table. */
 export interface ConfigKeyLocation {
@@ -44,7 +46,7 @@ export function locateConfigKey(key: string): ConfigKeyLocation {
     return { key, namespace: `plugin.${parts[1]}`, plugin: parts[1], table: pluginTableName(parts[1]) };
   }
   throw new ValidationError(
-    `invalid config key ${JSON.stringify(key)}: expected core.<name>[.<name>…] or plugin.<plugin>.<name>[.<name>…] (lower-case, digits, _ and -)`,
+    `invalid config key ${JSON.stringify(key)}: expected core.<name>[.<name>…] or plugin.<plugin>.<name>[.<name>…] (starting lower-case; letters, digits, _ and -)`,
     { key },
   );
 }
