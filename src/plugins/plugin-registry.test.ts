@@ -141,6 +141,36 @@ test('P-2: disable/enable persist across registries; reload = dispose + start ag
   assert.equal(await h.callTool('toggle_tool'), 'gen 5');
 });
 
+test('P-2: reloading or disabling a plugin takes its dependents down and back up with it', async (t) => {
+  const log: string[] = [];
+  let gen = 0;
+  const base: PluginDefinition<PluginSDK> = {
+    name: 'base',
+    start(sdk) {
+      gen++;
+      const n = gen;
+      log.push(`start base ${n}`);
+      sdk.onDispose(() => void log.push(`stop base ${n}`));
+    },
+  };
+  const mid: PluginDefinition<PluginSDK> = { name: 'mid', dependencies: ['base'], start: (sdk) => void (log.push('start mid'), sdk.onDispose(() => void log.push('stop mid'))) };
+  const top: PluginDefinition<PluginSDK> = { name: 'top', dependencies: ['mid'], start: (sdk) => void (log.push('start top'), sdk.onDispose(() => void log.push('stop top'))) };
+  const h = await createTestHost({ plugins: [top, mid, base] });
+  t.after(() => h.close());
+  log.length = 0;
+  await h.registry.reload('base');
+  assert.deepEqual(log, ['stop top', 'stop mid', 'stop base 1', 'start base 2', 'start mid', 'start top']);
+  log.length = 0;
+  await h.registry.disable('base');
+  assert.deepEqual(log, ['stop top', 'stop mid', 'stop base 2']);
+  assert.equal(h.plugin('mid')?.state, 'failed');
+  assert.equal(h.plugin('mid')?.lastError, 'dependency "base" was disabled');
+  log.length = 0;
+  await h.registry.enable('base');
+  assert.deepEqual(log, ['start base 3', 'start mid', 'start top']);
+  assert.equal(h.plugin('top')?.state, 'running');
+});
+
 test('P-2: disabled state is read back by a new registry', async (t) => {
   const p: PluginDefinition<PluginSDK> = { name: 'sticky', start: (sdk) => void sdk.registerTool(tool('sticky_tool')) };
   const homeDir = mkdtempSync(join(tmpdir(), 'ha-sticky-'));

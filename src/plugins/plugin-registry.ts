@@ -148,7 +148,8 @@ export class PluginRegistry implements PluginAdminService {
     this.saveState();
     await this.serial(async () => {
       if (e.state === 'disabled') e.state = 'stopped';
-      await this.startInOrder([name]);
+      // Plugins that failed for want of this one get their chance again.
+      await this.startInOrder([name, ...this.dependents(name).filter((d) => !this.opts.host.isRunning(d))]);
     });
   }
 
@@ -157,6 +158,11 @@ export class PluginRegistry implements PluginAdminService {
     this.disabled.add(name);
     this.saveState();
     await this.serial(async () => {
+      for (const d of this.dependents(name).reverse()) {
+        if (!this.opts.host.isRunning(d)) continue;
+        await this.stopEntry(d);
+        this.setState(this.entries.get(d)!, 'failed', `dependency "${name}" was disabled`);
+      }
       await this.stopEntry(name);
       this.setState(e, 'disabled');
     });
@@ -168,10 +174,13 @@ export class PluginRegistry implements PluginAdminService {
     await this.serial(async () => {
       const e = this.require(name);
       if (this.disabled.has(name)) throw new PluginError(name, 'plugin is disabled; enable it first', 'PLUGIN_DISABLED');
+      // Dependents hold on to what this plugin provided: they go down first and come back after it.
+      const dependents = this.dependents(name).filter((d) => this.opts.host.isRunning(d));
+      for (const d of [...dependents].reverse()) await this.stopEntry(d);
       await this.stopEntry(name);
       if (e.dir) this.rediscover(e);
       const fresh = this.entries.get(name)!;
-      await this.startInOrder([name]);
+      await this.startInOrder([name, ...dependents]);
       if (fresh.state !== 'running') throw new PluginError(name, `reload failed: ${fresh.lastError ?? fresh.state}`, 'PLUGIN_START_FAILED');
     });
   }
@@ -430,6 +439,23 @@ export class PluginRegistry implements PluginAdminService {
       state: clash?.state === 'disabled' ? 'disabled' : 'stopped',
       restarts: 0,
     });
+  }
+
+  /** Plugins that depend on `name`, directly or not, in start order. */
+  private dependents(name: string): string[] {
+    const out = new Set<string>();
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const e of this.entries.values()) {
+        if (out.has(e.name) || e.name === name) continue;
+        if (e.dependencies.some((d) => d === name || out.has(d))) {
+          out.add(e.name);
+          grew = true;
+        }
+      }
+    }
+    return this.order([...out]).order.filter((n) => out.has(n));
   }
 
   private order(names: string[]): { order: string[]; problems: Map<string, string> } {
