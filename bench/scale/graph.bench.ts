@@ -1,5 +1,5 @@
 /**
- * Graph scale benchmark (T-4): recall (keyword LIKE + BFS depth 2) over graphs of 1k / 10k / 100k
+ * Graph scale benchmark (T-4): recall (keyword match: trigram FTS or LIKE, + BFS depth 2) over graphs of 1k / 10k / 100k
  * entities with ~2 relations each, on a real SQLite file. `runGraphScale` fits `registerScaleCase`
  * of `bench/scale/run.ts`; run alone with `node --import tsx bench/scale/graph.bench.ts [--max N]`.
  */
@@ -68,7 +68,7 @@ export async function runGraphScale(ctx: { tmp?: string; sizes?: number[]; queri
         g.expand(`entity-${id}`, 2);
         expand.push(performance.now() - t);
       }
-      rows.push({ case: 'graph recall (LIKE + BFS depth 2)', size, p50: pct(recall, 50), p95: pct(recall, 95), note: `avg ${(reached / recall.length).toFixed(0)} entities reached; build ${(buildMs / 1000).toFixed(1)} s` });
+      rows.push({ case: 'graph recall (keyword match + BFS depth 2)', size, p50: pct(recall, 50), p95: pct(recall, 95), note: `avg ${(reached / recall.length).toFixed(0)} entities reached; build ${(buildMs / 1000).toFixed(1)} s` });
       rows.push({ case: 'graph BFS depth 2 from one entity', size, p50: pct(expand, 50), p95: pct(expand, 95) });
       g.close();
     }

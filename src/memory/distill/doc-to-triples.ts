@@ -47,14 +47,15 @@ export function extractJson(text: string): unknown {
 
 /**
  * Parses triples out of an LLM answer. Returns undefined when the answer is not JSON of the
- * expected shape (the caller falls back to the rules); invalid items are dropped one by one.
+ * expected shape (the caller falls back to the rules); invalid items are dropped one by one and at
+ * most 200 are read.
  */
 export function parseLlmTriples(text: string, doc?: DistillableDoc): Triple[] | undefined {
   const json = extractJson(text);
   const list = Array.isArray(json) ? json : (json as { triples?: unknown } | undefined)?.triples;
   if (!Array.isArray(list)) return undefined;
   const out: Triple[] = [];
-  for (const item of list) {
+  for (const item of list.slice(0, 200)) {
     const r = TripleSchema.safeParse(item);
     if (!r.success || r.data.subject.toLowerCase() === r.data.object.toLowerCase()) continue;
     const t: Triple = { ...r.data };
