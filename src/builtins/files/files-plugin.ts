@@ -13,6 +13,7 @@ const settings: Record<string, ConfigKeyDef> = {
   max_write_bytes: { default: 1024 * 1024, description: 'Largest file files_write produces', schema: z.number().int().min(1).max(64 * 1024 * 1024) },
   max_list_entries: { default: 500, description: 'Most entries files_list returns', schema: z.number().int().min(1).max(100_000) },
   max_search_files: { default: 5000, description: 'Most files files_search visits', schema: z.number().int().min(1).max(1_000_000) },
+  max_journal_file_bytes: { default: 32 * 1024 * 1024, description: 'Files larger than this are not overwritten or deleted (their undo copy would be too big)', schema: z.number().int().min(1).max(4 * 1024 * 1024 * 1024) },
   journal_max_entries: { default: 1000, description: 'Changes kept by the change tracker (oldest dropped with their before-images)', schema: z.number().int().min(1).max(1_000_000) },
 };
 
@@ -43,6 +44,7 @@ export const filesPlugin = definePlugin({
       maxWriteBytes: s.get<number>('max_write_bytes'),
       maxListEntries: s.get<number>('max_list_entries'),
       maxSearchFiles: s.get<number>('max_search_files'),
+      maxJournalFileBytes: s.get<number>('max_journal_file_bytes'),
     });
     // Tools ask for the current guard on every call, so a roots change applies at once.
     for (const t of filesTools(() => guard, journal, limits)) sdk.registerTool(t);

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import type { ToolDef } from '../../spec/index.js';
-import { PayloadTooLargeError, ValidationError } from '../../spec/index.js';
+import { HomeAgentError, PayloadTooLargeError, ValidationError } from '../../spec/index.js';
 import { parseArgs, toolParameters, writeFileAtomic } from '../shared/index.js';
 import type { PathGuard } from './path-guard.js';
 import type { ChangeJournal } from './change-journal.js';
@@ -13,6 +13,14 @@ export interface FilesLimits {
   maxWriteBytes: number;
   maxListEntries: number;
   maxSearchFiles: number;
+  /** Largest file whose before-image is journaled; bigger files are not overwritten/deleted. */
+  maxJournalFileBytes: number;
+}
+
+function assertJournalable(size: number, limit: number, path: string): void {
+  if (size > limit) {
+    throw new HomeAgentError('PAYLOAD_TOO_LARGE', `${path} is ${size} bytes: too large to keep an undo copy of (limit ${limit}, setting plugin.files.max_journal_file_bytes); it was not changed`, { details: { path, size, limit } });
+  }
 }
 
 const readArgs = z.object({
@@ -81,6 +89,7 @@ export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal
       const g = await guard.resolve(a.path);
       const st = await fsp.stat(g.abs).catch(() => undefined);
       if (st && !st.isFile()) throw new ValidationError(`not a file: ${a.path}`, { path: a.path });
+      if (st) assertJournalable(st.size, limits().maxJournalFileBytes, a.path);
       const before = st ? await fsp.readFile(g.abs) : undefined;
       const after = a.append && before ? Buffer.concat([before, bytes]) : bytes;
       if (after.byteLength > max) throw new PayloadTooLargeError(max, 'resulting file');
@@ -181,6 +190,7 @@ export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal
       const st = await fsp.lstat(g.abs).catch(() => undefined);
       if (!st) throw new ValidationError(`no such file: ${a.path}`, { path: a.path });
       if (!st.isFile()) throw new ValidationError(`only files can be deleted: ${a.path}`, { path: a.path });
+      assertJournalable(st.size, limits().maxJournalFileBytes, a.path);
       const before = await fsp.readFile(g.abs);
       const rec = await journal.record({ op: 'delete', path: g.abs, tool: 'files_delete', turnId: call.turnId, before, sizeAfter: 0 });
       await fsp.rm(g.abs);

@@ -125,12 +125,16 @@ test('files plugin: tools write/read/list/search/delete inside roots, journal ev
 });
 
 test('files plugin: size caps on write and read, symlink escape refused', async (t) => {
-  const h = await startFake(filesPlugin, { settings: { max_write_bytes: 10, max_read_bytes: 1024 } });
+  const h = await startFake(filesPlugin, { settings: { max_write_bytes: 10, max_read_bytes: 1024, max_journal_file_bytes: 2000 } });
   t.after(() => h.cleanup());
   await assert.rejects(h.callTool('files_write', { path: 'big.txt', content: 'x'.repeat(11) }), /larger than 10 bytes/);
   writeFileSync(join(h.home, 'files', 'long.txt'), 'y'.repeat(3000));
   const out = await h.callTool('files_read', { path: 'long.txt' });
   assert.match(out, /truncated: showed bytes 0-1024 of 3000; read again with offset=1024/);
+  // too big to keep an undo copy of: neither overwritten nor deleted
+  await assert.rejects(h.callTool('files_delete', { path: 'long.txt' }), /too large to keep an undo copy/);
+  await assert.rejects(h.callTool('files_write', { path: 'long.txt', content: 'x' }), /too large to keep an undo copy/);
+  assert.equal(readFileSync(join(h.home, 'files', 'long.txt'), 'utf8').length, 3000);
   const outside = mkdtempSync(join(tmpdir(), 'ha-out-'));
   t.after(() => rmSync(outside, { recursive: true, force: true }));
   writeFileSync(join(outside, 's.txt'), 'secret');
