@@ -19,6 +19,8 @@ import { mediaTools } from './media-tools.js';
 export const CONSOLIDATION = '_consolidation_';
 const MAX_INPUT_CHARS = 200_000;
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** Channel/source names, as the session store accepts them (C-9). */
+const CHANNEL = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface AgentOptions {
   llm: LlmPort;
@@ -206,6 +208,10 @@ export class Agent {
    */
   injectInterrupt(i: { sessionId?: string; source: string; text: string }): void {
     if (typeof i.text !== 'string' || !i.text.trim()) throw new ValidationError('interrupt text is required');
+    // Checked now: a queued interrupt may become a new turn later, inside the event loop.
+    if (typeof i.source !== 'string' || !CHANNEL.test(i.source)) throw new ValidationError(`invalid interrupt source "${String(i.source).slice(0, 60)}"`);
+    if (i.sessionId !== undefined && (typeof i.sessionId !== 'string' || !SESSION_ID.test(i.sessionId) || i.sessionId.includes('..'))) throw new ValidationError(`invalid session id "${String(i.sessionId).slice(0, 60)}"`);
+    if (i.text.length > MAX_INPUT_CHARS) throw new ValidationError(`interrupt text is longer than ${MAX_INPUT_CHARS} characters`);
     const at = this.now();
     if (this.current) {
       this.interrupts.push({ ...i, at });
@@ -242,7 +248,10 @@ export class Agent {
     if (o.text.length > MAX_INPUT_CHARS) throw new ValidationError(`input text is longer than ${MAX_INPUT_CHARS} characters`);
     if (!SESSION_ID.test(o.sessionId) || o.sessionId.includes('..')) throw new ValidationError(`invalid session id "${String(o.sessionId).slice(0, 60)}"`);
     if (!o.text.trim() && !(o.attachments?.length)) throw new ValidationError('input is empty');
-    return { sessionId: o.sessionId, source: o.source, channel: o.channel ?? o.source, text: o.text, attachments: o.attachments, trigger: o.trigger ?? 'user', meta: o.meta };
+    const channel = o.channel ?? o.source;
+    if (typeof o.source !== 'string' || !CHANNEL.test(o.source)) throw new ValidationError(`invalid input source "${String(o.source).slice(0, 60)}": use 1-64 of A-Z a-z 0-9 _ -`);
+    if (!CHANNEL.test(channel)) throw new ValidationError(`invalid channel "${String(channel).slice(0, 60)}": use 1-64 of A-Z a-z 0-9 _ -`);
+    return { sessionId: o.sessionId, source: o.source, channel, text: o.text, attachments: o.attachments, trigger: o.trigger ?? 'user', meta: o.meta };
   }
 
   private async record(q: QueuedInput): Promise<void> {
@@ -317,7 +326,12 @@ export class Agent {
       // Interrupts that arrived too late for the turn's last LLM call start a new turn (C-2 c).
       for (const i of this.interrupts.splice(0)) {
         if (signal.aborted) break;
-        this.injectInput({ sessionId: i.sessionId ?? q.input.sessionId, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+        try {
+          this.injectInput({ sessionId: i.sessionId ?? q.input.sessionId, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+        } catch (e) {
+          // Never let one bad interrupt end the loop (the agent would stop answering).
+          this.log.error(`dropped an interrupt that could not become a turn: ${(e as Error).message}`);
+        }
       }
     }
   }
