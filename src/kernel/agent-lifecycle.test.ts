@@ -138,15 +138,43 @@ test('bad input: oversized text, invalid session ids, empty input → Validation
     ['too long id', { sessionId: 'a'.repeat(129), source: 'test', text: 'hi' }],
     ['empty text', { sessionId: SESSION, source: 'test', text: '   \n' }],
     ['non-string text', { sessionId: SESSION, source: 'test', text: 42 as unknown as string }],
+    // the session store would refuse these channels: the input must fail up front, not lose its log
+    ['bad source', { sessionId: SESSION, source: 'my plugin!', text: 'hi' }],
+    ['bad channel', { sessionId: SESSION, source: 'test', channel: 'web.ui', text: 'hi' }],
   ];
   for (const [why, input] of bad) assert.throws(() => h.agent.injectInput(input), ValidationError, why);
   assert.throws(() => h.agent.injectInterrupt({ source: 'test', text: '  ' }), ValidationError);
+  assert.throws(() => h.agent.injectInterrupt({ source: 'test', sessionId: '../etc', text: 'hi' }), ValidationError);
+  assert.throws(() => h.agent.injectInterrupt({ source: 'bad source', text: 'hi' }), ValidationError);
+  assert.throws(() => h.agent.injectInterrupt({ source: 'test', text: 'x'.repeat(200_001) }), ValidationError);
   assert.equal(h.agent.queued, 0);
   assert.equal(h.fake.requests.length, 0);
   // an attachment-only input is fine, and the agent still works
   h.fake.enqueue({ text: 'nice picture' });
   const out = await h.send('', { attachments: [{ mimeType: 'image/png', name: 'p.png', data: Buffer.from('png').toString('base64') }] });
   assert.equal(out.text, 'nice picture');
+});
+
+test('C-2: a bad interrupt sent while a turn runs is refused at once and cannot stop the event loop', { timeout: 8000 }, async (t) => {
+  const h = await harness(t);
+  let refused: unknown;
+  // after the last LLM call: a queued interrupt would become a new turn inside the event loop
+  h.agent.stages.registerStage(
+    'after_output',
+    () => {
+      try {
+        h.agent.injectInterrupt({ source: 'test', sessionId: 'a/b', text: 'late' });
+      } catch (e) {
+        refused = e;
+      }
+    },
+    'p',
+  );
+  h.fake.enqueue({ text: 'first done' });
+  assert.equal((await h.send('one')).text, 'first done');
+  assert.ok(refused instanceof ValidationError);
+  h.fake.enqueue({ text: 'still alive' });
+  assert.equal((await h.send('two')).text, 'still alive');
 });
 
 test('C-9: the session log holds user, tool_call, tool_result, assistant with increasing seqs and the turn id', async (t) => {
