@@ -67,6 +67,7 @@ export class DocStore {
   private readonly position = new Map<string, number>();
   /** Insertion sequence per document: breaks ties of equal timestamps. */
   private readonly seqs = new Map<string, number>();
+  private stmts: { ins: Database.Statement; del: Database.Statement; touch: Database.Statement } | undefined;
 
   constructor(private readonly opts: DocStoreOptions) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
@@ -105,6 +106,12 @@ export class DocStore {
       this.db = this.connect();
     }
     const db = this.db;
+    this.stmts = {
+      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens)
+        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, 0, NULL, @refs, @meta, @tokens)`),
+      del: db.prepare('DELETE FROM documents WHERE id = ?'),
+      touch: db.prepare('UPDATE documents SET access_count = access_count + 1, last_access = ? WHERE id = ?'),
+    };
     const updVec = db.prepare('UPDATE documents SET vec = ?, vec_model = ? WHERE id = ?');
     this.index = new HybridIndex<MemoryDocument>({
       embedder: this.opts.embedder,
@@ -133,6 +140,7 @@ export class DocStore {
   async close(): Promise<void> {
     this.index?.close();
     this.index = undefined;
+    this.stmts = undefined;
     this.db?.close();
     this.db = undefined;
   }
@@ -147,9 +155,8 @@ export class DocStore {
     return this.add({ kind: 'commit', source: 'doc_commit', ...extra, content });
   }
 
-  /** Adds several documents in one transaction. */
+  /** Adds several documents in one transaction (each validated; typed error on bad input). */
   addMany(inputs: NewDocument[]): MemoryDocument[] {
-    const db = this.conn;
     const now = this.clock();
     const docs = inputs.map((raw) => {
       const r = newDocumentSchema.safeParse(raw);
@@ -175,8 +182,12 @@ export class DocStore {
       };
       return doc;
     });
-    const ins = db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens)
-      VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, 0, NULL, @refs, @meta, @tokens)`);
+    return this.insert(docs);
+  }
+
+  private insert(docs: MemoryDocument[]): MemoryDocument[] {
+    const db = this.conn;
+    const { ins } = this.statements;
     const tokens = docs.map((d) => this.opts.embedder.tokenize(indexText(d)));
     const seqs = docs.map(() => this.seq++);
     db.transaction(() => {
@@ -197,7 +208,9 @@ export class DocStore {
    * timestamp, session, source and refs. The document id is the event id.
    */
   archiveEvents(events: readonly ContextEvent[]): MemoryDocument[] {
-    const inputs: NewDocument[] = events.map((e) => ({
+    // Events come from our own context window (already validated): no schema pass per turn.
+    const now = this.clock();
+    const docs: MemoryDocument[] = events.map((e) => ({
       id: e.id,
       content: cleanText(`${e.input} ${e.response}`) || cleanText((e.toolOutputs ?? []).filter((t) => !t.noMemory).map((t) => t.text).join('\n')) || '(empty)',
       input: e.input,
@@ -207,10 +220,12 @@ export class DocStore {
       channel: e.channel,
       sessionId: e.sessionId,
       createdAt: e.timestamp,
-      refs: e.refs ?? [],
+      addedAt: now,
+      accessCount: 0,
+      refs: [...(e.refs ?? [])],
       meta: { eventKind: e.kind },
     }));
-    return inputs.length ? this.addMany(inputs) : [];
+    return docs.length ? this.insert(docs) : [];
   }
 
   /** One document by id. */
@@ -228,7 +243,7 @@ export class DocStore {
   /** Deletes a document; returns whether it existed. */
   remove(id: string): boolean {
     if (typeof id !== 'string') return false;
-    const r = this.conn.prepare('DELETE FROM documents WHERE id = ?').run(id);
+    const r = this.statements.del.run(id);
     this.idx.remove(id);
     this.dropOrder(id);
     return r.changes > 0;
@@ -282,7 +297,7 @@ export class DocStore {
   async query(query: string, k = 3): Promise<DocHit[]> {
     const hits = await this.search(query, k);
     const now = this.clock();
-    const upd = this.conn.prepare('UPDATE documents SET access_count = access_count + 1, last_access = ? WHERE id = ?');
+    const upd = this.statements.touch;
     this.conn.transaction(() => {
       for (const h of hits) {
         upd.run(now, h.doc.id);
@@ -296,7 +311,7 @@ export class DocStore {
   /** doc_query (T-3): finds the top k and removes them from the store; the caller re-appends them. */
   async consume(query: string, k = 5): Promise<MemoryDocument[]> {
     const hits = await this.search(query, k);
-    const del = this.conn.prepare('DELETE FROM documents WHERE id = ?');
+    const del = this.statements.del;
     this.conn.transaction(() => {
       for (const h of hits) del.run(h.doc.id);
     })();
@@ -430,6 +445,11 @@ export class DocStore {
   private get conn(): Database.Database {
     if (!this.db) throw new HomeAgentError('DOCS_CLOSED', 'the document store is not open');
     return this.db;
+  }
+
+  private get statements(): { ins: Database.Statement; del: Database.Statement; touch: Database.Statement } {
+    if (!this.stmts) throw new HomeAgentError('DOCS_CLOSED', 'the document store is not open');
+    return this.stmts;
   }
 
   private get idx(): HybridIndex<MemoryDocument> {

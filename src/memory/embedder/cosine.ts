@@ -16,37 +16,49 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return dot / Math.sqrt(na * nb);
 }
 
+/** Term counts per token list, cached by array identity (prune scores the same events every turn). */
+const countsCache = new WeakMap<readonly string[], Map<string, number>>();
+
+function countsOf(tokens: readonly string[]): Map<string, number> {
+  let m = countsCache.get(tokens);
+  if (!m) {
+    m = new Map();
+    for (const t of tokens) m.set(t, (m.get(t) ?? 0) + 1);
+    countsCache.set(tokens, m);
+  }
+  return m;
+}
+
 /**
  * TF-IDF cosine of a query against a small set of token lists (the lexical fallback of T-2's
- * prune): IDF is computed over the given documents plus the query.
+ * prune): IDF is computed over the given documents plus the query; tf is log-scaled.
  */
-export function tfidfCosineScores(query: string[], docs: string[][]): number[] {
+export function tfidfCosineScores(query: readonly string[], docs: readonly (readonly string[])[]): number[] {
   const n = docs.length + 1;
+  const qc = countsOf(query);
+  const counts = docs.map(countsOf);
   const df = new Map<string, number>();
-  const seen = (toks: string[]): void => {
-    for (const t of new Set(toks)) df.set(t, (df.get(t) ?? 0) + 1);
-  };
-  seen(query);
-  for (const d of docs) seen(d);
-  const vec = (toks: string[]): Map<string, number> => {
-    const tf = new Map<string, number>();
-    for (const t of toks) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const [t, c] of tf) tf.set(t, (1 + Math.log(c)) * Math.log(1 + n / (df.get(t) ?? 1)));
-    return tf;
-  };
-  const norm = (v: Map<string, number>): number => Math.sqrt([...v.values()].reduce((s, x) => s + x * x, 0));
-  const q = vec(query);
-  const qn = norm(q);
-  return docs.map((d) => {
+  for (const t of qc.keys()) df.set(t, 1);
+  for (const c of counts) for (const t of c.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (t: string): number => Math.log(1 + n / (df.get(t) ?? 1));
+  const qw = new Map<string, number>();
+  let qn = 0;
+  for (const [t, c] of qc) {
+    const w = (1 + Math.log(c)) * idf(t);
+    qw.set(t, w);
+    qn += w * w;
+  }
+  qn = Math.sqrt(qn);
+  return counts.map((c) => {
     if (qn === 0) return 0;
-    const v = vec(d);
-    const dn = norm(v);
-    if (dn === 0) return 0;
+    let dn = 0;
     let dot = 0;
-    for (const [t, w] of q) {
-      const x = v.get(t);
-      if (x !== undefined) dot += w * x;
+    for (const [t, k] of c) {
+      const w = (1 + Math.log(k)) * idf(t);
+      dn += w * w;
+      const q = qw.get(t);
+      if (q !== undefined) dot += q * w;
     }
-    return dot / (qn * dn);
+    return dn === 0 ? 0 : dot / (qn * Math.sqrt(dn));
   });
 }

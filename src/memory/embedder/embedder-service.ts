@@ -44,6 +44,7 @@ export class EmbedderService {
   private unsubscribe: (() => void) | undefined;
   private started = false;
   private lastApiWarn = 0;
+  private readonly tokenCache = new Map<string, string[]>();
   private readonly log: EmbedderLog;
 
   constructor(private readonly opts: { config: ConfigReader; log?: EmbedderLog; fetch?: typeof fetch; dataDir?: string; downloadTimeoutMs?: number }) {
@@ -73,9 +74,19 @@ export class EmbedderService {
     this.generation++;
   }
 
-  /** Lexical tokens: jieba (cut_for_search) for Chinese, lowercase + stop-words + Porter stem for English. */
+  /**
+   * Lexical tokens: jieba (cut_for_search) for Chinese, lowercase + stop-words + Porter stem for
+   * English. Recent texts are cached: the same turn is tokenised by the context, then by the
+   * document store when it is archived.
+   */
   tokenize(text: string): string[] {
-    return lexicalTokens(text);
+    if (text.length > 4096) return lexicalTokens(text);
+    const hit = this.tokenCache.get(text);
+    if (hit) return hit.slice();
+    const toks = lexicalTokens(text);
+    if (this.tokenCache.size >= 2048) this.tokenCache.delete(this.tokenCache.keys().next().value as string);
+    this.tokenCache.set(text, toks);
+    return toks.slice();
   }
 
   /** Salient keywords (jieba TF-IDF extract for Chinese, content words for English). */
