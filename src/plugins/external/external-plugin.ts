@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import type { ConfigKeyDef, ConfigKeyInfo, Disposer, PluginSDK, PluginInfo, StageContext, StageName, StageScope, SocialReadAPI } from '../../spec/index.js';
@@ -182,11 +183,9 @@ export class ExternalPlugin {
       exit: new Promise<void>((r) => (markExit = r)),
     };
     this.gen = gen;
+    // The plugin's console output goes to its log, line by line.
     for (const [stream, level] of [[child.stdout, 'info'], [child.stderr, 'warn']] as const) {
-      stream?.setEncoding('utf8');
-      stream?.on('data', (chunk: string) => {
-        for (const line of chunk.split('\n')) if (line.trim()) sdk.log[level](line.slice(0, 2000));
-      });
+      if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => line.trim() && sdk.log[level](line.slice(0, 2000)));
     }
     let startResolve!: (v: { ok: boolean; error?: string }) => void;
     const started = new Promise<{ ok: boolean; error?: string }>((r) => (startResolve = r));
