@@ -6,6 +6,28 @@ import { jsonOk, parseArgs, readJsonBody, safeHandler, toolParameters } from '..
 
 const KEY_RE = /^(core|plugin)(\.[a-z0-9][a-z0-9_-]*)+$/;
 
+/**
+ * Settings the agent may not change through `config_set`: they are its own guard rails
+ * (what it may run, touch or start) and the access to the daemon. Users change them over
+ * HTTP, the WebUI or `waiter config`.
+ */
+export const DEFAULT_PROTECTED_KEYS = [
+  'plugin.cmd.*',
+  'plugin.files.*',
+  'plugin.agentcli.*',
+  'plugin.mcp.servers',
+  'plugin.webui.*',
+  'plugin.cli.*',
+  'plugin.cfgmgr.*',
+  'plugin.pluginmgr.*',
+  'core.llm.*',
+];
+
+/** True when `key` matches one of the patterns (exact, or a prefix ending in `*`). */
+export function isProtectedKey(key: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => (p.endsWith('*') ? key.startsWith(p.slice(0, -1)) : key === p));
+}
+
 function admin(sdk: PluginSDK): ConfigAdminService {
   const s = sdk.use('host.config');
   if (!s) throw new HomeAgentError('UNAVAILABLE', 'the config registry is not available', { retryable: true });
@@ -42,6 +64,13 @@ const listArgs = z.object({ prefix: z.string().max(300).optional().describe('e.g
 export const cfgmgrPlugin = definePlugin({
   name: 'cfgmgr',
   description: 'Read and change settings over HTTP and tools',
+  settings: {
+    tool_protected_keys: {
+      default: DEFAULT_PROTECTED_KEYS,
+      description: 'Settings the agent may not change with config_set (exact keys or prefixes ending in *); secrets are always protected',
+      schema: z.array(z.string().min(1).max(300)).max(500),
+    },
+  },
   start(sdk) {
     const route = (method: 'GET' | 'PUT' | 'DELETE', path: string, fn: (req: Request, p: Record<string, string>) => Promise<Response> | Response) =>
       sdk.registerRoute({ method, path, handler: safeHandler(fn) });
@@ -76,6 +105,9 @@ export const cfgmgrPlugin = definePlugin({
         const a = parseArgs(setArgs, raw, 'config_set');
         const key = checkKey(a.key);
         const svc = admin(sdk);
+        if (isProtectedKey(key, sdk.settings().get<string[]>('tool_protected_keys')) || svc.get(key).secret) {
+          throw new HomeAgentError('FORBIDDEN', `${key} can only be changed by the user (WebUI settings or \`waiter config set\`), not by a tool`, { details: { key } });
+        }
         await setWithKey(svc, key, a.value as ConfigValue);
         return `set ${show(svc.get(key))}`;
       },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { createTestHost, type TestHost } from '../../sdk/testing/index.js';
 import { definePlugin } from '../../sdk/index.js';
-import { cfgmgrPlugin } from './index.js';
+import { cfgmgrPlugin, isProtectedKey, DEFAULT_PROTECTED_KEYS } from './index.js';
 import { callRoute } from '../__fixtures__/call-route.js';
 
 /** The daemon provides host.config; the test host does not, so a test plugin offers it over the real registry. */
@@ -71,4 +71,17 @@ test('cfgmgr tools: config_get, config_set (validated), config_list', async (t) 
   assert.match(await host.callTool('config_set', { key: 'plugin.test-config.level', value: 5 }), /= 5/);
   await assert.rejects(host.callTool('config_set', { key: 'plugin.test-config.level', value: 'high' }), /level/);
   assert.match(await host.callTool('config_list', { prefix: 'plugin.test-config' }), /plugin\.test-config\.level = 5/);
+  // guard rails and secrets are the user's: the agent cannot change them
+  await assert.rejects(host.callTool('config_set', { key: 'plugin.test-config.token', value: 'x' }), /only be changed by the user/);
+  await assert.rejects(host.callTool('config_set', { key: 'plugin.cfgmgr.tool_protected_keys', value: [] }), /only be changed by the user/);
+  // …while the HTTP API (the user) can
+  const put = await callRoute(host.host.routes.list(), 'PUT', '/api/v1/settings/plugin.test-config.token', JSON.stringify({ value: 'abc' }));
+  assert.equal(put.status, 200);
+});
+
+test('isProtectedKey: exact keys and prefixes', () => {
+  assert.equal(isProtectedKey('plugin.cmd.allowlist', DEFAULT_PROTECTED_KEYS), true);
+  assert.equal(isProtectedKey('plugin.mcp.servers', DEFAULT_PROTECTED_KEYS), true);
+  assert.equal(isProtectedKey('plugin.mcp.call_timeout_ms', DEFAULT_PROTECTED_KEYS), false);
+  assert.equal(isProtectedKey('plugin.timer.timezone', DEFAULT_PROTECTED_KEYS), false);
 });

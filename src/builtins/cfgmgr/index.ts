@@ -1,2 +1,2 @@
 /** `cfgmgr` built-in plugin (P-7). */
-export { cfgmgrPlugin as default, cfgmgrPlugin } from './cfgmgr-plugin.js';
+export { cfgmgrPlugin as default, cfgmgrPlugin, DEFAULT_PROTECTED_KEYS, isProtectedKey } from './cfgmgr-plugin.js';
