@@ -91,6 +91,8 @@ export class Agent {
   private llmAbort: AbortController | undefined;
   private interruptAborted = false;
   private started = false;
+  /** True after stop() until the next start(): new input is recorded, then ends `aborted`. */
+  private stopped = false;
 
   constructor(private readonly opts: AgentOptions) {
     this.log = opts.log ?? silentLogger;
@@ -150,6 +152,7 @@ export class Agent {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.stopped = false;
     this.shutdown = new AbortController();
     this.loop = this.eventLoop();
   }
@@ -162,14 +165,17 @@ export class Agent {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.stopped = true;
     this.shutdown.abort();
     this.llmAbort?.abort(new Error('shutdown'));
     this.wake?.();
     await this.loop;
-    for (const q of [...this.external.splice(0), ...this.selfInputs.splice(0)]) {
-      q.resolve({ turnId: q.turnId, sessionId: q.input.sessionId, text: '', status: 'aborted', error: { code: 'SHUTDOWN', message: 'the daemon stopped before this input was processed' }, rounds: 0 });
-    }
+    for (const q of [...this.external.splice(0), ...this.selfInputs.splice(0)]) q.resolve(this.abortedOutcome(q));
     await this.context.flush();
+  }
+
+  private abortedOutcome(q: QueuedInput): TurnOutcome {
+    return { turnId: q.turnId, sessionId: q.input.sessionId, text: '', status: 'aborted', error: { code: 'SHUTDOWN', message: 'the daemon stopped before this input was processed' }, rounds: 0 };
   }
 
   registerContextFilter(filter: (e: ContextEvent) => boolean): Disposer {
@@ -191,6 +197,11 @@ export class Agent {
     const q: QueuedInput = { input, turnId, resolve };
     const accepted = this.record(q);
     q.accepted = accepted;
+    if (this.stopped) {
+      // Nothing will process it: keep the message, tell the caller at once instead of never.
+      void accepted.then(() => resolve(this.abortedOutcome(q)));
+      return { turnId, sessionId: input.sessionId, done };
+    }
     (input.trigger === 'system' && input.source === CONSOLIDATION ? this.selfInputs : this.external).push(q);
     void accepted.then(() => this.wake?.());
     return { turnId, sessionId: input.sessionId, done };
