@@ -86,9 +86,17 @@ test('C-1/C-10: stop() cancels a tool in flight (a sub-agent waiting on the LLM)
   assert.equal(toolSignal?.aborted, true);
 });
 
-test('C-1: a stopped agent can be started again and takes new input', async (t) => {
+test('C-1: input sent to a stopped agent is logged and ends aborted at once; after start() it is processed again', { timeout: 8000 }, async (t) => {
   const h = await harness(t);
   await h.agent.stop();
+  const late = await h.agent.injectInput({ sessionId: 'test:late', source: 'test', text: 'anyone home?' }).done;
+  assert.equal(late.status, 'aborted');
+  assert.equal(late.error?.code, 'SHUTDOWN');
+  assert.deepEqual(
+    (await h.sessionLog('test:late')).map((e) => e.text),
+    ['anyone home?'],
+  );
+  assert.equal(h.fake.requests.length, 0);
   h.agent.start();
   h.fake.enqueue({ text: 'back again' });
   assert.equal((await h.send('hello?')).text, 'back again');
