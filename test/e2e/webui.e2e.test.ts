@@ -100,6 +100,17 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     if (h.host) assert.equal(h.host.interrupts.at(-1)?.text, '简短一点');
   });
 
+  it('attaches an image to a message', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    h.script({ rounds: [{ text: '收到图片。' }] });
+    await page.setInputFiles('[data-testid=file-input]', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.waitForSelector('.file-chip img', { timeout: T });
+    await send(page, '看看这张图');
+    await page.waitForSelector('[data-testid=turn]:last-child .attachments :text("dot.png")', { timeout: T });
+    await lastTurnDone(page);
+    if (h.host) assert.equal(h.host.inputs.at(-1)?.attachments?.[0]?.mimeType, 'image/png');
+  });
+
   it('saves an answer as a memory, finds it in the library, plans it, and sees it injected next turn', async () => {
     await page.click('[data-testid=turn]:first-child [data-testid=save-memory]');
     await page.fill('[data-testid=memory-title]', '上海天气偏好');

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { NotFoundError } from '../../sdk/index.js';
+import { NotFoundError, ValidationError } from '../../sdk/index.js';
 import type { ConfigValue } from '../../sdk/index.js';
 import { json, readBytes, readJson, ServiceUnavailableError } from './http-json.js';
 import { parseBody } from './chat-routes.js';
@@ -68,6 +68,16 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
       return json({ ok: true, value: p.get(name) });
     });
   }
+
+  app.delete('/api/v1/plugins/:name', async (c) => {
+    const name = c.req.param('name');
+    const p = plugins();
+    const info = p.get(name);
+    if (!info) throw new NotFoundError('plugin', name);
+    if (info.kind === 'builtin') throw new ValidationError(`${name} is built in and cannot be removed (disable it instead)`);
+    await p.uninstall(name);
+    return json({ ok: true, value: { removed: name } });
+  });
 
   app.get('/api/v1/changes', (c) => json({ ok: true, value: changes().list({ limit: Math.min(Number(c.req.query('limit') ?? 200) || 200, 2000) }) }));
   app.post('/api/v1/changes/:id/undo', async (c) => json({ ok: true, value: await changes().undo(c.req.param('id')) }));

@@ -48,6 +48,19 @@ export function PluginsSection() {
       req.reload();
     }
   };
+  const uninstall = async (name: string) => {
+    if (!window.confirm(t('plugins.uninstallConfirm', { name }))) return;
+    setBusy(name);
+    try {
+      await api(`/api/v1/plugins/${encodeURIComponent(name)}`, { method: 'DELETE' });
+      app.toast(t('plugins.uninstalled', { name }), 'ok');
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    } finally {
+      setBusy(undefined);
+      req.reload();
+    }
+  };
   const install = async (f: File | undefined) => {
     if (!f) return;
     setBusy('__install');
@@ -93,6 +106,11 @@ export function PluginsSection() {
               <button className="btn small" disabled={busy === p.name || !p.enabled} onClick={() => void act(p.name, 'reload')}>
                 <Icon name="refresh" size={14} /> {t('plugins.reload')}
               </button>
+              {p.kind !== 'builtin' && (
+                <button className="btn small danger" disabled={busy === p.name} onClick={() => void uninstall(p.name)}>
+                  {t('plugins.uninstall')}
+                </button>
+              )}
               <Switch checked={p.enabled} disabled={busy === p.name} onChange={(v) => void act(p.name, v ? 'enable' : 'disable')} label={t('plugins.enabled')} />
             </div>
             {p.lastError && <div className="form-error">{t('plugins.lastError', { error: p.lastError })}</div>}
