@@ -10,7 +10,7 @@ import { Indexer } from './indexer/index.js';
 import { RuleDistillPipeline, type LlmLike } from './distill/index.js';
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
-import { HeartbeatLoops, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
+import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
 
 export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
@@ -20,8 +20,11 @@ export interface MemorySystemOptions {
   now?: () => number;
   /** The kernel's LLM (provider manager with fallback), for docToTriples, merge and review. */
   llm?: LlmLike;
-  /** Kernel hook to queue an internal consolidation input (merge loop). */
-  injectConsolidation?: (text: string, meta?: Record<string, unknown>) => void;
+  /**
+   * Kernel hook to queue an internal consolidation input (merge loop). Returning the kernel's
+   * ticket (`injectSelfInput`'s `{ done }`) lets the round's answer be applied automatically.
+   */
+  injectConsolidation?: (text: string, meta?: Record<string, unknown>) => ConsolidationTicket | unknown;
   /** Heartbeat scheduler (tests inject a ManualScheduler). */
   scheduler?: Scheduler;
   /** Tool cleaners for the context's vector text (C-3 `cleaner`). */

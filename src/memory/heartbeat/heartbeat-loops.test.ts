@@ -184,6 +184,25 @@ test('merge via the consolidation input: candidates injected once, the answer ap
   g.close();
 });
 
+test('merge via the consolidation input: the kernel ticket’s final answer is applied by itself', async () => {
+  const g = graph();
+  g.commit([
+    { subject: 'Li Lei', predicate: 'likes', object: 'tea' },
+    { subject: 'Li-Lei', predicate: 'likes', object: 'go' },
+  ]);
+  let resolve!: (v: { text: string; status: string }) => void;
+  const done = new Promise<{ text: string; status: string }>((r) => (resolve = r));
+  const loops = new HeartbeatLoops({ config: new FakeConfig(), graph: g, injectConsolidation: () => ({ done }) });
+  assert.equal((await loops.detectEntityMerge()).via, 'consolidation');
+  assert.ok(g.getEntity('Li-Lei'));
+  resolve({ text: '{"decisions":[{"a":"Li Lei","b":"Li-Lei","same":true,"keep":"Li Lei"}]}', status: 'ok' });
+  await done;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(g.getEntity('Li-Lei'), undefined);
+  assert.equal(g.relations({ entity: 'Li Lei' }).total, 2);
+  g.close();
+});
+
 test('merge through the fake LLM over HTTP: same pair merged, distinct pair remembered', async () => {
   const g = graph();
   g.commit([

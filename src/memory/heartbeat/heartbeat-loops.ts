@@ -19,6 +19,9 @@ export interface PrunableContext {
   events(): readonly ContextEvent[];
 }
 
+/** What `injectConsolidation` may return: the outcome of the consolidation turn. */
+export type ConsolidationTicket = { done?: Promise<{ text?: string; status?: string } | undefined> } | undefined;
+
 export type LoopName = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
 
 /** Config key and default interval of each loop (T-8, T-9). */
@@ -41,8 +44,12 @@ export interface HeartbeatDeps {
   llm?: LlmLike;
   /** The rule distiller's tick (T-9). */
   rules?: { tick(): Promise<unknown> };
-  /** Kernel hook: queue an internal consolidation input (seed: selfInputCh). */
-  injectConsolidation?: (text: string, meta?: Record<string, unknown>) => void;
+  /**
+   * Kernel hook: queue an internal consolidation input (seed: selfInputCh). When it returns the
+   * kernel's ticket (`{ done: Promise<{ text }> }`, as `injectSelfInput` does), the round's final
+   * answer is applied automatically; otherwise the kernel calls `onConsolidationAnswer`.
+   */
+  injectConsolidation?: (text: string, meta?: Record<string, unknown>) => ConsolidationTicket | unknown;
   speaker?: string;
 }
 
@@ -224,12 +231,29 @@ export class HeartbeatLoops {
     if (!candidates.length) return { candidates: 0, via: 'none' };
     if (this.deps.injectConsolidation) {
       for (const c of candidates) this.pending.set(pairKey(c), this.now());
-      this.deps.injectConsolidation(mergePrompt(candidates), { kind: 'memory_merge', candidates });
+      const meta = { kind: 'memory_merge', candidates };
+      const ticket = this.deps.injectConsolidation(mergePrompt(candidates), meta);
+      const done = ticket && typeof ticket === 'object' ? (ticket as NonNullable<ConsolidationTicket>).done : undefined;
+      if (done && typeof done.then === 'function') {
+        done.then(
+          (out) => this.applyConsolidation({ text: typeof out?.text === 'string' && out.status !== 'aborted' ? out.text : '' }, meta),
+          (e: unknown) => this.applyConsolidation({ text: '' }, meta, e),
+        );
+      }
       return { candidates: candidates.length, via: 'consolidation' };
     }
     if (!this.deps.llm?.available()) return { candidates: candidates.length, via: 'none' };
     const outcome = await decideMerge(candidates, this.deps.llm, this.deps.graph as GraphDB, this.deps.log);
     return { candidates: candidates.length, via: 'direct', outcome };
+  }
+
+  private applyConsolidation(answer: { text: string }, meta: Record<string, unknown>, error?: unknown): void {
+    if (error) this.deps.log?.warn('merge: the consolidation round failed', { error: (error as Error)?.message });
+    try {
+      this.onConsolidationAnswer(answer, meta);
+    } catch (e) {
+      this.deps.log?.warn('merge: could not apply the consolidation answer', { error: (e as Error).message });
+    }
   }
 
   /**
