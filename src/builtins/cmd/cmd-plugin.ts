@@ -12,7 +12,7 @@ import './confirm-service.js';
 export const DEFAULT_ALLOWLIST = ['ls', 'cat', 'echo', 'date', 'pwd', 'uname', 'whoami', 'df', 'git'];
 
 const settings: Record<string, ConfigKeyDef> = {
-  allowlist: { default: DEFAULT_ALLOWLIST, description: 'Executables cmd_run may start (exact names, or exact paths)', schema: z.array(z.string().min(1).max(4096)).max(1000) },
+  allowlist: { default: DEFAULT_ALLOWLIST, description: 'Executables cmd_run may start (exact names, or exact paths). This is a policy, not a sandbox: a listed program can do whatever it can do (cat reads any file the daemon can; git runs hooks and aliases)', schema: z.array(z.string().min(1).max(4096)).max(1000) },
   confirm: {
     default: 'outside-allowlist',
     description: 'When to ask the user first: "never" (refuse anything outside the allowlist), "outside-allowlist", "always". Without an interactive confirmation service, a command that needs confirmation is refused.',
