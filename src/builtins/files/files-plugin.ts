@@ -32,8 +32,10 @@ export const filesPlugin = definePlugin({
   settings,
   async start(sdk) {
     const s = sdk.settings();
-    let guard = new PathGuard(rootsOf(sdk));
-    await guard.open();
+    const first = new PathGuard(rootsOf(sdk));
+    await first.open();
+    // The current guard; a roots change swaps it, and tools wait for the swap to finish.
+    let guard: Promise<PathGuard> = Promise.resolve(first);
     const journal = new ChangeJournal(sdk.dataDir, {
       maxEntries: s.get<number>('journal_max_entries'),
       onCorrupt: (m) => sdk.log.warn('change journal index was corrupt; kept aside', { movedTo: m }),
@@ -51,13 +53,17 @@ export const filesPlugin = definePlugin({
     sdk.onDispose(
       s.onChange((key) => {
         if (key !== 'roots') return;
+        const previous = guard;
         const next = new PathGuard(rootsOf(sdk));
-        next.open().then(
+        guard = next.open().then(
           () => {
-            guard = next;
             sdk.log.info('files roots changed', { roots: next.list() });
+            return next;
           },
-          (e) => sdk.log.error('cannot open new roots; keeping the old ones', { error: String(e) }),
+          (e) => {
+            sdk.log.error('cannot open new roots; keeping the old ones', { error: String(e) });
+            return previous;
+          },
         );
       }),
     );

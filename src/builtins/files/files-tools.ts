@@ -48,13 +48,13 @@ function looksBinary(buf: Uint8Array): boolean {
 }
 
 /** Builds the five files_* tools over a guard and a journal. */
-export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal, limits: () => FilesLimits): ToolDef[] {
+export function filesTools(currentGuard: () => Promise<PathGuard>, journal: ChangeJournal, limits: () => FilesLimits): ToolDef[] {
   const read: ToolDef = {
     name: 'files_read',
     description: 'Read a text file inside the allowed folders. Large files are cut (use offset to continue).',
     parameters: toolParameters(readArgs),
     async handler(raw) {
-      const guard = currentGuard();
+      const guard = await currentGuard();
       const a = parseArgs(readArgs, raw, 'files_read');
       const g = await guard.resolve(a.path);
       const st = await fsp.stat(g.abs).catch(() => undefined);
@@ -81,7 +81,7 @@ export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal
     description: 'Write (or append to) a text file inside the allowed folders. Every write is journaled and can be undone.',
     parameters: toolParameters(writeArgs),
     async handler(raw, call) {
-      const guard = currentGuard();
+      const guard = await currentGuard();
       const a = parseArgs(writeArgs, raw, 'files_write');
       const bytes = Buffer.from(a.content, 'utf8');
       const max = limits().maxWriteBytes;
@@ -105,7 +105,7 @@ export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal
     description: 'List a folder inside the allowed folders (name, type, size).',
     parameters: toolParameters(listArgs),
     async handler(raw) {
-      const guard = currentGuard();
+      const guard = await currentGuard();
       const a = parseArgs(listArgs, raw, 'files_list');
       const g = await guard.resolve(a.path ?? '.');
       const max = limits().maxListEntries;
@@ -139,7 +139,7 @@ export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal
     description: 'Find files by name or text content inside the allowed folders.',
     parameters: toolParameters(searchArgs),
     async handler(raw) {
-      const guard = currentGuard();
+      const guard = await currentGuard();
       const a = parseArgs(searchArgs, raw, 'files_search');
       const g = await guard.resolve(a.path ?? '.');
       const q = a.query.toLowerCase();
@@ -184,7 +184,7 @@ export function filesTools(currentGuard: () => PathGuard, journal: ChangeJournal
     description: 'Delete a file inside the allowed folders (journaled: it can be undone). Folders are not deleted.',
     parameters: toolParameters(deleteArgs),
     async handler(raw, call) {
-      const guard = currentGuard();
+      const guard = await currentGuard();
       const a = parseArgs(deleteArgs, raw, 'files_delete');
       const g = await guard.resolve(a.path);
       const st = await fsp.lstat(g.abs).catch(() => undefined);

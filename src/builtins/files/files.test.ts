@@ -143,3 +143,15 @@ test('files plugin: size caps on write and read, symlink escape refused', async 
   await assert.rejects(h.callTool('files_write', { path: 'link/new.txt', content: 'x' }), /outside the allowed roots/);
   assert.equal(existsSync(join(outside, 'new.txt')), false);
 });
+
+test('files plugin: changing roots applies to the next tool call', async (t) => {
+  const h = await startFake(filesPlugin);
+  t.after(() => h.cleanup());
+  const other = mkdtempSync(join(tmpdir(), 'ha-root2-'));
+  t.after(() => rmSync(other, { recursive: true, force: true }));
+  await h.callTool('files_write', { path: 'old.txt', content: 'x' });
+  await h.setSetting('roots', [other]);
+  await h.callTool('files_write', { path: 'new.txt', content: 'y' });
+  assert.equal(readFileSync(join(other, 'new.txt'), 'utf8'), 'y');
+  await assert.rejects(h.callTool('files_read', { path: join(h.home, 'files', 'old.txt') }), /outside the allowed roots/);
+});
