@@ -70,23 +70,29 @@ export function App() {
     bus.start();
     return () => bus.stop();
   }, []);
+  const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
+    const id = ++toastId.current;
+    setToasts((l) => [...l.slice(-3), { id, kind, text }]);
+    setTimeout(() => setToasts((l) => l.filter((x) => x.id !== id)), kind === 'error' ? 7000 : 3500);
+  }, []);
+
   useEffect(refreshMm, [refreshMm, epoch]);
   useEffect(
     () =>
       bus.subscribe((event, payload) => {
         if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
         if (event === 'turn_end') refreshMm();
+        if (event === 'output') {
+          const o = payload as { sessionId?: string; payload?: unknown };
+          const cur = window.location.hash.startsWith('#/chat/') ? decodeURIComponent(window.location.hash.slice(7)) : undefined;
+          if (o.sessionId !== cur) toast(`${o.sessionId ?? ''}: ${String(o.payload ?? '').slice(0, 140)}`, 'info');
+        }
       }),
-    [refreshMm],
+    [refreshMm, toast],
   );
 
   const t = useCallback((k: Parameters<typeof translate>[1], v?: Record<string, string | number>) => translate(lang, k, v), [lang]);
 
-  const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
-    const id = ++toastId.current;
-    setToasts((l) => [...l.slice(-3), { id, kind, text }]);
-    setTimeout(() => setToasts((l) => l.filter((x) => x.id !== id)), kind === 'error' ? 7000 : 3500);
-  }, []);
 
   const navigate = useCallback((r: Route) => {
     const h = routeHash(r);

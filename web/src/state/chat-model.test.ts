@@ -46,6 +46,8 @@ describe('turnsFromEvents', () => {
     expect(turns[0].error?.code).toBe('NO_PROVIDER_CONFIGURED');
     expect(turns[0].excluded).toBe(true);
     expect(turns[1].status).toBe('running');
+    const withInterrupt = turnsFromEvents(S, [ev(1, 'user', 'long text please'), ev(2, 'interrupt', '[打断消息] shorter')]);
+    expect(withInterrupt[0].interrupts).toEqual(['shorter']);
     expect(turns[1].excluded).toBe(false);
   });
 });
@@ -81,6 +83,18 @@ describe('applyBusEvent', () => {
     let turns = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'x' } });
     turns = applyBusEvent(turns, S, 'turn_end', { sessionId: S, turnId: T, text: 'configure', status: 'error', error: { code: 'NO_PROVIDER_CONFIGURED', message: 'configure' } });
     expect(turns[0].error?.code).toBe('NO_PROVIDER_CONFIGURED');
+  });
+});
+
+describe('output channel messages', () => {
+  it('attach to their turn, or stand alone when no turn is shown', () => {
+    let turns = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'remind me' } });
+    turns = applyBusEvent(turns, S, 'output', { sessionId: S, turnId: T, payload: 'Reminder set', type: 'text', meta: {} });
+    expect(turns[0].outputs).toEqual(['Reminder set']);
+    turns = applyBusEvent(turns, S, 'output', { sessionId: S, payload: 'Time to stretch!', type: 'text', meta: {} });
+    expect(turns).toHaveLength(2);
+    expect(turns[1].finalText).toBe('Time to stretch!');
+    expect(applyBusEvent(turns, S, 'output', { sessionId: 'other', payload: 'x' })).toBe(turns);
   });
 });
 

@@ -54,11 +54,18 @@ export interface TurnView {
   interrupts: string[];
   seqs: number[];
   excluded: boolean;
+  /** Messages the agent sent to this chat through the webui output channel during the turn. */
+  outputs: string[];
   at: number;
 }
 
 function emptyTurn(turnId: string, sessionId: string, at = Date.now()): TurnView {
-  return { turnId, sessionId, userText: '', attachments: [], rounds: [], live: { text: '', reasoning: '' }, status: 'running', finalText: '', injected: [], stageNotes: [], interrupts: [], seqs: [], excluded: false, at };
+  return { turnId, sessionId, userText: '', attachments: [], rounds: [], live: { text: '', reasoning: '' }, status: 'running', finalText: '', injected: [], stageNotes: [], interrupts: [], seqs: [], excluded: false, outputs: [], at };
+}
+
+/** The kernel logs interrupts as `[打断消息] text`; the view shows a badge instead. */
+export function stripInterruptPrefix(text: string): string {
+  return text.replace(/^\s*\[(打断消息|interrupt)\]\s*/i, '');
 }
 
 /** The turn number of a turn id (`"<session>#<n>"`). */
@@ -87,7 +94,7 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
           t.userText = ev.text;
           t.userSeq = ev.seq;
           t.attachments = Array.isArray(d.attachments) ? (d.attachments as TurnView['attachments']) : [];
-        } else t.interrupts.push(ev.text);
+        } else t.interrupts.push(stripInterruptPrefix(ev.text));
         break;
       case 'assistant':
         t.finalText = ev.text;
@@ -121,7 +128,7 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
         t.injected.push({ source: String(d.source ?? 'memory-manager'), text: ev.text });
         break;
       case 'interrupt':
-        t.interrupts.push(ev.text);
+        t.interrupts.push(stripInterruptPrefix(ev.text));
         break;
       case 'error':
         t.status = 'error';
@@ -153,7 +160,7 @@ function roundAt(t: TurnView, round: number): RoundView {
 }
 
 function cloneTurn(t: TurnView): TurnView {
-  return { ...t, rounds: t.rounds.map((r) => ({ ...r, toolCalls: r.toolCalls.map((c) => ({ ...c })) })), live: { ...t.live }, injected: [...t.injected], stageNotes: [...t.stageNotes], interrupts: [...t.interrupts], seqs: [...t.seqs] };
+  return { ...t, rounds: t.rounds.map((r) => ({ ...r, toolCalls: r.toolCalls.map((c) => ({ ...c })) })), live: { ...t.live }, injected: [...t.injected], stageNotes: [...t.stageNotes], interrupts: [...t.interrupts], seqs: [...t.seqs], outputs: [...t.outputs] };
 }
 
 /**
@@ -168,6 +175,15 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
     const running = [...turns].reverse().find((t) => t.status === 'running');
     if (!running) return turns;
     return turns.map((t) => (t === running ? { ...cloneTurn(t), interrupts: [...t.interrupts, String(p.text ?? '')] } : t));
+  }
+  if (event === 'output') {
+    // A message sent through the webui output channel (e.g. a timer reminder): attached to its
+    // turn when that turn is shown, else shown as a message of its own.
+    const text = typeof p.payload === 'string' ? p.payload : JSON.stringify(p.payload);
+    const i = turnId ? turns.findIndex((t) => t.turnId === turnId) : -1;
+    if (i >= 0) return turns.map((t, k) => (k === i ? { ...cloneTurn(t), outputs: [...t.outputs, text] } : t));
+    const id = `output:${turns.length}:${Date.now()}`;
+    return [...turns, { ...emptyTurn(id, sessionId), status: 'ok', finalText: text }];
   }
   if (!turnId) return turns;
   const idx = turns.findIndex((t) => t.turnId === turnId);
@@ -257,7 +273,12 @@ export function mergeTurns(history: TurnView[], live: TurnView[]): TurnView[] {
     };
   });
   for (const l of live) if (!history.some((h) => h.turnId === l.turnId)) out.push(l);
-  return out.sort((a, b) => turnNumber(a.turnId) - turnNumber(b.turnId));
+  // Keep live channel outputs of a turn that the log does not carry.
+  for (const o of out) {
+    const l = live.find((x) => x.turnId === o.turnId);
+    if (l && l.outputs.length && !o.outputs.length) o.outputs = l.outputs;
+  }
+  return out.sort((a, b) => turnNumber(a.turnId) - turnNumber(b.turnId) || a.at - b.at);
 }
 
 /** The text to show for the assistant of a turn (final, or what has streamed so far). */

@@ -104,6 +104,13 @@ export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { 
           )}
         </div>
       )}
+      {turn.outputs.map((o, i) => (
+        <div className="msg assistant output" key={`o${i}`}>
+          <div className="bubble">
+            <Markdown text={o} />
+          </div>
+        </div>
+      ))}
       {saving && (
         <SaveMemoryDialog
           initial={{ title: turn.userText.slice(0, 60), snapshot: `${t('chat.userLabel')}：${turn.userText}\n\n${t('chat.assistantLabel')}：${turn.finalText}` }}
