@@ -2,7 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginSDK } from '../../sdk/index.js';
-import { jsonOk, safeHandler } from '../shared/index.js';
+import { jsonOk, parseArgs, safeHandler, toolParameters } from '../shared/index.js';
 import { PathGuard } from './path-guard.js';
 import { ChangeJournal } from './change-journal.js';
 import { filesTools, type FilesLimits } from './files-tools.js';
@@ -68,6 +68,25 @@ export const filesPlugin = definePlugin({
       }),
     );
     sdk.provide('changes', journal);
+    const undoArgs = z.object({ id: z.string().min(1).max(100) });
+    sdk.registerTool({
+      name: 'files_changes',
+      description: 'List recent file changes made by tools (newest first), with ids that files_undo takes.',
+      parameters: toolParameters(z.object({ limit: z.number().int().min(1).max(500).optional() })),
+      handler: (raw) => {
+        const list = journal.list({ limit: typeof raw.limit === 'number' ? raw.limit : 20 });
+        return list.map((c) => `${c.id}: ${c.op} ${c.path} at ${new Date(c.at).toISOString()}${c.undone ? ' (undone)' : ''}`).join('\n') || 'no changes';
+      },
+    });
+    sdk.registerTool({
+      name: 'files_undo',
+      description: 'Undo one file change by id: restores the previous bytes exactly, or removes a file the change created.',
+      parameters: toolParameters(undoArgs),
+      async handler(raw) {
+        const c = await journal.undo(parseArgs(undoArgs, raw, 'files_undo').id);
+        return `undone ${c.op} of ${c.path}`;
+      },
+    });
     sdk.registerRoute({
       method: 'GET',
       path: '/api/v1/changes',

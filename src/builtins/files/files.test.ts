@@ -122,6 +122,11 @@ test('files plugin: tools write/read/list/search/delete inside roots, journal ev
   const missing = await h.request('POST', '/api/v1/changes/nope/undo');
   assert.equal(missing.status, 404);
   assert.ok(h.services.get('changes'), 'provides the changes service');
+  assert.match(await h.callTool('files_changes'), /create .*a\.txt .*\(undone\)/);
+  await h.callTool('files_write', { path: 'b.txt', content: 'bee' });
+  const id = /^(\S+): create/.exec(await h.callTool('files_changes', { limit: 1 }))![1];
+  assert.match(await h.callTool('files_undo', { id }), /undone create/);
+  assert.equal(existsSync(join(root, 'b.txt')), false);
 });
 
 test('files plugin: size caps on write and read, symlink escape refused', async (t) => {
