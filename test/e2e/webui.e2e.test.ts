@@ -87,6 +87,8 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     const text = await page.textContent('[data-testid=turn]:last-child');
     assert.match(text ?? '', /21°C/);
     assert.match(await page.textContent('[data-testid=tool-call]') ?? '', /weather_lookup[\s\S]*上海[\s\S]*多云/);
+    // The final reply the kernel also delivers to the webui channel is not shown twice.
+    assert.equal(await page.locator('.msg.assistant.output').count(), 0);
     await shot(page, '01-chat-tool-call');
   });
 

@@ -69,7 +69,11 @@ export class WebuiServer {
         Cap.Text | Cap.Image | Cap.File,
         'The HomeAgent WebUI in the browser: messages appear in the chat of the session.',
         (msg) => {
-          hub.publish('output', msg);
+          // The kernel also delivers each turn's final reply here (meta.status); the chat already
+          // has it from turn_end, so it is marked as such for the client to skip.
+          const status = (msg.meta as { status?: unknown } | undefined)?.status;
+          const reply = typeof status === 'string' && ['ok', 'error', 'aborted', 'short-circuit'].includes(status);
+          hub.publish('output', { ...msg, kind: reply ? 'reply' : 'message' });
         },
       ),
     );

@@ -135,9 +135,11 @@ describe('webui server', () => {
   it('publishes output-channel messages to SSE', async () => {
     const sse = await fetch(`${url}/api/v1/events`);
     const handler = sdk.use('channel:webui' as never) as unknown as (m: unknown) => void;
+    handler({ sessionId: 'webui:x', turnId: 'webui:x#1', payload: 'final answer', type: 'text', meta: { status: 'ok' } });
     handler({ sessionId: 'webui:x', payload: 'reminder!', type: 'text', meta: {} });
-    const evs = await readSse(sse, (e) => e.some((x) => x.event === 'output'));
-    assert.equal(evs.find((x) => x.event === 'output')!.payload.payload, 'reminder!');
+    const evs = await readSse(sse, (e) => e.filter((x) => x.event === 'output').length >= 2);
+    const outs = evs.filter((x) => x.event === 'output').map((x) => x.payload);
+    assert.deepEqual(outs.map((o) => [o.payload, o.kind]), [['final answer', 'reply'], ['reminder!', 'message']]);
   });
 
   it('mounts plugin routes and drops them when the plugin stops', async () => {

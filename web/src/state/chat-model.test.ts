@@ -96,6 +96,13 @@ describe('output channel messages', () => {
     expect(turns[1].finalText).toBe('Time to stretch!');
     expect(applyBusEvent(turns, S, 'output', { sessionId: 'other', payload: 'x' })).toBe(turns);
   });
+
+  it('skip the final reply the kernel also delivers to the channel', () => {
+    let turns = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'hi' } });
+    turns = applyBusEvent(turns, S, 'agent_llm_chain', { sessionId: S, turnId: T, round: 1, text: 'Hello there, friend.', toolCalls: [] });
+    expect(applyBusEvent(turns, S, 'output', { sessionId: S, turnId: T, payload: 'Hello there, friend.', kind: 'reply', meta: { status: 'ok' } })).toBe(turns);
+    expect(applyBusEvent(turns, S, 'output', { sessionId: S, turnId: T, payload: 'friend.', meta: {} })).toBe(turns);
+  });
 });
 
 describe('mergeTurns', () => {

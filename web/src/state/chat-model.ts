@@ -179,8 +179,11 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
   if (event === 'output') {
     // A message sent through the webui output channel (e.g. a timer reminder): attached to its
     // turn when that turn is shown, else shown as a message of its own.
+    if (p.kind === 'reply') return turns;
     const text = typeof p.payload === 'string' ? p.payload : JSON.stringify(p.payload);
     const i = turnId ? turns.findIndex((t) => t.turnId === turnId) : -1;
+    // A reply split into parts also arrives here: skip what the answer already holds.
+    if (i >= 0 && [turns[i].finalText, ...turns[i].rounds.map((r) => r.text), turns[i].live.text].some((a) => a && text.trim() && a.includes(text.trim()))) return turns;
     if (i >= 0) return turns.map((t, k) => (k === i ? { ...cloneTurn(t), outputs: [...t.outputs, text] } : t));
     const id = `output:${turns.length}:${Date.now()}`;
     return [...turns, { ...emptyTurn(id, sessionId), status: 'ok', finalText: text }];
