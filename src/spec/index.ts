@@ -14,3 +14,4 @@ export * from './config.js';
 export * from './plugin.js';
 export * from './services.js';
 export * from './cli-protocol.js';
+export * from './confirm.js';

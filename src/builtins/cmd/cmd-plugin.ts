@@ -6,7 +6,6 @@ import type { ConfigKeyDef } from '../../sdk/index.js';
 import { childEnv, parseArgs, toolParameters } from '../shared/index.js';
 import { decideCommand, refusalMessage, type ConfirmPolicy } from './command-policy.js';
 import { formatResult, runCommand } from './run-command.js';
-import './confirm-service.js';
 
 /** The default allowlist: read-only, harmless everyday commands (+ git). */
 export const DEFAULT_ALLOWLIST = ['ls', 'cat', 'echo', 'date', 'pwd', 'uname', 'whoami', 'df', 'git'];

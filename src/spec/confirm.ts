@@ -1,0 +1,15 @@
+/**
+ * An interactive confirmation a channel plugin (webui, cli) MAY provide as `host.confirm`:
+ * the `cmd` plugin asks it before running a command its policy says needs the user's approval.
+ * When nobody provides it, such commands are refused with a message saying how to allow them.
+ */
+export interface ConfirmService {
+  /** Asks the user; resolves true when approved. Should time out to false by itself. */
+  ask(request: { plugin: string; sessionId: string; title: string; detail: string }): Promise<boolean>;
+}
+
+declare module './plugin.js' {
+  interface ServiceMap {
+    'host.confirm': ConfirmService;
+  }
+}
