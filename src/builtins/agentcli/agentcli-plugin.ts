@@ -14,6 +14,7 @@ const settings: Record<string, ConfigKeyDef> = {
   max_sessions: { default: 4, description: 'Most terminal sessions running at once', schema: z.number().int().min(1).max(64) },
   buffer_chars: { default: 200_000, description: 'Output kept per session (older output is dropped)', schema: z.number().int().min(1000).max(50_000_000) },
   cwd: { default: '', description: 'Working folder of new sessions (empty = the data folder)', schema: z.string().max(4096) },
+  idle_timeout_ms: { default: 30 * 60_000, description: 'Close a session nobody used for this long', schema: z.number().int().min(1000).max(7 * 86_400_000) },
   notify_on_exit: { default: false, description: 'When a session ends by itself, tell the agent (a system input with source agentcli)', schema: z.boolean() },
 };
 
@@ -65,7 +66,13 @@ export function createAgentcliPlugin(): PluginDefinition & { manager(): Terminal
         },
       );
       mgr = m;
+      const sweeper = setInterval(() => {
+        const closed = m.sweep(s.get<number>('idle_timeout_ms'));
+        if (closed.length) sdk.log.info('closed idle terminal sessions', { closed });
+      }, 60_000);
+      sweeper.unref?.();
       sdk.onDispose(() => {
+        clearInterval(sweeper);
         m.closeAll();
         mgr = undefined;
       });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OutputRing, stripAnsi, createAgentcliPlugin } from './index.js';
+import { OutputRing, stripAnsi, createAgentcliPlugin, TerminalManager } from './index.js';
 import { startFake } from '../__fixtures__/fake-sdk.js';
 
 async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
@@ -56,4 +56,17 @@ test('a session that exits by itself is reported as a system input with source a
   assert.match(h.inputs[0].text, new RegExp(`terminal ${id} \\(sh\\) exited with code 3[\\s\\S]*bye`));
   assert.match(await h.callTool('terminal_read', { id }), /exited with code 3/);
   await assert.rejects(h.callTool('terminal_write', { id, input: 'x' }), /has exited/);
+});
+
+test('TerminalManager.sweep closes sessions idle for longer than the limit (injected clock)', async (t) => {
+  const clock = { now: 1_000_000 };
+  const m = new TerminalManager(() => ({ maxSessions: 4, bufferChars: 10_000, programs: ['sh'] }), undefined, () => clock.now);
+  t.after(() => m.closeAll());
+  const a = m.open({ cwd: process.cwd(), ownerSession: 's' });
+  const b = m.open({ cwd: process.cwd(), ownerSession: 's' });
+  clock.now += 60_000;
+  m.write(b.id, 'true\r');
+  clock.now += 60_000;
+  assert.deepEqual(m.sweep(90_000), [a.id]);
+  assert.deepEqual(m.list().map((x) => x.id), [b.id]);
 });

@@ -31,6 +31,7 @@ interface Session {
   ring: OutputRing;
   cursor: number;
   waiters: Set<() => void>;
+  lastActive: number;
 }
 
 /**
@@ -44,7 +45,16 @@ export class TerminalManager {
   constructor(
     private readonly limits: () => TerminalLimits,
     private readonly onExit?: (info: TerminalInfo, tail: string) => void,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /** Closes sessions nobody wrote to or read from for `idleMs`; returns their ids. */
+  sweep(idleMs: number): string[] {
+    const cutoff = this.now() - idleMs;
+    const idle = [...this.sessions.values()].filter((s) => s.lastActive < cutoff).map((s) => s.info.id);
+    for (const id of idle) this.close(id);
+    return idle;
+  }
 
   list(): TerminalInfo[] {
     return [...this.sessions.values()].map((s) => ({ ...s.info }));
@@ -73,6 +83,7 @@ export class TerminalManager {
       ring: new OutputRing(lim.bufferChars),
       cursor: 0,
       waiters: new Set(),
+      lastActive: this.now(),
     };
     const wake = () => {
       for (const w of s.waiters) w();
@@ -95,6 +106,7 @@ export class TerminalManager {
   write(id: string, input: string): void {
     const s = this.get(id);
     if (s.info.exited) throw new ValidationError(`terminal ${id} has exited (code ${s.info.exited.code})`, { id });
+    s.lastActive = this.now();
     s.pty.write(input);
   }
 
@@ -104,6 +116,7 @@ export class TerminalManager {
    */
   async read(id: string, opts: { waitMs?: number; quietMs?: number; maxChars?: number } = {}): Promise<{ text: string; dropped: number; exited?: TerminalInfo['exited'] }> {
     const s = this.get(id);
+    s.lastActive = this.now();
     const deadline = Date.now() + Math.min(opts.waitMs ?? 0, 30_000);
     const quiet = opts.quietMs ?? 300;
     while (!s.info.exited && Date.now() < deadline) {
