@@ -85,7 +85,7 @@ export async function rankDocuments(
     }
   }
   const lexScores = (): Map<string, number> => {
-    const m = index.scoreTerms(terms);
+    const m = index.scoreTerms(terms, o.maxCandidates);
     for (const t of transients) {
       const s = index.scoreExternal(terms, t.tokens);
       if (s > 0) m.set(t.doc.id, s);

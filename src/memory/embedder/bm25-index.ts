@@ -116,10 +116,19 @@ export class Bm25Index {
 
   /** Scores every document holding a query term; returns id → score. */
   scoreAll(query: string[] | Map<string, number>): Map<string, number> {
+    return this.scoreTop(query, Infinity);
+  }
+
+  /**
+   * The `limit` best-scoring documents (id → score). Scores accumulate in a typed array and only
+   * the winners become Map entries, so a query whose terms occur in most of 100k documents stays
+   * cheap.
+   */
+  scoreTop(query: string[] | Map<string, number>, limit: number): Map<string, number> {
     const q = query instanceof Map ? query : weightsOf(query);
     const out = new Map<string, number>();
     const n = this.byId.size;
-    if (n === 0) return out;
+    if (n === 0 || limit <= 0) return out;
     const avg = this.totalLen / n || 1;
     if (this.acc.length < this.docs.length) this.acc = new Float64Array(Math.max(1024, this.docs.length * 2));
     const acc = this.acc;
@@ -139,10 +148,15 @@ export class Bm25Index {
         acc[num] += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * d.len) / avg));
       }
     }
-    for (const num of touched) {
-      if (acc[num] > 0) out.set(this.docs[num]!.id, acc[num]);
-      acc[num] = 0;
+    let keep = touched;
+    if (touched.length > limit) {
+      // Threshold = the limit-th best score, found by sorting a copy of the scores only.
+      const scores = Float64Array.from(touched, (num) => acc[num]).sort();
+      const cut = scores[scores.length - limit];
+      keep = touched.filter((num) => acc[num] >= cut).slice(0, limit * 2);
     }
+    for (const num of keep) if (acc[num] > 0) out.set(this.docs[num]!.id, acc[num]);
+    for (const num of touched) acc[num] = 0;
     return out;
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testConfig } from './__fixtures__/test-config.js';
-import { cleanText, EmbedderService, HybridIndex, tfidfCosineScores } from './index.js';
+import { Bm25Index, cleanText, EmbedderService, HybridIndex, tfidfCosineScores } from './index.js';
 
 const embedder = new EmbedderService({ config: testConfig() });
 
@@ -33,4 +33,23 @@ test('TF-IDF cosine prefers the document sharing rare terms', () => {
 
 test('cleanText normalises whitespace and strips control characters', () => {
   assert.equal(cleanText('  a\u0000b\n\n c\u200B\td  '), 'a b c d');
+});
+
+test('BM25 scoreTop returns exactly the best entries of scoreAll; removal and compaction keep scores right', () => {
+  const bm = new Bm25Index();
+  for (let i = 0; i < 3000; i++) bm.add(`d${i}`, [`t${i % 7}`, `u${i % 13}`, 'common']);
+  const q = new Map([
+    ['t3', 1],
+    ['u5', 1],
+    ['common', 1],
+  ]);
+  const all = [...bm.scoreAll(q)].sort((a, b) => b[1] - a[1]);
+  const top = [...bm.scoreTop(q, 10)].sort((a, b) => b[1] - a[1]);
+  assert.ok(top.length >= 10);
+  assert.deepEqual(top.slice(0, 10).map((e) => e[1]), all.slice(0, 10).map((e) => e[1]));
+  for (let i = 0; i < 2500; i++) bm.remove(`d${i}`); // triggers compaction
+  assert.equal(bm.size, 500);
+  const fresh = new Bm25Index();
+  for (let i = 2500; i < 3000; i++) fresh.add(`d${i}`, [`t${i % 7}`, `u${i % 13}`, 'common']);
+  assert.deepEqual([...bm.scoreAll(q)].sort(), [...fresh.scoreAll(q)].sort());
 });

@@ -155,7 +155,7 @@ export class HybridIndex<M = unknown> {
     const model = emb.modelId();
     const [qv] = await emb.embed([query]);
     if (!qv || emb.modelId() !== model) return this.searchLexical(query, k, opts);
-    return this.fuse(this.bm25.scoreAll(this.queryTerms(query, opts)), this.denseScores(qv, model, opts.filter), k, opts.filter);
+    return this.fuse(this.bm25.scoreTop(this.queryTerms(query, opts), Math.max(1000, k * 4)), this.denseScores(qv, model, opts.filter), k, opts.filter);
   }
 
   /** Dense cosine of every item that has a vector of the current model (others are missing). */
@@ -182,9 +182,9 @@ export class HybridIndex<M = unknown> {
     return q;
   }
 
-  /** Raw BM25 scores for weighted query terms. */
-  scoreTerms(terms: Map<string, number>): Map<string, number> {
-    return this.bm25.scoreAll(terms);
+  /** Raw BM25 scores for weighted query terms (the `limit` best when given). */
+  scoreTerms(terms: Map<string, number>, limit = Infinity): Map<string, number> {
+    return this.bm25.scoreTop(terms, limit);
   }
 
   /** BM25 score of an outside token list under this index's statistics (for transient items). */
