@@ -54,7 +54,7 @@ export function applyMergeAnswer(
       decisions.push({ a: d.a, b: d.b, same, keep: typeof d.keep === 'string' ? d.keep : undefined });
     }
   }
-  if (!decisions.length && answer.text.trim()) log?.warn('merge review: the LLM answer held no decisions', { text: answer.text.slice(0, 200) });
+  if (!decisions.length && answer.text.trim()) log?.debug('merge review: the LLM answer held no decisions', { text: answer.text.slice(0, 200) });
   for (const d of decisions) {
     const c = allowed.get(pairKey(d.a, d.b));
     if (!c) continue;
