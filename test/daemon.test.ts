@@ -35,7 +35,22 @@ function env(h: string, withLlm = true): NodeJS.ProcessEnv {
   return e;
 }
 function waiter(h: string, args: string[], e = env(h)) {
-  return spawnSync(tsx, [waiterBin, ...args], { env: e, encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(tsx, [waiterBin, ...args], { env: e, encoding: 'utf8', timeout: 120_000 });
+}
+/** Async spawn: the fake LLM lives in this process, so a blocking spawnSync would starve it. */
+function runAsync(file: string, args: string[], e: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(tsx, [file, ...args], { env: e });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d) => (stdout += d));
+    c.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => c.kill('SIGTERM'), timeoutMs);
+    c.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 before(async () => {
@@ -155,7 +170,7 @@ test('homed start/status/stop with the supervisor; a crashed daemon is restarted
 
   // waiter send + --json
   fake.enqueue({ text: 'pong' });
-  const send = waiter(h, ['--json', 'send', '--no-stream', '-s', 'cli:w', 'ping'], e);
+  const send = await runAsync(waiterBin, ['--json', 'send', '--no-stream', '-s', 'cli:w', 'ping'], e);
   assert.equal(send.status, 0, send.stderr);
   assert.equal(JSON.parse(send.stdout).text, 'pong');
 
@@ -177,7 +192,7 @@ test('homed start/status/stop with the supervisor; a crashed daemon is restarted
   fake.enqueue({ text: 'a very slow answer', delayMs: 10_000 });
   const child: ChildProcess = spawn(tsx, [waiterBin, '--json', 'send', '--no-stream', '-s', 'cli:slow', 'remember that my cat is called Mochi'], { env: e });
   await sleep(1500);
-  const stop = spawnSync(tsx, [homedBin, 'stop', '--json'], { env: e, encoding: 'utf8', timeout: 40_000 });
+  const stop = await runAsync(homedBin, ['stop', '--json'], e, 60_000);
   assert.equal(stop.status, 0, stop.stdout + stop.stderr);
   await new Promise((r) => child.once('exit', r));
   assert.ok(!existsSync(join(h, 'homed.pid')), 'pid file removed');

@@ -12,7 +12,7 @@ import { createAgentcliPlugin } from './agentcli/index.js';
 import { createHealthcheckPlugin } from './healthcheck/index.js';
 import { pluginmgrPlugin } from './pluginmgr/index.js';
 import { cfgmgrPlugin } from './cfgmgr/index.js';
-import memoryManagerPlugin from './memory-manager/index.js';
+import { createMemoryManagerPlugin } from './memory-manager/index.js';
 import { createCliPlugin } from './cli/index.js';
 import webuiPlugin from './webui/index.js';
 
@@ -30,7 +30,7 @@ export function builtinPlugins(): PluginDefinition[] {
     createHealthcheckPlugin(),
     pluginmgrPlugin,
     cfgmgrPlugin,
-    memoryManagerPlugin as PluginDefinition,
+    createMemoryManagerPlugin(),
     createCliPlugin(),
     webuiPlugin as PluginDefinition,
   ];

@@ -109,7 +109,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   });
   await memory.open();
 
-  const agent = new Agent({
+  const agent: Agent = new Agent({
     llm: providers,
     sessions,
     context: memory.context,
@@ -119,6 +119,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     persona: personaLoader(paths.persona),
     homeDir: paths.home,
     providerAdmin: providers,
+    pluginAdmin: PluginRegistry.lazyAdminPort(() => registry),
   });
   late.agent = agent;
   const disposers: (() => void)[] = [];
@@ -127,13 +128,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   }
   disposers.push(agent.tools.add('memory', () => memory.tools()));
 
-  const host = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins') });
+  const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins') });
   const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home });
   host.services.provide('host', 'host.config', configAdmin(config));
   host.services.provide('host', 'host.providers', providerAdmin(providers));
   host.services.provide('host', 'host.agent', status);
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
-  const registry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills') });
+  const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills') });
   host.services.provide('host', 'host.plugins', registry);
   const without = new Set(opts.without ?? []);
   for (const def of [...builtinPlugins(), ...(opts.plugins ?? [])]) if (!without.has(def.name)) registry.registerBuiltin(def);

@@ -1,0 +1,106 @@
+/**
+ * The memory manager inside a real daemon (M-6, M-9, M-12): injection on the first user turn of a
+ * fresh daemon (the lazy-load race), visible to the model and in agent_llm_chain; exclude/restore
+ * through whole turn cycles; library tools used in a turn driven by the fake LLM over HTTP.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { LlmChainEvent } from '../src/spec/index.js';
+
+let fake: FakeLlm;
+let home: string;
+const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
+
+async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: any }> {
+  const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return (await res.json()) as { ok: boolean; value: any };
+}
+
+function lastSystemPrompt(): string {
+  const req = fake.requests.filter((r) => r.format === 'openai-chat').at(-1)!;
+  return JSON.stringify(req.body.messages);
+}
+
+before(async () => {
+  fake = await startFakeLlm();
+  home = mkdtempSync(join(tmpdir(), 'ha-mm-'));
+});
+after(async () => {
+  await fake.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('a planned memory is injected on the very first user turn of a freshly started daemon', async () => {
+  const d1 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  let id: string;
+  try {
+    assert.ok(d1.url, 'webui is up');
+    const saved = await op(d1, { op: 'memory.save', args: { title: '猫的名字', snapshot: '用户的猫叫 Mochi，是一只橘猫。', impressions: ['猫', 'Mochi'] } });
+    assert.equal(saved.ok, true, JSON.stringify(saved));
+    id = saved.value.id;
+    assert.equal((await op(d1, { op: 'plan.addMemory', args: { id } })).ok, true);
+    assert.equal((await op(d1, { op: 'state.setMode', args: { mode: 'on' } })).ok, true);
+  } finally {
+    await d1.stop();
+  }
+  // A new daemon: library scan and plan load are lazy; the first turn must still carry the block.
+  const d2 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  try {
+    const chains: LlmChainEvent[] = [];
+    d2.agent.bus.on('agent_llm_chain', (e) => chains.push(e));
+    fake.enqueue({ text: '你的猫叫 Mochi。' });
+    const out = await d2.agent.injectInput({ sessionId: 'cli:mm1', source: 'cli', text: '我的猫叫什么？' }).done;
+    assert.equal(out.status, 'ok');
+    const sent = lastSystemPrompt();
+    assert.match(sent, /=== 记忆库上下文（用户指定，供参考；非当前对话的实时内容） ===/);
+    assert.match(sent, /Mochi/);
+    assert.ok(chains[0].injected.some((i) => i.source === 'memory-manager' && i.text.includes('Mochi')), 'visible in agent_llm_chain');
+    const log = await d2.sessions.events('cli:mm1');
+    assert.ok(log.some((e) => e.kind === 'injection' && e.text.includes('Mochi')), 'persisted in the session log');
+  } finally {
+    await d2.stop();
+  }
+});
+
+test('exclude and restore a turn through whole turn cycles; library tools work in a turn', async () => {
+  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  try {
+    await op(d, { op: 'state.setMode', args: { mode: 'off' } });
+    const s = 'cli:mm2';
+    fake.enqueue({ text: 'noted' });
+    const a = await d.agent.injectInput({ sessionId: s, source: 'cli', text: 'the door code is 4711' }).done;
+    fake.enqueue({ text: 'ok' });
+    await d.agent.injectInput({ sessionId: s, source: 'cli', text: 'what is the weather' }).done;
+    assert.match(lastSystemPrompt(), /4711/, 'turn A is in the timeline before exclusion');
+
+    const ex = await op(d, { op: 'turn.exclude', sessionId: s, args: { turnId: a.turnId } });
+    assert.equal(ex.ok, true, JSON.stringify(ex));
+    fake.enqueue({ text: 'ok' });
+    await d.agent.injectInput({ sessionId: s, source: 'cli', text: 'anything else?' }).done;
+    assert.doesNotMatch(lastSystemPrompt(), /4711/, 'an excluded turn leaves the model context');
+    const turns = await op(d, { op: 'session.turns', sessionId: s });
+    assert.equal(turns.value.find((t: { turnId: string }) => t.turnId === a.turnId).excluded, true);
+    const log = await d.sessions.events(s);
+    assert.ok(log.some((e) => e.kind === 'user' && e.text.includes('4711')), 'the log keeps the turn');
+
+    assert.equal((await op(d, { op: 'turn.restore', sessionId: s, args: { turnId: a.turnId } })).ok, true);
+    fake.enqueue({ text: 'ok' });
+    await d.agent.injectInput({ sessionId: s, source: 'cli', text: 'and now?' }).done;
+    assert.match(lastSystemPrompt(), /4711/, 'restore brings it back');
+
+    // library_save through a turn driven by the fake model.
+    fake.enqueue({ toolCalls: [{ name: 'library_save', arguments: { title: 'Door code', snapshot: 'The door code is 4711.', impressions: ['door'] } }] }, { text: 'saved' });
+    const t = await d.agent.injectInput({ sessionId: s, source: 'cli', text: 'remember the door code in the library' }).done;
+    assert.equal(t.text, 'saved');
+    const found = await op(d, { op: 'memory.search', args: { query: 'door code' } });
+    assert.ok(JSON.stringify(found.value).includes('Door code'), JSON.stringify(found.value));
+    assert.ok(readdirSync(join(home, 'memory', 'memories')).length >= 2, 'memory files on disk');
+  } finally {
+    await d.stop();
+  }
+});
