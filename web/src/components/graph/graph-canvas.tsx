@@ -70,34 +70,62 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
           if (e.to === hl) focusSet.add(e.from);
         }
       }
+      // One path per edge style and highlight state: thousands of edges in a handful of strokes.
+      const groups = new Map<string, CanvasEdge[]>();
       for (const e of edges) {
-        const a = byId.current.get(e.from);
-        const b = byId.current.get(e.to);
-        if (!a || !b) continue;
-        const lit = hl && (e.from === hl || e.to === hl);
+        const lit = !!hl && (e.from === hl || e.to === hl);
+        const key = `${e.style}|${lit ? 1 : 0}`;
+        const g = groups.get(key);
+        if (g) g.push(e);
+        else groups.set(key, [e]);
+      }
+      for (const [key, list] of groups) {
+        const [style, litFlag] = key.split('|');
+        const lit = litFlag === '1';
         ctx.strokeStyle = lit ? '#6d83f2' : edgeColor;
         ctx.globalAlpha = hl && !lit ? 0.25 : 0.75;
-        ctx.setLineDash(e.style === 'dashed' ? [6 / k, 4 / k] : e.style === 'dotted' ? [1.5 / k, 3 / k] : []);
+        ctx.setLineDash(style === 'dashed' ? [6 / k, 4 / k] : style === 'dotted' ? [1.5 / k, 3 / k] : []);
         ctx.beginPath();
-        ctx.moveTo(a.x, a.y);
-        ctx.lineTo(b.x, b.y);
+        for (const e of list) {
+          const a = byId.current.get(e.from);
+          const b = byId.current.get(e.to);
+          if (!a || !b) continue;
+          ctx.moveTo(a.x, a.y);
+          ctx.lineTo(b.x, b.y);
+        }
         ctx.stroke();
       }
       ctx.setLineDash([]);
       const showAll = nodes.length <= 60 || k > 1.6;
+      const nodeGroups = new Map<string, CanvasNode[]>();
       for (const n of nodes) {
-        const r = n.r ?? 6;
-        ctx.globalAlpha = n.faded || (hl && !focusSet.has(n.id)) ? 0.35 : 1;
-        ctx.fillStyle = n.color;
+        const dim = n.faded || (hl && !focusSet.has(n.id));
+        const key = `${n.color}|${dim ? 1 : 0}`;
+        const g = nodeGroups.get(key);
+        if (g) g.push(n);
+        else nodeGroups.set(key, [n]);
+      }
+      for (const [key, list] of nodeGroups) {
+        const [color, dim] = key.split('|');
+        ctx.globalAlpha = dim === '1' ? 0.35 : 1;
+        ctx.fillStyle = color;
         ctx.beginPath();
-        ctx.arc(n.x, n.y, r, 0, Math.PI * 2);
-        ctx.fill();
-        if (n.id === selected) {
-          ctx.strokeStyle = textColor;
-          ctx.lineWidth = 2 / k;
-          ctx.stroke();
-          ctx.lineWidth = 1.2 / k;
+        for (const n of list) {
+          const r = n.r ?? 6;
+          ctx.moveTo(n.x + r, n.y);
+          ctx.arc(n.x, n.y, r, 0, Math.PI * 2);
         }
+        ctx.fill();
+      }
+      const sel = selected ? byId.current.get(selected) : undefined;
+      if (sel) {
+        ctx.globalAlpha = 1;
+        ctx.strokeStyle = textColor;
+        ctx.lineWidth = 2 / k;
+        ctx.beginPath();
+        ctx.arc(sel.x, sel.y, sel.r ?? 6, 0, Math.PI * 2);
+        ctx.stroke();
+        ctx.lineWidth = 1.2 / k;
       }
       ctx.globalAlpha = 1;
       ctx.fillStyle = textColor;

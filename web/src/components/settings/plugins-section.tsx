@@ -26,7 +26,8 @@ export function PluginsSection() {
   const app = useApp();
   const t = useT();
   const lang = useLang();
-  const req = useRequest(async () => pickList<PluginInfo>(await api('/api/v1/plugins'), 'plugins'), [app.epoch]);
+  // Installed plugins first (the ones a user manages), then the built-ins; each by name.
+  const req = useRequest(async () => pickList<PluginInfo>(await api('/api/v1/plugins'), 'plugins').sort((a, b) => Number(a.kind === 'builtin') - Number(b.kind === 'builtin') || a.name.localeCompare(b.name)), [app.epoch]);
   const file = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState<string | undefined>();
   useEffect(
