@@ -191,10 +191,12 @@ test('homed start/status/stop with the supervisor; a crashed daemon is restarted
   // SIGTERM (homed stop) during a slow turn: the user message is in the log, the daemon stops cleanly.
   fake.enqueue({ text: 'a very slow answer', delayMs: 10_000 });
   const child: ChildProcess = spawn(tsx, [waiterBin, '--json', 'send', '--no-stream', '-s', 'cli:slow', 'remember that my cat is called Mochi'], { env: e });
-  await sleep(1500);
+  const exited = new Promise((r) => child.once('exit', r));
+  const slowLog = join(h, 'sessions', 'cli%3Aslow.jsonl');
+  for (let i = 0; i < 600 && !(existsSync(slowLog) && readFileSync(slowLog, 'utf8').includes('Mochi')); i++) await sleep(100);
   const stop = await runAsync(homedBin, ['stop', '--json'], e, 60_000);
   assert.equal(stop.status, 0, stop.stdout + stop.stderr);
-  await new Promise((r) => child.once('exit', r));
+  await exited;
   assert.ok(!existsSync(join(h, 'homed.pid')), 'pid file removed');
   const log = readFileSync(join(h, 'sessions', 'cli%3Aslow.jsonl'), 'utf8');
   assert.match(log, /my cat is called Mochi/);
