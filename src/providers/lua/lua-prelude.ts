@@ -240,6 +240,10 @@ end
 -- ---------------------------------------------------------------- host bridge
 local host_call = __host_call
 __host_call = nil
+-- Raw C functions implemented by the host (LuaValueBridge): hidden from scripts like host_call.
+local host_init, take_args, put_result = __host_init, __host_args, __host_result
+__host_init, __host_args, __host_result = nil, nil, nil
+host_init(array_mt, object_mt, json.null)
 local function pack_args(...)
   local n = select("#", ...)
   local args = json.array()
@@ -273,20 +277,20 @@ function print(...)
 end
 
 -- ---------------------------------------------------------------- trampolines used by the host
+-- The first result goes to the host through put_result (converted by the host with the same
+-- mapping as json.encode); the string returned here only tags the outcome.
 local function encode_result(ok, ...)
   if not ok then
     local e = ...
     if e == INTERRUPT then rawerror(INTERRUPT, 0) end
     return "!" .. tostring(e)
   end
-  local n = select("#", ...)
-  local v = ...
-  local eok, s = rawpcall(json.encode, v)
+  local eok, s = rawpcall(put_result, (...))
   if not eok then
-    if s == INTERRUPT then rawerror(INTERRUPT, 0) end
+    if s == INTERRUPT or s == "not enough memory" then rawerror(s, 0) end
     return "?" .. tostring(s)
   end
-  return "=" .. s
+  return "="
 end
 local function traceback_handler(e)
   if e == INTERRUPT then return e end
@@ -298,13 +302,11 @@ function __sandbox_load(source, chunkname)
   if not f then return "!" .. tostring(err) end
   return encode_result(rawxpcall(f, traceback_handler))
 end
-function __sandbox_call(fname, args_json)
+function __sandbox_call(fname)
   local f = rawget(_G, fname)
   if type(f) ~= "function" then return "!" .. fname .. " is not a function (got " .. type(f) .. ")" end
-  local args = json.decode(args_json)
-  local n = #args
-  for i = 1, n do if args[i] == json.null then args[i] = nil end end
-  return encode_result(rawxpcall(f, traceback_handler, table.unpack(args, 1, n)))
+  -- take_args pushes the call's arguments, converted by the host (nil for null/undefined).
+  return encode_result(rawxpcall(f, traceback_handler, take_args()))
 end
 function __sandbox_has(fname) return type(rawget(_G, fname)) == "function" end
 `;

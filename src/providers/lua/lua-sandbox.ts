@@ -1,6 +1,7 @@
 import { LuaFactory, LUA_REGISTRYINDEX, LuaEventMasks, type LuaEngine } from 'wasmoon';
 import { LuaScriptError } from '../../spec/index.js';
 import { LUA_PRELUDE } from './lua-prelude.js';
+import { LuaConversionError, LuaValueBridge, type RawLua } from './lua-value-bridge.js';
 
 /** A host function callable from Lua. Arguments and the result cross the boundary as JSON. */
 export type HostFunction = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -32,9 +33,24 @@ function factory(): LuaFactory {
 
 interface Generation {
   engine: LuaEngine;
+  raw: RawLua;
+  /** Set by the prelude (`__host_init`) once the json markers exist. */
+  bridge: LuaValueBridge | undefined;
+  /** Function-table slots of the hook and the raw C functions, freed on retire. */
+  fnPtrs: number[];
   hookPtr: number;
   inflight: number;
   retired: boolean;
+}
+
+/** One `load`/`call` in flight, keyed by the address of its Lua thread. */
+interface Running {
+  deadline: number;
+  fnName: string;
+  /** Arguments handed to the Lua function by `__host_args` (cleared once pushed). */
+  args: unknown[] | undefined;
+  /** Set by `__host_result`. */
+  result: unknown;
 }
 
 /**
@@ -67,7 +83,7 @@ export class LuaSandbox {
   private readonly chunks: { source: string; chunkName: string }[] = [];
   private current: Generation | undefined;
   private opening: Promise<Generation> | undefined;
-  private readonly deadlines = new Map<number, number>();
+  private readonly running = new Map<number, Running>();
   private closed = false;
 
   constructor(opts: LuaSandboxOptions = {}) {
@@ -95,7 +111,7 @@ export class LuaSandbox {
   /** Runs a chunk of Lua source (text only) in the VM; returns its first result. */
   async load(source: string, chunkName: string): Promise<unknown> {
     if (typeof source !== 'string') throw new LuaScriptError(chunkName, 'source must be a string', 'load');
-    const result = await this.run('__sandbox_load', [source, `@${chunkName}`], this.timeoutMs, chunkName, true);
+    const result = await this.run('__sandbox_load', [source, `@${chunkName}`], undefined, this.timeoutMs, chunkName, true);
     this.chunks.push({ source, chunkName });
     return result;
   }
@@ -107,13 +123,10 @@ export class LuaSandbox {
 
   /** Like {@link call} with an explicit time budget. */
   async callWithTimeout(fnName: string, args: unknown[], timeoutMs: number): Promise<unknown> {
-    let argsJson: string;
-    try {
-      argsJson = JSON.stringify(args.map((a) => (a === undefined ? null : a)));
-    } catch (e) {
-      throw new LuaScriptError(this.name, `arguments of ${fnName} are not JSON-serialisable`, 'runtime', e);
-    }
-    return this.run('__sandbox_call', [fnName, argsJson], timeoutMs, this.name, false);
+    // The arguments are converted straight onto the Lua stack when the trampoline asks for them
+    // (`__host_args`), inside the protected call, so a conversion error or an out-of-memory
+    // error while building the tables fails this call and nothing else.
+    return this.run('__sandbox_call', [fnName], args, timeoutMs, this.name, false);
   }
 
   /** True when the VM has a global function `fnName` (false before the first `load`). */
@@ -153,24 +166,96 @@ export class LuaSandbox {
     const engine = await factory().createEngine({ enableProxy: false, openStandardLibs: true, traceAllocations: true, injectObjects: false });
     const g = engine.global;
     const lua = g.lua;
+    const raw = rawLua(lua.module);
     const hookPtr = lua.module.addFunction((L: number) => {
-      const deadline = this.deadlines.get(L);
-      if (deadline !== undefined && Date.now() > deadline) {
+      const r = this.running.get(L);
+      if (r !== undefined && Date.now() > r.deadline) {
         lua.lua_pushstring(L, INTERRUPT);
         lua.lua_error(L);
       }
     }, 'vii');
-    const gen: Generation = { engine, hookPtr, inflight: 0, retired: false };
+    const gen: Generation = { engine, raw, bridge: undefined, fnPtrs: [], hookPtr, inflight: 0, retired: false };
     g.set('__host_call', (name: string, argsJson: string) => this.hostCall(name, argsJson));
+    this.registerBridge(gen);
     engine.doStringSync(LUA_PRELUDE);
+    if (!gen.bridge) throw new LuaScriptError(this.name, 'sandbox prelude did not initialise the value bridge', 'load');
     for (const name of this.functions.keys()) g.call('__sandbox_bind', name);
     g.setMemoryMax(this.memoryBytes);
     this.current = gen;
     // Replay chunks after a rebuild (out of memory); the first open has none.
     for (const c of this.chunks) {
-      await this.runOn(gen, '__sandbox_load', [c.source, `@${c.chunkName}`], this.timeoutMs, c.chunkName, true);
+      await this.runOn(gen, '__sandbox_load', [c.source, `@${c.chunkName}`], undefined, this.timeoutMs, c.chunkName, true);
     }
     return gen;
+  }
+
+  /**
+   * Registers the raw C functions (implemented in JS) the prelude captures and hides:
+   * `__host_init(array_mt, object_mt, null)`, `__host_args()` → the pending call's arguments,
+   * `__host_result(v)` → stores the call's result. They move values with {@link LuaValueBridge}
+   * directly through the C API: no JSON text, no pure-Lua codec on the call path.
+   */
+  private registerBridge(gen: Generation): void {
+    const g = gen.engine.global;
+    const lua = g.lua;
+    const raw = gen.raw;
+    const cfn = (name: string, body: (L: number) => number): void => {
+      const ptr = lua.module.addFunction((L: number): number => {
+        let msg: string;
+        try {
+          return body(L);
+        } catch (e) {
+          // Only our own conversion errors are turned into Lua errors here; anything else
+          // (notably a Lua error unwinding as a JS exception) must keep propagating.
+          if (!(e instanceof LuaConversionError)) throw e;
+          msg = e.message;
+        }
+        raw._lua_settop(L, 0);
+        lua.lua_pushstring(L, msg);
+        return lua.lua_error(L);
+      }, 'ii');
+      gen.fnPtrs.push(ptr);
+      lua.lua_pushcclosure(g.address, ptr, 0);
+      lua.lua_setglobal(g.address, name);
+    };
+    cfn('__host_init', (L) => {
+      if (gen.bridge) throw new LuaConversionError('__host_init: already initialised');
+      const ref = (i: number): number => {
+        raw._lua_pushvalue(L, i);
+        return lua.luaL_ref(L, LUA_REGISTRYINDEX);
+      };
+      gen.bridge = new LuaValueBridge(raw, {
+        registryIndex: LUA_REGISTRYINDEX,
+        arrayMtRef: ref(1),
+        objectMtRef: ref(2),
+        nullRef: ref(3),
+        arrayMtPtr: raw._lua_topointer(L, 1),
+        objectMtPtr: raw._lua_topointer(L, 2),
+        nullPtr: raw._lua_topointer(L, 3),
+      });
+      return 0;
+    });
+    cfn('__host_args', (L) => {
+      const r = this.running.get(L);
+      const args = r?.args;
+      if (!r || !args || !gen.bridge) return 0;
+      r.args = undefined;
+      raw._lua_settop(L, 0);
+      if (!raw._lua_checkstack(L, args.length + 4)) throw new LuaConversionError(`too many arguments for ${r.fnName}`);
+      try {
+        for (const a of args) gen.bridge.push(L, a);
+      } catch (e) {
+        if (e instanceof LuaConversionError) throw new LuaConversionError(`arguments of ${r.fnName} cannot be converted: ${e.message}`);
+        throw e;
+      }
+      return args.length;
+    });
+    cfn('__host_result', (L) => {
+      const r = this.running.get(L);
+      if (!r || !gen.bridge) return 0;
+      r.result = gen.bridge.read(L, 1);
+      return 0;
+    });
   }
 
   private retire(gen: Generation): void {
@@ -180,8 +265,13 @@ export class LuaSandbox {
       gen.engine.global.close();
     } catch {}
     try {
-      gen.engine.global.lua.module.removeFunction(gen.hookPtr);
+      gen.bridge?.dispose();
     } catch {}
+    for (const ptr of [gen.hookPtr, ...gen.fnPtrs]) {
+      try {
+        gen.engine.global.lua.module.removeFunction(ptr);
+      } catch {}
+    }
   }
 
   private hostCall(name: string, argsJson: string): string | Promise<string> {
@@ -207,10 +297,10 @@ export class LuaSandbox {
     }
   }
 
-  private async run(entry: string, args: string[], timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
+  private async run(entry: string, args: string[], callArgs: unknown[] | undefined, timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
     const gen = await this.generation();
     try {
-      return await this.runOn(gen, entry, args, timeoutMs, script, isLoad);
+      return await this.runOn(gen, entry, args, callArgs, timeoutMs, script, isLoad);
     } catch (e) {
       if (e instanceof LuaScriptError && e.details.kind === 'memory' && this.current === gen) {
         // The state may be full of garbage the script still references: start afresh.
@@ -221,21 +311,21 @@ export class LuaSandbox {
     }
   }
 
-  private async runOn(gen: Generation, entry: string, args: string[], timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
+  private async runOn(gen: Generation, entry: string, args: string[], callArgs: unknown[] | undefined, timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
     const g = gen.engine.global;
     const lua = g.lua;
     const thread = g.newThread();
     // Anchor the thread in the registry (not on the shared stack, which concurrent calls would shuffle).
     const ref = lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
-    const deadline = Date.now() + timeoutMs;
-    this.deadlines.set(thread.address, deadline);
+    const running: Running = { deadline: Date.now() + timeoutMs, fnName: args[0] ?? entry, args: callArgs, result: null };
+    this.running.set(thread.address, running);
     lua.lua_sethook(thread.address, gen.hookPtr, LuaEventMasks.Count, HOOK_EVERY);
     gen.inflight++;
     let cleaned = false;
     const cleanup = (): void => {
       if (cleaned) return;
       cleaned = true;
-      this.deadlines.delete(thread.address);
+      this.running.delete(thread.address);
       gen.inflight--;
       if (!gen.retired) {
         lua.lua_sethook(thread.address, null, 0, 0);
@@ -269,7 +359,7 @@ export class LuaSandbox {
     } finally {
       clearTimeout(timer);
     }
-    return this.decodeResult(out[0], script, isLoad);
+    return this.decodeResult(out[0], running, script, isLoad);
   }
 
   private classify(e: unknown, script: string, timeoutMs: number): LuaScriptError {
@@ -280,11 +370,11 @@ export class LuaSandbox {
     return new LuaScriptError(script, msg, 'runtime', e);
   }
 
-  private decodeResult(raw: unknown, script: string, isLoad: boolean): unknown {
+  private decodeResult(raw: unknown, running: Running, script: string, isLoad: boolean): unknown {
     if (typeof raw !== 'string' || raw.length === 0) throw new LuaScriptError(script, 'sandbox bridge returned no result', 'runtime');
     const tag = raw[0];
     const body = raw.slice(1);
-    if (tag === '=') return JSON.parse(body) as unknown;
+    if (tag === '=') return running.result;
     if (tag === '?') throw new LuaScriptError(script, `returned a value that cannot be converted: ${body}`, 'bad-return');
     const msg = cleanMessage(body);
     if (msg.includes(INTERRUPT)) throw new LuaScriptError(script, `timed out after ${this.timeoutMs} ms`, 'timeout');
@@ -296,4 +386,11 @@ export class LuaSandbox {
 function cleanMessage(msg: string): string {
   const i = msg.indexOf('\nstack traceback:');
   return (i >= 0 ? msg.slice(0, i) : msg).trim();
+}
+
+/** The wasm module's raw Lua C API exports (`_lua_*`), which the bridge calls directly. */
+function rawLua(module: unknown): RawLua {
+  const m = module as RawLua;
+  if (typeof m._lua_next !== 'function' || typeof m._lua_pushlstring !== 'function') throw new Error('wasmoon module does not export the Lua C API');
+  return m;
 }
