@@ -35,6 +35,8 @@ export class Bm25Index {
   private totalLen = 0;
   private dead = 0;
   private acc = new Float64Array(0);
+  /** Length per document number; -1 marks a removed document (no object dereference when scoring). */
+  private lens = new Float64Array(1024);
 
   /** b = 0.5: conversational turns are short and similar in length, full length normalisation over-rewards the shortest (measured on LoCoMo). */
   constructor(private readonly k1 = 1.2, private readonly b = 0.5) {}
@@ -54,6 +56,12 @@ export class Bm25Index {
     for (const t of tokens) terms.set(t, (terms.get(t) ?? 0) + 1);
     const num = this.docs.length;
     this.docs.push({ id, len: tokens.length, terms });
+    if (num >= this.lens.length) {
+      const grown = new Float64Array(this.lens.length * 2);
+      grown.set(this.lens);
+      this.lens = grown;
+    }
+    this.lens[num] = tokens.length;
     this.byId.set(id, num);
     this.totalLen += tokens.length;
     for (const [t, c] of terms) {
@@ -86,6 +94,7 @@ export class Bm25Index {
       this.totalLen -= d.len;
     }
     this.docs[num] = undefined;
+    this.lens[num] = -1;
     this.byId.delete(id);
     if (++this.dead > 1000 && this.dead > this.byId.size) this.compact();
     return true;
@@ -134,18 +143,22 @@ export class Bm25Index {
     const acc = this.acc;
     const touched: number[] = [];
     const k1 = this.k1;
-    const b = this.b;
+    const lens = this.lens;
+    const base = k1 * (1 - this.b);
+    const perLen = (k1 * this.b) / avg;
     for (const [t, w] of q) {
       const p = this.postings.get(t);
       if (!p || w === 0) continue;
-      const idf = this.idf(t) * w;
+      const idf = this.idf(t) * w * (k1 + 1);
+      const nums = p.nums;
+      const tfs = p.tfs;
       for (let i = 0; i < p.n; i++) {
-        const num = p.nums[i];
-        const d = this.docs[num];
-        if (!d) continue;
-        const tf = p.tfs[i];
+        const num = nums[i];
+        const len = lens[num];
+        if (len < 0) continue;
+        const tf = tfs[i];
         if (acc[num] === 0) touched.push(num);
-        acc[num] += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * d.len) / avg));
+        acc[num] += (idf * tf) / (tf + base + perLen * len);
       }
     }
     let keep = touched;
@@ -185,6 +198,7 @@ export class Bm25Index {
     const live = this.docs.filter((d): d is DocEntry => d !== undefined);
     this.postings = new Map();
     this.docs = [];
+    this.lens = new Float64Array(Math.max(1024, live.length * 2));
     this.byId = new Map();
     this.totalLen = 0;
     this.dead = 0;
