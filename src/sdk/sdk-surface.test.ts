@@ -12,5 +12,5 @@ test('P-1: homeagent/sdk runtime exports', () => {
 });
 
 test('P-1: homeagent/sdk/testing runtime exports', () => {
-  assert.deepEqual(Object.keys(testing).sort(), ['MemorySessions', 'ScriptedLlm', 'createTestHost']);
+  assert.deepEqual(Object.keys(testing).sort(), ['MemorySessions', 'ScriptedLlm', 'createTestHost', 'hashEmbedding', 'startFakeLlm']);
 });
