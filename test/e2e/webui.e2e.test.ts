@@ -244,6 +244,16 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await wide.page.context().close();
   });
 
+  it('shows the knowledge, documents, change tracker and about screens', async () => {
+    for (const [i, section] of ['knowledge', 'documents', 'changes', 'about'].entries()) {
+      await page.goto(`${h.url}/#/settings/${section}`);
+      await page.waitForSelector(`[data-testid=settings-${section}].active`, { timeout: T });
+      await page.waitForSelector('.settings-body .card, .settings-body .empty-state, .settings-body .list-item', { timeout: T });
+      assert.equal(await page.locator('[data-testid^=boundary-]').count(), 0, `${section} crashed`);
+      await shot(page, `${17 + i}-settings-${section}`);
+    }
+  });
+
   it('logged no client errors', () => {
     assert.deepEqual(errors, []);
   });

@@ -15,6 +15,17 @@ interface Doc {
   score?: number;
 }
 
+/** Numbers and short strings of a stats object, one level of nesting flattened (`graph.entities`). */
+export function flattenStats(stats: Record<string, unknown>): [string, string | number][] {
+  const out: [string, string | number][] = [];
+  for (const [k, v] of Object.entries(stats)) {
+    if (typeof v === 'number' || (typeof v === 'string' && v.length < 40)) out.push([k, v]);
+    else if (v && typeof v === 'object' && !Array.isArray(v))
+      for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) if (typeof v2 === 'number' || (typeof v2 === 'string' && v2.length < 40)) out.push([`${k}.${k2}`, v2]);
+  }
+  return out;
+}
+
 /** Documents (T-3) and memory stats: list, search, delete. */
 export function DocumentsSection() {
   const app = useApp();
@@ -30,9 +41,8 @@ export function DocumentsSection() {
     <div className="documents">
       {stats.data && (
         <div className="stats">
-          {Object.entries(stats.data)
-            .filter(([, v]) => typeof v === 'number' || typeof v === 'string')
-            .slice(0, 8)
+          {flattenStats(stats.data)
+            .slice(0, 12)
             .map(([k, v]) => (
               <div className="stat" key={k}>
                 <div className="stat-value">{String(v)}</div>

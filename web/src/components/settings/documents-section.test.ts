@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { flattenStats } from './documents-section';
+
+describe('flattenStats', () => {
+  it('shows numbers and short strings, one nesting level flattened', () => {
+    expect(flattenStats({ context: { events: 3 }, graph: { entities: 4, relations: 2, nested: { x: 1 } }, embedder: 'lexical', list: [1, 2] })).toEqual([
+      ['context.events', 3],
+      ['graph.entities', 4],
+      ['graph.relations', 2],
+      ['embedder', 'lexical'],
+    ]);
+  });
+});
