@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'coverage/**', 'test-artifacts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'coverage/**', 'test-artifacts/**', '.tmp/**', '**/*-tmp.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
