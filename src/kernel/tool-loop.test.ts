@@ -167,3 +167,30 @@ test('C-3: noMemory keeps the output verbatim out of memory; cleaner filters onl
     { tool: 'json_tool', text: 'useful part' },
   ]);
 });
+
+test('C-5/L-3: the llm_sources tool exists only with a provider admin; it lists sources and switches the order', async (t) => {
+  const plain = await harness(t);
+  plain.fake.enqueue({ text: 'x' });
+  await plain.send('hi');
+  assert.ok(!plain.requestTools(0).includes('llm_sources'));
+
+  const h = await harness(t, { providerAdmin: true });
+  h.fake.enqueue(
+    { toolCalls: [{ name: 'llm_sources', arguments: { action: 'list' } }] },
+    { toolCalls: [{ name: 'llm_sources', arguments: { action: 'use', name: 'no-such-source' } }] },
+    { toolCalls: [{ name: 'llm_sources', arguments: { action: 'use', name: 'openai' } }] },
+    { text: 'switched' },
+  );
+  const out = await h.send('which models do you have?');
+  assert.equal(out.text, 'switched');
+  assert.ok(h.requestTools(0).includes('llm_sources'));
+  const lastTool = (n: number) => String(h.requestMessages(n).filter((m) => m.role === 'tool').at(-1)?.content);
+  const listed = JSON.parse(lastTool(1)) as { name: string; state: string; configured: boolean }[];
+  assert.deepEqual(
+    listed.filter((s) => s.configured).map((s) => [s.name, s.state]),
+    [['openai', 'ready']],
+  );
+  assert.match(lastTool(2), /^Error \[VALIDATION\w*\]: unknown LLM source "no-such-source"/);
+  assert.match(lastTool(3), /^LLM source order is now: openai,/);
+  assert.equal((h.config.get('core.llm.order') as string[])[0], 'openai');
+});

@@ -29,6 +29,8 @@ export interface HarnessOptions {
   wrapLlm?: (llm: LlmPort) => LlmPort;
   /** A session port other than the JSONL SessionStore (benchmarks isolate disk syncs). */
   sessions?: SessionPort;
+  /** Give the agent the provider manager as its provider admin (the llm_sources tool). */
+  providerAdmin?: boolean;
 }
 
 /**
@@ -99,7 +101,7 @@ function sharedBackend(): Promise<Backend> {
 }
 
 /** Keys a test may change; reset when its harness closes so the shared config starts clean. */
-const RESET_PREFIXES = ['core.agent.', 'core.subagent.'];
+const RESET_PREFIXES = ['core.agent.', 'core.subagent.', 'core.llm.order'];
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHarness> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'homeagent-kernel-'));
@@ -112,7 +114,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHar
   await sessions.open();
   const llm = opts.wrapLlm ? opts.wrapLlm(providers) : providers;
   const logger = captureLogger();
-  const agent = new Agent({ llm, sessions: opts.sessions ?? sessions, config, log: logger, homeDir: home, ...opts.agent });
+  const agent = new Agent({ llm, sessions: opts.sessions ?? sessions, config, log: logger, homeDir: home, ...(opts.providerAdmin ? { providerAdmin: providers } : {}), ...opts.agent });
   const bus: BusRecord[] = [];
   agent.bus.onAny((name, payload) => void bus.push({ name, payload }));
   if (!opts.noStart) agent.start();
