@@ -169,6 +169,7 @@ test('model change: background re-embedding with progress; vectors of another mo
   for (let i = 0; i < 70; i++) idx.add(`n${i}`, i % 2 ? 'a car on the road' : 'a cat on the mat');
   assert.equal(idx.vectorOf('n0')?.modelId, 'static:change.vec#4');
   assert.equal(idx.vectorOf('n0')?.vector.length, 4);
+  assert.deepEqual(idx.stats(), { size: 70, modelId: 'static:change.vec#4', dim: 4, current: 70, stale: 0, missing: 0 });
 
   const changed = new Promise<string>((r) => {
     const off = e.onModelChange((id) => {
@@ -186,6 +187,7 @@ test('model change: background re-embedding with progress; vectors of another mo
   assert.equal(progress.at(-1)?.total, 70);
   assert.equal(idx.vectorOf('n1')?.modelId, 'api:fake3#3');
   assert.equal(idx.vectorOf('n1')?.vector.length, 3);
+  assert.deepEqual(idx.stats(), { size: 70, modelId: 'api:fake3#3', dim: 3, current: 70, stale: 0, missing: 0 });
   assert.ok(log.lines.some((l) => /test-index: re-embedded 70\/70 for api:fake3#3/.test(l)), log.lines.join('\n'));
   const hits = await idx.search('cat', 5);
   assert.ok(hits.every((h) => Number(h.id.slice(1)) % 2 === 0), 'dense ranking in the new space');

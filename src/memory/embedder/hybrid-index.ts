@@ -101,6 +101,22 @@ export class HybridIndex<M = unknown> {
     return this.items.keys();
   }
 
+  /**
+   * What the index holds: the current model and dimension, how many items have a vector of it and
+   * how many still carry another model's vector (waiting for re-embedding, never compared).
+   */
+  stats(): { size: number; modelId: string; dim: number; current: number; stale: number; missing: number } {
+    const modelId = this.opts.embedder.modelId();
+    let current = 0;
+    let stale = 0;
+    for (const it of this.items.values()) {
+      if (!it.vec) continue;
+      if (it.vec.modelId === modelId) current++;
+      else stale++;
+    }
+    return { size: this.items.size, modelId, dim: this.opts.embedder.dim, current, stale, missing: this.items.size - current - stale };
+  }
+
   /** The item's stored vector (whatever model made it). */
   vectorOf(id: string): StoredVector | undefined {
     return this.items.get(id)?.vec;
