@@ -79,11 +79,15 @@ export class TurnRunner {
     try {
       this.checkStop(hooks);
       await this.stage(turn, 'on_input', this.ctx(turn, 'on_input'));
-      d.context.append({ kind: 'user', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: '', refs: [turn.turnId] });
-      try {
-        await d.context.prune(input.text);
-      } catch (e) {
-        d.log.warn(`context prune failed: ${(e as Error).message}`);
+      // Consolidation turns (internal jobs) stay out of the context window: their instructions
+      // and answers are not conversation, must not show in the timeline nor be archived as memory.
+      if (!turn.consolidation) {
+        d.context.append({ kind: 'user', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: '', refs: [turn.turnId] });
+        try {
+          await d.context.prune(input.text);
+        } catch (e) {
+          d.log.warn(`context prune failed: ${(e as Error).message}`);
+        }
       }
       turn.messages.push({ role: 'user', content: input.text, attachments: input.attachments?.filter((a) => a.mimeType.startsWith('image/')) });
       this.checkStop(hooks);
@@ -91,7 +95,7 @@ export class TurnRunner {
       await this.stage(turn, 'pre_action', this.ctx(turn, 'pre_action'));
       for (const m of turn.messages.slice(before)) d.bus.emit('stage_event', { turnId: turn.turnId, sessionId: input.sessionId, stage: 'pre_action', note: `injected ${m.role} message from ${m.source ?? 'a plugin'} (${m.content.length} chars)` });
       finalText = await this.toolLoop(turn, hooks);
-      d.context.append({ kind: 'agent', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: finalText, toolOutputs: turn.toolOutputs, refs: [turn.turnId] });
+      if (!turn.consolidation) d.context.append({ kind: 'agent', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: finalText, toolOutputs: turn.toolOutputs, refs: [turn.turnId] });
       const outCtx = this.ctx(turn, 'before_output', { text: finalText });
       await this.stage(turn, 'before_output', outCtx);
       finalText = outCtx.text ?? finalText;
