@@ -170,3 +170,20 @@ test('C-1: external input that arrives during a self-input turn waits for it, th
   const order = h.events('turn_start').map((e) => e.input.text);
   assert.deepEqual(order, ['self 1', 'user 1', 'self 2']);
 });
+
+test('C-1/T-2: a consolidation turn stays out of the context window and the user timeline', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ text: 'MERGE-ANSWER {"merge": true}' }, { text: 'USER-ANSWER' });
+  await h.agent.injectSelfInput('CONSOLIDATION-INSTRUCTION: judge these pairs').done;
+  await h.send('USER-QUESTION');
+  await h.send('second question');
+  assert.ok(!h.agent.context.events().some((e) => e.source === '_consolidation_'));
+  const timeline = String(h.requestMessages(2)[0].content);
+  assert.match(timeline, /USER-QUESTION/);
+  assert.doesNotMatch(timeline, /CONSOLIDATION-INSTRUCTION|MERGE-ANSWER/);
+  // still logged in its own session
+  assert.deepEqual(
+    (await h.sessionLog('system:consolidation')).map((e) => e.kind),
+    ['user', 'assistant'],
+  );
+});
