@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, pickList } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
@@ -40,6 +40,14 @@ export function SessionList() {
   }, [req.reload]);
 
   const current = app.route.view === 'chat' ? app.route.sessionId : undefined;
+  // A session just created by the first message: list it at once.
+  const tried = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (current && tried.current !== current && req.data && !req.data.some((s) => s.id === current)) {
+      tried.current = current;
+      req.reload();
+    }
+  }, [current, req.data, req.reload]);
   const rename = async (id: string) => {
     const v = title.trim();
     setEditing(undefined);
