@@ -50,6 +50,15 @@ function import_adapter(name)
   return env
 end
 
+-- transform_request, then headers (when defined) on the same request table: one VM entry and
+-- one conversion of the request per HTTP call.
+function __adapter_build(req, cfg)
+  local r = transform_request(req, cfg)
+  local h = nil
+  if type(headers) == "function" then h = headers(cfg, req) end
+  return { request = r, headers = h }
+end
+
 local states = {}
 function __adapter_stream_chunk(id, chunk, event)
   local s = states[id]

@@ -153,13 +153,15 @@ export class LuaAdapter {
   /** Builds the HTTP request for a normalized chat request. */
   async buildRequest(req: ChatRequest, cfg: AdapterConfig, stream: boolean): Promise<AdapterHttpRequest> {
     await this.start();
-    const luaReq = toLuaRequest(req, stream);
-    const raw = await this.sandbox.call('transform_request', luaReq, cfg);
+    // One VM entry runs transform_request and then headers(cfg, req) on the same converted
+    // request table (it is converted once, not twice).
+    const both = (await this.sandbox.call('__adapter_build', toLuaRequest(req, stream), cfg)) as { request?: unknown; headers?: unknown } | null;
+    const raw = both?.request ?? null;
     const r = requestSchema.safeParse(raw);
     if (!r.success) throw this.bad('transform_request', raw, 'a table { url = "https://…", method?, body }');
     let headers: Record<string, string> = {};
     if (this.hasHeaders) {
-      const h = await this.sandbox.call('headers', cfg, luaReq);
+      const h = both?.headers ?? null;
       const hp = headersSchema.safeParse(Array.isArray(h) && h.length === 0 ? {} : (h ?? {}));
       if (!hp.success) throw this.bad('headers', h, 'a table of header names to strings');
       headers = Object.fromEntries(Object.entries(hp.data).map(([k, v]) => [k, String(v)]));

@@ -1,7 +1,8 @@
-import { LuaFactory, LUA_REGISTRYINDEX, LuaEventMasks, type LuaEngine } from 'wasmoon';
+import { LUA_REGISTRYINDEX, LuaEventMasks, type LuaEngine } from 'wasmoon';
 import { LuaScriptError } from '../../spec/index.js';
 import { LUA_PRELUDE } from './lua-prelude.js';
 import { LuaConversionError, LuaValueBridge, type RawLua } from './lua-value-bridge.js';
+import { rawLua, sharedLua } from './shared-lua-factory.js';
 
 /** A host function callable from Lua. Arguments and the result cross the boundary as JSON. */
 export type HostFunction = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,12 +25,6 @@ const INTERRUPT = '__sandbox_interrupted__';
 /** Instructions between two checks of the deadline. */
 const HOOK_EVERY = 1000;
 
-let sharedFactory: LuaFactory | undefined;
-function factory(): LuaFactory {
-  // One wasm module for the process; every sandbox is its own lua_State inside it.
-  sharedFactory ??= new LuaFactory();
-  return sharedFactory;
-}
 
 interface Generation {
   engine: LuaEngine;
@@ -163,10 +158,11 @@ export class LuaSandbox {
   }
 
   private async open(): Promise<Generation> {
-    const engine = await factory().createEngine({ enableProxy: false, openStandardLibs: true, traceAllocations: true, injectObjects: false });
+    const shared = await sharedLua();
+    const engine = await shared.factory.createEngine({ enableProxy: false, openStandardLibs: true, traceAllocations: true, injectObjects: false });
     const g = engine.global;
     const lua = g.lua;
-    const raw = rawLua(lua.module);
+    const raw = rawLua(lua.module, shared.exports);
     const hookPtr = lua.module.addFunction((L: number) => {
       const r = this.running.get(L);
       if (r !== undefined && Date.now() > r.deadline) {
@@ -388,9 +384,3 @@ function cleanMessage(msg: string): string {
   return (i >= 0 ? msg.slice(0, i) : msg).trim();
 }
 
-/** The wasm module's raw Lua C API exports (`_lua_*`), which the bridge calls directly. */
-function rawLua(module: unknown): RawLua {
-  const m = module as RawLua;
-  if (typeof m._lua_next !== 'function' || typeof m._lua_pushlstring !== 'function') throw new Error('wasmoon module does not export the Lua C API');
-  return m;
-}

@@ -80,6 +80,9 @@ export interface JsonMarkers {
 }
 
 const SKIP = Symbol('skip');
+/** `lua_Integer` arguments are i64 (bigint); small ones are reused instead of allocated. */
+const SMALL = Array.from({ length: 1025 }, (_, i) => BigInt(i));
+const big = (i: number): bigint => (i >= 0 && i <= 1024 ? SMALL[i] : BigInt(i));
 type Converted = unknown;
 
 /** One per Lua state: converts values between JS and that state's stacks. */
@@ -91,11 +94,17 @@ export class LuaValueBridge {
   private readonly decoder = new TextDecoder('utf-8');
   private keyPtr = 0;
   private keyLen = 0;
+  private readonly arrayMtRef: bigint;
+  private readonly objectMtRef: bigint;
+  private readonly nullRef: bigint;
 
   constructor(
     private readonly m: RawLua,
     private readonly markers: JsonMarkers,
   ) {
+    this.arrayMtRef = BigInt(markers.arrayMtRef);
+    this.objectMtRef = BigInt(markers.objectMtRef);
+    this.nullRef = BigInt(markers.nullRef);
     this.lenPtr = m._malloc(8);
     // The constant key "__jsontype", kept in wasm memory for lua_rawget lookups.
     const key = this.encoder.encode('__jsontype');
@@ -133,7 +142,7 @@ export class LuaValueBridge {
         return;
       case 'number':
         if (!Number.isFinite(v)) this.pushNull(L, inArray);
-        else if (Number.isInteger(v) && v < INT_LIMIT && v > -INT_LIMIT) m._lua_pushinteger(L, BigInt(v));
+        else if (Number.isInteger(v) && v < INT_LIMIT && v > -INT_LIMIT) m._lua_pushinteger(L, big(v));
         else m._lua_pushnumber(L, v);
         return;
       case 'boolean':
@@ -158,7 +167,7 @@ export class LuaValueBridge {
   }
 
   private pushNull(L: number, inArray: boolean): void {
-    if (inArray) this.m._lua_rawgeti(L, this.markers.registryIndex, BigInt(this.markers.nullRef));
+    if (inArray) this.m._lua_rawgeti(L, this.markers.registryIndex, this.nullRef);
     else this.m._lua_pushnil(L);
   }
 
@@ -166,11 +175,11 @@ export class LuaValueBridge {
     const m = this.m;
     const n = a.length;
     m._lua_createtable(L, n, 0);
-    m._lua_rawgeti(L, this.markers.registryIndex, BigInt(this.markers.arrayMtRef));
+    m._lua_rawgeti(L, this.markers.registryIndex, this.arrayMtRef);
     m._lua_setmetatable(L, -2);
     for (let i = 0; i < n; i++) {
       this.pushValue(L, a[i], depth + 1, true, path);
-      m._lua_rawseti(L, -2, BigInt(i + 1));
+      m._lua_rawseti(L, -2, big(i + 1));
     }
   }
 
@@ -178,7 +187,7 @@ export class LuaValueBridge {
     const m = this.m;
     const keys = Object.keys(o);
     m._lua_createtable(L, 0, keys.length);
-    m._lua_rawgeti(L, this.markers.registryIndex, BigInt(this.markers.objectMtRef));
+    m._lua_rawgeti(L, this.markers.registryIndex, this.objectMtRef);
     m._lua_setmetatable(L, -2);
     for (const k of keys) {
       let val = o[k];
@@ -265,7 +274,7 @@ export class LuaValueBridge {
       case T_STRING:
         return this.readString(L, idx);
       case T_TABLE:
-        return this.readTable(L, idx, depth, seen, where);
+        return this.readTable(L, idx, depth, seen);
       default:
         return SKIP;
     }
@@ -288,7 +297,7 @@ export class LuaValueBridge {
     return this.decoder.decode(heap.subarray(ptr, ptr + len));
   }
 
-  private readTable(L: number, idx: number, depth: number, seen: Set<number>, where: string): Converted {
+  private readTable(L: number, idx: number, depth: number, seen: Set<number>): Converted {
     const m = this.m;
     const ptr = m._lua_topointer(L, idx);
     if (ptr === this.markers.nullPtr) return null;
@@ -323,7 +332,7 @@ export class LuaValueBridge {
     const n = Number(m._lua_rawlen(L, idx));
     const out = new Array<unknown>(n);
     for (let i = 1; i <= n; i++) {
-      m._lua_rawgeti(L, idx, BigInt(i));
+      m._lua_rawgeti(L, idx, big(i));
       const v = this.readValue(L, m._lua_gettop(L), depth + 1, seen, `item ${i}`);
       if (v === SKIP) throw new LuaConversionError(`json.encode: cannot encode a ${TYPE_NAMES[m._lua_type(L, -1)] ?? 'value'} (item ${i})`);
       out[i - 1] = v;
