@@ -12,6 +12,8 @@ export interface QuestionScore {
   mrr: number;
   r2000c: number;
   ms: number;
+  /** CPU time of the query (process.cpuUsage), ms. */
+  cpu?: number;
 }
 
 /** Fractional recall of the gold ids within the given items. */
@@ -52,10 +54,13 @@ export interface Summary {
   r2000c: number;
   p50: number;
   p95: number;
+  /** Mean CPU ms per query. */
+  cpu: number;
 }
 
 export function summarise(scores: QuestionScore[]): Summary {
   const avg = (f: (s: QuestionScore) => number): number => (scores.length ? (100 * scores.reduce((a, s) => a + f(s), 0)) / scores.length : 0);
   const ms = scores.map((s) => s.ms);
-  return { n: scores.length, r5: avg((s) => s.r5), r10: avg((s) => s.r10), mrr: avg((s) => s.mrr), r2000c: avg((s) => s.r2000c), p50: percentile(ms, 50), p95: percentile(ms, 95) };
+  const cpu = scores.length ? scores.reduce((a, s) => a + (s.cpu ?? 0), 0) / scores.length : 0;
+  return { n: scores.length, r5: avg((s) => s.r5), r10: avg((s) => s.r10), mrr: avg((s) => s.mrr), r2000c: avg((s) => s.r2000c), p50: percentile(ms, 50), p95: percentile(ms, 95), cpu };
 }

@@ -57,10 +57,12 @@ async function evaluate(convs: Conversation[], search: (c: Conversation, q: stri
   const scores: QuestionScore[] = [];
   for (const c of convs) {
     for (const q of c.questions) {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const items = await search(c, q.question);
       const ms = performance.now() - t0;
-      scores.push({ category: q.category, ms, ...scoreRanking(items, q.evidence) });
+      const cu = process.cpuUsage(c0);
+      scores.push({ category: q.category, ms, cpu: (cu.user + cu.system) / 1000, ...scoreRanking(items, q.evidence) });
     }
   }
   return scores;
@@ -76,8 +78,8 @@ const f1 = (x: number): string => x.toFixed(1);
 const f2 = (x: number): string => x.toFixed(2);
 
 function table(rows: RowResult[]): string {
-  const head = '| system | R@5 | R@10 | MRR | R@2000c | query p50 ms | query p95 ms | ingest turns/s |\n|---|---|---|---|---|---|---|---|';
-  const lines = rows.map((r) => `| ${r.name} | ${f1(r.all.r5)} | ${f1(r.all.r10)} | ${f1(r.all.mrr)} | ${f1(r.all.r2000c)} | ${f2(r.all.p50)} | ${f2(r.all.p95)} | ${r.ingestTps === undefined ? '–' : Math.round(r.ingestTps)} |`);
+  const head = '| system | R@5 | R@10 | MRR | R@2000c | query p50 ms | query p95 ms | query CPU ms (mean) | ingest turns/s |\n|---|---|---|---|---|---|---|---|---|';
+  const lines = rows.map((r) => `| ${r.name} | ${f1(r.all.r5)} | ${f1(r.all.r10)} | ${f1(r.all.mrr)} | ${f1(r.all.r2000c)} | ${f2(r.all.p50)} | ${f2(r.all.p95)} | ${f2(r.all.cpu)} | ${r.ingestTps === undefined ? '–' : Math.round(r.ingestTps)} |`);
   return [head, ...lines].join('\n');
 }
 

@@ -22,6 +22,8 @@ export interface ScaleRow {
   size: number;
   p50: number;
   p95: number;
+  /** Mean CPU time per operation (process.cpuUsage): robust when other processes share the cores. */
+  cpu?: number;
   note?: string;
 }
 
@@ -96,15 +98,19 @@ async function pruneCase(tmp: string, embedder: EmbedderService, sizes: number[]
   for (const size of sizes) {
     const times: number[] = [];
     let archived = 0;
+    let cpu = 0;
     for (let run = 0; run < 5; run++) {
       const ctx = new RelevanceContext({ home: fs.mkdtempSync(path.join(tmp, 'ctx-')), embedder, topK: 40, archive: (evs) => void (archived += evs.length), timers: { setTimeout: () => 0, clearTimeout: () => {} } });
       await ctx.start();
       for (let i = 0; i < size; i++) ctx.append({ kind: 'user', source: 'bench', channel: 'bench', sessionId: 's', input: text(12), response: '', timestamp: i });
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       await ctx.prune(text(10));
       times.push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      cpu += (c.user + c.system) / 1000;
     }
-    rows.push({ case: 'context prune (topK 40)', size, p50: pct(times, 50), p95: pct(times, 95), note: `${archived / 5} archived per prune` });
+    rows.push({ case: 'context prune (topK 40)', size, p50: pct(times, 50), p95: pct(times, 95), cpu: cpu / 5, note: `${archived / 5} archived per prune` });
   }
   return rows;
 }
@@ -126,13 +132,15 @@ async function docCase(tmp: string, embedder: EmbedderService, sizes: number[]):
     }
     addMs += performance.now() - t0;
     const times: number[] = [];
+    const c0 = process.cpuUsage();
     for (let q = 0; q < 200; q++) {
       const query = text(6);
       const t1 = performance.now();
       await store.search(query, 10);
       times.push(performance.now() - t1);
     }
-    rows.push({ case: 'document search (top 10, hybrid ranking)', size, p50: pct(times, 50), p95: pct(times, 95), note: `${Math.round(added / (addMs / 1000))} docs/s added` });
+    const c = process.cpuUsage(c0);
+    rows.push({ case: 'document search (top 10, hybrid ranking)', size, p50: pct(times, 50), p95: pct(times, 95), cpu: (c.user + c.system) / 1000 / 200, note: `${Math.round(added / (addMs / 1000))} docs/s added (wall)` });
   }
   await store.close();
   const t2 = performance.now();
@@ -156,8 +164,8 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
   try {
     const rows = [...(await pruneCase(tmp, embedder, ctxSizes)), ...(await docCase(tmp, embedder, docSizes))];
     for (const c of extraCases) rows.push(...(await c.fn({ tmp, sizes: docSizes })));
-    const head = '| case | size | p50 ms | p95 ms | note |\n|---|---|---|---|---|';
-    const lines = rows.map((r) => `| ${r.case} | ${r.size} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.note ?? ''} |`);
+    const head = '| case | size | p50 ms | p95 ms | mean CPU ms | note |\n|---|---|---|---|---|---|';
+    const lines = rows.map((r) => `| ${r.case} | ${r.size} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.cpu === undefined ? '–' : r.cpu.toFixed(2)} | ${r.note ?? ''} |`);
     return [`Memory scale (${embedder.modelId()} embedder, Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)}):`, '', head, ...lines].join('\n');
   } finally {
     await embedder.stop();
