@@ -7,7 +7,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import yazl from 'yazl';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
@@ -252,6 +253,17 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
       assert.equal(await page.locator('[data-testid^=boundary-]').count(), 0, `${section} crashed`);
       await shot(page, `${17 + i}-settings-${section}`);
     }
+  });
+
+  it('reports an uncaught client error to the memory manager diag.log', async () => {
+    const before = errors.length;
+    await page.evaluate(() => setTimeout(() => {
+      throw new Error('e2e client boom');
+    }, 0));
+    const log = join(h.home, 'logs', 'memory-manager-client.log');
+    for (let i = 0; i < 50 && !(existsSync(log) && readFileSync(log, 'utf8').includes('e2e client boom')); i++) await page.waitForTimeout(100);
+    assert.match(readFileSync(log, 'utf8'), /e2e client boom/);
+    errors.splice(before);
   });
 
   it('logged no client errors', () => {
