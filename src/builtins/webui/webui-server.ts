@@ -38,8 +38,8 @@ export class WebuiServer {
   async start(): Promise<string> {
     if (this.server) return this.publicUrl!;
     const settings = this.sdk.settings();
-    const host = String(settings.get('host') ?? '127.0.0.1');
-    const port = Number(settings.get('port') ?? 8765);
+    const host = String(this.coreFallback('host', settings.get('host'), '127.0.0.1'));
+    const port = Number(this.coreFallback('port', settings.get('port'), 8765));
     const tokenNow = () => String(settings.get('token') ?? '');
     const loopback = isLoopbackHost(host);
     if (!loopback && !tokenNow()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
@@ -102,6 +102,19 @@ export class WebuiServer {
     agent?.setEndpoint('webui', this.publicUrl);
     this.sdk.log.info(`WebUI listening on ${this.publicUrl}`);
     return this.publicUrl;
+  }
+
+  /**
+   * `core.webui.host|port` (core defaults) are honoured when `plugin.webui.*` is left at its
+   * default, so either key works for `waiter config set`.
+   */
+  private coreFallback(name: 'host' | 'port', value: unknown, def: string | number): unknown {
+    if (value !== def && value !== undefined) return value;
+    try {
+      const core = this.sdk.use('host.config')?.get(`core.webui.${name}`);
+      if (core && core.origin !== 'default' && core.value !== null && core.value !== '') return core.value;
+    } catch {}
+    return value ?? def;
   }
 
   /** Closes SSE clients and the server, removes the endpoint. Safe twice. */

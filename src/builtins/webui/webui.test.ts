@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import webui, { WebuiConfigError } from './index.js';
 import { createMiniHost, type MiniHost } from './__fixtures__/mini-host.js';
 import type { PluginSDK } from '../../spec/index.js';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 
 /** Reads SSE frames from a fetch response until `until` returns true for the collected events. */
 async function readSse(res: Response, until: (evs: { id?: string; event: string; payload: Record<string, unknown> }[]) => boolean) {
@@ -213,6 +215,24 @@ describe('webui auth and start-up', () => {
       await sse.body!.cancel();
       // Without a build the page says how to build it.
       assert.match(await (await fetch(`${url}/`)).text(), /npm run build/);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('honours core.webui.port when plugin.webui.port is left at its default', async () => {
+    const host = createMiniHost();
+    try {
+      const probe = await new Promise<number>((resolve) => {
+        const srv = createServer().listen(0, '127.0.0.1', () => {
+          const p = (srv.address() as AddressInfo).port;
+          srv.close(() => resolve(p));
+        });
+      });
+      const info = (key: string) => ({ key, value: key === 'core.webui.port' ? probe : '127.0.0.1', default: key === 'core.webui.port' ? 8765 : '127.0.0.1', description: '', secret: false, schema: {}, origin: key === 'core.webui.port' ? 'stored' : 'default' });
+      await host.start({ name: 'core-config', start: (s: PluginSDK) => void s.provide('host.config', { list: () => [], get: info, set: async () => undefined, reset: async () => undefined } as never) });
+      const sdk = await host.start(webui);
+      assert.equal(new URL(sdk.use('host.agent')!.endpoints().webui!).port, String(probe));
     } finally {
       await host.stop();
     }
