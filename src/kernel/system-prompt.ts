@@ -18,16 +18,39 @@ export const SLOT_TITLES: Record<PromptSlot, string> = {
 
 export const DEFAULT_PERSONA = `You are HomeAgent, the user's personal assistant running on their own machine. You remember what matters to the user across conversations, and you are honest about what you remember and what you do not. Answer in the language the user writes in. Use tools when they help; keep replies clear and concise.`;
 
+interface CachedLine {
+  timestamp: number;
+  kind: ContextEvent['kind'];
+  sessionId: string;
+  input: string;
+  response: string;
+  line: string;
+}
+
+/**
+ * Formatted lines by event object. The timeline is rendered every LLM round over the same
+ * events; formatting dates and whitespace each time cost ~1-2 ms per round at 200 events.
+ * An entry is reused only while the fields it was made from are unchanged.
+ */
+const lineCache = new WeakMap<ContextEvent, CachedLine>();
+
+function timelineLine(e: ContextEvent): string {
+  const c = lineCache.get(e);
+  if (c && c.timestamp === e.timestamp && c.kind === e.kind && c.sessionId === e.sessionId && c.input === e.input && c.response === e.response) return c.line;
+  const when = new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ');
+  const who = e.kind === 'agent' ? 'assistant' : e.kind === 'cold_storage' ? 'recalled' : e.kind;
+  const body = e.kind === 'agent' ? e.response : e.kind === 'cold_storage' ? [e.input, e.response].filter(Boolean).join(' → ') : e.input;
+  const line = `[${when}] (${e.sessionId}) ${who}: ${body.replace(/\s+/g, ' ').trim()}`;
+  lineCache.set(e, { timestamp: e.timestamp, kind: e.kind, sessionId: e.sessionId, input: e.input, response: e.response, line });
+  return line;
+}
+
 /** Renders context events as a compact time-ordered timeline. */
 export function renderTimeline(events: readonly ContextEvent[], maxChars: number): string {
   const lines: string[] = [];
   let used = 0;
   for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i];
-    const when = new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ');
-    const who = e.kind === 'agent' ? 'assistant' : e.kind === 'cold_storage' ? 'recalled' : e.kind;
-    const body = e.kind === 'agent' ? e.response : e.kind === 'cold_storage' ? [e.input, e.response].filter(Boolean).join(' → ') : e.input;
-    const line = `[${when}] (${e.sessionId}) ${who}: ${body.replace(/\s+/g, ' ').trim()}`;
+    const line = timelineLine(events[i]);
     if (used + line.length > maxChars) {
       if (lines.length === 0) lines.push(line.slice(0, maxChars));
       break;
