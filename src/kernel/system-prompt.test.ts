@@ -74,3 +74,12 @@ test('C-8: renderTimeline keeps the newest lines within the budget', () => {
   assert.equal(one.length, 100);
   assert.equal(renderTimeline([], 100), '');
 });
+
+test('C-8: renderTimeline reflects an event whose text changed since the last render', () => {
+  const e = ev('agent', 'q', 'first answer');
+  assert.match(renderTimeline([e], 1000), /assistant: first answer$/);
+  e.response = 'edited answer';
+  assert.match(renderTimeline([e], 1000), /assistant: edited answer$/);
+  e.sessionId = 'cli:x';
+  assert.match(renderTimeline([e], 1000), /\(cli:x\) assistant: edited answer$/);
+});
