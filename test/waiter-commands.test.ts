@@ -1,0 +1,75 @@
+/**
+ * `waiter memory …`, `waiter knowledge …`, `waiter library …`, `waiter plugins`, `waiter changes`
+ * (§8) through the real socket of an in-process daemon: each command reaches its subsystem.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { DaemonClient } from '../src/waiter/daemon-client.js';
+import { buildProgram } from '../src/waiter/main.js';
+
+let d: Daemon;
+let c: DaemonClient;
+let home: string;
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'ha-w-'));
+  d = await startDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  c = new DaemonClient(d.socketPath);
+  await c.connect();
+});
+after(async () => {
+  c.close();
+  await d.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('knowledge put/get/search/list/delete', async () => {
+  const put = await c.request<{ name: string; content: string }>('knowledge.put', { name: 'wifi', content: '家里的 WiFi 密码是 sunflower-42' });
+  assert.equal(put.name, 'wifi');
+  const hits = await c.request<{ name: string }[]>('knowledge.search', { query: 'WiFi 密码' });
+  assert.equal(hits[0]?.name, 'wifi');
+  assert.ok((await c.request<{ name: string }[]>('knowledge.list')).some((k) => k.name === 'wifi'));
+  await assert.rejects(c.request('knowledge.put', { name: '../escape', content: 'x' }), /name|invalid/i);
+  await c.request('knowledge.delete', { name: 'wifi' });
+  await assert.rejects(c.request('knowledge.get', { name: 'wifi' }), /not found/i);
+});
+
+test('memory stats, graph and document search', async () => {
+  await d.memory.memoryAPI().commit([{ subject: 'Alice', predicate: 'lives_in', object: 'Hangzhou', subjectType: 'person' }]);
+  const g = await c.request<{ entities: { name: string }[] }>('memory.graph', { query: 'Alice' });
+  assert.ok(g.entities.some((e) => e.name === 'Alice'));
+  const stats = await c.request<Record<string, unknown>>('memory.stats');
+  assert.ok(stats.graph, JSON.stringify(stats));
+  d.memory.docs.commit('The spare key is under the blue flower pot', { refs: ['t#1'] });
+  const hits = await c.request<{ text: string }[]>('memory.search', { query: 'spare key' });
+  assert.match(hits[0]?.text ?? '', /blue flower pot/);
+});
+
+test('library commands go through the memory-manager API', async () => {
+  const saved = await c.request<{ id: string }>('library', { op: 'memory.save', args: { title: 'Allergy', snapshot: 'The user is allergic to peanuts.' } });
+  assert.match(saved.id, /^[A-Za-z0-9_-]{3,64}$/);
+  const plan = await c.request<{ memories: { id: string }[] }>('library', { op: 'plan.addMemory', args: { id: saved.id } });
+  assert.ok(plan.memories.some((m) => m.id === saved.id));
+  await assert.rejects(c.request('library', { op: 'memory.get', args: { id: '../../etc/passwd' } }), /id/i);
+  await assert.rejects(c.request('library', { op: 'no.such.op' }), /op/i);
+});
+
+test('plugins and changes; unknown arguments get clear errors', async () => {
+  const plugins = await c.request<{ name: string; state: string }[]>('plugins.list');
+  for (const name of ['cli', 'webui', 'memory-manager', 'files', 'timer', 'mcp', 'cmd']) assert.equal(plugins.find((p) => p.name === name)?.state, 'running', name);
+  assert.ok(Array.isArray(await c.request('changes.list')));
+  await assert.rejects(c.request('plugins.reload', { name: 'no-such-plugin' }), /no-such-plugin/);
+  await assert.rejects(c.request('config.get', {}), /key/);
+});
+
+test('the waiter program parses every documented command (usage errors exit 2)', async () => {
+  const program = buildProgram();
+  const names = program.commands.map((cmd) => cmd.name());
+  for (const n of ['chat', 'send', 'interrupt', 'status', 'sessions', 'config', 'providers', 'plugins', 'memory', 'knowledge', 'library', 'changes']) assert.ok(names.includes(n), n);
+  const { main } = await import('../src/waiter/main.js');
+  assert.equal(await main(['node', 'waiter', 'config', 'get']), 2, 'missing argument is a usage error');
+});
