@@ -44,6 +44,7 @@ interface Transient {
   doc: MemoryDocument;
   tokens: string[];
   text: string;
+  vec?: { modelId: string; vector: Float32Array | null };
 }
 
 const transientCache = new WeakMap<ContextEvent, Transient>();
@@ -109,11 +110,15 @@ export async function rankDocuments(
     if (qv && emb.modelId() === model) {
       dense = index.denseScores(qv, model);
       if (transients.length) {
-        const vs = await emb.embed(transients.map((t) => t.text));
-        transients.forEach((t, i) => {
-          const v = vs[i];
+        const todo = transients.filter((t) => t.vec?.modelId !== model);
+        if (todo.length) {
+          const vs = await emb.embed(todo.map((t) => t.text));
+          todo.forEach((t, i) => (t.vec = { modelId: model, vector: vs[i] }));
+        }
+        for (const t of transients) {
+          const v = t.vec?.vector;
           if (v && v.length === qv.length) dense.set(t.doc.id, cosine(qv, v));
-        });
+        }
       }
     }
   }

@@ -176,3 +176,25 @@ test('ranking: a turn inherits evidence from its neighbour; searchWindows return
   assert.equal(sept[0].doc.refs[0], 'D2:1');
   await s.close();
 });
+
+test('with static vectors the store ranks by meaning too (docs and live context events), vectors persisted with their model', async () => {
+  const h = home();
+  const vec = path.join(h, 'mini.vec');
+  fs.writeFileSync(vec, '4 3\ncat 1 0 0\nkitten 0.95 0.05 0\ncar 0 1 0\ntruck 0 0.9 0.1\n');
+  const dense = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': vec }) });
+  await dense.start();
+  await dense.ready();
+  const s = new DocStore({ home: h, embedder: dense });
+  await s.open();
+  s.commit('my cat sleeps all day', { refs: ['a'] });
+  s.commit('the truck broke down', { refs: ['b'] });
+  const live = [{ id: 'ev1', timestamp: 5, kind: 'user' as const, source: 'webui', channel: 'web', sessionId: 's', input: 'a kitten again', response: '', refs: ['c'] }];
+  const hits = await s.search('kitten', 3, { alsoEvents: live });
+  assert.deepEqual(hits.map((x) => x.doc.refs[0]).slice(0, 2).sort(), ['a', 'c'], 'cat found for kitten without a shared word');
+  await s.close();
+  const again = new DocStore({ home: h, embedder: dense });
+  await again.open();
+  assert.equal(again.hybrid.stats().current, 2, 'vectors reloaded from SQLite, not recomputed as stale');
+  await again.close();
+  await dense.stop();
+});
