@@ -241,9 +241,9 @@ end
 local host_call = __host_call
 __host_call = nil
 -- Raw C functions implemented by the host (LuaValueBridge): hidden from scripts like host_call.
+-- host_init is called at the end of the prelude, with the trampolines the host runs.
 local host_init, take_args, put_result = __host_init, __host_args, __host_result
 __host_init, __host_args, __host_result = nil, nil, nil
-host_init(array_mt, object_mt, json.null)
 local function pack_args(...)
   local n = select("#", ...)
   local args = json.array()
@@ -297,16 +297,20 @@ local function traceback_handler(e)
   if type(e) ~= "string" then e = tostring(e) end
   return e
 end
-function __sandbox_load(source, chunkname)
+-- The trampolines the host runs on a fresh thread (held in the registry, not reachable from
+-- scripts). Their inputs come from take_args: the host converts them inside this protected call.
+local function sandbox_load()
+  local source, chunkname = take_args()
   local f, err = rawload(source, chunkname, "t", _G)
   if not f then return "!" .. tostring(err) end
   return encode_result(rawxpcall(f, traceback_handler))
 end
-function __sandbox_call(fname)
+local function call_with(fname, ...)
   local f = rawget(_G, fname)
-  if type(f) ~= "function" then return "!" .. fname .. " is not a function (got " .. type(f) .. ")" end
-  -- take_args pushes the call's arguments, converted by the host (nil for null/undefined).
-  return encode_result(rawxpcall(f, traceback_handler, take_args()))
+  if type(f) ~= "function" then return "!" .. tostring(fname) .. " is not a function (got " .. type(f) .. ")" end
+  return encode_result(rawxpcall(f, traceback_handler, ...))
 end
+local function sandbox_call() return call_with(take_args()) end
+host_init(array_mt, object_mt, json.null, sandbox_call, sandbox_load)
 function __sandbox_has(fname) return type(rawget(_G, fname)) == "function" end
 `;

@@ -24,6 +24,9 @@ export interface LuaSandboxOptions {
 const INTERRUPT = '__sandbox_interrupted__';
 /** Instructions between two checks of the deadline. */
 const HOOK_EVERY = 1000;
+const LUA_OK = 0;
+const LUA_YIELD = 1;
+const LUA_TSTRING = 4;
 
 
 interface Generation {
@@ -33,6 +36,11 @@ interface Generation {
   bridge: LuaValueBridge | undefined;
   /** Function-table slots of the hook and the raw C functions, freed on retire. */
   fnPtrs: number[];
+  /** Registry references of the prelude's `call` / `load` trampolines (set by `__host_init`). */
+  callRef: bigint;
+  loadRef: bigint;
+  /** 4 bytes of wasm memory for lua_resume's result count. */
+  nresPtr: number;
   hookPtr: number;
   inflight: number;
   retired: boolean;
@@ -42,7 +50,7 @@ interface Generation {
 interface Running {
   deadline: number;
   fnName: string;
-  /** Arguments handed to the Lua function by `__host_args` (cleared once pushed). */
+  /** What `__host_args` hands the trampoline: `[fnName, ...args]` or `[source, chunkName]` (cleared once pushed). */
   args: unknown[] | undefined;
   /** Set by `__host_result`. */
   result: unknown;
@@ -106,7 +114,7 @@ export class LuaSandbox {
   /** Runs a chunk of Lua source (text only) in the VM; returns its first result. */
   async load(source: string, chunkName: string): Promise<unknown> {
     if (typeof source !== 'string') throw new LuaScriptError(chunkName, 'source must be a string', 'load');
-    const result = await this.run('__sandbox_load', [source, `@${chunkName}`], undefined, this.timeoutMs, chunkName, true);
+    const result = await this.run('load', [source, `@${chunkName}`], this.timeoutMs, chunkName, true);
     this.chunks.push({ source, chunkName });
     return result;
   }
@@ -121,7 +129,7 @@ export class LuaSandbox {
     // The arguments are converted straight onto the Lua stack when the trampoline asks for them
     // (`__host_args`), inside the protected call, so a conversion error or an out-of-memory
     // error while building the tables fails this call and nothing else.
-    return this.run('__sandbox_call', [fnName], args, timeoutMs, this.name, false);
+    return this.run('call', [fnName, ...args], timeoutMs, this.name, false);
   }
 
   /** True when the VM has a global function `fnName` (false before the first `load`). */
@@ -170,7 +178,7 @@ export class LuaSandbox {
         lua.lua_error(L);
       }
     }, 'vii');
-    const gen: Generation = { engine, raw, bridge: undefined, fnPtrs: [], hookPtr, inflight: 0, retired: false };
+    const gen: Generation = { engine, raw, bridge: undefined, fnPtrs: [], callRef: 0n, loadRef: 0n, nresPtr: raw._malloc(8), hookPtr, inflight: 0, retired: false };
     g.set('__host_call', (name: string, argsJson: string) => this.hostCall(name, argsJson));
     this.registerBridge(gen);
     engine.doStringSync(LUA_PRELUDE);
@@ -180,7 +188,7 @@ export class LuaSandbox {
     this.current = gen;
     // Replay chunks after a rebuild (out of memory); the first open has none.
     for (const c of this.chunks) {
-      await this.runOn(gen, '__sandbox_load', [c.source, `@${c.chunkName}`], undefined, this.timeoutMs, c.chunkName, true);
+      await this.runOn(gen, 'load', [c.source, `@${c.chunkName}`], this.timeoutMs, c.chunkName, true);
     }
     return gen;
   }
@@ -229,6 +237,8 @@ export class LuaSandbox {
         objectMtPtr: raw._lua_topointer(L, 2),
         nullPtr: raw._lua_topointer(L, 3),
       });
+      gen.callRef = BigInt(ref(4));
+      gen.loadRef = BigInt(ref(5));
       return 0;
     });
     cfn('__host_args', (L) => {
@@ -262,6 +272,7 @@ export class LuaSandbox {
     } catch {}
     try {
       gen.bridge?.dispose();
+      gen.raw._free(gen.nresPtr);
     } catch {}
     for (const ptr of [gen.hookPtr, ...gen.fnPtrs]) {
       try {
@@ -293,10 +304,10 @@ export class LuaSandbox {
     }
   }
 
-  private async run(entry: string, args: string[], callArgs: unknown[] | undefined, timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
+  private async run(entry: 'call' | 'load', args: unknown[], timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
     const gen = await this.generation();
     try {
-      return await this.runOn(gen, entry, args, callArgs, timeoutMs, script, isLoad);
+      return await this.runOn(gen, entry, args, timeoutMs, script, isLoad);
     } catch (e) {
       if (e instanceof LuaScriptError && e.details.kind === 'memory' && this.current === gen) {
         // The state may be full of garbage the script still references: start afresh.
@@ -307,55 +318,87 @@ export class LuaSandbox {
     }
   }
 
-  private async runOn(gen: Generation, entry: string, args: string[], callArgs: unknown[] | undefined, timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
-    const g = gen.engine.global;
-    const lua = g.lua;
-    const thread = g.newThread();
+  /**
+   * Runs `entry` (a trampoline from the prelude, held in the registry) on a fresh Lua thread,
+   * straight through the raw C API: the thread's inputs (`args`) are fetched by the trampoline
+   * itself (`__host_args`, inside the protected call) and its result stored by `__host_result`.
+   * A call that finishes without yielding returns without timers or extra promises; a call that
+   * awaits a host promise resumes until done, under a watchdog timer.
+   */
+  private async runOn(gen: Generation, entry: 'call' | 'load', args: unknown[], timeoutMs: number, script: string, isLoad: boolean): Promise<unknown> {
+    const raw = gen.raw;
+    const G = gen.engine.global.address;
+    const L = raw._lua_newthread(G);
     // Anchor the thread in the registry (not on the shared stack, which concurrent calls would shuffle).
-    const ref = lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
-    const running: Running = { deadline: Date.now() + timeoutMs, fnName: args[0] ?? entry, args: callArgs, result: null };
-    this.running.set(thread.address, running);
-    lua.lua_sethook(thread.address, gen.hookPtr, LuaEventMasks.Count, HOOK_EVERY);
+    const ref = raw._luaL_ref(G, LUA_REGISTRYINDEX);
+    const running: Running = { deadline: Date.now() + timeoutMs, fnName: String(isLoad ? args[1] : args[0]), args, result: null };
+    this.running.set(L, running);
+    raw._lua_sethook(L, gen.hookPtr, LuaEventMasks.Count, HOOK_EVERY);
     gen.inflight++;
     let cleaned = false;
     const cleanup = (): void => {
       if (cleaned) return;
       cleaned = true;
-      this.running.delete(thread.address);
+      this.running.delete(L);
       gen.inflight--;
       if (!gen.retired) {
-        lua.lua_sethook(thread.address, null, 0, 0);
-        lua.luaL_unref(g.address, LUA_REGISTRYINDEX, ref);
+        raw._lua_sethook(L, 0, 0, 0);
+        raw._luaL_unref(G, LUA_REGISTRYINDEX, ref);
       } else if (gen.inflight === 0) {
         this.retire(gen);
       }
     };
-    let timer: NodeJS.Timeout | undefined;
-    let runP: Promise<unknown[]>;
+    let status: number;
     try {
-      lua.lua_getglobal(thread.address, entry);
-      for (const a of args) thread.pushValue(a);
-      runP = thread.run(args.length);
+      raw._lua_rawgeti(L, LUA_REGISTRYINDEX, entry === 'call' ? gen.callRef : gen.loadRef);
+      status = raw._lua_resume(L, 0, 0, gen.nresPtr);
+      if (status !== LUA_YIELD) return this.finish(gen, L, status, running, script, isLoad, timeoutMs);
     } catch (e) {
-      cleanup();
       throw this.classify(e, script, timeoutMs);
+    } finally {
+      if (status! !== LUA_YIELD) cleanup();
     }
-    // Clean up only when the Lua thread really ended: after a watchdog timeout a thread that was
-    // awaiting a host promise resumes later and is then stopped by the hook (its deadline stays).
-    runP.then(cleanup, cleanup);
+    // The script awaits a host promise (an async host function). Clean up only when the Lua
+    // thread really ended: after a watchdog timeout a thread that was awaiting resumes later
+    // and is then stopped by the hook (its deadline stays).
+    const thread = gen.engine.global.stateToThread(L);
+    const loop = (async (): Promise<unknown> => {
+      while (status === LUA_YIELD) {
+        const h = raw.HEAPU8;
+        const p = gen.nresPtr;
+        const n = h[p] | (h[p + 1] << 8) | (h[p + 2] << 16) | (h[p + 3] << 24);
+        const last: unknown = n > 0 ? thread.getValue(-1) : undefined;
+        if (n > 0) raw._lua_settop(L, -n - 1);
+        if (last instanceof Promise) await last;
+        else await new Promise((r) => setImmediate(r));
+        status = raw._lua_resume(L, 0, 0, gen.nresPtr);
+      }
+      return this.finish(gen, L, status, running, script, isLoad, timeoutMs);
+    })();
+    loop.then(cleanup, cleanup);
     // The hook cannot fire while the script awaits a host promise; the timer covers that case.
+    let timer: NodeJS.Timeout | undefined;
     const watchdog = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new LuaScriptError(script, `timed out after ${timeoutMs} ms`, 'timeout')), timeoutMs + 50);
     });
-    let out: unknown[];
     try {
-      out = await Promise.race([runP, watchdog]);
+      return await Promise.race([loop, watchdog]);
     } catch (e) {
       throw this.classify(e, script, timeoutMs);
     } finally {
       clearTimeout(timer);
     }
-    return this.decodeResult(out[0], running, script, isLoad);
+  }
+
+  /** Reads the outcome of a finished thread: the trampoline's tag string, or the error value. */
+  private finish(gen: Generation, L: number, status: number, running: Running, script: string, isLoad: boolean, timeoutMs: number): unknown {
+    const raw = gen.raw;
+    const bridge = gen.bridge!;
+    const top = raw._lua_gettop(L);
+    const value = top > 0 && raw._lua_type(L, -1) === LUA_TSTRING ? (bridge.read(L, -1) as string) : undefined;
+    if (status === LUA_OK) return this.decodeResult(value, running, script, isLoad);
+    const msg = value ?? `Lua error ${status} (error object is a ${top > 0 ? raw._lua_type(L, -1) : 'missing'} value)`;
+    throw this.classify(new Error(msg), script, timeoutMs);
   }
 
   private classify(e: unknown, script: string, timeoutMs: number): LuaScriptError {

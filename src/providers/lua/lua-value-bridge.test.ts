@@ -135,3 +135,17 @@ test('the bridge functions are not reachable from scripts', async () => {
   const sb = await make('function probe() return { type(__host_init), type(__host_args), type(__host_result), type(__host_call) } end');
   assert.deepEqual(await sb.call('probe'), ['nil', 'nil', 'nil', 'nil']);
 });
+
+test('scripts cannot replace the trampolines; an await past the budget times out and the VM stays usable', async () => {
+  const sb = new LuaSandbox({ name: 'bridge', timeoutMs: 200 });
+  sandboxes.push(sb);
+  let release: () => void = () => {};
+  sb.registerFunction('stall', () => new Promise<void>((r) => (release = r)));
+  await sb.load('__sandbox_call = function() return "=" end __sandbox_load = nil function f(x) return x * 2 end function waits() stall() return 1 end', 'hijack.lua');
+  assert.equal(await sb.call('f', 21), 42);
+  await assert.rejects(sb.call('waits'), (e: unknown) => e instanceof LuaScriptError && e.code === 'LUA_TIMEOUT');
+  release();
+  assert.equal(await sb.call('f', 2), 4);
+  await sb.load('function g() return "loaded after" end', 'later.lua');
+  assert.equal(await sb.call('g'), 'loaded after');
+});

@@ -52,6 +52,11 @@ export interface RawLua {
   _lua_tointegerx(L: number, idx: number, isnum: number): bigint;
   _lua_tolstring(L: number, idx: number, lenPtr: number): number;
   _lua_topointer(L: number, idx: number): number;
+  _lua_newthread(L: number): number;
+  _luaL_ref(L: number, t: number): number;
+  _luaL_unref(L: number, t: number, ref: number): void;
+  _lua_sethook(L: number, fn: number, mask: number, count: number): void;
+  _lua_resume(L: number, from: number, nargs: number, nresPtr: number): number;
 }
 
 /** A value that cannot cross the boundary (cycle, NaN, a function where a value is needed, …). */

@@ -73,6 +73,11 @@ const RAW_NAMES = [
   'lua_tointegerx',
   'lua_tolstring',
   'lua_topointer',
+  'lua_newthread',
+  'luaL_ref',
+  'luaL_unref',
+  'lua_sethook',
+  'lua_resume',
 ] as const;
 
 /**
