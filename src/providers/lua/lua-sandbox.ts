@@ -179,6 +179,7 @@ export class LuaSandbox {
       }
     }, 'vii');
     const gen: Generation = { engine, raw, bridge: undefined, fnPtrs: [], callRef: 0n, loadRef: 0n, nresPtr: raw._malloc(8), hookPtr, inflight: 0, retired: false };
+    this.replaceAllocator(gen);
     g.set('__host_call', (name: string, argsJson: string) => this.hostCall(name, argsJson));
     this.registerBridge(gen);
     engine.doStringSync(LUA_PRELUDE);
@@ -191,6 +192,36 @@ export class LuaSandbox {
       await this.runOn(gen, 'load', [c.source, `@${c.chunkName}`], this.timeoutMs, c.chunkName, true);
     }
     return gen;
+  }
+
+  /**
+   * Installs an allocator with the same accounting as wasmoon's `traceAllocations` one (same
+   * stats object, so `setMemoryMax`/`getMemoryUsed` keep working) that calls the raw wasm
+   * `realloc`/`free` instead of emscripten's debug wrappers: every Lua allocation goes through
+   * it. Both use the same heap, so blocks allocated before the switch are freed correctly.
+   */
+  private replaceAllocator(gen: Generation): void {
+    const g = gen.engine.global;
+    const stats = (g as unknown as { memoryStats?: { memoryUsed: number; memoryMax?: number } }).memoryStats;
+    if (!stats || typeof stats.memoryUsed !== 'number') return;
+    const raw = gen.raw;
+    const ptr = g.lua.module.addFunction((_ud: number, p: number, osize: number, nsize: number): number => {
+      if (nsize === 0) {
+        if (p) {
+          stats.memoryUsed -= osize;
+          raw._free(p);
+        }
+        return 0;
+      }
+      // With p == NULL, osize is the kind of object being allocated, not a size.
+      const end = stats.memoryUsed + (p ? nsize - osize : nsize);
+      if (nsize > osize && stats.memoryMax && end > stats.memoryMax) return 0;
+      const r = raw._realloc(p, nsize);
+      if (r) stats.memoryUsed = end;
+      return r;
+    }, 'iiiii');
+    gen.fnPtrs.push(ptr);
+    raw._lua_setallocf(g.address, ptr, 0);
   }
 
   /**

@@ -149,3 +149,14 @@ test('scripts cannot replace the trampolines; an await past the budget times out
   await sb.load('function g() return "loaded after" end', 'later.lua');
   assert.equal(await sb.call('g'), 'loaded after');
 });
+
+test('memory accounting follows allocations and frees (allocator installed by the sandbox)', async () => {
+  const sb = await make('keep = nil function grow() keep = {} for i = 1, 20000 do keep[i] = "v" .. i end end function drop() keep = nil collectgarbage() collectgarbage() end');
+  const before = sb.memoryUsed();
+  assert.ok(before > 0);
+  await sb.call('grow');
+  const grown = sb.memoryUsed();
+  assert.ok(grown > before + 500_000, `grew from ${before} to ${grown}`);
+  await sb.call('drop');
+  assert.ok(sb.memoryUsed() < grown - 500_000, `dropped to ${sb.memoryUsed()} from ${grown}`);
+});

@@ -57,6 +57,8 @@ export interface RawLua {
   _luaL_unref(L: number, t: number, ref: number): void;
   _lua_sethook(L: number, fn: number, mask: number, count: number): void;
   _lua_resume(L: number, from: number, nargs: number, nresPtr: number): number;
+  _realloc(ptr: number, size: number): number;
+  _lua_setallocf(L: number, fn: number, ud: number): void;
 }
 
 /** A value that cannot cross the boundary (cycle, NaN, a function where a value is needed, …). */

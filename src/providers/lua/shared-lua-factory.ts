@@ -78,6 +78,8 @@ const RAW_NAMES = [
   'luaL_unref',
   'lua_sethook',
   'lua_resume',
+  'realloc',
+  'lua_setallocf',
 ] as const;
 
 /**
