@@ -41,3 +41,26 @@ test('buildRequest without headers(); transform_request returning nil is a bad-r
   const bad = make(`function transform_request() return nil end function transform_response() return {} end`);
   await assert.rejects(bad.buildRequest(REQ, cfg, false), (e: unknown) => e instanceof LuaScriptError && /transform_request returned null/.test(e.message));
 });
+
+test('streamChunk: text/reasoning deltas, an empty table, other parts and an invalid part', async () => {
+  const a = make(`
+    function transform_request() return { url = "https://x.example/a" } end
+    function transform_response() return {} end
+    function transform_stream_chunk(c, state)
+      state.n = (state.n or 0) + 1
+      if c == "empty" then return {} end
+      if c == "bad" then return { { type = "text-delta", text = 5 } } end
+      if c == "call" then return { { type = "tool-call", id = "c1", name = "f", arguments = { a = 1 } } } end
+      return { { type = "reasoning-delta", text = "r" .. state.n }, { type = "text-delta", text = c } }
+    end`);
+  await a.start();
+  const id = a.openStream();
+  assert.deepEqual(await a.streamChunk(id, 'hi', undefined), [
+    { type: 'reasoning-delta', text: 'r1' },
+    { type: 'text-delta', text: 'hi' },
+  ]);
+  assert.deepEqual(await a.streamChunk(id, 'empty', undefined), []);
+  assert.deepEqual(await a.streamChunk(id, 'call', undefined), [{ type: 'tool-call', toolCall: { id: 'c1', name: 'f', arguments: '{"a":1}' } }]);
+  await assert.rejects(a.streamChunk(id, 'bad', undefined), (e: unknown) => e instanceof LuaScriptError && e.code === 'LUA_BAD_RETURN');
+  assert.deepEqual(await a.endStream(id), []);
+});

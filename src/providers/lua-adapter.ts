@@ -211,6 +211,8 @@ export class LuaAdapter {
   }
 
   private parts(fn: string, raw: unknown): AdapterPart[] {
+    const fast = textParts(raw);
+    if (fast) return fast;
     const r = partsSchema.safeParse(raw ?? []);
     if (!r.success) throw this.bad(fn, raw, 'a list of parts { type = "text-delta" | "reasoning-delta" | "tool-call" | "finish" | "error", … }');
     return r.data.map((p): AdapterPart => {
@@ -237,6 +239,20 @@ export class LuaAdapter {
     }
     return new LuaScriptError(this.script, `${fn} returned ${shown ?? 'nil'}; expected ${expected}`, 'bad-return');
   }
+}
+
+/**
+ * The common stream result — a list of text/reasoning deltas (or nothing) — mapped without
+ * zod; undefined for anything else, which then goes through the full schema.
+ */
+function textParts(raw: unknown): AdapterPart[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: AdapterPart[] = [];
+  for (const p of raw as { type?: unknown; text?: unknown }[]) {
+    if (p === null || typeof p !== 'object' || (p.type !== 'text-delta' && p.type !== 'reasoning-delta') || typeof p.text !== 'string') return undefined;
+    out.push({ type: p.type, text: p.text });
+  }
+  return out;
 }
 
 /** The normalized request as the Lua table adapters receive (snake_case). */
