@@ -49,6 +49,22 @@ test('memory stats, graph and document search', async () => {
   assert.match(hits[0]?.text ?? '', /blue flower pot/);
 });
 
+test('memory edits: commit a fact, rename an entity, merge two, add a document', async () => {
+  const stored = await c.request<{ stored: number }>('memory.commit', { triples: [{ subject: 'Bob', predicate: 'works_at', object: 'ACME' }, { subject: 'Robert', predicate: 'likes', object: 'tea' }] });
+  assert.equal(stored.stored, 2);
+  const renamed = await c.request<{ name: string; type: string }>('memory.edit-entity', { name: 'ACME', patch: { name: 'ACME Corp', type: 'organization' } });
+  assert.equal(renamed.name, 'ACME Corp');
+  await c.request('memory.merge', { keep: 'Bob', drop: 'Robert' });
+  const g = await c.request<{ entities: { name: string }[]; relations: { subject: string; object: string }[] }>('memory.graph', { entity: 'Bob', depth: 1 });
+  assert.ok(g.relations.some((r) => r.subject === 'Bob' && r.object === 'tea'), 'relations moved to the kept entity');
+  assert.ok(!g.entities.some((e) => e.name === 'Robert'));
+  await assert.rejects(c.request('memory.commit', { triples: [] }), /triples/);
+  const doc = await c.request<{ id: string }>('memory.add-doc', { text: 'The router password is taped under the desk' });
+  assert.ok(doc.id);
+  const hits = await c.request<{ id: string }[]>('memory.search', { query: 'router password' });
+  assert.equal(hits[0]?.id, doc.id);
+});
+
 test('library commands go through the memory-manager API', async () => {
   const saved = await c.request<{ id: string }>('library', { op: 'memory.save', args: { title: 'Allergy', snapshot: 'The user is allergic to peanuts.' } });
   assert.match(saved.id, /^[A-Za-z0-9_-]{3,64}$/);

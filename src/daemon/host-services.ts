@@ -72,6 +72,10 @@ export interface MemoryLike {
   deleteDocument(id: string): Promise<void>;
   graph(opts: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<Awaited<ReturnType<MemoryAdminService['graph']>>>;
   deleteEntity(name: string): Promise<void>;
+  commitTriples: MemoryAdminService['commitTriples'];
+  editEntity: MemoryAdminService['editEntity'];
+  mergeEntities: MemoryAdminService['mergeEntities'];
+  addDocument: MemoryAdminService['addDocument'];
   knowledge: {
     list(): Promise<{ name: string; updatedAt: number; size: number }[]>;
     get(name: string): Promise<{ name: string; content: string; updatedAt: number } | undefined>;
@@ -91,6 +95,10 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
     deleteDocument: (id) => m.deleteDocument(id),
     graph: (o = {}) => m.graph(o),
     deleteEntity: (name) => m.deleteEntity(name),
+    commitTriples: (t) => m.commitTriples(t),
+    editEntity: (name, patch) => m.editEntity(name, patch),
+    mergeEntities: (keep, drop) => m.mergeEntities(keep, drop),
+    addDocument: (text, refs) => m.addDocument(text, refs),
     knowledgeList: () => m.knowledge.list(),
     knowledgeGet: async (name) => {
       const e = await m.knowledge.get(name);

@@ -41,6 +41,13 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
     deleteEntity: async (name) => {
       m.graph.deleteEntity(name);
     },
+    commitTriples: async (triples) => m.graph.commit(triples),
+    editEntity: async (name, patch) => m.graph.editEntity(name, patch),
+    mergeEntities: async (keep, drop) => {
+      const r = m.graph.merge(keep, drop);
+      return { kept: r.kept, removed: r.removed };
+    },
+    addDocument: async (text, refs) => ({ id: m.docs.commit(text, { refs: refs ?? [], source: 'waiter' }).id }),
     knowledge: {
       list: () => m.knowledge.list(),
       get: async (name) => m.knowledge.get(name),

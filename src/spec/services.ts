@@ -68,6 +68,14 @@ export interface MemoryAdminService {
   deleteDocument(id: string): Promise<void>;
   graph(opts?: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }>;
   deleteEntity(name: string): Promise<void>;
+  /** Writes triples into the graph (T-4 commit). Returns how many relations were stored. */
+  commitTriples(triples: { subject: string; predicate: string; object: string; confidence?: number; subjectType?: string; objectType?: string }[]): Promise<number>;
+  /** Renames / retypes an entity or replaces its attributes. */
+  editEntity(name: string, patch: { name?: string; type?: string; attributes?: Record<string, unknown> }): Promise<GraphEntity>;
+  /** Merges entity `drop` into `keep` (relations move over). */
+  mergeEntities(keep: string, drop: string): Promise<{ kept: string; removed: string }>;
+  /** Adds a document to the document tier (doc_commit). */
+  addDocument(text: string, refs?: string[]): Promise<{ id: string }>;
   knowledgeList(): Promise<{ name: string; updatedAt: number; size: number }[]>;
   knowledgeGet(name: string): Promise<{ name: string; content: string; updatedAt: number }>;
   knowledgePut(name: string, content: string): Promise<void>;

@@ -179,6 +179,21 @@ export function buildProgram(): Command {
     print(opts, await withClient(opts, (c) => c.request('memory.graph', { query, entity: o.entity })));
   });
   memory.command('delete-doc <id>').action(simple(program, 'memory.delete-doc', (id) => ({ id })));
+  memory.command('commit <subject> <predicate> <object>').description('add a fact to the knowledge graph').action(simple(program, 'memory.commit', (subject, predicate, object) => ({ triples: [{ subject, predicate, object }] })));
+  memory
+    .command('edit-entity <name>')
+    .description('rename or retype an entity')
+    .option('--rename <newName>')
+    .option('--type <type>')
+    .action(async (name: string, o: { rename?: string; type?: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      print(opts, await withClient(opts, (c) => c.request('memory.edit-entity', { name, patch: { name: o.rename, type: o.type } })));
+    });
+  memory.command('merge <keep> <drop>').description('merge entity <drop> into <keep>').action(simple(program, 'memory.merge', (keep, drop) => ({ keep, drop })));
+  memory.command('add-doc <text...>').description('store a document in the document tier').action(async (words: string[]) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('memory.add-doc', { text: words.join(' ') })));
+  });
   memory.command('delete-entity <name>').action(simple(program, 'memory.delete-entity', (name) => ({ name })));
 
   const knowledge = program.command('knowledge').description('the knowledge base');

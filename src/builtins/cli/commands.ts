@@ -141,6 +141,20 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     case 'memory.delete-entity':
       await need(sdk, 'host.memory').deleteEntity(str(a, 'name'));
       return { deleted: str(a, 'name') };
+    case 'memory.commit': {
+      const triples = a?.triples;
+      if (!Array.isArray(triples) || triples.length === 0) throw new ProtocolError('argument "triples" must be a non-empty list of {subject, predicate, object}');
+      return { stored: await need(sdk, 'host.memory').commitTriples(triples as never) };
+    }
+    case 'memory.edit-entity': {
+      const patch = (a?.patch ?? {}) as Record<string, unknown>;
+      if (typeof patch !== 'object' || Array.isArray(patch)) throw new ProtocolError('argument "patch" must be an object');
+      return need(sdk, 'host.memory').editEntity(str(a, 'name'), patch as never);
+    }
+    case 'memory.merge':
+      return need(sdk, 'host.memory').mergeEntities(str(a, 'keep'), str(a, 'drop'));
+    case 'memory.add-doc':
+      return need(sdk, 'host.memory').addDocument(str(a, 'text'));
     case 'knowledge.list':
       return need(sdk, 'host.memory').knowledgeList();
     case 'knowledge.get':

@@ -185,6 +185,10 @@ export function fakeMemory(): MemoryAdminService {
       { id: 'doc-2', text: 'We discussed the weekly report format.', createdAt: Date.now() - 2 * 86_400_000, accessCount: 0 },
     ],
     deleteDocument: async () => undefined,
+    commitTriples: async (t) => t.length,
+    editEntity: async (name, patch) => ({ id: 0, name: patch.name ?? name, type: patch.type ?? 'concept', attributes: patch.attributes ?? {} }),
+    mergeEntities: async (keep, drop) => ({ kept: keep, removed: drop }),
+    addDocument: async () => ({ id: 'doc-new' }),
     async graph(opts = {}) {
       let es = entities;
       if (opts.entity) {
