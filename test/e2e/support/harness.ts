@@ -1,10 +1,11 @@
 /**
  * The e2e harness: a HomeAgent on loopback with the WebUI, and a browser.
  *
- * Mode `daemon` (the real `startDaemon` from src/daemon with the fake LLM server) is used when
- * it can be started; otherwise (or with HOMEAGENT_E2E_HOST=mini) a mini host runs the real
- * webui and memory-manager plugins on an in-process SDK with scripted turns and fake host
- * services. Both serve the built SPA from dist/web (built on demand).
+ * Mode `daemon` (the real `startDaemon` from src/daemon with the fake LLM server) is the
+ * default, and the suite FAILS when it does not come up. Only with HOMEAGENT_E2E_HOST=mini a
+ * mini host runs the real webui and memory-manager plugins on an in-process SDK (its LLM calls
+ * also go over HTTP to a fake LLM server) with fake host services. Both serve the built SPA from
+ * dist/web (built on demand).
  */
 import { existsSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,19 +64,20 @@ async function startMini(home: string, port: number, llm: { available: boolean }
   return { host, url: sdk.use('host.agent')!.endpoints().webui! };
 }
 
-/** Starts a harness in a fresh temp data folder: the real daemon when it runs the webui and the memory manager, else the mini host. */
+/**
+ * Starts a harness in a fresh temp data folder: the real daemon (throws when it, or one of the
+ * plugins the suite needs, does not come up); the mini host only with HOMEAGENT_E2E_HOST=mini.
+ */
 export async function startHarness(): Promise<Harness> {
   ensureWebBuilt();
-  const want = process.env.HOMEAGENT_E2E_HOST;
-  if (want !== 'mini') {
-    try {
-      return await startDaemonHarness();
-    } catch (e) {
-      if (want === 'daemon') throw e;
-      console.error(`[e2e] real daemon not usable (${(e as Error).message.slice(0, 300)}); using the mini host`);
-    }
+  const want = process.env.HOMEAGENT_E2E_HOST ?? 'daemon';
+  if (want === 'mini') return startMiniHarness();
+  if (want !== 'daemon') throw new Error(`HOMEAGENT_E2E_HOST must be "daemon" (default) or "mini", not ${JSON.stringify(want)}`);
+  try {
+    return await startDaemonHarness();
+  } catch (e) {
+    throw new Error(`[e2e] the real daemon did not come up (set HOMEAGENT_E2E_HOST=mini to run against the mini host on purpose): ${(e as Error).message}`, { cause: e });
   }
-  return startMiniHarness();
 }
 
 async function startMiniHarness(): Promise<Harness> {
@@ -173,8 +175,12 @@ async function startDaemonHarness(): Promise<Harness> {
         }
       }
     },
-    setLlmAvailable(v) {
-      void setting('core.llm.sources.openai.enabled', v);
+    async setLlmAvailable(v) {
+      // Ollama is a default source too (pointed at a closed port): switch both so no source is left.
+      for (const name of ['openai', 'ollama']) {
+        const res = await setting(`core.llm.sources.${name}.enabled`, v);
+        if (!res.ok) throw new Error(`setting core.llm.sources.${name}.enabled failed: ${res.status} ${await res.text()}`);
+      }
     },
     async restart() {
       await d.stop();

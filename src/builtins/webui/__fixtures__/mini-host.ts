@@ -3,7 +3,8 @@
  * (`src/daemon`) can be started from tests: real plugins (webui, memory-manager …) run on a
  * PluginSDK with in-memory sessions, an event bus, a route table, settings validated by each
  * plugin's schemas, and a scripted agent that plays turns (streamed text, a tool call, an
- * injected memory block) the way the kernel publishes them.
+ * injected memory block) the way the kernel publishes them. Every LLM answer (turn rounds and
+ * `sdk.llm().chat`) is fetched over loopback HTTP from a fake LLM server (`ScriptedLlm`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,8 @@ import type {
   TurnOutcome,
 } from '../../../spec/index.js';
 import { ValidationError } from '../../../spec/index.js';
+import { ScriptedLlm } from '../../../sdk/testing/scripted-llm.js';
+import type { RecordedRequest } from '../../../sdk/testing/fake-llm/index.js';
 
 /** One scripted turn: rounds of text (+ an optional tool call), or a failure code. */
 export interface ScriptedTurn {
@@ -48,6 +51,8 @@ export interface MiniHost {
   outputs: { channel: string; msg: unknown }[];
   /** When false, turns fail with NO_PROVIDER_CONFIGURED. */
   llmAvailable: boolean;
+  /** The fake LLM server every LLM call of this host goes to (over HTTP). */
+  llm: ScriptedLlm;
   stop(): Promise<void>;
 }
 
@@ -119,6 +124,23 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
   const endpoints: Record<string, string> = {};
   const stops: (() => Promise<void>)[] = [];
   const scripts: ScriptedTurn[] = [];
+  const llm = new ScriptedLlm();
+  /** Asks the fake LLM server (non-streaming OpenAI chat completions) for the next answer. */
+  const askLlm = async (model: 'mini-turn' | 'mini-util', messages: { role: string; content: string }[]) => {
+    const server = await llm.start();
+    server.setDefault(defaultAnswer);
+    const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer test' }, body: JSON.stringify({ model, messages, stream: false }) });
+    if (!res.ok) throw new Error(`fake LLM answered ${res.status}: ${await res.text()}`);
+    const j = (await res.json()) as { choices: { message: { content?: string | null; reasoning_content?: string; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] };
+    const m = j.choices[0]?.message ?? {};
+    return { text: m.content ?? '', reasoning: m.reasoning_content ?? '', toolCalls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
+  };
+  const lastUser = (req: RecordedRequest): string => ((req.body?.messages ?? []) as { role: string; content: string }[]).filter((m) => m.role === 'user').at(-1)?.content ?? '';
+  const defaultAnswer = (req: RecordedRequest) => {
+    if (req.body?.model === 'mini-turn') return { text: `echo: ${lastUser(req)}` };
+    const all = JSON.stringify(req.body?.messages ?? []).slice(0, 20000);
+    return { text: /六要素|JSON|json/.test(all) ? JSON.stringify({ user: '用户请求', thinking: '分析', processing: '处理', result: '完成', groups: [[1]] }) : `summary of ${lastUser(req).slice(0, 40)}` };
+  };
   const inputs: InputOptions[] = [];
   const interrupts: MiniHost['interrupts'] = [];
   const outputs: MiniHost['outputs'] = [];
@@ -161,8 +183,14 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
     routes,
     outputs,
     llmAvailable: true,
+    llm,
     emit,
-    script: (...t) => void scripts.push(...t),
+    script(...turns) {
+      for (const t of turns) {
+        scripts.push(t);
+        for (const r of t.rounds ?? []) llm.enqueue({ text: r.text ?? '', reasoning: r.reasoning, toolCalls: r.tool ? [{ name: r.tool.name, arguments: r.tool.args }] : undefined });
+      }
+    },
     async start(def, initial = {}) {
       const values = new Map<string, ConfigValue>();
       for (const [k, d] of Object.entries(def.settings ?? {})) values.set(k, initial[k] ?? d.default);
@@ -247,12 +275,8 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
         llm: () => ({
           available: () => host.llmAvailable,
           chat: async (req) => {
-            await sleep(150);
-            const last = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
-            const text = /六要素|JSON|json/.test(JSON.stringify(req.messages).slice(0, 20000))
-              ? JSON.stringify({ user: '用户请求', thinking: '分析', processing: '处理', result: '完成', groups: [[1]] })
-              : `summary of ${last.slice(0, 40)}`;
-            return { text, reasoning: '', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'stop', provider: 'fake' };
+            const a = await askLlm('mini-util', req.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) })));
+            return { text: a.text, reasoning: a.reasoning, toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: 'stop', provider: 'fake' };
           },
         }),
         settings: () => ({
@@ -282,6 +306,7 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
     },
     async stop() {
       for (const s of stops.splice(0)) await s().catch(() => undefined);
+      await llm.close();
       if (ownsHome) rmSync(home, { recursive: true, force: true });
     },
   };
@@ -328,26 +353,34 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
       await log('assistant', finalText);
       await log('error', error.message, { code: error.code });
     } else {
-      for (const r of script.rounds ?? []) {
+      // Each round's answer comes over HTTP from the fake LLM server; the scripted turn only adds
+      // the tool results and the streaming pace.
+      const toolResults = (script.rounds ?? []).filter((r) => r.tool).map((r) => r.tool!.result);
+      const messages = [{ role: 'user', content: input.text }];
+      for (let more = true; more && rounds < 8; ) {
         const round = rounds;
-        let text = r.text ?? '';
+        const a = await askLlm('mini-turn', messages);
+        let text = a.text;
         if (current.pending.length) text = `(${current.pending.splice(0).map((p) => `[打断消息] ${p}`).join(' ')}) ${text}`;
-        if (r.reasoning) emit('turn_delta', { turnId, sessionId, round, kind: 'reasoning', text: r.reasoning });
+        if (a.reasoning) emit('turn_delta', { turnId, sessionId, round, kind: 'reasoning', text: a.reasoning });
         for (const chunk of text.match(/[\s\S]{1,6}/g) ?? []) {
           emit('turn_delta', { turnId, sessionId, round, kind: 'text', text: chunk });
           await sleep(script.chunkMs ?? 15);
         }
         rounds++;
-        const calls = r.tool ? [{ id: `call_${rounds}`, name: r.tool.name, arguments: JSON.stringify(r.tool.args) }] : [];
-        emit('agent_llm_chain', { turnId, sessionId, round: rounds, provider: 'fake', model: 'fake-1', text, reasoning: r.reasoning ?? '', toolCalls: calls, usage: { inputTokens: 10, outputTokens: 5 }, finishReason: calls.length ? 'tool-calls' : 'stop', latencyMs: 5, consolidation: false, injected: rounds === 1 ? injected : [], at: now() });
-        if (r.reasoning) await log('reasoning', r.reasoning, { round: rounds });
-        if (r.tool) {
-          const call = calls[0];
+        const calls = a.toolCalls.slice(0, 1);
+        emit('agent_llm_chain', { turnId, sessionId, round: rounds, provider: 'fake', model: 'fake-1', text, reasoning: a.reasoning, toolCalls: calls, usage: { inputTokens: 10, outputTokens: 5 }, finishReason: calls.length ? 'tool-calls' : 'stop', latencyMs: 5, consolidation: false, injected: rounds === 1 ? injected : [], at: now() });
+        if (a.reasoning) await log('reasoning', a.reasoning, { round: rounds });
+        messages.push({ role: 'assistant', content: text });
+        more = calls.length > 0;
+        for (const call of calls) {
+          const result = toolResults.shift() ?? '{}';
           await log('tool_call', call.name, { id: call.id, arguments: call.arguments });
           emit('tool_start', { turnId, sessionId, round: rounds, call });
           await sleep(script.chunkMs ?? 15);
-          emit('tool_end', { turnId, sessionId, round: rounds, call, result: r.tool.result, durationMs: 3 });
-          await log('tool_result', r.tool.result, { id: call.id, name: call.name });
+          emit('tool_end', { turnId, sessionId, round: rounds, call, result, durationMs: 3 });
+          await log('tool_result', result, { id: call.id, name: call.name });
+          messages.push({ role: 'user', content: `tool ${call.name} → ${result}` });
         }
         finalText = text;
       }
