@@ -15,6 +15,7 @@ import type { ConfigReader, ConfigValue } from '../../src/spec/config.js';
 import { RelevanceContext } from '../../src/memory/context/index.js';
 import { DocStore } from '../../src/memory/documents/index.js';
 import { EmbedderService } from '../../src/memory/embedder/index.js';
+import { runGraphScale } from './graph.bench.js';
 
 /** One row of the scale report. */
 export interface ScaleRow {
@@ -36,6 +37,9 @@ const extraCases: { name: string; fn: ScaleCase }[] = [];
 export function registerScaleCase(name: string, fn: ScaleCase): void {
   extraCases.push({ name, fn });
 }
+
+// Graph BFS at scale (T-4), contributed by the graph tier.
+registerScaleCase('graph', (ctx) => runGraphScale(ctx));
 
 /** Deterministic pseudo-random numbers (mulberry32). */
 function rng(seed: number): () => number {
