@@ -45,13 +45,18 @@ function edges(): Edge[] {
 const isTest = (p: string) => /\.test\.ts$/.test(p) || p.includes(`${sep}__fixtures__${sep}`);
 const top = (p: string) => p.split(sep)[0];
 
+test('src/fs (leaf helpers) imports nothing outside itself', () => {
+  const bad = edges().filter((e) => top(e.from) === 'fs' && top(e.to) !== 'fs');
+  assert.deepEqual(bad, []);
+});
+
 test('src/spec imports nothing outside itself', () => {
   const bad = edges().filter((e) => top(e.from) === 'spec' && top(e.to) !== 'spec');
   assert.deepEqual(bad, []);
 });
 
-test('the kernel imports only spec and log (no builtin, plugin, memory or provider)', () => {
-  const bad = edges().filter((e) => top(e.from) === 'kernel' && !isTest(e.from) && !['kernel', 'spec', 'log'].includes(top(e.to)));
+test('the kernel imports only spec, log and fs (no builtin, plugin, memory or provider)', () => {
+  const bad = edges().filter((e) => top(e.from) === 'kernel' && !isTest(e.from) && !['kernel', 'spec', 'log', 'fs'].includes(top(e.to)));
   assert.deepEqual(bad, []);
 });
 

@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { writeFileAtomicSync } from '../fs/index.js';
 
 /** Reads the pid in a pid file, or undefined when absent/garbled. */
 export function readPid(file: string): number | undefined {
@@ -20,11 +21,9 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** Writes the pid atomically. */
+/** Writes the pid atomically (temp + fsync + rename). */
 export function writePid(file: string, pid = process.pid): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${pid}\n`);
-  renameSync(tmp, file);
+  writeFileAtomicSync(file, `${pid}\n`);
 }
 
 /** Removes the pid file if it still holds `pid`. */

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { KnowledgeAPI, KnowledgeEntry, PluginLogger, PromptSlotProvider } from '../spec/index.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
-import { atomicWriteFile } from './atomic-write.js';
+import { writeFileAtomic } from '../fs/index.js';
 import { Bm25Index, tokenize, type TextIndex } from './bm25-index.js';
 
 /** Letters/digits first, then letters, digits, space, `_`, `-`, `.`; at most 64 characters. */
@@ -115,7 +115,7 @@ export class KnowledgeBase implements KnowledgeAPI {
     const file = path.join(this.opts.dir, name, CONTENT_FILE);
     // belt and braces: the resolved path must stay inside the folder
     if (path.relative(this.opts.dir, file).startsWith('..')) throw new ValidationError('knowledge name escapes the folder', { key: 'name' });
-    await atomicWriteFile(file, content);
+    await writeFileAtomic(file, content);
     const st = await fs.stat(file);
     this.put({ name, content, updatedAt: st.mtimeMs, size: st.size });
     return { name, content, updatedAt: st.mtimeMs };

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { writeFileAtomicSync } from '../fs/index.js';
 import { join } from 'node:path';
 import type { PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
 import { ConflictError, NotFoundError, PluginError, ValidationError } from '../spec/index.js';
@@ -47,18 +48,6 @@ export interface PluginRegistryOptions {
 }
 
 const STATE_FILE = '.state.json';
-
-function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  const fd = openSync(tmp, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-}
 
 function slug(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+/, '').slice(0, 64) || 'skill';
@@ -316,7 +305,7 @@ export class PluginRegistry implements PluginAdminService {
   private saveState(): void {
     try {
       mkdirSync(this.pluginsDir, { recursive: true });
-      writeAtomic(join(this.pluginsDir, STATE_FILE), JSON.stringify({ disabled: [...this.disabled].sort() }, null, 2));
+      writeFileAtomicSync(join(this.pluginsDir, STATE_FILE), JSON.stringify({ disabled: [...this.disabled].sort() }, null, 2));
     } catch (e) {
       this.opts.host.log.error(`cannot save plugin state: ${(e as Error).message}`);
     }

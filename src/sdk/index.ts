@@ -70,6 +70,12 @@ export type {
   Person,
 } from '../spec/index.js';
 export { Cap, STAGES, HomeAgentError, ValidationError, NotFoundError, ConflictError, PayloadTooLargeError, PluginError } from '../spec/index.js';
+/**
+ * Utilities for plugin authors: replace a file atomically (temp file in the same folder, fsync,
+ * rename, fsync of the folder), so a crash never leaves a torn file. New files are 0600.
+ */
+export { writeFileAtomic, writeJsonAtomic } from '../fs/index.js';
+export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from '../fs/index.js';
 
 /** Declares a plugin with full types. Identity at run time. */
 export function definePlugin<S extends PluginSDK | RestrictedPluginSDK = PluginSDK>(def: PluginDefinition<S>): PluginDefinition<S> {

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../../spec/index.js';
 import type { ChangeRecord, ChangeTrackerService } from '../../spec/index.js';
-import { readJsonFile, writeFileAtomic } from '../shared/index.js';
+import { writeFileAtomic } from '../../sdk/index.js';
+import { readJsonFile } from '../shared/index.js';
 
 interface JournalIndex {
   version: 1;

@@ -3,7 +3,8 @@ import { join, relative } from 'node:path';
 import { z } from 'zod';
 import type { ToolDef } from '../../spec/index.js';
 import { HomeAgentError, PayloadTooLargeError, ValidationError } from '../../spec/index.js';
-import { parseArgs, toolParameters, writeFileAtomic } from '../shared/index.js';
+import { writeFileAtomic } from '../../sdk/index.js';
+import { parseArgs, toolParameters } from '../shared/index.js';
 import type { PathGuard } from './path-guard.js';
 import type { ChangeJournal } from './change-journal.js';
 

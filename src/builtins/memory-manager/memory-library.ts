@@ -2,8 +2,7 @@ import { readdir, readFile, stat, unlink, mkdir } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../../sdk/index.js';
-import { atomicWrite } from './atomic-write.js';
+import { ConflictError, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
 import { cleanStringList, sanitizeImpressions } from './impressions.js';
 import { assertMemoryId, MEMORY_ID_RE, newMemoryId } from './memory-id.js';
 import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryMeta, type MemoryRecord, type MemorySource } from './memory-file.js';
@@ -232,7 +231,7 @@ export class MemoryLibrary implements LinkIndex {
   private async persist(rec: MemoryRecord): Promise<void> {
     const text = serializeMemory(rec);
     this.written.set(rec.id, text);
-    const job = this.writeChain.then(() => atomicWrite(join(this.dir, `${rec.id}.md`), text));
+    const job = this.writeChain.then(() => writeFileAtomic(join(this.dir, `${rec.id}.md`), text));
     this.writeChain = job.catch(() => undefined);
     await job;
   }

@@ -2,8 +2,7 @@ import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../../sdk/index.js';
-import { atomicWrite } from './atomic-write.js';
+import { NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
 
 const pinnedSchema = z.object({ id: z.string(), role: z.enum(['user', 'assistant', 'system']), text: z.string(), at: z.number() });
 const planMemorySchema = z.object({ id: z.string(), title: z.string(), impressions: z.array(z.string()), tags: z.array(z.string()) });
@@ -90,7 +89,7 @@ export class PlanStore {
 
   private write(file: string, value: unknown): Promise<void> {
     const text = `${JSON.stringify(value, null, 2)}\n`;
-    const job = this.chain.then(() => atomicWrite(join(this.dir, file), text));
+    const job = this.chain.then(() => writeFileAtomic(join(this.dir, file), text));
     this.chain = job.catch(() => undefined);
     return job;
   }

@@ -1,5 +1,5 @@
 /** Small helpers shared by the built-in plugins (HTTP JSON routes, tool argument schemas). */
 export { jsonOk, jsonError, readJsonBody, readRawBody, safeHandler, statusForCode } from './http-json.js';
 export { toolParameters, parseArgs } from './tool-schema.js';
-export { writeFileAtomic, readJsonFile } from './atomic-file.js';
+export { readJsonFile } from './read-json-file.js';
 export { childEnv } from './child-env.js';

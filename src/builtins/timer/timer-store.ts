@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { readJsonFile, writeFileAtomic } from '../shared/index.js';
+import { writeFileAtomic } from '../../sdk/index.js';
+import { readJsonFile } from '../shared/index.js';
 
 /** One timer as persisted. */
 export interface TimerRecord {

@@ -3,4 +3,3 @@ export { extractFacts, splitSentences, parseSmallNumber, type ExtractOptions, ty
 export { RuleDistillPipeline, type RuleDistillPipelineOptions } from './rule-distill-pipeline.js';
 export { docToTriples, parseLlmTriples, extractJson, DOC_TRIPLES_PROMPT, type LlmLike, type DistillableDoc } from './doc-to-triples.js';
 export { bigrams, bigramJaccard, findMergeCandidates, type MergeCandidate } from './bigram-jaccard.js';
-export { atomicWriteFile } from './atomic-write.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { ContextEvent, PluginLogger, Triple } from '../../spec/index.js';
-import { atomicWriteFile } from './atomic-write.js';
+import { writeFileAtomic } from '../../fs/index.js';
 import { extractFacts } from './rule-distiller.js';
 
 const DAY = 86_400_000;
@@ -95,6 +95,6 @@ export class RuleDistillPipeline {
   /** Writes the marker file atomically. */
   async save(): Promise<void> {
     const state: State = { version: 1, distilled: Object.fromEntries(this.distilled) };
-    await atomicWriteFile(this.opts.statePath, JSON.stringify(state));
+    await writeFileAtomic(this.opts.statePath, JSON.stringify(state));
   }
 }

@@ -1,0 +1,6 @@
+/**
+ * File-system helpers shared by every subsystem (a leaf: imports nothing of ours). The one
+ * implementation of atomic writes of user data (CONVENTIONS: write temp + fsync + rename).
+ */
+export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './atomic-file.js';
+export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic-file.js';
