@@ -69,6 +69,17 @@ export class TurnRunner {
     }
   }
 
+  /**
+   * Logs a step event (tool call/result, reasoning, interrupt) without making the tool loop wait
+   * for its fsync: the store appends one session's events in call order, and the turn awaits them
+   * all before it ends. User input and the reply are logged with `log` (awaited), since those are
+   * what a user is told was received.
+   */
+  private logStep(turn: TurnState, kind: Parameters<KernelDeps['sessions']['append']>[1]['kind'], text: string, data?: Record<string, unknown>): void {
+    const pending = ((turn.state.__pendingLogs as Promise<void>[] | undefined) ??= []);
+    pending.push(this.log(turn, kind, text, data));
+  }
+
   async run(turn: TurnState, hooks: TurnHooks): Promise<TurnOutcome> {
     const { d } = this;
     const { input } = turn;
@@ -123,6 +134,7 @@ export class TurnRunner {
     } catch {
       /* after_output is read-only; a response set there is ignored */
     }
+    await Promise.all((turn.state.__pendingLogs as Promise<void>[] | undefined) ?? []);
     const outcome: TurnOutcome = { turnId: turn.turnId, sessionId: input.sessionId, text: finalText, status, error, rounds: turn.round };
     d.bus.emit('turn_end', { turnId: turn.turnId, sessionId: input.sessionId, text: finalText, status, error: error && { code: error.code, message: error.message }, rounds: turn.round, at: d.now() });
     return outcome;
@@ -169,7 +181,7 @@ export class TurnRunner {
         for (const m of msgs) {
           reported.add(m);
           injected.push({ source: 'interrupt', text: m.content });
-          await this.log(turn, 'interrupt', m.content);
+          this.logStep(turn, 'interrupt', m.content);
         }
       }
       this.checkStop(hooks);
@@ -233,7 +245,7 @@ export class TurnRunner {
         at: d.now(),
       };
       d.bus.emit('agent_llm_chain', chain);
-      if (res.reasoning) await this.log(turn, 'reasoning', res.reasoning, { round: turn.round });
+      if (res.reasoning) this.logStep(turn, 'reasoning', res.reasoning, { round: turn.round });
       const post = this.ctx(turn, 'post_action', { text: res.text, toolCalls: [...res.toolCalls] });
       await this.stage(turn, 'post_action', post);
       lastText = post.text ?? res.text;
@@ -273,10 +285,10 @@ export class TurnRunner {
     } catch {
       parseError = `tool arguments are not valid JSON: ${call.arguments.slice(0, 200)}`;
     }
-    await this.log(turn, 'tool_call', call.name, { id: call.id, arguments: call.arguments });
+    this.logStep(turn, 'tool_call', call.name, { id: call.id, arguments: call.arguments, round: turn.round });
     d.bus.emit('tool_start', { ...base, call, plugin: d.stages.toolPlugin(call.name) });
     const finish = async (text: string, extra: { error?: string; rejected?: string } = {}) => {
-      await this.log(turn, 'tool_result', text, { id: call.id, name: call.name, ...extra });
+      this.logStep(turn, 'tool_result', text, { id: call.id, name: call.name, round: turn.round, ...extra });
       d.bus.emit('tool_end', { ...base, call, result: text, durationMs: d.now() - started, ...extra });
       return { text, rejected: extra.rejected !== undefined };
     };
