@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { writeFileAtomic } from '../fs/index.js';
 import type { ToolDef, TurnInput } from '../spec/index.js';
 import { ValidationError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
@@ -14,6 +15,25 @@ function pick(pending: Attachment[], index: unknown): Attachment {
 }
 
 const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'audio/mpeg': '.mp3', 'audio/wav': '.wav', 'application/pdf': '.pdf', 'text/plain': '.txt' };
+
+/**
+ * Reserves a name in `dir` that no file has yet: `name.png`, else `name (2).png`, `name (3).png` …
+ * The reservation is an empty file created with O_EXCL, so two saves of the same name (parallel
+ * tool calls) never pick the same path; the caller replaces it atomically with the content.
+ */
+export function reserveUniquePath(dir: string, fileName: string): string {
+  const ext = extname(fileName);
+  const stem = fileName.slice(0, fileName.length - ext.length);
+  for (let n = 1; ; n++) {
+    const file = join(dir, n === 1 ? fileName : `${stem} (${n})${ext}`);
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+      return file;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 10_000) throw e;
+    }
+  }
+}
 
 /**
  * Media tools (C-11), offered only while the turn has pending media: describe with a vision
@@ -41,15 +61,19 @@ export function mediaTools(d: KernelDeps, pending: Attachment[], mediaDir: strin
       name: 'media_save',
       description: `Save a pending media attachment into the media folder. Pending: ${list}`,
       parameters: { type: 'object', properties: { index: { type: 'number' }, name: { type: 'string' } } },
-      handler: (args) => {
+      handler: async (args) => {
         const a = pick(pending, args.index);
         const base = (typeof args.name === 'string' && args.name) || a.name || `media-${Date.now()}`;
         const safe = base.replace(/[^A-Za-z0-9._\-\u4e00-\u9fff]/g, '_').replace(/^\.+/, '_').slice(0, 100);
-        const file = join(mediaDir, /\.[A-Za-z0-9]{1,5}$/.test(safe) ? safe : safe + (EXT[a.mimeType] ?? '.bin'));
         mkdirSync(mediaDir, { recursive: true });
-        const tmp = `${file}.tmp-${process.pid}`;
-        writeFileSync(tmp, Buffer.from(a.data, 'base64'));
-        renameSync(tmp, file);
+        // Never overwrite an earlier save of the same name: the user's photos are data.
+        const file = reserveUniquePath(mediaDir, /\.[A-Za-z0-9]{1,5}$/.test(safe) ? safe : safe + (EXT[a.mimeType] ?? '.bin'));
+        try {
+          await writeFileAtomic(file, Buffer.from(a.data, 'base64'));
+        } catch (e) {
+          rmSync(file, { force: true });
+          throw e;
+        }
         return `saved to ${file}`;
       },
     },

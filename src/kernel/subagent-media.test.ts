@@ -123,6 +123,29 @@ test('C-11: media tools are offered only while the input has attachments; media_
   assert.ok(!h.requestTools(3).some((n) => n.startsWith('media_')));
 });
 
+test('C-11: media_save never overwrites: a second save of the same name (even in the same step) gets "name (2).png"', async (t) => {
+  const h = await harness(t);
+  const media = path.join(h.home, 'media');
+  fs.mkdirSync(media, { recursive: true });
+  fs.writeFileSync(path.join(media, 'holiday.png'), 'EARLIER PHOTO');
+  const other = Buffer.from([0x89, 0x50, 0x4e, 0x47, 9, 9, 9]);
+  h.fake.enqueue(
+    { toolCalls: [{ name: 'media_save', arguments: { index: 0, name: 'holiday' } }, { name: 'media_save', arguments: { index: 1, name: 'holiday' } }] },
+    { text: 'saved both' },
+  );
+  await h.send('keep these', {
+    attachments: [
+      { mimeType: 'image/png', data: PNG.toString('base64') },
+      { mimeType: 'image/png', data: other.toString('base64') },
+    ],
+  });
+  const results = h.requestMessages(1).filter((m) => m.role === 'tool').map((m) => String(m.content).replace(/^saved to /, ''));
+  assert.deepEqual(results.map((r) => path.basename(r)).sort(), ['holiday (2).png', 'holiday (3).png']);
+  assert.equal(fs.readFileSync(path.join(media, 'holiday.png'), 'utf8'), 'EARLIER PHOTO');
+  assert.deepEqual(results.map((r) => fs.readFileSync(r)).sort(Buffer.compare), [other, PNG].sort(Buffer.compare));
+  assert.deepEqual(fs.readdirSync(media).sort(), ['holiday (2).png', 'holiday (3).png', 'holiday.png'], 'no temp files left');
+});
+
 test('C-11: media_save keeps the file inside the media folder whatever name the model gives', async (t) => {
   const h = await harness(t);
   h.fake.enqueue({ toolCalls: [{ name: 'media_save', arguments: { name: '../../escape' } }] }, { text: 'ok' });
