@@ -93,6 +93,28 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await shot(page, '01-chat-tool-call');
   });
 
+  it('asks to confirm a command outside the allowlist: approve runs it, deny refuses it', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the cmd plugin runs only in the real daemon');
+    const cmdTurn = async (marker: string, button: 'confirm-approve' | 'confirm-deny', screenshot?: string) => {
+      // printf is not in cmd's allowlist; plugin.cmd.confirm is "outside-allowlist" (its default).
+      h.script({ rounds: [{ tool: { name: 'cmd_run', args: { command: 'printf', args: [marker] }, result: '' } }, { text: '好的。' }] });
+      await send(page, `运行 printf ${marker}`);
+      await page.waitForSelector('[data-testid=confirm-dialog]', { timeout: T });
+      assert.equal(await page.textContent('[data-testid=confirm-detail]'), `printf ${marker}`);
+      assert.match(await page.textContent('[data-testid=confirm-countdown]') ?? '', /\d+ 秒后自动拒绝/);
+      if (screenshot) await shot(page, screenshot);
+      await page.click(`[data-testid=${button}]`);
+      await page.waitForSelector('[data-testid=confirm-dialog]', { state: 'detached', timeout: T });
+      await lastTurnDone(page);
+      await page.click('[data-testid=turn]:last-child [data-testid=rounds-toggle]');
+      return (await page.textContent('[data-testid=turn]:last-child [data-testid=tool-call] .tool-result')) ?? '';
+    };
+    const ran = await cmdTurn('e2e-approved-7', 'confirm-approve', '01b-confirm-dialog');
+    assert.match(ran, /exit code: 0[\s\S]*stdout[\s\S]*e2e-approved-7/);
+    const refused = await cmdTurn('e2e-denied-8', 'confirm-deny');
+    assert.match(refused, /did not approve running "printf"/);
+  });
+
   it('sends an interrupt while the agent works', async () => {
     h.script({ rounds: [{ text: '这是一个很长的回答，'.repeat(12) }], chunkMs: 120 });
     await send(page, '写一段长文');

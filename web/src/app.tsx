@@ -10,6 +10,7 @@ import { ChatView } from './components/chat/chat-view';
 import { MemoryPanel } from './components/memory/memory-panel';
 import { GraphPanel } from './components/graph/graph-panel';
 import { SettingsView } from './components/settings/settings-view';
+import { ConfirmDialog } from './components/confirm/confirm-dialog';
 
 type Theme = 'light' | 'dark' | 'system';
 
@@ -192,6 +193,9 @@ export function App() {
               </ErrorBoundary>
             </div>
           )}
+          <ErrorBoundary name="confirm" compact>
+            <ConfirmDialog epoch={epoch} />
+          </ErrorBoundary>
           <div className="toasts" aria-live="polite">
             {toasts.map((x) => (
               <div key={x.id} className={`toast ${x.kind}`}>

@@ -1,5 +1,10 @@
 /** The WebUI dictionary (English and Chinese). Every key must exist in both (checked by a test). */
 const en = {
+  'confirm.approve': 'Allow',
+  'confirm.countdown': 'Denied automatically in {s} s',
+  'confirm.deny': 'Deny',
+  'confirm.from': 'Asked by {plugin} in {session}',
+  'confirm.title': 'Allow this action?',
   'about.busy': 'working ({n} queued)',
   'about.endpoints': 'Endpoints',
   'about.home': 'Data folder',
@@ -287,6 +292,11 @@ const en = {
 export type DictKey = keyof typeof en;
 
 const zh: Record<DictKey, string> = {
+  'confirm.approve': '允许',
+  'confirm.countdown': '{s} 秒后自动拒绝',
+  'confirm.deny': '拒绝',
+  'confirm.from': '来自 {plugin}（{session}）',
+  'confirm.title': '允许这个操作吗？',
   'about.busy': '工作中（排队 {n}）',
   'about.endpoints': '端点',
   'about.home': '数据目录',

@@ -4,6 +4,7 @@ import { hostHeaderAllowed, requestToken, tokenMatches } from './auth.js';
 import { mountChatRoutes } from './chat-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
+import { mountConfirmRoutes } from './confirm-routes.js';
 import { serveStatic } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
 
@@ -48,6 +49,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   mountChatRoutes(app, ctx);
   mountAdminRoutes(app, ctx);
   mountMemoryRoutes(app, ctx);
+  mountConfirmRoutes(app, ctx);
 
   app.all('/api/*', (c) => {
     const res = jsonError(404, 'NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);

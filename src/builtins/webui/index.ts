@@ -10,6 +10,7 @@ import { webuiSettings } from './settings.js';
 export { WebuiServer, WebuiConfigError } from './webui-server.js';
 export { createWebuiApp } from './create-app.js';
 export { SseHub } from './sse-hub.js';
+export { ConfirmBroker, type PendingConfirm, type ConfirmChannel } from './confirm-broker.js';
 export { webuiSettings } from './settings.js';
 
 let server: WebuiServer | undefined;

@@ -11,5 +11,6 @@ export const webuiSettings: Record<string, ConfigKeyDef> = {
   port: key(z.number().int().min(0).max(65_535), 8765, 'Port of the WebUI (0 = any free port)', { env: 'HOMEAGENT_WEBUI_PORT' }),
   token: key(z.string().max(512), '', 'Access token of the WebUI and HTTP API (required when not bound to loopback)', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
   heartbeat_ms: key(z.number().int().min(500).max(600_000), 15_000, 'Interval of SSE heartbeats in ms'),
+  confirm_timeout_ms: key(z.number().int().min(1000).max(3_600_000), 60_000, 'How long a confirmation (host.confirm, e.g. cmd outside its allowlist) waits for an answer in the WebUI before it counts as denied'),
   web_root: key(z.string().max(4096), '', 'Folder of the built web app (empty = dist/web of the package)'),
 };

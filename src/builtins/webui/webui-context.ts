@@ -2,6 +2,7 @@ import type { PluginSDK } from '../../sdk/index.js';
 import type { SseHub } from './sse-hub.js';
 import type { RouteTable } from './route-table.js';
 import type { InflightTurns } from './inflight-turns.js';
+import type { ConfirmBroker } from './confirm-broker.js';
 
 /** What the webui routes share. */
 export interface WebuiContext {
@@ -9,6 +10,8 @@ export interface WebuiContext {
   hub: SseHub;
   routes: RouteTable;
   inflight: InflightTurns;
+  /** `host.confirm`: questions waiting for the user. */
+  confirm: ConfirmBroker;
   /** Folder of the built SPA (`dist/web`). */
   webRoot: string;
   /** The configured token ('' = none). */

@@ -1,6 +1,7 @@
 /**
  * The webui on the REAL daemon (`startDaemon`) with the fake LLM server over loopback: a chat
- * POST whose turn calls a tool, read back by a real SSE client (fetch streaming).
+ * POST whose turn calls a tool, read back by a real SSE client (fetch streaming); and
+ * `host.confirm` answered through the webui for `cmd_run` outside the allowlist.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,5 +69,60 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     const chats = llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
     assert.ok(chats.length >= 2);
     assert.match(JSON.stringify(chats.at(-1)!.body), /"temp": 21|\\"temp\\": 21/);
+  });
+
+  const chats = () => llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  /** The tool message the LLM got back in the latest request. */
+  const toolResultOf = () => JSON.stringify((chats().at(-1)!.body as { messages: { role: string }[] }).messages.filter((m) => m.role === 'tool').at(-1));
+
+  /** One turn whose LLM calls `cmd_run printf <marker>` (printf is not allowlisted); `answer` gets the confirmation id from SSE. */
+  async function cmdTurn(marker: string, answer: (id: string) => Promise<void>) {
+    llm.enqueue({ toolCalls: [{ name: 'cmd_run', arguments: { command: 'printf', args: [marker] } }] }, { text: 'done' });
+    const ac = new AbortController();
+    const sse = await fetch(`${d.url}/api/v1/events`, { signal: ac.signal });
+    const res = await fetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `run ${marker}` }) });
+    const { turnId } = (await res.json()) as { turnId: string };
+    let asked: Record<string, unknown> | undefined;
+    await readSse(sse, (e) => {
+      const req = e.find((x) => x.event === 'confirm_request');
+      if (req && !asked) {
+        asked = req.payload;
+        void answer(String(req.payload.id));
+      }
+      return e.some((x) => x.event === 'turn_end' && x.payload.turnId === turnId);
+    });
+    ac.abort();
+    return asked;
+  }
+  const post = (id: string, approved: boolean) => fetch(`${d.url}/api/v1/confirm/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved }) }).then((r) => assert.equal(r.status, 200));
+
+  it('host.confirm: approve in the webui → the command runs and its output is the tool result; deny → refused', async () => {
+    const asked = await cmdTurn('approved-output-42', (id) => post(id, true));
+    assert.equal(asked?.plugin, 'cmd');
+    assert.equal(asked?.detail, 'printf approved-output-42');
+    assert.match(toolResultOf(), /approved-output-42/);
+    assert.doesNotMatch(toolResultOf(), /did not approve/);
+    assert.ok(await cmdTurn('denied-output-43', (id) => post(id, false)));
+    assert.match(toolResultOf(), /did not approve running/);
+    assert.doesNotMatch(toolResultOf(), /denied-output-43/);
+  });
+
+  it('host.confirm: denied at once when no WebUI client is connected (a headless daemon never hangs)', async () => {
+    const n = chats().length;
+    llm.enqueue({ toolCalls: [{ name: 'cmd_run', arguments: { command: 'printf', args: ['headless-44'] } }] }, { text: 'done' });
+    const res = await fetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'run headless' }) });
+    assert.equal(res.status, 202);
+    for (let i = 0; i < 250 && chats().length < n + 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(toolResultOf(), /did not approve running/);
+    assert.doesNotMatch(toolResultOf(), /headless-44/);
+  });
+
+  it('answers bad confirmation requests with typed errors', async () => {
+    const nf = await fetch(`${d.url}/api/v1/confirm/00000000-0000-0000-0000-000000000000`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) });
+    assert.equal(nf.status, 404);
+    const bad = await fetch(`${d.url}/api/v1/confirm/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: 'yes' }) });
+    assert.equal(bad.status, 400);
+    const list = (await (await fetch(`${d.url}/api/v1/confirm`)).json()) as { pending: unknown[] };
+    assert.deepEqual(list.pending, []);
   });
 });

@@ -7,6 +7,7 @@ import { createWebuiApp } from './create-app.js';
 import { SseHub } from './sse-hub.js';
 import { RouteTable } from './route-table.js';
 import { InflightTurns } from './inflight-turns.js';
+import { ConfirmBroker } from './confirm-broker.js';
 import { isLoopbackHost } from './auth.js';
 import { packageRoot } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
@@ -25,6 +26,7 @@ export class WebuiConfigError extends HomeAgentError {
 export class WebuiServer {
   private server: ServerType | undefined;
   private hub: SseHub | undefined;
+  private confirm: ConfirmBroker | undefined;
   private readonly disposers: Disposer[] = [];
   private publicUrl: string | undefined;
 
@@ -77,12 +79,16 @@ export class WebuiServer {
         },
       ),
     );
+    const confirm = new ConfirmBroker({ clients: () => hub.clientCount, publish: (event, payload) => hub.publish(event, payload) }, () => Number(settings.get('confirm_timeout_ms') ?? 60_000));
+    this.confirm = confirm;
+    this.disposers.push(this.sdk.provide('host.confirm', confirm));
     const webRootSetting = String(settings.get('web_root') ?? '');
     const ctx: WebuiContext = {
       sdk: this.sdk,
       hub,
       routes,
       inflight,
+      confirm,
       webRoot: webRootSetting || join(packageRoot(), 'dist', 'web'),
       token: tokenNow,
       loopback,
@@ -124,6 +130,8 @@ export class WebuiServer {
         d();
       } catch {}
     }
+    this.confirm?.stop();
+    this.confirm = undefined;
     this.hub?.stop();
     this.hub = undefined;
     const server = this.server;

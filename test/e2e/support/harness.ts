@@ -171,7 +171,7 @@ async function startDaemonHarness(): Promise<Harness> {
       for (const t of turns) {
         for (const r of t.rounds ?? []) {
           llm.enqueue({ text: r.text, reasoning: r.reasoning, toolCalls: r.tool ? [{ name: r.tool.name, arguments: r.tool.args }] : undefined, chunkDelayMs: t.chunkMs ?? 15 });
-          if (r.tool) toolResults.push(r.tool.result);
+          if (r.tool?.name === 'weather_lookup') toolResults.push(r.tool.result);
         }
       }
     },
