@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LlmAPI, PluginDefinition, PluginSDK } from '../spec/index.js';
@@ -66,6 +66,27 @@ function packageVersion(): string {
 }
 
 /**
+ * Creates the data folder as 0700; an existing one that we own and that others can read is
+ * narrowed to 0700. Returns the old mode when it was narrowed.
+ */
+function makePrivateHome(home: string): number | undefined {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const st = statSync(home);
+  if (st.uid !== process.getuid?.() || (st.mode & 0o077) === 0) return undefined;
+  chmodSync(home, 0o700);
+  return st.mode & 0o777;
+}
+
+/** chmod 0600 of a file and of SQLite's -wal/-shm companions when present. */
+function restrictToOwner(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch {}
+  }
+}
+
+/**
  * Assembles and starts the daemon (C-12): config → sessions → providers → memory → kernel →
  * plugin host + registry (built-ins, then external plugins) → event loop. Each step that fails
  * for one subsystem is logged; the kernel and the channels start regardless, so a broken memory
@@ -75,13 +96,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const env = { ...(opts.env ?? process.env) };
   if (opts.webuiPort !== undefined) env.HOMEAGENT_WEBUI_PORT = String(opts.webuiPort);
   const paths = homePaths(opts.homeDir);
-  for (const d of [paths.home, paths.logs, paths.sessions, paths.adapters, paths.plugins]) mkdirSync(d, { recursive: true });
+  const widened = makePrivateHome(paths.home);
+  for (const d of [paths.logs, paths.sessions, paths.adapters, paths.plugins]) mkdirSync(d, { recursive: true });
   const log = createLogger({ file: paths.daemonLog, level: opts.logLevel ?? (env.HOMEAGENT_LOG_LEVEL as LogLevel | undefined) ?? 'info', console: opts.console });
   const startedAt = Date.now();
   log.info('starting homed', { home: paths.home, pid: process.pid });
+  if (widened !== undefined) log.warn(`data folder was readable by others (mode ${widened.toString(8)}); restricted it to 0700`, { home: paths.home });
 
   const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config') });
+  // config.db can hold API keys: created 0600 before SQLite opens it (SQLite gives -wal/-shm the
+  // mode of the database file), and narrowed after open in case an older daemon made it wider.
+  closeSync(openSync(paths.configDb, 'a', 0o600));
   config.open();
+  restrictToOwner(paths.configDb);
   config.register(coreConfigDefaults());
   config.register(providerConfigDefaults());
 

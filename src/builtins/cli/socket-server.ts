@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { existsSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { PluginSDK } from '../../sdk/index.js';
 import { CLI_MAX_FRAME_BYTES, CLI_PROTOCOL_VERSION, errorToJSON, type CliReply, type CliStreamEvent } from '../../spec/index.js';
@@ -40,12 +40,19 @@ export class CliSocketServer {
     const server = createServer((sock) => this.onConnection(sock));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.path, () => {
-        server.off('error', reject);
-        resolve();
-      });
+      // The socket file is created by bind(), synchronously inside listen(), with the process
+      // umask: a umask of 0177 makes it 0600 from birth instead of chmod-ing it afterwards, which
+      // would leave a window in which another user could connect.
+      const umask = process.umask(0o177);
+      try {
+        server.listen(this.path, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      } finally {
+        process.umask(umask);
+      }
     });
-    chmodSync(this.path, 0o600);
     this.server = server;
   }
 
