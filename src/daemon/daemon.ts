@@ -116,6 +116,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   await sessions.open();
   const textLog = new TextLog({ file: paths.textLog, rotateBytes: config.get<number>('core.textlog.rotate_bytes'), keepFiles: config.get<number>('core.textlog.keep_files'), logger: log.child('textlog') });
   await textLog.open();
+  // Rotation limits are hot: a change applies to the next append, no restart.
+  const offTextLogLimits = config.onChange((key, value) => {
+    const limits = key === 'core.textlog.rotate_bytes' ? { rotateBytes: value as number } : key === 'core.textlog.keep_files' ? { keepFiles: value as number } : undefined;
+    if (!limits) return;
+    try {
+      textLog.setLimits(limits);
+    } catch (e) {
+      log.warn(`ignoring ${key}: ${(e as Error).message}`);
+    }
+  }, 'core.textlog.');
 
   const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env });
   await providers.start();
@@ -195,6 +205,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         for (const d of disposers.reverse()) d();
         await memory.close();
         await providers.stop();
+        offTextLogLimits();
         await textLog.close();
         await sessions.close();
         config.close();
