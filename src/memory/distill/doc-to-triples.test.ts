@@ -1,20 +1,18 @@
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { docToTriples, extractJson, parseLlmTriples, type LlmLike } from './doc-to-triples.js';
+import { docToTriples, extractJson, parseLlmTriples } from './doc-to-triples.js';
+import { startProviderLlm, type ProviderLlm } from '../__fixtures__/provider-llm.js';
 
 const doc = { id: 'd1', text: 'We talked. I live in Lisbon.' };
-const stub = (answer: string | Error, available = true): LlmLike & { calls: number } => {
-  const s = {
-    calls: 0,
-    available: () => available,
-    chat: async () => {
-      s.calls++;
-      if (answer instanceof Error) throw answer;
-      return { text: answer };
-    },
-  };
-  return s;
-};
+// LLM behaviour comes from the scripted fake server over HTTP, through a real provider manager.
+let on: ProviderLlm;
+let off: ProviderLlm;
+before(async () => {
+  [on, off] = await Promise.all([startProviderLlm(), startProviderLlm({ available: false })]);
+});
+after(async () => {
+  await Promise.all([on?.close(), off?.close()]);
+});
 
 test('extractJson handles plain, fenced and embedded JSON', () => {
   assert.deepEqual(extractJson('{"a":1}'), { a: 1 });
@@ -30,9 +28,11 @@ test('parseLlmTriples drops invalid items and adds refs and sentence', () => {
 });
 
 test('docToTriples uses the LLM when available', async () => {
-  const llm = stub('```json\n{"triples":[{"subject":"user","predicate":"visited","object":"Porto","confidence":0.9}]}\n```');
-  const t = await docToTriples(doc, { llm });
-  assert.equal(llm.calls, 1);
+  on.fake.enqueue({ text: '```json\n{"triples":[{"subject":"user","predicate":"visited","object":"Porto","confidence":0.9}]}\n```' });
+  const before = on.fake.requests.length;
+  const t = await docToTriples(doc, { llm: on.llm });
+  assert.equal(on.fake.requests.length, before + 1);
+  assert.match(JSON.stringify(on.fake.requests.at(-1)?.body), /I live in Lisbon/, 'the document travels to the model');
   assert.deepEqual(t.map((x) => `${x.predicate}:${x.object}:${x.confidence}`), ['visited:Porto:0.9']);
 });
 
@@ -40,10 +40,13 @@ test('docToTriples falls back to the rules: no LLM, unavailable, malformed JSON,
   const expected = ['lives_in:Lisbon'];
   const f = (t: { predicate: string; object: string }[]) => t.map((x) => `${x.predicate}:${x.object}`);
   assert.deepEqual(f(await docToTriples(doc)), expected);
-  const off = stub('{"triples":[]}', false);
-  assert.deepEqual(f(await docToTriples(doc, { llm: off })), expected);
-  assert.equal(off.calls, 0);
-  assert.deepEqual(f(await docToTriples(doc, { llm: stub('{"triples": [ {"subject": ') })), expected);
-  assert.deepEqual(f(await docToTriples(doc, { llm: stub(new Error('boom')) })), expected);
+  assert.deepEqual(f(await docToTriples(doc, { llm: off.llm })), expected);
+  assert.equal(off.fake.requests.length, 0, 'an unavailable LLM is not called');
+  on.fake.enqueue({ text: '{"triples": [ {"subject": ' });
+  assert.deepEqual(f(await docToTriples(doc, { llm: on.llm })), expected);
+  on.fake.enqueue({ status: 400 });
+  const before = on.fake.requests.length;
+  assert.deepEqual(f(await docToTriples(doc, { llm: on.llm })), expected);
+  assert.ok(on.fake.requests.length > before, 'the failing call reached the server');
   assert.deepEqual((await docToTriples(doc))[0].refs, ['d1']);
 });

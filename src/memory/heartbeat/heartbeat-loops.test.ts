@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChatMessage, ConfigReader, ConfigValue, ContextEvent } from '../../spec/index.js';
-import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
+import type { ConfigReader, ConfigValue, ContextEvent } from '../../spec/index.js';
+import type { FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
+import { startProviderLlm, type ProviderLlm } from '../__fixtures__/provider-llm.js';
 import { GraphDB } from '../graph/index.js';
-import type { DistillableDoc, LlmLike } from '../distill/index.js';
+import type { DistillableDoc } from '../distill/index.js';
 import { HeartbeatLoops, type LoopName } from './heartbeat-loops.js';
 import { ManualScheduler } from './scheduler.js';
 import { decideMerge } from './merge-decider.js';
@@ -14,33 +15,17 @@ import { reviewRelations } from './relation-reviewer.js';
 
 const MIN = 60_000;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-heartbeat-'));
+// LLM behaviour comes from the scripted fake server over HTTP, through a real provider manager.
+let provider: ProviderLlm;
 let fake: FakeLlm;
 before(async () => {
-  fake = await startFakeLlm();
+  provider = await startProviderLlm();
+  fake = provider.fake;
 });
 after(async () => {
-  await fake.close();
+  await provider?.close();
   fs.rmSync(root, { recursive: true, force: true });
 });
-
-/** A tiny LlmAPI that talks to the fake server's OpenAI chat-completions endpoint over HTTP. */
-function httpLlm(url: string): LlmLike {
-  return {
-    available: () => true,
-    async chat(req: { messages: ChatMessage[] }) {
-      const r = await fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
-        signal: AbortSignal.timeout(5000),
-        body: JSON.stringify({ model: 'fake', messages: req.messages.map((m) => ({ role: m.role, content: m.content })) }),
-      });
-      if (!r.ok) throw new Error(`HTTP ${r.status}`);
-      const body = (await r.json()) as { choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] };
-      const msg = body.choices[0].message;
-      return { text: msg.content ?? '', toolCalls: (msg.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
-    },
-  };
-}
 
 class FakeConfig implements ConfigReader {
   private listeners: ((k: string, v: ConfigValue) => void)[] = [];
@@ -211,7 +196,7 @@ test('merge through the fake LLM over HTTP: same pair merged, distinct pair reme
     { subject: 'Project Apollo 11', predicate: 'is', object: 'mission' },
     { subject: 'Project Apollo 12', predicate: 'is', object: 'mission' },
   ]);
-  const llm = httpLlm(fake.url);
+  const llm = provider.llm;
   const loops = new HeartbeatLoops({ config: new FakeConfig({ 'core.memory.merge_threshold': 0.75 }), graph: g, llm });
   const candidates = loops.mergeCandidates();
   assert.equal(candidates.length, 2);
@@ -247,7 +232,7 @@ test('review through the fake LLM over HTTP: keep, delete, correct against the s
     { subject: 'user', predicate: 'knows', object: 'Ann' },
   ]);
   const ids = Object.fromEntries(g.relations().items.map((r) => [r.object, r.id]));
-  const llm = httpLlm(fake.url);
+  const llm = provider.llm;
   fake.enqueue({
     text: JSON.stringify({
       reviews: [
