@@ -3,16 +3,20 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { parseMemoryFile } from './memory-file.js';
 import { join } from 'node:path';
-import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
+import type { FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
+import { startProviderLlm, type ProviderLlm } from '../../../test/fixtures/provider-llm.js';
 import { setupManager } from './__fixtures__/setup.js';
 import { parseGroups, parseSummaryParts, extractJson } from './summarizer.js';
 
+// LLM behaviour comes from the scripted fake server over HTTP, through a real provider manager.
+let provider: ProviderLlm;
 let llm: FakeLlm;
 before(async () => {
-  llm = await startFakeLlm();
+  provider = await startProviderLlm();
+  llm = provider.fake;
 });
 after(async () => {
-  await llm.close();
+  await provider?.close();
 });
 
 const parts = (n: number) => JSON.stringify({ user: `用户诉求${n}`, thinking: `思考${n}`, processing: `处理${n}`, result: `结果${n}` });
@@ -30,7 +34,7 @@ const memoryFiles = (home: string) => {
 };
 
 test('M-8: merge groups consecutive turns via the LLM; one summary memory per group; excluded turns skipped; progress reported', async (t) => {
-  const { fake, m } = setupManager(t, { llmUrl: llm.url });
+  const { fake, m } = setupManager(t, { llm: provider.llm });
   const ids = await sessionWithTurns(fake, 4);
   await fake.op('turn.exclude', { turnId: ids[1] }, 'webui:sum');
   const start = llm.requests.length;
@@ -57,7 +61,7 @@ test('M-8: merge groups consecutive turns via the LLM; one summary memory per gr
 });
 
 test('M-8: lastN without merge: one summary per turn; malformed JSON is retried once', async (t) => {
-  const { fake, m } = setupManager(t, { llmUrl: llm.url });
+  const { fake, m } = setupManager(t, { llm: provider.llm });
   await sessionWithTurns(fake, 3);
   const marker = JSON.stringify({ user: 'u', thinking: 't', processing: 'p\n<!-- notes -->\nq', result: '结果3' });
   llm.enqueue({ text: '这不是 JSON' }, { text: parts(2) }, { text: marker });
@@ -70,7 +74,7 @@ test('M-8: lastN without merge: one summary per turn; malformed JSON is retried 
 });
 
 test('M-8: malformed JSON twice → a clear error and nothing written (even after earlier groups succeeded)', async (t) => {
-  const { fake, home } = setupManager(t, { llmUrl: llm.url });
+  const { fake, home } = setupManager(t, { llm: provider.llm });
   await sessionWithTurns(fake, 2);
   llm.enqueue({ text: parts(1) }, { text: '{"user": "缺字段"}' }, { text: 'still not json' });
   const r = await fake.op('session.summarize', {}, 'webui:sum');
@@ -87,7 +91,7 @@ test('M-8: without an LLM → a clear error, nothing written; unknown session �
   assert.deepEqual([r.ok, r.value.code], [false, 'NO_PROVIDER_CONFIGURED']);
   assert.match(r.value.error, /LLM/);
   assert.deepEqual(memoryFiles(home), []);
-  fake.llmUrl = llm.url;
+  fake.llmApi = provider.llm;
   assert.equal((await fake.op('session.summarize', {}, 'webui:nope')).value.code, 'NOT_FOUND');
   assert.equal((await fake.op('session.summarize', {})).value.code, 'VALIDATION');
 });

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { docToTriples, extractJson, parseLlmTriples } from './doc-to-triples.js';
-import { startProviderLlm, type ProviderLlm } from '../__fixtures__/provider-llm.js';
+import { startProviderLlm, type ProviderLlm } from '../../../test/fixtures/provider-llm.js';
 
 const doc = { id: 'd1', text: 'We talked. I live in Lisbon.' };
 // LLM behaviour comes from the scripted fake server over HTTP, through a real provider manager.

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ConfigReader, ConfigValue, ContextEvent } from '../../spec/index.js';
 import type { FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
-import { startProviderLlm, type ProviderLlm } from '../__fixtures__/provider-llm.js';
+import { startProviderLlm, type ProviderLlm } from '../../../test/fixtures/provider-llm.js';
 import { GraphDB } from '../graph/index.js';
 import type { DistillableDoc } from '../distill/index.js';
 import { HeartbeatLoops, type LoopName } from './heartbeat-loops.js';

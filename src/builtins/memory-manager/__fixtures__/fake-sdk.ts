@@ -5,7 +5,6 @@
  * real HTTP (OpenAI chat format).
  */
 import type {
-  ChatResponse,
   ConfigKeyDef,
   ConfigValue,
   Disposer,
@@ -33,8 +32,11 @@ export interface FakeSdkOptions {
   settingsDefs: Record<string, ConfigKeyDef>;
   /** Stored values (keys without prefix). */
   settings?: Record<string, ConfigValue>;
-  /** Base URL of the fake LLM server; no URL = no provider configured. */
-  llmUrl?: string;
+  /**
+   * The LLM `sdk.llm()` returns: in tests a real provider manager in front of the fake LLM server
+   * (`test/fixtures/provider-llm.ts`); none = no provider configured.
+   */
+  llm?: LlmAPI;
 }
 
 /** In-memory sessions with per-session seqs, like the real session log. */
@@ -140,12 +142,13 @@ export class FakeSdk {
   readonly sessions = new FakeSessions();
   readonly settings: FakeSettings;
   readonly sdk: PluginSDK;
-  llmUrl: string | undefined;
+  /** Settable mid-test: configuring a provider after the plugin started. */
+  llmApi: LlmAPI | undefined;
 
   constructor(opts: FakeSdkOptions) {
     this.settings = new FakeSettings(opts.settingsDefs);
     for (const [k, v] of Object.entries(opts.settings ?? {})) this.settings.values.set(k, v);
-    this.llmUrl = opts.llmUrl;
+    this.llmApi = opts.llm;
     const reg = <T>(list: T[], item: T): Disposer => {
       list.push(item);
       return () => {
@@ -155,19 +158,10 @@ export class FakeSdk {
     };
     const log = (level: string) => (msg: string) => void this.logs.push({ level, msg });
     const llm: LlmAPI = {
-      available: () => this.llmUrl !== undefined,
-      chat: async (req) => {
-        if (!this.llmUrl) throw new Error('no provider');
-        const res = await fetch(`${this.llmUrl}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: req.model ?? 'fake-model', messages: req.messages.map((m) => ({ role: m.role, content: m.content })), temperature: req.temperature }),
-        });
-        if (!res.ok) throw new Error(`fake llm status ${res.status}`);
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const j = (await res.json()) as any;
-        const out: ChatResponse & { provider: string } = { text: j.choices?.[0]?.message?.content ?? '', reasoning: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, finishReason: 'stop', provider: 'fake' };
-        return out;
+      available: () => this.llmApi?.available() ?? false,
+      chat: (req, o) => {
+        if (!this.llmApi) throw new Error('no provider');
+        return this.llmApi.chat(req, o);
       },
     };
     this.sdk = {

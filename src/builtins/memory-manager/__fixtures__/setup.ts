@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigValue } from '../../../sdk/index.js';
+import type { ConfigValue, LlmAPI } from '../../../sdk/index.js';
 import { MemoryManager } from '../memory-manager.js';
 import { settingsDefs } from '../settings.js';
 import { FakeSdk } from './fake-sdk.js';
@@ -9,10 +9,10 @@ import { FakeSdk } from './fake-sdk.js';
 /** A started MemoryManager on a FakeSdk in a temp home; stopped and removed after the test. */
 export function setupManager(
   t: { after(fn: () => unknown): void },
-  opts: { settings?: Record<string, ConfigValue>; llmUrl?: string; home?: string; start?: boolean } = {},
+  opts: { settings?: Record<string, ConfigValue>; llm?: LlmAPI; home?: string; start?: boolean } = {},
 ): { home: string; fake: FakeSdk; m: MemoryManager } {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'mm-home-'));
-  const fake = new FakeSdk({ homeDir: home, settingsDefs, settings: opts.settings, llmUrl: opts.llmUrl });
+  const fake = new FakeSdk({ homeDir: home, settingsDefs, settings: opts.settings, llm: opts.llm });
   const m = new MemoryManager(fake.sdk);
   if (opts.start !== false) m.start();
   t.after(async () => {
