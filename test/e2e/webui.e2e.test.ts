@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yazl from 'yazl';
 import type { Browser, Page } from 'playwright-core';
@@ -185,8 +185,15 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
 
   it('summarizes the session into a 会话总结 memory', async () => {
     await page.click('[data-testid=summarize]');
+    h.slowLlm?.(700); // each summary LLM call takes a moment, so the progress display is seen
     await page.click('[data-testid=summarize-start]');
+    if (h.slowLlm) {
+      await page.waitForFunction(() => /[1-9]\d*\/[1-9]/.test(document.querySelector('[data-testid=summary-progress]')?.textContent ?? ''), undefined, { timeout: T });
+      await shot(page, '07a-summary-progress');
+    }
     await page.waitForSelector('[data-testid=summarize-dialog]', { state: 'detached', timeout: T });
+    await page.waitForSelector('[data-testid=summary-progress]', { state: 'detached', timeout: T });
+    h.slowLlm?.(0);
     await page.click('[data-testid=tab-library]');
     await page.waitForSelector('[data-testid=memory-list] .memory-title:has-text("会话总结")', { timeout: T });
     await shot(page, '07-library');
@@ -240,7 +247,10 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=nav-chat]');
     await page.click('[data-testid=new-session]');
     await send(page, '你好');
-    await page.waitForSelector('[data-testid=setup-card]', { timeout: T });
+    await page.waitForSelector('[data-testid=setup-card]', { timeout: T }).catch(async (e: Error) => {
+      await shot(page, 'FAILED-setup-card');
+      throw e;
+    });
     await shot(page, '02-setup-card');
     await page.click('[data-testid=setup-card] a');
     await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
@@ -275,6 +285,105 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
       assert.equal(await page.locator('[data-testid^=boundary-]').count(), 0, `${section} crashed`);
       await shot(page, `${17 + i}-settings-${section}`);
     }
+  });
+
+  it('composes two library memories into one (multi-select)', async () => {
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    await page.fill('[data-testid=library-search]', '');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=memory-list] .memory-item').length >= 2, undefined, { timeout: T });
+    const boxes = page.locator('[data-testid=memory-list] .memory-item input[type=checkbox]');
+    await boxes.nth(0).check();
+    await boxes.nth(1).check();
+    await page.click('[data-testid=compose]');
+    await page.fill('[data-testid=compose-title]', '合成的记忆');
+    await shot(page, '21-library-compose');
+    await page.click('[role=dialog] .btn.primary');
+    await page.waitForSelector('[data-testid=memory-detail]:has-text("合成的记忆")', { timeout: T });
+  });
+
+  it('toggles a memory off and on, and edits its tags', async () => {
+    await page.click('[data-testid=memory-enabled]');
+    await page.waitForSelector('[data-testid=add-to-plan]:disabled', { timeout: T });
+    await page.click('[data-testid=memory-enabled]');
+    await page.waitForSelector('[data-testid=add-to-plan]:enabled', { timeout: T });
+    await page.click('[data-testid=memory-detail] .setting-row:has-text("规约") [role=switch]');
+    await page.waitForSelector('[data-testid=memory-detail] .tag:has-text("convention")', { timeout: T });
+    await shot(page, '22-memory-tags-enabled');
+  });
+
+  it('pins an assistant message and finds it in the Plan tab', async () => {
+    await page.click('[data-testid=sessions] .session-item:has-text("上海天气")');
+    await page.waitForSelector('[data-testid=turn] [data-testid=pin]', { timeout: T });
+    await page.click('[data-testid=turn]:first-child [data-testid=pin]');
+    await page.waitForSelector('[data-testid=turn]:first-child [data-testid=pin].on', { timeout: T });
+    await page.click('[data-testid=tab-plan]');
+    await page.waitForSelector('[data-testid=plan-pinned] .list-item:has-text("21°C")', { timeout: T });
+    await shot(page, '23-plan-pinned');
+    await page.click('[data-testid=toggle-memory]');
+  });
+
+  it('reorders LLM sources and tests one against the fake LLM', async () => {
+    await page.goto(`${h.url}/#/settings/providers`);
+    const names = () => page.$$eval('[data-testid=providers] [data-provider]', (els) => els.map((e) => e.getAttribute('data-provider')));
+    await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
+    const before = await names();
+    await page.click(`[data-testid=providers] [data-provider="${before[0]}"] [aria-label="下移"]`);
+    await page.waitForFunction((first) => document.querySelector('[data-testid=providers] [data-provider]')?.getAttribute('data-provider') !== first, before[0], { timeout: T });
+    const order = ((await (await fetch(`${h.url}/api/v1/providers`)).json()) as { order: string[] }).order;
+    assert.deepEqual(order.slice(0, 2), [before[1], before[0]]);
+    await page.click('[data-testid=test-openai]');
+    await page.waitForSelector('[data-provider=openai] .test-result.ok', { timeout: T });
+    await shot(page, '24-providers-order-test');
+  });
+
+  it('rolls a memory-manager setting back when the server rejects it', async () => {
+    await page.goto(`${h.url}/#/settings/memory`);
+    const field = '[data-testid=mmset-memoryChars]';
+    await page.waitForSelector(field, { timeout: T });
+    const old = await page.inputValue(field);
+    await page.fill(field, '5000000'); // above the server's maximum (1 000 000)
+    await page.press(field, 'Tab');
+    await page.waitForSelector('[data-testid=memory-settings] .form-error', { timeout: T });
+    assert.equal(await page.inputValue(field), old);
+    await shot(page, '25-memory-settings-rollback');
+  });
+
+  it('undoes a file write the agent made in a turn', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('files_write runs only in the real daemon');
+    const file = join(h.home, 'files', 'e2e-note.txt');
+    mkdirSync(join(h.home, 'files'), { recursive: true });
+    writeFileSync(file, 'original text');
+    h.script({ rounds: [{ tool: { name: 'files_write', args: { path: 'e2e-note.txt', content: 'overwritten by the agent' }, result: '' } }, { text: '写好了。' }] });
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=new-session]');
+    await send(page, '改写 e2e-note.txt');
+    await lastTurnDone(page);
+    assert.equal(readFileSync(file, 'utf8'), 'overwritten by the agent');
+    await page.goto(`${h.url}/#/settings/changes`);
+    const row = '[data-testid=changes] .list-item.change:has-text("e2e-note.txt")';
+    await page.waitForSelector(row, { timeout: T });
+    page.once('dialog', (d) => void d.accept());
+    await page.click(`${row} button`);
+    await page.waitForSelector(`${row}.undone`, { timeout: T });
+    assert.equal(readFileSync(file, 'utf8'), 'original text');
+    await shot(page, '26-changes-undone');
+  });
+
+  it('retries a crashed panel from its error boundary', async () => {
+    await page.goto(`${h.url}/#/settings/about`);
+    await page.waitForSelector('[data-testid=settings-about].active', { timeout: T });
+    const before = errors.length;
+    await page.evaluate(() => localStorage.setItem('ha.test.crashOnce', 'settings')); // test hook: the settings panel throws until its boundary caught it
+    await page.goto(`${h.url}/#/settings/changes`);
+    await page.reload();
+    await page.waitForSelector('[data-testid=boundary-settings]', { timeout: T });
+    await shot(page, '27-error-boundary');
+    await page.click('[data-testid=boundary-settings] .btn.primary');
+    await page.waitForSelector('[data-testid=changes]', { timeout: T });
+    assert.equal(await page.locator('[data-testid=boundary-settings]').count(), 0);
+    errors.splice(before);
   });
 
   it('reports an uncaught client error to the memory manager diag.log', async () => {

@@ -44,6 +44,8 @@ export interface Harness {
   /** Stops and starts the host on the same port and data folder. */
   restart(): Promise<void>;
   setLlmAvailable(v: boolean): void | Promise<void>;
+  /** Daemon mode: every un-scripted LLM answer (summaries …) waits this long first (0 = off). */
+  slowLlm?(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -175,12 +177,22 @@ async function startDaemonHarness(): Promise<Harness> {
         }
       }
     },
+    slowLlm(ms) {
+      llm.setDefault((req) => ({ ...defaultReply(req), delayMs: ms }));
+    },
     async setLlmAvailable(v) {
       // Ollama is a default source too (pointed at a closed port): switch both so no source is left.
       for (const name of ['openai', 'ollama']) {
         const res = await setting(`core.llm.sources.${name}.enabled`, v);
         if (!res.ok) throw new Error(`setting core.llm.sources.${name}.enabled failed: ${res.status} ${await res.text()}`);
       }
+      // The provider manager applies config changes asynchronously: wait until the agent sees it.
+      for (let i = 0; i < 100; i++) {
+        const st = (await (await fetch(`${d.url}/api/v1/status`)).json()) as { services?: { llm?: boolean } };
+        if (st.services?.llm === v) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`the daemon did not report llm available=${v} within 5 s`);
     },
     async restart() {
       await d.stop();

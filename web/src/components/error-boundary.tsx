@@ -27,6 +27,14 @@ export class ErrorBoundary extends Component<Props, { error: Error | undefined; 
     reportClientError(error, { panel: this.props.name, componentStack: info.componentStack?.slice(0, 2000) });
   }
 
+  /** Remounts the panel (and ends the test-only crash hook of this panel). */
+  private retry() {
+    try {
+      if (localStorage.getItem('ha.test.crashOnce') === this.props.name) localStorage.removeItem('ha.test.crashOnce');
+    } catch {}
+    this.setState((s) => ({ error: undefined, key: s.key + 1 }));
+  }
+
   render() {
     const { t } = this.context;
     if (this.state.error) {
@@ -35,7 +43,7 @@ export class ErrorBoundary extends Component<Props, { error: Error | undefined; 
           <div className="error-title">{t('error.panelCrashed', { panel: this.props.name })}</div>
           <pre className="error-msg">{this.state.error.message}</pre>
           <div className="row gap">
-            <button className="btn primary" onClick={() => this.setState((s) => ({ error: undefined, key: s.key + 1 }))}>
+            <button className="btn primary" onClick={() => this.retry()}>
               {t('common.retry')}
             </button>
             {this.props.onClose && (
@@ -47,6 +55,24 @@ export class ErrorBoundary extends Component<Props, { error: Error | undefined; 
         </div>
       );
     }
-    return <div key={this.state.key} className="boundary">{this.props.children}</div>;
+    return (
+      <div key={this.state.key} className="boundary">
+        <CrashOnce name={this.props.name} />
+        {this.props.children}
+      </div>
+    );
   }
+}
+
+/**
+ * Test-only hook (browser e2e): while `localStorage['ha.test.crashOnce']` names this panel, its
+ * render throws; Retry removes the key, so the panel recovers.
+ */
+function CrashOnce({ name }: { name: string }): null {
+  let hit = false;
+  try {
+    hit = localStorage.getItem('ha.test.crashOnce') === name;
+  } catch {}
+  if (hit) throw new Error(`test crash of the ${name} panel`);
+  return null;
 }

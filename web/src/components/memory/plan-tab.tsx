@@ -112,7 +112,7 @@ export function PlanTab() {
         )}
       </div>
 
-      <Section title={t('plan.pinned')} count={p?.pinned.length ?? 0} empty={t('plan.pinnedEmpty')}>
+      <Section title={t('plan.pinned')} count={p?.pinned.length ?? 0} empty={t('plan.pinnedEmpty')} testId="plan-pinned">
         {p?.pinned.map((x) => (
           <div className="list-item" key={x.id}>
             <span className="badge">{x.role}</span>
