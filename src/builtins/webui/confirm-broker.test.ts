@@ -30,7 +30,11 @@ describe('ConfirmBroker (host.confirm)', () => {
     assert.throws(() => b.answer(String(events[0].payload.id), true), NotFoundError);
   });
 
-  it('times out as denied, and stop() denies what is left', async () => {
+  it('times out as denied, and stop() denies what is left', async (t) => {
+    // The broker's timer is unref'd (it must not keep a stopping daemon alive); in this bare test
+    // process nothing else would keep the event loop running until it fires.
+    const keepAlive = setInterval(() => {}, 1000);
+    t.after(() => clearInterval(keepAlive));
     const { b, events } = broker(1, 30);
     assert.equal(await b.ask(req), false);
     assert.equal(events.at(-1)?.payload.reason, 'timeout');
