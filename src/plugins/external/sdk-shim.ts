@@ -8,7 +8,19 @@ import { Cap, STAGES } from '../../spec/index.js';
  */
 export function sdkShimSource(): string {
   return `
+import { open as _open, rename as _rename, rm as _rm } from 'node:fs/promises';
+import { dirname as _dirname, basename as _basename, join as _join } from 'node:path';
 export function definePlugin(def) { return def; }
+export async function writeFileAtomic(path, data, opts = {}) {
+  const tmp = _join(_dirname(path), '.' + _basename(path) + '.tmp-' + process.pid + '-' + Math.random().toString(36).slice(2));
+  try {
+    const fh = await _open(tmp, 'wx', opts.mode ?? 0o600);
+    try { await fh.writeFile(data); await fh.sync(); } finally { await fh.close(); }
+    await _rename(tmp, path);
+    try { const d = await _open(_dirname(path), 'r'); try { await d.sync(); } finally { await d.close(); } } catch {}
+  } catch (e) { await _rm(tmp, { force: true }); throw e; }
+}
+export async function writeJsonAtomic(path, value, opts = {}) { await writeFileAtomic(path, JSON.stringify(value, null, opts.indent ?? 2) + '\\n', opts); }
 export const Cap = Object.freeze(${JSON.stringify(Cap)});
 export const STAGES = Object.freeze(${JSON.stringify(STAGES)});
 export class HomeAgentError extends Error {
