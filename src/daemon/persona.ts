@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../fs/index.js';
 import { DEFAULT_PERSONA } from '../kernel/index.js';
 
 /**
@@ -9,7 +10,7 @@ import { DEFAULT_PERSONA } from '../kernel/index.js';
 export function personaLoader(file: string): () => string {
   if (!existsSync(file)) {
     try {
-      writeFileSync(file, `${DEFAULT_PERSONA}\n`, { flag: 'wx' });
+      writeFileAtomicSync(file, `${DEFAULT_PERSONA}\n`, { mode: 0o644 });
     } catch {}
   }
   let cached = '';
