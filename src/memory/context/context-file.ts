@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeFileAtomic as writeAtomic } from '../../fs/index.js';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { ContextEvent } from '../../spec/memory.js';
@@ -56,18 +56,10 @@ export async function readContextFile(path: string): Promise<ContextFileRead> {
   return { status: 'ok', events, dropped };
 }
 
-/** Atomic write: temp file in the same folder, fsync, rename over the target. */
+/** Atomic write (the shared writer: temp + fsync + rename + folder fsync), creating the folder. */
 export async function writeFileAtomic(path: string, data: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const fh = await open(tmp, 'w', 0o600);
-  try {
-    await fh.writeFile(data, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
+  await writeAtomic(path, data, { mode: 0o600 });
 }
 
 /** Serialises events as the context file. */
