@@ -244,18 +244,21 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
 
   it('shows the setup card when no provider is configured, and the providers page', async () => {
     await h.setLlmAvailable(false);
-    await page.click('[data-testid=nav-chat]');
-    await page.click('[data-testid=new-session]');
-    await send(page, '你好');
-    await page.waitForSelector('[data-testid=setup-card]', { timeout: T }).catch(async (e: Error) => {
-      await shot(page, 'FAILED-setup-card');
-      throw e;
-    });
-    await shot(page, '02-setup-card');
-    await page.click('[data-testid=setup-card] a');
-    await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
-    await shot(page, '13-settings-providers');
-    await h.setLlmAvailable(true);
+    try {
+      await page.click('[data-testid=nav-chat]');
+      await page.click('[data-testid=new-session]');
+      await send(page, '你好');
+      await page.waitForSelector('[data-testid=setup-card]', { timeout: T }).catch(async (e: Error) => {
+        await shot(page, 'FAILED-setup-card');
+        throw e;
+      });
+      await shot(page, '02-setup-card');
+      await page.click('[data-testid=setup-card] a');
+      await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
+      await shot(page, '13-settings-providers');
+    } finally {
+      await h.setLlmAvailable(true); // also when it failed, so later tests are not cascading failures
+    }
   });
 
   it('works in English, dark theme, at phone width', async () => {
@@ -314,10 +317,12 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
   });
 
   it('pins an assistant message and finds it in the Plan tab', async () => {
-    await page.click('[data-testid=sessions] .session-item:has-text("上海天气")');
-    await page.waitForSelector('[data-testid=turn] [data-testid=pin]', { timeout: T });
-    await page.click('[data-testid=turn]:first-child [data-testid=pin]');
-    await page.waitForSelector('[data-testid=turn]:first-child [data-testid=pin].on', { timeout: T });
+    await page.click('[data-testid=new-session]');
+    h.script({ rounds: [{ text: '明天上海 21°C，晴。' }] });
+    await send(page, '明天天气？');
+    await lastTurnDone(page);
+    await page.click('[data-testid=turn]:last-child [data-testid=pin]');
+    await page.waitForSelector('[data-testid=turn]:last-child [data-testid=pin].on', { timeout: T });
     await page.click('[data-testid=tab-plan]');
     await page.waitForSelector('[data-testid=plan-pinned] .list-item:has-text("21°C")', { timeout: T });
     await shot(page, '23-plan-pinned');
