@@ -22,6 +22,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
   const sidRef = useRef(sessionId);
   sidRef.current = sessionId;
 
+  const loadRef = useRef<(() => void) | undefined>(undefined);
   const load = useCallback(() => {
     if (!sessionId) {
       setTurns([]);
@@ -33,6 +34,9 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         if (!seq.current.isLatest(ticket) || sidRef.current !== sessionId) return;
         setLoadError(undefined);
         setTurns((live) => mergeTurns(turnsFromEvents(sessionId, pickList<SessionEventLike>(j, 'events'), j.inflight), live.filter((x) => x.sessionId === sessionId)));
+        // A turn still in flight when the log was read may end before this view follows the
+        // session on the bus (e.g. a new session whose first turn fails at once): read again.
+        if (j.inflight) setTimeout(() => loadRef.current?.(), 1000);
       },
       (e: Error) => {
         if (seq.current.isLatest(ticket)) setLoadError(e.message);
@@ -59,6 +63,10 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       if (event === 'custom:memory-manager.plan' || (event === 'turn_end' && p.sessionId === sid)) loadPins();
     });
   }, [load, loadPins]);
+
+  useEffect(() => {
+    loadRef.current = load;
+  }, [load]);
 
   // Subscribe first (above), then load: what happened before the load is in the log, what
   // happens after arrives on the bus. The view is keyed by session, so nothing needs wiping.
