@@ -24,9 +24,11 @@ interface Variant {
   rank?: Partial<RankOptions>;
   /** Following turns returned with each hit (messageRange). */
   after?: number;
+  /** Fuse graph recall into the ranking with this boost (MemoryStack.searchGraph). */
+  graph?: number;
 }
 
-/** Ablation: each row adds one part to the one above. */
+/** Ablation: each row adds one part to the one above (the graph row adds to the default ranking, not to messageRange). */
 const VARIANTS: Variant[] = [
   { name: 'HomeAgent: BM25 only (jieba/Porter tokens, b 0.5)', rank: { neighbourWeight: 0, prfDocs: 0, dateBoost: 0, sessionWeight: 0 } },
   { name: '+ query expansion (PRF, 3 docs × 8 terms)', rank: { neighbourWeight: 0, dateBoost: 0, sessionWeight: 0 } },
@@ -34,6 +36,7 @@ const VARIANTS: Variant[] = [
   { name: '+ session continuity (0.3 × best turn of the session)', rank: { dateBoost: 0 } },
   { name: '+ session-date awareness (= ranking default, 1 turn per item)', rank: {} },
   { name: '+ messageRange: each hit with its next turn (searchWindows)', rank: {}, after: 1 },
+  { name: '+ graph facts (default ranking, 1 turn per item, + 0.1 × top score for turns cited by graph.recall(keywords, 2))', rank: {}, graph: 0.1 },
 ];
 
 interface RowResult {
@@ -107,6 +110,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
   const baseTps = nT / ((performance.now() - t0) / 1000);
   const rows: RowResult[] = [row('BM25 baseline (minisearch, per turn)', await evaluate(convs, (c, q) => baselines.get(c.id)!.search(q)), baseTps)];
 
+  let graphFacts = 0;
+  let graphRels = 0;
+  let graphQ = 0;
+  let graphGoldQ = 0;
+  let graphRefsTotal = 0;
   const embedderRuns: { label: string; vectors?: string }[] = [{ label: '' }];
   if (args.vectors) embedderRuns.push({ label: ' + dense static vectors', vectors: args.vectors });
   for (const er of embedderRuns) {
@@ -124,6 +132,19 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
       stacks.set(c.id, s);
     }
     const tps = nT / (ingestMs / 1000);
+    if (!er.vectors) {
+      graphFacts = [...stacks.values()].reduce((a, s) => a + s.facts, 0);
+      graphRels = [...stacks.values()].reduce((a, s) => a + s.graph.stats().relations, 0);
+      for (const c of convs) {
+        for (const q of c.questions) {
+          const refs = stacks.get(c.id)!.graphRefs(q.question);
+          if (!refs.size) continue;
+          graphQ++;
+          graphRefsTotal += refs.size;
+          if (q.evidence.some((e) => refs.has(e))) graphGoldQ++;
+        }
+      }
+    }
     const variants: Variant[] = er.vectors
       ? [
           { name: `default ranking${er.label} (${embedder.modelId()})`, rank: {} },
@@ -133,8 +154,9 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
       : VARIANTS;
     for (const v of variants) {
       // Warm-up so JIT compilation does not land in the first question's latency.
-      for (const c of convs.slice(0, 1)) for (const q of c.questions.slice(0, 20)) await stacks.get(c.id)!.search(q.question, v.rank, v.after);
-      rows.push(row(v.name, await evaluate(convs, (c, q) => stacks.get(c.id)!.search(q, v.rank, v.after)), tps));
+      const search = (s: MemoryStack, q: string): Promise<RankedItem[]> => (v.graph !== undefined ? s.searchGraph(q, v.rank, v.graph) : s.search(q, v.rank, v.after));
+      for (const c of convs.slice(0, 1)) for (const q of c.questions.slice(0, 20)) await search(stacks.get(c.id)!, q.question);
+      rows.push(row(v.name, await evaluate(convs, (c, q) => search(stacks.get(c.id)!, q)), tps));
     }
     for (const s of stacks.values()) await s.close();
     await embedder.stop();
@@ -148,6 +170,8 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
     'Per category (R@10 / R@2000c, number of questions):',
     '',
     categoryTable(rows),
+    '',
+    `Graph tier: the rule distiller committed ${graphFacts} triples (${graphRels} distinct relations) from ${nT} turns during ingest (ingest turns/s includes it); graph recall returned relations for ${graphQ} of ${nQ} questions (mean ${graphQ ? (graphRefsTotal / graphQ).toFixed(1) : 0} cited turns), and for ${graphGoldQ} of them a cited turn is gold evidence.`,
   ].join('\n');
   if (args.write) {
     const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');
