@@ -131,8 +131,16 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
       ctx.fillStyle = textColor;
       ctx.font = `${12 / k}px system-ui, "WenQuanYi Micro Hei", sans-serif`;
       ctx.textAlign = 'center';
+      // Text is the expensive part of a frame: only labels inside the viewport, at most 300.
+      const x0 = -tx / k - 80 / k;
+      const y0 = -ty / k - 40 / k;
+      const x1 = (w - tx) / k + 80 / k;
+      const y1 = (h - ty) / k + 40 / k;
+      let labels = 0;
       for (const n of nodes) {
         if (!(showAll || focusSet.has(n.id))) continue;
+        if (n.x < x0 || n.x > x1 || n.y < y0 || n.y > y1) continue;
+        if (++labels > 300 && !focusSet.has(n.id)) continue;
         const label = n.label.length > 24 ? `${n.label.slice(0, 23)}…` : n.label;
         ctx.fillText(label, n.x, n.y + (n.r ?? 6) + 13 / k);
       }
