@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { HttpRoute } from '../../sdk/index.js';
-import { errorToJSON } from '../../spec/index.js';
+import { errorToJSON, PayloadTooLargeError } from '../../spec/index.js';
+import { readRawBody } from '../shared/index.js';
 import { API_OPS, runOp } from './api-ops.js';
 import type { MemoryManager } from './memory-manager.js';
 
@@ -25,23 +26,12 @@ function fail(status: number, code: string, error: string, details: Record<strin
 
 /** Reads the body up to `limit` bytes; undefined when it is larger. */
 async function readLimited(req: Request, limit: number): Promise<string | undefined> {
-  const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) return undefined;
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
+  try {
+    return Buffer.from(await readRawBody(req, limit)).toString('utf8');
+  } catch (e) {
+    if (e instanceof PayloadTooLargeError) return undefined;
+    throw e;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

@@ -1,4 +1,5 @@
-import { HomeAgentError, PayloadTooLargeError, ValidationError } from '../../sdk/index.js';
+import { HomeAgentError, ValidationError } from '../../sdk/index.js';
+import { readRawBody } from '../shared/index.js';
 
 /** The JSON error body of every webui endpoint: `{ok:false, error:{code, message}}`. */
 export interface ErrorBody {
@@ -75,31 +76,9 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   }
 }
 
-/** Reads a body as bytes, refusing anything over `limit` (checks Content-Length first, then counts). */
+/** Reads a body as bytes, refusing anything over `limit` (the shared reader of the built-ins). */
 export async function readBytes(req: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(limit, 'request body');
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new PayloadTooLargeError(limit, 'request body');
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
-  return out;
+  return readRawBody(req, limit);
 }
 
 async function readText(req: Request, limit: number): Promise<string> {
