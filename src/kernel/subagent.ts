@@ -2,6 +2,7 @@ import type { ChatMessage, StageContext, ToolDef, TurnInput } from '../spec/inde
 import { ValidationError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg } from './ports.js';
+import { llmChainEvent } from './llm-chain-event.js';
 
 /** Tools a sub-agent may use besides the ones it is given (C-10: output channels allowed). */
 export function subAgentAllowed(name: string, requested: string[]): boolean {
@@ -52,22 +53,7 @@ export function subAgentTool(d: KernelDeps): ToolDef {
         for (let round = 1; round <= maxRounds; round++) {
           const tools = d.tools.build((t) => subAgentAllowed(t.name, requested));
           const res = await d.llm.run({ messages: [{ role: 'system', content: system }, ...messages], tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }, { signal: ac.signal });
-          d.bus.emit('agent_llm_chain', {
-            turnId: subTurn,
-            sessionId: call.sessionId,
-            round,
-            provider: res.provider,
-            model: res.model,
-            text: res.text,
-            reasoning: res.reasoning,
-            toolCalls: res.toolCalls,
-            usage: res.usage,
-            finishReason: res.finishReason,
-            latencyMs: res.latencyMs,
-            consolidation: false,
-            injected: [],
-            at: d.now(),
-          });
+          d.bus.emit('agent_llm_chain', llmChainEvent(res, { turnId: subTurn, sessionId: call.sessionId, round, consolidation: false, injected: [], at: d.now() }));
           if (res.toolCalls.length === 0) return res.text;
           messages.push({ role: 'assistant', content: res.text, toolCalls: res.toolCalls });
           for (const tc of res.toolCalls) {

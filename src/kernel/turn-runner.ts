@@ -1,7 +1,8 @@
-import type { ChatMessage, ContextEvent, LlmChainEvent, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
+import type { ChatMessage, ContextEvent, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
 import { errorToJSON, HomeAgentError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg } from './ports.js';
+import { llmChainEvent } from './llm-chain-event.js';
 import { interruptMessages, type PendingInterrupt } from './interrupts.js';
 import { renderTimeline } from './system-prompt.js';
 
@@ -228,22 +229,7 @@ export class TurnRunner {
       const byName = new Map(tools.map((t) => [t.name, t]));
       const res = await this.callLlm(turn, hooks, tools);
       turn.round++;
-      const chain: LlmChainEvent = {
-        turnId: turn.turnId,
-        sessionId: turn.input.sessionId,
-        round: turn.round,
-        provider: res.provider,
-        model: res.model,
-        text: res.text,
-        reasoning: res.reasoning,
-        toolCalls: res.toolCalls,
-        usage: res.usage,
-        finishReason: res.finishReason,
-        latencyMs: res.latencyMs,
-        consolidation: turn.consolidation,
-        injected: res.injected,
-        at: d.now(),
-      };
+      const chain = llmChainEvent(res, { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round, consolidation: turn.consolidation, injected: res.injected, at: d.now() });
       d.bus.emit('agent_llm_chain', chain);
       if (res.reasoning) this.logStep(turn, 'reasoning', res.reasoning, { round: turn.round });
       const post = this.ctx(turn, 'post_action', { text: res.text, toolCalls: [...res.toolCalls] });
