@@ -15,11 +15,6 @@ import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type 
 
 const T = 20_000;
 
-declare global {
-  interface Window {
-    __haGraph?: { positionOf(id: string): { x: number; y: number } | undefined; ids(): string[] };
-  }
-}
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
 
 function hmap(manifest: Record<string, unknown>): Promise<Buffer> {
@@ -214,7 +209,8 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=tab-knowledge]');
     await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) > 3, undefined, { timeout: T });
     await shot(page, '10-knowledge-graph');
-    await page.click('[data-testid=toggle-graph]');
+    await page.click('[data-testid=graph-panel] .panel-head .icon-btn'); // its own close button
+    await page.waitForSelector('[data-testid=graph-panel]', { state: 'detached', timeout: T });
   });
 
   it('installs a plugin package and shows its tool', async () => {

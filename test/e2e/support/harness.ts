@@ -17,7 +17,15 @@ import memoryManager from '../../../src/builtins/memory-manager/index.js';
 import { createMiniHost, type MiniHost, type ScriptedTurn } from '../../../src/builtins/webui/__fixtures__/mini-host.js';
 import type { PluginDefinition, PluginSDK } from '../../../src/spec/index.js';
 import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm/index.js';
+import type { GraphProbe } from '../../../web/src/components/graph/probe.js';
 import { fakeChanges, fakeConfig, fakeMemory, fakePlugins, fakeProviders } from './fake-services.js';
+
+/** The graph canvas's test hook. */
+declare global {
+  interface Window {
+    __haGraph?: GraphProbe;
+  }
+}
 
 export const ROOT = new URL('../../../', import.meta.url).pathname;
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -70,20 +78,26 @@ async function startMini(home: string, port: number, llm: { available: boolean }
  * Starts a harness in a fresh temp data folder: the real daemon (throws when it, or one of the
  * plugins the suite needs, does not come up); the mini host only with HOMEAGENT_E2E_HOST=mini.
  */
-export async function startHarness(): Promise<Harness> {
+export interface HarnessOptions {
+  /** Runs on the fresh data folder before the host starts (e.g. to put a memory library there). */
+  beforeStart?(home: string): void;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   ensureWebBuilt();
   const want = process.env.HOMEAGENT_E2E_HOST ?? 'daemon';
-  if (want === 'mini') return startMiniHarness();
+  if (want === 'mini') return startMiniHarness(opts);
   if (want !== 'daemon') throw new Error(`HOMEAGENT_E2E_HOST must be "daemon" (default) or "mini", not ${JSON.stringify(want)}`);
   try {
-    return await startDaemonHarness();
+    return await startDaemonHarness(opts);
   } catch (e) {
     throw new Error(`[e2e] the real daemon did not come up (set HOMEAGENT_E2E_HOST=mini to run against the mini host on purpose): ${(e as Error).message}`, { cause: e });
   }
 }
 
-async function startMiniHarness(): Promise<Harness> {
+async function startMiniHarness(opts: HarnessOptions): Promise<Harness> {
   const home = mkdtempSync(join(tmpdir(), 'ha-e2e-'));
+  opts.beforeStart?.(home);
   const llm = { available: true };
   let { host, url } = await startMini(home, 0, llm);
   const port = Number(new URL(url).port);
@@ -121,11 +135,12 @@ function defaultReply(req: { body: unknown }) {
   return { text: 'ok' };
 }
 
-async function startDaemonHarness(): Promise<Harness> {
+async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
   const { startDaemon } = await import('../../../src/daemon/index.js');
   const llm: FakeLlm = await startFakeLlm();
   llm.setDefault(defaultReply);
   const home = mkdtempSync(join(tmpdir(), 'ha-e2e-d-'));
+  opts.beforeStart?.(home);
   const toolResults: string[] = [];
   const tools: PluginDefinition = {
     name: 'e2e-tools',

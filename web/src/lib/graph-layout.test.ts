@@ -43,6 +43,15 @@ describe('forceLayout', () => {
     expect(distinct.size).toBe(60);
   });
 
+  it('reports its progress every 10 iterations, ending at 1', () => {
+    const seen: number[] = [];
+    forceLayout([{ id: 'a' }, { id: 'b' }, { id: 'c' }], [{ from: 'a', to: 'b' }], 160, (d) => seen.push(d));
+    expect(seen).toHaveLength(16);
+    expect(seen[0]).toBeCloseTo(10 / 160);
+    expect(seen.at(-1)).toBe(1);
+    expect([...seen].sort((x, y) => x - y)).toEqual(seen);
+  });
+
   it('ignores edges to unknown nodes', () => {
     const p = forceLayout([{ id: 'a' }, { id: 'b' }], [{ from: 'a', to: 'zzz' }, { from: 'a', to: 'b' }], 10);
     expect(Object.keys(p).sort()).toEqual(['a', 'b']);

@@ -68,8 +68,11 @@ function round(n: number): number {
 
 type SimNode = SimulationNodeDatum & { id: string };
 
-/** Force-directed layout (d3-force), run for a fixed number of iterations (160) without animation. */
-export function forceLayout(nodes: LayoutNode[], edges: LayoutEdge[], iterations = 160): Positions {
+/**
+ * Force-directed layout (d3-force), run for a fixed number of iterations (160) without animation.
+ * `onProgress` is called with the share done (0…1) every 10 iterations.
+ */
+export function forceLayout(nodes: LayoutNode[], edges: LayoutEdge[], iterations = 160, onProgress?: (done: number) => void): Positions {
   const simNodes: SimNode[] = nodes.map((n) => ({ id: n.id }));
   const ids = new Set(simNodes.map((n) => n.id));
   const links: SimulationLinkDatum<SimNode>[] = edges.filter((e) => ids.has(e.from) && ids.has(e.to) && e.from !== e.to).map((e) => ({ source: e.from, target: e.to }));
@@ -80,7 +83,10 @@ export function forceLayout(nodes: LayoutNode[], edges: LayoutEdge[], iterations
     .force('collide', forceCollide(big ? 6 : 14))
     .force('center', forceCenter(0, 0))
     .stop();
-  for (let i = 0; i < iterations; i++) sim.tick();
+  for (let i = 0; i < iterations; i++) {
+    sim.tick();
+    if (onProgress && (i + 1) % 10 === 0) onProgress((i + 1) / iterations);
+  }
   const out: Positions = {};
   for (const n of simNodes) out[n.id] = { x: round(n.x ?? 0), y: round(n.y ?? 0) };
   return out;

@@ -115,4 +115,14 @@ describe('mergeTurns', () => {
     expect(merged[0].userSeq).toBe(1);
     expect(merged[0].live.text).toBe('Hi');
   });
+
+  it('takes the log when it says the turn ended, even if this view only saw it start', () => {
+    // E.g. a first turn that fails at once (no provider): turn_start arrived, turn_end did not.
+    const live = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T });
+    expect(live[0].status).toBe('running');
+    const history = turnsFromEvents(S, [ev(1, 'user', 'hello'), ev(2, 'error', 'no LLM provider is configured', { code: 'NO_PROVIDER_CONFIGURED' })], null);
+    const merged = mergeTurns(history, live);
+    expect(merged).toHaveLength(1);
+    expect(merged[0].status).toBe('error');
+  });
 });

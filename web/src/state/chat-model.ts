@@ -264,7 +264,9 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
 export function mergeTurns(history: TurnView[], live: TurnView[]): TurnView[] {
   const out = history.map((h) => {
     const l = live.find((x) => x.turnId === h.turnId);
-    if (!l || l.status !== 'running') return h;
+    // Live data wins only while the log also says the turn runs: a log read after the turn ended
+    // is newer than a live "running" whose end this view never saw (it would spin for ever).
+    if (!l || l.status !== 'running' || h.status !== 'running') return h;
     return {
       ...l,
       userText: l.userText || h.userText,

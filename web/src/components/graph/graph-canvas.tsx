@@ -1,36 +1,81 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { boundsOf, cacheFrameFor, cacheServes, placeCache, type CacheFrame, type View, type WorldBounds } from '../../lib/view-cache';
+import type { GraphProbe, GraphStats } from './probe';
+import { GraphRenderer } from './render-client';
+import { drawBase, drawHighlight, MAX_LABELS, type CanvasEdge, type CanvasNode, type Scene, type SceneColors, type WorldBox } from './scene';
 
-export interface CanvasNode {
-  id: string;
-  label: string;
-  color: string;
-  x: number;
-  y: number;
-  r?: number;
-  faded?: boolean;
-}
-export interface CanvasEdge {
-  from: string;
-  to: string;
-  style: 'solid' | 'dashed' | 'dotted';
-  label?: string;
-}
+const sameView = (a: View, b: View) => a.k === b.k && a.tx === b.tx && a.ty === b.ty;
 
-interface View {
-  k: number;
-  tx: number;
-  ty: number;
-}
+export type { CanvasEdge, CanvasNode } from './scene';
 
 declare global {
   interface Window {
-    __haGraph?: { positionOf(id: string): { x: number; y: number } | undefined; ids(): string[] };
+    __haGraph?: GraphProbe;
   }
 }
 
+interface SceneData extends Scene {
+  id: number;
+  bounds: WorldBounds | undefined;
+}
+
+interface Cache {
+  bitmap: HTMLCanvasElement | ImageBitmap;
+  frame: CacheFrame;
+  sceneId: number;
+  colors: SceneColors;
+  dpr: number;
+}
+
+let sceneIds = 0;
+
+/** Set by the first `takeStats()`: paints then force rasterization so they can be timed. */
+let measuring = false;
+
+/** After the last wheel step, the zoom is rendered sharp again (until then the bitmap is scaled). */
+const ZOOM_SETTLE_MS = 140;
+
 /**
- * A canvas graph renderer: pan (drag), zoom (wheel / pinch buttons), hover labels, click to
- * select. Canvas keeps 2,000 nodes smooth; labels are drawn only when they fit.
+ * A new bitmap is asked for once less than this share of a viewport is left between the visible
+ * part and the bitmap's edge, so it is usually ready before a pan reaches that edge.
+ */
+const LOOKAHEAD = 0.2;
+
+function readColors(el: Element): SceneColors {
+  const css = getComputedStyle(el);
+  return {
+    edge: css.getPropertyValue('--graph-edge').trim() || '#9aa3b2',
+    text: css.getPropertyValue('--text').trim() || '#222',
+    bg: css.getPropertyValue('--graph-bg').trim() || '#fff',
+  };
+}
+
+function keep(xs: number[], x: number) {
+  xs.push(x);
+  if (xs.length > 1000) xs.splice(0, xs.length - 1000);
+}
+
+function release(c: Cache | undefined) {
+  if (c && !(c.bitmap instanceof HTMLCanvasElement)) c.bitmap.close();
+}
+
+/** The world box a render of `rect` (screen px under `v`) draws labels for; labels reach past nodes. */
+function visibleBox(v: View, rect: { x: number; y: number; w: number; h: number }): WorldBox {
+  return { x0: (rect.x - v.tx - 80) / v.k, y0: (rect.y - v.ty - 40) / v.k, x1: (rect.x + rect.w - v.tx + 80) / v.k, y1: (rect.y + rect.h - v.ty + 40) / v.k };
+}
+
+/** More labels than on one screen: a bitmap holds up to 2×2 viewports. */
+function labelBudget(rect: { w: number; h: number }, vw: number, vh: number): number {
+  return Math.min(4 * MAX_LABELS, Math.round((MAX_LABELS * rect.w * rect.h) / Math.max(1, vw * vh)));
+}
+
+/**
+ * A canvas graph renderer: pan (drag), zoom (wheel / buttons), hover highlight, click to select.
+ * The whole graph is rendered into a bitmap covering the viewport plus a margin
+ * (lib/view-cache.ts); a pan or zoom frame only copies that bitmap and draws the highlight layer,
+ * so frames cost the same with 2 or 2,000 nodes. New bitmaps — when a zoom settles or a pan nears
+ * the bitmap's edge — are rendered by a worker (render-worker.ts) while the old one is still shown;
+ * only the first picture of new data (or theme, or size) is rendered on the main thread.
  */
 export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { nodes: CanvasNode[]; edges: CanvasEdge[]; selected?: string; onSelect: (id: string) => void; fitKey: string }) {
   const wrap = useRef<HTMLDivElement>(null);
@@ -38,147 +83,117 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
   const view = useRef<View>({ k: 1, tx: 0, ty: 0 });
   const size = useRef({ w: 300, h: 300 });
   const [hover, setHover] = useState<CanvasNode | undefined>();
-  const byId = useRef(new Map<string, CanvasNode>());
   const frame = useRef(0);
-  byId.current = new Map(nodes.map((n) => [n.id, n]));
+  const cache = useRef<Cache | undefined>(undefined);
+  const colors = useRef<SceneColors | undefined>(undefined);
+  const zooming = useRef(false);
+  const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const stats = useRef<GraphStats>({ copyPaintMs: [], renderPaintMs: [], workerRenderMs: [] });
+  const renderer = useRef<GraphRenderer | undefined>(undefined);
+  /** The view of the last worker request: the same view is not asked for twice. */
+  const asked = useRef<View | undefined>(undefined);
 
+  const scene = useMemo<SceneData>(() => ({ id: ++sceneIds, nodes, edges, byId: new Map(nodes.map((n) => [n.id, n])), bounds: boundsOf(nodes) }), [nodes, edges]);
+  const sceneRef = useRef(scene);
+  sceneRef.current = scene;
+  const hl = hover?.id ?? selected;
+  const highlight = useRef({ hl, selected });
+  highlight.current = { hl, selected };
+
+  const paint = () => {
+    const c = canvas.current;
+    const ctx = c?.getContext('2d');
+    if (!c || !ctx) return;
+    const t0 = performance.now();
+    let rendered = false;
+    const dpr = window.devicePixelRatio || 1;
+    const { w, h } = size.current;
+    const v = view.current;
+    const sc = sceneRef.current;
+    const col = (colors.current ??= readColors(c));
+    let ch = cache.current;
+    const valid = !!ch && ch.sceneId === sc.id && ch.colors === col && ch.dpr === dpr;
+    const serves = valid && cacheServes(ch!.frame, v, w, h, sc.bounds);
+    const worker = renderer.current;
+    if (!valid || (!serves && !worker && !zooming.current)) {
+      // The first picture of this data, theme or size (or no worker): render it here, now.
+      const f = cacheFrameFor(v, w, h, sc.bounds, dpr);
+      release(ch);
+      if (f) {
+        const bitmap = document.createElement('canvas');
+        bitmap.width = Math.max(1, Math.round(f.rect.w * dpr));
+        bitmap.height = Math.max(1, Math.round(f.rect.h * dpr));
+        const bctx = bitmap.getContext('2d')!;
+        bctx.setTransform(dpr * v.k, 0, 0, dpr * v.k, dpr * (v.tx - f.rect.x), dpr * (v.ty - f.rect.y));
+        drawBase(bctx, sc, v.k, visibleBox(v, f.rect), col, labelBudget(f.rect, w, h));
+        if (measuring) bctx.getImageData(0, 0, 1, 1);
+        rendered = true;
+        ch = cache.current = { bitmap, frame: f, sceneId: sc.id, colors: col, dpr };
+      } else ch = cache.current = undefined;
+      asked.current = undefined;
+    } else if (worker && !zooming.current && !worker.inFlight && !(asked.current && sameView(asked.current, v))) {
+      // A zoom that settled, or a pan nearing the bitmap's edge: a new bitmap from the worker.
+      const ahead = { x: -w * LOOKAHEAD, y: -h * LOOKAHEAD, w: w * (1 + 2 * LOOKAHEAD), h: h * (1 + 2 * LOOKAHEAD) };
+      if (!cacheServes(ch!.frame, v, w, h, sc.bounds, ahead)) {
+        const f = cacheFrameFor(v, w, h, sc.bounds, dpr);
+        if (f) {
+          worker.render(sc, f, dpr, visibleBox(v, f.rect), col, labelBudget(f.rect, w, h));
+          asked.current = { ...v };
+        }
+      }
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = col.bg;
+    ctx.fillRect(0, 0, w, h);
+    if (ch) {
+      // Translated, or scaled while a zoom runs or its sharp bitmap is on its way.
+      const d = placeCache(ch.frame, v);
+      const exact = Math.abs(d.w - ch.frame.rect.w) < 1e-6;
+      const x = exact ? Math.round(d.x * dpr) / dpr : d.x;
+      const y = exact ? Math.round(d.y * dpr) / dpr : d.y;
+      ctx.drawImage(ch.bitmap, x, y, d.w, d.h);
+    }
+    ctx.setTransform(dpr * v.k, 0, 0, dpr * v.k, dpr * v.tx, dpr * v.ty);
+    const { hl: lit, selected: sel } = highlight.current;
+    drawHighlight(ctx, sc, v.k, lit, sel, col, () => {
+      ctx.save();
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.globalAlpha = 0.62;
+      ctx.fillStyle = col.bg;
+      ctx.fillRect(0, 0, w, h);
+      ctx.restore();
+    });
+    ctx.globalAlpha = 1;
+    // Reading one pixel makes the canvas rasterize now, so the time is this frame's, not a later one's.
+    if (measuring) ctx.getImageData(0, 0, 1, 1);
+    keep(rendered ? stats.current.renderPaintMs : stats.current.copyPaintMs, performance.now() - t0);
+  };
+  const paintRef = useRef(paint);
+  paintRef.current = paint;
+
+  /** Paints on the next animation frame (many requests in one frame make one paint). */
+  const drawPending = useRef(false);
   const draw = useCallback(() => {
     cancelAnimationFrame(frame.current);
+    drawPending.current = true;
     frame.current = requestAnimationFrame(() => {
-      const c = canvas.current;
-      if (!c) return;
-      const ctx = c.getContext('2d');
-      if (!ctx) return;
-      const dpr = window.devicePixelRatio || 1;
-      const { w, h } = size.current;
-      const { k, tx, ty } = view.current;
-      const css = getComputedStyle(c);
-      const edgeColor = css.getPropertyValue('--graph-edge').trim() || '#9aa3b2';
-      const textColor = css.getPropertyValue('--text').trim() || '#222';
-      const bg = css.getPropertyValue('--graph-bg').trim() || '#fff';
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      ctx.fillStyle = bg;
-      ctx.fillRect(0, 0, w, h);
-      ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * tx, dpr * ty);
-      ctx.lineWidth = 1.2 / k;
-      const focusSet = new Set<string>();
-      const hl = hover?.id ?? selected;
-      if (hl) {
-        focusSet.add(hl);
-        for (const e of edges) {
-          if (e.from === hl) focusSet.add(e.to);
-          if (e.to === hl) focusSet.add(e.from);
-        }
-      }
-      // One path per edge style and highlight state: thousands of edges in a handful of strokes.
-      const groups = new Map<string, CanvasEdge[]>();
-      for (const e of edges) {
-        const lit = !!hl && (e.from === hl || e.to === hl);
-        const key = `${e.style}|${lit ? 1 : 0}`;
-        const g = groups.get(key);
-        if (g) g.push(e);
-        else groups.set(key, [e]);
-      }
-      for (const [key, list] of groups) {
-        const [style, litFlag] = key.split('|');
-        const lit = litFlag === '1';
-        ctx.strokeStyle = lit ? '#6d83f2' : edgeColor;
-        ctx.globalAlpha = hl && !lit ? 0.25 : 0.75;
-        ctx.setLineDash(style === 'dashed' ? [6 / k, 4 / k] : style === 'dotted' ? [1.5 / k, 3 / k] : []);
-        ctx.beginPath();
-        for (const e of list) {
-          const a = byId.current.get(e.from);
-          const b = byId.current.get(e.to);
-          if (!a || !b) continue;
-          ctx.moveTo(a.x, a.y);
-          ctx.lineTo(b.x, b.y);
-        }
-        ctx.stroke();
-      }
-      ctx.setLineDash([]);
-      const showAll = nodes.length <= 60 || k > 1.6;
-      const nodeGroups = new Map<string, CanvasNode[]>();
-      for (const n of nodes) {
-        const dim = n.faded || (hl && !focusSet.has(n.id));
-        const key = `${n.color}|${dim ? 1 : 0}`;
-        const g = nodeGroups.get(key);
-        if (g) g.push(n);
-        else nodeGroups.set(key, [n]);
-      }
-      for (const [key, list] of nodeGroups) {
-        const [color, dim] = key.split('|');
-        ctx.globalAlpha = dim === '1' ? 0.35 : 1;
-        ctx.fillStyle = color;
-        ctx.beginPath();
-        for (const n of list) {
-          const r = n.r ?? 6;
-          ctx.moveTo(n.x + r, n.y);
-          ctx.arc(n.x, n.y, r, 0, Math.PI * 2);
-        }
-        ctx.fill();
-      }
-      const sel = selected ? byId.current.get(selected) : undefined;
-      if (sel) {
-        ctx.globalAlpha = 1;
-        ctx.strokeStyle = textColor;
-        ctx.lineWidth = 2 / k;
-        ctx.beginPath();
-        ctx.arc(sel.x, sel.y, sel.r ?? 6, 0, Math.PI * 2);
-        ctx.stroke();
-        ctx.lineWidth = 1.2 / k;
-      }
-      ctx.globalAlpha = 1;
-      ctx.fillStyle = textColor;
-      ctx.font = `${12 / k}px system-ui, "WenQuanYi Micro Hei", sans-serif`;
-      ctx.textAlign = 'center';
-      // Text is the expensive part of a frame: only labels inside the viewport, at most 300.
-      const x0 = -tx / k - 80 / k;
-      const y0 = -ty / k - 40 / k;
-      const x1 = (w - tx) / k + 80 / k;
-      const y1 = (h - ty) / k + 40 / k;
-      let labels = 0;
-      for (const n of nodes) {
-        if (!(showAll || focusSet.has(n.id))) continue;
-        if (n.x < x0 || n.x > x1 || n.y < y0 || n.y > y1) continue;
-        if (++labels > 300 && !focusSet.has(n.id)) continue;
-        const label = n.label.length > 24 ? `${n.label.slice(0, 23)}…` : n.label;
-        ctx.fillText(label, n.x, n.y + (n.r ?? 6) + 13 / k);
-      }
-      for (const e of edges) {
-        if (!e.label || !(k > 1.2 || (hl && (e.from === hl || e.to === hl)))) continue;
-        const a = byId.current.get(e.from);
-        const b = byId.current.get(e.to);
-        if (!a || !b) continue;
-        ctx.globalAlpha = 0.8;
-        ctx.font = `${10 / k}px system-ui, sans-serif`;
-        ctx.fillText(e.label, (a.x + b.x) / 2, (a.y + b.y) / 2 - 3 / k);
-      }
-      ctx.globalAlpha = 1;
+      drawPending.current = false;
+      paintRef.current();
     });
-  }, [nodes, edges, selected, hover]);
+  }, []);
 
   const fit = useCallback(() => {
     const { w, h } = size.current;
-    if (nodes.length === 0) {
+    const b = sceneRef.current.bounds;
+    if (!b) {
       view.current = { k: 1, tx: w / 2, ty: h / 2 };
       return;
     }
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    for (const n of nodes) {
-      minX = Math.min(minX, n.x);
-      maxX = Math.max(maxX, n.x);
-      minY = Math.min(minY, n.y);
-      maxY = Math.max(maxY, n.y);
-    }
     const pad = 48;
-    const k = Math.min(2.2, Math.max(0.05, Math.min((w - pad * 2) / Math.max(maxX - minX, 1), (h - pad * 2) / Math.max(maxY - minY, 1))));
-    view.current = { k, tx: w / 2 - ((minX + maxX) / 2) * k, ty: h / 2 - ((minY + maxY) / 2) * k };
-  }, [nodes]);
+    const k = Math.min(2.2, Math.max(0.05, Math.min((w - pad * 2) / Math.max(b.maxX - b.minX, 1), (h - pad * 2) / Math.max(b.maxY - b.minY, 1))));
+    view.current = { k, tx: w / 2 - ((b.minX + b.maxX) / 2) * k, ty: h / 2 - ((b.minY + b.maxY) / 2) * k };
+  }, []);
 
-  const fitRef = useRef(fit);
-  fitRef.current = fit;
-  const drawRef = useRef(draw);
-  drawRef.current = draw;
   useEffect(() => {
     const el = wrap.current;
     const c = canvas.current;
@@ -191,22 +206,61 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
       c.height = Math.max(1, Math.round(r.height * dpr));
       c.style.width = `${r.width}px`;
       c.style.height = `${r.height}px`;
-      fitRef.current();
-      drawRef.current();
+      release(cache.current);
+      cache.current = undefined;
+      fit();
+      draw();
     });
     ro.observe(el);
     return () => ro.disconnect();
-  }, []);
+  }, [fit, draw]);
 
   useEffect(() => {
     fit();
     draw();
-  }, [fitKey]);
-  useEffect(draw, [draw]);
+  }, [fitKey, fit, draw]);
+  // New data, selection or hover: one paint (the bitmap is reused unless the data changed).
+  useEffect(draw, [scene, hl, selected, draw]);
   useEffect(() => {
-    const obs = new MutationObserver(draw);
+    const obs = new MutationObserver(() => {
+      colors.current = undefined;
+      draw();
+    });
     obs.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
     return () => obs.disconnect();
+  }, [draw]);
+  useEffect(() => {
+    const r = GraphRenderer.create(
+      (reply, req) => {
+        if (reply.type === 'bitmap') {
+          keep(stats.current.workerRenderMs, reply.ms);
+          const sc = sceneRef.current;
+          if (req.sceneId === sc.id && req.colors === colors.current && req.dpr === (window.devicePixelRatio || 1)) {
+            release(cache.current);
+            cache.current = { bitmap: reply.bitmap, frame: reply.frame, sceneId: req.sceneId, colors: req.colors, dpr: req.dpr };
+          } else reply.bitmap.close();
+        } else if (reply.type === 'failed') {
+          // E.g. no 2D context for OffscreenCanvas: render on the main thread from now on.
+          renderer.current?.dispose();
+          renderer.current = undefined;
+        }
+        draw();
+      },
+      () => {
+        renderer.current?.dispose();
+        renderer.current = undefined;
+        draw();
+      },
+    );
+    renderer.current = r;
+    return () => {
+      r?.dispose();
+      renderer.current = undefined;
+      cancelAnimationFrame(frame.current);
+      clearTimeout(settle.current);
+      release(cache.current);
+      cache.current = undefined;
+    };
   }, [draw]);
 
   const toWorld = (cx: number, cy: number) => {
@@ -217,7 +271,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
     const p = toWorld(cx, cy);
     let best: CanvasNode | undefined;
     let bestD = (12 / view.current.k) ** 2;
-    for (const n of nodes) {
+    for (const n of sceneRef.current.nodes) {
       const d = (n.x - p.x) ** 2 + (n.y - p.y) ** 2;
       const r2 = Math.max(bestD, ((n.r ?? 6) + 3) ** 2);
       if (d <= r2 && d <= (best ? bestD : r2)) {
@@ -231,14 +285,27 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
   useEffect(() => {
     window.__haGraph = {
       positionOf: (id) => {
-        const n = byId.current.get(id);
+        const n = sceneRef.current.byId.get(id);
         const c = canvas.current;
         if (!n || !c) return undefined;
         const r = c.getBoundingClientRect();
         const { k, tx, ty } = view.current;
         return { x: r.left + n.x * k + tx, y: r.top + n.y * k + ty };
       },
-      ids: () => [...byId.current.keys()],
+      ids: () => [...sceneRef.current.byId.keys()],
+      settled: () => {
+        const ch = cache.current;
+        const sc = sceneRef.current;
+        const { w, h } = size.current;
+        const current = !sc.bounds || (!!ch && ch.sceneId === sc.id && ch.colors === colors.current && cacheServes(ch.frame, view.current, w, h, sc.bounds));
+        return current && !zooming.current && !renderer.current?.inFlight && !drawPending.current;
+      },
+      takeStats: () => {
+        const s = stats.current;
+        stats.current = { copyPaintMs: [], renderPaintMs: [], workerRenderMs: [] };
+        measuring = true;
+        return s;
+      },
     };
     return () => {
       delete window.__haGraph;
@@ -254,6 +321,13 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
     const v = view.current;
     const k = Math.min(8, Math.max(0.03, v.k * factor));
     view.current = { k, tx: cx - ((cx - v.tx) / v.k) * k, ty: cy - ((cy - v.ty) / v.k) * k };
+    // While the gesture runs the bitmap is scaled; once it settles the graph is rendered sharp.
+    zooming.current = true;
+    clearTimeout(settle.current);
+    settle.current = setTimeout(() => {
+      zooming.current = false;
+      draw();
+    }, ZOOM_SETTLE_MS);
     draw();
   };
 

@@ -51,6 +51,7 @@ function MemoryGraph() {
   const [hops, setHops] = useState<1 | 2>(2);
   const [limit, setLimit] = useState(200);
   const [layout, setLayout] = useState<{ data: MemGraph; pos: Positions; n: number } | undefined>();
+  const [progress, setProgress] = useState(0);
   useEffect(() => setFocus(app.graphFocus), [app.graphFocus]);
   const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch]);
   useEffect(() => {
@@ -58,7 +59,10 @@ function MemoryGraph() {
     if (!d) return;
     let live = true;
     if (d.mode === 'focus' && d.focus) setLayout((l) => ({ data: d, pos: radialLayout(d.nodes, d.edges, d.focus!), n: (l?.n ?? 0) + 1 }));
-    else void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges).then((p) => live && setLayout((l) => ({ data: d, pos: p, n: (l?.n ?? 0) + 1 })));
+    else {
+      setProgress(0);
+      void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges, 160, (done) => live && setProgress(done)).then((p) => live && setLayout((l) => ({ data: d, pos: p, n: (l?.n ?? 0) + 1 })));
+    }
     return () => {
       live = false;
     };
@@ -122,8 +126,9 @@ function MemoryGraph() {
       ) : g.data && g.data.nodes.length === 0 ? (
         <div className="empty-state">{t('graph.empty')}</div>
       ) : !pos ? (
-        <div className="empty-state">
+        <div className="empty-state" data-testid="graph-layout-progress">
           <span className="spinner" /> {t('graph.layingOut')}
+          {progress > 0 && ` ${Math.round(progress * 100)}%`}
         </div>
       ) : (
         <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`m${layout?.n ?? 0}`} />
@@ -131,6 +136,8 @@ function MemoryGraph() {
     </div>
   );
 }
+
+const palette = ['#6d83f2', '#22a559', '#f08c2e', '#d9508a', '#14a3b8', '#8a94a6'];
 
 function KnowledgeGraph() {
   const t = useT();
@@ -168,10 +175,13 @@ function KnowledgeGraph() {
     };
   }, [data, entity]);
   const pos = kl && kl.data === data ? kl.pos : undefined;
-  const palette = ['#6d83f2', '#22a559', '#f08c2e', '#d9508a', '#14a3b8', '#8a94a6'];
-  const types = [...new Set(data?.nodes.map((n) => n.type) ?? [])];
-  const nodes: CanvasNode[] = data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : [];
-  const edges: CanvasEdge[] = data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid', label: e.label })) ?? [];
+  const types = useMemo(() => [...new Set(data?.nodes.map((n) => n.type) ?? [])], [data]);
+  // Memoized: a new array would make the canvas render the whole graph again.
+  const nodes = useMemo<CanvasNode[]>(
+    () => (data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : []),
+    [data, pos, types, entity],
+  );
+  const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid' as const, label: e.label })) ?? [], [data]);
   const selectedRelations = entity ? data?.edges.filter((e) => e.from === entity || e.to === entity) ?? [] : [];
   const unavailable = g.error && /503|not available|not running/i.test(`${(g.error as { status?: number }).status} ${g.error.message}`);
   return (
