@@ -55,6 +55,23 @@ test('a failing rename (target is a non-empty folder) removes the temp file', as
   assert.deepEqual(readdirSync(d), ['taken']);
 });
 
+test("mode 'umask': a new file gets 0666 less the umask, a replaced file keeps its mode", async () => {
+  const d = mkdtempSync(join(tmpdir(), 'atomic-umask-'));
+  const old = process.umask(0o022);
+  try {
+    await writeFileAtomic(join(d, 'script.sh'), '#!/bin/sh\n', { mode: 'umask' });
+    assert.equal(statSync(join(d, 'script.sh')).mode & 0o777, 0o644);
+    chmodSync(join(d, 'script.sh'), 0o755);
+    await writeFileAtomic(join(d, 'script.sh'), '#!/bin/sh\necho hi\n', { mode: 'umask' });
+    assert.equal(statSync(join(d, 'script.sh')).mode & 0o777, 0o755, 'an edit keeps the executable bit');
+    writeFileAtomicSync(join(d, 'sync.txt'), 'x', { mode: 'umask' });
+    assert.equal(statSync(join(d, 'sync.txt')).mode & 0o777, 0o644);
+  } finally {
+    process.umask(old);
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
 test('mode: new files are 0600 by default, an explicit mode is exact, a replaced file keeps its mode', async () => {
   const d = dir();
   await writeFileAtomic(join(d, 'new'), 'n');

@@ -7,8 +7,10 @@ export interface AtomicWriteOptions {
   /**
    * Permission bits of the written file, applied exactly (not masked by the umask). Default: the
    * mode of the file being replaced, or `0o600` for a new file (user data is private by default).
+   * `'umask'`: the mode of the file being replaced, or for a new file what any program would get
+   * (`0o666` less the umask) — for files written on the user's behalf into their own folders.
    */
-  mode?: number;
+  mode?: number | 'umask';
 }
 
 /** Options of {@link writeJsonAtomic}. */
@@ -27,21 +29,22 @@ function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
-async function modeFor(path: string, mode: number | undefined): Promise<number> {
-  if (mode !== undefined) return mode;
+/** The mode to open with and whether to chmod to it exactly (`'umask'` on a new file: let the umask apply). */
+async function modeFor(path: string, mode: AtomicWriteOptions['mode']): Promise<{ mode: number; exact: boolean }> {
+  if (typeof mode === 'number') return { mode, exact: true };
   try {
-    return (await fsp.stat(path)).mode & 0o7777;
+    return { mode: (await fsp.stat(path)).mode & 0o7777, exact: true };
   } catch {
-    return DEFAULT_MODE;
+    return mode === 'umask' ? { mode: 0o666, exact: false } : { mode: DEFAULT_MODE, exact: true };
   }
 }
 
-function modeForSync(path: string, mode: number | undefined): number {
-  if (mode !== undefined) return mode;
+function modeForSync(path: string, mode: AtomicWriteOptions['mode']): { mode: number; exact: boolean } {
+  if (typeof mode === 'number') return { mode, exact: true };
   try {
-    return statSync(path).mode & 0o7777;
+    return { mode: statSync(path).mode & 0o7777, exact: true };
   } catch {
-    return DEFAULT_MODE;
+    return mode === 'umask' ? { mode: 0o666, exact: false } : { mode: DEFAULT_MODE, exact: true };
   }
 }
 
@@ -73,13 +76,13 @@ async function syncDir(dir: string): Promise<void> {
 export async function writeFileAtomic(path: string, data: AtomicData, opts: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
   await fsp.mkdir(dir, { recursive: true });
-  const mode = await modeFor(path, opts.mode);
+  const { mode, exact } = await modeFor(path, opts.mode);
   const tmp = tempPathFor(path);
   try {
     const fh = await fsp.open(tmp, 'wx', mode);
     try {
       // open() applies the umask; chmod makes the requested mode exact.
-      await fh.chmod(mode);
+      if (exact) await fh.chmod(mode);
       await fsp.writeFile(fh, data);
       await fh.sync();
     } finally {
@@ -106,12 +109,12 @@ export function writeJsonAtomic(path: string, value: unknown, opts: AtomicJsonOp
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const mode = modeForSync(path, opts.mode);
+  const { mode, exact } = modeForSync(path, opts.mode);
   const tmp = tempPathFor(path);
   try {
     const fd = openSync(tmp, 'wx', mode);
     try {
-      fchmodSync(fd, mode);
+      if (exact) fchmodSync(fd, mode);
       const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       let off = 0;
       while (off < buf.byteLength) off += writeSync(fd, buf, off, buf.byteLength - off);

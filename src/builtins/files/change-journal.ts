@@ -104,7 +104,7 @@ export class ChangeJournal implements ChangeTrackerService {
           throw new NotFoundError('before-image of change', id);
         }
         await fsp.mkdir(dirname(rec.path), { recursive: true });
-        await writeFileAtomic(rec.path, bytes);
+        await writeFileAtomic(rec.path, bytes, { mode: 'umask' });
       }
       rec.undone = true;
       await this.save();

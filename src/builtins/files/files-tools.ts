@@ -96,7 +96,7 @@ export function filesTools(currentGuard: () => Promise<PathGuard>, journal: Chan
       if (after.byteLength > max) throw new PayloadTooLargeError(max, 'resulting file');
       const rec = await journal.record({ op: st ? 'write' : 'create', path: g.abs, tool: 'files_write', turnId: call.turnId, before, sizeAfter: after.byteLength });
       await fsp.mkdir(join(g.abs, '..'), { recursive: true });
-      await writeFileAtomic(g.abs, after);
+      await writeFileAtomic(g.abs, after, { mode: 'umask' }); // the user's own file: usual permissions
       return `${st ? 'wrote' : 'created'} ${guard.display(g)} (${after.byteLength} bytes; change ${rec.id})`;
     },
   };

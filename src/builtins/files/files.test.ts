@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PathGuard, ChangeJournal, filesPlugin } from './index.js';
@@ -95,6 +95,10 @@ test('files plugin: tools write/read/list/search/delete inside roots, journal ev
   const root = join(h.home, 'files');
   assert.match(await h.callTool('files_write', { path: 'notes/a.txt', content: 'hello 世界\nline two' }), /created/);
   assert.equal(readFileSync(join(root, 'notes/a.txt'), 'utf8'), 'hello 世界\nline two');
+  // A file made for the user has the usual permissions (0666 less the umask), not the daemon's private 0600.
+  const umask = process.umask(0o022);
+  process.umask(umask);
+  assert.equal(statSync(join(root, 'notes/a.txt')).mode & 0o777, 0o666 & ~umask);
   assert.match(await h.callTool('files_read', { path: 'notes/a.txt' }), /hello 世界/);
   assert.match(await h.callTool('files_list', { recursive: true }), /notes\/a\.txt/);
   assert.match(await h.callTool('files_search', { query: 'TWO' }), /a\.txt:2: line two/);

@@ -9,6 +9,25 @@ import type { PluginManifest } from '../plugin-manifest.js';
 import { runnerScript } from './runner-script.js';
 import { CHILD_OPS, RemoteError, STAGE_MUTABLE, toRpcError, type CallTarget, type ChildMessage, type ParentMessage } from './rpc-protocol.js';
 
+
+/** Process groups (a child and the subprocesses it starts) exist on POSIX only. */
+const GROUPS = process.platform !== 'win32';
+
+/** Signals the child's whole process group (POSIX), or just the child; never throws. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (GROUPS && child.pid) {
+    try {
+      process.kill(-child.pid, signal);
+      return;
+    } catch {
+      // No such group (already gone) — fall through to the child itself.
+    }
+  }
+  try {
+    child.kill(signal);
+  } catch {}
+}
+
 /** Supervision knobs (P-3). */
 export interface ExternalPluginOptions {
   /** First restart delay; doubles per crash in the window. Default 500 ms. */
@@ -144,7 +163,7 @@ export class ExternalPlugin {
     const gen = this.gen;
     if (gen && !gen.exited) {
       this.send(gen, { t: 'stop' });
-      const killer = setTimeout(() => gen.child.kill('SIGKILL'), 2000);
+      const killer = setTimeout(() => killGroup(gen.child, 'SIGKILL'), 2000);
       await gen.exit;
       clearTimeout(killer);
     }
@@ -171,7 +190,9 @@ export class ExternalPlugin {
     this.set('starting');
     const runner = await runnerScript();
     const execArgv = [`--max-old-space-size=${this.o.maxOldSpaceMb}`, ...runner.execArgv];
-    const child = fork(runner.script, [], { cwd: this.dir, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json', env: childEnv(this.name) });
+    // On POSIX the child leads its own process group, so the subprocesses the plugin starts can be
+    // ended with it (killGroup); it still exits when the daemon goes (the IPC channel closes).
+    const child = fork(runner.script, [], { cwd: this.dir, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json', env: childEnv(this.name), detached: GROUPS });
     let markExit!: () => void;
     const gen: Generation = {
       child,
@@ -193,6 +214,8 @@ export class ExternalPlugin {
     child.on('error', (e) => sdk.log.error(`child process error: ${e.message}`));
     child.on('exit', (code, signal) => {
       gen.exited = true;
+      // Whatever the plugin left running (its own subprocesses) ends with it.
+      killGroup(child, 'SIGKILL');
       markExit();
       startResolve({ ok: false, error: `child exited during start (${signal ?? `code ${code}`})` });
       void this.onExit(gen, signal ?? `code ${code}`);
@@ -251,7 +274,7 @@ export class ExternalPlugin {
 
   private async kill(gen: Generation): Promise<void> {
     if (!gen.exited) {
-      gen.child.kill('SIGKILL');
+      killGroup(gen.child, 'SIGKILL');
       await gen.exit;
     }
   }

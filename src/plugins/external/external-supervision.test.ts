@@ -29,7 +29,7 @@ test('P-3: an external plugin runs in its own process; a crash is survived, it r
   const info = h.plugin('ext-echo')!;
   assert.equal(info.state, 'running', info.lastError);
   assert.equal(info.kind, 'external');
-  assert.deepEqual(info.tools, ['ext_answers', 'ext_ask', 'ext_crash', 'ext_echo', 'ext_freeze', 'ext_hang', 'ext_missing', 'ext_outbox', 'ext_probe', 'ext_sneak', 'ext_token']);
+  assert.deepEqual(info.tools, ['ext_answers', 'ext_ask', 'ext_crash', 'ext_echo', 'ext_freeze', 'ext_hang', 'ext_missing', 'ext_outbox', 'ext_probe', 'ext_sneak', 'ext_spawn', 'ext_token']);
   const first = await h.callTool('ext_echo', { text: 'hi' });
   assert.match(first, /^echo:hi pid:\d+$/);
   const pid1 = pidOf(first);
@@ -42,6 +42,35 @@ test('P-3: an external plugin runs in its own process; a crash is survived, it r
   assert.match(second, /^echo:again pid:\d+$/);
   assert.notEqual(pidOf(second), pid1);
   assert.match(h.plugin('ext-echo')!.lastError ?? '', /crashed/);
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('P-3: the subprocesses a plugin started end with it — on a crash and on stop', { skip: process.platform === 'win32' && 'process groups are POSIX' }, async (t) => {
+  const h = await host(t, 'ext-echo');
+  const sub1 = pidOf(await h.callTool('ext_spawn'));
+  assert.ok(alive(sub1), 'the subprocess runs');
+  t.after(() => {
+    if (alive(sub1)) process.kill(sub1, 'SIGKILL');
+  });
+  await h.callTool('ext_crash');
+  await waitFor(() => !alive(sub1), 5000, 'the crashed plugin\'s subprocess is gone');
+  await waitFor(() => h.plugin('ext-echo')!.state === 'running' && h.plugin('ext-echo')!.tools.includes('ext_spawn'), 8000, 'restart');
+
+  const sub2 = pidOf(await h.callTool('ext_spawn'));
+  t.after(() => {
+    if (alive(sub2)) process.kill(sub2, 'SIGKILL');
+  });
+  assert.ok(alive(sub2));
+  await h.registry.disable('ext-echo');
+  await waitFor(() => !alive(sub2), 5000, 'the stopped plugin\'s subprocess is gone');
 });
 
 test('P-3: a hung plugin (tool call never answers) is killed and restarted', async (t) => {

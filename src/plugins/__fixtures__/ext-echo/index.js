@@ -1,4 +1,5 @@
 // Test fixture for src/plugins/external: runs in its own process with the restricted SDK.
+import { spawn } from 'node:child_process';
 import { definePlugin, Cap, NotFoundError } from 'homeagent/sdk';
 
 const noArgs = { type: 'object', properties: {} };
@@ -39,6 +40,16 @@ export default definePlugin({
       parameters: noArgs,
       handler: () => {
         throw new NotFoundError('thing', 'abc');
+      },
+    });
+    sdk.registerTool({
+      name: 'ext_spawn',
+      description: 'Start a long-running subprocess of the plugin and return its pid',
+      parameters: noArgs,
+      handler: () => {
+        const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)'], { stdio: 'ignore' });
+        child.unref();
+        return `pid:${child.pid}`;
       },
     });
     sdk.registerTool({
