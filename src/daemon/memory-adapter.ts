@@ -16,6 +16,8 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       graph: m.graph.stats(),
       knowledge: { entries: (await m.knowledge.list()).length },
       embedder: m.embedder.modelId(),
+      // A vector file being downloaded (T-1): what `waiter memory stats` shows while it runs.
+      ...(m.embedder.downloadProgress() ? { embedderDownload: m.embedder.downloadProgress() } : {}),
     }),
     contextEvents: () => m.context.events(),
     searchDocuments: async (q, k) => (await m.docs.search(q, k)).map((h) => ({ id: h.doc.id, score: h.score, text: h.doc.content, createdAt: h.doc.createdAt, refs: h.doc.refs })),

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -104,6 +106,71 @@ test('a missing model named like fastText is downloaded; when the network refuse
   assert.ok(log.lines.some((l) => /warn embedder: download of .*cc\.zh\.300\.vec\.gz failed .*falling back to lexical/.test(l)), log.lines.join('\n'));
   assert.ok(!fs.existsSync(path.join(root, 'models', 'cc.zh.300.vec')));
   assert.deepEqual(e.tokenize('cats'), ['cat'], 'lexical service goes on');
+});
+
+/**
+ * A loopback server for vector downloads: the gzipped `.vec` body in `parts` pieces, `gapMs` apart,
+ * with a Content-Length; `stallAfter` pieces, then nothing more (the connection stays open).
+ */
+async function vectorServer(t: { after: (fn: () => unknown) => void }, o: { parts: number; gapMs: number; stallAfter?: number }) {
+  const body = zlib.gzipSync(`${VEC_ROWS.length} 4\n${VEC_ROWS.join('\n')}\n${Array.from({ length: 400 }, (_, i) => `w${i} 0.1 0.2 0.3 0.4`).join('\n')}\n`);
+  const server = http.createServer(async (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': String(body.length) });
+    const size = Math.ceil(body.length / o.parts);
+    for (let i = 0; i < o.parts; i++) {
+      if (o.stallAfter !== undefined && i >= o.stallAfter) return; // never ends
+      res.write(body.subarray(i * size, (i + 1) * size));
+      await new Promise((r) => setTimeout(r, o.gapMs));
+    }
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/vectors/cc.en.300.vec.gz`;
+}
+
+test('download by name from a mirror: a slow transfer is not cut off while bytes flow, progress is logged and visible', async (t) => {
+  // 8 pieces 150 ms apart: 1.2 s in all, far past the 400 ms stall limit, which never trips.
+  const url = await vectorServer(t, { parts: 8, gapMs: 150 });
+  const log = testLog();
+  const target = path.join(root, 'dl-ok', 'cc.en.300.vec');
+  const e = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': target, 'core.memory.embedding_download_url': url }), log, downloadStallMs: 400 });
+  const seen: number[] = [];
+  const poll = setInterval(() => {
+    const p = e.downloadProgress();
+    if (p) seen.push(p.bytes);
+  }, 20);
+  t.after(() => clearInterval(poll));
+  await e.start();
+  await e.ready();
+  clearInterval(poll);
+  assert.equal(e.dense, true, log.lines.join('\n'));
+  assert.ok(fs.existsSync(target), 'unpacked next to where it was asked for');
+  assert.ok(!fs.readdirSync(path.dirname(target)).some((f) => f.includes('.download-')), 'no temp file left');
+  const [cat, kitten, truck] = await e.embed(['cat', 'kitten', 'truck']);
+  assert.ok(cosine(cat!, kitten!) > cosine(cat!, truck!), 'the downloaded vectors are in use');
+  const progress = log.lines.filter((l) => /info embedder: downloading cc\.en\.300\.vec: \d+% \(/.test(l));
+  assert.ok(progress.length >= 5, `progress lines:\n${log.lines.join('\n')}`);
+  assert.ok(log.lines.some((l) => /downloaded cc\.en\.300\.vec \(/.test(l)));
+  assert.ok(seen.length > 3 && seen.some((b, i) => i > 0 && b > seen[0]), `downloadProgress() grew while it ran: ${seen.join(',')}`);
+  assert.equal(e.downloadProgress(), undefined, 'nothing in progress afterwards');
+});
+
+test('download by name: a transfer that stalls is given up with a clear line, nothing half-written stays, lexical service goes on', async (t) => {
+  const url = await vectorServer(t, { parts: 8, gapMs: 10, stallAfter: 2 });
+  const log = testLog();
+  const target = path.join(root, 'dl-stall', 'cc.en.300.vec');
+  const e = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': target, 'core.memory.embedding_download_url': url }), log, downloadStallMs: 300 });
+  await e.start();
+  await e.ready();
+  assert.equal(e.dense, false);
+  assert.ok(log.lines.some((l) => /warn embedder: download of .* failed \(no data for \d+ s\); falling back to lexical/.test(l)), log.lines.join('\n'));
+  assert.ok(!fs.existsSync(target));
+  assert.deepEqual(fs.existsSync(path.dirname(target)) ? fs.readdirSync(path.dirname(target)) : [], [], 'no temp file left');
+  assert.deepEqual(e.tokenize('cats'), ['cat']);
 });
 
 test('embeddings API over real HTTP: OpenAI /v1/embeddings, and Ollama /api/embed after a 404', async (t) => {

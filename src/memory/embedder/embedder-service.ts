@@ -1,4 +1,5 @@
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { Transform } from 'node:stream';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,6 +16,16 @@ export interface EmbedderLog {
   warn(m: string): void;
 }
 
+/** A vector file download in progress. */
+export interface DownloadProgress {
+  file: string;
+  url: string;
+  bytes: number;
+  /** From Content-Length, when the server sent one. */
+  total?: number;
+  startedAt: number;
+}
+
 /** Where the seed's "download by name" fetches a missing vector file from (T-1). */
 export const KNOWN_VECTOR_SOURCES: { match: string; url: string }[] = [
   { match: 'numberbatch', url: 'https://conceptnet.s3.amazonaws.com/downloads/2019/numberbatch/numberbatch-19.08.txt.gz' },
@@ -22,7 +33,7 @@ export const KNOWN_VECTOR_SOURCES: { match: string; url: string }[] = [
   { match: 'cc.en.', url: 'https://dl.fbaipublicfiles.com/fasttext/vectors-crawl/cc.en.300.vec.gz' },
 ];
 
-const CONFIG_KEYS = ['core.memory.embedding_model_path', 'core.memory.embedding_api.base_url', 'core.memory.embedding_api.model', 'core.memory.embedding_api.api_key', 'core.memory.embedding_api'];
+const CONFIG_KEYS = ['core.memory.embedding_model_path', 'core.memory.embedding_download_url', 'core.memory.embedding_api.base_url', 'core.memory.embedding_api.model', 'core.memory.embedding_api.api_key', 'core.memory.embedding_api'];
 
 type Backend = { kind: 'lexical' } | { kind: 'static'; vectors: StaticVectors } | { kind: 'api'; client: EmbeddingsApiClient; model: string; dim: number };
 
@@ -47,7 +58,14 @@ export class EmbedderService {
   private readonly tokenCache = new Map<string, string[]>();
   private readonly log: EmbedderLog;
 
-  constructor(private readonly opts: { config: ConfigReader; log?: EmbedderLog; fetch?: typeof fetch; dataDir?: string; downloadTimeoutMs?: number }) {
+  /** The vector file being downloaded, with its progress (undefined when none). */
+  private dl: DownloadProgress | undefined;
+
+  /**
+   * `downloadStallMs`: a download is given up when no byte arrives for this long (default 30 s);
+   * there is no limit on the whole transfer (fastText files are gigabytes).
+   */
+  constructor(private readonly opts: { config: ConfigReader; log?: EmbedderLog; fetch?: typeof fetch; dataDir?: string; downloadStallMs?: number }) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
   }
 
@@ -199,27 +217,67 @@ export class EmbedderService {
     this.setBackend({ kind: 'static', vectors }, gen);
   }
 
-  /** Seed: a missing file whose name says numberbatch / cc.zh. / cc.en. is downloaded (default: ConceptNet). */
+  /** The download in progress, if any (file, URL, bytes so far, total when the server said). */
+  downloadProgress(): DownloadProgress | undefined {
+    return this.dl ? { ...this.dl } : undefined;
+  }
+
+  /**
+   * Seed: a missing file whose name says numberbatch / cc.zh. / cc.en. is downloaded (default:
+   * ConceptNet), or from `core.memory.embedding_download_url`. Progress is logged every 10 % (or
+   * every 64 MiB without a length); a transfer that stalls for `downloadStallMs` is given up.
+   */
   private async download(path: string): Promise<boolean> {
     const name = basename(path);
-    const src = KNOWN_VECTOR_SOURCES.find((s) => name.includes(s.match)) ?? KNOWN_VECTOR_SOURCES[0];
+    const mirror = this.get('core.memory.embedding_download_url');
+    const url = typeof mirror === 'string' && mirror ? mirror : (KNOWN_VECTOR_SOURCES.find((s) => name.includes(s.match)) ?? KNOWN_VECTOR_SOURCES[0]).url;
     const f = this.opts.fetch ?? fetch;
     const tmp = `${path}.download-${process.pid}`;
-    this.log.info(`embedder: ${name} not found; downloading ${src.url}`);
+    const stallMs = this.opts.downloadStallMs ?? 30_000;
+    const abort = new AbortController();
+    let stall: ReturnType<typeof setTimeout> | undefined;
+    const alive = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => abort.abort(new Error(`no data for ${Math.round(stallMs / 1000)} s`)), stallMs);
+    };
+    this.log.info(`embedder: ${name} not found; downloading ${url}`);
     try {
-      const res = await f(src.url, { signal: AbortSignal.timeout(this.opts.downloadTimeoutMs ?? 10_000) });
+      alive();
+      const res = await f(url, { signal: abort.signal });
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
       mkdirSync(dirname(path), { recursive: true });
+      const total = Number(res.headers.get('content-length')) || undefined;
+      const dl: DownloadProgress = { file: name, url, bytes: 0, total, startedAt: Date.now() };
+      this.dl = dl;
+      let nextReport = total ? total / 10 : 64 * 2 ** 20;
+      const meter = new Transform({
+        transform: (chunk: Buffer, _enc, done) => {
+          alive();
+          dl.bytes += chunk.length;
+          if (dl.bytes >= nextReport) {
+            nextReport += total ? total / 10 : 64 * 2 ** 20;
+            const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+            const rate = dl.bytes / 2 ** 20 / Math.max(0.001, (Date.now() - dl.startedAt) / 1000);
+            this.log.info(`embedder: downloading ${name}: ${total ? `${Math.round((dl.bytes / total) * 100)}% (${mib(dl.bytes)} of ${mib(total)})` : mib(dl.bytes)} at ${rate.toFixed(1)} MiB/s`);
+          }
+          done(null, chunk);
+        },
+      });
       const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
-      const gunzip = src.url.endsWith('.gz') && !path.endsWith('.gz');
-      if (gunzip) await pipeline(body, createGunzip(), createWriteStream(tmp));
-      else await pipeline(body, createWriteStream(tmp));
+      const gunzip = url.endsWith('.gz') && !path.endsWith('.gz');
+      if (gunzip) await pipeline(body, meter, createGunzip(), createWriteStream(tmp), { signal: abort.signal });
+      else await pipeline(body, meter, createWriteStream(tmp), { signal: abort.signal });
       await rename(tmp, path);
+      this.log.info(`embedder: downloaded ${name} (${(dl.bytes / 2 ** 20).toFixed(1)} MiB in ${((Date.now() - dl.startedAt) / 1000).toFixed(1)} s)`);
       return true;
     } catch (e) {
       await rm(tmp, { force: true });
-      this.log.warn(`embedder: download of ${src.url} failed (${(e as Error).message}); falling back to lexical (BM25/TF-IDF) ranking for ${name}`);
+      const why = abort.signal.aborted && abort.signal.reason instanceof Error ? abort.signal.reason.message : (e as Error).message;
+      this.log.warn(`embedder: download of ${url} failed (${why}); falling back to lexical (BM25/TF-IDF) ranking for ${name}`);
       return false;
+    } finally {
+      clearTimeout(stall);
+      this.dl = undefined;
     }
   }
 

@@ -2,7 +2,7 @@
  * Public surface of the embedder (T-1): the one embedding service shared by every memory tier,
  * and the reusable hybrid (BM25 + dense) index.
  */
-export { EmbedderService, KNOWN_VECTOR_SOURCES } from './embedder-service.js';
+export { EmbedderService, KNOWN_VECTOR_SOURCES, type DownloadProgress } from './embedder-service.js';
 export type { EmbedderLog } from './embedder-service.js';
 export { HybridIndex } from './hybrid-index.js';
 export type { HybridHit, HybridIndexOptions, HybridSearchOptions, ReembedProgress, StoredVector } from './hybrid-index.js';
