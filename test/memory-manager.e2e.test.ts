@@ -5,7 +5,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, readdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
@@ -102,5 +102,33 @@ test('exclude and restore a turn through whole turn cycles; library tools work i
     assert.ok(readdirSync(join(home, 'memory', 'memories')).length >= 2, 'memory files on disk');
   } finally {
     await d.stop();
+  }
+});
+
+test('library search ranks in the agent embedding space once a dense model is loaded: "kitten" finds the memory about the cat', async () => {
+  const h = mkdtempSync(join(tmpdir(), 'ha-mm-dense-'));
+  const vec = join(h, 'tiny.vec');
+  writeFileSync(vec, ['8 4', 'cat 1 0 0 0', 'kitten 0.95 0.05 0 0', 'mochi 0.9 0 0.1 0', 'car 0 1 0 0', 'truck 0 0.95 0.05 0', 'repair 0 0.8 0.2 0', 'user 0 0 0 1', 'the 0 0 0 1'].join('\n') + '\n');
+  const d = await startDaemon({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false });
+  try {
+    const cat = await op(d, { op: 'memory.save', args: { title: 'My cat', snapshot: 'The user has a cat named Mochi.', impressions: ['cat', 'Mochi'] } });
+    const car = await op(d, { op: 'memory.save', args: { title: 'Car repair', snapshot: 'The truck needs a repair on Friday.', impressions: ['car', 'repair'] } });
+    assert.ok(cat.ok && car.ok);
+    const search = async (query: string) => (await op(d, { op: 'memory.search', args: { query } })).value as { items?: { id: string }[] } | { id: string }[];
+    const ids = (v: Awaited<ReturnType<typeof search>>) => (Array.isArray(v) ? v : v.items ?? []).map((x) => x.id);
+    assert.deepEqual(ids(await search('kitten')), [], 'lexical only: no memory has the word');
+    const res = await fetch(`${d.url}/api/v1/settings/${encodeURIComponent('core.memory.embedding_model_path')}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: vec }) });
+    assert.equal(res.status, 200, await res.text());
+    let found: string[] = [];
+    for (let i = 0; i < 100 && found.length === 0; i++) {
+      found = ids(await search('kitten'));
+      if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(found, [cat.value.id], 'the cat memory, and not the one about the car');
+    // The lexical half still counts: a word of the car memory ranks it first.
+    assert.equal(ids(await search('repair'))[0], car.value.id);
+  } finally {
+    await d.stop();
+    rmSync(h, { recursive: true, force: true });
   }
 });

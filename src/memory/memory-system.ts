@@ -209,6 +209,8 @@ export class MemorySystem {
     return {
       recall: async (keywords, depth) => this.requireGraph().recall(keywords, depth ?? this.cfgNumber('core.memory.recall_depth', 2)),
       commit: async (triples) => this.requireGraph().commit(triples),
+      embed: async (texts) => (await this.embedder.embed(texts)).map((v) => (v ? Array.from(v) : null)),
+      embeddingModel: async () => this.embedder.modelId(),
     };
   }
 

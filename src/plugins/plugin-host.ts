@@ -222,7 +222,7 @@ export class PluginHost {
       onDispose: (fn) => scope.add(fn),
       injectInput: (input: InputOptions): InputTicket => agent.injectInput(input),
       injectInterrupt: (input) => agent.injectInterrupt(input),
-      memory: () => memory?.memoryAPI() ?? unavailable<MemoryAPI>('memory', ['recall', 'commit']),
+      memory: () => memory?.memoryAPI() ?? unavailable<MemoryAPI>('memory', ['recall', 'commit', 'embed', 'embeddingModel']),
       knowledge: () => memory?.knowledgeAPI() ?? unavailable<KnowledgeAPI>('knowledge', ['search', 'create', 'list']),
       social: () => memory?.socialAPI() ?? unavailable<SocialAPI>('social', ['getPerson', 'getTrait', 'getRelations', 'getNetwork', 'listPersons', 'setTrait', 'relate']),
       settings: () => (settings ??= config.settingsFor(plugin)),

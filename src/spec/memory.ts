@@ -94,6 +94,13 @@ export interface GraphRelation {
 export interface MemoryAPI {
   recall(keywords: string[], depth?: number): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }>;
   commit(triples: Triple[]): Promise<number>;
+  /**
+   * Vectors of `texts` in the agent's one embedding space (T-1), unit length; `null` for a text the
+   * model cannot embed, and all `null` while no dense model is loaded (lexical only).
+   */
+  embed(texts: string[]): Promise<(number[] | null)[]>;
+  /** Id of the current embedding model (`lexical` when none); vectors of different ids are never compared. */
+  embeddingModel(): Promise<string>;
 }
 
 export interface KnowledgeEntry {

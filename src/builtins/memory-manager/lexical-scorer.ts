@@ -5,7 +5,7 @@ let jieba: Jieba | undefined;
 
 /**
  * Tokens for search: jieba cut-for-search, lower-cased, punctuation and whitespace dropped.
- * The kernel's HybridIndex is not exposed through the SDK, so the library ranks locally.
+ * The lexical half of library search; the dense half comes from sdk.memory().embed (memory-library.ts).
  */
 export function tokenize(text: string): string[] {
   if (!text) return [];

@@ -80,8 +80,44 @@ export function assertNoImmutable(patch: unknown): void {
   }
 }
 
+/** The agent's embedding space as the library sees it (sdk.memory().embed / embeddingModel). */
+export interface LibraryEmbedder {
+  embed(texts: string[]): Promise<(number[] | null)[]>;
+  model(): Promise<string>;
+}
+
+/** Cosine-only candidates below this are not listed (they share no word with the query). */
+const DENSE_ONLY_MIN = 0.35;
+
+/** What a memory is embedded as: its title, impressions and (the start of) its snapshot. */
+function embedText(r: MemoryRecord): string {
+  return `${r.title}\n${r.impressions.join(' ')}\n${r.snapshot.slice(0, 4000)}`;
+}
+
+/** A short key of a text (FNV-1a, 32 bit, plus the length) to notice when a memory changed. */
+function textKey(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return `${text.length}:${(h >>> 0).toString(36)}`;
+}
+
+function cosine(a: number[], b: number[]): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
 export interface MemoryLibraryOptions {
   log?: (msg: string, data?: Record<string, unknown>) => void;
+  /** Dense ranking for search, fused with the lexical scores; without it (or lexical only) search is lexical. */
+  embedder?: LibraryEmbedder;
   /** Watch the folder for hand edits (default true). */
   watch?: boolean;
   /** Debounce of watcher events in ms (default 120). */
@@ -100,6 +136,9 @@ export class MemoryLibrary implements LinkIndex {
   private readonly opts: MemoryLibraryOptions;
   /** MRU order: most recently used last (Map insertion order). */
   private records = new Map<string, MemoryRecord>();
+  /** Search vectors by memory id, with the model and text they were made from. */
+  private vectors = new Map<string, { model: string; key: string; v: number[] }>();
+  private denseFailed = false;
   private backlinkIndex = new Map<string, Set<string>>();
   private scorer = new LexicalScorer();
   private scanning: Promise<void> | undefined;
@@ -443,16 +482,72 @@ export class MemoryLibrary implements LinkIndex {
     return overviewGraph(this, opts.limit ?? 200);
   }
 
-  /** Ranked search over impressions, title and body. */
+  /**
+   * Ranked search over impressions, title and body: BM25F, fused half and half with the cosine to
+   * the query in the agent's embedding space when a dense model is loaded (the same relative-score
+   * fusion as the memory tiers), so "kitten" finds the memory about the user's cat.
+   */
   async search(query: string, limit = 20, opts: { tag?: string } = {}): Promise<(MemorySummary & { score: number })[]> {
     await this.ready();
-    const hits = this.scorer.search(query, opts.tag ? 5000 : limit);
+    const lexHits = this.scorer.search(query, 5000);
+    const dense = await this.denseScores(query);
+    let ranked: { id: string; score: number }[] = lexHits;
+    if (dense.size > 0) {
+      const lex = new Map(lexHits.map((h) => [h.id, h.score]));
+      const maxL = Math.max(0, ...lex.values());
+      const maxD = Math.max(0, ...dense.values());
+      const fused: { id: string; score: number }[] = [];
+      for (const id of new Set([...lex.keys(), ...dense.keys()])) {
+        const d = dense.get(id) ?? 0;
+        // A memory with no query word in it must be close in meaning to be listed at all.
+        if (!lex.has(id) && d < DENSE_ONLY_MIN) continue;
+        fused.push({ id, score: 0.5 * (maxL > 0 ? (lex.get(id) ?? 0) / maxL : 0) + 0.5 * (maxD > 0 ? Math.max(0, d) / maxD : 0) });
+      }
+      ranked = fused.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+    }
     const out: (MemorySummary & { score: number })[] = [];
-    for (const h of hits) {
+    for (const h of ranked) {
       const r = this.records.get(h.id);
       if (!r || (opts.tag && !r.tags.includes(opts.tag))) continue;
       out.push({ ...this.summary(r), score: Math.round(h.score * 1000) / 1000 });
       if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * Cosine of every memory to `query` under the current model (empty when lexical only or the
+   * embedder fails). Memory vectors are cached by model and text and (re)made here in batches.
+   */
+  private async denseScores(query: string): Promise<Map<string, number>> {
+    const emb = this.opts.embedder;
+    const out = new Map<string, number>();
+    if (!emb) return out;
+    try {
+      const model = await emb.model();
+      if (model === 'lexical') return out;
+      const [q] = await emb.embed([query]);
+      if (!q) return out;
+      const todo = [...this.records.values()].filter((r) => {
+        const c = this.vectors.get(r.id);
+        return !c || c.model !== model || c.key !== textKey(embedText(r));
+      });
+      for (let i = 0; i < todo.length; i += 64) {
+        const batch = todo.slice(i, i + 64);
+        const vs = await emb.embed(batch.map(embedText));
+        if ((await emb.model()) !== model) return out; // the model changed meanwhile: another space
+        batch.forEach((r, j) => {
+          const v = vs[j];
+          if (v) this.vectors.set(r.id, { model, key: textKey(embedText(r)), v });
+          else this.vectors.delete(r.id);
+        });
+      }
+      for (const [id, c] of this.vectors) if (c.model === model && this.records.has(id)) out.set(id, cosine(q, c.v));
+      this.denseFailed = false;
+    } catch (e) {
+      if (!this.denseFailed) this.opts.log?.('library search: dense ranking unavailable, lexical only', { error: (e as Error).message });
+      this.denseFailed = true;
+      out.clear();
     }
     return out;
   }

@@ -77,7 +77,14 @@ export class MemoryManager {
     const old = this.lib;
     this.root = root;
     const log = (msg: string, data?: Record<string, unknown>) => this.logBoot('warn', msg, data);
-    this.lib = new MemoryLibrary(root, { log });
+    // Search ranks in the agent's one embedding space (T-1) when a dense model is loaded.
+    // (A host without a memory tier, or an older one without embed, leaves search lexical.)
+    let memory: ReturnType<PluginSDK['memory']> | undefined;
+    try {
+      memory = this.sdk.memory?.();
+    } catch {}
+    const embedder = memory && typeof memory.embed === 'function' && typeof memory.embeddingModel === 'function' ? { embed: (texts: string[]) => memory.embed(texts), model: () => memory.embeddingModel() } : undefined;
+    this.lib = new MemoryLibrary(root, { log, embedder });
     this.planStore = new PlanStore(root, log);
     this.turnBlocks.clear();
     if (old) {

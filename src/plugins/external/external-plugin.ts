@@ -420,6 +420,10 @@ export class ExternalPlugin {
         return sdk.memory().recall(a.keywords as string[], a.depth as number | undefined);
       case 'memory.commit':
         return sdk.memory().commit(a.triples as never);
+      case 'memory.embed':
+        return sdk.memory().embed(a.texts as string[]);
+      case 'memory.embeddingModel':
+        return sdk.memory().embeddingModel();
       case 'knowledge.search':
         return sdk.knowledge().search(String(a.query), a.limit as number | undefined);
       case 'knowledge.create':

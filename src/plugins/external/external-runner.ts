@@ -124,7 +124,12 @@ function buildSdk(init: Extract<ParentMessage, { t: 'init' }>): RestrictedPlugin
       return ticket;
     },
     injectInterrupt: (input: Record<string, unknown>) => void request('injectInterrupt', { input }).catch((e) => log('warn')(`injectInterrupt failed: ${(e as Error).message}`)),
-    memory: () => ({ recall: (keywords: string[], depth?: number) => call('memory.recall')({ keywords, depth }), commit: (triples: unknown[]) => call('memory.commit')({ triples }) }),
+    memory: () => ({
+      recall: (keywords: string[], depth?: number) => call('memory.recall')({ keywords, depth }),
+      commit: (triples: unknown[]) => call('memory.commit')({ triples }),
+      embed: (texts: string[]) => call('memory.embed')({ texts }),
+      embeddingModel: () => call('memory.embeddingModel')({}),
+    }),
     knowledge: () => ({
       search: (query: string, limit?: number) => call('knowledge.search')({ query, limit }),
       create: (name: string, content: string) => call('knowledge.create')({ name, content }),

@@ -49,6 +49,8 @@ export const CHILD_OPS: Record<string, string | undefined> = {
   injectInterrupt: 'interrupt',
   'memory.recall': 'memory',
   'memory.commit': 'memory',
+  'memory.embed': 'memory',
+  'memory.embeddingModel': 'memory',
   'knowledge.search': 'knowledge',
   'knowledge.create': 'knowledge',
   'knowledge.list': 'knowledge',
