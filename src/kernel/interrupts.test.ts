@@ -72,6 +72,27 @@ test('C-2 (b): an interrupt while a tool runs is drained into the next LLM call 
   assert.equal(h.events('turn_start').length, 1);
 });
 
+test('C-2 (a)+(b): an interrupt while a sub-agent thinks stops its LLM call; the main loop goes on with the interrupt', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ toolCalls: [{ name: 'subagent_spawn', arguments: { task: 'research for an hour' } }] }, { hang: true }, { text: 'ok, forget the research: it is 3 pm' });
+  const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'delegate some research' });
+  await nextEvent(h, 'tool_start', (e) => e.call.name === 'subagent_spawn');
+  // The sub-agent's own LLM request is in flight (and would never answer).
+  for (let i = 0; i < 200 && h.fake.requests.filter((r) => r.format !== 'embeddings').length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'never mind, what time is it?' });
+  const out = await ticket.done;
+  assert.equal(out.status, 'ok');
+  assert.equal(out.text, 'ok, forget the research: it is 3 pm');
+  const end = h.events('tool_end').find((e) => e.call.name === 'subagent_spawn')!;
+  assert.equal(end.error, 'interrupted');
+  // The main loop's next request: the tool result says it was stopped, then the [打断消息].
+  const third = h.requestMessages(2);
+  assert.equal(third.at(-2)?.role, 'tool');
+  assert.match(String(third.at(-2)?.content), /subagent_spawn was stopped because the user interrupted/);
+  assert.equal(third.at(-1)?.content, `${INTERRUPT_PREFIX} never mind, what time is it?`);
+  assert.equal(h.events('turn_start').length, 1, 'no extra turn for the interrupt');
+});
+
 test('C-2 (c): an interrupt while idle starts a new turn with its text', async (t) => {
   const h = await harness(t);
   h.fake.enqueue({ text: 'reacting to the reminder' });

@@ -47,6 +47,7 @@ export function mediaTools(d: KernelDeps, pending: Attachment[], mediaDir: strin
       name: 'media_describe',
       description: `Describe a pending media attachment with a vision-capable model. Pending: ${list}`,
       parameters: { type: 'object', properties: { index: { type: 'number' }, question: { type: 'string' } } },
+      interruptible: true, // its work is a vision LLM call: a user interrupt stops it (C-2 a)
       handler: async (args, call) => {
         const a = pick(pending, args.index);
         if (!a.mimeType.startsWith('image/')) return `Attachment ${a.name ?? ''} is ${a.mimeType}; only images can be described.`;

@@ -18,6 +18,8 @@ export function subAgentAllowed(name: string, requested: string[]): boolean {
 export function subAgentTool(d: KernelDeps): ToolDef {
   return {
     name: 'subagent_spawn',
+    // A user interrupt stops the sub-agent's LLM call; the main loop then sees the interrupt.
+    interruptible: true,
     description:
       'Delegate a self-contained task to a sub-agent with its own instructions and a restricted tool set. Returns the sub-agent\'s final answer. Output channel tools (output_send__*) are always allowed; list other tools by name in "tools".',
     parameters: {

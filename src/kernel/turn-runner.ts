@@ -241,7 +241,7 @@ export class TurnRunner {
       let rejected = 0;
       for (const call of calls) {
         this.checkStop(hooks);
-        const result = await this.runToolCall(turn, call, byName, hooks.shutdown);
+        const result = await this.runToolCall(turn, call, byName, hooks);
         if (result.rejected) rejected++;
         turn.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.text });
       }
@@ -257,7 +257,7 @@ export class TurnRunner {
   }
 
   /** Runs one call; `rejected` is true only when a before_toolcall handler refused it. */
-  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>, shutdown: AbortSignal): Promise<{ text: string; rejected: boolean }> {
+  private async runToolCall(turn: TurnState, call: ToolCall, byName: Map<string, ToolDef>, hooks: TurnHooks): Promise<{ text: string; rejected: boolean }> {
     const { d } = this;
     const base = { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round };
     const started = d.now();
@@ -283,8 +283,33 @@ export class TurnRunner {
     const before = this.ctx(turn, 'before_toolcall', { toolCall: call, args });
     await this.stage(turn, 'before_toolcall', before, call.name);
     if (before.rejected) return finish(`Rejected: ${before.rejected}`, { rejected: before.rejected });
-    // The tool's signal is the shutdown signal: stop() cancels a tool in flight (C-1).
-    const r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal: shutdown });
+    // The tool's signal is the shutdown signal: stop() cancels a tool in flight (C-1). An
+    // interruptible tool (its work is an LLM call) is also aborted by a user interrupt (C-2 a).
+    let signal = hooks.shutdown;
+    let ac: AbortController | undefined;
+    const onShutdown = () => ac?.abort(new Error('shutdown'));
+    if (def.interruptible && !turn.consolidation) {
+      ac = new AbortController();
+      hooks.shutdown.addEventListener('abort', onShutdown, { once: true });
+      if (hooks.shutdown.aborted) ac.abort(new Error('shutdown'));
+      hooks.setLlmAbort(ac);
+      signal = ac.signal;
+    }
+    let r: Awaited<ReturnType<typeof d.stages.executeTool>>;
+    let interrupted = false;
+    try {
+      r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal });
+    } finally {
+      if (ac) {
+        hooks.setLlmAbort(undefined);
+        hooks.shutdown.removeEventListener('abort', onShutdown);
+        interrupted = ac.signal.aborted && !hooks.shutdown.aborted && hooks.takeInterruptAbort();
+      }
+    }
+    if (interrupted) {
+      d.log.info(`tool ${def.name} of ${turn.turnId} stopped by an interrupt; the interrupt goes to the next LLM call`);
+      r = { output: `(${def.name} was stopped because the user interrupted; their message follows)`, error: 'interrupted' };
+    }
     const after = this.ctx(turn, 'after_toolcall', { toolCall: call, args: before.args ?? args, result: r.output });
     await this.stage(turn, 'after_toolcall', after, call.name);
     const text = after.result ?? r.output;

@@ -23,6 +23,13 @@ export interface ToolDef {
   parameters: JsonSchema;
   noMemory?: boolean;
   cleaner?: (text: string) => string;
+  /**
+   * The tool's work is itself an LLM call (a sub-agent, describing an image): a user interrupt
+   * aborts it the way it aborts the main loop's LLM request (C-2 a) — its signal fires, its result
+   * says it was interrupted, and the interrupt text reaches the next round (C-2 b). Other tools
+   * run to their end and the interrupt waits for the next LLM call.
+   */
+  interruptible?: boolean;
   handler: (args: Record<string, unknown>, call: ToolInvocation) => Promise<ToolOutput> | ToolOutput;
 }
 
