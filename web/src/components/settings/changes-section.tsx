@@ -5,18 +5,8 @@ import { useRequest } from '../../lib/use-request';
 import { bytes, relTime } from '../../lib/format';
 import { Icon } from '../icon';
 import { ServiceError } from './knowledge-section';
+import type { ChangeRecord } from '../../../../src/spec/index.js';
 
-interface ChangeRecord {
-  id: string;
-  at: number;
-  op: 'write' | 'delete' | 'create';
-  path: string;
-  tool?: string;
-  turnId?: string;
-  sizeBefore?: number;
-  sizeAfter?: number;
-  undone: boolean;
-}
 
 /** The change tracker (C-13): files the agent wrote or deleted, with undo. */
 export function ChangesSection() {

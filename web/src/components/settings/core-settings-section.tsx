@@ -24,7 +24,7 @@ export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
   const save = async (key: string, value: unknown) => {
     const j = await api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', json: { value } });
     const updated = (j as { value?: ConfigKeyInfo }).value;
-    req.setData((d) => d?.map((k) => (k.key === key ? (updated && typeof updated === 'object' && 'key' in updated ? updated : { ...k, value, origin: 'stored' }) : k)));
+    req.setData((d) => d?.map((k) => (k.key === key ? (updated && typeof updated === 'object' && 'key' in updated ? updated : { ...k, value: value as ConfigKeyInfo['value'], origin: 'stored' }) : k)));
   };
   if (req.error) return <div className="error-card compact">{t('common.loadFailed', { error: req.error.message })}</div>;
   return (

@@ -7,19 +7,8 @@ import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
 import { Switch } from '../switch';
+import type { PluginInfo } from '../../../../src/spec/index.js';
 
-interface PluginInfo {
-  name: string;
-  kind: string;
-  version?: string;
-  description?: string;
-  enabled: boolean;
-  state: string;
-  lastError?: string;
-  restarts: number;
-  lastHeartbeat?: number;
-  tools: string[];
-}
 
 /** Plugins (P-3, W-4): install a `.hmap`, enable/disable, reload, health and last error, tools. */
 export function PluginsSection() {

@@ -5,18 +5,8 @@ import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
+import type { ProviderStatus } from '../../../../src/spec/index.js';
 
-interface ProviderStatus {
-  name: string;
-  adapter: string;
-  model: string;
-  baseUrl: string;
-  enabled: boolean;
-  configured: boolean;
-  state: 'ready' | 'disabled-auth' | 'cooling-down' | 'unconfigured';
-  consecutiveFailures: number;
-  lastError?: string;
-}
 
 /** Keys of one LLM source in the settings (`….<name>.…`). */
 export function keysOfProvider(keys: ConfigKeyInfo[], name: string): ConfigKeyInfo[] {

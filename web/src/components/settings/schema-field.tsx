@@ -1,17 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useT } from '../../i18n';
 import { Switch } from '../switch';
+import type { ConfigKeyInfo } from '../../../../src/spec/index.js';
 
-export interface ConfigKeyInfo {
-  key: string;
-  value: unknown;
-  default: unknown;
-  description: string;
-  secret: boolean;
-  schema: Record<string, unknown>;
-  origin: 'default' | 'stored' | 'env';
-  env?: string;
-}
+/** One setting as `GET /api/v1/settings` lists it (the daemon's own type). */
+export type { ConfigKeyInfo };
 
 /** The kind of form control a JSON schema asks for. */
 export function controlFor(schema: Record<string, unknown>, value: unknown): 'boolean' | 'number' | 'enum' | 'string' | 'json' {
