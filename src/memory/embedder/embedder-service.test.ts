@@ -37,6 +37,10 @@ test('tokenize: English stop-words removed and Porter-stemmed; Chinese segmented
   assert.ok(!zh.includes('在'));
   assert.deepEqual(e.keywords('pottery pottery class with the kids', 2), ['pottery', 'class']);
   assert.ok(e.keywords('今天我们去北京天安门看升旗', 3).includes('天安门'));
+  // Names jieba's dictionary does not know stay whole and come first (graph recall of people).
+  const people = e.keywords('张三喜欢咖啡，王五住在杭州', 6);
+  assert.ok(people.includes('张三') && people.includes('王五'), people.join(','));
+  assert.deepEqual(e.keywords('李雷和韩梅梅是同学', 3), ['李雷', '韩梅梅', '同学']);
 });
 
 test('lexical by default: no dense model, null vectors, modelId "lexical"', async () => {

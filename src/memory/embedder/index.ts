@@ -13,4 +13,4 @@ export { topEntries } from './top-entries.js';
 export { cleanText } from './clean-text.js';
 export { StaticVectors } from './static-vectors.js';
 export { EmbeddingsApiClient } from './embeddings-api-client.js';
-export { hasCjk, isStopWord } from './tokenizer.js';
+export { extractKeywords, hasCjk, isStopWord } from './tokenizer.js';

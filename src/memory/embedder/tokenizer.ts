@@ -106,6 +106,9 @@ export function surfaceWords(text: string): string[] {
   return out;
 }
 
+/** Verbs and particles the HMM tends to glue onto a preceding two-character name. */
+const GLUED_TAIL = new Set('住在说是和去来给对把被要会也都就还又很的了着过跟与让叫想看买吃'.split(''));
+
 /**
  * Salient keywords: jieba TF-IDF extraction for Chinese, content words (by frequency, then length,
  * then first occurrence) for English. Returned un-stemmed, for LIKE queries and display.
@@ -131,7 +134,21 @@ export function extractKeywords(text: string, k = 8): string[] {
   const out: string[] = [];
   if (zh.length > 0) {
     const { jieba: j, tfidf } = jieba();
-    for (const kw of tfidf.extractKeywords(j, zh.join('，'), k)) out.push(kw.keyword);
+    const joined = zh.join('，');
+    // jieba's TF-IDF extractor cuts without the HMM, so names it does not know fall apart
+    // (张三 → 张/三) and are lost. Words only the HMM finds — names, new terms — are the best keys
+    // for recalling people and things: they come first (up to half of k, at least two), most frequent first.
+    const plain = new Set(j.cut(joined, false));
+    const found = new Map<string, number>();
+    // Two or three characters: Chinese names; longer HMM-only runs are mostly merges (今天天气).
+    // The HMM also glues a following verb or particle to a two-character name (王五住在 → 王五住).
+    for (let w of j.cut(joined, true)) {
+      if (w.length < 2 || w.length > 3 || plain.has(w) || ZH_STOP.has(w)) continue;
+      if (w.length === 3 && GLUED_TAIL.has(w[2])) w = w.slice(0, 2);
+      found.set(w, (found.get(w) ?? 0) + 1);
+    }
+    for (const [w] of [...found].sort((a, b) => b[1] - a[1]).slice(0, Math.max(2, Math.ceil(k / 2)))) out.push(w);
+    for (const kw of tfidf.extractKeywords(j, joined, k)) if (!out.includes(kw.keyword)) out.push(kw.keyword);
   }
   const enSorted = [...en.entries()].sort((a, b) => b[1].n - a[1].n || b[0].length - a[0].length || a[1].first - b[1].first);
   for (const [w] of enSorted) {

@@ -43,6 +43,16 @@ test('default keywords use jieba for Chinese input', async () => {
   g.close();
 });
 
+test('a person jieba\'s dictionary does not know is recalled by name (王五 stays whole)', async () => {
+  const g = graph();
+  g.commit([{ subject: '王五', predicate: '住在', object: '杭州', subjectType: 'person', objectType: 'place' }]);
+  const ix = new Indexer({ graph: g });
+  const s = await ix.search('王五住在哪里？');
+  assert.ok(s.keywords.includes('王五'), String(s.keywords));
+  assert.match((await ix.build('王五住在哪里？')) ?? '', /王五 —住在→ 杭州/);
+  g.close();
+});
+
 test('markRecalled keeps entities a tool returned out of that turn only', async () => {
   const g = graph();
   const ix = new Indexer({ graph: g, keywords: words });
