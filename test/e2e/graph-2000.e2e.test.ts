@@ -1,16 +1,22 @@
 /**
- * The memory graph with 2,000 memories (W-3) in a real browser against the real daemon: the library
+ * Large data and long work in a real browser against the real daemon.
+ *
+ * The memory graph with 2,000 memories (W-3): the library
  * is an Obsidian-style folder of 2,000 markdown files put in the data folder before the daemon
  * starts. The graph canvas keeps the whole graph in a bitmap and has a worker render new bitmaps
  * when a zoom settles or a pan nears the bitmap's edge; these tests read the canvas's pixels to
  * check that what is drawn is where the page thinks the nodes are — after opening, after a zoom and
  * after a pan far past the first bitmap — and that a click there opens that memory.
  * (How fast this is, is measured by `bench/webui-graph.bench.ts`, not asserted here.)
+ *
+ * A word-vector download from a slow mirror shows its progress in Settings → Documents.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 
@@ -90,7 +96,7 @@ async function settled(page: Page): Promise<void> {
   await page.waitForFunction('window.__haGraph && window.__haGraph.settled()', undefined, { polling: 'raf', timeout: T });
 }
 
-describe('memory graph with 2,000 memories', { skip, timeout: 240_000 }, () => {
+describe('2,000 memories in the graph, and a long download in settings', { skip, timeout: 240_000 }, () => {
   let h: Harness;
   let browser: Browser;
   let page: Page;
@@ -153,6 +159,41 @@ describe('memory graph with 2,000 memories', { skip, timeout: 240_000 }, () => {
     const target = probes.find((p) => p.rgb.every((v, i) => Math.abs(v - expectedRgb(p.id)[i]) <= 12))!;
     await page.mouse.click(target.x, target.y);
     await page.waitForSelector(`[data-testid=memory-detail]:has-text("${target.id}")`, { timeout: T });
+  });
+
+  it('shows a word-vector download in Settings → Documents while it runs, then the model in use', async () => {
+    // A slow mirror: a small gzipped .vec in 16 pieces, 400 ms apart (about 6 s in all).
+    const rows = ['cat 1 0 0 0', 'kitten 0.95 0.05 0 0', ...Array.from({ length: 300 }, (_, i) => `w${i} 0.1 0.2 0.3 0.4`)];
+    const body = gzipSync(`${rows.length} 4\n${rows.join('\n')}\n`);
+    const server = createServer(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': String(body.length) });
+      const size = Math.ceil(body.length / 16);
+      for (let i = 0; i < 16; i++) {
+        res.write(body.subarray(i * size, (i + 1) * size));
+        await new Promise((r) => setTimeout(r, 400));
+      }
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const mirror = `http://127.0.0.1:${(server.address() as { port: number }).port}/cc.en.300.vec.gz`;
+      const put = (key: string, value: string) => fetch(`${h.url}/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+      assert.equal((await put('core.memory.embedding_download_url', mirror)).status, 200);
+      assert.equal((await put('core.memory.embedding_model_path', join(h.home, 'vectors', 'cc.en.300.vec'))).status, 200);
+      await page.click('[data-testid=graph-panel] .panel-head .icon-btn'); // close the graph overlay
+      if (await page.locator('.memory-panel').count()) await page.click('[data-testid=toggle-memory]');
+      await page.goto(`${h.url}/#/settings/documents`);
+      const card = page.locator('[data-testid=embedder-download]');
+      await card.waitFor({ timeout: T });
+      await page.waitForFunction(() => /\d+%/.test(document.querySelector('[data-testid=embedder-download]')?.textContent ?? ''), undefined, { timeout: T });
+      await shot(page, 'settings-documents-download');
+      await card.waitFor({ state: 'detached', timeout: T });
+      await page.reload();
+      await page.waitForSelector('.stat-value:has-text("static:")', { timeout: T });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('logged no client errors', () => {

@@ -10,4 +10,8 @@ describe('flattenStats', () => {
       ['embedder', 'lexical'],
     ]);
   });
+
+  it('leaves a running vector download to its progress bar', () => {
+    expect(flattenStats({ embedder: 'lexical', embedderDownload: { file: 'cc.zh.300.vec', bytes: 10, total: 100 } })).toEqual([['embedder', 'lexical']]);
+  });
 });

@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
-import { relTime } from '../../lib/format';
+import { bytes, relTime } from '../../lib/format';
 import { Icon } from '../icon';
 import { ServiceError } from './knowledge-section';
 
@@ -19,6 +19,7 @@ interface Doc {
 export function flattenStats(stats: Record<string, unknown>): [string, string | number][] {
   const out: [string, string | number][] = [];
   for (const [k, v] of Object.entries(stats)) {
+    if (k === 'embedderDownload') continue; // shown as a progress bar
     if (typeof v === 'number' || (typeof v === 'string' && v.length < 40)) out.push([k, v]);
     else if (v && typeof v === 'object' && !Array.isArray(v))
       for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) if (typeof v2 === 'number' || (typeof v2 === 'string' && v2.length < 40)) out.push([`${k}.${k2}`, v2]);
@@ -26,7 +27,15 @@ export function flattenStats(stats: Record<string, unknown>): [string, string | 
   return out;
 }
 
-/** Documents (T-3) and memory stats: list, search, delete. */
+/** A word-vector file being downloaded by the embedder (`core.memory.embedding_model_path`). */
+interface EmbedderDownload {
+  file: string;
+  url: string;
+  bytes: number;
+  total?: number;
+}
+
+/** Documents (T-3) and memory stats: list, search, delete; a vector download's progress. */
 export function DocumentsSection() {
   const app = useApp();
   const t = useT();
@@ -35,10 +44,31 @@ export function DocumentsSection() {
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(0);
   const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch]);
+  const download = stats.data?.embedderDownload as EmbedderDownload | undefined;
+  // While a vector file downloads, follow it (long work shows progress).
+  useEffect(() => {
+    if (!download) return;
+    const timer = setTimeout(stats.reload, 1500);
+    return () => clearTimeout(timer);
+  }, [download, stats.reload]);
   const docs = useRequest(() => api<{ documents: Doc[] }>(`/api/v1/memory/documents?limit=30&offset=${page * 30}${query ? `&q=${encodeURIComponent(query)}` : ''}`).then((j) => j.documents), [query, page, app.epoch]);
   if (docs.error) return <ServiceError error={docs.error} />;
   return (
     <div className="documents">
+      {download && (
+        <div className="progress-card" data-testid="embedder-download" style={{ marginTop: 0, marginBottom: 12 }}>
+          <div className="row gap">
+            <span className="spinner" />
+            <span className="grow">{t('documents.downloading', { file: download.file })}</span>
+            <span className="muted small">
+              {download.total ? `${Math.round((download.bytes / download.total) * 100)}% · ${bytes(download.bytes)} / ${bytes(download.total)}` : bytes(download.bytes)}
+            </span>
+          </div>
+          <div className="meter">
+            <div className="meter-fill" style={{ width: `${download.total ? Math.round((download.bytes / download.total) * 100) : 10}%` }} />
+          </div>
+        </div>
+      )}
       {stats.data && (
         <div className="stats">
           {flattenStats(stats.data)
