@@ -30,6 +30,33 @@ async function openStore(dir: string, extra: { maxEventBytes?: number } = {}) {
 }
 
 describe('SessionStore', () => {
+  test('events are read from memory after the first read, stay equal to the log through appends, renames and concurrent reads, and copies are safe to change', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    const ids = Array.from({ length: 20 }, (_, i) => `webui:c${i}`); // more than are cached at once
+    for (const id of ids) await store.create({ channel: 'webui', id });
+    for (let round = 0; round < 3; round++) {
+      for (const id of ids) {
+        const t = store.nextTurn(id);
+        await Promise.all([
+          store.append(id, { turnId: t.turnId, kind: 'user', text: `q${round}`, data: { n: round } }),
+          store.events(id), // a read racing the append
+          store.append(id, { turnId: t.turnId, kind: 'assistant', text: `a${round}` }),
+        ]);
+        await store.events(id);
+      }
+      await store.rename(ids[round], `renamed ${round}`);
+    }
+    const got = await store.events(ids[0]);
+    got[0].text = 'changed by a caller';
+    (got[0].data as { n: number }).n = 99;
+    const fresh = await openStore(dir);
+    for (const id of ids) assert.deepEqual(await store.events(id), await fresh.store.events(id), id);
+    assert.equal((await store.events(ids[0]))[0].text, 'q0');
+    assert.deepEqual((await store.events(ids[0], { afterSeq: 4, limit: 1 })).map((e) => e.seq), [5]);
+    assert.equal((await store.turns(ids[5])).length, 3);
+  });
+
   test('create, append, events, and seq/turns/title across restart', async () => {
     const dir = tmpDir();
     const { store } = await openStore(dir);

@@ -57,7 +57,15 @@ interface SessionState {
   size: number;
   /** Highest turn number handed out by nextTurn or seen in the log. */
   turnCounter: number;
+  /**
+   * The session's events as read from its log, valid while `size` equals the log's size (appends
+   * keep it current); dropped for the least recently read sessions beyond CACHED_SESSIONS.
+   */
+  cache?: { size: number; events: SessionEvent[] };
 }
+
+/** How many sessions keep their parsed events in memory (the ones read most recently). */
+const CACHED_SESSIONS = 16;
 
 const consoleLogger: JsonlLogger = { warn: (msg, data) => console.warn(`[sessions] ${msg}`, data ?? '') };
 
@@ -94,6 +102,8 @@ export class SessionStore implements SessionsAPI {
   private readonly maxEventBytes: number;
   private readonly sessions = new Map<string, SessionState>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Sessions with cached events, least recently read first. */
+  private readonly cacheOrder = new Set<string>();
   private state: 'new' | 'open' | 'closed' = 'new';
 
   constructor(private readonly opts: SessionStoreOptions) {
@@ -167,8 +177,10 @@ export class SessionStore implements SessionsAPI {
       const s = this.mustGet(id);
       const at = this.now();
       const line = `${JSON.stringify({ type: 'title', title: t, at })}\n`;
+      const before = s.size;
       await appendDurable(s.file, line, s.size);
       s.size += Buffer.byteLength(line);
+      if (s.cache?.size === before) s.cache.size = s.size; // a title line: no event
       s.info.title = t;
       s.info.updatedAt = Math.max(s.info.updatedAt, at);
     });
@@ -197,8 +209,13 @@ export class SessionStore implements SessionsAPI {
       const line = `${JSON.stringify({ type: 'event', ...ev })}\n`;
       const bytes = Buffer.byteLength(line);
       if (bytes > this.maxEventBytes) throw new PayloadTooLargeError(this.maxEventBytes, 'session event');
+      const before = s.size;
       await appendDurable(s.file, line, s.size);
       s.size += bytes;
+      if (s.cache?.size === before) {
+        s.cache.events.push(ev.data ? { ...ev, data: JSON.parse(dataJson!) as Record<string, unknown> } : { ...ev });
+        s.cache.size = s.size;
+      }
       s.info.lastSeq = ev.seq;
       s.info.updatedAt = Math.max(s.info.updatedAt, ev.at);
       const n = turnNumber(id, ev.turnId);
@@ -217,14 +234,51 @@ export class SessionStore implements SessionsAPI {
     const s = this.mustGet(id);
     const after = o.data?.afterSeq ?? 0;
     const limit = o.data?.limit ?? Number.POSITIVE_INFINITY;
+    const all = await this.cachedEvents(id, s);
     const out: SessionEvent[] = [];
-    for (const r of (await scanJsonl(s.file, this.logger)).records) {
-      const ev = toEvent(r);
-      if (!ev || ev.seq <= after) continue;
-      out.push(ev);
+    for (const ev of all) {
+      if (ev.seq <= after) continue;
+      // A copy each: callers may change what they get without touching the cache.
+      out.push(ev.data ? { ...ev, data: structuredClone(ev.data) } : { ...ev });
       if (out.length >= limit) break;
     }
     return out;
+  }
+
+  /**
+   * All events of a session, parsed once and then kept current by `append` (a chat view reads its
+   * session after every turn: without this, each read parsed the whole log again). Read under the
+   * session's lock so no append lands between the scan and the size it is valid for.
+   */
+  private async cachedEvents(id: string, s: SessionState): Promise<SessionEvent[]> {
+    if (s.cache && s.cache.size === s.size) {
+      this.touchCache(id, s);
+      return s.cache.events;
+    }
+    return this.withLock(id, async () => {
+      if (s.cache && s.cache.size === s.size) return s.cache.events;
+      const { records } = await scanJsonl(s.file, this.logger);
+      const events: SessionEvent[] = [];
+      for (const r of records) {
+        const ev = toEvent(r);
+        if (ev) events.push(ev);
+      }
+      s.cache = { size: s.size, events };
+      this.touchCache(id, s);
+      return events;
+    });
+  }
+
+  /** Marks a session's cache as most recently used and drops the oldest beyond CACHED_SESSIONS. */
+  private touchCache(id: string, s: SessionState): void {
+    this.cacheOrder.delete(id);
+    this.cacheOrder.add(id);
+    while (this.cacheOrder.size > CACHED_SESSIONS) {
+      const oldest = this.cacheOrder.values().next().value as string;
+      this.cacheOrder.delete(oldest);
+      const o = this.sessions.get(oldest);
+      if (o && o !== s) o.cache = undefined;
+    }
   }
 
   /**
