@@ -357,6 +357,7 @@ export class Agent {
       const outcome = await this.runner.run(turn, {
         shutdown: this.shutdown.signal,
         drainInterrupts: () => this.interrupts.splice(0),
+        hasInterrupts: () => this.interrupts.length > 0,
         setLlmAbort: (ac) => {
           this.llmAbort = ac;
           if (ac) this.interruptAborted = false;

@@ -93,6 +93,28 @@ test('C-2 (a)+(b): an interrupt while a sub-agent thinks stops its LLM call; the
   assert.equal(h.events('turn_start').length, 1, 'no extra turn for the interrupt');
 });
 
+test('C-2: after an interrupt the round\'s other interruptible calls are not started; the interrupt is answered at once', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue(
+    { toolCalls: [{ name: 'subagent_spawn', arguments: { task: 'first long job' } }, { name: 'subagent_spawn', arguments: { task: 'second long job' } }] },
+    { hang: true },
+    { text: 'stopped both; here is the answer' },
+  );
+  const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'do two long jobs' });
+  await nextEvent(h, 'tool_start', (e) => e.call.name === 'subagent_spawn');
+  for (let i = 0; i < 200 && h.fake.requests.filter((r) => r.format !== 'embeddings').length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'stop everything' });
+  const out = await ticket.done;
+  assert.equal(out.text, 'stopped both; here is the answer');
+  // main round 1, the first sub-agent, main round 2: the second sub-agent never asked the LLM
+  assert.equal(h.fake.requests.filter((r) => r.format !== 'embeddings').length, 3);
+  const tools = h.requestMessages(2).filter((m) => m.role === 'tool').map((m) => String(m.content));
+  assert.equal(tools.length, 2);
+  assert.match(tools[0], /was stopped because the user interrupted/);
+  assert.match(tools[1], /was not started because the user interrupted/);
+  assert.equal(h.requestMessages(2).at(-1)?.content, `${INTERRUPT_PREFIX} stop everything`);
+});
+
 test('C-2 (c): an interrupt while idle starts a new turn with its text', async (t) => {
   const h = await harness(t);
   h.fake.enqueue({ text: 'reacting to the reminder' });

@@ -39,8 +39,19 @@ export function subAgentTool(d: KernelDeps): ToolDef {
       const ac = new AbortController();
       const timer = setTimeout(() => ac.abort(new Error('sub-agent timed out')), timeoutMs);
       timer.unref?.();
-      const onParent = () => ac.abort(new Error('parent aborted'));
+      // The sub-agent's own tools stop only on shutdown or its timeout: a user interrupt stops the
+      // sub-agent's LLM calls (it then ends), but a tool it already started runs to its end.
+      const toolAc = new AbortController();
+      const onParent = () => {
+        ac.abort(new Error('parent aborted'));
+        const reason = call.signal.reason as Error | undefined;
+        if (reason?.message !== 'interrupted') toolAc.abort(reason ?? new Error('parent aborted'));
+      };
       call.signal.addEventListener('abort', onParent, { once: true });
+      const onTimeout = () => toolAc.abort(new Error('sub-agent timed out'));
+      ac.signal.addEventListener('abort', () => {
+        if ((ac.signal.reason as Error | undefined)?.message === 'sub-agent timed out') onTimeout();
+      }, { once: true });
       const system =
         (typeof args.instructions === 'string' && args.instructions.trim()) ||
         'You are a focused sub-agent of HomeAgent. Complete the task with the tools you have, then answer with the result only.';
@@ -76,7 +87,8 @@ export function subAgentTool(d: KernelDeps): ToolDef {
               await stage(before, tc.name);
               if (before.rejected) out = `Rejected: ${before.rejected}`;
               else {
-                const r = await d.stages.executeTool(def, before.args ?? a, { sessionId: call.sessionId, turnId: subTurn, callId: tc.id, signal: ac.signal });
+                if (ac.signal.aborted) break; // interrupted or timed out: no new tool
+                const r = await d.stages.executeTool(def, before.args ?? a, { sessionId: call.sessionId, turnId: subTurn, callId: tc.id, signal: toolAc.signal });
                 const after: StageContext = { stage: 'after_toolcall', input, turnId: subTurn, round, messages, state, toolCall: tc, args: before.args ?? a, result: r.output };
                 await stage(after, tc.name);
                 out = after.result ?? r.output;

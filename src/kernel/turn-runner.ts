@@ -12,6 +12,8 @@ export interface TurnHooks {
   shutdown: AbortSignal;
   /** Takes queued interrupts (C-2 b). */
   drainInterrupts: () => PendingInterrupt[];
+  /** True while interrupts wait for the next LLM call (an interruptible tool is then not started). */
+  hasInterrupts?: () => boolean;
   /** Sets the abort controller of the in-flight LLM call (C-2 a). */
   setLlmAbort: (ac: AbortController | undefined) => void;
   /** True when the last LLM abort came from an interrupt (then the call is retried). */
@@ -288,6 +290,13 @@ export class TurnRunner {
     let signal = hooks.shutdown;
     let ac: AbortController | undefined;
     const onShutdown = () => ac?.abort(new Error('shutdown'));
+    // The user already interrupted (during an earlier call of this round, or a stage): an
+    // interruptible tool is not started; the interrupt goes to the next LLM call at once.
+    if (def.interruptible && !turn.consolidation && hooks.hasInterrupts?.()) {
+      const skipped = `(${def.name} was not started because the user interrupted; their message follows)`;
+      turn.toolOutputs.push({ tool: def.name, text: skipped, noMemory: true });
+      return finish(skipped, { error: 'interrupted' });
+    }
     if (def.interruptible && !turn.consolidation) {
       ac = new AbortController();
       hooks.shutdown.addEventListener('abort', onShutdown, { once: true });

@@ -202,7 +202,9 @@ async function handleCall(msg: Extract<ParentMessage, { t: 'call' }>): Promise<v
   }
 }
 
+let stopping = false;
 async function stop(): Promise<void> {
+  stopping = true;
   try {
     await plugin?.stop?.();
   } catch (e) {
@@ -263,5 +265,17 @@ process.on('message', (raw: unknown) => {
       break;
   }
 });
-// The daemon went away: nothing left to serve.
-process.on('disconnect', () => process.exit(0));
+// The daemon went away (even killed outright): nothing left to serve. This process leads its own
+// process group on POSIX (the daemon forks it detached), so the subprocesses the plugin started
+// go with it instead of outliving the daemon.
+process.on('disconnect', () => {
+  // After a 'stop' the daemon is alive and ends the group itself when this process exits.
+  if (!stopping && process.platform !== 'win32') {
+    try {
+      process.kill(-process.pid, 'SIGKILL'); // the group, this process included
+    } catch {
+      // not a group leader (started some other way): only this process ends
+    }
+  }
+  process.exit(0);
+});

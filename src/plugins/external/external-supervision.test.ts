@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createTestHost, type TestHost } from '../../sdk/testing/index.js';
 import { fixtureHome, waitFor } from '../__fixtures__/fixture-home.js';
 
@@ -71,6 +73,28 @@ test('P-3: the subprocesses a plugin started end with it — on a crash and on s
   assert.ok(alive(sub2));
   await h.registry.disable('ext-echo');
   await waitFor(() => !alive(sub2), 5000, 'the stopped plugin\'s subprocess is gone');
+});
+
+test('P-3: when the daemon is killed outright, the plugin process and its subprocesses end too', { skip: process.platform === 'win32' && 'process groups are POSIX' }, async (t) => {
+  const host = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../__fixtures__/host-with-ext-echo.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => host.kill('SIGKILL'));
+  const line = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    host.stdout!.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const i = buf.indexOf('\n');
+      if (i >= 0) resolve(buf.slice(0, i));
+    });
+    host.on('exit', (code) => reject(new Error(`host exited early (${code})`)));
+  });
+  const { runner, sub } = JSON.parse(line) as { runner: number; sub: number };
+  t.after(() => {
+    for (const pid of [runner, sub]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  assert.ok(alive(runner) && alive(sub));
+  host.kill('SIGKILL'); // no exit handler of the daemon runs
+  await waitFor(() => !alive(runner), 8000, 'the plugin process ends with its daemon');
+  await waitFor(() => !alive(sub), 8000, 'the plugin\'s subprocess ends with it');
 });
 
 test('P-3: a hung plugin (tool call never answers) is killed and restarted', async (t) => {
