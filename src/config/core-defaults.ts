@@ -45,7 +45,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)'),
     'core.memory.embedding_max_words': key(int(1_000, 10_000_000), 200_000, 'Vocabulary size cap of the local embedder'),
     'core.memory.embedding_model_path': key(z.string(), '', 'Local embedding model folder ("" = none)'),
-    'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from ("" = by its name: ConceptNet Numberbatch or fastText; set a mirror here)'),
+    'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from: "" = by its name (ConceptNet Numberbatch or fastText); a URL ending in "/" = a mirror folder with the usual file names; any other URL = the file itself'),
     'core.memory.embedding_api.base_url': key(z.union([z.literal(''), z.url()]), '', 'OpenAI-compatible embeddings API base URL ("" = none)'),
     'core.memory.embedding_api.model': key(z.string(), '', 'Embedding model name at the embeddings API'),
     'core.memory.embedding_api.api_key': key(z.string(), '', 'API key of the embeddings API', { secret: true, env: 'HOMEAGENT_EMBEDDING_API_KEY' }),

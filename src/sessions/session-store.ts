@@ -64,8 +64,10 @@ interface SessionState {
   cache?: { size: number; events: SessionEvent[] };
 }
 
-/** How many sessions keep their parsed events in memory (the ones read most recently). */
+/** How many sessions keep their parsed events in memory (the ones read most recently)… */
 const CACHED_SESSIONS = 16;
+/** …as long as their logs add up to at most this many bytes (events may be up to 8 MiB each). */
+const CACHED_BYTES = 64 * 1024 * 1024;
 
 const consoleLogger: JsonlLogger = { warn: (msg, data) => console.warn(`[sessions] ${msg}`, data ?? '') };
 
@@ -273,7 +275,13 @@ export class SessionStore implements SessionsAPI {
   private touchCache(id: string, s: SessionState): void {
     this.cacheOrder.delete(id);
     this.cacheOrder.add(id);
-    while (this.cacheOrder.size > CACHED_SESSIONS) {
+    const bytes = () => {
+      let n = 0;
+      for (const cid of this.cacheOrder) n += this.sessions.get(cid)?.cache?.size ?? 0;
+      return n;
+    };
+    // The session just read stays (it is in use); the least recently read ones go first.
+    while (this.cacheOrder.size > 1 && (this.cacheOrder.size > CACHED_SESSIONS || bytes() > CACHED_BYTES)) {
       const oldest = this.cacheOrder.values().next().value as string;
       this.cacheOrder.delete(oldest);
       const o = this.sessions.get(oldest);

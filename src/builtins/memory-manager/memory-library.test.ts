@@ -127,3 +127,32 @@ test('M-1: hand edits while running are picked up by the watcher (add, change, u
   await until(() => lib.get('hand-2') === undefined, 'unlink');
   assert.ok(existsSync(file));
 });
+
+test('search: an embedder that never answers costs one short wait, then lexical ranking without asking it again for a while', async (t) => {
+  let calls = 0;
+  const stuck = { model: async () => 'api:m#4', embed: () => (calls++, new Promise<(number[] | null)[]>(() => {})) };
+  const { lib } = tempLib(t, { watch: false, embedder: stuck });
+  await lib.save({ id: 'cat-1', title: 'My cat', snapshot: 'The cat is called Mochi.' });
+  await lib.save({ id: 'car-1', title: 'Car', snapshot: 'The car needs a repair.' });
+  assert.deepEqual((await lib.search('cat')).map((h) => h.id), ['cat-1'], 'lexical results after the wait');
+  const asked = calls;
+  assert.deepEqual((await lib.search('repair')).map((h) => h.id), ['car-1']);
+  assert.equal(calls, asked, 'not asked again while it is failing');
+});
+
+test('search: memories are embedded once and re-embedded only when their text changes', async (t) => {
+  const seen: string[] = [];
+  const vec = (text: string) => (/cat|kitten/i.test(text) ? [1, 0] : [0, 1]);
+  const emb = { model: async () => 'static:test#2', embed: async (texts: string[]) => (seen.push(...texts), texts.map(vec)) };
+  const { lib } = tempLib(t, { watch: false, embedder: emb });
+  await lib.save({ id: 'cat-1', title: 'My cat', snapshot: 'Mochi sleeps all day.' });
+  await lib.save({ id: 'car-1', title: 'Car', snapshot: 'Needs a repair.' });
+  assert.deepEqual((await lib.search('kitten')).map((h) => h.id), ['cat-1']);
+  const n = seen.length;
+  await lib.search('kitten');
+  assert.equal(seen.length, n + 1, 'only the query is embedded again');
+  await lib.save({ id: 'car-1', title: 'Car', snapshot: 'Needs a repair.', notes: 'notes are not embedded' });
+  await lib.updateMeta('car-1', { title: 'Red car' });
+  await lib.search('kitten');
+  assert.ok(seen.slice(n + 1).some((x) => x.startsWith('Red car')), 'the changed memory is embedded again');
+});

@@ -86,6 +86,19 @@ export interface LibraryEmbedder {
   model(): Promise<string>;
 }
 
+/** How long a search waits for the embedder (the query's vector, then the library's) before ranking lexically. */
+const QUERY_EMBED_MS = 2000;
+
+/** `p`'s value, or undefined when it takes longer than `ms` (it keeps running). */
+async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Cosine-only candidates below this are not listed (they share no word with the query). */
 const DENSE_ONLY_MIN = 0.35;
 
@@ -138,7 +151,9 @@ export class MemoryLibrary implements LinkIndex {
   private records = new Map<string, MemoryRecord>();
   /** Search vectors by memory id, with the model and text they were made from. */
   private vectors = new Map<string, { model: string; key: string; v: number[] }>();
-  private denseFailed = false;
+  /** While the embedder fails, dense ranking is skipped until this time (0 = fine). */
+  private denseRetryAt = 0;
+  private embedJob: Promise<void> | undefined;
   private backlinkIndex = new Map<string, Set<string>>();
   private scorer = new LexicalScorer();
   private scanning: Promise<void> | undefined;
@@ -494,8 +509,10 @@ export class MemoryLibrary implements LinkIndex {
     let ranked: { id: string; score: number }[] = lexHits;
     if (dense.size > 0) {
       const lex = new Map(lexHits.map((h) => [h.id, h.score]));
-      const maxL = Math.max(0, ...lex.values());
-      const maxD = Math.max(0, ...dense.values());
+      let maxL = 0;
+      for (const v of lex.values()) if (v > maxL) maxL = v;
+      let maxD = 0;
+      for (const v of dense.values()) if (v > maxD) maxD = v;
       const fused: { id: string; score: number }[] = [];
       for (const id of new Set([...lex.keys(), ...dense.keys()])) {
         const d = dense.get(id) ?? 0;
@@ -516,39 +533,64 @@ export class MemoryLibrary implements LinkIndex {
   }
 
   /**
-   * Cosine of every memory to `query` under the current model (empty when lexical only or the
-   * embedder fails). Memory vectors are cached by model and text and (re)made here in batches.
+   * Cosine of every embedded memory to `query` under the current model (empty when lexical only,
+   * or while the embedder is failing: then it is not asked again for a minute). The query waits at
+   * most QUERY_EMBED_MS for its vector; memories are embedded in the background (and waited for
+   * briefly), so a slow embeddings API never holds a search for long — what is not embedded yet
+   * is ranked lexically.
    */
   private async denseScores(query: string): Promise<Map<string, number>> {
     const emb = this.opts.embedder;
     const out = new Map<string, number>();
-    if (!emb) return out;
+    if (!emb || Date.now() < this.denseRetryAt) return out;
+    const fail = (why: string) => {
+      if (this.denseRetryAt === 0) this.opts.log?.('library search: dense ranking unavailable, lexical only for a minute', { error: why });
+      this.denseRetryAt = Date.now() + 60_000;
+      return out;
+    };
     try {
-      const model = await emb.model();
+      const model = await withDeadline(emb.model(), QUERY_EMBED_MS);
+      if (model === undefined) return fail('the embedder did not answer');
       if (model === 'lexical') return out;
-      const [q] = await emb.embed([query]);
-      if (!q) return out;
-      const todo = [...this.records.values()].filter((r) => {
-        const c = this.vectors.get(r.id);
-        return !c || c.model !== model || c.key !== textKey(embedText(r));
-      });
-      for (let i = 0; i < todo.length; i += 64) {
-        const batch = todo.slice(i, i + 64);
-        const vs = await emb.embed(batch.map(embedText));
-        if ((await emb.model()) !== model) return out; // the model changed meanwhile: another space
-        batch.forEach((r, j) => {
-          const v = vs[j];
-          if (v) this.vectors.set(r.id, { model, key: textKey(embedText(r)), v });
-          else this.vectors.delete(r.id);
-        });
-      }
+      const job = this.embedLibrary(emb, model);
+      const [q] = (await withDeadline(emb.embed([query]), QUERY_EMBED_MS)) ?? [];
+      if (!q) return fail('no vector for the query');
+      await withDeadline(job, QUERY_EMBED_MS);
       for (const [id, c] of this.vectors) if (c.model === model && this.records.has(id)) out.set(id, cosine(q, c.v));
-      this.denseFailed = false;
+      this.denseRetryAt = 0;
     } catch (e) {
-      if (!this.denseFailed) this.opts.log?.('library search: dense ranking unavailable, lexical only', { error: (e as Error).message });
-      this.denseFailed = true;
-      out.clear();
+      return fail((e as Error).message);
     }
     return out;
+  }
+
+  /** Embeds the memories whose vector is missing or stale, in batches of 64; one job at a time. */
+  private embedLibrary(emb: LibraryEmbedder, model: string): Promise<void> {
+    if (this.embedJob) return this.embedJob;
+    const job = (async () => {
+      try {
+        const todo = [...this.records.values()].filter((r) => {
+          const c = this.vectors.get(r.id);
+          return !c || c.model !== model || c.key !== textKey(embedText(r));
+        });
+        for (let i = 0; i < todo.length; i += 64) {
+          const batch = todo.slice(i, i + 64);
+          const vs = await emb.embed(batch.map(embedText));
+          if ((await emb.model()) !== model) return; // the model changed meanwhile: another space
+          batch.forEach((r, j) => {
+            const v = vs[j];
+            if (v) this.vectors.set(r.id, { model, key: textKey(embedText(r)), v });
+            else this.vectors.delete(r.id);
+          });
+        }
+      } catch (e) {
+        this.opts.log?.('library search: embedding the library failed', { error: (e as Error).message });
+      }
+    })();
+    this.embedJob = job;
+    void job.finally(() => {
+      if (this.embedJob === job) this.embedJob = undefined;
+    });
+    return job;
   }
 }

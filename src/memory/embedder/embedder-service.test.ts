@@ -41,6 +41,8 @@ test('tokenize: English stop-words removed and Porter-stemmed; Chinese segmented
   const people = e.keywords('张三喜欢咖啡，王五住在杭州', 6);
   assert.ok(people.includes('张三') && people.includes('王五'), people.join(','));
   assert.deepEqual(e.keywords('李雷和韩梅梅是同学', 3), ['李雷', '韩梅梅', '同学']);
+  // A new word that is not a name does not jump ahead of the TF-IDF keywords.
+  assert.notEqual(e.keywords('我家的猫最近老是掉毛', 3)[0], '老是');
 });
 
 test('lexical by default: no dense model, null vectors, modelId "lexical"', async () => {
@@ -118,7 +120,11 @@ test('a missing model named like fastText is downloaded; when the network refuse
  */
 async function vectorServer(t: { after: (fn: () => unknown) => void }, o: { parts: number; gapMs: number; stallAfter?: number }) {
   const body = zlib.gzipSync(`${VEC_ROWS.length} 4\n${VEC_ROWS.join('\n')}\n${Array.from({ length: 400 }, (_, i) => `w${i} 0.1 0.2 0.3 0.4`).join('\n')}\n`);
-  const server = http.createServer(async (_req, res) => {
+  const server = http.createServer(async (req, res) => {
+    if (!new URL(req.url ?? '/', 'http://x').pathname.endsWith('/cc.en.300.vec.gz')) {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': String(body.length) });
     const size = Math.ceil(body.length / o.parts);
     for (let i = 0; i < o.parts; i++) {
@@ -133,7 +139,7 @@ async function vectorServer(t: { after: (fn: () => unknown) => void }, o: { part
     server.closeAllConnections();
     server.close();
   });
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}/vectors/cc.en.300.vec.gz`;
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/vectors/cc.en.300.vec.gz?download=1`;
 }
 
 test('download by name from a mirror: a slow transfer is not cut off while bytes flow, progress is logged and visible', async (t) => {
@@ -141,7 +147,9 @@ test('download by name from a mirror: a slow transfer is not cut off while bytes
   const url = await vectorServer(t, { parts: 8, gapMs: 150 });
   const log = testLog();
   const target = path.join(root, 'dl-ok', 'cc.en.300.vec');
-  const e = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': target, 'core.memory.embedding_download_url': url }), log, downloadStallMs: 400 });
+  // A mirror folder (ending in "/"): the usual file name is appended.
+  const folder = url.slice(0, url.lastIndexOf('/') + 1);
+  const e = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': target, 'core.memory.embedding_download_url': folder }), log, downloadStallMs: 400 });
   const seen: number[] = [];
   const poll = setInterval(() => {
     const p = e.downloadProgress();

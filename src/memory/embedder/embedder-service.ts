@@ -230,7 +230,9 @@ export class EmbedderService {
   private async download(path: string): Promise<boolean> {
     const name = basename(path);
     const mirror = this.get('core.memory.embedding_download_url');
-    const url = typeof mirror === 'string' && mirror ? mirror : (KNOWN_VECTOR_SOURCES.find((s) => name.includes(s.match)) ?? KNOWN_VECTOR_SOURCES[0]).url;
+    const known = (KNOWN_VECTOR_SOURCES.find((s) => name.includes(s.match)) ?? KNOWN_VECTOR_SOURCES[0]).url;
+    // A mirror ending in "/" is a folder holding the usual file names; otherwise it is the file.
+    const url = typeof mirror === 'string' && mirror ? (mirror.endsWith('/') ? mirror + known.slice(known.lastIndexOf('/') + 1) : mirror) : known;
     const f = this.opts.fetch ?? fetch;
     const tmp = `${path}.download-${process.pid}`;
     const stallMs = this.opts.downloadStallMs ?? 30_000;
@@ -264,7 +266,9 @@ export class EmbedderService {
         },
       });
       const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
-      const gunzip = url.endsWith('.gz') && !path.endsWith('.gz');
+      // Packed when the URL's path ends in .gz or the server says gzip (a mirror may add a query).
+      const packed = new URL(url).pathname.endsWith('.gz') || /gzip/i.test(res.headers.get('content-type') ?? '');
+      const gunzip = packed && !path.endsWith('.gz');
       if (gunzip) await pipeline(body, meter, createGunzip(), createWriteStream(tmp), { signal: abort.signal });
       else await pipeline(body, meter, createWriteStream(tmp), { signal: abort.signal });
       await rename(tmp, path);

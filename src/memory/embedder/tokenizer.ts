@@ -109,6 +109,15 @@ export function surfaceWords(text: string): string[] {
 /** Verbs and particles the HMM tends to glue onto a preceding two-character name. */
 const GLUED_TAIL = new Set('住在说是和去来给对把被要会也都就还又很的了着过跟与让叫想看买吃'.split(''));
 
+/** The most common Chinese surnames (single characters), to tell a name the HMM found from other new words. */
+const SURNAMES = new Set(
+  '王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝'.split(''),
+);
+
+function looksLikeName(w: string): boolean {
+  return SURNAMES.has(w[0]) || ('小老阿'.includes(w[0]) && SURNAMES.has(w[1]));
+}
+
 /**
  * Salient keywords: jieba TF-IDF extraction for Chinese, content words (by frequency, then length,
  * then first occurrence) for English. Returned un-stemmed, for LIKE queries and display.
@@ -138,17 +147,36 @@ export function extractKeywords(text: string, k = 8): string[] {
     // jieba's TF-IDF extractor cuts without the HMM, so names it does not know fall apart
     // (张三 → 张/三) and are lost. Words only the HMM finds — names, new terms — are the best keys
     // for recalling people and things: they come first (up to half of k, at least two), most frequent first.
-    const plain = new Set(j.cut(joined, false));
+    const plainCut = j.cut(joined, false);
+    const plain = new Set(plainCut);
+    // Where each dictionary token starts, and how long it is (to see what the HMM glued on).
+    const plainAt = new Map<number, number>();
+    let at = 0;
+    for (const t of plainCut) {
+      plainAt.set(at, t.length);
+      at += t.length;
+    }
     const found = new Map<string, number>();
+    at = 0;
     // Two or three characters: Chinese names; longer HMM-only runs are mostly merges (今天天气).
-    // The HMM also glues a following verb or particle to a two-character name (王五住在 → 王五住).
-    for (let w of j.cut(joined, true)) {
+    for (const tok of j.cut(joined, true)) {
+      let w = tok;
+      const start = at;
+      at += tok.length;
       if (w.length < 2 || w.length > 3 || plain.has(w) || ZH_STOP.has(w)) continue;
-      if (w.length === 3 && GLUED_TAIL.has(w[2])) w = w.slice(0, 2);
+      // The HMM glues a following verb or particle, or the first character of the next dictionary
+      // word, onto a two-character name (王五住在 → 王五住): trimmed back to the name. (赵德来了 is
+      // ambiguous; "Zhao De has come" is the likelier reading.)
+      if (w.length === 3 && (GLUED_TAIL.has(w[2]) || (plainAt.get(start + 2) ?? 0) >= 2)) w = w.slice(0, 2);
       found.set(w, (found.get(w) ?? 0) + 1);
     }
-    for (const [w] of [...found].sort((a, b) => b[1] - a[1]).slice(0, Math.max(2, Math.ceil(k / 2)))) out.push(w);
+    const ranked = [...found].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+    // Names (a common surname first, or 小/老/阿 + surname) lead; other HMM finds (老是, 掉毛…)
+    // only fill what the TF-IDF keywords leave.
+    const names = ranked.filter(looksLikeName);
+    for (const w of names.slice(0, Math.max(2, Math.ceil(k / 2)))) out.push(w);
     for (const kw of tfidf.extractKeywords(j, joined, k)) if (!out.includes(kw.keyword)) out.push(kw.keyword);
+    for (const w of ranked) if (out.length < k && !out.includes(w)) out.push(w);
   }
   const enSorted = [...en.entries()].sort((a, b) => b[1].n - a[1].n || b[0].length - a[0].length || a[1].first - b[1].first);
   for (const [w] of enSorted) {

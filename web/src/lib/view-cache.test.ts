@@ -12,7 +12,7 @@ describe('view cache geometry', () => {
   it('a small graph is cached whole: the frame is the padded content, not the grown viewport', () => {
     const view: View = { k: 1, tx: 400, ty: 300 };
     const f = cacheFrameFor(view, 800, 600, bounds)!;
-    expect(f.rect).toEqual({ x: 300 - CONTENT_PAD, y: 250 - CONTENT_PAD, w: 200 + 2 * CONTENT_PAD, h: 100 + 2 * CONTENT_PAD });
+    expect(f.rect).toEqual({ x: 300 - CONTENT_PAD.x, y: 250 - CONTENT_PAD.y, w: 200 + 2 * CONTENT_PAD.x, h: 100 + 2 * CONTENT_PAD.y });
     // So any pan keeps serving from it.
     for (const [dx, dy] of [[0, 0], [350, 0], [-390, 250], [5000, 5000]]) {
       expect(cacheServes(f, { k: 1, tx: 400 + dx, ty: 300 + dy }, 800, 600, bounds)).toBe(true);
@@ -45,7 +45,7 @@ describe('view cache geometry', () => {
     // The scaled copy lands where a fresh render would put the content.
     const z: View = { k: 2, tx: 100, ty: -20 };
     const placed = placeCache(f, z);
-    const fresh = contentRect(bounds, z, CONTENT_PAD * 2); // the pad is in screen px, so it scales too
+    const fresh = contentRect(bounds, z, { x: CONTENT_PAD.x * 2, y: CONTENT_PAD.y * 2 }); // the pad is in screen px, so it scales too
     expect(placed.x).toBeCloseTo(fresh.x);
     expect(placed.y).toBeCloseTo(fresh.y);
     expect(placed.w).toBeCloseTo(fresh.w);
@@ -65,7 +65,9 @@ describe('view cache geometry', () => {
     const f = cacheFrameFor({ k: 1, tx: 0, ty: 0 }, 2560, 1440, big, 2, 16_000_000)!;
     expect(f.rect.w * f.rect.h * 4).toBeLessThanOrEqual(16_000_000);
     expect(f.rect.w).toBeGreaterThanOrEqual(2560); // still the whole viewport
+    expect(f.limited).toBeUndefined();
     const tiny = cacheFrameFor({ k: 1, tx: 0, ty: 0 }, 4000, 4000, big, 2, 1_000_000)!;
     expect(tiny.rect.w * tiny.rect.h * 4).toBeLessThanOrEqual(1_000_000);
+    expect(tiny.limited).toBe(true); // cannot cover the viewport: the canvas draws directly
   });
 });

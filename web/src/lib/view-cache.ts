@@ -34,10 +34,15 @@ export interface WorldBounds {
 export interface CacheFrame {
   view: View;
   rect: Rect;
+  /** Shrunk to the pixel budget: it may not cover the viewport, so frames are drawn directly. */
+  limited?: boolean;
 }
 
-/** Screen pixels around node centres that drawing may touch (radius, labels below, edge labels). */
-export const CONTENT_PAD = 96;
+/**
+ * Screen pixels around node centres that drawing may touch: sideways half the widest label (24
+ * characters of 12 px CJK ≈ 290 px), below the node its radius at the largest zoom plus a label.
+ */
+export const CONTENT_PAD = { x: 150, y: 130 };
 
 /** Upper bound for the bitmap's device pixels (≈ 64 MiB of RGBA). */
 export const MAX_CACHE_PIXELS = 16_000_000;
@@ -58,9 +63,9 @@ export function boundsOf(points: Iterable<{ x: number; y: number }>): WorldBound
 
 /** The content's screen rectangle under `view`, padded for radii and labels (label size is fixed in screen px). */
 export function contentRect(bounds: WorldBounds, view: View, pad = CONTENT_PAD): Rect {
-  const x = bounds.minX * view.k + view.tx - pad;
-  const y = bounds.minY * view.k + view.ty - pad;
-  return { x, y, w: (bounds.maxX - bounds.minX) * view.k + 2 * pad, h: (bounds.maxY - bounds.minY) * view.k + 2 * pad };
+  const x = bounds.minX * view.k + view.tx - pad.x;
+  const y = bounds.minY * view.k + view.ty - pad.y;
+  return { x, y, w: (bounds.maxX - bounds.minX) * view.k + 2 * pad.x, h: (bounds.maxY - bounds.minY) * view.k + 2 * pad.y };
 }
 
 export function intersect(a: Rect, b: Rect): Rect | undefined {
@@ -94,12 +99,14 @@ export function cacheFrameFor(view: View, vw: number, vh: number, bounds: WorldB
   const y = Math.floor(r.y);
   let w = Math.ceil(r.x + r.w) - x;
   let h = Math.ceil(r.y + r.h) - y;
-  // A viewport larger than the pixel budget on its own: keep the budget, the cache then covers
-  // less than the viewport and each frame renders the scene (correct, just not cached).
+  // A viewport larger than the pixel budget on its own: keep the budget and say so (`limited`);
+  // the canvas then draws each frame directly instead of from this bitmap.
   const scale = Math.sqrt(maxPixels / Math.max(1, w * h * dpr * dpr));
   if (scale < 1) {
     w = Math.floor(w * scale);
     h = Math.floor(h * scale);
+    const needed = intersect({ x: 0, y: 0, w: vw, h: vh }, content);
+    if (needed && !contains({ x, y, w, h }, needed)) return { view: { ...view }, rect: { x, y, w, h }, limited: true };
   }
   return { view: { ...view }, rect: { x, y, w, h } };
 }

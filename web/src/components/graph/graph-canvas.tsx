@@ -90,6 +90,8 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
   const settle = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const stats = useRef<GraphStats>({ copyPaintMs: [], renderPaintMs: [], workerRenderMs: [] });
   const renderer = useRef<GraphRenderer | undefined>(undefined);
+  /** Bumped when the bitmap is rebuilt here or the size changes: older worker answers are dropped. */
+  const generation = useRef(0);
   /** The view of the last worker request: the same view is not asked for twice. */
   const asked = useRef<View | undefined>(undefined);
 
@@ -131,21 +133,34 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
         ch = cache.current = { bitmap, frame: f, sceneId: sc.id, colors: col, dpr };
       } else ch = cache.current = undefined;
       asked.current = undefined;
-    } else if (worker && !zooming.current && !worker.inFlight && !(asked.current && sameView(asked.current, v))) {
+      generation.current++; // a worker answer asked for before this is outdated
+    } else if (worker && !ch!.frame.limited && !zooming.current && !worker.inFlight && !(asked.current && sameView(asked.current, v))) {
       // A zoom that settled, or a pan nearing the bitmap's edge: a new bitmap from the worker.
       const ahead = { x: -w * LOOKAHEAD, y: -h * LOOKAHEAD, w: w * (1 + 2 * LOOKAHEAD), h: h * (1 + 2 * LOOKAHEAD) };
       if (!cacheServes(ch!.frame, v, w, h, sc.bounds, ahead)) {
         const f = cacheFrameFor(v, w, h, sc.bounds, dpr);
         if (f) {
-          worker.render(sc, f, dpr, visibleBox(v, f.rect), col, labelBudget(f.rect, w, h));
-          asked.current = { ...v };
+          try {
+            worker.render(sc, f, dpr, visibleBox(v, f.rect), col, labelBudget(f.rect, w, h), generation.current);
+            asked.current = { ...v };
+          } catch {
+            // The worker cannot take it (e.g. data it cannot clone): render here from now on.
+            worker.dispose();
+            renderer.current = undefined;
+          }
         }
       }
     }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = col.bg;
     ctx.fillRect(0, 0, w, h);
-    if (ch) {
+    if (ch?.frame.limited) {
+      // The viewport alone is over the bitmap's pixel budget (a huge screen): this frame is drawn
+      // straight onto the screen instead of from a bitmap that cannot cover it.
+      ctx.setTransform(dpr * v.k, 0, 0, dpr * v.k, dpr * v.tx, dpr * v.ty);
+      drawBase(ctx, sc, v.k, visibleBox(v, { x: 0, y: 0, w, h }), col, MAX_LABELS);
+      rendered = true;
+    } else if (ch) {
       // Translated, or scaled while a zoom runs or its sharp bitmap is on its way.
       const d = placeCache(ch.frame, v);
       const exact = Math.abs(d.w - ch.frame.rect.w) < 1e-6;
@@ -208,6 +223,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
       c.style.height = `${r.height}px`;
       release(cache.current);
       cache.current = undefined;
+      generation.current++;
       fit();
       draw();
     });
@@ -235,7 +251,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
         if (reply.type === 'bitmap') {
           keep(stats.current.workerRenderMs, reply.ms);
           const sc = sceneRef.current;
-          if (req.sceneId === sc.id && req.colors === colors.current && req.dpr === (window.devicePixelRatio || 1)) {
+          if (req.generation === generation.current && req.sceneId === sc.id && req.colors === colors.current && req.dpr === (window.devicePixelRatio || 1)) {
             release(cache.current);
             cache.current = { bitmap: reply.bitmap, frame: reply.frame, sceneId: req.sceneId, colors: req.colors, dpr: req.dpr };
           } else reply.bitmap.close();

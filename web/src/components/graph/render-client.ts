@@ -21,7 +21,7 @@ export class GraphRenderer {
   private postedScene = -1;
   private seq = 0;
   /** The request awaiting its answer, with what the answer will be valid for. */
-  inFlight: { seq: number; sceneId: number; colors: SceneColors; dpr: number } | undefined;
+  inFlight: { seq: number; sceneId: number; colors: SceneColors; dpr: number; generation: number } | undefined;
 
   private constructor(onReply: (r: RenderReply, req: NonNullable<GraphRenderer['inFlight']>) => void, onError: (e: unknown) => void) {
     this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { type: 'module' });
@@ -46,14 +46,16 @@ export class GraphRenderer {
     }
   }
 
-  render(scene: { id: number; nodes: CanvasNode[]; edges: CanvasEdge[] }, frame: CacheFrame, dpr: number, visible: WorldBox, colors: SceneColors, maxLabels: number): void {
+  /** Asks for a bitmap; `generation` comes back with the answer so the caller can drop an outdated one. */
+  render(scene: { id: number; nodes: CanvasNode[]; edges: CanvasEdge[] }, frame: CacheFrame, dpr: number, visible: WorldBox, colors: SceneColors, maxLabels: number, generation: number): void {
     if (this.postedScene !== scene.id) {
       this.worker.postMessage({ type: 'scene', sceneId: scene.id, nodes: scene.nodes, edges: scene.edges } satisfies RenderRequest);
       this.postedScene = scene.id;
     }
     const seq = ++this.seq;
-    this.inFlight = { seq, sceneId: scene.id, colors, dpr };
     this.worker.postMessage({ type: 'render', seq, sceneId: scene.id, frame, dpr, visible, colors, maxLabels } satisfies RenderRequest);
+    // Set after posting: a post that throws leaves nothing waiting for an answer that never comes.
+    this.inFlight = { seq, sceneId: scene.id, colors, dpr, generation };
   }
 
   dispose(): void {
