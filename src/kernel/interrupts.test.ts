@@ -115,6 +115,43 @@ test('C-2: after an interrupt the round\'s other interruptible calls are not sta
   assert.equal(h.requestMessages(2).at(-1)?.content, `${INTERRUPT_PREFIX} stop everything`);
 });
 
+test('C-2/C-10: an interrupt lets a sub-agent\'s running tool finish, but never past the sub-agent timeout', async (t) => {
+  const h = await harness(t, { config: { 'core.subagent.timeout_ms': 1500 } });
+  let toolSignal: AbortSignal | undefined;
+  let release!: () => void;
+  const done = new Promise<void>((r) => (release = r));
+  h.agent.stages.registerTool(
+    {
+      name: 'inner_job',
+      description: 'waits until released or aborted',
+      parameters: { type: 'object' },
+      handler: (_a, call) => {
+        toolSignal = call.signal;
+        return new Promise((resolve) => {
+          call.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+          void done.then(() => resolve('finished'));
+        });
+      },
+    },
+    'p',
+  );
+  h.fake.enqueue(
+    { toolCalls: [{ name: 'subagent_spawn', arguments: { task: 'use the inner job', tools: ['inner_job'] } }] },
+    { toolCalls: [{ name: 'inner_job', arguments: {} }] }, // the sub-agent starts its tool
+    { text: 'answering the interrupt' },
+  );
+  const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'delegate' });
+  for (let i = 0; i < 300 && !toolSignal; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(toolSignal, 'the inner tool started');
+  h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'something else' });
+  assert.equal((await ticket.done).text, 'answering the interrupt');
+  assert.equal(toolSignal.aborted, false, 'the interrupt does not cancel the sub-agent\'s tool');
+  // …but the sub-agent's timeout still bounds it.
+  for (let i = 0; i < 400 && !toolSignal.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(toolSignal.aborted, true);
+  release();
+});
+
 test('C-2 (c): an interrupt while idle starts a new turn with its text', async (t) => {
   const h = await harness(t);
   h.fake.enqueue({ text: 'reacting to the reminder' });

@@ -37,21 +37,20 @@ export function subAgentTool(d: KernelDeps): ToolDef {
       const maxRounds = Math.max(1, cfg(d.config, 'core.subagent.max_rounds', 4));
       const timeoutMs = Math.max(1000, cfg(d.config, 'core.subagent.timeout_ms', 120_000));
       const ac = new AbortController();
-      const timer = setTimeout(() => ac.abort(new Error('sub-agent timed out')), timeoutMs);
-      timer.unref?.();
-      // The sub-agent's own tools stop only on shutdown or its timeout: a user interrupt stops the
-      // sub-agent's LLM calls (it then ends), but a tool it already started runs to its end.
+      // The sub-agent's own tools stop only on shutdown or this timeout: a user interrupt stops the
+      // sub-agent's LLM calls (it then ends), but a tool it already started runs — at most until here.
       const toolAc = new AbortController();
+      const timer = setTimeout(() => {
+        ac.abort(new Error('sub-agent timed out'));
+        toolAc.abort(new Error('sub-agent timed out'));
+      }, timeoutMs);
+      timer.unref?.();
       const onParent = () => {
         ac.abort(new Error('parent aborted'));
         const reason = call.signal.reason as Error | undefined;
         if (reason?.message !== 'interrupted') toolAc.abort(reason ?? new Error('parent aborted'));
       };
       call.signal.addEventListener('abort', onParent, { once: true });
-      const onTimeout = () => toolAc.abort(new Error('sub-agent timed out'));
-      ac.signal.addEventListener('abort', () => {
-        if ((ac.signal.reason as Error | undefined)?.message === 'sub-agent timed out') onTimeout();
-      }, { once: true });
       const system =
         (typeof args.instructions === 'string' && args.instructions.trim()) ||
         'You are a focused sub-agent of HomeAgent. Complete the task with the tools you have, then answer with the result only.';

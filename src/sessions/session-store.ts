@@ -217,6 +217,7 @@ export class SessionStore implements SessionsAPI {
       if (s.cache?.size === before) {
         s.cache.events.push(ev.data ? { ...ev, data: JSON.parse(dataJson!) as Record<string, unknown> } : { ...ev });
         s.cache.size = s.size;
+        this.touchCache(id, s); // keeps the byte cap as the cached logs grow
       }
       s.info.lastSeq = ev.seq;
       s.info.updatedAt = Math.max(s.info.updatedAt, ev.at);

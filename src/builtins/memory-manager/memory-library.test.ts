@@ -156,3 +156,15 @@ test('search: memories are embedded once and re-embedded only when their text ch
   await lib.search('kitten');
   assert.ok(seen.slice(n + 1).some((x) => x.startsWith('Red car')), 'the changed memory is embedded again');
 });
+
+test('search: a query the model has no vector for is ranked lexically once, dense ranking stays on', async (t) => {
+  const emb = {
+    model: async () => 'static:test#2',
+    embed: async (texts: string[]) => texts.map((x) => (/zzz/.test(x) ? null : /cat|kitten/i.test(x) ? [1, 0] : [0, 1])),
+  };
+  const { lib } = tempLib(t, { watch: false, embedder: emb });
+  await lib.save({ id: 'cat-1', title: 'My cat', snapshot: 'Mochi sleeps all day.' });
+  await lib.save({ id: 'car-1', title: 'Car', snapshot: 'Needs a repair.' });
+  assert.deepEqual(await lib.search('zzz'), []);
+  assert.deepEqual((await lib.search('kitten')).map((h) => h.id), ['cat-1']);
+});

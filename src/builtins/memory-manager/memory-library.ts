@@ -154,6 +154,7 @@ export class MemoryLibrary implements LinkIndex {
   /** While the embedder fails, dense ranking is skipped until this time (0 = fine). */
   private denseRetryAt = 0;
   private embedJob: Promise<void> | undefined;
+  private readonly textKeys = new WeakMap<MemoryRecord, string>();
   private backlinkIndex = new Map<string, Set<string>>();
   private scorer = new LexicalScorer();
   private scanning: Promise<void> | undefined;
@@ -553,15 +554,28 @@ export class MemoryLibrary implements LinkIndex {
       if (model === undefined) return fail('the embedder did not answer');
       if (model === 'lexical') return out;
       const job = this.embedLibrary(emb, model);
-      const [q] = (await withDeadline(emb.embed([query]), QUERY_EMBED_MS)) ?? [];
-      if (!q) return fail('no vector for the query');
+      const qs = await withDeadline(emb.embed([query]), QUERY_EMBED_MS);
+      if (qs === undefined) return fail('the query vector did not come in time');
+      const q = qs[0];
+      if (!q) return out; // no known word in the query (a name, a number): lexical for this one
       await withDeadline(job, QUERY_EMBED_MS);
-      for (const [id, c] of this.vectors) if (c.model === model && this.records.has(id)) out.set(id, cosine(q, c.v));
+      for (const [id, c] of this.vectors) {
+        const r = this.records.get(id);
+        // A vector of an older text of the memory is not used (its new one may still be coming).
+        if (r && c.model === model && c.key === this.keyOf(r)) out.set(id, cosine(q, c.v));
+      }
       this.denseRetryAt = 0;
     } catch (e) {
       return fail((e as Error).message);
     }
     return out;
+  }
+
+  /** The text key of a memory (what its vector was made from), computed once per record object. */
+  private keyOf(r: MemoryRecord): string {
+    let k = this.textKeys.get(r);
+    if (k === undefined) this.textKeys.set(r, (k = textKey(embedText(r))));
+    return k;
   }
 
   /** Embeds the memories whose vector is missing or stale, in batches of 64; one job at a time. */
@@ -571,7 +585,7 @@ export class MemoryLibrary implements LinkIndex {
       try {
         const todo = [...this.records.values()].filter((r) => {
           const c = this.vectors.get(r.id);
-          return !c || c.model !== model || c.key !== textKey(embedText(r));
+          return !c || c.model !== model || c.key !== this.keyOf(r);
         });
         for (let i = 0; i < todo.length; i += 64) {
           const batch = todo.slice(i, i + 64);
@@ -579,7 +593,7 @@ export class MemoryLibrary implements LinkIndex {
           if ((await emb.model()) !== model) return; // the model changed meanwhile: another space
           batch.forEach((r, j) => {
             const v = vs[j];
-            if (v) this.vectors.set(r.id, { model, key: textKey(embedText(r)), v });
+            if (v) this.vectors.set(r.id, { model, key: this.keyOf(r), v });
             else this.vectors.delete(r.id);
           });
         }

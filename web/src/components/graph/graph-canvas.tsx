@@ -117,7 +117,13 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
     const valid = !!ch && ch.sceneId === sc.id && ch.colors === col && ch.dpr === dpr;
     const serves = valid && cacheServes(ch!.frame, v, w, h, sc.bounds);
     const worker = renderer.current;
-    if (!valid || (!serves && !worker && !zooming.current)) {
+    // A viewport that alone is over the bitmap's pixel budget (a huge screen) is drawn straight
+    // onto the screen each frame: no bitmap that could not cover it, no worker round trips.
+    const direct = !!(sc.bounds && cacheFrameFor(v, w, h, sc.bounds, dpr)?.limited);
+    if (direct) {
+      if (ch) release(ch);
+      ch = cache.current = undefined;
+    } else if (!valid || (!serves && !worker && !zooming.current)) {
       // The first picture of this data, theme or size (or no worker): render it here, now.
       const f = cacheFrameFor(v, w, h, sc.bounds, dpr);
       release(ch);
@@ -134,7 +140,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
       } else ch = cache.current = undefined;
       asked.current = undefined;
       generation.current++; // a worker answer asked for before this is outdated
-    } else if (worker && !ch!.frame.limited && !zooming.current && !worker.inFlight && !(asked.current && sameView(asked.current, v))) {
+    } else if (worker && !zooming.current && !worker.inFlight && !(asked.current && sameView(asked.current, v))) {
       // A zoom that settled, or a pan nearing the bitmap's edge: a new bitmap from the worker.
       const ahead = { x: -w * LOOKAHEAD, y: -h * LOOKAHEAD, w: w * (1 + 2 * LOOKAHEAD), h: h * (1 + 2 * LOOKAHEAD) };
       if (!cacheServes(ch!.frame, v, w, h, sc.bounds, ahead)) {
@@ -147,6 +153,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
             // The worker cannot take it (e.g. data it cannot clone): render here from now on.
             worker.dispose();
             renderer.current = undefined;
+            draw();
           }
         }
       }
@@ -154,9 +161,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = col.bg;
     ctx.fillRect(0, 0, w, h);
-    if (ch?.frame.limited) {
-      // The viewport alone is over the bitmap's pixel budget (a huge screen): this frame is drawn
-      // straight onto the screen instead of from a bitmap that cannot cover it.
+    if (direct) {
       ctx.setTransform(dpr * v.k, 0, 0, dpr * v.k, dpr * v.tx, dpr * v.ty);
       drawBase(ctx, sc, v.k, visibleBox(v, { x: 0, y: 0, w, h }), col, MAX_LABELS);
       rendered = true;
