@@ -50,6 +50,11 @@ test('src/fs (leaf helpers) imports nothing outside itself', () => {
   assert.deepEqual(bad, []);
 });
 
+test('src/vector (leaf vector math) imports nothing outside itself', () => {
+  const bad = edges().filter((e) => top(e.from) === 'vector' && top(e.to) !== 'vector');
+  assert.deepEqual(bad, []);
+});
+
 test('src/spec imports nothing outside itself', () => {
   const bad = edges().filter((e) => top(e.from) === 'spec' && top(e.to) !== 'spec');
   assert.deepEqual(bad, []);

@@ -95,6 +95,9 @@ test('C-2 (a)+(b): an interrupt while a sub-agent thinks stops its LLM call; the
 
 test('C-2: after an interrupt the round\'s other interruptible calls are not started; the interrupt is answered at once', async (t) => {
   const h = await harness(t);
+  const audit: string[] = [];
+  h.agent.stages.registerStage('before_toolcall', (c) => void audit.push(`before ${c.toolCall?.name}`), 'audit');
+  h.agent.stages.registerStage('after_toolcall', (c) => void audit.push(`after ${c.toolCall?.name}`), 'audit');
   h.fake.enqueue(
     { toolCalls: [{ name: 'subagent_spawn', arguments: { task: 'first long job' } }, { name: 'subagent_spawn', arguments: { task: 'second long job' } }] },
     { hang: true },
@@ -113,6 +116,7 @@ test('C-2: after an interrupt the round\'s other interruptible calls are not sta
   assert.match(tools[0], /was stopped because the user interrupted/);
   assert.match(tools[1], /was not started because the user interrupted/);
   assert.equal(h.requestMessages(2).at(-1)?.content, `${INTERRUPT_PREFIX} stop everything`);
+  assert.deepEqual(audit, ['before subagent_spawn', 'after subagent_spawn', 'before subagent_spawn', 'after subagent_spawn'], 'every before_toolcall has its after_toolcall');
 });
 
 test('C-2/C-10: an interrupt lets a sub-agent\'s running tool finish, but never past the sub-agent timeout', async (t) => {

@@ -294,6 +294,9 @@ export class TurnRunner {
     // interruptible tool is not started; the interrupt goes to the next LLM call at once.
     if (def.interruptible && !turn.consolidation && hooks.hasInterrupts?.()) {
       const skipped = `(${def.name} was not started because the user interrupted; their message follows)`;
+      // after_toolcall still runs: audit stages see every before_toolcall matched.
+      const after = this.ctx(turn, 'after_toolcall', { toolCall: call, args: before.args ?? args, result: skipped });
+      await this.stage(turn, 'after_toolcall', after, call.name);
       turn.toolOutputs.push({ tool: def.name, text: skipped, noMemory: true });
       return finish(skipped, { error: 'interrupted' });
     }

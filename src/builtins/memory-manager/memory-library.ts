@@ -2,7 +2,7 @@ import { readdir, readFile, stat, unlink, mkdir } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
+import { ConflictError, cosine, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
 import { cleanStringList, sanitizeImpressions } from './impressions.js';
 import { assertMemoryId, MEMORY_ID_RE, newMemoryId } from './memory-id.js';
 import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryMeta, type MemoryRecord, type MemorySource } from './memory-file.js';
@@ -114,18 +114,6 @@ function textKey(text: string): string {
   return `${text.length}:${(h >>> 0).toString(36)}`;
 }
 
-function cosine(a: number[], b: number[]): number {
-  if (a.length !== b.length) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
 
 export interface MemoryLibraryOptions {
   log?: (msg: string, data?: Record<string, unknown>) => void;

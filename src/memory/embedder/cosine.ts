@@ -1,20 +1,4 @@
-/**
- * Cosine similarity of two dense vectors. Vectors of different dimensions are never compared:
- * the result is 0 (treated as "no evidence"), never an exception.
- */
-export function cosine(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length || a.length === 0) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  if (na === 0 || nb === 0) return 0;
-  return dot / Math.sqrt(na * nb);
-}
+export { cosine } from '../../vector/index.js';
 
 /** Term counts per token list, cached by array identity (prune scores the same events every turn). */
 const countsCache = new WeakMap<readonly string[], Map<string, number>>();

@@ -1,3 +1,4 @@
+import { cosine } from '../embedder/index.js';
 import type { GraphEntity, GraphRelation, PluginLogger, PromptSlotProvider } from '../../spec/index.js';
 import type { GraphDB, RecallResult } from '../graph/index.js';
 import { jiebaKeywords } from './jieba-keywords.js';
@@ -29,18 +30,6 @@ export interface IndexerOptions {
   log?: PluginLogger;
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
 
 /** Strips prompt-template noise before keyword/vector extraction (seed CleanText). */
 export function cleanInput(text: string): string {

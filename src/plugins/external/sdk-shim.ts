@@ -11,6 +11,12 @@ export function sdkShimSource(): string {
 import { open as _open, rename as _rename, rm as _rm } from 'node:fs/promises';
 import { dirname as _dirname, basename as _basename, join as _join } from 'node:path';
 export function definePlugin(def) { return def; }
+export function cosine(a, b) {
+  if (a.length !== b.length || a.length === 0) return 0;
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) { dot += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
 export async function writeFileAtomic(path, data, opts = {}) {
   const tmp = _join(_dirname(path), '.' + _basename(path) + '.tmp-' + process.pid + '-' + Math.random().toString(36).slice(2));
   try {
