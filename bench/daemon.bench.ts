@@ -10,15 +10,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import type { BenchRow } from './run.js';
+import { percentile as pct } from './stats.js';
 
 const root = resolve(import.meta.dirname, '..');
 const main = join(root, 'dist', 'src', 'daemon', 'main.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

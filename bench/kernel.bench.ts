@@ -12,14 +12,9 @@ import type { SessionEvent, SessionInfo } from '../src/spec/index.js';
 import type { LlmPort, SessionPort } from '../src/kernel/index.js';
 import { startHarness, SESSION, type KernelHarness } from '../src/kernel/__fixtures__/kernel-harness.js';
 import type { BenchRow } from './run.js';
+import { percentile as pct } from './stats.js';
 
 /** Percentile by nearest rank of an unsorted sample. */
-function pct(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
 function row(name: string, unit: string, xs: number[], baseline?: string): BenchRow {
   return { name, unit, p50: pct(xs, 50), p95: pct(xs, 95), n: xs.length, ...(baseline ? { baseline } : {}) };
 }

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, BUILTIN_ADAPTERS_DIR, LuaAdapter, type AdapterConfig } from '../src/providers/index.js';
 import type { ChatRequest } from '../src/spec/index.js';
+import { percentile as pct } from './stats.js';
 
 interface Row {
   name: string;
@@ -21,11 +22,6 @@ interface Row {
   p95: number;
   n: number;
   baseline?: string;
-}
-
-function pct(samples: number[], p: number): number {
-  const s = [...samples].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
 function typicalRequest(): ChatRequest {

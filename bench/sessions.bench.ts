@@ -9,10 +9,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BenchRow } from './run.js';
 import { SessionStore } from '../src/sessions/index.js';
+import { percentile as pct } from './stats.js';
 
-const EVENTS = 5000;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-const round = (x: number) => Math.round(x * 1000) / 1000;
+const EVENTS = 5000;const round = (x: number) => Math.round(x * 1000) / 1000;
 
 export async function run(): Promise<BenchRow[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-bench-sessions-'));

@@ -16,6 +16,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Page, Route } from 'playwright-core';
 import type { BenchRow } from './run.js';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness } from '../test/e2e/support/harness.js';
+import { percentile as pct } from './stats.js';
 
 const TAGS = [['会话总结'], ['convention'], ['复盘'], []];
 
@@ -32,11 +33,6 @@ export function generatedGraph(n: number) {
   }
   return { mode: 'overview' as const, nodes, edges };
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
 const round = (x: number) => Math.round(x * 100) / 100;
 
 /** Opens the graph with `n` memories; resolves with ms from the answer to all positions placed. */

@@ -1,3 +1,4 @@
+import { percentile as nearestRank } from '../stats.js';
 /** A ranked retrieval item: the dia_ids it carries and the text it would put in a prompt. */
 export interface RankedItem {
   refs: string[];
@@ -38,11 +39,9 @@ export function scoreRanking(items: readonly RankedItem[], gold: readonly string
   return { r5: recall(items.slice(0, 5), gold), r10: recall(items.slice(0, 10), gold), mrr, r2000c: recall(items.slice(0, n), gold) };
 }
 
-/** Percentile (nearest rank) of a list of numbers. */
+/** Percentile (nearest rank) of a list of numbers; 0 when there are none. */
 export function percentile(xs: number[], p: number): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+  return xs.length === 0 ? 0 : nearestRank(xs, p);
 }
 
 /** Aggregate of a set of question scores (percent figures). */

@@ -11,21 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { GraphDB } from '../../src/memory/graph/index.js';
 import type { Triple } from '../../src/spec/index.js';
 import type { ScaleRow } from './run.js';
-
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
+import { percentile as pct, rng } from '../stats.js';
 
 const PREDICATES = ['knows', 'likes', 'lives_in', 'works_at', 'part_of', 'visited'];
 

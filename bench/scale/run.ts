@@ -16,6 +16,7 @@ import { RelevanceContext } from '../../src/memory/context/index.js';
 import { DocStore } from '../../src/memory/documents/index.js';
 import { EmbedderService } from '../../src/memory/embedder/index.js';
 import { runGraphScale } from './graph.bench.js';
+import { percentile as pct, rng } from '../stats.js';
 
 /** One row of the scale report. */
 export interface ScaleRow {
@@ -40,17 +41,6 @@ export function registerScaleCase(name: string, fn: ScaleCase): void {
 
 // Graph BFS at scale (T-4), contributed by the graph tier.
 registerScaleCase('graph', (ctx) => runGraphScale(ctx));
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYL = ['ka', 'lo', 'mi', 'ra', 'tu', 'ne', 'so', 'vi', 'de', 'pa', 'zu', 'ri', 'go', 'be', 'ta', 'mo'];
 
@@ -85,11 +75,6 @@ function makeText(seed: number): (words: number) => string {
     return vocab[lo];
   };
   return (n) => Array.from({ length: n }, pick).join(' ');
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? 0;
 }
 
 function config(values: Record<string, ConfigValue>): ConfigReader {
