@@ -8,6 +8,18 @@ export interface ConfirmService {
   ask(request: { plugin: string; sessionId: string; title: string; detail: string }): Promise<boolean>;
 }
 
+/** A confirmation waiting for the user's answer, as the WebUI receives it (`confirm` events, `GET /api/v1/confirm`). */
+export interface PendingConfirm {
+  id: string;
+  plugin: string;
+  sessionId: string;
+  title: string;
+  detail: string;
+  /** Epoch ms when it is answered "denied" by itself. */
+  expiresAt: number;
+  timeoutMs: number;
+}
+
 declare module './plugin.js' {
   interface ServiceMap {
     'host.confirm': ConfirmService;

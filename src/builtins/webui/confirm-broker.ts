@@ -1,18 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../../sdk/index.js';
-import type { ConfirmService } from '../../spec/confirm.js';
+import type { ConfirmService, PendingConfirm } from '../../spec/confirm.js';
 
-/** A confirmation waiting for the user's answer (as sent to the SPA). */
-export interface PendingConfirm {
-  id: string;
-  plugin: string;
-  sessionId: string;
-  title: string;
-  detail: string;
-  /** Epoch ms when it is answered "denied" by itself. */
-  expiresAt: number;
-  timeoutMs: number;
-}
+export type { PendingConfirm };
 
 /** What the broker needs from the webui: its connected SSE clients and a way to publish to them. */
 export interface ConfirmChannel {

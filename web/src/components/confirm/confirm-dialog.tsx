@@ -3,16 +3,10 @@ import { api } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useT } from '../../i18n';
 import { Dialog } from '../dialog';
+import type { PendingConfirm } from '../../../../src/spec/index.js';
 
-/** A `host.confirm` question (server: src/builtins/webui/confirm-broker.ts). */
-interface Pending {
-  id: string;
-  plugin: string;
-  sessionId: string;
-  title: string;
-  detail: string;
-  expiresAt: number;
-  timeoutMs: number;
+/** A `host.confirm` question (server: src/builtins/webui/confirm-broker.ts) with its local deadline. */
+interface Pending extends PendingConfirm {
   /** Local deadline (ms), from the time it arrived + timeoutMs. */
   deadline: number;
 }
