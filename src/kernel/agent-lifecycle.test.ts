@@ -2,14 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cap, ValidationError } from '../spec/index.js';
 import { CONSOLIDATION } from './agent.js';
-import { harness, recordingTool, SESSION } from './__fixtures__/kernel-harness.js';
+import { harness, recordingTool, SESSION, until } from './__fixtures__/kernel-harness.js';
 
 // C-1 shutdown, no-provider behaviour, bad input; C-8/C-9 timeline, filters and the session log.
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(cond(), `timed out waiting for ${what}`);
-}
 
 test('C-1: stop() during an LLM call aborts the turn; queued inputs end aborted with their messages logged; stop twice is safe', async (t) => {
   const h = await harness(t);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentEvents } from '../spec/index.js';
-import { harness, recordingTool, SESSION, type KernelHarness } from './__fixtures__/kernel-harness.js';
+import { harness, recordingTool, SESSION, until, type KernelHarness } from './__fixtures__/kernel-harness.js';
 import { INTERRUPT_PREFIX } from './interrupts.js';
 
 // C-1 event loop and C-2 interrupts, over the fake LLM server.
@@ -78,7 +78,7 @@ test('C-2 (a)+(b): an interrupt while a sub-agent thinks stops its LLM call; the
   const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'delegate some research' });
   await nextEvent(h, 'tool_start', (e) => e.call.name === 'subagent_spawn');
   // The sub-agent's own LLM request is in flight (and would never answer).
-  for (let i = 0; i < 200 && h.fake.requests.filter((r) => r.format !== 'embeddings').length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => h.fake.requests.filter((r) => r.format !== 'embeddings').length >= 2, 'the sub-agent\'s LLM request');
   h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'never mind, what time is it?' });
   const out = await ticket.done;
   assert.equal(out.status, 'ok');
@@ -105,7 +105,7 @@ test('C-2: after an interrupt the round\'s other interruptible calls are not sta
   );
   const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'do two long jobs' });
   await nextEvent(h, 'tool_start', (e) => e.call.name === 'subagent_spawn');
-  for (let i = 0; i < 200 && h.fake.requests.filter((r) => r.format !== 'embeddings').length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => h.fake.requests.filter((r) => r.format !== 'embeddings').length >= 2, 'the sub-agent\'s LLM request');
   h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'stop everything' });
   const out = await ticket.done;
   assert.equal(out.text, 'stopped both; here is the answer');
@@ -145,13 +145,13 @@ test('C-2/C-10: an interrupt lets a sub-agent\'s running tool finish, but never 
     { text: 'answering the interrupt' },
   );
   const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'delegate' });
-  for (let i = 0; i < 300 && !toolSignal; i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(toolSignal, 'the inner tool started');
+  await until(() => toolSignal !== undefined, 'the inner tool to start');
+  assert.ok(toolSignal);
   h.agent.injectInterrupt({ sessionId: SESSION, source: 'test', text: 'something else' });
   assert.equal((await ticket.done).text, 'answering the interrupt');
   assert.equal(toolSignal.aborted, false, 'the interrupt does not cancel the sub-agent\'s tool');
   // …but the sub-agent's timeout still bounds it.
-  for (let i = 0; i < 400 && !toolSignal.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+  await until(() => toolSignal!.aborted, 'the sub-agent timeout to stop its tool');
   assert.equal(toolSignal.aborted, true);
   release();
 });

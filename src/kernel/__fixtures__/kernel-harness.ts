@@ -169,3 +169,9 @@ export function recordingTool(name: string, result: (args: Record<string, unknow
     },
   };
 }
+
+/** Polls `cond` every 10 ms until it holds; fails the test after `ms` (a deadline, not a timing assertion). */
+export async function until(cond: () => boolean, what: string, ms = 4000): Promise<void> {
+  for (let i = 0; i < ms / 10 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!cond()) throw new Error(`timed out waiting for ${what}`);
+}

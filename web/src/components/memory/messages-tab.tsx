@@ -6,6 +6,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
+import { ProgressCard } from '../progress-card';
 import { Dialog } from '../dialog';
 import { SaveMemoryDialog } from '../chat/save-memory-dialog';
 import type { Turn } from './types';
@@ -97,18 +98,12 @@ export function MessagesTab() {
         </button>
       </div>
       {progress && progress.phase !== 'done' && (
-        <div className="progress-card" data-testid="summary-progress">
-          <div className="row gap">
-            <span className="spinner" />
-            <span className="grow">{progress.message || t(`messages.phase.${progress.phase}` as 'messages.phase.turns')}</span>
-            <span className="muted small">
-              {progress.done}/{progress.total}
-            </span>
-          </div>
-          <div className="meter">
-            <div className="meter-fill" style={{ width: `${progress.total ? Math.round((progress.done / progress.total) * 100) : 10}%` }} />
-          </div>
-        </div>
+        <ProgressCard
+          testId="summary-progress"
+          label={progress.message || t(`messages.phase.${progress.phase}` as 'messages.phase.turns')}
+          figure={`${progress.done}/${progress.total}`}
+          fraction={progress.total ? progress.done / progress.total : undefined}
+        />
       )}
       {picked.length > 0 && (
         <div className="selection-bar">

@@ -5,6 +5,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { bytes, relTime } from '../../lib/format';
 import { Icon } from '../icon';
+import { ProgressCard } from '../progress-card';
 import { ServiceError } from './knowledge-section';
 
 interface Doc {
@@ -56,18 +57,13 @@ export function DocumentsSection() {
   return (
     <div className="documents">
       {download && (
-        <div className="progress-card" data-testid="embedder-download" style={{ marginTop: 0, marginBottom: 12 }}>
-          <div className="row gap">
-            <span className="spinner" />
-            <span className="grow">{t('documents.downloading', { file: download.file })}</span>
-            <span className="muted small">
-              {download.total ? `${Math.round((download.bytes / download.total) * 100)}% · ${bytes(download.bytes)} / ${bytes(download.total)}` : bytes(download.bytes)}
-            </span>
-          </div>
-          <div className="meter">
-            <div className="meter-fill" style={{ width: `${download.total ? Math.round((download.bytes / download.total) * 100) : 10}%` }} />
-          </div>
-        </div>
+        <ProgressCard
+          testId="embedder-download"
+          style={{ marginTop: 0, marginBottom: 12 }}
+          label={t('documents.downloading', { file: download.file })}
+          figure={download.total ? `${Math.round((download.bytes / download.total) * 100)}% · ${bytes(download.bytes)} / ${bytes(download.total)}` : bytes(download.bytes)}
+          fraction={download.total ? download.bytes / download.total : undefined}
+        />
       )}
       {stats.data && (
         <div className="stats">
