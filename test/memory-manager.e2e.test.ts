@@ -17,7 +17,7 @@ let home: string;
 const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
 
 async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: any }> {
-  const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${d.authToken}` }, body: JSON.stringify(body) });
   return (await res.json()) as { ok: boolean; value: any };
 }
 
@@ -117,7 +117,7 @@ test('library search ranks in the agent embedding space once a dense model is lo
     const search = async (query: string) => (await op(d, { op: 'memory.search', args: { query } })).value as { items?: { id: string }[] } | { id: string }[];
     const ids = (v: Awaited<ReturnType<typeof search>>) => (Array.isArray(v) ? v : v.items ?? []).map((x) => x.id);
     assert.deepEqual(ids(await search('kitten')), [], 'lexical only: no memory has the word');
-    const res = await fetch(`${d.url}/api/v1/settings/${encodeURIComponent('core.memory.embedding_model_path')}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: vec }) });
+    const res = await fetch(`${d.url}/api/v1/settings/${encodeURIComponent('core.memory.embedding_model_path')}`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${d.authToken}` }, body: JSON.stringify({ value: vec }) });
     assert.equal(res.status, 200, await res.text());
     let found: string[] = [];
     for (let i = 0; i < 100 && found.length === 0; i++) {

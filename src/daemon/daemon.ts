@@ -10,7 +10,7 @@ import { MemorySystem } from '../memory/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
 import { builtinPlugins } from '../builtins/index.js';
-import { homePaths, type HomePaths } from '../paths/index.js';
+import { ensureAuthToken, homePaths, type HomePaths } from '../paths/index.js';
 import { agentStatus, configAdmin, memoryAdmin, providerAdmin } from './host-services.js';
 import { memoryAdapter } from './memory-adapter.js';
 import { personaLoader } from './persona.js';
@@ -48,6 +48,8 @@ export interface Daemon {
   /** The WebUI URL once the webui plugin is up. */
   readonly url: string | undefined;
   readonly socketPath: string;
+  /** The per-install secret API clients present (`<home>/auth-token`). */
+  readonly authToken: string;
   stop(): Promise<void>;
 }
 
@@ -171,6 +173,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.providers', providerAdmin(providers));
   host.services.provide('host', 'host.agent', status);
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
+  // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
+  const authToken = ensureAuthToken(paths.home);
+  host.services.provide('host', 'host.auth', { token: () => authToken });
   const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills') });
   host.services.provide('host', 'host.plugins', registry);
   const without = new Set(opts.without ?? []);
@@ -196,6 +201,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       return status.endpoints().webui;
     },
     socketPath: paths.socket,
+    authToken,
     stop() {
       stopping ??= (async () => {
         log.info('stopping homed');

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { homePaths, resolveHome } from '../paths/index.js';
+import { readAuthToken, signInUrl, homePaths, resolveHome } from '../paths/index.js';
 import { DaemonClient } from '../waiter/daemon-client.js';
 import { processAlive, readPid, removePid, writePid } from './pid-file.js';
 import { Supervisor } from './supervisor.js';
@@ -58,7 +58,9 @@ async function runForeground(home: string, supervised: boolean): Promise<void> {
   process.stdout.write(
     [
       `homed is running (pid ${process.pid}, data in ${home})`,
-      url ? `  WebUI:  ${url}` : '  WebUI:  not running (see logs/homed.log)',
+      // The sign-in link carries the secret: printed on the terminal only, never into a log
+      // file (supervised, stdout goes to logs/supervisor.log — `waiter webui` prints it there).
+      url ? (supervised ? `  WebUI:  ${url}  (sign-in link: waiter webui)` : `  WebUI:  ${signInUrl(url, readAuthToken(home) ?? '')}\n          (open this link once to sign this browser in; \`waiter webui\` prints it again)`) : '  WebUI:  not running (see logs/homed.log)',
       `  CLI:    waiter chat   (socket ${daemon.socketPath})`,
       daemon.providers.available() ? '' : '  No LLM source is configured yet: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, run Ollama locally, or add a key in the WebUI settings.',
     ]

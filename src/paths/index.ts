@@ -1,6 +1,8 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+export { AUTH_TOKEN_FILE, authTokenPath, ensureAuthToken, readAuthToken, signInUrl } from './auth-token.js';
+
 /** The data folder: `$HOMEAGENT_HOME`, default `~/.homeagent` (SPEC §0). */
 export function resolveHome(env: Record<string, string | undefined> = process.env): string {
   const h = env.HOMEAGENT_HOME?.trim();
@@ -24,6 +26,7 @@ export function homePaths(home: string) {
     adapters: join(home, 'adapters'),
     plugins: join(home, 'plugins'),
     media: join(home, 'media'),
+    authToken: join(home, 'auth-token'),
   };
 }
 export type HomePaths = ReturnType<typeof homePaths>;

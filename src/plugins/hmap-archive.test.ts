@@ -99,6 +99,7 @@ test('P-3: bad .hmap archives are refused with their code and the running versio
   assert.equal(await h.callTool('versioned_which'), 'v1');
   // Nothing of the refused archives is left behind: no staging folders, no escaped file.
   assert.deepEqual(readdirSync(join(h.homeDir, 'plugins')).filter((n) => n.startsWith('.staging')), []);
+  assert.deepEqual(existsSync(join(h.homeDir, 'plugins', '.pending')) ? readdirSync(join(h.homeDir, 'plugins', '.pending')) : [], []);
   assert.equal(existsSync(join(h.homeDir, 'evil.js')), false);
   assert.equal(existsSync('/tmp/evil.js'), false);
 });
@@ -131,7 +132,8 @@ test('P-3: a good .hmap replaces the running version; a new version that fails t
   assert.equal(h.plugin('ext-versioned')?.version, '3.0.0');
   assert.equal(h.plugin('ext-versioned')?.state, 'running');
   assert.equal(await h.callTool('versioned_which'), 'v3');
-  assert.deepEqual(readdirSync(join(h.homeDir, 'plugins')).filter((n) => n.startsWith('.')).filter((n) => n !== '.state.json'), []);
+  assert.deepEqual(readdirSync(join(h.homeDir, 'plugins')).filter((n) => n.startsWith('.')).filter((n) => n !== '.state.json' && n !== '.pending'), []);
+  assert.deepEqual(readdirSync(join(h.homeDir, 'plugins', '.pending')), []);
   // A fresh plugin installs too, and uninstall removes it.
   const other = await zip([{ name: 'plugin.json', data: JSON.stringify({ name: 'ext-other', version: '0.1.0', entry: 'main.mjs' }) }, { name: 'main.mjs', data: "export default { name: 'ext-other', start(sdk) { sdk.registerTool({ name: 'other_ping', description: 'x', parameters: { type: 'object', properties: {} }, handler: () => 'pong' }); } };" }]);
   assert.equal((await h.registry.install(other)).name, 'ext-other');
@@ -139,4 +141,37 @@ test('P-3: a good .hmap replaces the running version; a new version that fails t
   await h.registry.uninstall('ext-other');
   assert.equal(h.plugin('ext-other'), undefined);
   assert.equal(existsSync(join(h.homeDir, 'plugins', 'ext-other')), false);
+});
+
+test('SPEC §9: an uploaded .hmap is staged and validated but runs nothing until confirmed; discard throws it away; pending survives a restart', async (t) => {
+  const h = await setup(t);
+  const marker = join(h.homeDir, 'ran.txt');
+  const ran = (v: string) => `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, '${v}');\n${code(v)}`;
+  const staged = await h.registry.stage(await zip([{ name: 'plugin.json', data: manifest('5.0.0', { description: 'five', permissions: ['memory', 'llm'] }) }, { name: 'index.js', data: ran('v5') }]));
+  assert.deepEqual({ ...staged, stagedAt: 0 }, { name: 'ext-versioned', version: '5.0.0', description: 'five', permissions: ['memory', 'llm'], dependencies: [], settings: [], replaces: '1.0.0', stagedAt: 0 });
+  // Nothing of it ran, and the installed version is untouched.
+  assert.equal(existsSync(marker), false);
+  assert.equal(h.plugin('ext-versioned')?.version, '1.0.0');
+  assert.equal(await h.callTool('versioned_which'), 'v1');
+  assert.deepEqual(h.registry.pending().map((p) => p.name), ['ext-versioned']);
+  assert.equal(h.registry.list().some((p) => p.name === '.pending'), false);
+
+  // Discard: gone, nothing ran.
+  await h.registry.discardInstall('ext-versioned');
+  assert.deepEqual(h.registry.pending(), []);
+  await assert.rejects(h.registry.confirmInstall('ext-versioned'), (e: unknown) => (e as { code?: string }).code === 'NOT_FOUND');
+  await assert.rejects(h.registry.confirmInstall('../x'), (e: unknown) => (e as { code?: string }).code === 'VALIDATION');
+  assert.equal(existsSync(marker), false);
+
+  // Stage again, restart the registry: still pending, still not running; confirm runs it.
+  await h.registry.stage(await zip([{ name: 'plugin.json', data: manifest('5.0.0') }, { name: 'index.js', data: ran('v5') }]));
+  await h.registry.stop();
+  await h.registry.start();
+  assert.deepEqual(h.registry.pending().map((p) => p.version), ['5.0.0']);
+  assert.equal(existsSync(marker), false);
+  const info = await h.registry.confirmInstall('ext-versioned');
+  assert.equal(info.version, '5.0.0');
+  assert.equal(await h.callTool('versioned_which'), 'v5');
+  assert.equal(existsSync(marker), true);
+  assert.deepEqual(h.registry.pending(), []);
 });

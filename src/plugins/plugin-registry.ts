@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../fs/index.js';
 import { join } from 'node:path';
-import type { PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
+import type { PendingPluginInstall, PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
 import { ConflictError, NotFoundError, PluginError, ValidationError } from '../spec/index.js';
 import type { PluginAdminPort } from '../kernel/index.js';
 import { PLUGIN_NAME, type PluginHost } from './plugin-host.js';
@@ -48,6 +48,9 @@ export interface PluginRegistryOptions {
 }
 
 const STATE_FILE = '.state.json';
+/** Uploaded packages waiting for the person's confirmation (a dot folder: never discovered as a plugin). */
+const PENDING_DIR = '.pending';
+const PENDING_META = '.staged.json';
 
 function slug(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+/, '').slice(0, 64) || 'skill';
@@ -175,28 +178,96 @@ export class PluginRegistry implements PluginAdminService {
   }
 
   /**
-   * Installs a `.hmap` archive: extracted into a staging folder and validated first; only then is
-   * the old version stopped and the folder swapped by rename. If the new version does not start,
-   * the previous one is put back and started again, and the error is thrown.
+   * Stages a `.hmap` archive (P-3, SPEC §9): extracted into `<plugins>/.pending/<name>/` and
+   * validated (paths, sizes, symlinks, manifest, platform), but no code of it runs until the
+   * person confirms with {@link confirmInstall}. A newer upload of the same name replaces the
+   * pending one.
    */
-  async install(archive: Uint8Array): Promise<PluginInfo> {
+  async stage(archive: Uint8Array): Promise<PendingPluginInstall> {
     return this.serial(async () => {
-      const staged = await extractHmap(archive, this.pluginsDir, this.opts.hmap);
+      const pendingRoot = join(this.pluginsDir, PENDING_DIR);
+      const staged = await extractHmap(archive, pendingRoot, this.opts.hmap);
       const name = staged.manifest.name;
+      try {
+        const existing = this.entries.get(name);
+        if (existing && !existing.dir) throw new ConflictError(`"${name}" is a built-in plugin and cannot be replaced by a package`, { plugin: name });
+        checkCompat(staged.manifest);
+        const target = join(pendingRoot, name);
+        rmSync(target, { recursive: true, force: true });
+        renameSync(staged.root, target);
+        writeFileAtomicSync(join(pendingRoot, `${name}${PENDING_META}`), JSON.stringify({ stagedAt: Date.now() }));
+      } finally {
+        rmSync(staged.dir, { recursive: true, force: true });
+      }
+      const p = this.pending().find((x) => x.name === name);
+      if (!p) throw new PluginError(name, 'the staged package could not be read back', 'HMAP_BAD_MANIFEST');
+      this.opts.host.agent.bus.emit('plugin_pending', p);
+      return p;
+    });
+  }
+
+  /** Packages uploaded but not yet confirmed (a broken leftover is skipped). */
+  pending(): PendingPluginInstall[] {
+    const root = join(this.pluginsDir, PENDING_DIR);
+    const out: PendingPluginInstall[] = [];
+    for (const dir of this.subdirs(root)) {
+      try {
+        const m = readManifest(dir, 'pending');
+        let stagedAt = 0;
+        try {
+          stagedAt = Number((JSON.parse(readFileSync(`${dir}${PENDING_META}`, 'utf8')) as { stagedAt?: unknown }).stagedAt) || 0;
+        } catch {}
+        const cur = this.entries.get(m.name);
+        out.push({
+          name: m.name,
+          version: m.version,
+          description: m.description,
+          permissions: [...m.permissions],
+          dependencies: [...m.dependencies],
+          settings: Object.keys(m.settings ?? {}),
+          replaces: cur?.dir ? (cur.version ?? 'unknown') : undefined,
+          stagedAt,
+        });
+      } catch {}
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Throws away a pending package. */
+  async discardInstall(name: string): Promise<void> {
+    if (!PLUGIN_NAME.test(name)) throw new ValidationError(`invalid plugin name ${JSON.stringify(name)}`, { name });
+    await this.serial(async () => {
+      const dir = join(this.pluginsDir, PENDING_DIR, name);
+      if (!existsSync(dir)) throw new NotFoundError('pending plugin install', name);
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(`${dir}${PENDING_META}`, { force: true });
+    });
+  }
+
+  /**
+   * Installs a confirmed pending package: only now is the old version stopped and the folder
+   * swapped by rename. If the new version does not start, the previous one is put back and
+   * started again, and the error is thrown.
+   */
+  async confirmInstall(name: string): Promise<PluginInfo> {
+    if (!PLUGIN_NAME.test(name)) throw new ValidationError(`invalid plugin name ${JSON.stringify(name)}`, { name });
+    return this.serial(async () => {
+      const source = join(this.pluginsDir, PENDING_DIR, name);
+      if (!existsSync(source)) throw new NotFoundError('pending plugin install', name);
       const target = join(this.pluginsDir, name);
       const existing = this.entries.get(name);
-      if (existing && !existing.dir) {
-        rmSync(staged.dir, { recursive: true, force: true });
-        throw new ConflictError(`"${name}" is a built-in plugin and cannot be replaced by a package`, { plugin: name });
-      }
+      if (existing && !existing.dir) throw new ConflictError(`"${name}" is a built-in plugin and cannot be replaced by a package`, { plugin: name });
+      // Validated again: the folder could have been changed on disk since it was staged.
+      const m = readManifest(source, name, 'HMAP_BAD_MANIFEST');
+      if (m.name !== name) throw new PluginError(name, `plugin.json name "${m.name}" does not match the pending package "${name}"`, 'HMAP_BAD_MANIFEST');
       const backup = join(this.pluginsDir, `.backup-${name}-${Date.now()}`);
       const hadOld = existsSync(target);
       const wasRunning = existing?.state === 'running';
       await this.stopEntry(name);
       await existing?.unwatch?.();
       if (hadOld) renameSync(target, backup);
-      renameSync(staged.root, target);
-      rmSync(staged.dir, { recursive: true, force: true });
+      renameSync(source, target);
+      rmSync(`${source}${PENDING_META}`, { force: true });
       this.addDirEntry(name, target);
       this.disabled.delete(name);
       this.saveState();
@@ -217,6 +288,15 @@ export class PluginRegistry implements PluginAdminService {
       } else this.entries.delete(name);
       throw new PluginError(name, `the new version did not start (${why}); ${hadOld ? 'the previous version was restored' : 'nothing was installed'}`, 'HMAP_START_FAILED');
     });
+  }
+
+  /**
+   * Stages and confirms in one step — for the daemon's own callers and tests that stand in for
+   * the person. Channels reachable from outside (HTTP, the CLI socket) stage and ask instead.
+   */
+  async install(archive: Uint8Array): Promise<PluginInfo> {
+    const p = await this.stage(archive);
+    return this.confirmInstall(p.name);
   }
 
   /** Stops and deletes an installed plugin's folder. Built-ins cannot be uninstalled. */

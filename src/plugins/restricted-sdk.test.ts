@@ -38,10 +38,13 @@ test('RouteTable refuses a second handler for the same method and path and notif
   const rt = new RouteTable();
   let changes = 0;
   rt.onChange(() => void changes++);
-  const d = rt.add('a', { method: 'GET', path: '/x', handler: () => new Response('a') });
-  assert.throws(() => rt.add('b', { method: 'GET', path: '/x', handler: () => new Response('b') }), /already registered by plugin "a"/);
-  assert.doesNotThrow(() => rt.add('b', { method: 'POST', path: '/x', handler: () => new Response('b') }));
+  const d = rt.add('a', { method: 'GET', path: '/api/x', handler: () => new Response('a') });
+  assert.throws(() => rt.add('b', { method: 'GET', path: '/api/x', handler: () => new Response('b') }), /already registered by plugin "a"/);
+  assert.doesNotThrow(() => rt.add('b', { method: 'POST', path: '/api/x', handler: () => new Response('b') }));
   assert.throws(() => rt.add('b', { method: 'GET', path: 'no-slash', handler: () => new Response('b') }), /starting with "\/"/);
+  // Every plugin route is under /api/, so it passes the API's token and same-origin checks.
+  assert.throws(() => rt.add('b', { method: 'GET', path: '/public-page', handler: () => new Response('b') }), /must start with \/api\//);
+  assert.throws(() => rt.add('b', { method: 'GET', path: '/api/../x', handler: () => new Response('b') }), /must start with \/api\//);
   d();
   d();
   assert.deepEqual(rt.list().map((r) => `${r.plugin} ${r.method}`), ['b POST']);

@@ -5,7 +5,7 @@ type Route = HttpRoute & { plugin: string };
 
 /**
  * HTTP routes contributed by plugins (`sdk.registerRoute`), offered to the webui server as the
- * service `host.routes`. The same method + path may be registered only once.
+ * service `host.routes`. Paths start with `/api/`; the same method + path may be registered only once.
  */
 export class RouteTable implements RouteTableService {
   private readonly routes: Route[] = [];
@@ -16,6 +16,9 @@ export class RouteTable implements RouteTableService {
       throw new ValidationError(`plugin ${plugin}: a route needs a method, a path starting with "/" and a handler`, { plugin });
     }
     if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)) throw new ValidationError(`plugin ${plugin}: unsupported route method ${String(route.method)}`, { plugin });
+    // Plugin routes live under /api/ so that every one of them passes the API's checks (token,
+    // same-origin, content type) before its handler runs (SPEC §9).
+    if (!route.path.startsWith('/api/') || route.path.split('/').includes('..')) throw new ValidationError(`plugin ${plugin}: route paths must start with /api/ (got ${route.path})`, { plugin, path: route.path });
     const clash = this.routes.find((r) => r.method === route.method && r.path === route.path);
     if (clash) throw new ConflictError(`route ${route.method} ${route.path} is already registered by plugin "${clash.plugin}"`, { plugin, owner: clash.plugin, path: route.path });
     const entry: Route = { ...route, plugin };

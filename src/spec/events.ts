@@ -41,6 +41,8 @@ export interface AgentEvents {
   interrupt: { sessionId?: string; source: string; text: string; delivery: 'abort+queue' | 'queued' | 'new-turn'; at: number };
   config_changed: { key: string; value: unknown };
   plugin_state: { plugin: string; state: string; error?: string };
+  /** A `.hmap` package was uploaded and waits for the person's confirmation. */
+  plugin_pending: { name: string; version: string; permissions: string[]; replaces?: string };
   session_event: { sessionId: string; seq: number; kind: string };
   [custom: `custom:${string}`]: unknown;
 }

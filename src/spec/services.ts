@@ -23,15 +23,50 @@ export interface PluginInfo {
   tools: string[];
 }
 
+/**
+ * A `.hmap` package that was unpacked and validated but not started: it waits for the person to
+ * confirm it (WebUI dialog or `waiter plugins install`), showing what it is and what it asks for.
+ */
+export interface PendingPluginInstall {
+  name: string;
+  version: string;
+  description?: string;
+  /** Restricted-SDK permissions the manifest asks for. */
+  permissions: string[];
+  dependencies: string[];
+  /** Setting keys the manifest declares. */
+  settings: string[];
+  /** The version installed now, when this package would replace it. */
+  replaces?: string;
+  /** Epoch ms when it was uploaded. */
+  stagedAt: number;
+}
+
 export interface PluginAdminService {
   list(): PluginInfo[];
   get(name: string): PluginInfo | undefined;
   enable(name: string): Promise<void>;
   disable(name: string): Promise<void>;
   reload(name: string): Promise<void>;
-  /** Installs a `.hmap` archive (zip bytes); a failed install leaves the previous version running. */
-  install(archive: Uint8Array): Promise<PluginInfo>;
+  /**
+   * Unpacks and validates a `.hmap` archive (zip bytes) without running any of its code; it
+   * waits as a pending install until {@link confirmInstall}. A newer upload of the same name
+   * replaces the pending one.
+   */
+  stage(archive: Uint8Array): Promise<PendingPluginInstall>;
+  /** Installs still waiting for confirmation. */
+  pending(): PendingPluginInstall[];
+  /** Installs and starts a pending package; a failed start leaves the previous version running. */
+  confirmInstall(name: string): Promise<PluginInfo>;
+  /** Discards a pending package. */
+  discardInstall(name: string): Promise<void>;
   uninstall(name: string): Promise<void>;
+}
+
+/** The per-install secret of the local HTTP API (SPEC §9 Security), offered by the daemon as `host.auth`. */
+export interface AuthService {
+  /** The token clients present as `Authorization: Bearer <token>`. */
+  token(): string;
 }
 
 export interface ConfigAdminService {
@@ -114,6 +149,7 @@ declare module './plugin.js' {
     'host.agent': AgentStatusService;
     'host.memory': MemoryAdminService;
     'host.routes': RouteTableService;
+    'host.auth': AuthService;
     changes: ChangeTrackerService;
   }
 }

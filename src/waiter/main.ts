@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
-import { homePaths, resolveHome } from '../paths/index.js';
+import { authTokenPath, homePaths, readAuthToken, resolveHome, signInUrl } from '../paths/index.js';
 import type { CliCommand, CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { renderHuman } from './output.js';
@@ -88,6 +88,43 @@ async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: 
   return outcome.status === 'ok' || outcome.status === 'short-circuit' ? EXIT.ok : outcome.error?.code === 'NO_PROVIDER_CONFIGURED' ? EXIT.ok : EXIT.failed;
 }
 
+/** `waiter plugins install`: stage, show the manifest, ask (unless --yes), then confirm or discard. */
+async function installPlugin(opts: GlobalOpts, c: DaemonClient, bytes: Buffer, yes: boolean): Promise<number> {
+  const p = await c.request<{ name: string; version: string; description?: string; permissions: string[]; dependencies: string[]; replaces?: string }>('plugins.install', { data: bytes.toString('base64') });
+  if (!opts.json) {
+    process.stdout.write(
+      [
+        `${p.name} ${p.version}${p.replaces ? ` (replaces ${p.replaces})` : ''}`,
+        p.description ? `  ${p.description}` : '',
+        `  permissions: ${p.permissions.length ? p.permissions.join(', ') : 'none'}`,
+        p.dependencies.length ? `  needs: ${p.dependencies.join(', ')}` : '',
+        '  A plugin is code that runs as you, in its own process.',
+      ]
+        .filter(Boolean)
+        .join('\n') + '\n',
+    );
+  }
+  let ok = yes;
+  if (!ok) {
+    if (!process.stdin.isTTY) {
+      process.stderr.write(`waiter: not installed — confirm with \`waiter plugins confirm ${p.name}\`, or pass --yes\n`);
+      if (opts.json) process.stdout.write(JSON.stringify({ pending: p }) + '\n');
+      return EXIT.failed;
+    }
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await new Promise<string>((resolve) => rl.question(`Install and start ${p.name}? [y/N] `, resolve));
+    rl.close();
+    ok = /^y(es)?$/i.test(answer.trim());
+  }
+  if (!ok) {
+    await c.request('plugins.discard', { name: p.name });
+    process.stdout.write(opts.json ? JSON.stringify({ discarded: p.name }) + '\n' : `not installed; ${p.name} was discarded\n`);
+    return EXIT.failed;
+  }
+  print(opts, await c.request('plugins.confirm', { name: p.name }));
+  return EXIT.ok;
+}
+
 export function buildProgram(): Command {
   const program = new Command('waiter')
     .description('HomeAgent command-line client')
@@ -164,7 +201,31 @@ export function buildProgram(): Command {
   plugins.command('enable <name>').action(simple(program, 'plugins.enable', (name) => ({ name })));
   plugins.command('disable <name>').action(simple(program, 'plugins.disable', (name) => ({ name })));
   plugins.command('reload <name>').action(simple(program, 'plugins.reload', (name) => ({ name })));
-  plugins.command('install <file.hmap>').action(simple(program, 'plugins.install', (file) => ({ data: readFileSync(file).toString('base64') })));
+  plugins
+    .command('install <file.hmap>')
+    .description('unpack and check a package, show what it asks for, then install and start it once you confirm')
+    .option('-y, --yes', 'install without asking')
+    .action(async (file: string, o: { yes?: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      process.exitCode = await withClient(opts, (c) => installPlugin(opts, c, readFileSync(file), !!o.yes));
+    });
+  plugins.command('pending').description('packages uploaded (e.g. in the WebUI) and waiting for confirmation').action(simple(program, 'plugins.pending'));
+  plugins.command('confirm <name>').description('install and start a pending package').action(simple(program, 'plugins.confirm', (name) => ({ name })));
+  plugins.command('discard <name>').description('throw a pending package away').action(simple(program, 'plugins.discard', (name) => ({ name })));
+
+  program
+    .command('webui')
+    .description('print the WebUI sign-in link (it carries this install\'s secret: do not share it)')
+    .action(async () => {
+      const opts = program.opts<GlobalOpts>();
+      const home = opts.home ? resolveHome({ HOMEAGENT_HOME: opts.home }) : resolveHome();
+      const status = await withClient(opts, (c) => c.request<{ endpoints?: Record<string, string> }>('status'));
+      const url = status.endpoints?.webui;
+      const token = readAuthToken(home);
+      if (!url) throw new Error('the WebUI is not running (see logs/homed.log)');
+      if (!token) throw new Error(`no secret in ${authTokenPath(home)}; start homed once to create it`);
+      process.stdout.write(opts.json ? JSON.stringify({ url, signIn: signInUrl(url, token) }) + '\n' : `${signInUrl(url, token)}\n`);
+    });
 
   const memory = program.command('memory').description('the memory tiers: context, documents, graph');
   memory.command('stats').action(simple(program, 'memory.stats'));

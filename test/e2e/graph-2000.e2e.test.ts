@@ -107,7 +107,7 @@ describe('2,000 memories in the graph, and a long download in settings', { skip,
     mkdirSync(ARTIFACTS, { recursive: true });
     h = await startHarness({ beforeStart: writeVault });
     browser = await launchBrowser();
-    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light' }));
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token }));
     await page.waitForSelector('[data-testid=conn].open', { timeout: T });
   });
   after(async () => {
@@ -177,7 +177,7 @@ describe('2,000 memories in the graph, and a long download in settings', { skip,
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const mirror = `http://127.0.0.1:${(server.address() as { port: number }).port}/cc.en.300.vec.gz`;
-      const put = (key: string, value: string) => fetch(`${h.url}/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+      const put = (key: string, value: string) => h.api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
       assert.equal((await put('core.memory.embedding_download_url', mirror)).status, 200);
       assert.equal((await put('core.memory.embedding_model_path', join(h.home, 'vectors', 'cc.en.300.vec'))).status, 200);
       await page.click('[data-testid=graph-panel] .panel-head .icon-btn'); // close the graph overlay

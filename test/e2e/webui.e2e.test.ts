@@ -58,7 +58,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     h = await startHarness();
     browser = await launchBrowser();
-    ({ page, errors } = await openPage(browser, h.url, { lang: 'zh', theme: 'light' }));
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'zh', theme: 'light', token: h.token }));
     await page.waitForSelector('[data-testid=conn].open', { timeout: T });
   });
   after(async () => {
@@ -218,7 +218,13 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=nav-settings]');
     await page.click('[data-testid=settings-plugins]');
     await page.waitForSelector('[data-testid=plugins] [data-plugin=webui]', { timeout: T });
-    await page.setInputFiles('[data-testid=plugin-file]', { name: 'hello-e2e.hmap', mimeType: 'application/zip', buffer: await hmap({ name: 'hello-e2e', version: '1.2.0', description: 'E2E greeting plugin', entry: 'index.js', platforms: ['linux', 'darwin', 'win32'], engines: { node: '>=20' } }) });
+    await page.setInputFiles('[data-testid=plugin-file]', { name: 'hello-e2e.hmap', mimeType: 'application/zip', buffer: await hmap({ name: 'hello-e2e', version: '1.2.0', description: 'E2E greeting plugin', entry: 'index.js', platforms: ['linux', 'darwin', 'win32'], engines: { node: '>=20' }, permissions: ['memory'] }) });
+    // Uploaded, checked, and waiting for the person: nothing of it runs before the dialog's answer.
+    const dialog = await page.waitForSelector('[data-testid=install-confirm]', { timeout: T });
+    assert.match(await dialog.innerText(), /hello-e2e[\s\S]*1\.2\.0[\s\S]*memory/);
+    assert.equal(await page.$('[data-plugin=hello-e2e]'), null);
+    await shot(page, '11a-plugin-install-confirm');
+    await page.click('[data-testid=install-accept]');
     await page.waitForSelector('[data-plugin=hello-e2e] :text("hello_e2e_greet")', { timeout: T });
     await shot(page, '11-settings-plugins');
   });
@@ -258,7 +264,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
   });
 
   it('works in English, dark theme, at phone width', async () => {
-    const ctx = await openPage(browser, `${h.url}/#/chat`, { lang: 'en', theme: 'dark', width: 390, height: 820 });
+    const ctx = await openPage(browser, `${h.url}/#/chat`, { lang: 'en', theme: 'dark', width: 390, height: 820, token: h.token });
     await ctx.page.waitForSelector('[data-testid=conn].open', { timeout: T });
     await ctx.page.click('.only-narrow');
     await ctx.page.waitForSelector('[data-testid=sessions] .session-item', { timeout: T });
@@ -270,7 +276,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await ctx.page.waitForSelector('[data-testid=plan-tab]', { timeout: T });
     await shot(ctx.page, '15-phone-dark-en-memory');
     await ctx.page.context().close();
-    const wide = await openPage(browser, `${h.url}/#/settings/memory`, { lang: 'en', theme: 'dark' });
+    const wide = await openPage(browser, `${h.url}/#/settings/memory`, { lang: 'en', theme: 'dark', token: h.token });
     await wide.page.waitForSelector('[data-testid=memory-settings]', { timeout: T });
     await shot(wide.page, '16-dark-en-memory-settings');
     await wide.page.context().close();
@@ -332,7 +338,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     const before = await names();
     await page.click(`[data-testid=providers] [data-provider="${before[0]}"] [aria-label="下移"]`);
     await page.waitForFunction((first) => document.querySelector('[data-testid=providers] [data-provider]')?.getAttribute('data-provider') !== first, before[0], { timeout: T });
-    const order = ((await (await fetch(`${h.url}/api/v1/providers`)).json()) as { order: string[] }).order;
+    const order = ((await (await h.api('/api/v1/providers')).json()) as { order: string[] }).order;
     assert.deepEqual(order.slice(0, 2), [before[1], before[0]]);
     await page.click('[data-testid=test-openai]');
     await page.waitForSelector('[data-provider=openai] .test-result.ok', { timeout: T });

@@ -124,7 +124,15 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       await need(sdk, 'host.plugins').reload(str(a, 'name'));
       return need(sdk, 'host.plugins').get(str(a, 'name'));
     case 'plugins.install':
-      return need(sdk, 'host.plugins').install(Buffer.from(str(a, 'data'), 'base64'));
+      // Unpacked and validated only: `waiter` shows what it is and asks before plugins.confirm.
+      return need(sdk, 'host.plugins').stage(Buffer.from(str(a, 'data'), 'base64'));
+    case 'plugins.pending':
+      return need(sdk, 'host.plugins').pending();
+    case 'plugins.confirm':
+      return need(sdk, 'host.plugins').confirmInstall(str(a, 'name'));
+    case 'plugins.discard':
+      await need(sdk, 'host.plugins').discardInstall(str(a, 'name'));
+      return { discarded: str(a, 'name') };
     case 'memory.stats':
       return need(sdk, 'host.memory').stats();
     case 'memory.context':

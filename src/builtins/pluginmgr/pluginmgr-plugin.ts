@@ -49,11 +49,22 @@ export const pluginmgrPlugin = definePlugin({
         return jsonOk(admin(sdk).get(p.name) ?? null);
       });
     }
+    // Upload = unpack and check only; nothing runs until the person confirms (SPEC §9).
     route('POST', '/api/v1/plugins/install', async (req) => {
       const svc = admin(sdk);
       const body = await readRawBody(req, sdk.settings().get<number>('max_install_bytes'));
       if (body.byteLength < 4 || body[0] !== 0x50 || body[1] !== 0x4b) throw new ValidationError('the body must be a .hmap (zip) archive', { bytes: body.byteLength });
-      return jsonOk(await svc.install(body), 201);
+      return jsonOk(await svc.stage(body), 202);
+    });
+    route('GET', '/api/v1/plugin-installs', () => jsonOk(admin(sdk).pending()));
+    route('POST', '/api/v1/plugin-installs/:name/confirm', async (_r, p) => {
+      if (!NAME_RE.test(p.name)) throw new ValidationError(`invalid plugin name ${JSON.stringify(p.name)}`, { name: p.name });
+      return jsonOk(await admin(sdk).confirmInstall(p.name), 201);
+    });
+    route('DELETE', '/api/v1/plugin-installs/:name', async (_r, p) => {
+      if (!NAME_RE.test(p.name)) throw new ValidationError(`invalid plugin name ${JSON.stringify(p.name)}`, { name: p.name });
+      await admin(sdk).discardInstall(p.name);
+      return jsonOk({ discarded: p.name });
     });
     route('DELETE', '/api/v1/plugins/:name', async (_r, p) => {
       const info = known(sdk, p.name);

@@ -56,8 +56,13 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
   app.get('/api/v1/plugins', () => json({ ok: true, value: plugins().list() }));
   app.post('/api/v1/plugins/install', async (c) => {
     const bytes = await readBytes(c.req.raw, ctx.limits.uploadBytes);
-    const info = await plugins().install(bytes);
-    return json({ ok: true, value: info }, 201);
+    return json({ ok: true, value: await plugins().stage(bytes) }, 202);
+  });
+  app.get('/api/v1/plugin-installs', () => json({ ok: true, value: plugins().pending() }));
+  app.post('/api/v1/plugin-installs/:name/confirm', async (c) => json({ ok: true, value: await plugins().confirmInstall(c.req.param('name')) }, 201));
+  app.delete('/api/v1/plugin-installs/:name', async (c) => {
+    await plugins().discardInstall(c.req.param('name'));
+    return json({ ok: true, value: { discarded: c.req.param('name') } });
   });
   for (const action of ['enable', 'disable', 'reload'] as const) {
     app.post(`/api/v1/plugins/:name/${action}`, async (c) => {

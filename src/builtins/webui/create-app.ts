@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { errorResponse, jsonError } from './http-json.js';
-import { hostHeaderAllowed, requestToken, tokenMatches } from './auth.js';
+import { checkApiRequest, hostHeaderAllowed, isApiPath } from './auth.js';
 import { mountChatRoutes } from './chat-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
@@ -21,13 +21,16 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   app.use('*', async (c, next) => {
     if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return jsonError(403, 'FORBIDDEN', 'this server only answers requests addressed to localhost');
     const path = c.req.path;
-    const token = ctx.token();
-    if (token && path.startsWith('/api/') && !tokenMatches(requestToken(c.req.raw), token)) {
-      return jsonError(401, 'UNAUTHORIZED', 'a valid token is required (Authorization: Bearer <token>, or ?token= for event streams)');
+    if (isApiPath(path)) {
+      const refusal = checkApiRequest(c.req.raw, path, ctx.token());
+      if (refusal) return jsonError(refusal.status, refusal.code, refusal.message);
     }
     await next();
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'no-referrer');
+    // Never framed by another page (clickjacking of the confirm and install dialogs).
+    c.header('x-frame-options', 'DENY');
+    c.header('content-security-policy', "frame-ancestors 'none'");
   });
 
   app.use('/api/*', async (c, next) => {

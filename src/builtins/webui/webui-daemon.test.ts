@@ -12,6 +12,7 @@ import { startDaemon, type Daemon } from '../../daemon/index.js';
 import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
 import type { PluginDefinition } from '../../spec/index.js';
 import { readSse } from './__fixtures__/read-sse.js';
+import { authedFetch } from './__fixtures__/mini-host.js';
 
 describe('webui on the real daemon', { timeout: 60_000 }, () => {
   let llm: FakeLlm;
@@ -48,9 +49,9 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
   it('streams a tool-using turn started by POST /api/v1/chat over SSE', async () => {
     llm.enqueue({ toolCalls: [{ name: 'weather_lookup', arguments: { city: '上海' } }] }, { text: '上海 21°C' });
     const ac = new AbortController();
-    const sse = await fetch(`${d.url}/api/v1/events`, { signal: ac.signal });
+    const sse = await authedFetch(`${d.url}/api/v1/events`, { signal: ac.signal }, d.authToken);
     assert.equal(sse.headers.get('content-type')?.split(';')[0], 'text/event-stream');
-    const res = await fetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '上海天气？' }) });
+    const res = await authedFetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: '上海天气？' }) }, d.authToken);
     assert.equal(res.status, 202);
     const { turnId, sessionId } = (await res.json()) as { turnId: string; sessionId: string };
     assert.match(sessionId, /^webui:/);
@@ -79,8 +80,8 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
   async function cmdTurn(marker: string, answer: (id: string) => Promise<void>) {
     llm.enqueue({ toolCalls: [{ name: 'cmd_run', arguments: { command: 'printf', args: [marker] } }] }, { text: 'done' });
     const ac = new AbortController();
-    const sse = await fetch(`${d.url}/api/v1/events`, { signal: ac.signal });
-    const res = await fetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `run ${marker}` }) });
+    const sse = await authedFetch(`${d.url}/api/v1/events`, { signal: ac.signal }, d.authToken);
+    const res = await authedFetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `run ${marker}` }) }, d.authToken);
     const { turnId } = (await res.json()) as { turnId: string };
     let asked: Record<string, unknown> | undefined;
     await readSse(sse, (e) => {
@@ -94,7 +95,7 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     ac.abort();
     return asked;
   }
-  const post = (id: string, approved: boolean) => fetch(`${d.url}/api/v1/confirm/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved }) }).then((r) => assert.equal(r.status, 200));
+  const post = (id: string, approved: boolean) => authedFetch(`${d.url}/api/v1/confirm/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved }) }, d.authToken).then((r) => assert.equal(r.status, 200));
 
   it('host.confirm: approve in the webui → the command runs and its output is the tool result; deny → refused', async () => {
     const asked = await cmdTurn('approved-output-42', (id) => post(id, true));
@@ -110,7 +111,7 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
   it('host.confirm: denied at once when no WebUI client is connected (a headless daemon never hangs)', async () => {
     const n = chats().length;
     llm.enqueue({ toolCalls: [{ name: 'cmd_run', arguments: { command: 'printf', args: ['headless-44'] } }] }, { text: 'done' });
-    const res = await fetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'run headless' }) });
+    const res = await authedFetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'run headless' }) }, d.authToken);
     assert.equal(res.status, 202);
     for (let i = 0; i < 250 && chats().length < n + 2; i++) await new Promise((r) => setTimeout(r, 20));
     assert.match(toolResultOf(), /did not approve running/);
@@ -118,11 +119,11 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
   });
 
   it('answers bad confirmation requests with typed errors', async () => {
-    const nf = await fetch(`${d.url}/api/v1/confirm/00000000-0000-0000-0000-000000000000`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) });
+    const nf = await authedFetch(`${d.url}/api/v1/confirm/00000000-0000-0000-0000-000000000000`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) }, d.authToken);
     assert.equal(nf.status, 404);
-    const bad = await fetch(`${d.url}/api/v1/confirm/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: 'yes' }) });
+    const bad = await authedFetch(`${d.url}/api/v1/confirm/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: 'yes' }) }, d.authToken);
     assert.equal(bad.status, 400);
-    const list = (await (await fetch(`${d.url}/api/v1/confirm`)).json()) as { pending: unknown[] };
+    const list = (await (await authedFetch(`${d.url}/api/v1/confirm`, {}, d.authToken)).json()) as { pending: unknown[] };
     assert.deepEqual(list.pending, []);
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
@@ -32,6 +33,13 @@ export class WebuiServer {
 
   constructor(private readonly sdk: PluginSDK) {}
 
+  private tokenOf: (() => string) | undefined;
+
+  /** The token API requests must carry (for the daemon's own clients and tests). */
+  get token(): string | undefined {
+    return this.tokenOf?.();
+  }
+
   /** The URL the server listens on, once started. */
   get url(): string | undefined {
     return this.publicUrl;
@@ -42,9 +50,15 @@ export class WebuiServer {
     const settings = this.sdk.settings();
     const host = String(this.coreFallback('host', settings.get('host'), '127.0.0.1'));
     const port = Number(this.coreFallback('port', settings.get('port'), 8765));
-    const tokenNow = () => String(settings.get('token') ?? '');
+    const configured = () => String(settings.get('token') ?? '');
     const loopback = isLoopbackHost(host);
-    if (!loopback && !tokenNow()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
+    if (!loopback && !configured()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
+    // Every API request needs a token (SPEC §9): the configured one, else the daemon's per-install
+    // secret (`host.auth`), else — in a host without one — a random one for this run.
+    const auth = this.sdk.use('host.auth');
+    const ephemeral = randomBytes(32).toString('base64url');
+    const tokenNow = () => configured() || auth?.token() || ephemeral;
+    this.tokenOf = tokenNow;
 
     const hub = new SseHub({ heartbeatMs: Number(settings.get('heartbeat_ms') ?? 15_000) });
     this.hub = hub;

@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import webui, { WebuiConfigError } from './index.js';
-import { createMiniHost, type MiniHost } from './__fixtures__/mini-host.js';
+import { authedFetch, createMiniHost, type MiniHost } from './__fixtures__/mini-host.js';
 import { readSse } from './__fixtures__/read-sse.js';
 import type { PluginSDK } from '../../spec/index.js';
 import { createServer } from 'node:net';
@@ -32,7 +32,7 @@ describe('webui server', () => {
   });
 
   it('reports status with the published URL', async () => {
-    const res = await fetch(`${url}/api/v1/status`);
+    const res = await authedFetch(`${url}/api/v1/status`);
     assert.equal(res.status, 200);
     const j = (await res.json()) as { ok: boolean; webui: { url: string }; agent: { busy: boolean }; services: Record<string, boolean> };
     assert.equal(j.ok, true);
@@ -42,48 +42,48 @@ describe('webui server', () => {
   });
 
   it('answers bad input with JSON errors: 400 malformed, 413 oversized, 404 unknown, 503 missing service', async () => {
-    const bad = await fetch(`${url}/api/v1/chat`, { method: 'POST', body: '{"text": ', headers: { 'content-type': 'application/json' } });
+    const bad = await authedFetch(`${url}/api/v1/chat`, { method: 'POST', body: '{"text": ', headers: { 'content-type': 'application/json' } });
     assert.equal(bad.status, 400);
     assert.deepEqual(((await bad.json()) as { error: { code: string } }).error.code, 'BAD_JSON');
-    const big = await fetch(`${url}/api/v1/sessions`, { method: 'POST', body: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }) });
+    const big = await authedFetch(`${url}/api/v1/sessions`, { method: 'POST', body: JSON.stringify({ title: 'x'.repeat(2 * 1024 * 1024) }) });
     assert.equal(big.status, 413);
     assert.equal(((await big.json()) as { ok: boolean }).ok, false);
-    const nf = await fetch(`${url}/api/v1/nothing-here`);
+    const nf = await authedFetch(`${url}/api/v1/nothing-here`);
     assert.equal(nf.status, 404);
     assert.equal(((await nf.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
-    const mem = await fetch(`${url}/api/v1/memory/stats`);
+    const mem = await authedFetch(`${url}/api/v1/memory/stats`);
     assert.equal(mem.status, 503);
     assert.match(((await mem.json()) as { error: { message: string } }).error.message, /memory subsystem/);
-    const empty = await fetch(`${url}/api/v1/chat`, { method: 'POST', body: JSON.stringify({ text: '   ' }) });
+    const empty = await authedFetch(`${url}/api/v1/chat`, { method: 'POST', body: JSON.stringify({ text: '   ' }) });
     assert.equal(empty.status, 400);
-    const badId = await fetch(`${url}/api/v1/sessions/..%2Fetc/events`);
+    const badId = await authedFetch(`${url}/api/v1/sessions/..%2Fetc/events`);
     assert.equal(badId.status, 400);
   });
 
   it('creates, renames and lists sessions', async () => {
-    const c = await fetch(`${url}/api/v1/sessions`, { method: 'POST', body: JSON.stringify({ title: 'first' }) });
+    const c = await authedFetch(`${url}/api/v1/sessions`, { method: 'POST', body: JSON.stringify({ title: 'first' }) });
     assert.equal(c.status, 201);
     const { session } = (await c.json()) as { session: { id: string } };
     assert.match(session.id, /^webui:/);
-    const r = await fetch(`${url}/api/v1/sessions/${encodeURIComponent(session.id)}`, { method: 'PATCH', body: JSON.stringify({ title: 'renamed' }) });
+    const r = await authedFetch(`${url}/api/v1/sessions/${encodeURIComponent(session.id)}`, { method: 'PATCH', body: JSON.stringify({ title: 'renamed' }) });
     assert.equal(r.status, 200);
-    const list = (await (await fetch(`${url}/api/v1/sessions`)).json()) as { sessions: { id: string; title: string }[] };
+    const list = (await (await authedFetch(`${url}/api/v1/sessions`)).json()) as { sessions: { id: string; title: string }[] };
     assert.equal(list.sessions.find((s) => s.id === session.id)?.title, 'renamed');
-    const missing = await fetch(`${url}/api/v1/sessions/webui:nope`, { method: 'PATCH', body: JSON.stringify({ title: 'x' }) });
+    const missing = await authedFetch(`${url}/api/v1/sessions/webui:nope`, { method: 'PATCH', body: JSON.stringify({ title: 'x' }) });
     assert.equal(missing.status, 404);
   });
 
   it('streams a turn over SSE with ids, and a message during the turn becomes an interrupt', async () => {
     host.script({ rounds: [{ text: 'Let me look that up for you.', tool: { name: 'files_read', args: { path: 'a.txt' }, result: 'hello' } }, { text: 'The file says hello.' }], chunkMs: 30 });
-    const sse = await fetch(`${url}/api/v1/events`);
+    const sse = await authedFetch(`${url}/api/v1/events`);
     assert.equal(sse.headers.get('content-type')?.split(';')[0], 'text/event-stream');
-    const sent = await fetch(`${url}/api/v1/chat`, { method: 'POST', body: JSON.stringify({ text: 'read a.txt' }) });
+    const sent = await authedFetch(`${url}/api/v1/chat`, { method: 'POST', body: JSON.stringify({ text: 'read a.txt' }) });
     assert.equal(sent.status, 202);
     const first = (await sent.json()) as { turnId: string; sessionId: string; delivery: string };
     assert.equal(first.delivery, 'new-turn');
     // While the turn streams, a second message to the same session is an interrupt.
     await new Promise((r) => setTimeout(r, 40));
-    const again = (await (await fetch(`${url}/api/v1/chat`, { method: 'POST', body: JSON.stringify({ sessionId: first.sessionId, text: 'stop, use b.txt' }) })).json()) as { delivery: string; turnId: string };
+    const again = (await (await authedFetch(`${url}/api/v1/chat`, { method: 'POST', body: JSON.stringify({ sessionId: first.sessionId, text: 'stop, use b.txt' }) })).json()) as { delivery: string; turnId: string };
     assert.equal(again.delivery, 'interrupt');
     assert.equal(again.turnId, first.turnId);
     assert.deepEqual(host.interrupts.at(-1), { sessionId: first.sessionId, source: 'webui', text: 'stop, use b.txt' });
@@ -93,24 +93,24 @@ describe('webui server', () => {
     const ids = evs.filter((e) => e.id).map((e) => Number(e.id));
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
     assert.equal(host.inputs.at(-1)?.channel, 'webui');
-    const events = (await (await fetch(`${url}/api/v1/sessions/${encodeURIComponent(first.sessionId)}/events`)).json()) as { events: { kind: string }[] };
+    const events = (await (await authedFetch(`${url}/api/v1/sessions/${encodeURIComponent(first.sessionId)}/events`)).json()) as { events: { kind: string }[] };
     assert.deepEqual(events.events.map((e) => e.kind), ['user', 'tool_call', 'tool_result', 'assistant']);
   });
 
   it('replays missed events after Last-Event-ID', async () => {
     host.emit('custom:test.progress', { n: 1 });
     host.emit('custom:test.progress', { n: 2 });
-    const probe = await fetch(`${url}/api/v1/events`);
+    const probe = await authedFetch(`${url}/api/v1/events`);
     host.emit('custom:test.progress', { n: 3 });
     const got = await readSse(probe, (e) => e.some((x) => x.event === 'custom:test.progress'));
     const lastId = Number(got.find((x) => x.event === 'custom:test.progress')!.id);
-    const res = await fetch(`${url}/api/v1/events`, { headers: { 'last-event-id': String(lastId - 2) } });
+    const res = await authedFetch(`${url}/api/v1/events`, { headers: { 'last-event-id': String(lastId - 2) } });
     const replay = await readSse(res, (e) => e.filter((x) => x.event === 'custom:test.progress').length >= 2);
     assert.deepEqual(replay.filter((x) => x.event === 'custom:test.progress').map((x) => x.payload.n), [2, 3]);
   });
 
   it('publishes output-channel messages to SSE', async () => {
-    const sse = await fetch(`${url}/api/v1/events`);
+    const sse = await authedFetch(`${url}/api/v1/events`);
     const handler = sdk.use('channel:webui' as never) as unknown as (m: unknown) => void;
     handler({ sessionId: 'webui:x', turnId: 'webui:x#1', payload: 'final answer', type: 'text', meta: { status: 'ok' } });
     handler({ sessionId: 'webui:x', payload: 'reminder!', type: 'text', meta: {} });
@@ -126,15 +126,15 @@ describe('webui server', () => {
       disposers.push(s.registerRoute({ method: 'POST', path: '/api/v1/probe/boom', handler: () => { throw new Error('kaput'); } }));
     } };
     await host.start(probe);
-    const res = await fetch(`${url}/api/v1/probe/a%20b`);
+    const res = await authedFetch(`${url}/api/v1/probe/a%20b`);
     assert.deepEqual(await res.json(), { ok: true, id: 'a b' });
-    const boom = await fetch(`${url}/api/v1/probe/boom`, { method: 'POST' });
+    const boom = await authedFetch(`${url}/api/v1/probe/boom`, { method: 'POST' });
     assert.equal(boom.status, 500);
     assert.equal(((await boom.json()) as { ok: boolean }).ok, false);
-    const wrongMethod = await fetch(`${url}/api/v1/probe/x`, { method: 'DELETE' });
+    const wrongMethod = await authedFetch(`${url}/api/v1/probe/x`, { method: 'DELETE' });
     assert.equal(wrongMethod.status, 405);
     for (const d of disposers) d();
-    const gone = await fetch(`${url}/api/v1/probe/x`);
+    const gone = await authedFetch(`${url}/api/v1/probe/x`);
     assert.equal(gone.status, 404);
   });
 

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yauzl from 'yauzl';
-import type { ChangeRecord, ConfigAdminService, MemoryAdminService, PluginAdminService, PluginInfo, ProviderAdminService } from '../../../src/spec/index.js';
+import type { ChangeRecord, ConfigAdminService, MemoryAdminService, PendingPluginInstall, PluginAdminService, PluginInfo, ProviderAdminService } from '../../../src/spec/index.js';
 import type { ConfigKeyInfo, ConfigValue, GraphEntity, GraphRelation } from '../../../src/spec/index.js';
 import { NotFoundError, ValidationError } from '../../../src/spec/index.js';
 
@@ -131,6 +131,7 @@ function readManifest(bytes: Uint8Array): Promise<Record<string, unknown>> {
 }
 
 export function fakePlugins(builtins: string[]): PluginAdminService {
+  const pending = new Map<string, PendingPluginInstall>();
   const list = new Map<string, PluginInfo>(builtins.map((name) => [name, { name, kind: 'builtin', enabled: true, state: 'running', restarts: 0, lastHeartbeat: Date.now(), tools: name === 'memory-manager' ? ['library_search', 'library_read', 'library_save', 'library_annotate', 'library_link', 'library_plan'] : [] }]));
   const get = (n: string) => {
     const p = list.get(n);
@@ -149,12 +150,24 @@ export function fakePlugins(builtins: string[]): PluginAdminService {
     async reload(n) {
       get(n).lastHeartbeat = Date.now();
     },
-    async install(bytes) {
+    async stage(bytes) {
       const m = await readManifest(bytes);
       if (typeof m.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(m.name)) throw new ValidationError('plugin.json: invalid name');
-      const info: PluginInfo = { name: m.name, kind: 'external', version: String(m.version ?? '0.0.0'), description: String(m.description ?? ''), enabled: true, state: 'running', restarts: 0, lastHeartbeat: Date.now(), tools: [`${m.name.replace(/-/g, '_')}_greet`] };
+      const p: PendingPluginInstall = { name: m.name, version: String(m.version ?? '0.0.0'), description: String(m.description ?? ''), permissions: Array.isArray(m.permissions) ? m.permissions.map(String) : [], dependencies: [], settings: [], stagedAt: Date.now() };
+      pending.set(p.name, p);
+      return { ...p };
+    },
+    pending: () => [...pending.values()].map((p) => ({ ...p })),
+    async confirmInstall(n) {
+      const p = pending.get(n);
+      if (!p) throw new ValidationError(`no pending install ${n}`);
+      pending.delete(n);
+      const info: PluginInfo = { name: p.name, kind: 'external', version: p.version, description: p.description, enabled: true, state: 'running', restarts: 0, lastHeartbeat: Date.now(), tools: [`${p.name.replace(/-/g, '_')}_greet`] };
       list.set(info.name, info);
       return { ...info };
+    },
+    async discardInstall(n) {
+      pending.delete(n);
     },
     async uninstall(n) {
       list.delete(n);

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import webui from '../../../src/builtins/webui/index.js';
 import memoryManager from '../../../src/builtins/memory-manager/index.js';
-import { createMiniHost, type MiniHost, type ScriptedTurn } from '../../../src/builtins/webui/__fixtures__/mini-host.js';
+import { authedFetch, createMiniHost, MINI_TOKEN, type MiniHost, type ScriptedTurn } from '../../../src/builtins/webui/__fixtures__/mini-host.js';
 import type { PluginDefinition, PluginSDK } from '../../../src/spec/index.js';
 import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm/index.js';
 import type { GraphProbe } from '../../../web/src/components/graph/probe.js';
@@ -44,6 +44,10 @@ export interface Harness {
   mode: 'mini' | 'daemon';
   url: string;
   home: string;
+  /** The API token (the daemon's per-install secret; the mini host's fixed one). */
+  token: string;
+  /** fetch of the daemon's API as the WebUI does it (Bearer token, JSON bodies). */
+  api(path: string, init?: RequestInit): Promise<Response>;
   /** Queue scripted turns (mini mode). */
   script(...turns: ScriptedTurn[]): void;
   /** The mini host (mini mode). */
@@ -107,6 +111,8 @@ async function startMiniHarness(opts: HarnessOptions): Promise<Harness> {
       return url;
     },
     home,
+    token: MINI_TOKEN,
+    api: (path, init) => authedFetch(`${url}${path}`, init, MINI_TOKEN),
     get host() {
       return host;
     },
@@ -177,13 +183,16 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
     throw e;
   }
   const port = Number(new URL(d.url!).port);
-  const setting = (key: string, value: unknown) => fetch(`${d.url}/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+  const token = d.authToken;
+  const setting = (key: string, value: unknown) => authedFetch(`${d.url}/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) }, token);
   return {
     mode: 'daemon',
     get url() {
       return d.url!;
     },
     home,
+    token,
+    api: (path, init) => authedFetch(`${d.url}${path}`, init, token),
     script(...turns) {
       for (const t of turns) {
         for (const r of t.rounds ?? []) {
@@ -203,7 +212,7 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
       }
       // The provider manager applies config changes asynchronously: wait until the agent sees it.
       for (let i = 0; i < 100; i++) {
-        const st = (await (await fetch(`${d.url}/api/v1/status`)).json()) as { services?: { llm?: boolean } };
+        const st = (await (await authedFetch(`${d.url}/api/v1/status`, {}, token)).json()) as { services?: { llm?: boolean } };
         if (st.services?.llm === v) return;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -226,8 +235,11 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 }
 
-/** A page with a fixed language and theme, collecting console errors. */
-export async function openPage(browser: Browser, url: string, opts: { lang?: 'zh' | 'en'; theme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<{ page: Page; errors: string[] }> {
+/**
+ * A page with a fixed language and theme, collecting console errors. With `token` the page is
+ * opened through the sign-in link (`?token=`), as a person opening the link `homed` printed.
+ */
+export async function openPage(browser: Browser, url: string, opts: { lang?: 'zh' | 'en'; theme?: 'light' | 'dark'; width?: number; height?: number; token?: string } = {}): Promise<{ page: Page; errors: string[] }> {
   const ctx = await browser.newContext({ viewport: { width: opts.width ?? 1360, height: opts.height ?? 860 }, deviceScaleFactor: 1, locale: opts.lang === 'en' ? 'en-US' : 'zh-CN' });
   await ctx.addInitScript(([lang, theme]) => {
     localStorage.setItem('ha.lang', lang);
@@ -239,7 +251,9 @@ export async function openPage(browser: Browser, url: string, opts: { lang?: 'zh
   page.on('console', (m) => {
     if (m.type() === 'error' && !/Failed to load resource|EventSource|ERR_CONNECTION_REFUSED/.test(m.text())) errors.push(m.text());
   });
-  await page.goto(url);
+  const target = new URL(url);
+  if (opts.token) target.searchParams.set('token', opts.token);
+  await page.goto(target.toString());
   return { page, errors };
 }
 

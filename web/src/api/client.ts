@@ -2,7 +2,11 @@
 
 const TOKEN_KEY = 'ha.token';
 
-/** The access token: taken from `?token=` on first load (then removed from the URL), kept in localStorage. */
+/**
+ * The access token (the daemon's per-install secret): taken from the sign-in link's `?token=` on
+ * first load (then removed from the URL), kept in this origin's localStorage — which a page of any
+ * other origin, another port on 127.0.0.1 included, cannot read.
+ */
 export function token(): string {
   try {
     const url = new URL(window.location.href);
@@ -18,6 +22,23 @@ export function token(): string {
     return '';
   }
 }
+
+/** Keeps a token the person pasted (same storage as the sign-in link). */
+export function setToken(t: string): void {
+  try {
+    localStorage.setItem(TOKEN_KEY, t.trim());
+  } catch {}
+}
+
+/** Forgets the stored token (it was refused). */
+export function clearToken(): void {
+  try {
+    localStorage.removeItem(TOKEN_KEY);
+  } catch {}
+}
+
+/** Fired on `window` when the daemon refuses the token: the app shows the sign-in screen. */
+export const UNAUTHORIZED_EVENT = 'ha-unauthorized';
 
 /** An error answered by the daemon (or the network). */
 export class ApiError extends Error {
@@ -55,6 +76,7 @@ export async function api<T = Record<string, unknown>>(path: string, init: Reque
   } catch {
     if (!res.ok) throw new ApiError(text.slice(0, 200) || res.statusText, `HTTP_${res.status}`, res.status);
   }
+  if (res.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
   if (!res.ok || j.ok === false) {
     const err = (j.error ?? (j.value as Record<string, unknown> | undefined)?.error ?? {}) as Record<string, unknown> | string;
     const code = typeof err === 'object' ? String(err.code ?? (j.value as Record<string, unknown> | undefined)?.code ?? `HTTP_${res.status}`) : String((j.value as Record<string, unknown> | undefined)?.code ?? `HTTP_${res.status}`);

@@ -58,6 +58,20 @@ export interface MiniHost {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The per-install secret of a mini host (`host.auth`). */
+export const MINI_TOKEN = 'mini-host-token-0123456789abcdef0123456789';
+
+/**
+ * fetch as the WebUI's own client does it: the Bearer token, and `application/json` for a string
+ * body that names no type.
+ */
+export function authedFetch(url: string, init: RequestInit = {}, token = MINI_TOKEN): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (!headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+  if (typeof init.body === 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
+  return fetch(url, { ...init, headers });
+}
+
 function memorySessions(now: () => number): SessionsAPI & { nextTurn(id: string): string } {
   const infos = new Map<string, SessionInfo>();
   const events = new Map<string, SessionEvent[]>();
@@ -167,6 +181,7 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
       else delete endpoints[name];
     },
   });
+  services.set('host.auth', { token: () => MINI_TOKEN });
   services.set('host.routes', {
     list: () => [...routes],
     onChange(fn: () => void) {

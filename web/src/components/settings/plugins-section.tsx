@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, pickList, token } from '../../api/client';
+import { api, pickList } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
@@ -7,7 +7,8 @@ import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
 import { Switch } from '../switch';
-import type { PluginInfo } from '../../../../src/spec/index.js';
+import { Dialog } from '../dialog';
+import type { PendingPluginInstall, PluginInfo } from '../../../../src/spec/index.js';
 
 
 /** Plugins (P-3, W-4): install a `.hmap`, enable/disable, reload, health and last error, tools. */
@@ -17,16 +18,23 @@ export function PluginsSection() {
   const lang = useLang();
   // Installed plugins first (the ones a user manages), then the built-ins; each by name.
   const req = useRequest(async () => pickList<PluginInfo>(await api('/api/v1/plugins'), 'plugins').sort((a, b) => Number(a.kind === 'builtin') - Number(b.kind === 'builtin') || a.name.localeCompare(b.name)), [app.epoch]);
+  // Uploaded packages wait here until the person confirms them (nothing of theirs runs before).
+  const pendingReq = useRequest(async () => pickList<PendingPluginInstall>(await api('/api/v1/plugin-installs')), [app.epoch]);
+  const [review, setReview] = useState<PendingPluginInstall | undefined>();
   const file = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState<string | undefined>();
   useEffect(
     () =>
       bus.subscribe((event) => {
         if (event === 'plugin_state') req.reload();
+        if (event === 'plugin_pending') pendingReq.reload();
       }),
-    [req.reload],
+    [req.reload, pendingReq.reload],
   );
   const act = async (name: string, action: 'enable' | 'disable' | 'reload') => {
+    const p = req.data?.find((x) => x.name === name);
+    // Enabling a package starts its code: the person says so, knowing what it is.
+    if (action === 'enable' && p && p.kind !== 'builtin' && !window.confirm(t('plugins.enableConfirm', { name, kind: p.kind }))) return;
     setBusy(name);
     try {
       await api(`/api/v1/plugins/${encodeURIComponent(name)}/${action}`, { method: 'POST' });
@@ -55,16 +63,31 @@ export function PluginsSection() {
     if (!f) return;
     setBusy('__install');
     try {
-      const headers: Record<string, string> = { 'content-type': 'application/zip', 'x-filename': encodeURIComponent(f.name) };
-      const tk = token();
-      if (tk) headers.authorization = `Bearer ${tk}`;
-      const j = await api<{ value?: PluginInfo; plugin?: PluginInfo }>('/api/v1/plugins/install', { method: 'POST', body: await f.arrayBuffer(), headers });
-      const p = j.value ?? j.plugin;
-      app.toast(t('plugins.installed', { name: p?.name ?? f.name }), 'ok');
+      const j = await api<{ value?: PendingPluginInstall }>('/api/v1/plugins/install', { method: 'POST', body: await f.arrayBuffer(), headers: { 'content-type': 'application/zip', 'x-filename': encodeURIComponent(f.name) } });
+      if (j.value) setReview(j.value);
     } catch (e) {
       app.toast(t('plugins.installFailed', { error: (e as Error).message }), 'error');
     } finally {
       setBusy(undefined);
+      pendingReq.reload();
+    }
+  };
+  const decide = async (p: PendingPluginInstall, accept: boolean) => {
+    setReview(undefined);
+    setBusy(p.name);
+    try {
+      if (accept) {
+        await api(`/api/v1/plugin-installs/${encodeURIComponent(p.name)}/confirm`, { method: 'POST' });
+        app.toast(t('plugins.installed', { name: p.name }), 'ok');
+      } else {
+        await api(`/api/v1/plugin-installs/${encodeURIComponent(p.name)}`, { method: 'DELETE' });
+        app.toast(t('plugins.discarded', { name: p.name }), 'info');
+      }
+    } catch (e) {
+      app.toast(t('plugins.installFailed', { error: (e as Error).message }), 'error');
+    } finally {
+      setBusy(undefined);
+      pendingReq.reload();
       req.reload();
     }
   };
@@ -78,6 +101,41 @@ export function PluginsSection() {
         <input ref={file} type="file" accept=".hmap,application/zip" hidden onChange={(e) => { void install(e.target.files?.[0]); e.target.value = ''; }} data-testid="plugin-file" />
       </div>
       {req.error && <div className="error-card compact">{t('common.loadFailed', { error: req.error.message })}</div>}
+      {(pendingReq.data ?? []).map((p) => (
+        <div className="card plugin pending" key={`pending-${p.name}`} data-pending={p.name}>
+          <div className="provider-head">
+            <div className="grow">
+              <div className="provider-name">
+                {p.name} <span className="muted small">v{p.version}</span> <span className="badge warn">{t('plugins.pending')}</span>
+              </div>
+              {p.description && <div className="muted small">{p.description}</div>}
+            </div>
+            <button className="btn small primary" disabled={busy === p.name} onClick={() => setReview(p)} data-testid="review-install">
+              {t('plugins.review')}
+            </button>
+          </div>
+        </div>
+      ))}
+      {review && (
+        <Dialog title={t('plugins.confirmTitle', { name: review.name })} onClose={() => setReview(undefined)} testId="install-confirm">
+          <p>
+            <b>{review.name}</b> v{review.version}
+            {review.replaces ? ` — ${t('plugins.replaces', { version: review.replaces })}` : ''}
+          </p>
+          {review.description && <p className="muted">{review.description}</p>}
+          <p>{t('plugins.permissions')}: {review.permissions.length ? review.permissions.map((x) => <span className="chip mono" key={x}>{x}</span>) : t('plugins.noPermissions')}</p>
+          {review.dependencies.length > 0 && <p>{t('plugins.needs', { list: review.dependencies.join(', ') })}</p>}
+          <p className="form-error">{t('plugins.codeWarning')}</p>
+          <div className="row gap end">
+            <button className="btn" onClick={() => void decide(review, false)} data-testid="install-discard">
+              {t('plugins.discard')}
+            </button>
+            <button className="btn primary" onClick={() => void decide(review, true)} data-testid="install-accept">
+              {t('plugins.installStart')}
+            </button>
+          </div>
+        </Dialog>
+      )}
       <div className="plugin-list">
         {req.data?.map((p) => (
           <div className={`card plugin state-${p.state}`} key={p.name} data-plugin={p.name}>
