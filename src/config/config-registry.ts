@@ -200,6 +200,7 @@ export class ConfigRegistry implements ConfigReader {
       origin: this.stored.has(key) ? 'stored' : this.envValues.has(key) ? 'env' : 'default',
     };
     if (def.env) info.env = def.env;
+    if (def.privileged) info.privileged = true;
     return info;
   }
 

@@ -18,7 +18,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
   return {
     // agent (C-)
     'core.agent.name': key(z.string().min(1).max(64), 'HomeAgent', 'Name the agent uses for itself'),
-    'core.agent.persona_file': key(z.string().min(1), 'persona.md', 'Persona file, relative to the data folder (C-8)'),
+    'core.agent.persona_file': key(z.string().min(1), 'persona.md', 'Persona file, relative to the data folder (C-8)', { privileged: true }),
     'core.agent.max_tool_rounds': key(int(1, 100), 8, 'Most LLM rounds with tool calls in one turn (C-4)'),
     'core.agent.stage_timeout_ms': key(int(100, 600_000), 10_000, 'Time limit of one stage handler in ms (C-3)'),
     'core.agent.tool_timeout_ms': key(int(100, 3_600_000), 120_000, 'Time limit of one tool call in ms'),
@@ -44,9 +44,9 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.memory.recall_depth': key(int(0, 10), 2, 'Graph hops followed when recalling memories'),
     'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)'),
     'core.memory.embedding_max_words': key(int(1_000, 10_000_000), 200_000, 'Vocabulary size cap of the local embedder'),
-    'core.memory.embedding_model_path': key(z.string(), '', 'Local embedding model folder ("" = none)'),
-    'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from: "" = by its name (ConceptNet Numberbatch or fastText); a URL ending in "/" = a mirror folder with the usual file names; any other URL = the file itself'),
-    'core.memory.embedding_api.base_url': key(z.union([z.literal(''), z.url()]), '', 'OpenAI-compatible embeddings API base URL ("" = none)'),
+    'core.memory.embedding_model_path': key(z.string(), '', 'Local embedding model folder ("" = none)', { privileged: true }),
+    'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from: "" = by its name (ConceptNet Numberbatch or fastText); a URL ending in "/" = a mirror folder with the usual file names; any other URL = the file itself', { privileged: true }),
+    'core.memory.embedding_api.base_url': key(z.union([z.literal(''), z.url()]), '', 'OpenAI-compatible embeddings API base URL ("" = none)', { privileged: true }),
     'core.memory.embedding_api.model': key(z.string(), '', 'Embedding model name at the embeddings API'),
     'core.memory.embedding_api.api_key': key(z.string(), '', 'API key of the embeddings API', { secret: true, env: 'HOMEAGENT_EMBEDDING_API_KEY' }),
     // documents / knowledge (T-10)
@@ -56,8 +56,8 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.textlog.rotate_bytes': key(int(4_096, 1 << 30), 16 * 1024 * 1024, 'Size at which logs/text.jsonl is rotated, in bytes'),
     'core.textlog.keep_files': key(int(1, 1000), 10, 'Rotated text log files kept'),
     // webui (W-)
-    'core.webui.host': key(z.string().min(1), '127.0.0.1', 'Address the WebUI listens on (anything but loopback requires the token)'),
-    'core.webui.port': key(int(0, 65_535), 8765, 'Port of the WebUI (0 = any free port)'),
+    'core.webui.host': key(z.string().min(1), '127.0.0.1', 'Address the WebUI listens on (anything but loopback requires the token)', { privileged: true }),
+    'core.webui.port': key(int(0, 65_535), 8765, 'Port of the WebUI (0 = any free port)', { privileged: true }),
     'core.webui.token': key(z.string(), '', 'Access token of the WebUI and HTTP API', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
     // daemon logs (C-12)
     'core.log.level': key(z.enum(['debug', 'info', 'warn', 'error']), 'info', 'Daemon log level'),

@@ -5,7 +5,7 @@ import type { LlmAPI, PluginDefinition, PluginSDK } from '../spec/index.js';
 import { createLogger, type Logger, type LogLevel } from '../log/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
 import { SessionStore, TextLog } from '../sessions/index.js';
-import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults } from '../providers/index.js';
+import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
 import { MemorySystem } from '../memory/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
@@ -129,7 +129,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     }
   }, 'core.textlog.');
 
-  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env });
+  // The endpoints the daemon serves (filled once the webui listens): adapter scripts may not call them.
+  const ownEndpoints: { list: () => Record<string, string> } = { list: () => ({}) };
+  const ownPorts = () => Object.values(ownEndpoints.list()).map((u) => Number(new URL(u).port)).filter((p) => p > 0);
+  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env, scriptUrlAllowed: refuseOwnPorts(ownPorts) });
   await providers.start();
   const llm: LlmAPI = {
     available: () => providers.available(),
@@ -169,6 +172,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
   const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins') });
   const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home });
+  ownEndpoints.list = () => status.endpoints();
   host.services.provide('host', 'host.config', configAdmin(config));
   host.services.provide('host', 'host.providers', providerAdmin(providers));
   host.services.provide('host', 'host.agent', status);

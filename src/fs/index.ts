@@ -4,3 +4,4 @@
  */
 export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './atomic-file.js';
 export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic-file.js';
+export { redactPaths } from './redact-paths.js';

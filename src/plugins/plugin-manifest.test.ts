@@ -41,3 +41,11 @@ test('P-3: platforms and engines.node are checked against the running process', 
   assert.throws(() => checkCompat(m({ engines: { node: '^18' } }), 'linux', '20.1.0'), bad('PLUGIN_INCOMPATIBLE'));
   assert.doesNotThrow(() => checkCompat(m({ engines: { node: '20.x' } }), 'linux', '20.1.0'));
 });
+
+test('SPEC §9: a manifest setting may take its value only from the plugin\'s own env vars, never the daemon\'s secrets', () => {
+  const withEnv = (env: string, name = 'demo-x') => JSON.stringify({ ...base, name, settings: { key: { default: '', secret: true, env } } });
+  for (const env of ['OPENAI_API_KEY', 'HOMEAGENT_WEBUI_TOKEN', 'HOMEAGENT_PLUGIN_OTHER_TOKEN', 'HOMEAGENT_PLUGIN_DEMO_X']) {
+    assert.throws(() => parseManifest(withEnv(env), 'demo-x'), (e: unknown) => bad()(e) && /settings\.key\.env: must start with HOMEAGENT_PLUGIN_DEMO_X_/.test((e as Error).message), env);
+  }
+  assert.equal(parseManifest(withEnv('HOMEAGENT_PLUGIN_DEMO_X_TOKEN'), 'demo-x').settings?.key.env, 'HOMEAGENT_PLUGIN_DEMO_X_TOKEN');
+});

@@ -29,7 +29,21 @@ export const pluginManifestSchema = z.strictObject({
   permissions: z.array(z.enum(PERMISSIONS)).default([]),
   dependencies: z.array(z.string()).default([]),
   settings: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), settingSchema).optional(),
+}).superRefine((m, ctx) => {
+  // A plugin reads only what the person set for it: an env var it may take a setting from must
+  // be its own (`HOMEAGENT_PLUGIN_<NAME>_…`), never the daemon's secrets (OPENAI_API_KEY …).
+  const prefix = pluginEnvPrefix(m.name);
+  for (const [key, def] of Object.entries(m.settings ?? {})) {
+    if (def.env !== undefined && !def.env.startsWith(prefix)) {
+      ctx.addIssue({ code: 'custom', path: ['settings', key, 'env'], message: `must start with ${prefix} (a plugin cannot read the daemon's environment, e.g. its API keys)` });
+    }
+  }
 });
+
+/** The env var prefix a plugin's settings may read: `HOMEAGENT_PLUGIN_<NAME>_` (name upper-cased, - → _). */
+export function pluginEnvPrefix(name: string): string {
+  return `HOMEAGENT_PLUGIN_${name.toUpperCase().replace(/-/g, '_')}_`;
+}
 export type PluginManifest = z.infer<typeof pluginManifestSchema>;
 
 /** Parses manifest JSON text; a bad manifest is a PluginError with code PLUGIN_BAD_MANIFEST (or `code`). */

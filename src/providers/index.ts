@@ -7,7 +7,7 @@ export { providerConfigDefaults, SEEDED_SOURCES, sourceKey, normalizeBaseUrl, ty
 export { LuaAdaptedProvider, errorMessageOf, type ProviderSource, type LuaAdaptedProviderOptions } from './lua-adapted-provider.js';
 export { LuaAdapter, toLuaRequest, type AdapterConfig, type AdapterHttpRequest, type LuaAdapterOptions } from './lua-adapter.js';
 export { AdapterRegistry, type AdapterFile } from './adapter-registry.js';
-export { LuaSandbox, registerHttpFunctions, type LuaSandboxOptions, type HostFunction, type LuaLogLevel, type HttpFunctionOptions } from './lua/index.js';
+export { LuaSandbox, registerHttpFunctions, refuseOwnPorts, isLocalHostName, type LuaSandboxOptions, type HostFunction, type LuaLogLevel, type HttpFunctionOptions } from './lua/index.js';
 
 import { fileURLToPath } from 'node:url';
 /** Folder of the shipped `*.lua` adapters (first entry of `adapterDirs`). */

@@ -33,6 +33,8 @@ export interface LuaAdapterOptions {
   timeoutMs?: number;
   memoryBytes?: number;
   fetch?: typeof fetch;
+  /** Veto of a URL the script's `http_get`/`http_post` asks for (the daemon refuses its own ports). */
+  allowUrl?: (url: URL) => boolean;
 }
 
 const FINISH: readonly FinishReason[] = ['stop', 'tool-calls', 'length', 'content-filter', 'error', 'other'];
@@ -117,7 +119,7 @@ export class LuaAdapter {
   private makeSandbox(): LuaSandbox {
     const opts = this.opts;
     const sandbox = new LuaSandbox({ name: this.script, timeoutMs: opts.timeoutMs ?? 2000, memoryBytes: opts.memoryBytes ?? 32 * 1024 * 1024, log: opts.log });
-    registerHttpFunctions(sandbox, { fetch: opts.fetch, timeoutMs: Math.min(15_000, Math.max(100, (opts.timeoutMs ?? 2000) - 100)) });
+    registerHttpFunctions(sandbox, { fetch: opts.fetch, allow: opts.allowUrl, timeoutMs: Math.min(15_000, Math.max(100, (opts.timeoutMs ?? 2000) - 100)) });
     // Cycles are harmless: import_adapter caches an environment before running its chunk.
     sandbox.registerFunction('__adapter_source', (name: unknown) => (typeof name === 'string' ? (opts.resolveSource?.(name) ?? null) : null));
     return sandbox;

@@ -28,6 +28,11 @@ export interface ProviderManagerOptions {
   probeOllama?: boolean;
   /** Time budget of one adapter script call (default 2000 ms). */
   adapterTimeoutMs?: number;
+  /**
+   * Veto of URLs that adapter scripts fetch themselves (`http_get`/`http_post`): the daemon
+   * refuses its own HTTP ports, so a script cannot drive the local API (SPEC §9).
+   */
+  scriptUrlAllowed?: (url: URL) => boolean;
 }
 
 /** Options of one {@link ProviderManager.run}. */
@@ -438,6 +443,7 @@ export class ProviderManager {
       source,
       resolveSource: (n) => this.registry.source(n),
       fetch: this.doFetch,
+      allowUrl: this.opts.scriptUrlAllowed,
       timeoutMs: this.opts.adapterTimeoutMs,
       log: (level, msg) => {
         const line = `adapter ${name}.lua: ${this.redact(msg)}`;

@@ -5,7 +5,7 @@ import * as testing from './testing/index.js';
 
 // The SDK is a designed boundary: changing what it exports must be a deliberate edit of this list.
 test('P-1: homeagent/sdk runtime exports', () => {
-  assert.deepEqual(Object.keys(sdk).sort(), ['Cap', 'ConflictError', 'HomeAgentError', 'NotFoundError', 'PayloadTooLargeError', 'PluginError', 'STAGES', 'ValidationError', 'cosine', 'definePlugin', 'writeFileAtomic', 'writeJsonAtomic']);
+  assert.deepEqual(Object.keys(sdk).sort(), ['Cap', 'ConflictError', 'HomeAgentError', 'NotFoundError', 'PayloadTooLargeError', 'PluginError', 'STAGES', 'ValidationError', 'cosine', 'definePlugin', 'redactPaths', 'writeFileAtomic', 'writeJsonAtomic']);
   assert.equal(sdk.cosine([1, 0], [1, 0]), 1);
   assert.equal(sdk.cosine([1, 0], [1, 0, 0]), 0, 'different dimensions are never compared');
   const def = { name: 'x', start() {} };

@@ -17,6 +17,8 @@ export interface ConfigKeyInfo {
   origin: 'default' | 'stored' | 'env';
   /** For secrets, the env var that can supply it. */
   env?: string;
+  /** Only the person may change it (WebUI, `waiter config`), never an agent tool. */
+  privileged?: boolean;
 }
 
 export interface ConfigReader {

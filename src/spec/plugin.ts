@@ -22,6 +22,12 @@ export interface ConfigKeyDef<T extends ConfigValue = ConfigValue> {
   secret?: boolean;
   /** Env var that supplies the value (secrets). */
   env?: string;
+  /**
+   * The setting widens what the agent may do or reach (what it may run, which folders it writes,
+   * where memory goes, which endpoints get its data): only the person changes it, from the WebUI
+   * or `waiter config` — never a tool call (SPEC §9).
+   */
+  privileged?: boolean;
 }
 
 export interface PluginLogger {

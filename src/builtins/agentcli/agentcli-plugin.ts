@@ -10,10 +10,16 @@ import { TerminalManager, type TerminalInfo } from './terminal-manager.js';
 export const AGENTCLI_SOURCE = 'agentcli';
 
 const settings: Record<string, ConfigKeyDef> = {
-  programs: { default: ['bash', 'sh'], description: 'Programs terminal_open may start (the first is the default). These are real shells: the agent can run anything they can.', schema: z.array(z.string().min(1).max(4096)).max(100) },
+  programs: { default: ['bash', 'sh'], description: 'Programs terminal_open may start (the first is the default). These are real shells: the agent can run anything they can.', schema: z.array(z.string().min(1).max(4096)).max(100), privileged: true },
+  confirm_open: {
+    default: true,
+    description: 'Ask the person (WebUI confirmation) before each new terminal; without an open WebUI the terminal is refused. Turning it off lets the agent — or text it reads — start shells unasked.',
+    schema: z.boolean(),
+    privileged: true,
+  },
   max_sessions: { default: 4, description: 'Most terminal sessions running at once', schema: z.number().int().min(1).max(64) },
   buffer_chars: { default: 200_000, description: 'Output kept per session (older output is dropped)', schema: z.number().int().min(1000).max(50_000_000) },
-  cwd: { default: '', description: 'Working folder of new sessions (empty = the data folder)', schema: z.string().max(4096) },
+  cwd: { default: '', description: 'Working folder of new sessions (empty = the data folder)', schema: z.string().max(4096), privileged: true },
   idle_timeout_ms: { default: 30 * 60_000, description: 'Close a session nobody used for this long', schema: z.number().int().min(1000).max(7 * 86_400_000) },
   notify_on_exit: { default: false, description: 'When a session ends by itself, tell the agent (a system input with source agentcli)', schema: z.boolean() },
 };
@@ -85,6 +91,14 @@ export function createAgentcliPlugin(): PluginDefinition & { manager(): Terminal
           const base = s.get<string>('cwd') || sdk.homeDir;
           const cwd = a.cwd ? (isAbsolute(a.cwd) ? a.cwd : join(base, a.cwd)) : base;
           if (!(await fsp.stat(cwd).catch(() => undefined))?.isDirectory()) throw new ValidationError(`terminal_open: no such folder: ${cwd}`, { cwd });
+          if (s.get<boolean>('confirm_open')) {
+            // A terminal is a shell: the person approves each one (SPEC §9, prompt injection).
+            const confirm = sdk.use('host.confirm');
+            const program = a.program ?? s.get<string[]>('programs')[0] ?? 'a shell';
+            if (!confirm) return `terminal_open refused: a new terminal needs the user's approval, and no channel can ask for it here (the user can open the WebUI, or set plugin.agentcli.confirm_open to false)`;
+            const ok = await confirm.ask({ plugin: 'agentcli', sessionId: call.sessionId, title: `Open a terminal (${program})?`, detail: `${[program, ...(a.args ?? [])].join(' ')}\nin ${cwd}` }).catch(() => false);
+            if (!ok) return `the user did not approve opening a terminal (${program})`;
+          }
           return `opened ${describe(m.open({ ...a, cwd, ownerSession: call.sessionId }))}`;
         },
       });

@@ -26,7 +26,7 @@ test('stripAnsi removes colour, title and cursor sequences and normalizes line e
 
 test('terminal tools: open a shell in a PTY, write, read, close; limits and program allowlist', async (t) => {
   const plugin = createAgentcliPlugin();
-  const h = await startFake(plugin, { settings: { programs: ['sh'], max_sessions: 1 } });
+  const h = await startFake(plugin, { settings: { confirm_open: false, programs: ['sh'], max_sessions: 1 } });
   t.after(() => h.cleanup());
   const opened = await h.callTool('terminal_open', {});
   const id = /opened (term-\w+)/.exec(opened)![1];
@@ -46,7 +46,7 @@ test('terminal tools: open a shell in a PTY, write, read, close; limits and prog
 
 test('a session that exits by itself is reported as a system input with source agentcli', async (t) => {
   const plugin = createAgentcliPlugin();
-  const h = await startFake(plugin, { settings: { programs: ['sh'], notify_on_exit: true } });
+  const h = await startFake(plugin, { settings: { confirm_open: false, programs: ['sh'], notify_on_exit: true } });
   t.after(() => h.cleanup());
   const id = /opened (term-\w+)/.exec(await h.callTool('terminal_open', { args: ['-c', 'echo bye; exit 3'] }, 'cli:me'))![1];
   await until(() => h.inputs.length > 0, 'exit notice');
@@ -69,4 +69,24 @@ test('TerminalManager.sweep closes sessions idle for longer than the limit (inje
   clock.now += 60_000;
   assert.deepEqual(m.sweep(90_000), [a.id]);
   assert.deepEqual(m.list().map((x) => x.id), [b.id]);
+});
+
+test('SPEC §9: each new terminal asks the person first (default); refused without a channel to ask or when denied', async (t) => {
+  const asked: string[] = [];
+  let answer = false;
+  const plugin = createAgentcliPlugin();
+  const h = await startFake(plugin, { settings: { programs: ['sh'] }, services: { 'host.confirm': { ask: async (r: { title: string }) => (asked.push(r.title), answer) } } });
+  t.after(() => h.cleanup());
+  assert.match(await h.callTool('terminal_open', {}), /did not approve/);
+  assert.deepEqual(asked, ['Open a terminal (sh)?']);
+  assert.equal(plugin.manager()!.list().length, 0);
+  answer = true;
+  assert.match(await h.callTool('terminal_open', {}), /opened term-/);
+  assert.equal(plugin.manager()!.list().length, 1);
+
+  const bare = createAgentcliPlugin();
+  const h2 = await startFake(bare, { settings: { programs: ['sh'] } });
+  t.after(() => h2.cleanup());
+  assert.match(await h2.callTool('terminal_open', {}), /refused: a new terminal needs the user's approval/);
+  assert.equal(bare.manager()!.list().length, 0);
 });

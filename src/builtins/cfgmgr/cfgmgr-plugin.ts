@@ -67,7 +67,7 @@ export const cfgmgrPlugin = definePlugin({
   settings: {
     tool_protected_keys: {
       default: DEFAULT_PROTECTED_KEYS,
-      description: 'Settings the agent may not change with config_set (exact keys or prefixes ending in *); secrets are always protected',
+      description: 'Settings the agent may not change with config_set (exact keys or prefixes ending in *); secrets and settings marked privileged are always protected',
       schema: z.array(z.string().min(1).max(300)).max(500),
     },
   },
@@ -105,7 +105,8 @@ export const cfgmgrPlugin = definePlugin({
         const a = parseArgs(setArgs, raw, 'config_set');
         const key = checkKey(a.key);
         const svc = admin(sdk);
-        if (isProtectedKey(key, sdk.settings().get<string[]>('tool_protected_keys')) || svc.get(key).secret) {
+        const info = svc.get(key);
+        if (isProtectedKey(key, sdk.settings().get<string[]>('tool_protected_keys')) || info.secret || info.privileged) {
           throw new HomeAgentError('FORBIDDEN', `${key} can only be changed by the user (WebUI settings or \`waiter config set\`), not by a tool`, { details: { key } });
         }
         await setWithKey(svc, key, a.value as ConfigValue);

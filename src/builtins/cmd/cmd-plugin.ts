@@ -7,19 +7,27 @@ import { childEnv, parseArgs, toolParameters } from '../shared/index.js';
 import { decideCommand, refusalMessage, type ConfirmPolicy } from './command-policy.js';
 import { formatResult, runCommand } from './run-command.js';
 
-/** The default allowlist: read-only, harmless everyday commands (+ git). */
-export const DEFAULT_ALLOWLIST = ['ls', 'cat', 'echo', 'date', 'pwd', 'uname', 'whoami', 'df', 'git'];
+/**
+ * The default allowlist: commands that cannot start other programs or write files through any
+ * option of their own, so a prompt-injected model cannot turn them into code execution (SPEC §9).
+ * Deliberately absent: `git` (aliases `-c alias.x=!cmd`, hooks, `core.sshCommand`, pagers,
+ * `--upload-pack` all run programs), `date` (`-s` sets the clock), `find` (`-exec`, `-delete`),
+ * `sort` (`-o`, `--compress-program`), `tar`, `xargs`, `env`, shells and interpreters. Everything
+ * else asks the person first.
+ */
+export const DEFAULT_ALLOWLIST = ['ls', 'cat', 'echo', 'pwd', 'uname', 'whoami', 'df'];
 
 const settings: Record<string, ConfigKeyDef> = {
-  allowlist: { default: DEFAULT_ALLOWLIST, description: 'Executables cmd_run may start (exact names, or exact paths). This is a policy, not a sandbox: a listed program can do whatever it can do (cat reads any file the daemon can; git runs hooks and aliases)', schema: z.array(z.string().min(1).max(4096)).max(1000) },
+  allowlist: { default: DEFAULT_ALLOWLIST, description: 'Executables cmd_run may start without asking (exact names, or exact paths). This is a policy, not a sandbox: a listed program can do whatever its options allow — do not add programs that run others (git runs aliases and hooks, find -exec, env, shells, interpreters)', privileged: true, schema: z.array(z.string().min(1).max(4096)).max(1000) },
   confirm: {
     default: 'outside-allowlist',
     description: 'When to ask the user first: "never" (refuse anything outside the allowlist), "outside-allowlist", "always". Without an interactive confirmation service, a command that needs confirmation is refused.',
     schema: z.enum(['never', 'outside-allowlist', 'always']),
+    privileged: true,
   },
   timeout_ms: { default: 30_000, description: 'Kill the command (and its children) after this long', schema: z.number().int().min(100).max(3_600_000) },
   max_output_bytes: { default: 64 * 1024, description: 'Output (stdout + stderr) kept; the rest is cut with a note', schema: z.number().int().min(64).max(16 * 1024 * 1024) },
-  cwd: { default: '', description: 'Default working folder (empty = the data folder; relative = inside it)', schema: z.string().max(4096) },
+  cwd: { default: '', description: 'Default working folder (empty = the data folder; relative = inside it)', schema: z.string().max(4096), privileged: true },
 };
 
 const runArgs = z.object({

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decideCommand, runCommand, cmdPlugin, DEFAULT_ALLOWLIST } from './index.js';
 import { startFake } from '../__fixtures__/fake-sdk.js';
 
@@ -88,4 +90,25 @@ test('cmd_run: commands do not see credentials from the daemon environment', asy
   assert.match(out, /exit code: 0/);
   assert.match(out, /"PATH"/);
   assert.equal(out.includes('sk-should-not-leak'), false);
+});
+
+test('SPEC §9: with the default settings a prompt-injected `git -c alias.x=!…` does not run (git is not allowlisted: it asks, and nothing runs unapproved)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ha-cmd-git-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const marker = join(dir, 'pwned');
+  const forged = { command: 'git', args: ['-c', `alias.x=!touch ${marker}`, 'x'], cwd: dir };
+  // No channel can ask the person: refused.
+  const bare = await startFake(cmdPlugin);
+  t.after(() => bare.cleanup());
+  assert.equal(DEFAULT_ALLOWLIST.includes('git'), false);
+  assert.match(await bare.callTool('cmd_run', forged), /refused to run "git"/);
+  // The person is asked — and says no.
+  const asked: string[] = [];
+  const h = await startFake(cmdPlugin, { services: { 'host.confirm': { ask: async (r: { detail?: string }) => (asked.push(r.detail ?? ''), false) } } });
+  t.after(() => h.cleanup());
+  assert.match(await h.callTool('cmd_run', forged), /did not approve/);
+  assert.deepEqual(asked, [`git -c alias.x=!touch ${marker} x`]);
+  assert.equal(existsSync(marker), false);
+  // What still runs unasked cannot start programs or write files through its own options.
+  for (const c of DEFAULT_ALLOWLIST) assert.ok(!['git', 'find', 'env', 'xargs', 'sort', 'tar', 'date', 'sh', 'bash', 'node', 'python3', 'perl'].includes(c), c);
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HttpRoute } from '../../sdk/index.js';
+import { redactPaths, type HttpRoute } from '../../sdk/index.js';
 import { errorToJSON, PayloadTooLargeError } from '../../spec/index.js';
 import { readRawBody } from '../shared/index.js';
 import { API_OPS, runOp } from './api-ops.js';
@@ -75,7 +75,9 @@ export function createApiRoutes(m: MemoryManager): HttpRoute[] {
         } catch (e) {
           const j = errorToJSON(e);
           if (j.code === 'INTERNAL') m.logBoot('error', `op ${env.data.op} failed`, { error: j, stack: (e as Error)?.stack });
-          return reply(200, false, { error: j.message, code: j.code, details: j.details });
+          // Business errors answer 200 (M-11): absolute paths leave here, not in the webui's net.
+          const roots = [{ path: m.sdk.homeDir, label: '<data>' }, { path: m.libraryRoot(), label: '<library>' }];
+          return reply(200, false, { error: redactPaths(j.message, roots), code: j.code, details: JSON.parse(redactPaths(JSON.stringify(j.details ?? {}), roots)) as Record<string, unknown> });
         }
       },
     },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync, unlinkSync, readdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync, unlinkSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryLibrary } from './memory-library.js';
@@ -167,4 +167,29 @@ test('search: a query the model has no vector for is ranked lexically once, dens
   await lib.save({ id: 'car-1', title: 'Car', snapshot: 'Needs a repair.' });
   assert.deepEqual(await lib.search('zzz'), []);
   assert.deepEqual((await lib.search('kitten')).map((h) => h.id), ['cat-1']);
+});
+
+test('SPEC §9: a memory file that is a link leaving the library is refused (scan and watcher); a link inside it is fine', async (t) => {
+  const outside = mkdtempSync(join(tmpdir(), 'mm-outside-'));
+  t.after(() => rmSync(outside, { recursive: true, force: true }));
+  const secret = join(outside, 'secret.md');
+  writeFileSync(secret, '---\ntitle: "stolen"\n---\n## 快照\nthe door code is 4711\n<!-- notes -->\n');
+  const { dir, lib } = tempLib(t, { debounceMs: 20 });
+  mkdirSync(join(dir, 'memories'), { recursive: true });
+  symlinkSync(secret, join(dir, 'memories', 'evil-1.md'));
+  symlinkSync('/etc/hostname', join(dir, 'memories', 'host-1.md'));
+  writeFileSync(join(dir, 'memories', 'real-1.md'), '---\ntitle: "real"\n---\n## 快照\na real memory\n<!-- notes -->\n');
+  symlinkSync(join(dir, 'memories', 'real-1.md'), join(dir, 'memories', 'alias-1.md'));
+  await lib.ready();
+  assert.deepEqual(lib.all().map((r) => r.id).sort(), ['alias-1', 'real-1']);
+  await assert.rejects(lib.read('evil-1'), /not found|NOT_FOUND/i);
+  await assert.rejects(lib.read('host-1'), /not found|NOT_FOUND/i);
+  assert.equal((await lib.read('alias-1')).title, 'real');
+  assert.equal((await lib.search('4711')).length, 0);
+  // Added while running: the watcher refuses it too.
+  await lib.watching();
+  symlinkSync(secret, join(dir, 'memories', 'evil-2.md'));
+  writeFileSync(join(dir, 'memories', 'plain-2.md'), '---\ntitle: "plain"\n---\n## 快照\nhand written\n<!-- notes -->\n');
+  await until(() => lib.all().some((r) => r.id === 'plain-2'), 'the watcher to pick up plain-2');
+  assert.equal(lib.all().some((r) => r.id === 'evil-2'), false);
 });

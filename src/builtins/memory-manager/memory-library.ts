@@ -1,5 +1,5 @@
-import { readdir, readFile, stat, unlink, mkdir } from 'node:fs/promises';
-import { join, basename } from 'node:path';
+import { lstat, readdir, readFile, realpath, stat, unlink, mkdir } from 'node:fs/promises';
+import { join, basename, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { z } from 'zod';
 import { ConflictError, cosine, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
@@ -214,6 +214,12 @@ export class MemoryLibrary implements LinkIndex {
     let text: string;
     let mtime: Date;
     try {
+      if (!(await this.staysInside(path))) {
+        // A link to /etc/… (or anywhere outside) would serve that file as a memory (SPEC §9).
+        this.forget(id);
+        this.opts.log?.('memory file is a link that leaves the library; ignored', { id });
+        return;
+      }
       [text, mtime] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtime)]);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.forget(id);
@@ -225,6 +231,17 @@ export class MemoryLibrary implements LinkIndex {
     } catch (e) {
       this.opts.log?.('memory file unreadable', { id, error: String(e) });
     }
+  }
+
+  /**
+   * True when `path` is a regular file whose real location is inside the library (the library
+   * folder itself may be a link, e.g. into an Obsidian vault; a memory file may not point out).
+   */
+  private async staysInside(path: string): Promise<boolean> {
+    const st = await lstat(path);
+    if (!st.isSymbolicLink()) return st.isFile();
+    const [real, root] = await Promise.all([realpath(path), realpath(this.root)]);
+    return real.startsWith(root + sep) && (await stat(real)).isFile();
   }
 
   private startWatcher(): void {

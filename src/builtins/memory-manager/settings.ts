@@ -63,6 +63,8 @@ export const settingsDefs: Record<string, ConfigKeyDef> = Object.fromEntries(
       description: DESCRIPTIONS[key],
       schema: settingSchemas[key] as unknown as ConfigKeyDef['schema'],
       jsonSchema: z.toJSONSchema(settingSchemas[key]) as Record<string, unknown>,
+      // Where memories are written: only the person moves the library (SPEC §9).
+      ...(key === 'libraryPath' ? { privileged: true } : {}),
     } satisfies ConfigKeyDef,
   ]),
 );

@@ -5,7 +5,9 @@ import { mountChatRoutes } from './chat-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
 import { mountConfirmRoutes } from './confirm-routes.js';
-import { serveStatic } from './static-files.js';
+import { homedir, tmpdir } from 'node:os';
+import { redactPaths } from '../../sdk/index.js';
+import { packageRoot, serveStatic } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
 
 /**
@@ -26,6 +28,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
       if (refusal) return jsonError(refusal.status, refusal.code, refusal.message);
     }
     await next();
+    if (c.res.status >= 400) c.res = await withoutPaths(c.res, pathRoots(ctx.sdk.homeDir));
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'no-referrer');
     // Never framed by another page (clickjacking of the confirm and install dialogs).
@@ -62,4 +65,26 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   app.get('*', (c) => serveStatic(ctx.webRoot, c.req.path));
   app.all('*', (c) => jsonError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
   return app;
+}
+
+/** Where this install lives, as labels for error messages (SPEC §9: no absolute paths over HTTP). */
+function pathRoots(home: string): { path: string; label: string }[] {
+  return [
+    { path: home, label: '<data>' },
+    { path: packageRoot(), label: '<app>' },
+    { path: tmpdir(), label: '<tmp>' },
+    { path: homedir(), label: '~' },
+  ];
+}
+
+/** An error response with absolute paths removed from its (small, textual) body. */
+async function withoutPaths(res: Response, roots: { path: string; label: string }[]): Promise<Response> {
+  const type = res.headers.get('content-type') ?? '';
+  const size = Number(res.headers.get('content-length') ?? 0);
+  if (!/json|text/.test(type) || size > 256 * 1024 || !res.body) return res;
+  const text = await res.text();
+  const clean = redactPaths(text, roots);
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(clean, { status: res.status, statusText: res.statusText, headers });
 }

@@ -1,4 +1,5 @@
 import { Cap, STAGES } from '../../spec/index.js';
+import { redactPaths } from '../../fs/index.js';
 
 /**
  * Source of the `homeagent/sdk` module an external plugin sees in its child process: the same
@@ -27,6 +28,7 @@ export async function writeFileAtomic(path, data, opts = {}) {
   } catch (e) { await _rm(tmp, { force: true }); throw e; }
 }
 export async function writeJsonAtomic(path, value, opts = {}) { await writeFileAtomic(path, JSON.stringify(value, null, opts.indent ?? 2) + '\\n', opts); }
+export ${redactPaths.toString()}
 export const Cap = Object.freeze(${JSON.stringify(Cap)});
 export const STAGES = Object.freeze(${JSON.stringify(STAGES)});
 export class HomeAgentError extends Error {

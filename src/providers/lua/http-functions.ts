@@ -37,7 +37,7 @@ export function registerHttpFunctions(sandbox: LuaSandbox, opts: HttpFunctionOpt
       throw new Error(`http_${method.toLowerCase()}: invalid url ${url}`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`http_${method.toLowerCase()}: only http(s) URLs are allowed`);
-    if (opts.allow && !opts.allow(parsed)) throw new Error(`http_${method.toLowerCase()}: ${parsed.host} is not allowed`);
+    if (opts.allow && !opts.allow(parsed)) throw new Error(`http_${method.toLowerCase()}: ${parsed.host} is not allowed (adapter scripts cannot reach the daemon's own API)`);
     const h: Record<string, string> = {};
     if (headers && typeof headers === 'object') for (const [k, v] of Object.entries(headers)) h[k] = String(v);
     let payload: string | undefined;
@@ -74,4 +74,25 @@ async function readLimited(res: Response, maxBytes: number): Promise<string> {
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Host names that reach this machine: localhost (and *.localhost), 127/8, ::1, the unspecified addresses, IPv4-mapped loopback. */
+export function isLocalHostName(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '0.0.0.0' || h === '::' || h === '::1' || /^(0:){5}ffff:7f/.test(h) || /^::ffff:(127\.|7f)/.test(h) || h === '0:0:0:0:0:0:0:1';
+}
+
+/**
+ * An `allow` function for {@link registerHttpFunctions} that refuses this daemon's own HTTP
+ * ports on any local address (`http://127.0.0.1:8765`, `http://localhost:8765`, `http://[::1]:8765`,
+ * `http://0.0.0.0:8765`, decimal forms the URL parser normalises), so an adapter script cannot
+ * reach the local API. Other local services (a local Ollama) stay reachable.
+ */
+export function refuseOwnPorts(ports: () => Iterable<number>): (url: URL) => boolean {
+  return (url) => {
+    if (!isLocalHostName(url.hostname)) return true;
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    for (const p of ports()) if (p === port) return false;
+    return true;
+  };
 }

@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LuaSandbox, registerHttpFunctions } from './index.js';
+import { LuaSandbox, registerHttpFunctions, refuseOwnPorts } from './index.js';
 import { LuaScriptError } from '../../spec/index.js';
 
 const sandboxes: LuaSandbox[] = [];
@@ -152,4 +152,31 @@ test('http_get / http_post reach a loopback server', async () => {
   assert.deepEqual(await sb.call('get', url), { status: 200, data: { method: 'GET', body: '', auth: 'v' } });
   assert.deepEqual(await sb.call('post', url), { method: 'POST', body: '{"a":1}' }); // null members are dropped by json.decode
   await assert.rejects(sb.call('bad'), /only http\(s\) URLs/);
+});
+
+test('SPEC §9: http_get / http_post cannot reach the daemon\'s own port by any local address; other local ports stay reachable', async () => {
+  let hits = 0;
+  const own = http.createServer((_req, res) => {
+    hits++;
+    res.end('{}');
+  });
+  const other = http.createServer((_req, res) => res.end('{"ok":true}'));
+  await Promise.all([new Promise<void>((r) => own.listen(0, '127.0.0.1', r)), new Promise<void>((r) => other.listen(0, '127.0.0.1', r))]);
+  after(() => {
+    own.close();
+    other.close();
+  });
+  const ownPort = (own.address() as AddressInfo).port;
+  const sb = make();
+  registerHttpFunctions(sb, { allow: refuseOwnPorts(() => [ownPort]) });
+  await sb.load(`function get(u) return http_get(u).body end
+     function post(u) return http_post(u, { op = "memory.save" }).body end`, 'self.lua');
+  for (const host of ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '127.1', '2130706433', 'api.localhost', '[::ffff:127.0.0.1]']) {
+    await assert.rejects(sb.call('get', `http://${host}:${ownPort}/api/v1/status`), /not allowed/, host);
+    await assert.rejects(sb.call('post', `http://${host}:${ownPort}/api/memory-manager`), /not allowed/, host);
+  }
+  assert.equal(hits, 0);
+  assert.equal(await sb.call('get', `http://127.0.0.1:${(other.address() as AddressInfo).port}/`), '{"ok":true}');
+  assert.equal(refuseOwnPorts(() => [80])(new URL('http://example.com/')), true);
+  assert.equal(refuseOwnPorts(() => [80])(new URL('http://localhost/')), false);
 });
