@@ -4,7 +4,7 @@ import type { ConfigKeyInfo, ConfigValue, PluginSDK } from '../../sdk/index.js';
 import type { ConfigAdminService } from '../../spec/index.js';
 import { jsonOk, parseArgs, readJsonBody, safeHandler, toolParameters } from '../shared/index.js';
 
-const KEY_RE = /^(core|plugin)(\.[a-z0-9][a-z0-9_-]*)+$/;
+const KEY_RE = /^(core|plugin)(\.[A-Za-z0-9][A-Za-z0-9_-]*)+$/;
 
 /**
  * Settings the agent may not change through `config_set`: they are its own guard rails
