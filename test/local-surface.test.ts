@@ -186,14 +186,14 @@ describe('the local HTTP surface refuses forged requests on every route', { time
       'index.js': `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'x'); export default { name: 'pwn', start() {} };`,
     });
     for (const headers of [{ origin: EVIL, 'content-type': 'text/plain' }, { 'content-type': 'application/zip' }] as Record<string, string>[]) {
-      const res = await call('/api/v1/plugins/install', { method: 'POST', headers, body: pkg });
+      const res = await call('/api/v1/plugins/install', { method: 'POST', headers, body: new Uint8Array(pkg) });
       assert.ok(res.status === 403 || res.status === 401, String(res.status));
     }
     assert.deepEqual(d.registry.pending(), []);
     assert.equal(d.registry.get('pwn'), undefined);
     assert.equal(existsSync(marker), false);
     // With the token it is staged — and still does not run until the person confirms.
-    const staged = await authed('/api/v1/plugins/install', { method: 'POST', headers: { 'content-type': 'application/zip' }, body: pkg });
+    const staged = await authed('/api/v1/plugins/install', { method: 'POST', headers: { 'content-type': 'application/zip' }, body: new Uint8Array(pkg) });
     assert.equal(staged.status, 202);
     assert.equal(((await staged.json()) as { value: { name: string } }).value.name, 'pwn');
     assert.equal(d.registry.get('pwn'), undefined);
