@@ -1,4 +1,4 @@
-import type { ToolDef } from '../../sdk/index.js';
+import type { ToolInvocation, ToolDef } from '../../sdk/index.js';
 import { ValidationError } from '../../sdk/index.js';
 import { DisabledError } from './errors.js';
 import { assertMemoryId } from './memory-id.js';
@@ -12,9 +12,9 @@ const strList = (description: string) => ({ type: 'array', items: { type: 'strin
  * master switch again (a stale tool list must not write to a disabled library).
  */
 export function createAgentTools(m: MemoryManager): ToolDef[] {
-  const guard = <A extends Record<string, unknown>>(fn: (a: A) => Promise<unknown>) => async (a: Record<string, unknown>) => {
+  const guard = <A extends Record<string, unknown>>(fn: (a: A, call?: ToolInvocation) => Promise<unknown>) => async (a: Record<string, unknown>, call?: ToolInvocation) => {
     if (!m.cfg().enabled) throw new DisabledError('the memory library');
-    return (await fn(a as A)) as Record<string, unknown>;
+    return (await fn(a as A, call)) as Record<string, unknown>;
   };
   return [
     {
@@ -49,10 +49,24 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
         properties: { title: str('title'), snapshot: str('the content to remember'), impressions: strList('up to 12 short keys (≤40 chars)'), tags: strList('e.g. convention'), notes: str('editable notes'), links: strList('ids of related memories') },
         required: ['title', 'snapshot'],
       },
-      handler: guard<Record<string, unknown>>(async (a) => {
-        const { title, snapshot, impressions, tags, notes, links } = a;
+      handler: guard<Record<string, unknown>>(async (a, call) => {
+        const { title, snapshot, impressions, notes, links } = a;
+        let tags = a.tags;
+        let note: string | undefined;
+        // A convention memory is injected into every new session: from a tool (which text the
+        // model read may have steered) it needs the person's yes, else it is saved as a plain memory.
+        if (Array.isArray(tags) && tags.includes('convention')) {
+          const confirm = m.sdk.use('host.confirm');
+          const ok = confirm
+            ? await confirm.ask({ plugin: 'memory-manager', sessionId: call?.sessionId ?? '', title: 'Save a convention memory (injected into every new session)?', detail: `${String(title).slice(0, 200)}\n\n${String(snapshot).slice(0, 1000)}` }).catch(() => false)
+            : false;
+          if (!ok) {
+            tags = tags.filter((t) => t !== 'convention');
+            note = 'saved without the convention tag: only the user can make a memory a convention (WebUI library)';
+          }
+        }
         const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links });
-        return { id: rec.id, title: rec.title, impressions: rec.impressions };
+        return { id: rec.id, title: rec.title, impressions: rec.impressions, tags: rec.tags, ...(note ? { note } : {}) };
       }),
     },
     {

@@ -37,6 +37,8 @@ export interface FakeSdkOptions {
    * (`test/fixtures/provider-llm.ts`); none = no provider configured.
    */
   llm?: LlmAPI;
+  /** Host services `sdk.use(name)` answers (e.g. `host.confirm`). */
+  services?: Record<string, unknown>;
 }
 
 /** In-memory sessions with per-session seqs, like the real session log. */
@@ -182,7 +184,7 @@ export class FakeSdk {
       registerContextFilter: (f) => reg(this.filters, f),
       registerRoute: (r) => reg(this.routes, r),
       provide: notInFake('provide'),
-      use: () => undefined,
+      use: ((name: string) => opts.services?.[name]) as never,
       onDispose: () => () => undefined,
       injectInput: notInFake('injectInput'),
       injectInterrupt: notInFake('injectInterrupt'),

@@ -9,10 +9,10 @@ import { FakeSdk } from './fake-sdk.js';
 /** A started MemoryManager on a FakeSdk in a temp home; stopped and removed after the test. */
 export function setupManager(
   t: { after(fn: () => unknown): void },
-  opts: { settings?: Record<string, ConfigValue>; llm?: LlmAPI; home?: string; start?: boolean } = {},
+  opts: { settings?: Record<string, ConfigValue>; llm?: LlmAPI; home?: string; start?: boolean; services?: Record<string, unknown> } = {},
 ): { home: string; fake: FakeSdk; m: MemoryManager } {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'mm-home-'));
-  const fake = new FakeSdk({ homeDir: home, settingsDefs, settings: opts.settings, llm: opts.llm });
+  const fake = new FakeSdk({ homeDir: home, settingsDefs, settings: opts.settings, llm: opts.llm, services: opts.services });
   const m = new MemoryManager(fake.sdk);
   if (opts.start !== false) m.start();
   t.after(async () => {
