@@ -89,3 +89,47 @@ test('the waiter program parses every documented command (usage errors exit 2)',
   const { main } = await import('../src/waiter/main.js');
   assert.equal(await main(['node', 'waiter', 'config', 'get']), 2, 'missing argument is a usage error');
 });
+
+test('SPEC §9: `waiter plugins install` shows the package and installs only when confirmed; `waiter webui` prints the sign-in link', async () => {
+  const { writeFileSync, existsSync } = await import('node:fs');
+  const { execFile } = await import('node:child_process');
+  const yazl = (await import('yazl')).default;
+  const marker = join(home, 'cli-plugin-ran');
+  const z = new yazl.ZipFile();
+  z.addBuffer(Buffer.from(JSON.stringify({ name: 'cli-hello', version: '0.3.0', entry: 'index.js', description: 'says hello', permissions: ['llm'] })), 'plugin.json');
+  z.addBuffer(Buffer.from(`import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'x'); export default { name: 'cli-hello', start() {} };`), 'index.js');
+  z.end();
+  const zip = await new Promise<Buffer>((resolve) => {
+    const chunks: Buffer[] = [];
+    z.outputStream.on('data', (ch: Buffer) => chunks.push(ch));
+    z.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+  });
+  const file = join(home, 'cli-hello.hmap');
+  writeFileSync(file, zip);
+  // Asynchronously: the daemon answering the socket lives in this very process.
+  const waiter = (...args: string[]) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--home', home, ...args], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
+        resolve({ status: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end();
+    });
+  // No terminal to ask on, no --yes: shown, left pending, exit 1, nothing ran.
+  const asked = await waiter('plugins', 'install', file);
+  assert.equal(asked.status, 1, asked.stderr);
+  assert.match(asked.stdout, /cli-hello 0\.3\.0[\s\S]*permissions: llm/);
+  assert.match(asked.stderr, /waiter plugins confirm cli-hello/);
+  assert.deepEqual(d.registry.pending().map((p) => p.name), ['cli-hello']);
+  assert.equal(existsSync(marker), false);
+  assert.match((await waiter('plugins', 'pending')).stdout, /cli-hello/);
+  assert.equal((await waiter('plugins', 'discard', 'cli-hello')).status, 0);
+  assert.deepEqual(d.registry.pending(), []);
+  // --yes installs and starts it.
+  const yes = await waiter('plugins', 'install', file, '--yes');
+  assert.equal(yes.status, 0, yes.stderr);
+  assert.equal(d.registry.get('cli-hello')?.state, 'running');
+  assert.equal(existsSync(marker), true);
+  const link = await waiter('webui');
+  assert.equal(link.status, 0, link.stderr);
+  assert.equal(link.stdout.trim(), `${d.url}/?token=${encodeURIComponent(d.authToken)}`);
+});
