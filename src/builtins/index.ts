@@ -14,6 +14,7 @@ import { pluginmgrPlugin } from './pluginmgr/index.js';
 import { cfgmgrPlugin } from './cfgmgr/index.js';
 import { createMemoryManagerPlugin } from './memory-manager/index.js';
 import { createCliPlugin } from './cli/index.js';
+import { createOpenaiApiPlugin } from './openai-api/index.js';
 import webuiPlugin from './webui/index.js';
 
 /**
@@ -31,10 +32,11 @@ export function builtinPlugins(): PluginDefinition[] {
     pluginmgrPlugin,
     cfgmgrPlugin,
     createMemoryManagerPlugin(),
+    createOpenaiApiPlugin(),
     createCliPlugin(),
     webuiPlugin as PluginDefinition,
   ];
 }
 
 /** Names of the built-in plugins. */
-export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'cli', 'webui'] as const;
+export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'openai-api', 'cli', 'webui'] as const;

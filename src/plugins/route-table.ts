@@ -1,5 +1,5 @@
 import type { Disposer, HttpRoute, RouteTableService } from '../spec/index.js';
-import { ConflictError, ValidationError } from '../spec/index.js';
+import { API_PATH_ROOTS, ConflictError, isApiPath, ValidationError } from '../spec/index.js';
 
 type Route = HttpRoute & { plugin: string };
 
@@ -16,9 +16,12 @@ export class RouteTable implements RouteTableService {
       throw new ValidationError(`plugin ${plugin}: a route needs a method, a path starting with "/" and a handler`, { plugin });
     }
     if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)) throw new ValidationError(`plugin ${plugin}: unsupported route method ${String(route.method)}`, { plugin });
-    // Plugin routes live under /api/ so that every one of them passes the API's checks (token,
-    // same-origin, content type) before its handler runs (SPEC §9).
-    if (!route.path.startsWith('/api/') || route.path.split('/').includes('..')) throw new ValidationError(`plugin ${plugin}: route paths must start with /api/ (got ${route.path})`, { plugin, path: route.path });
+    // Plugin routes live under an API root so that every one of them passes the API's checks
+    // (token, same-origin, content type) before its handler runs (SPEC §9). The roots are the
+    // ones the guard covers (`isApiPath`), defined once in the contracts.
+    if (!isApiPath(route.path) || route.path.split('/').includes('..')) {
+      throw new ValidationError(`plugin ${plugin}: route paths must lie under ${API_PATH_ROOTS.join('/, ')} (got ${route.path})`, { plugin, path: route.path });
+    }
     const clash = this.routes.find((r) => r.method === route.method && r.path === route.path);
     if (clash) throw new ConflictError(`route ${route.method} ${route.path} is already registered by plugin "${clash.plugin}"`, { plugin, owner: clash.plugin, path: route.path });
     const entry: Route = { ...route, plugin };

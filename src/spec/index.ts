@@ -15,3 +15,4 @@ export * from './plugin.js';
 export * from './services.js';
 export * from './cli-protocol.js';
 export * from './confirm.js';
+export * from './http.js';

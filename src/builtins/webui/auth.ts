@@ -9,11 +9,10 @@ export function isLoopbackHost(host: string): boolean {
 /**
  * Paths that carry the API and therefore need the token and same-origin requests: the REST API
  * (`/api/…`, where plugins' routes live too), the OpenAI-compatible API (`/v1/…`) and MCP
- * (`/mcp`). Everything else is the static SPA, which holds no secret.
+ * (`/mcp`). Everything else is the static SPA, which holds no secret. One definition, in the
+ * contracts (`API_PATH_ROOTS`), shared with the route table that admits plugin routes.
  */
-export function isApiPath(path: string): boolean {
-  return path.startsWith('/api/') || path === '/api' || path.startsWith('/v1/') || path === '/mcp' || path.startsWith('/mcp/');
-}
+export { isApiPath } from '../../spec/index.js';
 
 /**
  * Routes a browser reaches with an API that cannot send headers (EventSource): only these accept

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { errorResponse, jsonError } from './http-json.js';
+import { errorResponse, json, jsonError } from './http-json.js';
 import { checkApiRequest, hostHeaderAllowed, isApiPath } from './auth.js';
 import { mountChatRoutes } from './chat-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
@@ -9,6 +9,9 @@ import { homedir, tmpdir } from 'node:os';
 import { redactPaths } from '../../sdk/index.js';
 import { packageRoot, serveStatic } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
+
+/** The OpenAI-style error type of each refusal of the API guard. */
+const REFUSAL_TYPE = { 401: 'authentication_error', 403: 'permission_error', 415: 'invalid_request_error' } as const;
 
 /**
  * The webui HTTP app (W-1…W-5, P-7): auth and DNS-rebinding guard, the routes plugins registered
@@ -25,7 +28,9 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
     const path = c.req.path;
     if (isApiPath(path)) {
       const refusal = checkApiRequest(c.req.raw, path, ctx.token());
-      if (refusal) return jsonError(refusal.status, refusal.code, refusal.message);
+      // `type` as well as `code`: OpenAI-compatible clients (the `/v1` API) show `error.message`
+      // and read `error.type`, so they report a missing token the way they report a bad key.
+      if (refusal) return json({ ok: false, error: { code: refusal.code, message: refusal.message, type: REFUSAL_TYPE[refusal.status] } }, refusal.status);
     }
     await next();
     if (c.res.status >= 400) c.res = await withoutPaths(c.res, pathRoots(ctx.sdk.homeDir));
@@ -36,7 +41,9 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
     c.header('content-security-policy', "frame-ancestors 'none'");
   });
 
-  app.use('/api/*', async (c, next) => {
+  // Plugin routes: under any API root (`/api/…`, `/v1/…`, `/mcp`), all behind the guard above.
+  app.use('*', async (c, next) => {
+    if (!isApiPath(c.req.path)) return next();
     const hit = ctx.routes.match(c.req.method, c.req.path);
     if (hit && 'route' in hit) {
       try {
@@ -57,7 +64,8 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   mountMemoryRoutes(app, ctx);
   mountConfirmRoutes(app, ctx);
 
-  app.all('/api/*', (c) => {
+  app.all('*', (c, next) => {
+    if (!isApiPath(c.req.path)) return next();
     const res = jsonError(404, 'NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);
     res.headers.set('x-webui-unmatched', '1');
     return res;

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import type { PluginSDK, TurnOutcome } from '../../sdk/index.js';
+import { readRawBody } from '../shared/index.js';
+import { parseChatCompletion, planTurn, SESSION_HEADER, sessionFor } from './chat-request.js';
+import { OpenAiApiError, toOpenAiResponse } from './openai-error.js';
+import { TurnWatch, type TurnSink } from './turn-watch.js';
+
+/** Input source and output channel of turns started through the OpenAI-compatible API. */
+export const OPENAI_SOURCE = 'openai';
+
+/** What the chat-completions handler needs from its plugin. */
+export interface CompletionsDeps {
+  sdk: PluginSDK;
+  /** Model ids this daemon answers as (`GET /v1/models`). */
+  models(): string[];
+  /** Largest request body (inline images included). */
+  maxBodyBytes: number;
+  /** SSE comment sent while a turn is silent (tools running), in ms. */
+  keepAliveMs(): number;
+  /** Open requests by turn id, for messages the model sends to the `openai` channel. */
+  open: Map<string, TurnWatch>;
+}
+
+type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+
+function usageOf(w: TurnWatch): Usage {
+  return { prompt_tokens: w.usage.prompt, completion_tokens: w.usage.completion, total_tokens: w.usage.prompt + w.usage.completion };
+}
+
+/** A turn that did not produce an answer, as the OpenAI-style error the client reports. */
+function turnError(outcome: TurnOutcome): OpenAiApiError | undefined {
+  if (outcome.status === 'ok' || outcome.status === 'short-circuit') return undefined;
+  const code = outcome.error?.code ?? (outcome.status === 'aborted' ? 'ABORTED' : 'TURN_FAILED');
+  const message = outcome.error?.code === 'NO_PROVIDER_CONFIGURED' ? outcome.text || outcome.error.message : (outcome.error?.message ?? outcome.text) || 'the turn failed';
+  const status = code === 'NO_PROVIDER_CONFIGURED' || outcome.status === 'aborted' ? 503 : 502;
+  return new OpenAiApiError(status, message, 'server_error', code);
+}
+
+async function readBody(req: Request, limit: number): Promise<unknown> {
+  const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type && type !== 'application/json') throw new OpenAiApiError(415, `send the body as application/json (got ${type})`, 'invalid_request_error', 'unsupported_media_type');
+  const bytes = await readRawBody(req, limit);
+  const text = Buffer.from(bytes).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw OpenAiApiError.invalid(`the body is not valid JSON: ${(e as Error).message}`, null, 'invalid_json');
+  }
+}
+
+/**
+ * `POST /v1/chat/completions` (R-1): one request is one full HomeAgent turn — memory injection,
+ * tools, the LLM chain shown live in the WebUI — in the session the request names. Answers a
+ * `chat.completion`, or with `stream: true` `chat.completion.chunk` events (`data: {…}` …
+ * `data: [DONE]`) as the turn produces text; reasoning streams as `reasoning_content`.
+ */
+export async function chatCompletions(deps: CompletionsDeps, req: Request): Promise<Response> {
+  try {
+    const body = parseChatCompletion(await readBody(req, deps.maxBodyBytes));
+    if (!deps.models().includes(body.model)) {
+      throw new OpenAiApiError(404, `the model '${body.model}' does not exist; this daemon answers as ${deps.models().map((m) => `'${m}'`).join(', ')} (GET /v1/models)`, 'invalid_request_error', 'model_not_found', 'model');
+    }
+    const plan = planTurn(body.messages);
+    const sessionId = sessionFor(req.headers.get(SESSION_HEADER), body.user);
+    const { sdk } = deps;
+    const known = await sdk.sessions().get(sessionId);
+    if (!known) await sdk.sessions().create({ channel: OPENAI_SOURCE, id: sessionId, title: plan.text.slice(0, 40) || 'OpenAI API' });
+    const meta = {
+      openai: {
+        instructions: plan.instructions || undefined,
+        // A transcript of the client's earlier messages matters only where HomeAgent has no memory of them.
+        history: !known || known.turns === 0 ? plan.history || undefined : undefined,
+        client: (req.headers.get('user-agent') ?? '').slice(0, 80) || undefined,
+      },
+    };
+    const ticket = sdk.injectInput({ sessionId, source: OPENAI_SOURCE, channel: OPENAI_SOURCE, text: plan.text, attachments: plan.attachments.length ? plan.attachments : undefined, trigger: 'user', meta });
+    const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
+    const created = Math.floor(Date.now() / 1000);
+    const headers = { 'x-homeagent-session': sessionId, 'x-homeagent-turn': ticket.turnId, 'cache-control': 'no-store' };
+    if (!body.stream) return await answer(deps, ticket, { id, created, model: body.model, headers });
+    return stream(deps, ticket, { id, created, model: body.model, headers, includeUsage: body.stream_options?.include_usage === true });
+  } catch (e) {
+    return toOpenAiResponse(e);
+  }
+}
+
+interface ReplyOpts {
+  id: string;
+  created: number;
+  model: string;
+  headers: Record<string, string>;
+}
+
+async function answer(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<TurnOutcome> }, o: ReplyOpts): Promise<Response> {
+  let reasoning = '';
+  const watch = new TurnWatch(deps.sdk, ticket.turnId, { content: () => {}, reasoning: (t) => void (reasoning += t) }).start();
+  deps.open.set(ticket.turnId, watch);
+  try {
+    const outcome = await ticket.done;
+    const err = turnError(outcome);
+    if (err) throw err;
+    watch.finish(outcome);
+    const message: Record<string, unknown> = { role: 'assistant', content: watch.content, refusal: null };
+    if (reasoning) message.reasoning_content = reasoning;
+    const completion = {
+      id: o.id,
+      object: 'chat.completion',
+      created: o.created,
+      model: o.model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }],
+      usage: usageOf(watch),
+      system_fingerprint: null,
+    };
+    return new Response(JSON.stringify(completion), { status: 200, headers: { ...o.headers, 'content-type': 'application/json; charset=utf-8' } });
+  } finally {
+    deps.open.delete(ticket.turnId);
+    watch.dispose();
+  }
+}
+
+function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<TurnOutcome> }, o: ReplyOpts & { includeUsage: boolean }): Response {
+  const enc = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed = false;
+  const write = (line: string) => {
+    if (closed) return;
+    try {
+      controller.enqueue(enc.encode(line));
+    } catch {
+      closed = true;
+    }
+  };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    write(`data: ${JSON.stringify({ id: o.id, object: 'chat.completion.chunk', created: o.created, model: o.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
+  const sink: TurnSink = { content: (t) => chunk({ content: t }), reasoning: (t) => chunk({ reasoning_content: t }) };
+  const watch = new TurnWatch(deps.sdk, ticket.turnId, sink);
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const end = () => {
+    if (keepAlive) clearInterval(keepAlive);
+    deps.open.delete(ticket.turnId);
+    watch.dispose();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      chunk({ role: 'assistant', content: '' });
+      watch.start();
+      deps.open.set(ticket.turnId, watch);
+      // Comments keep proxies and clients from timing out while tools run; OpenAI clients skip them.
+      keepAlive = setInterval(() => write(': keep-alive\n\n'), deps.keepAliveMs());
+      keepAlive.unref?.();
+      void ticket.done.then(
+        (outcome) => {
+          const err = turnError(outcome);
+          if (err) {
+            // Mid-stream errors travel as an event with an `error` object (the openai client throws it).
+            write(`data: ${JSON.stringify({ error: { message: err.message, type: err.type, param: null, code: err.apiCode } })}\n\n`);
+          } else {
+            watch.finish(outcome);
+            chunk({}, 'stop');
+            if (o.includeUsage) write(`data: ${JSON.stringify({ id: o.id, object: 'chat.completion.chunk', created: o.created, model: o.model, system_fingerprint: null, choices: [], usage: usageOf(watch) })}\n\n`);
+          }
+          write('data: [DONE]\n\n');
+          end();
+          if (!closed) {
+            closed = true;
+            controller.close();
+          }
+        },
+        () => end(),
+      );
+    },
+    // The client went away: stop sending. The turn itself runs to its end and stays in memory.
+    cancel() {
+      closed = true;
+      end();
+    },
+  });
+  return new Response(body, { status: 200, headers: { ...o.headers, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' } });
+}

@@ -1,0 +1,326 @@
+/**
+ * The OpenAI-compatible chat API (R-1) end to end: the official `openai` npm client against the
+ * real daemon on loopback, with the scripted fake LLM server behind it. Each request is a full
+ * HomeAgent turn — the persona and memory in the system prompt, tools, the `agent_llm_chain` the
+ * WebUI shows — in the session the request names.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { startFakeLlm, type FakeLlm, type RecordedRequest } from './fixtures/fake-llm/index.js';
+
+const homes: string[] = [];
+function home(): string {
+  const h = mkdtempSync(join(tmpdir(), 'ha-openai-'));
+  homes.push(h);
+  return h;
+}
+const env = (llm?: FakeLlm) => ({ PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9', ...(llm ? { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1` } : {}) });
+
+type Msg = { role: string; content: string };
+const chatRequests = (llm: FakeLlm): RecordedRequest[] => llm.requests.filter((r) => r.format === 'openai-chat');
+const messagesOf = (r: RecordedRequest): Msg[] => r.body.messages as Msg[];
+
+/**
+ * Connects to the WebUI's event stream (what its live LLM-chain view reads) and resolves, once
+ * connected, to a function that waits for the first event matching `pred`.
+ */
+async function openSse(url: string, token: string): Promise<(pred: (event: string, data: unknown) => boolean, ms?: number) => Promise<unknown>> {
+  const ac = new AbortController();
+  const res = await fetch(`${url}/api/v1/events`, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  return async (pred, ms = 10_000) => {
+    const timer = setTimeout(() => ac.abort(), ms);
+    let buf = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('event stream ended');
+        buf += value;
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (!data) continue;
+          const { event, payload } = JSON.parse(data) as { event: string; payload: unknown };
+          if (pred(event, payload)) return payload;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      ac.abort();
+    }
+  };
+}
+
+describe('OpenAI-compatible API on the daemon, driven by the openai client', { timeout: 120_000 }, () => {
+  let llm: FakeLlm;
+  let d: Daemon;
+  let client: OpenAI;
+
+  before(async () => {
+    llm = await startFakeLlm();
+    d = await startDaemon({ homeDir: home(), env: env(llm), webuiPort: 0, heartbeats: false });
+    client = new OpenAI({ apiKey: d.authToken, baseURL: `${d.url}/v1`, maxRetries: 0 });
+  });
+  after(async () => {
+    await d?.stop();
+    await llm?.close();
+    for (const h of homes) rmSync(h, { recursive: true, force: true });
+  });
+
+  it('lists the agent as a model', async () => {
+    const page = await client.models.list();
+    assert.deepEqual(
+      page.data.map((m) => [m.id, m.object, m.owned_by]),
+      [['homeagent', 'model', 'homeagent']],
+    );
+    assert.equal((await client.models.retrieve('homeagent')).id, 'homeagent');
+    await assert.rejects(client.models.retrieve('gpt-4o'), (e: unknown) => e instanceof OpenAI.NotFoundError);
+  });
+
+  it('answers a chat completion from a full turn in the session named by `user`; the WebUI sees the LLM chain live', async () => {
+    llm.enqueue({ text: 'Hello Alice, I am HomeAgent.', usage: { inputTokens: 120, outputTokens: 9 } });
+    const next = await openSse(d.url!, d.authToken);
+    const seen = next((ev, data) => ev === 'agent_llm_chain' && (data as { sessionId?: string }).sessionId === 'openai:alice');
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'homeagent', user: 'alice', messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Hi, who are you?' }] })
+      .withResponse();
+    assert.equal(completion.object, 'chat.completion');
+    assert.equal(completion.model, 'homeagent');
+    assert.match(completion.id, /^chatcmpl-/);
+    assert.equal(completion.choices[0].message.role, 'assistant');
+    assert.equal(completion.choices[0].message.content, 'Hello Alice, I am HomeAgent.');
+    assert.equal(completion.choices[0].finish_reason, 'stop');
+    assert.deepEqual(completion.usage, { prompt_tokens: 120, completion_tokens: 9, total_tokens: 129 });
+    assert.equal(response.headers.get('x-homeagent-session'), 'openai:alice');
+    const chain = (await seen) as { turnId: string; text: string; injected: { source: string }[] };
+    assert.equal(chain.text, 'Hello Alice, I am HomeAgent.');
+    assert.equal(chain.turnId, response.headers.get('x-homeagent-turn'));
+    // The turn the LLM saw: HomeAgent's own system prompt (persona, channels), the client's
+    // instructions marked as such, and the user's words.
+    const msgs = messagesOf(chatRequests(llm).at(-1)!);
+    assert.equal(msgs[0].role, 'system');
+    assert.match(msgs[0].content, /HomeAgent/);
+    assert.match(msgs[0].content, /openai/, 'the output channel rules name the API client');
+    assert.ok(msgs.some((m) => m.role === 'user' && m.content === 'Hi, who are you?'));
+    assert.ok(msgs.some((m) => m.role === 'system' && /Instructions from the chat client[\s\S]*Answer briefly\./.test(m.content)));
+    // Logged in its session like any turn (the WebUI lists it).
+    const events = await d.sessions.events('openai:alice');
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => [e.kind, e.text]),
+      [
+        ['user', 'Hi, who are you?'],
+        ['assistant', 'Hello Alice, I am HomeAgent.'],
+      ],
+    );
+  });
+
+  it('only the newest user message is new input: the daemon remembers the session itself', async () => {
+    llm.enqueue({ text: 'Noted: your cat is Mochi.' }, { text: 'Your cat is called Mochi.' });
+    await client.chat.completions.create({ model: 'homeagent', user: 'bob', messages: [{ role: 'user', content: 'My cat is called Mochi.' }] });
+    const before = chatRequests(llm).length;
+    const c = await client.chat.completions.create({
+      model: 'homeagent',
+      user: 'bob',
+      messages: [
+        { role: 'user', content: 'My cat is called Mochi.' },
+        { role: 'assistant', content: 'Noted: your cat is Mochi.' },
+        { role: 'user', content: "What is my cat's name?" },
+      ],
+    });
+    assert.equal(c.choices[0].message.content, 'Your cat is called Mochi.');
+    assert.equal(chatRequests(llm).length, before + 1);
+    const msgs = messagesOf(chatRequests(llm).at(-1)!);
+    assert.deepEqual(
+      msgs.filter((m) => m.role === 'user').map((m) => m.content),
+      ["What is my cat's name?"],
+      'the client history is not fed again as new user messages',
+    );
+    assert.match(msgs[0].content, /My cat is called Mochi/, 'the earlier turn reaches the model from HomeAgent memory (timeline)');
+    assert.ok(!msgs.some((m) => /Earlier conversation in the chat client/.test(m.content)), 'no transcript for a session HomeAgent knows');
+    assert.equal((await d.sessions.get('openai:bob'))?.turns, 2);
+  });
+
+  it('a conversation started elsewhere: for a session HomeAgent has not seen, the earlier messages are shown once as a transcript', async () => {
+    llm.enqueue({ text: 'Then pack an umbrella.' });
+    await client.chat.completions.create(
+      {
+        model: 'homeagent',
+        messages: [
+          { role: 'user', content: 'I fly to Hangzhou on Friday.' },
+          { role: 'assistant', content: 'Have a good trip!' },
+          { role: 'user', content: 'It will rain there.' },
+        ],
+      },
+      { headers: { 'X-HomeAgent-Session': 'trip' } },
+    );
+    const msgs = messagesOf(chatRequests(llm).at(-1)!);
+    const transcript = msgs.find((m) => m.role === 'system' && /Earlier conversation in the chat client/.test(m.content));
+    assert.ok(transcript, 'transcript injected');
+    assert.match(transcript.content, /user: I fly to Hangzhou on Friday\.\nassistant: Have a good trip!/);
+    assert.deepEqual(
+      msgs.filter((m) => m.role === 'user').map((m) => m.content),
+      ['It will rain there.'],
+    );
+    assert.ok(await d.sessions.get('openai:trip'), 'the header named the session');
+  });
+
+  it('streams chat.completion.chunk events: reasoning, the text of every round, a message the model sent to the channel, usage, [DONE]', async () => {
+    llm.enqueue(
+      { reasoning: 'I should note this first.', text: 'Let me check.', toolCalls: [{ name: 'output_send__openai', arguments: { payload: 'Interim: looking it up.' } }], usage: { inputTokens: 50, outputTokens: 5 } },
+      { text: 'The answer is forty-two, as promised.', chunkDelayMs: 5, usage: { inputTokens: 70, outputTokens: 8 } },
+    );
+    const stream = await client.chat.completions.create({ model: 'homeagent', user: 'carol', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'What is the answer?' }] });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const ch of stream) chunks.push(ch);
+    assert.ok(chunks.length > 5, `only ${chunks.length} chunks`);
+    for (const ch of chunks) assert.equal(ch.object, 'chat.completion.chunk');
+    assert.equal(new Set(chunks.map((c) => c.id)).size, 1, 'one id for the whole stream');
+    assert.equal(chunks[0].choices[0].delta.role, 'assistant');
+    const content = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    assert.equal(content, 'Let me check.\n\nInterim: looking it up.\n\nThe answer is forty-two, as promised.');
+    const reasoning = chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '').join('');
+    assert.equal(reasoning, 'I should note this first.');
+    const finish = chunks.filter((c) => c.choices[0]?.finish_reason);
+    assert.deepEqual(
+      finish.map((c) => c.choices[0].finish_reason),
+      ['stop'],
+    );
+    const usage = chunks.at(-1)!;
+    assert.deepEqual(usage.choices, []);
+    assert.deepEqual(usage.usage, { prompt_tokens: 120, completion_tokens: 13, total_tokens: 133 });
+    // The final reply is what the session log keeps.
+    const events = await d.sessions.events('openai:carol');
+    assert.equal(events.filter((e) => e.kind === 'assistant').at(-1)?.text, 'The answer is forty-two, as promised.');
+  });
+
+  it('on the wire: text/event-stream with `data: {chunk}` lines ending in `data: [DONE]`', async () => {
+    llm.enqueue({ text: 'plain stream' });
+    const res = await fetch(`${d.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'homeagent', stream: true, messages: [{ role: 'user', content: 'stream please' }] }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const events = (await res.text()).split('\n\n').filter(Boolean);
+    assert.ok(events.every((e) => e.startsWith('data: ') || e.startsWith(': ')), events.join('|'));
+    assert.equal(events.at(-1), 'data: [DONE]');
+    const json = events.filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)) as { choices: { delta: { content?: string } }[] });
+    assert.equal(json.map((j) => j.choices[0]?.delta.content ?? '').join(''), 'plain stream');
+    assert.equal(res.headers.get('x-homeagent-session'), 'openai:default');
+  });
+
+  it('bad requests get OpenAI-style errors {error:{message,type,code}} with the right status, and start no turn', async () => {
+    const turnsBefore = chatRequests(llm).length;
+    const cases: { body: unknown; status: number; code: string; param?: string }[] = [
+      { body: { model: 'homeagent' }, status: 400, code: 'missing_required_parameter', param: 'messages' },
+      { body: { messages: [{ role: 'user', content: 'x' }] }, status: 400, code: 'missing_required_parameter', param: 'model' },
+      { body: { model: 'homeagent', messages: 'hello' }, status: 400, code: 'invalid_type', param: 'messages' },
+      { body: { model: 'homeagent', messages: [] }, status: 400, code: 'invalid_value', param: 'messages' },
+      { body: { model: 'homeagent', messages: [{ role: 'wizard', content: 'x' }] }, status: 400, code: 'invalid_value', param: 'messages[0].role' },
+      { body: { model: 'homeagent', messages: [{ role: 'user', content: 42 }] }, status: 400, code: 'invalid_type', param: 'messages[0].content' },
+      { body: { model: 'homeagent', stream: 'yes', messages: [{ role: 'user', content: 'x' }] }, status: 400, code: 'invalid_type', param: 'stream' },
+      { body: { model: 'homeagent', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }] }, status: 400, code: 'invalid_value', param: 'messages[1].role' },
+      { body: { model: 'homeagent', messages: [{ role: 'user', content: '   ' }] }, status: 400, code: 'invalid_value', param: 'messages[0].content' },
+      { body: { model: 'homeagent', n: 2, messages: [{ role: 'user', content: 'x' }] }, status: 400, code: 'unsupported_value', param: 'n' },
+      { body: { model: 'homeagent', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://192.168.1.1/cam.jpg' } }] }] }, status: 400, code: 'unsupported_value', param: 'messages[0].content[0].image_url' },
+      { body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, status: 404, code: 'model_not_found', param: 'model' },
+    ];
+    for (const c of cases) {
+      await assert.rejects(
+        client.chat.completions.create(c.body as never),
+        (e: unknown) => {
+          assert.ok(e instanceof OpenAI.APIError, String(e));
+          assert.equal(e.status, c.status, `${JSON.stringify(c.body)} → ${e.status} ${e.message}`);
+          assert.equal(e.code, c.code, JSON.stringify(c.body));
+          assert.equal(e.type, 'invalid_request_error');
+          if (c.param) assert.equal(e.param, c.param, JSON.stringify(c.body));
+          assert.ok(e.message.length > 10);
+          return true;
+        },
+      );
+    }
+    const raw = await fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: '{"model": "homeagent", "messages": [' });
+    assert.equal(raw.status, 400);
+    const body = (await raw.json()) as { error: { message: string; type: string; code: string } };
+    assert.equal(body.error.code, 'invalid_json');
+    assert.equal(body.error.type, 'invalid_request_error');
+    const big = await fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'homeagent', messages: [{ role: 'user', content: 'x'.repeat(21 * 1024 * 1024) }] }) });
+    assert.equal(big.status, 413);
+    assert.equal(((await big.json()) as { error: { type: string } }).error.type, 'invalid_request_error');
+    assert.equal(chatRequests(llm).length, turnsBefore, 'no bad request reached the LLM');
+  });
+
+  it('needs the token as the API key, and refuses cross-site requests even with it — before any handler runs', async () => {
+    const turnsBefore = chatRequests(llm).length;
+    const sessionsBefore = (await d.sessions.list()).length;
+    const wrong = new OpenAI({ apiKey: 'sk-not-the-token', baseURL: `${d.url}/v1`, maxRetries: 0 });
+    await assert.rejects(wrong.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'forged' }] }), (e: unknown) => {
+      assert.ok(e instanceof OpenAI.AuthenticationError);
+      assert.equal(e.status, 401);
+      assert.equal(e.code, 'UNAUTHORIZED');
+      assert.equal(e.type, 'authentication_error');
+      return true;
+    });
+    await assert.rejects(wrong.models.list(), (e: unknown) => e instanceof OpenAI.AuthenticationError);
+    const evil = await fetch(`${d.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.authToken}`, origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'homeagent', messages: [{ role: 'user', content: 'forged' }] }),
+    });
+    assert.equal(evil.status, 403);
+    assert.equal(((await evil.json()) as { error: { code: string } }).error.code, 'CROSS_SITE_REQUEST');
+    assert.equal(chatRequests(llm).length, turnsBefore);
+    assert.equal((await d.sessions.list()).length, sessionsBefore);
+  });
+
+  it('a failing LLM becomes an OpenAI-style server error; the daemon keeps answering', async () => {
+    llm.setDefault(() => ({ status: 500 }));
+    try {
+      await assert.rejects(client.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'will fail' }] }), (e: unknown) => {
+        assert.ok(e instanceof OpenAI.APIError);
+        assert.equal(e.status, 502);
+        assert.equal(e.type, 'server_error');
+        return true;
+      });
+      const s = await client.chat.completions.create({ model: 'homeagent', stream: true, messages: [{ role: 'user', content: 'will fail too' }] });
+      await assert.rejects(
+        (async () => {
+          for await (const _ of s) void _;
+        })(),
+        (e: unknown) => e instanceof OpenAI.APIError && /fail/i.test(e.message),
+      );
+    } finally {
+      llm.setDefault(() => ({ text: 'ok' }));
+    }
+    llm.enqueue({ text: 'back again' });
+    const ok = await client.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'still there?' }] });
+    assert.equal(ok.choices[0].message.content, 'back again');
+  });
+});
+
+describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }, () => {
+  it('answers 503 with the message that says how to configure a provider (not a stack trace)', async () => {
+    const d = await startDaemon({ homeDir: home(), env: env(), webuiPort: 0, heartbeats: false });
+    try {
+      const client = new OpenAI({ apiKey: d.authToken, baseURL: `${d.url}/v1`, maxRetries: 0 });
+      await assert.rejects(client.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'hello' }] }), (e: unknown) => {
+        assert.ok(e instanceof OpenAI.APIError);
+        assert.equal(e.status, 503);
+        assert.equal(e.code, 'NO_PROVIDER_CONFIGURED');
+        assert.match(e.message, /OPENAI_API_KEY|DEEPSEEK_API_KEY/);
+        assert.doesNotMatch(e.message, /at .*\.ts:\d+/);
+        return true;
+      });
+    } finally {
+      await d.stop();
+    }
+  });
+});
