@@ -109,7 +109,7 @@ describe('the local HTTP surface refuses forged requests on every route', { time
 
   it('enumerates the core and plugin routes (the list is not empty, and holds the dangerous ones)', () => {
     const keys = allRoutes(d).map((r) => `${r.method} ${r.path}`);
-    for (const must of ['POST /api/v1/plugins/install', 'POST /api/v1/plugin-installs/:name/confirm', 'POST /api/memory-manager', 'PUT /api/v1/settings/:key', 'POST /api/v1/chat', 'POST /api/v1/confirm/:id', 'POST /api/v1/changes/:id/undo', 'POST /api/surface-sentinel/poke', 'GET /api/v1/events', 'GET /api/v1/sessions/:id/events', 'GET /v1/models', 'POST /v1/chat/completions']) {
+    for (const must of ['POST /api/v1/plugins/install', 'POST /api/v1/plugin-installs/:name/confirm', 'POST /api/memory-manager', 'PUT /api/v1/settings/:key', 'POST /api/v1/chat', 'POST /api/v1/confirm/:id', 'POST /api/v1/changes/:id/undo', 'POST /api/surface-sentinel/poke', 'GET /api/v1/events', 'GET /api/v1/sessions/:id/events', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /mcp', 'GET /mcp']) {
       assert.ok(keys.includes(must), `${must} missing from ${keys.join(', ')}`);
     }
   });

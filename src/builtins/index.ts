@@ -15,6 +15,7 @@ import { cfgmgrPlugin } from './cfgmgr/index.js';
 import { createMemoryManagerPlugin } from './memory-manager/index.js';
 import { createCliPlugin } from './cli/index.js';
 import { createOpenaiApiPlugin } from './openai-api/index.js';
+import { createMcpServerPlugin } from './mcp-server/index.js';
 import webuiPlugin from './webui/index.js';
 
 /**
@@ -33,10 +34,11 @@ export function builtinPlugins(): PluginDefinition[] {
     cfgmgrPlugin,
     createMemoryManagerPlugin(),
     createOpenaiApiPlugin(),
+    createMcpServerPlugin(),
     createCliPlugin(),
     webuiPlugin as PluginDefinition,
   ];
 }
 
 /** Names of the built-in plugins. */
-export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'openai-api', 'cli', 'webui'] as const;
+export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'openai-api', 'mcp-server', 'cli', 'webui'] as const;

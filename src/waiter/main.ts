@@ -227,6 +227,21 @@ export function buildProgram(): Command {
       process.stdout.write(opts.json ? JSON.stringify({ url, signIn: signInUrl(url, token) }) + '\n' : `${signInUrl(url, token)}\n`);
     });
 
+  program
+    .command('mcp')
+    .description('an MCP server on stdio over HomeAgent memory, for Claude Desktop, Cursor … (relays to the daemon\'s /mcp with this install\'s token)')
+    .action(async () => {
+      const opts = program.opts<GlobalOpts>();
+      const home = opts.home ? resolveHome({ HOMEAGENT_HOME: opts.home }) : resolveHome();
+      const status = await withClient(opts, (c) => c.request<{ endpoints?: Record<string, string> }>('status'));
+      const baseUrl = status.endpoints?.webui;
+      const token = process.env.HOMEAGENT_WEBUI_TOKEN || readAuthToken(home);
+      if (!baseUrl) throw new Error('the daemon\'s HTTP server (webui plugin) is not running, and MCP is served there (see logs/homed.log)');
+      if (!token) throw new Error(`no secret in ${authTokenPath(home)}; start homed once to create it`);
+      const { runMcpBridge } = await import('./mcp-bridge.js');
+      await runMcpBridge({ baseUrl, token, log: (line) => process.stderr.write(`${line}\n`) });
+    });
+
   const memory = program.command('memory').description('the memory tiers: context, documents, graph');
   memory.command('stats').action(simple(program, 'memory.stats'));
   memory.command('context').action(simple(program, 'memory.context'));
