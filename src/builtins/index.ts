@@ -16,6 +16,7 @@ import { createMemoryManagerPlugin } from './memory-manager/index.js';
 import { createCliPlugin } from './cli/index.js';
 import { createOpenaiApiPlugin } from './openai-api/index.js';
 import { createMcpServerPlugin } from './mcp-server/index.js';
+import { createWebPlugin } from './web/index.js';
 import webuiPlugin from './webui/index.js';
 
 /**
@@ -33,6 +34,7 @@ export function builtinPlugins(): PluginDefinition[] {
     pluginmgrPlugin,
     cfgmgrPlugin,
     createMemoryManagerPlugin(),
+    createWebPlugin(),
     createOpenaiApiPlugin(),
     createMcpServerPlugin(),
     createCliPlugin(),
@@ -41,4 +43,4 @@ export function builtinPlugins(): PluginDefinition[] {
 }
 
 /** Names of the built-in plugins. */
-export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'openai-api', 'mcp-server', 'cli', 'webui'] as const;
+export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'web', 'openai-api', 'mcp-server', 'cli', 'webui'] as const;
