@@ -42,11 +42,13 @@ test('RouteTable refuses a second handler for the same method and path and notif
   assert.throws(() => rt.add('b', { method: 'GET', path: '/api/x', handler: () => new Response('b') }), /already registered by plugin "a"/);
   assert.doesNotThrow(() => rt.add('b', { method: 'POST', path: '/api/x', handler: () => new Response('b') }));
   assert.throws(() => rt.add('b', { method: 'GET', path: 'no-slash', handler: () => new Response('b') }), /starting with "\/"/);
-  // Every plugin route is under /api/, so it passes the API's token and same-origin checks.
-  assert.throws(() => rt.add('b', { method: 'GET', path: '/public-page', handler: () => new Response('b') }), /must start with \/api\//);
-  assert.throws(() => rt.add('b', { method: 'GET', path: '/api/../x', handler: () => new Response('b') }), /must start with \/api\//);
+  // Every plugin route is under an API root (/api/, /v1/, /mcp), so it passes the API's token and same-origin checks.
+  for (const path of ['/public-page', '/api/../x', '/v1x/models', '/mcpx', '/apix', '/index.html', '/v1/../assets/x.js']) {
+    assert.throws(() => rt.add('b', { method: 'GET', path, handler: () => new Response('b') }), /must lie under \/api\/, \/v1\/, \/mcp/, path);
+  }
   d();
   d();
   assert.deepEqual(rt.list().map((r) => `${r.plugin} ${r.method}`), ['b POST']);
   assert.equal(changes, 3);
+  for (const path of ['/v1/models', '/mcp']) rt.add('c', { method: 'GET', path, handler: () => new Response('c') })();
 });
