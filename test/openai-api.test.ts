@@ -281,6 +281,41 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     assert.equal((await d.sessions.list()).length, sessionsBefore);
   });
 
+  it('a browser or desktop chat app works once the owner lists its origin — on /v1/ and /mcp only, still with the token', async () => {
+    const app = 'http://localhost:3210';
+    const preflight = () =>
+      fetch(`${d.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: app, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+    const post = (path: string, origin: string, token?: string) =>
+      fetch(`${d.url}${path}`, {
+        method: 'POST',
+        headers: { origin, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ model: 'homeagent', messages: [{ role: 'user', content: 'from the app' }] }),
+      });
+    const unlisted = await preflight();
+    assert.equal(unlisted.status, 403, 'no preflight is answered by default');
+    assert.equal(unlisted.headers.get('access-control-allow-origin'), null);
+    assert.equal((await post('/v1/chat/completions', app, d.authToken)).status, 403);
+    await d.config.set('plugin.webui.app_origins', [app]);
+    try {
+      const pre = await preflight();
+      assert.equal(pre.status, 204);
+      assert.equal(pre.headers.get('access-control-allow-origin'), app);
+      assert.match(pre.headers.get('access-control-allow-headers') ?? '', /authorization/);
+      llm.enqueue({ text: 'hello app' });
+      const ok = await post('/v1/chat/completions', app, d.authToken);
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers.get('access-control-allow-origin'), app);
+      assert.equal(((await ok.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content, 'hello app');
+      assert.equal((await post('/v1/chat/completions', app)).status, 401, 'the token is still needed');
+      assert.equal((await post('/v1/chat/completions', 'http://evil.example', d.authToken)).status, 403, 'other origins stay refused');
+      const webuiApi = await post('/api/v1/chat', app, d.authToken);
+      assert.equal(webuiApi.status, 403, "the WebUI's own API stays same-origin only");
+      assert.equal(webuiApi.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await d.config.set('plugin.webui.app_origins', []);
+    }
+  });
+
   it('a failing LLM becomes an OpenAI-style server error; the daemon keeps answering', async () => {
     llm.setDefault(() => ({ status: 500 }));
     try {

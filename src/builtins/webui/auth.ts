@@ -96,15 +96,26 @@ export function crossSiteReason(req: Request): string | undefined {
 }
 
 /**
+ * A request from a chat app whose origin the owner listed (`plugin.webui.app_origins`), on the
+ * paths such apps use: the OpenAI-compatible API and MCP — never the WebUI's own `/api/`.
+ */
+export function appOriginAllowed(req: Request, path: string, origins: readonly string[]): boolean {
+  const origin = req.headers.get('origin');
+  if (!origin || origin === 'null' || !origins.includes(origin)) return false;
+  return path.startsWith('/v1/') || path === '/mcp' || path.startsWith('/mcp/');
+}
+
+/**
  * The checks every API request passes before any route (core or plugin) sees it (SPEC §9):
- * 1. not cross-site (403 CROSS_SITE_REQUEST),
+ * 1. not cross-site (403 CROSS_SITE_REQUEST) — unless it comes from a chat app's origin the owner
+ *    listed, on `/v1/` or `/mcp` only ({@link appOriginAllowed}),
  * 2. the per-install token as a Bearer header — or `?token=` on the event stream only (401),
  * 3. a state-changing request's body is not of a type a foreign page can send without a
  *    preflight (415): JSON APIs take `application/json`, uploads a binary type.
  * Returns the refusal, or undefined when the request may proceed.
  */
-export function checkApiRequest(req: Request, path: string, token: string): Refusal | undefined {
-  const cross = crossSiteReason(req);
+export function checkApiRequest(req: Request, path: string, token: string, appOrigins: readonly string[] = []): Refusal | undefined {
+  const cross = appOriginAllowed(req, path, appOrigins) ? undefined : crossSiteReason(req);
   if (cross) return { status: 403, code: 'CROSS_SITE_REQUEST', message: `cross-site requests are refused (${cross}); use the WebUI served by this daemon, or a client with the token` };
   if (!tokenMatches(requestToken(req, req.method === 'GET' && QUERY_TOKEN_ROUTES.has(path)), token)) {
     return { status: 401, code: 'UNAUTHORIZED', message: 'a valid token is required: Authorization: Bearer <token> (run `waiter webui` for a sign-in link, or read <data folder>/auth-token)' };

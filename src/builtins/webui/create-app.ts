@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { errorResponse, json, jsonError } from './http-json.js';
-import { checkApiRequest, hostHeaderAllowed, isApiPath } from './auth.js';
+import { appOriginAllowed, checkApiRequest, hostHeaderAllowed, isApiPath } from './auth.js';
 import { mountChatRoutes } from './chat-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
@@ -9,6 +9,17 @@ import { homedir, tmpdir } from 'node:os';
 import { redactPaths } from '../../sdk/index.js';
 import { packageRoot, serveStatic } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
+
+/** CORS headers for a chat app's origin the owner listed (`plugin.webui.app_origins`). */
+function corsHeaders(origin: string, preflight: boolean): Record<string, string> {
+  const h: Record<string, string> = { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'x-homeagent-session, x-homeagent-turn, mcp-session-id' };
+  if (preflight) {
+    h['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS';
+    h['access-control-allow-headers'] = 'authorization, content-type, accept, x-homeagent-session, mcp-protocol-version, mcp-session-id, last-event-id, x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout';
+    h['access-control-max-age'] = '600';
+  }
+  return h;
+}
 
 /** The OpenAI-style error type of each refusal of the API guard. */
 const REFUSAL_TYPE = { 401: 'authentication_error', 403: 'permission_error', 415: 'invalid_request_error' } as const;
@@ -26,14 +37,18 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   app.use('*', async (c, next) => {
     if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return jsonError(403, 'FORBIDDEN', 'this server only answers requests addressed to localhost');
     const path = c.req.path;
+    const appOrigin = appOriginAllowed(c.req.raw, path, ctx.appOrigins?.() ?? []) ? c.req.header('origin') : undefined;
+    // A listed chat app's CORS preflight; every other preflight stays unanswered (refused below).
+    if (appOrigin && c.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: corsHeaders(appOrigin, true) });
     if (isApiPath(path)) {
-      const refusal = checkApiRequest(c.req.raw, path, ctx.token());
+      const refusal = checkApiRequest(c.req.raw, path, ctx.token(), ctx.appOrigins?.() ?? []);
       // `type` as well as `code`: OpenAI-compatible clients (the `/v1` API) show `error.message`
       // and read `error.type`, so they report a missing token the way they report a bad key.
       if (refusal) return json({ ok: false, error: { code: refusal.code, message: refusal.message, type: REFUSAL_TYPE[refusal.status] } }, refusal.status);
     }
     await next();
     if (c.res.status >= 400) c.res = await withoutPaths(c.res, pathRoots(ctx.sdk.homeDir));
+    if (appOrigin) for (const [k, v] of Object.entries(corsHeaders(appOrigin, false))) c.header(k, v);
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'no-referrer');
     // Never framed by another page (clickjacking of the confirm and install dialogs).

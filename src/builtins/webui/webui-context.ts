@@ -14,6 +14,8 @@ export interface WebuiContext {
   confirm: ConfirmBroker;
   /** Folder of the built SPA (`dist/web`). */
   webRoot: string;
+  /** Origins of chat apps allowed on `/v1/` and `/mcp` (`plugin.webui.app_origins`). */
+  appOrigins?: () => readonly string[];
   /** The configured token ('' = none). */
   token: () => string;
   /** True when bound to loopback: the Host header is checked against DNS rebinding. */

@@ -105,6 +105,7 @@ export class WebuiServer {
       confirm,
       webRoot: webRootSetting || join(packageRoot(), 'dist', 'web'),
       token: tokenNow,
+      appOrigins: () => (settings.get('app_origins') as string[] | undefined) ?? [],
       loopback,
       url: () => this.publicUrl,
       limits: { jsonBytes: 1024 * 1024, chatBytes: 25 * 1024 * 1024, uploadBytes: 50 * 1024 * 1024 },
