@@ -147,6 +147,16 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     assert.equal((await d.sessions.get('openai:bob'))?.turns, 2);
   });
 
+  it('two first requests of one new session at once both get their answer (turns queue, the session is created once)', async () => {
+    llm.enqueue({ text: 'first answer' }, { text: 'second answer' });
+    const [a, b] = await Promise.all([
+      client.chat.completions.create({ model: 'homeagent', user: 'race', messages: [{ role: 'user', content: 'one' }] }),
+      client.chat.completions.create({ model: 'homeagent', user: 'race', messages: [{ role: 'user', content: 'two' }] }),
+    ]);
+    assert.deepEqual([a.choices[0].message.content, b.choices[0].message.content].sort(), ['first answer', 'second answer']);
+    assert.equal((await d.sessions.get('openai:race'))?.turns, 2);
+  });
+
   it('a conversation started elsewhere: for a session HomeAgent has not seen, the earlier messages are shown once as a transcript', async () => {
     llm.enqueue({ text: 'Then pack an umbrella.' });
     await client.chat.completions.create(

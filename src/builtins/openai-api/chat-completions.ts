@@ -64,7 +64,15 @@ export async function chatCompletions(deps: CompletionsDeps, req: Request): Prom
     const sessionId = sessionFor(req.headers.get(SESSION_HEADER), body.user);
     const { sdk } = deps;
     const known = await sdk.sessions().get(sessionId);
-    if (!known) await sdk.sessions().create({ channel: OPENAI_SOURCE, id: sessionId, title: plan.text.slice(0, 40) || 'OpenAI API' });
+    if (!known) {
+      // Two first requests of one session may race: the loser finds it created.
+      await sdk
+        .sessions()
+        .create({ channel: OPENAI_SOURCE, id: sessionId, title: plan.text.slice(0, 40) || 'OpenAI API' })
+        .catch(async (e: unknown) => {
+          if (!(await sdk.sessions().get(sessionId))) throw e;
+        });
+    }
     const meta = {
       openai: {
         instructions: plan.instructions || undefined,
