@@ -5,6 +5,6 @@ export default createWebPlugin();
 export { createWebPlugin, webSettings, type WebPluginOptions } from './web-plugin.js';
 export { AddressPolicy, isPublicAddress } from './address-policy.js';
 export { safeFetch, parseWebUrl, type Resolver, type FetchedPage } from './safe-fetch.js';
-export { toReadable, type ReadablePage } from './readable-text.js';
+export type { ReadablePage } from './readable-text.js';
 export { webSearch, SEARCH_PROVIDERS, type SearchConfig } from './web-search.js';
 export { WebError } from './web-error.js';
