@@ -14,6 +14,11 @@ import type { KernelDeps } from './kernel-deps.js';
 import { cfg, type LlmPort, type PluginAdminPort, type ProviderAdminPort, type SessionPort, type TextLogPort } from './ports.js';
 import { subAgentTool } from './subagent.js';
 import { mediaTools } from './media-tools.js';
+import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
+
+/** Where notices are recorded when no session is named (R-6). */
+export const NOTICES_SESSION = 'system:notices';
+const MAX_NOTICE_CHARS = 20_000;
 
 /** The consolidation channel (seed: `_consolidation_`). */
 export const CONSOLIDATION = '_consolidation_';
@@ -43,6 +48,8 @@ interface QueuedInput {
   resolve: (o: TurnOutcome) => void;
   /** Resolves once the user message is in the session log. */
   accepted?: Promise<void>;
+  /** The channel the session was created on (its chat), known once recorded. */
+  home?: string;
 }
 
 /** A minimal context window (last 200 events) for a kernel without the memory subsystem. */
@@ -238,6 +245,36 @@ export class Agent {
   }
 
   /**
+   * A proactive notice (R-6) that needs no LLM turn (a health change, a reminder that could not be
+   * answered): recorded as a `system` event of `sessionId` (default {@link NOTICES_SESSION}), then
+   * delivered like a timer's reply — the session's own chat when it can push, else the owner's
+   * default channel (`core.notify.channel`), else the WebUI.
+   */
+  async notify(n: { text: string; source: string; sessionId?: string; meta?: Record<string, unknown> }): Promise<{ channel?: string }> {
+    if (typeof n.text !== 'string' || !n.text.trim()) throw new ValidationError('notice text is required');
+    if (n.text.length > MAX_NOTICE_CHARS) throw new ValidationError(`notice text is longer than ${MAX_NOTICE_CHARS} characters`);
+    if (typeof n.source !== 'string' || !CHANNEL.test(n.source)) throw new ValidationError(`invalid notice source "${String(n.source).slice(0, 60)}"`);
+    const sessionId = n.sessionId ?? NOTICES_SESSION;
+    if (!SESSION_ID.test(sessionId) || sessionId.includes('..')) throw new ValidationError(`invalid session id "${String(sessionId).slice(0, 60)}"`);
+    let home: string | undefined;
+    let turnId: string | undefined;
+    try {
+      home = (await this.opts.sessions.ensure(sessionId, sessionId === NOTICES_SESSION ? 'system' : n.source)).channel;
+      turnId = this.allocateTurn(sessionId);
+      const ev = await this.opts.sessions.append(sessionId, { turnId, kind: 'system', text: n.text, data: { source: n.source, notice: true } });
+      this.bus.emit('session_event', { sessionId, seq: ev.seq, kind: 'system' });
+    } catch (e) {
+      this.log.error(`could not record a notice from ${n.source}: ${(e as Error).message}`);
+    }
+    const channel = await this.channels.sendProactive(
+      { sessionId, turnId, payload: n.text, type: 'text', meta: { ...(n.meta ?? {}), source: n.source, notice: true } },
+      { home, preferred: cfg(this.opts.config, 'core.notify.channel', 'webui'), onError: (c, e) => this.log.warn(`notice from ${n.source} could not go through ${c}: ${(e as Error).message}`) },
+    );
+    if (!channel) this.log.warn(`notice from ${n.source} reached no channel; it stays in ${sessionId}`);
+    return { channel };
+  }
+
+  /**
    * The next turn id of a session. The session may not exist yet (it is created when the input
    * is recorded, asynchronously), so the store may not know it: count from 1 then, and never
    * hand out a turn number twice while the store catches up.
@@ -262,18 +299,23 @@ export class Agent {
     const channel = o.channel ?? o.source;
     if (typeof o.source !== 'string' || !CHANNEL.test(o.source)) throw new ValidationError(`invalid input source "${String(o.source).slice(0, 60)}": use 1-64 of A-Z a-z 0-9 _ -`);
     if (!CHANNEL.test(channel)) throw new ValidationError(`invalid channel "${String(channel).slice(0, 60)}": use 1-64 of A-Z a-z 0-9 _ -`);
-    return { sessionId: o.sessionId, source: o.source, channel, text: o.text, attachments: o.attachments, trigger: o.trigger ?? 'user', meta: o.meta };
+    const input: TurnInput = { sessionId: o.sessionId, source: o.source, channel, text: o.text, attachments: o.attachments, trigger: o.trigger ?? 'user', meta: o.meta };
+    const speaker = normalizeSpeaker(o.speaker);
+    const conversation = normalizeConversation(o.conversation);
+    if (speaker) input.speaker = speaker;
+    if (conversation) input.conversation = conversation;
+    return input;
   }
 
   private async record(q: QueuedInput): Promise<void> {
     try {
-      await this.opts.sessions.ensure(q.input.sessionId, q.input.channel);
-      const ev = await this.opts.sessions.append(q.input.sessionId, {
-        turnId: q.turnId,
-        kind: 'user',
-        text: q.input.text,
-        data: { source: q.input.source, trigger: q.input.trigger, attachments: q.input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) },
-      });
+      const info = await this.opts.sessions.ensure(q.input.sessionId, q.input.channel);
+      q.home = info.channel;
+      const data: Record<string, unknown> = { source: q.input.source, trigger: q.input.trigger, attachments: q.input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) };
+      // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.
+      if (q.input.speaker) data.speaker = q.input.speaker;
+      if (q.input.conversation) data.conversation = q.input.conversation;
+      const ev = await this.opts.sessions.append(q.input.sessionId, { turnId: q.turnId, kind: 'user', text: q.input.text, data });
       this.bus.emit('session_event', { sessionId: q.input.sessionId, seq: ev.seq, kind: 'user' });
       await this.opts.textLog?.append({ at: this.now(), sessionId: q.input.sessionId, turnId: q.turnId, role: 'user', source: q.input.source, text: q.input.text });
     } catch (e) {
@@ -351,7 +393,7 @@ export class Agent {
     this.current = q;
     await q.accepted;
     const consolidation = q.input.source === CONSOLIDATION;
-    const turn: TurnState = { turnId: q.turnId, input: q.input, consolidation, messages: [], round: 0, toolOutputs: [], state: {}, pendingMedia: [...(q.input.attachments ?? [])] };
+    const turn: TurnState = { turnId: q.turnId, input: q.input, consolidation, messages: [], round: 0, toolOutputs: [], state: {}, pendingMedia: [...(q.input.attachments ?? [])], homeChannel: q.home };
     const mediaDir = join(this.opts.homeDir ?? '.', 'media');
     try {
       const outcome = await this.runner.run(turn, {

@@ -1,5 +1,5 @@
 /** The agent kernel (C-1…C-8, C-10, C-11): orchestration only, no user-facing IO. */
-export { Agent, SimpleContextWindow, CONSOLIDATION } from './agent.js';
+export { Agent, SimpleContextWindow, CONSOLIDATION, NOTICES_SESSION } from './agent.js';
 export type { AgentOptions } from './agent.js';
 export { EventBus } from './event-bus.js';
 export { StageHost } from './stage-host.js';

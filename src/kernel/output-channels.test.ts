@@ -112,3 +112,26 @@ test('P-6: gating rules name every channel with its types, and are absent withou
   assert.match(rules, /- webui \(text\/image\): The web chat\./);
   assert.match(rules, /- timer \(text\): Scheduled notes\./);
 });
+
+test('P-6: splitMessage closes a code block cut in two and reopens it with its language; never splits a surrogate pair', () => {
+  const code = Array.from({ length: 30 }, (_, i) => `  const line${i} = compute(${i});`).join('\n');
+  const text = `Here is the fix:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nThat is all.`;
+  const parts = splitMessage(text, 300);
+  assert.ok(parts.length >= 3);
+  for (const p of parts) {
+    assert.ok(p.length <= 300, `piece too long: ${p.length}`);
+    const fences = p.split('\n').filter((l) => l.startsWith('```')).length;
+    assert.equal(fences % 2, 0, `unbalanced fences in a piece:\n${p}`);
+  }
+  assert.ok(parts[1].startsWith('```ts\n'), 'the next piece reopens the block with its language');
+  // Indentation inside the code survives, and every code line arrives exactly once.
+  const lines = parts.join('\n').split('\n').filter((l) => l.startsWith('  const line'));
+  assert.deepEqual(lines, code.split('\n'));
+  assert.ok(parts.at(-1)!.endsWith('That is all.'));
+  // Emoji are surrogate pairs: a hard cut never separates their halves.
+  const emoji = '😀'.repeat(50);
+  for (const p of splitMessage(emoji, 15)) assert.ok(!/[\ud800-\udbff]$/.test(p) && !/^[\udc00-\udfff]/.test(p));
+  assert.equal(splitMessage(emoji, 15).join(''), emoji);
+  // Words are not broken when a space is near.
+  for (const p of splitMessage('alpha beta gamma delta epsilon zeta eta theta iota kappa', 20)) assert.match(p, /^[a-z]+( [a-z]+)*$/);
+});

@@ -15,30 +15,62 @@ export function typesFor(caps: number): OutputMessage['type'][] {
   return TYPE_BY_CAP.filter(([c]) => (caps & c) !== 0).map(([, t]) => t);
 }
 
+const SEPARATORS = ['\n\n', '\n', '。', '. ', '！', '! ', '? ', '？', '；', '; ', '，', ', ', ' '];
+const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/;
+
+/** The code fence left open at the end of `text` (its opening line and marker), if any. */
+function openFence(text: string): { marker: string; line: string } | undefined {
+  let open: { marker: string; line: string } | undefined;
+  for (const line of text.split('\n')) {
+    const m = FENCE.exec(line);
+    if (!m) continue;
+    if (!open) open = { marker: m[1], line: line.trim() };
+    else if (m[1][0] === open.marker[0] && m[1].length >= open.marker.length && !m[2].trim()) open = undefined;
+  }
+  return open;
+}
+
+/** Where to cut `text` so the piece is at most `budget` long: the last good boundary, else a hard cut that never splits a surrogate pair. */
+function cutPoint(text: string, budget: number): number {
+  const window = text.slice(0, budget + 1);
+  for (const sep of SEPARATORS) {
+    const i = window.lastIndexOf(sep, budget - sep.length);
+    if (i > budget * 0.5) return i + sep.length;
+  }
+  const code = text.charCodeAt(budget - 1);
+  return code >= 0xd800 && code <= 0xdbff ? budget - 1 : budget;
+}
+
 /**
- * Splits text into pieces of at most `limit` characters, preferring paragraph, line, then
- * sentence/word boundaries (P-6: long messages split per channel limit).
+ * Splits text into pieces of at most `limit` characters (UTF-16 units, as Telegram counts),
+ * preferring paragraph, line, sentence, clause and word boundaries (P-6). A code block cut in two
+ * is closed at the end of one piece and reopened (with its language) at the start of the next, so
+ * each piece reads on its own; nothing else is added or lost.
  */
 export function splitMessage(text: string, limit: number): string[] {
   if (limit <= 0 || text.length <= limit) return [text];
   const parts: string[] = [];
   let rest = text;
-  while (rest.length > limit) {
-    const window = rest.slice(0, limit);
-    let cut = -1;
-    for (const sep of ['\n\n', '\n', '。', '. ', '！', '? ', '？', ' ']) {
-      const i = window.lastIndexOf(sep);
-      if (i > limit * 0.5) {
-        cut = i + sep.length;
-        break;
-      }
+  let fence: { marker: string; line: string } | undefined;
+  while (rest) {
+    const prefix = fence ? `${fence.line}\n` : '';
+    if (prefix.length + rest.length <= limit) {
+      parts.push(prefix + rest);
+      break;
     }
-    if (cut <= 0) cut = limit;
-    parts.push(rest.slice(0, cut).trimEnd());
-    rest = rest.slice(cut).trimStart();
+    // Room for a closing fence too, unless the limit is too small to carry fences at all.
+    const reserve = limit >= 40 ? 1 + (fence?.marker.length ?? 3) + 4 : 0;
+    const usePrefix = prefix.length + reserve < limit / 2 ? prefix : '';
+    const budget = limit - usePrefix.length - reserve;
+    const cut = cutPoint(rest, budget);
+    const piece = usePrefix + rest.slice(0, cut).replace(/\s+$/, '');
+    const stillOpen = reserve ? openFence(piece) : undefined;
+    parts.push(stillOpen ? `${piece}\n${stillOpen.marker}` : piece);
+    fence = stillOpen;
+    rest = rest.slice(cut);
+    rest = fence ? rest.replace(/^\n+/, '') : rest.trimStart();
   }
-  if (rest) parts.push(rest);
-  return parts;
+  return parts.filter((p) => p.length > 0);
 }
 
 /**
@@ -77,6 +109,28 @@ export class OutputChannels {
       await ch.handler({ ...msg, payload, meta: pieces.length > 1 ? { ...msg.meta, part: i + 1, parts: pieces.length } : msg.meta });
     }
     return pieces.length;
+  }
+
+  /**
+   * Delivers a message nobody in a channel asked for (R-6: a timer's result, a notice): to the
+   * session's own chat when that channel can push (`options.push`: Telegram, QQ), else to the
+   * owner's default channel `preferred`, else to the WebUI. A channel that fails hands the message
+   * to the next. Resolves with the channel that took it; undefined when none could.
+   */
+  async sendProactive(msg: OutputMessage, opts: { home?: string; preferred: string; onError?: (channel: string, e: unknown) => void }): Promise<string | undefined> {
+    const order: string[] = [];
+    const home = opts.home ? this.channels.get(opts.home) : undefined;
+    if (home?.options.push) order.push(home.name);
+    for (const name of [opts.preferred, 'webui']) if (name && !order.includes(name) && this.channels.has(name)) order.push(name);
+    for (const name of order) {
+      try {
+        await this.send(name, { ...msg, meta: { ...msg.meta, proactive: true } });
+        return name;
+      } catch (e) {
+        opts.onError?.(name, e);
+      }
+    }
+    return undefined;
   }
 
   /** The generated tools (two per channel). */

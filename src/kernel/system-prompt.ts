@@ -38,7 +38,8 @@ function timelineLine(e: ContextEvent): string {
   const c = lineCache.get(e);
   if (c && c.timestamp === e.timestamp && c.kind === e.kind && c.sessionId === e.sessionId && c.input === e.input && c.response === e.response) return c.line;
   const when = new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ');
-  const who = e.kind === 'agent' ? 'assistant' : e.kind === 'cold_storage' ? 'recalled' : e.kind;
+  // A chat user is named (from data the channel set, R-5); the owner stays "user".
+  const who = e.kind === 'agent' ? 'assistant' : e.kind === 'cold_storage' ? 'recalled' : e.kind === 'user' && e.speaker ? `user ${e.speaker.name ?? e.speaker.id}` : e.kind;
   const body = e.kind === 'agent' ? e.response : e.kind === 'cold_storage' ? [e.input, e.response].filter(Boolean).join(' → ') : e.input;
   const line = `[${when}] (${e.sessionId}) ${who}: ${body.replace(/\s+/g, ' ').trim()}`;
   lineCache.set(e, { timestamp: e.timestamp, kind: e.kind, sessionId: e.sessionId, input: e.input, response: e.response, line });

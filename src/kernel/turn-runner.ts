@@ -5,6 +5,7 @@ import { cfg } from './ports.js';
 import { llmChainEvent } from './llm-chain-event.js';
 import { interruptMessages, type PendingInterrupt } from './interrupts.js';
 import { renderTimeline } from './system-prompt.js';
+import { conversationBlock } from './speaker-input.js';
 
 /** Hooks the Agent gives a running turn (interrupt plumbing and the shutdown signal). */
 export interface TurnHooks {
@@ -32,6 +33,26 @@ export interface TurnState {
   toolOutputs: ToolOutputRecord[];
   state: Record<string, unknown>;
   pendingMedia: NonNullable<TurnInput['attachments']>;
+  /** The channel the session was created on (a chat's channel), for proactive replies. */
+  homeChannel?: string;
+}
+
+/**
+ * True when nobody waits for this turn's reply on its own channel (R-6): a system input (timer,
+ * terminal exit) or an interrupt that became a turn, from a source that registered no output
+ * channel. Its reply is delivered proactively. A user input from such a source (an API client)
+ * is not: its caller reads the outcome itself.
+ */
+export function isProactive(input: TurnInput, hasChannel: boolean): boolean {
+  return !hasChannel && (input.trigger === 'system' || input.meta?.interrupt === true);
+}
+
+/** The speaker (user events only) and place of a turn, for its context events (R-5). */
+function place(input: TurnInput, withSpeaker: boolean): Pick<ContextEvent, 'speaker' | 'conversation'> {
+  const out: Pick<ContextEvent, 'speaker' | 'conversation'> = {};
+  if (withSpeaker && input.speaker) out.speaker = input.speaker;
+  if (input.conversation) out.conversation = input.conversation;
+  return out;
 }
 
 class ShortCircuit {
@@ -96,7 +117,7 @@ export class TurnRunner {
       // Consolidation turns (internal jobs) stay out of the context window: their instructions
       // and answers are not conversation, must not show in the timeline nor be archived as memory.
       if (!turn.consolidation) {
-        d.context.append({ kind: 'user', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: '', refs: [turn.turnId] });
+        d.context.append({ kind: 'user', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: '', refs: [turn.turnId], ...place(input, true) });
         try {
           await d.context.prune(input.text);
         } catch (e) {
@@ -109,7 +130,7 @@ export class TurnRunner {
       await this.stage(turn, 'pre_action', this.ctx(turn, 'pre_action'));
       for (const m of turn.messages.slice(before)) d.bus.emit('stage_event', { turnId: turn.turnId, sessionId: input.sessionId, stage: 'pre_action', note: `injected ${m.role} message from ${m.source ?? 'a plugin'} (${m.content.length} chars)` });
       finalText = await this.toolLoop(turn, hooks);
-      if (!turn.consolidation) d.context.append({ kind: 'agent', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: finalText, toolOutputs: turn.toolOutputs, refs: [turn.turnId] });
+      if (!turn.consolidation) d.context.append({ kind: 'agent', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: finalText, toolOutputs: turn.toolOutputs, refs: [turn.turnId], ...place(input, false) });
       const outCtx = this.ctx(turn, 'before_output', { text: finalText });
       await this.stage(turn, 'before_output', outCtx);
       finalText = outCtx.text ?? finalText;
@@ -150,24 +171,42 @@ export class TurnRunner {
     try {
       await d.textLog?.append({ at: d.now(), sessionId: turn.input.sessionId, turnId: turn.turnId, role: 'assistant', text });
     } catch {}
+    if (turn.consolidation) return;
     const ch = d.channels.get(turn.input.channel);
-    if (ch && !turn.consolidation) {
+    const msg = { sessionId: turn.input.sessionId, turnId: turn.turnId, payload: text, type: 'text' as const, meta: { status } };
+    if (ch) {
       try {
-        await d.channels.send(turn.input.channel, { sessionId: turn.input.sessionId, turnId: turn.turnId, payload: text, type: 'text', meta: { status } });
+        await d.channels.send(turn.input.channel, msg);
       } catch (e) {
         d.log.error(`output channel ${turn.input.channel} failed: ${(e as Error).message}`);
       }
+    } else if (isProactive(turn.input, false)) {
+      const used = await d.channels.sendProactive(
+        { ...msg, meta: { ...msg.meta, source: turn.input.source } },
+        { home: turn.homeChannel, preferred: cfg(d.config, 'core.notify.channel', 'webui'), onError: (c, e) => d.log.warn(`proactive reply of ${turn.turnId} could not go through ${c}: ${(e as Error).message}`) },
+      );
+      if (!used) d.log.warn(`proactive reply of ${turn.turnId} (from ${turn.input.source}) reached no channel; it stays in the session log`);
     }
   }
 
   private async systemPrompt(turn: TurnState): Promise<string> {
     const { d } = this;
-    const q = { sessionId: turn.input.sessionId, turnId: turn.turnId, input: turn.input.text, consolidation: turn.consolidation };
+    const { speaker, conversation } = turn.input;
+    const q = { sessionId: turn.input.sessionId, turnId: turn.turnId, input: turn.input.text, consolidation: turn.consolidation, speaker, conversation };
     const base = await d.prompt.build(q);
-    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && d.contextVisible(e));
+    // The agent-wide timeline carries private chats (the owner's WebUI, other people's direct
+    // messages). A group, and a private chat with anyone but the owner, sees only its own
+    // conversation there (R-5); the owner's own ids (`core.identity.owner_ids`) see everything.
+    const owner = !speaker || cfg<string[]>(d.config, 'core.identity.owner_ids', []).includes(speaker.id);
+    const scope = conversation && (conversation.kind === 'group' || !owner) ? conversation.id : undefined;
+    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || e.conversation?.id === scope) && d.contextVisible(e));
     const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000));
     const rules = d.channels.rules();
-    return [base, rules ? `【输出通道】\n${rules}` : '', timeline ? `【时间线】\n${timeline}` : ''].filter(Boolean).join('\n\n');
+    const here = conversationBlock(speaker, conversation, owner);
+    const proactive = isProactive(turn.input, d.channels.get(turn.input.channel) !== undefined)
+      ? `This turn was started by ${turn.input.source}, not by a message in a chat: your final reply is delivered to the owner proactively (their default channel).`
+      : undefined;
+    return [base, rules ? `【输出通道】\n${rules}` : '', here || proactive ? `【当前对话】\n${[here, proactive].filter(Boolean).join('\n')}` : '', timeline ? `【时间线】\n${timeline}` : ''].filter(Boolean).join('\n\n');
   }
 
   private async callLlm(turn: TurnState, hooks: TurnHooks, tools: ToolDef[]): Promise<Awaited<ReturnType<KernelDeps['llm']['run']>> & { injected: { source: string; text: string }[] }> {

@@ -23,6 +23,7 @@ import type {
   StageName,
   StageScope,
   ToolDef,
+  NotifyService,
 } from '../spec/index.js';
 import { ConflictError, HomeAgentError, PluginError, STAGES, ValidationError } from '../spec/index.js';
 import type { Agent } from '../kernel/index.js';
@@ -35,6 +36,8 @@ import { ServiceRegistry } from './service-registry.js';
 export interface PluginConfigPort {
   register(defs: Record<string, ConfigKeyDef>): () => void;
   settingsFor(plugin: string): SettingsAPI;
+  /** Reads a full key (`core.notify.channel`); throws for an unknown key. */
+  get?(key: string): unknown;
 }
 
 /** The memory subsystem as the SDK sees it; absent when memory is not running. */
@@ -83,7 +86,8 @@ interface Loaded {
  * plugin's `stop()` and then its disposers in reverse order, and is idempotent — so a reload is
  * `stop` + `start` again.
  *
- * The host itself offers the service `host.routes` (the {@link RouteTable}).
+ * The host itself offers the services `host.routes` (the {@link RouteTable}) and `host.notify`
+ * (proactive notices through the owner's default channel, R-6).
  */
 export class PluginHost {
   readonly routes = new RouteTable();
@@ -93,6 +97,22 @@ export class PluginHost {
 
   constructor(private readonly opts: PluginHostOptions) {
     this.services.provide('host', 'host.routes', this.routes);
+    this.services.provide('host', 'host.notify', this.notifyService());
+  }
+
+  private notifyService(): NotifyService {
+    const { agent, config } = this.opts;
+    return {
+      channel: () => {
+        let preferred = 'webui';
+        try {
+          preferred = String(config.get?.('core.notify.channel') || 'webui');
+        } catch {}
+        return agent.channels.get(preferred) ? preferred : agent.channels.get('webui') ? 'webui' : undefined;
+      },
+      channels: () => agent.channels.list().map((c) => ({ name: c.name, caps: c.caps, push: c.options.push === true, plugin: c.plugin, description: c.description })),
+      send: (n) => agent.notify(n),
+    };
   }
 
   get agent(): Agent {

@@ -68,6 +68,9 @@ export type {
   PluginAdminService,
   RouteTableService,
   Person,
+  Speaker,
+  Conversation,
+  NotifyService,
 } from '../spec/index.js';
 export { Cap, STAGES, HomeAgentError, ValidationError, NotFoundError, ConflictError, PayloadTooLargeError, PluginError } from '../spec/index.js';
 /**

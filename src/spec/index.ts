@@ -16,3 +16,4 @@ export * from './services.js';
 export * from './cli-protocol.js';
 export * from './confirm.js';
 export * from './http.js';
+export * from './speaker.js';

@@ -2,6 +2,7 @@
  * Memory contracts the kernel depends on (T-2 and the prompt slots of C-8). The memory subsystem
  * implements them; the kernel never imports it.
  */
+import type { Conversation, Speaker } from './speaker.js';
 
 /** Where an event in the context timeline came from. */
 export type ContextEventKind = 'user' | 'agent' | 'cold_storage' | 'system';
@@ -31,6 +32,10 @@ export interface ContextEvent {
   toolOutputs?: ToolOutputRecord[];
   /** Source references (turn ids, dataset ids …) carried into derived memories. */
   refs?: string[];
+  /** Who said it, when a chat channel named them (user events); absent = the owner. */
+  speaker?: Speaker;
+  /** Where it was said (both the user and the agent event of a chat turn); absent = the owner's private session. */
+  conversation?: Conversation;
 }
 
 export type NewContextEvent = Omit<ContextEvent, 'id' | 'timestamp'> & { id?: string; timestamp?: number };
@@ -55,6 +60,13 @@ export interface PromptQuery {
   turnId: string;
   input: string;
   consolidation: boolean;
+  /** Who is speaking this turn (chat channels); absent = the owner. */
+  speaker?: Speaker;
+  /**
+   * Where this turn happens. In a `group` a provider must not inject what was said in a private
+   * place (memory scoping, R-5); absent = the owner's private session.
+   */
+  conversation?: Conversation;
 }
 
 export type PromptSlotProvider = (q: PromptQuery) => string | undefined | Promise<string | undefined>;

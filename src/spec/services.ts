@@ -141,6 +141,20 @@ export interface ChangeTrackerService {
   undo(id: string): Promise<ChangeRecord>;
 }
 
+/**
+ * Proactive notices (R-6): a message to the owner that no turn produced — a health change, a
+ * reminder that could not be answered — delivered through the owner's default channel
+ * (`core.notify.channel`) without an LLM call, and recorded in the session `system:notices`.
+ */
+export interface NotifyService {
+  /** The channel notices go to now (`undefined` when no channel is registered at all). */
+  channel(): string | undefined;
+  /** The registered output channels, for the settings page's choice of a default. */
+  channels(): { name: string; caps: number; push: boolean; plugin: string; description: string }[];
+  /** Delivers a notice; resolves with the channel used (undefined: none could take it, logged). */
+  send(notice: { text: string; source: string; sessionId?: string; meta?: Record<string, unknown> }): Promise<{ channel?: string }>;
+}
+
 declare module './plugin.js' {
   interface ServiceMap {
     'host.plugins': PluginAdminService;
@@ -150,6 +164,7 @@ declare module './plugin.js' {
     'host.memory': MemoryAdminService;
     'host.routes': RouteTableService;
     'host.auth': AuthService;
+    'host.notify': NotifyService;
     changes: ChangeTrackerService;
   }
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from './provider.js';
+import type { Conversation, Speaker } from './speaker.js';
 
 /** The seven stages (C-4), in the order a turn passes them. */
 export const STAGES = ['on_input', 'pre_action', 'post_action', 'before_toolcall', 'after_toolcall', 'before_output', 'after_output'] as const;
@@ -27,6 +28,10 @@ export interface TurnInput {
   /** Who triggered it: a user, or the system (consolidation, timers). */
   trigger: 'user' | 'system';
   meta?: Record<string, unknown>;
+  /** Who said it (chat channels); absent = the owner (WebUI, CLI). */
+  speaker?: Speaker;
+  /** Where it was said (chat channels); absent = the owner's private session. */
+  conversation?: Conversation;
 }
 
 /**

@@ -101,7 +101,7 @@ function sharedBackend(): Promise<Backend> {
 }
 
 /** Keys a test may change; reset when its harness closes so the shared config starts clean. */
-const RESET_PREFIXES = ['core.agent.', 'core.subagent.', 'core.llm.order'];
+const RESET_PREFIXES = ['core.agent.', 'core.subagent.', 'core.llm.order', 'core.notify.', 'core.identity.'];
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<KernelHarness> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'homeagent-kernel-'));
