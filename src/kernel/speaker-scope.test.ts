@@ -33,7 +33,10 @@ test('R-5: speaker and place travel as data into the session log and the context
 test('R-5: a group turn sees only that group in its timeline, is told who speaks, and slot providers get speaker and place', async (t) => {
   const h = await harness(t);
   const queries: unknown[] = [];
-  h.agent.prompt.register('extra', (q) => void queries.push(q) ?? undefined);
+  h.agent.prompt.register('extra', (q) => {
+    queries.push(q);
+    return undefined;
+  });
   await h.send('my bank PIN is 4321', { sessionId: 'qq:private:10001', source: 'qq', speaker: alice, conversation: { kind: 'private', id: 'qq:private:10001', platform: 'qq' } });
   await h.send('owner secret: the spare key is under the mat');
   await h.send('earlier in the group: pizza on friday?', { sessionId: 'qq:group:555', source: 'qq', speaker: bob, conversation: group });
