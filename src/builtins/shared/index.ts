@@ -3,3 +3,4 @@ export { jsonOk, jsonError, readJsonBody, readRawBody, safeHandler, statusForCod
 export { toolParameters, parseArgs } from './tool-schema.js';
 export { readJsonFile } from './read-json-file.js';
 export { childEnv } from './child-env.js';
+export { Backoff, sleep } from './backoff.js';

@@ -1,0 +1,155 @@
+import { readFile } from 'node:fs/promises';
+import { writeJsonAtomic } from '../../sdk/index.js';
+import type { PluginLogger } from '../../sdk/index.js';
+import { Backoff, sleep } from '../shared/index.js';
+import { TelegramApiError, type TelegramBotApi } from './bot-api.js';
+import type { TgUser } from './bot-types.js';
+
+/** What the channel shows in Settings (`GET /api/v1/channels/telegram`). */
+export interface PollerState {
+  status: 'idle' | 'connecting' | 'running' | 'retrying' | 'error';
+  /** Human-readable: why it is idle, retrying or in error. */
+  detail?: string;
+  /** The bot, once getMe answered. */
+  bot?: { id: number; username?: string; name?: string };
+  /** When the next attempt is due (retrying). */
+  retryAt?: number;
+  since: number;
+}
+
+export interface PollerOptions {
+  api: TelegramBotApi;
+  /** Long-poll wait in seconds (getUpdates `timeout`). */
+  pollSeconds: number;
+  /** File that keeps the next update offset across restarts. */
+  offsetFile: string;
+  onUpdate: (update: unknown) => Promise<unknown>;
+  onState?: (s: PollerState) => void;
+  log: PluginLogger;
+  backoff?: Backoff;
+  /** Least wait after a 409 Conflict (default 30 s). */
+  conflictWaitMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Long polling of the Bot API (getUpdates with `offset` and `timeout`). Starts without waiting
+ * (an unreachable Telegram never holds up the daemon), checks the token with getMe, then polls.
+ * Network errors and 5xx back off exponentially (1 s … 60 s); 429 waits `retry_after`; 409 (another
+ * poller, or a webhook is set) retries slowly with the reason shown; a rejected token (401/404)
+ * stops polling with a clear error until the settings change. Updates are handled one at a time
+ * and confirmed only after their handler ran; the offset survives a restart.
+ */
+export class TelegramPoller {
+  private ac: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+  private offset: number | undefined;
+  private current: PollerState;
+  private readonly backoff: Backoff;
+  private readonly now: () => number;
+
+  constructor(private readonly o: PollerOptions) {
+    this.backoff = o.backoff ?? new Backoff(1000, 60_000);
+    this.now = o.now ?? Date.now;
+    this.current = { status: 'idle', since: this.now() };
+  }
+
+  get state(): PollerState {
+    return this.current;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.ac = new AbortController();
+    this.loop = this.run(this.ac.signal).catch((e) => {
+      this.set({ status: 'error', detail: `stopped: ${(e as Error).message}` });
+      this.o.log.error('Telegram poller stopped', { error: (e as Error).message });
+    });
+  }
+
+  /** Stops polling (the long poll in flight is aborted). Safe twice. */
+  async stop(): Promise<void> {
+    this.ac?.abort();
+    await this.loop;
+    this.loop = undefined;
+    this.ac = undefined;
+    if (this.current.status !== 'error') this.set({ status: 'idle', detail: 'stopped' });
+  }
+
+  private set(s: Omit<PollerState, 'since'>): void {
+    this.current = { ...s, bot: s.bot ?? this.current.bot, since: this.now() };
+    this.o.onState?.(this.current);
+  }
+
+  private async readOffset(): Promise<number | undefined> {
+    try {
+      const v = JSON.parse(await readFile(this.o.offsetFile, 'utf8')) as { offset?: unknown };
+      return typeof v.offset === 'number' && Number.isSafeInteger(v.offset) ? v.offset : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Waits after a failure; false when the poller should stop for good (token rejected, or stopped). */
+  private async failed(e: unknown, signal: AbortSignal, stage: string): Promise<boolean> {
+    if (signal.aborted) return false;
+    if (e instanceof TelegramApiError && e.tokenRejected) {
+      this.set({ status: 'error', detail: `Telegram rejected the bot token (${e.errorCode} ${e.description}). Check plugin.telegram.bot_token; polling stopped until it changes.` });
+      this.o.log.error('Telegram rejected the bot token; polling stopped until the setting changes', { errorCode: e.errorCode });
+      return false;
+    }
+    const retryAfter = e instanceof TelegramApiError && e.retryAfter !== undefined ? e.retryAfter * 1000 : undefined;
+    const conflict = e instanceof TelegramApiError && e.errorCode === 409;
+    const base = this.backoff.next(retryAfter);
+    // A conflict resolves only when the other poller stops (or the webhook is removed): ask slowly.
+    const wait = conflict && retryAfter === undefined ? Math.max(this.o.conflictWaitMs ?? 30_000, base) : base;
+    const why = conflict ? `${(e as TelegramApiError).description} (another copy of this bot is polling, or a webhook is set)` : (e as Error).message;
+    this.set({ status: 'retrying', detail: `${stage}: ${why}`, retryAt: this.now() + wait });
+    this.o.log.warn(`Telegram ${stage} failed; retrying in ${Math.round(wait / 1000)} s`, { error: why, attempt: this.backoff.attempts });
+    await sleep(wait, signal);
+    return !signal.aborted;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    this.offset = await this.readOffset();
+    this.set({ status: 'connecting', detail: 'checking the bot token (getMe)' });
+    let me: TgUser | undefined;
+    while (!me) {
+      try {
+        me = await this.o.api.getMe(signal);
+      } catch (e) {
+        if (!(await this.failed(e, signal, 'getMe'))) return;
+      }
+    }
+    const bot = { id: me.id, username: me.username, name: me.first_name };
+    this.backoff.reset();
+    this.set({ status: 'running', bot, detail: `polling as @${me.username ?? me.id}` });
+    this.o.log.info(`Telegram bot @${me.username ?? me.id} is polling`);
+    while (!signal.aborted) {
+      let updates: unknown[];
+      try {
+        updates = await this.o.api.getUpdates(this.offset, this.o.pollSeconds, signal);
+        if (!Array.isArray(updates)) throw new TelegramApiError('getUpdates', 502, 'the answer was not a list of updates');
+      } catch (e) {
+        if (!(await this.failed(e, signal, 'getUpdates'))) return;
+        continue;
+      }
+      if (this.current.status !== 'running') this.set({ status: 'running', bot, detail: `polling as @${me.username ?? me.id}` });
+      this.backoff.reset();
+      for (const u of updates) {
+        if (signal.aborted) return;
+        const id = (u as { update_id?: unknown })?.update_id;
+        try {
+          await this.o.onUpdate(u);
+        } catch (e) {
+          this.o.log.error('handling a Telegram update failed', { error: (e as Error).message });
+        }
+        if (typeof id === 'number' && Number.isSafeInteger(id)) {
+          this.offset = Math.max(this.offset ?? 0, id + 1);
+          // Kept before the next update: a crash now does not hand this one to the agent twice.
+          await writeJsonAtomic(this.o.offsetFile, { offset: this.offset }).catch((e) => this.o.log.warn('could not save the update offset', { error: (e as Error).message }));
+        }
+      }
+    }
+  }
+}

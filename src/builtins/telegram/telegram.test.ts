@@ -1,0 +1,230 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/index.js';
+import type { ScriptedReply } from '../../sdk/testing/index.js';
+import { callRoute } from '../__fixtures__/call-route.js';
+import { startFakeBotApi, type FakeBotApi } from './__fixtures__/fake-bot-api.js';
+import { createTelegramPlugin } from './index.js';
+
+const OWNER = { id: 4242, first_name: 'Olivia', last_name: 'Owner', username: 'olivia' };
+const STRANGER = { id: 6666, first_name: 'Mallory' };
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+interface Setup {
+  h: TestHost;
+  tg: FakeBotApi;
+  llm: ScriptedLlm;
+  plugin: ReturnType<typeof createTelegramPlugin>;
+  status: () => Promise<Record<string, unknown>>;
+}
+
+async function setup(t: { after: (fn: () => Promise<void>) => void }, replies: ScriptedReply[] = [], o: { allowed?: string[]; token?: string; apiRoot?: string } = {}): Promise<Setup> {
+  const tg = await startFakeBotApi();
+  const llm = new ScriptedLlm(replies);
+  const plugin = createTelegramPlugin();
+  const h = await createTestHost({ plugins: [plugin], llm });
+  t.after(async () => {
+    await h.close();
+    await tg.close();
+  });
+  await h.config.set('plugin.telegram.api_root', o.apiRoot ?? tg.url);
+  await h.config.set('plugin.telegram.poll_timeout_s', 1);
+  await h.config.set('plugin.telegram.allowed_user_ids', o.allowed ?? [String(OWNER.id)]);
+  await h.config.set('plugin.telegram.bot_token', o.token ?? tg.token);
+  const status = async () => (await callRoute(h.host.routes.list(), 'GET', '/api/v1/channels/telegram')).json.value as Record<string, unknown>;
+  return { h, tg, llm, plugin, status };
+}
+
+test('R-3: idle without a token — no output channel, status says why, the connection test says what to set', async (t) => {
+  const h = await createTestHost({ plugins: [createTelegramPlugin()] });
+  t.after(() => h.close());
+  assert.equal(h.agent.channels.get('telegram'), undefined);
+  const st = await callRoute(h.host.routes.list(), 'GET', '/api/v1/channels/telegram');
+  assert.equal((st.json.value as { status: string }).status, 'idle');
+  assert.match(String((st.json.value as { detail: string }).detail), /no bot token/);
+  const test1 = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
+  assert.deepEqual((test1.json.value as { ok: boolean; error: { code: string } }).error.code, 'TELEGRAM_NOT_CONFIGURED');
+  assert.equal(h.plugin('telegram')?.state, 'running');
+});
+
+test('R-3: an allowed user chats; a stranger gets one polite refusal and nothing of theirs is kept; groups and malformed updates are skipped', async (t) => {
+  const { h, tg, llm, status } = await setup(t, [{ text: 'Hello Olivia! How can I help?' }]);
+  await until(async () => (await status()).status === 'running', 'polling');
+  assert.deepEqual((await status()).bot, { id: 999000, username: 'homeagent_test_bot', name: 'HomeAgent Test' });
+  assert.ok(h.agent.channels.get('telegram')?.options.push);
+
+  tg.pushMessage(STRANGER, { text: 'my password is hunter2, remember it' });
+  tg.pushMessage(STRANGER, { text: 'hello??' });
+  tg.pushRaw({ message: { text: 'no ids at all' } });
+  tg.pushMessage({ id: 7777, first_name: 'Grace' }, { text: 'hi bot' }, { id: -100123, type: 'supergroup', title: 'Some group' });
+  tg.pushMessage(OWNER, { text: 'hi there' });
+  await until(() => tg.sent.some((s) => s.chatId === String(OWNER.id)), 'the reply to the owner');
+
+  const refusals = tg.sent.filter((s) => s.chatId === String(STRANGER.id));
+  assert.equal(refusals.length, 1, 'one refusal per stranger');
+  assert.match(refusals[0].text!, /private assistant[\s\S]*私人助理[\s\S]*6666/);
+  assert.equal(tg.sent.filter((s) => s.chatId === '-100123').length, 0, 'nothing said in a group');
+  assert.deepEqual(tg.sent.find((s) => s.chatId === String(OWNER.id))!.text, 'Hello Olivia! How can I help?');
+
+  // Only the owner's chat exists as a session; the stranger's words are nowhere.
+  const sessions = await h.sessions.list();
+  assert.deepEqual(sessions.map((s) => s.id), ['telegram:4242']);
+  const events = await h.sessions.events('telegram:4242');
+  const user = events.find((e) => e.kind === 'user')!;
+  assert.equal(user.text, 'hi there');
+  assert.deepEqual(user.data?.speaker, { id: 'telegram:4242', name: 'Olivia Owner', platform: 'telegram', userId: '4242' });
+  assert.deepEqual(user.data?.conversation, { kind: 'private', id: 'telegram:4242', platform: 'telegram', title: 'Olivia Owner' });
+  assert.doesNotMatch(JSON.stringify(h.agent.context.events()), /hunter2|hello\?\?|hi bot/);
+  assert.doesNotMatch(JSON.stringify(llm.requests), /hunter2/);
+  assert.equal(existsSync(join(h.homeDir, 'media', 'telegram', String(STRANGER.id))), false);
+  // Every update was confirmed (the next poll's offset is past them), and the offset survives.
+  await until(() => tg.confirmedOffset() >= 6, 'confirmation of all updates');
+  assert.deepEqual(JSON.parse(readFileSync(join(h.homeDir, 'plugins-data', 'telegram', 'offset.json'), 'utf8')), { offset: 6 });
+  const typing = tg.calls.filter((c) => c.method === 'sendChatAction');
+  assert.deepEqual(typing.map((c) => c.params.chat_id), [OWNER.id]);
+});
+
+test('R-3: a photo reaches the media tools, voice and files are saved into the data folder, too-large files are reported', async (t) => {
+  const { h, tg, llm, status } = await setup(t, [{ text: 'Nice photo.' }, { text: 'Got your voice message and the PDF.' }]);
+  await h.config.set('plugin.telegram.max_file_mb', 1);
+  await until(async () => (await status()).status === 'running', 'polling');
+  tg.addFile('photo-small', PNG.subarray(0, 40), 'photos/small.jpg');
+  tg.addFile('photo-big', PNG, 'photos/big.jpg');
+  tg.pushMessage(OWNER, { caption: 'what is this?', photo: [{ file_id: 'photo-small', width: 10, height: 10, file_size: 40 }, { file_id: 'photo-big', width: 100, height: 100, file_size: PNG.length }] });
+  await until(() => tg.sent.length >= 1, 'the answer to the photo');
+  const first = llm.requests[0];
+  const userMsg = first.messages.find((m) => m.role === 'user' && JSON.stringify(m).includes('what is this?'))!;
+  assert.equal(userMsg.attachments?.[0].mimeType, 'image/jpeg');
+  assert.equal(userMsg.attachments?.[0].data, PNG.toString('base64'), 'the largest size that fits was downloaded');
+  const toolNames = (first.tools ?? []).map((x) => x.name);
+  assert.ok(toolNames.includes('media_describe') && toolNames.includes('media_save'), 'media tools offered while media is pending');
+
+  tg.addFile('voice-1', Buffer.from('OggS-fake-voice'), 'voice/file_7.oga');
+  tg.addFile('doc-1', Buffer.from('%PDF-1.4 fake'), 'documents/file_8.pdf');
+  tg.addFile('doc-huge', Buffer.alloc(10), 'documents/huge.bin');
+  tg.pushMessage(OWNER, {
+    voice: { file_id: 'voice-1', duration: 3, mime_type: 'audio/ogg', file_size: 15 },
+  });
+  await until(() => llm.requests.length >= 2, 'the voice turn');
+  tg.pushMessage(OWNER, { document: { file_id: 'doc-1', file_name: '../../etc/report.pdf', mime_type: 'application/pdf', file_size: 13 }, caption: 'the report' });
+  tg.pushMessage(OWNER, { document: { file_id: 'doc-huge', file_name: 'movie.mkv', file_size: 5 * 1024 * 1024 } });
+  await until(async () => (await h.sessions.events('telegram:4242')).filter((e) => e.kind === 'user').length >= 4, 'four user messages');
+  const dir = join(h.homeDir, 'media', 'telegram', String(OWNER.id));
+  const saved = readdirSync(dir).sort();
+  assert.equal(saved.length, 2);
+  assert.ok(saved.some((f) => f.endsWith('voice.ogg')));
+  const pdf = saved.find((f) => f.endsWith('report.pdf'))!;
+  assert.ok(!pdf.includes('/') && !pdf.startsWith('.'), 'the sender-chosen name cannot escape the folder');
+  assert.equal(readFileSync(join(dir, pdf), 'utf8'), '%PDF-1.4 fake');
+  const texts = (await h.sessions.events('telegram:4242')).filter((e) => e.kind === 'user').map((e) => e.text);
+  assert.match(texts[1], /\[voice message \(3 s\) saved to .*voice\.ogg\]/);
+  assert.match(texts[2], /the report\n\[file saved to .*report\.pdf\]/);
+  assert.match(texts[3], /\[a file could not be downloaded: it is 5 MB; the limit is 1 MB\]/);
+  assert.ok(!tg.calls.some((c) => c.method === 'getFile' && c.params.file_id === 'doc-huge'), 'a too-large file is not even requested');
+});
+
+test('R-3: long replies are split at 4096 without breaking code; a long caption is cut at 1024 and the rest follows; 429 is waited out', async (t) => {
+  const code = Array.from({ length: 250 }, (_, i) => `    result_${i} = compute_something(${i})  # step ${i}`).join('\n');
+  const long = `Here is the script:\n\n\`\`\`python\n${code}\n\`\`\`\n\nRun it with python3.`;
+  const caption = `A caption. ${'word '.repeat(300)}END`;
+  const { h, tg, status } = await setup(t, [{ text: long }, { toolCalls: [{ name: 'output_send__telegram', arguments: { payload: PNG.toString('base64'), type: 'image', meta: JSON.stringify({ caption, name: 'chart.png', mimeType: 'image/png' }) } }] }, { text: 'sent' }]);
+  await until(async () => (await status()).status === 'running', 'polling');
+  tg.failNext('sendMessage', { status: 429, retryAfter: 1 });
+  tg.pushMessage(OWNER, { text: 'write me a script' });
+  await until(() => tg.sent.length >= 3 && tg.sent.some((s) => s.text?.includes('Run it with')), 'all parts');
+  const parts = tg.sent.map((s) => s.text!);
+  assert.ok(parts.length >= 3);
+  for (const p of parts) {
+    assert.ok(p.length <= 4096, `part of ${p.length}`);
+    assert.equal(p.split('\n').filter((l) => l.startsWith('```')).length % 2, 0, 'each part has whole code fences');
+  }
+  assert.ok(parts[1].startsWith('```python\n'));
+  const lines = parts.join('\n').split('\n').filter((l) => l.startsWith('    result_'));
+  assert.deepEqual(lines, code.split('\n'), 'every code line arrives once, indentation kept');
+  assert.equal(tg.calls.filter((c) => c.method === 'sendMessage').length, parts.length + 1, 'the 429 was retried');
+
+  tg.sent.length = 0;
+  tg.pushMessage(OWNER, { text: 'send me the chart' });
+  await until(() => tg.sent.some((s) => s.method === 'sendPhoto') && tg.sent.some((s) => s.text === 'sent'), 'photo, caption rest and the final reply');
+  const photo = tg.sent.find((s) => s.method === 'sendPhoto')!;
+  assert.ok(photo.caption!.length <= 1024 && photo.caption!.startsWith('A caption.'));
+  assert.deepEqual((photo.file as { bytes: Buffer }).bytes, PNG);
+  assert.equal((photo.file as { name: string }).name, 'chart.png');
+  const restOfCaption = tg.sent.find((s) => s.method === 'sendMessage' && s.text?.endsWith('END'))!;
+  assert.equal(`${photo.caption} ${restOfCaption.text}`.replace(/\s+/g, ' '), caption.replace(/\s+/g, ' ').trim());
+  void h;
+});
+
+test('R-3/R-6: output_send__telegram from another session goes to the owner; strangers and files outside the data folder are refused', async (t) => {
+  const { h, tg, status } = await setup(t);
+  await until(async () => (await status()).status === 'running', 'polling');
+  tg.pushMessage(OWNER, { text: '/start' });
+  await until(() => tg.sent.length === 1, 'the /start greeting');
+  assert.deepEqual(await h.sessions.list(), [], '/start starts no turn');
+  assert.match(await h.callTool('output_send__telegram', { payload: 'The laundry is done.', meta: '{}' }), /sent to telegram/);
+  assert.deepEqual(tg.sent.at(-1), { ...tg.sent.at(-1), chatId: '4242', text: 'The laundry is done.' });
+  await assert.rejects(h.callTool('output_send__telegram', { payload: 'psst', meta: JSON.stringify({ chatId: STRANGER.id }) }), /not an allowed user's chat/);
+  await assert.rejects(h.callTool('output_send__telegram', { payload: '/etc/hostname', type: 'file' }), /inside the HomeAgent data folder/);
+  const inside = join(h.homeDir, 'report.txt');
+  writeFileSync(inside, 'quarterly numbers');
+  assert.match(await h.callTool('output_send__telegram', { payload: inside, type: 'file' }), /sent/);
+  assert.equal((tg.sent.at(-1)!.file as { bytes: Buffer }).bytes.toString(), 'quarterly numbers');
+  await assert.rejects(h.callTool('output_send__telegram', { payload: 'not base64 at all!!', type: 'image' }), /URL, a file in the data folder, or base64/);
+});
+
+test('R-3: an unreachable Bot API or a rejected token is a clear status, not a crash; polling backs off and recovers; 429 on getUpdates waits retry_after', async (t) => {
+  // Nothing listens on this port.
+  const { h, tg, status } = await setup(t, [], { apiRoot: `http://127.0.0.1:${await closedPort()}` });
+  await until(async () => (await status()).status === 'retrying', 'retrying');
+  assert.match(String((await status()).detail), /getMe: Telegram getMe: the Bot API is unreachable \(ECONNREFUSED\)/);
+  assert.doesNotMatch(JSON.stringify(await status()), new RegExp(tg.token.split(':')[1]), 'the token is never shown');
+  assert.equal(h.plugin('telegram')?.state, 'running');
+  const test1 = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
+  assert.equal((test1.json.value as { error: { code: string } }).error.code, 'TELEGRAM_UNREACHABLE');
+  // The person fixes the address: it reconnects by itself.
+  await h.config.set('plugin.telegram.api_root', tg.url);
+  await until(async () => (await status()).status === 'running', 'running after the fix');
+  const ok = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
+  assert.deepEqual((ok.json.value as { ok: boolean; bot: unknown }).bot, { id: 999000, username: 'homeagent_test_bot', name: 'HomeAgent Test' });
+
+  // Flood control on getUpdates: the poller waits retry_after, then goes on.
+  const before = tg.calls.filter((c) => c.method === 'getUpdates').length;
+  tg.failNext('getUpdates', { status: 429, retryAfter: 2 });
+  await until(async () => (await status()).status === 'retrying', 'retrying after 429');
+  assert.match(String((await status()).detail), /Too Many Requests: retry after 2/);
+  tg.pushMessage(OWNER, { text: 'still there?' });
+  await until(() => tg.sent.length >= 1, 'an answer after the flood wait');
+  assert.ok(tg.calls.filter((c) => c.method === 'getUpdates').length > before + 1);
+
+  // The token is revoked in BotFather: a clear error, and polling stops (no hammering).
+  tg.revokeToken();
+  await until(async () => (await status()).status === 'error', 'error on a rejected token');
+  assert.match(String((await status()).detail), /rejected the bot token \(401 Unauthorized\)/);
+  const n = tg.requests();
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(tg.requests(), n, 'no more requests after the token was rejected');
+  const bad = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
+  assert.equal((bad.json.value as { error: { code: string } }).error.code, 'TELEGRAM_TOKEN_REJECTED');
+  assert.equal(h.plugin('telegram')?.state, 'running', 'the plugin (and the daemon) keep running');
+});
