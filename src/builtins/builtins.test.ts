@@ -7,7 +7,7 @@ test('builtinPlugins lists every built-in once, with valid names and settings ke
   assert.deepEqual(a.map((p) => p.name), [...BUILTIN_PLUGIN_NAMES]);
   // Only the plugins of this folder's owner are checked for the key rule here; memory-manager
   // still declares camelCase keys (reported to the integrator).
-  const mine = new Set(['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr']);
+  const mine = new Set(['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'telegram', 'qq']);
   for (const p of a) {
     assert.equal(typeof p.start, 'function', p.name);
     if (!mine.has(p.name)) continue;

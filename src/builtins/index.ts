@@ -17,6 +17,8 @@ import { createCliPlugin } from './cli/index.js';
 import { createOpenaiApiPlugin } from './openai-api/index.js';
 import { createMcpServerPlugin } from './mcp-server/index.js';
 import { createWebPlugin } from './web/index.js';
+import { createTelegramPlugin } from './telegram/index.js';
+import { createQqPlugin } from './qq/index.js';
 import webuiPlugin from './webui/index.js';
 
 /**
@@ -38,9 +40,11 @@ export function builtinPlugins(): PluginDefinition[] {
     createOpenaiApiPlugin(),
     createMcpServerPlugin(),
     createCliPlugin(),
+    createTelegramPlugin(),
+    createQqPlugin(),
     webuiPlugin as PluginDefinition,
   ];
 }
 
 /** Names of the built-in plugins. */
-export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'web', 'openai-api', 'mcp-server', 'cli', 'webui'] as const;
+export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'web', 'openai-api', 'mcp-server', 'cli', 'telegram', 'qq', 'webui'] as const;

@@ -20,7 +20,11 @@ export const DEFAULT_PROTECTED_KEYS = [
   'plugin.cli.*',
   'plugin.cfgmgr.*',
   'plugin.pluginmgr.*',
+  'plugin.telegram.*',
+  'plugin.qq.*',
   'core.llm.*',
+  'core.notify.*',
+  'core.identity.*',
 ];
 
 /** True when `key` matches one of the patterns (exact, or a prefix ending in `*`). */

@@ -1,0 +1,102 @@
+import { readFile, realpath } from 'node:fs/promises';
+import { basename, sep } from 'node:path';
+import { HomeAgentError, ValidationError } from '../../sdk/index.js';
+import type { OutputMessage, PluginLogger } from '../../sdk/index.js';
+import type { OneBotLink } from './onebot-link.js';
+import type { Segment } from './onebot-types.js';
+import type { RecentIds, Trigger } from './qq-inbound.js';
+import type { SendPacer } from './rate-limit.js';
+import { toSegments } from './segments.js';
+
+/** No QQ chat to send to, or a target outside the allowlists. */
+export class QqTargetError extends HomeAgentError {
+  constructor(message: string) {
+    super('QQ_NO_TARGET', message);
+  }
+}
+
+export interface QqOutputDeps {
+  link: () => OneBotLink | undefined;
+  allowedUsers: () => ReadonlySet<string>;
+  allowedGroups: () => ReadonlySet<string>;
+  /** `private:<uid>` / `group:<gid>` for proactive messages ("" = the first allowed user). */
+  notifyTarget: () => string;
+  pacer: SendPacer;
+  /** The message each group turn answers (by turn id). */
+  triggers: Map<string, Trigger>;
+  sentIds: RecentIds;
+  homeDir: string;
+  log: PluginLogger;
+}
+
+type Target = { kind: 'private' | 'group'; id: string };
+
+/**
+ * The `qq` output channel (P-6): text (with `[face:ID]` / `[at:QQ]` as segments), images and voice
+ * (`record`) through send_private_msg / send_group_msg, one at a time and paced. Target:
+ * `meta.userId` / `meta.groupId`, else the session's chat (`qq:private:<uid>`, `qq:group:<gid>`),
+ * else the owner's (`notify_target`). Only allowlisted users and groups are written to. The reply
+ * of a group turn quotes the message it answers and @-mentions its sender.
+ */
+export function qqOutput(d: QqOutputDeps): (msg: OutputMessage) => Promise<void> {
+  const target = (msg: OutputMessage): Target => {
+    const users = d.allowedUsers();
+    const groups = d.allowedGroups();
+    const check = (t: Target): Target => {
+      if (t.kind === 'private' ? users.has(t.id) : groups.has(t.id)) return t;
+      throw new QqTargetError(`QQ ${t.kind === 'private' ? 'user' : 'group'} ${t.id.slice(0, 30)} is not on the allowlist (plugin.qq.allowed_${t.kind === 'private' ? 'user' : 'group'}_ids)`);
+    };
+    if (msg.meta.userId !== undefined && msg.meta.userId !== '') return check({ kind: 'private', id: String(msg.meta.userId) });
+    if (msg.meta.groupId !== undefined && msg.meta.groupId !== '') return check({ kind: 'group', id: String(msg.meta.groupId) });
+    const s = /^qq:(private|group):(\d{1,20})$/.exec(msg.sessionId);
+    if (s) {
+      const t: Target = { kind: s[1] as Target['kind'], id: s[2] };
+      if (!msg.meta.proactive || (t.kind === 'private' ? users.has(t.id) : groups.has(t.id))) return check(t);
+    }
+    const n = /^(private|group):(\d{1,20})$/.exec(d.notifyTarget());
+    if (n) return check({ kind: n[1] as Target['kind'], id: n[2] });
+    const first = [...users][0];
+    if (!first) throw new QqTargetError('no QQ chat to send to: add your QQ number to plugin.qq.allowed_user_ids (or set plugin.qq.notify_target)');
+    return { kind: 'private', id: first };
+  };
+
+  const mediaFile = async (payload: string): Promise<string> => {
+    const p = payload.trim();
+    if (/^https?:\/\//i.test(p)) return p;
+    if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:\\/.test(p)) {
+      let real: string;
+      try {
+        real = await realpath(p);
+      } catch {
+        throw new ValidationError(`no such file: ${basename(p)}`);
+      }
+      const home = await realpath(d.homeDir);
+      if (!real.startsWith(home + sep)) throw new ValidationError('only files inside the HomeAgent data folder can be sent to QQ');
+      return `base64://${(await readFile(real)).toString('base64')}`;
+    }
+    if (!/^[A-Za-z0-9+/=\s]+$/.test(p) || !p.replace(/\s/g, '')) throw new ValidationError('the payload of an image or audio message must be an http(s) URL, a file in the data folder, or base64');
+    return `base64://${p.replace(/\s/g, '')}`;
+  };
+
+  return async (msg) => {
+    const link = d.link();
+    if (!link) throw new QqTargetError('QQ is not connected (plugin.qq.mode is off)');
+    const t = target(msg);
+    let segments: Segment[];
+    if (msg.type === 'text') segments = toSegments(msg.payload);
+    else {
+      const file = await mediaFile(msg.payload);
+      const caption = typeof msg.meta.caption === 'string' && msg.meta.caption ? toSegments(msg.meta.caption) : [];
+      segments = msg.type === 'image' ? [{ type: 'image', data: { file } }, ...caption] : [{ type: 'record', data: { file } }];
+    }
+    const trigger = msg.turnId ? d.triggers.get(msg.turnId) : undefined;
+    const firstPart = msg.meta.part === undefined || msg.meta.part === 1;
+    if (t.kind === 'group' && trigger && firstPart && msg.sessionId === `qq:group:${t.id}`) {
+      segments = [{ type: 'reply', data: { id: trigger.messageId } }, { type: 'at', data: { qq: trigger.userId } }, { type: 'text', data: { text: ' ' } }, ...segments];
+    }
+    const action = t.kind === 'group' ? 'send_group_msg' : 'send_private_msg';
+    const params = t.kind === 'group' ? { group_id: Number(t.id), message: segments } : { user_id: Number(t.id), message: segments };
+    const res = await d.pacer.run(() => link.call<{ message_id?: number | string }>(action, params));
+    if (res?.message_id !== undefined) d.sentIds.add(String(res.message_id));
+  };
+}
