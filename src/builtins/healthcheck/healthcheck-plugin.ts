@@ -9,6 +9,7 @@ const settings: Record<string, ConfigKeyDef> = {
   interval_ms: { default: 60_000, description: 'How often the self-check runs', schema: z.number().int().min(1000).max(86_400_000) },
   max_rss_mb: { default: 1024, description: 'Resident memory above this is reported as a problem', schema: z.number().int().min(16).max(1_000_000) },
   max_loop_lag_ms: { default: 200, description: 'Event-loop p99 delay above this is reported as a problem', schema: z.number().int().min(1).max(600_000) },
+  notify_owner: { default: true, description: 'Tell the owner on their default channel (core.notify.channel) when the health status changes', schema: z.boolean() },
 };
 
 /**
@@ -44,6 +45,12 @@ export function createHealthcheckPlugin(opts: { now?: () => number } = {}): Plug
         if (last && last.status !== r.status) {
           const log = r.status === 'ok' ? sdk.log.info : sdk.log.warn;
           log.call(sdk.log, `health ${last.status} → ${r.status}`, { problems: r.problems });
+          // A heartbeat notice (R-6): the owner hears of it where they are, without an LLM turn.
+          const notify = sdk.use('host.notify');
+          if (notify && s.get<boolean>('notify_owner')) {
+            const text = r.status === 'ok' ? `HomeAgent is healthy again (was ${last.status}).` : `HomeAgent health: ${r.status}.\n${r.problems.map((p) => `- ${p}`).join('\n')}`;
+            void notify.send({ text, source: 'healthcheck', meta: { status: r.status } }).catch((e) => sdk.log.warn('could not send the health notice', { error: String(e) }));
+          }
         }
         last = r;
         sdk.publish('custom:health', r);

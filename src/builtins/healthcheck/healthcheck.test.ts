@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildHealthReport, formatHealthReport, healthcheckPlugin } from './index.js';
+import { buildHealthReport, createHealthcheckPlugin, formatHealthReport, healthcheckPlugin } from './index.js';
 import type { PluginAdminService, PluginInfo, ProviderAdminService, ProviderStatus } from '../../spec/index.js';
 import { createTestHost } from '../../sdk/testing/index.js';
 import { definePlugin } from '../../sdk/index.js';
@@ -37,4 +37,36 @@ test('healthcheck plugin in the real host: GET /api/v1/health and health_report 
   assert.equal(v.status, 'degraded');
   assert.deepEqual(v.plugins.failed.map((p) => p.name), ['broken']);
   assert.match(await host.callTool('health_report'), /plugin broken is failed/);
+});
+
+test('R-6: a health change is a notice on the owner’s default channel (no LLM turn); turning notify_owner off silences it', async (t) => {
+  const got: { payload: string; sessionId: string; meta: Record<string, unknown> }[] = [];
+  const inbox = definePlugin({
+    name: 'inbox',
+    start(sdk) {
+      sdk.registerOutputChannel('webui', 1, 'test inbox', (m) => void got.push(m));
+    },
+  });
+  const host = await createTestHost({ plugins: [inbox, createHealthcheckPlugin()] });
+  t.after(() => host.close());
+  await host.callTool('health_report');
+  assert.equal(got.length, 0, `the first report is no change: ${JSON.stringify(got)}`);
+  await host.config.set('plugin.healthcheck.max_rss_mb', 16);
+  await host.callTool('health_report');
+  for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(got.length, 1);
+  assert.match(got[0].payload, /^HomeAgent health: degraded\.\n- memory: RSS .* is over 16 MB/);
+  assert.equal(got[0].sessionId, 'system:notices');
+  assert.equal(got[0].meta.proactive, true);
+  assert.equal(host.llm.requests.length, 0);
+  await host.config.set('plugin.healthcheck.max_rss_mb', 1024);
+  await host.callTool('health_report');
+  for (let i = 0; i < 100 && got.length === 1; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(got[1].payload, 'HomeAgent is healthy again (was degraded).');
+  await host.config.set('plugin.healthcheck.notify_owner', false);
+  await host.config.set('plugin.healthcheck.max_rss_mb', 16);
+  await host.callTool('health_report');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(got.length, 2);
+  assert.deepEqual((await host.sessions.events('system:notices')).map((e) => e.kind), ['system', 'system']);
 });

@@ -45,3 +45,31 @@ test('timer in the real host: a due reminder starts a turn (source timer); after
   assert.match(seen, /missed while HomeAgent was not running/);
   assert.equal(await h2.callTool('timer_list'), 'no timers');
 });
+
+test("R-6: a timer's answer reaches the owner's default channel; without an LLM the reminder itself still arrives", async (t) => {
+  const clock = { now: T0 };
+  const got: { payload: string; sessionId: string; meta: Record<string, unknown> }[] = [];
+  const inbox = { name: 'inbox', start: (sdk: import('../../spec/index.js').PluginSDK) => void sdk.registerOutputChannel('webui', 1, 'test inbox', (m) => void got.push(m)) };
+  const p = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const h = await createTestHost({ plugins: [inbox, p], llm: new ScriptedLlm([{ text: 'Time to stretch your legs, Olivia!' }]) });
+  t.after(() => h.close());
+  await h.callTool('timer_create', { text: 'stretch your legs', when: 'in 5 minutes' });
+  clock.now = T0 + 5 * 60_000;
+  await p.scheduler()!.tick();
+  for (let i = 0; i < 400 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.deepEqual(got.map((m) => [m.payload, m.sessionId, m.meta.proactive, m.meta.source]), [['Time to stretch your legs, Olivia!', 'test:1', true, 'timer']]);
+
+  const p2 = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const got2: typeof got = [];
+  const inbox2 = { name: 'inbox', start: (sdk: import('../../spec/index.js').PluginSDK) => void sdk.registerOutputChannel('webui', 1, 'test inbox', (m) => void got2.push(m)) };
+  const h2 = await createTestHost({ plugins: [inbox2, p2], llm: new ScriptedLlm([], false) });
+  t.after(() => h2.close());
+  await h2.callTool('timer_create', { text: 'call the dentist', when: 'in 1 minute' });
+  clock.now += 60_000;
+  await p2.scheduler()!.tick();
+  for (let i = 0; i < 400 && got2.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.equal(got2.length, 2);
+  assert.match(got2[0].payload, /provider|LLM/i, 'the turn says why it could not answer');
+  assert.equal(got2[1].payload, '⏰ call the dentist');
+  assert.equal(got2[1].meta.notice, true);
+});

@@ -55,7 +55,15 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         deliver(t, note) {
           const text = `[timer ${t.id}] ${t.text}${note ? `\n(${note})` : ''}`;
           if (t.delivery === 'interrupt') sdk.injectInterrupt({ sessionId: t.sessionId, source: 'timer', text });
-          else sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', meta: { timerId: t.id, late: !!note } });
+          else {
+            // The turn's reply reaches the owner proactively (R-6). When the turn fails (no LLM
+            // configured, provider down), the reminder itself still reaches them, as a notice.
+            const ticket = sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', meta: { timerId: t.id, late: !!note } });
+            void ticket.done.then((o) => {
+              if (o.status !== 'error') return;
+              return sdk.use('host.notify')?.send({ text: `⏰ ${t.text}${note ? ` (${note})` : ''}`, source: 'timer', sessionId: t.sessionId, meta: { timerId: t.id } });
+            }).catch((e) => sdk.log.warn('could not deliver a reminder as a notice', { error: String(e) }));
+          }
         },
       });
       scheduler = sched;
