@@ -3,6 +3,7 @@ import { AppContext, parseHash, routeHash, type AppApi, type MmState, type Route
 import { I18nContext, initialLang, translate, type Lang } from './i18n';
 import { ApiError, mm } from './api/client';
 import { bus } from './api/event-stream';
+import { isProactiveOutput, showNotification } from './lib/browser-notify';
 import { ErrorBoundary } from './components/error-boundary';
 import { TopBar } from './components/top-bar';
 import { SessionList } from './components/chat/session-list';
@@ -84,9 +85,12 @@ export function App() {
         if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
         if (event === 'turn_end') refreshMm();
         if (event === 'output') {
-          const o = payload as { sessionId?: string; payload?: unknown };
+          const o = payload as { sessionId?: string; payload?: unknown; type?: string };
           const cur = window.location.hash.startsWith('#/chat/') ? decodeURIComponent(window.location.hash.slice(7)) : undefined;
-          if (o.sessionId !== cur) toast(`${o.sessionId ?? ''}: ${String(o.payload ?? '').slice(0, 140)}`, 'info');
+          const text = o.type && o.type !== 'text' ? `(${o.type})` : String(o.payload ?? '');
+          if (o.sessionId !== cur) toast(`${o.sessionId ?? ''}: ${text.slice(0, 140)}`, 'info');
+          // A timer's result or a notice: a system notification too, when the person allowed them.
+          if (isProactiveOutput(payload)) showNotification('HomeAgent', text, o.sessionId);
         }
       }),
     [refreshMm, toast],

@@ -39,6 +39,17 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
     return json({ ok: true, name, result: await p.test(name) });
   });
 
+  // Output channels and the owner's default channel for proactive messages; each chat
+  // channel serves its own status and connection test under /api/v1/channels/<name>.
+  app.get('/api/v1/channels', () => {
+    const notify = sdk.use('host.notify') ?? unavailable('host.notify', 'Proactive notices');
+    let preferred = 'webui';
+    try {
+      preferred = String(config().get('core.notify.channel').value ?? 'webui');
+    } catch {}
+    return json({ ok: true, value: { preferred, effective: notify.channel(), channels: notify.channels() } });
+  });
+
   app.get('/api/v1/settings', (c) => json({ ok: true, value: config().list(c.req.query('prefix') || undefined) }));
   app.get('/api/v1/settings/:key', (c) => json({ ok: true, value: config().get(c.req.param('key')) }));
   app.put('/api/v1/settings/:key', async (c) => {

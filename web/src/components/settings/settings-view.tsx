@@ -8,9 +8,10 @@ import { PluginsSection } from './plugins-section';
 import { KnowledgeSection } from './knowledge-section';
 import { DocumentsSection } from './documents-section';
 import { ChangesSection } from './changes-section';
+import { ChannelsSection } from './channels-section';
 import { AboutSection } from './about-section';
 
-const SECTIONS = ['providers', 'general', 'memory', 'plugins', 'knowledge', 'documents', 'changes', 'about'] as const;
+const SECTIONS = ['providers', 'general', 'channels', 'memory', 'plugins', 'knowledge', 'documents', 'changes', 'about'] as const;
 
 /** Settings (W-4): providers, generated core settings, memory manager, plugins, knowledge, documents, changes. */
 export function SettingsView({ section }: { section: string }) {
@@ -31,6 +32,7 @@ export function SettingsView({ section }: { section: string }) {
         <ErrorBoundary name={`settings-${current}`} key={current}>
           {current === 'providers' && <ProvidersSection />}
           {current === 'general' && <CoreSettingsSection />}
+          {current === 'channels' && <ChannelsSection />}
           {current === 'memory' && <MemorySettingsSection />}
           {current === 'plugins' && <PluginsSection />}
           {current === 'knowledge' && <KnowledgeSection />}

@@ -1,0 +1,152 @@
+import { useState } from 'react';
+import { api, pickList } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { useRequest } from '../../lib/use-request';
+import { notificationState, requestNotifications } from '../../lib/browser-notify';
+import { SchemaField, type ConfigKeyInfo } from './schema-field';
+
+interface ChannelList {
+  preferred: string;
+  effective?: string;
+  channels: { name: string; caps: number; push: boolean; plugin: string; description: string }[];
+}
+
+interface ChannelStatus {
+  status: string;
+  detail?: string;
+  bot?: { username?: string; name?: string };
+  selfId?: string;
+  nickname?: string;
+  url?: string;
+}
+
+interface TestResult {
+  ok: boolean;
+  latencyMs?: number;
+  bot?: { username?: string; name?: string };
+  selfId?: string;
+  nickname?: string;
+  error?: { code: string; message: string };
+}
+
+const GOOD = new Set(['running', 'connected']);
+const WAITING = new Set(['connecting', 'listening', 'retrying']);
+
+/**
+ * Chat channels (R-3, R-4, R-6): where proactive messages go (with the browser-notification
+ * switch), then one card per channel — its status, its settings (secrets masked, generated from
+ * their schemas) and a "test connection" button that asks the daemon to reach the platform.
+ */
+export function ChannelsSection() {
+  const app = useApp();
+  const t = useT();
+  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch]);
+  const list = useRequest(() => api<{ value: ChannelList }>('/api/v1/channels').then((r) => r.value), [app.epoch]);
+  const [perm, setPerm] = useState(notificationState());
+  const save = async (key: string, value: unknown) => {
+    const j = await api<{ value?: ConfigKeyInfo }>(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', json: { value } });
+    settings.setData((d) => d?.map((k) => (k.key === key && j.value ? j.value : k)));
+    list.reload();
+  };
+  const keys = (prefix: string) => (settings.data ?? []).filter((k) => k.key.startsWith(prefix));
+  const names = [...new Set(['webui', 'telegram', 'qq', ...(list.data?.channels ?? []).filter((c) => c.name !== 'cli').map((c) => c.name)])];
+  const registered = new Set((list.data?.channels ?? []).map((c) => c.name));
+  const preferred = list.data?.preferred ?? 'webui';
+  if (settings.error) return <div className="error-card compact">{t('common.loadFailed', { error: settings.error.message })}</div>;
+  return (
+    <div className="channels" data-testid="channels">
+      <p className="muted">{t('channels.hint')}</p>
+      <section className="card" data-testid="channel-default">
+        <div className="card-head">
+          <span>{t('channels.default')}</span>
+        </div>
+        <div className="muted small">{t('channels.defaultHint')}</div>
+        <div className="row gap">
+          <select className="input" value={preferred} data-testid="notify-channel" onChange={(e) => void save('core.notify.channel', e.target.value).catch((err) => app.toast((err as Error).message, 'error'))}>
+            {names.map((n) => (
+              <option key={n} value={n}>
+                {n}
+                {registered.has(n) ? '' : ` (${t('channels.notConnected')})`}
+              </option>
+            ))}
+          </select>
+          {list.data?.effective && list.data.effective !== preferred && <span className="badge warn">{t('channels.fallsBack', { name: list.data.effective })}</span>}
+        </div>
+        <div className="row gap" style={{ marginTop: 8 }}>
+          <span className={`badge ${perm === 'granted' ? 'ok' : ''}`} data-testid="notify-permission">
+            {t(`channels.notify.${perm}`)}
+          </span>
+          {perm === 'default' && (
+            <button className="btn small" data-testid="notify-enable" onClick={() => void requestNotifications().then(setPerm)}>
+              {t('channels.notify.enable')}
+            </button>
+          )}
+        </div>
+        {keys('core.identity.').map((k) => (
+          <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} />
+        ))}
+      </section>
+      <ChannelCard name="telegram" title="Telegram" keys={keys('plugin.telegram.')} save={save} />
+      <ChannelCard name="qq" title="QQ (OneBot v11)" keys={keys('plugin.qq.')} save={save} />
+    </div>
+  );
+}
+
+function ChannelCard({ name, title, keys, save }: { name: string; title: string; keys: ConfigKeyInfo[]; save: (key: string, value: unknown) => Promise<void> }) {
+  const app = useApp();
+  const t = useT();
+  const status = useRequest(() => api<{ value: ChannelStatus }>(`/api/v1/channels/${name}`).then((r) => r.value), [app.epoch]);
+  const [result, setResult] = useState<TestResult | 'running' | undefined>();
+  const test = async () => {
+    setResult('running');
+    try {
+      setResult((await api<{ value: TestResult }>(`/api/v1/channels/${name}/test`, { method: 'POST', json: {} })).value);
+    } catch (e) {
+      setResult({ ok: false, error: { code: 'REQUEST_FAILED', message: (e as Error).message } });
+    }
+    status.reload();
+  };
+  const st = status.data;
+  const who = st?.bot?.username ? `@${st.bot.username}` : st?.nickname ? `${st.nickname} (${st.selfId})` : st?.selfId;
+  return (
+    <section className="card" data-testid={`channel-${name}`}>
+      <div className="card-head">
+        <span>{title}</span>
+        {status.error ? (
+          <span className="badge">{t('channels.pluginOff')}</span>
+        ) : (
+          st && (
+            <span className={`badge ${GOOD.has(st.status) ? 'ok' : WAITING.has(st.status) ? 'warn' : st.status === 'error' ? 'state-failed' : ''}`} data-testid={`channel-${name}-status`}>
+              {t(`channels.status.${st.status}` as 'channels.status.off')}
+              {who ? ` · ${who}` : ''}
+            </span>
+          )
+        )}
+      </div>
+      {st?.detail && <div className="muted small" data-testid={`channel-${name}-detail`}>{st.detail}</div>}
+      <div className="muted small">{t(`channels.${name}.setup` as 'channels.telegram.setup')}</div>
+      {keys.map((k) => (
+        <SchemaField key={k.key} info={k} onSave={async (v) => {
+          await save(k.key, v);
+          setTimeout(status.reload, 300);
+        }} />
+      ))}
+      <div className="row gap" style={{ marginTop: 8 }}>
+        <button className="btn small" data-testid={`channel-${name}-test`} disabled={result === 'running'} onClick={() => void test()}>
+          {result === 'running' ? t('channels.testing') : t('channels.test')}
+        </button>
+        <button className="btn small" onClick={status.reload}>
+          {t('channels.refresh')}
+        </button>
+        {result && result !== 'running' && (
+          <span className={`badge ${result.ok ? 'ok' : 'state-failed'}`} data-testid={`channel-${name}-result`}>
+            {result.ok
+              ? t('channels.testOk', { who: result.bot?.username ? `@${result.bot.username}` : `${result.nickname ?? ''} (${result.selfId ?? ''})`, ms: result.latencyMs ?? 0 })
+              : `${result.error?.code}: ${result.error?.message}`}
+          </span>
+        )}
+      </div>
+    </section>
+  );
+}
