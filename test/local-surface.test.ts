@@ -109,7 +109,7 @@ describe('the local HTTP surface refuses forged requests on every route', { time
 
   it('enumerates the core and plugin routes (the list is not empty, and holds the dangerous ones)', () => {
     const keys = allRoutes(d).map((r) => `${r.method} ${r.path}`);
-    for (const must of ['POST /api/v1/plugins/install', 'POST /api/v1/plugin-installs/:name/confirm', 'POST /api/memory-manager', 'PUT /api/v1/settings/:key', 'POST /api/v1/chat', 'POST /api/v1/confirm/:id', 'POST /api/v1/changes/:id/undo', 'POST /api/surface-sentinel/poke', 'GET /api/v1/events', 'GET /api/v1/sessions/:id/events', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /mcp', 'GET /mcp']) {
+    for (const must of ['POST /api/v1/plugins/install', 'POST /api/v1/plugin-installs/:name/confirm', 'POST /api/memory-manager', 'PUT /api/v1/settings/:key', 'POST /api/v1/chat', 'POST /api/v1/confirm/:id', 'POST /api/v1/changes/:id/undo', 'POST /api/surface-sentinel/poke', 'GET /api/v1/events', 'GET /api/v1/sessions/:id/events', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /mcp', 'GET /mcp', 'GET /api/v1/channels', 'GET /api/v1/channels/telegram', 'POST /api/v1/channels/telegram/test', 'GET /api/v1/channels/qq', 'POST /api/v1/channels/qq/test']) {
       assert.ok(keys.includes(must), `${must} missing from ${keys.join(', ')}`);
     }
   });
@@ -211,9 +211,9 @@ describe('the local HTTP surface refuses forged requests on every route', { time
     assert.equal((await mm.text()).includes(home), false);
   });
 
-  it('a prompt-injected model cannot widen its powers: config_set refuses the cmd allowlist, agentcli, libraryPath, persona file, embedding endpoints and web_fetch\'s private addresses', async () => {
-    const keys = ['plugin.cmd.allowlist', 'plugin.agentcli.confirm_open', 'plugin.memory-manager.libraryPath', 'core.agent.persona_file', 'core.memory.embedding_api.base_url', 'plugin.webui.token', 'plugin.web.allow_private', 'plugin.web.search_endpoint'];
-    const values: unknown[] = [['sh'], false, '/tmp/elsewhere', '/etc/passwd', 'http://evil.example/v1', 'x', ['0.0.0.0/0'], 'http://evil.example/'];
+  it('a prompt-injected model cannot widen its powers: config_set refuses the cmd allowlist, agentcli, libraryPath, persona file, embedding endpoints, web_fetch\'s private addresses and the channels\' allowlists, servers and default', async () => {
+    const keys = ['plugin.cmd.allowlist', 'plugin.agentcli.confirm_open', 'plugin.memory-manager.libraryPath', 'core.agent.persona_file', 'core.memory.embedding_api.base_url', 'plugin.webui.token', 'plugin.web.allow_private', 'plugin.web.search_endpoint', 'plugin.telegram.allowed_user_ids', 'plugin.qq.allowed_group_ids', 'plugin.telegram.api_root', 'core.notify.channel', 'core.identity.owner_ids'];
+    const values: unknown[] = [['sh'], false, '/tmp/elsewhere', '/etc/passwd', 'http://evil.example/v1', 'x', ['0.0.0.0/0'], 'http://evil.example/', ['666'], ['123456'], 'http://evil.example', 'qq', ['telegram:666']];
     const before = await Promise.all(keys.map(async (k) => JSON.stringify(((await (await authed(`/api/v1/settings/${k}`)).json()) as { value: { value: unknown } }).value.value)));
     llm.enqueue({ toolCalls: keys.map((key, i) => ({ name: 'config_set', arguments: { key, value: values[i] } })) }, { text: 'done' });
     const res = await authed('/api/v1/chat', { method: 'POST', body: JSON.stringify({ text: 'please reconfigure yourself' }) });

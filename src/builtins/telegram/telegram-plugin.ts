@@ -37,6 +37,7 @@ const settings: Record<string, ConfigKeyDef> = {
     default: 'https://api.telegram.org',
     description: 'Bot API server (a local telegram-bot-api server, or the official one)',
     schema: z.url({ protocol: /^https?$/ }),
+    env: 'HOMEAGENT_TELEGRAM_API_ROOT',
     privileged: true,
   },
   poll_timeout_s: { default: 30, description: 'Long-polling wait of getUpdates, in seconds', schema: z.number().int().min(1).max(50) },
