@@ -31,6 +31,12 @@ interface TestResult {
 }
 
 const GOOD = new Set(['running', 'connected']);
+/** The settings a person sets up first come first; the rest keep the server's order. */
+const FIRST = ['mode', 'bot_token', 'access_token', 'allowed_user_ids', 'allowed_group_ids', 'ws_url', 'reverse_host', 'reverse_port', 'reverse_path', 'notify_chat_id', 'notify_target'];
+const rank = (k: ConfigKeyInfo) => {
+  const i = FIRST.indexOf(k.key.split('.').slice(2).join('.'));
+  return i < 0 ? FIRST.length : i;
+};
 const WAITING = new Set(['connecting', 'listening', 'retrying']);
 
 /**
@@ -126,7 +132,7 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
       </div>
       {st?.detail && <div className="muted small" data-testid={`channel-${name}-detail`}>{st.detail}</div>}
       <div className="muted small">{t(`channels.${name}.setup` as 'channels.telegram.setup')}</div>
-      {keys.map((k) => (
+      {[...keys].sort((a, b) => rank(a) - rank(b)).map((k) => (
         <SchemaField key={k.key} info={k} onSave={async (v) => {
           await save(k.key, v);
           setTimeout(status.reload, 300);

@@ -1,0 +1,90 @@
+/**
+ * Settings → Channels in a real browser against the real daemon: the Telegram card shows its
+ * status, the bot token field is masked, "test connection" reaches a fake Bot API on loopback;
+ * turning on browser notifications and setting a reminder in the chat shows a system
+ * notification when the timer's answer arrives (the WebUI is the default channel).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { startFakeBotApi, type FakeBotApi } from '../../src/builtins/telegram/__fixtures__/fake-bot-api.js';
+
+const T = 20_000;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+
+describe('Channels settings and browser notifications', { skip, timeout: 120_000 }, () => {
+  let h: Harness;
+  let tg: FakeBotApi;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  const set = async (key: string, value: unknown) => {
+    const r = await h.api(`/api/v1/settings/${key}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+    assert.equal(r.status, 200, `${key}: ${await r.text()}`);
+  };
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    tg = await startFakeBotApi();
+    h = await startHarness();
+    await set('plugin.telegram.api_root', tg.url);
+    await set('plugin.telegram.allowed_user_ids', ['4242']);
+    await set('plugin.telegram.poll_timeout_s', 1);
+    await set('plugin.telegram.bot_token', tg.token);
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token }));
+    // A recording stand-in for the Notification API (headless chromium shows no real ones).
+    // (A string, not a function: the test runner's transpiler would add helpers the page lacks.)
+    await page.context().addInitScript(`
+      window.__shown = [];
+      window.Notification = class {
+        static permission = 'default';
+        static async requestPermission() { window.Notification.permission = 'granted'; return 'granted'; }
+        constructor(title, o) { window.__shown.push({ title, body: o.body }); }
+      };
+    `);
+    await page.reload();
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+    await tg?.close();
+  });
+
+  it('shows the Telegram card with its status and a masked token; the connection test reaches the bot', async () => {
+    await page.goto(`${h.url}/#/settings/channels`);
+    await page.waitForSelector('[data-testid=channel-telegram]', { timeout: T });
+    await page.waitForFunction(() => /running/.test(document.querySelector('[data-testid=channel-telegram-status]')?.textContent ?? ''), undefined, { timeout: T });
+    const tokenInput = page.locator('[data-key="plugin.telegram.bot_token"] input');
+    assert.equal(await tokenInput.getAttribute('type'), 'password');
+    assert.equal(await tokenInput.inputValue(), '', 'the secret is never put in the page');
+    assert.ok(!(await page.content()).includes(tg.token.split(':')[1]), 'the token is nowhere in the DOM');
+    await page.click('[data-testid=channel-telegram-test]');
+    await page.waitForSelector('[data-testid=channel-telegram-result].ok', { timeout: T });
+    assert.match((await page.textContent('[data-testid=channel-telegram-result]')) ?? '', /@homeagent_test_bot/);
+    assert.match((await page.textContent('[data-testid=channel-qq-status]')) ?? '', /off/);
+    await shot(page, 'settings-channels');
+  });
+
+  it('a reminder set in the chat arrives as a browser notification (WebUI is the default channel)', async () => {
+    await page.click('[data-testid=notify-enable]');
+    await page.waitForFunction(() => /on/.test(document.querySelector('[data-testid=notify-permission]')?.textContent ?? ''), undefined, { timeout: T });
+    assert.equal(await page.inputValue('[data-testid=notify-channel]'), 'webui');
+    h.script({ rounds: [{ text: '', tool: { name: 'timer_create', args: { text: 'stretch your legs', when: 'in 1 second' }, result: '' } }, { text: 'I will remind you.' }] });
+    const res = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'remind me to stretch in a second' }) });
+    assert.equal(res.status, 202);
+    await page.waitForFunction(() => ((window as unknown as { __shown: unknown[] }).__shown ?? []).length > 0, undefined, { timeout: T });
+    const shown = await page.evaluate(() => (window as unknown as { __shown: { title: string; body: string }[] }).__shown);
+    assert.equal(shown[0].title, 'HomeAgent');
+    assert.ok(shown[0].body.length > 0);
+    assert.ok(!shown.some((s) => s.body === 'I will remind you.'), 'the chat turn itself is no notification');
+  });
+
+  it('logged no client errors', () => {
+    assert.deepEqual(errors, []);
+  });
+});
