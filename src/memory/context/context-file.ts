@@ -19,6 +19,9 @@ export const contextEventSchema = z.object({
   response: z.string(),
   toolOutputs: z.array(toolOutputSchema).optional(),
   refs: z.array(z.string()).optional(),
+  // Who said it and where: kept across restarts so a group's timeline scope survives them.
+  speaker: z.looseObject({ id: z.string(), name: z.string().optional(), platform: z.string().optional(), userId: z.string().optional() }).optional().catch(undefined),
+  conversation: z.object({ kind: z.enum(['private', 'group']), id: z.string(), platform: z.string().optional(), title: z.string().optional() }).optional().catch(undefined),
 });
 
 const fileSchema = z.object({ version: z.literal(1), events: z.array(z.unknown()) });
