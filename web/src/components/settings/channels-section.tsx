@@ -56,7 +56,9 @@ export function ChannelsSection() {
     list.reload();
   };
   const keys = (prefix: string) => (settings.data ?? []).filter((k) => k.key.startsWith(prefix));
-  const names = [...new Set(['webui', 'telegram', 'qq', ...(list.data?.channels ?? []).filter((c) => c.name !== 'cli').map((c) => c.name)])];
+  // Only channels that can reach the owner unasked (chat apps) and the WebUI make sense here; an
+  // API client's channel (openai) or the CLI would swallow the message.
+  const names = [...new Set(['webui', 'telegram', 'qq', ...(list.data?.channels ?? []).filter((c) => c.push).map((c) => c.name)])];
   const registered = new Set((list.data?.channels ?? []).map((c) => c.name));
   const preferred = list.data?.preferred ?? 'webui';
   if (settings.error) return <div className="error-card compact">{t('common.loadFailed', { error: settings.error.message })}</div>;
