@@ -12,14 +12,15 @@ import { createAgentcliPlugin } from './agentcli/index.js';
 import { createHealthcheckPlugin } from './healthcheck/index.js';
 import { pluginmgrPlugin } from './pluginmgr/index.js';
 import { cfgmgrPlugin } from './cfgmgr/index.js';
-import { createMemoryManagerPlugin } from './memory-manager/index.js';
+import { createMemoryManagerPlugin } from './memory-manager/memory-manager-plugin.js';
 import { createCliPlugin } from './cli/index.js';
 import { createOpenaiApiPlugin } from './openai-api/index.js';
 import { createMcpServerPlugin } from './mcp-server/index.js';
 import { createWebPlugin } from './web/index.js';
 import { createTelegramPlugin } from './telegram/index.js';
 import { createQqPlugin } from './qq/index.js';
-import webuiPlugin from './webui/index.js';
+// The plugin definitions only: each built-in with a large implementation imports it on start.
+import webuiPlugin from './webui/webui-plugin.js';
 
 /**
  * Every built-in plugin, in start order. Plugins that keep per-instance state are built fresh

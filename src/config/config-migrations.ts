@@ -20,6 +20,20 @@ export const CONFIG_MIGRATIONS: readonly { version: number; description: string;
       ) WITHOUT ROWID`);
     },
   },
+  {
+    version: 2,
+    description: 'core.webui.host/port merged into the webui plugin\'s plugin.webui.host/port (one setting each)',
+    up: (db) => {
+      for (const name of ['host', 'port']) {
+        const row = db.prepare('SELECT value, updated_at FROM config WHERE key = ?').get(`core.webui.${name}`) as { value: string; updated_at: number } | undefined;
+        if (!row) continue;
+        ensureNamespaceTable(db, 'config_webui');
+        // A value the user gave the plugin key wins; otherwise the old core value moves over.
+        db.prepare('INSERT OR IGNORE INTO config_webui (key, value, updated_at) VALUES (?, ?, ?)').run(`plugin.webui.${name}`, row.value, row.updated_at);
+        db.prepare('DELETE FROM config WHERE key = ?').run(`core.webui.${name}`);
+      }
+    },
+  },
 ];
 
 /** Applies the pending migrations. Throws when the file was written by a newer HomeAgent. */

@@ -209,7 +209,7 @@ describe('ConfigRegistry', () => {
       assert.deepEqual(tables, ['config', 'config_cmd', 'config_memory_manager']);
       assert.equal((h.prepare('SELECT value FROM config_cmd WHERE key = ?').get('plugin.cmd.allow') as { value: string }).value, '["ls","cat"]');
       assert.equal((h.prepare('SELECT value FROM config WHERE key = ?').get('core.agent.name') as { value: string }).value, '"Kiki"');
-      assert.equal(h.pragma('user_version', { simple: true }), 1);
+      assert.equal(h.pragma('user_version', { simple: true }), 2);
       assert.equal(h.pragma('journal_mode', { simple: true }), 'wal');
     } finally {
       h.close();

@@ -30,6 +30,12 @@ export interface ConfigRegistryOptions {
   env?: Record<string, string | undefined>;
   logger?: ConfigLogger;
   now?: () => number;
+  /**
+   * Values fixed for this run (command-line flags such as `homed --port`): they win over stored
+   * values and are never written. Applied when their key is registered; an override that fails
+   * the key's schema is ignored with a warning.
+   */
+  overrides?: Record<string, ConfigValue>;
 }
 
 type ChangeListener = (key: string, value: ConfigValue) => void;
@@ -59,7 +65,7 @@ function isCorruptDbError(e: unknown): boolean {
  * stored in SQLite (`config` for `core.*`, `config_<plugin>` for `plugin.<plugin>.*`, JSON text),
  * change events for live reconfiguration, secrets masked on every read-out surface (G-2).
  *
- * A value resolves as stored ?? env (keys with `env`) ?? default. Stored values that no longer
+ * A value resolves as override (this run's flags) ?? stored ?? env (keys with `env`) ?? default. Stored values that no longer
  * pass the key's schema are ignored with a warning. Only this process's writes are observed.
  *
  * @example
@@ -80,6 +86,8 @@ export class ConfigRegistry implements ConfigReader {
   private readonly stored = new Map<string, ConfigValue>();
   /** Validated env values of registered keys with `env`. */
   private readonly envValues = new Map<string, ConfigValue>();
+  /** Validated overrides of registered keys. */
+  private readonly overrideValues = new Map<string, ConfigValue>();
   private readonly tables = new Set<string>();
   private readonly listeners = new Set<{ fn: ChangeListener; prefix?: string }>();
 
@@ -141,6 +149,7 @@ export class ConfigRegistry implements ConfigReader {
     for (const [key, entry] of added) {
       this.entries.set(key, entry);
       this.resolveEnv(key, entry);
+      this.resolveOverride(key, entry);
       if (this.db) {
         this.ensureTable(entry.loc.table);
         this.resolveStored(key);
@@ -155,6 +164,7 @@ export class ConfigRegistry implements ConfigReader {
         this.entries.delete(key);
         this.stored.delete(key);
         this.envValues.delete(key);
+        this.overrideValues.delete(key);
       }
     };
   }
@@ -197,7 +207,7 @@ export class ConfigRegistry implements ConfigReader {
       description: def.description,
       secret,
       schema: this.jsonSchemaOf(entry),
-      origin: this.stored.has(key) ? 'stored' : this.envValues.has(key) ? 'env' : 'default',
+      origin: this.overrideValues.has(key) ? 'override' : this.stored.has(key) ? 'stored' : this.envValues.has(key) ? 'env' : 'default',
     };
     if (def.env) info.env = def.env;
     if (def.privileged) info.privileged = true;
@@ -359,7 +369,16 @@ export class ConfigRegistry implements ConfigReader {
     this.logger.warn(`env ${name} does not pass the schema of ${key}; ignored`, { key, env: name });
   }
 
+  private resolveOverride(key: string, entry: Entry): void {
+    this.overrideValues.delete(key);
+    const overrides = this.opts.overrides;
+    if (!overrides || !Object.hasOwn(overrides, key)) return;
+    if (entry.def.schema.safeParse(overrides[key]).success) this.overrideValues.set(key, overrides[key]);
+    else this.logger.warn(`override of ${key} does not pass its schema; ignored`, { key });
+  }
+
   private effective(key: string): ConfigValue {
+    if (this.overrideValues.has(key)) return this.overrideValues.get(key) as ConfigValue;
     if (this.stored.has(key)) return this.stored.get(key) as ConfigValue;
     if (this.envValues.has(key)) return this.envValues.get(key) as ConfigValue;
     return (this.entries.get(key) as Entry).def.default;

@@ -60,9 +60,11 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     // proactive messages (R-6)
     'core.notify.channel': key(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), 'webui', 'Output channel that timer results, notices and other proactive messages go to: webui (with a browser notification), telegram, qq … (a chat started in Telegram or QQ is answered there)', { privileged: true }),
     // webui (W-)
-    'core.webui.host': key(z.string().min(1), '127.0.0.1', 'Address the WebUI listens on (anything but loopback requires the token)', { privileged: true }),
-    'core.webui.port': key(int(0, 65_535), 8765, 'Port of the WebUI (0 = any free port)', { privileged: true }),
+    // (host and port are the webui plugin's own settings: plugin.webui.host / plugin.webui.port)
     'core.webui.token': key(z.string(), '', 'Access token of the WebUI and HTTP API', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
+    // plugins (P-)
+    'core.plugins.start_timeout_ms': key(int(1_000, 600_000), 30_000, 'Time limit of one plugin\'s start, in ms; a plugin that takes longer is marked failed'),
+    'core.plugins.ready_wait_ms': key(int(0, 60_000), 3_000, 'How long homed waits for its plugins before it reports ready, in ms; slower plugins go on starting and their state settles in the plugin list'),
     // daemon logs (C-12)
     'core.log.level': key(z.enum(['debug', 'info', 'warn', 'error']), 'info', 'Daemon log level'),
     'core.log.rotate_bytes': key(int(4_096, 1 << 30), 10 * 1024 * 1024, 'Size at which daemon logs are rotated, in bytes'),

@@ -20,7 +20,7 @@ export interface DaemonOptions {
   homeDir: string;
   /** Environment for secrets and base URLs (default: process.env). */
   env?: NodeJS.ProcessEnv;
-  /** Override the WebUI port (tests pass 0 for an ephemeral port). */
+  /** WebUI port for this run (`homed --port`; tests pass 0 for an ephemeral port); wins over the stored setting. */
   webuiPort?: number;
   /** Print log lines to stderr too (foreground mode). */
   console?: boolean;
@@ -96,7 +96,6 @@ function restrictToOwner(file: string): void {
  */
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const env = { ...(opts.env ?? process.env) };
-  if (opts.webuiPort !== undefined) env.HOMEAGENT_WEBUI_PORT = String(opts.webuiPort);
   const paths = homePaths(opts.homeDir);
   const widened = makePrivateHome(paths.home);
   for (const d of [paths.logs, paths.sessions, paths.adapters, paths.plugins]) mkdirSync(d, { recursive: true });
@@ -105,7 +104,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   log.info('starting homed', { home: paths.home, pid: process.pid });
   if (widened !== undefined) log.warn(`data folder was readable by others (mode ${widened.toString(8)}); restricted it to 0700`, { home: paths.home });
 
-  const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config') });
+  const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined });
   // config.db can hold API keys: created 0600 before SQLite opens it (SQLite gives -wal/-shm the
   // mode of the database file), and narrowed after open in case an older daemon made it wider.
   closeSync(openSync(paths.configDb, 'a', 0o600));
@@ -170,7 +169,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   }
   disposers.push(agent.tools.add('memory', () => memory.tools()));
 
-  const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins') });
+  const pluginStartMs = config.get<number>('core.plugins.start_timeout_ms');
+  const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins'), startTimeoutMs: pluginStartMs });
   const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home });
   ownEndpoints.list = () => status.endpoints();
   host.services.provide('host', 'host.config', configAdmin(config));
@@ -180,14 +180,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
   const authToken = ensureAuthToken(paths.home);
   host.services.provide('host', 'host.auth', { token: () => authToken });
-  const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills') });
+  const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills'), external: { startTimeoutMs: pluginStartMs } });
   host.services.provide('host', 'host.plugins', registry);
   const without = new Set(opts.without ?? []);
   for (const def of [...builtinPlugins(), ...(opts.plugins ?? [])]) if (!without.has(def.name)) registry.registerBuiltin(def);
   agent.start();
-  await registry.start();
+  // Plugins start concurrently and never hold up readiness for long: after ready_wait_ms the
+  // daemon is ready and the slow ones settle in the background (their state is in the list).
+  await registry.start({ waitMs: config.get<number>('core.plugins.ready_wait_ms') });
   if (opts.heartbeats !== false) memory.startHeartbeats();
-  log.info('homed ready', { ms: Date.now() - startedAt, llm: providers.available(), endpoints: status.endpoints() });
+  const counts = () => registry.list().reduce<Record<string, number>>((n, p) => ((n[p.state] = (n[p.state] ?? 0) + 1), n), {});
+  log.info('homed ready', { ms: Date.now() - startedAt, llm: providers.available(), endpoints: status.endpoints(), plugins: counts() });
+  void registry.settled().then(() => log.info('plugins settled', { ms: Date.now() - startedAt, plugins: counts() }));
 
   let stopping: Promise<void> | undefined;
   const daemon: Daemon = {

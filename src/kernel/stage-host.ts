@@ -1,5 +1,5 @@
 import type { Disposer, StageContext, StageHandler, StageName, StageScope, ToolDef, ToolInvocation, ToolOutput } from '../spec/index.js';
-import { ConflictError, ValidationError } from '../spec/index.js';
+import { ConflictError, ValidationError, isHomeAgentError } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
 
@@ -160,8 +160,11 @@ export class StageHost {
       return { output: typeof out === 'string' ? out : JSON.stringify(out) };
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      this.log.error(`tool ${def.name} failed: ${err.message}`, { stack: err.stack, plugin: this.toolPlugin(def.name) });
       const code = (e as { code?: string }).code;
+      // A coded error (bad arguments from the model, a missing file …) is the tool's answer: one
+      // log line. A stack is logged (and printed by a foreground homed) only for a bug.
+      if (isHomeAgentError(e) && code !== 'INTERNAL') this.log.warn(`tool ${def.name}: ${err.message}`, { code, plugin: this.toolPlugin(def.name) });
+      else this.log.error(`tool ${def.name} failed: ${err.message}`, { stack: err.stack, plugin: this.toolPlugin(def.name) });
       return { output: `Error${code ? ` [${code}]` : ''}: ${err.message}`, error: err.message, stack: err.stack };
     } finally {
       if (timer) clearTimeout(timer);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { harness, recordingTool } from './__fixtures__/kernel-harness.js';
+import { ValidationError } from '../spec/index.js';
 
 // C-4 tool loop exits and error reporting, C-5 aggregation per cycle, C-7 agent_llm_chain.
 
@@ -78,6 +79,31 @@ test('C-3/C-4: a throwing tool is reported to the model with its error; the turn
   assert.equal(end.error, 'disk full');
   assert.equal(h.events('tool_start')[0].plugin, 'flaky-plugin');
   assert.ok(h.log.some((l) => l.level === 'error' && /flaky failed: disk full/.test(l.msg) && /tool-loop\.test\.ts/.test(String(l.data?.stack))));
+});
+
+test('a tool call with bad arguments: the model gets a clear error, the log one line without a stack (issue 14)', async (t) => {
+  const h = await harness(t);
+  h.agent.stages.registerTool(
+    {
+      name: 'set_alarm',
+      description: 'sets an alarm',
+      parameters: { type: 'object', properties: { at: { type: 'string' } }, required: ['at'] },
+      handler: (args) => {
+        if (typeof args.at !== 'string') throw new ValidationError('set_alarm: invalid argument "at": expected a string');
+        return 'ok';
+      },
+    },
+    'alarm-plugin',
+  );
+  h.fake.enqueue({ toolCalls: [{ name: 'set_alarm', arguments: { at: 7 } }] }, { toolCalls: [{ name: 'set_alarm', arguments: '{"at": ' }] }, { text: 'I could not set it' });
+  const out = await h.send('wake me at 7');
+  assert.equal(out.status, 'ok');
+  const toolMsgs = h.requestMessages(2).filter((m) => m.role === 'tool');
+  assert.match(String(toolMsgs[0]?.content), /^Error \[VALIDATION\]: set_alarm: invalid argument "at"/);
+  assert.match(String(toolMsgs[1]?.content), /^Error: tool arguments are not valid JSON/);
+  const lines = h.log.filter((l) => /set_alarm/.test(l.msg));
+  assert.equal(lines.length, 2, 'one line per bad call');
+  assert.ok(lines.every((l) => l.level !== 'error' && l.data?.stack === undefined), JSON.stringify(lines));
 });
 
 test('C-7: agent_llm_chain once per LLM round with text, tool calls, reasoning, usage, provider, latency', async (t) => {

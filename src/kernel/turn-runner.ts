@@ -320,7 +320,10 @@ export class TurnRunner {
       return { text, rejected: extra.rejected !== undefined };
     };
     if (!def) return finish(`Error: unknown tool "${call.name}"`, { error: 'unknown tool' });
-    if (parseError) return finish(`Error: ${parseError}`, { error: parseError });
+    if (parseError) {
+      d.log.warn(`tool ${call.name}: ${parseError}`, { turnId: turn.turnId });
+      return finish(`Error: ${parseError}`, { error: parseError });
+    }
     const before = this.ctx(turn, 'before_toolcall', { toolCall: call, args });
     await this.stage(turn, 'before_toolcall', before, call.name);
     if (before.rejected) return finish(`Rejected: ${before.rejected}`, { rejected: before.rejected });

@@ -2,9 +2,14 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { dirname, join, posix, resolve, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import yauzl from 'yauzl';
+import { createRequire } from 'node:module';
+import type yauzl from 'yauzl';
 import { PluginError } from '../spec/index.js';
 import { readManifest, type PluginManifest } from './plugin-manifest.js';
+
+// Loaded on the first install, not at daemon start.
+const requireLazy = createRequire(import.meta.url);
+const zipLib = (): typeof yauzl => requireLazy('yauzl') as typeof yauzl;
 
 /** Limits of a `.hmap` archive (P-3). */
 export interface HmapLimits {
@@ -41,7 +46,7 @@ export function checkEntryName(raw: string): string {
 
 function openZip(buf: Buffer): Promise<yauzl.ZipFile> {
   return new Promise((res, rej) =>
-    yauzl.fromBuffer(buf, { lazyEntries: true, decodeStrings: false, validateEntrySizes: false, strictFileNames: false }, (err, zf) => (err ? rej(err) : res(zf!))),
+    zipLib().fromBuffer(buf, { lazyEntries: true, decodeStrings: false, validateEntrySizes: false, strictFileNames: false }, (err, zf) => (err ? rej(err) : res(zf!))),
   );
 }
 

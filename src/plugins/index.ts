@@ -1,6 +1,6 @@
 /** The plugin system (P-1…P-6): SDK runtime, registry, external/Lua/skill plugins, `.hmap` packages. */
 export { PluginHost, PLUGIN_NAME, SubsystemUnavailableError, type PluginHostOptions, type PluginConfigPort, type MemoryPort } from './plugin-host.js';
-export { PluginRegistry, type PluginRegistryOptions } from './plugin-registry.js';
+export { PluginRegistry, type PluginRegistryOptions, type RegistryStartOptions } from './plugin-registry.js';
 export { DisposerStack } from './disposer-stack.js';
 export { RouteTable } from './route-table.js';
 export { ServiceRegistry } from './service-registry.js';

@@ -94,6 +94,13 @@ export class PluginHost {
   readonly services = new ServiceRegistry();
   private readonly loaded = new Map<string, Loaded>();
   private readonly order: string[] = [];
+  /**
+   * Settings of plugins whose start failed, still registered: the setting that made a plugin
+   * fail (a port in use …) must stay settable so the person can fix it and start it again.
+   */
+  private readonly failedSettings = new Map<string, () => void>();
+  /** Starts in progress, each cancellable (daemon shutdown must not wait for a hanging plugin). */
+  private readonly pendingStarts = new Set<(reason: string) => void>();
 
   constructor(private readonly opts: PluginHostOptions) {
     this.services.provide('host', 'host.routes', this.routes);
@@ -156,25 +163,57 @@ export class PluginHost {
     const entry: Loaded = { def, scope };
     this.loaded.set(def.name, entry);
     this.order.push(def.name);
+    let settingsReg: (() => void) | undefined;
+    let keepSettings = false;
     try {
+      this.failedSettings.get(def.name)?.();
+      this.failedSettings.delete(def.name);
       if (def.settings && Object.keys(def.settings).length) {
         const full = Object.fromEntries(Object.entries(def.settings).map(([k, d]) => [`plugin.${def.name}.${k}`, d]));
-        scope.add(this.opts.config.register(full));
+        const reg = this.opts.config.register(full);
+        settingsReg = reg;
+        scope.add(() => {
+          if (!keepSettings) reg();
+        });
       }
       const limit = this.opts.startTimeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
+      let cancel: ((why: PluginError) => void) | undefined;
+      let onCancel: ((reason: string) => void) | undefined;
+      const starting = Promise.resolve().then(() => def.start(this.createSdk(def.name, scope, log)));
       try {
         await Promise.race([
-          Promise.resolve().then(() => def.start(this.createSdk(def.name, scope, log))),
+          starting,
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new PluginError(def.name, `start did not finish within ${limit} ms`, 'PLUGIN_START_TIMEOUT')), limit);
+            cancel = (why) => {
+              // A start given up (time limit, daemon stopping) is stopped at once, and again if
+              // it finishes later: what it registered is disposed with the scope, what it opened
+              // itself (a child process, a server) by its stop(), which is safe to call twice.
+              const stopLate = () => {
+                // …unless the plugin was started again meanwhile (a reload): that start owns it now.
+                const now = this.loaded.get(def.name);
+                if (now && now !== entry) return;
+                return Promise.resolve()
+                  .then(() => def.stop?.())
+                  .catch((e) => log.warn(`stop of an abandoned start failed: ${(e as Error)?.message ?? String(e)}`));
+              };
+              reject(why);
+              queueMicrotask(() => void stopLate());
+              starting.then(stopLate, () => {});
+            };
+            onCancel = (reason) => cancel?.(new PluginError(def.name, `start abandoned: ${reason}`, 'PLUGIN_START_CANCELLED'));
+            this.pendingStarts.add(onCancel);
+            timer = setTimeout(() => cancel?.(new PluginError(def.name, `start did not finish within ${limit} ms`, 'PLUGIN_START_TIMEOUT')), limit);
           }),
         ]);
       } finally {
         clearTimeout(timer);
+        if (onCancel) this.pendingStarts.delete(onCancel);
       }
     } catch (e) {
+      keepSettings = true;
       await scope.disposeAll();
+      if (settingsReg) this.failedSettings.set(def.name, settingsReg);
       this.forget(def.name);
       throw e instanceof PluginError ? e : new PluginError(def.name, `start failed: ${(e as Error)?.message ?? String(e)}`, 'PLUGIN_START_FAILED', e);
     }
@@ -194,6 +233,14 @@ export class PluginHost {
     await entry.scope.disposeAll();
     // Belt and braces: a tool registered behind the SDK's back still goes with its plugin (C-3).
     this.opts.agent.stages.unregisterPluginTools(name);
+  }
+
+  /**
+   * Gives up every start still in progress: each fails with PLUGIN_START_CANCELLED and its
+   * plugin is stopped (now, and again if its start finishes later). For shutdown.
+   */
+  cancelStarts(reason = 'the daemon is stopping'): void {
+    for (const cancel of [...this.pendingStarts]) cancel(reason);
   }
 
   /** Stops every plugin, the last started first. */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { writeFileAtomicSync } from '../fs/index.js';
 import { join } from 'node:path';
 import type { PendingPluginInstall, PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
-import { ConflictError, NotFoundError, PluginError, ValidationError } from '../spec/index.js';
+import { ConflictError, NotFoundError, PluginError, ValidationError, isHomeAgentError } from '../spec/index.js';
 import type { PluginAdminPort } from '../kernel/index.js';
 import { PLUGIN_NAME, type PluginHost } from './plugin-host.js';
 import { checkCompat, readManifest } from './plugin-manifest.js';
@@ -45,6 +45,18 @@ export interface PluginRegistryOptions {
   /** Watch Lua plugins' main.lua and reload on change (P-4). Default true. */
   watchLua?: boolean;
   watchDebounceMs?: number;
+  /** How many non-built-in plugins (external ones are child processes) start at once. Default 4. */
+  startConcurrency?: number;
+}
+
+/** Options of {@link PluginRegistry.start}. */
+export interface RegistryStartOptions {
+  /**
+   * Return after at most this many ms even if plugins are still starting; they go on starting
+   * in the background and their states settle in `list()` (and `plugin_state` events). Default:
+   * wait until every plugin has settled.
+   */
+  waitMs?: number;
 }
 
 const STATE_FILE = '.state.json';
@@ -75,6 +87,12 @@ export class PluginRegistry implements PluginAdminService {
   private readonly watching: Promise<void>[] = [];
   /** Serializes admin operations (reload/enable/install …) so they never interleave. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Non-built-in starts in flight, and the starts waiting for a slot. */
+  private inflight = 0;
+  private stopping = false;
+  private readonly waiting: (() => void)[] = [];
+  /** The first start of every discovered plugin, until all have settled. */
+  private startup: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: PluginRegistryOptions) {
     this.pluginsDir = opts.pluginsDir ?? join(opts.host.homeDir, 'plugins');
@@ -98,23 +116,40 @@ export class PluginRegistry implements PluginAdminService {
     return this.catalog;
   }
 
-  /** Discovers plugins and starts every enabled one in dependency order. Offers `host.plugins`. */
-  async start(): Promise<void> {
+  /**
+   * Discovers plugins and starts every enabled one (concurrently, dependencies first). Offers
+   * `host.plugins`. With `waitMs`, returns once every plugin has settled or the time is up,
+   * whichever comes first ({@link settled} resolves when all have).
+   */
+  async start(opts: RegistryStartOptions = {}): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.stopping = false;
     this.loadState();
     // The daemon may already have offered it; offering it twice would be a conflict.
     if (!this.opts.host.services.use('host.plugins')) this.opts.host.services.provide('host', 'host.plugins', this);
     for (const def of this.builtins.values()) this.addBuiltinEntry(def);
     this.discover();
     await Promise.all(this.watching.splice(0));
-    await this.serial(() => this.startInOrder([...this.entries.keys()]));
+    this.startup = this.serial(() => this.startInOrder([...this.entries.keys()]));
+    if (opts.waitMs === undefined) return this.startup;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.startup, new Promise<void>((r) => (timer = setTimeout(r, opts.waitMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Resolves when the plugins of the first start have all settled (running, failed, …). */
+  settled(): Promise<void> {
+    return this.startup;
   }
 
   /** Stops every plugin (dependents first). Idempotent. */
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    // Plugins still starting (a hanging one holds the queue) are given up first.
+    this.stopping = true;
+    this.opts.host.cancelStarts();
     await this.serial(async () => {
       const order = this.order([...this.entries.keys()]).order.reverse();
       for (const name of order) await this.stopEntry(name);
@@ -360,7 +395,9 @@ export class PluginRegistry implements PluginAdminService {
       description: e.description,
       enabled: !this.disabled.has(e.name),
       state,
-      lastError: h.lastError ?? e.lastError,
+      // The registry's own verdict (time limit, dependency …) explains a plugin it failed; the
+      // supervisor's explains the life of a running one.
+      lastError: e.state === 'running' ? (h.lastError ?? e.lastError) : (e.lastError ?? h.lastError),
       restarts: e.restarts + (h.restarts ?? 0),
       lastHeartbeat: h.lastHeartbeat,
       tools: this.opts.host.toolsOf(e.name),
@@ -531,23 +568,58 @@ export class PluginRegistry implements PluginAdminService {
     return dependencyOrder(names, (n) => this.entries.get(n)?.dependencies);
   }
 
-  /** Starts the given plugins (and stopped dependencies) in order; failures are recorded, never thrown. */
+  /**
+   * Starts the given plugins (and stopped dependencies); failures are recorded, never thrown.
+   * Plugins start concurrently, each as soon as its dependencies have settled, so one slow or
+   * hanging plugin holds up only the plugins that depend on it. Built-ins start at once; other
+   * kinds (each external one is a child process) at most `startConcurrency` at a time. Every
+   * start is bounded by the host's and the external supervisor's time limits.
+   */
   private async startInOrder(names: string[]): Promise<void> {
     const { order, problems } = this.order(names);
+    const settled = new Map<string, Promise<void>>();
     for (const name of order) {
       const e = this.entries.get(name)!;
-      if (e.state === 'running' || this.opts.host.isRunning(name)) continue;
-      if (this.disabled.has(name)) {
-        this.setState(e, 'disabled');
-        continue;
-      }
-      const problem = e.loadError ?? problems.get(name) ?? this.dependencyProblem(e);
-      if (problem) {
-        this.setState(e, 'failed', problem);
-        this.opts.host.log.error(`plugin ${name} cannot start: ${problem}`);
-        continue;
-      }
-      await this.startEntry(e);
+      // Shown as starting at once: `host.plugins` / `waiter plugins` list what is still on its way.
+      if (!this.disabled.has(name) && e.state !== 'running' && !this.opts.host.isRunning(name) && !e.loadError && !problems.has(name)) this.setState(e, 'starting');
+      const deps = e.dependencies.map((d) => settled.get(d)).filter((p): p is Promise<void> => !!p);
+      settled.set(
+        name,
+        Promise.all(deps).then(async () => {
+          if (e.state === 'running' || this.opts.host.isRunning(name)) return;
+          if (this.disabled.has(name)) {
+            this.setState(e, 'disabled');
+            return;
+          }
+          const problem = e.loadError ?? problems.get(name) ?? this.dependencyProblem(e);
+          if (problem) {
+            this.setState(e, 'failed', problem);
+            this.opts.host.log.error(`plugin ${name} cannot start: ${problem}`);
+            return;
+          }
+          const go = async () => {
+            // The registry began to stop while this one waited for its turn: it never starts.
+            if (this.stopping) this.setState(e, 'stopped');
+            else await this.startEntry(e);
+          };
+          if (e.kind === 'builtin') await go();
+          else await this.limited(go);
+        }),
+      );
+    }
+    await Promise.all(settled.values());
+  }
+
+  /** Runs `fn` when fewer than `startConcurrency` non-built-in starts are in flight. */
+  private async limited(fn: () => Promise<void>): Promise<void> {
+    const max = Math.max(1, this.opts.startConcurrency ?? 4);
+    while (this.inflight >= max) await new Promise<void>((r) => this.waiting.push(r));
+    this.inflight++;
+    try {
+      await fn();
+    } finally {
+      this.inflight--;
+      this.waiting.shift()?.();
     }
   }
 
@@ -561,7 +633,7 @@ export class PluginRegistry implements PluginAdminService {
   }
 
   private async startEntry(e: Entry): Promise<void> {
-    this.setState(e, 'starting');
+    if (e.state !== 'starting') this.setState(e, 'starting');
     try {
       const def = e.make();
       await this.opts.host.start(def);
@@ -570,7 +642,10 @@ export class PluginRegistry implements PluginAdminService {
     } catch (err) {
       const msg = (err as Error).message;
       this.setState(e, 'failed', msg);
-      this.opts.host.log.error(`plugin ${e.name} failed to start: ${msg}`, { stack: (err as Error).stack });
+      // A coded error (port in use, bad setting …) says all there is to say; a stack is for bugs.
+      const cause = (err as { cause?: unknown }).cause ?? err;
+      const coded = isHomeAgentError(cause) && !['INTERNAL', 'PLUGIN_START_FAILED'].includes(cause.code);
+      this.opts.host.log.error(`plugin ${e.name} failed to start: ${msg}`, coded ? { code: cause.code } : { stack: (err as Error).stack });
     }
   }
 

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import type { Disposer, PluginDefinition, PluginSDK } from '../spec/index.js';
 import { NotFoundError, PluginError } from '../spec/index.js';
+
+// yaml (~70 CommonJS modules, ~30 ms) is loaded on the first front-matter that needs it, not at
+// daemon start.
+const requireLazy = createRequire(import.meta.url);
+let yamlParse: ((src: string) => unknown) | undefined;
+function parseYaml(src: string): unknown {
+  yamlParse ??= (requireLazy('yaml') as typeof import('yaml')).parse;
+  return yamlParse(src);
+}
 
 /** A skill (P-5): a name, a one-line description and instructions the agent loads on demand. */
 export interface Skill {

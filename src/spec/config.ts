@@ -13,8 +13,8 @@ export interface ConfigKeyInfo {
   secret: boolean;
   /** JSON Schema of the value, for generated settings forms. */
   schema: Record<string, unknown>;
-  /** Where the value comes from. */
-  origin: 'default' | 'stored' | 'env';
+  /** Where the value comes from (`override`: a command-line flag of this run, e.g. `homed --port`). */
+  origin: 'default' | 'stored' | 'env' | 'override';
   /** For secrets, the env var that can supply it. */
   env?: string;
   /** Only the person may change it (WebUI, `waiter config`), never an agent tool. */

@@ -1,9 +1,15 @@
 import { basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import * as pty from '@lydell/node-pty';
+import { createRequire } from 'node:module';
+import type * as ptyTypes from '@lydell/node-pty';
 import { HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
 import { OutputRing, stripAnsi } from './output-ring.js';
 import { childEnv } from '../shared/index.js';
+
+// The native PTY module is loaded on the first terminal, not at daemon start.
+const requireLazy = createRequire(import.meta.url);
+let ptyMod: typeof ptyTypes | undefined;
+const pty = (): typeof ptyTypes => (ptyMod ??= requireLazy('@lydell/node-pty') as typeof ptyTypes);
 
 /** Limits and defaults of the terminal sessions. */
 export interface TerminalLimits {
@@ -27,7 +33,7 @@ export interface TerminalInfo {
 
 interface Session {
   info: TerminalInfo;
-  pty: pty.IPty;
+  pty: ptyTypes.IPty;
   ring: OutputRing;
   cursor: number;
   waiters: Set<() => void>;
@@ -69,7 +75,7 @@ export class TerminalManager {
     }
     const running = [...this.sessions.values()].filter((s) => !s.info.exited).length;
     if (running >= lim.maxSessions) throw new HomeAgentError('LIMIT', `too many terminal sessions (max ${lim.maxSessions}); close one first`, { details: { max: lim.maxSessions } });
-    const p = pty.spawn(program, req.args ?? [], {
+    const p = pty().spawn(program, req.args ?? [], {
       name: 'dumb',
       cols: req.cols ?? 120,
       rows: req.rows ?? 40,

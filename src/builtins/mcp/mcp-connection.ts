@@ -1,13 +1,35 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Disposer, PluginLogger, ToolDef } from '../../spec/index.js';
 import { HomeAgentError } from '../../spec/index.js';
 import { mcpToolName } from './tool-name.js';
 import { contentToText, type McpToolResultLike } from './content-to-text.js';
 import type { McpServerConfig } from './mcp-settings.js';
+
+type McpSdk = {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
+  getDefaultEnvironment: typeof import('@modelcontextprotocol/sdk/client/stdio.js').getDefaultEnvironment;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+  ErrorCode: typeof import('@modelcontextprotocol/sdk/types.js').ErrorCode;
+};
+let sdkLoad: Promise<McpSdk> | undefined;
+
+/**
+ * The MCP SDK, imported on the first connection: it and what it pulls in (ajv, a second zod,
+ * zod-to-json-schema: ~150 modules, ~120 ms) cost every daemon start otherwise, and most
+ * users configure no MCP server.
+ */
+function mcpSdk(): Promise<McpSdk> {
+  sdkLoad ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([c, s, h, t]) => ({ Client: c.Client, StdioClientTransport: s.StdioClientTransport, getDefaultEnvironment: s.getDefaultEnvironment, StreamableHTTPClientTransport: h.StreamableHTTPClientTransport, McpError: t.McpError, ErrorCode: t.ErrorCode }));
+  return sdkLoad;
+}
 
 /** What the plugin shows about one server. */
 export interface McpServerStatus {
@@ -71,7 +93,7 @@ export class McpConnection {
   }
 
   status(): McpServerStatus {
-    const pid = this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    const pid = 'url' in this.config ? undefined : ((this.transport as { pid?: number | null } | undefined)?.pid ?? undefined);
     return { name: this.config.name, transport: 'url' in this.config ? 'http' : 'stdio', state: this.state, tools: [...this.toolNames], reconnects: this.reconnects, lastError: this.lastError, pid };
   }
 
@@ -94,7 +116,7 @@ export class McpConnection {
     this.opts.onChange?.();
   }
 
-  private makeTransport(): Transport {
+  private makeTransport({ StreamableHTTPClientTransport, StdioClientTransport, getDefaultEnvironment }: McpSdk): Transport {
     const c = this.config;
     if ('url' in c) return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers ?? {} } });
     const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], env: { ...getDefaultEnvironment(), ...(c.env ?? {}) }, cwd: c.cwd, stderr: 'pipe' });
@@ -106,7 +128,17 @@ export class McpConnection {
   private connect(): Promise<void> {
     const run = async () => {
       this.setState('connecting');
-      const client = new Client(
+      let sdk: McpSdk;
+      try {
+        sdk = await mcpSdk();
+      } catch (e) {
+        sdkLoad = undefined;
+        this.lastError = `cannot load the MCP SDK: ${e instanceof Error ? e.message : String(e)}`;
+        this.setState('disconnected');
+        this.schedule();
+        return;
+      }
+      const client = new sdk.Client(
         { name: 'homeagent', version: this.opts.clientVersion ?? '0.1.0' },
         {
           capabilities: {},
@@ -114,13 +146,13 @@ export class McpConnection {
             tools: {
               onChanged: (err, tools) => {
                 if (err || !tools || this.client !== client) return;
-                this.registerTools(client, tools as McpToolInfo[]);
+                this.registerTools(client, tools as McpToolInfo[], sdk);
               },
             },
           },
         },
       );
-      const transport = this.makeTransport();
+      const transport = this.makeTransport(sdk);
       try {
         await client.connect(transport, { timeout: this.opts.connectTimeoutMs ?? 15_000 });
         const tools: McpToolInfo[] = [];
@@ -140,7 +172,7 @@ export class McpConnection {
         this.lastError = undefined;
         client.onclose = () => this.lost(client, 'connection closed');
         client.onerror = (e) => this.opts.log.warn(`mcp ${this.config.name}: ${e.message}`);
-        this.registerTools(client, tools);
+        this.registerTools(client, tools, sdk);
         this.setState('connected');
         this.opts.log.info(`mcp ${this.config.name} connected`, { tools: tools.length });
       } catch (e) {
@@ -189,7 +221,7 @@ export class McpConnection {
     this.toolNames = [];
   }
 
-  private registerTools(client: Client, tools: McpToolInfo[]): void {
+  private registerTools(client: Client, tools: McpToolInfo[], { McpError, ErrorCode }: McpSdk): void {
     this.dropTools();
     for (const t of tools) {
       const name = mcpToolName(this.config.name, t.name);

@@ -3,34 +3,9 @@
  * injection plan, session summaries, turn exclusion, an HTTP API and agent tools — written against
  * the public SDK only.
  */
-import { definePlugin, type PluginDefinition } from '../../sdk/index.js';
-import { MemoryManager } from './memory-manager.js';
-import { settingsDefs } from './settings.js';
+import { createMemoryManagerPlugin } from './memory-manager-plugin.js';
 
-/**
- * Builds the plugin definition. Each call has its own state, so two hosts in one process
- * (tests) never share a manager; the default export is one such instance.
- */
-export function createMemoryManagerPlugin(): PluginDefinition {
-  let current: MemoryManager | undefined;
-  return definePlugin({
-    name: 'memory-manager',
-    version: '0.1.0',
-    description: 'Curated memory library: Obsidian-compatible memories, injection plan, session summaries, turn exclusion',
-    settings: settingsDefs,
-    start(sdk) {
-      const m = new MemoryManager(sdk);
-      current = m;
-      m.start();
-    },
-    async stop() {
-      const m = current;
-      current = undefined;
-      await m?.stop();
-    },
-  });
-}
-
+export { createMemoryManagerPlugin } from './memory-manager-plugin.js';
 export default createMemoryManagerPlugin();
 
 export { MemoryManager, SUMMARY_AUTO_INJECT_MAX, type InjectionResult } from './memory-manager.js';

@@ -1,20 +1,51 @@
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict.js';
+import { createRequire } from 'node:module';
+import type { Jieba } from '@node-rs/jieba';
 
+const requireLazy = createRequire(import.meta.url);
 let jieba: Jieba | undefined;
 
+/** Runs of scripts written without spaces (Chinese, Japanese kana): jieba's job. */
+const JIEBA_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+/** Words of space-separated scripts and numbers (3.14 stays one token, as jieba keeps it). */
+const LATIN_TOKEN = /\p{N}+(?:\.\p{N}+)+|[\p{L}\p{M}\p{N}]+/gu;
+
+function spacedTokens(text: string, out: string[]): void {
+  for (const m of text.matchAll(LATIN_TOKEN)) out.push(m[0].toLowerCase());
+}
+
 /**
- * Tokens for search: jieba cut-for-search, lower-cased, punctuation and whitespace dropped.
- * The lexical half of library search; the dense half comes from sdk.memory().embed (memory-library.ts).
+ * jieba with its dictionary, loaded on the first Chinese or Japanese text: the dictionary is ~11 MB read
+ * into memory and ~0.2 s to build, which a library without Chinese never needs.
+ */
+function cutter(): Jieba {
+  if (!jieba) {
+    const { Jieba: J } = requireLazy('@node-rs/jieba') as typeof import('@node-rs/jieba');
+    const { dict } = requireLazy('@node-rs/jieba/dict.js') as { dict: Uint8Array };
+    jieba = J.withDict(dict);
+  }
+  return jieba;
+}
+
+/**
+ * Tokens for search: Words of space-separated scripts and numbers lower-cased by a regex; runs of other
+ * scripts through jieba cut-for-search; punctuation and whitespace dropped. Every text goes
+ * through the same split, so a query and a memory meet on the same tokens. The lexical half of
+ * library search; the dense half comes from sdk.memory().embed (memory-library.ts).
  */
 export function tokenize(text: string): string[] {
   if (!text) return [];
-  jieba ??= Jieba.withDict(dict);
   const out: string[] = [];
-  for (const t of jieba.cutForSearch(text, true)) {
-    const s = t.trim().toLowerCase();
-    if (s && /[\p{L}\p{N}]/u.test(s)) out.push(s);
+  let last = 0;
+  for (const m of text.matchAll(JIEBA_RUN)) {
+    const i = m.index ?? 0;
+    if (i > last) spacedTokens(text.slice(last, i), out);
+    for (const t of cutter().cutForSearch(m[0], true)) {
+      const s = t.trim().toLowerCase();
+      if (s && /[\p{L}\p{N}]/u.test(s)) out.push(s);
+    }
+    last = i + m[0].length;
   }
+  if (last < text.length) spacedTokens(text.slice(last), out);
   return out;
 }
 

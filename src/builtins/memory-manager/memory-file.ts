@@ -1,7 +1,16 @@
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { ValidationError } from '../../sdk/index.js';
 import { cleanStringList, sanitizeImpressions } from './impressions.js';
 import { MEMORY_ID_RE } from './memory-id.js';
+
+// yaml (~70 CommonJS modules, ~30 ms) is loaded on the first front-matter that needs it, not at
+// daemon start.
+const requireLazy = createRequire(import.meta.url);
+let yamlParse: ((src: string) => unknown) | undefined;
+function parseYaml(src: string): unknown {
+  yamlParse ??= (requireLazy('yaml') as typeof import('yaml')).parse;
+  return yamlParse(src);
+}
 
 /** Where a memory came from: a session and the seqs of the events it covers. */
 export interface MemorySource {

@@ -3,28 +3,9 @@
  * embedded single-page app, a REST API over the SDK and host services, every plugin's routes,
  * and an SSE stream of every bus event. See docs/webui.md.
  */
-import { definePlugin } from '../../sdk/index.js';
-import { WebuiServer } from './webui-server.js';
-import { webuiSettings } from './settings.js';
-
+export { default } from './webui-plugin.js';
 export { WebuiServer, WebuiConfigError } from './webui-server.js';
 export { createWebuiApp } from './create-app.js';
 export { SseHub } from './sse-hub.js';
 export { ConfirmBroker, type PendingConfirm, type ConfirmChannel } from './confirm-broker.js';
 export { webuiSettings } from './settings.js';
-
-let server: WebuiServer | undefined;
-
-export default definePlugin({
-  name: 'webui',
-  description: 'WebUI: chat, memory panel, graph and settings in the browser',
-  settings: webuiSettings,
-  async start(sdk) {
-    server = new WebuiServer(sdk);
-    await server.start();
-  },
-  async stop() {
-    await server?.stop();
-    server = undefined;
-  },
-});

@@ -15,9 +15,18 @@ import type { WebuiContext } from './webui-context.js';
 
 /** The webui refuses to listen on a non-loopback address without a token. */
 export class WebuiConfigError extends HomeAgentError {
-  constructor(message: string) {
-    super('WEBUI_CONFIG', message);
+  constructor(message: string, code = 'WEBUI_CONFIG') {
+    super(code, message);
   }
+}
+
+/** The one-line error of a port that cannot be had, naming the fixes. */
+function listenError(e: NodeJS.ErrnoException, host: string, port: number): Error {
+  const fix = `start with "homed --port <another port>", or run "waiter config set plugin.webui.port <another port>" and then "waiter plugins reload webui"`;
+  if (e.code === 'EADDRINUSE') return new WebuiConfigError(`port ${port} on ${host} is already in use (another homed or another program); ${fix}`, 'WEBUI_PORT_IN_USE');
+  if (e.code === 'EACCES') return new WebuiConfigError(`no permission to listen on port ${port} of ${host} (ports below 1024 need privileges); ${fix}`, 'WEBUI_PORT_DENIED');
+  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return new WebuiConfigError(`cannot listen on ${host}: no such local address; set plugin.webui.host (e.g. 127.0.0.1)`, 'WEBUI_BAD_HOST');
+  return e;
 }
 
 /**
@@ -48,8 +57,8 @@ export class WebuiServer {
   async start(): Promise<string> {
     if (this.server) return this.publicUrl!;
     const settings = this.sdk.settings();
-    const host = String(this.coreFallback('host', settings.get('host'), '127.0.0.1'));
-    const port = Number(this.coreFallback('port', settings.get('port'), 8765));
+    const host = String(settings.get('host') ?? '127.0.0.1');
+    const port = Number(settings.get('port') ?? 8765);
     const configured = () => String(settings.get('token') ?? '');
     const loopback = isLoopbackHost(host);
     if (!loopback && !configured()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
@@ -113,7 +122,7 @@ export class WebuiServer {
     const app = createWebuiApp(ctx);
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
-      s.once('error', reject);
+      s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, host, port)));
     });
     this.server = server;
     hub.start();
@@ -123,19 +132,6 @@ export class WebuiServer {
     agent?.setEndpoint('webui', this.publicUrl);
     this.sdk.log.info(`WebUI listening on ${this.publicUrl}`);
     return this.publicUrl;
-  }
-
-  /**
-   * `core.webui.host|port` (core defaults) are honoured when `plugin.webui.*` is left at its
-   * default, so either key works for `waiter config set`.
-   */
-  private coreFallback(name: 'host' | 'port', value: unknown, def: string | number): unknown {
-    if (value !== def && value !== undefined) return value;
-    try {
-      const core = this.sdk.use('host.config')?.get(`core.webui.${name}`);
-      if (core && core.origin !== 'default' && core.value !== null && core.value !== '') return core.value;
-    } catch {}
-    return value ?? def;
   }
 
   /** Closes SSE clients and the server, removes the endpoint. Safe twice. */

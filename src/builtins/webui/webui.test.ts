@@ -195,21 +195,27 @@ describe('webui auth and start-up', () => {
     }
   });
 
-  it('honours core.webui.port when plugin.webui.port is left at its default', async () => {
+  it('a port in use fails with one coded line that names the fix', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as AddressInfo).port;
     const host = createMiniHost();
     try {
-      const probe = await new Promise<number>((resolve) => {
-        const srv = createServer().listen(0, '127.0.0.1', () => {
-          const p = (srv.address() as AddressInfo).port;
-          srv.close(() => resolve(p));
-        });
-      });
-      const info = (key: string) => ({ key, value: key === 'core.webui.port' ? probe : '127.0.0.1', default: key === 'core.webui.port' ? 8765 : '127.0.0.1', description: '', secret: false, schema: {}, origin: key === 'core.webui.port' ? 'stored' : 'default' });
-      await host.start({ name: 'core-config', start: (s: PluginSDK) => void s.provide('host.config', { list: () => [], get: info, set: async () => undefined, reset: async () => undefined } as never) });
-      const sdk = await host.start(webui);
-      assert.equal(new URL(sdk.use('host.agent')!.endpoints().webui!).port, String(probe));
+      await assert.rejects(
+        () => host.start(webui, { port }),
+        (e: unknown) => {
+          const err = e as { code?: string; message: string };
+          assert.equal(err.code, 'WEBUI_PORT_IN_USE');
+          assert.match(err.message, new RegExp(`port ${port} .*already in use`));
+          assert.match(err.message, /homed --port/);
+          assert.match(err.message, /plugin\.webui\.port/);
+          assert.doesNotMatch(err.message, /\n/);
+          return true;
+        },
+      );
     } finally {
       await host.stop();
+      await new Promise<void>((r) => taken.close(() => r()));
     }
   });
 

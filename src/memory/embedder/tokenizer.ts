@@ -3,16 +3,25 @@ import { stemmer } from 'stemmer';
 import type { Jieba as JiebaT, TfIdf as TfIdfT } from '@node-rs/jieba';
 
 const require = createRequire(import.meta.url);
-// stopword ships no type declarations; its lists are plain string arrays.
-const { eng: engStop, zho: zhoStop } = require('stopword') as { eng: string[]; zho: string[] };
 
 /** Chinese (and other CJK ideograph) runs go through jieba; everything else through the word regex. */
 const CJK_RUN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
 const HAS_CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 
-const EN_STOP = new Set<string>(engStop);
-const ZH_STOP = new Set<string>([...zhoStop, '是', '了', '在', '有', '也', '就', '都', '吗', '呢', '吧', '啊', '个', '一个', '我们', '你们', '他们', '这个', '那个', '什么', '怎么']);
+/**
+ * Stop-word sets, built on the first tokenisation: the stopword package holds the lists of 62
+ * languages (~30 ms to load) and a daemon start tokenises nothing.
+ */
+let stopSets: { en: Set<string>; zh: Set<string> } | undefined;
+function stops(): { en: Set<string>; zh: Set<string> } {
+  if (!stopSets) {
+    // stopword ships no type declarations; its lists are plain string arrays.
+    const { eng, zho } = require('stopword') as { eng: string[]; zho: string[] };
+    stopSets = { en: new Set<string>(eng), zh: new Set<string>([...zho, '是', '了', '在', '有', '也', '就', '都', '吗', '呢', '吧', '啊', '个', '一个', '我们', '你们', '他们', '这个', '那个', '什么', '怎么']) };
+  }
+  return stopSets;
+}
 const MAX_TOKENIZE_CHARS = 1_000_000;
 
 /** Lazily loaded jieba (≈0.2 s to load its dictionary; pure-English workloads never pay it). */
@@ -47,7 +56,7 @@ export function hasCjk(text: string): boolean {
 
 /** True for an English or Chinese stop-word (already lower-cased). */
 export function isStopWord(w: string): boolean {
-  return EN_STOP.has(w) || ZH_STOP.has(w);
+  return stops().en.has(w) || stops().zh.has(w);
 }
 
 /**
@@ -75,14 +84,15 @@ function runs(text: string, fn: (kind: 'cjk' | 'other', s: string) => void): voi
  * Porter stem for English. Deterministic, synchronous.
  */
 export function lexicalTokens(text: string): string[] {
+  const st = stops();
   const out: string[] = [];
   runs(text, (kind, s) => {
     if (kind === 'cjk') {
-      for (const w of jieba().jieba.cutForSearch(s, true)) if (!ZH_STOP.has(w)) out.push(w);
+      for (const w of jieba().jieba.cutForSearch(s, true)) if (!st.zh.has(w)) out.push(w);
     } else {
       for (const m of s.matchAll(WORD)) {
         const w = normWord(m[0]);
-        if (w.length === 0 || EN_STOP.has(w)) continue;
+        if (w.length === 0 || st.en.has(w)) continue;
         out.push(stem(w));
       }
     }
@@ -92,14 +102,15 @@ export function lexicalTokens(text: string): string[] {
 
 /** Surface words (lower-case, not stemmed, no stop-words) for static word-vector lookup. */
 export function surfaceWords(text: string): string[] {
+  const st = stops();
   const out: string[] = [];
   runs(text, (kind, s) => {
     if (kind === 'cjk') {
-      for (const w of jieba().jieba.cut(s, true)) if (!ZH_STOP.has(w)) out.push(w);
+      for (const w of jieba().jieba.cut(s, true)) if (!st.zh.has(w)) out.push(w);
     } else {
       for (const m of s.matchAll(WORD)) {
         const w = normWord(m[0]);
-        if (w.length > 0 && !EN_STOP.has(w)) out.push(w);
+        if (w.length > 0 && !st.en.has(w)) out.push(w);
       }
     }
   });
@@ -133,7 +144,7 @@ export function extractKeywords(text: string, k = 8): string[] {
       for (const m of s.matchAll(WORD)) {
         const w = normWord(m[0]);
         pos++;
-        if (w.length < 3 || EN_STOP.has(w) || /^\d+$/.test(w)) continue;
+        if (w.length < 3 || stops().en.has(w) || /^\d+$/.test(w)) continue;
         const e = en.get(w);
         if (e) e.n++;
         else en.set(w, { n: 1, first: pos });
@@ -163,7 +174,7 @@ export function extractKeywords(text: string, k = 8): string[] {
       let w = tok;
       const start = at;
       at += tok.length;
-      if (w.length < 2 || w.length > 3 || plain.has(w) || ZH_STOP.has(w)) continue;
+      if (w.length < 2 || w.length > 3 || plain.has(w) || stops().zh.has(w)) continue;
       // The HMM glues a following verb or particle, or the first character of the next dictionary
       // word, onto a two-character name (王五住在 → 王五住): trimmed back to the name. (赵德来了 is
       // ambiguous; "Zhao De has come" is the likelier reading.)

@@ -1,4 +1,4 @@
-import { LUA_REGISTRYINDEX, LuaEventMasks, type LuaEngine } from 'wasmoon';
+import type { LuaEngine } from 'wasmoon';
 import { LuaScriptError } from '../../spec/index.js';
 import { LUA_PRELUDE } from './lua-prelude.js';
 import { LuaConversionError, LuaValueBridge, type RawLua } from './lua-value-bridge.js';
@@ -27,6 +27,10 @@ const HOOK_EVERY = 1000;
 const LUA_OK = 0;
 const LUA_YIELD = 1;
 const LUA_TSTRING = 4;
+// Set from the wasmoon module when the first VM opens (wasmoon is imported lazily); every use
+// is on a VM, so after that.
+let LUA_REGISTRYINDEX = 0;
+let LUA_MASKCOUNT = 0;
 
 
 interface Generation {
@@ -167,6 +171,8 @@ export class LuaSandbox {
 
   private async open(): Promise<Generation> {
     const shared = await sharedLua();
+    LUA_REGISTRYINDEX = shared.registryIndex;
+    LUA_MASKCOUNT = shared.maskCount;
     const engine = await shared.factory.createEngine({ enableProxy: false, openStandardLibs: true, traceAllocations: true, injectObjects: false });
     const g = engine.global;
     const lua = g.lua;
@@ -364,7 +370,7 @@ export class LuaSandbox {
     const ref = raw._luaL_ref(G, LUA_REGISTRYINDEX);
     const running: Running = { deadline: Date.now() + timeoutMs, fnName: String(isLoad ? args[1] : args[0]), args, result: null };
     this.running.set(L, running);
-    raw._lua_sethook(L, gen.hookPtr, LuaEventMasks.Count, HOOK_EVERY);
+    raw._lua_sethook(L, gen.hookPtr, LUA_MASKCOUNT, HOOK_EVERY);
     gen.inflight++;
     let cleaned = false;
     const cleanup = (): void => {
