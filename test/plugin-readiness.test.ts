@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ConfigRegistry, coreConfigDefaults } from '../src/config/index.js';
 import { startDaemon } from '../src/daemon/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
-import { buildProgram } from '../src/waiter/main.js';
+import { main as waiterMain } from '../src/waiter/main.js';
 import type { PluginInfo } from '../src/spec/index.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,13 +59,7 @@ test('the daemon is ready while a plugin hangs in start; states settle and the h
 
     // `waiter plugins` shows the states as they are now (human output, one row per plugin).
     let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array) => ((out += String(chunk)), true)) as typeof process.stdout.write;
-    try {
-      await buildProgram().parseAsync(['node', 'waiter', '--home', home, 'plugins']);
-    } finally {
-      process.stdout.write = write;
-    }
+    assert.equal(await waiterMain(['node', 'waiter', '--home', home, 'plugins'], { out: (t) => void (out += t), err: () => {} }), 0);
     assert.match(out, /^hangs\s.*\bstarting\b/m);
     assert.match(out, /^broken-3\s.*\bfailed\b/m);
 

@@ -36,6 +36,10 @@ export interface ProvidersLike {
   setOrder(names: string[]): Promise<void>;
   testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }>;
   adapters(): string[];
+  addSource(input: unknown): Promise<ProviderStatus>;
+  updateSource(name: string, patch: unknown): Promise<ProviderStatus>;
+  removeSource(name: string): Promise<void>;
+  listModels(name: string): Promise<{ models: string[]; declared: string[] }>;
 }
 
 /** `host.providers` over the provider manager. */
@@ -46,6 +50,10 @@ export function providerAdmin(p: ProvidersLike): ProviderAdminService {
     setOrder: (names) => p.setOrder(names),
     test: (name) => p.testSource(name),
     adapters: () => p.adapters(),
+    addSource: (input) => p.addSource(input),
+    updateSource: (name, patch) => p.updateSource(name, patch),
+    removeSource: (name) => p.removeSource(name),
+    models: (name) => p.listModels(name),
   };
 }
 

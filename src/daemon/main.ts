@@ -171,10 +171,13 @@ function parsePort(raw: string): number {
   return n;
 }
 
-/** What tests replace: the service manager commands and the user's home folder. */
+/** What tests replace: the service manager commands, the user's home folder, the output. */
 export interface MainDeps {
   serviceRunner?: CommandRunner;
   userHome?: string;
+  /** The `homed` entry a service runs (default: this file, which must be the built one). */
+  homedPath?: string;
+  out?: (text: string) => void;
 }
 
 export async function main(argv = process.argv, deps: MainDeps = {}): Promise<number> {
@@ -215,10 +218,11 @@ export async function main(argv = process.argv, deps: MainDeps = {}): Promise<nu
     .command('install-service')
     .description('start homed at login/boot: a systemd user unit (Linux) or a LaunchAgent (macOS)')
     .action(async () => {
-      if (self.endsWith('.ts')) throw new Error('install-service needs the built daemon: run "npm run build" and use dist/src/daemon/main.js');
-      const o = { ...currentServiceOptions(home(), self, deps.serviceRunner), ...(deps.userHome ? { userHome: deps.userHome } : {}) };
+      const entry = deps.homedPath ?? self;
+      if (entry.endsWith('.ts')) throw new Error('install-service needs the built daemon: run "npm run build" and use dist/src/daemon/main.js');
+      const o = { ...currentServiceOptions(home(), entry, deps.serviceRunner), ...(deps.userHome ? { userHome: deps.userHome } : {}) };
       const r = await installService(o, (await probe(home())).socket);
-      process.stdout.write((program.opts().json ? JSON.stringify(r) : r.message) + '\n');
+      (deps.out ?? ((t) => process.stdout.write(t)))((program.opts().json ? JSON.stringify(r) : r.message) + '\n');
       code = r.ok ? 0 : 1;
     });
   program
@@ -227,7 +231,7 @@ export async function main(argv = process.argv, deps: MainDeps = {}): Promise<nu
     .action(async () => {
       const o = { ...currentServiceOptions(home(), self, deps.serviceRunner), ...(deps.userHome ? { userHome: deps.userHome } : {}) };
       const r = await uninstallService(o);
-      process.stdout.write((program.opts().json ? JSON.stringify(r) : r.message) + '\n');
+      (deps.out ?? ((t) => process.stdout.write(t)))((program.opts().json ? JSON.stringify(r) : r.message) + '\n');
       code = r.ok ? 0 : 1;
     });
   program.command('stop').description('stop the background daemon').action(async () => {

@@ -19,6 +19,7 @@ import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
 /** Where notices are recorded when no session is named (R-6). */
 export const NOTICES_SESSION = 'system:notices';
 const MAX_NOTICE_CHARS = 20_000;
+import { titleFromMessage } from './session-title.js';
 
 /** The consolidation channel (seed: `_consolidation_`). */
 export const CONSOLIDATION = '_consolidation_';
@@ -309,7 +310,10 @@ export class Agent {
 
   private async record(q: QueuedInput): Promise<void> {
     try {
-      const info = await this.opts.sessions.ensure(q.input.sessionId, q.input.channel);
+      // A session a person starts (waiter, a chat app …) is named after their first message.
+      const title = q.input.trigger === 'user' ? titleFromMessage(q.input.text, q.input.attachments?.map((a) => a.name ?? '') ?? []) : '';
+      const info = await this.opts.sessions.ensure(q.input.sessionId, q.input.channel, title || undefined);
+      if (!info.title && title) await this.opts.sessions.rename?.(q.input.sessionId, title);
       q.home = info.channel;
       const data: Record<string, unknown> = { source: q.input.source, trigger: q.input.trigger, attachments: q.input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) };
       // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.

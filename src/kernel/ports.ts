@@ -25,6 +25,8 @@ export interface PluginAdminPort {
 /** What the kernel needs of the session store (C-9). */
 export interface SessionPort {
   ensure(id: string, channel: string, title?: string): Promise<SessionInfo>;
+  /** Renames a session (an untitled one is named after the first message a person sends). */
+  rename?(id: string, title: string): Promise<void>;
   nextTurn(sessionId: string): { turnId: string; turnSeq: number };
   append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }): Promise<SessionEvent>;
 }

@@ -150,6 +150,39 @@ export class LuaAdaptedProvider implements Provider {
     return { res, streamFormat: httpReq.streamFormat };
   }
 
+  /**
+   * The API's model ids, through the adapter's `models_request` / `transform_models` (for the
+   * model picker). Errors are ProviderErrors like a chat's; an adapter that cannot list models
+   * → kind `adapter`. Bounded by 15 s (or the request timeout when shorter).
+   */
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const rc = new RequestControl(signal, Math.min(15_000, this.timeoutMs), this.idleTimeoutMs);
+    try {
+      const httpReq = await this.adapt(() => this.opts.adapter.buildModelsRequest(this.cfg()));
+      let res: Response;
+      let text: string;
+      try {
+        res = await this.doFetch(httpReq.url, { method: httpReq.method, headers: httpReq.headers, signal: rc.ctl.signal });
+        text = (await res.text()).slice(0, 5 * 1024 * 1024);
+      } catch (e) {
+        throw this.transportError(e, rc);
+      }
+      if (!res.ok) {
+        const detail = this.redact(errorMessageOf(text) || res.statusText || 'no details');
+        throw new ProviderError(this.name, res.status === 401 || res.status === 403 ? 'auth' : 'http', `${this.name}: HTTP ${res.status} listing models: ${detail}`, { status: res.status });
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new ProviderError(this.name, 'bad-response', this.redact(`${this.name}: the model list is not JSON: ${text.slice(0, 120)}`), { status: res.status });
+      }
+      return await this.adapt(() => this.opts.adapter.parseModels(body, this.cfg()));
+    } finally {
+      rc.dispose();
+    }
+  }
+
   /** One complete answer. */
   async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
     const rc = new RequestControl(signal, this.timeoutMs, this.idleTimeoutMs);

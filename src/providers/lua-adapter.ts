@@ -108,6 +108,8 @@ export class LuaAdapter {
   private streams = 0;
   hasStream = false;
   hasHeaders = false;
+  /** The script can list the API's models (`models_request` + `transform_models`). */
+  hasModels = false;
 
   constructor(private readonly opts: LuaAdapterOptions) {
     this.name = opts.name;
@@ -145,6 +147,7 @@ export class LuaAdapter {
       }
       this.hasStream = this.sandbox.has('transform_stream_chunk');
       this.hasHeaders = this.sandbox.has('headers');
+      this.hasModels = this.sandbox.has('models_request') && this.sandbox.has('transform_models');
     })().catch((e: unknown) => {
       this.failedAt = Date.now();
       throw e;
@@ -170,6 +173,36 @@ export class LuaAdapter {
     }
     const body = r.data.body === undefined || r.data.body === null ? undefined : typeof r.data.body === 'string' ? r.data.body : JSON.stringify(r.data.body);
     return { url: r.data.url, method: (r.data.method ?? 'POST').toUpperCase(), headers, body, streamFormat: r.data.stream_format };
+  }
+
+  /**
+   * The HTTP request that lists the API's models (`models_request(cfg)` and `headers(cfg, {})`).
+   * An adapter without `models_request` → LuaScriptError (kind `load`).
+   */
+  async buildModelsRequest(cfg: AdapterConfig): Promise<AdapterHttpRequest> {
+    await this.start();
+    if (!this.hasModels) throw new LuaScriptError(this.script, 'adapter cannot list models (it defines no models_request / transform_models)', 'load');
+    const raw = await this.sandbox.call('models_request', cfg);
+    const r = requestSchema.safeParse(raw);
+    if (!r.success) throw this.bad('models_request', raw, 'a table { url = "https://…", method? }');
+    let headers: Record<string, string> = {};
+    if (this.hasHeaders) {
+      const h = await this.sandbox.call('headers', cfg, { messages: [], stream: false });
+      const hp = headersSchema.safeParse(Array.isArray(h) && h.length === 0 ? {} : (h ?? {}));
+      if (!hp.success) throw this.bad('headers', h, 'a table of header names to strings');
+      headers = Object.fromEntries(Object.entries(hp.data).map(([k, v]) => [k, String(v)]));
+    }
+    delete headers['content-type'];
+    return { url: r.data.url, method: (r.data.method ?? 'GET').toUpperCase(), headers, body: undefined, streamFormat: undefined };
+  }
+
+  /** Maps the model-list body to model ids (sorted, unique). */
+  async parseModels(body: unknown, cfg: AdapterConfig): Promise<string[]> {
+    await this.start();
+    const raw = await this.sandbox.call('transform_models', body, cfg);
+    const r = list(z.string()).safeParse(raw ?? []);
+    if (!r.success) throw this.bad('transform_models', raw, 'a list of model names');
+    return [...new Set(r.data)].sort();
   }
 
   /** Maps a complete (non-streamed) vendor response body. */

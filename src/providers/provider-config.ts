@@ -26,6 +26,31 @@ export const SEEDED_SOURCES: readonly SeededSource[] = [
   { name: 'ollama', label: 'Ollama (local)', adapter: 'ollama', baseUrl: 'http://127.0.0.1:11434', model: 'llama3.2', keyEnv: ['OLLAMA_API_KEY'], baseUrlEnv: 'OLLAMA_HOST' },
 ];
 
+/** Config key holding the user's own sources (identity only; settings live in their source keys). */
+export const CUSTOM_SOURCES_KEY = 'core.llm.custom_sources';
+
+/** A source name: lower-case letters, digits, `_` and `-` (it is a config key segment). */
+export const SOURCE_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** One entry of {@link CUSTOM_SOURCES_KEY}. */
+export const customSourceSchema = z.object({
+  name: z.string().regex(SOURCE_NAME, 'source names are lower-case letters, digits, - and _ (at most 32)'),
+  label: z.string().max(80).default(''),
+  /** Models the person declared for this source (the model picker also asks the API). */
+  models: z.array(z.string().min(1).max(200)).max(500).default([]),
+});
+export type CustomSource = z.infer<typeof customSourceSchema>;
+
+/** The schema of {@link CUSTOM_SOURCES_KEY}: unique names, none of them a seeded one. */
+export const customSourcesSchema = z.array(customSourceSchema).max(100).superRefine((list, ctx) => {
+  const seen = new Set<string>();
+  for (const [i, s] of list.entries()) {
+    if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate source name "${s.name}"` });
+    if (SEEDED_SOURCES.some((x) => x.name === s.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${s.name}" is a built-in source` });
+    seen.add(s.name);
+  }
+});
+
 /** Config key of a source field. */
 export const sourceKey = (name: string, field: 'adapter' | 'base_url' | 'model' | 'api_key' | 'enabled' | 'options'): string => `core.llm.sources.${name}.${field}`;
 
@@ -61,6 +86,7 @@ export function providerConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.llm.cooldown_ms': def(60_000, 'How long a failing source is skipped, in ms', z.number().int().min(0).max(86_400_000)),
     'core.llm.timeout_ms': def(120_000, 'Time limit of one LLM request (headers to last byte), in ms', z.number().int().min(1_000).max(3_600_000)),
     'core.llm.idle_timeout_ms': def(60_000, 'Longest silence between two streamed chunks, in ms', z.number().int().min(1_000).max(3_600_000)),
+    [CUSTOM_SOURCES_KEY]: def([], 'Your own LLM sources (name, label, declared models); each has the same core.llm.sources.<name>.* keys as a built-in one. Add them with "waiter providers add" or in the WebUI', customSourcesSchema),
   };
   for (const s of SEEDED_SOURCES) {
     out[sourceKey(s.name, 'adapter')] = def(s.adapter, `${s.label}: Lua adapter (file name in the adapters folders, without .lua)`, name);

@@ -320,5 +320,5 @@ test('testSource reports success and latency', async (t) => {
   const { manager } = await rig(t);
   const r = await manager.testSource('openai');
   assert.equal(r.ok, true);
-  assert.equal((await manager.testSource('nope')).ok, false);
+  await assert.rejects(manager.testSource('nope'), /LLM source not found: nope/);
 });

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { NoProviderError, ProviderError, ValidationError, isHomeAgentError } from '../spec/index.js';
-import type { ChatRequest, ChatResponse, ConfigReader, ConfigValue, ProviderStatus, StreamPart, ToolCall, Usage, FinishReason } from '../spec/index.js';
+import { NoProviderError, NotFoundError, ProviderError, ValidationError, isHomeAgentError } from '../spec/index.js';
+import type { ChatRequest, ChatResponse, ConfigValue, ProviderStatus, StreamPart, ToolCall, Usage, FinishReason } from '../spec/index.js';
 import { AdapterRegistry } from './adapter-registry.js';
 import { LuaAdapter } from './lua-adapter.js';
 import { LuaAdaptedProvider, type ProviderSource } from './lua-adapted-provider.js';
-import { SEEDED_SOURCES, normalizeBaseUrl, sourceKey } from './provider-config.js';
+import { CUSTOM_SOURCES_KEY, SEEDED_SOURCES, normalizeBaseUrl, sourceKey, type SeededSource } from './provider-config.js';
+import { SourceCatalog, type CatalogConfig } from './source-catalog.js';
 import { redact } from './redact.js';
 
 /** Logger the manager writes to (pino-compatible subset). */
@@ -15,7 +16,8 @@ export interface ProviderLog {
 }
 
 export interface ProviderManagerOptions {
-  config: ConfigReader & { set?(key: string, v: ConfigValue): Promise<void> };
+  /** Config; with `register`/`reset` (the registry) the person can add their own sources too. */
+  config: CatalogConfig;
   /** Built-in adapters folder first, then `<home>/adapters` for the user's `.lua` files. */
   adapterDirs: string[];
   log?: ProviderLog;
@@ -61,8 +63,21 @@ interface ResolvedSource extends ProviderSource {
   configured: boolean;
 }
 
-const SOURCE_NAMES = SEEDED_SOURCES.map((s) => s.name);
+const SEEDED_NAMES = SEEDED_SOURCES.map((s) => s.name);
 const REPROBE_MS = 30_000;
+
+/** A base URL as shown: any user:password part removed (secrets are masked everywhere, G-2). */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
 
 /** The message a user without any LLM source sees (SPEC §0: never a stack trace). */
 export function noProviderMessage(): string {
@@ -72,8 +87,9 @@ export function noProviderMessage(): string {
     '  • set an API key in the environment before starting homed: DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY',
     '    (also GEMINI_API_KEY, DASHSCOPE_API_KEY for Qwen, ZHIPUAI_API_KEY for GLM, MOONSHOT_API_KEY);',
     '  • run a local Ollama (http://127.0.0.1:11434, or set OLLAMA_HOST) with a pulled model;',
-    `  • or store a key: waiter config set core.llm.sources.<name>.api_key <key>   (names: ${SOURCE_NAMES.join(', ')})`,
-    '    — or in the WebUI under Settings → Providers.',
+    `  • or store a key: waiter config set core.llm.sources.<name>.api_key <key>   (names: ${SEEDED_NAMES.join(', ')})`,
+    '    — or in the WebUI under Settings → Providers;',
+    '  • or add any OpenAI- or Anthropic-compatible endpoint: waiter providers add <name> --base-url <url> --key-stdin --model <model>',
   ].join('\n');
 }
 
@@ -87,6 +103,7 @@ export function noProviderMessage(): string {
  */
 export class ProviderManager {
   private readonly config: ProviderManagerOptions['config'];
+  private readonly catalog: SourceCatalog;
   private readonly registry: AdapterRegistry;
   private readonly log: ProviderLog | undefined;
   private readonly now: () => number;
@@ -101,6 +118,7 @@ export class ProviderManager {
 
   constructor(private readonly opts: ProviderManagerOptions) {
     this.config = opts.config;
+    this.catalog = new SourceCatalog(opts.config);
     this.registry = new AdapterRegistry(opts.adapterDirs);
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
@@ -112,6 +130,7 @@ export class ProviderManager {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.catalog.sync();
     this.unsubscribe = this.config.onChange((key) => this.onConfigChange(key), 'core.llm.');
     if (this.opts.probeOllama !== false) await this.probeLocal(true);
   }
@@ -126,20 +145,23 @@ export class ProviderManager {
     this.adapterCache.clear();
     this.retired.length = 0;
     this.providers.clear();
+    this.catalog.close();
   }
 
-  /** Source names in fallback order (`core.llm.order`, then any seeded source it leaves out). */
+  /** Source names in fallback order (`core.llm.order`, then any source it leaves out). */
   order(): string[] {
+    const all = this.catalog.names();
     const raw = this.get<ConfigValue>('core.llm.order');
-    const listed = Array.isArray(raw) ? raw.filter((n): n is string => typeof n === 'string' && SOURCE_NAMES.includes(n)) : [];
+    const listed = Array.isArray(raw) ? raw.filter((n): n is string => typeof n === 'string' && all.includes(n)) : [];
     const uniq = [...new Set(listed)];
-    return [...uniq, ...SOURCE_NAMES.filter((n) => !uniq.includes(n))];
+    return [...uniq, ...all.filter((n) => !uniq.includes(n))];
   }
 
   /** Persists a new fallback order in `core.llm.order`. Unknown names → ValidationError. */
   async setOrder(names: string[]): Promise<void> {
-    const unknown = names.filter((n) => !SOURCE_NAMES.includes(n));
-    if (unknown.length) throw new ValidationError(`unknown LLM source(s): ${unknown.join(', ')}; known: ${SOURCE_NAMES.join(', ')}`, { key: 'core.llm.order' });
+    const all = this.catalog.names();
+    const unknown = names.filter((n) => !all.includes(n));
+    if (unknown.length) throw new ValidationError(`unknown LLM source(s): ${unknown.join(', ')}; known: ${all.join(', ')}`, { key: 'core.llm.order' });
     if (!this.config.set) throw new ValidationError('this config cannot be written', { key: 'core.llm.order' });
     await this.config.set('core.llm.order', [...new Set(names)]);
   }
@@ -151,7 +173,7 @@ export class ProviderManager {
 
   /** True when at least one source is enabled, configured and not disabled by an auth failure. */
   available(): boolean {
-    return SOURCE_NAMES.some((n) => {
+    return this.catalog.names().some((n) => {
       const s = this.resolve(n);
       return s.enabled && s.configured && !this.state(n).authDisabled;
     });
@@ -163,11 +185,16 @@ export class ProviderManager {
       const s = this.resolve(n);
       const st = this.state(n);
       const cooling = st.coolDownUntil !== undefined && now < st.coolDownUntil;
+      const def = this.catalog.get(n)!;
       return {
         name: n,
+        label: def.label,
+        custom: def.custom,
+        models: def.models,
+        hasKey: s.apiKey !== '',
         adapter: s.adapter,
         model: s.model,
-        baseUrl: s.baseUrl,
+        baseUrl: shownUrl(s.baseUrl),
         enabled: s.enabled,
         configured: s.configured,
         state: !s.configured ? 'unconfigured' : st.authDisabled ? 'disabled-auth' : cooling ? 'cooling-down' : 'ready',
@@ -197,7 +224,7 @@ export class ProviderManager {
 
   /** Sends a tiny request to one source, bypassing fallback; success clears its failure state. */
   async testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
-    if (!SOURCE_NAMES.includes(name)) return { ok: false, latencyMs: 0, error: `unknown LLM source ${name}` };
+    if (!this.catalog.get(name)) throw new NotFoundError('LLM source', name);
     const src = this.resolve(name);
     const t0 = performance.now();
     try {
@@ -208,6 +235,46 @@ export class ProviderManager {
     } catch (e) {
       return { ok: false, latencyMs: Math.round(performance.now() - t0), error: this.redact(e instanceof Error ? e.message : String(e)) };
     }
+  }
+
+  /**
+   * Adds an LLM source (an OpenAI- or Anthropic-compatible endpoint, or any adapter) and puts it
+   * last in the fallback order. Bad input → ValidationError; a taken name → ConflictError.
+   */
+  async addSource(input: unknown): Promise<ProviderStatus> {
+    const name = await this.catalog.add(input, (a) => this.registry.get(a) !== undefined);
+    this.log?.info(`LLM source ${name} added`, { provider: name });
+    return this.status().find((s) => s.name === name)!;
+  }
+
+  /** Changes a source's settings (base URL, key, model, adapter, enabled; label and models of custom ones). */
+  async updateSource(name: string, patch: unknown): Promise<ProviderStatus> {
+    await this.catalog.update(name, patch, (a) => this.registry.get(a) !== undefined);
+    return this.status().find((s) => s.name === name)!;
+  }
+
+  /** Removes a source the person added: its settings and key are deleted. Seeded ones → ValidationError. */
+  async removeSource(name: string): Promise<void> {
+    await this.catalog.remove(name);
+    const raw = this.get<ConfigValue>('core.llm.order');
+    if (Array.isArray(raw) && raw.includes(name) && this.config.set) await this.config.set('core.llm.order', raw.filter((n) => n !== name));
+    this.states.delete(name);
+    this.providers.delete(name);
+    this.log?.info(`LLM source ${name} removed`, { provider: name });
+  }
+
+  /**
+   * The models the source's API offers (`/v1/models` of OpenAI-compatible APIs, `/v1/models` of
+   * Anthropic, `/api/tags` of Ollama …, through the adapter), plus the ones the person declared.
+   * Unknown source → NotFoundError; API errors are ProviderErrors with secrets redacted.
+   */
+  async listModels(name: string): Promise<{ models: string[]; declared: string[] }> {
+    const def = this.catalog.get(name);
+    if (!def) throw new NotFoundError('LLM source', name);
+    const src = this.resolve(name);
+    const provider = await this.providerFor(src);
+    const models = await provider.listModels(AbortSignal.timeout(20_000));
+    return { models, declared: def.models };
   }
 
   // ------------------------------------------------------------------ internals
@@ -322,6 +389,10 @@ export class ProviderManager {
   }
 
   private onConfigChange(key: string): void {
+    if (key === CUSTOM_SOURCES_KEY) {
+      this.catalog.sync();
+      return;
+    }
     const m = /^core\.llm\.sources\.([^.]+)\./.exec(key);
     if (m) {
       const name = m[1];
@@ -361,7 +432,7 @@ export class ProviderManager {
   }
 
   private resolve(name: string): ResolvedSource {
-    const seeded = SEEDED_SOURCES.find((s) => s.name === name)!;
+    const seeded: SeededSource = this.catalog.get(name) ?? { name, label: name, adapter: 'openai-compatible', baseUrl: '', model: '', keyEnv: [] };
     const str = (field: 'adapter' | 'base_url' | 'model' | 'api_key'): string => {
       const v = this.get<ConfigValue>(sourceKey(name, field));
       return typeof v === 'string' ? v : '';
@@ -389,7 +460,7 @@ export class ProviderManager {
   }
 
   private secrets(): string[] {
-    return SOURCE_NAMES.map((n) => {
+    return this.catalog.names().map((n) => {
       const v = this.get<ConfigValue>(sourceKey(n, 'api_key'));
       return typeof v === 'string' ? v : '';
     }).concat(SEEDED_SOURCES.flatMap((s) => s.keyEnv.map((k) => this.env[k] ?? '')));
@@ -403,7 +474,7 @@ export class ProviderManager {
   private async probeLocal(force: boolean): Promise<boolean> {
     let found = false;
     await Promise.all(
-      SOURCE_NAMES.map(async (name) => {
+      this.catalog.names().map(async (name) => {
         const src = this.resolve(name);
         if (!this.isLocal(src.adapter) || !src.enabled || src.apiKey) return;
         const st = this.state(name);

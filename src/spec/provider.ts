@@ -93,6 +93,14 @@ export interface Provider {
 /** What the provider manager reports about one source. */
 export interface ProviderStatus {
   name: string;
+  /** Display name ("DeepSeek", or what the person called their own source). */
+  label?: string;
+  /** True for a source the person added (it can be removed); false for the 8 seeded ones. */
+  custom?: boolean;
+  /** Models the person declared for a custom source (the model picker also asks the API). */
+  models?: string[];
+  /** Whether an API key is set (the key itself is never shown). */
+  hasKey?: boolean;
   adapter: string;
   model: string;
   baseUrl: string;

@@ -80,8 +80,20 @@ export interface ProviderAdminService {
   status(): ProviderStatus[];
   order(): string[];
   setOrder(names: string[]): Promise<void>;
+  /** Sends a tiny request to one source; unknown name → NotFoundError. */
   test(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }>;
   adapters(): string[];
+  /**
+   * Adds a source: `{ name, label?, api?: 'openai' | 'anthropic', adapter?, baseUrl, apiKey?,
+   * model?, models?, enabled?, options? }` (validated; the key is stored as a secret).
+   */
+  addSource(input: unknown): Promise<ProviderStatus>;
+  /** Changes a source's settings (same fields but `name`; label/models only for added sources). */
+  updateSource(name: string, patch: unknown): Promise<ProviderStatus>;
+  /** Removes a source the person added (its key too); a seeded one → ValidationError. */
+  removeSource(name: string): Promise<void>;
+  /** The model ids the source's API lists, and the ones declared for it. */
+  models(name: string): Promise<{ models: string[]; declared: string[] }>;
 }
 
 /** Kernel status and the live event stream (webui SSE, waiter status). */

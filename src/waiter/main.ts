@@ -14,6 +14,14 @@ import { renderHuman } from './output.js';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
 
+/** Where waiter writes: the terminal, or a caller's sinks (tests run `main` in process). */
+export interface WaiterIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+const terminal: WaiterIo = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) };
+let io: WaiterIo = terminal;
+
 interface GlobalOpts {
   json?: boolean;
   home?: string;
@@ -38,8 +46,29 @@ async function withClient<T>(opts: GlobalOpts, fn: (c: DaemonClient) => Promise<
   }
 }
 
+/** A wrong flag value found after parsing: printed, exit code 2 (usage). */
+class UsageError extends Error {}
+
+/** A whole number ≥ 1 from a flag, or a usage error naming the flag. */
+function positiveInt(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n < 1) throw new UsageError(`${flag} takes a whole number ≥ 1, not "${raw}"`);
+  return n;
+}
+
+/** All of standard input as text (an API key piped in, a file …). */
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let s = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (c: string) => (s += c));
+    process.stdin.on('end', () => resolve(s));
+    process.stdin.on('error', reject);
+  });
+}
+
 function print(opts: GlobalOpts, value: unknown): void {
-  process.stdout.write((opts.json ? JSON.stringify(value, null, 2) : renderHuman(value)) + '\n');
+  io.out((opts.json ? JSON.stringify(value, null, 2) : renderHuman(value)) + '\n');
 }
 
 /** Runs one daemon command and prints its result. */
@@ -56,19 +85,19 @@ function streamPrinter(json: boolean) {
   let inText = false;
   return (e: CliStreamEvent) => {
     if (json) {
-      process.stdout.write(JSON.stringify({ event: e.event, ...e.data }) + '\n');
+      io.out(JSON.stringify({ event: e.event, ...e.data }) + '\n');
       return;
     }
     if (e.event === 'delta') {
-      process.stdout.write(String(e.data.text));
+      io.out(String(e.data.text));
       inText = true;
     } else if (e.event === 'reasoning') {
-      process.stderr.write(`\x1b[2m${String(e.data.text)}\x1b[0m`);
+      io.err(`\x1b[2m${String(e.data.text)}\x1b[0m`);
     } else if (e.event === 'tool_start') {
-      process.stderr.write(`${inText ? '\n' : ''}\x1b[36m→ ${e.data.name}(${String(e.data.arguments).slice(0, 200)})\x1b[0m\n`);
+      io.err(`${inText ? '\n' : ''}\x1b[36m→ ${e.data.name}(${String(e.data.arguments).slice(0, 200)})\x1b[0m\n`);
       inText = false;
     } else if (e.event === 'tool_end') {
-      process.stderr.write(`\x1b[36m← ${e.data.rejected ? 'rejected: ' + e.data.rejected : String(e.data.result).slice(0, 200)}\x1b[0m\n`);
+      io.err(`\x1b[36m← ${e.data.rejected ? 'rejected: ' + e.data.rejected : String(e.data.result).slice(0, 200)}\x1b[0m\n`);
     }
   };
 }
@@ -82,10 +111,75 @@ async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: 
       }
     : undefined;
   const outcome = await c.request<{ text: string; status: string; turnId: string; error?: { code: string; message: string } }>('send', { text, sessionId, stream }, onEvent);
-  if (opts.json) process.stdout.write(JSON.stringify(outcome) + '\n');
-  else if (!streamed || outcome.status !== 'ok') process.stdout.write((streamed ? '\n' : '') + outcome.text + '\n');
-  else process.stdout.write('\n');
-  return outcome.status === 'ok' || outcome.status === 'short-circuit' ? EXIT.ok : outcome.error?.code === 'NO_PROVIDER_CONFIGURED' ? EXIT.ok : EXIT.failed;
+  if (opts.json) io.out(JSON.stringify(outcome) + '\n');
+  else if (!streamed || outcome.status !== 'ok') io.out((streamed ? '\n' : '') + outcome.text + '\n');
+  else io.out('\n');
+  // No LLM source is a failure too (§8): the reply says how to configure one, the code says it failed.
+  return outcome.status === 'ok' || outcome.status === 'short-circuit' ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * The interactive chat. Lines are read while a reply streams: `/interrupt <text>` goes to the
+ * daemon at once (the reply in flight is cut short and the agent takes the text into account,
+ * C-2); other lines wait their turn and are sent when the reply has finished.
+ */
+async function chat(opts: GlobalOpts, c: DaemonClient, sessionId: string): Promise<void> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: 'you> ' });
+  const queue: string[] = [];
+  let busy = false;
+  let closing = false;
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const pump = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    try {
+      while (queue.length) {
+        const text = queue.shift()!;
+        io.out('agent> ');
+        const code = await send(opts, c, text, sessionId, true).catch((e: Error) => {
+          io.err(`waiter: ${e.message}\n`);
+          return EXIT.failed;
+        });
+        if (code !== EXIT.ok) process.exitCode = code;
+      }
+    } finally {
+      busy = false;
+    }
+    if (closing) done();
+    else rl.prompt();
+  };
+  rl.on('line', (line) => {
+    const text = line.trim();
+    if (text === '/quit' || text === '/exit') {
+      rl.close();
+      return;
+    }
+    if (text === '/interrupt' || text.startsWith('/interrupt ')) {
+      const what = text.slice('/interrupt'.length).trim();
+      if (!what) {
+        io.err('usage: /interrupt <text>\n');
+        return;
+      }
+      c.request('interrupt', { text: what, sessionId }).then(
+        () => io.err(busy ? '\x1b[2m(interrupting…)\x1b[0m\n' : ''),
+        (e: Error) => io.err(`waiter: ${e.message}\n`),
+      );
+      return;
+    }
+    if (!text) {
+      if (!busy) rl.prompt();
+      return;
+    }
+    queue.push(text);
+    void pump();
+  });
+  rl.on('close', () => {
+    closing = true;
+    if (!busy) done();
+  });
+  rl.prompt();
+  await finished;
 }
 
 /** `waiter plugins install`: stage, show the manifest, ask (unless --yes), then confirm or discard. */
@@ -131,29 +225,16 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable JSON output')
     .option('--home <dir>', 'data folder (default $HOMEAGENT_HOME or ~/.homeagent)')
     .exitOverride()
+    .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) })
     .showHelpAfterError();
 
   program
     .command('chat')
-    .description('interactive chat with streaming replies (type /quit to leave, /interrupt <text> to interrupt)')
+    .description('interactive chat with streaming replies (/interrupt <text> interrupts a reply as it streams, /quit leaves)')
     .option('-s, --session <id>', 'session id', 'cli:default')
     .action(async (o: { session: string }) => {
       const opts = program.opts<GlobalOpts>();
-      await withClient(opts, async (c) => {
-        const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: 'you> ' });
-        rl.prompt();
-        for await (const line of rl) {
-          const text = line.trim();
-          if (text === '/quit' || text === '/exit') break;
-          if (text.startsWith('/interrupt ')) await c.request('interrupt', { text: text.slice(11), sessionId: o.session });
-          else if (text) {
-            process.stdout.write('agent> ');
-            await send(opts, c, text, o.session, true);
-          }
-          rl.prompt();
-        }
-        rl.close();
-      });
+      await withClient(opts, (c) => chat(opts, c, o.session));
     });
 
   program
@@ -180,7 +261,13 @@ export function buildProgram(): Command {
 
   const sessions = program.command('sessions').description('list sessions, or show one').action(simple(program, 'sessions.list'));
   sessions.command('list').action(simple(program, 'sessions.list'));
-  sessions.command('show <id>').option('-n, --limit <n>', 'events', '200').action(simple(program, 'sessions.show', (id) => ({ id })));
+  sessions
+    .command('show <id>')
+    .option('-n, --limit <n>', 'events', '200')
+    .action(async (id: string, o: { limit: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      print(opts, await withClient(opts, (c) => c.request('sessions.show', { id, limit: positiveInt(o.limit, '--limit') })));
+    });
 
   const config = program.command('config').description('read and change settings');
   config.command('get <key>').action(simple(program, 'config.get', (key) => ({ key })));
@@ -188,13 +275,66 @@ export function buildProgram(): Command {
   config.command('reset <key>').action(simple(program, 'config.reset', (key) => ({ key })));
   config.command('list [prefix]').action(simple(program, 'config.list', (prefix) => ({ prefix })));
 
-  const providers = program.command('providers').description('LLM sources: list, order, test').action(simple(program, 'providers.list'));
+  const providers = program.command('providers').description('LLM sources: list, add, update, remove, order, test, models').action(simple(program, 'providers.list'));
   providers.command('list').action(simple(program, 'providers.list'));
   providers.command('order <names...>').description('set the fallback order').action(async (names: string[]) => {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('providers.order', { names })));
   });
-  providers.command('test <name>').action(simple(program, 'providers.test', (name) => ({ name })));
+  providers
+    .command('test <name>')
+    .description('send a tiny request to one source (exit code 1 when it fails)')
+    .action(async (name: string) => {
+      const opts = program.opts<GlobalOpts>();
+      const r = await withClient(opts, (c) => c.request<{ ok: boolean }>('providers.test', { name }));
+      print(opts, r);
+      if (!r.ok) process.exitCode = EXIT.failed;
+    });
+  const sourceOptions = (cmd: Command, adding: boolean): Command =>
+    cmd
+      .option('--base-url <url>', `API base URL, e.g. https://api.example.com/v1${adding ? ' (required)' : ''}`)
+      .option('--api <kind>', 'openai (any OpenAI-compatible endpoint, default) or anthropic (Anthropic-compatible)')
+      .option('--adapter <name>', 'a Lua adapter by name instead of --api')
+      .option('--model <model>', 'the model to use')
+      .option('--models <list>', 'comma-separated models this source offers (for the model picker)')
+      .option('--label <text>', 'display name')
+      .option('--key <key>', 'API key (visible in your shell history; prefer --key-stdin or --key-env)')
+      .option('--key-stdin', 'read the API key from standard input')
+      .option('--key-env <var>', 'take the API key from this environment variable')
+      .option('--disabled', 'add it switched off')
+      .option('--enabled', 'switch it on');
+  type SourceFlags = { baseUrl?: string; api?: string; adapter?: string; model?: string; models?: string; label?: string; key?: string; keyStdin?: boolean; keyEnv?: string; disabled?: boolean; enabled?: boolean };
+  const sourceFields = async (o: SourceFlags): Promise<Record<string, unknown>> => {
+    let apiKey = o.key;
+    if (o.keyEnv) {
+      apiKey = process.env[o.keyEnv];
+      if (apiKey === undefined) throw new UsageError(`environment variable ${o.keyEnv} is not set`);
+    }
+    if (o.keyStdin) apiKey = (await readStdin()).trim();
+    const out: Record<string, unknown> = {};
+    if (o.baseUrl !== undefined) out.baseUrl = o.baseUrl;
+    if (o.api !== undefined) out.api = o.api;
+    if (o.adapter !== undefined) out.adapter = o.adapter;
+    if (o.model !== undefined) out.model = o.model;
+    if (o.models !== undefined) out.models = o.models.split(',').map((m) => m.trim()).filter(Boolean);
+    if (o.label !== undefined) out.label = o.label;
+    if (apiKey !== undefined) out.apiKey = apiKey;
+    if (o.disabled) out.enabled = false;
+    else if (o.enabled) out.enabled = true;
+    return out;
+  };
+  sourceOptions(providers.command('add <name>').description('add an LLM source: any OpenAI- or Anthropic-compatible endpoint'), true).action(async (name: string, o: SourceFlags) => {
+    const opts = program.opts<GlobalOpts>();
+    const source = { name, ...(await sourceFields(o)) };
+    print(opts, await withClient(opts, (c) => c.request('providers.add', { source })));
+  });
+  sourceOptions(providers.command('update <name>').description("change a source's URL, key, model …"), false).action(async (name: string, o: SourceFlags) => {
+    const opts = program.opts<GlobalOpts>();
+    const patch = await sourceFields(o);
+    print(opts, await withClient(opts, (c) => c.request('providers.update', { name, patch })));
+  });
+  providers.command('remove <name>').description('remove a source you added (its key too)').action(simple(program, 'providers.remove', (name) => ({ name })));
+  providers.command('models <name>').description("the models the source's API offers").action(simple(program, 'providers.models', (name) => ({ name })));
 
   const plugins = program.command('plugins').description('plugins: list, enable, disable, reload, install').action(simple(program, 'plugins.list'));
   plugins.command('list').action(simple(program, 'plugins.list'));
@@ -294,7 +434,18 @@ export function buildProgram(): Command {
   lib.command('plan-add <id>').action(libOp('plan.addMemory', (id) => ({ id })));
   lib.command('plan-remove <id>').action(libOp('plan.removeMemory', (id) => ({ id })));
   lib.command('preview').action(libOp('plan.preview'));
-  lib.command('summarize <sessionId>').option('-n, --last <n>').action(libOp('session.summarize', (sessionId) => ({ sessionId }), (s) => s));
+  lib
+    .command('summarize <sessionId>')
+    .description('summarize a session into library memories (M-8)')
+    .option('-n, --last <n>', 'only the last N turns')
+    .option('--merge', 'let the model group consecutive turns of one task')
+    .action(async (sessionId: string, o: { last?: string; merge?: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      const args: Record<string, unknown> = {};
+      if (o.last !== undefined) args.lastN = positiveInt(o.last, '--last');
+      if (o.merge) args.merge = true;
+      print(opts, await withClient(opts, (c) => c.request('library', { op: 'session.summarize', sessionId, args })));
+    });
   lib.command('exclude <sessionId> <turnId>').action(libOp('turn.exclude', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
   lib.command('restore <sessionId> <turnId>').action(libOp('turn.restore', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
 
@@ -304,17 +455,25 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv = process.argv): Promise<number> {
+export async function main(argv = process.argv, sinks: WaiterIo = terminal): Promise<number> {
+  io = sinks;
   const program = buildProgram();
+  // Commands report failure through process.exitCode; start from a clean one (tests call main
+  // more than once in a process).
+  process.exitCode = undefined;
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (e) {
     const json = program.opts<GlobalOpts>().json;
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (e instanceof UsageError) {
+      io.err(`waiter: ${e.message}\n`);
+      return EXIT.usage;
+    }
     const err = e as { code?: string; message?: string };
-    if (json) process.stderr.write(JSON.stringify({ ok: false, error: { code: err.code ?? 'ERROR', message: err.message } }) + '\n');
-    else process.stderr.write(`waiter: ${err.message}\n`);
+    if (json) io.err(JSON.stringify({ ok: false, error: { code: err.code ?? 'ERROR', message: err.message } }) + '\n');
+    else io.err(`waiter: ${err.message}\n`);
     return e instanceof DaemonNotRunningError ? EXIT.notRunning : EXIT.failed;
   }
 }

@@ -112,6 +112,15 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     }
     case 'providers.test':
       return need(sdk, 'host.providers').test(str(a, 'name'));
+    case 'providers.add':
+      return need(sdk, 'host.providers').addSource(a?.source);
+    case 'providers.update':
+      return need(sdk, 'host.providers').updateSource(str(a, 'name'), a?.patch ?? {});
+    case 'providers.remove':
+      await need(sdk, 'host.providers').removeSource(str(a, 'name'));
+      return { removed: str(a, 'name') };
+    case 'providers.models':
+      return need(sdk, 'host.providers').models(str(a, 'name'));
     case 'plugins.list':
       return need(sdk, 'host.plugins').list();
     case 'plugins.enable':

@@ -142,7 +142,12 @@ test('M-11: over real loopback HTTP: GET probe, POST op, 413', async (t) => {
   t.after(() => new Promise<void>((r) => server.close(() => r())));
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/memory-manager`;
-  assert.deepEqual(await (await fetch(base)).json(), { ok: true, value: { ok: true, service: 'memory-manager', enabled: true } });
+  const probe = (await (await fetch(base)).json()) as Record<string, unknown>;
+  // SPEC M-11: the fields at the top level; the old envelope's value still carries them.
+  assert.equal(probe.ok, true);
+  assert.equal(probe.service, 'memory-manager');
+  assert.equal(probe.enabled, true);
+  assert.deepEqual(probe.value, { ok: true, service: 'memory-manager', enabled: true });
   const saved = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { id: 'http-1', snapshot: '经由 HTTP' } }) });
   assert.equal(((await saved.json()) as { value: { snapshot: string } }).value.snapshot, '经由 HTTP');
   const big = await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(BODY_LIMIT + 10) });

@@ -44,7 +44,12 @@ export function createApiRoutes(m: MemoryManager): HttpRoute[] {
     {
       method: 'GET',
       path: API_PATH,
-      handler: () => reply(200, true, { ok: true, service: 'memory-manager', enabled: m.cfg().enabled }),
+      handler: () => {
+        // M-11's probe answers `{ok:true, service, enabled}` at the top level; `value` keeps the
+        // same fields for clients written against the envelope.
+        const probe = { ok: true, service: 'memory-manager', enabled: m.cfg().enabled };
+        return new Response(JSON.stringify({ ...probe, value: probe }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+      },
     },
     {
       method: 'POST',

@@ -38,6 +38,21 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
     if (!p.status().some((s) => s.name === name)) throw new NotFoundError("LLM source", name);
     return json({ ok: true, name, result: await p.test(name) });
   });
+  // The person's own LLM sources (issue 14): add, change, remove, and the model picker's list.
+  // Bodies are validated by the provider manager (ValidationError → 400); keys come back masked.
+  app.post('/api/v1/providers', async (c) => {
+    const source = await providers().addSource(await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, source, order: providers().order() }, 201);
+  });
+  app.patch('/api/v1/providers/:name', async (c) => {
+    const source = await providers().updateSource(c.req.param('name'), await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, source });
+  });
+  app.delete('/api/v1/providers/:name', async (c) => {
+    await providers().removeSource(c.req.param('name'));
+    return json({ ok: true, order: providers().order() });
+  });
+  app.get('/api/v1/providers/:name/models', async (c) => json({ ok: true, name: c.req.param('name'), ...(await providers().models(c.req.param('name'))) }));
 
   // Output channels and the owner's default channel for proactive messages; each chat
   // channel serves its own status and connection test under /api/v1/channels/<name>.

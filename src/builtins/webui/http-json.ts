@@ -25,6 +25,10 @@ export function statusOf(code: string): number {
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
+    case 'PROVIDER_AUTH':
+    case 'PROVIDER_FAILED':
+      // The LLM API behind a provider route (model list, test) failed: a bad gateway, not us.
+      return 502;
     case 'SERVICE_UNAVAILABLE':
     case 'NOT_AVAILABLE':
     case 'NO_PROVIDER_CONFIGURED':

@@ -68,6 +68,19 @@ function headers(cfg)
   return { ["content-type"] = "application/json", ["x-api-key"] = cfg.api_key, ["anthropic-version"] = (cfg.options or {}).version or "2023-06-01" }
 end
 
+-- The model list: GET {base_url}/v1/models → { data = { { id = "claude-…", type = "model" }, ... } }.
+function models_request(cfg)
+  return { url = util.join_url(cfg.base_url or "https://api.anthropic.com", "/v1/models?limit=1000"), method = "GET" }
+end
+
+function transform_models(body)
+  local out = json.array()
+  for _, m in ipairs((body and body.data) or {}) do
+    if type(m) == "table" and type(m.id) == "string" then out[#out + 1] = m.id end
+  end
+  return out
+end
+
 local finish_map = { end_turn = "stop", stop_sequence = "stop", tool_use = "tool-calls", max_tokens = "length", refusal = "content-filter", pause_turn = "other" }
 
 function transform_response(body)

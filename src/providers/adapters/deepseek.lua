@@ -14,3 +14,8 @@ headers = base.headers
 transform_response = base.transform_response
 transform_stream_chunk = base.transform_stream_chunk
 transform_stream_end = base.transform_stream_end
+
+function models_request(cfg)
+  return { url = util.join_url(cfg.base_url or "https://api.deepseek.com", "/models"), method = "GET" }
+end
+transform_models = base.transform_models

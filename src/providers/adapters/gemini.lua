@@ -68,6 +68,19 @@ function headers(cfg)
   return { ["content-type"] = "application/json", ["x-goog-api-key"] = cfg.api_key }
 end
 
+-- The model list: GET {base_url}/v1beta/models → { models = { { name = "models/gemini-…" }, ... } }.
+function models_request(cfg)
+  return { url = util.join_url(cfg.base_url or "https://generativelanguage.googleapis.com", "/v1beta/models?pageSize=1000"), method = "GET" }
+end
+
+function transform_models(body)
+  local out = json.array()
+  for _, m in ipairs((body and body.models) or {}) do
+    if type(m) == "table" and type(m.name) == "string" then out[#out + 1] = (m.name:gsub("^models/", "")) end
+  end
+  return out
+end
+
 local finish_map = { STOP = "stop", MAX_TOKENS = "length", SAFETY = "content-filter", RECITATION = "content-filter", BLOCKLIST = "content-filter", PROHIBITED_CONTENT = "content-filter", SPII = "content-filter" }
 
 local function usage_of(u)

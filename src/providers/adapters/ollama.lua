@@ -45,6 +45,19 @@ function headers(cfg)
   return h
 end
 
+-- The model list: GET {base_url}/api/tags → { models = { { name = "llama3.2" }, ... } }.
+function models_request(cfg)
+  return { url = util.join_url(cfg.base_url or "http://127.0.0.1:11434", "/api/tags"), method = "GET" }
+end
+
+function transform_models(body)
+  local out = json.array()
+  for _, m in ipairs((body and body.models) or {}) do
+    if type(m) == "table" and type(m.name) == "string" then out[#out + 1] = m.name end
+  end
+  return out
+end
+
 local function finish_of(body, has_calls)
   local r = body.done_reason
   if r == "length" then return "length" end

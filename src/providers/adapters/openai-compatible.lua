@@ -78,6 +78,19 @@ function headers(cfg)
   return h
 end
 
+-- The model list: GET {base_url}/models → { data = { { id = "..." }, ... } }.
+function models_request(cfg)
+  return { url = util.join_url(cfg.base_url, "/models"), method = "GET" }
+end
+
+function transform_models(body)
+  local out = json.array()
+  for _, m in ipairs((body and body.data) or {}) do
+    if type(m) == "table" and type(m.id) == "string" then out[#out + 1] = m.id end
+  end
+  return out
+end
+
 function transform_response(body)
   local choice = body.choices and body.choices[1]
   if not choice then error("response has no choices") end

@@ -108,3 +108,8 @@ function transform_stream_chunk(chunk, state)
   end
   return parts
 end
+
+function models_request(cfg)
+  return { url = util.join_url(cfg.base_url or "https://api.openai.com/v1", "/models"), method = "GET" }
+end
+transform_models = import_adapter("openai-compatible").transform_models

@@ -34,6 +34,25 @@ export function fakeProviders(opts: { configured: () => boolean }): ProviderAdmi
       return info(name).configured ? { ok: true, latencyMs: 12 } : { ok: false, latencyMs: 0, error: 'no API key' };
     },
     adapters: () => ['openai', 'openai-compatible', 'deepseek', 'anthropic', 'gemini', 'ollama', 'azure-openai', 'openai-responses'],
+    async addSource(input) {
+      const name = (input as { name?: unknown })?.name;
+      if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(name)) throw new ValidationError('invalid LLM source (name)');
+      if (order.includes(name)) throw new ValidationError(`an LLM source named "${name}" already exists`);
+      order = [...order, name];
+      return info(name);
+    },
+    async updateSource(name) {
+      if (!order.includes(name)) throw new NotFoundError('LLM source', name);
+      return info(name);
+    },
+    async removeSource(name) {
+      if (!order.includes(name)) throw new NotFoundError('LLM source', name);
+      order = order.filter((n) => n !== name);
+    },
+    async models(name) {
+      if (!order.includes(name)) throw new NotFoundError('LLM source', name);
+      return { models: [info(name).model].filter(Boolean), declared: [] };
+    },
   };
 }
 

@@ -10,7 +10,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { FakeLlm, FakeReply, PlannedReply, RecordedRequest, WireFormat } from './types.js';
+import type { FakeAudio, FakeLlm, FakeReply, PlannedReply, RecordedRequest, WireFormat } from './types.js';
 import {
   anthropicJson,
   anthropicStream,
@@ -25,7 +25,7 @@ import {
   responsesStream,
 } from './wire-formats.js';
 
-export type { FakeLlm, FakeReply, RecordedRequest, WireFormat } from './types.js';
+export type { FakeAudio, FakeLlm, FakeReply, RecordedRequest, WireFormat } from './types.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -78,25 +78,62 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const queue: FakeReply[] = [];
   let responder: (req: RecordedRequest) => FakeReply = () => ({ text: 'ok' });
   let embed: (text: string) => number[] = (t) => hashEmbedding(t);
+  let models: string[] | undefined;
+  let transcribe: (a: FakeAudio) => string | { status: number } = (a) => `transcript of ${a.name} (${a.bytes.length} bytes)`;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const counter = { n: 0 };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const raw = await new Promise<string>((resolve, reject) => {
-      let s = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => (s += c));
-      req.on('end', () => resolve(s));
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => resolve(Buffer.concat(parts)));
       req.on('error', reject);
     });
+    const raw = bytes.toString('utf8');
+    const sendJson = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.method === 'GET' && url.pathname === '/api/tags') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ models: [{ name: 'llama3.2', model: 'llama3.2' }] }));
+      requests.push({ path: url.pathname + url.search, method: 'GET', headers: headersOf(req), body: undefined, format: 'models' });
+      sendJson(200, { models: (models ?? ['llama3.2']).map((name) => ({ name, model: name })) });
       return;
     }
-    if (req.method === 'GET' && (url.pathname === '/v1/models' || url.pathname === '/models')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model' }] }));
+    if (req.method === 'GET' && (url.pathname === '/v1/models' || url.pathname === '/models' || url.pathname === '/v1beta/models')) {
+      requests.push({ path: url.pathname + url.search, method: 'GET', headers: headersOf(req), body: undefined, format: 'models' });
+      const ids = models ?? ['fake-model'];
+      if (url.pathname === '/v1beta/models') sendJson(200, { models: ids.map((id) => ({ name: `models/${id}`, displayName: id })) });
+      else if (req.headers['anthropic-version']) sendJson(200, { data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' })), has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null });
+      else sendJson(200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
+      return;
+    }
+    if (req.method === 'POST' && (url.pathname === '/v1/audio/transcriptions' || url.pathname === '/audio/transcriptions')) {
+      const recorded: RecordedRequest = { path: url.pathname + url.search, method: 'POST', headers: headersOf(req), body: {}, format: 'transcription' };
+      requests.push(recorded);
+      let form: FormData;
+      try {
+        form = await new Request('http://x/', { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? '' }, body: new Uint8Array(bytes) }).formData();
+      } catch {
+        sendJson(400, { error: { message: 'expected a multipart/form-data body', type: 'invalid_request_error' } });
+        return;
+      }
+      const file = form.get('file');
+      const fields: Record<string, string> = {};
+      form.forEach((v, k) => {
+        if (typeof v === 'string') fields[k] = v;
+      });
+      recorded.body = { ...fields, file: file && typeof file !== 'string' ? { name: file.name, type: file.type, size: file.size } : undefined };
+      if (!file || typeof file === 'string' || !fields.model) {
+        sendJson(400, { error: { message: "'file' and 'model' are required", type: 'invalid_request_error' } });
+        return;
+      }
+      const out = transcribe({ name: file.name, mimeType: file.type, bytes: new Uint8Array(await file.arrayBuffer()), fields });
+      if (typeof out !== 'string') {
+        sendJson(out.status, { error: { message: `transcription failed with ${out.status}`, type: 'server_error' } });
+        return;
+      }
+      if (fields.response_format === 'text') res.writeHead(200, { 'content-type': 'text/plain' }).end(out);
+      else sendJson(200, { text: out });
       return;
     }
     const r = route(req.method ?? 'GET', url.pathname);
@@ -212,6 +249,8 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     setDefault: (fn) => void (responder = fn),
     requests,
     setEmbedding: (fn) => void (embed = fn),
+    setModels: (ids) => void (models = [...ids]),
+    setTranscription: (fn) => void (transcribe = fn),
     close: async () => {
       if (closed) return;
       closed = true;

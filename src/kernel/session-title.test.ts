@@ -1,0 +1,14 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { titleFromMessage } from './session-title.js';
+
+test('a session title from the first message: first line, collapsed, cut at a word near 40 characters', () => {
+  assert.equal(titleFromMessage('  hello   there \nsecond line'), 'hello there');
+  assert.equal(titleFromMessage('Plan my trip to Kyoto next spring, with temples and gardens please'), 'Plan my trip to Kyoto next spring, with…');
+  assert.equal(titleFromMessage('\n\n  \nlater line'), 'later line');
+  // Chinese has no spaces: cut at 40 characters.
+  const zh = '帮我规划一下明年春天去京都的旅行，我想看寺庙和庭园，还想吃抹茶甜点，顺便去奈良看看小鹿';
+  assert.equal(titleFromMessage(zh), `${[...zh].slice(0, 40).join('')}…`);
+  assert.equal(titleFromMessage('', ['invoice-2024.pdf']), 'invoice-2024.pdf');
+  assert.equal(titleFromMessage('   '), '');
+});

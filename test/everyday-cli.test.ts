@@ -1,0 +1,176 @@
+/**
+ * Everyday use through `waiter` and the HTTP API on a real in-process daemon (issue 14): exit
+ * codes per SPEC §8, the person's own LLM sources (add, list, test, models, order, remove),
+ * session titles from the first message, `library summarize --last N`, the M-11 probe.
+ * The LLM is the fake server over loopback.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { main } from '../src/waiter/main.js';
+
+let fake: FakeLlm;
+let d: Daemon;
+let home: string;
+const KEY = 'sk-everyday-SECRET-424242';
+
+before(async () => {
+  fake = await startFakeLlm();
+  home = mkdtempSync(join(tmpdir(), 'ha-everyday-'));
+  d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+});
+after(async () => {
+  await d.stop();
+  await fake.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `waiter --home <home> …args` in process: exit code and what it printed. */
+async function waiter(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  try {
+    const code = await main(['node', 'waiter', '--home', home, ...args], { out: (t) => void (out += t), err: (t) => void (err += t) });
+    return { code, out, err };
+  } finally {
+    process.exitCode = undefined;
+  }
+}
+
+test('§8 exit codes: no LLM source, an unknown source, a failing test, a bad flag', async () => {
+  const sent = await waiter('send', '--no-stream', '-s', 'cli:nokey', 'hello');
+  assert.equal(sent.code, 1, 'a reply that could not be produced is a failure');
+  assert.match(sent.out, /OPENAI_API_KEY|waiter providers add/);
+  assert.doesNotMatch(sent.out + sent.err, /at .*\.[jt]s:\d+/, 'no stack trace');
+
+  const unknown = await waiter('providers', 'test', 'no-such-source');
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.err, /LLM source not found: no-such-source/);
+  const failing = await waiter('--json', 'providers', 'test', 'openai');
+  assert.equal(failing.code, 1, 'ok:false is a failure');
+  assert.equal(JSON.parse(failing.out).ok, false);
+
+  const bad = await waiter('library', 'summarize', 'cli:nokey', '--last', 'three');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--last takes a whole number/);
+});
+
+test('waiter providers add / list / models / test / order / remove; the chat uses the added source; the key never shows', async () => {
+  process.env.HA_TEST_KEY = KEY;
+  try {
+    const add = await waiter('--json', 'providers', 'add', 'homelab', '--base-url', `${fake.url}/v1`, '--key-env', 'HA_TEST_KEY', '--model', 'fake-model', '--label', 'Home lab', '--models', 'fake-model,fake-large');
+    assert.equal(add.code, 0, add.err);
+    const added = JSON.parse(add.out);
+    assert.equal(added.name, 'homelab');
+    assert.equal(added.hasKey, true);
+    assert.equal(added.custom, true);
+    assert.doesNotMatch(add.out, new RegExp(KEY));
+  } finally {
+    delete process.env.HA_TEST_KEY;
+  }
+  const list = await waiter('providers', 'list');
+  assert.equal(list.code, 0);
+  assert.match(list.out, /homelab/);
+  const cfg = await waiter('config', 'list', 'core.llm.sources.homelab');
+  assert.doesNotMatch(list.out + cfg.out, new RegExp(KEY), 'masked everywhere');
+  assert.match(cfg.out, /••••4242/);
+
+  fake.setModels(['fake-model', 'fake-large', 'fake-mini']);
+  const models = await waiter('--json', 'providers', 'models', 'homelab');
+  assert.equal(models.code, 0, models.err);
+  assert.deepEqual(JSON.parse(models.out).models, ['fake-large', 'fake-mini', 'fake-model']);
+
+  const tested = await waiter('providers', 'test', 'homelab');
+  assert.equal(tested.code, 0, tested.out + tested.err);
+  const order = await waiter('--json', 'providers', 'order', 'homelab');
+  assert.equal(JSON.parse(order.out)[0], 'homelab');
+
+  // A session started from waiter is named after its first message.
+  fake.enqueue({ text: 'Kyoto in spring: go early for the temples.' });
+  const sent = await waiter('send', '--no-stream', '-s', 'cli:trip', 'Plan my trip to Kyoto next spring, with temples and gardens please');
+  assert.equal(sent.code, 0, sent.err);
+  assert.match(sent.out, /Kyoto in spring/);
+  assert.equal(fake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)?.headers.authorization, `Bearer ${KEY}`);
+  const sessions = await waiter('--json', 'sessions');
+  const trip = (JSON.parse(sessions.out) as { id: string; title: string }[]).find((s) => s.id === 'cli:trip');
+  assert.equal(trip?.title, 'Plan my trip to Kyoto next spring, with…');
+
+  const dup = await waiter('providers', 'add', 'homelab', '--base-url', `${fake.url}/v1`);
+  assert.equal(dup.code, 1);
+  assert.match(dup.err, /already exists/);
+  const noUrl = await waiter('providers', 'add', 'nourl');
+  assert.equal(noUrl.code, 1);
+  assert.match(noUrl.err, /baseUrl/);
+  const removeSeeded = await waiter('providers', 'remove', 'openai');
+  assert.equal(removeSeeded.code, 1);
+  assert.match(removeSeeded.err, /built-in/);
+
+  const removed = await waiter('providers', 'remove', 'homelab');
+  assert.equal(removed.code, 0, removed.err);
+  const after = await waiter('--json', 'providers', 'list');
+  assert.ok(!(JSON.parse(after.out) as { order: string[] }).order.includes('homelab'));
+});
+
+test('HTTP: POST/PATCH/DELETE /api/v1/providers and the model list, with coded errors', async () => {
+  const url = d.url!;
+  const post = (body: unknown) => fetch(`${url}/api/v1/providers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const created = await post({ name: 'claude-proxy', api: 'anthropic', baseUrl: fake.url, apiKey: KEY, model: 'claude-x' });
+  assert.equal(created.status, 201);
+  const body = (await created.json()) as { source: { name: string; adapter: string; hasKey: boolean }; order: string[] };
+  assert.equal(body.source.adapter, 'anthropic');
+  assert.ok(body.order.includes('claude-proxy'));
+
+  fake.setModels(['claude-x', 'claude-y']);
+  const models = await fetch(`${url}/api/v1/providers/claude-proxy/models`);
+  assert.equal(models.status, 200);
+  assert.deepEqual(((await models.json()) as { models: string[] }).models, ['claude-x', 'claude-y']);
+
+  const patched = await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-y', enabled: false }) });
+  assert.equal(patched.status, 200);
+  const p = (await patched.json()) as { source: { model: string; enabled: boolean } };
+  assert.deepEqual([p.source.model, p.source.enabled], ['claude-y', false]);
+
+  const list = await (await fetch(`${url}/api/v1/providers`)).text();
+  assert.doesNotMatch(list, new RegExp(KEY));
+
+  assert.equal((await post({ name: 'x y', baseUrl: 'https://a.example' })).status, 400);
+  assert.equal((await post({ name: 'claude-proxy', baseUrl: 'https://a.example' })).status, 409);
+  assert.equal((await post('not an object')).status, 400);
+  assert.equal((await fetch(`${url}/api/v1/providers/nope/models`)).status, 404);
+  assert.equal((await fetch(`${url}/api/v1/providers/openai`, { method: 'DELETE' })).status, 400);
+  // The provider's API failing is a 502 with its error, not a 500.
+  await post({ name: 'dead', baseUrl: `${fake.url}/no/such/path`, apiKey: KEY });
+  const dead = await fetch(`${url}/api/v1/providers/dead/models`);
+  assert.equal(dead.status, 502);
+  assert.doesNotMatch(await dead.text(), new RegExp(KEY));
+
+  assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'DELETE' })).status, 200);
+  assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy/models`)).status, 404);
+});
+
+test('waiter library summarize --last N summarizes only the last N turns; GET /api/memory-manager answers at the top level', async () => {
+  await d.providers.addSource({ name: 'sumllm', baseUrl: `${fake.url}/v1`, apiKey: KEY, model: 'fake-model' });
+  await d.providers.setOrder(['sumllm']);
+  for (const [i, topic] of ['apples', 'bicycles', 'comets'].entries()) {
+    fake.enqueue({ text: `noted ${i}` });
+    const r = await waiter('send', '--no-stream', '-s', 'cli:sum', `tell me about ${topic}`);
+    assert.equal(r.code, 0, r.err);
+  }
+  const before = fake.requests.length;
+  fake.enqueue({ text: JSON.stringify({ user: 'asked about comets', thinking: 't', processing: 'p', result: 'r' }) });
+  const s = await waiter('--json', 'library', 'summarize', 'cli:sum', '--last', '1');
+  assert.equal(s.code, 0, s.err);
+  const out = JSON.parse(s.out) as { count: number; summaries: { title: string }[] };
+  assert.equal(out.count, 1);
+  const asked = JSON.stringify(fake.requests.slice(before).map((r) => r.body));
+  assert.match(asked, /comets/);
+  assert.doesNotMatch(asked, /apples|bicycles/, 'earlier turns were not sent');
+  assert.match(out.summaries[0].title, /轮次 3-3/);
+
+  const probe = (await (await fetch(`${d.url}/api/memory-manager`)).json()) as Record<string, unknown>;
+  assert.deepEqual([probe.ok, probe.service, probe.enabled], [true, 'memory-manager', true]);
+});
