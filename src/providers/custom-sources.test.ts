@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startFakeLlm, type FakeLlm } from '../../test/fixtures/fake-llm/index.js';
+import { startFakeLlm } from '../../test/fixtures/fake-llm/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
 import { ConflictError, NotFoundError, ProviderError, ValidationError } from '../spec/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, sourceKey } from './index.js';
