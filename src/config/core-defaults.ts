@@ -62,6 +62,12 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     // webui (W-)
     // (host and port are the webui plugin's own settings: plugin.webui.host / plugin.webui.port)
     'core.webui.token': key(z.string(), '', 'Access token of the WebUI and HTTP API', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
+    // attachments (C-11)
+    'core.media.text_budget_chars': key(int(0, 2_000_000), 24_000, 'Characters of attached files (text, Markdown, code, PDF text, transcripts) that reach the model with one message; the rest is cut, and the whole file stays in the media folder'),
+    'core.media.max_pdf_pages': key(int(1, 10_000), 200, 'Pages of an attached PDF that are read at most'),
+    'core.media.transcription.source': key(z.string().max(64), '', 'LLM source that transcribes audio attachments ("" = the first ready source that offers it: the OpenAI API, or a source whose options name a transcription_model)'),
+    'core.media.transcription.model': key(z.string().max(200), '', 'Speech-to-text model ("" = the source\'s options.transcription_model, else whisper-1)'),
+    'core.media.transcription.language': key(z.string().max(16), '', 'Language of the audio as an ISO-639-1 code ("" = detect)'),
     // plugins (P-)
     'core.plugins.start_timeout_ms': key(int(1_000, 600_000), 30_000, 'Time limit of one plugin\'s start, in ms; a plugin that takes longer is marked failed'),
     'core.plugins.ready_wait_ms': key(int(0, 60_000), 3_000, 'How long homed waits for its plugins before it reports ready, in ms; slower plugins go on starting and their state settles in the plugin list'),

@@ -7,6 +7,7 @@ import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
 import { SessionStore, TextLog } from '../sessions/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
 import { MemorySystem } from '../memory/index.js';
+import { AttachmentReader } from '../media/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
 import { builtinPlugins } from '../builtins/index.js';
@@ -161,6 +162,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     homeDir: paths.home,
     providerAdmin: providers,
     pluginAdmin: PluginRegistry.lazyAdminPort(() => registry),
+    media: new AttachmentReader({ homeDir: paths.home, config, log: log.child('media'), transcribe: (audio, signal) => providers.transcribe(audio, signal) }),
   });
   late.agent = agent;
   const disposers: (() => void)[] = [];

@@ -5,3 +5,4 @@
 export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './atomic-file.js';
 export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic-file.js';
 export { redactPaths } from './redact-paths.js';
+export { reserveUniquePath } from './unique-path.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ConfigReader, ContextEvent, ContextWindow, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
+import type { AttachmentPort, StoredAttachment, ConfigReader, ContextEvent, ContextWindow, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
 import { NotFoundError, ValidationError } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
@@ -41,11 +41,15 @@ export interface AgentOptions {
   homeDir?: string;
   providerAdmin?: ProviderAdminPort;
   pluginAdmin?: PluginAdminPort;
+  /** Keeps attachments in the data folder and reads them for the model (C-11). */
+  media?: AttachmentPort;
 }
 
 interface QueuedInput {
   input: TurnInput;
   turnId: string;
+  /** Where its attachments were kept (when a media port is wired). */
+  stored?: StoredAttachment[];
   resolve: (o: TurnOutcome) => void;
   /** Resolves once the user message is in the session log. */
   accepted?: Promise<void>;
@@ -127,6 +131,7 @@ export class Agent {
       config: opts.config,
       log: this.log,
       textLog: opts.textLog,
+      media: opts.media,
       now: this.now,
       contextVisible: (e) => [...this.filters].every((f) => {
         try {
@@ -315,7 +320,19 @@ export class Agent {
       const info = await this.opts.sessions.ensure(q.input.sessionId, q.input.channel, title || undefined);
       if (!info.title && title) await this.opts.sessions.rename?.(q.input.sessionId, title);
       q.home = info.channel;
-      const data: Record<string, unknown> = { source: q.input.source, trigger: q.input.trigger, attachments: q.input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) };
+      // Attachments are kept before the message is acknowledged: the files are the person's data.
+      if (q.input.attachments?.length && this.opts.media) {
+        try {
+          q.stored = await this.opts.media.store(q.input.attachments, { sessionId: q.input.sessionId, turnId: q.turnId });
+        } catch (e) {
+          this.log.warn(`could not keep the attachments of ${q.turnId}: ${(e as Error).message}`);
+        }
+      }
+      const data: Record<string, unknown> = {
+        source: q.input.source,
+        trigger: q.input.trigger,
+        attachments: q.input.attachments?.map((a, i) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4), ...(q.stored?.[i]?.path ? { path: q.stored[i].path, kind: q.stored[i].kind } : {}) })),
+      };
       // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.
       if (q.input.speaker) data.speaker = q.input.speaker;
       if (q.input.conversation) data.conversation = q.input.conversation;
@@ -397,7 +414,7 @@ export class Agent {
     this.current = q;
     await q.accepted;
     const consolidation = q.input.source === CONSOLIDATION;
-    const turn: TurnState = { turnId: q.turnId, input: q.input, consolidation, messages: [], round: 0, toolOutputs: [], state: {}, pendingMedia: [...(q.input.attachments ?? [])], homeChannel: q.home };
+    const turn: TurnState = { turnId: q.turnId, input: q.input, consolidation, messages: [], round: 0, toolOutputs: [], state: {}, pendingMedia: [...(q.input.attachments ?? [])], homeChannel: q.home, stored: q.stored };
     const mediaDir = join(this.opts.homeDir ?? '.', 'media');
     try {
       const outcome = await this.runner.run(turn, {

@@ -1,4 +1,4 @@
-import type { ConfigReader, ContextEvent, ContextWindow } from '../spec/index.js';
+import type { AttachmentPort, ConfigReader, ContextEvent, ContextWindow } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import type { EventBus } from './event-bus.js';
 import type { StageHost } from './stage-host.js';
@@ -20,6 +20,8 @@ export interface KernelDeps {
   config?: ConfigReader;
   log: Logger;
   textLog?: TextLogPort;
+  /** Keeps and reads attachments (C-11); without it only images reach the model. */
+  media?: AttachmentPort;
   now: () => number;
   /** Context filters (M-9): an event is hidden from the timeline when any returns false. */
   contextVisible: (e: ContextEvent) => boolean;

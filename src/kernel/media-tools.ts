@@ -1,6 +1,5 @@
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
-import { extname, join } from 'node:path';
-import { writeFileAtomic } from '../fs/index.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { reserveUniquePath, writeFileAtomic } from '../fs/index.js';
 import type { ToolDef, TurnInput } from '../spec/index.js';
 import { ValidationError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
@@ -14,26 +13,9 @@ function pick(pending: Attachment[], index: unknown): Attachment {
   return a;
 }
 
-const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'audio/mpeg': '.mp3', 'audio/wav': '.wav', 'application/pdf': '.pdf', 'text/plain': '.txt' };
+export { reserveUniquePath };
 
-/**
- * Reserves a name in `dir` that no file has yet: `name.png`, else `name (2).png`, `name (3).png` …
- * The reservation is an empty file created with O_EXCL, so two saves of the same name (parallel
- * tool calls) never pick the same path; the caller replaces it atomically with the content.
- */
-export function reserveUniquePath(dir: string, fileName: string): string {
-  const ext = extname(fileName);
-  const stem = fileName.slice(0, fileName.length - ext.length);
-  for (let n = 1; ; n++) {
-    const file = join(dir, n === 1 ? fileName : `${stem} (${n})${ext}`);
-    try {
-      closeSync(openSync(file, 'wx', 0o600));
-      return file;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 10_000) throw e;
-    }
-  }
-}
+const EXT: Record<string, string> = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif', 'image/webp': '.webp', 'audio/mpeg': '.mp3', 'audio/wav': '.wav', 'application/pdf': '.pdf', 'text/plain': '.txt' };
 
 /**
  * Media tools (C-11), offered only while the turn has pending media: describe with a vision

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextEvent, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
+import type { ChatMessage, ContextEvent, StoredAttachment, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
 import { errorToJSON, HomeAgentError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg } from './ports.js';
@@ -35,6 +35,8 @@ export interface TurnState {
   pendingMedia: NonNullable<TurnInput['attachments']>;
   /** The channel the session was created on (a chat's channel), for proactive replies. */
   homeChannel?: string;
+  /** Where the input's attachments were kept (C-11). */
+  stored?: StoredAttachment[];
 }
 
 /**
@@ -104,6 +106,25 @@ export class TurnRunner {
     pending.push(this.log(turn, kind, text, data));
   }
 
+  /**
+   * The person's message as the model gets it: with the media port, every attachment's text
+   * (file, PDF, transcript) or a note about it follows the typed text, within the budget;
+   * without it, images only.
+   */
+  private async userMessage(turn: TurnState, hooks: TurnHooks): Promise<ChatMessage> {
+    const { input } = turn;
+    const images = input.attachments?.filter((a) => a.mimeType.startsWith('image/'));
+    if (!input.attachments?.length || !this.d.media) return { role: 'user', content: input.text, attachments: images };
+    try {
+      const prepared = await this.d.media.prepare(input.attachments, turn.stored ?? [], { signal: hooks.shutdown });
+      const content = [input.text, prepared.text].filter((s) => s.trim()).join('\n\n');
+      return { role: 'user', content, attachments: prepared.images.length ? prepared.images : undefined };
+    } catch (e) {
+      this.d.log.warn(`reading the attachments of ${turn.turnId} failed: ${(e as Error).message}`);
+      return { role: 'user', content: input.text, attachments: images };
+    }
+  }
+
   async run(turn: TurnState, hooks: TurnHooks): Promise<TurnOutcome> {
     const { d } = this;
     const { input } = turn;
@@ -124,7 +145,7 @@ export class TurnRunner {
           d.log.warn(`context prune failed: ${(e as Error).message}`);
         }
       }
-      turn.messages.push({ role: 'user', content: input.text, attachments: input.attachments?.filter((a) => a.mimeType.startsWith('image/')) });
+      turn.messages.push(await this.userMessage(turn, hooks));
       this.checkStop(hooks);
       const before = turn.messages.length;
       await this.stage(turn, 'pre_action', this.ctx(turn, 'pre_action'));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { NoProviderError, NotFoundError, ProviderError, ValidationError, isHomeAgentError } from '../spec/index.js';
-import type { ChatRequest, ChatResponse, ConfigValue, ProviderStatus, StreamPart, ToolCall, Usage, FinishReason } from '../spec/index.js';
+import { HomeAgentError, NoProviderError, NotFoundError, ProviderError, ValidationError, isHomeAgentError } from '../spec/index.js';
+import type { ChatRequest, ChatResponse, ConfigValue, ProviderStatus, StreamPart, ToolCall, Transcription, Usage, FinishReason } from '../spec/index.js';
+import { transcribeOpenAiCompatible } from './transcriber.js';
 import { AdapterRegistry } from './adapter-registry.js';
 import { LuaAdapter } from './lua-adapter.js';
 import { LuaAdaptedProvider, type ProviderSource } from './lua-adapted-provider.js';
@@ -275,6 +276,60 @@ export class ProviderManager {
     const provider = await this.providerFor(src);
     const models = await provider.listModels(AbortSignal.timeout(20_000));
     return { models, declared: def.models };
+  }
+
+  /**
+   * Speech to text (C-11): through `core.media.transcription.source` when set, else the first
+   * ready source in the fallback order that offers it — the OpenAI API, or any source whose
+   * `options.transcription_model` names a model (an OpenAI-compatible `/audio/transcriptions`).
+   * None → HomeAgentError `NO_TRANSCRIBER`; the call's failures are ProviderErrors.
+   */
+  async transcribe(audio: { data: Uint8Array; name: string; mimeType: string }, signal?: AbortSignal): Promise<Transcription> {
+    const pick = this.transcriptionSource();
+    if (!pick) throw new HomeAgentError('NO_TRANSCRIBER', 'no configured LLM source offers speech to text (set core.media.transcription.source to an OpenAI-compatible source)');
+    const language = this.get<ConfigValue>('core.media.transcription.language');
+    const text = await transcribeOpenAiCompatible({
+      source: pick.src.name,
+      baseUrl: pick.src.baseUrl,
+      apiKey: pick.src.apiKey,
+      model: pick.model,
+      language: typeof language === 'string' && language ? language : undefined,
+      audio,
+      fetch: this.doFetch,
+      signal,
+      timeoutMs: this.num('core.llm.timeout_ms', 120_000),
+      redact: (t) => this.redact(t),
+    });
+    return { text, source: pick.src.name, model: pick.model };
+  }
+
+  /** The source and model that transcribe audio, if any. */
+  private transcriptionSource(): { src: ResolvedSource; model: string } | undefined {
+    const str = (k: string): string => {
+      const v = this.get<ConfigValue>(k);
+      return typeof v === 'string' ? v.trim() : '';
+    };
+    const explicit = str('core.media.transcription.source');
+    const model = str('core.media.transcription.model');
+    const usable = (src: ResolvedSource) => src.enabled && src.configured && !this.state(src.name).authDisabled && src.adapter !== 'ollama';
+    if (explicit) {
+      if (!this.catalog.get(explicit)) {
+        this.log?.warn(`core.media.transcription.source names an unknown LLM source "${explicit}"`);
+        return undefined;
+      }
+      const src = this.resolve(explicit);
+      if (!usable(src)) return undefined;
+      const own = typeof src.options?.transcription_model === 'string' ? src.options.transcription_model : '';
+      return { src, model: model || own || 'whisper-1' };
+    }
+    for (const name of this.order()) {
+      const src = this.resolve(name);
+      if (!usable(src)) continue;
+      const own = typeof src.options?.transcription_model === 'string' ? src.options.transcription_model : '';
+      if (own) return { src, model: model || own };
+      if (src.adapter === 'openai') return { src, model: model || 'whisper-1' };
+    }
+    return undefined;
   }
 
   // ------------------------------------------------------------------ internals

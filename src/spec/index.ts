@@ -17,3 +17,4 @@ export * from './cli-protocol.js';
 export * from './confirm.js';
 export * from './http.js';
 export * from './speaker.js';
+export * from './media.js';

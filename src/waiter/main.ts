@@ -5,6 +5,7 @@
  * 2 usage error, 3 daemon not running.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import { authTokenPath, homePaths, readAuthToken, resolveHome, signInUrl } from '../paths/index.js';
@@ -102,7 +103,30 @@ function streamPrinter(json: boolean) {
   };
 }
 
-async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: string | undefined, stream: boolean): Promise<number> {
+/** Media types by extension for `send --file` (the daemon also judges by name and content). */
+const MIME: Record<string, string> = {
+  pdf: 'application/pdf', md: 'text/markdown', markdown: 'text/markdown', txt: 'text/plain', csv: 'text/csv', json: 'application/json', html: 'text/html',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  mp3: 'audio/mpeg', wav: 'audio/wav', m4a: 'audio/mp4', ogg: 'audio/ogg', opus: 'audio/ogg', webm: 'audio/webm', flac: 'audio/flac',
+};
+
+/** Files for `send --file`, base64 for the socket. Larger than 3 MiB → a usage error. */
+function readAttachments(files: string[]): { name: string; mimeType: string; data: string }[] {
+  return files.map((f) => {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(f);
+    } catch (e) {
+      throw new UsageError(`cannot read ${f}: ${(e as Error).message}`);
+    }
+    if (bytes.length > 3 * 1024 * 1024) throw new UsageError(`${f} is larger than 3 MiB; attach it in the WebUI (50 MiB) instead`);
+    const name = basename(f);
+    const ext = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+    return { name, mimeType: MIME[ext] ?? 'application/octet-stream', data: bytes.toString('base64') };
+  });
+}
+
+async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: string | undefined, stream: boolean, files: { name: string; mimeType: string; data: string }[] = []): Promise<number> {
   let streamed = false;
   const onEvent = stream
     ? (e: CliStreamEvent) => {
@@ -110,7 +134,7 @@ async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: 
         streamPrinter(!!opts.json)(e);
       }
     : undefined;
-  const outcome = await c.request<{ text: string; status: string; turnId: string; error?: { code: string; message: string } }>('send', { text, sessionId, stream }, onEvent);
+  const outcome = await c.request<{ text: string; status: string; turnId: string; error?: { code: string; message: string } }>('send', { text, sessionId, stream, ...(files.length ? { attachments: files } : {}) }, onEvent);
   if (opts.json) io.out(JSON.stringify(outcome) + '\n');
   else if (!streamed || outcome.status !== 'ok') io.out((streamed ? '\n' : '') + outcome.text + '\n');
   else io.out('\n');
@@ -238,13 +262,16 @@ export function buildProgram(): Command {
     });
 
   program
-    .command('send <text...>')
+    .command('send [text...]')
     .description('send one message and print the reply')
     .option('-s, --session <id>', 'session id', 'cli:default')
     .option('--no-stream', 'print only the final reply')
-    .action(async (words: string[], o: { session: string; stream: boolean }) => {
+    .option('-f, --file <path>', 'attach a file: text, Markdown, code, PDF, audio or an image (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .action(async (words: string[], o: { session: string; stream: boolean; file?: string[] }) => {
       const opts = program.opts<GlobalOpts>();
-      const code = await withClient(opts, (c) => send(opts, c, words.join(' '), o.session, o.stream));
+      const files = readAttachments(o.file ?? []);
+      if (!words.length && !files.length) throw new UsageError('send needs a message or a --file');
+      const code = await withClient(opts, (c) => send(opts, c, words.join(' '), o.session, o.stream, files));
       process.exitCode = code;
     });
 

@@ -2,7 +2,7 @@ import type { PluginSDK, ServiceMap } from '../../sdk/index.js';
 import type { CliRequest, CliStreamEvent } from '../../spec/index.js';
 import { NotFoundError } from '../../spec/index.js';
 import { ProtocolError } from '../../spec/index.js';
-import { str } from './protocol-schema.js';
+import { attachments, str } from './protocol-schema.js';
 
 /** Sends a stream event for the request being handled. */
 export type StreamFn = (event: CliStreamEvent['event'], data: Record<string, unknown>) => void;
@@ -53,11 +53,12 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       };
     }
     case 'send': {
-      const text = str(a, 'text');
+      const files = attachments(a);
+      const text = str(a, 'text', !files?.length);
       const sessionId = typeof a?.sessionId === 'string' && a.sessionId ? a.sessionId : 'cli:default';
       const wantStream = a?.stream !== false;
       const disposers: (() => void)[] = [];
-      const ticket = sdk.injectInput({ sessionId, source: 'cli', channel: 'cli', text });
+      const ticket = sdk.injectInput({ sessionId, source: 'cli', channel: 'cli', text, attachments: files });
       const mine = (t: string) => t === ticket.turnId || t.startsWith(`${ticket.turnId}/`);
       if (wantStream) {
         disposers.push(sdk.subscribe('turn_start', (e) => mine(e.turnId) && stream('turn_start', { turnId: e.turnId, sessionId: e.sessionId })));

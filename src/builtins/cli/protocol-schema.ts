@@ -29,6 +29,16 @@ export function parseRequest(line: string): CliRequest {
   return r.data;
 }
 
+const attachmentSchema = z.array(z.object({ name: z.string().min(1).max(300), mimeType: z.string().min(1).max(200), data: z.string().min(1) }).strict()).max(10);
+
+/** The `attachments` argument of `send` (files as base64), or undefined; malformed → ProtocolError. */
+export function attachments(args: Record<string, unknown> | undefined): z.infer<typeof attachmentSchema> | undefined {
+  if (args?.attachments === undefined) return undefined;
+  const r = attachmentSchema.safeParse(args.attachments);
+  if (!r.success) throw new ProtocolError(`argument "attachments": ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? 'invalid'}`.trim());
+  return r.data;
+}
+
 /** Reads a string argument or throws a clear error. */
 export function str(args: Record<string, unknown> | undefined, key: string, required = true): string {
   const v = args?.[key];

@@ -1,0 +1,8 @@
+/**
+ * Attachments (C-11): kept in the data folder and read for the model — text, Markdown, code,
+ * PDF, audio transcripts — within a budget. The kernel sees it as an `AttachmentPort`.
+ */
+export { AttachmentReader, safeFileName, type AttachmentReaderOptions, type Transcriber } from './attachment-reader.js';
+export { attachmentKind, looksLikeText } from './attachment-kind.js';
+export { decodeText } from './text-decode.js';
+export { extractPdfText, PdfReadError, type PdfText, type PdfTextOptions } from './pdf-text.js';
