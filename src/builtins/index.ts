@@ -23,11 +23,14 @@ import { createQqPlugin } from './qq/index.js';
 import webuiPlugin from './webui/webui-plugin.js';
 
 /**
- * Every built-in plugin, in start order. Plugins that keep per-instance state are built fresh
- * on each call, so two hosts (tests) never share one.
+ * Every built-in plugin, in start order: they start concurrently, and the channels first, so the
+ * CLI socket answers before the others have done their synchronous start work. Plugins that keep
+ * per-instance state are built fresh on each call, so two hosts (tests) never share one.
  */
 export function builtinPlugins(): PluginDefinition[] {
   return [
+    createCliPlugin(),
+    webuiPlugin as PluginDefinition,
     filesPlugin,
     createTimerPlugin(),
     cmdPlugin,
@@ -40,12 +43,10 @@ export function builtinPlugins(): PluginDefinition[] {
     createWebPlugin(),
     createOpenaiApiPlugin(),
     createMcpServerPlugin(),
-    createCliPlugin(),
     createTelegramPlugin(),
     createQqPlugin(),
-    webuiPlugin as PluginDefinition,
   ];
 }
 
 /** Names of the built-in plugins. */
-export const BUILTIN_PLUGIN_NAMES = ['files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'web', 'openai-api', 'mcp-server', 'cli', 'telegram', 'qq', 'webui'] as const;
+export const BUILTIN_PLUGIN_NAMES = ['cli', 'webui', 'files', 'timer', 'cmd', 'mcp', 'agentcli', 'healthcheck', 'pluginmgr', 'cfgmgr', 'memory-manager', 'web', 'openai-api', 'mcp-server', 'telegram', 'qq'] as const;

@@ -132,7 +132,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The endpoints the daemon serves (filled once the webui listens): adapter scripts may not call them.
   const ownEndpoints: { list: () => Record<string, string> } = { list: () => ({}) };
   const ownPorts = () => Object.values(ownEndpoints.list()).map((u) => Number(new URL(u).port)).filter((p) => p > 0);
-  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env, scriptUrlAllowed: refuseOwnPorts(ownPorts) });
+  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env, scriptUrlAllowed: refuseOwnPorts(ownPorts), deferProbe: true });
   await providers.start();
   const llm: LlmAPI = {
     available: () => providers.available(),
@@ -189,7 +189,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   agent.start();
   // Plugins start concurrently and never hold up readiness for long: after ready_wait_ms the
   // daemon is ready and the slow ones settle in the background (their state is in the list).
-  await registry.start({ waitMs: config.get<number>('core.plugins.ready_wait_ms') });
+  const started = registry.start({ waitMs: config.get<number>('core.plugins.ready_wait_ms') });
+  // A local Ollama is looked for once the channels are coming up (see ProviderManager.deferProbe).
+  const probing = providers.probeLocalSources();
+  await started;
+  await probing;
   if (opts.heartbeats !== false) memory.startHeartbeats();
   const counts = () => registry.list().reduce<Record<string, number>>((n, p) => ((n[p.state] = (n[p.state] ?? 0) + 1), n), {});
   log.info('homed ready', { ms: Date.now() - startedAt, llm: providers.available(), endpoints: status.endpoints(), plugins: counts() });

@@ -29,6 +29,11 @@ export interface ProviderManagerOptions {
   env?: Record<string, string | undefined>;
   /** Probe a local Ollama at start (default true). */
   probeOllama?: boolean;
+  /**
+   * Leave the start probe to {@link ProviderManager.probeLocalSources} (the daemon runs it once
+   * its socket answers: the first `fetch` loads Node's HTTP client, ~50 ms of a cold start).
+   */
+  deferProbe?: boolean;
   /** Time budget of one adapter script call (default 2000 ms). */
   adapterTimeoutMs?: number;
   /**
@@ -133,7 +138,13 @@ export class ProviderManager {
     this.started = true;
     this.catalog.sync();
     this.unsubscribe = this.config.onChange((key) => this.onConfigChange(key), 'core.llm.');
-    if (this.opts.probeOllama !== false) await this.probeLocal(true);
+    if (this.opts.probeOllama !== false && !this.opts.deferProbe) await this.probeLocal(true);
+  }
+
+  /** Probes local (Ollama) sources now; resolves when done. Never throws. */
+  async probeLocalSources(): Promise<void> {
+    if (this.opts.probeOllama === false) return;
+    await this.probeLocal(true).catch(() => false);
   }
 
   /** Unsubscribes and frees every adapter VM. Idempotent. */

@@ -215,7 +215,7 @@ test('M-10/M-12: master switch and modelTools control injection, tools and the A
     const r = await fake.op(op);
     assert.deepEqual([r.ok, r.value.code], [false, 'MM_DISABLED'], op);
   }
-  assert.deepEqual((await fake.request('GET')).json, { ok: true, value: { ok: true, service: 'memory-manager', enabled: false } });
+  assert.deepEqual((await fake.request('GET')).json, { ok: true, service: 'memory-manager', enabled: false, value: { ok: true, service: 'memory-manager', enabled: false } });
   await fake.op('state.setEnabled', { enabled: true });
   assert.equal(fake.tools.size, 6);
   assert.equal(injected(await fake.runPreAction({ sessionId: 'webui:off', text: 'x' })).length, 1);
