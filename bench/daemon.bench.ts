@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
+import { readAuthToken } from '../src/paths/index.js';
 import type { BenchRow } from './run.js';
 import { percentile as pct } from './stats.js';
 
@@ -55,8 +56,9 @@ async function once(opts: { trouble?: boolean } = {}): Promise<{ startMs: number
           webui = s.endpoints?.webui;
         }
         if (webui) {
-          const r = await fetch(`${webui}/api/v1/status`);
+          const r = await fetch(`${webui}/api/v1/status`, { headers: { authorization: `Bearer ${readAuthToken(home) ?? ''}` } });
           await r.body?.cancel();
+          if (!r.ok) throw new Error(`WebUI answered ${r.status}`);
           webuiMs = performance.now() - t0;
         }
       } catch {

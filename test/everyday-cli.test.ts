@@ -117,7 +117,8 @@ test('waiter providers add / list / models / test / order / remove; the chat use
 
 test('HTTP: POST/PATCH/DELETE /api/v1/providers and the model list, with coded errors', async () => {
   const url = d.url!;
-  const post = (body: unknown) => fetch(`${url}/api/v1/providers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const auth = { authorization: `Bearer ${d.authToken}` };
+  const post = (body: unknown) => fetch(`${url}/api/v1/providers`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
   const created = await post({ name: 'claude-proxy', api: 'anthropic', baseUrl: fake.url, apiKey: KEY, model: 'claude-x' });
   assert.equal(created.status, 201);
   const body = (await created.json()) as { source: { name: string; adapter: string; hasKey: boolean }; order: string[] };
@@ -125,31 +126,33 @@ test('HTTP: POST/PATCH/DELETE /api/v1/providers and the model list, with coded e
   assert.ok(body.order.includes('claude-proxy'));
 
   fake.setModels(['claude-x', 'claude-y']);
-  const models = await fetch(`${url}/api/v1/providers/claude-proxy/models`);
+  const models = await fetch(`${url}/api/v1/providers/claude-proxy/models`, { headers: auth });
   assert.equal(models.status, 200);
   assert.deepEqual(((await models.json()) as { models: string[] }).models, ['claude-x', 'claude-y']);
 
-  const patched = await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-y', enabled: false }) });
+  const patched = await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ model: 'claude-y', enabled: false }) });
   assert.equal(patched.status, 200);
   const p = (await patched.json()) as { source: { model: string; enabled: boolean } };
   assert.deepEqual([p.source.model, p.source.enabled], ['claude-y', false]);
 
-  const list = await (await fetch(`${url}/api/v1/providers`)).text();
+  const list = await (await fetch(`${url}/api/v1/providers`, { headers: auth })).text();
   assert.doesNotMatch(list, new RegExp(KEY));
 
   assert.equal((await post({ name: 'x y', baseUrl: 'https://a.example' })).status, 400);
   assert.equal((await post({ name: 'claude-proxy', baseUrl: 'https://a.example' })).status, 409);
   assert.equal((await post('not an object')).status, 400);
-  assert.equal((await fetch(`${url}/api/v1/providers/nope/models`)).status, 404);
-  assert.equal((await fetch(`${url}/api/v1/providers/openai`, { method: 'DELETE' })).status, 400);
+  assert.equal((await fetch(`${url}/api/v1/providers/nope/models`, { headers: auth })).status, 404);
+  assert.equal((await fetch(`${url}/api/v1/providers/openai`, { method: 'DELETE', headers: auth })).status, 400);
   // The provider's API failing is a 502 with its error, not a 500.
   await post({ name: 'dead', baseUrl: `${fake.url}/no/such/path`, apiKey: KEY });
-  const dead = await fetch(`${url}/api/v1/providers/dead/models`);
+  const dead = await fetch(`${url}/api/v1/providers/dead/models`, { headers: auth });
   assert.equal(dead.status, 502);
   assert.doesNotMatch(await dead.text(), new RegExp(KEY));
 
-  assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'DELETE' })).status, 200);
-  assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy/models`)).status, 404);
+  assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'DELETE', headers: auth })).status, 200);
+  assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy/models`, { headers: auth })).status, 404);
+  // Without the token, none of them (the local surface is locked, docs/security.md).
+  assert.equal((await fetch(`${url}/api/v1/providers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 401);
 });
 
 test('waiter library summarize --last N summarizes only the last N turns; GET /api/memory-manager answers at the top level', async () => {
@@ -171,6 +174,6 @@ test('waiter library summarize --last N summarizes only the last N turns; GET /a
   assert.doesNotMatch(asked, /apples|bicycles/, 'earlier turns were not sent');
   assert.match(out.summaries[0].title, /轮次 3-3/);
 
-  const probe = (await (await fetch(`${d.url}/api/memory-manager`)).json()) as Record<string, unknown>;
+  const probe = (await (await fetch(`${d.url}/api/memory-manager`, { headers: { authorization: `Bearer ${d.authToken}` } })).json()) as Record<string, unknown>;
   assert.deepEqual([probe.ok, probe.service, probe.enabled], [true, 'memory-manager', true]);
 });

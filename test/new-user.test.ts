@@ -15,6 +15,7 @@ import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { main as homedMain } from '../src/daemon/main.js';
 import type { CommandResult } from '../src/daemon/user-service.js';
+import { readAuthToken } from '../src/paths/index.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -116,7 +117,7 @@ test('homed with the WebUI port taken: one line naming the fix, no stack trace; 
     const w2 = watch(again);
     await w2.until(/CLI:/, 'the banner');
     assert.match(w2.out, new RegExp(`WebUI:\\s+http://127\\.0\\.0\\.1:${free}`));
-    const status = await fetch(`http://127.0.0.1:${free}/api/v1/status`);
+    const status = await fetch(`http://127.0.0.1:${free}/api/v1/status`, { headers: { authorization: `Bearer ${readAuthToken(h)}` } });
     assert.equal(status.status, 200);
     again.kill('SIGTERM');
     assert.equal(await w2.exited, 0);
