@@ -578,6 +578,8 @@ export class PluginRegistry implements PluginAdminService {
   private async startInOrder(names: string[]): Promise<void> {
     const { order, problems } = this.order(names);
     const settled = new Map<string, Promise<void>>();
+    let releaseOthers!: () => void;
+    const builtinsFirst = new Promise<void>((r) => (releaseOthers = r));
     for (const name of order) {
       const e = this.entries.get(name)!;
       // Shown as starting at once: `host.plugins` / `waiter plugins` list what is still on its way.
@@ -603,11 +605,21 @@ export class PluginRegistry implements PluginAdminService {
             else await this.startEntry(e);
           };
           if (e.kind === 'builtin') await go();
-          else await this.limited(go);
+          else {
+            await builtinsFirst;
+            await this.limited(go);
+          }
         }),
       );
     }
+    // The built-ins (the CLI socket, the WebUI …) come up before the first plugin process is
+    // forked: forking competes with them for the one event loop. Bounded, so a built-in that
+    // hangs holds the others up for 2 s at most (it has its own time limit besides).
+    const builtinsOnly = order.filter((n) => this.entries.get(n)!.kind === 'builtin' && this.entries.get(n)!.dependencies.every((d) => this.entries.get(d)?.kind === 'builtin'));
+    let timer: NodeJS.Timeout | undefined;
+    void Promise.race([Promise.all(builtinsOnly.map((n) => settled.get(n))), new Promise<void>((r) => (timer = setTimeout(r, 2_000)))]).then(releaseOthers, releaseOthers);
     await Promise.all(settled.values());
+    clearTimeout(timer);
   }
 
   /** Runs `fn` when fewer than `startConcurrency` non-built-in starts are in flight. */
