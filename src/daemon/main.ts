@@ -72,7 +72,7 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
         ? supervised
           ? `  WebUI:  ${url}  (sign-in link: ${waiterCommand()} webui)`
           : `  WebUI:  ${signInUrl(url, readAuthToken(home) ?? '')}\n          (open this link once to sign this browser in; \`${waiterCommand()} webui\` prints it again)`
-        : `  WebUI:  not running: ${webui?.state === 'starting' ? 'still starting' : (webui?.lastError ?? webui?.state ?? 'not installed').replace(/^start failed: /, '')}`,
+        : `  WebUI:  not running: ${webui?.state === 'starting' ? 'still starting' : (webui?.lastError ?? webui?.state ?? 'not installed').replace(/^(webui: )?start failed: /, '')}`,
       `  CLI:    ${waiterHint()}`,
       daemon.providers.available() ? '' : '  No LLM source is configured yet: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, run Ollama locally, or add a key in the WebUI settings.',
     ]
