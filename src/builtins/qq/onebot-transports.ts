@@ -2,10 +2,16 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
-import { WebSocket, WebSocketServer } from 'ws';
+import { createRequire } from 'node:module';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { PluginLogger } from '../../sdk/index.js';
 import { Backoff, sleep } from '../shared/index.js';
 import type { LinkState, OneBotLink } from './onebot-link.js';
+
+// ws is required on the first OneBot connection, not at daemon start: an unconfigured QQ channel
+// costs nothing (docs/decisions/0020).
+const requireLazy = createRequire(import.meta.url);
+const wsLib = (): typeof import('ws') => requireLazy('ws') as typeof import('ws');
 
 /** Largest frame accepted from the OneBot implementation (images arrive as URLs, not bytes). */
 const MAX_FRAME = 16 * 1024 * 1024;
@@ -63,7 +69,7 @@ export class ForwardClient implements OneBotTransport {
 
   private connectOnce(signal: AbortSignal): Promise<{ ws?: WebSocket; status?: number; error?: string }> {
     return new Promise((resolve) => {
-      const ws = new WebSocket(this.o.url, { headers: this.o.token ? { Authorization: `Bearer ${this.o.token}` } : {}, handshakeTimeout: 10_000, maxPayload: MAX_FRAME });
+      const ws = new (wsLib().WebSocket)(this.o.url, { headers: this.o.token ? { Authorization: `Bearer ${this.o.token}` } : {}, handshakeTimeout: 10_000, maxPayload: MAX_FRAME });
       this.ws = ws;
       const onAbort = () => ws.terminate();
       signal.addEventListener('abort', onAbort, { once: true });
@@ -142,7 +148,7 @@ export class ReverseServer implements OneBotTransport {
       this.o.onState({ status: 'error', detail: 'the reverse WebSocket needs an access token: set plugin.qq.access_token (and the same token in NapCat / Lagrange)' });
       return;
     }
-    const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+    const wss = new (wsLib().WebSocketServer)({ noServer: true, maxPayload: MAX_FRAME });
     this.wss = wss;
     const server = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' });
