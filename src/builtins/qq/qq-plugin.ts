@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WebSocket } from 'ws';
+import { createRequire } from 'node:module';
 import { Cap, definePlugin, HomeAgentError } from '../../sdk/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
@@ -191,6 +191,8 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
 /** One connection to a forward WebSocket: get_login_info, then close (the connection test). */
 function probeForward(url: string, token: string): Promise<{ user_id?: number | string; nickname?: string }> {
   return new Promise((resolve, reject) => {
+    // ws is required here, on a connection test, not at daemon start (docs/decisions/0020).
+    const { WebSocket } = createRequire(import.meta.url)('ws') as typeof import('ws');
     const ws = new WebSocket(url, { headers: token ? { Authorization: `Bearer ${token}` } : {}, handshakeTimeout: 10_000 });
     const fail = (e: Error) => {
       ws.terminate();
