@@ -118,7 +118,7 @@ export async function run(): Promise<BenchRow[]> {
   else process.env.HOMEAGENT_E2E_HOST = prev;
   const browser = await launchBrowser();
   try {
-    const { page } = await openPage(browser, h.url, { lang: 'en', theme: 'light' });
+    const { page } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token });
     const state = { graph: generatedGraph(0), answeredAt: 0 };
     await page.route('**/api/memory-manager', async (route: Route) => {
       const body = route.request().postDataJSON() as { op?: string } | null;
