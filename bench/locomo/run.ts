@@ -1,62 +1,48 @@
 /**
- * LoCoMo retrieval benchmark (no LLM): `npm run bench:locomo [-- --data PATH] [--vectors FILE] [--write]`.
- * For each conversation a fresh memory stack ingests every turn through the live path
- * (RelevanceContext.append + prune → DocStore archive), then every category 1–4 question is asked
- * verbatim and the ranked refs are scored against the gold evidence. A minisearch BM25 baseline runs
- * in the same process on the same data. Prints markdown; `--write` also updates RESULTS.md.
+ * LoCoMo retrieval benchmark, lifecycle-faithful (K-7): `npm run bench:locomo [-- --data PATH] [--write]`.
+ *
+ * Each conversation is replayed through the memory composition the daemon runs (see
+ * lifecycle.ts): real session dates on a simulated clock, every heartbeat at its default interval,
+ * default config, rule distiller, no LLM. Every category 1–4 question is asked through the
+ * product's recall (context, documents, cold archive and graph facts ranked together) three
+ * times: right after the last turn (fresh), one simulated day later and one simulated year later.
+ * A minisearch BM25 baseline runs in the same process on the same data. Prints markdown; `--write`
+ * also updates RESULTS.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { EmbedderService } from '../../src/memory/embedder/index.js';
-import type { RankOptions } from '../../src/memory/documents/index.js';
 import { Bm25Baseline } from './bm25-baseline.js';
 import { loadLocomo, type Conversation } from './dataset.js';
-import { MemoryStack, memoryConfig } from './memory-stack.js';
+import { age, ask, DAY_MS, replay, tierSizes, type ConversationMemory } from './lifecycle.js';
 import { scoreRanking, summarise, type QuestionScore, type RankedItem, type Summary } from './metrics.js';
+import { runDistillBench } from '../distill/run.js';
 
 const CATEGORY = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' } as const;
 
-interface Variant {
-  name: string;
-  rank?: Partial<RankOptions>;
-  /** Following turns returned with each hit (messageRange). */
-  after?: number;
-  /** Fuse graph recall into the ranking with this boost (MemoryStack.searchGraph). */
-  graph?: number;
-}
-
-/** Ablation: each row adds one part to the one above (the graph row adds to the default ranking, not to messageRange). */
-const VARIANTS: Variant[] = [
-  { name: 'HomeAgent: BM25 only (jieba/Porter tokens, b 0.5)', rank: { neighbourWeight: 0, prfDocs: 0, dateBoost: 0, sessionWeight: 0 } },
-  { name: '+ query expansion (PRF, 3 docs × 8 terms)', rank: { neighbourWeight: 0, dateBoost: 0, sessionWeight: 0 } },
-  { name: '+ neighbour evidence (0.5 × best adjacent turn)', rank: { dateBoost: 0, sessionWeight: 0 } },
-  { name: '+ session continuity (0.3 × best turn of the session)', rank: { dateBoost: 0 } },
-  { name: '+ session-date awareness (= ranking default, 1 turn per item)', rank: {} },
-  { name: '+ messageRange: each hit with its next turn (searchWindows)', rank: {}, after: 1 },
-  { name: '+ graph facts (default ranking, 1 turn per item, + 0.1 × top score for turns cited by graph.recall(keywords, 2))', rank: {}, graph: 0.1 },
-];
-
-interface RowResult {
+export interface RowResult {
   name: string;
   all: Summary;
   byCat: Record<number, Summary>;
   ingestTps?: number;
+  /** Share of the top-10 hits per tier (context / document / archive / graph). */
+  tiers?: Record<string, number>;
+  note?: string;
 }
 
-function parseArgs(argv: string[]): { data: string; vectors?: string; write: boolean; variants?: string } {
-  const out: { data: string; vectors?: string; write: boolean; variants?: string } = { data: '/work/shared/bench/locomo-dev.json', write: false };
+function parseArgs(argv: string[]): { data: string; write: boolean } {
+  const out = { data: '/work/shared/bench/locomo-dev.json', write: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--data') out.data = argv[++i];
-    else if (argv[i] === '--vectors') out.vectors = argv[++i];
     else if (argv[i] === '--write') out.write = true;
   }
   return out;
 }
 
-async function evaluate(convs: Conversation[], search: (c: Conversation, q: string) => Promise<RankedItem[]> | RankedItem[]): Promise<QuestionScore[]> {
+/** Asks every question of every conversation; latency and CPU per question. */
+export async function evaluate(convs: readonly Conversation[], search: (c: Conversation, q: string) => Promise<RankedItem[]> | RankedItem[]): Promise<QuestionScore[]> {
   const scores: QuestionScore[] = [];
   for (const c of convs) {
     for (const q of c.questions) {
@@ -71,18 +57,21 @@ async function evaluate(convs: Conversation[], search: (c: Conversation, q: stri
   return scores;
 }
 
-function row(name: string, scores: QuestionScore[], ingestTps?: number): RowResult {
+export function row(name: string, scores: QuestionScore[], extra: Partial<RowResult> = {}): RowResult {
   const byCat: Record<number, Summary> = {};
   for (const c of [1, 2, 3, 4]) byCat[c] = summarise(scores.filter((s) => s.category === c));
-  return { name, all: summarise(scores), byCat, ingestTps };
+  return { name, all: summarise(scores), byCat, ...extra };
 }
 
 const f1 = (x: number): string => x.toFixed(1);
 const f2 = (x: number): string => x.toFixed(2);
 
 function table(rows: RowResult[]): string {
-  const head = '| system | R@5 | R@10 | MRR | R@2000c | query p50 ms | query p95 ms | query CPU ms (mean) | ingest turns/s |\n|---|---|---|---|---|---|---|---|---|';
-  const lines = rows.map((r) => `| ${r.name} | ${f1(r.all.r5)} | ${f1(r.all.r10)} | ${f1(r.all.mrr)} | ${f1(r.all.r2000c)} | ${f2(r.all.p50)} | ${f2(r.all.p95)} | ${f2(r.all.cpu)} | ${r.ingestTps === undefined ? '–' : Math.round(r.ingestTps)} |`);
+  const head = '| system | R@5 | R@10 | MRR | R@2000c | query p50 ms | query p95 ms | query CPU ms (mean) | ingest turns/s | top-10 hits by tier (ctx/doc/arch/graph %) |\n|---|---|---|---|---|---|---|---|---|---|';
+  const tiers = (r: RowResult) => (r.tiers ? ['context', 'document', 'archive', 'graph'].map((t) => Math.round(r.tiers![t] ?? 0)).join(' / ') : '–');
+  const lines = rows.map(
+    (r) => `| ${r.name} | ${f1(r.all.r5)} | ${f1(r.all.r10)} | ${f1(r.all.mrr)} | ${f1(r.all.r2000c)} | ${f2(r.all.p50)} | ${f2(r.all.p95)} | ${f2(r.all.cpu)} | ${r.ingestTps === undefined ? '–' : Math.round(r.ingestTps)} | ${tiers(r)} |`,
+  );
   return [head, ...lines].join('\n');
 }
 
@@ -92,86 +81,85 @@ function categoryTable(rows: RowResult[]): string {
   return [head, ...lines].join('\n');
 }
 
+/** The same-run BM25 baseline row. */
+export async function baselineRow(convs: readonly Conversation[]): Promise<RowResult> {
+  const nT = convs.reduce((a, c) => a + c.turns.length, 0);
+  const baselines = new Map<string, Bm25Baseline>();
+  const t0 = performance.now();
+  for (const c of convs) {
+    const b = new Bm25Baseline();
+    for (const t of c.turns) b.add(t);
+    baselines.set(c.id, b);
+  }
+  const tps = nT / ((performance.now() - t0) / 1000);
+  return row('BM25 baseline (minisearch, one item per turn, same run)', await evaluate(convs, (c, q) => baselines.get(c.id)!.search(q)), { ingestTps: tps });
+}
+
 /** Runs the benchmark and returns the markdown report. */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<string> {
   const args = parseArgs(argv);
   const convs = loadLocomo(args.data);
   const nQ = convs.reduce((a, c) => a + c.questions.length, 0);
   const nT = convs.reduce((a, c) => a + c.turns.length, 0);
+  const rows: RowResult[] = [await baselineRow(convs)];
 
-  // Baseline, same run.
-  const baselines = new Map<string, Bm25Baseline>();
-  let t0 = performance.now();
-  for (const c of convs) {
-    const b = new Bm25Baseline();
-    for (const t of c.turns) b.add(t);
-    baselines.set(c.id, b);
+  const mems = new Map<string, ConversationMemory>();
+  const started = performance.now();
+  for (const c of convs) mems.set(c.id, await replay(c));
+  const ingestMs = [...mems.values()].reduce((a, m) => a + m.ingestMs, 0);
+  const tps = nT / (ingestMs / 1000);
+
+  const stages: { name: string; wait: number }[] = [
+    { name: 'HomeAgent fresh (questions right after the last turn)', wait: 0 },
+    { name: 'HomeAgent aged +1 day (heartbeats ran for a simulated day)', wait: DAY_MS },
+    { name: 'HomeAgent aged +1 year (heartbeats ran for a simulated year)', wait: 364 * DAY_MS },
+  ];
+  const sizes: string[] = [];
+  for (const st of stages) {
+    for (const m of mems.values()) if (st.wait) await age(m, st.wait);
+    const tierCount: Record<string, number> = {};
+    let hitsCounted = 0;
+    // Warm-up so JIT compilation does not land in the first question's latency.
+    const first = convs[0];
+    for (const q of first.questions.slice(0, 20)) await ask(mems.get(first.id)!.memory, q.question);
+    const scores = await evaluate(convs, async (c, q) => {
+      const r = await ask(mems.get(c.id)!.memory, q);
+      for (const h of r.hits.slice(0, 10)) tierCount[h.tier] = (tierCount[h.tier] ?? 0) + 1;
+      hitsCounted += Math.min(10, r.hits.length);
+      return r.items;
+    });
+    const tiers = Object.fromEntries(Object.entries(tierCount).map(([t, n]) => [t, (100 * n) / Math.max(1, hitsCounted)]));
+    rows.push(row(st.name, scores, { ingestTps: tps, tiers }));
+    const total = [...mems.values()].map((m) => tierSizes(m.memory)).reduce((a, s) => ({ context: a.context + s.context, documents: a.documents + s.documents, archive: a.archive + s.archive, facts: a.facts + s.facts }), { context: 0, documents: 0, archive: 0, facts: 0 });
+    sizes.push(`- ${st.name.split(' (')[0]}: ${total.context} context events, ${total.documents} warm documents, ${total.archive} archived turns, ${total.facts} graph relations.`);
   }
-  const baseTps = nT / ((performance.now() - t0) / 1000);
-  const rows: RowResult[] = [row('BM25 baseline (minisearch, per turn)', await evaluate(convs, (c, q) => baselines.get(c.id)!.search(q)), baseTps)];
+  const heartbeatS = [...mems.values()].reduce((a, m) => a + m.heartbeatMs, 0) / 1000;
+  for (const m of mems.values()) await m.close();
+  const distill = await runDistillBench();
 
-  let graphFacts = 0;
-  let graphRels = 0;
-  let graphQ = 0;
-  let graphGoldQ = 0;
-  let graphRefsTotal = 0;
-  const embedderRuns: { label: string; vectors?: string }[] = [{ label: '' }];
-  if (args.vectors) embedderRuns.push({ label: ' + dense static vectors', vectors: args.vectors });
-  for (const er of embedderRuns) {
-    const embedder = new EmbedderService({ config: memoryConfig({ 'core.memory.embedding_model_path': er.vectors ?? '' }), log: { info: (m) => console.error(m), warn: (m) => console.error(m) } });
-    await embedder.start();
-    await embedder.ready();
-    const stacks = new Map<string, MemoryStack>();
-    let ingestMs = 0;
-    for (const c of convs) {
-      const s = new MemoryStack(embedder);
-      await s.open();
-      t0 = performance.now();
-      await s.ingest(c);
-      ingestMs += performance.now() - t0;
-      stacks.set(c.id, s);
-    }
-    const tps = nT / (ingestMs / 1000);
-    if (!er.vectors) {
-      graphFacts = [...stacks.values()].reduce((a, s) => a + s.facts, 0);
-      graphRels = [...stacks.values()].reduce((a, s) => a + s.graph.stats().relations, 0);
-      for (const c of convs) {
-        for (const q of c.questions) {
-          const refs = stacks.get(c.id)!.graphRefs(q.question);
-          if (!refs.size) continue;
-          graphQ++;
-          graphRefsTotal += refs.size;
-          if (q.evidence.some((e) => refs.has(e))) graphGoldQ++;
-        }
-      }
-    }
-    const variants: Variant[] = er.vectors
-      ? [
-          { name: `default ranking${er.label} (${embedder.modelId()})`, rank: {} },
-          { name: `default ranking${er.label}, dense weight 0.3`, rank: { lexicalWeight: 0.7, denseWeight: 0.3 } },
-          { name: `messageRange${er.label}`, rank: {}, after: 1 },
-        ]
-      : VARIANTS;
-    for (const v of variants) {
-      // Warm-up so JIT compilation does not land in the first question's latency.
-      const search = (s: MemoryStack, q: string): Promise<RankedItem[]> => (v.graph !== undefined ? s.searchGraph(q, v.rank, v.graph) : s.search(q, v.rank, v.after));
-      for (const c of convs.slice(0, 1)) for (const q of c.questions.slice(0, 20)) await search(stacks.get(c.id)!, q.question);
-      rows.push(row(v.name, await evaluate(convs, (c, q) => search(stacks.get(c.id)!, q)), tps));
-    }
-    for (const s of stacks.values()) await s.close();
-    await embedder.stop();
-  }
-
+  const base = rows[0].all;
+  const margin = (r: RowResult) => `R@10 ${r.all.r10 - base.r10 >= 0 ? '+' : ''}${f1(r.all.r10 - base.r10)}, R@2000c ${r.all.r2000c - base.r2000c >= 0 ? '+' : ''}${f1(r.all.r2000c - base.r2000c)}`;
   const report = [
-    `LoCoMo retrieval, ${convs.length} conversations, ${nT} turns, ${nQ} questions (categories 1–4), data ${path.basename(args.data)}, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)} (latencies are wall-clock and suffer from other processes).`,
+    `LoCoMo retrieval through the memory lifecycle, ${convs.length} conversations, ${nT} turns, ${nQ} questions (categories 1–4), data ${path.basename(args.data)}, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)} (latencies are wall-clock and suffer from other processes).`,
     '',
     table(rows),
+    '',
+    `Margins over the same-run BM25: ${rows
+      .slice(1)
+      .map((r) => `${r.name.split(' (')[0]}: ${margin(r)}`)
+      .join('; ')}.`,
     '',
     'Per category (R@10 / R@2000c, number of questions):',
     '',
     categoryTable(rows),
     '',
-    `Graph tier: the rule distiller committed ${graphFacts} triples (${graphRels} distinct relations) from ${nT} turns during ingest (ingest turns/s includes it); graph recall returned relations for ${graphQ} of ${nQ} questions (mean ${graphQ ? (graphRefsTotal / graphQ).toFixed(1) : 0} cited turns), and for ${graphGoldQ} of them a cited turn is gold evidence.`,
+    'Where the memory lived when the questions were asked (all conversations):',
+    '',
+    ...sizes,
+    '',
+    `Ingest: ${nT} turns through append + prune in ${(ingestMs / 1000).toFixed(1)} s (${Math.round(tps)} turns/s); heartbeat loops on the simulated clock (replay, +1 day, +1 year) took ${heartbeatS.toFixed(1)} s of wall time; whole run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+    '',
+    `Rule distiller on the labelled statements (src/memory/distill/__fixtures__/fact-statements.json, ${distill.items} statements, zh + en): ${distill.summary}`,
   ].join('\n');
   if (args.write) {
     const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');

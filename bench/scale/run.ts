@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { ConfigReader, ConfigValue } from '../../src/spec/config.js';
 import { RelevanceContext } from '../../src/memory/context/index.js';
 import { DocStore } from '../../src/memory/documents/index.js';
+import { documentCorpus, rankEvidence } from '../../src/memory/recall/index.js';
 import { EmbedderService } from '../../src/memory/embedder/index.js';
 import { runGraphScale } from './graph.bench.js';
 import { percentile as pct, rng } from '../stats.js';
@@ -125,7 +126,7 @@ async function docCase(tmp: string, embedder: EmbedderService, sizes: number[]):
     for (let q = 0; q < 200; q++) {
       const query = text(6);
       const t1 = performance.now();
-      await store.search(query, 10);
+      await rankEvidence([documentCorpus(store)], embedder, query, 10);
       times.push(performance.now() - t1);
     }
     const c = process.cpuUsage(c0);

@@ -6,8 +6,9 @@ import { createLogger, type Logger, type LogLevel } from '../log/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
 import { SessionStore, TextLog } from '../sessions/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
-import { MemorySystem } from '../memory/index.js';
+import { openMemorySystem, type MemorySystem } from '../memory/index.js';
 import { AttachmentReader } from '../media/index.js';
+import { removeStaleTempFiles } from '../fs/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
 import { builtinPlugins } from '../builtins/index.js';
@@ -104,6 +105,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const startedAt = Date.now();
   log.info('starting homed', { home: paths.home, pid: process.pid });
   if (widened !== undefined) log.warn(`data folder was readable by others (mode ${widened.toString(8)}); restricted it to 0700`, { home: paths.home });
+  // Temp files of atomic writes a kill interrupted (§9): never read, only clutter.
+  const stale = removeStaleTempFiles(paths.home);
+  if (stale.length) log.info(`removed ${stale.length} leftover temp files of interrupted writes`, { files: stale.slice(0, 20) });
 
   const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined });
   // config.db can hold API keys: created 0600 before SQLite opens it (SQLite gives -wal/-shm the
@@ -142,14 +146,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The memory subsystem needs the agent for consolidation input and the agent needs memory's
   // context window: the agent is bound late through this reference.
   const late: { agent?: Agent } = {};
-  const memory = new MemorySystem({
+  const memory = await openMemorySystem({
     homeDir: paths.home,
     config,
     log: log.child('memory'),
     llm,
     injectConsolidation: (text, meta) => late.agent?.injectSelfInput(text, meta),
+    sessions,
   });
-  await memory.open();
 
   const agent: Agent = new Agent({
     llm: providers,

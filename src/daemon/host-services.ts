@@ -75,7 +75,8 @@ export function agentStatus(agent: Agent, info: { startedAt: number; version: st
 export interface MemoryLike {
   stats(): Promise<Record<string, unknown>> | Record<string, unknown>;
   contextEvents(): readonly { id: string; timestamp: number; kind: string; source: string; sessionId: string; input: string; response: string }[];
-  searchDocuments(query: string, k: number): Promise<{ id: string; score: number; text: string; createdAt: number; refs?: string[] }[]>;
+  searchDocuments: MemoryAdminService['searchDocuments'];
+  reindex: MemoryAdminService['reindex'];
   listDocuments(limit: number, offset: number): Promise<{ id: string; text: string; createdAt: number; accessCount: number }[]>;
   deleteDocument(id: string): Promise<void>;
   graph(opts: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<Awaited<ReturnType<MemoryAdminService['graph']>>>;
@@ -99,6 +100,7 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
     stats: async () => m.stats(),
     context: async () => m.contextEvents().map((e) => ({ id: e.id, timestamp: e.timestamp, kind: e.kind, source: e.source, sessionId: e.sessionId, input: e.input, response: e.response })),
     searchDocuments: (q, k = 10) => m.searchDocuments(q, k),
+    reindex: (onProgress) => m.reindex(onProgress),
     listDocuments: (o = {}) => m.listDocuments(o.limit ?? 50, o.offset ?? 0),
     deleteDocument: (id) => m.deleteDocument(id),
     graph: (o = {}) => m.graph(o),

@@ -12,7 +12,8 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
   return {
     stats: async () => ({
       context: { events: m.context.events().length },
-      documents: { count: m.docs.list({ limit: 1_000_000 }).length },
+      documents: { count: m.docs.size },
+      archive: { count: m.archive.isOpen ? m.archive.size : 0, bytes: m.archive.isOpen ? m.archive.diskBytes() : 0 },
       graph: m.graph.stats(),
       knowledge: { entries: (await m.knowledge.list()).length },
       embedder: m.embedder.modelId(),
@@ -20,7 +21,8 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       ...(m.embedder.downloadProgress() ? { embedderDownload: m.embedder.downloadProgress() } : {}),
     }),
     contextEvents: () => m.context.events(),
-    searchDocuments: async (q, k) => (await m.docs.search(q, k)).map((h) => ({ id: h.doc.id, score: h.score, text: h.doc.content, createdAt: h.doc.createdAt, refs: h.doc.refs })),
+    searchDocuments: (q, k) => m.recall.search(q, { k }),
+    reindex: (onProgress) => m.reindex(onProgress),
     listDocuments: async (limit, offset) => m.docs.list({ limit, offset }).map((d) => ({ id: d.id, text: d.content, createdAt: d.createdAt, accessCount: d.accessCount })),
     deleteDocument: async (id) => {
       if (!m.docs.remove(id)) throw new NotFoundError('document', id);

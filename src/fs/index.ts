@@ -6,3 +6,4 @@ export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './atomic-
 export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic-file.js';
 export { redactPaths } from './redact-paths.js';
 export { reserveUniquePath } from './unique-path.js';
+export { removeStaleTempFiles } from './stale-temp-files.js';

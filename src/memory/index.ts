@@ -1,8 +1,10 @@
 /**
- * The memory subsystem (T-1…T-10). Other subsystems import only this file.
- * `MemorySystem` assembles the tiers; the tier classes are exported for the WebUI, CLI and tests.
+ * The memory subsystem (T-1…T-10, K-1). Other subsystems import only this file.
+ * `openMemorySystem` assembles the tiers (the one composition the daemon and the benchmarks use);
+ * the tier classes are exported for the WebUI, CLI and tests.
  */
 export { MemorySystem, type MemorySystemOptions } from './memory-system.js';
+export { openMemorySystem, type MemoryCompositionOptions } from './memory-factory.js';
 export { GraphDB, type GraphNeighborhood, type GraphStats, type RecallResult } from './graph/index.js';
 export { Indexer } from './indexer/index.js';
 export { SocialService, PERSON_TYPE } from './social/index.js';
@@ -12,3 +14,6 @@ export { graphTools, docTools, socialTools } from './tools/index.js';
 export { EmbedderService } from './embedder/index.js';
 export { RelevanceContext } from './context/index.js';
 export { DocStore } from './documents/index.js';
+export { ColdArchive } from './archive/index.js';
+export { MemoryRecall, DEFAULT_RANK_OPTIONS, type RankOptions, type RecallOptions } from './recall/index.js';
+export type { ReindexProgress, RecoveryResult, SessionSource } from './recovery/index.js';

@@ -4,13 +4,16 @@ import { HomeAgentError } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
 import { EmbedderService } from './embedder/index.js';
 import { RelevanceContext, type CleanerLookup } from './context/index.js';
-import { DocStore, reappendAsColdStorage, relatedDocumentsSlot } from './documents/index.js';
+import { DocStore, type MemoryDocument } from './documents/index.js';
+import { ColdArchive } from './archive/index.js';
 import { GraphDB } from './graph/index.js';
 import { Indexer } from './indexer/index.js';
-import { RuleDistillPipeline, type LlmLike } from './distill/index.js';
+import { RuleDistillPipeline, speakerEntity, type LlmLike } from './distill/index.js';
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
+import { MemoryRecall, relatedDocumentsSlot } from './recall/index.js';
+import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
 
 export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
@@ -33,6 +36,11 @@ export interface MemorySystemOptions {
   speaker?: string;
   /** fetch used by the embedder for model downloads / the embeddings API. */
   fetch?: typeof fetch;
+  /**
+   * The session logs (SessionStore): at open, turns acknowledged before a crash but missing from
+   * the tiers are replayed from them; `reindex` rebuilds the cold archive from them.
+   */
+  sessions?: SessionSource;
 }
 
 const silent: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -46,6 +54,10 @@ export class MemorySystem {
   readonly embedder: EmbedderService;
   readonly context: RelevanceContext;
   readonly docs: DocStore;
+  /** The cold archive: documents that went cold, on disk, searchable, never deleted by ageing. */
+  readonly archive: ColdArchive;
+  /** One recall over every tier (K-1). */
+  readonly recall: MemoryRecall;
   readonly graph: GraphDB;
   readonly indexer: Indexer;
   readonly knowledge: KnowledgeBase;
@@ -53,8 +65,10 @@ export class MemorySystem {
   readonly rules: RuleDistillPipeline;
   readonly heartbeats: HeartbeatLoops;
   private readonly log: PluginLogger;
-  private readonly up = { context: false, docs: false, graph: false, knowledge: false };
+  private readonly up = { context: false, docs: false, archive: false, graph: false, knowledge: false };
   private opened = false;
+  /** What the crash recovery at open replayed. */
+  recovered: RecoveryResult | undefined;
 
   constructor(private readonly opts: MemorySystemOptions) {
     const home = opts.homeDir;
@@ -62,6 +76,7 @@ export class MemorySystem {
     const config = opts.config;
     this.embedder = new EmbedderService({ config, log, dataDir: home, fetch: opts.fetch });
     this.docs = new DocStore({ home, embedder: this.embedder, config, log, clock: opts.now });
+    this.archive = new ColdArchive({ home, tokenize: (t) => this.embedder.tokenize(t), log, clock: opts.now });
     this.context = new RelevanceContext({
       home,
       embedder: this.embedder,
@@ -78,6 +93,13 @@ export class MemorySystem {
     this.graph = new GraphDB({ path: path.join(home, 'graph.db'), log, now: opts.now });
     this.indexer = new Indexer({ graph: this.graph, keywords: this.embedder, embedder: this.embedder, depth: () => this.cfgNumber('core.memory.recall_depth', 2), log });
     this.social = new SocialService(this.graph);
+    this.recall = new MemoryRecall({
+      embedder: this.embedder,
+      context: () => (this.up.context ? this.context : undefined),
+      docs: () => (this.up.docs ? this.docs : undefined),
+      archive: () => (this.up.archive ? this.archive : undefined),
+      graph: () => (this.up.graph ? this.graph : undefined),
+    });
     this.knowledge = new KnowledgeBase({ dir: path.join(home, 'knowledge'), log });
     this.rules = new RuleDistillPipeline({
       commit: (t) => (this.up.graph ? this.graph.commit(t) : 0),
@@ -100,16 +122,29 @@ export class MemorySystem {
       context: { prune: (q) => this.context.prune(q), events: () => this.context.events() },
       graph: this.graph,
       docs: {
-        findCold: (o) =>
-          this.up.docs
-            ? this.docs
-                .findCold(o.now, o.olderThanMs / 3_600_000, o.maxAccess)
-                .slice(0, o.limit)
-                .map((d) => ({ id: d.id, text: d.content, refs: d.refs }))
-            : [],
-        remove: (id) => this.docs.remove(id),
+        findCold: (o) => (this.up.docs && this.up.archive ? this.coldDocuments(o.now, o.olderThanMs, o.maxAccess, o.limit) : []),
+        archive: (ids) => this.moveToArchive(ids),
       },
     });
+  }
+
+  /** Cold documents, then those beyond the warm tier's bound, oldest first (the archive loop's input). */
+  private coldDocuments(now: number, olderThanMs: number, maxAccess: number, limit: number): { id: string; text: string; refs: string[]; speaker?: string; eventKind?: string }[] {
+    const cold = this.docs.findCold(now, olderThanMs / 3_600_000, maxAccess);
+    const ids = new Set(cold.map((d) => d.id));
+    const over = this.docs.beyondBound(this.cfgNumber('core.memory.warm_max_docs', 20_000)).filter((d) => !ids.has(d.id));
+    return [...cold, ...over].slice(0, limit).map((d) => ({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), eventKind: d.eventKind }));
+  }
+
+  /**
+   * Moves warm documents to the cold archive: written to the archive first, then removed from the
+   * warm tier, so a kill in between leaves a copy in both (counted once by recall), never none.
+   */
+  private moveToArchive(ids: readonly string[]): number {
+    const docs = ids.map((id) => this.docs.get(id)).filter((d): d is MemoryDocument => d !== undefined);
+    if (!docs.length) return 0;
+    this.archive.putMany(docs, { vectors: docs.map((d) => this.docs.vectorOf(d.id)) });
+    return this.docs.removeMany(docs.map((d) => d.id));
   }
 
   private cfgNumber(key: string, fallback: number): number {
@@ -136,10 +171,51 @@ export class MemorySystem {
     this.opened = true;
     await this.embedder.start();
     await this.tryOpen('docs', () => this.docs.open());
+    await this.tryOpen('archive', () => this.archive.open());
     await this.tryOpen('context', () => this.context.start());
     await this.tryOpen('graph', () => this.graph.open());
     await this.tryOpen('knowledge', () => this.knowledge.open());
     if (this.up.graph) await this.rules.load();
+    if (this.up.context) await this.recover();
+  }
+
+  /** True when a tier holds the event of this kind of this turn (recovery, reindex). */
+  private holdsTurn(turnId: string, eventKind: 'user' | 'agent'): boolean {
+    if (this.up.context && this.context.events().some((e) => e.kind === eventKind && e.refs?.[0] === turnId)) return true;
+    if (this.up.docs && this.docs.hasTurn(turnId, eventKind)) return true;
+    return this.up.archive && this.archive.hasTurn(turnId, eventKind);
+  }
+
+  /**
+   * Start-up repair (§9 durability): events of the saved window that were pruned into the
+   * documents after the last save are dropped from the window (the documents hold them), then turns
+   * the session logs acknowledged but no tier holds are replayed (see `recoverContext`).
+   */
+  private async recover(): Promise<void> {
+    if (this.up.docs) {
+      const stale = this.context.events().filter((e) => this.docs.has(e.id)).map((e) => e.id);
+      if (stale.length) this.context.removeIds(stale);
+    }
+    if (!this.opts.sessions) return;
+    try {
+      this.recovered = await recoverContext({ sessions: this.opts.sessions, context: this.context, present: (t, k) => this.holdsTurn(t, k), now: this.now, log: this.log });
+    } catch (e) {
+      this.log.error(`memory: recovery from the session logs failed: ${(e as Error).message}`, { stack: (e as Error).stack });
+    }
+  }
+
+  /**
+   * `waiter memory reindex`: rebuilds the cold archive from the session logs — every user message
+   * and reply no tier holds is archived (idempotent; progress after each session).
+   */
+  async reindex(onProgress?: (p: ReindexProgress) => void): Promise<ReindexProgress> {
+    if (!this.opts.sessions) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'reindex needs the session logs', { retryable: false });
+    if (!this.up.archive) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the cold archive is not available', { retryable: true });
+    return reindexArchive({ sessions: this.opts.sessions, archive: this.archive, present: (t, k) => this.holdsTurn(t, k), now: this.now, onProgress, log: this.log });
+  }
+
+  private get now(): () => number {
+    return this.opts.now ?? Date.now;
   }
 
   /** Stops the loops, flushes the context, closes the databases. Idempotent. */
@@ -156,6 +232,7 @@ export class MemorySystem {
     };
     if (this.up.context) await step('context', () => this.context.stop());
     if (this.up.docs) await step('documents', () => this.docs.close());
+    if (this.up.archive) await step('archive', () => this.archive.close());
     if (this.up.graph) await step('graph', () => this.graph.close());
     if (this.up.knowledge) await step('knowledge', () => this.knowledge.close());
     await step('embedder', () => this.embedder.stop());
@@ -163,7 +240,7 @@ export class MemorySystem {
   }
 
   /** Which tiers are up. */
-  status(): { context: boolean; docs: boolean; graph: boolean; knowledge: boolean; heartbeats: Partial<Record<LoopName, LoopStatus>> } {
+  status(): { context: boolean; docs: boolean; archive: boolean; graph: boolean; knowledge: boolean; heartbeats: Partial<Record<LoopName, LoopStatus>> } {
     return { ...this.up, heartbeats: { ...this.heartbeats.lastRun } };
   }
 
@@ -177,15 +254,14 @@ export class MemorySystem {
           indexer: this.indexer,
           docs: this.up.docs ? this.docs : undefined,
           context: this.up.context ? this.context : undefined,
+          recall: this.recall,
           recallDepth: () => this.cfgNumber('core.memory.recall_depth', 2),
-          introspect: () => ({ embedder: this.embedder.modelId(), heartbeats: this.heartbeats.lastRun }),
+          introspect: () => ({ embedder: this.embedder.modelId(), archived: this.up.archive ? this.archive.size : undefined, heartbeats: this.heartbeats.lastRun }),
         }),
         ...socialTools(this.social),
       );
     }
-    if (this.up.docs && this.up.context) {
-      out.push(...docTools({ docs: this.docs, context: this.context, reappend: (docs, ctx) => reappendAsColdStorage(docs as unknown as Parameters<typeof reappendAsColdStorage>[0], ctx) }));
-    }
+    if (this.up.docs && this.up.context) out.push(...docTools({ docs: this.docs, context: this.context, recall: this.recall }));
     if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge));
     return out;
   }
@@ -194,7 +270,7 @@ export class MemorySystem {
   promptSlots(): Partial<Record<PromptSlot, PromptSlotProvider>> {
     const slots: Partial<Record<PromptSlot, PromptSlotProvider>> = {};
     if (this.up.graph) slots.memory_index = this.indexer.slot();
-    if (this.up.docs) slots.related_documents = relatedDocumentsSlot(this.docs, { config: this.opts.config });
+    if (this.up.docs || this.up.archive) slots.related_documents = relatedDocumentsSlot(this.recall, { config: this.opts.config });
     if (this.up.knowledge) slots.knowledge = this.knowledge.slot();
     return slots;
   }

@@ -45,6 +45,7 @@ export const CLI_COMMANDS = [
   'memory.edit-entity',
   'memory.merge',
   'memory.add-doc',
+  'memory.reindex',
   'knowledge.list',
   'knowledge.get',
   'knowledge.put',
@@ -72,6 +73,6 @@ export type CliReply =
 export interface CliStreamEvent {
   v: number;
   id: string;
-  event: 'turn_start' | 'delta' | 'reasoning' | 'tool_start' | 'tool_end' | 'llm_round' | 'output' | 'turn_end';
+  event: 'turn_start' | 'delta' | 'reasoning' | 'tool_start' | 'tool_end' | 'llm_round' | 'output' | 'turn_end' | 'progress';
   data: Record<string, unknown>;
 }

@@ -30,9 +30,16 @@ export interface ContextEvent {
   /** agent reply (agent events). */
   response: string;
   toolOutputs?: ToolOutputRecord[];
-  /** Source references (turn ids, dataset ids …) carried into derived memories. */
+  /**
+   * Source references carried into derived memories. By convention the first is the turn id the
+   * event belongs to (`<session>#<n>` for the kernel's turns); the memory tiers index it as the
+   * event's turn id (crash recovery, reindex, forget by turn).
+   */
   refs?: string[];
-  /** Who said it, when a chat channel named them (user events); absent = the owner. */
+  /**
+   * Who said it, when a chat channel named them (user events); absent = the owner (user events) or
+   * the agent (agent events). Every memory tier keeps it as its own field (K-1, issue 15).
+   */
   speaker?: Speaker;
   /** Where it was said (both the user and the agent event of a chat turn); absent = the owner's private session. */
   conversation?: Conversation;
@@ -83,6 +90,8 @@ export interface Triple {
   sentence?: string;
   /** Source references (turn ids, dia_ids). */
   refs?: string[];
+  /** Speaker id of the turns in `refs` (who said it), recorded with each source. */
+  speaker?: string;
 }
 
 export interface GraphEntity {
@@ -100,6 +109,36 @@ export interface GraphRelation {
   confidence: number;
   sentence?: string;
   refs?: string[];
+}
+
+/** The memory tier a recall hit comes from (K-1). */
+export type RecallTier = 'context' | 'document' | 'archive' | 'graph';
+
+/**
+ * One hit of the recall over every memory tier (K-1), with its provenance: the tier, when it was
+ * said, in which session and channel, by whom, and the turn it belongs to. A `graph` hit is a fact
+ * (`subject predicate object`) whose `refs` name the turns it was distilled from.
+ */
+export interface RecallHit {
+  tier: RecallTier;
+  /** Event / document id (graph: `relation:<id>`). */
+  id: string;
+  text: string;
+  /** Relative score (comparable within one result list only). */
+  score: number;
+  /** When it was said (graph: when the fact was recorded), epoch ms. */
+  createdAt: number;
+  sessionId: string;
+  channel: string;
+  source: string;
+  /** Event kind (`user`, `agent`, `cold_storage`) or document kind (`commit`, …); graph: the predicate. */
+  kind: string;
+  speaker?: Speaker;
+  /** Where it was said (absent: the owner's private session). */
+  conversation?: Conversation;
+  /** The turn the hit belongs to (first ref), when known. */
+  turnId?: string;
+  refs: string[];
 }
 
 /** The memory API of the plugin SDK (sdk.memory()). */

@@ -1,6 +1,6 @@
 import type { ConfigKeyInfo, ConfigValue } from './config.js';
 import type { ProviderStatus } from './provider.js';
-import type { GraphEntity, GraphRelation } from './memory.js';
+import type { GraphEntity, GraphRelation, RecallHit } from './memory.js';
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
 
@@ -110,7 +110,16 @@ export interface AgentStatusService {
 export interface MemoryAdminService {
   stats(): Promise<Record<string, unknown>>;
   context(): Promise<{ id: string; timestamp: number; kind: string; source: string; sessionId: string; input: string; response: string }[]>;
-  searchDocuments(query: string, k?: number): Promise<{ id: string; score: number; text: string; createdAt: number; refs?: string[] }[]>;
+  /**
+   * One recall over every tier (K-1): context window, documents, cold archive and graph facts,
+   * best first, each hit with its provenance (tier, date, session, channel, speaker, turn).
+   */
+  searchDocuments(query: string, k?: number): Promise<RecallHit[]>;
+  /**
+   * Rebuilds the cold archive from the session logs (`waiter memory reindex`): what no tier holds
+   * is archived. Idempotent; `onProgress` after each session.
+   */
+  reindex(onProgress?: (p: { sessions: number; totalSessions: number; scanned: number; added: number }) => void): Promise<{ sessions: number; totalSessions: number; scanned: number; added: number }>;
   listDocuments(opts?: { limit?: number; offset?: number }): Promise<{ id: string; text: string; createdAt: number; accessCount: number }[]>;
   deleteDocument(id: string): Promise<void>;
   graph(opts?: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }>;

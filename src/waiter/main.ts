@@ -82,6 +82,30 @@ function simple(program: Command, cmd: CliCommand, args: (...a: string[]) => Rec
   };
 }
 
+/** A recall hit as the daemon sends it (spec RecallHit). */
+interface RecallHitView {
+  tier: string;
+  text: string;
+  score: number;
+  createdAt: number;
+  sessionId: string;
+  channel: string;
+  speaker?: { id: string; name?: string };
+}
+
+/** One line of `waiter memory search`: when, which tier, where, who, what. */
+function recallRow(h: RecallHitView): Record<string, string> {
+  return {
+    tier: h.tier,
+    date: h.createdAt ? new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '',
+    session: h.sessionId,
+    channel: h.channel,
+    speaker: h.speaker ? (h.speaker.name ?? h.speaker.id) : '',
+    score: h.score.toFixed(2),
+    text: h.text,
+  };
+}
+
 function streamPrinter(json: boolean) {
   let inText = false;
   return (e: CliStreamEvent) => {
@@ -413,10 +437,31 @@ export function buildProgram(): Command {
   memory.command('stats').action(simple(program, 'memory.stats'));
   memory.command('context').action(simple(program, 'memory.context'));
   memory.command('docs').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
-  memory.command('search <query...>').action(async (q: string[]) => {
-    const opts = program.opts<GlobalOpts>();
-    print(opts, await withClient(opts, (c) => c.request('memory.search', { query: q.join(' ') })));
-  });
+  memory
+    .command('search <query...>')
+    .description('recall over every tier (context, documents, cold archive, graph facts), with provenance')
+    .option('-n, --limit <n>', 'hits', '10')
+    .action(async (q: string[], o: { limit: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      const hits = await withClient(opts, (c) => c.request<RecallHitView[]>('memory.search', { query: q.join(' '), limit: Number(o.limit) || 10 }));
+      print(opts, opts.json ? hits : hits.map(recallRow));
+    });
+  memory
+    .command('reindex')
+    .description('rebuild the cold archive from the session logs (what no memory tier holds is archived again; safe to repeat)')
+    .action(async () => {
+      const opts = program.opts<GlobalOpts>();
+      const result = await withClient(opts, (c) =>
+        c.request('memory.reindex', {}, (e) => {
+          if (e.event !== 'progress') return;
+          const d = e.data as { sessions: number; totalSessions: number; added: number };
+          if (opts.json) process.stderr.write(JSON.stringify({ event: 'progress', ...d }) + '\n');
+          else process.stderr.write(`\rreindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added`);
+        }),
+      );
+      if (!opts.json) process.stderr.write('\n');
+      print(opts, result);
+    });
   memory.command('graph [query]').option('-e, --entity <name>').action(async (query: string | undefined, o: { entity?: string }) => {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('memory.graph', { query, entity: o.entity })));

@@ -171,6 +171,8 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     }
     case 'memory.merge':
       return need(sdk, 'host.memory').mergeEntities(str(a, 'keep'), str(a, 'drop'));
+    case 'memory.reindex':
+      return need(sdk, 'host.memory').reindex((p) => stream('progress', { ...p }));
     case 'memory.add-doc':
       return need(sdk, 'host.memory').addDocument(str(a, 'text'));
     case 'knowledge.list':

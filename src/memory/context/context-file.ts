@@ -24,12 +24,30 @@ export const contextEventSchema = z.object({
   conversation: z.object({ kind: z.enum(['private', 'group']), id: z.string(), platform: z.string().optional(), title: z.string().optional() }).optional().catch(undefined),
 });
 
-const fileSchema = z.object({ version: z.literal(1), events: z.array(z.unknown()) });
+/**
+ * Per session: the highest turn number of the kernel's turns (`<session>#<n>`) appended to the
+ * window, and whether that turn's reply was appended too. Saved with the events in the same atomic
+ * write: at start, turns from the mark on are replayed from the session log (crash recovery).
+ */
+export interface TurnMark {
+  turn: number;
+  done: boolean;
+}
+
+const markSchema = z.object({ turn: z.number().int().nonnegative(), done: z.boolean() });
+
+// Version 1 files written before the marks existed lack `turns` (and `savedAt`): still valid.
+const fileSchema = z.object({
+  version: z.literal(1),
+  events: z.array(z.unknown()),
+  turns: z.record(z.string(), markSchema).optional(),
+  savedAt: z.number().optional(),
+});
 
 /** What reading context.json found. */
 export type ContextFileRead =
   | { status: 'missing' }
-  | { status: 'ok'; events: ContextEvent[]; dropped: number }
+  | { status: 'ok'; events: ContextEvent[]; dropped: number; turns?: Record<string, TurnMark>; savedAt?: number }
   | { status: 'corrupt'; reason: string };
 
 /** Reads and validates `context.json`; invalid single events are dropped and counted. */
@@ -56,7 +74,7 @@ export async function readContextFile(path: string): Promise<ContextFileRead> {
     if (r.success) events.push(r.data);
     else dropped++;
   }
-  return { status: 'ok', events, dropped };
+  return { status: 'ok', events, dropped, turns: file.data.turns, savedAt: file.data.savedAt };
 }
 
 /** Atomic write (the shared writer: temp + fsync + rename + folder fsync), creating the folder. */
@@ -65,7 +83,7 @@ export async function writeFileAtomic(path: string, data: string): Promise<void>
   await writeAtomic(path, data, { mode: 0o600 });
 }
 
-/** Serialises events as the context file. */
-export function serialiseContext(events: readonly ContextEvent[]): string {
-  return JSON.stringify({ version: 1, events });
+/** Serialises events (and the turn marks) as the context file. */
+export function serialiseContext(events: readonly ContextEvent[], turns?: ReadonlyMap<string, TurnMark>, savedAt?: number): string {
+  return JSON.stringify({ version: 1, events, ...(turns ? { turns: Object.fromEntries(turns), savedAt } : {}) });
 }

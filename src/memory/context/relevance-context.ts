@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConfigReader } from '../../spec/config.js';
 import { ValidationError } from '../../spec/errors/index.js';
 import type { ContextEvent, ContextWindow, NewContextEvent } from '../../spec/memory.js';
 import { cosine, tfidfCosineScores, type EmbedderLog, type EmbedderService, type StoredVector } from '../embedder/index.js';
-import { readContextFile, serialiseContext, writeFileAtomic } from './context-file.js';
+import { readContextFile, serialiseContext, writeFileAtomic, type TurnMark } from './context-file.js';
 import { textForVector, type CleanerLookup, type ToolCleaner } from './text-for-vector.js';
 
 /** Timer functions (injectable so tests control the debounce). */
@@ -72,6 +72,8 @@ export class RelevanceContext implements ContextWindow {
   private readonly timers: ContextTimers;
   private readonly cleaners: CleanerLookup | undefined;
   private offModel: (() => void) | undefined;
+  private readonly marks = new Map<string, TurnMark>();
+  private loaded: { status: 'missing' | 'ok' | 'corrupt'; marks: boolean; savedAt?: number } = { status: 'missing', marks: false };
 
   constructor(private readonly opts: RelevanceContextOptions) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
@@ -102,7 +104,11 @@ export class RelevanceContext implements ContextWindow {
       if (r.dropped > 0) this.log.warn(`context: dropped ${r.dropped} invalid events from ${this.file}`);
       this.list = r.events.sort((a, b) => a.timestamp - b.timestamp);
       for (const e of this.list) this.vectorise(e);
+      for (const [sid, m] of Object.entries(r.turns ?? {})) this.marks.set(sid, m);
     }
+    // Files of older versions carry no save time: their modification time stands in.
+    const savedAt = r.status === 'ok' ? (r.savedAt ?? (await stat(this.file).then((s) => s.mtimeMs).catch(() => undefined))) : undefined;
+    this.loaded = { status: r.status, marks: r.status === 'ok' && r.turns !== undefined, savedAt };
     this.offModel = this.opts.embedder.onModelChange(() => {
       for (const e of this.list) this.vectorise(e);
     });
@@ -116,13 +122,41 @@ export class RelevanceContext implements ContextWindow {
     this.started = false;
   }
 
-  /** Appends an event at its timestamp (default now), keeping time order; schedules a save. */
+  /**
+   * What start() found: the file's status, whether it carried turn marks (files of older versions
+   * do not) and when it was saved.
+   */
+  get loadedFrom(): { status: 'missing' | 'ok' | 'corrupt'; marks: boolean; savedAt?: number } {
+    return this.loaded;
+  }
+
+  /** The turn mark of a session (see `TurnMark`). */
+  turnMark(sessionId: string): TurnMark | undefined {
+    return this.marks.get(sessionId);
+  }
+
+  /** Records that the window reflects a session up to `mark` (after replaying its log). */
+  setTurnMark(sessionId: string, mark: TurnMark): void {
+    this.marks.set(sessionId, mark);
+    this.scheduleSave();
+  }
+
+  /**
+   * Appends an event at its timestamp (default now), keeping time order; schedules a save. An
+   * event whose id is already in the window is not added twice (the one present is returned).
+   * User events are said by the owner and agent events by the assistant unless a speaker is given.
+   */
   append(event: NewContextEvent): ContextEvent {
     if (typeof event !== 'object' || event === null || !['user', 'agent', 'cold_storage', 'system'].includes(event.kind)) {
       throw new ValidationError('context event needs a kind of user | agent | cold_storage | system', { kind: (event as { kind?: unknown })?.kind });
     }
     const ts = event.timestamp ?? this.clock();
     if (!Number.isFinite(ts)) throw new ValidationError('context event timestamp must be a finite number', { timestamp: ts });
+    if (event.id !== undefined) {
+      const present = this.list.find((x) => x.id === event.id);
+      if (present) return present;
+    }
+    const speaker = event.speaker ?? (event.kind === 'user' ? { id: 'user' } : event.kind === 'agent' ? { id: 'assistant' } : undefined);
     const e: ContextEvent = {
       ...event,
       id: event.id ?? randomUUID(),
@@ -132,7 +166,9 @@ export class RelevanceContext implements ContextWindow {
       source: event.source ?? '',
       channel: event.channel ?? '',
       sessionId: event.sessionId ?? '',
+      ...(speaker ? { speaker } : {}),
     };
+    this.markTurn(e);
     // Usually the newest: insert from the end to keep the list sorted (stable for equal times).
     let i = this.list.length;
     while (i > 0 && this.list[i - 1].timestamp > ts) i--;
@@ -145,6 +181,38 @@ export class RelevanceContext implements ContextWindow {
   /** Events in time order (oldest first). */
   events(): readonly ContextEvent[] {
     return this.list;
+  }
+
+  /** Removes events by id (not archived); returns how many went. */
+  removeIds(ids: Iterable<string>): number {
+    const drop = new Set(ids);
+    const before = this.list.length;
+    this.list = this.list.filter((e) => !drop.has(e.id));
+    for (const id of drop) {
+      this.vectors.delete(id);
+      this.pending.delete(id);
+    }
+    if (this.list.length !== before) this.scheduleSave();
+    return before - this.list.length;
+  }
+
+  /**
+   * Removes every event of the given turns (first ref), not archived: the seam of forget (K-2),
+   * one call per tier removes a turn everywhere. Returns how many events went.
+   */
+  deleteByTurnIds(turnIds: readonly string[]): number {
+    const want = new Set(turnIds);
+    return this.removeIds(this.list.filter((e) => e.refs?.[0] !== undefined && want.has(e.refs[0])).map((e) => e.id));
+  }
+
+  /** Keeps the per-session turn mark current (kernel turn ids are `<session>#<n>`). */
+  private markTurn(e: ContextEvent): void {
+    if (e.kind !== 'user' && e.kind !== 'agent') return;
+    const n = kernelTurnNumber(e.sessionId, e.refs?.[0]);
+    if (n === undefined) return;
+    const m = this.marks.get(e.sessionId);
+    if (e.kind === 'user' && (!m || n > m.turn)) this.marks.set(e.sessionId, { turn: n, done: false });
+    if (e.kind === 'agent' && (!m || n >= m.turn)) this.marks.set(e.sessionId, { turn: n, done: true });
   }
 
   /** The text an event was vectorised from (after cleaners and whitespace normalisation). */
@@ -215,7 +283,7 @@ export class RelevanceContext implements ContextWindow {
     }
     if (!this.dirty) return this.writing;
     this.dirty = false;
-    const data = serialiseContext(this.list);
+    const data = serialiseContext(this.list, this.marks, this.clock());
     this.writing = this.writing.then(() =>
       writeFileAtomic(this.file, data).catch((e: unknown) => {
         this.dirty = true;
@@ -287,6 +355,13 @@ export class RelevanceContext implements ContextWindow {
       }
     })();
   }
+}
+
+/** `webui:1#7` → 7 when the turn id belongs to `sessionId`. */
+export function kernelTurnNumber(sessionId: string, turnId: string | undefined): number | undefined {
+  if (!turnId || !turnId.startsWith(`${sessionId}#`)) return undefined;
+  const n = Number(turnId.slice(sessionId.length + 1));
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 function posInt(v: unknown, d: number, allowZero = false): number {

@@ -16,6 +16,10 @@ export interface DistillableDoc {
   id: string;
   text: string;
   refs?: string[];
+  /** Who said it: the subject of rule-derived facts (default: the options' speaker, `user`). */
+  speaker?: string;
+  /** Kind of the context event it came from; the rules skip `agent` (the assistant's "I" is not the user). */
+  eventKind?: string;
 }
 
 export const DOC_TRIPLES_PROMPT = `You extract durable facts from a memory document for a personal knowledge graph.
@@ -72,7 +76,7 @@ export function parseLlmTriples(text: string, doc?: DistillableDoc): Triple[] | 
  * regex rules.
  */
 export async function docToTriples(doc: DistillableDoc, opts: { llm?: LlmLike; speaker?: string; log?: PluginLogger } = {}): Promise<Triple[]> {
-  const rules = () => extractFacts(doc.text, { speaker: opts.speaker, refs: [doc.id, ...(doc.refs ?? [])].slice(0, 20) });
+  const rules = () => (doc.eventKind === 'agent' ? [] : extractFacts(doc.text, { speaker: doc.speaker ?? opts.speaker, refs: [doc.id, ...(doc.refs ?? [])].slice(0, 20) }));
   if (!opts.llm?.available()) return rules();
   try {
     const res = await opts.llm.chat({

@@ -25,6 +25,16 @@ interface State {
 }
 
 /**
+ * The graph entity of an event's speaker: the display name of a named participant; undefined for
+ * the owner (`user`), so the configured speaker entity is used.
+ */
+export function speakerEntity(e: Pick<ContextEvent, 'speaker'>): string | undefined {
+  const s = e.speaker;
+  if (!s || s.id === 'user') return undefined;
+  return s.name ?? s.id;
+}
+
+/**
  * The rule distiller's tick (T-9, seed `distillOnce`): user events of the context that were not
  * distilled yet go through the regex rules; the facts are committed to the graph. Which events were
  * done is kept in a small JSON file for `retentionDays`.
@@ -82,7 +92,7 @@ export class RuleDistillPipeline {
     for (const ev of this.opts.events()) {
       if (ev.kind !== 'user' || ev.timestamp < horizon || this.distilled.has(ev.id)) continue;
       events++;
-      triples.push(...extractFacts(ev.input, { speaker: this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) }));
+      triples.push(...extractFacts(ev.input, { speaker: speakerEntity(ev) ?? this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) }));
       this.distilled.set(ev.id, now);
       changed = true;
     }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractFacts, parseSmallNumber, splitSentences } from './rule-distiller.js';
+import { loadStatements, scoreStatements } from './__fixtures__/score-statements.js';
 
 const facts = (text: string) => extractFacts(text).map((t) => `${t.predicate}:${t.object}`);
 
@@ -64,4 +65,30 @@ test('helpers: Chinese numerals and sentence splitting', () => {
   assert.equal(parseSmallNumber('一百零二'), 102);
   assert.equal(parseSmallNumber('abc'), undefined);
   assert.deepEqual(splitSentences('A b. C d! 我好。你呢？'), ['A b.', 'C d!', '我好。', '你呢？']);
+});
+
+test('questions, conditions, negations and other people never become facts; real statements do (issue 11)', () => {
+  for (const q of ['我叫什么名字？', '我住在哪里？', 'where do I live?', 'Where do I live', '我住在哪儿来着', 'What is my name again', '你还记得我住哪吗']) assert.deepEqual(facts(q), [], q);
+  for (const q of ['如果我住在上海就好了', 'I wish I worked at Google.', '我不住在北京', "I'm not from Canada.", 'I used to live in Madrid.', '我妈妈住在成都', 'My sister likes horses.']) assert.deepEqual(facts(q), [], q);
+  assert.deepEqual(facts('我现在在杭州生活'), ['lives_in:杭州']);
+  assert.deepEqual(facts('我搬到杭州了'), ['lives_in:杭州']);
+  assert.deepEqual(facts("Hi, I'm Anna."), ['name:Anna']);
+  assert.deepEqual(facts('I play tennis every weekend.'), ['likes:tennis']);
+  assert.deepEqual(facts('我叫王磊，住在杭州，是一名工程师'), ['name:王磊', 'lives_in:杭州', 'works_as:工程师']);
+});
+
+test('labelled statements (fact-statements.json, ≥ 200, zh + en): precision and recall floors, held-out half included', () => {
+  const all = loadStatements();
+  assert.ok(all.length >= 200 && all.some((s) => s.lang === 'zh') && all.some((s) => s.lang === 'en'));
+  const extract = (t: string) => extractFacts(t, { speaker: 'user' });
+  for (const split of ['dev', 'heldout'] as const) {
+    const s = scoreStatements(
+      all.filter((i) => i.split === split),
+      extract,
+    );
+    // Floors below the measured figures (bench/distill): a regression fails, a small change does not.
+    assert.ok(s.precision >= 0.95, `${split} precision ${s.precision.toFixed(3)}: ${JSON.stringify(s.errors.slice(0, 5))}`);
+    assert.ok(s.recall >= 0.9, `${split} recall ${s.recall.toFixed(3)}: ${JSON.stringify(s.errors.slice(0, 5))}`);
+    assert.ok(s.cleanNegatives / s.negatives >= 0.95, `${split} statements without facts that stayed without: ${s.cleanNegatives}/${s.negatives}`);
+  }
 });

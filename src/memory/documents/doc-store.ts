@@ -7,8 +7,7 @@ import { HomeAgentError, ValidationError } from '../../spec/errors/index.js';
 import type { ContextEvent } from '../../spec/memory.js';
 import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type ReembedProgress, type StoredVector } from '../embedder/index.js';
 import { migrateDocs } from './doc-migrations.js';
-import { eventAsDoc, rankDocuments, type RankOptions } from './doc-ranker.js';
-import { newDocumentSchema, type DocHit, type DocWindowHit, type MemoryDocument, type NewDocument } from './memory-document.js';
+import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
 
 export interface DocStoreOptions {
   /** Data folder; the store lives in `<home>/documents/documents.db`. */
@@ -19,12 +18,7 @@ export interface DocStoreOptions {
   clock?: () => number;
   /** Progress of background re-embedding after a model change. */
   onProgress?: (p: ReembedProgress) => void;
-  /** Ranking knobs (see `rankDocuments`); the defaults are what the LoCoMo benchmark measured best. */
-  rank?: Partial<RankOptions>;
 }
-
-/** Longest query text used for ranking (a pasted log must not stall the store). */
-const MAX_QUERY_CHARS = 10_000;
 
 interface Row {
   id: string;
@@ -46,15 +40,23 @@ interface Row {
   tokens: string | null;
   vec: Buffer | null;
   vec_model: string | null;
+  turn_id: string | null;
+  event_kind: string;
+  speaker_id: string | null;
+  speaker_name: string | null;
 }
 
+type Statements = { ins: Database.Statement; del: Database.Statement; touch: Database.Statement };
+
 /**
- * The Document tier (T-3, seed DocStore): documents in SQLite (`documents.db`, WAL, one
- * transaction per write, so an acknowledged document survives a kill) with their vectors in the
- * shared embedder space, searched through an in-memory hybrid index rebuilt at open.
+ * The Document tier (T-3, seed DocStore), the warm half of the archive: documents in SQLite
+ * (`documents.db`, WAL, one transaction per write, so an acknowledged document survives a kill)
+ * with their vectors in the shared embedder space and an in-memory hybrid index rebuilt at open.
+ * It stays small by design: documents move on to the cold archive once they are cold (72 h
+ * without access, ≤ 2 accesses) and beyond `core.memory.warm_max_docs`.
  *
- * Reads: `search` (pure ranking), `query` (auto-injection: read-only, counts an access),
- * `consume` (doc_query: removes what it returns, for re-appending to the context).
+ * Ranking over this tier and the others lives in `recall/`; this class stores, indexes, counts
+ * accesses (`touch`) and answers the lookups ranking and recovery need (`adjacent`, `hasTurn`).
  */
 export class DocStore {
   private db: Database.Database | undefined;
@@ -64,10 +66,13 @@ export class DocStore {
   private seq = 0;
   private readonly order: string[] = [];
   private orderDirty = false;
-  private readonly position = new Map<string, number>();
   /** Insertion sequence per document: breaks ties of equal timestamps. */
   private readonly seqs = new Map<string, number>();
-  private stmts: { ins: Database.Statement; del: Database.Statement; touch: Database.Statement } | undefined;
+  /** Ids per session in time order (ties by id), rebuilt lazily after changes (neighbours). */
+  private readonly sessionOrder = new Map<string, string[]>();
+  private readonly sessionDirty = new Set<string>();
+  private stmts: Statements | undefined;
+  private readonly stmtCache = new Map<string, Database.Statement>();
 
   constructor(private readonly opts: DocStoreOptions) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
@@ -107,8 +112,8 @@ export class DocStore {
     }
     const db = this.db;
     this.stmts = {
-      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens)
-        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, 0, NULL, @refs, @meta, @tokens)`),
+      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens, turn_id, event_kind, speaker_id, speaker_name)
+        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, @accessCount, @lastAccess, @refs, @meta, @tokens, @turnId, @eventKind, @speakerId, @speakerName)`),
       del: db.prepare('DELETE FROM documents WHERE id = ?'),
       touch: db.prepare('UPDATE documents SET access_count = access_count + 1, last_access = ? WHERE id = ?'),
     };
@@ -141,6 +146,7 @@ export class DocStore {
     this.index?.close();
     this.index = undefined;
     this.stmts = undefined;
+    this.stmtCache.clear();
     this.db?.close();
     this.db = undefined;
   }
@@ -180,27 +186,49 @@ export class DocStore {
         refs: d.refs ?? [],
         meta: d.meta,
       };
+      if (d.speaker) doc.speaker = d.speaker;
       return doc;
     });
     return this.insert(docs);
   }
 
-  private insert(docs: MemoryDocument[]): MemoryDocument[] {
+  private insert(docs: MemoryDocument[], vectors?: (StoredVector | undefined)[]): MemoryDocument[] {
     const db = this.conn;
     const { ins } = this.statements;
     const tokens = docs.map((d) => this.opts.embedder.tokenize(indexText(d)));
     const seqs = docs.map(() => this.seq++);
     db.transaction(() => {
       docs.forEach((d, i) =>
-        ins.run({ ...d, seq: seqs[i], title: d.title ?? null, refs: JSON.stringify(d.refs), meta: d.meta ? JSON.stringify(d.meta) : null, tokens: JSON.stringify(tokens[i]) }),
+        ins.run({
+          ...d,
+          seq: seqs[i],
+          title: d.title ?? null,
+          lastAccess: d.lastAccess ?? null,
+          refs: JSON.stringify(d.refs),
+          meta: d.meta ? JSON.stringify(d.meta) : null,
+          tokens: JSON.stringify(tokens[i]),
+          turnId: d.refs[0] ?? null,
+          eventKind: d.eventKind ?? '',
+          speakerId: d.speaker?.id ?? null,
+          speakerName: d.speaker?.name ?? null,
+        }),
       );
     })();
     docs.forEach((d, i) => {
       if (this.idx.has(d.id)) this.dropOrder(d.id);
-      this.idx.add(d.id, indexText(d), d, { tokens: tokens[i] });
+      const v = vectors?.[i];
+      this.idx.add(d.id, indexText(d), d, { tokens: tokens[i], vector: v });
       this.pushOrder(d);
     });
     return docs;
+  }
+
+  /**
+   * Puts documents back as they were (id, times, access counts kept), e.g. a document that the
+   * context window holds again and prunes a second time. Replaces a document with the same id.
+   */
+  restore(docs: readonly MemoryDocument[], vectors?: (StoredVector | undefined)[]): MemoryDocument[] {
+    return docs.length ? this.insert(docs.map((d) => ({ ...d })), vectors) : [];
   }
 
   /**
@@ -210,21 +238,7 @@ export class DocStore {
   archiveEvents(events: readonly ContextEvent[]): MemoryDocument[] {
     // Events come from our own context window (already validated): no schema pass per turn.
     const now = this.clock();
-    const docs: MemoryDocument[] = events.map((e) => ({
-      id: e.id,
-      content: cleanText(`${e.input} ${e.response}`) || cleanText((e.toolOutputs ?? []).filter((t) => !t.noMemory).map((t) => t.text).join('\n')) || '(empty)',
-      input: e.input,
-      response: e.response,
-      kind: 'archive',
-      source: e.source,
-      channel: e.channel,
-      sessionId: e.sessionId,
-      createdAt: e.timestamp,
-      addedAt: now,
-      accessCount: 0,
-      refs: [...(e.refs ?? [])],
-      meta: { eventKind: e.kind },
-    }));
+    const docs: MemoryDocument[] = events.map((e) => eventDocument(e, now));
     return docs.length ? this.insert(docs) : [];
   }
 
@@ -243,83 +257,72 @@ export class DocStore {
   /** Deletes a document; returns whether it existed. */
   remove(id: string): boolean {
     if (typeof id !== 'string') return false;
-    const r = this.statements.del.run(id);
-    this.idx.remove(id);
-    this.dropOrder(id);
-    return r.changes > 0;
+    return this.removeMany([id]) > 0;
   }
 
-  /**
-   * Pure ranking (no access counted): hybrid lexical + dense, with neighbour evidence and query
-   * expansion (see `rankDocuments`). `alsoEvents` ranks live context events in the same pass.
-   */
-  async search(query: string, k = 10, opts: { alsoEvents?: readonly ContextEvent[]; rank?: Partial<RankOptions> } = {}): Promise<DocHit[]> {
-    if (typeof query !== 'string' || k <= 0) return [];
-    const q = query.length > MAX_QUERY_CHARS ? query.slice(0, MAX_QUERY_CHARS) : query;
-    return rankDocuments(this.idx, q, Math.min(k, 1000), {
-      neighbours: (id) => this.neighbours(id),
-      alsoEvents: opts.alsoEvents,
-      options: { ...this.opts.rank, ...opts.rank },
-    });
-  }
-
-  /**
-   * Search returning each hit with its neighbouring turns of the same session (Mastra's
-   * messageRange): `before` earlier and `after` later documents. A document already shown in an
-   * earlier window is not repeated. Pure ranking, no access counted.
-   */
-  async searchWindows(query: string, k = 10, opts: { before?: number; after?: number; alsoEvents?: readonly ContextEvent[]; rank?: Partial<RankOptions> } = {}): Promise<DocWindowHit[]> {
-    const before = Math.max(0, opts.before ?? 0);
-    const after = Math.max(0, opts.after ?? 1);
-    const hits = await this.search(query, Math.max(k, 50), opts);
-    const seen = new Set<string>();
-    const out: DocWindowHit[] = [];
-    const live = opts.alsoEvents ?? [];
-    const livePos = new Map(live.map((e, i) => [e.id, i]));
-    const pos = (d: MemoryDocument): number => livePos.get(d.id) ?? this.position.get(d.id) ?? 0;
-    for (const h of hits) {
-      if (out.length >= k) break;
-      if (seen.has(h.doc.id)) continue;
-      const me = pos(h.doc);
-      const near = livePos.has(h.doc.id)
-        ? live.filter((e) => e.sessionId === h.doc.sessionId && Math.abs((livePos.get(e.id) ?? 0) - me) <= Math.max(before, after)).map((e) => eventAsDoc(e))
-        : this.neighbours(h.doc.id, Math.max(before, after));
-      const win = [h.doc, ...near.filter((n) => n.id !== h.doc.id && (pos(n) < me ? me - pos(n) <= before : pos(n) - me <= after))]
-        .filter((d) => !seen.has(d.id))
-        .sort((a, b) => a.createdAt - b.createdAt || pos(a) - pos(b));
-      for (const d of win) seen.add(d.id);
-      out.push({ hit: h.doc, docs: win, score: h.score });
+  /** Deletes documents in one transaction; returns how many existed. */
+  removeMany(ids: readonly string[]): number {
+    const del = this.statements.del;
+    let n = 0;
+    this.conn.transaction(() => {
+      for (const id of ids) n += del.run(id).changes;
+    })();
+    for (const id of ids) {
+      // dropOrder reads the document (its session) before the index forgets it.
+      this.dropOrder(id);
+      this.idx.remove(id);
     }
-    return out;
+    return n;
   }
 
-  /** Auto-injection read (T-3): the top k, each counted as one access. Read-only otherwise. */
-  async query(query: string, k = 3): Promise<DocHit[]> {
-    const hits = await this.search(query, k);
+  /**
+   * Deletes every document of the given turns (the seam of forget, K-2: one call per tier removes
+   * a turn everywhere). Returns how many documents went.
+   */
+  deleteByTurnIds(turnIds: readonly string[]): number {
+    const sel = this.prepared('SELECT id FROM documents WHERE turn_id = ?').pluck();
+    const ids = turnIds.flatMap((t) => sel.all(t) as string[]);
+    return this.removeMany(ids);
+  }
+
+  /** True when the store holds this document id. */
+  has(id: string): boolean {
+    return this.index?.has(id) ?? false;
+  }
+
+  /** True when the store holds an event of this turn (of this event kind when given). */
+  hasTurn(turnId: string, eventKind?: string): boolean {
+    const row =
+      eventKind === undefined
+        ? this.prepared('SELECT 1 FROM documents WHERE turn_id = ? LIMIT 1').get(turnId)
+        : this.prepared('SELECT 1 FROM documents WHERE turn_id = ? AND event_kind = ? LIMIT 1').get(turnId, eventKind);
+    return row !== undefined;
+  }
+
+  /** Documents whose id or turn id is one of `refs` (the sources a graph fact cites). */
+  byRefs(refs: readonly string[], limit = 20): MemoryDocument[] {
+    const sel = this.prepared('SELECT id FROM documents WHERE turn_id = ? LIMIT 4').pluck();
+    const ids = new Set<string>();
+    for (const ref of refs.slice(0, 50)) {
+      if (this.has(ref)) ids.add(ref);
+      for (const id of sel.all(ref) as string[]) ids.add(id);
+    }
+    return [...ids].slice(0, limit).map((id) => this.get(id)).filter((d): d is MemoryDocument => d !== undefined);
+  }
+
+  /** Counts one access of each document now (auto-injection reads, T-3). */
+  touch(ids: readonly string[]): void {
     const now = this.clock();
     const upd = this.statements.touch;
     this.conn.transaction(() => {
-      for (const h of hits) {
-        upd.run(now, h.doc.id);
-        h.doc.accessCount++;
-        h.doc.lastAccess = now;
+      for (const id of ids) {
+        const d = this.get(id);
+        if (!d) continue;
+        upd.run(now, id);
+        d.accessCount++;
+        d.lastAccess = now;
       }
     })();
-    return hits;
-  }
-
-  /** doc_query (T-3): finds the top k and removes them from the store; the caller re-appends them. */
-  async consume(query: string, k = 5): Promise<MemoryDocument[]> {
-    const hits = await this.search(query, k);
-    const del = this.statements.del;
-    this.conn.transaction(() => {
-      for (const h of hits) del.run(h.doc.id);
-    })();
-    for (const h of hits) {
-      this.idx.remove(h.doc.id);
-      this.dropOrder(h.doc.id);
-    }
-    return hits.map((h) => h.doc);
   }
 
   /** Cold documents (T-3): not accessed for `hours` (since their last access or arrival) and accessed ≤ maxAccess times. */
@@ -332,24 +335,69 @@ export class DocStore {
     return ids.map((id) => this.get(id)).filter((d): d is MemoryDocument => d !== undefined);
   }
 
+  /**
+   * Documents beyond the warm tier's bound (`max`), least recently used first (last access or
+   * arrival): what the archive loop moves on even though it is not cold yet.
+   */
+  beyondBound(max: number): MemoryDocument[] {
+    const excess = this.size - Math.max(0, max);
+    if (excess <= 0) return [];
+    const ids = this.conn.prepare('SELECT id FROM documents ORDER BY COALESCE(last_access, added_at), created_at, seq LIMIT ?').pluck().all(excess) as string[];
+    return ids.map((id) => this.get(id)).filter((d): d is MemoryDocument => d !== undefined);
+  }
+
+  /** The stored vector of a document (whatever model made it). */
+  vectorOf(id: string): StoredVector | undefined {
+    return this.index?.vectorOf(id);
+  }
+
+  /** Lexical tokens of a document as term counts, and its length. */
+  termsOf(id: string): { terms: ReadonlyMap<string, number>; len: number } | undefined {
+    const bm = this.index?.lexical;
+    const terms = bm?.terms(id);
+    return terms && bm ? { terms, len: bm.lengthOf(id) ?? 0 } : undefined;
+  }
+
   /** Resolves when queued embeddings are done (tests, benchmarks). */
   whenIdle(): Promise<void> {
     return this.idx.whenIdle();
   }
 
-  /** The documents just before and after `id` in time order within the same session. */
-  neighbours(id: string, span = 1): MemoryDocument[] {
-    const order = this.ordered();
-    const i = this.position.get(id);
-    const doc = this.get(id);
-    if (i === undefined || !doc) return [];
-    const out: MemoryDocument[] = [];
-    for (let j = Math.max(0, i - span); j <= Math.min(order.length - 1, i + span); j++) {
-      if (j === i) continue;
-      const n = this.get(order[j]);
-      if (n && n.sessionId === doc.sessionId) out.push(n);
+  /**
+   * The `span` documents before and after `doc` in its session (time order, ties by id), nearest
+   * first. `doc` need not be in this store (neighbours across tiers).
+   */
+  adjacent(doc: Pick<MemoryDocument, 'id' | 'sessionId' | 'createdAt'>, span = 1): { before: MemoryDocument[]; after: MemoryDocument[] } {
+    const list = this.sessionIds(doc.sessionId);
+    if (!list.length || span <= 0) return { before: [], after: [] };
+    // First index whose key is greater than the doc's key (binary search on (createdAt, id)).
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const m = this.get(list[mid])!;
+      if (m.createdAt < doc.createdAt || (m.createdAt === doc.createdAt && m.id <= doc.id)) lo = mid + 1;
+      else hi = mid;
     }
-    return out;
+    const before: MemoryDocument[] = [];
+    for (let j = lo - 1; j >= 0 && before.length < span; j--) if (list[j] !== doc.id) before.push(this.get(list[j])!);
+    const after: MemoryDocument[] = [];
+    for (let j = lo; j < list.length && after.length < span; j++) if (list[j] !== doc.id) after.push(this.get(list[j])!);
+    return { before, after };
+  }
+
+  private sessionIds(sessionId: string): string[] {
+    const list = this.sessionOrder.get(sessionId);
+    if (!list) return [];
+    if (this.sessionDirty.has(sessionId)) {
+      list.sort((a, b) => {
+        const x = this.get(a)!;
+        const y = this.get(b)!;
+        return x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+      });
+      this.sessionDirty.delete(sessionId);
+    }
+    return list;
   }
 
   private ordered(): string[] {
@@ -359,8 +407,6 @@ export class DocStore {
         const y = this.get(b)!;
         return x.createdAt - y.createdAt || (this.seqOf(x) - this.seqOf(y));
       });
-      this.position.clear();
-      this.order.forEach((id, i) => this.position.set(id, i));
       this.orderDirty = false;
     }
     return this.order;
@@ -371,14 +417,26 @@ export class DocStore {
   }
 
   private pushOrder(d: MemoryDocument): void {
+    let list = this.sessionOrder.get(d.sessionId);
+    if (!list) this.sessionOrder.set(d.sessionId, (list = []));
+    const prev = list.length ? this.get(list[list.length - 1]) : undefined;
+    list.push(d.id);
+    // Usually the newest turn of its session: the list stays sorted without a re-sort.
+    if (prev && (prev.createdAt > d.createdAt || (prev.createdAt === d.createdAt && prev.id > d.id))) this.sessionDirty.add(d.sessionId);
     this.seqs.set(d.id, this.seq);
     const last = this.order.length ? this.get(this.order[this.order.length - 1]) : undefined;
     this.order.push(d.id);
     if (last && last.createdAt > d.createdAt) this.orderDirty = true;
-    else if (!this.orderDirty) this.position.set(d.id, this.order.length - 1);
   }
 
   private dropOrder(id: string): void {
+    const d = this.get(id);
+    if (d) {
+      const list = this.sessionOrder.get(d.sessionId);
+      const k = list?.indexOf(id) ?? -1;
+      if (list && k >= 0) list.splice(k, 1);
+      if (list && list.length === 0) this.sessionOrder.delete(d.sessionId);
+    }
     this.seqs.delete(id);
     const i = this.order.indexOf(id);
     if (i >= 0) {
@@ -404,7 +462,9 @@ export class DocStore {
       lastAccess: row.last_access ?? undefined,
       refs: JSON.parse(row.refs) as string[],
       meta: row.meta ? (JSON.parse(row.meta) as Record<string, unknown>) : undefined,
+      eventKind: row.event_kind || undefined,
     };
+    if (row.speaker_id) doc.speaker = row.speaker_name ? { id: row.speaker_id, name: row.speaker_name } : { id: row.speaker_id };
     let vector: StoredVector | undefined;
     if (row.vec && row.vec_model) {
       const copy = new Uint8Array(row.vec);
@@ -414,7 +474,10 @@ export class DocStore {
     this.idx.add(doc.id, indexText(doc), doc, { tokens, vector });
     this.seqs.set(doc.id, row.seq);
     this.order.push(doc.id);
-    this.position.set(doc.id, this.order.length - 1);
+    let list = this.sessionOrder.get(doc.sessionId);
+    if (!list) this.sessionOrder.set(doc.sessionId, (list = []));
+    list.push(doc.id);
+    this.sessionDirty.add(doc.sessionId);
   }
 
   private connect(): Database.Database {
@@ -442,12 +505,22 @@ export class DocStore {
     }
   }
 
+  /** A prepared statement, cached per connection (preparing dominates small lookups). */
+  private prepared(sql: string): Database.Statement {
+    let st = this.stmtCache.get(sql);
+    if (!st) {
+      st = this.conn.prepare(sql);
+      this.stmtCache.set(sql, st);
+    }
+    return st;
+  }
+
   private get conn(): Database.Database {
     if (!this.db) throw new HomeAgentError('DOCS_CLOSED', 'the document store is not open');
     return this.db;
   }
 
-  private get statements(): { ins: Database.Statement; del: Database.Statement; touch: Database.Statement } {
+  private get statements(): Statements {
     if (!this.stmts) throw new HomeAgentError('DOCS_CLOSED', 'the document store is not open');
     return this.stmts;
   }
@@ -456,6 +529,28 @@ export class DocStore {
     if (!this.index) throw new HomeAgentError('DOCS_CLOSED', 'the document store is not open');
     return this.index;
   }
+}
+
+/** A pruned context event as a document (seed ContextToDoc): id, time, session, refs and speaker kept. */
+export function eventDocument(e: ContextEvent, addedAt: number): MemoryDocument {
+  const doc: MemoryDocument = {
+    id: e.id,
+    content: cleanText(`${e.input} ${e.response}`) || cleanText((e.toolOutputs ?? []).filter((t) => !t.noMemory).map((t) => t.text).join('\n')) || '(empty)',
+    input: e.input,
+    response: e.response,
+    kind: 'archive',
+    source: e.source,
+    channel: e.channel,
+    sessionId: e.sessionId,
+    createdAt: e.timestamp,
+    addedAt,
+    accessCount: 0,
+    refs: [...(e.refs ?? [])],
+    meta: { eventKind: e.kind },
+    eventKind: e.kind,
+  };
+  if (e.speaker) doc.speaker = { ...e.speaker };
+  return doc;
 }
 
 /** The text a document is indexed by: title + content. */

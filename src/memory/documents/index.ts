@@ -1,9 +1,5 @@
-/** Public surface of the Document tier (T-3). */
-export { DocStore } from './doc-store.js';
+/** Public surface of the Document tier (T-3): the warm documents. Ranking over every tier is in `recall/`. */
+export { DocStore, eventDocument } from './doc-store.js';
 export type { DocStoreOptions } from './doc-store.js';
-export type { MemoryDocument, NewDocument, DocHit, DocWindowHit } from './memory-document.js';
-export { MAX_DOC_CHARS } from './memory-document.js';
-export { reappendAsColdStorage } from './cold-storage.js';
-export { relatedDocumentsSlot } from './related-documents-slot.js';
-export { rankDocuments, DEFAULT_RANK_OPTIONS } from './doc-ranker.js';
-export type { RankOptions } from './doc-ranker.js';
+export type { MemoryDocument, NewDocument } from './memory-document.js';
+export { MAX_DOC_CHARS, turnIdOf } from './memory-document.js';

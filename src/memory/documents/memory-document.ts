@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Speaker } from '../../spec/memory.js';
 
 /** A document of the Document tier (T-3). */
 export interface MemoryDocument {
@@ -20,9 +21,18 @@ export interface MemoryDocument {
   addedAt: number;
   accessCount: number;
   lastAccess?: number;
-  /** Source references (turn ids, dataset dia_ids) carried into derived memories. */
+  /** Source references (turn ids, dataset dia_ids) carried into derived memories; the first is the turn id. */
   refs: string[];
   meta?: Record<string, unknown>;
+  /** Who said it (archived context events carry their event's speaker). */
+  speaker?: Speaker;
+  /** Kind of the context event it was archived from (`user`, `agent`, `cold_storage`), if any. */
+  eventKind?: string;
+}
+
+/** The turn a document belongs to: its first ref (the kernel puts the turn id there). */
+export function turnIdOf(d: { refs?: readonly string[] }): string | undefined {
+  return d.refs?.[0];
 }
 
 /** Largest accepted document content (characters). */
@@ -42,19 +52,7 @@ export const newDocumentSchema = z.strictObject({
   createdAt: z.number().finite().optional(),
   refs: z.array(z.string().max(500)).max(10_000).optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
+  speaker: z.strictObject({ id: z.string().min(1).max(200), name: z.string().max(200).optional() }).optional(),
 });
 
 export type NewDocument = z.infer<typeof newDocumentSchema>;
-
-/** One search hit. */
-export interface DocHit {
-  doc: MemoryDocument;
-  score: number;
-}
-
-/** A hit with its neighbouring turns (messageRange): `docs` in time order, `hit` among them. */
-export interface DocWindowHit {
-  hit: MemoryDocument;
-  docs: MemoryDocument[];
-  score: number;
-}

@@ -12,6 +12,18 @@ interface DocEntry {
   terms: Map<string, number>;
 }
 
+/**
+ * Collection statistics to score under instead of the index's own: a recall over several tiers
+ * (context, documents, cold archive) scores every tier against the statistics of all of them, so a
+ * turn keeps its score when it moves from one tier to the next.
+ */
+export interface Bm25Stats {
+  /** BM25 idf of a term in the whole collection. */
+  idf(term: string): number;
+  /** Average document length (tokens) of the whole collection. */
+  avgLen: number;
+}
+
 /** Postings of one term: parallel growable arrays of document numbers and term counts. */
 interface Posting {
   nums: Int32Array;
@@ -39,7 +51,7 @@ export class Bm25Index {
   private lens = new Float64Array(1024);
 
   /** b = 0.5: conversational turns are short and similar in length, full length normalisation over-rewards the shortest (measured on LoCoMo). */
-  constructor(private readonly k1 = 1.2, private readonly b = 0.5) {}
+  constructor(private readonly k1 = BM25_K1, private readonly b = BM25_B) {}
 
   get size(): number {
     return this.byId.size;
@@ -102,9 +114,7 @@ export class Bm25Index {
 
   /** Inverse document frequency (BM25 form, always ≥ 0). */
   idf(term: string): number {
-    const n = this.byId.size;
-    const df = this.postings.get(term)?.df ?? 0;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return bm25Idf(this.byId.size, this.postings.get(term)?.df ?? 0);
   }
 
   /** Document frequency of a term. */
@@ -123,6 +133,17 @@ export class Bm25Index {
     return this.byId.size ? this.totalLen / this.byId.size : 0;
   }
 
+  /** Sum of the lengths (tokens) of the live documents. */
+  get totalLength(): number {
+    return this.totalLen;
+  }
+
+  /** Length (tokens) of a stored document. */
+  lengthOf(id: string): number | undefined {
+    const num = this.byId.get(id);
+    return num === undefined ? undefined : this.docs[num]?.len;
+  }
+
   /** Scores every document holding a query term; returns id → score. */
   scoreAll(query: string[] | Map<string, number>): Map<string, number> {
     return this.scoreTop(query, Infinity);
@@ -133,12 +154,12 @@ export class Bm25Index {
    * the winners become Map entries, so a query whose terms occur in most of 100k documents stays
    * cheap.
    */
-  scoreTop(query: string[] | Map<string, number>, limit: number): Map<string, number> {
+  scoreTop(query: string[] | Map<string, number>, limit: number, stats?: Bm25Stats): Map<string, number> {
     const q = query instanceof Map ? query : weightsOf(query);
     const out = new Map<string, number>();
     const n = this.byId.size;
     if (n === 0 || limit <= 0) return out;
-    const avg = this.totalLen / n || 1;
+    const avg = (stats ? stats.avgLen : this.totalLen / n) || 1;
     if (this.acc.length < this.docs.length) this.acc = new Float64Array(Math.max(1024, this.docs.length * 2));
     const acc = this.acc;
     const touched: number[] = [];
@@ -149,7 +170,7 @@ export class Bm25Index {
     for (const [t, w] of q) {
       const p = this.postings.get(t);
       if (!p || w === 0) continue;
-      const idf = this.idf(t) * w * (k1 + 1);
+      const idf = (stats ? stats.idf(t) : this.idf(t)) * w * (k1 + 1);
       const nums = p.nums;
       const tfs = p.tfs;
       for (let i = 0; i < p.n; i++) {
@@ -173,17 +194,11 @@ export class Bm25Index {
     return out;
   }
 
-  /** BM25 score of a token list that is not in the index, under the index's statistics. */
-  scoreExternal(query: Map<string, number>, tokens: string[]): number {
-    const tf = weightsOf(tokens);
-    const avg = this.avgLength || tokens.length || 1;
-    let s = 0;
-    for (const [t, w] of query) {
-      const c = tf.get(t);
-      if (!c) continue;
-      s += (this.idf(t) * w * c * (this.k1 + 1)) / (c + this.k1 * (1 - this.b + (this.b * tokens.length) / avg));
-    }
-    return s;
+  /** BM25 score of a token list that is not in the index, under the index's statistics (or `stats`). */
+  scoreExternal(query: Map<string, number>, tokens: string[] | ReadonlyMap<string, number>, stats?: Bm25Stats, length?: number): number {
+    const tf = Array.isArray(tokens) ? weightsOf(tokens) : tokens;
+    const len = length ?? (Array.isArray(tokens) ? tokens.length : sumOf(tf));
+    return bm25Score(query, tf, len, stats ?? { idf: (t) => this.idf(t), avgLen: this.avgLength || len || 1 }, this.k1, this.b);
   }
 
   /** Top-k documents for the query. */
@@ -208,6 +223,36 @@ export class Bm25Index {
       this.add(d.id, tokens);
     }
   }
+}
+
+/** Default BM25 parameters: k1 1.2, b 0.5 (conversational turns are short; measured on LoCoMo). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.5;
+
+/**
+ * BM25 of one document given its term counts and length, under collection statistics. The one
+ * formula every tier scores with (the in-memory index inlines the same arithmetic).
+ */
+export function bm25Score(query: ReadonlyMap<string, number>, tf: ReadonlyMap<string, number>, len: number, stats: Bm25Stats, k1 = BM25_K1, b = BM25_B): number {
+  const avg = stats.avgLen || len || 1;
+  let s = 0;
+  for (const [t, w] of query) {
+    const c = tf.get(t);
+    if (!c || w === 0) continue;
+    s += (stats.idf(t) * w * c * (k1 + 1)) / (c + k1 * (1 - b + (b * len) / avg));
+  }
+  return s;
+}
+
+/** BM25 idf (always ≥ 0) of a term held by `df` of `n` documents. */
+export function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+function sumOf(m: ReadonlyMap<string, number>): number {
+  let s = 0;
+  for (const v of m.values()) s += v;
+  return s;
 }
 
 /** Query tokens → term weights (repeated terms count more). */

@@ -1,4 +1,4 @@
-import { Bm25Index, weightsOf } from './bm25-index.js';
+import { Bm25Index, weightsOf, type Bm25Stats } from './bm25-index.js';
 import { topEntries } from './top-entries.js';
 import { cosine } from './cosine.js';
 import type { EmbedderLog, EmbedderService } from './embedder-service.js';
@@ -199,8 +199,8 @@ export class HybridIndex<M = unknown> {
   }
 
   /** Raw BM25 scores for weighted query terms (the `limit` best when given). */
-  scoreTerms(terms: Map<string, number>, limit = Infinity): Map<string, number> {
-    return this.bm25.scoreTop(terms, limit);
+  scoreTerms(terms: Map<string, number>, limit = Infinity, stats?: Bm25Stats): Map<string, number> {
+    return this.bm25.scoreTop(terms, limit, stats);
   }
 
   /** BM25 score of an outside token list under this index's statistics (for transient items). */

@@ -129,6 +129,11 @@ function looksLikeName(w: string): boolean {
   return SURNAMES.has(w[0]) || ('小老阿'.includes(w[0]) && SURNAMES.has(w[1]));
 }
 
+/** True when a 2–4 character Chinese word looks like a person's name (a common surname first, or 小/老/阿 + surname). */
+export function looksLikeChineseName(w: string): boolean {
+  return w.length >= 2 && w.length <= 4 && looksLikeName(w);
+}
+
 /**
  * Salient keywords: jieba TF-IDF extraction for Chinese, content words (by frequency, then length,
  * then first occurrence) for English. Returned un-stemmed, for LIKE queries and display.

@@ -205,19 +205,65 @@ export class GraphDB {
   }
 
   /** Adds (or strengthens) one relation between two entity ids; returns its id. */
-  private addRelation(s: number, predicate: string, o: number, confidence: number, sentence: string | undefined, refs: string[], t: number): number {
+  private addRelation(s: number, predicate: string, o: number, confidence: number, sentence: string | undefined, refs: string[], t: number, speaker?: string): number {
     const existing = this.stmt('SELECT id, confidence, sentence, refs FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, predicate, o) as
       | { id: number; confidence: number; sentence: string | null; refs: string }
       | undefined;
+    let id: number;
     if (existing) {
       const mergedRefs = [...new Set([...parseJson<string[]>(existing.refs, []), ...refs])].slice(-GRAPH_LIMITS.refs);
       this.stmt('UPDATE relations SET confidence = ?, sentence = COALESCE(sentence, ?), refs = ?, updated_at = ? WHERE id = ?')
         .run(combineConfidence(existing.confidence, confidence), sentence ?? null, JSON.stringify(mergedRefs), t, existing.id);
-      return existing.id;
+      id = existing.id;
+    } else {
+      const r = this.stmt('INSERT INTO relations(subject_id, predicate, object_id, confidence, sentence, refs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(s, predicate, o, confidence, sentence ?? null, JSON.stringify(refs), t, t);
+      id = Number(r.lastInsertRowid);
     }
-    const r = this.stmt('INSERT INTO relations(subject_id, predicate, object_id, confidence, sentence, refs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(s, predicate, o, confidence, sentence ?? null, JSON.stringify(refs), t, t);
-    return Number(r.lastInsertRowid);
+    const src = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
+    for (const ref of refs) src.run(id, ref, speaker ?? null);
+    return id;
+  }
+
+  /** The sources of a relation (turn / event ids) with who said them. */
+  sourcesOf(relationId: number): { ref: string; speaker?: string }[] {
+    return (this.stmt('SELECT ref, speaker_id FROM relation_sources WHERE relation_id = ? ORDER BY ref').all(relationId) as { ref: string; speaker_id: string | null }[]).map((r) =>
+      r.speaker_id ? { ref: r.ref, speaker: r.speaker_id } : { ref: r.ref },
+    );
+  }
+
+  /**
+   * Removes the given sources (turn or event ids) from every relation; a relation left without any
+   * source is deleted, and so is an entity left without relations or attributes. The seam of forget
+   * (K-2): facts distilled only from forgotten turns go with them. Relations that never had a
+   * source (committed without refs) are not touched.
+   */
+  deleteByRefs(refs: readonly string[]): { relations: number; entities: number } {
+    if (!refs.length) return { relations: 0, entities: 0 };
+    return this.conn.transaction(() => {
+      const touched = new Set<number>();
+      const sel = this.stmt('SELECT relation_id FROM relation_sources WHERE ref = ?').pluck();
+      const del = this.stmt('DELETE FROM relation_sources WHERE ref = ?');
+      for (const ref of refs) {
+        for (const id of sel.all(ref) as number[]) touched.add(id);
+        del.run(ref);
+      }
+      let relations = 0;
+      const left = this.stmt('SELECT 1 FROM relation_sources WHERE relation_id = ? LIMIT 1');
+      const ends = this.stmt('SELECT subject_id, object_id FROM relations WHERE id = ?');
+      const ents = new Set<number>();
+      for (const id of touched) {
+        if (left.get(id)) continue;
+        const e = ends.get(id) as { subject_id: number; object_id: number } | undefined;
+        if (e) ents.add(e.subject_id).add(e.object_id);
+        relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
+      }
+      let entities = 0;
+      for (const id of ents) {
+        entities += this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
+      }
+      return { relations, entities };
+    })();
   }
 
   /**
@@ -232,7 +278,7 @@ export class GraphDB {
       for (const tr of clean) {
         const s = this.upsertEntity(tr.subject, tr.subjectType, t);
         const o = this.upsertEntity(tr.object, tr.objectType, t);
-        this.addRelation(s, tr.predicate, o, tr.confidence ?? DEFAULT_CONFIDENCE, tr.sentence, tr.refs ?? [], t);
+        this.addRelation(s, tr.predicate, o, tr.confidence ?? DEFAULT_CONFIDENCE, tr.sentence, tr.refs ?? [], t, tr.speaker);
       }
     })();
     return clean.length;
@@ -296,11 +342,9 @@ export class GraphDB {
     let frontier = [...seeds];
     for (let level = 0; level < depth && frontier.length && rels.size < maxRelations; level++) {
       const next: number[] = [];
-      for (let i = 0; i < frontier.length; i += 400) {
-        const chunk = frontier.slice(i, i + 400);
-        const ph = chunk.map(() => '?').join(',');
-        const rows = this.stmt(`${REL_SELECT} WHERE r.subject_id IN (${ph}) OR r.object_id IN (${ph}) ORDER BY r.confidence DESC, r.id ASC LIMIT ?`)
-          .all(...chunk, ...chunk, maxRelations * 2) as RelationRow[];
+      {
+        const rows = this.stmt(`${REL_SELECT} WHERE r.subject_id IN (SELECT value FROM json_each(@ids)) OR r.object_id IN (SELECT value FROM json_each(@ids)) ORDER BY r.confidence DESC, r.id ASC LIMIT @lim`)
+          .all({ ids: JSON.stringify(frontier), lim: maxRelations * 2 }) as RelationRow[];
         for (const row of rows) {
           if (rels.has(row.id) || rels.size >= maxRelations) continue;
           for (const id of [row.subject_id, row.object_id]) {
@@ -320,11 +364,7 @@ export class GraphDB {
 
   private entitiesByIds(ids: number[]): GraphEntity[] {
     const byId = new Map<number, GraphEntity>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rows = this.stmt(`SELECT * FROM entities WHERE id IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as EntityRow[];
-      for (const r of rows) byId.set(r.id, toEntity(r));
-    }
+    if (ids.length) for (const r of this.stmt('SELECT * FROM entities WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as EntityRow[]) byId.set(r.id, toEntity(r));
     return ids.map((id) => byId.get(id)).filter((e): e is GraphEntity => e !== undefined);
   }
 
@@ -371,10 +411,16 @@ export class GraphDB {
       for (const r of rows) {
         const s = r.subject_id === b.id ? a.id : r.subject_id;
         const o = r.object_id === b.id ? a.id : r.object_id;
+        // The relation's sources move with it (who said what survives a merge).
+        const sources = this.stmt('SELECT ref, speaker_id FROM relation_sources WHERE relation_id = ?').all(r.id) as { ref: string; speaker_id: string | null }[];
         this.stmt('DELETE FROM relations WHERE id = ?').run(r.id);
         if (s === o) continue;
         const before = this.stmt('SELECT 1 FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o);
-        this.addRelation(s, r.predicate, o, r.confidence, r.sentence ?? undefined, parseJson<string[]>(r.refs, []), t);
+        const nid = this.addRelation(s, r.predicate, o, r.confidence, r.sentence ?? undefined, [], t);
+        const src = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
+        for (const x of sources) src.run(nid, x.ref, x.speaker_id);
+        const merged = [...new Set([...parseJson<string[]>((this.stmt('SELECT refs FROM relations WHERE id = ?').get(nid) as { refs: string }).refs, []), ...parseJson<string[]>(r.refs, [])])].slice(-GRAPH_LIMITS.refs);
+        this.stmt('UPDATE relations SET refs = ? WHERE id = ?').run(JSON.stringify(merged), nid);
         if (before) combined++;
         else moved++;
       }
@@ -541,6 +587,12 @@ export class GraphDB {
     const total = (this.stmt('SELECT COUNT(*) AS n FROM relations').get() as { n: number }).n;
     const rows = this.stmt(`${REL_SELECT} ORDER BY r.id DESC LIMIT ? OFFSET ?`).all(limit, offset) as RelationRow[];
     return { total, items: rows.map(toRelation) };
+  }
+
+  /** Changes whenever an entity is added, renamed, merged or removed (cheap: two aggregates over indexes). */
+  entityVersion(): string {
+    const r = this.stmt('SELECT count(*) AS n, max(updated_at) AS u, max(id) AS m FROM entities').get() as { n: number; u: number | null; m: number | null };
+    return `${r.n}:${r.u ?? 0}:${r.m ?? 0}`;
   }
 
   /** Names of the most recently updated entities (merge detection, entity vector search). */

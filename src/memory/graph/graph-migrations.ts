@@ -61,6 +61,19 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
   END;
   INSERT INTO entities_fts(entities_fts) VALUES ('rebuild');
   `,
+  // 4: the turns each relation was distilled from, one row per source with who said it, so a fact
+  // can bring back its source and forget (K-2) can find the facts whose only sources are gone.
+  `
+  CREATE TABLE relation_sources (
+    relation_id INTEGER NOT NULL REFERENCES relations(id) ON DELETE CASCADE,
+    ref TEXT NOT NULL,
+    speaker_id TEXT,
+    PRIMARY KEY (relation_id, ref)
+  ) WITHOUT ROWID;
+  CREATE INDEX relation_sources_ref ON relation_sources(ref);
+  INSERT OR IGNORE INTO relation_sources(relation_id, ref)
+    SELECT r.id, j.value FROM relations r, json_each(r.refs) j WHERE json_valid(r.refs) AND j.type = 'text';
+  `,
 ];
 
 /** Applies the missing migration steps in one transaction each. Returns the final version. */

@@ -73,7 +73,7 @@ test('each loop ticks on its own configured interval with an injected scheduler;
     now: sched.now,
     graph: g,
     context: { prune: async () => void prunes++, events: () => events },
-    docs: { findCold: () => [], remove: () => undefined },
+    docs: { findCold: () => [], archive: () => undefined },
     rules: { tick: async () => undefined },
   });
   const runs = counting(loops);
@@ -122,26 +122,27 @@ test('an invalid interval falls back to the default with a warning; a failing lo
   loops.stop();
 });
 
-test('archive: cold docs → triples → graph, committed docs removed, params from config', async () => {
+test('archive: cold docs → triples → graph, then moved to the archive in one call; params from config', async () => {
   const g = graph();
   const docs: DistillableDoc[] = [
     { id: 'd1', text: '我住在杭州。' },
     { id: 'd2', text: 'nothing personal here' },
+    { id: 'd3', text: 'I live in the cloud, said the assistant', eventKind: 'agent' },
   ];
   let asked: unknown;
-  const removed: string[] = [];
+  const archived: string[][] = [];
   const loops = new HeartbeatLoops({
-    config: new FakeConfig({ 'core.memory.cold_after_hours': 48, 'core.memory.cold_max_access': 1 }),
+    config: new FakeConfig({ 'core.memory.cold_after_hours': 48, 'core.memory.cold_max_access': 1, 'core.memory.archive_batch': 50 }),
     graph: g,
     now: () => 1_000,
     docs: {
       findCold: (o) => ((asked = o), docs),
-      remove: (id) => removed.push(id),
+      archive: (ids) => archived.push(ids),
     },
   });
-  assert.deepEqual(await loops.archiveColdDocs(), { docs: 2, triples: 1 });
-  assert.deepEqual(asked, { olderThanMs: 48 * 3_600_000, maxAccess: 1, now: 1_000, limit: 20 });
-  assert.deepEqual(removed, ['d1', 'd2']);
+  assert.deepEqual(await loops.archiveColdDocs(), { docs: 3, triples: 1 }, "the assistant's own 'I' is not the user");
+  assert.deepEqual(asked, { olderThanMs: 48 * 3_600_000, maxAccess: 1, now: 1_000, limit: 50 });
+  assert.deepEqual(archived, [['d1', 'd2', 'd3']], 'every distilled document moves on (none is deleted)');
   assert.equal(g.relations().items[0].object, '杭州');
   assert.deepEqual(g.relations().items[0].refs, ['d1']);
   g.close();

@@ -7,10 +7,12 @@ import { applyMergeAnswer, decideMerge, mergePrompt, type MergeOutcome } from '.
 import { reviewRelations } from './relation-reviewer.js';
 import { timerScheduler, type Scheduler } from './scheduler.js';
 
-/** The documents the archive loop distills (DocStore's cold half). */
+/** The documents the archive loop distills (DocStore's cold half) and where they go then. */
 export interface ColdDocSource {
+  /** Cold documents (and those beyond the warm tier's bound), oldest first, at most `limit`. */
   findCold(opts: { olderThanMs: number; maxAccess: number; now: number; limit: number }): DistillableDoc[] | Promise<DistillableDoc[]>;
-  remove(id: string): unknown;
+  /** Moves documents to the cold archive: they leave the warm tier and stay searchable on disk. */
+  archive(ids: string[]): unknown;
 }
 
 /** What the distill loop needs of the context window. */
@@ -61,6 +63,8 @@ export interface LoopStatus {
 }
 
 const HOUR = 3_600_000;
+/** Cold documents an archive run distills with the LLM (the rest of the batch: rules). */
+export const ARCHIVE_LLM_CALLS = 20;
 
 /**
  * The four independent memory heartbeats plus the rule-distiller tick, each on its own
@@ -72,6 +76,7 @@ export class HeartbeatLoops {
   private running = new Set<LoopName>();
   private offConfig: (() => void) | undefined;
   private readonly pending = new Map<string, number>();
+  private similar: { version: string; pairs: MergeCandidate[] } | undefined;
   readonly lastRun: Partial<Record<LoopName, LoopStatus>> = {};
   private readonly now: () => number;
 
@@ -185,7 +190,13 @@ export class HeartbeatLoops {
     return { before: events.length, after: ctx.events().length };
   }
 
-  /** archiveLoop: cold documents → docToTriples → graph; a document is removed once committed. */
+  /**
+   * archiveLoop: cold documents → docToTriples → graph, then their text moves to the cold archive
+   * (never deleted: ageing keeps everything searchable). At most `core.memory.archive_batch`
+   * documents a run; with an LLM, at most ARCHIVE_LLM_CALLS of them are distilled by it and the
+   * rest by the rules, so a backlog never waits on the model. A document whose distillation
+   * fails stays warm and is tried again next run.
+   */
   async archiveColdDocs(): Promise<{ docs: number; triples: number }> {
     const { docs, graph } = this.deps;
     if (!docs || !graph) return { docs: 0, triples: 0 };
@@ -193,21 +204,24 @@ export class HeartbeatLoops {
       olderThanMs: this.cfg<number>('core.memory.cold_after_hours', 72) * HOUR,
       maxAccess: this.cfg<number>('core.memory.cold_max_access', 2),
       now: this.now(),
-      limit: 20,
+      limit: Math.max(1, this.cfg<number>('core.memory.archive_batch', 500)),
     });
-    let n = 0;
+    const done: string[] = [];
     let triples = 0;
+    let llmCalls = 0;
     for (const doc of cold) {
       try {
-        const t = await docToTriples(doc, { llm: this.deps.llm, speaker: this.deps.speaker, log: this.deps.log });
+        const useLlm = llmCalls < ARCHIVE_LLM_CALLS && this.deps.llm?.available() === true;
+        if (useLlm) llmCalls++;
+        const t = await docToTriples(doc, { llm: useLlm ? this.deps.llm : undefined, speaker: this.deps.speaker, log: this.deps.log });
         if (t.length) triples += graph.commit(t);
-        await docs.remove(doc.id);
-        n++;
+        done.push(doc.id);
       } catch (e) {
         this.deps.log?.warn('archive: a cold document could not be distilled; kept', { doc: doc.id, error: (e as Error).message });
       }
     }
-    return { docs: n, triples };
+    if (done.length) await docs.archive(done);
+    return { docs: done.length, triples };
   }
 
   /** Merge candidates not yet decided nor waiting for a consolidation answer. */
@@ -217,9 +231,10 @@ export class HeartbeatLoops {
     const t = this.now();
     for (const [k, at] of this.pending) if (t - at > 24 * HOUR) this.pending.delete(k);
     const threshold = this.cfg<number>('core.memory.merge_threshold', 0.75);
-    return findMergeCandidates(graph.entityNames(5000), threshold, 50)
-      .filter((c) => !graph.hasMergeDecision(c.a, c.b) && !this.pending.has(pairKey(c)))
-      .slice(0, 10);
+    // The similar-name search reads every name: done again only when the entities changed.
+    const version = `${graph.entityVersion()}|${threshold}`;
+    if (!this.similar || this.similar.version !== version) this.similar = { version, pairs: findMergeCandidates(graph.entityNames(5000), threshold, 50) };
+    return this.similar.pairs.filter((c) => !graph.hasMergeDecision(c.a, c.b) && !this.pending.has(pairKey(c))).slice(0, 10);
   }
 
   /**

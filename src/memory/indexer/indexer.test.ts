@@ -26,7 +26,8 @@ test('build: keywords → graph recall (BFS) → 【记忆索引】 text', async
   const g = graph();
   const ix = new Indexer({ graph: g, keywords: words, depth: () => 1 });
   const block = await ix.build('Where does Alice work?');
-  assert.equal(block, '【记忆索引】\n- Alice —works_at→ Acme (0.80)\n实体: Alice(person)');
+  // No heading: the system prompt prints the slot's title once (it used to appear twice).
+  assert.equal(block, '- Alice —works_at→ Acme (0.80)\n实体: Alice(person)');
   assert.equal(await ix.build('nothing relevant here'), undefined);
   assert.equal(await ix.build('   '), undefined);
   g.close();
@@ -97,5 +98,5 @@ test('cleanInput and formatIndex bounds', () => {
   const rels = Array.from({ length: 100 }, (_, i) => ({ id: i, subject: 'a', predicate: 'p', object: `o${i}`, confidence: 0.5 }));
   const text = formatIndex([], rels, 300) ?? '';
   assert.ok(text.length <= 300);
-  assert.ok(text.startsWith('【记忆索引】'));
+  assert.ok(text.startsWith('- a —p→ o0') && !text.includes('【记忆索引】'));
 });

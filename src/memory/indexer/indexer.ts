@@ -159,11 +159,14 @@ function describeEntity(e: GraphEntity): string {
   return `${e.name}${parts.length ? `(${parts.join('; ')})` : ''}${aliases}`;
 }
 
-/** Compact text of a recall: the facts first, then entities that carry attributes. */
+/**
+ * Compact text of a recall: the facts first, then entities that carry attributes. No heading: the
+ * system prompt prints the slot's title (【记忆索引】) once.
+ */
 export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number): string | undefined {
   if (!entities.length && !relations.length) return undefined;
-  const lines: string[] = ['【记忆索引】'];
-  let size = lines[0].length;
+  const lines: string[] = [];
+  let size = 0;
   const push = (line: string): boolean => {
     if (size + line.length + 1 > maxChars) return false;
     lines.push(line);
@@ -182,5 +185,5 @@ export function formatIndex(entities: GraphEntity[], relations: GraphRelation[],
     }
     if (line.length > 4) push(line);
   }
-  return lines.length > 1 ? lines.join('\n') : undefined;
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }

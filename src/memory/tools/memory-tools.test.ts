@@ -3,12 +3,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ContextEvent, ContextWindow, NewContextEvent, ToolDef } from '../../spec/index.js';
+import type { ToolDef } from '../../spec/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../spec/index.js';
 import { GraphDB } from '../graph/index.js';
 import { Indexer } from '../indexer/index.js';
 import { SocialService } from '../social/index.js';
-import { docTools, graphTools, type ConsumedDoc } from './memory-tools.js';
+import { docTools, graphTools } from './memory-tools.js';
+import { testConfig } from '../embedder/__fixtures__/test-config.js';
+import { EmbedderService } from '../embedder/index.js';
+import { DocStore } from '../documents/index.js';
+import { ColdArchive } from '../archive/index.js';
+import { RelevanceContext } from '../context/index.js';
+import { MemoryRecall } from '../recall/index.js';
 import { socialTools } from './social-tools.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-memtools-'));
@@ -90,35 +96,40 @@ test('social tools', async () => {
   g.close();
 });
 
-test('doc_query consumes documents and re-appends them as cold_storage at their original time; doc_commit saves', async () => {
-  const store: ConsumedDoc[] = [{ id: 'd1', content: 'we planned the trip to Kyoto', input: 'plan Kyoto trip', response: 'ok, Kyoto in May', channel: 'webui', sessionId: 's0', createdAt: 1_000, refs: ['s0#3'] }];
-  const committed: { content: string; extra?: unknown }[] = [];
-  const events: ContextEvent[] = [];
-  const context: ContextWindow = {
-    append: (e: NewContextEvent) => {
-      const ev = { ...e, id: `e${events.length}`, timestamp: e.timestamp ?? 0 } as ContextEvent;
-      events.push(ev);
-      return ev;
-    },
-    prune: async () => {},
-    events: () => events,
-    flush: async () => {},
-  };
-  const docs = {
-    consume: async (q: string) => (q.includes('Kyoto') ? store.splice(0) : []),
-    commit: (content: string, extra?: unknown) => (committed.push({ content, extra }), { id: 'new1' }),
-  };
-  const tools = Object.fromEntries(docTools({ docs, context }).map((t) => [t.name, t]));
-  const r = (await run(tools.doc_query, { query: 'Kyoto' })) as { restored: number; documents: { time: string; text: string }[] };
-  assert.equal(r.restored, 1);
-  assert.equal(r.documents[0].time, new Date(1000).toISOString());
-  assert.equal(store.length, 0, 'consumed');
-  assert.deepEqual(
-    { kind: events[0].kind, source: events[0].source, timestamp: events[0].timestamp, input: events[0].input, refs: events[0].refs },
-    { kind: 'cold_storage', source: 'cold_storage', timestamp: 1000, input: 'plan Kyoto trip', refs: ['s0#3'] },
-  );
-  assert.deepEqual(await run(tools.doc_query, { query: 'Kyoto' }), { restored: 0, documents: [] });
-  assert.deepEqual(await run(tools.doc_commit, { content: 'note', title: 't' }), { saved: 'new1' });
-  assert.deepEqual(committed[0], { content: 'note', extra: { title: 't', kind: 'commit', sessionId: 's', refs: ['s#1'] } });
+test('doc_query recalls from every tier: a warm document moves back into the context (same id, original time), an archived turn is copied back and stays archived; doc_commit saves', async () => {
+  const home = path.join(root, `docs${n++}`);
+  const embedder = new EmbedderService({ config: testConfig() });
+  const docs = new DocStore({ home, embedder });
+  await docs.open();
+  const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  const context = new RelevanceContext({ home, embedder, topK: 40 });
+  await context.start();
+  docs.add({ id: 'warm1', input: 'plan the Kyoto trip', response: 'ok, Kyoto in May', createdAt: 1_000, sessionId: 's0', channel: 'webui', refs: ['s0#3'] });
+  archive.putMany([{ id: 'old1', content: 'we booked a ryokan in Kyoto near Gion', input: 'we booked a ryokan in Kyoto near Gion', response: '', kind: 'archive', source: 'webui', channel: 'webui', sessionId: 's0', createdAt: 500, addedAt: 500, accessCount: 0, refs: ['s0#1'], eventKind: 'user', speaker: { id: 'user' } }]);
+  docs.add({ content: 'unrelated note about taxes', createdAt: 600 });
+  const recall = new MemoryRecall({ embedder, context: () => context, docs: () => docs, archive: () => archive });
+  const tools = Object.fromEntries(docTools({ docs, context, recall }).map((t) => [t.name, t]));
+  const r = (await run(tools.doc_query, { query: 'Kyoto trip ryokan' })) as { restored: number; documents: { tier: string; time: string; text: string; turn?: string }[] };
+  assert.equal(r.restored, 2);
+  assert.deepEqual(r.documents.map((d) => d.tier).sort(), ['archive', 'document']);
+  assert.equal(r.documents.find((d) => d.tier === 'archive')?.turn, 's0#1', 'provenance: the turn');
+  assert.equal(docs.get('warm1'), undefined, 'the warm document left the document tier');
+  assert.ok(archive.has('old1'), 'the archive is the permanent record');
+  const ev = context.events().map((e) => ({ id: e.id, kind: e.kind, source: e.source, timestamp: e.timestamp, refs: e.refs }));
+  assert.deepEqual(ev, [
+    { id: 'old1', kind: 'cold_storage', source: 'cold_storage', timestamp: 500, refs: ['s0#1'] },
+    { id: 'warm1', kind: 'cold_storage', source: 'cold_storage', timestamp: 1000, refs: ['s0#3'] },
+  ]);
+  assert.ok(fs.readFileSync(path.join(home, 'context.json'), 'utf8').includes('warm1'), 'the window was written before the document was removed');
+  const again = (await run(tools.doc_query, { query: 'Kyoto trip ryokan' })) as { restored: number; documents: { tier: string }[] };
+  assert.equal(again.restored, 0, 'what the window holds is not appended twice');
+  assert.ok(again.documents.every((d) => d.tier === 'context'));
+  const saved = (await run(tools.doc_commit, { content: 'note about the tea house', title: 't' })) as { saved: string };
+  assert.equal(docs.get(saved.saved)?.kind, 'commit');
+  assert.deepEqual(docs.get(saved.saved)?.refs, ['s#1']);
   await assert.rejects(run(tools.doc_query, { query: '' }), ValidationError);
+  await context.stop();
+  archive.close();
+  await docs.close();
 });

@@ -1,26 +1,20 @@
 import { z } from 'zod';
-import type { ContextEvent, ContextWindow, GraphEntity, GraphRelation, ToolDef } from '../../spec/index.js';
+import type { ContextWindow, GraphEntity, GraphRelation, RecallHit, ToolDef } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import type { GraphDB } from '../graph/index.js';
 import { defineTool } from './define-tool.js';
 
-/** A document as doc_query gets it back from the store (DocStore's MemoryDocument fits). */
-export interface ConsumedDoc {
-  id: string;
-  content: string;
-  input: string;
-  response: string;
-  channel: string;
-  sessionId: string;
-  createdAt: number;
-  refs: string[];
-}
-
-/** The Document-tier operations the doc tools need (DocStore fits). */
+/** What doc_commit needs of the Document tier (DocStore fits). */
 export interface DocToolStore {
-  consume(query: string, k?: number): Promise<ConsumedDoc[]>;
   commit(content: string, extra?: { title?: string; kind?: string; source?: string; channel?: string; sessionId?: string; refs?: string[] }): { id: string };
   readonly size?: number;
+}
+
+/** The recall over every tier the tools use (MemoryRecall fits). */
+export interface ToolRecall {
+  search(query: string, opts?: { k?: number }): Promise<RecallHit[]>;
+  /** doc_query: recalls, and brings documents and archived turns back into the context window. */
+  consume(query: string, k: number, context: ContextWindow): Promise<{ restored: number; hits: RecallHit[] }>;
 }
 
 export interface MemoryToolDeps {
@@ -31,17 +25,24 @@ export interface MemoryToolDeps {
   };
   docs?: DocToolStore;
   context?: ContextWindow;
-  /** Re-appends consumed docs as cold_storage events (documents' `reappendAsColdStorage`). */
-  reappend?: (docs: readonly ConsumedDoc[], context: ContextWindow) => ContextEvent[];
+  recall?: ToolRecall;
   recallDepth?: () => number;
   /** Extra counters for memory_introspect (embedder model, heartbeat runs …). */
   introspect?: () => Record<string, unknown>;
 }
 
-function defaultReappend(docs: readonly ConsumedDoc[], context: ContextWindow): ContextEvent[] {
-  return docs.map((d) =>
-    context.append({ kind: 'cold_storage', source: 'cold_storage', channel: d.channel, sessionId: d.sessionId, input: d.input, response: d.response, timestamp: d.createdAt, refs: d.refs }),
-  );
+/** A recall hit as a tool shows it: text and provenance, compact. */
+export function toolHit(h: RecallHit, maxChars = 1500): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    tier: h.tier,
+    time: h.createdAt ? new Date(h.createdAt).toISOString() : undefined,
+    text: h.text.length > maxChars ? `${h.text.slice(0, maxChars)}…` : h.text,
+  };
+  if (h.sessionId) o.session = h.sessionId;
+  if (h.channel) o.channel = h.channel;
+  if (h.speaker) o.speaker = h.speaker.name ?? h.speaker.id;
+  if (h.turnId) o.turn = h.turnId;
+  return o;
 }
 
 function compactEntity(e: GraphEntity): Record<string, unknown> {
@@ -86,7 +87,13 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
           r.entities.map((e) => e.name),
           call.turnId,
         );
-        return { entities: r.entities.map(compactEntity), relations: r.relations.map(compactRelation) };
+        const out: Record<string, unknown> = { entities: r.entities.map(compactEntity), relations: r.relations.map(compactRelation) };
+        // The turns that best match the question, from every tier (K-1), with their provenance.
+        if (deps.recall) {
+          const q = a.query ?? kws.join(' ');
+          out.evidence = (await deps.recall.search(q, { k: 5 })).filter((h) => h.tier !== 'graph').map((h) => toolHit(h, 500));
+        }
+        return out;
       },
     ),
     defineTool(
@@ -143,21 +150,20 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
   ];
 }
 
-/** Document tools (T-6): doc_query (consumes: found documents return to the timeline as cold_storage) and doc_commit. */
-export function docTools(deps: MemoryToolDeps & { docs: DocToolStore; context: ContextWindow }): ToolDef[] {
-  const { docs, context } = deps;
+/**
+ * Document tools (T-6): doc_query (recalls from every tier; documents and archived turns it finds
+ * return to the timeline as cold_storage) and doc_commit.
+ */
+export function docTools(deps: MemoryToolDeps & { docs: DocToolStore; context: ContextWindow; recall: ToolRecall }): ToolDef[] {
+  const { docs, context, recall } = deps;
   return [
     defineTool(
       'doc_query',
-      'Search archived conversation documents. The documents found are moved back into the current context timeline (at their original time) and removed from the archive.',
+      'Search the long-term memory of conversations (recent and archived turns, documents, facts). What is found is put back into the current context timeline at its original time.',
       z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(10).optional() }),
       async (a) => {
-        const found = await docs.consume(a.query, a.limit ?? 5);
-        (deps.reappend ?? defaultReappend)(found, context);
-        return {
-          restored: found.length,
-          documents: found.map((d) => ({ time: new Date(d.createdAt).toISOString(), text: d.content.length > 1500 ? `${d.content.slice(0, 1500)}…` : d.content })),
-        };
+        const r = await recall.consume(a.query, a.limit ?? 5, context);
+        return { restored: r.restored, documents: r.hits.map((h) => toolHit(h)) };
       },
     ),
     defineTool('doc_commit', 'Save a note or summary as a memory document (searchable later with doc_query).', z.object({ content: z.string().min(1).max(100_000), title: z.string().max(200).optional() }), (a, call) => {

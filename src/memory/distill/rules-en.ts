@@ -1,0 +1,116 @@
+import type { FactRule } from './fact-rule.js';
+import { age, wrap } from './fact-rule.js';
+
+const EN_STOP = /[,.!?;:\n()"]|\s(?:and|but|because|since|though|although|so|which|who|where|when|while|with|for|now|too|every|each|last|this|these|since|anymore|again)\s/i;
+/** Objects that are pronouns, articles or question words: not facts (I like it, I love you). */
+const NOT_OBJECT = new Set(['it', 'that', 'this', 'them', 'you', 'him', 'her', 'those', 'these', 'to', 'a', 'an', 'the', 'here', 'there', 'what', 'where', 'who', 'which', 'whom', 'whose', 'me', 'myself', 'us', 'home', 'everything', 'nothing', 'something', 'anything']);
+
+/** Cleans an English capture into an object (at most `maxWords` words), or undefined. */
+export function enObject(rest: string, maxWords = 6): string | undefined {
+  const s = (` ${rest} `.split(EN_STOP)[0] ?? '').trim();
+  const words = s.split(/\s+/).filter(Boolean);
+  if (!words.length || words.length > maxWords) return undefined;
+  if (words.length === 1 && NOT_OBJECT.has(words[0].toLowerCase())) return undefined;
+  if (words.some((w) => /^(?:what|where|who|which)$/i.test(w))) return undefined;
+  return words.join(' ');
+}
+
+/** Capitalised words after "I'm" that are not names (nationalities, states, fillers). */
+const NOT_NAMES = new Set(
+  'american british english chinese japanese korean german french italian spanish canadian australian indian mexican brazilian russian dutch swiss swedish irish scottish welsh african asian european christian catholic muslim jewish buddhist hindu ok okay fine good great sure sorry here back home done ready new single married vegan vegetarian'.split(' '),
+);
+
+/** A person's name: consecutive capitalized words, or the first word if written in lower case. */
+function enName(rest: string): string | undefined {
+  const words = rest.trim().split(/\s+/);
+  const first = words[0]?.replace(/[,.!?;:]+$/, '');
+  if (!first || !/^[\p{L}][\p{L}'-]*$/u.test(first) || NOT_OBJECT.has(first.toLowerCase())) return undefined;
+  const out = [first];
+  if (/^\p{Lu}/u.test(first) && !/[,.!?;:]$/.test(words[0])) {
+    for (const w of words.slice(1, 3)) {
+      const clean = w.replace(/[,.!?;:]+$/, '');
+      if (!/^\p{Lu}[\p{L}'-]*$/u.test(clean)) break;
+      out.push(clean);
+      if (clean !== w) break;
+    }
+  }
+  return out.join(' ');
+}
+
+/** "I'm Anna": a capitalised name-like word, not a nationality or a state of mind. */
+function capitalisedName(rest: string): string | undefined {
+  const n = enName(rest);
+  if (!n || !/^\p{Lu}/u.test(n) || NOT_NAMES.has(n.split(' ')[0].toLowerCase())) return undefined;
+  return n;
+}
+
+/** "nurse at the hospital" → "nurse": the workplace is a separate fact. */
+function jobOnly(rest: string): string {
+  return rest.split(/\s(?:at|in|for|on|with)\s/i)[0] ?? rest;
+}
+
+/** Cuts an activity at its circumstances: "tennis every weekend", "the guitar in a band". */
+function activity(rest: string): string | undefined {
+  const s = rest.split(/\s(?:in|at|on|with|every|each|most|twice|once|on|after|before|at)\b|[,.!?;]/i)[0] ?? '';
+  return enObject(s.replace(/^the\s+/i, ''), 4);
+}
+
+/** Job titles that make "I'm a/an X" an occupation (the last word of X must be one). */
+const OCCUPATIONS = new Set(
+  'engineer developer programmer nurse doctor physician surgeon dentist teacher professor lecturer tutor lawyer attorney architect designer accountant student chef cook baker barista writer author journalist editor manager scientist researcher translator interpreter pharmacist consultant analyst artist musician photographer electrician plumber mechanic pilot farmer librarian firefighter officer therapist psychologist waiter waitress driver carpenter economist veterinarian vet paramedic midwife entrepreneur founder intern cashier salesperson clerk banker broker dancer actor actress singer coach trainer nanny cleaner gardener technician scientist biologist chemist physicist mathematician statistician administrator secretary receptionist'.split(
+    ' ',
+  ),
+);
+
+function occupation(np: string | undefined): string | undefined {
+  if (!np) return undefined;
+  const last = np.split(/\s+/).pop()?.toLowerCase() ?? '';
+  return OCCUPATIONS.has(last) ? np : undefined;
+}
+
+const EN_LIST = /\s*,\s*|\s+and\s+|\s+or\s+/i;
+
+function enList(rest: string): string[] | undefined {
+  const s = ` ${rest}`.split(/[.!?;:\n()"]|\s(?:but|because|since|though|although|so|which|who|where|when|while|now|too|every|each)\s/i)[0] ?? '';
+  const items = s
+    .split(EN_LIST)
+    .map((x) => x.replace(/^\s*to\s+/i, '').trim())
+    .map((x) => enObject(x, 5))
+    .filter((x): x is string => x !== undefined);
+  return items.length ? items : undefined;
+}
+
+/**
+ * English rules (T-9). Each pattern has the speaker ("I", "my", "we") as its subject, so other
+ * people's facts (My sister likes horses, He lives in Rome) never match.
+ */
+export const EN_RULES: FactRule[] = [
+  { predicate: 'name', re: /\b(?:my name is|my name's|i am called|i'm called|call me|everyone calls me|people call me)\s+(.+)/i, object: (m) => wrap(enName(m[1])) },
+  { predicate: 'name', re: /^(?:(?:hi|hello|hey)(?:\s+there)?[,!]?\s+)?(?:i'm|i am|this is)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s*(?:[,.!]|\s+and\b|\s+here\b|$)/iu, object: (m) => wrap(capitalisedName(m[1])) },
+  { predicate: 'lives_in', re: /\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?(?:live|living|lived|reside|residing|based|settled)\s+(?:in|at)\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'lives_in', re: /\bmy home is in\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'from', re: /\bi(?:'m| am| come)\s+(?:originally\s+)?from\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'from', re: /\bi\s+(?:grew up|was born|was raised)\s+in\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'dislikes', re: /\bi\s+(?:really\s+)?(?:don't|do not)\s+(?:like|enjoy)\s+(.+)/i, object: (m) => enList(m[1]) },
+  { predicate: 'dislikes', re: /\bi\s+(?:really\s+)?(?:hate|dislike|detest|can't stand|cannot stand)\s+(.+)/i, object: (m) => enList(m[1]) },
+  { predicate: 'likes', re: /\bi\s+(?:really\s+|also\s+|just\s+|totally\s+|absolutely\s+)*(?:like|love|enjoy|adore)\s+(?:playing\s+)?(.+)/i, object: (m) => enList(m[1]) },
+  { predicate: 'likes', re: /\bmy favou?rite\s+\w+\s+is\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'likes', re: /^([\p{L}][\p{L}\s'-]{0,30}?)\s+is\s+my\s+favou?rite\b/iu, object: (m) => wrap(enObject(m[1], 4)) },
+  { predicate: 'likes', re: /\bmy\s+(?:hobby|hobbies|passion)\s+(?:is|are)\s+(.+)/i, object: (m) => enList(m[1]) },
+  { predicate: 'likes', re: /\bi(?:'m| am)\s+(?:really\s+|so\s+|very\s+)?(?:into|passionate about|a (?:big |huge )?fan of)\s+(.+)/i, object: (m) => enList(m[1]) },
+  // A habit is a liking: I play tennis every weekend, I go running every morning.
+  { predicate: 'likes', re: /\bi\s+(?:often\s+|usually\s+|regularly\s+)?play\s+(.+)/i, object: (m) => wrap(activity(m[1])) },
+  { predicate: 'likes', re: /\bi\s+(?:often\s+|usually\s+)?go\s+(\w+ing)\b/i, object: (m) => wrap(enObject(m[1], 1)) },
+  { predicate: 'age', re: /\bi(?:'m| am)\s+(\d{1,3})\s*(?:years?|yrs?)(?:\s+old)?\b/i, object: (m) => age(m[1]) },
+  { predicate: 'age', re: /\bi(?:'m| am)\s+(\d{1,3})\s*(?:[,.!?;]|\s+and\b|$)/i, object: (m) => age(m[1]) },
+  { predicate: 'age', re: /\bmy age is\s+(\d{1,3})\b/i, object: (m) => age(m[1]) },
+  { predicate: 'age', re: /\bi\s+(?:just\s+)?turned\s+(\d{1,3})\b/i, object: (m) => age(m[1]) },
+  { predicate: 'works_as', re: /\bi\s+work\s+as\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
+  { predicate: 'works_as', re: /\bmy\s+(?:job|profession|occupation)\s+is\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
+  { predicate: 'works_as', re: /\bi(?:'m| am)\s+an?\s+([\w\s-]{2,40}?)\s+by\s+(?:profession|trade)\b/i, object: (m) => wrap(enObject(m[1], 4)) },
+  { predicate: 'works_as', re: /\bi(?:'m| am)\s+an?\s+(.+)/i, object: (m) => wrap(occupation(enObject(jobOnly(m[1]), 4))) },
+  { predicate: 'works_at', re: /\bi\s+work\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
+  { predicate: 'works_at', re: /\bi(?:'ve| have)\s+(?:been\s+working|worked)\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
+  { predicate: 'works_at', re: /\bi(?:'m| am)\s+an?\s+[\w\s-]{2,30}?\s+at\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
+];

@@ -1,0 +1,321 @@
+import type { RecallTier } from '../../spec/memory.js';
+import type { MemoryDocument } from '../documents/index.js';
+import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
+import { timeOrder, type RecallCorpus } from './recall-corpus.js';
+import { inScope, scopeWords, temporalScopes } from './temporal-scope.js';
+
+/** Knobs of evidence ranking; defaults are cross-validated on the LoCoMo dev half (bench/locomo/RESULTS.md). */
+export interface RankOptions {
+  /** Fusion weights of the normalised lexical and dense scores (dense only with a model). */
+  lexicalWeight: number;
+  denseWeight: number;
+  /** Share of the best neighbour's score a document inherits (conversation turns answer each other). */
+  neighbourWeight: number;
+  /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
+  prfDocs: number;
+  prfTerms: number;
+  prfWeight: number;
+  /** Multiplier bonus for documents dated in a month/year the query names. */
+  dateBoost: number;
+  /** Extra weight of query terms written as proper names (capitalised, not sentence-initial). */
+  entityBoost: number;
+  /** Share of its session's best score a candidate inherits (topic continuity within a conversation). */
+  sessionWeight: number;
+  /** Candidates kept from each component (and each tier) before fusion. */
+  maxCandidates: number;
+  /** How many top candidates get neighbour expansion. */
+  candidatePool: number;
+}
+
+export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
+  lexicalWeight: 0.5,
+  denseWeight: 0.5,
+  neighbourWeight: 0.5,
+  prfDocs: 3,
+  prfTerms: 8,
+  prfWeight: 0.25,
+  dateBoost: 1,
+  entityBoost: 0,
+  candidatePool: 100,
+  maxCandidates: 1000,
+  sessionWeight: 0.3,
+});
+
+/** One ranked document and the tier it came from. */
+export interface RankedDoc {
+  doc: MemoryDocument;
+  tier: Exclude<RecallTier, 'graph'>;
+  score: number;
+  /** Its normalised lexical score before neighbour/session/date evidence (0…1). */
+  lexical: number;
+}
+
+/** A ranking, and how an outside text (a graph fact) would score under the same query and statistics. */
+export interface RankResult {
+  hits: RankedDoc[];
+  /** Normalised lexical score of a text (same scale as a hit's `lexical`; 0 when nothing matches). */
+  scoreText(text: string): number;
+}
+
+const EMPTY: RankResult = { hits: [], scoreText: () => 0 };
+
+/**
+ * Ranks the documents of several tiers for a query in one pass (K-1): BM25 under the statistics of
+ * all tiers together (+ pseudo-relevance-feedback expansion), fused with dense cosine when the
+ * embedder has a model, then each candidate inherits part of its best neighbour's score (adjacent
+ * turns of the same session, whichever tier holds them: a question and its answer share the
+ * evidence) and of its session's best, and documents dated in a month/year the query names are
+ * boosted. A document present in two tiers (same id) counts once, from the first tier listed.
+ */
+export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: EmbedderService, query: string, k: number, options: Partial<RankOptions> = {}): Promise<RankResult> {
+  const o = { ...DEFAULT_RANK_OPTIONS, ...options };
+  for (const c of corpora) c.begin?.();
+  let terms = weightsOf(embedder.tokenize(query));
+  const scopes = o.dateBoost > 0 ? temporalScopes(query) : [];
+  // A month or year named in the query is a time filter, not a word to match.
+  if (scopes.length > 0) for (const t of embedder.tokenize(scopeWords(query))) if (terms.size > 1) terms.delete(t);
+  if (o.entityBoost > 0) {
+    for (const t of embedder.tokenize(properNames(query))) {
+      const w = terms.get(t);
+      if (w !== undefined) terms.set(t, w * (1 + o.entityBoost));
+    }
+  }
+  if (terms.size === 0 || k <= 0) return EMPTY;
+
+  // Collection statistics of all tiers together.
+  let docs = 0;
+  let tokens = 0;
+  for (const c of corpora) {
+    const s = c.size();
+    docs += s.docs;
+    tokens += s.tokens;
+  }
+  const dfs = new Map<string, number>();
+  const needDf = (ts: Iterable<string>) => {
+    const missing = [...ts].filter((t) => !dfs.has(t));
+    if (!missing.length) return;
+    for (const t of missing) dfs.set(t, 0);
+    for (const c of corpora) for (const [t, d] of c.df(missing)) dfs.set(t, (dfs.get(t) ?? 0) + d);
+  };
+  const stats: Bm25Stats = { idf: (t) => bm25Idf(docs, dfs.get(t) ?? 0), avgLen: docs ? tokens / docs : 1 };
+
+  const owner = new Map<string, number>();
+  const lexScores = (): Map<string, number> => {
+    needDf(terms.keys());
+    const out = new Map<string, number>();
+    corpora.forEach((c, i) => {
+      for (const [id, s] of c.lexical(terms, stats, o.maxCandidates)) {
+        if (out.has(id)) continue;
+        out.set(id, s);
+        owner.set(id, i);
+      }
+    });
+    return out;
+  };
+  const corpusOf = (id: string): RecallCorpus | undefined => {
+    const i = owner.get(id);
+    if (i !== undefined) return corpora[i];
+    for (let j = 0; j < corpora.length; j++) {
+      if (corpora[j].get(id)) {
+        owner.set(id, j);
+        return corpora[j];
+      }
+    }
+    return undefined;
+  };
+  const docOf = (id: string): MemoryDocument | undefined => corpusOf(id)?.get(id);
+
+  let lex = lexScores();
+  if (o.prfDocs > 0 && o.prfTerms > 0 && o.prfWeight > 0 && lex.size > 0) {
+    const extra = expansionTerms(lex, terms, (id) => corpusOf(id)?.termsOf(id), needDf, (t) => dfs.get(t) ?? 0, stats, o);
+    if (extra.size > 0) {
+      terms = new Map(terms);
+      for (const [t, w] of extra) terms.set(t, Math.max(terms.get(t) ?? 0, w));
+      lex = lexScores();
+    }
+  }
+
+  let dense = new Map<string, number>();
+  if (embedder.dense && o.denseWeight > 0) {
+    const model = embedder.modelId();
+    const [qv] = await embedder.embed([query]);
+    if (qv && embedder.modelId() === model) {
+      for (let i = 0; i < corpora.length; i++) {
+        const c = corpora[i];
+        if (!c.dense) continue;
+        const mine = [...lex.keys()].filter((x) => owner.get(x) === i);
+        for (const [id, s] of await c.dense(qv, model, mine)) {
+          if (dense.has(id) || (owner.has(id) && owner.get(id) !== i)) continue;
+          dense.set(id, s);
+          owner.set(id, i);
+        }
+      }
+    }
+  }
+
+  // Only the best candidates of each component take part in fusion (bounded work on large tiers).
+  if (lex.size > o.maxCandidates) lex = new Map(topEntries(lex, o.maxCandidates));
+  if (dense.size > o.maxCandidates) dense = new Map(topEntries(dense, o.maxCandidates));
+
+  // Relative-score fusion: each component divided by its best value.
+  const base = new Map<string, number>();
+  const maxL = maxOf(lex);
+  const maxD = maxOf(dense);
+  const wl = dense.size ? o.lexicalWeight : 1;
+  const wd = dense.size ? o.denseWeight : 0;
+  for (const [id, s] of lex) base.set(id, (wl * s) / maxL);
+  if (wd > 0) for (const [id, s] of dense) if (s > 0) base.set(id, (base.get(id) ?? 0) + (wd * s) / maxD);
+
+  // A neighbour outside the candidates still has its exact lexical score (another tier may hold it).
+  const baseOf = (id: string): number => {
+    const b = base.get(id);
+    if (b !== undefined) return b;
+    const tc = corpusOf(id)?.termsOf(id);
+    const s = tc ? (wl * bm25Score(terms, tc.terms, tc.len, stats)) / maxL : 0;
+    base.set(id, s);
+    return s;
+  };
+
+  const neighbourCache = new Map<string, MemoryDocument[]>();
+  const neighboursOf = (id: string): MemoryDocument[] => {
+    let out = neighbourCache.get(id);
+    if (out) return out;
+    const doc = docOf(id);
+    out = doc ? nearestNeighbours(corpora, doc, owner) : [];
+    neighbourCache.set(id, out);
+    return out;
+  };
+
+  // Neighbours of many documents at once (a tier on disk answers a batch in one round trip).
+  const prefetch = (ids: string[]) => {
+    const docs = ids.filter((id) => !neighbourCache.has(id)).map(docOf).filter((d): d is MemoryDocument => d !== undefined);
+    if (!docs.length) return;
+    const per = corpora.map((c) => (c.adjacentMany ? c.adjacentMany(docs) : undefined));
+    for (const doc of docs) {
+      neighbourCache.set(
+        doc.id,
+        nearestNeighbours(corpora, doc, owner, (i) => per[i]?.get(doc.id)),
+      );
+    }
+  };
+
+  let final = new Map(base);
+  if (o.neighbourWeight > 0) {
+    const pool = topEntries(base, o.candidatePool).map(([id]) => id);
+    prefetch(pool);
+    const cands = new Set(pool);
+    for (const id of pool) for (const n of neighboursOf(id)) cands.add(n.id);
+    prefetch([...cands]);
+    final = new Map();
+    for (const id of cands) {
+      let best = 0;
+      for (const n of neighboursOf(id)) best = Math.max(best, baseOf(n.id));
+      final.set(id, baseOf(id) + o.neighbourWeight * best);
+    }
+  }
+
+  if (o.sessionWeight > 0) {
+    const best = new Map<string, number>();
+    for (const [id, sc] of base) {
+      const d = docOf(id);
+      if (d) best.set(d.sessionId, Math.max(best.get(d.sessionId) ?? 0, sc));
+    }
+    for (const [id, sc] of final) {
+      const d = docOf(id);
+      if (d) final.set(id, sc + o.sessionWeight * (best.get(d.sessionId) ?? 0));
+    }
+  }
+  if (scopes.length > 0) {
+    for (const [id, s] of final) {
+      const d = docOf(id);
+      if (d && scopes.some((sc) => inScope(d.createdAt, sc))) final.set(id, s * (1 + o.dateBoost));
+    }
+  }
+
+  const hits: RankedDoc[] = [];
+  for (const [id, score] of topEntries(final, k)) {
+    const c = corpusOf(id);
+    const doc = c?.get(id);
+    if (c && doc && score > 0) hits.push({ doc, tier: c.tier, score, lexical: (lex.get(id) ?? 0) / maxL });
+  }
+  const finalTerms = terms;
+  return {
+    hits,
+    scoreText: (text) => {
+      const toks = embedder.tokenize(text);
+      needDf(toks.filter((t) => finalTerms.has(t)));
+      return bm25Score(finalTerms, weightsOf(toks), toks.length, stats) / maxL;
+    },
+  };
+}
+
+/** The nearest earlier and later turn of `doc`'s session over every tier. */
+function nearestNeighbours(
+  corpora: readonly RecallCorpus[],
+  doc: MemoryDocument,
+  owner: Map<string, number>,
+  known?: (i: number) => { before: MemoryDocument[]; after: MemoryDocument[] } | undefined,
+): MemoryDocument[] {
+  let before: MemoryDocument | undefined;
+  let after: MemoryDocument | undefined;
+  corpora.forEach((c, i) => {
+    const a = known?.(i) ?? c.adjacent(doc, 1);
+    for (const d of a.before) {
+      if (d.id === doc.id) continue;
+      if (!before || timeOrder(d, before) > 0) before = d;
+      if (!owner.has(d.id)) owner.set(d.id, i);
+    }
+    for (const d of a.after) {
+      if (d.id === doc.id) continue;
+      if (!after || timeOrder(d, after) < 0) after = d;
+      if (!owner.has(d.id)) owner.set(d.id, i);
+    }
+  });
+  return [before, after].filter((d): d is MemoryDocument => d !== undefined);
+}
+
+/** Capitalised words that do not start a sentence: likely names of people, places, things. */
+function properNames(q: string): string {
+  const out: string[] = [];
+  for (const m of q.matchAll(/(^|[.!?]\s+|\s)([A-Z][\p{L}'’-]*)/gu)) {
+    if (m.index === 0 || /[.!?]\s+$/.test(m[1])) continue;
+    out.push(m[2]);
+  }
+  return out.join(' ');
+}
+
+function maxOf(m: Map<string, number>): number {
+  let x = 0;
+  for (const v of m.values()) if (v > x) x = v;
+  return x || 1;
+}
+
+/** RM-style expansion: terms weighted by tf/len · idf across the top documents, scaled to prfWeight. */
+function expansionTerms(
+  lex: Map<string, number>,
+  q: Map<string, number>,
+  termsOf: (id: string) => { terms: ReadonlyMap<string, number>; len: number } | undefined,
+  needDf: (ts: Iterable<string>) => void,
+  df: (t: string) => number,
+  stats: Bm25Stats,
+  o: RankOptions,
+): Map<string, number> {
+  const top = topEntries(lex, o.prfDocs);
+  const counted = top.map(([id, s]) => ({ s, tc: termsOf(id) })).filter((x) => x.tc !== undefined);
+  needDf(counted.flatMap((x) => [...x.tc!.terms.keys()]));
+  const acc = new Map<string, number>();
+  const maxS = top[0]?.[1] ?? 1;
+  for (const { s, tc } of counted) {
+    let len = 0;
+    for (const c of tc!.terms.values()) len += c;
+    for (const [term, c] of tc!.terms) {
+      if (q.has(term) || df(term) < 2) continue;
+      acc.set(term, (acc.get(term) ?? 0) + (s / maxS) * (c / len) * stats.idf(term));
+    }
+  }
+  const best = [...acc.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, o.prfTerms);
+  const max = best[0]?.[1] ?? 0;
+  const out = new Map<string, number>();
+  if (max > 0) for (const [t, w] of best) out.set(t, (o.prfWeight * w) / max);
+  return out;
+}

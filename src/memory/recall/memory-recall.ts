@@ -1,0 +1,225 @@
+import type { ContextEvent, ContextWindow, GraphRelation, RecallHit, RecallTier } from '../../spec/memory.js';
+import type { ColdArchive } from '../archive/index.js';
+import type { DocStore, MemoryDocument } from '../documents/index.js';
+import type { EmbedderService } from '../embedder/index.js';
+import type { GraphDB } from '../graph/index.js';
+import { rankEvidence, type RankOptions, type RankedDoc } from './evidence-ranker.js';
+import type { RecallCorpus } from './recall-corpus.js';
+import { archiveCorpus, contextCorpus, documentCorpus } from './tier-corpora.js';
+
+/** Longest query text used for ranking (a pasted log must not stall recall). */
+const MAX_QUERY_CHARS = 10_000;
+/** Facts considered per query (graph recall is bounded too). */
+const MAX_FACTS = 60;
+
+/** The tiers MemoryRecall reads; a tier that is down is `undefined` (its hits are simply absent). */
+export interface RecallTiers {
+  embedder: EmbedderService;
+  context?: () => { events(): readonly ContextEvent[] } | undefined;
+  docs?: () => DocStore | undefined;
+  archive?: () => ColdArchive | undefined;
+  graph?: () => GraphDB | undefined;
+}
+
+export interface RecallOptions {
+  /** Hits returned (default 10, at most 1000). */
+  k?: number;
+  /** Tiers to return hits from (default all). Ranking statistics always span every tier. */
+  tiers?: readonly RecallTier[];
+  /** Ranking knobs (benchmarks and tuning only; the product uses the defaults). */
+  rank?: Partial<RankOptions>;
+}
+
+/** A hit with the document behind it (turn tiers) or the relation (graph). */
+export interface RecallEntry {
+  hit: RecallHit;
+  doc?: MemoryDocument;
+  relation?: GraphRelation;
+}
+
+/**
+ * One recall over every memory tier (K-1): context events, warm documents, the cold archive and
+ * graph facts ranked together, each hit with its provenance. Turn tiers share one BM25 collection
+ * (see `rankEvidence`), so a turn ranks the same whether it is minutes or years old; a graph fact
+ * is scored by the same query terms on its `subject predicate object` text and carries the refs of
+ * the turns it was distilled from.
+ *
+ * Serves 【相关记忆文档】 (`related`), `doc_query` (`consume`), the memory tools, `waiter memory
+ * search` and the WebUI search (`search`).
+ */
+export class MemoryRecall {
+  private corp: { ctx?: unknown; docs?: DocStore; archive?: ColdArchive; list: RecallCorpus[] } = { list: [] };
+
+  constructor(private readonly tiers: RecallTiers) {}
+
+  /** The corpora of the tiers that are up now (rebuilt when a tier object changes). */
+  private corpora(): RecallCorpus[] {
+    const ctx = this.tiers.context?.();
+    const docs = this.tiers.docs?.();
+    const archive = this.tiers.archive?.();
+    if (ctx !== this.corp.ctx || docs !== this.corp.docs || archive !== this.corp.archive) {
+      const list: RecallCorpus[] = [];
+      if (ctx) list.push(contextCorpus(() => ctx.events(), this.tiers.embedder));
+      if (docs) list.push(documentCorpus(docs));
+      if (archive) list.push(archiveCorpus(archive));
+      this.corp = { ctx, docs, archive, list };
+    }
+    return this.corp.list;
+  }
+
+  /** Hits of every tier for a query, best first, with provenance. */
+  async search(query: string, opts: RecallOptions = {}): Promise<RecallHit[]> {
+    return (await this.entries(query, opts)).map((e) => e.hit);
+  }
+
+  /** Like `search`, with the documents / relations behind the hits. */
+  async entries(query: string, opts: RecallOptions = {}): Promise<RecallEntry[]> {
+    if (typeof query !== 'string' || !query.trim()) return [];
+    const q = query.length > MAX_QUERY_CHARS ? query.slice(0, MAX_QUERY_CHARS) : query;
+    const k = Math.min(Math.max(1, Math.floor(opts.k ?? 10)), 1000);
+    const want = new Set<RecallTier>(opts.tiers ?? ['context', 'document', 'archive', 'graph']);
+    const corpora = this.corpora();
+    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank);
+    const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
+    if (!want.has('graph')) return out.slice(0, k);
+    for (const f of this.facts(q, ranked.scoreText)) out.push(f);
+    out.sort((a, b) => b.hit.score - a.hit.score);
+    const top = out.slice(0, k);
+    // Provenance of the facts that made the list: the turn each was distilled from.
+    for (const e of top) if (e.relation) this.withSource(e);
+    return top;
+  }
+
+  private withSource(e: RecallEntry): void {
+    const src = this.sources(e.relation!.refs ?? [], 1)[0];
+    if (!src) return;
+    Object.assign(e.hit, { createdAt: src.createdAt, sessionId: src.sessionId, channel: src.channel, source: src.source, turnId: src.turnId ?? e.hit.turnId });
+    if (src.speaker) e.hit.speaker = src.speaker;
+  }
+
+  /** Graph facts reached from the query's keywords, scored by the query terms on their text. */
+  private facts(q: string, scoreText: (t: string) => number): RecallEntry[] {
+    const graph = this.tiers.graph?.();
+    if (!graph?.isOpen) return [];
+    const kws = this.tiers.embedder.keywords(q, 8).filter((x) => x.trim() && x.length <= 200);
+    if (!kws.length) return [];
+    const rels = graph.recall(kws, 1, { maxEntities: 40, maxRelations: MAX_FACTS, touch: false }).relations;
+    const out: RecallEntry[] = [];
+    for (const r of rels) {
+      const text = factText(r);
+      const score = scoreText(text);
+      if (score <= 0) continue;
+      const hit: RecallHit = { tier: 'graph', id: `relation:${r.id}`, text, score, createdAt: 0, sessionId: '', channel: '', source: 'graph', kind: r.predicate, refs: r.refs ?? [] };
+      if (r.refs?.[0]) hit.turnId = r.refs[0];
+      out.push({ relation: r, hit });
+    }
+    return out;
+  }
+
+  /**
+   * The turns a fact cites (its refs: event ids or turn ids), found in whichever tier holds them
+   * now, oldest first: "a fact can bring back its source".
+   */
+  sources(refs: readonly string[], limit = 10): RecallHit[] {
+    if (!refs.length) return [];
+    const seen = new Map<string, RecallHit>();
+    const add = (d: MemoryDocument, tier: RecallTier) => {
+      if (!seen.has(d.id)) seen.set(d.id, turnHit({ doc: d, tier: tier as RankedDoc['tier'], score: 0, lexical: 0 }));
+    };
+    const want = new Set(refs);
+    for (const e of this.tiers.context?.()?.events() ?? []) if (want.has(e.id) || want.has(e.refs?.[0] ?? '')) add(ctxDoc(e), 'context');
+    for (const d of this.tiers.docs?.()?.byRefs(refs, limit) ?? []) add(d, 'document');
+    for (const r of this.tiers.archive?.()?.byRefs(refs, limit) ?? []) add(r.doc, 'archive');
+    return [...seen.values()].sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
+  }
+
+  /**
+   * 【相关记忆文档】 (T-3 auto-injection): the best `k` turns outside the context window (the
+   * timeline already shows those); warm documents count one access each.
+   */
+  async related(query: string, k: number): Promise<RecallEntry[]> {
+    if (k <= 0) return [];
+    const hits = await this.entries(query, { k, tiers: ['document', 'archive'] });
+    const docs = this.tiers.docs?.();
+    const warm = hits.filter((h) => h.hit.tier === 'document').map((h) => h.hit.id);
+    if (docs && warm.length) docs.touch(warm);
+    return hits;
+  }
+
+  /**
+   * doc_query (T-3): recalls from every tier; the documents and archived turns found go back into
+   * the context window as `cold_storage` events at their original time and with their id. A warm
+   * document is then removed from the document tier (it lives in the context again and returns to
+   * the documents when pruned); an archived turn stays in the archive, the permanent record (the
+   * window holds a copy with the same id, so recall counts it once). The window is written before
+   * any document is removed, so a kill in between loses nothing.
+   */
+  async consume(query: string, k: number, context: ContextWindow): Promise<{ restored: number; hits: RecallHit[] }> {
+    const entries = await this.entries(query, { k });
+    const present = new Set(context.events().map((e) => e.id));
+    const back = entries.filter((e) => (e.hit.tier === 'document' || e.hit.tier === 'archive') && e.doc && !present.has(e.doc.id));
+    for (const e of back) {
+      const d = e.doc!;
+      context.append({
+        id: d.id,
+        kind: 'cold_storage',
+        source: 'cold_storage',
+        channel: d.channel,
+        sessionId: d.sessionId,
+        input: d.input,
+        response: d.response,
+        timestamp: d.createdAt,
+        refs: d.refs,
+        ...(d.speaker ? { speaker: d.speaker } : {}),
+      });
+    }
+    if (back.length) await context.flush();
+    const warm = back.filter((e) => e.hit.tier === 'document').map((e) => e.doc!.id);
+    if (warm.length) this.tiers.docs?.()?.removeMany(warm);
+    return { restored: back.length, hits: entries.map((e) => e.hit) };
+  }
+}
+
+/** A fact as text: `subject predicate object` (predicate words spaced). */
+export function factText(r: Pick<GraphRelation, 'subject' | 'predicate' | 'object'>): string {
+  return `${r.subject} ${r.predicate.replace(/_/g, ' ')} ${r.object}`;
+}
+
+function turnHit(h: RankedDoc): RecallHit {
+  const d = h.doc;
+  const hit: RecallHit = {
+    tier: h.tier,
+    id: d.id,
+    text: d.content,
+    score: h.score,
+    createdAt: d.createdAt,
+    sessionId: d.sessionId,
+    channel: d.channel,
+    source: d.source,
+    kind: d.eventKind ?? d.kind,
+    refs: d.refs,
+  };
+  if (d.speaker) hit.speaker = d.speaker;
+  if (d.refs[0]) hit.turnId = d.refs[0];
+  return hit;
+}
+
+function ctxDoc(e: ContextEvent): MemoryDocument {
+  const d: MemoryDocument = {
+    id: e.id,
+    content: `${e.input} ${e.response}`.trim(),
+    input: e.input,
+    response: e.response,
+    kind: 'context',
+    source: e.source,
+    channel: e.channel,
+    sessionId: e.sessionId,
+    createdAt: e.timestamp,
+    addedAt: e.timestamp,
+    accessCount: 0,
+    refs: e.refs ?? [],
+    eventKind: e.kind,
+  };
+  if (e.speaker) d.speaker = e.speaker;
+  return d;
+}

@@ -1,0 +1,43 @@
+import type { RecallTier } from '../../spec/memory.js';
+import type { MemoryDocument } from '../documents/index.js';
+import type { Bm25Stats } from '../embedder/index.js';
+
+/** Term counts and length of one document (what BM25 and query expansion read). */
+export interface TermCounts {
+  terms: ReadonlyMap<string, number>;
+  len: number;
+}
+
+/**
+ * One memory tier as the recall ranker sees it (K-1). Every tier answers the same questions —
+ * its collection statistics, BM25 under the statistics of all tiers together, a document's terms,
+ * its neighbours in its session — so a turn scores the same whichever tier holds it, and ageing
+ * (context → documents → cold archive) changes where a turn lives, not where it ranks.
+ */
+export interface RecallCorpus {
+  readonly tier: Exclude<RecallTier, 'graph'>;
+  /** Called once at the start of each ranking (per-query caches). */
+  begin?(): void;
+  /** Number of documents and sum of their token counts. */
+  size(): { docs: number; tokens: number };
+  /** Document frequency of each term in this tier. */
+  df(terms: readonly string[]): Map<string, number>;
+  /** BM25 scores (under `stats`) of this tier's documents that hold a query term, at most `limit` (the best). */
+  lexical(terms: Map<string, number>, stats: Bm25Stats, limit: number): Map<string, number>;
+  get(id: string): MemoryDocument | undefined;
+  termsOf(id: string): TermCounts | undefined;
+  /** The `span` documents before and after `doc` in its session, nearest first (`doc` may live in another tier). */
+  adjacent(doc: MemoryDocument, span: number): { before: MemoryDocument[]; after: MemoryDocument[] };
+  /** `adjacent(doc, 1)` for many documents at once (tiers on disk answer in one round trip). */
+  adjacentMany?(docs: readonly MemoryDocument[]): Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>;
+  /**
+   * Cosine of the query vector to document vectors of `model`: an in-memory tier scores all its
+   * documents, the archive only `ids` (its lexical candidates of this query).
+   */
+  dense?(qv: Float32Array, model: string, ids: readonly string[]): Promise<Map<string, number>> | Map<string, number>;
+}
+
+/** Orders two documents in time, ties by id (one order for every tier). */
+export function timeOrder(a: Pick<MemoryDocument, 'createdAt' | 'id'>, b: Pick<MemoryDocument, 'createdAt' | 'id'>): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

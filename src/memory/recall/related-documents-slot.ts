@@ -1,0 +1,41 @@
+import type { ConfigReader } from '../../spec/config.js';
+import type { PromptSlotProvider, RecallHit } from '../../spec/memory.js';
+import type { MemoryRecall } from './memory-recall.js';
+
+/** Characters of one document shown in the prompt. */
+const SNIPPET_CHARS = 400;
+
+/**
+ * Prompt-slot provider of 【相关记忆文档】 (T-3 auto-injection, slot `related_documents`): the top
+ * `core.docs.auto_inject_top` (default 3) turns for the input from the documents and the cold
+ * archive (the context window is in the timeline already), each with its date and tier; warm
+ * documents count an access. The kernel prints the heading. Undefined when nothing matches or on
+ * consolidation turns.
+ */
+export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: ConfigReader; top?: number } = {}): PromptSlotProvider {
+  return async (q) => {
+    if (q.consolidation || !q.input.trim()) return undefined;
+    const top = opts.top ?? readTop(opts.config);
+    if (top <= 0) return undefined;
+    const hits = await recall.related(q.input, top);
+    if (hits.length === 0) return undefined;
+    return hits.map((h) => relatedLine(h.hit)).join('\n');
+  };
+}
+
+/** One line of 【相关记忆文档】: `- [date · tier · speaker] text`. */
+export function relatedLine(h: RecallHit): string {
+  const text = h.text.length > SNIPPET_CHARS ? `${h.text.slice(0, SNIPPET_CHARS)}…` : h.text;
+  const when = h.createdAt ? new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '?';
+  const who = h.speaker ? ` · ${h.speaker.name ?? h.speaker.id}` : '';
+  return `- [${when} · ${h.tier}${who}] ${text}`;
+}
+
+function readTop(config?: ConfigReader): number {
+  try {
+    const v = config?.get('core.docs.auto_inject_top');
+    return typeof v === 'number' && Number.isFinite(v) ? v : 3;
+  } catch {
+    return 3;
+  }
+}
