@@ -117,3 +117,46 @@ test('an unusable graph leaves the other tiers up: graph tools and slot absent, 
   await mem.close();
   config.close();
 });
+
+test('ageing never removes what the user said: cold turns are distilled, then archived on disk, and still recalled with their facts', async () => {
+  const { home, scheduler, config } = setup();
+  // The memory on the simulated clock: every heartbeat runs at its default interval as time passes.
+  const mem = new MemorySystem({ homeDir: home, config, scheduler, now: scheduler.now });
+  await mem.open();
+  mem.startHeartbeats();
+  const say = (text: string, i: number) => {
+    mem.context.append({ kind: 'user', source: 'webui', channel: 'webui', sessionId: 'webui:1', input: text, response: '', refs: [`webui:1#${i}`] });
+    return mem.context.prune(text);
+  };
+  await say('I live in Hangzhou and I love tennis.', 1);
+  for (let i = 2; i <= 60; i++) await say(`small talk number ${i} about the weather`, i);
+  assert.ok(mem.docs.size > 0, 'pruning moved old turns to the documents');
+  // Four simulated days: the heartbeats at their default intervals archive everything cold.
+  await scheduler.advance(4 * 86_400_000);
+  assert.equal(mem.docs.size, 0, 'the warm tier emptied');
+  assert.ok(mem.archive.size >= 20, `archived ${mem.archive.size}`);
+  const hits = await mem.recall.search('where does the user live', { k: 5 });
+  const turn = hits.find((h) => h.turnId === 'webui:1#1' && h.tier === 'archive');
+  assert.ok(turn, JSON.stringify(hits.map((h) => [h.tier, h.text])));
+  const facts = await mem.memoryAPI().recall(['Hangzhou'], 1);
+  const lives = facts.relations.find((r) => r.predicate === 'lives_in')!;
+  assert.equal(lives.object, 'Hangzhou');
+  assert.ok(lives.refs?.includes('webui:1#1'), 'the fact cites its turn');
+  assert.equal(mem.recall.sources(lives.refs ?? [])[0]?.tier, 'archive', 'and brings it back from the archive');
+  await mem.close();
+  config.close();
+});
+
+test('the warm tier is bounded: beyond core.memory.warm_max_docs the least recently used documents move to the archive', async () => {
+  const { mem, config } = setup();
+  await config.set('core.memory.warm_max_docs', 100);
+  await mem.open();
+  mem.docs.addMany(Array.from({ length: 150 }, (_, i) => ({ content: `note ${i} about gardening`, createdAt: Date.now() - i })));
+  const r = await mem.heartbeats.runOnce('archive');
+  assert.equal(r?.ok, true);
+  assert.equal(mem.docs.size, 100);
+  assert.equal(mem.archive.size, 50);
+  assert.equal((await mem.recall.search('gardening', { k: 200 })).filter((h) => h.tier !== 'graph').length, 150, 'nothing vanished');
+  await mem.close();
+  config.close();
+});

@@ -166,3 +166,30 @@ test('a corrupt context.json is kept aside with a clear log line and the window 
   assert.deepEqual(ctx2.events().map((e) => e.id), ['a']);
   assert.ok(log2.lines.some((l) => /dropped 1 invalid events/.test(l)));
 });
+
+test('turn marks (the crash-recovery watermark) are saved with the events; speakers default by kind; an id is never appended twice', async () => {
+  const h = home();
+  const ctx = new RelevanceContext({ home: h, embedder, topK: 40, timers: manualTimers(), clock: () => 500 });
+  await ctx.start();
+  assert.deepEqual(ctx.loadedFrom, { status: 'missing', marks: false, savedAt: undefined });
+  const u = ctx.append(ev('hi', { sessionId: 'webui:1', refs: ['webui:1#3'] }));
+  assert.deepEqual(ctx.turnMark('webui:1'), { turn: 3, done: false });
+  ctx.append({ kind: 'agent', source: 'webui', channel: 'web', sessionId: 'webui:1', input: 'hi', response: 'hello', refs: ['webui:1#3'] });
+  assert.deepEqual(ctx.turnMark('webui:1'), { turn: 3, done: true });
+  ctx.append(ev('from another session’s turn id', { sessionId: 'webui:2', refs: ['webui:1#9'] }));
+  assert.equal(ctx.turnMark('webui:2'), undefined, 'a ref of another session is not a turn of this one');
+  assert.deepEqual(u.speaker, { id: 'user' });
+  assert.deepEqual(ctx.events()[1].speaker, { id: 'assistant' });
+  assert.deepEqual(ctx.append(ev('named', { speaker: { id: 'qq:123', name: 'Anna' } })).speaker, { id: 'qq:123', name: 'Anna' });
+  assert.equal(ctx.append(ev('again', { id: u.id })), u, 'same id: the event present is returned');
+  assert.equal(ctx.events().length, 4);
+  await ctx.stop();
+  const again = new RelevanceContext({ home: h, embedder, topK: 40, timers: manualTimers() });
+  await again.start();
+  assert.deepEqual(again.loadedFrom, { status: 'ok', marks: true, savedAt: 500 });
+  assert.deepEqual(again.turnMark('webui:1'), { turn: 3, done: true });
+  assert.deepEqual(again.events()[0].speaker, { id: 'user' });
+  assert.equal(again.deleteByTurnIds(['webui:1#3']), 2, 'the forget seam removes both events of the turn');
+  assert.equal(again.removeIds(['nope']), 0);
+  await again.stop();
+});

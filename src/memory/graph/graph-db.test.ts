@@ -254,3 +254,35 @@ test('upgrading a v2 graph.db indexes the existing entities', () => {
   assert.deepEqual(g.recall(['friend'], 0).entities.map((e) => e.name), ['Old Friend']);
   g.close();
 });
+
+test('each relation records its sources (turns) with the speaker; sources survive a merge; removing the only sources removes the fact (forget seam)', () => {
+  const g = fresh();
+  g.commit([{ subject: 'Anna', predicate: 'likes', object: 'tennis', refs: ['e1', 'webui:1#1'], speaker: 'anna' }]);
+  g.commit([{ subject: 'Anna', predicate: 'likes', object: 'tennis', refs: ['e9', 'webui:1#4'], speaker: 'anna' }]);
+  g.commit([{ subject: 'Anna B.', predicate: 'lives_in', object: 'Hangzhou', refs: ['e2'] }]);
+  g.commit([{ subject: 'Anna', predicate: 'knows', object: 'Ben' }]);
+  const tennis = g.relations({ entity: 'tennis' }).items[0];
+  assert.deepEqual(g.sourcesOf(tennis.id), [{ ref: 'e1', speaker: 'anna' }, { ref: 'e9', speaker: 'anna' }, { ref: 'webui:1#1', speaker: 'anna' }, { ref: 'webui:1#4', speaker: 'anna' }]);
+  g.merge('Anna', 'Anna B.');
+  const home = g.relations({ entity: 'Hangzhou' }).items[0];
+  assert.deepEqual(g.sourcesOf(home.id), [{ ref: 'e2' }], 'the moved relation keeps its source');
+  assert.deepEqual(g.deleteByRefs(['e1', 'webui:1#1']), { relations: 0, entities: 0 }, 'tennis still has other sources');
+  assert.deepEqual(g.deleteByRefs(['e9', 'webui:1#4', 'e2']), { relations: 2, entities: 2 }, 'tennis and Hangzhou go, with the entities left bare');
+  assert.deepEqual(g.relations().items.map((r) => `${r.subject} ${r.predicate} ${r.object}`), ['Anna knows Ben'], 'a fact without any source is not touched');
+  g.close();
+});
+
+test('migration 4 records the sources of relations written by the previous version', () => {
+  const dir = path.join(root, `g${n++}`);
+  fs.mkdirSync(dir);
+  const db = new Database(path.join(dir, 'graph.db'));
+  for (const m of GRAPH_MIGRATIONS.slice(0, 3)) db.exec(m);
+  db.pragma('user_version = 3');
+  db.exec(`INSERT INTO entities(id, name, created_at, updated_at) VALUES (1, 'user', 0, 0), (2, '杭州', 0, 0);
+    INSERT INTO relations(subject_id, predicate, object_id, refs, created_at, updated_at) VALUES (1, 'lives_in', 2, '["e7","cli:a#3"]', 0, 0)`);
+  db.close();
+  const g = new GraphDB({ path: path.join(dir, 'graph.db') });
+  g.open();
+  assert.deepEqual(g.sourcesOf(g.relations().items[0].id), [{ ref: 'cli:a#3' }, { ref: 'e7' }]);
+  g.close();
+});

@@ -212,6 +212,8 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       for (const n of neighboursOf(id)) best = Math.max(best, baseOf(n.id));
       final.set(id, baseOf(id) + o.neighbourWeight * best);
     }
+    // Candidates below the pool keep their own score (a long result list loses nothing).
+    for (const [id, b] of base) if (!final.has(id)) final.set(id, b);
   }
 
   if (o.sessionWeight > 0) {

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { testConfig, testLog } from '../embedder/__fixtures__/test-config.js';
+import { EmbedderService } from '../embedder/index.js';
+import type { MemoryDocument } from '../documents/index.js';
+import { ColdArchive } from './index.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-test-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const embedder = new EmbedderService({ config: testConfig() });
+let n = 0;
+const home = (): string => fs.mkdtempSync(path.join(root, `h${n++}-`));
+
+function doc(id: string, content: string, extra: Partial<MemoryDocument> = {}): MemoryDocument {
+  return { id, content, input: content, response: '', kind: 'archive', source: 'webui', channel: 'webui', sessionId: 's1', createdAt: 1000, addedAt: 1000, accessCount: 0, refs: [`s1#${id}`], eventKind: 'user', ...extra };
+}
+
+function open(h = home()): ColdArchive {
+  const a = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t), clock: () => 42 });
+  a.open();
+  return a;
+}
+
+test('archived rows persist with their provenance; statistics and document frequencies survive a reopen without reading the rows', () => {
+  const h = home();
+  const a = open(h);
+  a.putMany([
+    doc('a', '我住在杭州，喜欢龙井茶', { speaker: { id: 'user' }, createdAt: 5 }),
+    doc('b', 'Anna plays tennis on Sundays', { speaker: { id: 'anna', name: 'Anna' }, sessionId: 's2', refs: ['s2#1'], input: 'Anna plays tennis on Sundays\n', response: 'nice' }),
+  ]);
+  assert.equal(a.size, 2);
+  const tokensBefore = a.totalTokens;
+  a.close();
+  const b = open(h);
+  assert.equal(b.size, 2, 'row count kept in meta, not counted at open');
+  assert.equal(b.totalTokens, tokensBefore);
+  assert.deepEqual([...b.df(['杭州', 'tenni', 'nothing'])], [['杭州', 1], ['tenni', 1], ['nothing', 0]]);
+  const row = b.get('b')!;
+  assert.deepEqual(row.doc.speaker, { id: 'anna', name: 'Anna' });
+  assert.equal(row.doc.input, 'Anna plays tennis on Sundays\n', 'input kept when it differs from the content');
+  assert.equal(row.doc.response, 'nice');
+  assert.equal(b.get('a')!.doc.input, '我住在杭州，喜欢龙井茶', 'input equal to the content is stored once and restored');
+  assert.equal(b.hasTurn('s1#a', 'user'), true);
+  assert.equal(b.hasTurn('s1#a', 'agent'), false);
+  b.close();
+});
+
+test('candidates come from our own tokens (jieba-segmented Chinese, stemmed English) through FTS5, never from SQLite’s segmentation', () => {
+  const a = open();
+  a.putMany([doc('zh', '我住在杭州西湖边'), doc('en', 'She was running marathons'), doc('other', '完全无关的内容')]);
+  const ids = (terms: string[]) => a.candidates(terms, () => Infinity).map((r) => r.doc.id).sort();
+  assert.deepEqual(ids(embedder.tokenize('杭州')), ['zh'], 'a Chinese word inside a run without spaces is found');
+  assert.deepEqual(ids(embedder.tokenize('marathon runs')), ['en'], 'stems match');
+  assert.deepEqual(ids(['"); DROP TABLE turns; --', 'NEAR(a b)', '*']), [], 'query syntax never reaches FTS5');
+  const row = a.get('en')!;
+  assert.equal(row.terms.get('marathon'), 1);
+  assert.equal(row.len, embedder.tokenize('She was running marathons').length);
+  a.close();
+});
+
+test('a very common term reads only its newest rows beyond its quota; rare terms read all of theirs', () => {
+  const a = open();
+  a.putMany(Array.from({ length: 50 }, (_, i) => doc(`c${i}`, `common word number ${i}${i === 3 ? ' rare' : ''}`, { createdAt: i })));
+  const rows = a.candidates(['common', 'rare'], (_t, df) => (df > 10 ? 5 : Infinity));
+  const ids = rows.map((r) => r.doc.id);
+  assert.ok(ids.includes('c3'), 'the rare term brings its old row');
+  assert.deepEqual(ids.filter((id) => id !== 'c3').sort(), ['c45', 'c46', 'c47', 'c48', 'c49'], 'the common term brings its 5 newest');
+  a.close();
+});
+
+test('re-archiving an id replaces it; delete by id and by turn (the forget seam) keep statistics exact', () => {
+  const a = open();
+  a.putMany([doc('x', 'first version alpha'), doc('y', 'beta gamma', { refs: ['t#9'] }), doc('z', 'beta delta', { refs: ['t#9'] })]);
+  a.putMany([doc('x', 'second version alpha alpha')]);
+  assert.equal(a.size, 3);
+  assert.equal(a.df(['first']).get('first'), 0, 'the replaced row left no trace in the statistics');
+  assert.equal(a.get('x')!.terms.get('alpha'), 2);
+  assert.equal(a.deleteByTurnIds(['t#9']), 2);
+  assert.equal(a.df(['beta']).get('beta'), 0);
+  assert.equal(a.deleteIds(['x', 'missing']), 1);
+  assert.equal(a.size, 0);
+  assert.equal(a.totalTokens, 0);
+  assert.deepEqual(a.candidates(['alpha'], () => Infinity), []);
+  a.close();
+});
+
+test('neighbours in the session (one or many at once) and sources by ref', () => {
+  const a = open();
+  a.putMany([
+    doc('t1', 'one', { createdAt: 1, refs: ['s1#1'] }),
+    doc('t2', 'two', { createdAt: 2, refs: ['s1#2'] }),
+    doc('u1', 'other session', { createdAt: 2, sessionId: 's2' }),
+    doc('t3', 'three', { createdAt: 3, refs: ['s1#3'] }),
+  ]);
+  const adj = a.adjacent({ id: 't2', sessionId: 's1', createdAt: 2 });
+  assert.deepEqual([adj.before.map((r) => r.doc.id), adj.after.map((r) => r.doc.id)], [['t1'], ['t3']]);
+  const many = a.adjacentMany([
+    { id: 't1', sessionId: 's1', createdAt: 1 },
+    { id: 'live', sessionId: 's1', createdAt: 2.5 },
+  ]);
+  assert.deepEqual([many.get('t1')!.before.length, many.get('t1')!.after[0].doc.id], [0, 't2']);
+  assert.deepEqual([many.get('live')!.before[0].doc.id, many.get('live')!.after[0].doc.id], ['t2', 't3'], 'a document of another tier finds its archived neighbours');
+  assert.deepEqual(a.byRefs(['s1#3', 't1']).map((r) => r.doc.id), ['t1', 't3']);
+  assert.deepEqual(a.list({ limit: 2 }).map((d) => d.id), ['t3', 'u1']);
+  a.close();
+});
+
+test('a corrupt archive.db is kept aside and an empty archive starts; the file is on disk', () => {
+  const h = home();
+  fs.mkdirSync(path.join(h, 'documents'));
+  fs.writeFileSync(path.join(h, 'documents', 'archive.db'), 'not a database '.repeat(200));
+  const log = testLog();
+  const a = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t), log, clock: () => 7 });
+  a.open();
+  assert.equal(a.size, 0);
+  assert.ok(fs.existsSync(path.join(h, 'documents', 'archive.db.corrupt-7')));
+  assert.ok(log.lines.some((l) => /archive\.db is corrupt .*reindex/.test(l)), log.lines.join('\n'));
+  a.putMany([doc('a', 'works again')]);
+  assert.ok(a.diskBytes() > 0);
+  a.close();
+});
