@@ -290,6 +290,15 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
       assert.equal(await page.locator('[data-testid^=boundary-]').count(), 0, `${section} crashed`);
       await shot(page, `${17 + i}-settings-${section}`);
     }
+    // The memory search recalls over every tier: a turn said earlier in this run is found in the
+    // context window, with where it came from (K-1); it is not deleted from here (forget is its own operation).
+    await page.goto(`${h.url}/#/settings/documents`);
+    await page.fill('.documents .search-box input', '上海天气');
+    await page.press('.documents .search-box input', 'Enter');
+    const prov = page.locator('[data-testid=doc-provenance]').first();
+    await prov.waitFor({ timeout: T });
+    assert.match(await prov.innerText(), /^(context|上下文)\s+webui:\S+ · webui · user$/);
+    assert.equal(await page.locator('.documents .card').first().locator('.icon-btn').count(), 0);
   });
 
   it('composes two library memories into one (multi-select)', async () => {

@@ -8,13 +8,25 @@ import { Icon } from '../icon';
 import { ProgressCard } from '../progress-card';
 import { ServiceError } from './knowledge-section';
 
+/** A listed document, or a search hit of the recall over every tier (with its provenance). */
 interface Doc {
   id: string;
   text: string;
   createdAt: number;
   accessCount?: number;
   score?: number;
+  tier?: 'context' | 'document' | 'archive' | 'graph';
+  sessionId?: string;
+  channel?: string;
+  speaker?: { id: string; name?: string };
 }
+
+const TIER_LABEL = {
+  context: 'documents.tier.context',
+  document: 'documents.tier.document',
+  archive: 'documents.tier.archive',
+  graph: 'documents.tier.graph',
+} as const;
 
 /** Numbers and short strings of a stats object, one level of nesting flattened (`graph.entities`). */
 export function flattenStats(stats: Record<string, unknown>): [string, string | number][] {
@@ -85,15 +97,23 @@ export function DocumentsSection() {
       {docs.data?.map((d) => (
         <div className="card doc" key={d.id}>
           <div className="card-head">
-            <span className="muted small mono">{d.id}</span>
+            {d.tier ? (
+              <span className="muted small" data-testid="doc-provenance">
+                <span className="chip">{t(TIER_LABEL[d.tier])}</span> {[d.sessionId, d.channel, d.speaker?.name ?? d.speaker?.id].filter(Boolean).join(' · ')}
+              </span>
+            ) : (
+              <span className="muted small mono">{d.id}</span>
+            )}
             <span className="muted small">
-              {relTime(d.createdAt, lang)}
+              {d.createdAt > 0 && relTime(d.createdAt, lang)}
               {d.score !== undefined && ` · ${d.score.toFixed(2)}`}
               {d.accessCount !== undefined && ` · ${t('documents.accessed', { n: d.accessCount })}`}
             </span>
-            <button className="icon-btn tiny" title={t('common.delete')} onClick={() => { if (window.confirm(t('documents.deleteConfirm'))) void api(`/api/v1/memory/documents/${encodeURIComponent(d.id)}`, { method: 'DELETE' }).then(docs.reload, (e: Error) => app.toast(e.message, 'error')); }}>
-              <Icon name="trash" size={14} />
-            </button>
+            {(!d.tier || d.tier === 'document') && (
+              <button className="icon-btn tiny" title={t('common.delete')} onClick={() => { if (window.confirm(t('documents.deleteConfirm'))) void api(`/api/v1/memory/documents/${encodeURIComponent(d.id)}`, { method: 'DELETE' }).then(docs.reload, (e: Error) => app.toast(e.message, 'error')); }}>
+                <Icon name="trash" size={14} />
+              </button>
+            )}
           </div>
           <div className="clamp4 doc-text">{d.text}</div>
         </div>
