@@ -17,7 +17,8 @@ import { DocStore } from '../../src/memory/documents/index.js';
 import { documentCorpus, rankEvidence } from '../../src/memory/recall/index.js';
 import { EmbedderService } from '../../src/memory/embedder/index.js';
 import { runGraphScale } from './graph.bench.js';
-import { percentile as pct, rng } from '../stats.js';
+import { percentile as pct } from '../stats.js';
+import { makeText } from './synthetic-text.js';
 
 /** One row of the scale report. */
 export interface ScaleRow {
@@ -42,41 +43,6 @@ export function registerScaleCase(name: string, fn: ScaleCase): void {
 
 // Graph BFS at scale (T-4), contributed by the graph tier.
 registerScaleCase('graph', (ctx) => runGraphScale(ctx));
-
-const SYL = ['ka', 'lo', 'mi', 'ra', 'tu', 'ne', 'so', 'vi', 'de', 'pa', 'zu', 'ri', 'go', 'be', 'ta', 'mo'];
-
-/** A vocabulary of pseudo-words drawn with a Zipf distribution (s = 1). */
-function makeText(seed: number): (words: number) => string {
-  const r = rng(seed);
-  const vocab: string[] = [];
-  for (let i = 0; i < 20_000; i++) {
-    let w = '';
-    let x = i + 1;
-    while (x > 0) {
-      w += SYL[x % SYL.length];
-      x = Math.floor(x / SYL.length);
-    }
-    vocab.push(`${w}x`);
-  }
-  const cdf: number[] = [];
-  let sum = 0;
-  for (let i = 0; i < vocab.length; i++) cdf.push((sum += 1 / (i + 1)));
-  // Ranks below 100 play the part of stop-words: real text loses them at tokenisation, so they
-  // are not generated at all (otherwise every query would hit 90 % of the corpus).
-  const low = cdf[99];
-  const pick = (): string => {
-    const u = low + r() * (sum - low);
-    let lo = 0;
-    let hi = cdf.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocab[lo];
-  };
-  return (n) => Array.from({ length: n }, pick).join(' ');
-}
 
 function config(values: Record<string, ConfigValue>): ConfigReader {
   return { get: <T extends ConfigValue>(k: string) => (values[k] ?? null) as T, onChange: () => () => {} };

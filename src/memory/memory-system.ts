@@ -169,6 +169,7 @@ export class MemorySystem {
   async open(): Promise<void> {
     if (this.opened) return;
     this.opened = true;
+    const t0 = Date.now();
     await this.embedder.start();
     await this.tryOpen('docs', () => this.docs.open());
     await this.tryOpen('archive', () => this.archive.open());
@@ -177,6 +178,7 @@ export class MemorySystem {
     await this.tryOpen('knowledge', () => this.knowledge.open());
     if (this.up.graph) await this.rules.load();
     if (this.up.context) await this.recover();
+    this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });
   }
 
   /** True when a tier holds the event of this kind of this turn (recovery, reindex). */

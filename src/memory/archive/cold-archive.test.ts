@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { testConfig, testLog } from '../embedder/__fixtures__/test-config.js';
-import { EmbedderService } from '../embedder/index.js';
+import { Bm25Index, EmbedderService } from '../embedder/index.js';
 import type { MemoryDocument } from '../documents/index.js';
 import { ColdArchive } from './index.js';
 
@@ -48,24 +48,40 @@ test('archived rows persist with their provenance; statistics and document frequ
   b.close();
 });
 
-test('candidates come from our own tokens (jieba-segmented Chinese, stemmed English) through FTS5, never from SQLite’s segmentation', () => {
+/** BM25 of the archive alone (its own statistics), by document id. */
+function scores(a: ColdArchive, query: string, quota: (t: string) => number = () => Infinity): Map<string, number> {
+  const terms = new Map<string, number>();
+  for (const t of embedder.tokenize(query)) terms.set(t, (terms.get(t) ?? 0) + 1);
+  const df = a.df(terms.keys());
+  const stats = { idf: (t: string) => Math.log(1 + (a.size - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5)), avgLen: a.totalTokens / Math.max(1, a.size) };
+  const byN = a.score(terms, stats, quota);
+  const rows = a.rows([...byN.keys()], 'full');
+  return new Map([...byN].map(([n, s]) => [rows.get(n)!.doc.id, s]));
+}
+
+test('postings of our own tokens (jieba-segmented Chinese, stemmed English) give the same BM25 as the in-memory index', () => {
   const a = open();
-  a.putMany([doc('zh', '我住在杭州西湖边'), doc('en', 'She was running marathons'), doc('other', '完全无关的内容')]);
-  const ids = (terms: string[]) => a.candidates(terms, () => Infinity).map((r) => r.doc.id).sort();
-  assert.deepEqual(ids(embedder.tokenize('杭州')), ['zh'], 'a Chinese word inside a run without spaces is found');
-  assert.deepEqual(ids(embedder.tokenize('marathon runs')), ['en'], 'stems match');
-  assert.deepEqual(ids(['"); DROP TABLE turns; --', 'NEAR(a b)', '*']), [], 'query syntax never reaches FTS5');
+  const texts: [string, string][] = [['zh', '我住在杭州西湖边'], ['en', 'She was running marathons, two marathons a year'], ['other', '完全无关的内容'], ['en2', 'a marathon in Hangzhou']];
+  a.putMany(texts.map(([id, t]) => doc(id, t)));
+  const bm = new Bm25Index();
+  for (const [id, t] of texts) bm.add(id, embedder.tokenize(t));
+  for (const q of ['杭州', 'marathon runs', '杭州 marathon']) {
+    const got = scores(a, q);
+    const want = bm.scoreAll(embedder.tokenize(q));
+    assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), q);
+    for (const [id, s] of want) assert.ok(Math.abs(got.get(id)! - s) < 1e-9, `${q} ${id}: ${got.get(id)} vs ${s}`);
+  }
+  assert.deepEqual(scores(a, '"); DROP TABLE turns; -- NEAR(a b) *'), new Map(), 'query syntax is never interpreted');
   const row = a.get('en')!;
-  assert.equal(row.terms.get('marathon'), 1);
-  assert.equal(row.len, embedder.tokenize('She was running marathons').length);
+  assert.equal(row.terms?.get('marathon'), 2);
+  assert.equal(row.len, embedder.tokenize('She was running marathons, two marathons a year').length);
   a.close();
 });
 
 test('a very common term reads only its newest rows beyond its quota; rare terms read all of theirs', () => {
   const a = open();
   a.putMany(Array.from({ length: 50 }, (_, i) => doc(`c${i}`, `common word number ${i}${i === 3 ? ' rare' : ''}`, { createdAt: i })));
-  const rows = a.candidates(['common', 'rare'], (_t, df) => (df > 10 ? 5 : Infinity));
-  const ids = rows.map((r) => r.doc.id);
+  const ids = [...scores(a, 'common rare', (t) => (t === 'common' ? 5 : Infinity)).keys()];
   assert.ok(ids.includes('c3'), 'the rare term brings its old row');
   assert.deepEqual(ids.filter((id) => id !== 'c3').sort(), ['c45', 'c46', 'c47', 'c48', 'c49'], 'the common term brings its 5 newest');
   a.close();
@@ -77,24 +93,24 @@ test('re-archiving an id replaces it; delete by id and by turn (the forget seam)
   a.putMany([doc('x', 'second version alpha alpha')]);
   assert.equal(a.size, 3);
   assert.equal(a.df(['first']).get('first'), 0, 'the replaced row left no trace in the statistics');
-  assert.equal(a.get('x')!.terms.get('alpha'), 2);
+  assert.equal(a.get('x')!.terms?.get('alpha'), 2);
   assert.equal(a.deleteByTurnIds(['t#9']), 2);
   assert.equal(a.df(['beta']).get('beta'), 0);
   assert.equal(a.deleteIds(['x', 'missing']), 1);
   assert.equal(a.size, 0);
   assert.equal(a.totalTokens, 0);
-  assert.deepEqual(a.candidates(['alpha'], () => Infinity), []);
+  assert.deepEqual(scores(a, 'alpha'), new Map());
   a.close();
 });
 
-test('neighbours in the session (one or many at once) and sources by ref', () => {
+test('neighbours in the session (linked rows, kept through out-of-order inserts and deletes) and sources by ref', () => {
   const a = open();
-  a.putMany([
-    doc('t1', 'one', { createdAt: 1, refs: ['s1#1'] }),
-    doc('t2', 'two', { createdAt: 2, refs: ['s1#2'] }),
-    doc('u1', 'other session', { createdAt: 2, sessionId: 's2' }),
-    doc('t3', 'three', { createdAt: 3, refs: ['s1#3'] }),
-  ]);
+  a.putMany([doc('t3', 'three', { createdAt: 3, refs: ['s1#3'] }), doc('t1', 'one', { createdAt: 1, refs: ['s1#1'] })]);
+  a.putMany([doc('t2', 'two', { createdAt: 2, refs: ['s1#2'] }), doc('u1', 'other session', { createdAt: 2, sessionId: 's2' }), doc('gone', 'deleted', { createdAt: 2.5 })]);
+  a.deleteIds(['gone']);
+  const row = (id: string) => a.get(id)!;
+  const idOf = (n: number | null) => (n === null ? null : [...a.rows([n], 'full').values()][0].doc.id);
+  assert.deepEqual([idOf(row('t1').prev), idOf(row('t1').next), idOf(row('t2').next), idOf(row('t3').prev), idOf(row('t3').next)], [null, 't2', 't3', 't2', null]);
   const adj = a.adjacent({ id: 't2', sessionId: 's1', createdAt: 2 });
   assert.deepEqual([adj.before.map((r) => r.doc.id), adj.after.map((r) => r.doc.id)], [['t1'], ['t3']]);
   const many = a.adjacentMany([

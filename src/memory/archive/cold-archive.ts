@@ -3,19 +3,28 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { HomeAgentError } from '../../spec/errors/index.js';
 import type { MemoryDocument } from '../documents/index.js';
-import type { EmbedderLog, StoredVector } from '../embedder/index.js';
+import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
 
-/** An archived document with what ranking needs: its term counts, length and stored vector. */
-export interface ArchivedRow {
-  doc: MemoryDocument;
-  terms: Map<string, number>;
-  len: number;
-  vec?: StoredVector;
-}
+/**
+ * How much of a row is read: `light` (id, session, time, speaker, neighbours — what ranking
+ * needs of a candidate), `tokens` (+ term counts and vector), `full` (+ text, refs, meta).
+ */
+export type RowLevel = 'light' | 'tokens' | 'full';
 
-/** How many rows of one query term `candidates` reads (`Infinity` = every row holding it). */
-export type QuotaFn = (term: string, df: number) => number;
+/** An archived document as read at some level (fields beyond the level are empty). */
+export interface ArchivedRow {
+  /** Row number (stable while the row exists). */
+  n: number;
+  doc: MemoryDocument;
+  /** Row numbers of the turns before and after it in its session. */
+  prev: number | null;
+  next: number | null;
+  len: number;
+  terms?: Map<string, number>;
+  vec?: StoredVector;
+  level: RowLevel;
+}
 
 export interface ColdArchiveOptions {
   /** Data folder; the archive lives in `<home>/documents/archive.db`. */
@@ -28,51 +37,53 @@ export interface ColdArchiveOptions {
 
 interface Row {
   n: number;
-  id: string;
-  turn_id: string | null;
+  id?: string;
+  turn_id?: string | null;
   event_kind: string;
   kind: string;
-  source: string;
-  channel: string;
+  source?: string;
+  channel?: string;
   session_id: string;
   speaker_id: string | null;
   speaker_name: string | null;
-  title: string | null;
+  title?: string | null;
   created_at: number;
-  added_at: number;
-  archived_at: number;
-  access_count: number;
-  content: string;
-  input: string | null;
-  response: string;
-  refs: string;
-  meta: string | null;
-  tokens: string;
+  added_at?: number;
+  access_count?: number;
+  content?: string;
+  input?: string | null;
+  response?: string;
+  refs?: string;
+  meta?: string | null;
+  tokens?: string;
   ntok: number;
-  vec: Buffer | null;
-  vec_model: string | null;
+  prev_n: number | null;
+  next_n: number | null;
+  vec?: Buffer | null;
+  vec_model?: string | null;
 }
 
-/** Rows whose parsed form stays in memory between queries (bounded: the archive itself never is). */
+/** The light columns, all in the covering index `turns_rank` (narrow pages: candidates are read without touching the text). */
+const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind';
+const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
+const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
+
+/** Rows kept parsed between queries (bounded: the archive itself never is in memory). */
 const ROW_CACHE = 4096;
-/** Neighbour lookups remembered between queries. */
-const ADJ_CACHE = 20_000;
 
 /**
  * The cold archive (T-3): documents that went cold are distilled into graph facts and then moved
- * here instead of being deleted. SQLite (`documents/archive.db`, WAL), searched without any
- * in-memory index: FTS5 over our own tokens finds candidate rows, `terms`/`meta` hold the
- * collection statistics, and the ranker scores candidates with the same BM25 as the other tiers.
- * Opening costs the same at 10 rows and at 1,000,000. Only an explicit delete (forget) removes a
- * row; re-archiving the same id replaces it.
+ * here instead of being deleted. SQLite (`documents/archive.db`, WAL), searched without an
+ * in-memory index: a postings table clustered by term gives each query term's (row, count, length)
+ * in one range read, so BM25 is computed exactly as for the in-memory tiers and rows are read only
+ * for the candidates ranking keeps. Opening reads two counters. Only an explicit delete (forget)
+ * removes a row; archiving the same id again replaces it.
  */
 export class ColdArchive {
   private db: Database.Database | undefined;
   private docs = 0;
   private tokens = 0;
   private readonly cache = new Map<number, ArchivedRow>();
-  /** Row numbers of the nearest earlier / later row of a document's session, by document id (cleared on writes). */
-  private readonly adjCache = new Map<string, [number | null, number | null]>();
   private readonly stmts = new Map<string, Database.Statement>();
   private readonly log: EmbedderLog;
   private readonly clock: () => number;
@@ -119,8 +130,7 @@ export class ColdArchive {
       this.log.warn(`archive: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty archive (waiter memory reindex rebuilds it from the session logs)`);
       this.db = this.connect();
     }
-    const meta = this.st('SELECT key, value FROM meta').all() as { key: string; value: number }[];
-    for (const m of meta) {
+    for (const m of this.st('SELECT key, value FROM meta').all() as { key: string; value: number }[]) {
       if (m.key === 'docs') this.docs = m.value;
       if (m.key === 'tokens') this.tokens = m.value;
     }
@@ -130,7 +140,6 @@ export class ColdArchive {
   close(): void {
     this.stmts.clear();
     this.cache.clear();
-    this.adjCache.clear();
     this.db?.close();
     this.db = undefined;
   }
@@ -141,8 +150,8 @@ export class ColdArchive {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 3000');
-      // quick_check reads every page: at a million rows that is seconds, so open checks only the
-      // header and schema; SQLite reports real corruption on use (SQLITE_CORRUPT), which is logged.
+      // quick_check reads every page (seconds at a million rows): open checks the header and
+      // schema only; SQLite reports damage where it is met (SQLITE_CORRUPT), and that is logged.
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
       migrateArchive(db);
       return db;
@@ -167,6 +176,8 @@ export class ColdArchive {
     return s;
   }
 
+  // ---------- writes ----------
+
   /**
    * Archives documents in one transaction (tokens computed here unless given). A document whose id
    * is already archived is replaced, so archiving twice is harmless.
@@ -174,46 +185,52 @@ export class ColdArchive {
   putMany(docs: readonly MemoryDocument[], opts: { tokens?: (string[] | undefined)[]; vectors?: (StoredVector | undefined)[] } = {}): number {
     if (docs.length === 0) return 0;
     const now = this.clock();
-    const toks = docs.map((d, i) => cleanTokens(opts.tokens?.[i] ?? this.opts.tokenize(d.title ? `${d.title}\n${d.content}` : d.content)));
+    const toks = docs.map((d, i) => (opts.tokens?.[i] ?? this.opts.tokenize(d.title ? `${d.title}\n${d.content}` : d.content)).filter(isIndexable));
     const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker_name, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model)
       VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerName, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel)`);
-    const df = new Map<string, number>();
-    let addDocs = 0;
-    let addTokens = 0;
+    const posting = this.st('INSERT INTO postings (term_id, n, tf, len) VALUES (?, ?, ?, ?)');
+    const df = new Map<number, number>();
     this.conn.transaction(() => {
       const replaced = this.deleteWhere('id', docs.map((d) => d.id), df);
-      addDocs -= replaced.docs;
-      addTokens -= replaced.tokens;
+      let addDocs = -replaced.docs;
+      let addTokens = -replaced.tokens;
       docs.forEach((d, i) => {
         const t = toks[i];
         const v = opts.vectors?.[i];
-        ins.run({
-          id: d.id,
-          turnId: d.refs[0] ?? null,
-          eventKind: d.eventKind ?? '',
-          kind: d.kind,
-          source: d.source,
-          channel: d.channel,
-          sessionId: d.sessionId,
-          speakerId: d.speaker?.id ?? null,
-          speakerName: d.speaker?.name ?? null,
-          title: d.title ?? null,
-          createdAt: d.createdAt,
-          addedAt: d.addedAt,
-          archivedAt: now,
-          accessCount: d.accessCount,
-          content: d.content,
-          // Most archived turns are one message: the input is the content, stored once.
-          input: d.input === d.content ? null : d.input,
-          response: d.response,
-          refs: JSON.stringify(d.refs),
-          meta: d.meta ? JSON.stringify(d.meta) : null,
-          tokens: t.join(' '),
-          ntok: t.length,
-          vec: v ? Buffer.from(v.vector.buffer, v.vector.byteOffset, v.vector.byteLength) : null,
-          vecModel: v?.modelId ?? null,
-        });
-        for (const term of new Set(t)) df.set(term, (df.get(term) ?? 0) + 1);
+        const n = Number(
+          ins.run({
+            id: d.id,
+            turnId: d.refs[0] ?? null,
+            eventKind: d.eventKind ?? '',
+            kind: d.kind,
+            source: d.source,
+            channel: d.channel,
+            sessionId: d.sessionId,
+            speakerId: d.speaker?.id ?? null,
+            speakerName: d.speaker?.name ?? null,
+            title: d.title ?? null,
+            createdAt: d.createdAt,
+            addedAt: d.addedAt,
+            archivedAt: now,
+            accessCount: d.accessCount,
+            content: d.content,
+            // Most archived turns are one message: the input is the content, stored once.
+            input: d.input === d.content ? null : d.input,
+            response: d.response,
+            refs: JSON.stringify(d.refs),
+            meta: d.meta ? JSON.stringify(d.meta) : null,
+            tokens: t.join(' '),
+            ntok: t.length,
+            vec: v ? Buffer.from(v.vector.buffer, v.vector.byteOffset, v.vector.byteLength) : null,
+            vecModel: v?.modelId ?? null,
+          }).lastInsertRowid,
+        );
+        this.link(n, d);
+        for (const [term, tf] of counts(t)) {
+          const id = this.termId(term);
+          posting.run(id, n, tf, t.length);
+          df.set(id, (df.get(id) ?? 0) + 1);
+        }
         addDocs++;
         addTokens += t.length;
       });
@@ -221,8 +238,21 @@ export class ColdArchive {
       this.bumpMeta(addDocs, addTokens);
     })();
     this.cache.clear();
-    this.adjCache.clear();
     return docs.length;
+  }
+
+  /** Threads a new row between the turns before and after it in its session. */
+  private link(n: number, d: Pick<MemoryDocument, 'id' | 'sessionId' | 'createdAt'>): void {
+    const prev = this.st('SELECT n FROM turns WHERE session_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT 1').pluck().get(d.sessionId, d.createdAt, d.id) as number | undefined;
+    const next = this.st('SELECT n FROM turns WHERE session_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT 1').pluck().get(d.sessionId, d.createdAt, d.id) as number | undefined;
+    this.st('UPDATE turns SET prev_n = ?, next_n = ? WHERE n = ?').run(prev ?? null, next ?? null, n);
+    if (prev !== undefined) this.st('UPDATE turns SET next_n = ? WHERE n = ?').run(n, prev);
+    if (next !== undefined) this.st('UPDATE turns SET prev_n = ? WHERE n = ?').run(n, next);
+  }
+
+  private termId(term: string): number {
+    const id = this.st('SELECT id FROM terms WHERE term = ?').pluck().get(term) as number | undefined;
+    return id ?? Number(this.st('INSERT INTO terms (term, df) VALUES (?, 0)').run(term).lastInsertRowid);
   }
 
   /** Deletes rows by document id (forget, K-2). Returns how many existed. */
@@ -240,7 +270,7 @@ export class ColdArchive {
 
   private deleteBy(col: 'id' | 'turn_id', values: readonly string[]): number {
     if (values.length === 0) return 0;
-    const df = new Map<string, number>();
+    const df = new Map<number, number>();
     const r = this.conn.transaction(() => {
       const gone = this.deleteWhere(col, values, df);
       this.applyDf(df);
@@ -248,20 +278,27 @@ export class ColdArchive {
       return gone.docs;
     })();
     this.cache.clear();
-    this.adjCache.clear();
     return r;
   }
 
-  /** Deletes matching rows (inside the caller's transaction), recording their df changes. */
-  private deleteWhere(col: 'id' | 'turn_id', values: readonly string[], df: Map<string, number>): { docs: number; tokens: number } {
+  /** Deletes matching rows (inside the caller's transaction): postings, links, and df changes. */
+  private deleteWhere(col: 'id' | 'turn_id', values: readonly string[], df: Map<number, number>): { docs: number; tokens: number } {
     let docs = 0;
     let tokens = 0;
-    const sel = this.st(`SELECT n, tokens, ntok FROM turns WHERE ${col} = ?`);
-    const del = this.st('DELETE FROM turns WHERE n = ?');
+    const sel = this.st(`SELECT n, tokens, ntok, prev_n, next_n FROM turns WHERE ${col} = ?`);
+    const termOf = this.st('SELECT id FROM terms WHERE term = ?').pluck();
+    const delPosting = this.st('DELETE FROM postings WHERE term_id = ? AND n = ?');
     for (const v of values) {
-      for (const row of sel.all(v) as { n: number; tokens: string; ntok: number }[]) {
-        for (const term of new Set(splitTokens(row.tokens))) df.set(term, (df.get(term) ?? 0) - 1);
-        del.run(row.n);
+      for (const row of sel.all(v) as { n: number; tokens: string; ntok: number; prev_n: number | null; next_n: number | null }[]) {
+        for (const term of new Set(splitTokens(row.tokens))) {
+          const id = termOf.get(term) as number | undefined;
+          if (id === undefined) continue;
+          delPosting.run(id, row.n);
+          df.set(id, (df.get(id) ?? 0) - 1);
+        }
+        if (row.prev_n !== null) this.st('UPDATE turns SET next_n = ? WHERE n = ?').run(row.next_n, row.prev_n);
+        if (row.next_n !== null) this.st('UPDATE turns SET prev_n = ? WHERE n = ?').run(row.prev_n, row.next_n);
+        this.st('DELETE FROM turns WHERE n = ?').run(row.n);
         docs++;
         tokens += row.ntok;
       }
@@ -269,13 +306,13 @@ export class ColdArchive {
     return { docs, tokens };
   }
 
-  private applyDf(df: Map<string, number>): void {
-    const up = this.st('INSERT INTO terms(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df');
-    const drop = this.st('DELETE FROM terms WHERE term = ? AND df <= 0');
-    for (const [term, d] of df) {
+  private applyDf(df: Map<number, number>): void {
+    const up = this.st('UPDATE terms SET df = df + ? WHERE id = ?');
+    const drop = this.st('DELETE FROM terms WHERE id = ? AND df <= 0');
+    for (const [id, d] of df) {
       if (d === 0) continue;
-      up.run(term, d);
-      if (d < 0) drop.run(term);
+      up.run(d, id);
+      if (d < 0) drop.run(id);
     }
   }
 
@@ -286,61 +323,119 @@ export class ColdArchive {
     this.tokens += tokens;
   }
 
+  // ---------- ranking ----------
+
   /** Document frequency of each term in the archive. */
   df(terms: Iterable<string>): Map<string, number> {
     const q = this.st('SELECT df FROM terms WHERE term = ?').pluck();
     const out = new Map<string, number>();
-    for (const t of terms) if (!out.has(t)) out.set(t, (q.get(t) as number | undefined) ?? 0);
+    for (const t of terms) if (!out.has(t)) out.set(t, isIndexable(t) ? ((q.get(t) as number | undefined) ?? 0) : 0);
     return out;
   }
 
   /**
-   * Rows holding any of the terms. Each term reads at most `quota(term, df)` rows, newest first:
-   * a rare term brings every row that holds it, a very common one only its most recent rows (its
-   * idf is low, so those rows rarely rank on it alone; older ones stay reachable by any rarer word).
+   * BM25 (k1 1.2, b 0.5, under the given collection statistics) of the rows holding the weighted
+   * query terms, by row number. Each term reads at most `quota(term)` postings, newest rows first:
+   * a rare term all of its rows, a very common one only its most recent (its idf is low, so older
+   * rows rarely rank on it alone; they stay reachable by any rarer word).
    */
-  candidates(terms: Iterable<string>, quota: QuotaFn, df?: Map<string, number>): ArchivedRow[] {
-    const list = [...new Set(terms)].filter(isIndexable);
-    const dfs = df ?? this.df(list);
-    const match = this.st('SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rowid DESC LIMIT ?').pluck();
-    const ns = new Set<number>();
-    for (const t of list) {
-      const d = dfs.get(t) ?? 0;
-      if (d === 0) continue;
-      const lim = quota(t, d);
+  score(terms: ReadonlyMap<string, number>, stats: Bm25Stats, quota: (term: string) => number, cache?: Map<string, [number, number, number][]>): Map<number, number> {
+    const acc = new Map<number, number>();
+    const termOf = this.st('SELECT id FROM terms WHERE term = ?').pluck();
+    const read = this.st('SELECT n, tf, len FROM postings WHERE term_id = ? ORDER BY n DESC LIMIT ?').raw();
+    const avg = stats.avgLen || 1;
+    const base = BM25_K1 * (1 - BM25_B);
+    const perLen = (BM25_K1 * BM25_B) / avg;
+    for (const [term, w] of terms) {
+      if (w === 0 || !isIndexable(term)) continue;
+      const lim = quota(term);
       if (lim <= 0) continue;
-      for (const n of match.all(`"${t.replace(/"/g, '""')}"`, Number.isFinite(lim) ? Math.floor(lim) : -1) as number[]) ns.add(n);
+      // One ranking scores twice (before and after query expansion): a term's postings are read once.
+      const key = `${term}\u0000${lim}`;
+      let postings = cache?.get(key);
+      if (!postings) {
+        const id = termOf.get(term) as number | undefined;
+        postings = id === undefined ? [] : (read.all(id, Number.isFinite(lim) ? Math.floor(lim) : -1) as [number, number, number][]);
+        cache?.set(key, postings);
+      }
+      const idf = stats.idf(term) * w * (BM25_K1 + 1);
+      for (const [n, tf, len] of postings) {
+        acc.set(n, (acc.get(n) ?? 0) + (idf * tf) / (tf + base + perLen * len));
+      }
     }
-    return this.rowsByN([...ns]);
+    return acc;
   }
 
-  /** Rows by row number, through the bounded cache. */
-  private rowsByN(ns: number[]): ArchivedRow[] {
-    const out: ArchivedRow[] = [];
+  /** Rows by row number at (at least) `level`, through the bounded cache; absent rows are skipped. */
+  rows(ns: readonly number[], level: RowLevel = 'light'): Map<number, ArchivedRow> {
+    const out = new Map<number, ArchivedRow>();
     const missing: number[] = [];
     for (const n of ns) {
       const c = this.cache.get(n);
-      if (c) out.push(c);
+      if (c && RANK[c.level] >= RANK[level]) out.set(n, c);
       else missing.push(n);
     }
     if (missing.length) {
-      const rows = this.st('SELECT * FROM turns WHERE n IN (SELECT value FROM json_each(?))').all(JSON.stringify(missing)) as Row[];
-      for (const r of rows) out.push(this.remember(r));
+      // Light rows come from the covering index (narrow pages); SQLite would pick the table by rowid.
+      const from = level === 'light' ? 'turns INDEXED BY turns_rank' : 'turns';
+      const rows = this.st(`SELECT ${COLUMNS[level]} FROM ${from} WHERE n IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)) as Row[];
+      for (const r of rows) out.set(r.n, this.remember(toArchived(r, level)));
     }
     return out;
   }
 
-  private remember(r: Row): ArchivedRow {
-    const row = toArchived(r);
+  private remember(row: ArchivedRow): ArchivedRow {
+    this.cache.delete(row.n);
     if (this.cache.size >= ROW_CACHE) this.cache.delete(this.cache.keys().next().value as number);
-    this.cache.set(r.n, row);
+    this.cache.set(row.n, row);
     return row;
   }
 
-  /** One archived row by document id. */
+  /**
+   * The nearest earlier and later archived row of each document's session, for documents of
+   * other tiers (an archived row knows its neighbours: `prev`/`next`). One statement for all.
+   */
+  adjacentMany(docs: readonly Pick<MemoryDocument, 'id' | 'sessionId' | 'createdAt'>[]): Map<string, { before: ArchivedRow[]; after: ArchivedRow[] }> {
+    const out = new Map<string, { before: ArchivedRow[]; after: ArchivedRow[] }>();
+    if (!docs.length) return out;
+    const found = this.st(`WITH q(k, s, c, i) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?))
+      SELECT q.k AS k,
+        (SELECT n FROM turns t WHERE t.session_id = q.s AND (t.created_at, t.id) < (q.c, q.i) ORDER BY t.created_at DESC, t.id DESC LIMIT 1) AS prev,
+        (SELECT n FROM turns t WHERE t.session_id = q.s AND (t.created_at, t.id) > (q.c, q.i) ORDER BY t.created_at ASC, t.id ASC LIMIT 1) AS next
+      FROM q`).all(JSON.stringify(docs.map((d) => [d.sessionId, d.createdAt, d.id]))) as { k: number; prev: number | null; next: number | null }[];
+    const need: number[] = [];
+    for (const r of found) for (const n of [r.prev, r.next]) if (n !== null) need.push(n);
+    const byN = this.rows(need);
+    for (const r of found) {
+      const prev = r.prev !== null ? byN.get(r.prev) : undefined;
+      const next = r.next !== null ? byN.get(r.next) : undefined;
+      out.set(docs[r.k].id, { before: prev ? [prev] : [], after: next ? [next] : [] });
+    }
+    return out;
+  }
+
+  /** The `span` rows before and after `doc` in its session, nearest first. */
+  adjacent(doc: Pick<MemoryDocument, 'id' | 'sessionId' | 'createdAt'>, span = 1): { before: ArchivedRow[]; after: ArchivedRow[] } {
+    const first = this.adjacentMany([doc]).get(doc.id) ?? { before: [], after: [] };
+    const walk = (start: ArchivedRow | undefined, dir: 'prev' | 'next'): ArchivedRow[] => {
+      const out: ArchivedRow[] = [];
+      let cur = start;
+      while (cur && out.length < span) {
+        out.push(cur);
+        const n = cur[dir];
+        cur = n === null ? undefined : this.rows([n]).get(n);
+      }
+      return out;
+    };
+    return { before: walk(first.before[0], 'prev'), after: walk(first.after[0], 'next') };
+  }
+
+  // ---------- lookups ----------
+
+  /** One archived row by document id (full). */
   get(id: string): ArchivedRow | undefined {
     const r = this.st('SELECT * FROM turns WHERE id = ?').get(id) as Row | undefined;
-    return r ? (this.cache.get(r.n) ?? this.remember(r)) : undefined;
+    return r ? this.remember(toArchived(r, 'full')) : undefined;
   }
 
   /** True when a document id is archived. */
@@ -355,60 +450,19 @@ export class ColdArchive {
       : this.st('SELECT 1 FROM turns WHERE turn_id = ? AND event_kind = ? LIMIT 1').get(turnId, eventKind) !== undefined;
   }
 
-  /** Rows whose id or turn id is one of `refs` (the sources a graph fact cites). */
+  /** Rows whose id or turn id is one of `refs` (the sources a graph fact cites), oldest first. */
   byRefs(refs: readonly string[], limit = 20): ArchivedRow[] {
     const ns = new Set<number>();
     const byId = this.st('SELECT n FROM turns WHERE id = ?').pluck();
     const byTurn = this.st('SELECT n FROM turns WHERE turn_id = ? LIMIT 4').pluck();
-    for (const ref of refs.slice(0, 50)) {
-      for (const n of [...(byId.all(ref) as number[]), ...(byTurn.all(ref) as number[])]) if (ns.size < limit) ns.add(n);
-    }
-    return this.rowsByN([...ns]).sort((a, b) => a.doc.createdAt - b.doc.createdAt);
-  }
-
-  /** The `span` rows before and after `doc` in its session (time order, ties by id), nearest first. */
-  adjacent(doc: Pick<MemoryDocument, 'id' | 'sessionId' | 'createdAt'>, span = 1): { before: ArchivedRow[]; after: ArchivedRow[] } {
-    if (span <= 0) return { before: [], after: [] };
-    const before = this.st('SELECT n FROM turns WHERE session_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?').pluck().all(doc.sessionId, doc.createdAt, doc.id, span) as number[];
-    const after = this.st('SELECT n FROM turns WHERE session_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at ASC, id ASC LIMIT ?').pluck().all(doc.sessionId, doc.createdAt, doc.id, span) as number[];
-    const byN = new Map(this.rowsByN([...before, ...after]).map((r) => [rowN.get(r), r]));
-    const pick = (ns: number[]) => ns.map((n) => byN.get(n)).filter((r): r is ArchivedRow => r !== undefined);
-    return { before: pick(before), after: pick(after) };
-  }
-
-  /**
-   * The nearest earlier and later row of each document's session, for many documents in one
-   * statement (the ranker asks for a few hundred per query; one round trip each would dominate).
-   */
-  adjacentMany(docs: readonly Pick<MemoryDocument, 'id' | 'sessionId' | 'createdAt'>[]): Map<string, { before: ArchivedRow[]; after: ArchivedRow[] }> {
-    const out = new Map<string, { before: ArchivedRow[]; after: ArchivedRow[] }>();
-    if (!docs.length) return out;
-    const todo = docs.filter((d) => !this.adjCache.has(d.id));
-    const found = todo.length === 0 ? [] : (this.st(`WITH q(k, s, c, i) AS (SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?))
-      SELECT q.k AS k,
-        (SELECT n FROM turns t WHERE t.session_id = q.s AND (t.created_at, t.id) < (q.c, q.i) ORDER BY t.created_at DESC, t.id DESC LIMIT 1) AS prev,
-        (SELECT n FROM turns t WHERE t.session_id = q.s AND (t.created_at, t.id) > (q.c, q.i) ORDER BY t.created_at ASC, t.id ASC LIMIT 1) AS next
-      FROM q`).all(JSON.stringify(todo.map((d) => [d.sessionId, d.createdAt, d.id]))) as { k: number; prev: number | null; next: number | null }[]);
-    for (const r of found) {
-      if (this.adjCache.size >= ADJ_CACHE) this.adjCache.delete(this.adjCache.keys().next().value as string);
-      this.adjCache.set(todo[r.k].id, [r.prev, r.next]);
-    }
-    const need = new Set<number>();
-    for (const d of docs) for (const n of this.adjCache.get(d.id) ?? []) if (n !== null) need.add(n);
-    const byN = new Map(this.rowsByN([...need]).map((row) => [rowN.get(row), row]));
-    for (const d of docs) {
-      const [p, n] = this.adjCache.get(d.id) ?? [null, null];
-      const prev = p !== null ? byN.get(p) : undefined;
-      const next = n !== null ? byN.get(n) : undefined;
-      out.set(d.id, { before: prev ? [prev] : [], after: next ? [next] : [] });
-    }
-    return out;
+    for (const ref of refs.slice(0, 50)) for (const n of [...(byId.all(ref) as number[]), ...(byTurn.all(ref) as number[])]) if (ns.size < limit) ns.add(n);
+    return [...this.rows([...ns], 'full').values()].sort((a, b) => a.doc.createdAt - b.doc.createdAt);
   }
 
   /** Archived documents, newest first, paged. */
   list(opts: { offset?: number; limit?: number } = {}): MemoryDocument[] {
     const rows = this.st('SELECT * FROM turns ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?').all(Math.max(0, opts.limit ?? 50), Math.max(0, opts.offset ?? 0)) as Row[];
-    return rows.map((r) => toArchived(r).doc);
+    return rows.map((r) => toArchived(r, 'full').doc);
   }
 
   /** Size of the database files on disk (bytes). */
@@ -425,50 +479,48 @@ export class ColdArchive {
   }
 }
 
-/** Row number of a parsed row (kept out of the public shape). */
-const rowN = new WeakMap<ArchivedRow, number>();
-
-function toArchived(r: Row): ArchivedRow {
-  const terms = new Map<string, number>();
-  const toks = splitTokens(r.tokens);
-  for (const t of toks) terms.set(t, (terms.get(t) ?? 0) + 1);
-  const doc: MemoryDocument = {
-    id: r.id,
-    content: r.content,
-    input: r.input ?? r.content,
-    response: r.response,
-    kind: r.kind,
-    source: r.source,
-    channel: r.channel,
-    sessionId: r.session_id,
-    title: r.title ?? undefined,
-    createdAt: r.created_at,
-    addedAt: r.added_at,
-    accessCount: r.access_count,
-    refs: parseJson<string[]>(r.refs, []),
-    meta: r.meta ? parseJson<Record<string, unknown>>(r.meta, {}) : undefined,
-    eventKind: r.event_kind || undefined,
-  };
+function toArchived(r: Row, level: RowLevel): ArchivedRow {
+  const doc: MemoryDocument =
+    level === 'full'
+      ? {
+          id: r.id ?? '',
+          content: r.content ?? '',
+          input: r.input ?? r.content ?? '',
+          response: r.response ?? '',
+          kind: r.kind,
+          source: r.source ?? '',
+          channel: r.channel ?? '',
+          sessionId: r.session_id,
+          title: r.title ?? undefined,
+          createdAt: r.created_at,
+          addedAt: r.added_at ?? r.created_at,
+          accessCount: r.access_count ?? 0,
+          refs: parseJson<string[]>(r.refs ?? '[]', []),
+          meta: r.meta ? parseJson<Record<string, unknown>>(r.meta, {}) : undefined,
+          eventKind: r.event_kind || undefined,
+        }
+      : { id: r.id ?? `#${r.n}`, content: '', input: '', response: '', kind: r.kind, source: '', channel: '', sessionId: r.session_id, createdAt: r.created_at, addedAt: r.created_at, accessCount: 0, refs: [], eventKind: r.event_kind || undefined };
   if (r.speaker_id) doc.speaker = r.speaker_name ? { id: r.speaker_id, name: r.speaker_name } : { id: r.speaker_id };
-  let vec: StoredVector | undefined;
+  const row: ArchivedRow = { n: r.n, doc, prev: r.prev_n, next: r.next_n, len: r.ntok, level };
+  if (r.tokens !== undefined) row.terms = counts(splitTokens(r.tokens));
   if (r.vec && r.vec_model) {
     const copy = new Uint8Array(r.vec);
-    vec = { vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4), modelId: r.vec_model };
+    row.vec = { vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4), modelId: r.vec_model };
   }
-  const row: ArchivedRow = { doc, terms, len: r.ntok, vec };
-  rowN.set(row, r.n);
   return row;
+}
+
+function counts(tokens: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const t of tokens) m.set(t, (m.get(t) ?? 0) + 1);
+  return m;
 }
 
 function splitTokens(s: string): string[] {
   return s ? s.split(' ') : [];
 }
 
-/** Our tokens are letter/number runs; anything else (never produced today) is dropped, not mis-indexed. */
-function cleanTokens(tokens: readonly string[]): string[] {
-  return tokens.filter(isIndexable);
-}
-
+/** Our tokens are letter/number runs; anything else (never produced today) is not indexed. */
 function isIndexable(t: string): boolean {
   return t.length > 0 && t.length <= 200 && /^[\p{L}\p{N}]+$/u.test(t);
 }

@@ -2,10 +2,10 @@
  * The `n` largest entries of a score map, best first, in O(N log n) with a bounded min-heap
  * (sorting 100k scores per query would dominate a search). Ties break by key for determinism.
  */
-export function topEntries(scores: Map<string, number>, n: number): [string, number][] {
+export function topEntries<K extends string | number>(scores: Map<K, number>, n: number): [K, number][] {
   if (n <= 0) return [];
-  const heap: [string, number][] = [];
-  const less = (a: [string, number], b: [string, number]): boolean => a[1] < b[1] || (a[1] === b[1] && a[0] > b[0]);
+  const heap: [K, number][] = [];
+  const less = (a: [K, number], b: [K, number]): boolean => a[1] < b[1] || (a[1] === b[1] && a[0] > b[0]);
   const down = (i: number): void => {
     for (;;) {
       const l = 2 * i + 1;

@@ -170,8 +170,14 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   const baseOf = (id: string): number => {
     const b = base.get(id);
     if (b !== undefined) return b;
-    const tc = corpusOf(id)?.termsOf(id);
-    const s = tc ? (wl * bm25Score(terms, tc.terms, tc.len, stats)) / maxL : 0;
+    const c = corpusOf(id);
+    let raw = 0;
+    if (c?.scoreOf) raw = c.scoreOf(id);
+    else {
+      const tc = c?.termsOf(id);
+      if (tc) raw = bm25Score(terms, tc.terms, tc.len, stats);
+    }
+    const s = (wl * raw) / maxL;
     base.set(id, s);
     return s;
   };
@@ -234,12 +240,24 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     }
   }
 
-  const hits: RankedDoc[] = [];
+  let hits: RankedDoc[] = [];
   for (const [id, score] of topEntries(final, k)) {
     const c = corpusOf(id);
     const doc = c?.get(id);
     if (c && doc && score > 0) hits.push({ doc, tier: c.tier, score, lexical: (lex.get(id) ?? 0) / maxL });
   }
+  // Tiers that ranked from partial rows return the whole documents of the hits only.
+  for (const c of corpora) {
+    if (!c.complete) continue;
+    const mine = hits.filter((h) => h.tier === c.tier);
+    if (!mine.length) continue;
+    const full = c.complete(mine.map((h) => h.doc));
+    const byKey = new Map(mine.map((h, i) => [h.doc.id, full[i]]));
+    hits = hits.map((h) => (h.tier === c.tier ? { ...h, doc: byKey.get(h.doc.id)! } : h)).filter((h) => h.doc !== undefined);
+  }
+  // A document held by two tiers (e.g. a turn doc_query copied back into the window) counts once.
+  const seen = new Set<string>();
+  hits = hits.filter((h) => !seen.has(h.doc.id) && seen.add(h.doc.id) !== undefined);
   const finalTerms = terms;
   return {
     hits,

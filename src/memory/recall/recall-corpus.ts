@@ -26,8 +26,15 @@ export interface RecallCorpus {
   lexical(terms: Map<string, number>, stats: Bm25Stats, limit: number): Map<string, number>;
   get(id: string): MemoryDocument | undefined;
   termsOf(id: string): TermCounts | undefined;
+  /** BM25 of a document under this ranking's last query terms, when the tier already computed it (0: no term). */
+  scoreOf?(id: string): number;
   /** The `span` documents before and after `doc` in its session, nearest first (`doc` may live in another tier). */
   adjacent(doc: MemoryDocument, span: number): { before: MemoryDocument[]; after: MemoryDocument[] };
+  /**
+   * Documents as returned to callers, when ranking read them partially (the archive reads text last
+   * and keys its documents by row number while ranking).
+   */
+  complete?(docs: readonly MemoryDocument[]): MemoryDocument[];
   /** `adjacent(doc, 1)` for many documents at once (tiers on disk answer in one round trip). */
   adjacentMany?(docs: readonly MemoryDocument[]): Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>;
   /**

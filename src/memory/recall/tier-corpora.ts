@@ -1,5 +1,5 @@
 import type { ContextEvent } from '../../spec/memory.js';
-import type { ArchivedRow, ColdArchive } from '../archive/index.js';
+import type { ArchivedRow, ColdArchive, RowLevel } from '../archive/index.js';
 import type { DocStore, MemoryDocument } from '../documents/index.js';
 import { bm25Score, cleanText, cosine, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { timeOrder, type RecallCorpus, type TermCounts } from './recall-corpus.js';
@@ -21,67 +21,122 @@ export function documentCorpus(store: DocStore): RecallCorpus {
   };
 }
 
-/** Above this many archived documents, a very common term reads only its newest rows (see `ColdArchive.candidates`). */
+/** Up to this many archived documents, every row holding a query term is scored (exact). */
 export const ARCHIVE_EXACT_BELOW = 5_000;
-/** Rows read per query term beyond that size (expansion terms get a quarter). */
-export const ARCHIVE_TERM_QUOTA = 400;
+/** Beyond it, rows read per query for the query's own terms, and for expansion terms. */
+export const ARCHIVE_ROW_BUDGET = 800;
+export const ARCHIVE_EXPANSION_BUDGET = 200;
 
-/** The cold archive (SQLite, no in-memory index) as a recall tier. */
+/**
+ * How many rows each term may read: the rarest terms first, each at most an equal share of what
+ * is left of the budget (a rare term takes all its rows, a common one its newest `share`).
+ */
+export function archiveQuotas(terms: Map<string, number>, df: Map<string, number>, docs: number): Map<string, number> {
+  const out = new Map<string, number>();
+  if (docs <= ARCHIVE_EXACT_BELOW) {
+    for (const t of terms.keys()) out.set(t, Infinity);
+    return out;
+  }
+  const strongest = Math.max(0, ...terms.values());
+  for (const [expansion, budget] of [[false, ARCHIVE_ROW_BUDGET], [true, ARCHIVE_EXPANSION_BUDGET]] as const) {
+    const list = [...terms.keys()].filter((t) => (terms.get(t)! < strongest * 0.5) === expansion && (df.get(t) ?? 0) > 0).sort((a, b) => df.get(a)! - df.get(b)!);
+    let left: number = budget;
+    list.forEach((t, i) => {
+      const q = Math.min(df.get(t)!, Math.max(20, Math.floor(left / (list.length - i))));
+      out.set(t, q);
+      left = Math.max(0, left - q);
+    });
+  }
+  return out;
+}
+
+/** At this archive size and above, ranking keeps only this many archive candidates (by BM25) for fusion. */
+export const ARCHIVE_RANK_LIMIT = 200;
+
+const KEY = '\u0001';
+const keyOf = (n: number) => `${KEY}${n}`;
+const nOf = (key: string) => (key.startsWith(KEY) ? Number(key.slice(1)) : NaN);
+
+/**
+ * The cold archive (SQLite, no in-memory index) as a recall tier. While ranking, its documents are
+ * keyed by row number (the postings give row numbers; ids are read only for the rows ranking
+ * keeps), and read partially; `complete` returns the hits whole, with their real ids.
+ */
 export function archiveCorpus(archive: ColdArchive): RecallCorpus {
-  // Rows read during one ranking: get/termsOf/adjacent of the same query never go back to SQLite.
-  let seen = new Map<string, ArchivedRow>();
-  const keep = (rows: ArchivedRow[]): MemoryDocument[] => {
-    for (const r of rows) seen.set(r.doc.id, r);
-    return rows.map((r) => r.doc);
+  let scores = new Map<number, number>();
+  let docs = new Map<number, MemoryDocument>();
+  let postings = new Map<string, [number, number, number][]>();
+  const doc = (r: ArchivedRow): MemoryDocument => {
+    let d = docs.get(r.n);
+    if (!d) docs.set(r.n, (d = { ...r.doc, id: keyOf(r.n) }));
+    return d;
   };
-  const row = (id: string): ArchivedRow | undefined => {
-    let r = seen.get(id);
-    if (!r) {
-      r = archive.get(id);
-      if (r) seen.set(id, r);
+  const rowsOf = (ns: number[], level: RowLevel = 'light') => archive.rows(ns.filter((n) => Number.isFinite(n)), level);
+  const ownLinks = (ds: readonly MemoryDocument[]) => {
+    const mine = rowsOf(ds.map((d) => nOf(d.id)));
+    const near = rowsOf([...mine.values()].flatMap((r) => [r.prev, r.next]).filter((n): n is number => n !== null));
+    const out = new Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>();
+    for (const d of ds) {
+      const r = mine.get(nOf(d.id));
+      const p = r?.prev != null ? near.get(r.prev) : undefined;
+      const x = r?.next != null ? near.get(r.next) : undefined;
+      out.set(d.id, { before: p ? [doc(p)] : [], after: x ? [doc(x)] : [] });
     }
-    return r;
+    return out;
+  };
+  const foreignLinks = (ds: readonly MemoryDocument[]) => {
+    const out = new Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>();
+    for (const [id, a] of archive.adjacentMany(ds)) out.set(id, { before: a.before.map(doc), after: a.after.map(doc) });
+    return out;
   };
   return {
     tier: 'archive',
     begin: () => {
-      seen = new Map();
+      scores = new Map();
+      docs = new Map();
+      postings = new Map();
     },
     size: () => ({ docs: archive.size, tokens: archive.totalTokens }),
     df: (terms) => archive.df(terms),
     lexical: (terms, stats, limit) => {
-      const exact = archive.size <= ARCHIVE_EXACT_BELOW;
-      const strongest = Math.max(0, ...terms.values());
-      const quota = (t: string) => (exact ? Infinity : (terms.get(t) ?? 0) < strongest * 0.5 ? ARCHIVE_TERM_QUOTA / 4 : ARCHIVE_TERM_QUOTA);
-      const rows = archive.candidates(terms.keys(), quota);
-      const scores = new Map<string, number>();
-      for (const r of rows) {
-        seen.set(r.doc.id, r);
-        const s = bm25Score(terms, r.terms, r.len, stats);
-        if (s > 0) scores.set(r.doc.id, s);
-      }
-      return scores.size > limit ? new Map(topEntries(scores, limit)) : scores;
+      const quotas = archiveQuotas(terms, archive.df(terms.keys()), archive.size);
+      scores = archive.score(terms, stats, (t) => quotas.get(t) ?? 0, postings);
+      const cap = archive.size <= ARCHIVE_EXACT_BELOW ? limit : Math.min(limit, ARCHIVE_RANK_LIMIT);
+      const top = scores.size > cap ? topEntries(scores, cap) : [...scores];
+      rowsOf(top.map(([n]) => n)).forEach((r) => doc(r));
+      return new Map(top.filter(([n]) => docs.has(n)).map(([n, s]) => [keyOf(n), s]));
     },
-    get: (id) => row(id)?.doc,
-    termsOf: (id) => {
-      const r = row(id);
-      return r ? { terms: r.terms, len: r.len } : undefined;
+    get: (key) => {
+      const n = nOf(key);
+      if (!Number.isFinite(n)) return undefined;
+      const known = docs.get(n);
+      if (known) return known;
+      const r = rowsOf([n]).get(n);
+      return r ? doc(r) : undefined;
     },
-    adjacent: (doc, span) => {
-      const a = archive.adjacent(doc, span);
-      return { before: keep(a.before), after: keep(a.after) };
+    scoreOf: (key) => scores.get(nOf(key)) ?? 0,
+    termsOf: (key) => {
+      const r = rowsOf([nOf(key)], 'tokens').get(nOf(key));
+      return r?.terms ? { terms: r.terms, len: r.len } : undefined;
     },
-    adjacentMany: (docs) => {
-      const out = new Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>();
-      for (const [id, a] of archive.adjacentMany(docs)) out.set(id, { before: keep(a.before), after: keep(a.after) });
-      return out;
+    adjacent: (d, span) => {
+      if (span === 1) return (Number.isFinite(nOf(d.id)) ? ownLinks([d]) : foreignLinks([d])).get(d.id) ?? { before: [], after: [] };
+      const a = archive.adjacent(d, span);
+      return { before: a.before.map(doc), after: a.after.map(doc) };
+    },
+    adjacentMany: (ds) => {
+      const own = ds.filter((d) => Number.isFinite(nOf(d.id)));
+      const other = ds.filter((d) => !Number.isFinite(nOf(d.id)));
+      return new Map([...ownLinks(own), ...foreignLinks(other)]);
+    },
+    complete: (ds) => {
+      const full = archive.rows(ds.map((d) => nOf(d.id)), 'full');
+      return ds.map((d) => full.get(nOf(d.id))?.doc).filter((d): d is MemoryDocument => d !== undefined);
     },
     dense: (qv, model, ids) => {
+      const rows = rowsOf(ids.map(nOf), 'tokens');
       const out = new Map<string, number>();
-      for (const id of ids) {
-        const v = row(id)?.vec;
-        if (v && v.modelId === model && v.vector.length === qv.length) out.set(id, cosine(qv, v.vector));
-      }
+      for (const r of rows.values()) if (r.vec && r.vec.modelId === model && r.vec.vector.length === qv.length) out.set(keyOf(r.n), cosine(qv, r.vec.vector));
       return out;
     },
   };

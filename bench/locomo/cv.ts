@@ -1,0 +1,185 @@
+/**
+ * Cross-validated ranking knobs (issue 11 part 6): `node --import tsx bench/locomo/cv.ts [--data PATH] [--write]`.
+ *
+ * Leave-one-conversation-out over the dev conversations: for each fold the knobs are tuned by
+ * coordinate descent on the other conversations (objective: mean of R@10 and R@2000c) and scored
+ * on the held-out one. Each knob is then judged by its held-out gain over switching it off (the
+ * other knobs at their fold-tuned values), with a paired bootstrap 95 % interval over questions:
+ * a knob whose interval holds 0 is noise and is not kept. Memories come from the lifecycle replay
+ * (fresh; ranking is tier-independent, so ageing does not change it). `--write` puts the report into
+ * RESULTS.md between `<!-- cv -->` markers.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_RANK_OPTIONS, type RankOptions } from '../../src/memory/index.js';
+import { Bm25Baseline } from './bm25-baseline.js';
+import { loadLocomo, type Conversation } from './dataset.js';
+import { ask, replay, type ConversationMemory } from './lifecycle.js';
+import { scoreRanking } from './metrics.js';
+import { rng } from '../stats.js';
+
+type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost';
+type Setting = Pick<RankOptions, Knob>;
+
+/** The grid each knob is tuned on (0 = off). */
+const GRID: Record<Knob, number[]> = {
+  neighbourWeight: [0, 0.25, 0.5, 0.75, 1],
+  sessionWeight: [0, 0.15, 0.3, 0.5],
+  prfWeight: [0, 0.1, 0.25, 0.4],
+  dateBoost: [0, 0.5, 1, 2],
+};
+const KNOBS = Object.keys(GRID) as Knob[];
+
+interface QScore {
+  r10: number;
+  r2000c: number;
+}
+
+const key = (s: Setting) => KNOBS.map((k) => `${k}=${s[k]}`).join(',');
+
+/** Scores of every question of every conversation under a setting, cached. */
+class Evaluator {
+  private readonly cache = new Map<string, Map<string, QScore[]>>();
+  constructor(private readonly mems: Map<string, ConversationMemory>) {}
+
+  async scores(s: Setting, conv: Conversation): Promise<QScore[]> {
+    const k = key(s);
+    let per = this.cache.get(k);
+    if (!per) this.cache.set(k, (per = new Map()));
+    let out = per.get(conv.id);
+    if (!out) {
+      out = [];
+      for (const q of conv.questions) {
+        const { items } = await ask(this.mems.get(conv.id)!.memory, q.question, 50, s);
+        const r = scoreRanking(items, q.evidence);
+        out.push({ r10: r.r10, r2000c: r.r2000c });
+      }
+      per.set(conv.id, out);
+    }
+    return out;
+  }
+
+  async objective(s: Setting, convs: Conversation[]): Promise<number> {
+    const all = (await Promise.all(convs.map((c) => this.scores(s, c)))).flat();
+    return all.reduce((a, q) => a + (q.r10 + q.r2000c) / 2, 0) / all.length;
+  }
+}
+
+async function tune(ev: Evaluator, train: Conversation[]): Promise<Setting> {
+  let best: Setting = { neighbourWeight: DEFAULT_RANK_OPTIONS.neighbourWeight, sessionWeight: DEFAULT_RANK_OPTIONS.sessionWeight, prfWeight: DEFAULT_RANK_OPTIONS.prfWeight, dateBoost: DEFAULT_RANK_OPTIONS.dateBoost };
+  let bestScore = await ev.objective(best, train);
+  for (let pass = 0; pass < 2; pass++) {
+    let changed = false;
+    for (const k of KNOBS) {
+      for (const v of GRID[k]) {
+        const s = { ...best, [k]: v };
+        const sc = await ev.objective(s, train);
+        if (sc > bestScore + 1e-9) {
+          best = s;
+          bestScore = sc;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  return best;
+}
+
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
+const f1 = (x: number) => (100 * x).toFixed(1);
+
+/** Paired bootstrap 95 % interval of the mean difference (percentage points). */
+function bootstrap(diffs: number[], seed = 7): [number, number] {
+  const r = rng(seed);
+  const means: number[] = [];
+  for (let b = 0; b < 2000; b++) {
+    let s = 0;
+    for (let i = 0; i < diffs.length; i++) s += diffs[Math.floor(r() * diffs.length)];
+    means.push(s / diffs.length);
+  }
+  means.sort((a, b) => a - b);
+  return [100 * means[50], 100 * means[1949]];
+}
+
+export async function runCv(argv: string[] = process.argv.slice(2)): Promise<string> {
+  const di = argv.indexOf('--data');
+  const data = di >= 0 ? argv[di + 1] : '/work/shared/bench/locomo-dev.json';
+  const convs = loadLocomo(data);
+  const mems = new Map<string, ConversationMemory>();
+  for (const c of convs) mems.set(c.id, await replay(c));
+  const ev = new Evaluator(mems);
+  const defaults: Setting = { neighbourWeight: DEFAULT_RANK_OPTIONS.neighbourWeight, sessionWeight: DEFAULT_RANK_OPTIONS.sessionWeight, prfWeight: DEFAULT_RANK_OPTIONS.prfWeight, dateBoost: DEFAULT_RANK_OPTIONS.dateBoost };
+  const off: Setting = { neighbourWeight: 0, sessionWeight: 0, prfWeight: 0, dateBoost: 0 };
+  const foldRows: string[] = [];
+  const pooled = { tuned: [] as QScore[], defaults: [] as QScore[], off: [] as QScore[], bm25: [] as QScore[] };
+  const knobDiff = new Map<Knob, number[]>(KNOBS.map((k) => [k, []]));
+  const tunedValues = new Map<Knob, number[]>(KNOBS.map((k) => [k, []]));
+  for (const held of convs) {
+    const train = convs.filter((c) => c !== held);
+    const tuned = await tune(ev, train);
+    const t = await ev.scores(tuned, held);
+    const d = await ev.scores(defaults, held);
+    const o = await ev.scores(off, held);
+    const b = new Bm25Baseline();
+    for (const turn of held.turns) b.add(turn);
+    const bm = held.questions.map((q) => {
+      const r = scoreRanking(b.search(q.question), q.evidence);
+      return { r10: r.r10, r2000c: r.r2000c };
+    });
+    pooled.tuned.push(...t);
+    pooled.defaults.push(...d);
+    pooled.off.push(...o);
+    pooled.bm25.push(...bm);
+    for (const k of KNOBS) {
+      tunedValues.get(k)!.push(tuned[k]);
+      const without = await ev.scores({ ...tuned, [k]: 0 }, held);
+      knobDiff.get(k)!.push(...t.map((q, i) => (q.r10 + q.r2000c) / 2 - (without[i].r10 + without[i].r2000c) / 2));
+    }
+    foldRows.push(
+      `| ${held.id} (${held.questions.length}) | ${KNOBS.map((k) => tuned[k]).join(' / ')} | ${f1(mean(t.map((q) => q.r10)))} / ${f1(mean(t.map((q) => q.r2000c)))} | ${f1(mean(d.map((q) => q.r10)))} / ${f1(mean(d.map((q) => q.r2000c)))} | ${f1(mean(o.map((q) => q.r10)))} / ${f1(mean(o.map((q) => q.r2000c)))} | ${f1(mean(bm.map((q) => q.r10)))} / ${f1(mean(bm.map((q) => q.r2000c)))} |`,
+    );
+  }
+  for (const m of mems.values()) await m.close();
+  const pr = (xs: QScore[]) => `${f1(mean(xs.map((q) => q.r10)))} / ${f1(mean(xs.map((q) => q.r2000c)))}`;
+  const knobRows = KNOBS.map((k) => {
+    const diffs = knobDiff.get(k)!;
+    const [lo, hi] = bootstrap(diffs);
+    const verdict = lo > 0 ? 'keep (gain above noise)' : hi < 0 ? 'drop (hurts)' : 'noise: not kept';
+    return `| ${k} | ${tunedValues.get(k)!.join(', ')} | ${(100 * mean(diffs)).toFixed(2)} | [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${verdict} |`;
+  });
+  return [
+    `Leave-one-conversation-out over ${convs.length} conversations (${convs.reduce((a, c) => a + c.questions.length, 0)} questions), data ${path.basename(data)}, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores. Knobs tuned per fold by coordinate descent (2 passes) on the other conversations, objective mean(R@10, R@2000c); grids: ${KNOBS.map((k) => `${k} {${GRID[k].join(', ')}}`).join('; ')}.`,
+    '',
+    `| held-out conversation (questions) | tuned ${KNOBS.join(' / ')} | held-out R@10 / R@2000c, tuned | defaults | all four off | same-run BM25 |`,
+    '|---|---|---|---|---|---|',
+    ...foldRows,
+    `| **pooled over folds** | | **${pr(pooled.tuned)}** | ${pr(pooled.defaults)} | ${pr(pooled.off)} | ${pr(pooled.bm25)} |`,
+    '',
+    'Each knob’s held-out gain (mean of R@10 and R@2000c, percentage points per question) over switching it off with the other knobs at their fold-tuned values, and its paired bootstrap 95 % interval:',
+    '',
+    '| knob | tuned value per fold | held-out gain (pts) | 95 % interval | verdict |',
+    '|---|---|---|---|---|',
+    ...knobRows,
+  ].join('\n');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  runCv().then(
+    (report) => {
+      console.log(report);
+      if (process.argv.includes('--write')) {
+        const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');
+        const prev = fs.readFileSync(file, 'utf8');
+        const [a, b] = ['<!-- cv -->', '<!-- /cv -->'];
+        if (prev.includes(a) && prev.includes(b)) fs.writeFileSync(file, `${prev.slice(0, prev.indexOf(a) + a.length)}\n\n${report}\n\n${prev.slice(prev.indexOf(b))}`);
+      }
+    },
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * Cold archive at scale (T-3, issue 11 part 8): a data folder with N archived turns (default
+ * 1,000,000, generated deterministically: 90 % Zipf pseudo-English, 10 % Chinese, 50-turn
+ * sessions) plus a warm tier at its bound (`core.memory.warm_max_docs`), against a same-run
+ * baseline folder with 1,000 archived turns. Measured on the built daemon (`dist/`, what
+ * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
+ * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
+ * top 10), and the daemon's RSS after the queries. Alone:
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000]`.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { coreConfigDefaults } from '../../src/config/index.js';
+import { ColdArchive } from '../../src/memory/archive/index.js';
+import { DocStore, type MemoryDocument } from '../../src/memory/documents/index.js';
+import { EmbedderService } from '../../src/memory/embedder/index.js';
+import type { ConfigReader, ConfigValue } from '../../src/spec/config.js';
+import { percentile, rng } from '../stats.js';
+import type { ScaleRow } from './run.js';
+import { DaemonClient } from '../../src/waiter/daemon-client.js';
+import { makeChinese, makeText } from './synthetic-text.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const MiB = 1024 * 1024;
+/** The warm tier's bound: the default of core.memory.warm_max_docs. */
+const WARM_BOUND = Number(coreConfigDefaults()['core.memory.warm_max_docs'].default);
+
+function config(values: Record<string, ConfigValue> = {}): ConfigReader {
+  return { get: <T extends ConfigValue>(k: string) => (values[k] ?? null) as T, onChange: () => () => {} };
+}
+
+/** Writes `turns` archived turns and `warm` warm documents into a fresh data folder. */
+export async function buildFolder(home: string, turns: number, warm: number, embedder: EmbedderService): Promise<{ rawBytes: number; ms: number }> {
+  const en = makeText(11);
+  const zh = makeChinese(12);
+  const r = rng(13);
+  const start = Date.UTC(2022, 0, 1);
+  const t0 = performance.now();
+  const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  let rawBytes = 0;
+  const doc = (j: number, when: number, kind: string): MemoryDocument => {
+    const text = r() < 0.1 ? zh(6 + Math.floor(r() * 10)) : en(8 + Math.floor(r() * 16));
+    rawBytes += Buffer.byteLength(text);
+    const sessionId = `webui:s${Math.floor(j / 50)}`;
+    const user = j % 2 === 0;
+    return { id: `${kind}${j}`, content: text, input: text, response: '', kind, source: 'webui', channel: 'webui', sessionId, createdAt: when, addedAt: when, accessCount: 0, refs: [`${sessionId}#${Math.floor((j % 50) / 2) + 1}`], eventKind: user ? 'user' : 'agent', speaker: { id: user ? 'user' : 'assistant' } };
+  };
+  for (let i = 0; i < turns; i += 5000) {
+    const batch: MemoryDocument[] = [];
+    for (let j = i; j < Math.min(turns, i + 5000); j++) batch.push(doc(j, start + j * 60_000, 'archive'));
+    archive.putMany(batch);
+  }
+  archive.close();
+  const store = new DocStore({ home, embedder });
+  await store.open();
+  for (let i = 0; i < warm; i += 2000) {
+    const batch: MemoryDocument[] = [];
+    for (let j = i; j < Math.min(warm, i + 2000); j++) batch.push(doc(turns + j, start + (turns + j) * 60_000, 'warm'));
+    store.restore(batch);
+  }
+  await store.close();
+  return { rawBytes, ms: performance.now() - t0 };
+}
+
+interface Probe {
+  startMs: number;
+  memoryOpenMs: number;
+  lat: number[];
+  rss: number;
+  archived: number;
+}
+
+const daemonMain = path.resolve(here, '..', '..', 'dist', 'src', 'daemon', 'main.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Starts the built daemon on `home`, asks `qs` through its socket, reads its RSS, stops it. */
+export async function probe(home: string, qs: string[]): Promise<Probe> {
+  if (!fs.existsSync(daemonMain)) throw new Error(`${daemonMain} is missing: run npm run build first`);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [daemonMain, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9' }, stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const client = new DaemonClient(path.join(home, 'homed.sock'));
+  try {
+    let startMs = NaN;
+    for (let i = 0; i < 6000 && Number.isNaN(startMs); i++) {
+      try {
+        await client.connect();
+        await client.request('status');
+        startMs = performance.now() - t0;
+      } catch {
+        client.close();
+        await sleep(5);
+      }
+    }
+    for (const q of qs.slice(0, 20)) await client.request('memory.search', { query: q, limit: 10 });
+    const lat: number[] = [];
+    for (const q of qs) {
+      const t = performance.now();
+      await client.request('memory.search', { query: q, limit: 10 });
+      lat.push(performance.now() - t);
+    }
+    const rss = rssMiB(child.pid!);
+    const log = fs.readFileSync(path.join(home, 'logs', 'homed.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string; data?: { ms?: number; archived?: number } });
+    const open = log.filter((l) => l.msg === 'memory tiers open').pop();
+    return { startMs, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, archived: open?.data?.archived ?? NaN };
+  } finally {
+    client.close();
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+function queries(n: number): string[] {
+  const en = makeText(21);
+  const zh = makeChinese(22);
+  const r = rng(23);
+  return Array.from({ length: n }, () => (r() < 0.1 ? zh(2 + Math.floor(r() * 3)) : en(2 + Math.floor(r() * 4))));
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, f.name);
+    total += f.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
+  }
+  return total;
+}
+
+/** Builds both folders and measures them; returns the rows of the scale report. */
+export async function runArchiveScale(ctx: { tmp: string; turns?: number }): Promise<ScaleRow[]> {
+  const turns = ctx.turns ?? 1_000_000;
+  const base = 1_000;
+  const embedder = new EmbedderService({ config: config() });
+  await embedder.start();
+  const qs = queries(300);
+  const small = fs.mkdtempSync(path.join(ctx.tmp, 'archive-small-'));
+  const big = fs.mkdtempSync(path.join(ctx.tmp, 'archive-big-'));
+  const builtSmall = await buildFolder(small, base, 100, embedder);
+  const built = await buildFolder(big, turns, WARM_BOUND, embedder);
+  await embedder.stop();
+  // Alternate the folders so both see the same load of the shared machine.
+  const dSmall: Probe[] = [];
+  const dBig: Probe[] = [];
+  for (let i = 0; i < 3; i++) {
+    dSmall.push(await probe(small, qs));
+    dBig.push(await probe(big, qs));
+  }
+  if (dBig.some((p) => p.archived !== turns)) throw new Error(`the daemon saw ${dBig.map((p) => p.archived).join(', ')} archived turns, not ${turns}`);
+  const start = (ps: Probe[]) => ps.map((p) => p.startMs);
+  const memOpen = (ps: Probe[]) => ps.map((p) => p.memoryOpenMs);
+  const lat = (ps: Probe[]) => ps.flatMap((p) => p.lat);
+  const rss = (ps: Probe[]) => ps.map((p) => p.rss);
+  const archiveBytes = (h: string) => fs.statSync(path.join(h, 'documents', 'archive.db')).size + (fs.existsSync(path.join(h, 'documents', 'archive.db-wal')) ? fs.statSync(path.join(h, 'documents', 'archive.db-wal')).size : 0);
+  const label = `${turns.toLocaleString('en')} archived + ${WARM_BOUND.toLocaleString('en')} warm`;
+  const baseLabel = `baseline: ${base.toLocaleString('en')} archived + 100 warm`;
+  const row = (name: string, xsBig: number[], xsSmall: number[], unit = 'ms'): ScaleRow[] => [
+    { case: `${name} (${unit}), ${baseLabel}`, size: base, p50: percentile(xsSmall, 50), p95: percentile(xsSmall, 95), note: `n=${xsSmall.length}` },
+    { case: `${name} (${unit})`, size: turns, p50: percentile(xsBig, 50), p95: percentile(xsBig, 95), note: `${label}; n=${xsBig.length}; p50 ${(percentile(xsBig, 50) / percentile(xsSmall, 50)).toFixed(2)}× baseline` },
+  ];
+  const rows: ScaleRow[] = [
+    ...row('memory tiers open, in the daemon (homed.log)', memOpen(dBig), memOpen(dSmall)),
+    ...row('daemon start to a socket that answers (dist/, all built-ins)', start(dBig), start(dSmall)),
+    ...row('recall over every tier through the socket (memory.search, top 10)', lat(dBig), lat(dSmall)),
+    ...row('daemon RSS after start + 320 queries', rss(dBig), rss(dSmall), 'MiB'),
+    {
+      case: 'archive.db on disk (MiB)',
+      size: turns,
+      p50: archiveBytes(big) / MiB,
+      p95: archiveBytes(big) / MiB,
+      note: `${Math.round(archiveBytes(big) / turns)} B/turn for ${Math.round(built.rawBytes / turns)} B of text (baseline folder: ${(archiveBytes(small) / MiB).toFixed(1)} MiB); whole data folder ${(dirBytes(big) / MiB).toFixed(0)} MiB; written at ${Math.round((turns + WARM_BOUND) / (built.ms / 1000))} turns/s`,
+    },
+  ];
+  void builtSmall;
+  fs.rmSync(small, { recursive: true, force: true });
+  fs.rmSync(big, { recursive: true, force: true });
+  return rows;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const i = process.argv.indexOf('--turns');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined })
+    .then((rows) => {
+      console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)}):\n`);
+      console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');
+      for (const r of rows) console.log(`| ${r.case} | ${r.size} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.note ?? ''} |`);
+    })
+    .finally(() => fs.rmSync(tmp, { recursive: true, force: true }));
+}
