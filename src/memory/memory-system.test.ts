@@ -44,7 +44,7 @@ test('assembled: tools, prompt slots, rule distillation into the graph and the �
   const r = await mem.memoryAPI().recall(['杭州'], 1);
   assert.deepEqual(r.relations.map((x) => `${x.subject} ${x.predicate} ${x.object}`), ['user lives_in 杭州']);
   const block = await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: 'webui:1#3', input: '杭州今天天气怎么样', consolidation: false });
-  assert.match(block ?? '', /^- user —lives_in→ 杭州/);
+  assert.match(block ?? '', /^- user —lives_in→ 杭州 \(0\.70; \d{4}-\d\d-\d\d\)/, 'the fact, dated by the turn it cites');
   // a tool recall in that turn keeps the entity out of the block
   const tools = Object.fromEntries(mem.tools().map((t) => [t.name, t]));
   await tools.memory_recall.handler({ keywords: ['杭州'] }, call);

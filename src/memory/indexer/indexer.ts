@@ -27,6 +27,11 @@ export interface IndexerOptions {
   maxVectorEntities?: number;
   /** Cosine above which an entity counts as a vector hit (default 0.6). */
   minSimilarity?: number;
+  /**
+   * Facts ranked by the recall over every tier for the input (graph hits, best first, with the
+   * turn each cites): they lead the block, with when they were said.
+   */
+  rankedFacts?: (input: string) => Promise<{ id: string; createdAt: number }[]>;
   log?: PluginLogger;
 }
 
@@ -132,7 +137,22 @@ export class Indexer {
   async build(input: string, turnId?: string): Promise<string | undefined> {
     const { result } = await this.search(input);
     const skip = turnId ? this.recalledIn(turnId) : new Set<string>();
-    const relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));
+    let relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));
+    // Facts the recall ranks for this input come first, dated by the turn they were distilled from.
+    const dated = new Map<number, number>();
+    if (this.opts.rankedFacts && relations.length) {
+      try {
+        const order = new Map<number, number>();
+        (await this.opts.rankedFacts(input)).forEach((h, i) => {
+          const id = Number(h.id.replace(/^relation:/, ''));
+          order.set(id, i);
+          if (h.createdAt > 0) dated.set(id, h.createdAt);
+        });
+        relations = [...relations].sort((a, b) => (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity));
+      } catch (e) {
+        this.opts.log?.warn('indexer: ranking facts failed; graph order kept', { error: (e as Error).message });
+      }
+    }
     // Entities reached only through a skipped relation go too (they were shown with it).
     const kept = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
     const dropped = new Set(result.relations.filter((r) => !relations.includes(r)).flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
@@ -140,7 +160,7 @@ export class Indexer {
       const k = e.name.toLowerCase();
       return !skip.has(k) && (kept.has(k) || !dropped.has(k));
     });
-    return formatIndex(entities, relations, this.opts.maxChars ?? 1500);
+    return formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated);
   }
 
   /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
@@ -163,7 +183,7 @@ function describeEntity(e: GraphEntity): string {
  * Compact text of a recall: the facts first, then entities that carry attributes. No heading: the
  * system prompt prints the slot's title (【记忆索引】) once.
  */
-export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number): string | undefined {
+export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number, saidAt: ReadonlyMap<number, number> = new Map()): string | undefined {
   if (!entities.length && !relations.length) return undefined;
   const lines: string[] = [];
   let size = 0;
@@ -173,7 +193,10 @@ export function formatIndex(entities: GraphEntity[], relations: GraphRelation[],
     size += line.length + 1;
     return true;
   };
-  for (const r of relations) if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)})`)) break;
+  for (const r of relations) {
+    const at = saidAt.get(r.id);
+    if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)}${at ? `; ${new Date(at).toISOString().slice(0, 10)}` : ''})`)) break;
+  }
   const inRelations = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
   const described = entities.filter((e) => !inRelations.has(e.name.toLowerCase()) || Object.keys(e.attributes).some((k) => k !== 'aliases') || e.type !== 'entity');
   if (described.length) {

@@ -269,6 +269,28 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   };
 }
 
+/**
+ * How texts outside the tiers (graph facts) score for a query under the statistics of all tiers,
+ * without ranking the tiers (raw BM25; comparable between texts of one query only).
+ */
+export function textScorer(corpora: readonly RecallCorpus[], embedder: EmbedderService, query: string): (text: string) => number {
+  const terms = weightsOf(embedder.tokenize(query));
+  let docs = 0;
+  let tokens = 0;
+  for (const c of corpora) {
+    const s = c.size();
+    docs += s.docs;
+    tokens += s.tokens;
+  }
+  const dfs = new Map<string, number>([...terms.keys()].map((t) => [t, 0]));
+  for (const c of corpora) for (const [t, d] of c.df([...terms.keys()])) dfs.set(t, (dfs.get(t) ?? 0) + d);
+  const stats: Bm25Stats = { idf: (t) => bm25Idf(docs, dfs.get(t) ?? 0), avgLen: docs ? tokens / docs : 1 };
+  return (text) => {
+    const toks = embedder.tokenize(text);
+    return bm25Score(terms, weightsOf(toks), toks.length, stats);
+  };
+}
+
 /** The nearest earlier and later turn of `doc`'s session over every tier. */
 function nearestNeighbours(
   corpora: readonly RecallCorpus[],

@@ -3,7 +3,7 @@ import type { ColdArchive } from '../archive/index.js';
 import type { DocStore, MemoryDocument } from '../documents/index.js';
 import type { EmbedderService } from '../embedder/index.js';
 import type { GraphDB } from '../graph/index.js';
-import { rankEvidence, type RankOptions, type RankedDoc } from './evidence-ranker.js';
+import { rankEvidence, textScorer, type RankOptions, type RankedDoc } from './evidence-ranker.js';
 import type { RecallCorpus } from './recall-corpus.js';
 import { archiveCorpus, contextCorpus, documentCorpus } from './tier-corpora.js';
 
@@ -79,6 +79,15 @@ export class MemoryRecall {
     const k = Math.min(Math.max(1, Math.floor(opts.k ?? 10)), 1000);
     const want = new Set<RecallTier>(opts.tiers ?? ['context', 'document', 'archive', 'graph']);
     const corpora = this.corpora();
+    if (want.size === 1 && want.has('graph')) {
+      // Facts only (the 【记忆索引】 order): scored under every tier's statistics, no turn ranking.
+      for (const c of corpora) c.begin?.();
+      const top = this.facts(q, textScorer(corpora, this.tiers.embedder, q))
+        .sort((a, b) => b.hit.score - a.hit.score)
+        .slice(0, k);
+      for (const e of top) this.withSource(e);
+      return top;
+    }
     const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank);
     const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
     if (!want.has('graph')) return out.slice(0, k);
