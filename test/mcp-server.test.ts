@@ -77,7 +77,8 @@ describe('MCP server over the memory', { timeout: 180_000 }, () => {
       ['Longjing tea', `library:${libraryId}`, /Longjing green tea/],
       ['Yellow Mountains hike', 'document:', /monastery/],
       ['Brompton bicycle', 'context:', /blue Brompton/],
-      ['Mochi', 'entity:Mochi', /Mochi is_cat_of user/],
+      // The recall over every tier names a fact by its relation (its read shows the turn it came from).
+      ['Mochi', 'graph:relation:', /Mochi is_cat_of user/],
     ];
     for (const [query, refStart, body] of cases) {
       const r = await call(http, 'memory_search', { query });

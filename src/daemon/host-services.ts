@@ -77,6 +77,7 @@ export interface MemoryLike {
   contextEvents(): readonly { id: string; timestamp: number; kind: string; source: string; sessionId: string; input: string; response: string }[];
   searchDocuments: MemoryAdminService['searchDocuments'];
   reindex: MemoryAdminService['reindex'];
+  readMemory: MemoryAdminService['readMemory'];
   listDocuments(limit: number, offset: number): Promise<{ id: string; text: string; createdAt: number; accessCount: number }[]>;
   deleteDocument(id: string): Promise<void>;
   graph(opts: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<Awaited<ReturnType<MemoryAdminService['graph']>>>;
@@ -101,6 +102,7 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
     context: async () => m.contextEvents().map((e) => ({ id: e.id, timestamp: e.timestamp, kind: e.kind, source: e.source, sessionId: e.sessionId, input: e.input, response: e.response })),
     searchDocuments: (q, k = 10) => m.searchDocuments(q, k),
     reindex: (onProgress) => m.reindex(onProgress),
+    readMemory: (tier, id) => m.readMemory(tier, id),
     listDocuments: (o = {}) => m.listDocuments(o.limit ?? 50, o.offset ?? 0),
     deleteDocument: (id) => m.deleteDocument(id),
     graph: (o = {}) => m.graph(o),

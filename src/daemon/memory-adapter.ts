@@ -23,6 +23,20 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
     contextEvents: () => m.context.events(),
     searchDocuments: (q, k) => m.recall.search(q, { k }),
     reindex: (onProgress) => m.reindex(onProgress),
+    readMemory: async (tier, id) => {
+      const when = (at: number) => ({ createdAt: at });
+      if (tier === 'context') {
+        const e = m.context.events().find((x) => x.id === id);
+        if (e) return { text: [e.input && `input: ${e.input}`, e.response && `response: ${e.response}`].filter(Boolean).join('\n'), meta: { kind: e.kind, source: e.source, sessionId: e.sessionId, channel: e.channel, speaker: e.speaker, turnId: e.refs?.[0], ...when(e.timestamp) } };
+      } else if (tier === 'document' || tier === 'archive') {
+        const d = tier === 'document' ? m.docs.get(id) : m.archive.isOpen ? m.archive.get(id)?.doc : undefined;
+        if (d) return { text: d.content, meta: { tier, kind: d.eventKind ?? d.kind, sessionId: d.sessionId, channel: d.channel, speaker: d.speaker, turnId: d.refs[0], refs: d.refs, accessCount: d.accessCount, ...when(d.createdAt) } };
+      } else if (tier === 'graph') {
+        const r = /^relation:(\d+)$/.exec(id) ? m.graph.relation(Number(id.slice('relation:'.length))) : undefined;
+        if (r) return { text: `${r.subject} ${r.predicate} ${r.object}`, meta: { confidence: r.confidence, sentence: r.sentence, sources: m.recall.sources(r.refs ?? []).map((h) => ({ tier: h.tier, id: h.id, text: h.text, sessionId: h.sessionId, turnId: h.turnId, createdAt: h.createdAt })) } };
+      }
+      throw new NotFoundError(`${tier} memory`, id);
+    },
     listDocuments: async (limit, offset) => m.docs.list({ limit, offset }).map((d) => ({ id: d.id, text: d.content, createdAt: d.createdAt, accessCount: d.accessCount })),
     deleteDocument: async (id) => {
       if (!m.docs.remove(id)) throw new NotFoundError('document', id);

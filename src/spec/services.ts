@@ -1,6 +1,6 @@
 import type { ConfigKeyInfo, ConfigValue } from './config.js';
 import type { ProviderStatus } from './provider.js';
-import type { GraphEntity, GraphRelation, RecallHit } from './memory.js';
+import type { GraphEntity, GraphRelation, RecallHit, RecallTier } from './memory.js';
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
 
@@ -120,6 +120,11 @@ export interface MemoryAdminService {
    * is archived. Idempotent; `onProgress` after each session.
    */
   reindex(onProgress?: (p: { sessions: number; totalSessions: number; scanned: number; added: number }) => void): Promise<{ sessions: number; totalSessions: number; scanned: number; added: number }>;
+  /**
+   * One memory by the tier and id a recall hit named (`graph`: `relation:<id>`): its text and where
+   * it came from (a fact with the turns it cites). NotFoundError when it is gone.
+   */
+  readMemory(tier: RecallTier, id: string): Promise<{ text: string; meta: Record<string, unknown> }>;
   listDocuments(opts?: { limit?: number; offset?: number }): Promise<{ id: string; text: string; createdAt: number; accessCount: number }[]>;
   deleteDocument(id: string): Promise<void>;
   graph(opts?: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<{ entities: GraphEntity[]; relations: GraphRelation[] }>;

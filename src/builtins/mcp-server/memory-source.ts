@@ -146,13 +146,14 @@ export class MemorySource {
 
   /**
    * Reads one memory by the `ref` a search returned: `library:<id>` (snapshot, notes, meta),
-   * `context:<id>`, `document:<id>`, `entity:<name>` (its facts), `knowledge:<name>`.
+   * `context:<id>`, `document:<id>`, `archive:<id>`, `graph:relation:<id>` (a fact with the turns it
+   * cites), `entity:<name>` (its facts), `knowledge:<name>`.
    */
   async read(ref: string): Promise<{ ref: string; title?: string; text: string; meta: Record<string, unknown> }> {
     const i = ref.indexOf(':');
     const kind = i > 0 ? ref.slice(0, i) : '';
     const id = i > 0 ? ref.slice(i + 1) : '';
-    if (!id) throw new ValidationError(`"${ref.slice(0, 80)}" is not a memory reference: use one that memory_search returned (library:…, context:…, document:…, entity:…, knowledge:…)`);
+    if (!id) throw new ValidationError(`"${ref.slice(0, 80)}" is not a memory reference: use one that memory_search returned (library:…, context:…, document:…, archive:…, graph:…, entity:…, knowledge:…)`);
     switch (kind) {
       case 'library': {
         const m = (await this.library('memory.get', { id })) as { id: string; title: string; snapshot: string; notes: string; impressions: string[]; tags: string[]; links: string[]; backlinks?: string[]; createdAt: string; updatedAt: string };
@@ -164,9 +165,17 @@ export class MemorySource {
         if (!e) throw new NotFoundError('context event', id);
         return { ref, text: [e.input && `input: ${e.input}`, e.response && `response: ${e.response}`].filter(Boolean).join('\n'), meta: { kind: e.kind, source: e.source, sessionId: e.sessionId, at: e.timestamp } };
       }
+      case 'graph':
       case 'document':
       case 'archive': {
-        // No lookup by id in the service yet: page through the documents (a read is rare and explicit).
+        // The recall's own lookup by tier and id (an archived turn, a fact and the turns it cites).
+        const mem = this.memory();
+        if (typeof mem.readMemory === 'function') {
+          const r = await mem.readMemory(kind, id);
+          return { ref, text: r.text, meta: r.meta };
+        }
+        if (kind === 'graph') throw new NotFoundError('memory', ref);
+        // Older hosts: page through the documents (a read is rare and explicit).
         for (let offset = 0; offset < 200_000; offset += 1000) {
           const page = await this.memory().listDocuments({ limit: 1000, offset });
           const d = page.find((x) => x.id === id);
@@ -185,7 +194,7 @@ export class MemorySource {
         return { ref, title: k.name, text: k.content, meta: { updatedAt: k.updatedAt } };
       }
       default:
-        throw new ValidationError(`unknown memory reference kind "${kind.slice(0, 40)}": use library:, context:, document:, entity: or knowledge:`);
+        throw new ValidationError(`unknown memory reference kind "${kind.slice(0, 40)}": use library:, context:, document:, archive:, graph:, entity: or knowledge:`);
     }
   }
 

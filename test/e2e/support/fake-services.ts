@@ -213,6 +213,7 @@ export function fakeMemory(): MemoryAdminService {
     context: async () => [],
     searchDocuments: async (q) => [{ tier: 'archive', id: 'doc-1', score: 0.8, text: `与「${q}」相关的归档对话`, createdAt: Date.now() - 86_400_000, sessionId: 'webui:demo', channel: 'webui', source: 'webui', kind: 'user', refs: ['webui:demo#1'], turnId: 'webui:demo#1' }],
     reindex: async () => ({ sessions: 0, totalSessions: 0, scanned: 0, added: 0 }),
+    readMemory: async (tier, id) => ({ text: `与 ${id} 相关的${tier}`, meta: {} }),
     listDocuments: async () => [
       { id: 'doc-1', text: '用户说他住在上海，喜欢喝咖啡。', createdAt: Date.now() - 86_400_000, accessCount: 2 },
       { id: 'doc-2', text: 'We discussed the weekly report format.', createdAt: Date.now() - 2 * 86_400_000, accessCount: 0 },
