@@ -41,7 +41,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.memory.cold_after_hours': key(int(1, 87_600), 72, 'Hours without access after which a memory is cold'),
     'core.memory.cold_max_access': key(int(0, 1_000_000), 2, 'A memory accessed at most this often counts as cold'),
     'core.memory.archive_batch': key(int(1, 100_000), 500, 'Cold documents the archive loop distills and moves to the cold archive per run'),
-    'core.memory.warm_max_docs': key(int(100, 10_000_000), 10_000, 'Most documents kept in the warm tier (in memory); the least recently used beyond it move to the cold archive'),
+    'core.memory.warm_max_docs': key(int(100, 10_000_000), 5_000, 'Most documents kept in the warm tier (in memory); the least recently used beyond it move to the cold archive'),
     'core.memory.merge_threshold': key(ratio(), 0.75, 'Similarity above which memories are merged (0…1)'),
     'core.memory.recall_depth': key(int(0, 10), 2, 'Graph hops followed when recalling memories'),
     'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)'),

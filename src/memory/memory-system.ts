@@ -139,7 +139,7 @@ export class MemorySystem {
   private coldDocuments(now: number, olderThanMs: number, maxAccess: number, limit: number): { id: string; text: string; refs: string[]; speaker?: string; eventKind?: string }[] {
     const cold = this.docs.findCold(now, olderThanMs / 3_600_000, maxAccess);
     const ids = new Set(cold.map((d) => d.id));
-    const over = this.docs.beyondBound(this.cfgNumber('core.memory.warm_max_docs', 10_000)).filter((d) => !ids.has(d.id));
+    const over = this.docs.beyondBound(this.cfgNumber('core.memory.warm_max_docs', 5_000)).filter((d) => !ids.has(d.id));
     return [...cold, ...over].slice(0, limit).map((d) => ({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), eventKind: d.eventKind }));
   }
 
