@@ -68,8 +68,8 @@ const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind
 const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
 const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
 
-/** Rows kept parsed between queries (bounded: the archive itself never is in memory). */
-const ROW_CACHE = 4096;
+/** Rows kept parsed between queries (few: re-reading a row from the covering index is cheap). */
+const ROW_CACHE = 256;
 
 /**
  * The cold archive (T-3): documents that went cold are distilled into graph facts and then moved
@@ -150,6 +150,9 @@ export class ColdArchive {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 3000');
+      // Reads here are random over a large file: the OS page cache serves them, and SQLite's own cache
+      // (16 MiB per connection as better-sqlite3 builds it) would only add resident memory.
+      db.pragma('cache_size = -4000');
       // quick_check reads every page (seconds at a million rows): open checks the header and
       // schema only; SQLite reports damage where it is met (SQLITE_CORRUPT), and that is logged.
       db.prepare('SELECT count(*) FROM sqlite_schema').get();

@@ -271,6 +271,7 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   // A document held by two tiers (e.g. a turn doc_query copied back into the window) counts once.
   const seen = new Set<string>();
   hits = hits.filter((h) => !seen.has(h.doc.id) && seen.add(h.doc.id) !== undefined);
+  for (const c of corpora) c.end?.();
   const finalTerms = terms;
   return {
     hits,

@@ -18,6 +18,8 @@ export interface RecallCorpus {
   readonly tier: Exclude<RecallTier, 'graph'>;
   /** Called once at the start of each ranking (per-query caches). */
   begin?(): void;
+  /** Called when a ranking is done: per-query state is let go (it must not outlive the query). */
+  end?(): void;
   /** Number of documents and sum of their token counts. */
   size(): { docs: number; tokens: number };
   /** Document frequency of each term in this tier. */

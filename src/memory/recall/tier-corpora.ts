@@ -96,6 +96,11 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
       docs = new Map();
       postings = new Map();
     },
+    end: () => {
+      scores = new Map();
+      docs = new Map();
+      postings = new Map();
+    },
     size: () => ({ docs: archive.size, tokens: archive.totalTokens }),
     df: (terms) => archive.df(terms),
     lexical: (terms, stats, limit) => {
