@@ -2,7 +2,7 @@
  * Cold archive at scale (T-3, issue 11 part 8): a data folder with N archived turns (default
  * 1,000,000, generated deterministically: 90 % Zipf pseudo-English, 10 % Chinese, 50-turn
  * sessions) plus a warm tier at its bound (`core.memory.warm_max_docs`), against a same-run
- * baseline folder with 1,000 archived turns. Measured on the built daemon (`dist/`, what
+ * baseline folder with 1,000 archived turns and the same warm tier. Measured on the built daemon (`dist/`, what
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
@@ -145,7 +145,8 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number }): Pro
   const qs = queries(300);
   const small = fs.mkdtempSync(path.join(ctx.tmp, 'archive-small-'));
   const big = fs.mkdtempSync(path.join(ctx.tmp, 'archive-big-'));
-  const builtSmall = await buildFolder(small, base, 100, embedder);
+  // The baseline differs only in the archive's size: same warm tier, same queries, same machine load.
+  await buildFolder(small, base, WARM_BOUND, embedder);
   const built = await buildFolder(big, turns, WARM_BOUND, embedder);
   await embedder.stop();
   // Alternate the folders so both see the same load of the shared machine.
@@ -162,7 +163,7 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number }): Pro
   const rss = (ps: Probe[]) => ps.map((p) => p.rss);
   const archiveBytes = (h: string) => fs.statSync(path.join(h, 'documents', 'archive.db')).size + (fs.existsSync(path.join(h, 'documents', 'archive.db-wal')) ? fs.statSync(path.join(h, 'documents', 'archive.db-wal')).size : 0);
   const label = `${turns.toLocaleString('en')} archived + ${WARM_BOUND.toLocaleString('en')} warm`;
-  const baseLabel = `baseline: ${base.toLocaleString('en')} archived + 100 warm`;
+  const baseLabel = `baseline: ${base.toLocaleString('en')} archived + ${WARM_BOUND.toLocaleString('en')} warm`;
   const row = (name: string, xsBig: number[], xsSmall: number[], unit = 'ms'): ScaleRow[] => [
     { case: `${name} (${unit}), ${baseLabel}`, size: base, p50: percentile(xsSmall, 50), p95: percentile(xsSmall, 95), note: `n=${xsSmall.length}` },
     { case: `${name} (${unit})`, size: turns, p50: percentile(xsBig, 50), p95: percentile(xsBig, 95), note: `${label}; n=${xsBig.length}; p50 ${(percentile(xsBig, 50) / percentile(xsSmall, 50)).toFixed(2)}× baseline` },
@@ -180,7 +181,6 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number }): Pro
       note: `${Math.round(archiveBytes(big) / turns)} B/turn for ${Math.round(built.rawBytes / turns)} B of text (baseline folder: ${(archiveBytes(small) / MiB).toFixed(1)} MiB); whole data folder ${(dirBytes(big) / MiB).toFixed(0)} MiB; written at ${Math.round((turns + WARM_BOUND) / (built.ms / 1000))} turns/s`,
     },
   ];
-  void builtSmall;
   fs.rmSync(small, { recursive: true, force: true });
   fs.rmSync(big, { recursive: true, force: true });
   return rows;
