@@ -160,3 +160,22 @@ test('the warm tier is bounded: beyond core.memory.warm_max_docs the least recen
   await mem.close();
   config.close();
 });
+
+test('R-5: a group prompt’s 【记忆索引】 holds only facts distilled from what was said in that group', async () => {
+  const { mem, config } = setup();
+  await mem.open();
+  const group = { kind: 'group' as const, id: 'qq:group:5' };
+  mem.context.append({ kind: 'user', source: 'webui', channel: 'webui', sessionId: 'webui:1', input: 'I live in Hangzhou.', response: '', refs: ['webui:1#1'] });
+  mem.context.append({ kind: 'user', source: 'qq', channel: 'qq', sessionId: 'qq:group:5', input: 'I live in Oslo.', response: '', refs: ['qq:group:5#1'], speaker: { id: 'qq:7', name: 'Bo' }, conversation: group });
+  await mem.heartbeats.runOnce('rules');
+  const slot = mem.promptSlots().memory_index!;
+  const q = { sessionId: 'qq:group:5', turnId: 'qq:group:5#2', input: 'who lives in Hangzhou or Oslo, user or Bo?', consolidation: false };
+  const owner = (await slot(q)) ?? '';
+  assert.match(owner, /user —lives_in→ Hangzhou/);
+  assert.match(owner, /Bo —lives_in→ Oslo/, 'a named participant is the subject of their own facts');
+  const inGroup = (await slot({ ...q, speaker: { id: 'qq:8' }, conversation: group })) ?? '';
+  assert.match(inGroup, /Bo —lives_in→ Oslo/);
+  assert.doesNotMatch(inGroup, /Hangzhou/, "the owner's private fact stays out of the group");
+  await mem.close();
+  config.close();
+});

@@ -12,7 +12,7 @@ import { RuleDistillPipeline, speakerEntity, type LlmLike } from './distill/inde
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
-import { MemoryRecall, relatedDocumentsSlot } from './recall/index.js';
+import { MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
 
 export interface MemorySystemOptions {
@@ -97,6 +97,11 @@ export class MemorySystem {
       embedder: this.embedder,
       depth: () => this.cfgNumber('core.memory.recall_depth', 2),
       rankedFacts: (input) => this.recall.search(input, { k: 20, tiers: ['graph'] }),
+      scopeOf: (q) => recallScope(q, ownerIds(config)),
+      factInScope: (r, scope) => {
+        const src = this.recall.sources(r.refs ?? [], 20);
+        return src.length > 0 && src.every((h) => h.conversation?.id === scope);
+      },
       log,
     });
     this.social = new SocialService(this.graph);

@@ -25,7 +25,9 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
     channel TEXT NOT NULL DEFAULT '',
     session_id TEXT NOT NULL DEFAULT '',
     speaker_id TEXT,
-    speaker_name TEXT,
+    speaker TEXT,
+    conversation_id TEXT,
+    conversation TEXT,
     title TEXT,
     created_at INTEGER NOT NULL,
     added_at INTEGER NOT NULL,
@@ -46,7 +48,8 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
   CREATE INDEX turns_turn ON turns(turn_id, event_kind);
   CREATE INDEX turns_session ON turns(session_id, created_at, id);
   CREATE INDEX turns_speaker ON turns(speaker_id);
-  CREATE INDEX turns_rank ON turns(n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind);
+  CREATE INDEX turns_conversation ON turns(conversation_id);
+  CREATE INDEX turns_rank ON turns(n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind, conversation_id);
   CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL DEFAULT 0);
   CREATE TABLE postings (term_id INTEGER NOT NULL, n INTEGER NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL, PRIMARY KEY (term_id, n)) WITHOUT ROWID;
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;

@@ -44,8 +44,10 @@ interface Row {
   source?: string;
   channel?: string;
   session_id: string;
-  speaker_id: string | null;
-  speaker_name: string | null;
+  speaker_id?: string | null;
+  speaker?: string | null;
+  conversation_id?: string | null;
+  conversation?: string | null;
   title?: string | null;
   created_at: number;
   added_at?: number;
@@ -64,7 +66,7 @@ interface Row {
 }
 
 /** The light columns, all in the covering index `turns_rank` (narrow pages: candidates are read without touching the text). */
-const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind';
+const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind, conversation_id';
 const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
 const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
 
@@ -189,8 +191,8 @@ export class ColdArchive {
     if (docs.length === 0) return 0;
     const now = this.clock();
     const toks = docs.map((d, i) => (opts.tokens?.[i] ?? this.opts.tokenize(d.title ? `${d.title}\n${d.content}` : d.content)).filter(isIndexable));
-    const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker_name, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model)
-      VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerName, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel)`);
+    const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker, conversation_id, conversation, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model)
+      VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerJson, @conversationId, @conversationJson, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel)`);
     const posting = this.st('INSERT INTO postings (term_id, n, tf, len) VALUES (?, ?, ?, ?)');
     const df = new Map<number, number>();
     this.conn.transaction(() => {
@@ -210,7 +212,9 @@ export class ColdArchive {
             channel: d.channel,
             sessionId: d.sessionId,
             speakerId: d.speaker?.id ?? null,
-            speakerName: d.speaker?.name ?? null,
+            speakerJson: d.speaker ? JSON.stringify(d.speaker) : null,
+            conversationId: d.conversation?.id ?? null,
+            conversationJson: d.conversation ? JSON.stringify(d.conversation) : null,
             title: d.title ?? null,
             createdAt: d.createdAt,
             addedAt: d.addedAt,
@@ -503,7 +507,12 @@ function toArchived(r: Row, level: RowLevel): ArchivedRow {
           eventKind: r.event_kind || undefined,
         }
       : { id: r.id ?? `#${r.n}`, content: '', input: '', response: '', kind: r.kind, source: '', channel: '', sessionId: r.session_id, createdAt: r.created_at, addedAt: r.created_at, accessCount: 0, refs: [], eventKind: r.event_kind || undefined };
-  if (r.speaker_id) doc.speaker = r.speaker_name ? { id: r.speaker_id, name: r.speaker_name } : { id: r.speaker_id };
+  const speaker = r.speaker ? parseJson<Record<string, unknown> | null>(r.speaker, null) : null;
+  if (speaker && typeof speaker.id === 'string') doc.speaker = speaker as unknown as MemoryDocument['speaker'];
+  const conversation = r.conversation ? parseJson<Record<string, unknown> | null>(r.conversation, null) : null;
+  if (conversation && typeof conversation.id === 'string') doc.conversation = conversation as unknown as MemoryDocument['conversation'];
+  // Rows read for ranking know only the place's id (enough to scope by conversation).
+  else if (r.conversation_id) doc.conversation = { kind: 'private', id: r.conversation_id };
   const row: ArchivedRow = { n: r.n, doc, prev: r.prev_n, next: r.next_n, len: r.ntok, level };
   if (r.tokens !== undefined) row.terms = counts(splitTokens(r.tokens));
   if (r.vec && r.vec_model) {

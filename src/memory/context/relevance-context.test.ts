@@ -167,7 +167,7 @@ test('a corrupt context.json is kept aside with a clear log line and the window 
   assert.ok(log2.lines.some((l) => /dropped 1 invalid events/.test(l)));
 });
 
-test('turn marks (the crash-recovery watermark) are saved with the events; speakers default by kind; an id is never appended twice', async () => {
+test('turn marks (the crash-recovery watermark) are saved with the events; a speaker is kept when given (absent: the owner); an id is never appended twice', async () => {
   const h = home();
   const ctx = new RelevanceContext({ home: h, embedder, topK: 40, timers: manualTimers(), clock: () => 500 });
   await ctx.start();
@@ -178,9 +178,8 @@ test('turn marks (the crash-recovery watermark) are saved with the events; speak
   assert.deepEqual(ctx.turnMark('webui:1'), { turn: 3, done: true });
   ctx.append(ev('from another session’s turn id', { sessionId: 'webui:2', refs: ['webui:1#9'] }));
   assert.equal(ctx.turnMark('webui:2'), undefined, 'a ref of another session is not a turn of this one');
-  assert.deepEqual(u.speaker, { id: 'user' });
-  assert.deepEqual(ctx.events()[1].speaker, { id: 'assistant' });
-  assert.deepEqual(ctx.append(ev('named', { speaker: { id: 'qq:123', name: 'Anna' } })).speaker, { id: 'qq:123', name: 'Anna' });
+  assert.equal(u.speaker, undefined, 'the owner is not named');
+  assert.deepEqual(ctx.append(ev('named', { speaker: { id: 'qq:123', name: 'Anna' }, conversation: { kind: 'group', id: 'qq:group:9' } })).speaker, { id: 'qq:123', name: 'Anna' });
   assert.equal(ctx.append(ev('again', { id: u.id })), u, 'same id: the event present is returned');
   assert.equal(ctx.events().length, 4);
   await ctx.stop();
@@ -188,7 +187,7 @@ test('turn marks (the crash-recovery watermark) are saved with the events; speak
   await again.start();
   assert.deepEqual(again.loadedFrom, { status: 'ok', marks: true, savedAt: 500 });
   assert.deepEqual(again.turnMark('webui:1'), { turn: 3, done: true });
-  assert.deepEqual(again.events()[0].speaker, { id: 'user' });
+  assert.deepEqual(again.events().find((e) => e.input === 'named')?.conversation, { kind: 'group', id: 'qq:group:9' });
   assert.equal(again.deleteByTurnIds(['webui:1#3']), 2, 'the forget seam removes both events of the turn');
   assert.equal(again.removeIds(['nope']), 0);
   await again.stop();

@@ -144,7 +144,6 @@ export class RelevanceContext implements ContextWindow {
   /**
    * Appends an event at its timestamp (default now), keeping time order; schedules a save. An
    * event whose id is already in the window is not added twice (the one present is returned).
-   * User events are said by the owner and agent events by the assistant unless a speaker is given.
    */
   append(event: NewContextEvent): ContextEvent {
     if (typeof event !== 'object' || event === null || !['user', 'agent', 'cold_storage', 'system'].includes(event.kind)) {
@@ -156,7 +155,6 @@ export class RelevanceContext implements ContextWindow {
       const present = this.list.find((x) => x.id === event.id);
       if (present) return present;
     }
-    const speaker = event.speaker ?? (event.kind === 'user' ? { id: 'user' } : event.kind === 'agent' ? { id: 'assistant' } : undefined);
     const e: ContextEvent = {
       ...event,
       id: event.id ?? randomUUID(),
@@ -166,7 +164,6 @@ export class RelevanceContext implements ContextWindow {
       source: event.source ?? '',
       channel: event.channel ?? '',
       sessionId: event.sessionId ?? '',
-      ...(speaker ? { speaker } : {}),
     };
     this.markTurn(e);
     // Usually the newest: insert from the end to keep the list sorted (stable for equal times).

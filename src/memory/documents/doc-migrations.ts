@@ -33,13 +33,15 @@ export const DOC_MIGRATIONS: readonly string[] = [
   CREATE INDEX documents_cold ON documents(access_count, last_access);
   `,
   // 2: the turn a document belongs to (its first ref), the kind of the event it was archived from,
-  // and who said it — as columns, so crash recovery, reindex and forget find a turn without
-  // reading every row, and rankings can use the speaker (K-1).
+  // who said it and where (R-5) — as columns, so crash recovery, reindex and forget find a turn
+  // without reading every row, and recall can rank by speaker and scope by conversation (K-1).
   `
   ALTER TABLE documents ADD COLUMN turn_id TEXT;
   ALTER TABLE documents ADD COLUMN event_kind TEXT NOT NULL DEFAULT '';
   ALTER TABLE documents ADD COLUMN speaker_id TEXT;
-  ALTER TABLE documents ADD COLUMN speaker_name TEXT;
+  ALTER TABLE documents ADD COLUMN speaker TEXT;
+  ALTER TABLE documents ADD COLUMN conversation_id TEXT;
+  ALTER TABLE documents ADD COLUMN conversation TEXT;
   UPDATE documents SET turn_id = json_extract(refs, '$[0]') WHERE json_valid(refs);
   UPDATE documents SET event_kind = COALESCE(json_extract(meta, '$.eventKind'), '') WHERE meta IS NOT NULL AND json_valid(meta);
   CREATE INDEX documents_turn ON documents(turn_id, event_kind);

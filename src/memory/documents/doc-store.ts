@@ -43,7 +43,9 @@ interface Row {
   turn_id: string | null;
   event_kind: string;
   speaker_id: string | null;
-  speaker_name: string | null;
+  speaker: string | null;
+  conversation_id: string | null;
+  conversation: string | null;
 }
 
 type Statements = { ins: Database.Statement; del: Database.Statement; touch: Database.Statement };
@@ -112,8 +114,8 @@ export class DocStore {
     }
     const db = this.db;
     this.stmts = {
-      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens, turn_id, event_kind, speaker_id, speaker_name)
-        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, @accessCount, @lastAccess, @refs, @meta, @tokens, @turnId, @eventKind, @speakerId, @speakerName)`),
+      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens, turn_id, event_kind, speaker_id, speaker, conversation_id, conversation)
+        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, @accessCount, @lastAccess, @refs, @meta, @tokens, @turnId, @eventKind, @speakerId, @speakerJson, @conversationId, @conversationJson)`),
       del: db.prepare('DELETE FROM documents WHERE id = ?'),
       touch: db.prepare('UPDATE documents SET access_count = access_count + 1, last_access = ? WHERE id = ?'),
     };
@@ -187,6 +189,7 @@ export class DocStore {
         meta: d.meta,
       };
       if (d.speaker) doc.speaker = d.speaker;
+      if (d.conversation) doc.conversation = d.conversation;
       return doc;
     });
     return this.insert(docs);
@@ -210,7 +213,9 @@ export class DocStore {
           turnId: d.refs[0] ?? null,
           eventKind: d.eventKind ?? '',
           speakerId: d.speaker?.id ?? null,
-          speakerName: d.speaker?.name ?? null,
+          speakerJson: d.speaker ? JSON.stringify(d.speaker) : null,
+          conversationId: d.conversation?.id ?? null,
+          conversationJson: d.conversation ? JSON.stringify(d.conversation) : null,
         }),
       );
     })();
@@ -464,7 +469,10 @@ export class DocStore {
       meta: row.meta ? (JSON.parse(row.meta) as Record<string, unknown>) : undefined,
       eventKind: row.event_kind || undefined,
     };
-    if (row.speaker_id) doc.speaker = row.speaker_name ? { id: row.speaker_id, name: row.speaker_name } : { id: row.speaker_id };
+    const speaker = parseObject(row.speaker);
+    if (speaker && typeof speaker.id === 'string') doc.speaker = speaker as unknown as MemoryDocument['speaker'];
+    const conversation = parseObject(row.conversation);
+    if (conversation && typeof conversation.id === 'string') doc.conversation = conversation as unknown as MemoryDocument['conversation'];
     let vector: StoredVector | undefined;
     if (row.vec && row.vec_model) {
       const copy = new Uint8Array(row.vec);
@@ -550,7 +558,19 @@ export function eventDocument(e: ContextEvent, addedAt: number): MemoryDocument 
     eventKind: e.kind,
   };
   if (e.speaker) doc.speaker = { ...e.speaker };
+  if (e.conversation) doc.conversation = { ...e.conversation };
   return doc;
+}
+
+/** A JSON object column, or undefined (absent or unreadable). */
+export function parseObject(s: string | null | undefined): Record<string, unknown> | undefined {
+  if (!s) return undefined;
+  try {
+    const v = JSON.parse(s) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The text a document is indexed by: title + content. */

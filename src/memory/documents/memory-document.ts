@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Speaker } from '../../spec/memory.js';
+import type { Conversation, Speaker } from '../../spec/speaker.js';
 
 /** A document of the Document tier (T-3). */
 export interface MemoryDocument {
@@ -24,8 +24,10 @@ export interface MemoryDocument {
   /** Source references (turn ids, dataset dia_ids) carried into derived memories; the first is the turn id. */
   refs: string[];
   meta?: Record<string, unknown>;
-  /** Who said it (archived context events carry their event's speaker). */
+  /** Who said it (archived context events carry their event's speaker; absent: the owner, or the agent for its replies). */
   speaker?: Speaker;
+  /** Where it was said (absent: the owner's private session). */
+  conversation?: Conversation;
   /** Kind of the context event it was archived from (`user`, `agent`, `cold_storage`), if any. */
   eventKind?: string;
 }
@@ -52,7 +54,8 @@ export const newDocumentSchema = z.strictObject({
   createdAt: z.number().finite().optional(),
   refs: z.array(z.string().max(500)).max(10_000).optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
-  speaker: z.strictObject({ id: z.string().min(1).max(200), name: z.string().max(200).optional() }).optional(),
+  speaker: z.strictObject({ id: z.string().min(1).max(200), name: z.string().max(200).optional(), platform: z.string().max(64).optional(), userId: z.string().max(100).optional() }).optional(),
+  conversation: z.strictObject({ kind: z.enum(['private', 'group']), id: z.string().min(1).max(128), platform: z.string().max(64).optional(), title: z.string().max(200).optional() }).optional(),
 });
 
 export type NewDocument = z.infer<typeof newDocumentSchema>;

@@ -1,5 +1,5 @@
 import { cosine } from '../embedder/index.js';
-import type { GraphEntity, GraphRelation, PluginLogger, PromptSlotProvider } from '../../spec/index.js';
+import type { GraphEntity, GraphRelation, PluginLogger, PromptQuery, PromptSlotProvider } from '../../spec/index.js';
 import type { GraphDB, RecallResult } from '../graph/index.js';
 import { jiebaKeywords } from './jieba-keywords.js';
 
@@ -32,6 +32,12 @@ export interface IndexerOptions {
    * turn each cites): they lead the block, with when they were said.
    */
   rankedFacts?: (input: string) => Promise<{ id: string; createdAt: number }[]>;
+  /**
+   * The conversation a prompt must stay inside (R-5; undefined: everything) and whether a fact
+   * belongs there (every turn it was distilled from was said there).
+   */
+  scopeOf?: (q: PromptQuery) => string | undefined;
+  factInScope?: (relation: GraphRelation, scope: string) => boolean;
   log?: PluginLogger;
 }
 
@@ -134,10 +140,17 @@ export class Indexer {
   }
 
   /** The 【记忆索引】 block for `input`, or undefined when nothing relevant is known. */
-  async build(input: string, turnId?: string): Promise<string | undefined> {
+  async build(input: string, turnId?: string, scope?: string): Promise<string | undefined> {
     const { result } = await this.search(input);
     const skip = turnId ? this.recalledIn(turnId) : new Set<string>();
     let relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));
+    if (scope !== undefined) {
+      // A group (or someone else's chat) sees only facts distilled from what was said there (R-5).
+      const inScope = this.opts.factInScope;
+      relations = inScope ? relations.filter((r) => inScope(r, scope)) : [];
+      const named = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
+      result.entities = result.entities.filter((e) => named.has(e.name.toLowerCase()));
+    }
     // Facts the recall ranks for this input come first, dated by the turn they were distilled from.
     const dated = new Map<number, number>();
     if (this.opts.rankedFacts && relations.length) {
@@ -165,7 +178,7 @@ export class Indexer {
 
   /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
   slot(): PromptSlotProvider {
-    return async (q) => (q.consolidation ? undefined : this.build(q.input, q.turnId));
+    return async (q) => (q.consolidation ? undefined : this.build(q.input, q.turnId, this.opts.scopeOf?.(q)));
   }
 }
 

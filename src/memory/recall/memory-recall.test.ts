@@ -131,3 +131,24 @@ test('hostile queries are plain text: SQL, FTS5 syntax and a huge paste', async 
   assert.equal(t.archive.size, TURNS.length);
   await t.close();
 });
+
+test('R-5: a group (or someone else’s private chat) gets only turns said there in 【相关记忆文档】; the owner gets everything', async () => {
+  const home = path.join(root, `h${n++}`);
+  const docs = new DocStore({ home, embedder });
+  await docs.open();
+  const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  const group = { kind: 'group' as const, id: 'qq:group:5' };
+  const mk = (id: string, text: string, conversation?: { kind: 'private' | 'group'; id: string }): ContextEvent => ({ id, timestamp: Date.UTC(2024, 0, 1, 0, Number(id.slice(1))), kind: 'user', source: 'qq', channel: 'qq', sessionId: conversation?.id ?? 'webui:1', input: text, response: '', refs: [`${conversation?.id ?? 'webui:1'}#1`], ...(conversation ? { conversation } : {}) });
+  archive.putMany([eventDocument(mk('e1', 'my salary is 12345 a month, between us'), 0), eventDocument(mk('e2', 'salary talk in the group: nobody shares it', group), 0)]);
+  docs.restore([eventDocument(mk('e3', 'salary negotiations at work went well'), 0)]);
+  const recall = new MemoryRecall({ embedder, docs: () => docs, archive: () => archive });
+  const slot = relatedDocumentsSlot(recall, { config: testConfig({ 'core.docs.auto_inject_top': 3, 'core.identity.owner_ids': ['qq:1'] }) });
+  const ask = (speaker?: { id: string }, conversation?: { kind: 'private' | 'group'; id: string }) => slot({ sessionId: 's', turnId: 't', input: 'salary', consolidation: false, speaker, conversation });
+  assert.deepEqual((await ask({ id: 'qq:2' }, group))?.split('\n').map((l) => l.replace(/^- \[[^\]]*\] /, '')), ['salary talk in the group: nobody shares it']);
+  assert.equal(await ask({ id: 'qq:2' }, { kind: 'private', id: 'qq:private:2' }), undefined, 'a stranger’s private chat sees nothing said elsewhere');
+  assert.equal((await ask())?.split('\n').length, 3, 'the owner in their own place sees every tier');
+  assert.equal((await ask({ id: 'qq:1' }, { kind: 'private', id: 'qq:private:1' }))?.split('\n').length, 3, 'the owner on a channel, in private, too');
+  archive.close();
+  await docs.close();
+});

@@ -146,9 +146,12 @@ export class MemoryRecall {
    * 【相关记忆文档】 (T-3 auto-injection): the best `k` turns outside the context window (the
    * timeline already shows those); warm documents count one access each.
    */
-  async related(query: string, k: number): Promise<RecallEntry[]> {
+  async related(query: string, k: number, scope?: string): Promise<RecallEntry[]> {
     if (k <= 0) return [];
-    const hits = await this.entries(query, { k, tiers: ['document', 'archive'] });
+    // In a scoped conversation (a group, or a private chat with someone else) only what was said
+    // there may be injected (R-5), as the kernel scopes the timeline.
+    const all = await this.entries(query, { k: scope ? Math.max(50, k * 10) : k, tiers: ['document', 'archive'] });
+    const hits = (scope ? all.filter((h) => h.hit.conversation?.id === scope) : all).slice(0, k);
     const docs = this.tiers.docs?.();
     const warm = hits.filter((h) => h.hit.tier === 'document').map((h) => h.hit.id);
     if (docs && warm.length) docs.touch(warm);
@@ -180,6 +183,7 @@ export class MemoryRecall {
         timestamp: d.createdAt,
         refs: d.refs,
         ...(d.speaker ? { speaker: d.speaker } : {}),
+        ...(d.conversation ? { conversation: d.conversation } : {}),
       });
     }
     if (back.length) await context.flush();
@@ -187,6 +191,16 @@ export class MemoryRecall {
     if (warm.length) this.tiers.docs?.()?.removeMany(warm);
     return { restored: back.length, hits: entries.map((e) => e.hit) };
   }
+}
+
+/**
+ * The conversation a prompt's memory must stay inside (R-5), by the kernel's rule for the timeline:
+ * a group, or a private chat with anyone but the owner (`core.identity.owner_ids`), sees only its
+ * own conversation; the owner in their own places sees everything (undefined).
+ */
+export function recallScope(q: { speaker?: { id: string }; conversation?: { kind: string; id: string } }, ownerIds: readonly string[]): string | undefined {
+  const owner = !q.speaker || ownerIds.includes(q.speaker.id);
+  return q.conversation && (q.conversation.kind === 'group' || !owner) ? q.conversation.id : undefined;
 }
 
 /** A fact as text: `subject predicate object` (predicate words spaced). */
@@ -209,6 +223,7 @@ function turnHit(h: RankedDoc): RecallHit {
     refs: d.refs,
   };
   if (d.speaker) hit.speaker = d.speaker;
+  if (d.conversation) hit.conversation = d.conversation;
   if (d.refs[0]) hit.turnId = d.refs[0];
   return hit;
 }
@@ -230,5 +245,6 @@ function ctxDoc(e: ContextEvent): MemoryDocument {
     eventKind: e.kind,
   };
   if (e.speaker) d.speaker = e.speaker;
+  if (e.conversation) d.conversation = e.conversation;
   return d;
 }

@@ -1,6 +1,6 @@
 import type { ConfigReader } from '../../spec/config.js';
 import type { PromptSlotProvider, RecallHit } from '../../spec/memory.js';
-import type { MemoryRecall } from './memory-recall.js';
+import { recallScope, type MemoryRecall } from './memory-recall.js';
 
 /** Characters of one document shown in the prompt. */
 const SNIPPET_CHARS = 400;
@@ -9,7 +9,8 @@ const SNIPPET_CHARS = 400;
  * Prompt-slot provider of 【相关记忆文档】 (T-3 auto-injection, slot `related_documents`): the top
  * `core.docs.auto_inject_top` (default 3) turns for the input from the documents and the cold
  * archive (the context window is in the timeline already), each with its date and tier; warm
- * documents count an access. The kernel prints the heading. Undefined when nothing matches or on
+ * documents count an access; a group or someone else's private chat gets only turns said there
+ * (R-5). The kernel prints the heading. Undefined when nothing matches or on
  * consolidation turns.
  */
 export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: ConfigReader; top?: number } = {}): PromptSlotProvider {
@@ -17,7 +18,7 @@ export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: Conf
     if (q.consolidation || !q.input.trim()) return undefined;
     const top = opts.top ?? readTop(opts.config);
     if (top <= 0) return undefined;
-    const hits = await recall.related(q.input, top);
+    const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config)));
     if (hits.length === 0) return undefined;
     return hits.map((h) => relatedLine(h.hit)).join('\n');
   };
@@ -29,6 +30,16 @@ export function relatedLine(h: RecallHit): string {
   const when = h.createdAt ? new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '?';
   const who = h.speaker ? ` · ${h.speaker.name ?? h.speaker.id}` : '';
   return `- [${when} · ${h.tier}${who}] ${text}`;
+}
+
+/** The owner's own speaker ids on chat channels (`core.identity.owner_ids`). */
+export function ownerIds(config?: ConfigReader): string[] {
+  try {
+    const v = config?.get('core.identity.owner_ids');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 function readTop(config?: ConfigReader): number {

@@ -242,5 +242,6 @@ export function eventAsDoc(e: ContextEvent, text = cleanText(`${e.input} ${e.res
     eventKind: e.kind,
   };
   if (e.speaker) doc.speaker = e.speaker;
+  if (e.conversation) doc.conversation = e.conversation;
   return doc;
 }

@@ -27,9 +27,9 @@ async function setup(now = Date.now()) {
   const clock = { t: now };
   const mk = () => new MemorySystem({ homeDir: home, config, log: quiet, sessions, scheduler: new ManualScheduler(clock.t), now: () => clock.t });
   /** One acknowledged turn as the kernel logs it: the user message, then the reply. */
-  const turn = async (sid: string, k: number, user: string, reply: string, at: number, status = 'ok') => {
+  const turn = async (sid: string, k: number, user: string, reply: string, at: number, status = 'ok', who?: Record<string, unknown>) => {
     await sessions.ensure(sid, sid.split(':')[0]);
-    await sessions.append(sid, { turnId: `${sid}#${k}`, kind: 'user', text: user, at, data: { source: 'cli', trigger: 'user' } });
+    await sessions.append(sid, { turnId: `${sid}#${k}`, kind: 'user', text: user, at, data: { source: 'cli', trigger: 'user', ...who } });
     await sessions.append(sid, { turnId: `${sid}#${k}`, kind: 'tool_result', text: 'tool output', at: at + 1 });
     await sessions.append(sid, { turnId: `${sid}#${k}`, kind: 'assistant', text: reply, at: at + 2, data: { status } });
   };
@@ -49,7 +49,7 @@ test('acknowledged turns missing from the saved window are replayed from the ses
   await first.close();
   // A kill later: two more acknowledged turns reached the session log, not context.json.
   await s.turn('cli:a', 2, 'I moved to Hangzhou', 'nice city', t0 + 10_000);
-  await s.turn('cli:b', 1, 'remember the door code', 'will do', t0 + 20_000);
+  await s.turn('cli:b', 1, 'remember the door code', 'will do', t0 + 20_000, 'ok', { speaker: { id: 'qq:7', name: 'Bo' }, conversation: { kind: 'group', id: 'qq:group:1' } });
   await s.turn('cli:a', 3, 'this one failed', 'Sorry, this turn failed: boom', t0 + 30_000, 'error');
   const second = s.mk();
   await second.open();
@@ -64,7 +64,9 @@ test('acknowledged turns missing from the saved window are replayed from the ses
     'cli:a#3 user this one failed',
   ]);
   assert.equal(second.context.events().find((e) => e.refs?.[0] === 'cli:a#2')?.timestamp, t0 + 10_000);
-  assert.deepEqual(second.context.events().find((e) => e.kind === 'agent')?.speaker, { id: 'assistant' });
+  const door = second.context.events().filter((e) => e.refs?.[0] === 'cli:b#1');
+  assert.deepEqual(door.map((e) => [e.kind, e.speaker?.id, e.conversation?.id]), [['user', 'qq:7', 'qq:group:1'], ['agent', undefined, 'qq:group:1']], 'speaker and place come back from the log');
+  assert.equal(second.context.events()[0].speaker, undefined, 'the owner is not named');
   await second.close();
   const third = s.mk();
   await third.open();

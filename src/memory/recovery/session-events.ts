@@ -1,4 +1,4 @@
-import type { ContextEvent, SessionEvent, SessionInfo } from '../../spec/index.js';
+import type { ContextEvent, Conversation, SessionEvent, SessionInfo, Speaker } from '../../spec/index.js';
 import { kernelTurnNumber } from '../context/index.js';
 
 /** What recovery and reindex read of the session logs (SessionStore fits). */
@@ -33,6 +33,7 @@ export function loggedTurnEvents(info: Pick<SessionInfo, 'id' | 'channel'>, even
   if (info.channel === CONSOLIDATION) return [];
   const userText = new Map<string, string>();
   const userSource = new Map<string, string>();
+  const userPlace = new Map<string, Conversation>();
   const out: LoggedTurnEvent[] = [];
   for (const ev of events) {
     const data = ev.data ?? {};
@@ -42,9 +43,13 @@ export function loggedTurnEvents(info: Pick<SessionInfo, 'id' | 'channel'>, even
       if (source === CONSOLIDATION) continue;
       userText.set(ev.turnId, ev.text);
       userSource.set(ev.turnId, source);
+      // Who said it and where (R-5) are logged with the message; absent: the owner, in private.
+      const speaker = asSpeaker(data.speaker);
+      const conversation = asConversation(data.conversation);
+      if (conversation) userPlace.set(ev.turnId, conversation);
       out.push({
         ...base,
-        event: { id: `log:${info.id}:${ev.seq}`, kind: 'user', source, channel: info.channel, sessionId: info.id, input: ev.text, response: '', timestamp: ev.at, refs: [ev.turnId], speaker: { id: 'user' } },
+        event: { id: `log:${info.id}:${ev.seq}`, kind: 'user', source, channel: info.channel, sessionId: info.id, input: ev.text, response: '', timestamp: ev.at, refs: [ev.turnId], ...(speaker ? { speaker } : {}), ...(conversation ? { conversation } : {}) },
       });
     } else if (ev.kind === 'assistant' && data.status === 'ok' && userText.has(ev.turnId)) {
       out.push({
@@ -59,10 +64,26 @@ export function loggedTurnEvents(info: Pick<SessionInfo, 'id' | 'channel'>, even
           response: ev.text,
           timestamp: ev.at,
           refs: [ev.turnId],
-          speaker: { id: 'assistant' },
+          ...(userPlace.has(ev.turnId) ? { conversation: userPlace.get(ev.turnId) } : {}),
         },
       });
     }
   }
   return out;
+}
+
+function asSpeaker(v: unknown): Speaker | undefined {
+  const o = v as Record<string, unknown> | undefined;
+  if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !o.id) return undefined;
+  const s: Speaker = { id: o.id };
+  for (const k of ['name', 'platform', 'userId'] as const) if (typeof o[k] === 'string') s[k] = o[k] as string;
+  return s;
+}
+
+function asConversation(v: unknown): Conversation | undefined {
+  const o = v as Record<string, unknown> | undefined;
+  if (!o || typeof o !== 'object' || typeof o.id !== 'string' || (o.kind !== 'private' && o.kind !== 'group')) return undefined;
+  const c: Conversation = { kind: o.kind, id: o.id };
+  for (const k of ['platform', 'title'] as const) if (typeof o[k] === 'string') c[k] = o[k] as string;
+  return c;
 }
