@@ -70,8 +70,8 @@ const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind
 const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
 const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
 
-/** Rows kept parsed between queries (few: re-reading a row from the covering index is cheap). */
-const ROW_CACHE = 256;
+/** Rows kept parsed between queries (light rows are small; the archive itself is never in memory). */
+const ROW_CACHE = 4096;
 
 /**
  * The cold archive (T-3): documents that went cold are distilled into graph facts and then moved
