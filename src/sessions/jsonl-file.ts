@@ -11,6 +11,8 @@ export interface JsonlScan {
   records: Record<string, unknown>[];
   /** File size after any repair. */
   size: number;
+  /** Byte offset of each record's line (parallel to `records`). */
+  offsets: number[];
 }
 
 /**
@@ -23,10 +25,11 @@ export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repai
   try {
     buf = await fs.promises.readFile(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], size: 0 };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], size: 0, offsets: [] };
     throw e;
   }
   const records: Record<string, unknown>[] = [];
+  const offsets: number[] = [];
   let start = 0;
   let lineNo = 0;
   while (start < buf.length) {
@@ -37,28 +40,34 @@ export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repai
     const parsed = parseObject(text);
     if (nl === -1) {
       // torn tail
-      if (parsed) records.push(parsed);
+      if (parsed) {
+        records.push(parsed);
+        offsets.push(start);
+      }
       if (opts.repair) {
         if (parsed) {
           await fs.promises.appendFile(file, '\n');
           logger.warn('completed a JSONL line without newline', { file: path.basename(file), line: lineNo });
-          return { records, size: buf.length + 1 };
+          return { records, size: buf.length + 1, offsets };
         }
         await fs.promises.truncate(file, start);
         logger.warn('cut off a torn last JSONL line', { file: path.basename(file), line: lineNo, bytes: buf.length - start });
-        return { records, size: start };
+        return { records, size: start, offsets };
       }
       if (!parsed) logger.warn('skipped a torn last JSONL line', { file: path.basename(file), line: lineNo });
       break;
     }
-    if (parsed) records.push(parsed);
-    else if (text.trim() !== '') logger.warn('skipped a malformed JSONL line', { file: path.basename(file), line: lineNo });
+    if (parsed) {
+      records.push(parsed);
+      offsets.push(start);
+    } else if (text.trim() !== '') logger.warn('skipped a malformed JSONL line', { file: path.basename(file), line: lineNo });
     start = nl + 1;
   }
-  return { records, size: buf.length };
+  return { records, size: buf.length, offsets };
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** Parses one JSONL line into an object; undefined for blank, malformed or non-object lines. */
+export function parseObject(text: string): Record<string, unknown> | undefined {
   if (text.trim() === '') return undefined;
   try {
     const v: unknown = JSON.parse(text);

@@ -5,15 +5,19 @@ import { z } from 'zod';
 import {
   ConflictError,
   HomeAgentError,
+  type DeletionScope,
   NotFoundError,
   PayloadTooLargeError,
   ValidationError,
   type SessionEvent,
   type SessionEventKind,
+  type SessionEventsQuery,
   type SessionInfo,
   type SessionsAPI,
 } from '../spec/index.js';
 import { appendDurable, createDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
+import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
+import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
 import { assertChannel, assertSessionId, sessionFileStem, sessionIdFromFileStem } from './session-id.js';
 
 export interface SessionStoreOptions {
@@ -45,9 +49,20 @@ const EventInputSchema = z.object({
 const EventsOptsSchema = z
   .object({
     afterSeq: z.number().int().min(0).optional(),
+    beforeSeq: z.number().int().min(1).optional(),
     limit: z.number().int().min(1).optional(),
+    includeDeleted: z.boolean().optional(),
   })
   .optional();
+
+/** One entry of a session's sparse offset index: where the line of event `seq` starts. */
+interface OffsetMark {
+  seq: number;
+  offset: number;
+}
+
+/** Every how many events the offset index keeps a mark (a page read starts at most this far off). */
+const MARK_EVERY = 64;
 
 const TitleSchema = z.string().max(200);
 
@@ -62,6 +77,14 @@ interface SessionState {
    * keep it current); dropped for the least recently read sessions beyond CACHED_SESSIONS.
    */
   cache?: { size: number; events: SessionEvent[] };
+  /** Sparse seq → byte offset index of the event lines (ascending), for page reads from the file. */
+  marks: OffsetMark[];
+  /** Events seen (cache-independent): a mark is kept every MARK_EVERY. */
+  eventCount: number;
+  /** Deleted turns and replies, a deleted incarnation, where each turn starts. */
+  vis: SessionVisibility;
+  /** Set while the session is deleted (it stays loaded so deletions keep hiding its turns). */
+  deletedAt?: number;
 }
 
 /** How many sessions keep their parsed events in memory (the ones read most recently)… */
@@ -70,13 +93,6 @@ const CACHED_SESSIONS = 16;
 const CACHED_BYTES = 64 * 1024 * 1024;
 
 const consoleLogger: JsonlLogger = { warn: (msg, data) => console.warn(`[sessions] ${msg}`, data ?? '') };
-
-/** `webui:3f2a#7` → 7 when the turn id belongs to `sessionId`. */
-function turnNumber(sessionId: string, turnId: string): number | undefined {
-  if (!turnId.startsWith(`${sessionId}#`)) return undefined;
-  const n = Number(turnId.slice(sessionId.length + 1));
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
 
 function toEvent(r: Record<string, unknown>): SessionEvent | undefined {
   if (r.type !== 'event' || typeof r.seq !== 'number' || typeof r.turnId !== 'string' || typeof r.kind !== 'string') return undefined;
@@ -94,9 +110,15 @@ function toEvent(r: Record<string, unknown>): SessionEvent | undefined {
 /**
  * Sessions and their event logs (C-9). One append-only JSONL file per session,
  * `<dir>/<escaped id>.jsonl`: a `session` header line (id, channel, title, createdAt), then
- * `event` lines (per-session `seq`) and `title` lines (renames). Metadata is derived by reading
- * the logs on `open()`, which also repairs a torn last line. Appends to one session are
+ * `event` lines (per-session `seq`), `title` lines (renames) and `deleted` lines (the session was
+ * deleted; a later `session` line starts it again under the same id). Metadata is derived by
+ * reading the logs on `open()`, which also repairs a torn last line. Appends to one session are
  * serialized and durable (fdatasync) when their promise resolves.
+ *
+ * Deleting is appending: a deletion marker event hides turns or replies, a `deleted` line hides
+ * the session; reads leave out what is deleted (decision 0050). Pages of a long log are read
+ * from the file through a sparse offset index, so opening a long chat at its end does not parse
+ * the whole log.
  */
 export class SessionStore implements SessionsAPI {
   private readonly now: () => number;
@@ -133,20 +155,26 @@ export class SessionStore implements SessionsAPI {
     await Promise.allSettled([...this.locks.values()]);
   }
 
-  /** All sessions, most recently updated first. */
+  /** All sessions (deleted ones left out), most recently updated first. */
   async list(): Promise<SessionInfo[]> {
     this.requireOpen();
-    return [...this.sessions.values()].map((s) => ({ ...s.info })).sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
+    return [...this.sessions.values()]
+      .filter((s) => s.deletedAt === undefined)
+      .map((s) => ({ ...s.info }))
+      .sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id));
   }
 
   async get(id: string): Promise<SessionInfo | undefined> {
     this.requireOpen();
     assertSessionId(id);
     const s = this.sessions.get(id);
-    return s ? { ...s.info } : undefined;
+    return s && s.deletedAt === undefined ? { ...s.info } : undefined;
   }
 
-  /** Creates a session; `id` defaults to `<channel>:<8 hex>`. Existing id → ConflictError. */
+  /**
+   * Creates a session; `id` defaults to `<channel>:<8 hex>`. Existing id → ConflictError; the id
+   * of a deleted session starts it again (empty: what was deleted stays deleted).
+   */
   async create(opts: { channel: string; title?: string; id?: string }): Promise<SessionInfo> {
     this.requireOpen();
     assertChannel(opts?.channel);
@@ -154,12 +182,13 @@ export class SessionStore implements SessionsAPI {
     assertSessionId(id);
     const title = this.parseTitle(opts.title ?? '');
     return this.withLock(id, async () => {
-      if (this.sessions.has(id)) throw new ConflictError(`session already exists: ${id}`, { id });
-      return this.createLocked(id, opts.channel, title);
+      const s = this.sessions.get(id);
+      if (s && s.deletedAt === undefined) throw new ConflictError(`session already exists: ${id}`, { id });
+      return s ? this.reviveLocked(s, opts.channel, title) : this.createLocked(id, opts.channel, title);
     });
   }
 
-  /** Returns the session, creating it when missing (safe under concurrent calls). */
+  /** Returns the session, creating it (or starting a deleted one again) when missing; safe under concurrent calls. */
   async ensure(id: string, channel: string, title?: string): Promise<SessionInfo> {
     this.requireOpen();
     assertSessionId(id);
@@ -167,7 +196,8 @@ export class SessionStore implements SessionsAPI {
     const t = this.parseTitle(title ?? '');
     return this.withLock(id, async () => {
       const s = this.sessions.get(id);
-      return s ? { ...s.info } : this.createLocked(id, channel, t);
+      if (!s) return this.createLocked(id, channel, t);
+      return s.deletedAt === undefined ? { ...s.info } : this.reviveLocked(s, channel, t);
     });
   }
 
@@ -178,11 +208,7 @@ export class SessionStore implements SessionsAPI {
     await this.withLock(id, async () => {
       const s = this.mustGet(id);
       const at = this.now();
-      const line = `${JSON.stringify({ type: 'title', title: t, at })}\n`;
-      const before = s.size;
-      await appendDurable(s.file, line, s.size);
-      s.size += Buffer.byteLength(line);
-      if (s.cache?.size === before) s.cache.size = s.size; // a title line: no event
+      await this.appendLine(s, { type: 'title', title: t, at });
       s.info.title = t;
       s.info.updatedAt = Math.max(s.info.updatedAt, at);
     });
@@ -219,33 +245,60 @@ export class SessionStore implements SessionsAPI {
         s.cache.size = s.size;
         this.touchCache(id, s); // keeps the byte cap as the cached logs grow
       }
+      this.noteEvent(s, ev, before);
       s.info.lastSeq = ev.seq;
       s.info.updatedAt = Math.max(s.info.updatedAt, ev.at);
-      const n = turnNumber(id, ev.turnId);
+      const n = kernelTurnNumber(id, ev.turnId);
       if (n !== undefined && n > s.info.turns) s.info.turns = n;
       if (s.info.turns > s.turnCounter) s.turnCounter = s.info.turns;
       return ev;
     });
   }
 
-  /** Events with `seq > afterSeq` (default 0), at most `limit`, oldest first. */
-  async events(id: string, opts?: { afterSeq?: number; limit?: number }): Promise<SessionEvent[]> {
+  /**
+   * Events of a session, oldest first (see {@link SessionEventsQuery}): without `beforeSeq` the
+   * first `limit` with `seq > afterSeq`; with it, the last `limit` before it. Deleted events and
+   * deletion markers are left out unless `includeDeleted`. A page of a log that is not in memory
+   * is read from the file alone.
+   */
+  async events(id: string, opts?: SessionEventsQuery): Promise<SessionEvent[]> {
     this.requireOpen();
     assertSessionId(id);
     const o = EventsOptsSchema.safeParse(opts);
     if (!o.success) throw new ValidationError(`invalid events options: ${o.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, { key: 'opts' });
     const s = this.mustGet(id);
-    const after = o.data?.afterSeq ?? 0;
-    const limit = o.data?.limit ?? Number.POSITIVE_INFINITY;
-    const all = await this.cachedEvents(id, s);
+    const q = { after: o.data?.afterSeq ?? 0, before: o.data?.beforeSeq, limit: o.data?.limit ?? Number.POSITIVE_INFINITY, all: o.data?.includeDeleted === true };
+    const keep = (ev: SessionEvent) => ev.seq > q.after && (q.before === undefined || ev.seq < q.before) && (q.all || s.vis.visible(ev));
+    // A copy each: callers may change what they get without touching the cache.
+    const copy = (ev: SessionEvent): SessionEvent => (ev.data ? { ...ev, data: structuredClone(ev.data) } : { ...ev });
+    // A log in memory serves any read; a whole log is read into memory; a page of one that is
+    // not comes from the file.
+    const cached = (s.cache && s.cache.size === s.size) || q.limit === Number.POSITIVE_INFINITY ? await this.cachedEvents(id, s) : undefined;
+    if (cached) return q.before === undefined ? pickForward(cached, q.after, q.limit, keep, copy) : pickBackward(cached, q.after, q.before, q.limit, keep, copy);
+    return this.readPage(s, q, keep);
+  }
+
+  /** A page read from the file through the offset index (the log is not in memory). */
+  private async readPage(s: SessionState, q: { after: number; before?: number; limit: number }, keep: (ev: SessionEvent) => boolean): Promise<SessionEvent[]> {
+    const size = s.size; // appends only add after it: the bytes before are complete lines
     const out: SessionEvent[] = [];
-    for (const ev of all) {
-      if (ev.seq <= after) continue;
-      // A copy each: callers may change what they get without touching the cache.
-      out.push(ev.data ? { ...ev, data: structuredClone(ev.data) } : { ...ev });
-      if (out.length >= limit) break;
+    const take = ({ record }: LogLine): boolean => {
+      const ev = toEvent(record);
+      if (!ev) return true;
+      if (q.before === undefined) {
+        if (keep(ev)) out.push(ev);
+        return out.length < q.limit;
+      }
+      if (ev.seq <= q.after) return false;
+      if (keep(ev)) out.push(ev);
+      return out.length < q.limit;
+    };
+    if (q.before === undefined) {
+      await readLinesForward(s.file, markAtOrBefore(s.marks, q.after + 1), size, take);
+      return out;
     }
-    return out;
+    await readLinesBackward(s.file, markAtOrAfter(s.marks, q.before) ?? size, take);
+    return out.reverse();
   }
 
   /**
@@ -290,6 +343,54 @@ export class SessionStore implements SessionsAPI {
     }
   }
 
+  /** Seq of the first event of a turn that is not deleted; undefined for an unknown or deleted turn. */
+  async locate(id: string, turnId: string): Promise<number | undefined> {
+    this.requireOpen();
+    assertSessionId(id);
+    const s = this.mustGet(id);
+    if (typeof turnId !== 'string' || s.vis.scopeOf(turnId) === 'turn') return undefined;
+    return s.vis.firstSeq(turnId);
+  }
+
+  /**
+   * Deletes turns (`turn`: the person's message and all it produced) or only their replies
+   * (`reply`) with one deletion marker; durable when it resolves. Unknown turns → NotFoundError.
+   */
+  async deleteTurns(id: string, turnIds: string[], scope: DeletionScope): Promise<SessionEvent> {
+    this.requireOpen();
+    assertSessionId(id);
+    if (!Array.isArray(turnIds) || turnIds.length === 0 || turnIds.some((t) => typeof t !== 'string' || !t || t.length > 300)) throw new ValidationError('turnIds must name at least one turn', { key: 'turnIds' });
+    if (scope !== 'turn' && scope !== 'reply') throw new ValidationError('scope must be "turn" or "reply"', { key: 'scope' });
+    const s = this.mustGet(id);
+    for (const t of turnIds) if (s.vis.firstSeq(t) === undefined) throw new NotFoundError('turn', t);
+    const data: DeletionMarkerData = { op: 'delete', scope, turnIds: [...new Set(turnIds)] };
+    const what = scope === 'reply' ? 'reply deleted' : turnIds.length > 1 ? `${turnIds.length} turns deleted` : 'turn deleted';
+    return this.append(id, { turnId: turnIds[0], kind: 'marker', text: `[${what}]`, data: { ...data } });
+  }
+
+  /**
+   * Deletes a session with a `deleted` line: it leaves the list, `get` and reads, and its turns
+   * leave the model's timeline. The file stays (append-only); the same id can start again.
+   */
+  async remove(id: string): Promise<void> {
+    this.requireOpen();
+    assertSessionId(id);
+    await this.withLock(id, async () => {
+      const s = this.mustGet(id);
+      const at = this.now();
+      await this.appendLine(s, { type: 'deleted', at, throughSeq: s.info.lastSeq });
+      s.vis.clear(s.info.lastSeq);
+      s.deletedAt = at;
+      s.cache = undefined;
+      this.cacheOrder.delete(id);
+    });
+  }
+
+  /** What was deleted of a turn (also the turns of a deleted session); synchronous for the kernel. */
+  deleted(sessionId: string, turnId: string): DeletionScope | undefined {
+    return this.sessions.get(sessionId)?.vis.scopeOf(turnId);
+  }
+
   /**
    * Hands out the next turn of a session: `{ turnId: "<id>#<n>", turnSeq: n }`, n increasing
    * per session and never below a turn already in the log.
@@ -297,7 +398,9 @@ export class SessionStore implements SessionsAPI {
   nextTurn(sessionId: string): { turnId: string; turnSeq: number } {
     this.requireOpen();
     assertSessionId(sessionId);
-    const s = this.mustGet(sessionId);
+    // A deleted session counts on too: its next incarnation must not reuse a deleted turn's id.
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new NotFoundError('session', sessionId);
     s.turnCounter = Math.max(s.turnCounter, s.info.turns) + 1;
     return { turnId: `${sessionId}#${s.turnCounter}`, turnSeq: s.turnCounter };
   }
@@ -314,6 +417,22 @@ export class SessionStore implements SessionsAPI {
     return [...byTurn.values()];
   }
 
+  /** Appends a non-event line (title, deleted, a new header) durably; keeps the cache valid. */
+  private async appendLine(s: SessionState, record: Record<string, unknown>): Promise<void> {
+    const line = `${JSON.stringify(record)}\n`;
+    const before = s.size;
+    await appendDurable(s.file, line, s.size);
+    s.size += Buffer.byteLength(line);
+    if (s.cache?.size === before) s.cache.size = s.size; // not an event: the cached events stay valid
+  }
+
+  /** Records an event's offset mark and what it deletes. */
+  private noteEvent(s: SessionState, ev: SessionEvent, offset: number): void {
+    if (s.eventCount % MARK_EVERY === 0) s.marks.push({ seq: ev.seq, offset });
+    s.eventCount++;
+    s.vis.note(ev);
+  }
+
   private async createLocked(id: string, channel: string, title: string): Promise<SessionInfo> {
     const file = path.join(this.opts.dir, `${sessionFileStem(id)}.jsonl`);
     const createdAt = this.now();
@@ -325,14 +444,26 @@ export class SessionStore implements SessionsAPI {
       throw e;
     }
     const info: SessionInfo = { id, channel, title, createdAt, updatedAt: createdAt, turns: 0, lastSeq: 0 };
-    this.sessions.set(id, { info, file, size: Buffer.byteLength(line), turnCounter: 0 });
+    this.sessions.set(id, { info, file, size: Buffer.byteLength(line), turnCounter: 0, marks: [], eventCount: 0, vis: new SessionVisibility(id) });
     return { ...info };
+  }
+
+  /** Starts a deleted session again: a new header line; seqs and turn numbers go on, so ids stay unique. */
+  private async reviveLocked(s: SessionState, channel: string, title: string): Promise<SessionInfo> {
+    const createdAt = this.now();
+    await this.appendLine(s, { type: 'session', v: 1, id: s.info.id, channel, title, createdAt });
+    s.deletedAt = undefined;
+    s.info.channel = channel;
+    s.info.title = title;
+    s.info.createdAt = createdAt;
+    s.info.updatedAt = createdAt;
+    return { ...s.info };
   }
 
   /** Loads one log into memory; repairs its tail; skips files that are not ours. */
   private async load(file: string): Promise<void> {
     const stem = path.basename(file, '.jsonl');
-    const { records, size } = await scanJsonl(file, this.logger, { repair: true });
+    const { records, size, offsets } = await scanJsonl(file, this.logger, { repair: true });
     const header = records.find((r) => r.type === 'session');
     let id = typeof header?.id === 'string' ? header.id : sessionIdFromFileStem(stem);
     if (id !== undefined && sessionIdFromFileStem(stem) !== id) id = undefined;
@@ -358,20 +489,37 @@ export class SessionStore implements SessionsAPI {
       lastSeq: 0,
     };
     info.updatedAt = info.createdAt;
-    for (const r of records) {
+    const s: SessionState = { info, file, size, turnCounter: 0, marks: [], eventCount: 0, vis: new SessionVisibility(id) };
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
       if (r.type === 'title' && typeof r.title === 'string') {
         info.title = r.title;
         if (typeof r.at === 'number') info.updatedAt = Math.max(info.updatedAt, r.at);
         continue;
       }
+      if (r.type === 'deleted') {
+        s.deletedAt = typeof r.at === 'number' ? r.at : info.updatedAt;
+        s.vis.clear(typeof r.throughSeq === 'number' ? r.throughSeq : info.lastSeq);
+        continue;
+      }
+      if (r.type === 'session' && r !== header) {
+        // a deleted session started again under the same id
+        s.deletedAt = undefined;
+        if (typeof r.channel === 'string') info.channel = r.channel;
+        info.title = typeof r.title === 'string' ? r.title : '';
+        if (typeof r.createdAt === 'number') info.createdAt = info.updatedAt = r.createdAt;
+        continue;
+      }
       const ev = toEvent(r);
       if (!ev) continue;
+      this.noteEvent(s, ev, offsets[i]);
       if (ev.seq > info.lastSeq) info.lastSeq = ev.seq;
       info.updatedAt = Math.max(info.updatedAt, ev.at);
-      const n = turnNumber(id, ev.turnId);
+      const n = kernelTurnNumber(id, ev.turnId);
       if (n !== undefined && n > info.turns) info.turns = n;
     }
-    this.sessions.set(id, { info, file, size, turnCounter: info.turns });
+    s.turnCounter = info.turns;
+    this.sessions.set(id, s);
   }
 
   private parseTitle(title: unknown): string {
@@ -380,9 +528,10 @@ export class SessionStore implements SessionsAPI {
     return r.data;
   }
 
+  /** The session, unless unknown or deleted (NotFoundError). */
   private mustGet(id: string): SessionState {
     const s = this.sessions.get(id);
-    if (!s) throw new NotFoundError('session', id);
+    if (!s || s.deletedAt !== undefined) throw new NotFoundError('session', id);
     return s;
   }
 
@@ -404,4 +553,58 @@ export class SessionStore implements SessionsAPI {
     });
     return run;
   }
+}
+
+/** Offset of the last mark at or before `seq` (0 = the file's start): a forward read starts there. */
+function markAtOrBefore(marks: OffsetMark[], seq: number): number {
+  let lo = 0;
+  let hi = marks.length - 1;
+  let found = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (marks[mid].seq <= seq) {
+      found = marks[mid].offset;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** Offset of the first mark at or after `seq` (undefined = none: read back from the end). */
+function markAtOrAfter(marks: OffsetMark[], seq: number): number | undefined {
+  let lo = 0;
+  let hi = marks.length - 1;
+  let found: number | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (marks[mid].seq >= seq) {
+      found = marks[mid].offset;
+      hi = mid - 1;
+    } else lo = mid + 1;
+  }
+  return found;
+}
+
+/** Index of the first cached event with `seq > after` (events are in seq order). */
+function firstAfter(events: SessionEvent[], after: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid].seq > after) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+function pickForward(events: SessionEvent[], after: number, limit: number, keep: (ev: SessionEvent) => boolean, copy: (ev: SessionEvent) => SessionEvent): SessionEvent[] {
+  const out: SessionEvent[] = [];
+  for (let i = firstAfter(events, after); i < events.length && out.length < limit; i++) if (keep(events[i])) out.push(copy(events[i]));
+  return out;
+}
+
+function pickBackward(events: SessionEvent[], after: number, before: number, limit: number, keep: (ev: SessionEvent) => boolean, copy: (ev: SessionEvent) => SessionEvent): SessionEvent[] {
+  const out: SessionEvent[] = [];
+  for (let i = firstAfter(events, before - 1) - 1; i >= 0 && events[i].seq > after && out.length < limit; i--) if (keep(events[i])) out.push(copy(events[i]));
+  return out.reverse();
 }
