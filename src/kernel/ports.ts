@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, ConfigReader, ConfigValue, ProviderStatus, SessionEvent, SessionInfo, StreamPart } from '../spec/index.js';
+import type { ChatRequest, ChatResponse, ConfigReader, ConfigValue, DeletionScope, ProviderStatus, SessionEvent, SessionInfo, StreamPart } from '../spec/index.js';
 
 /** What the kernel needs of the provider manager (L-1, C-6). */
 export interface LlmPort {
@@ -29,6 +29,8 @@ export interface SessionPort {
   rename?(id: string, title: string): Promise<void>;
   nextTurn(sessionId: string): { turnId: string; turnSeq: number };
   append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }): Promise<SessionEvent>;
+  /** What the person deleted of a turn (its reply, or all of it): kept out of the model's timeline. */
+  deleted?(sessionId: string, turnId: string): DeletionScope | undefined;
 }
 
 /** The raw conversation text log (seed: Text Memory). */

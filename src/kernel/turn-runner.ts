@@ -188,7 +188,8 @@ export class TurnRunner {
   /** emitResponse: the assistant message is logged, then sent through the input's channel. */
   private async emit(turn: TurnState, text: string, status: TurnOutcome['status']): Promise<void> {
     const { d } = this;
-    await this.log(turn, 'assistant', text, { status });
+    // `rounds`: how many LLM requests the turn made (a reopened chat shows them all).
+    await this.log(turn, 'assistant', text, { status, rounds: turn.round });
     try {
       await d.textLog?.append({ at: d.now(), sessionId: turn.input.sessionId, turnId: turn.turnId, role: 'assistant', text });
     } catch {}
@@ -220,7 +221,7 @@ export class TurnRunner {
     // conversation there (R-5); the owner's own ids (`core.identity.owner_ids`) see everything.
     const owner = !speaker || cfg<string[]>(d.config, 'core.identity.owner_ids', []).includes(speaker.id);
     const scope = conversation && (conversation.kind === 'group' || !owner) ? conversation.id : undefined;
-    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || e.conversation?.id === scope) && d.contextVisible(e));
+    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || e.conversation?.id === scope) && !this.deletedByPerson(e) && d.contextVisible(e));
     const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000));
     const rules = d.channels.rules();
     const here = conversationBlock(speaker, conversation, owner);
@@ -228,6 +229,17 @@ export class TurnRunner {
       ? `This turn was started by ${turn.input.source}, not by a message in a chat: your final reply is delivered to the owner proactively (their default channel).`
       : undefined;
     return [base, rules ? `【输出通道】\n${rules}` : '', here || proactive ? `【当前对话】\n${[here, proactive].filter(Boolean).join('\n')}` : '', timeline ? `【时间线】\n${timeline}` : ''].filter(Boolean).join('\n\n');
+  }
+
+  /**
+   * Whether the person deleted what a timeline event carries (decision 0050): a deleted turn hides
+   * both its events; a deleted reply hides the agent's (and any archived copy holding it).
+   */
+  private deletedByPerson(e: ContextEvent): boolean {
+    const turnId = e.refs?.[0];
+    if (!turnId || !this.d.sessions.deleted) return false;
+    const scope = this.d.sessions.deleted(e.sessionId, turnId);
+    return scope === 'turn' || (scope === 'reply' && e.kind !== 'user');
   }
 
   private async callLlm(turn: TurnState, hooks: TurnHooks, tools: ToolDef[]): Promise<Awaited<ReturnType<KernelDeps['llm']['run']>> & { injected: { source: string; text: string }[] }> {
