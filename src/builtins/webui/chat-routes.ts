@@ -29,7 +29,8 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   return r.data;
 }
 
-function checkSessionId(id: string): string {
+/** The `:id` of a session route, validated (400 otherwise). */
+export function checkSessionId(id: string): string {
   if (!SESSION_ID.test(id) || id.includes('..')) throw new ValidationError(`invalid session id "${id.slice(0, 60)}"`);
   return id;
 }
@@ -100,16 +101,6 @@ export function mountChatRoutes(app: Hono, ctx: WebuiContext): void {
     if (!(await sessions().get(id))) throw new NotFoundError("session", id);
     await sessions().rename(id, body.title);
     return json({ ok: true, session: await sessions().get(id) });
-  });
-
-  app.get('/api/v1/sessions/:id/events', async (c) => {
-    const id = checkSessionId(c.req.param('id'));
-    const afterSeq = Number(c.req.query('afterSeq') ?? 0);
-    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 2000), 1), 10_000);
-    if (!Number.isFinite(afterSeq) || !Number.isFinite(limit)) throw new ValidationError('afterSeq and limit must be numbers');
-    if (!(await sessions().get(id))) throw new NotFoundError("session", id);
-    const events = await sessions().events(id, { afterSeq, limit });
-    return json({ ok: true, sessionId: id, events, inflight: ctx.inflight.turnOf(id) ?? null });
   });
 
   app.post('/api/v1/chat', async (c) => {

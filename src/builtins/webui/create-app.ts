@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { errorResponse, json, jsonError } from './http-json.js';
 import { appOriginAllowed, checkApiRequest, hostHeaderAllowed, isApiPath } from './auth.js';
 import { mountChatRoutes } from './chat-routes.js';
+import { mountSessionRoutes } from './session-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
 import { mountConfirmRoutes } from './confirm-routes.js';
@@ -75,6 +76,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   });
 
   mountChatRoutes(app, ctx);
+  mountSessionRoutes(app, ctx);
   mountAdminRoutes(app, ctx);
   mountMemoryRoutes(app, ctx);
   mountConfirmRoutes(app, ctx);

@@ -126,4 +126,114 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     const list = (await (await authedFetch(`${d.url}/api/v1/confirm`, {}, d.authToken)).json()) as { pending: unknown[] };
     assert.deepEqual(list.pending, []);
   });
+
+  // ---- history pages, deletions, resend, export (decision 0050) ----
+
+  const api = (path: string, init: RequestInit = {}) => authedFetch(`${d.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } }, d.authToken);
+  const page = async (sid: string, q: string) => {
+    const r = await api(`/api/v1/sessions/${encodeURIComponent(sid)}/events${q}`);
+    assert.equal(r.status, 200, await r.clone().text());
+    return (await r.json()) as { events: { seq: number; turnId: string; kind: string; text: string }[]; hasEarlier: boolean; hasLater: boolean; anchorSeq?: number };
+  };
+  const untilIdle = async () => {
+    for (let i = 0; i < 400; i++) {
+      const st = (await (await api('/api/v1/status')).json()) as { agent?: { busy?: boolean; queued?: number } };
+      if (!st.agent?.busy && !st.agent?.queued) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('the agent stayed busy');
+  };
+
+  it('pages a history from its end, backwards, forwards and around a turn or seq; bad ranges are 400, unknown turns 404', async () => {
+    const sid = 'webui:paged';
+    await d.sessions.create({ channel: 'webui', id: sid, title: 'paged' });
+    for (let n = 1; n <= 30; n++) {
+      const turnId = `${sid}#${d.sessions.nextTurn(sid).turnSeq}`;
+      await d.sessions.append(sid, { turnId, kind: 'user', text: `q${n}` });
+      await d.sessions.append(sid, { turnId, kind: 'assistant', text: `a${n}`, data: { status: 'ok' } });
+    }
+    const last = await page(sid, '?limit=4');
+    assert.deepEqual(last.events.map((e) => e.text), ['q29', 'a29', 'q30', 'a30']);
+    assert.equal(last.hasEarlier, true);
+    assert.equal(last.hasLater, false);
+    const prev = await page(sid, `?before=${last.events[0].seq}&limit=4`);
+    assert.deepEqual(prev.events.map((e) => e.text), ['q27', 'a27', 'q28', 'a28']);
+    assert.equal(prev.hasLater, true);
+    const first = await page(sid, '?before=5&limit=10');
+    assert.deepEqual(first.events.map((e) => e.text), ['q1', 'a1', 'q2', 'a2']);
+    assert.equal(first.hasEarlier, false);
+    const fwd = await page(sid, '?afterSeq=58&limit=10');
+    assert.deepEqual(fwd.events.map((e) => e.text), ['q30', 'a30']);
+    assert.equal(fwd.hasEarlier, true);
+    assert.equal(fwd.hasLater, false);
+    const around = await page(sid, `?around=${encodeURIComponent(`${sid}#10`)}&limit=6`);
+    assert.equal(around.anchorSeq, 19);
+    assert.deepEqual(around.events.map((e) => e.text), ['a8', 'q9', 'a9', 'q10', 'a10', 'q11'], 'half before the turn, half from it');
+    assert.equal(around.hasEarlier && around.hasLater, true);
+    assert.deepEqual((await page(sid, '?around=1&limit=4')).events.map((e) => e.text), ['q1', 'a1', 'q2', 'a2']);
+    for (const [q, status] of [['?limit=0', 400], ['?before=abc', 400], ['?before=3&afterSeq=1', 400], [`?around=1&before=3`, 400], ['?around=webui%3Aother%231', 400], [`?around=${encodeURIComponent(`${sid}#99`)}`, 404], ['?around=999', 404]] as const) {
+      const r = await api(`/api/v1/sessions/${encodeURIComponent(sid)}/events${q}`);
+      assert.equal(r.status, status, q);
+      assert.equal(((await r.json()) as { ok: boolean }).ok, false);
+    }
+    assert.equal((await api('/api/v1/sessions/webui%3Anope/events')).status, 404);
+  });
+
+  it('deletes a reply and a turn, regenerates and edits-and-resends (later turns go), exports Markdown, deletes the session', async () => {
+    llm.enqueue({ text: 'the answer is forty-two' }, { text: 'second answer' }, { text: 'third answer' });
+    const r1 = await api('/api/v1/chat', { method: 'POST', body: JSON.stringify({ text: 'first question' }) });
+    const { sessionId: sid, turnId: t1 } = (await r1.json()) as { sessionId: string; turnId: string };
+    await untilIdle();
+    const t2 = ((await (await api('/api/v1/chat', { method: 'POST', body: JSON.stringify({ sessionId: sid, text: 'second question' }) })).json()) as { turnId: string }).turnId;
+    await untilIdle();
+    const t3 = ((await (await api('/api/v1/chat', { method: 'POST', body: JSON.stringify({ sessionId: sid, text: 'third question' }) })).json()) as { turnId: string }).turnId;
+    await untilIdle();
+    const enc = encodeURIComponent;
+    // delete the reply of turn 3, then all of turn 2
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t3)}/reply`, { method: 'DELETE' })).status, 200);
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t2)}`, { method: 'DELETE' })).status, 200);
+    let evs = (await page(sid, '')).events;
+    assert.deepEqual(evs.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.text), ['first question', 'the answer is forty-two', 'third question']);
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(`${sid}#77`)}`, { method: 'DELETE' })).status, 404);
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc('webui:other#1')}`, { method: 'DELETE' })).status, 400);
+    // the export holds what the chat shows
+    const md = await api(`/api/v1/sessions/${enc(sid)}/export`);
+    assert.equal(md.headers.get('content-type'), 'text/markdown; charset=utf-8');
+    assert.match(md.headers.get('content-disposition') ?? '', /attachment; filename=/);
+    const text = await md.text();
+    assert.match(text, /## 1\. You[\s\S]*first question[\s\S]*forty-two[\s\S]*## 2\. You[\s\S]*third question/);
+    assert.doesNotMatch(text, /second|third answer/);
+    // regenerate the first turn: it and the later turn 3 are deleted, the question is asked again
+    llm.enqueue({ text: 'a fresh answer' });
+    const regen = await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t1)}/resend`, { method: 'POST', body: '{}' });
+    assert.equal(regen.status, 202);
+    const rj = (await regen.json()) as { turnId: string; deleted: string[] };
+    assert.deepEqual(rj.deleted, [t1, t3]);
+    await untilIdle();
+    const system = JSON.stringify((chats().at(-1)!.body as { messages: { role: string; content: string }[] }).messages[0].content);
+    assert.doesNotMatch(system, /forty-two/, 'the regenerated turn does not see the answer it replaces');
+    evs = (await page(sid, '')).events;
+    assert.deepEqual(evs.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.text), ['first question', 'a fresh answer']);
+    assert.equal(evs[0].turnId, rj.turnId);
+    // edit and resend
+    llm.enqueue({ text: 'edited answer' });
+    const edit = await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(rj.turnId)}/resend`, { method: 'POST', body: JSON.stringify({ text: 'an edited question' }) });
+    assert.equal(edit.status, 202);
+    await untilIdle();
+    evs = (await page(sid, '')).events;
+    assert.deepEqual(evs.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.text), ['an edited question', 'edited answer']);
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t1)}/resend`, { method: 'POST', body: '{}' })).status, 404, 'a deleted turn cannot be sent again');
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(rj.turnId)}/resend`, { method: 'POST', body: JSON.stringify({ text: 5 }) })).status, 400);
+    // a session with a running turn is not deleted under the agent
+    llm.enqueue({ text: 'slow answer', delayMs: 600 });
+    await api('/api/v1/chat', { method: 'POST', body: JSON.stringify({ sessionId: sid, text: 'slow' }) });
+    for (let i = 0; i < 100 && !(((await (await api('/api/v1/status')).json()) as { agent?: { busy?: boolean } }).agent?.busy); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}`, { method: 'DELETE' })).status, 409);
+    await untilIdle();
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}`, { method: 'DELETE' })).status, 200);
+    const list = (await (await api('/api/v1/sessions')).json()) as { sessions: { id: string }[] };
+    assert.ok(!list.sessions.some((x) => x.id === sid));
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}/events`)).status, 404);
+    assert.equal((await api(`/api/v1/sessions/${enc(sid)}`, { method: 'DELETE' })).status, 404);
+  });
 });

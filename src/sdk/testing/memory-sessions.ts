@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionInfo, SessionsAPI } from '../../spec/index.js';
+import type { SessionEvent, SessionEventsQuery, SessionInfo, SessionsAPI } from '../../spec/index.js';
 import { NotFoundError } from '../../spec/index.js';
 
 /** An in-memory session store for plugin tests: the kernel's SessionPort and the SDK's SessionsAPI. */
@@ -16,11 +16,12 @@ export class MemorySessions implements SessionsAPI {
     return s && { ...s.info };
   }
 
-  async events(id: string, opts: { afterSeq?: number; limit?: number } = {}): Promise<SessionEvent[]> {
+  async events(id: string, opts: SessionEventsQuery = {}): Promise<SessionEvent[]> {
     const s = this.sessions.get(id);
     if (!s) throw new NotFoundError('session', id);
-    const list = s.events.filter((e) => e.seq > (opts.afterSeq ?? 0));
-    return opts.limit ? list.slice(0, opts.limit) : list;
+    const list = s.events.filter((e) => e.seq > (opts.afterSeq ?? 0) && (opts.beforeSeq === undefined || e.seq < opts.beforeSeq));
+    if (!opts.limit) return list;
+    return opts.beforeSeq === undefined ? list.slice(0, opts.limit) : list.slice(Math.max(0, list.length - opts.limit));
   }
 
   async append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }): Promise<SessionEvent> {

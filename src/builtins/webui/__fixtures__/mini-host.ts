@@ -93,8 +93,9 @@ function memorySessions(now: () => number): SessionsAPI & { nextTurn(id: string)
       return s && { ...s };
     },
     async events(id, opts = {}) {
-      const list = (events.get(id) ?? []).filter((e) => e.seq > (opts.afterSeq ?? 0));
-      return list.slice(0, opts.limit ?? list.length).map((e) => ({ ...e }));
+      const list = (events.get(id) ?? []).filter((e) => e.seq > (opts.afterSeq ?? 0) && (opts.beforeSeq === undefined || e.seq < opts.beforeSeq));
+      const n = opts.limit ?? list.length;
+      return (opts.beforeSeq === undefined ? list.slice(0, n) : list.slice(Math.max(0, list.length - n))).map((e) => ({ ...e }));
     },
     async append(id, ev) {
       const s = ensure(id);

@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { exportFileName, sessionMarkdown } from './session-markdown.js';
+
+const info = { id: 'qq:group:5', channel: 'qq', title: '家庭群 / plans', createdAt: Date.UTC(2026, 0, 2, 8, 0), updatedAt: 0, turns: 2, lastSeq: 6 };
+
+test('a session as Markdown: speakers, files, tool calls fenced safely, replies and errors', () => {
+  const md = sessionMarkdown(
+    info,
+    [
+      { seq: 1, turnId: 'qq:group:5#1', kind: 'user', at: Date.UTC(2026, 0, 2, 8, 1), text: 'what is for dinner?', data: { speaker: { id: 'qq:1', name: 'Alice' }, attachments: [{ name: 'menu.pdf', path: 'media/2026-01-02/menu.pdf' }] } },
+      { seq: 2, turnId: 'qq:group:5#1', kind: 'tool_call', at: 0, text: 'lookup', data: { arguments: 'has ``` fences' } },
+      { seq: 3, turnId: 'qq:group:5#1', kind: 'tool_result', at: 0, text: 'noodles' },
+      { seq: 4, turnId: 'qq:group:5#1', kind: 'assistant', at: 0, text: 'Noodles.' },
+      { seq: 5, turnId: 'qq:group:5#2', kind: 'user', at: Date.UTC(2026, 0, 2, 9, 0), text: 'and tomorrow?' },
+      { seq: 6, turnId: 'qq:group:5#2', kind: 'error', at: 0, text: 'no provider', data: { code: 'NO_PROVIDER_CONFIGURED' } },
+    ],
+    Date.UTC(2026, 0, 3),
+  );
+  assert.match(md, /^# 家庭群 \/ plans\n/);
+  assert.match(md, /## 1\. Alice · 2026-01-02 08:01\n\nwhat is for dinner\?/);
+  assert.match(md, /📎 menu\.pdf \(`media\/2026-01-02\/menu\.pdf`\)/);
+  assert.match(md, /````\nhas ``` fences\n````/, 'a fence longer than any run of backticks inside');
+  assert.match(md, /\*\*HomeAgent:\*\*\n\nNoodles\./);
+  assert.match(md, /## 2\. You · 2026-01-02 09:00/);
+  assert.match(md, /> Error \(NO_PROVIDER_CONFIGURED\): no provider/);
+  assert.equal(exportFileName(info), '家庭群-plans.md');
+  assert.equal(exportFileName({ ...info, title: '' }), 'qq-group-5.md');
+  assert.equal(exportFileName({ ...info, title: '../../' }), 'session.md');
+});
