@@ -42,6 +42,13 @@ const schemas = {
   once: z.object({ text: z.string().min(1).max(200_000).optional(), memoryId: id.optional() }).refine((o) => (o.text === undefined) !== (o.memoryId === undefined), 'give exactly one of text or memoryId'),
   summarize: z.object({ lastN: z.number().int().min(1).max(10_000).optional(), merge: z.boolean().optional() }),
   turn: z.object({ turnId: z.string().min(1).max(400) }),
+  preview: z.object({
+    /** Limits to preview instead of the configured ones (the settings page while they are edited). */
+    limits: z.object({ memoryChars: z.number().int().min(0).max(10_000_000), totalChars: z.number().int().min(0).max(10_000_000), pinChars: z.number().int().min(0).max(10_000_000) }).partial().optional(),
+    /** Preview as if injection were on (mode off would inject nothing). */
+    active: z.boolean().optional(),
+    sessionId: z.string().optional(),
+  }),
 };
 
 function args<T>(schema: z.ZodType<T>, req: ApiRequest): T {
@@ -163,7 +170,8 @@ export const API_OPS: Record<string, OpHandler> = {
   },
   'plan.preview': async (m, r) => {
     const sid = sessionArg(r);
-    const res = await m.composeInjection({ sessionId: typeof sid === 'string' ? sid : undefined, consume: false });
+    const a = args(schemas.preview, r);
+    const res = await m.composeInjection({ sessionId: typeof sid === 'string' ? sid : undefined, consume: false, limits: a.limits, forceActive: a.active });
     return {
       block: res.block ?? null,
       chars: res.block ? Array.from(res.block).length : 0,

@@ -122,6 +122,15 @@ test('M-6: compact view and budgets come from the settings (hot)', async (t) => 
   const preview = await fake.op('plan.preview');
   assert.equal(preview.value.block, block);
   assert.equal(preview.value.used.memories, 50);
+  // The settings page previews limits it has not saved yet, with the memories' real lengths.
+  const trial = await fake.op('plan.preview', { limits: { memoryChars: 5000, totalChars: 400 } });
+  assert.equal(trial.value.used.memories, 400, 'a 1,000-character memory fills a 400-character total');
+  assert.equal((await fake.op('plan.preview', { limits: { memoryChars: 5000 } })).value.used.memories > 1000, true, 'impressions + the whole snapshot');
+  assert.equal((await fake.op('config.get')).value.memoryChars, 50, 'nothing was saved');
+  await fake.op('config.set', { patch: { mode: 'off' } });
+  assert.equal((await fake.op('plan.preview')).value.used.total, 0, 'mode off: nothing would be injected');
+  assert.equal((await fake.op('plan.preview', { active: true })).value.used.memories, 50, 'as if it were on');
+  assert.equal((await fake.op('plan.preview', { limits: { memoryChars: -1 } })).ok, false);
 });
 
 test('M-7: auto-injection only into new sessions: enabled conventions + the 8 latest enabled summaries', async (t) => {

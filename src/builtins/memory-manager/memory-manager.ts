@@ -198,12 +198,13 @@ export class MemoryManager {
    * Composes the injection block for a user turn. With `consume` the once queue is taken and
    * `injectOnce` reset (a real turn); without, it is a preview.
    */
-  async composeInjection(opts: { sessionId?: string; turnId?: string; consume: boolean }): Promise<InjectionResult> {
+  async composeInjection(opts: { sessionId?: string; turnId?: string; consume: boolean; limits?: Partial<Pick<MemoryManagerConfig, 'memoryChars' | 'totalChars' | 'pinChars'>>; forceActive?: boolean }): Promise<InjectionResult> {
     await this.ensureInjectionReady();
-    const cfg = this.cfg();
+    // A preview may try other limits (the settings page while they are edited); a turn never does.
+    const cfg = opts.consume ? this.cfg() : { ...this.cfg(), ...opts.limits };
     const plan = this.plan.peek();
     const onceNow = await this.plan.once();
-    const active = cfg.mode === 'on' || plan.injectOnce || onceNow.length > 0;
+    const active = cfg.mode === 'on' || plan.injectOnce || onceNow.length > 0 || (!opts.consume && opts.forceActive === true);
     let isNew = false;
     if (cfg.autoInject && opts.sessionId) {
       const events = await this.sdk.sessions().events(opts.sessionId).catch(() => []);
