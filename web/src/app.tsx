@@ -15,6 +15,9 @@ import { ConfirmDialog } from './components/confirm/confirm-dialog';
 
 type Theme = 'light' | 'dark' | 'system';
 
+/** Below this viewport width the graph and the memory panel are not open together (the chat keeps ≥ 480 px). */
+const BOTH_PANELS_MIN_WIDTH = 1220;
+
 function applyTheme(theme: Theme) {
   const dark = theme === 'dark' || (theme === 'system' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
@@ -99,6 +102,7 @@ export function App() {
   const t = useCallback((k: Parameters<typeof translate>[1], v?: Record<string, string | number>) => translate(lang, k, v), [lang]);
 
 
+
   const navigate = useCallback((r: Route) => {
     const h = routeHash(r);
     if (window.location.hash !== h) window.location.hash = h;
@@ -107,6 +111,8 @@ export function App() {
   }, []);
 
   const setMemoryPanel = useCallback((p: Partial<AppApi['memoryPanel']>) => {
+    // Where the graph and the memory panel do not both fit beside a usable chat, one closes the other.
+    if (p.open && window.innerWidth < BOTH_PANELS_MIN_WIDTH) setGraphOpenState(false);
     setMemoryPanelState((cur) => {
       const next = { ...cur, ...p };
       try {
@@ -115,6 +121,22 @@ export function App() {
       return next;
     });
   }, []);
+
+  // Escape closes the side panels, the one in front first (graph, then memory panel, then the
+  // phone drawer). Dialogs close themselves; a field keeps its own Escape (cancel an edit).
+  useEffect(() => {
+    const fn = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (document.querySelector('[role=dialog][aria-modal=true]')) return;
+      const el = e.target as HTMLElement | null;
+      if (el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)) return;
+      if (graphOpen) setGraphOpenState(false);
+      else if (memoryPanel.open) setMemoryPanel({ open: false });
+      else if (drawer) setDrawer(false);
+    };
+    window.addEventListener('keydown', fn);
+    return () => window.removeEventListener('keydown', fn);
+  }, [graphOpen, memoryPanel.open, drawer, setMemoryPanel]);
 
   const api: AppApi = useMemo(
     () => ({
@@ -138,6 +160,7 @@ export function App() {
       setMemoryPanel,
       graphOpen,
       setGraphOpen: (o, focus) => {
+        if (o && window.innerWidth < BOTH_PANELS_MIN_WIDTH) setMemoryPanel({ open: false });
         setGraphOpenState(o);
         setGraphFocus(focus);
       },

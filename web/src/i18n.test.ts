@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { dict } from './i18n-dict';
 import { translate } from './i18n';
 
-const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+const placeholders = (s: string) => [...new Set([...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -39,5 +39,15 @@ describe('i18n dictionary', () => {
     expect(translate('zh', 'chat.turnsCount', { n: 3 })).toBe('3 轮');
     expect(translate('en', 'chat.turnsCount', { n: 3 })).toBe('3 turns');
     expect(translate('en', 'nope' as never)).toBe('nope');
+  });
+
+  it('picks the plural form by count (one|other in English; Chinese has one form)', () => {
+    expect(translate('en', 'chat.turnsCount', { n: 1 })).toBe('1 turn');
+    expect(translate('en', 'chat.llmRounds', { n: 1 })).toBe('1 LLM round');
+    expect(translate('en', 'chat.llmRounds', { n: 2 })).toBe('2 LLM rounds');
+    expect(translate('en', 'chat.toolCalls', { n: 0 })).toBe('0 tool calls');
+    expect(translate('zh', 'chat.llmRounds', { n: 1 })).toBe('1 轮 LLM');
+    for (const [k, v] of Object.entries(dict.en)) if (v.includes('|')) expect(v.split('|'), k).toHaveLength(2);
+    for (const [k, v] of Object.entries(dict.zh)) expect(v.includes('|'), k).toBe(false);
   });
 });

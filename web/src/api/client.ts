@@ -86,6 +86,32 @@ export async function api<T = Record<string, unknown>>(path: string, init: Reque
   return j as T;
 }
 
+/**
+ * Downloads a file the daemon answers (with the token, which a plain link cannot send): saves it
+ * under the name its `content-disposition` gives.
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const headers = new Headers();
+  const tk = token();
+  if (tk) headers.set('authorization', `Bearer ${tk}`);
+  const res = await fetch(path, { headers });
+  if (!res.ok) {
+    const j = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+    throw new ApiError(j.error?.message ?? res.statusText, j.error?.code ?? `HTTP_${res.status}`, res.status);
+  }
+  const cd = res.headers.get('content-disposition') ?? '';
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(cd);
+  const name = star ? decodeURIComponent(star[1]) : (/filename="([^"]+)"/i.exec(cd)?.[1] ?? fallbackName);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /** The payload of a built-in's `{ok, value}` answer, or the body itself. */
 export function unwrap<T>(j: unknown): T {
   if (j && typeof j === 'object' && 'value' in (j as object)) return (j as { value: T }).value;

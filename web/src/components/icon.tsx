@@ -29,6 +29,10 @@ const PATHS: Record<string, string> = {
   spark: 'M12 2l2.4 7.2H22l-6.2 4.5 2.4 7.3-6.2-4.5-6.2 4.5 2.4-7.3L2 9.2h7.6z',
   layers: 'M12 2l10 5-10 5L2 7zM2 17l10 5 10-5M2 12l10 5 10-5',
   check: 'M20 6L9 17l-5-5',
+  copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
+  regen: 'M21 12a9 9 0 1 1-3-6.7L21 8M21 3v5h-5',
+  download: 'M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5M12 15V3',
+  user: 'M20 21v-2a4 4 0 0 0-4-4H8a4 4 0 0 0-4 4v2M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z',
 };
 
 /** A small stroke icon (inline SVG; no icon font, works offline). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyBusEvent, mergeTurns, turnsFromEvents, visibleAnswer, type SessionEventLike } from './chat-model';
+import { applyBusEvent, keepUnchanged, mergeTurns, turnsFromEvents, visibleAnswer, type SessionEventLike } from './chat-model';
 
 const S = 'webui:s1';
 const T = `${S}#1`;
@@ -124,5 +124,40 @@ describe('mergeTurns', () => {
     const merged = mergeTurns(history, live);
     expect(merged).toHaveLength(1);
     expect(merged[0].status).toBe('error');
+  });
+});
+
+describe('rounds, speakers and stable turns', () => {
+  it('a turn with two model requests has two rounds when read back from the log; live turn_end says so too', () => {
+    const [t] = turnsFromEvents(S, [
+      ev(1, 'user', 'weather?'),
+      ev(2, 'tool_call', 'weather_lookup', { id: 'c1', arguments: '{}', round: 1 }),
+      ev(3, 'tool_result', '21°C', { id: 'c1', round: 1 }),
+      ev(4, 'assistant', 'It is 21°C.', { status: 'ok', rounds: 2 }),
+    ]);
+    expect(t.rounds.map((r) => r.round)).toEqual([1, 2]);
+    expect(t.rounds[1].text).toBe('It is 21°C.');
+    const [one] = turnsFromEvents(S, [ev(1, 'user', 'hi'), ev(2, 'assistant', 'hello', { status: 'ok', rounds: 1 })]);
+    expect(one.rounds).toHaveLength(1);
+    let live = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'x' } });
+    live = applyBusEvent(live, S, 'turn_end', { sessionId: S, turnId: T, text: 'done', status: 'ok', rounds: 2 });
+    expect(live[0].rounds).toHaveLength(2);
+  });
+
+  it('keeps the speaker a chat channel set on the message', () => {
+    const [t] = turnsFromEvents(S, [ev(1, 'user', 'dinner?', { speaker: { id: 'qq:1', name: 'Alice', platform: 'qq' } })]);
+    expect(t.speaker).toEqual({ id: 'qq:1', name: 'Alice', platform: 'qq' });
+    expect(turnsFromEvents(S, [ev(1, 'user', 'x', { speaker: 'bogus' })])[0].speaker).toBeUndefined();
+    const live = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: T, input: { text: 'x', speaker: { id: 'telegram:7', name: 'Bob' } } });
+    expect(live[0].speaker?.name).toBe('Bob');
+  });
+
+  it('keepUnchanged reuses the objects of turns that did not change (a page added before them)', () => {
+    const page2 = turnsFromEvents(S, [ev(3, 'user', 'b', undefined, `${S}#2`), ev(4, 'assistant', 'B', undefined, `${S}#2`)]);
+    const both = turnsFromEvents(S, [ev(1, 'user', 'a'), ev(2, 'assistant', 'A'), ev(3, 'user', 'b', undefined, `${S}#2`), ev(4, 'assistant', 'B', undefined, `${S}#2`)]);
+    const kept = keepUnchanged(page2, both);
+    expect(kept[1]).toBe(page2[0]);
+    expect(kept[0]).toBe(both[0]);
+    expect(keepUnchanged(kept, turnsFromEvents(S, [ev(1, 'user', 'a'), ev(2, 'assistant', 'A'), ev(3, 'user', 'b', undefined, `${S}#2`), ev(4, 'assistant', 'B', undefined, `${S}#2`)]))).toBe(kept);
   });
 });

@@ -57,6 +57,8 @@ export interface TurnView {
   /** Messages the agent sent to this chat through the webui output channel during the turn. */
   outputs: string[];
   at: number;
+  /** Who wrote the message, when a chat channel named them (Telegram, QQ); absent = the owner. */
+  speaker?: { id: string; name?: string; platform?: string };
 }
 
 function emptyTurn(turnId: string, sessionId: string, at = Date.now()): TurnView {
@@ -90,16 +92,24 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
     const d = ev.data ?? {};
     switch (ev.kind) {
       case 'user':
-        if (!t.userText) {
+        if (t.userSeq === undefined) {
           t.userText = ev.text;
           t.userSeq = ev.seq;
           t.attachments = Array.isArray(d.attachments) ? (d.attachments as TurnView['attachments']) : [];
+          t.speaker = speakerOf(d.speaker);
         } else t.interrupts.push(stripInterruptPrefix(ev.text));
         break;
-      case 'assistant':
+      case 'assistant': {
         t.finalText = ev.text;
         t.assistantSeq = ev.seq;
+        // The reply records how many LLM requests the turn made; the log has no event for a
+        // round without reasoning or tool calls (the last one, which wrote the answer).
+        const n = typeof d.rounds === 'number' ? Math.min(d.rounds, 100) : 0;
+        for (let k = 1; k <= n; k++) roundAt(t, k);
+        const lastRound = t.rounds.find((r) => r.round === n);
+        if (lastRound && !lastRound.text && !lastRound.toolCalls.length) lastRound.text = ev.text;
         break;
+      }
       case 'reasoning': {
         // The log has no round on tool calls; a reasoning event marks where a round starts.
         currentRound.set(t.turnId, typeof d.round === 'number' ? d.round : t.rounds.length + 1);
@@ -149,6 +159,14 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
   return order;
 }
 
+/** The speaker a chat channel put on a message, if well-formed. */
+function speakerOf(v: unknown): TurnView['speaker'] {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.id !== 'string') return undefined;
+  return { id: o.id, name: typeof o.name === 'string' ? o.name : undefined, platform: typeof o.platform === 'string' ? o.platform : undefined };
+}
+
 function roundAt(t: TurnView, round: number): RoundView {
   let r = t.rounds.find((x) => x.round === round);
   if (!r) {
@@ -193,10 +211,11 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
   const t = idx >= 0 ? cloneTurn(turns[idx]) : emptyTurn(turnId, sessionId, typeof p.at === 'number' ? p.at : Date.now());
   switch (event) {
     case 'turn_start': {
-      const input = (p.input ?? {}) as { text?: string; attachments?: TurnView['attachments'] };
+      const input = (p.input ?? {}) as { text?: string; attachments?: TurnView['attachments']; speaker?: unknown };
       t.status = 'running';
       if (!t.userText) t.userText = input.text ?? '';
       if (!t.attachments.length && Array.isArray(input.attachments)) t.attachments = input.attachments;
+      t.speaker ??= speakerOf(input.speaker);
       break;
     }
     case 'turn_delta':
@@ -246,6 +265,7 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
       break;
     case 'turn_end': {
       t.status = (p.status as TurnStatus) ?? 'ok';
+      if (typeof p.rounds === 'number') for (let k = 1; k <= Math.min(p.rounds, 100); k++) roundAt(t, k);
       t.finalText = String(p.text ?? t.finalText);
       const err = p.error as { code: string; message: string } | undefined;
       if (err) t.error = err;
@@ -262,8 +282,11 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
 
 /** Merges turns loaded from the log with turns the bus created meanwhile (live data wins while running). */
 export function mergeTurns(history: TurnView[], live: TurnView[]): TurnView[] {
+  // Maps, not finds: a long history holds thousands of turns.
+  const liveById = new Map(live.map((l) => [l.turnId, l]));
+  const historyIds = new Set(history.map((h) => h.turnId));
   const out = history.map((h) => {
-    const l = live.find((x) => x.turnId === h.turnId);
+    const l = liveById.get(h.turnId);
     // Live data wins only while the log also says the turn runs: a log read after the turn ended
     // is newer than a live "running" whose end this view never saw (it would spin for ever).
     if (!l || l.status !== 'running' || h.status !== 'running') return h;
@@ -277,11 +300,12 @@ export function mergeTurns(history: TurnView[], live: TurnView[]): TurnView[] {
       injected: h.injected.length ? h.injected : l.injected,
     };
   });
-  for (const l of live) if (!history.some((h) => h.turnId === l.turnId)) out.push(l);
+  for (const l of live) if (!historyIds.has(l.turnId)) out.push(l);
   // Keep live channel outputs of a turn that the log does not carry.
-  for (const o of out) {
-    const l = live.find((x) => x.turnId === o.turnId);
-    if (l && l.outputs.length && !o.outputs.length) o.outputs = l.outputs;
+  for (let i = 0; i < out.length; i++) {
+    const o = out[i];
+    const l = liveById.get(o.turnId);
+    if (l && l !== o && l.outputs.length && !o.outputs.length) out[i] = { ...o, outputs: l.outputs };
   }
   return out.sort((a, b) => turnNumber(a.turnId) - turnNumber(b.turnId) || a.at - b.at);
 }
@@ -291,4 +315,26 @@ export function visibleAnswer(t: TurnView): string {
   if (t.status !== 'running' && t.status !== 'queued') return t.finalText;
   const streamed = t.rounds.map((r) => r.text).filter(Boolean);
   return [...streamed, t.live.text].filter(Boolean).join('\n\n');
+}
+
+/** What tells two versions of a turn apart for the view (a finished turn is fixed by its seqs). */
+function fingerprint(t: TurnView): string {
+  return [t.seqs.join(','), t.status, t.finalText.length, t.rounds.length, t.excluded, t.live.text.length, t.live.reasoning.length, t.outputs.length, t.interrupts.length, t.stageNotes.length, t.rounds.reduce((n, r) => n + r.toolCalls.filter((c) => c.running || c.result !== undefined).length, 0)].join('|');
+}
+
+/**
+ * `next` with every turn that did not change replaced by its object in `prev`, so memoized
+ * views of a long history do not render again when a page is added or one turn changes.
+ */
+export function keepUnchanged(prev: TurnView[], next: TurnView[]): TurnView[] {
+  if (prev.length === 0) return next;
+  const byId = new Map(prev.map((t) => [t.turnId, t]));
+  let same = prev.length === next.length;
+  const out = next.map((t, i) => {
+    const p = byId.get(t.turnId);
+    const keep = p && p !== t && fingerprint(p) === fingerprint(t) ? p : t;
+    if (keep !== prev[i]) same = false;
+    return keep;
+  });
+  return same ? prev : out;
 }

@@ -1,19 +1,54 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, mm, pickList } from '../../api/client';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { api, ApiError, mm } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
-import { applyBusEvent, mergeTurns, turnsFromEvents, type SessionEventLike, type TurnView as Turn } from '../../state/chat-model';
+import { applyBusEvent, keepUnchanged, mergeTurns, turnsFromEvents, type SessionEventLike, type TurnView as Turn } from '../../state/chat-model';
 import { createSequencer } from '../../lib/sequencer';
-import { TurnView } from './turn-view';
+import { TurnView, type TurnActions } from './turn-view';
 import { InputBar } from './input-bar';
 import { Icon } from '../icon';
 
-/** The chat of one session (W-1): history from the log, live updates from SSE, input bar. */
+/** Events per page of the history (a page back, a page forward, the page around a jump). */
+const PAGE = 150;
+
+interface Page {
+  events: SessionEventLike[];
+  hasEarlier: boolean;
+  hasLater: boolean;
+  inflight?: string | null;
+  anchorSeq?: number;
+}
+
+/** The part of the session's log the view holds: a window of consecutive events. */
+interface Window {
+  events: SessionEventLike[];
+  hasEarlier: boolean;
+  hasLater: boolean;
+}
+
+const REPLY_KINDS = new Set(['assistant', 'reasoning', 'tool_call', 'tool_result', 'error']);
+
+/** The elements to flash for a jump: the messages the seqs name, else the turn's first message. */
+function targets(h: { turnId?: string; seqs: number[] }): HTMLElement[] {
+  const bySeq = h.seqs.flatMap((s) => Array.from(document.querySelectorAll<HTMLElement>(`.turn .msg[data-seq="${s}"]`)));
+  if (bySeq.length) return bySeq;
+  if (!h.turnId) return [];
+  const turn = document.querySelector<HTMLElement>(`[data-turn-id="${CSS.escape(h.turnId)}"]`);
+  const msg = turn?.querySelector<HTMLElement>('.msg');
+  return msg ? [msg] : turn ? [turn] : [];
+}
+
+/**
+ * The chat of one session (W-1): the newest page of its log, earlier pages as the person scrolls
+ * up ("load earlier"), a jump to any turn (the page around it), live updates from SSE, the input
+ * bar, and the actions on messages (copy, regenerate, edit and resend, delete).
+ */
 export function ChatView({ sessionId }: { sessionId?: string }) {
   const app = useApp();
   const t = useT();
   const [turns, setTurns] = useState<Turn[]>([]);
+  const [paging, setPaging] = useState<{ hasEarlier: boolean; hasLater: boolean; loading?: 'earlier' | 'later' | 'jump' }>({ hasEarlier: false, hasLater: false });
   const [loadError, setLoadError] = useState<string | undefined>();
   const [pinned, setPinned] = useState<{ id: string; text: string }[]>([]);
   const scroller = useRef<HTMLDivElement>(null);
@@ -21,19 +56,51 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
   const seq = useRef(createSequencer());
   const sidRef = useRef(sessionId);
   sidRef.current = sessionId;
+  const win = useRef<Window>({ events: [], hasEarlier: false, hasLater: false });
+  /** Turns the bus created that the window's events do not hold yet. */
+  const liveIds = useRef(new Set<string>());
+  const inflight = useRef<string | null>(null);
+  /** Set before a page is put above: the scroll position to keep (distance from the bottom). */
+  const keepFromBottom = useRef<number | undefined>(undefined);
+  /** A jump waiting for its page to render. */
+  const pendingJump = useRef<{ turnId?: string; seqs: number[] } | undefined>(undefined);
+  const busy = useRef(false);
+  /** Bumped whenever the window is replaced (newest page, a jump): a page asked for before is dropped. */
+  const gen = useRef(0);
+
+  /** Rebuilds the turns from the window (plus live turns), reusing unchanged turn objects. */
+  const rebuild = useCallback(() => {
+    const sid = sidRef.current;
+    if (!sid) return;
+    const history = turnsFromEvents(sid, win.current.events, inflight.current);
+    const ids = new Set(history.map((h) => h.turnId));
+    for (const id of ids) liveIds.current.delete(id);
+    setTurns((cur) => keepUnchanged(cur, mergeTurns(history, cur.filter((x) => x.sessionId === sid && (ids.has(x.turnId) || liveIds.current.has(x.turnId) || x.turnId.startsWith('output:'))))));
+    setPaging((p) => ({ ...p, hasEarlier: win.current.hasEarlier, hasLater: win.current.hasLater }));
+  }, []);
+
+  const fetchPage = useCallback(async (query: string): Promise<Page> => {
+    const sid = sidRef.current!;
+    return api<Page & { ok: boolean }>(`/api/v1/sessions/${encodeURIComponent(sid)}/events?${query}`);
+  }, []);
 
   const loadRef = useRef<(() => void) | undefined>(undefined);
+  /** The newest page: the view opens at the last turn. */
   const load = useCallback(() => {
     if (!sessionId) {
       setTurns([]);
       return;
     }
     const ticket = seq.current.next();
-    api<{ events: SessionEventLike[]; inflight?: string | null }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/events`).then(
+    fetchPage(`limit=${PAGE}`).then(
       (j) => {
         if (!seq.current.isLatest(ticket) || sidRef.current !== sessionId) return;
         setLoadError(undefined);
-        setTurns((live) => mergeTurns(turnsFromEvents(sessionId, pickList<SessionEventLike>(j, 'events'), j.inflight), live.filter((x) => x.sessionId === sessionId)));
+        inflight.current = j.inflight ?? null;
+        gen.current++;
+        win.current = { events: j.events, hasEarlier: j.hasEarlier, hasLater: false };
+        stick.current = true;
+        rebuild();
         // A turn still in flight when the log was read may end before this view follows the
         // session on the bus (e.g. a new session whose first turn fails at once): read again.
         if (j.inflight) setTimeout(() => loadRef.current?.(), 1000);
@@ -42,81 +109,259 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         if (seq.current.isLatest(ticket)) setLoadError(e.message);
       },
     );
-  }, [sessionId]);
+  }, [sessionId, fetchPage, rebuild]);
+  useEffect(() => {
+    loadRef.current = load;
+  }, [load]);
+
+  /** What the log holds after the window's last event (after a turn ended). */
+  const loadNewer = useCallback(async () => {
+    if (win.current.hasLater) return;
+    const last = win.current.events.at(-1)?.seq ?? 0;
+    const ticket = seq.current.next();
+    const g = gen.current;
+    try {
+      const j = await fetchPage(`afterSeq=${last}&limit=2000`);
+      if (!seq.current.isLatest(ticket) || g !== gen.current || (win.current.events.at(-1)?.seq ?? 0) !== last) return;
+      if (j.hasLater) return loadRef.current?.();
+      inflight.current = j.inflight ?? null;
+      win.current = { ...win.current, events: [...win.current.events, ...j.events.filter((e) => e.seq > last)] };
+      rebuild();
+    } catch {
+      /* the next turn_end or a reload reads it */
+    }
+  }, [fetchPage, rebuild]);
+
+  const loadEarlier = useCallback(async () => {
+    if (busy.current || !win.current.hasEarlier) return;
+    const first = win.current.events[0]?.seq;
+    if (first === undefined) return;
+    busy.current = true;
+    setPaging((p) => ({ ...p, loading: 'earlier' }));
+    const g = gen.current;
+    try {
+      const j = await fetchPage(`before=${first}&limit=${PAGE}`);
+      if (g !== gen.current || win.current.events[0]?.seq !== first) return;
+      const el = scroller.current;
+      if (el) keepFromBottom.current = el.scrollHeight - el.scrollTop;
+      win.current = { ...win.current, events: [...j.events.filter((e) => e.seq < first), ...win.current.events], hasEarlier: j.hasEarlier };
+      rebuild();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    } finally {
+      busy.current = false;
+      setPaging((p) => ({ ...p, loading: undefined }));
+    }
+  }, [fetchPage, rebuild, app]);
+
+  const loadLater = useCallback(async () => {
+    if (busy.current || !win.current.hasLater) return;
+    const last = win.current.events.at(-1)?.seq ?? 0;
+    busy.current = true;
+    setPaging((p) => ({ ...p, loading: 'later' }));
+    const g = gen.current;
+    try {
+      const j = await fetchPage(`afterSeq=${last}&limit=${PAGE}`);
+      if (g !== gen.current || (win.current.events.at(-1)?.seq ?? 0) !== last) return;
+      win.current = { ...win.current, events: [...win.current.events, ...j.events.filter((e) => e.seq > last)], hasLater: j.hasLater };
+      inflight.current = j.inflight ?? null;
+      rebuild();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    } finally {
+      busy.current = false;
+      setPaging((p) => ({ ...p, loading: undefined }));
+    }
+  }, [fetchPage, rebuild, app]);
+
+  /** Reads the window's span again (another tab deleted something in it). */
+  const refreshWindow = useCallback(async () => {
+    const w = win.current;
+    if (!w.events.length) return loadRef.current?.();
+    const ticket = seq.current.next();
+    const g = gen.current;
+    try {
+      const j = await fetchPage(`afterSeq=${w.events[0].seq - 1}&limit=${Math.min(10_000, w.events.length + PAGE)}`);
+      if (!seq.current.isLatest(ticket) || g !== gen.current) return;
+      win.current = { events: j.events, hasEarlier: w.hasEarlier, hasLater: j.hasLater };
+      rebuild();
+    } catch {
+      /* kept as it is */
+    }
+  }, [fetchPage, rebuild]);
 
   const loadPins = useCallback(() => {
     mm<{ pinned: { id: string; text: string }[] }>('plan.get').then((p) => setPinned(p.pinned ?? []), () => setPinned([]));
   }, []);
 
-
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let refresh: ReturnType<typeof setTimeout> | undefined;
     return bus.subscribe((event, payload) => {
       const sid = sidRef.current;
-      if (!sid) return;
-      setTurns((cur) => applyBusEvent(cur, sid, event, payload));
-      const p = payload as { sessionId?: string };
-      if (event === 'turn_end' && p.sessionId === sid) {
-        clearTimeout(timer);
-        timer = setTimeout(load, 150);
+      const p = (payload ?? {}) as { sessionId?: string; turnId?: string; kind?: string };
+      if (event === 'custom:memory-manager.plan') loadPins();
+      if (!sid || p.sessionId !== sid) return;
+      if (event === 'session_event' && p.kind === 'marker') {
+        clearTimeout(refresh);
+        refresh = setTimeout(() => void refreshWindow(), 200);
+        return;
       }
-      if (event === 'custom:memory-manager.plan' || (event === 'turn_end' && p.sessionId === sid)) loadPins();
+      // A window that does not reach the newest events shows no live turn (it would sit after a gap).
+      if (win.current.hasLater) return;
+      if (typeof p.turnId === 'string' && event !== 'output' && !win.current.events.some((e) => e.turnId === p.turnId)) liveIds.current.add(p.turnId);
+      setTurns((cur) => applyBusEvent(cur, sid, event, payload));
+      if (event === 'turn_end') {
+        clearTimeout(timer);
+        timer = setTimeout(() => void loadNewer(), 150);
+        loadPins();
+      }
     });
-  }, [load, loadPins]);
-
-  useEffect(() => {
-    loadRef.current = load;
-  }, [load]);
+  }, [loadNewer, loadPins, refreshWindow]);
 
   // Subscribe first (above), then load: what happened before the load is in the log, what
   // happens after arrives on the bus. The view is keyed by session, so nothing needs wiping.
   useEffect(load, [load, app.epoch]);
   useEffect(loadPins, [loadPins, app.epoch]);
 
-  // Keep the view at the bottom while new text streams, unless the user scrolled up.
-  useEffect(() => {
+  // Keep the view at the bottom while new text streams (unless the person scrolled up); keep it
+  // where it was when a page was put above.
+  useLayoutEffect(() => {
     const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    if (keepFromBottom.current !== undefined) {
+      el.scrollTop = el.scrollHeight - keepFromBottom.current;
+      keepFromBottom.current = undefined;
+    } else if (stick.current) el.scrollTop = el.scrollHeight;
   }, [turns]);
 
-  // Jump to and highlight a message (trace to source / locate).
+  // A jump waiting for its page: scroll to the message and highlight it.
+  useEffect(() => {
+    const h = pendingJump.current;
+    if (!h) return;
+    const els = targets(h);
+    if (!els.length) return;
+    pendingJump.current = undefined;
+    stick.current = false;
+    els[0].scrollIntoView({ block: 'center' });
+    for (const el of els) {
+      el.classList.remove('flash');
+      void el.offsetWidth;
+      el.classList.add('flash');
+    }
+  }, [turns]);
+
+  // Jump to a message (trace to source / locate): in the window already, or the page around it.
   useEffect(() => {
     const h = app.highlight;
-    if (!h || h.sessionId !== sessionId || turns.length === 0) return;
-    const target = turns.find((x) => (h.turnId && x.turnId === h.turnId) || x.seqs.some((s) => h.seqs.includes(s)));
-    if (!target) return;
-    const el = document.querySelector<HTMLElement>(`[data-turn-id="${CSS.escape(target.turnId)}"]`);
-    if (!el) return;
-    stick.current = false;
-    el.scrollIntoView({ block: 'center', behavior: 'smooth' });
-    el.classList.remove('flash');
-    void el.offsetWidth;
-    el.classList.add('flash');
-  }, [app.highlight, turns, sessionId]);
+    if (!h || h.sessionId !== sessionId) return;
+    const target = { turnId: h.turnId, seqs: h.seqs };
+    const inWindow = win.current.events.some((e) => (h.turnId && e.turnId === h.turnId) || h.seqs.includes(e.seq));
+    if (inWindow) {
+      pendingJump.current = target;
+      setTurns((cur) => [...cur]); // run the jump effect on the rendered turns
+      return;
+    }
+    if (!sessionId) return;
+    const anchor = h.turnId ?? (h.seqs.length ? String(Math.min(...h.seqs)) : undefined);
+    if (!anchor) return;
+    const ticket = seq.current.next();
+    setPaging((p) => ({ ...p, loading: 'jump' }));
+    fetchPage(`around=${encodeURIComponent(anchor)}&limit=${PAGE}`).then(
+      (j) => {
+        if (!seq.current.isLatest(ticket)) return;
+        setPaging((p) => ({ ...p, loading: undefined }));
+        inflight.current = j.inflight ?? null;
+        liveIds.current.clear();
+        gen.current++;
+        win.current = { events: j.events, hasEarlier: j.hasEarlier, hasLater: j.hasLater };
+        stick.current = false;
+        pendingJump.current = target;
+        setTurns([]);
+        rebuild();
+      },
+      (e: Error) => {
+        setPaging((p) => ({ ...p, loading: undefined }));
+        app.toast(e instanceof ApiError && e.status === 404 ? t('chat.jumpGone') : e.message, 'error');
+      },
+    );
+    // A jump is one event (app.highlight, with its time): the other values are read through refs.
+  }, [app.highlight, sessionId]);
 
   const running = turns.some((x) => x.status === 'running' || x.status === 'queued');
-  const togglePin = async (text: string) => {
-    const existing = pinned.find((p) => p.text === text);
-    try {
-      if (existing) await mm('plan.unpin', { id: existing.id });
-      else await mm('plan.pin', { role: 'assistant', text });
-      app.toast(existing ? t('chat.unpinned') : t('chat.pinned'), 'ok');
-      loadPins();
-      app.refreshMm();
-    } catch (e) {
-      app.toast((e as Error).message, 'error');
-    }
-  };
+  const togglePin = useCallback(
+    async (text: string) => {
+      const existing = pinned.find((p) => p.text === text);
+      try {
+        if (existing) await mm('plan.unpin', { id: existing.id });
+        else await mm('plan.pin', { role: 'assistant', text });
+        app.toast(existing ? t('chat.unpinned') : t('chat.pinned'), 'ok');
+        loadPins();
+        app.refreshMm();
+      } catch (e) {
+        app.toast((e as Error).message, 'error');
+      }
+    },
+    [pinned, app, t, loadPins],
+  );
 
+  const actionsRef = useRef<TurnActions | undefined>(undefined);
+  actionsRef.current = {
+    togglePin: (text) => void togglePin(text),
+    async remove(turn, scope) {
+      const sid = sidRef.current;
+      if (!sid) return;
+      const path = `/api/v1/sessions/${encodeURIComponent(sid)}/turns/${encodeURIComponent(turn.turnId)}${scope === 'reply' ? '/reply' : ''}`;
+      try {
+        await api(path, { method: 'DELETE' });
+      } catch (e) {
+        app.toast((e as Error).message, 'error');
+        return;
+      }
+      win.current = { ...win.current, events: win.current.events.filter((e) => e.turnId !== turn.turnId || (scope === 'reply' && !REPLY_KINDS.has(e.kind))) };
+      setTurns((cur) => (scope === 'turn' ? cur.filter((x) => x.turnId !== turn.turnId) : cur));
+      rebuild();
+      app.toast(scope === 'reply' ? t('chat.replyDeleted') : t('chat.turnDeleted'), 'ok');
+      app.refreshMm();
+    },
+    async resend(turn, text) {
+      const sid = sidRef.current;
+      if (!sid) return;
+      let r: { turnId: string; deleted: string[] };
+      try {
+        r = await api(`/api/v1/sessions/${encodeURIComponent(sid)}/turns/${encodeURIComponent(turn.turnId)}/resend`, { method: 'POST', json: text === undefined ? {} : { text } });
+      } catch (e) {
+        app.toast((e as Error).message, 'error');
+        return;
+      }
+      const gone = new Set(r.deleted);
+      // Everything after the turn was deleted with it: the window reaches the newest again.
+      win.current = { ...win.current, events: win.current.events.filter((e) => !gone.has(e.turnId)), hasLater: false };
+      liveIds.current.add(r.turnId);
+      stick.current = true;
+      setTurns((cur) => applyBusEvent(cur.filter((x) => !gone.has(x.turnId)), sid, 'turn_start', { sessionId: sid, turnId: r.turnId, input: { text: text ?? turn.userText, attachments: turn.attachments } }));
+      rebuild();
+    },
+  };
+  const actions = useRef<TurnActions>({
+    togglePin: (x) => actionsRef.current?.togglePin(x),
+    remove: (a, b) => actionsRef.current!.remove(a, b),
+    resend: (a, b) => actionsRef.current!.resend(a, b),
+  }).current;
+
+  const lastTurnId = turns.at(-1)?.turnId;
   return (
     <div className="chat">
       <div
         className="chat-scroll"
         ref={scroller}
         data-conversation-scroll
+        data-testid="chat-scroll"
         onScroll={(e) => {
           const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+          stick.current = !win.current.hasLater && el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+          if (el.scrollTop < 400 && win.current.hasEarlier) void loadEarlier();
+          if (el.scrollHeight - el.scrollTop - el.clientHeight < 400 && win.current.hasLater) void loadLater();
         }}
       >
         {!sessionId && (
@@ -136,11 +381,29 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
             </button>
           </div>
         )}
+        {paging.hasEarlier && (
+          <div className="page-bar">
+            <button className="btn small" disabled={paging.loading === 'earlier'} onClick={() => void loadEarlier()} data-testid="load-earlier">
+              {paging.loading === 'earlier' ? <span className="spinner" /> : <Icon name="chevron" size={14} />} {t('chat.loadEarlier')}
+            </button>
+          </div>
+        )}
+        {paging.loading === 'jump' && <div className="muted pad">{t('common.loading')}</div>}
         <div className="turns" data-testid="turns">
           {turns.map((turn) => (
-            <TurnView key={turn.turnId} turn={turn} pinned={pinned.some((p) => p.text === turn.finalText)} onTogglePin={() => void togglePin(turn.finalText)} />
+            <TurnView key={turn.turnId} turn={turn} pinned={pinned.some((p) => p.text === turn.finalText)} isLast={turn.turnId === lastTurnId && !paging.hasLater} sessionBusy={running} actions={actions} />
           ))}
         </div>
+        {paging.hasLater && (
+          <div className="page-bar later">
+            <button className="btn small" disabled={paging.loading === 'later'} onClick={() => void loadLater()} data-testid="load-later">
+              {t('chat.loadLater')}
+            </button>
+            <button className="btn small primary" onClick={load} data-testid="jump-latest">
+              {t('chat.jumpLatest')}
+            </button>
+          </div>
+        )}
       </div>
       <InputBar
         sessionId={sessionId}
@@ -148,7 +411,11 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         onSent={(sid, turnId, delivery, text) => {
           stick.current = true;
           if (sid !== sessionId) app.navigate({ view: 'chat', sessionId: sid });
-          if (delivery !== 'interrupt') setTurns((cur) => (cur.some((x) => x.turnId === turnId) ? cur : applyBusEvent(cur, sid, 'turn_start', { sessionId: sid, turnId, input: { text } })));
+          if (win.current.hasLater) return load();
+          if (delivery !== 'interrupt') {
+            liveIds.current.add(turnId);
+            setTurns((cur) => (cur.some((x) => x.turnId === turnId) ? cur : applyBusEvent(cur, sid, 'turn_start', { sessionId: sid, turnId, input: { text } })));
+          }
         }}
       />
     </div>

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, pickList } from '../../api/client';
+import { api, download, pickList } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
 import { relTime } from '../../lib/format';
+import { Dialog } from '../dialog';
 
 export interface SessionInfo {
   id: string;
@@ -16,7 +17,7 @@ export interface SessionInfo {
   turns: number;
 }
 
-/** The sessions list (W-1): newest first, new session, rename in place. */
+/** The sessions list (W-1): newest first, new session, rename in place, export as Markdown, delete. */
 export function SessionList() {
   const app = useApp();
   const t = useT();
@@ -25,10 +26,11 @@ export function SessionList() {
   const [editing, setEditing] = useState<string | undefined>();
   const [title, setTitle] = useState('');
   const [filter, setFilter] = useState('');
+  const [deleting, setDeleting] = useState<SessionInfo | undefined>();
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = bus.subscribe((event) => {
-      if (event === 'turn_start' || event === 'turn_end') {
+    const off = bus.subscribe((event, payload) => {
+      if (event === 'turn_start' || event === 'turn_end' || (event === 'session_event' && (payload as { kind?: string }).kind === 'session_deleted')) {
         clearTimeout(timer);
         timer = setTimeout(req.reload, 300);
       }
@@ -58,6 +60,24 @@ export function SessionList() {
     } catch (e) {
       app.toast((e as Error).message, 'error');
     }
+  };
+  const exportSession = async (s: SessionInfo) => {
+    try {
+      await download(`/api/v1/sessions/${encodeURIComponent(s.id)}/export`, `${s.id}.md`);
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    }
+  };
+  const remove = async (s: SessionInfo) => {
+    setDeleting(undefined);
+    try {
+      await api(`/api/v1/sessions/${encodeURIComponent(s.id)}`, { method: 'DELETE' });
+      app.toast(t('chat.sessionDeleted'), 'ok');
+      if (current === s.id) app.navigate({ view: 'chat' });
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    }
+    req.reload();
   };
   const sessions = (req.data ?? []).filter((s) => !filter || `${s.title} ${s.id}`.toLowerCase().includes(filter.toLowerCase()));
   return (
@@ -95,13 +115,35 @@ export function SessionList() {
               </button>
             )}
             {editing !== s.id && (
-              <button className="icon-btn tiny" title={t('chat.rename')} aria-label={t('chat.rename')} onClick={() => { setEditing(s.id); setTitle(s.title); }}>
-                <Icon name="edit" size={14} />
-              </button>
+              <span className="session-actions">
+                <button className="icon-btn tiny" title={t('chat.rename')} aria-label={t('chat.rename')} onClick={() => { setEditing(s.id); setTitle(s.title); }}>
+                  <Icon name="edit" size={14} />
+                </button>
+                <button className="icon-btn tiny" title={t('chat.export')} aria-label={t('chat.export')} onClick={() => void exportSession(s)} data-testid="export-session">
+                  <Icon name="download" size={14} />
+                </button>
+                <button className="icon-btn tiny" title={t('chat.deleteSession')} aria-label={t('chat.deleteSession')} onClick={() => setDeleting(s)} data-testid="delete-session">
+                  <Icon name="trash" size={14} />
+                </button>
+              </span>
             )}
           </li>
         ))}
       </ul>
+      {deleting && (
+        <Dialog title={t('chat.deleteSession')} onClose={() => setDeleting(undefined)} testId="session-delete-confirm">
+          <p>{t('chat.deleteSessionText', { title: deleting.title || t('chat.untitled') })}</p>
+          <p className="muted small">{t('chat.deleteMemoryNote')}</p>
+          <div className="dialog-actions">
+            <button className="btn" onClick={() => setDeleting(undefined)}>
+              {t('common.cancel')}
+            </button>
+            <button className="btn danger" onClick={() => void remove(deleting)} data-testid="session-delete-ok">
+              {t('common.delete')}
+            </button>
+          </div>
+        </Dialog>
+      )}
     </div>
   );
 }

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { AppContext, type AppApi } from '../../app-context';
 import { I18nContext, translate } from '../../i18n';
-import { TurnView } from './turn-view';
-import { applyBusEvent } from '../../state/chat-model';
+import { TurnView, type TurnActions } from './turn-view';
+import { applyBusEvent, turnsFromEvents } from '../../state/chat-model';
+
+const actions: TurnActions = { togglePin: () => undefined, remove: async () => undefined, resend: async () => undefined };
 
 const app = { toast: () => undefined, refreshMm: () => undefined } as unknown as AppApi;
 
@@ -21,7 +23,7 @@ const start = applyBusEvent([], S, 'turn_start', { sessionId: S, turnId: `${S}#1
 describe('TurnView', () => {
   it('shows a setup card linking to the provider settings when no provider is configured (not an error)', () => {
     const [turn] = applyBusEvent(start, S, 'turn_end', { sessionId: S, turnId: `${S}#1`, text: 'No LLM', status: 'error', error: { code: 'NO_PROVIDER_CONFIGURED', message: 'No LLM' } });
-    const html = render(<TurnView turn={turn} pinned={false} onTogglePin={() => undefined} />);
+    const html = render(<TurnView turn={turn} pinned={false} isLast sessionBusy={false} actions={actions} />);
     expect(html).toContain('data-testid="setup-card"');
     expect(html).toContain('href="#/settings/providers"');
     expect(html).toContain('OPENAI_API_KEY');
@@ -31,7 +33,7 @@ describe('TurnView', () => {
   it('folds the injected memory block and offers save/pin on a finished answer', () => {
     let turns = applyBusEvent(start, S, 'agent_llm_chain', { sessionId: S, turnId: `${S}#1`, round: 1, text: 'Hi!', toolCalls: [], injected: [{ source: 'memory-manager', text: '=== 记忆库上下文 ===\nA' }] });
     turns = applyBusEvent(turns, S, 'turn_end', { sessionId: S, turnId: `${S}#1`, text: 'Hi!', status: 'ok' });
-    const html = render(<TurnView turn={turns[0]} pinned={true} onTogglePin={() => undefined} />, 'zh');
+    const html = render(<TurnView turn={turns[0]} pinned={true} isLast sessionBusy={false} actions={actions} />, 'zh');
     expect(html).toMatch(/<details class="injection"[^>]*>/);
     expect(html).not.toMatch(/<details class="injection"[^>]* open/);
     expect(html).toContain('已注入记忆库');
@@ -41,9 +43,31 @@ describe('TurnView', () => {
 
   it('shows a live tool call while the turn runs', () => {
     const turns = applyBusEvent(start, S, 'tool_start', { sessionId: S, turnId: `${S}#1`, round: 1, call: { id: 'c', name: 'files_read', arguments: '{}' } });
-    const html = render(<TurnView turn={turns[0]} pinned={false} onTogglePin={() => undefined} />);
+    const html = render(<TurnView turn={turns[0]} pinned={false} isLast sessionBusy={false} actions={actions} />);
     expect(html).toContain('tool-live');
     expect(html).toContain('files_read');
     expect(html).not.toContain('data-testid="save-memory"');
+  });
+
+  it('a turn read back from the log: speaker, "1 LLM round" in the singular, copy / edit / regenerate / delete', () => {
+    const [turn] = turnsFromEvents(S, [
+      { seq: 1, turnId: `${S}#1`, kind: 'user', at: 1, text: 'dinner?', data: { speaker: { id: 'qq:1', name: 'Alice', platform: 'qq' } } },
+      { seq: 2, turnId: `${S}#1`, kind: 'reasoning', at: 2, text: 'they asked about food', data: { round: 1 } },
+      { seq: 3, turnId: `${S}#1`, kind: 'assistant', at: 3, text: 'Noodles.', data: { status: 'ok', rounds: 1 } },
+    ]);
+    const html = render(<TurnView turn={turn} pinned={false} isLast sessionBusy={false} actions={actions} />);
+    expect(html).toContain('data-testid="speaker"');
+    expect(html).toContain('Alice');
+    expect(html).toContain('1 LLM round<');
+    expect(html).not.toContain('tool call');
+    for (const id of ['copy-user', 'edit', 'delete-turn', 'copy-answer', 'regenerate', 'delete-reply', 'save-memory']) expect(html).toContain(`data-testid="${id}"`);
+  });
+
+  it('a plain one-round answer read back from the log has no rounds toggle (nothing more to show)', () => {
+    const [turn] = turnsFromEvents(S, [
+      { seq: 1, turnId: `${S}#1`, kind: 'user', at: 1, text: 'hi' },
+      { seq: 2, turnId: `${S}#1`, kind: 'assistant', at: 2, text: 'hello', data: { status: 'ok', rounds: 1 } },
+    ]);
+    expect(render(<TurnView turn={turn} pinned={false} isLast sessionBusy={false} actions={actions} />)).not.toContain('rounds-toggle');
   });
 });

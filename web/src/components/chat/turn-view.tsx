@@ -1,5 +1,7 @@
 import { memo, useState } from 'react';
 import { useApp } from '../../app-context';
+import { copyText } from '../../lib/clipboard';
+import { Dialog } from '../dialog';
 import { useT } from '../../i18n';
 import { visibleAnswer, type RoundView, type TurnView as Turn } from '../../state/chat-model';
 import { Markdown } from '../../lib/markdown';
@@ -7,13 +9,49 @@ import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
 import { SaveMemoryDialog } from './save-memory-dialog';
 
-/** One turn: the user message, the injected memory block (folded), the rounds (expandable), the answer and its actions. */
-export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { turn: Turn; pinned: boolean; onTogglePin: () => void }) {
+/** What the chat does for the actions on a turn's messages (stable across renders). */
+export interface TurnActions {
+  togglePin(text: string): void;
+  /** Deletes the turn, or only its reply. */
+  remove(turn: Turn, scope: 'turn' | 'reply'): Promise<void>;
+  /** Regenerate (`text` undefined) or edit and resend: the turn and the later ones are replaced. */
+  resend(turn: Turn, text?: string): Promise<void>;
+}
+
+type Pending = { kind: 'delete'; scope: 'turn' | 'reply' } | { kind: 'regenerate' } | { kind: 'edit'; text: string };
+
+/**
+ * One turn: the user message (with its speaker), the injected memory block (folded), the rounds
+ * (expandable), the answer, and the actions on each message — copy, edit and resend, regenerate,
+ * delete, save as memory, pin.
+ */
+export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBusy, actions }: { turn: Turn; pinned: boolean; isLast: boolean; sessionBusy: boolean; actions: TurnActions }) {
   const t = useT();
   const app = useApp();
   const [open, setOpen] = useState(false);
   const [saving, setSaving] = useState(false);
+  const [editing, setEditing] = useState<string | undefined>();
+  const [confirm, setConfirm] = useState<Pending | undefined>();
   const running = turn.status === 'running' || turn.status === 'queued';
+  const logged = turn.userSeq !== undefined || turn.assistantSeq !== undefined;
+  // The rounds are worth a toggle when there is more in them than the answer shown below.
+  const hasDetail = turn.rounds.length > 1 || turn.rounds.some((r) => r.toolCalls.length > 0 || r.reasoning || r.provider) || !!turn.live.reasoning || turn.stageNotes.length > 0;
+  const copy = (text: string) =>
+    copyText(text).then(
+      () => app.toast(t('chat.copied'), 'ok'),
+      (e: Error) => app.toast(e.message, 'error'),
+    );
+  const run = async (p: Pending) => {
+    setConfirm(undefined);
+    if (p.kind === 'delete') await actions.remove(turn, p.scope);
+    else if (p.kind === 'regenerate') await actions.resend(turn);
+    else {
+      setEditing(undefined);
+      await actions.resend(turn, p.text);
+    }
+  };
+  // Regenerating or resending an earlier message replaces the later turns too: ask first.
+  const ask = (p: Pending) => (p.kind !== 'delete' && isLast ? void run(p) : setConfirm(p));
   const answer = visibleAnswer(turn);
   const toolCount = turn.rounds.reduce((n, r) => n + r.toolCalls.length, 0);
   const activeTool = turn.rounds.flatMap((r) => r.toolCalls).find((c) => c.running);
@@ -22,6 +60,26 @@ export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { 
     <section className={`turn${turn.excluded ? ' excluded' : ''}`} data-turn-id={turn.turnId} data-testid="turn">
       {turn.userText || turn.attachments.length ? (
         <div className="msg user" data-seq={turn.userSeq}>
+          {turn.speaker && (
+            <div className="speaker" data-testid="speaker" title={turn.speaker.id}>
+              <Icon name="user" size={12} /> {turn.speaker.name ?? turn.speaker.id}
+              {turn.speaker.platform && <span className="muted"> · {turn.speaker.platform}</span>}
+            </div>
+          )}
+          {editing !== undefined ? (
+            <div className="edit-box">
+              <textarea className="input" autoFocus rows={Math.min(10, editing.split('\n').length + 1)} value={editing} onChange={(e) => setEditing(e.target.value)} data-testid="edit-text" aria-label={t('chat.edit')} />
+              {!isLast && <div className="muted small">{t('chat.laterGo')}</div>}
+              <div className="row gap end">
+                <button className="btn small" onClick={() => setEditing(undefined)}>
+                  {t('common.cancel')}
+                </button>
+                <button className="btn small primary" disabled={!editing.trim() || sessionBusy} onClick={() => ask({ kind: 'edit', text: editing })} data-testid="edit-send">
+                  {t('chat.editSend')}
+                </button>
+              </div>
+            </div>
+          ) : (
           <div className="bubble">
             {turn.userText && <div className="text">{turn.userText}</div>}
             {turn.attachments.length > 0 && (
@@ -34,6 +92,20 @@ export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { 
               </div>
             )}
           </div>
+          )}
+          {editing === undefined && !running && logged && (
+            <div className="msg-actions user-actions">
+              <button className="action icon" onClick={() => void copy(turn.userText)} title={t('chat.copy')} aria-label={t('chat.copy')} data-testid="copy-user">
+                <Icon name="copy" size={14} />
+              </button>
+              <button className="action icon" disabled={sessionBusy} onClick={() => setEditing(turn.userText)} title={t('chat.edit')} aria-label={t('chat.edit')} data-testid="edit">
+                <Icon name="edit" size={14} />
+              </button>
+              <button className="action icon" disabled={sessionBusy} onClick={() => setConfirm({ kind: 'delete', scope: 'turn' })} title={t('chat.deleteTurn')} aria-label={t('chat.deleteTurn')} data-testid="delete-turn">
+                <Icon name="trash" size={14} />
+              </button>
+            </div>
+          )}
         </div>
       ) : null}
       {turn.excluded && <div className="excluded-note">{t('chat.turnExcluded')}</div>}
@@ -75,10 +147,11 @@ export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { 
       ) : (
         <div className={`msg assistant${running ? ' streaming' : ''}`} data-seq={turn.assistantSeq}>
           <div className="bubble">
-            {(turn.rounds.length > 0 || turn.live.reasoning || turn.stageNotes.length > 0) && (
+            {hasDetail && (
               <button className={`rounds-toggle${open ? ' open' : ''}`} onClick={() => setOpen(!open)} aria-expanded={open} data-testid="rounds-toggle">
                 <Icon name="chevron" size={14} />
-                {t('chat.rounds', { rounds: turn.rounds.length, tools: toolCount })}
+                {t('chat.llmRounds', { n: turn.rounds.length })}
+                {toolCount > 0 && ` · ${t('chat.toolCalls', { n: toolCount })}`}
                 {activeTool && (
                   <span className="tool-live">
                     <span className="spinner" /> {activeTool.name}
@@ -92,14 +165,33 @@ export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { 
             {turn.status === 'error' && turn.error && <div className="turn-error">{turn.error.message}</div>}
             {turn.status === 'aborted' && <div className="muted small">{t('chat.aborted')}</div>}
           </div>
-          {!running && turn.finalText && turn.status !== 'error' && (
+          {!running && (turn.finalText || turn.status === 'error') && (
             <div className="msg-actions">
-              <button className="action" onClick={() => setSaving(true)} data-testid="save-memory">
-                <Icon name="save" size={14} /> {t('chat.saveAsMemory')}
-              </button>
-              <button className={`action${pinned ? ' on' : ''}`} onClick={onTogglePin} data-testid="pin">
-                <Icon name="pin" size={14} /> {pinned ? t('chat.unpin') : t('chat.pin')}
-              </button>
+              {turn.finalText && (
+                <button className="action icon" onClick={() => void copy(turn.finalText)} title={t('chat.copy')} aria-label={t('chat.copy')} data-testid="copy-answer">
+                  <Icon name="copy" size={14} />
+                </button>
+              )}
+              {logged && turn.userSeq !== undefined && (
+                <button className="action icon" disabled={sessionBusy} onClick={() => ask({ kind: 'regenerate' })} title={t('chat.regenerate')} aria-label={t('chat.regenerate')} data-testid="regenerate">
+                  <Icon name="regen" size={14} />
+                </button>
+              )}
+              {logged && (
+                <button className="action icon" disabled={sessionBusy} onClick={() => setConfirm({ kind: 'delete', scope: turn.userSeq !== undefined ? 'reply' : 'turn' })} title={t('chat.deleteReply')} aria-label={t('chat.deleteReply')} data-testid="delete-reply">
+                  <Icon name="trash" size={14} />
+                </button>
+              )}
+              {turn.finalText && turn.status !== 'error' && (
+                <>
+                  <button className="action" onClick={() => setSaving(true)} data-testid="save-memory">
+                    <Icon name="save" size={14} /> {t('chat.saveAsMemory')}
+                  </button>
+                  <button className={`action${pinned ? ' on' : ''}`} onClick={() => actions.togglePin(turn.finalText)} data-testid="pin">
+                    <Icon name="pin" size={14} /> {pinned ? t('chat.unpin') : t('chat.pin')}
+                  </button>
+                </>
+              )}
             </div>
           )}
         </div>
@@ -111,6 +203,20 @@ export const TurnView = memo(function TurnView({ turn, pinned, onTogglePin }: { 
           </div>
         </div>
       ))}
+      {confirm && (
+        <Dialog title={confirm.kind === 'delete' ? (confirm.scope === 'reply' ? t('chat.deleteReply') : t('chat.deleteTurn')) : confirm.kind === 'regenerate' ? t('chat.regenerate') : t('chat.editSend')} onClose={() => setConfirm(undefined)} testId="turn-confirm">
+          <p>{confirm.kind === 'delete' ? (confirm.scope === 'reply' ? t('chat.deleteReplyText') : t('chat.deleteTurnText')) : t('chat.laterGoText')}</p>
+          {confirm.kind === 'delete' && <p className="muted small">{t('chat.deleteMemoryNote')}</p>}
+          <div className="dialog-actions">
+            <button className="btn" onClick={() => setConfirm(undefined)}>
+              {t('common.cancel')}
+            </button>
+            <button className={`btn ${confirm.kind === 'delete' ? 'danger' : 'primary'}`} onClick={() => void run(confirm)} data-testid="turn-confirm-ok">
+              {confirm.kind === 'delete' ? t('common.delete') : t('chat.continue')}
+            </button>
+          </div>
+        </Dialog>
+      )}
       {saving && (
         <SaveMemoryDialog
           initial={{ title: turn.userText.slice(0, 60), snapshot: `${t('chat.userLabel')}：${turn.userText}\n\n${t('chat.assistantLabel')}：${turn.finalText}` }}

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
-import { useRequest } from '../../lib/use-request';
+import { useVisibleRows } from '../../lib/virtual-rows';
+import { createSequencer } from '../../lib/sequencer';
 import { relTime } from '../../lib/format';
 import { tagColor } from '../../lib/graph-layout';
 import { Icon } from '../icon';
@@ -13,7 +14,83 @@ import type { MemorySummary } from './types';
 
 const TAGS = ['', 'convention', '会话总结', '复盘'];
 
-/** Library tab: search, tag filter, enabled toggles, multi-select compose; opens a memory's detail. */
+/** Height of one row of the list (fixed, so 10,000 memories are laid out without being rendered). */
+const ROW = 104;
+/** Memories read per `memory.list` page. */
+const PAGE_SIZE = 200;
+
+/** The library as the list shows it: `total` rows, read page by page as they come into view. */
+interface LibraryRows {
+  total: number | undefined;
+  /** The memory at a row, or undefined while its page is loading. */
+  at(i: number): MemorySummary | undefined;
+  error: Error | undefined;
+  /** Changes one memory where it is shown (an optimistic toggle). */
+  patch(id: string, fn: (m: MemorySummary) => MemorySummary): void;
+}
+
+/**
+ * The rows of the library: a search answers all its hits at once; the whole library (or one tag)
+ * is read in pages of PAGE_SIZE as they scroll into view, so opening a big library reads one page.
+ */
+function useLibraryRows(query: string, tag: string, range: { start: number; end: number }, reloadKey: unknown): LibraryRows {
+  const [state, setState] = useState<{ total?: number; pages: Map<number, MemorySummary[]>; error?: Error }>({ pages: new Map() });
+  const asked = useRef(new Set<number>());
+  const seq = useRef(createSequencer());
+  const gen = useRef(0);
+  const fetchPage = useCallback(
+    (page: number, g: number) => {
+      if (asked.current.has(page)) return;
+      asked.current.add(page);
+      const ticket = seq.current.next();
+      const req = query ? mm<MemorySummary[]>('memory.search', { query, limit: 100, tag: tag || undefined }).then((items) => ({ total: items.length, items })) : mm<{ total: number; items: MemorySummary[] }>('memory.list', { tag: tag || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE });
+      req.then(
+        (r) => {
+          if (g !== gen.current) return;
+          setState((s) => {
+            const pages = new Map(s.pages);
+            pages.set(page, r.items);
+            return { total: r.total, pages };
+          });
+        },
+        (e: Error) => {
+          asked.current.delete(page);
+          if (g === gen.current && seq.current.isLatest(ticket)) setState((s) => ({ ...s, error: e }));
+        },
+      );
+    },
+    [query, tag],
+  );
+  // A new query, tag or library: start over from the first page.
+  useEffect(() => {
+    gen.current++;
+    asked.current = new Set();
+    setState({ pages: new Map() });
+    fetchPage(0, gen.current);
+  }, [fetchPage, reloadKey]);
+  // The pages of the rows in view.
+  useEffect(() => {
+    if (state.total === undefined || query) return;
+    const last = Math.min(range.end, state.total) - 1;
+    for (let p = Math.floor(range.start / PAGE_SIZE); p <= Math.floor(Math.max(0, last) / PAGE_SIZE); p++) fetchPage(p, gen.current);
+  }, [range.start, range.end, state.total, query, fetchPage]);
+  return {
+    total: state.total,
+    error: state.error,
+    at: (i) => (query ? state.pages.get(0)?.[i] : state.pages.get(Math.floor(i / PAGE_SIZE))?.[i % PAGE_SIZE]),
+    patch: (id, fn) =>
+      setState((s) => {
+        const pages = new Map(s.pages);
+        for (const [k, items] of pages) if (items.some((m) => m.id === id)) pages.set(k, items.map((m) => (m.id === id ? fn(m) : m)));
+        return { ...s, pages };
+      }),
+  };
+}
+
+/**
+ * Library tab: search, tag filter, enabled toggles, multi-select compose; opens a memory's
+ * detail. The list is virtual (fixed-height rows, only those in view rendered) and read in pages.
+ */
 export function LibraryTab() {
   const app = useApp();
   const t = useT();
@@ -27,23 +104,25 @@ export function LibraryTab() {
     const h = setTimeout(() => setDebounced(query.trim()), 250);
     return () => clearTimeout(h);
   }, [query]);
-  const list = useRequest(async () => {
-    if (debounced) return mm<MemorySummary[]>('memory.search', { query: debounced, limit: 100, tag: tag || undefined });
-    const r = await mm<{ total: number; items: MemorySummary[] }>('memory.list', { tag: tag || undefined, limit: 300 });
-    return r.items;
-  }, [debounced, tag, app.epoch, app.memoryPanel.memoryId]);
+  const listEl = useRef<HTMLDivElement>(null);
+  const [count, setCount] = useState(0);
+  const range = useVisibleRows(listEl, count, ROW);
+  const rows = useLibraryRows(debounced, tag, range, `${app.epoch}|${app.memoryPanel.memoryId ?? ''}`);
+  useEffect(() => setCount(rows.total ?? 0), [rows.total]);
 
   if (app.memoryPanel.memoryId) return <MemoryDetail id={app.memoryPanel.memoryId} onBack={() => app.setMemoryPanel({ memoryId: undefined })} />;
 
   const toggleEnabled = async (m: MemorySummary, v: boolean) => {
-    list.setData((d) => d?.map((x) => (x.id === m.id ? { ...x, enabled: v } : x)));
+    rows.patch(m.id, (x) => ({ ...x, enabled: v }));
     try {
       await mm('memory.updateMeta', { id: m.id, enabled: v });
     } catch (e) {
-      list.setData((d) => d?.map((x) => (x.id === m.id ? { ...x, enabled: !v } : x)));
+      rows.patch(m.id, (x) => ({ ...x, enabled: !v }));
       app.toast((e as Error).message, 'error');
     }
   };
+  const shown: number[] = [];
+  for (let i = range.start; i < Math.min(range.end, count); i++) shown.push(i);
 
   return (
     <div className="library-tab" data-testid="library-tab">
@@ -73,14 +152,22 @@ export function LibraryTab() {
           </button>
         </div>
       )}
-      {list.error && <div className="error-card compact">{t('common.loadFailed', { error: list.error.message })}</div>}
-      {list.data && list.data.length === 0 && <div className="empty-state small">{debounced ? t('library.noResults') : t('library.empty')}</div>}
-      <div className="memory-list" data-testid="memory-list">
-        {list.data?.map((m) => (
-          <div className={`memory-item${m.enabled ? '' : ' disabled'}`} key={m.id} data-memory-id={m.id}>
+      {rows.error && <div className="error-card compact">{t('common.loadFailed', { error: rows.error.message })}</div>}
+      {rows.total === 0 && <div className="empty-state small">{debounced ? t('library.noResults') : t('library.empty')}</div>}
+      {rows.total !== undefined && rows.total > 0 && (
+        <div className="muted small list-count" data-testid="library-count">
+          {t('library.count', { n: rows.total })}
+        </div>
+      )}
+      <div className="memory-list virtual" data-testid="memory-list" ref={listEl} style={{ height: count * ROW }}>
+        {shown.map((i) => {
+          const m = rows.at(i);
+          if (!m) return <div className="memory-item placeholder" key={`p${i}`} style={{ top: i * ROW }} aria-hidden />;
+          return (
+          <div className={`memory-item${m.enabled ? '' : ' disabled'}`} key={m.id} data-memory-id={m.id} data-row={i} style={{ top: i * ROW }}>
             <input type="checkbox" checked={selected.includes(m.id)} onChange={(e) => setSelected((s) => (e.target.checked ? [...s, m.id] : s.filter((x) => x !== m.id)))} aria-label={t('library.select')} />
             <button className="memory-main" onClick={() => app.setMemoryPanel({ memoryId: m.id })}>
-              <span className="memory-title">
+              <span className="memory-title" title={m.title}>
                 <span className="dot" style={{ background: tagColor(m.tags) }} />
                 {m.title}
               </span>
@@ -96,7 +183,8 @@ export function LibraryTab() {
             </button>
             <Switch checked={m.enabled} onChange={(v) => void toggleEnabled(m, v)} label={t('library.enabled')} />
           </div>
-        ))}
+          );
+        })}
       </div>
       {composing && (
         <ComposeDialog
