@@ -56,7 +56,23 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    h = await startHarness();
+    h = await startHarness({
+      beforeStart(home) {
+        // A chat-app session (Telegram): its user turn names who wrote it.
+        mkdirSync(join(home, 'sessions'), { recursive: true });
+        const at = Date.now() - 86_400_000;
+        writeFileSync(
+          join(home, 'sessions', 'telegram%3A4242.jsonl'),
+          [
+            { type: 'session', v: 1, id: 'telegram:4242', channel: 'telegram', title: 'Family chat', createdAt: at },
+            { type: 'event', seq: 1, turnId: 'telegram:4242#1', kind: 'user', at, text: 'what is for dinner?', data: { source: 'telegram', speaker: { id: 'telegram:77', name: 'Alice', platform: 'telegram' } } },
+            { type: 'event', seq: 2, turnId: 'telegram:4242#1', kind: 'assistant', at: at + 1000, text: 'Noodles tonight.', data: { status: 'ok', rounds: 1 } },
+          ]
+            .map((l) => JSON.stringify(l))
+            .join('\n') + '\n',
+        );
+      },
+    });
     browser = await launchBrowser();
     ({ page, errors } = await openPage(browser, h.url, { lang: 'zh', theme: 'light', token: h.token }));
     await page.waitForSelector('[data-testid=conn].open', { timeout: T });
@@ -85,6 +101,11 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     assert.match(await page.textContent('[data-testid=tool-call]') ?? '', /weather_lookup[\s\S]*上海[\s\S]*多云/);
     // The final reply the kernel also delivers to the webui channel is not shown twice.
     assert.equal(await page.locator('.msg.assistant.output').count(), 0);
+    // Two model requests (the tool call, then the answer): two rounds, also once read back from the log.
+    await page.waitForFunction(() => /2 轮 LLM · 1 次工具调用/.test(document.querySelector('[data-testid=turn]:last-child [data-testid=rounds-toggle]')?.textContent ?? ''), undefined, { timeout: T });
+    await page.click('[data-testid=toggle-lang]');
+    assert.equal((await page.textContent('[data-testid=turn]:last-child [data-testid=rounds-toggle]'))?.trim(), '2 LLM rounds · 1 tool call');
+    await page.click('[data-testid=toggle-lang]');
     await shot(page, '01-chat-tool-call');
   });
 
@@ -165,7 +186,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.fill('[data-testid=library-search]', '');
     await page.click('[data-testid=memory-list] .memory-main');
     await page.click('[data-testid=trace-source]');
-    await page.waitForSelector('[data-testid=turn].flash', { timeout: T });
+    await page.waitForSelector('[data-testid=turn] .msg.flash', { timeout: T });
   });
 
   it('excludes and restores a turn from the Messages tab', async () => {
@@ -385,6 +406,96 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.waitForSelector(`${row}.undone`, { timeout: T });
     assert.equal(readFileSync(file, 'utf8'), 'original text');
     await shot(page, '26-changes-undone');
+  });
+
+  it('copies, regenerates, edits and resends, and deletes messages; exports and deletes the session', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('deleting needs the daemon session store');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.url });
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=new-session]');
+    h.script({ rounds: [{ text: '第一个回答' }] }, { rounds: [{ text: '第二个回答' }] });
+    await send(page, '第一个问题');
+    await lastTurnDone(page);
+    await send(page, '第二个问题');
+    await page.waitForSelector('[data-testid=turn]:nth-child(2) [data-testid=save-memory]', { timeout: T });
+    const texts = async () => page.$$eval('[data-testid=turn] .msg.user .bubble .text, [data-testid=turn] .msg.assistant .bubble > .md', (els) => els.map((e) => (e.textContent ?? '').trim()));
+    // copy
+    await page.click('[data-testid=turn]:last-child [data-testid=copy-answer]');
+    await page.waitForFunction(async () => (await navigator.clipboard.readText()) === '第二个回答', undefined, { timeout: T });
+    // regenerate the last answer: the same question, a new answer in its place
+    h.script({ rounds: [{ text: '重新生成的回答' }] });
+    await page.click('[data-testid=turn]:last-child [data-testid=regenerate]');
+    await page.waitForFunction(() => /重新生成的回答/.test(document.querySelector('[data-testid=turn]:last-child')?.textContent ?? ''), undefined, { timeout: T });
+    await lastTurnDone(page);
+    assert.deepEqual(await texts(), ['第一个问题', '第一个回答', '第二个问题', '重新生成的回答']);
+    // edit the first question and send it again: the later turn goes (asked first)
+    await page.hover('[data-testid=turn]:first-child .msg.user');
+    await page.click('[data-testid=turn]:first-child [data-testid=edit]');
+    await page.fill('[data-testid=edit-text]', '第一个问题（改过）');
+    h.script({ rounds: [{ text: '改过之后的回答' }] });
+    await page.click('[data-testid=edit-send]');
+    await page.waitForSelector('[data-testid=turn-confirm]', { timeout: T });
+    await shot(page, '28-chat-edit-confirm');
+    await page.click('[data-testid=turn-confirm-ok]');
+    await page.waitForFunction(() => /改过之后的回答/.test(document.querySelector('[data-testid=turns]')?.textContent ?? ''), undefined, { timeout: T });
+    await lastTurnDone(page);
+    assert.deepEqual(await texts(), ['第一个问题（改过）', '改过之后的回答']);
+    // delete a reply, then a whole message
+    await page.click('[data-testid=turn]:last-child [data-testid=delete-reply]');
+    await page.click('[data-testid=turn-confirm-ok]');
+    await page.waitForFunction(() => !/改过之后的回答/.test(document.querySelector('[data-testid=turns]')?.textContent ?? ''), undefined, { timeout: T });
+    h.script({ rounds: [{ text: '马上被删的回答' }] });
+    await send(page, '要删掉的问题');
+    await page.waitForSelector('[data-testid=turn]:nth-child(2) [data-testid=save-memory]', { timeout: T });
+    await page.waitForSelector('[data-testid=turn]:nth-child(2) [data-testid=delete-reply]', { timeout: T }); // read back from the log
+    await page.hover('[data-testid=turn]:last-child .msg.user');
+    await page.click('[data-testid=turn]:last-child [data-testid=delete-turn]');
+    await page.waitForSelector('[data-testid=turn-confirm]', { timeout: T });
+    await shot(page, '29-chat-delete-confirm');
+    await page.click('[data-testid=turn-confirm-ok]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=turn]').length === 1, undefined, { timeout: T });
+    // what was deleted stays deleted when the chat is read again from the log
+    await page.reload();
+    await page.waitForSelector('[data-testid=turn]', { timeout: T });
+    assert.deepEqual(await texts(), ['第一个问题（改过）']);
+    await shot(page, '30-chat-after-deletions');
+    // export as Markdown
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('.sessions li.active [data-testid=export-session]')]);
+    const md = readFileSync((await dl.path())!, 'utf8');
+    assert.match(dl.suggestedFilename(), /\.md$/);
+    assert.match(md, /第一个问题（改过）/);
+    assert.doesNotMatch(md, /第二个|重新生成|要删掉|改过之后的回答/);
+    // delete the session
+    const sid = decodeURIComponent(page.url().split('#/chat/')[1] ?? '');
+    await page.click('.sessions li.active [data-testid=delete-session]');
+    await page.click('[data-testid=session-delete-ok]');
+    await page.waitForFunction((id) => !document.querySelector(`.sessions .session-item[title="${id}"]`) && !location.hash.includes('/chat/'), sid, { timeout: T });
+    const list = ((await (await h.api('/api/v1/sessions')).json()) as { sessions: { id: string }[] }).sessions.map((x) => x.id);
+    assert.ok(!list.includes(sid));
+  });
+
+  it('shows who wrote a chat-app message; Escape closes side panels; with both panels open the chat keeps its width', async () => {
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('telegram:4242')}`);
+    await page.waitForSelector('[data-testid=speaker]', { timeout: T });
+    assert.match(await page.textContent('[data-testid=speaker]') ?? '', /Alice · telegram/);
+    if (!(await page.locator('.memory-panel').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=toggle-graph]');
+    await page.waitForSelector('.graph-overlay', { timeout: T });
+    const room = await page.evaluate(() => {
+      const g = document.querySelector('.graph-overlay')!.getBoundingClientRect();
+      const m = document.querySelector('.memory-panel')!.getBoundingClientRect();
+      const input = document.querySelector('[data-testid=chat-input]')!.getBoundingClientRect();
+      const mid = { x: (g.right + m.left) / 2, y: input.top + input.height / 2 };
+      return { width: m.left - g.right, hit: document.elementFromPoint(mid.x, mid.y)?.getAttribute('data-testid') };
+    });
+    assert.ok(room.width >= 400, `the chat between the panels is ${room.width}px wide`);
+    assert.equal(room.hit, 'chat-input', 'the input between them can be used');
+    await shot(page, '31-both-panels');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('.graph-overlay', { state: 'detached', timeout: T });
+    assert.equal(await page.locator('.memory-panel').count(), 1, 'the panel in front closes first');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('.memory-panel', { state: 'detached', timeout: T });
   });
 
   it('retries a crashed panel from its error boundary', async () => {

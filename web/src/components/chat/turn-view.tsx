@@ -144,7 +144,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
             {t('setup.open')}
           </a>
         </div>
-      ) : (
+      ) : !running && !answer && !turn.error && turn.status !== 'aborted' && !hasDetail ? null : (
         <div className={`msg assistant${running ? ' streaming' : ''}`} data-seq={turn.assistantSeq}>
           <div className="bubble">
             {hasDetail && (
