@@ -375,6 +375,112 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await shot(page, '24-providers-order-test');
   });
 
+  it('labels settings in words with help (zh, en), not raw keys', async () => {
+    await page.goto(`${h.url}/#/settings/general`);
+    const row = '[data-key="core.agent.max_tool_rounds"]';
+    await page.waitForSelector(`${row} [data-testid=setting-label]`, { timeout: T });
+    assert.equal(await page.textContent(`${row} [data-testid=setting-label]`), '每轮最多工具回合');
+    assert.match(await page.textContent(row) ?? '', /带工具调用的 LLM 请求最多几次/);
+    const labels = await page.$$eval('[data-testid=core-settings] [data-testid=setting-label]', (els) => els.map((e) => e.textContent ?? ''));
+    assert.ok(labels.length > 40, `${labels.length} settings`);
+    assert.deepEqual(labels.filter((l) => /[._]|^core|^plugin/.test(l)), [], 'no label is a raw key');
+    assert.ok(await page.locator('[data-testid=core-settings] .card-head:has-text("智能体")').count());
+    await shot(page, '32-settings-labels-zh');
+    await page.click('[data-testid=toggle-lang]');
+    assert.equal(await page.textContent(`${row} [data-testid=setting-label]`), 'Tool rounds per turn');
+    assert.match(await page.textContent(row) ?? '', /Most LLM rounds with tool calls in one turn/);
+    await page.fill('[data-testid=settings-filter]', 'time zone');
+    await page.waitForSelector('[data-key="core.agent.timezone"]', { timeout: T });
+    assert.equal(await page.locator('[data-key="core.agent.max_tool_rounds"]').count(), 0, 'the filter finds settings by their label');
+    await page.click('[data-testid=toggle-lang]');
+  });
+
+  it('adds an LLM source, tests and orders it, picks its model from the list, edits and removes it', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('LLM sources are the daemon provider manager');
+    const baseUrl = ((await (await h.api('/api/v1/providers')).json()) as { providers: { name: string; baseUrl: string }[] }).providers.find((p) => p.name === 'openai')!.baseUrl;
+    await page.goto(`${h.url}/#/settings/providers`);
+    await page.click('[data-testid=add-source]');
+    await page.fill('[data-testid=source-name]', 'my-local');
+    await page.fill('[data-testid=source-label]', '我的本地模型');
+    await page.fill('[data-testid=source-url]', baseUrl);
+    await page.fill('[data-testid=source-key]', 'sk-local');
+    await page.fill('[data-testid=source-models]', 'declared-model');
+    await shot(page, '33-source-add');
+    await page.click('[data-testid=source-save]');
+    await page.waitForSelector('[data-provider=my-local]:has-text("我的本地模型")', { timeout: T });
+    // it works, and moves up the order
+    await page.click('[data-testid=test-my-local]');
+    await page.waitForSelector('[data-provider=my-local] .test-result.ok', { timeout: T });
+    const orderOf = async () => ((await (await h.api('/api/v1/providers')).json()) as { order: string[] }).order;
+    const before = (await orderOf()).indexOf('my-local');
+    await page.click('[data-provider=my-local] [aria-label="上移"]');
+    for (let i = 0; i < 50 && (await orderOf()).indexOf('my-local') !== before - 1; i++) await page.waitForTimeout(50);
+    assert.equal((await orderOf()).indexOf('my-local'), before - 1);
+    // the model field lists what the source's API offers (the fake LLM's /models) and what was declared
+    await page.click('[data-testid=settings-my-local]');
+    const select = '[data-provider=my-local] [data-testid=model-select]';
+    await page.waitForSelector(`${select} option[value="fake-model"]`, { timeout: T, state: 'attached' });
+    assert.deepEqual(await page.$$eval(`${select} option`, (els) => els.map((e) => e.textContent)), ['declared-model', 'fake-model', '其他…']);
+    await page.selectOption(select, 'fake-model');
+    const setting = async () => ((await (await h.api('/api/v1/settings/core.llm.sources.my-local.model')).json()) as { value?: { value?: unknown } }).value?.value;
+    for (let i = 0; i < 50 && (await setting()) !== 'fake-model'; i++) await page.waitForTimeout(50);
+    assert.equal(await setting(), 'fake-model');
+    await page.waitForSelector('[data-provider=my-local] .mono:has-text("fake-model")', { timeout: T });
+    await shot(page, '34-source-model-picker');
+    // edit its display name, then remove it
+    await page.click('[data-testid=edit-source-my-local]');
+    await page.fill('[data-testid=source-label]', 'My local LLM');
+    await page.click('[data-testid=source-save]');
+    await page.waitForSelector('[data-provider=my-local]:has-text("My local LLM")', { timeout: T });
+    await page.click('[data-testid=remove-source-my-local]');
+    await page.click('[data-testid=source-remove-ok]');
+    await page.waitForSelector('[data-provider=my-local]', { state: 'detached', timeout: T });
+    assert.ok(!(await orderOf()).includes('my-local'));
+  });
+
+  it("shows a plugin's state as it settles (starting, then running)", async (t) => {
+    if (h.mode !== 'daemon') return t.skip('external plugins run in the real daemon');
+    await page.goto(`${h.url}/#/settings/plugins`);
+    const badge = '[data-plugin=hello-e2e] [data-testid=plugin-state]';
+    await page.waitForSelector(badge, { timeout: T });
+    // A string, not a function: tsx's keepNames helpers (__name) do not exist in the page.
+    await page.evaluate(`(() => {
+      window.__states = [];
+      const record = () => {
+        const s = (document.querySelector(${JSON.stringify(badge)})?.textContent ?? '').trim();
+        if (s && s !== window.__states.at(-1)) window.__states.push(s);
+      };
+      new MutationObserver(record).observe(document.querySelector('[data-testid=plugins]'), { subtree: true, childList: true, characterData: true });
+    })()`);
+    await page.click('[data-plugin=hello-e2e] button:has-text("重载")');
+    await page.waitForFunction(() => {
+      const s = (window as unknown as { __states: string[] }).__states;
+      return s.includes('启动中') && s.at(-1) === '运行中';
+    }, undefined, { timeout: T });
+  });
+
+  it("previews the memory budget with the planned memories' real lengths while the limits are typed", async () => {
+    await page.goto(`${h.url}/#/settings/memory`);
+    const field = '[data-testid=mmset-memoryChars]';
+    await page.waitForSelector(field, { timeout: T });
+    const old = await page.inputValue(field);
+    const serverPreview = async (memoryChars: number) => {
+      const r = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'plan.preview', args: { limits: { memoryChars }, active: true } }) });
+      return ((await r.json()) as { value: { used: { memories: number } } }).value.used.memories;
+    };
+    const shown = () => page.textContent('[data-testid=budget-preview]');
+    await page.fill(field, '7');
+    const small = await serverPreview(7);
+    await page.waitForFunction((n) => new RegExp(`记忆 ${n} `).test(document.querySelector('[data-testid=budget-preview]')?.textContent ?? ''), small, { timeout: T });
+    await page.fill(field, '900000');
+    const whole = await serverPreview(900000);
+    assert.ok(whole > 0 && whole < 2000, `the planned memories are ${whole} characters: not min(memoryChars, 2000)`);
+    await page.waitForFunction((n) => new RegExp(`记忆 ${n} `).test(document.querySelector('[data-testid=budget-preview]')?.textContent ?? ''), whole, { timeout: T });
+    assert.match((await shown()) ?? '', new RegExp(`记忆 ${whole} `));
+    await page.fill(field, old); // back to the saved value: nothing is written
+    await page.press(field, 'Tab');
+  });
+
   it('rolls a memory-manager setting back when the server rejects it', async () => {
     await page.goto(`${h.url}/#/settings/memory`);
     const field = '[data-testid=mmset-memoryChars]';

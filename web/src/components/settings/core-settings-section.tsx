@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'react';
 import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { groupLabel, settingLabel } from './setting-labels';
 import { useRequest } from '../../lib/use-request';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
 
@@ -9,18 +10,20 @@ import { SchemaField, type ConfigKeyInfo } from './schema-field';
 export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
   const app = useApp();
   const t = useT();
+  const lang = useLang();
   const [filter, setFilter] = useState('');
   const req = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch]);
   const groups = useMemo(() => {
     const out = new Map<string, ConfigKeyInfo[]>();
     for (const k of req.data ?? []) {
       if (!k.key.startsWith(prefix)) continue;
-      if (filter && !`${k.key} ${k.description}`.toLowerCase().includes(filter.toLowerCase())) continue;
+      const { label, help } = settingLabel(k.key, k.description, lang);
+      if (filter && !`${k.key} ${k.description} ${label} ${help}`.toLowerCase().includes(filter.toLowerCase())) continue;
       const g = k.key.split('.').slice(0, 2).join('.');
       out.set(g, [...(out.get(g) ?? []), k]);
     }
     return [...out.entries()].sort(([a], [b]) => a.localeCompare(b));
-  }, [req.data, filter, prefix]);
+  }, [req.data, filter, prefix, lang]);
   const save = async (key: string, value: unknown) => {
     const j = await api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', json: { value } });
     const updated = (j as { value?: ConfigKeyInfo }).value;
@@ -35,7 +38,7 @@ export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
       {groups.map(([g, keys]) => (
         <section className="card" key={g}>
           <div className="card-head">
-            <span className="mono">{g}</span>
+            <span title={g}>{groupLabel(g, lang)}</span>
             <span className="count">{keys.length}</span>
           </div>
           {keys.map((k) => (

@@ -1,25 +1,37 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
-import { previewBudget } from '../../lib/budget';
 import { Switch } from '../switch';
-import type { MmConfig, Plan } from '../memory/types';
+import type { MmConfig, PlanPreview } from '../memory/types';
 
 const NUMBERS = ['memoryChars', 'totalChars', 'pinChars'] as const;
 
 /**
  * Memory-manager settings (M-10) through `config.get`/`config.set`: optimistic update, rolled
- * back when the write fails; a live budget preview while the limits are edited.
+ * back when the write fails; a live budget preview while the limits are edited — the daemon's own
+ * `plan.preview` with the limits being typed, so it counts the planned memories' real lengths.
  */
 export function MemorySettingsSection() {
   const app = useApp();
   const t = useT();
   const cfg = useRequest(() => mm<MmConfig>('config.get'), [app.epoch]);
-  const plan = useRequest(() => mm<Plan>('plan.get').catch(() => undefined), [app.epoch]);
   const [drafts, setDrafts] = useState<Partial<Record<(typeof NUMBERS)[number] | 'libraryPath', string>>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const limits = cfg.data ? Object.fromEntries(NUMBERS.map((k) => [k, Number(drafts[k] ?? cfg.data![k])])) : undefined;
+  const limitsKey = JSON.stringify(limits);
+  // Asked again a moment after the typing stops; a stale answer is dropped by the request sequencer.
+  const [asked, setAsked] = useState(limitsKey);
+  useEffect(() => {
+    const h = setTimeout(() => setAsked(limitsKey), 200);
+    return () => clearTimeout(h);
+  }, [limitsKey]);
+  const preview = useRequest(async () => {
+    const l = JSON.parse(asked ?? 'null') as Record<string, number> | null;
+    if (!l || Object.values(l).some((v) => !Number.isInteger(v) || v < 0)) return undefined;
+    return mm<PlanPreview>('plan.preview', { limits: l, active: true });
+  }, [asked, app.epoch]);
   if (cfg.error) return <div className="error-card compact">{t('memory.absent')} ({cfg.error.message})</div>;
   const c = cfg.data;
   if (!c) return <div className="muted pad">{t('common.loading')}</div>;
@@ -39,12 +51,8 @@ export function MemorySettingsSection() {
       app.toast(t('common.saveFailed', { error: (e as Error).message }), 'error');
     }
   };
-  const num = (k: (typeof NUMBERS)[number]) => Number(drafts[k] ?? c[k]);
-  const budget = previewBudget(
-    (plan.data?.pinned ?? []).map((p) => ({ id: p.id, text: p.text })),
-    (plan.data?.memories ?? []).map((m) => ({ id: m.id, text: 'x'.repeat(Math.min(num('memoryChars'), 2000)) })),
-    { pinChars: num('pinChars'), memoryChars: num('memoryChars'), totalChars: num('totalChars') },
-  );
+  const pv = preview.data;
+  const budget = pv ? { pinned: pv.used.pinned, memories: pv.used.memories, total: pv.used.total, percent: pv.caps.total > 0 ? Math.min(100, Math.round((pv.used.total / pv.caps.total) * 100)) : 0 } : undefined;
   const toggles: (keyof MmConfig)[] = ['enabled', 'modelTools', 'autoInject'];
   return (
     <div className="memory-settings" data-testid="memory-settings">
@@ -104,9 +112,11 @@ export function MemorySettingsSection() {
           </label>
         ))}
         <div className="meter">
-          <div className="meter-fill" style={{ width: `${budget.percent}%` }} />
+          <div className="meter-fill" style={{ width: `${budget?.percent ?? 0}%` }} />
         </div>
-        <div className="muted small">{t('mmset.preview', { pinned: budget.pinned, memories: budget.memories, total: budget.total, percent: budget.percent })}</div>
+        <div className="muted small" data-testid="budget-preview">
+          {budget ? t('mmset.preview', { pinned: budget.pinned, memories: budget.memories, total: budget.total, percent: budget.percent }) : preview.error ? preview.error.message : t('common.loading')}
+        </div>
       </div>
       <div className="card">
         <label className="field">

@@ -23,14 +23,26 @@ export function PluginsSection() {
   const [review, setReview] = useState<PendingPluginInstall | undefined>();
   const file = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState<string | undefined>();
-  useEffect(
-    () =>
-      bus.subscribe((event) => {
-        if (event === 'plugin_state') req.reload();
-        if (event === 'plugin_pending') pendingReq.reload();
-      }),
-    [req.reload, pendingReq.reload],
-  );
+  // Each plugin's state as it settles (`starting` → `running` / `failed` …): the event updates its
+  // card at once; the list is read again shortly after (tools, restarts) — once for a burst.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = bus.subscribe((event, payload) => {
+      if (event === 'plugin_state') {
+        const p = payload as { plugin?: string; state?: string; error?: string };
+        if (typeof p.plugin === 'string' && typeof p.state === 'string') {
+          req.setData((list) => list?.map((x) => (x.name === p.plugin ? { ...x, state: p.state as PluginInfo['state'], lastError: p.error ?? (p.state === 'running' ? undefined : x.lastError) } : x)));
+        }
+        clearTimeout(timer);
+        timer = setTimeout(req.reload, 400);
+      }
+      if (event === 'plugin_pending') pendingReq.reload();
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [req.reload, req.setData, pendingReq.reload]);
   const act = async (name: string, action: 'enable' | 'disable' | 'reload') => {
     const p = req.data?.find((x) => x.name === name);
     // Enabling a package starts its code: the person says so, knowing what it is.
@@ -143,7 +155,9 @@ export function PluginsSection() {
               <div className="grow">
                 <div className="provider-name">
                   {p.name} {p.version && <span className="muted small">v{p.version}</span>} <span className="badge">{p.kind}</span>{' '}
-                  <span className={`badge state-${p.state}`}>{t(`plugins.state.${p.state}` as 'plugins.state.running')}</span>
+                  <span className={`badge state-${p.state}`} data-testid="plugin-state">
+                    {p.state === 'starting' && <span className="spinner" />} {t(`plugins.state.${p.state}` as 'plugins.state.running')}
+                  </span>
                 </div>
                 {p.description && <div className="muted small">{p.description}</div>}
                 <div className="muted small">

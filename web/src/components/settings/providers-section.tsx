@@ -1,12 +1,12 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
+import { Dialog } from '../dialog';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
 import type { ProviderStatus } from '../../../../src/spec/index.js';
-
 
 /** Keys of one LLM source in the settings (`….<name>.…`). */
 export function keysOfProvider(keys: ConfigKeyInfo[], name: string): ConfigKeyInfo[] {
@@ -14,7 +14,16 @@ export function keysOfProvider(keys: ConfigKeyInfo[], name: string): ConfigKeyIn
   return keys.filter((k) => k.key.toLowerCase().split('.').includes(n) && /^core\.(llm|providers?|sources?)\./.test(k.key));
 }
 
-/** Providers (L-3): state, order (first is tried first), test a source, add a key. */
+/** Splits "a, b\nc" into model ids. */
+function splitList(s: string): string[] {
+  return [...new Set(s.split(/[\s,，]+/).map((x) => x.trim()).filter(Boolean))];
+}
+
+/**
+ * Providers (L-3): state, order (first is tried first), test a source, its settings with the
+ * model picked from the list the source's API offers, and the person's own sources (any OpenAI- or
+ * Anthropic-compatible endpoint): add, edit, remove.
+ */
 export function ProvidersSection() {
   const app = useApp();
   const t = useT();
@@ -22,6 +31,8 @@ export function ProvidersSection() {
   const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings').catch(() => ({})), 'keys', 'settings'), [app.epoch]);
   const [tests, setTests] = useState<Record<string, { ok: boolean; latencyMs: number; error?: string } | 'running'>>({});
   const [open, setOpen] = useState<string | undefined>();
+  const [editing, setEditing] = useState<ProviderStatus | 'new' | undefined>();
+  const [removing, setRemoving] = useState<ProviderStatus | undefined>();
 
   if (prov.error) {
     return (
@@ -65,6 +76,17 @@ export function ProvidersSection() {
     settings.reload();
     prov.reload();
   };
+  const remove = async (p: ProviderStatus) => {
+    setRemoving(undefined);
+    try {
+      await api(`/api/v1/providers/${encodeURIComponent(p.name)}`, { method: 'DELETE' });
+      app.toast(t('providers.removed', { name: p.label ?? p.name }), 'ok');
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    }
+    prov.reload();
+    settings.reload();
+  };
   const anyReady = list.some((p) => p.state === 'ready');
   return (
     <div className="providers" data-testid="providers">
@@ -76,7 +98,12 @@ export function ProvidersSection() {
           <p>{t('providers.noneReady')}</p>
         </div>
       )}
-      <p className="muted">{t('providers.hint')}</p>
+      <div className="row gap">
+        <p className="muted grow">{t('providers.hint')}</p>
+        <button className="btn primary" onClick={() => setEditing('new')} data-testid="add-source">
+          <Icon name="plus" size={16} /> {t('providers.add')}
+        </button>
+      </div>
       {list.map((p, i) => {
         const r = tests[p.name];
         const keys = keysOfProvider(settings.data ?? [], p.name);
@@ -86,7 +113,8 @@ export function ProvidersSection() {
               <span className="order-no">{i + 1}</span>
               <div className="grow">
                 <div className="provider-name">
-                  {p.name} <span className={`badge state-${p.state}`}>{t(`providers.state.${p.state}` as 'providers.state.ready')}</span>
+                  {p.label ?? p.name} {p.label && p.label !== p.name && <span className="muted small mono">{p.name}</span>} {p.custom && <span className="badge">{t('providers.own')}</span>}{' '}
+                  <span className={`badge state-${p.state}`}>{t(`providers.state.${p.state}` as 'providers.state.ready')}</span>
                 </div>
                 <div className="muted small mono">
                   {p.adapter} · {p.model || '—'} · {p.baseUrl || '—'}
@@ -101,9 +129,19 @@ export function ProvidersSection() {
               <button className="btn small" disabled={r === 'running' || !p.configured} onClick={() => void test(p.name)} data-testid={`test-${p.name}`}>
                 {r === 'running' ? t('providers.testing') : t('providers.test')}
               </button>
-              <button className="btn small" onClick={() => setOpen(open === p.name ? undefined : p.name)}>
+              <button className="btn small" onClick={() => setOpen(open === p.name ? undefined : p.name)} data-testid={`settings-${p.name}`}>
                 {keys.some((k) => k.secret) && !p.configured ? t('providers.addKey') : t('common.edit')}
               </button>
+              {p.custom && (
+                <>
+                  <button className="icon-btn tiny" onClick={() => setEditing(p)} title={t('providers.editSource')} aria-label={t('providers.editSource')} data-testid={`edit-source-${p.name}`}>
+                    <Icon name="edit" size={14} />
+                  </button>
+                  <button className="icon-btn tiny" onClick={() => setRemoving(p)} title={t('providers.remove')} aria-label={t('providers.remove')} data-testid={`remove-source-${p.name}`}>
+                    <Icon name="trash" size={14} />
+                  </button>
+                </>
+              )}
             </div>
             {r && r !== 'running' && <div className={`test-result ${r.ok ? 'ok' : 'bad'}`}>{r.ok ? t('providers.testOk', { ms: r.latencyMs }) : t('providers.testFailed', { error: r.error ?? '' })}</div>}
             {p.lastError && p.state !== 'ready' && <div className="muted small clamp2">{p.lastError}</div>}
@@ -111,7 +149,7 @@ export function ProvidersSection() {
               <div className="provider-keys">
                 {keys.length === 0 && <div className="muted small">{t('providers.noKeys')}</div>}
                 {keys.map((k) => (
-                  <SchemaField key={k.key} info={k} onSave={(v) => saveKey(k.key, v)} />
+                  <SchemaField key={k.key} info={k} onSave={(v) => saveKey(k.key, v)} control={/\.model$/.test(k.key) ? (save) => <ModelPicker source={p} value={String(k.value ?? '')} save={save} /> : undefined} />
                 ))}
               </div>
             )}
@@ -120,6 +158,161 @@ export function ProvidersSection() {
       })}
       {data && list.length === 0 && <div className="empty-state small">{t('providers.none')}</div>}
       {data && data.adapters.length > 0 && <p className="muted small">{t('providers.adapters', { list: data.adapters.join(', ') })}</p>}
+      {editing && (
+        <SourceDialog
+          source={editing === 'new' ? undefined : editing}
+          onClose={(saved) => {
+            setEditing(undefined);
+            if (saved) {
+              prov.reload();
+              settings.reload();
+            }
+          }}
+        />
+      )}
+      {removing && (
+        <Dialog title={t('providers.remove')} onClose={() => setRemoving(undefined)} testId="source-remove-confirm">
+          <p>{t('providers.removeText', { name: removing.label ?? removing.name })}</p>
+          <div className="dialog-actions">
+            <button className="btn" onClick={() => setRemoving(undefined)}>
+              {t('common.cancel')}
+            </button>
+            <button className="btn danger" onClick={() => void remove(removing)} data-testid="source-remove-ok">
+              {t('common.delete')}
+            </button>
+          </div>
+        </Dialog>
+      )}
     </div>
+  );
+}
+
+const OTHER = '\u0000other';
+
+/**
+ * The model of a source, picked from what its API lists (`GET /api/v1/providers/:name/models`)
+ * and the models declared for it; "Other…" types a name the list lacks. When the API cannot be
+ * asked (no key yet, offline), the name is typed.
+ */
+function ModelPicker({ source, value, save }: { source: ProviderStatus; value: string; save: (v: unknown) => Promise<void> }) {
+  const t = useT();
+  const models = useRequest(() => api<{ models: string[]; declared: string[] }>(`/api/v1/providers/${encodeURIComponent(source.name)}/models`), [source.name, source.baseUrl, source.hasKey]);
+  const [typing, setTyping] = useState(false);
+  const [draft, setDraft] = useState(value);
+  useEffect(() => setDraft(value), [value]);
+  const options = [...new Set([...(models.data?.declared ?? []), ...(models.data?.models ?? []), ...(source.models ?? []), ...(value ? [value] : [])])];
+  if (typing || models.error || (models.data && options.length === 0)) {
+    return (
+      <div className="model-picker">
+        <input className="input mono" value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={() => draft !== value && void save(draft)} onKeyDown={(e) => e.key === 'Enter' && draft !== value && void save(draft)} placeholder={t('providers.modelName')} aria-label={t('providers.modelName')} data-testid="model-input" />
+        {models.error && <div className="muted small">{t('providers.modelsFailed', { error: models.error.message })}</div>}
+        {!models.error && options.length > 0 && (
+          <button className="link-btn small" onClick={() => setTyping(false)}>
+            {t('providers.pickFromList')}
+          </button>
+        )}
+      </div>
+    );
+  }
+  return (
+    <div className="model-picker">
+      <select
+        className="input mono"
+        value={value}
+        disabled={models.loading && !models.data}
+        onChange={(e) => (e.target.value === OTHER ? setTyping(true) : void save(e.target.value))}
+        aria-label={t('providers.model')}
+        data-testid="model-select"
+      >
+        {!value && <option value="">{models.loading ? t('common.loading') : t('providers.pickModel')}</option>}
+        {options.map((m) => (
+          <option key={m} value={m}>
+            {m}
+          </option>
+        ))}
+        <option value={OTHER}>{t('providers.otherModel')}</option>
+      </select>
+    </div>
+  );
+}
+
+/** Adds an LLM source (name, kind of API, URL, key, models) or edits one the person added. */
+function SourceDialog({ source, onClose }: { source?: ProviderStatus; onClose: (saved: boolean) => void }) {
+  const t = useT();
+  const app = useApp();
+  const [name, setName] = useState(source?.name ?? '');
+  const [label, setLabel] = useState(source?.label ?? '');
+  const [kind, setKind] = useState<'openai' | 'anthropic'>(source?.adapter === 'anthropic' ? 'anthropic' : 'openai');
+  const [baseUrl, setBaseUrl] = useState(source?.baseUrl ?? '');
+  const [apiKey, setApiKey] = useState('');
+  const [models, setModels] = useState((source?.models ?? []).join(', '));
+  const [model, setModel] = useState(source?.model ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const submit = async () => {
+    setBusy(true);
+    setError(undefined);
+    const declared = splitList(models);
+    const body: Record<string, unknown> = { label: label.trim() || undefined, api: kind, baseUrl: baseUrl.trim(), models: declared };
+    if (apiKey) body.apiKey = apiKey;
+    if (model.trim() || declared[0]) body.model = model.trim() || declared[0];
+    try {
+      if (source) await api(`/api/v1/providers/${encodeURIComponent(source.name)}`, { method: 'PATCH', json: body });
+      else await api('/api/v1/providers', { method: 'POST', json: { name: name.trim(), ...body } });
+      app.toast(source ? t('providers.saved', { name: label || name }) : t('providers.added', { name: label || name }), 'ok');
+      onClose(true);
+    } catch (e) {
+      setError((e as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={source ? t('providers.editSource') : t('providers.add')} onClose={() => onClose(false)} testId="source-dialog">
+      <label className="field">
+        <span>{t('providers.sourceName')}</span>
+        <input className="input mono" value={name} disabled={!!source} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="my-llm" data-testid="source-name" autoFocus={!source} />
+        <small className="muted">{t('providers.sourceNameHint')}</small>
+      </label>
+      <label className="field">
+        <span>{t('providers.sourceLabel')}</span>
+        <input className="input" value={label} onChange={(e) => setLabel(e.target.value)} placeholder="My LLM" data-testid="source-label" />
+      </label>
+      <div className="field">
+        <span>{t('providers.api')}</span>
+        <div className="segmented">
+          {(['openai', 'anthropic'] as const).map((k) => (
+            <button key={k} className={kind === k ? 'active' : ''} onClick={() => setKind(k)} data-testid={`source-api-${k}`}>
+              {t(`providers.api.${k}`)}
+            </button>
+          ))}
+        </div>
+      </div>
+      <label className="field">
+        <span>{t('providers.baseUrl')}</span>
+        <input className="input mono" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder={kind === 'openai' ? 'https://api.example.com/v1' : 'https://api.example.com'} data-testid="source-url" />
+      </label>
+      <label className="field">
+        <span>{t('providers.apiKey')}</span>
+        <input className="input" type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} placeholder={source ? (source.hasKey ? t('settings.secretSet') : t('settings.secretUnset')) : ''} autoComplete="off" data-testid="source-key" />
+      </label>
+      <label className="field">
+        <span>{t('providers.models')}</span>
+        <input className="input mono" value={models} onChange={(e) => setModels(e.target.value)} placeholder="model-a, model-b" data-testid="source-models" />
+        <small className="muted">{t('providers.modelsHint')}</small>
+      </label>
+      <label className="field">
+        <span>{t('providers.model')}</span>
+        <input className="input mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder={splitList(models)[0] ?? ''} data-testid="source-model" />
+      </label>
+      {error && <div className="form-error">{error}</div>}
+      <div className="dialog-actions">
+        <button className="btn" onClick={() => onClose(false)}>
+          {t('common.cancel')}
+        </button>
+        <button className="btn primary" disabled={busy || !name.trim() || !baseUrl.trim()} onClick={() => void submit()} data-testid="source-save">
+          {source ? t('common.save') : t('providers.add')}
+        </button>
+      </div>
+    </Dialog>
   );
 }

@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
-import { useT } from '../../i18n';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useLang, useT } from '../../i18n';
+import { settingLabel } from './setting-labels';
 import { Switch } from '../switch';
 import type { ConfigKeyInfo } from '../../../../src/spec/index.js';
 
@@ -16,9 +17,15 @@ export function controlFor(schema: Record<string, unknown>, value: unknown): 'bo
   return 'json';
 }
 
-/** One config key as a form row, generated from its JSON schema; saves on change/blur. */
-export function SchemaField({ info, onSave }: { info: ConfigKeyInfo; onSave: (value: unknown) => Promise<void> }) {
+/**
+ * One config key as a form row, generated from its JSON schema; saves on change/blur. The row is
+ * labelled in words (setting-labels.ts) with help below; the key itself stays as a small hint for
+ * `waiter config`. `control` replaces the generated input (the model picker).
+ */
+export function SchemaField({ info, onSave, control: custom }: { info: ConfigKeyInfo; onSave: (value: unknown) => Promise<void>; control?: (save: (value: unknown) => Promise<void>) => ReactNode }) {
   const t = useT();
+  const lang = useLang();
+  const { label, help } = settingLabel(info.key, info.description, lang);
   const control = controlFor(info.schema, info.value);
   const [draft, setDraft] = useState(() => toDraft(control, info));
   const [error, setError] = useState<string | undefined>();
@@ -59,22 +66,26 @@ export function SchemaField({ info, onSave }: { info: ConfigKeyInfo; onSave: (va
   return (
     <div className={`schema-field${error ? ' has-error' : ''}`} data-key={info.key}>
       <div className="schema-label">
-        <code className="key">{info.key}</code>
+        <span className="setting-label" data-testid="setting-label">
+          {label}
+        </span>
         {info.origin === 'env' && <span className="badge">{t('settings.fromEnv', { env: info.env ?? '' })}</span>}
         {info.origin === 'stored' && <span className="badge ok">{t('settings.custom')}</span>}
         {saved && <span className="badge ok">✓</span>}
-        <div className="muted small">{info.description}</div>
+        <div className="muted small">{help}</div>
+        <code className="key-hint">{info.key}</code>
       </div>
       <div className="schema-control">
-        {control === 'boolean' && <Switch checked={Boolean(info.value)} onChange={(v) => void save(v)} label={info.key} />}
-        {control === 'enum' && (
+        {custom ? custom(save) : null}
+        {!custom && control === 'boolean' && <Switch checked={Boolean(info.value)} onChange={(v) => void save(v)} label={label} />}
+        {!custom && control === 'enum' && (
           <select className="input" value={String(info.value)} onChange={(e) => void save(e.target.value)}>
             {(info.schema.enum as string[]).map((x) => (
               <option key={x}>{x}</option>
             ))}
           </select>
         )}
-        {(control === 'number' || control === 'string') && (
+        {!custom && (control === 'number' || control === 'string') && (
           <input
             className="input"
             type={info.secret ? 'password' : control === 'number' ? 'number' : 'text'}
@@ -86,9 +97,10 @@ export function SchemaField({ info, onSave }: { info: ConfigKeyInfo; onSave: (va
             onBlur={commitText}
             onKeyDown={(e) => e.key === 'Enter' && commitText()}
             autoComplete="off"
+            aria-label={label}
           />
         )}
-        {control === 'json' && <textarea className="input mono" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={commitText} />}
+        {!custom && control === 'json' && <textarea className="input mono" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={commitText} />}
         {error && <div className="form-error">{error}</div>}
       </div>
     </div>
