@@ -1,7 +1,9 @@
 /**
  * Reading a long session (the chat view reads its session after every turn): `events()` of a
  * 5,000-event session from a freshly opened store (parses the JSONL log: the baseline) against
- * later reads of the same session (kept in memory and current through appends).
+ * later reads of the same session (kept in memory and current through appends), and the page a
+ * chat opens with — the newest 200 events — from a store that does not hold the log in memory
+ * (read backwards from the log's end).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,10 +31,15 @@ export async function run(): Promise<BenchRow[]> {
     await writer.close();
     const cold: number[] = [];
     const warm: number[] = [];
+    const tail: number[] = [];
     for (let rep = 0; rep < 15; rep++) {
       const store = new SessionStore({ dir, logger: { warn: () => {} } });
       await store.open();
       let t0 = performance.now();
+      const page = await store.events(id, { beforeSeq: EVENTS + 1, limit: 200 });
+      tail.push(performance.now() - t0);
+      if (page.length !== 200 || page[199].seq !== EVENTS) throw new Error('the newest page is not the end of the log');
+      t0 = performance.now();
       const n = (await store.events(id)).length;
       cold.push(performance.now() - t0);
       if (n !== EVENTS) throw new Error(`read ${n} events, wrote ${EVENTS}`);
@@ -45,7 +52,7 @@ export async function run(): Promise<BenchRow[]> {
     }
     const row = (name: string, xs: number[], baseline?: string): BenchRow => ({ name, unit: 'ms', p50: round(pct(xs, 50)), p95: round(pct(xs, 95)), n: xs.length, baseline });
     const base = `session events() of ${EVENTS} events, first read (parses the log)`;
-    return [row(base, cold), row(`session events() of ${EVENTS} events, later reads (in memory)`, warm, base)];
+    return [row(base, cold), row(`session events() of ${EVENTS} events, later reads (in memory)`, warm, base), row(`session newest page (200) of ${EVENTS} events, not in memory (read from the log's end)`, tail, base)];
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -74,6 +74,10 @@ describe('the local HTTP surface refuses forged requests on every route', { time
     home = mkdtempSync(join(tmpdir(), 'ha-surface-'));
     d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, plugins: [sentinel] });
     assert.ok(d.url);
+    // A session the forged session routes name (`:id` and `:turnId` are filled with "x"): deleting
+    // it, or a turn of it, would show in the session list that `state()` compares.
+    await d.sessions.create({ channel: 'webui', id: 'x', title: 'kept' });
+    await d.sessions.append('x', { turnId: 'x#1', kind: 'user', text: 'a message a forged request must not delete' });
   });
   after(async () => {
     await d?.stop();
@@ -109,7 +113,7 @@ describe('the local HTTP surface refuses forged requests on every route', { time
 
   it('enumerates the core and plugin routes (the list is not empty, and holds the dangerous ones)', () => {
     const keys = allRoutes(d).map((r) => `${r.method} ${r.path}`);
-    for (const must of ['POST /api/v1/plugins/install', 'POST /api/v1/plugin-installs/:name/confirm', 'POST /api/memory-manager', 'PUT /api/v1/settings/:key', 'POST /api/v1/chat', 'POST /api/v1/confirm/:id', 'POST /api/v1/changes/:id/undo', 'POST /api/surface-sentinel/poke', 'GET /api/v1/events', 'GET /api/v1/sessions/:id/events', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /mcp', 'GET /mcp', 'GET /api/v1/channels', 'GET /api/v1/channels/telegram', 'POST /api/v1/channels/telegram/test', 'GET /api/v1/channels/qq', 'POST /api/v1/channels/qq/test']) {
+    for (const must of ['POST /api/v1/plugins/install', 'POST /api/v1/plugin-installs/:name/confirm', 'POST /api/memory-manager', 'PUT /api/v1/settings/:key', 'POST /api/v1/chat', 'POST /api/v1/confirm/:id', 'POST /api/v1/changes/:id/undo', 'POST /api/surface-sentinel/poke', 'GET /api/v1/events', 'GET /api/v1/sessions/:id/events', 'DELETE /api/v1/sessions/:id', 'DELETE /api/v1/sessions/:id/turns/:turnId', 'DELETE /api/v1/sessions/:id/turns/:turnId/reply', 'POST /api/v1/sessions/:id/turns/:turnId/resend', 'GET /api/v1/sessions/:id/export', 'POST /api/v1/providers', 'DELETE /api/v1/providers/:name', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /mcp', 'GET /mcp', 'GET /api/v1/channels', 'GET /api/v1/channels/telegram', 'POST /api/v1/channels/telegram/test', 'GET /api/v1/channels/qq', 'POST /api/v1/channels/qq/test']) {
       assert.ok(keys.includes(must), `${must} missing from ${keys.join(', ')}`);
     }
   });
