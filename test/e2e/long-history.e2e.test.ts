@@ -48,7 +48,8 @@ describe('long histories and big libraries in the browser', { skip, timeout: 300
       return r.bottom > box.top && r.top < box.bottom;
     }, sel);
 
-  it('a 5,000-event session opens at its last turn and pages back to its first', async () => {
+  it('a 5,000-event session opens at its last turn and pages back to its first', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the files are read by the daemon at start');
     await page.waitForSelector(`[data-turn-id="${LONG_SESSION}#${TURNS}"]`, { timeout: T });
     assert.equal(await inView(`[data-turn-id="${LONG_SESSION}#${TURNS}"] .msg.assistant`), true, 'the newest answer is in view');
     const first = await page.locator('[data-testid=turn]').count();

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../../daemon/index.js';
@@ -235,5 +235,26 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     assert.ok(!list.sessions.some((x) => x.id === sid));
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}/events`)).status, 404);
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}`, { method: 'DELETE' })).status, 404);
+  });
+
+  it('a resent message carries its files read back from media/ only (a path elsewhere in the log is ignored)', async () => {
+    const sid = 'webui:files-resend';
+    mkdirSync(join(home, 'media', '2026-01-01'), { recursive: true });
+    writeFileSync(join(home, 'media', '2026-01-01', 'note.txt'), 'MEDIA-NOTE-CONTENT');
+    await d.sessions.create({ channel: 'webui', id: sid });
+    const turnId = `${sid}#${d.sessions.nextTurn(sid).turnSeq}`;
+    await d.sessions.append(sid, {
+      turnId,
+      kind: 'user',
+      text: 'read these',
+      data: { attachments: [{ name: 'note.txt', mimeType: 'text/plain', path: 'media/2026-01-01/note.txt' }, { name: 'token.txt', mimeType: 'text/plain', path: 'auth-token' }, { name: 'up.txt', mimeType: 'text/plain', path: 'media/../auth-token' }] },
+    });
+    llm.enqueue({ text: 'read them' });
+    const r = await api(`/api/v1/sessions/${encodeURIComponent(sid)}/turns/${encodeURIComponent(turnId)}/resend`, { method: 'POST', body: '{}' });
+    assert.equal(r.status, 202, await r.clone().text());
+    await untilIdle();
+    const sent = JSON.stringify((chats().at(-1)!.body as { messages: unknown[] }).messages.at(-1));
+    assert.match(sent, /MEDIA-NOTE-CONTENT/);
+    assert.ok(!sent.includes(d.authToken), 'the install secret never reaches the model');
   });
 });
