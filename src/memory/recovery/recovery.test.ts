@@ -135,3 +135,23 @@ test('a context.json of the previous version (no marks): events logged from an h
   await m.close();
   s.config.close();
 });
+
+test('what the person deleted in a chat is neither replayed after a kill nor archived by a reindex (decision 0050)', async () => {
+  const t0 = Date.now();
+  const s = await setup(t0);
+  await s.turn('webui:d', 1, 'keep this one', 'kept', t0);
+  await s.turn('webui:d', 2, 'my PIN is 4321', 'noted the PIN', t0 + 1000);
+  await s.turn('webui:d', 3, 'what about lunch', 'noodles', t0 + 2000);
+  await s.turn('webui:gone', 1, 'a whole deleted chat', 'gone too', t0 + 3000);
+  await s.sessions.deleteTurns('webui:d', ['webui:d#2'], 'turn');
+  await s.sessions.deleteTurns('webui:d', ['webui:d#3'], 'reply');
+  await s.sessions.remove('webui:gone');
+  const m = s.mk();
+  await m.open(); // no context.json: the last day of the log is replayed
+  assert.deepEqual(summary(m), ['webui:d#1 user keep this one', 'webui:d#1 agent kept', 'webui:d#3 user what about lunch']);
+  const r = await m.reindex();
+  assert.equal(r.added, 0, 'nothing deleted is archived');
+  for (const q of ['PIN 4321', 'noodles', 'deleted chat']) assert.deepEqual((await m.recall.search(q, { k: 5 })).filter((h) => /4321|noodles|deleted chat/.test(h.text)), [], q);
+  await m.close();
+  s.config.close();
+});
