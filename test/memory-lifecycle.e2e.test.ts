@@ -169,6 +169,29 @@ test('waiter memory search sees a turn said a moment ago with its provenance; re
     assert.equal(system.split('【记忆索引】').length - 1, 1, system);
     assert.equal(system.split('【相关记忆文档】').length - 1, 1, system);
     assert.match(system, /【相关记忆文档】\n- \[\d{4}-\d\d-\d\d \d\d:\d\d · archive\] kayak trip day/);
+
+    // Why was this recalled (issue 12 part 6): the turn's blocks, each item with its source.
+    const why = await waiter(h, ['--json', 'memory', 'why', 'cli:now']);
+    assert.equal(why.status, 0, why.stderr);
+    const w = JSON.parse(why.stdout) as { turnId: string; injected: { source: string; slot?: string; text: string; sources: { tier: string; id: string; text: string; at?: number; sessionId?: string; turnId?: string }[] }[] };
+    assert.equal(w.turnId, 'cli:now#2', 'a session names its last turn');
+    const related = w.injected.find((b) => b.slot === 'related_documents')!;
+    assert.ok(related, JSON.stringify(w));
+    assert.equal(related.source, 'recall');
+    assert.ok(system.includes(related.text), 'the logged block is what the model got');
+    const trip = related.sources.filter((x) => x.tier === 'archive' && /^webui:trip#[123]$/.test(x.turnId ?? ''));
+    assert.ok(trip.length > 0, JSON.stringify(related.sources));
+    assert.ok(trip.every((x) => x.sessionId === 'webui:trip' && x.at! >= longAgo && x.at! < longAgo + 86_400_000 && x.text.startsWith('kayak trip day')), JSON.stringify(trip));
+    const index = w.injected.find((b) => b.slot === 'memory_index')!;
+    assert.ok(index?.sources.some((x) => x.tier === 'graph' && /^relation:\d+$/.test(x.id) && x.text === 'user —likes→ kayaking'), JSON.stringify(index));
+    const human = await waiter(h, ['memory', 'why', 'cli:now#2']);
+    assert.equal(human.status, 0, human.stderr);
+    assert.match(human.stdout, /【相关记忆文档】 \(\d+ sources?\)\n {2}- \[archive · \d{4}-\d\d-\d\d \d\d:\d\d\] kayak trip day \d on the fjord.*← webui:trip#\d/);
+    const first = await waiter(h, ['memory', 'why', 'cli:now#1']);
+    assert.equal(first.status, 0, first.stderr);
+    const gone = await waiter(h, ['memory', 'why', 'cli:nope#1']);
+    assert.notEqual(gone.status, 0, 'an unknown session is an error');
+    assert.match(gone.stderr, /not found|no such/i);
   } finally {
     d.child.kill('SIGTERM');
     await d.exited;

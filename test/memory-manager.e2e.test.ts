@@ -61,7 +61,13 @@ test('a planned memory is injected on the very first user turn of a freshly star
     assert.match(sent, /Mochi/);
     assert.ok(chains[0].injected.some((i) => i.source === 'memory-manager' && i.text.includes('Mochi')), 'visible in agent_llm_chain');
     const log = await d2.sessions.events('cli:mm1');
-    assert.ok(log.some((e) => e.kind === 'injection' && e.text.includes('Mochi')), 'persisted in the session log');
+    const injection = log.find((e) => e.kind === 'injection' && e.text.includes('Mochi'));
+    assert.ok(injection, 'persisted in the session log');
+    assert.deepEqual(
+      (injection.data?.sources as { tier: string; id: string; text: string }[]).map((x) => [x.tier, x.id, x.text]),
+      [['library', id, '猫的名字']],
+      'the block names the memory it carries (why was this recalled)',
+    );
   } finally {
     await d2.stop();
   }

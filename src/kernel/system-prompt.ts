@@ -1,7 +1,8 @@
-import type { ContextEvent, Disposer, PromptQuery, PromptSlot, PromptSlotProvider } from '../spec/index.js';
+import type { ContextEvent, Disposer, InjectedSource, PromptQuery, PromptSlot, PromptSlotProvider } from '../spec/index.js';
 import { PROMPT_SLOTS } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
+import { cleanSources } from './injected-sources.js';
 
 /** Section titles of the system prompt (seed vocabulary). */
 export const SLOT_TITLES: Record<PromptSlot, string> = {
@@ -17,6 +18,20 @@ export const SLOT_TITLES: Record<PromptSlot, string> = {
 };
 
 export const DEFAULT_PERSONA = `You are HomeAgent, the user's personal assistant running on their own machine. You remember what matters to the user across conversations, and you are honest about what you remember and what you do not. Answer in the language the user writes in. Use tools when they help; keep replies clear and concise.`;
+
+/** One slot's text and the sources its providers named. */
+export interface FilledSlot {
+  text: string;
+  sources: InjectedSource[];
+}
+
+/** A slot of the system prompt whose items name their sources (logged as the turn's `injection`). */
+export interface InjectedSlot {
+  slot: PromptSlot;
+  title: string;
+  text: string;
+  sources: InjectedSource[];
+}
 
 interface CachedLine {
   timestamp: number;
@@ -85,35 +100,58 @@ export class SystemPromptBuilder {
 
   /** The filled slots, in render order (for inspection and tests). */
   async slots(q: PromptQuery): Promise<Partial<Record<PromptSlot, string>>> {
+    const filled = await this.fill(q);
     const out: Partial<Record<PromptSlot, string>> = {};
+    for (const [slot, f] of Object.entries(filled) as [PromptSlot, FilledSlot][]) out[slot] = f.text;
+    return out;
+  }
+
+  /**
+   * Every slot's text with the sources its providers named (issue 12 part 6). A provider that
+   * returns plain text names none; its text is still in the slot.
+   */
+  async fill(q: PromptQuery): Promise<Partial<Record<PromptSlot, FilledSlot>>> {
+    const out: Partial<Record<PromptSlot, FilledSlot>> = {};
     await Promise.all(
       PROMPT_SLOTS.map(async (slot) => {
         const list = this.providers.get(slot) ?? [];
         const texts: string[] = [];
+        const sources: InjectedSource[] = [];
         for (const p of list) {
           try {
-            const t = await p.provider(q);
-            if (t && t.trim()) texts.push(t.trim());
+            const r = await p.provider(q);
+            const t = typeof r === 'string' ? r : r?.text;
+            if (!t || !t.trim()) continue;
+            texts.push(t.trim());
+            if (r && typeof r === 'object') sources.push(...cleanSources(r.sources));
           } catch (e) {
             (this.opts.log ?? silentLogger).warn(`prompt slot ${slot} of ${p.owner} failed: ${(e as Error).message}`);
           }
         }
-        if (texts.length) out[slot] = texts.join('\n\n');
+        if (texts.length) out[slot] = { text: texts.join('\n\n'), sources };
       }),
     );
     return out;
   }
 
   async build(q: PromptQuery): Promise<string> {
-    const slots = await this.slots(q);
+    return (await this.buildWithSources(q)).prompt;
+  }
+
+  /** The system prompt and, per slot that named them, the sources of what it injected. */
+  async buildWithSources(q: PromptQuery): Promise<{ prompt: string; injected: InjectedSlot[] }> {
+    const slots = await this.fill(q);
     const parts: string[] = [this.opts.persona().trim() || DEFAULT_PERSONA];
+    const injected: InjectedSlot[] = [];
     for (const slot of PROMPT_SLOTS) {
-      if (slot === 'persona' || !slots[slot]) continue;
+      const f = slots[slot];
+      if (slot === 'persona' || !f) continue;
       const title = SLOT_TITLES[slot];
-      parts.push(title ? `${title}\n${slots[slot]}` : slots[slot]!);
+      parts.push(title ? `${title}\n${f.text}` : f.text);
+      if (f.sources.length) injected.push({ slot, title, text: f.text, sources: f.sources });
     }
     const now = new Date(this.opts.now?.() ?? Date.now());
     parts.push(`Current time: ${now.toISOString()}`);
-    return parts.join('\n\n');
+    return { prompt: parts.join('\n\n'), injected };
   }
 }

@@ -215,7 +215,13 @@ export class TurnRunner {
     const { d } = this;
     const { speaker, conversation } = turn.input;
     const q = { sessionId: turn.input.sessionId, turnId: turn.turnId, input: turn.input.text, consolidation: turn.consolidation, speaker, conversation };
-    const base = await d.prompt.build(q);
+    const { prompt: base, injected } = await d.prompt.buildWithSources(q);
+    // Why was this recalled (issue 12 part 6): the first round's blocks and their sources go into
+    // the session log once per turn, so the WebUI, the API and `waiter memory why` can show them.
+    if (!turn.consolidation && !turn.state.__sourcesLogged) {
+      turn.state.__sourcesLogged = true;
+      for (const i of injected) this.logStep(turn, 'injection', i.text, { source: 'recall', slot: i.slot, title: i.title, sources: i.sources });
+    }
     // The agent-wide timeline carries private chats (the owner's WebUI, other people's direct
     // messages). A group, and a private chat with anyone but the owner, sees only its own
     // conversation there (R-5); the owner's own ids (`core.identity.owner_ids`) see everything.

@@ -71,6 +71,8 @@ test('tools and the knowledge prompt slot', async () => {
   const listed = (await tools.knowledge_list.handler({}, call)) as { entries: { name: string }[] };
   assert.deepEqual(listed.entries.map((e) => e.name), ['printer']);
   const slot = kb.slot();
-  assert.match((await slot({ sessionId: 's', turnId: 't', input: 'which toner do I buy?', consolidation: false })) ?? '', /^【知识库】\n- printer: .*TN-2420/);
+  const filled = await slot({ sessionId: 's', turnId: 't', input: 'which toner do I buy?', consolidation: false });
+  assert.match(filled?.text ?? '', /^- printer: .*TN-2420/, 'no heading of its own: the kernel prints 【知识库】 once');
+  assert.deepEqual(filled?.sources?.map((x) => [x.tier, x.id]), [['knowledge', 'printer']], 'the entry is named as the source');
   assert.equal(await slot({ sessionId: 's', turnId: 't', input: 'weather', consolidation: false }), undefined);
 });

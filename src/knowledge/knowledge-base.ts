@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { KnowledgeAPI, KnowledgeEntry, PluginLogger, PromptSlotProvider } from '../spec/index.js';
+import type { InjectedSource, KnowledgeAPI, KnowledgeEntry, PluginLogger, PromptQuery, PromptSlotFill } from '../spec/index.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
 import { Bm25Index, tokenize, type TextIndex } from './bm25-index.js';
@@ -171,21 +171,24 @@ export class KnowledgeBase implements KnowledgeAPI {
   }
 
   /** Prompt-slot provider for `knowledge`: the top 3 hits for the input, short. */
-  slot(): PromptSlotProvider {
+  slot(): (q: PromptQuery) => Promise<PromptSlotFill | undefined> {
     return async (q) => {
       if (q.consolidation || !q.input.trim() || !this.entries.size) return undefined;
       const hits = await this.search(q.input, 3);
       if (!hits.length) return undefined;
+      // No heading here: the kernel prints the slot's title (【知识库】) once.
       const max = this.opts.slotChars ?? 800;
-      const lines = ['【知识库】'];
-      let size = lines[0].length;
+      const lines: string[] = [];
+      const sources: InjectedSource[] = [];
+      let size = 0;
       for (const h of hits) {
         const line = `- ${h.name}: ${h.snippet}`;
         if (size + line.length + 1 > max) break;
         lines.push(line);
+        sources.push({ tier: 'knowledge', id: h.name, text: h.snippet, ...(this.entries.get(h.name)?.updatedAt ? { at: this.entries.get(h.name)!.updatedAt } : {}) });
         size += line.length + 1;
       }
-      return lines.length > 1 ? lines.join('\n') : undefined;
+      return lines.length ? { text: lines.join('\n'), sources } : undefined;
     };
   }
 }

@@ -1,4 +1,5 @@
 import { test, after } from 'node:test';
+import { slotText } from '../spec/index.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,7 +44,7 @@ test('assembled: tools, prompt slots, rule distillation into the graph and the �
   assert.deepEqual(st?.result, { events: 1, triples: 2 });
   const r = await mem.memoryAPI().recall(['杭州'], 1);
   assert.deepEqual(r.relations.map((x) => `${x.subject} ${x.predicate} ${x.object}`), ['user lives_in 杭州']);
-  const block = await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: 'webui:1#3', input: '杭州今天天气怎么样', consolidation: false });
+  const block = slotText(await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: 'webui:1#3', input: '杭州今天天气怎么样', consolidation: false }));
   assert.match(block ?? '', /^- user —lives_in→ 杭州 \(0\.70; \d{4}-\d\d-\d\d\)/, 'the fact, dated by the turn it cites');
   // a tool recall in that turn keeps the entity out of the block
   const tools = Object.fromEntries(mem.tools().map((t) => [t.name, t]));
@@ -170,10 +171,10 @@ test('R-5: a group prompt’s 【记忆索引】 holds only facts distilled from
   await mem.heartbeats.runOnce('rules');
   const slot = mem.promptSlots().memory_index!;
   const q = { sessionId: 'qq:group:5', turnId: 'qq:group:5#2', input: 'who lives in Hangzhou or Oslo, user or Bo?', consolidation: false };
-  const owner = (await slot(q)) ?? '';
+  const owner = slotText(await slot(q)) ?? '';
   assert.match(owner, /user —lives_in→ Hangzhou/);
   assert.match(owner, /Bo —lives_in→ Oslo/, 'a named participant is the subject of their own facts');
-  const inGroup = (await slot({ ...q, speaker: { id: 'qq:8' }, conversation: group })) ?? '';
+  const inGroup = slotText(await slot({ ...q, speaker: { id: 'qq:8' }, conversation: group })) ?? '';
   assert.match(inGroup, /Bo —lives_in→ Oslo/);
   assert.doesNotMatch(inGroup, /Hangzhou/, "the owner's private fact stays out of the group");
   await mem.close();

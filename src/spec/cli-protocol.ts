@@ -46,6 +46,7 @@ export const CLI_COMMANDS = [
   'memory.merge',
   'memory.add-doc',
   'memory.reindex',
+  'memory.why',
   'knowledge.list',
   'knowledge.get',
   'knowledge.put',

@@ -76,7 +76,44 @@ export interface PromptQuery {
   conversation?: Conversation;
 }
 
-export type PromptSlotProvider = (q: PromptQuery) => string | undefined | Promise<string | undefined>;
+/**
+ * Where one item of an injected block came from (issue 12 part 6, "why was this recalled"): the
+ * tier, the memory's id there, when and where it was said and the turn it belongs to, so a person
+ * can open the block into its sources and jump to the turn.
+ */
+export interface InjectedSource {
+  /** A recall tier, or `library` (a memory-manager memory) / `knowledge` (a knowledge-base entry). */
+  tier: RecallTier | 'library' | 'knowledge';
+  /** Id in that tier: event / document id, `relation:<id>`, a library memory id, a knowledge entry name. */
+  id: string;
+  /** What was injected of it (one line, at most a few hundred characters). */
+  text: string;
+  /** When it was said or recorded, epoch ms. */
+  at?: number;
+  sessionId?: string;
+  channel?: string;
+  /** The turn it was said in (`<session>#<n>`), when known: the WebUI jumps there. */
+  turnId?: string;
+  /** Or the session log event it was taken from (a library memory's source), when no turn is known. */
+  seq?: number;
+  speaker?: Speaker;
+  conversation?: Conversation;
+}
+
+/** A filled slot that names its sources (what the kernel logs as the turn's `injection` event). */
+export interface PromptSlotFill {
+  text: string;
+  sources?: InjectedSource[];
+}
+
+/** Fills one slot: text alone, or text with the sources of its items. */
+export type PromptSlotProvider = (q: PromptQuery) => string | PromptSlotFill | undefined | Promise<string | PromptSlotFill | undefined>;
+
+/** The text of a slot provider's answer, whichever form it took. */
+export function slotText(fill: string | PromptSlotFill | undefined | null): string | undefined {
+  if (fill == null) return undefined;
+  return typeof fill === 'string' ? fill : fill.text;
+}
 
 /** A triple for the knowledge graph (T-4), with the seed's extensions. */
 export interface Triple {

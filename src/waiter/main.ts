@@ -83,6 +83,12 @@ function simple(program: Command, cmd: CliCommand, args: (...a: string[]) => Rec
 }
 
 /** A recall hit as the daemon sends it (spec RecallHit). */
+/** The answer of `memory.why`: a turn's injected blocks and their sources. */
+interface TurnWhy {
+  turnId: string;
+  injected: { source: string; title?: string; text: string; sources: { tier: string; id: string; text: string; at?: number; sessionId?: string; turnId?: string; seq?: number; speaker?: { id: string; name?: string } }[] }[];
+}
+
 interface RecallHitView {
   tier: string;
   text: string;
@@ -461,6 +467,25 @@ export function buildProgram(): Command {
       );
       if (!opts.json) process.stderr.write('\n');
       print(opts, result);
+    });
+  memory
+    .command('why <turn>')
+    .description('what was put into the model\'s context in a turn (<session>#<n>, or a session: its last turn), and where each item came from')
+    .action(async (turn: string) => {
+      const opts = program.opts<GlobalOpts>();
+      const r = await withClient(opts, (c) => c.request<TurnWhy>('memory.why', { turn }));
+      if (opts.json) return print(opts, r);
+      if (!r.injected.length) return console.log(`${r.turnId}: nothing from memory was put into the context`);
+      console.log(r.turnId);
+      for (const b of r.injected) {
+        console.log(`\n${b.title || b.source} (${b.sources.length} source${b.sources.length === 1 ? '' : 's'})`);
+        for (const s of b.sources) {
+          const when = s.at ? new Date(s.at).toISOString().slice(0, 16).replace('T', ' ') : '';
+          const where = s.turnId ?? (s.sessionId ? `${s.sessionId}${s.seq !== undefined ? ` seq ${s.seq}` : ''}` : '');
+          const who = s.speaker && s.speaker.id !== 'user' ? ` · ${s.speaker.name ?? s.speaker.id}` : '';
+          console.log(`  - [${s.tier}${when ? ` · ${when}` : ''}${who}] ${s.text}${where ? `  ← ${where}` : ''}`);
+        }
+      }
     });
   memory.command('graph [query]').option('-e, --entity <name>').action(async (query: string | undefined, o: { entity?: string }) => {
     const opts = program.opts<GlobalOpts>();

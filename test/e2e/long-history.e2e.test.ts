@@ -95,6 +95,29 @@ describe('long histories and big libraries in the browser', { skip, timeout: 300
     await page.waitForSelector(`[data-turn-id="${LONG_SESSION}#${TURNS}"]`, { timeout: T });
   });
 
+  it('the recall block of a turn opens into its sources and jumps to the turn each came from', async () => {
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent(LONG_SESSION)}`);
+    await page.reload();
+    const last = `[data-turn-id="${LONG_SESSION}#${TURNS}"]`;
+    await page.waitForSelector(`${last} [data-testid=injection]`, { timeout: T });
+    await page.click(`${last} [data-testid=injection] summary`);
+    const rows = page.locator(`${last} [data-testid=injected-source]`);
+    assert.equal(await rows.count(), 2);
+    assert.equal(await page.locator(`${last} .injected-title`).first().innerText(), '【相关记忆文档】');
+    assert.match(await rows.nth(0).innerText(), /archive[\s\S]*question number 7/);
+    assert.match(await rows.nth(1).innerText(), /library[\s\S]*The answer of turn 42/);
+    await shot(page, '24-injection-sources');
+    await rows.nth(0).locator('[data-testid=open-source]').click();
+    await page.waitForSelector(`[data-turn-id="${LONG_SESSION}#7"] .msg.user.flash`, { timeout: T });
+    assert.equal(await inView(`[data-turn-id="${LONG_SESSION}#7"] .msg.user`), true, 'the turn it was said in, in view');
+    // The memory's source is a message (seq 84: turn 42's answer).
+    await page.click('[data-testid=jump-latest]');
+    await page.waitForSelector(`${last} [data-testid=injection]`, { timeout: T });
+    if (!(await page.locator(`${last} [data-testid=injected-source]`).first().isVisible())) await page.click(`${last} [data-testid=injection] summary`);
+    await page.locator(`${last} [data-testid=injected-source]`).nth(1).locator('[data-testid=open-source]').click();
+    await page.waitForSelector(`[data-turn-id="${LONG_SESSION}#42"] .msg.assistant.flash`, { timeout: T });
+  });
+
   it('a 10,000-memory library scrolls to its end with a few dozen rows in the page', async () => {
     await page.click('[data-testid=tab-plan]'); // leaves the memory opened by the trace
     await page.click('[data-testid=tab-library]');

@@ -3,6 +3,7 @@ import type { CliRequest, CliStreamEvent } from '../../spec/index.js';
 import { NotFoundError } from '../../spec/index.js';
 import { ProtocolError } from '../../spec/index.js';
 import { attachments, str } from './protocol-schema.js';
+import { turnInjections } from './turn-sources.js';
 
 /** Sends a stream event for the request being handled. */
 export type StreamFn = (event: CliStreamEvent['event'], data: Record<string, unknown>) => void;
@@ -171,6 +172,8 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     }
     case 'memory.merge':
       return need(sdk, 'host.memory').mergeEntities(str(a, 'keep'), str(a, 'drop'));
+    case 'memory.why':
+      return turnInjections(sdk, str(a, 'turn'));
     case 'memory.reindex':
       return need(sdk, 'host.memory').reindex((p) => stream('progress', { ...p }));
     case 'memory.add-doc':

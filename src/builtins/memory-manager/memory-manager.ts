@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Disposer, PluginSDK, StageContext } from '../../sdk/index.js';
-import type { ContextEvent } from '../../spec/index.js';
+import type { ContextEvent, InjectedSource } from '../../spec/index.js';
 import { NotFoundError, ValidationError, errorToJSON } from '../../spec/index.js';
 import { allocateBudget, memoryHeading, memoryText, renderBlock, type BudgetCandidate, type BudgetResult } from './injection-budget.js';
 import { TAG_CONVENTION, TAG_SUMMARY, type MemoryRecord } from './memory-file.js';
@@ -257,12 +257,30 @@ export class MemoryManager {
     }
   }
 
+  /**
+   * Where each item of the block came from (issue 12 part 6): a library memory names itself and
+   * the session log events it was made from; pinned messages and one-off texts are the plan's.
+   */
+  private blockSources(r: InjectionResult): InjectedSource[] {
+    return r.budget.items.map((it) => {
+      const m = it.section === 'memory' && it.id ? this.library.get(it.id) : undefined;
+      if (!m) return { tier: 'library' as const, id: `plan:${it.section}${it.id ? `:${it.id}` : ''}`, text: `${it.heading} ${it.text}`.slice(0, 400) };
+      return {
+        tier: 'library' as const,
+        id: m.id,
+        text: m.title,
+        at: Date.parse(m.updatedAt) || undefined,
+        ...(m.source ? { sessionId: m.source.sessionId, ...(m.source.seqs.length ? { seq: m.source.seqs[0] } : {}) } : {}),
+      };
+    });
+  }
+
   private async injectForTurn(sessionId: string, turnId: string): Promise<string | undefined> {
     try {
       const r = await this.composeInjection({ sessionId, turnId, consume: true });
       if (!r.block) return undefined;
       try {
-        await this.sdk.sessions().append(sessionId, { turnId, kind: 'injection', text: r.block, data: { source: SOURCE, autoInjected: r.autoInjected, used: r.budget.used } });
+        await this.sdk.sessions().append(sessionId, { turnId, kind: 'injection', text: r.block, data: { source: SOURCE, autoInjected: r.autoInjected, used: r.budget.used, sources: this.blockSources(r) } });
       } catch (e) {
         this.logBoot('warn', 'could not persist the injection in the session log', { sessionId, turnId, error: errorToJSON(e) });
       }

@@ -63,7 +63,9 @@ test('markRecalled keeps entities a tool returned out of that turn only', async 
   const slot = ix.slot();
   assert.equal(await slot({ sessionId: 's', turnId: 's#1', input: 'Alice', consolidation: false }), undefined);
   assert.equal(await slot({ sessionId: 's', turnId: 's#3', input: 'Alice', consolidation: true }), undefined);
-  assert.match((await slot({ sessionId: 's', turnId: 's#3', input: 'Alice', consolidation: false })) ?? '', /Acme/);
+  const filled = await slot({ sessionId: 's', turnId: 's#3', input: 'Alice', consolidation: false });
+  assert.match(filled?.text ?? '', /Acme/);
+  assert.ok(filled?.sources?.some((x) => x.tier === 'graph' && /^relation:\d+$/.test(x.id) && x.text === 'Alice —works_at→ Acme'), 'each fact shown names its relation');
   ix.endTurn('s#1');
   assert.equal(ix.recalledIn('s#1').size, 0);
   g.close();

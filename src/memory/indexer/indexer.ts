@@ -1,5 +1,5 @@
 import { cosine } from '../embedder/index.js';
-import type { GraphEntity, GraphRelation, PluginLogger, PromptQuery, PromptSlotProvider } from '../../spec/index.js';
+import type { GraphEntity, GraphRelation, InjectedSource, PluginLogger, PromptQuery, PromptSlotFill } from '../../spec/index.js';
 import type { GraphDB, RecallResult } from '../graph/index.js';
 import { jiebaKeywords } from './jieba-keywords.js';
 
@@ -141,6 +141,11 @@ export class Indexer {
 
   /** The 【记忆索引】 block for `input`, or undefined when nothing relevant is known. */
   async build(input: string, turnId?: string, scope?: string): Promise<string | undefined> {
+    return (await this.buildFill(input, turnId, scope))?.text;
+  }
+
+  /** The 【记忆索引】 block with the source of every fact it shows (the turn it was distilled from). */
+  async buildFill(input: string, turnId?: string, scope?: string): Promise<PromptSlotFill | undefined> {
     const { result } = await this.search(input);
     const skip = turnId ? this.recalledIn(turnId) : new Set<string>();
     let relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));
@@ -173,13 +178,27 @@ export class Indexer {
       const k = e.name.toLowerCase();
       return !skip.has(k) && (kept.has(k) || !dropped.has(k));
     });
-    return formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated);
+    const shown: GraphRelation[] = [];
+    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown);
+    return text === undefined ? undefined : { text, sources: shown.map((r) => factSource(r, dated.get(r.id))) };
   }
 
   /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
-  slot(): PromptSlotProvider {
-    return async (q) => (q.consolidation ? undefined : this.build(q.input, q.turnId, this.opts.scopeOf?.(q)));
+  slot(): (q: PromptQuery) => Promise<PromptSlotFill | undefined> {
+    return async (q) => (q.consolidation ? undefined : this.buildFill(q.input, q.turnId, this.opts.scopeOf?.(q)));
   }
+}
+
+/** Where a fact of the block came from: the first of its refs that names a turn. */
+export function factSource(r: GraphRelation, at?: number): InjectedSource {
+  const turnId = (r.refs ?? []).find((x) => /^[^\s#]+#\d+$/.test(x));
+  return {
+    tier: 'graph',
+    id: `relation:${r.id}`,
+    text: `${r.subject} —${r.predicate}→ ${r.object}`,
+    ...(at ? { at } : {}),
+    ...(turnId ? { turnId, sessionId: turnId.slice(0, turnId.lastIndexOf('#')) } : {}),
+  };
 }
 
 function describeEntity(e: GraphEntity): string {
@@ -196,7 +215,7 @@ function describeEntity(e: GraphEntity): string {
  * Compact text of a recall: the facts first, then entities that carry attributes. No heading: the
  * system prompt prints the slot's title (【记忆索引】) once.
  */
-export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number, saidAt: ReadonlyMap<number, number> = new Map()): string | undefined {
+export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number, saidAt: ReadonlyMap<number, number> = new Map(), shown?: GraphRelation[]): string | undefined {
   if (!entities.length && !relations.length) return undefined;
   const lines: string[] = [];
   let size = 0;
@@ -209,6 +228,7 @@ export function formatIndex(entities: GraphEntity[], relations: GraphRelation[],
   for (const r of relations) {
     const at = saidAt.get(r.id);
     if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)}${at ? `; ${new Date(at).toISOString().slice(0, 10)}` : ''})`)) break;
+    shown?.push(r);
   }
   const inRelations = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
   const described = entities.filter((e) => !inRelations.has(e.name.toLowerCase()) || Object.keys(e.attributes).some((k) => k !== 'aliases') || e.type !== 'entity');

@@ -113,7 +113,10 @@ test('graph facts are ranked with the turns and bring back the turn they were di
 test('【相关记忆文档】 comes from documents and the archive (the timeline holds the context), with date and tier; warm hits count an access', async () => {
   const t = await tiers((i) => (i < 2 ? 'context' : i < 5 ? 'document' : 'archive'));
   const slot = relatedDocumentsSlot(t.recall, { config: testConfig({ 'core.docs.auto_inject_top': 3 }) });
-  const text = (await slot({ sessionId: 's', turnId: 't', input: 'adoption support group agency', consolidation: false })) ?? '';
+  const filled = await slot({ sessionId: 's', turnId: 't', input: 'adoption support group agency', consolidation: false });
+  const text = filled?.text ?? '';
+  assert.equal(filled?.sources?.length, 3, 'every line names its source');
+  assert.ok(filled?.sources?.every((x) => (x.tier === 'document' || x.tier === 'archive') && x.at && x.sessionId), JSON.stringify(filled?.sources));
   const lines = text.split('\n');
   assert.equal(lines.length, 3);
   assert.ok(!text.includes('【相关记忆文档】'), 'the kernel prints the heading, once');
@@ -144,7 +147,7 @@ test('R-5: a group (or someone else’s private chat) gets only turns said there
   docs.restore([eventDocument(mk('e3', 'salary negotiations at work went well'), 0)]);
   const recall = new MemoryRecall({ embedder, docs: () => docs, archive: () => archive });
   const slot = relatedDocumentsSlot(recall, { config: testConfig({ 'core.docs.auto_inject_top': 3, 'core.identity.owner_ids': ['qq:1'] }) });
-  const ask = (speaker?: { id: string }, conversation?: { kind: 'private' | 'group'; id: string }) => slot({ sessionId: 's', turnId: 't', input: 'salary', consolidation: false, speaker, conversation });
+  const ask = async (speaker?: { id: string }, conversation?: { kind: 'private' | 'group'; id: string }) => (await slot({ sessionId: 's', turnId: 't', input: 'salary', consolidation: false, speaker, conversation }))?.text;
   assert.deepEqual((await ask({ id: 'qq:2' }, group))?.split('\n').map((l) => l.replace(/^- \[[^\]]*\] /, '')), ['salary talk in the group: nobody shares it']);
   assert.equal(await ask({ id: 'qq:2' }, { kind: 'private', id: 'qq:private:2' }), undefined, 'a stranger’s private chat sees nothing said elsewhere');
   assert.equal((await ask())?.split('\n').length, 3, 'the owner in their own place sees every tier');

@@ -1,5 +1,5 @@
 import type { ConfigReader } from '../../spec/config.js';
-import type { PromptSlotProvider, RecallHit } from '../../spec/memory.js';
+import type { InjectedSource, PromptQuery, PromptSlotFill, RecallHit } from '../../spec/memory.js';
 import { recallScope, type MemoryRecall } from './memory-recall.js';
 
 /** Characters of one document shown in the prompt. */
@@ -13,14 +13,30 @@ const SNIPPET_CHARS = 400;
  * (R-5). The kernel prints the heading. Undefined when nothing matches or on
  * consolidation turns.
  */
-export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: ConfigReader; top?: number } = {}): PromptSlotProvider {
+export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: ConfigReader; top?: number } = {}): (q: PromptQuery) => Promise<PromptSlotFill | undefined> {
   return async (q) => {
     if (q.consolidation || !q.input.trim()) return undefined;
     const top = opts.top ?? readTop(opts.config);
     if (top <= 0) return undefined;
     const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config)));
     if (hits.length === 0) return undefined;
-    return hits.map((h) => relatedLine(h.hit)).join('\n');
+    return { text: hits.map((h) => relatedLine(h.hit)).join('\n'), sources: hits.map((h) => hitSource(h.hit)) };
+  };
+}
+
+/** Where a line of 【相关记忆文档】 came from (issue 12 part 6): tier, id, date, place, turn. */
+export function hitSource(h: RecallHit): InjectedSource {
+  const text = h.text.length > SNIPPET_CHARS ? `${h.text.slice(0, SNIPPET_CHARS)}…` : h.text;
+  return {
+    tier: h.tier,
+    id: h.id,
+    text,
+    ...(h.createdAt ? { at: h.createdAt } : {}),
+    ...(h.sessionId ? { sessionId: h.sessionId } : {}),
+    ...(h.channel ? { channel: h.channel } : {}),
+    ...(h.turnId ? { turnId: h.turnId } : {}),
+    ...(h.speaker ? { speaker: h.speaker } : {}),
+    ...(h.conversation ? { conversation: h.conversation } : {}),
   };
 }
 

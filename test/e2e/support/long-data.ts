@@ -13,7 +13,10 @@ export const MEMORIES = 10_000;
 /** Memory ids `lib-00000` …; the lowest is the oldest (the last row of the library list). */
 export const memId = (i: number) => `lib-${String(i).padStart(5, '0')}`;
 
-/** The session log of a long conversation (seq 2n-1 the question of turn n, 2n its answer). */
+/**
+ * The session log of a long conversation (seq 2n-1 the question of turn n, 2n its answer; the last
+ * turn also has the recall block it was given, naming turn 7 and the memory of turn 42 as sources).
+ */
 export function writeLongSession(home: string, id = LONG_SESSION, turns = TURNS): void {
   const dir = join(home, 'sessions');
   mkdirSync(dir, { recursive: true });
@@ -23,6 +26,15 @@ export function writeLongSession(home: string, id = LONG_SESSION, turns = TURNS)
     const turnId = `${id}#${n}`;
     const at = t0 + n * 3_600_000;
     lines.push(JSON.stringify({ type: 'event', seq: ++seq, turnId, kind: 'user', at, text: `question number ${n}`, data: { source: 'webui', trigger: 'user' } }));
+    if (n === turns) {
+      // The last turn recalled turn 7 (an archived turn) and the memory saved from turn 42: the
+      // block the model got, with its sources (issue 12 part 6).
+      const sources = [
+        { tier: 'archive', id: `log:${id}:13`, text: 'question number 7', at: t0 + 7 * 3_600_000, sessionId: id, channel: 'webui', turnId: `${id}#7` },
+        { tier: 'library', id: memId(0), text: 'The answer of turn 42', sessionId: id, seq: 84 },
+      ];
+      lines.push(JSON.stringify({ type: 'event', seq: ++seq, turnId, kind: 'injection', at: at + 1, text: '- [2025-01-01 15:00 · archive] question number 7', data: { source: 'recall', slot: 'related_documents', title: '【相关记忆文档】', sources } }));
+    }
     lines.push(JSON.stringify({ type: 'event', seq: ++seq, turnId, kind: 'assistant', at: at + 2000, text: `answer number ${n}: ${'lorem ipsum '.repeat(1 + (n % 5))}`, data: { status: 'ok', rounds: 1 } }));
   }
   writeFileSync(join(dir, `${id.replace(/:/g, '%3A')}.jsonl`), `${lines.join('\n')}\n`);

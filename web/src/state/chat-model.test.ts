@@ -21,11 +21,27 @@ describe('turnsFromEvents', () => {
     expect(t.userSeq).toBe(1);
     expect(t.assistantSeq).toBe(6);
     expect(t.attachments[0].name).toBe('a.png');
-    expect(t.injected).toEqual([{ source: 'memory-manager', text: '=== 记忆库上下文 ===' }]);
+    expect(t.injected).toEqual([{ source: 'memory-manager', text: '=== 记忆库上下文 ===', title: undefined, sources: [] }]);
     expect(t.rounds[0].reasoning).toBe('need the file');
     expect(t.rounds[0].toolCalls[0]).toMatchObject({ id: 'c1', name: 'files_read', args: '{"path":"a.txt"}', result: 'hello' });
     expect(t.seqs).toEqual([1, 2, 3, 4, 5, 6]);
     expect(t.status).toBe('ok');
+  });
+
+  it('keeps the sources of a recall block (why was this recalled), leaving out malformed ones', () => {
+    const [t] = turnsFromEvents(S, [
+      ev(1, 'user', 'where do I live?'),
+      ev(2, 'injection', '- user —lives_in→ 杭州', {
+        source: 'recall',
+        slot: 'memory_index',
+        title: '【记忆索引】',
+        sources: [{ tier: 'graph', id: 'relation:3', text: 'user —lives_in→ 杭州', at: 5, sessionId: 'webui:old', turnId: 'webui:old#2', speaker: { id: 'qq:1', name: 'Bo' } }, { tier: 'graph' }, 'junk'],
+      }),
+      ev(3, 'assistant', '杭州', { status: 'ok' }),
+    ]);
+    expect(t.injected).toEqual([
+      { source: 'recall', text: '- user —lives_in→ 杭州', title: '【记忆索引】', sources: [{ tier: 'graph', id: 'relation:3', text: 'user —lives_in→ 杭州', at: 5, sessionId: 'webui:old', turnId: 'webui:old#2', seq: undefined, speaker: { id: 'qq:1', name: 'Bo' } }] },
+    ]);
   });
 
   it('marks the in-flight turn running, errors with their code, and exclusion markers (last wins)', () => {
@@ -60,7 +76,7 @@ describe('applyBusEvent', () => {
     expect(visibleAnswer(turns[0])).toBe('Let me check.');
     turns = applyBusEvent(turns, S, 'agent_llm_chain', { sessionId: S, turnId: T, round: 1, text: 'Let me check.', reasoning: 'r', toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], provider: 'fake', model: 'm', usage: { inputTokens: 3, outputTokens: 2 }, latencyMs: 5, injected: [{ source: 'memory-manager', text: 'BLOCK' }] });
     expect(turns[0].live.text).toBe('');
-    expect(turns[0].injected).toEqual([{ source: 'memory-manager', text: 'BLOCK' }]);
+    expect(turns[0].injected).toEqual([{ source: 'memory-manager', text: 'BLOCK', sources: [] }]);
     turns = applyBusEvent(turns, S, 'tool_start', { sessionId: S, turnId: T, round: 1, call: { id: 'c1', name: 'weather', arguments: '{}' } });
     expect(turns[0].rounds[0].toolCalls[0].running).toBe(true);
     turns = applyBusEvent(turns, S, 'tool_end', { sessionId: S, turnId: T, round: 1, call: { id: 'c1', name: 'weather', arguments: '{}' }, result: 'sunny', durationMs: 4 });

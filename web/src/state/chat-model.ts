@@ -49,7 +49,8 @@ export interface TurnView {
   finalText: string;
   assistantSeq?: number;
   error?: { code: string; message: string };
-  injected: { source: string; text: string }[];
+  /** Blocks put into the model's context for this turn, each with the sources of its items. */
+  injected: InjectedView[];
   stageNotes: string[];
   interrupts: string[];
   seqs: number[];
@@ -59,6 +60,50 @@ export interface TurnView {
   at: number;
   /** Who wrote the message, when a chat channel named them (Telegram, QQ); absent = the owner. */
   speaker?: { id: string; name?: string; platform?: string };
+}
+
+/** Where one injected item came from (the kernel's `InjectedSource`, as the session log has it). */
+export interface InjectedSourceView {
+  tier: string;
+  id: string;
+  text: string;
+  at?: number;
+  sessionId?: string;
+  turnId?: string;
+  seq?: number;
+  speaker?: { id: string; name?: string };
+}
+
+/** One injected block: the memory library's, or a recall slot of the system prompt (【记忆索引】 …). */
+export interface InjectedView {
+  source: string;
+  text: string;
+  /** The slot's heading, for recall blocks. */
+  title?: string;
+  sources: InjectedSourceView[];
+}
+
+/** The well-formed sources of an injection event's data (anything else is left out). */
+export function injectedSources(v: unknown): InjectedSourceView[] {
+  if (!Array.isArray(v)) return [];
+  const out: InjectedSourceView[] = [];
+  for (const x of v) {
+    if (!x || typeof x !== 'object') continue;
+    const o = x as Record<string, unknown>;
+    if (typeof o.tier !== 'string' || typeof o.id !== 'string' || typeof o.text !== 'string') continue;
+    const sp = o.speaker as Record<string, unknown> | undefined;
+    out.push({
+      tier: o.tier,
+      id: o.id,
+      text: o.text,
+      at: typeof o.at === 'number' ? o.at : undefined,
+      sessionId: typeof o.sessionId === 'string' ? o.sessionId : undefined,
+      turnId: typeof o.turnId === 'string' ? o.turnId : undefined,
+      seq: typeof o.seq === 'number' ? o.seq : undefined,
+      speaker: sp && typeof sp.id === 'string' ? { id: sp.id, name: typeof sp.name === 'string' ? sp.name : undefined } : undefined,
+    });
+  }
+  return out;
 }
 
 function emptyTurn(turnId: string, sessionId: string, at = Date.now()): TurnView {
@@ -135,7 +180,7 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
         break;
       }
       case 'injection':
-        t.injected.push({ source: String(d.source ?? 'memory-manager'), text: ev.text });
+        t.injected.push({ source: String(d.source ?? 'memory-manager'), text: ev.text, title: typeof d.title === 'string' ? d.title : undefined, sources: injectedSources(d.sources) });
         break;
       case 'interrupt':
         t.interrupts.push(stripInterruptPrefix(ev.text));
@@ -233,7 +278,7 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
       r.latencyMs = p.latencyMs as number;
       const calls = (p.toolCalls ?? []) as { id: string; name: string; arguments: string }[];
       for (const c of calls) if (!r.toolCalls.some((x) => x.id === c.id)) r.toolCalls.push({ id: c.id, name: c.name, args: c.arguments, running: false });
-      for (const inj of (p.injected ?? []) as { source: string; text: string }[]) if (!t.injected.some((x) => x.text === inj.text)) t.injected.push(inj);
+      for (const inj of (p.injected ?? []) as { source: string; text: string }[]) if (!t.injected.some((x) => x.text === inj.text)) t.injected.push({ ...inj, sources: [] });
       t.live = { text: '', reasoning: '' };
       break;
     }

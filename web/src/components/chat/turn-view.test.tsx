@@ -36,7 +36,7 @@ describe('TurnView', () => {
     const html = render(<TurnView turn={turns[0]} pinned={true} isLast sessionBusy={false} actions={actions} />, 'zh');
     expect(html).toMatch(/<details class="injection"[^>]*>/);
     expect(html).not.toMatch(/<details class="injection"[^>]* open/);
-    expect(html).toContain('已注入记忆库');
+    expect(html).toContain('已注入记忆');
     expect(html).toContain('保存为记忆');
     expect(html).toContain('取消固定');
   });

@@ -3,7 +3,8 @@ import { useApp } from '../../app-context';
 import { copyText } from '../../lib/clipboard';
 import { Dialog } from '../dialog';
 import { useT } from '../../i18n';
-import { visibleAnswer, type RoundView, type TurnView as Turn } from '../../state/chat-model';
+import type { DictKey } from '../../i18n-dict';
+import { visibleAnswer, type InjectedView, type RoundView, type TurnView as Turn } from '../../state/chat-model';
 import { Markdown } from '../../lib/markdown';
 import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
@@ -115,9 +116,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
             <Icon name="layers" size={14} /> {t('chat.injected', { n: turn.injected.reduce((n, i) => n + Array.from(i.text).length, 0) })}
           </summary>
           {turn.injected.map((i, k) => (
-            <pre key={k} className="injection-text" title={i.source}>
-              {i.text}
-            </pre>
+            <InjectedBlock key={k} block={i} />
           ))}
         </details>
       )}
@@ -304,6 +303,55 @@ function Round({ r }: { r: RoundView }) {
           </div>
         </div>
       ))}
+    </div>
+  );
+}
+
+/**
+ * One injected block opened into its sources (issue 12 part 6, "why was this recalled"): each item
+ * with its tier, date and speaker, and a way to the turn it came from; the raw text below.
+ */
+const TIERS = new Set(['context', 'document', 'archive', 'graph', 'library', 'knowledge']);
+
+function InjectedBlock({ block }: { block: InjectedView }) {
+  const t = useT();
+  const app = useApp();
+  const heading = block.title || (block.source === 'memory-manager' ? t('chat.injectedLibrary') : block.source);
+  return (
+    <div className="injected-block" data-testid="injected-block">
+      <div className="injected-title">{heading}</div>
+      {block.sources.length > 0 && (
+        <ul className="injected-sources" data-testid="injected-sources">
+          {block.sources.map((s, k) => {
+            const canJump = !!s.sessionId && (!!s.turnId || s.seq !== undefined);
+            return (
+              <li key={k} className="injected-source" data-testid="injected-source" data-tier={s.tier} data-id={s.id}>
+                <span className="badge">{TIERS.has(s.tier) ? t(`chat.tier.${s.tier}` as DictKey) : s.tier}</span>
+                {s.at ? <span className="muted small"> {new Date(s.at).toLocaleString()}</span> : null}
+                {s.speaker && s.speaker.id !== 'user' ? <span className="muted small"> · {s.speaker.name ?? s.speaker.id}</span> : null}
+                <span className="injected-source-text"> {s.text}</span>
+                {canJump && (
+                  <button
+                    className="icon-btn tiny"
+                    title={t('chat.openSource')}
+                    aria-label={t('chat.openSource')}
+                    data-testid="open-source"
+                    onClick={() => app.locate(s.sessionId!, s.seq !== undefined && !s.turnId ? [s.seq] : [], s.turnId)}
+                  >
+                    <Icon name="locate" size={14} />
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <details className="injected-raw">
+        <summary className="muted small">{t('chat.injectedText')}</summary>
+        <pre className="injection-text" title={block.source}>
+          {block.text}
+        </pre>
+      </details>
     </div>
   );
 }
