@@ -34,6 +34,32 @@ export const CONFIG_MIGRATIONS: readonly { version: number; description: string;
       }
     },
   },
+  {
+    version: 3,
+    description: 'people registry: persons, their linked speaker ids, and whose private chat each conversation is (decision 0090)',
+    up: (db) => {
+      db.exec(`CREATE TABLE IF NOT EXISTS people (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS person_ids (
+        speaker_id TEXT PRIMARY KEY,
+        person_id TEXT NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+        linked_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS person_ids_person ON person_ids(person_id);
+      CREATE TABLE IF NOT EXISTS private_chats (
+        conversation_id TEXT PRIMARY KEY,
+        speaker_id TEXT NOT NULL,
+        first_seen INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS private_chats_speaker ON private_chats(speaker_id);`);
+      const now = Date.now();
+      db.prepare("INSERT OR IGNORE INTO people (id, name, created_at, updated_at) VALUES ('owner', 'Owner', ?, ?)").run(now, now);
+    },
+  },
 ];
 
 /** Applies the pending migrations. Throws when the file was written by a newer HomeAgent. */

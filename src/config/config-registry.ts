@@ -14,6 +14,7 @@ import {
   type SettingsAPI,
 } from '../spec/index.js';
 import { assertPluginName, keyMatchesPrefix, locateConfigKey, type ConfigKeyLocation } from './config-key.js';
+import { PeopleRegistry } from './people-registry.js';
 import { ensureNamespaceTable, migrateConfigDb } from './config-migrations.js';
 import { maskSecret } from './mask-secret.js';
 import { PluginSettings } from './plugin-settings.js';
@@ -90,11 +91,18 @@ export class ConfigRegistry implements ConfigReader {
   private readonly overrideValues = new Map<string, ConfigValue>();
   private readonly tables = new Set<string>();
   private readonly listeners = new Set<{ fn: ChangeListener; prefix?: string }>();
+  /** Who is who across channels (decision 0090), in the same database. */
+  readonly people: PeopleRegistry;
 
   constructor(private readonly opts: ConfigRegistryOptions) {
     this.env = opts.env ?? process.env;
     this.logger = opts.logger ?? consoleLogger;
     this.now = opts.now ?? Date.now;
+    this.people = new PeopleRegistry({
+      db: () => this.db,
+      configOwnerIds: () => (this.entries.has('core.identity.owner_ids') ? this.get<string[]>('core.identity.owner_ids') : []),
+      now: () => this.now(),
+    });
   }
 
   /** Opens (creating if needed) the database, migrates it and loads the stored values. Idempotent. */
@@ -112,6 +120,7 @@ export class ConfigRegistry implements ConfigReader {
       this.logger.warn('config database is corrupt; moved aside and starting with defaults', { path: this.opts.dbPath, movedTo: aside });
       this.db = this.openDb();
     }
+    this.people.reset();
     this.tables.clear();
     this.raw.clear();
     this.stored.clear();
@@ -126,6 +135,7 @@ export class ConfigRegistry implements ConfigReader {
   close(): void {
     const db = this.db;
     this.db = undefined;
+    this.people.reset();
     db?.close();
   }
 

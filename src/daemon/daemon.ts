@@ -149,6 +149,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const memory = await openMemorySystem({
     homeDir: paths.home,
     config,
+    people: config.people,
     log: log.child('memory'),
     llm,
     injectConsolidation: (text, meta) => late.agent?.injectSelfInput(text, meta),
@@ -160,6 +161,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     sessions,
     context: memory.context,
     config,
+    people: config.people,
     log: log.child('kernel'),
     textLog,
     persona: personaLoader(paths.persona),

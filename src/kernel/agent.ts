@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AttachmentPort, StoredAttachment, ConfigReader, ContextEvent, ContextWindow, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
+import type { AttachmentPort, StoredAttachment, ConfigReader, ContextEvent, ContextWindow, PeopleDirectory, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
 import { NotFoundError, ValidationError } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
@@ -34,6 +34,8 @@ export interface AgentOptions {
   /** The context window; a small in-memory window is used when the memory subsystem is absent. */
   context?: ContextWindow;
   config?: ConfigReader;
+  /** Who is who across channels (decision 0090); without it only `core.identity.owner_ids` marks the owner. */
+  people?: PeopleDirectory;
   log?: Logger;
   textLog?: TextLogPort;
   persona?: () => string;
@@ -129,6 +131,7 @@ export class Agent {
       sessions: opts.sessions,
       context: this.context,
       config: opts.config,
+      people: opts.people,
       log: this.log,
       textLog: opts.textLog,
       media: opts.media,

@@ -1,4 +1,4 @@
-import type { AttachmentPort, ConfigReader, ContextEvent, ContextWindow } from '../spec/index.js';
+import type { AttachmentPort, ConfigReader, ContextEvent, ContextWindow, PeopleDirectory } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import type { EventBus } from './event-bus.js';
 import type { StageHost } from './stage-host.js';
@@ -18,6 +18,8 @@ export interface KernelDeps {
   sessions: SessionPort;
   context: ContextWindow;
   config?: ConfigReader;
+  /** Who is who across channels (decision 0090); without it only `core.identity.owner_ids` marks the owner. */
+  people?: PeopleDirectory;
   log: Logger;
   textLog?: TextLogPort;
   /** Keeps and reads attachments (C-11); without it only images reach the model. */

@@ -60,9 +60,11 @@ export function normalizeConversation(v: unknown): Conversation | undefined {
  * message text, which anyone can write). Undefined for the owner's own sessions. `owner`: the
  * speaker is one of the owner's own ids.
  */
-export function conversationBlock(speaker: Speaker | undefined, conversation: Conversation | undefined, owner = false): string | undefined {
+export function conversationBlock(speaker: Speaker | undefined, conversation: Conversation | undefined, owner = false, personName?: string): string | undefined {
   if (!speaker && !conversation) return undefined;
-  const named = speaker ? `${speaker.name ? `${speaker.name} ` : ''}(${speaker.id})` : 'the owner';
+  // The person's name is the owner's (people registry); the display name is the platform's, untrusted.
+  const known = personName ? `, whom the owner knows as ${personName}` : '';
+  const named = speaker ? `${speaker.name ? `${speaker.name} ` : ''}(${speaker.id}${known})` : 'the owner';
   const who = owner && speaker ? `the owner, ${named}` : named;
   const platform = conversation?.platform ?? speaker?.platform ?? 'a chat';
   if (conversation?.kind === 'group') {

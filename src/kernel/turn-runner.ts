@@ -138,6 +138,14 @@ export class TurnRunner {
       // Consolidation turns (internal jobs) stay out of the context window: their instructions
       // and answers are not conversation, must not show in the timeline nor be archived as memory.
       if (!turn.consolidation) {
+        // Whose private chat this is, so a person linked across channels finds it (decision 0090).
+        if (input.speaker && input.conversation?.kind === 'private') {
+          try {
+            d.people?.notePrivateChat(input.speaker.id, input.conversation.id);
+          } catch (e) {
+            d.log.warn(`could not record the private chat ${input.conversation.id}: ${(e as Error).message}`);
+          }
+        }
         d.context.append({ kind: 'user', source: input.source, channel: input.channel, sessionId: input.sessionId, input: input.text, response: '', refs: [turn.turnId], ...place(input, true) });
         try {
           await d.context.prune(input.text);
@@ -224,13 +232,16 @@ export class TurnRunner {
     }
     // The agent-wide timeline carries private chats (the owner's WebUI, other people's direct
     // messages). A group, and a private chat with anyone but the owner, sees only its own
-    // conversation there (R-5); the owner's own ids (`core.identity.owner_ids`) see everything.
-    const owner = !speaker || cfg<string[]>(d.config, 'core.identity.owner_ids', []).includes(speaker.id);
-    const scope = conversation && (conversation.kind === 'group' || !owner) ? conversation.id : undefined;
-    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || e.conversation?.id === scope) && !this.deletedByPerson(e) && d.contextVisible(e));
+    // conversation there — or, for a person the owner linked across channels, their private chats
+    // on every platform (R-5, decision 0090); the owner's ids see everything.
+    const person = speaker ? d.people?.personOf(speaker.id) : undefined;
+    const owner = !speaker || (person?.owner ?? false) || cfg<string[]>(d.config, 'core.identity.owner_ids', []).includes(speaker.id);
+    const scoped = d.people ? d.people.scopeOf(speaker, conversation) : conversation && (conversation.kind === 'group' || !owner) ? [conversation.id] : undefined;
+    const scope = scoped ? new Set(scoped) : undefined;
+    const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || (e.conversation !== undefined && scope.has(e.conversation.id))) && !this.deletedByPerson(e) && d.contextVisible(e));
     const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000));
     const rules = d.channels.rules();
-    const here = conversationBlock(speaker, conversation, owner);
+    const here = conversationBlock(speaker, conversation, owner, person && !person.owner ? person.name : undefined);
     const proactive = isProactive(turn.input, d.channels.get(turn.input.channel) !== undefined)
       ? `This turn was started by ${turn.input.source}, not by a message in a chat: your final reply is delivered to the owner proactively (their default channel).`
       : undefined;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ConfigReader, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
+import type { ConfigReader, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
 import { HomeAgentError } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
 import { EmbedderService } from './embedder/index.js';
@@ -19,6 +19,8 @@ export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
   homeDir: string;
   config: ConfigReader;
+  /** Who is who across channels (decision 0090): scopes recall for people linked across platforms. */
+  people?: PeopleDirectory;
   log?: PluginLogger;
   now?: () => number;
   /** The kernel's LLM (provider manager with fallback), for docToTriples, merge and review. */
@@ -97,10 +99,10 @@ export class MemorySystem {
       embedder: this.embedder,
       depth: () => this.cfgNumber('core.memory.recall_depth', 2),
       rankedFacts: (input) => this.recall.search(input, { k: 20, tiers: ['graph'] }),
-      scopeOf: (q) => recallScope(q, ownerIds(config)),
+      scopeOf: (q) => recallScope(q, ownerIds(config), opts.people),
       factInScope: (r, scope) => {
         const src = this.recall.sources(r.refs ?? [], 20);
-        return src.length > 0 && src.every((h) => h.conversation?.id === scope);
+        return src.length > 0 && src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id));
       },
       log,
     });
@@ -284,7 +286,7 @@ export class MemorySystem {
   promptSlots(): Partial<Record<PromptSlot, PromptSlotProvider>> {
     const slots: Partial<Record<PromptSlot, PromptSlotProvider>> = {};
     if (this.up.graph) slots.memory_index = this.indexer.slot();
-    if (this.up.docs || this.up.archive) slots.related_documents = relatedDocumentsSlot(this.recall, { config: this.opts.config });
+    if (this.up.docs || this.up.archive) slots.related_documents = relatedDocumentsSlot(this.recall, { config: this.opts.config, people: this.opts.people });
     if (this.up.knowledge) slots.knowledge = this.knowledge.slot();
     return slots;
   }

@@ -17,4 +17,5 @@ export * from './cli-protocol.js';
 export * from './confirm.js';
 export * from './http.js';
 export * from './speaker.js';
+export * from './people.js';
 export * from './media.js';

@@ -36,8 +36,8 @@ export interface IndexerOptions {
    * The conversation a prompt must stay inside (R-5; undefined: everything) and whether a fact
    * belongs there (every turn it was distilled from was said there).
    */
-  scopeOf?: (q: PromptQuery) => string | undefined;
-  factInScope?: (relation: GraphRelation, scope: string) => boolean;
+  scopeOf?: (q: PromptQuery) => readonly string[] | undefined;
+  factInScope?: (relation: GraphRelation, scope: readonly string[]) => boolean;
   log?: PluginLogger;
 }
 
@@ -140,12 +140,12 @@ export class Indexer {
   }
 
   /** The 【记忆索引】 block for `input`, or undefined when nothing relevant is known. */
-  async build(input: string, turnId?: string, scope?: string): Promise<string | undefined> {
+  async build(input: string, turnId?: string, scope?: readonly string[]): Promise<string | undefined> {
     return (await this.buildFill(input, turnId, scope))?.text;
   }
 
   /** The 【记忆索引】 block with the source of every fact it shows (the turn it was distilled from). */
-  async buildFill(input: string, turnId?: string, scope?: string): Promise<PromptSlotFill | undefined> {
+  async buildFill(input: string, turnId?: string, scope?: readonly string[]): Promise<PromptSlotFill | undefined> {
     const { result } = await this.search(input);
     const skip = turnId ? this.recalledIn(turnId) : new Set<string>();
     let relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));

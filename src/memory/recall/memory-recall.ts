@@ -1,4 +1,5 @@
-import type { ContextEvent, ContextWindow, GraphRelation, RecallHit, RecallTier } from '../../spec/memory.js';
+import type { ContextEvent, ContextWindow, GraphRelation, PromptQuery, RecallHit, RecallTier } from '../../spec/memory.js';
+import type { PeopleDirectory } from '../../spec/people.js';
 import type { ColdArchive } from '../archive/index.js';
 import type { DocStore, MemoryDocument } from '../documents/index.js';
 import type { EmbedderService } from '../embedder/index.js';
@@ -146,12 +147,13 @@ export class MemoryRecall {
    * 【相关记忆文档】 (T-3 auto-injection): the best `k` turns outside the context window (the
    * timeline already shows those); warm documents count one access each.
    */
-  async related(query: string, k: number, scope?: string): Promise<RecallEntry[]> {
+  async related(query: string, k: number, scope?: readonly string[]): Promise<RecallEntry[]> {
     if (k <= 0) return [];
     // In a scoped conversation (a group, or a private chat with someone else) only what was said
     // there may be injected (R-5), as the kernel scopes the timeline.
     const all = await this.entries(query, { k: scope ? Math.max(50, k * 10) : k, tiers: ['document', 'archive'] });
-    const hits = (scope ? all.filter((h) => h.hit.conversation?.id === scope) : all).slice(0, k);
+    const inScope = scope ? new Set(scope) : undefined;
+    const hits = (inScope ? all.filter((h) => h.hit.conversation !== undefined && inScope.has(h.hit.conversation.id)) : all).slice(0, k);
     const docs = this.tiers.docs?.();
     const warm = hits.filter((h) => h.hit.tier === 'document').map((h) => h.hit.id);
     if (docs && warm.length) docs.touch(warm);
@@ -194,13 +196,16 @@ export class MemoryRecall {
 }
 
 /**
- * The conversation a prompt's memory must stay inside (R-5), by the kernel's rule for the timeline:
- * a group, or a private chat with anyone but the owner (`core.identity.owner_ids`), sees only its
- * own conversation; the owner in their own places sees everything (undefined).
+ * The conversations a prompt's memory must stay inside (R-5), by the kernel's rule for the
+ * timeline: a group, or a private chat with anyone but the owner, sees only its own conversation —
+ * and, with the people registry, a linked person's private chats on every platform (decision
+ * 0090); the owner in their own places sees everything (undefined). Without a registry the owner
+ * is `core.identity.owner_ids`.
  */
-export function recallScope(q: { speaker?: { id: string }; conversation?: { kind: string; id: string } }, ownerIds: readonly string[]): string | undefined {
+export function recallScope(q: Pick<PromptQuery, 'speaker' | 'conversation'>, ownerIds: readonly string[], people?: PeopleDirectory): readonly string[] | undefined {
+  if (people) return people.scopeOf(q.speaker, q.conversation);
   const owner = !q.speaker || ownerIds.includes(q.speaker.id);
-  return q.conversation && (q.conversation.kind === 'group' || !owner) ? q.conversation.id : undefined;
+  return q.conversation && (q.conversation.kind === 'group' || !owner) ? [q.conversation.id] : undefined;
 }
 
 /** A fact as text: `subject predicate object` (predicate words spaced). */

@@ -1,5 +1,6 @@
 import type { ConfigReader } from '../../spec/config.js';
 import type { InjectedSource, PromptQuery, PromptSlotFill, RecallHit } from '../../spec/memory.js';
+import type { PeopleDirectory } from '../../spec/people.js';
 import { recallScope, type MemoryRecall } from './memory-recall.js';
 
 /** Characters of one document shown in the prompt. */
@@ -13,12 +14,12 @@ const SNIPPET_CHARS = 400;
  * (R-5). The kernel prints the heading. Undefined when nothing matches or on
  * consolidation turns.
  */
-export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: ConfigReader; top?: number } = {}): (q: PromptQuery) => Promise<PromptSlotFill | undefined> {
+export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: ConfigReader; top?: number; people?: PeopleDirectory } = {}): (q: PromptQuery) => Promise<PromptSlotFill | undefined> {
   return async (q) => {
     if (q.consolidation || !q.input.trim()) return undefined;
     const top = opts.top ?? readTop(opts.config);
     if (top <= 0) return undefined;
-    const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config)));
+    const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config), opts.people));
     if (hits.length === 0) return undefined;
     return { text: hits.map((h) => relatedLine(h.hit)).join('\n'), sources: hits.map((h) => hitSource(h.hit)) };
   };
