@@ -185,6 +185,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.providers', providerAdmin(providers));
   host.services.provide('host', 'host.agent', status);
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
+  host.services.provide('host', 'host.people', config.people);
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
   const authToken = ensureAuthToken(paths.home);
   host.services.provide('host', 'host.auth', { token: () => authToken });

@@ -3,6 +3,7 @@ import type { ProviderStatus } from './provider.js';
 import type { GraphEntity, GraphRelation, RecallHit, RecallTier } from './memory.js';
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
+import type { LinkedPerson } from './people.js';
 
 /**
  * Services the host offers to built-in plugins through `sdk.use(name)` (P-7: webui, cli,
@@ -181,6 +182,21 @@ export interface NotifyService {
   send(notice: { text: string; source: string; sessionId?: string; meta?: Record<string, unknown> }): Promise<{ channel?: string }>;
 }
 
+/**
+ * The people registry (decision 0090) for the person's own surfaces: the WebUI, `waiter people`
+ * and the local API. Privileged: no tool is built on it, so a prompt-injected model cannot link a
+ * stranger's id to the owner.
+ */
+export interface PeopleAdminService {
+  list(): LinkedPerson[];
+  /** By person id, speaker id, name (case-insensitive) or `me`/`owner`. */
+  find(ref: string): LinkedPerson | undefined;
+  /** Links speaker ids into one person (see PeopleRegistry.link): ValidationError / ConflictError / NotFoundError. */
+  link(ids: string[], opts?: { to?: string; name?: string }): LinkedPerson;
+  unlink(speakerId: string): { person: LinkedPerson | undefined; removed: boolean };
+  rename(personId: string, name: string): LinkedPerson;
+}
+
 declare module './plugin.js' {
   interface ServiceMap {
     'host.plugins': PluginAdminService;
@@ -191,6 +207,7 @@ declare module './plugin.js' {
     'host.routes': RouteTableService;
     'host.auth': AuthService;
     'host.notify': NotifyService;
+    'host.people': PeopleAdminService;
     changes: ChangeTrackerService;
   }
 }

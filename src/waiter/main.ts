@@ -82,6 +82,15 @@ function simple(program: Command, cmd: CliCommand, args: (...a: string[]) => Rec
   };
 }
 
+/** `waiter people [list]`: one row per person with their linked ids. */
+function peopleList(program: Command) {
+  return async () => {
+    const opts = program.opts<GlobalOpts>();
+    const list = await withClient(opts, (c) => c.request<{ id: string; name: string; owner: boolean; ids: string[] }[]>('people.list', {}));
+    print(opts, opts.json ? list : list.map((p) => ({ id: p.id, name: p.owner ? `${p.name} (owner)` : p.name, ids: p.ids.join(', ') || '—' })));
+  };
+}
+
 /** A recall hit as the daemon sends it (spec RecallHit). */
 /** The answer of `memory.why`: a turn's injected blocks and their sources. */
 interface TurnWhy {
@@ -438,6 +447,20 @@ export function buildProgram(): Command {
       const { runMcpBridge } = await import('./mcp-bridge.js');
       await runMcpBridge({ baseUrl, token, log: (line) => process.stderr.write(`${line}\n`) });
     });
+
+  const people = program.command('people').description("who is who across chat channels: link one person's ids (telegram:42, qq:10001) so their facts follow them").action(peopleList(program));
+  people.command('list').action(peopleList(program));
+  people
+    .command('link <ids...>')
+    .description('link speaker ids into one person (the person one of them already belongs to, --to, or a new one)')
+    .option('--to <person>', 'a person id (owner for yourself)')
+    .option('--name <name>', 'the name of a new person, or a new name')
+    .action(async (ids: string[], o: { to?: string; name?: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      print(opts, await withClient(opts, (c) => c.request('people.link', { ids, to: o.to, name: o.name })));
+    });
+  people.command('unlink <id>').description('unlink a speaker id (a person left without ids is removed)').action(simple(program, 'people.unlink', (id) => ({ id })));
+  people.command('rename <person> <name>').description('rename a person (by id, name, a linked speaker id, or "me")').action(simple(program, 'people.rename', (person, name) => ({ person, name })));
 
   const memory = program.command('memory').description('the memory tiers: context, documents, graph');
   memory.command('stats').action(simple(program, 'memory.stats'));

@@ -192,6 +192,22 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return { deleted: str(a, 'name') };
     case 'library':
       return library(sdk, a);
+    case 'people.list':
+      return need(sdk, 'host.people').list();
+    case 'people.link': {
+      const ids = a?.ids;
+      if (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')) throw new ProtocolError('argument "ids" must be a list of speaker ids');
+      return need(sdk, 'host.people').link(ids as string[], { to: typeof a?.to === 'string' ? a.to : undefined, name: typeof a?.name === 'string' ? a.name : undefined });
+    }
+    case 'people.unlink':
+      return need(sdk, 'host.people').unlink(str(a, 'id'));
+    case 'people.rename': {
+      const people = need(sdk, 'host.people');
+      const ref = str(a, 'person');
+      const p = people.find(ref);
+      if (!p) throw new NotFoundError('person', ref);
+      return people.rename(p.id, str(a, 'name'));
+    }
     case 'changes.list':
       return need(sdk, 'changes').list({ limit: num(a, 'limit', 50) });
     case 'changes.undo':

@@ -6,6 +6,7 @@ import { mountSessionRoutes } from './session-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
 import { mountConfirmRoutes } from './confirm-routes.js';
+import { mountPeopleRoutes } from './people-routes.js';
 import { homedir, tmpdir } from 'node:os';
 import { redactPaths } from '../../sdk/index.js';
 import { packageRoot, serveStatic } from './static-files.js';
@@ -80,6 +81,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   mountAdminRoutes(app, ctx);
   mountMemoryRoutes(app, ctx);
   mountConfirmRoutes(app, ctx);
+  mountPeopleRoutes(app, ctx);
 
   app.all('*', (c, next) => {
     if (!isApiPath(c.req.path)) return next();

@@ -1,0 +1,36 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { json, readJson, ServiceUnavailableError } from './http-json.js';
+import { parseBody } from './chat-routes.js';
+import type { WebuiContext } from './webui-context.js';
+
+const speakerId = z.string().min(3).max(170);
+const linkSchema = z.object({ ids: z.array(speakerId).min(1).max(50), to: z.string().min(1).max(40).optional(), name: z.string().min(1).max(100).optional() }).strict();
+const unlinkSchema = z.object({ id: speakerId }).strict();
+const renameSchema = z.object({ name: z.string().min(1).max(100) }).strict();
+
+/**
+ * The people registry (decision 0090) under `/api/v1/people`: list, link, unlink, rename. These
+ * routes are the person's (the token and the cross-site guard of `auth.ts` apply as to every
+ * `/api/` route); no model-callable tool reaches `host.people`, because linking a stranger's id
+ * to the owner would open every private memory to them.
+ */
+export function mountPeopleRoutes(app: Hono, ctx: WebuiContext): void {
+  const people = () => ctx.sdk.use('host.people') ?? (() => {
+    throw new ServiceUnavailableError('host.people', 'The people registry');
+  })();
+
+  app.get('/api/v1/people', () => json({ ok: true, people: people().list() }));
+  app.post('/api/v1/people/link', async (c) => {
+    const body = parseBody(linkSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, person: people().link(body.ids, { to: body.to, name: body.name }) });
+  });
+  app.post('/api/v1/people/unlink', async (c) => {
+    const body = parseBody(unlinkSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, ...people().unlink(body.id) });
+  });
+  app.patch('/api/v1/people/:id', async (c) => {
+    const body = parseBody(renameSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, person: people().rename(c.req.param('id'), body.name) });
+  });
+}
