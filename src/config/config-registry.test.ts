@@ -206,10 +206,10 @@ describe('ConfigRegistry', () => {
     const h = new Database(db, { readonly: true });
     try {
       const tables = (h.prepare("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-      assert.deepEqual(tables, ['config', 'config_cmd', 'config_memory_manager']);
+      assert.deepEqual(tables, ['config', 'config_cmd', 'config_memory_manager', 'people', 'person_ids', 'private_chats']);
       assert.equal((h.prepare('SELECT value FROM config_cmd WHERE key = ?').get('plugin.cmd.allow') as { value: string }).value, '["ls","cat"]');
       assert.equal((h.prepare('SELECT value FROM config WHERE key = ?').get('core.agent.name') as { value: string }).value, '"Kiki"');
-      assert.equal(h.pragma('user_version', { simple: true }), 2);
+      assert.equal(h.pragma('user_version', { simple: true }), 3);
       assert.equal(h.pragma('journal_mode', { simple: true }), 'wal');
     } finally {
       h.close();

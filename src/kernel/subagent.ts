@@ -87,7 +87,7 @@ export function subAgentTool(d: KernelDeps): ToolDef {
               if (before.rejected) out = `Rejected: ${before.rejected}`;
               else {
                 if (ac.signal.aborted) break; // interrupted or timed out: no new tool
-                const r = await d.stages.executeTool(def, before.args ?? a, { sessionId: call.sessionId, turnId: subTurn, callId: tc.id, signal: toolAc.signal });
+                const r = await d.stages.executeTool(def, before.args ?? a, { sessionId: call.sessionId, turnId: subTurn, callId: tc.id, signal: toolAc.signal, ...(call.speaker ? { speaker: call.speaker } : {}), ...(call.conversation ? { conversation: call.conversation } : {}) });
                 const after: StageContext = { stage: 'after_toolcall', input, turnId: subTurn, round, messages, state, toolCall: tc, args: before.args ?? a, result: r.output };
                 await stage(after, tc.name);
                 out = after.result ?? r.output;

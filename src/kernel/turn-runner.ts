@@ -402,7 +402,7 @@ export class TurnRunner {
     let r: Awaited<ReturnType<typeof d.stages.executeTool>>;
     let interrupted = false;
     try {
-      r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal });
+      r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal, ...place(turn.input, true) });
     } finally {
       if (ac) {
         hooks.setLlmAbort(undefined);

@@ -1,4 +1,5 @@
 import type { JsonSchema } from './provider.js';
+import type { Conversation, Speaker } from './speaker.js';
 
 /** What a tool handler receives besides its arguments. */
 export interface ToolInvocation {
@@ -8,6 +9,10 @@ export interface ToolInvocation {
   turnId: string;
   callId: string;
   signal: AbortSignal;
+  /** Who said the turn's message, on a chat channel (absent: the owner). Lets a tool record it. */
+  speaker?: Speaker;
+  /** Where the turn's message was said (absent: the owner's own private place). */
+  conversation?: Conversation;
 }
 
 /** The result of a tool. A string is shown to the model as is; objects are JSON-encoded. */

@@ -65,7 +65,9 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
             note = 'saved without the convention tag: only the user can make a memory a convention (WebUI library)';
           }
         }
-        const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links });
+        // A chat channel's turn records who said it (issue 13 part 5); the owner's own turns carry none.
+        const speaker = call?.speaker ? { id: call.speaker.id, ...(call.speaker.name ? { name: call.speaker.name.slice(0, 100) } : {}) } : undefined;
+        const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links, ...(speaker ? { speaker } : {}), ...(call?.conversation ? { conversation: call.conversation.id } : {}) });
         return { id: rec.id, title: rec.title, impressions: rec.impressions, tags: rec.tags, ...(note ? { note } : {}) };
       }),
     },

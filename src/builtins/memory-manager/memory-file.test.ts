@@ -90,3 +90,16 @@ test('M-1: ids: ^[A-Za-z0-9_-]{3,64}$ only (no path traversal)', () => {
   assert.equal(assertMemoryId('ok_id-1'), 'ok_id-1');
   assert.doesNotThrow(() => assertMemoryId(newMemoryId()));
 });
+
+test('the speaker is flat front-matter (speaker, speakerName, conversation) that YAML and a round trip keep', () => {
+  const withSpeaker: MemoryRecord = { ...rec, speaker: { id: 'telegram:42', name: 'Alice "A" 爱丽丝' }, conversation: 'telegram:42' };
+  const text = serializeMemory(withSpeaker);
+  const y = parseYaml(frontMatter(text)) as Record<string, unknown>;
+  assert.equal(y.speaker, 'telegram:42');
+  assert.equal(y.speakerName, 'Alice "A" 爱丽丝');
+  assert.equal(y.conversation, 'telegram:42');
+  assert.deepEqual(parseMemoryFile(rec.id, text), withSpeaker);
+  // A hand edit to something that is not a speaker id is dropped, not trusted.
+  const bad = parseMemoryFile(rec.id, text.replace('speaker: "telegram:42"', 'speaker: "no id here"'));
+  assert.equal(bad.speaker, undefined);
+});

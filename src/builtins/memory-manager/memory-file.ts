@@ -28,6 +28,14 @@ export interface MemoryMeta {
   links: string[];
   composedOf: string[];
   source?: MemorySource;
+  /**
+   * Who said what the memory was saved from, on a chat channel (issue 13 part 5): front-matter
+   * `speaker` (`telegram:42`) and `speakerName` (`Alice`), flat text properties Obsidian edits.
+   * Absent: the owner (WebUI, CLI) or unknown.
+   */
+  speaker?: { id: string; name?: string };
+  /** Where it was said (`conversation`: the chat's id, `qq:group:5`). */
+  conversation?: string;
   createdAt: string;
   updatedAt: string;
   /** Front-matter keys we do not know (added in Obsidian …), kept as they were. */
@@ -47,7 +55,8 @@ export const TAG_CONVENTION = 'convention';
 /** The tag of session summaries (M-3). */
 export const TAG_SUMMARY = '会话总结';
 
-const KNOWN_KEYS = ['title', 'impressions', 'tags', 'enabled', 'links', 'composedOf', 'source', 'createdAt', 'updatedAt'] as const;
+const KNOWN_KEYS = ['title', 'impressions', 'tags', 'enabled', 'links', 'composedOf', 'source', 'speaker', 'speakerName', 'conversation', 'createdAt', 'updatedAt'] as const;
+const SPEAKER_RE = /^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/;
 const FM_LINE_RE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/;
 
 /** Trims blank lines at the start and whitespace at the end; the canonical form of snapshot and notes. */
@@ -128,6 +137,11 @@ export function normalizeMeta(id: string, fm: Record<string, unknown>, fallbackT
   };
   const source = toSource(fm.source);
   if (source) meta.source = source;
+  if (typeof fm.speaker === 'string' && SPEAKER_RE.test(fm.speaker.trim())) {
+    meta.speaker = { id: fm.speaker.trim() };
+    if (typeof fm.speakerName === 'string' && fm.speakerName.trim()) meta.speaker.name = fm.speakerName.trim().slice(0, 100);
+  }
+  if (typeof fm.conversation === 'string' && fm.conversation.trim() && fm.conversation.length <= 300) meta.conversation = fm.conversation.trim();
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fm)) if (!(KNOWN_KEYS as readonly string[]).includes(k) && k !== 'id') extra[k] = v;
   if (Object.keys(extra).length) meta.extra = extra;
@@ -175,6 +189,11 @@ export function serializeMemory(rec: MemoryRecord): string {
     ['composedOf', rec.composedOf],
   ];
   if (rec.source) fm.push(['source', { sessionId: rec.source.sessionId, seqs: rec.source.seqs }]);
+  if (rec.speaker) {
+    fm.push(['speaker', rec.speaker.id]);
+    if (rec.speaker.name) fm.push(['speakerName', rec.speaker.name]);
+  }
+  if (rec.conversation) fm.push(['conversation', rec.conversation]);
   fm.push(['createdAt', rec.createdAt], ['updatedAt', rec.updatedAt]);
   for (const [k, v] of Object.entries(rec.extra ?? {})) if (FM_LINE_RE.test(`${k}: x`) && v !== undefined) fm.push([k, v]);
   const snapshot = normalizeText(rec.snapshot);

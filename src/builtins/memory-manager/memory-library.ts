@@ -24,6 +24,8 @@ export const saveInputSchema = z
     links: idList.optional(),
     composedOf: idList.optional(),
     source: z.object({ sessionId: z.string().min(1).max(300), seqs: z.array(z.number().int()).max(100_000) }).optional(),
+    speaker: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/, 'a speaker id is <platform>:<user id>'), name: z.string().max(100).optional() }).strict().optional(),
+    conversation: z.string().min(1).max(300).optional(),
   })
   .strict();
 export type SaveInput = z.infer<typeof saveInputSchema>;
@@ -389,6 +391,10 @@ export class MemoryLibrary implements LinkIndex {
     };
     const source: MemorySource | undefined = inp.source ?? existing?.source;
     if (source) rec.source = { sessionId: source.sessionId, seqs: [...source.seqs] };
+    const speaker = inp.speaker ?? existing?.speaker;
+    if (speaker) rec.speaker = { id: speaker.id, ...(speaker.name?.trim() ? { name: speaker.name.trim().replace(/[\u0000-\u001f\u007f]/g, ' ') } : {}) };
+    const conversation = inp.conversation ?? existing?.conversation;
+    if (conversation) rec.conversation = conversation;
     if (existing?.extra) rec.extra = existing.extra;
     await this.persist(rec);
     this.index(rec);

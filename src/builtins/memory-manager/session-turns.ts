@@ -17,6 +17,10 @@ export interface Turn {
   tools: string[];
   at: number;
   excluded: boolean;
+  /** Who said the user message, on a chat channel (the log's `data.speaker`). */
+  speaker?: { id: string; name?: string };
+  /** Where (the log's `data.conversation.id`). */
+  conversation?: string;
 }
 
 /** The session id a turn id belongs to (`"<sessionId>#<n>"`). */
@@ -50,7 +54,12 @@ export function buildTurns(events: SessionEvent[], excluded: ReadonlySet<string>
       byId.set(e.turnId, t);
     }
     t.seqs.push(e.seq);
-    if (e.kind === 'user') t.user = t.user ? `${t.user}\n${e.text}` : e.text;
+    if (e.kind === 'user') {
+      t.user = t.user ? `${t.user}\n${e.text}` : e.text;
+      const d = e.data as { speaker?: { id?: unknown; name?: unknown }; conversation?: { id?: unknown } } | undefined;
+      if (typeof d?.speaker?.id === 'string') t.speaker = { id: d.speaker.id, ...(typeof d.speaker.name === 'string' ? { name: d.speaker.name } : {}) };
+      if (typeof d?.conversation?.id === 'string') t.conversation = d.conversation.id;
+    }
     else if (e.kind === 'assistant') t.assistant = t.assistant ? `${t.assistant}\n${e.text}` : e.text;
     else if (e.kind === 'tool_call' || e.kind === 'tool_result') t.tools.push(`${e.kind === 'tool_call' ? '→' : '←'} ${e.text}`);
   }

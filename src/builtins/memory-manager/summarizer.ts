@@ -172,6 +172,9 @@ export async function summarizeSession(deps: SummarizeDeps, args: SummarizeArgs,
       impressions: ['会话总结', `会话 ${sessionId}`],
       tags: [TAG_SUMMARY],
       source: { sessionId, seqs: gTurns.flatMap((t) => t.seqs) },
+      // One speaker for the whole group of turns is recorded; several (a group chat) are not one "who".
+      ...(gTurns.every((t) => t.speaker && t.speaker.id === gTurns[0].speaker?.id) ? { speaker: gTurns[0].speaker } : {}),
+      ...(gTurns[0].conversation ? { conversation: gTurns[0].conversation } : {}),
     });
   }
   report('saving', 0, inputs.length, '保存');
