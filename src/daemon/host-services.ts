@@ -82,6 +82,8 @@ export interface MemoryLike {
   deleteDocument(id: string): Promise<void>;
   graph(opts: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<Awaited<ReturnType<MemoryAdminService['graph']>>>;
   deleteEntity(name: string): Promise<void>;
+  deleteRelation: MemoryAdminService['deleteRelation'];
+  about: MemoryAdminService['about'];
   commitTriples: MemoryAdminService['commitTriples'];
   editEntity: MemoryAdminService['editEntity'];
   mergeEntities: MemoryAdminService['mergeEntities'];
@@ -107,6 +109,8 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
     deleteDocument: (id) => m.deleteDocument(id),
     graph: (o = {}) => m.graph(o),
     deleteEntity: (name) => m.deleteEntity(name),
+    deleteRelation: (id) => m.deleteRelation(id),
+    about: (q) => m.about(q),
     commitTriples: (t) => m.commitTriples(t),
     editEntity: (name, patch) => m.editEntity(name, patch),
     mergeEntities: (keep, drop) => m.mergeEntities(keep, drop),

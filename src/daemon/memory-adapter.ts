@@ -2,6 +2,7 @@ import type { GraphEntity, GraphRelation } from '../spec/index.js';
 import { NotFoundError } from '../spec/index.js';
 import type { MemorySystem } from '../memory/index.js';
 import type { MemoryLike } from './host-services.js';
+import { aboutPerson } from './memory-about.js';
 
 /**
  * Maps the memory subsystem onto what the `host.memory` admin service needs (WebUI browsers and
@@ -59,6 +60,10 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
     deleteEntity: async (name) => {
       m.graph.deleteEntity(name);
     },
+    deleteRelation: async (id) => {
+      if (!Number.isInteger(id) || !m.graph.deleteRelation(id)) throw new NotFoundError('fact', String(id));
+    },
+    about: async (q) => aboutPerson(m, q),
     commitTriples: async (triples) => m.graph.commit(triples),
     editEntity: async (name, patch) => m.graph.editEntity(name, patch),
     mergeEntities: async (keep, drop) => {

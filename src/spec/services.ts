@@ -143,6 +143,42 @@ export interface MemoryAdminService {
   knowledgePut(name: string, content: string): Promise<void>;
   knowledgeDelete(name: string): Promise<void>;
   knowledgeSearch(query: string, k?: number): Promise<{ name: string; score: number; snippet: string }[]>;
+  /** Deletes one graph fact (`relation:<id>`'s number); NotFoundError when it is gone. */
+  deleteRelation(id: number): Promise<void>;
+  /**
+   * What the tiers hold about a person (issue 12 part 7): graph facts whose subject or object is
+   * one of `names` (with the turns they came from and, where the graph keeps it, since/until),
+   * and recent turns that mention a name or were said by one of `speakerIds`.
+   */
+  about(q: { names: string[]; speakerIds: string[]; limit?: number }): Promise<{ facts: AboutFact[]; documents: AboutSource[] }>;
+}
+
+/** Where something HomeAgent holds came from: a turn of a session, on a date (jump target of the WebUI). */
+export interface AboutSource {
+  tier: RecallTier;
+  id: string;
+  text: string;
+  sessionId: string;
+  turnId?: string;
+  createdAt: number;
+  channel?: string;
+  speaker?: { id: string; name?: string };
+  conversation?: { kind: string; id: string; title?: string };
+}
+
+/** A graph fact about a person, with its history (valid from/to, when the graph records it) and sources. */
+export interface AboutFact {
+  /** The relation id (`relation:<id>` as a recall hit names it). */
+  id: number;
+  subject: string;
+  predicate: string;
+  object: string;
+  confidence: number;
+  /** Since when the fact held (epoch ms), if the graph records it. */
+  validFrom?: number;
+  /** Until when it held (a superseded fact), if the graph records it. */
+  validTo?: number;
+  sources: AboutSource[];
 }
 
 /** Routes that plugins registered, for the webui server to mount. */

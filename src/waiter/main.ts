@@ -91,6 +91,35 @@ function peopleList(program: Command) {
   };
 }
 
+/** The answer of `memory.about` (see src/builtins/shared/about-person.ts). */
+interface AboutView {
+  person: { id?: string; name: string; owner: boolean; ids: string[]; known: boolean };
+  facts: { id: number; subject: string; predicate: string; object: string; validFrom?: number; validTo?: number; sources: { turnId?: string; sessionId: string; createdAt: number }[] }[];
+  memories: { id: string; title: string; speaker?: { id: string; name?: string }; updatedAt: string; why: string }[];
+  documents: { tier: string; text: string; sessionId: string; turnId?: string; createdAt: number; speaker?: { id: string; name?: string } }[];
+  library: boolean;
+}
+
+const day = (ms: number | undefined) => (ms ? new Date(ms).toISOString().slice(0, 10) : '');
+
+/** `waiter memory about` as text: facts, memories, turns, each line with where it came from. */
+function aboutText(a: AboutView): string {
+  const out: string[] = [];
+  const who = a.person.owner ? `${a.person.name} (you)` : a.person.name;
+  out.push(`About ${who}${a.person.ids.length ? ` — ${a.person.ids.join(', ')}` : ''}${a.person.known || a.person.owner ? '' : ' (not in the people registry: searched by name)'}`);
+  out.push('', `Facts (${a.facts.length}) — delete one: waiter memory forget, or the WebUI`);
+  for (const f of a.facts) {
+    const held = f.validFrom || f.validTo ? ` [${day(f.validFrom) || '…'} → ${day(f.validTo) || 'now'}]` : '';
+    const src = f.sources[0];
+    out.push(`  #${f.id} ${f.subject} ${f.predicate} ${f.object}${held}${src ? `  ← ${src.turnId ?? src.sessionId} ${day(src.createdAt)}` : ''}`);
+  }
+  out.push('', a.library ? `Library memories (${a.memories.length}) — edit: waiter library show <id>` : 'Library: the memory-manager is not running');
+  for (const m of a.memories) out.push(`  ${m.id} ${m.title}${m.speaker ? ` — said by ${m.speaker.name ?? m.speaker.id}` : ''} (${m.why}, ${m.updatedAt.slice(0, 10)})`);
+  out.push('', `Turns (${a.documents.length})`);
+  for (const d of a.documents) out.push(`  [${day(d.createdAt)} ${d.tier}${d.speaker ? ` · ${d.speaker.name ?? d.speaker.id}` : ''}] ${d.text.replace(/\s+/g, ' ').slice(0, 120)}  ← ${d.turnId ?? d.sessionId}`);
+  return `${out.join('\n')}\n`;
+}
+
 /** A recall hit as the daemon sends it (spec RecallHit). */
 /** The answer of `memory.why`: a turn's injected blocks and their sources. */
 interface TurnWhy {
@@ -464,6 +493,15 @@ export function buildProgram(): Command {
 
   const memory = program.command('memory').description('the memory tiers: context, documents, graph');
   memory.command('stats').action(simple(program, 'memory.stats'));
+  memory
+    .command('about [person]')
+    .description('what HomeAgent holds about you (default) or a person: graph facts, library memories, turns — each with its source')
+    .action(async (person: string | undefined) => {
+      const opts = program.opts<GlobalOpts>();
+      const about = await withClient(opts, (c) => c.request<AboutView>('memory.about', { person }));
+      if (opts.json) print(opts, about);
+      else process.stdout.write(aboutText(about));
+    });
   memory.command('context').action(simple(program, 'memory.context'));
   memory.command('docs').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
   memory

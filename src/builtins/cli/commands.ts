@@ -4,6 +4,7 @@ import { NotFoundError } from '../../spec/index.js';
 import { ProtocolError } from '../../spec/index.js';
 import { attachments, str } from './protocol-schema.js';
 import { turnInjections } from './turn-sources.js';
+import { gatherAbout } from '../shared/index.js';
 
 /** Sends a stream event for the request being handled. */
 export type StreamFn = (event: CliStreamEvent['event'], data: Record<string, unknown>) => void;
@@ -192,6 +193,8 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return { deleted: str(a, 'name') };
     case 'library':
       return library(sdk, a);
+    case 'memory.about':
+      return gatherAbout(sdk, typeof a?.person === 'string' ? a.person : undefined);
     case 'people.list':
       return need(sdk, 'host.people').list();
     case 'people.link': {

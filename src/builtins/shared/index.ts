@@ -4,3 +4,4 @@ export { toolParameters, parseArgs } from './tool-schema.js';
 export { readJsonFile } from './read-json-file.js';
 export { childEnv } from './child-env.js';
 export { Backoff, sleep } from './backoff.js';
+export { gatherAbout, forgetAvailable, type AboutPerson, type AboutMemory } from './about-person.js';

@@ -1,5 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import { ValidationError } from '../../sdk/index.js';
+import { gatherAbout } from '../shared/index.js';
 import { json, readJson, ServiceUnavailableError } from './http-json.js';
 import { parseBody } from './chat-routes.js';
 import type { WebuiContext } from './webui-context.js';
@@ -21,6 +23,21 @@ export function mountPeopleRoutes(app: Hono, ctx: WebuiContext): void {
   })();
 
   app.get('/api/v1/people', () => json({ ok: true, people: people().list() }));
+  // What HomeAgent holds about the owner or a person (issue 12 part 7): facts, memories, turns.
+  app.get('/api/v1/memory/about', async (c) => {
+    const person = c.req.query('person');
+    if (person !== undefined && person.length > 200) throw new ValidationError('person: at most 200 characters');
+    return json({ ok: true, about: await gatherAbout(ctx.sdk, person) });
+  });
+  app.delete('/api/v1/memory/graph/relations/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!/^\d{1,15}$/.test(id)) throw new ValidationError(`not a fact id: ${id.slice(0, 40)}`);
+    const mem = ctx.sdk.use('host.memory') ?? (() => {
+      throw new ServiceUnavailableError('host.memory', 'The memory subsystem');
+    })();
+    await mem.deleteRelation(Number(id));
+    return json({ ok: true });
+  });
   app.post('/api/v1/people/link', async (c) => {
     const body = parseBody(linkSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
     return json({ ok: true, person: people().link(body.ids, { to: body.to, name: body.name }) });

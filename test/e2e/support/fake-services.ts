@@ -219,6 +219,14 @@ export function fakeMemory(): MemoryAdminService {
       { id: 'doc-2', text: 'We discussed the weekly report format.', createdAt: Date.now() - 2 * 86_400_000, accessCount: 0 },
     ],
     deleteDocument: async () => undefined,
+    deleteRelation: async (id) => {
+      const i = relations.findIndex((r) => r.id === id);
+      if (i >= 0) relations.splice(i, 1);
+    },
+    about: async (q) => ({
+      facts: relations.filter((r) => q.names.includes(r.subject) || q.names.includes(r.object)).map((r) => ({ id: r.id, subject: r.subject, predicate: r.predicate, object: r.object, confidence: r.confidence, sources: [] })),
+      documents: [],
+    }),
     commitTriples: async (t) => t.length,
     editEntity: async (name, patch) => ({ id: 0, name: patch.name ?? name, type: patch.type ?? 'concept', attributes: patch.attributes ?? {} }),
     mergeEntities: async (keep, drop) => ({ kept: keep, removed: drop }),

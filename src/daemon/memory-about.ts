@@ -1,0 +1,63 @@
+import type { AboutFact, AboutSource, RecallHit } from '../spec/index.js';
+import type { MemorySystem } from '../memory/index.js';
+
+/** At most this many facts per name, and turns in all. */
+const MAX_FACTS = 200;
+const MAX_DOCS = 100;
+
+function source(h: Pick<RecallHit, 'tier' | 'id' | 'text' | 'sessionId' | 'turnId' | 'createdAt' | 'channel' | 'speaker' | 'conversation'>): AboutSource {
+  const s: AboutSource = { tier: h.tier, id: h.id, text: h.text.length > 600 ? `${h.text.slice(0, 600)}…` : h.text, sessionId: h.sessionId, createdAt: h.createdAt };
+  if (h.turnId) s.turnId = h.turnId;
+  if (h.channel) s.channel = h.channel;
+  if (h.speaker) s.speaker = { id: h.speaker.id, ...(h.speaker.name ? { name: h.speaker.name } : {}) };
+  if (h.conversation) s.conversation = { kind: h.conversation.kind, id: h.conversation.id, ...(h.conversation.title ? { title: h.conversation.title } : {}) };
+  return s;
+}
+
+/**
+ * What the memory tiers hold about a person (issue 12 part 7, decision 0090): the graph facts whose
+ * subject or object is one of their names, each with the turns it cites and — when the graph keeps
+ * them (facts that supersede) — since/until; and the newest turns (context window, documents, cold
+ * archive) that mention a name or were said by one of their speaker ids. The library's memories
+ * are gathered beside this by the caller (they belong to the memory-manager plugin).
+ */
+export async function aboutPerson(m: MemorySystem, q: { names: string[]; speakerIds: string[]; limit?: number }): Promise<{ facts: AboutFact[]; documents: AboutSource[] }> {
+  const names = [...new Set(q.names.map((n) => n.trim()).filter((n) => n && n.length <= 200))].slice(0, 20);
+  const ids = new Set(q.speakerIds);
+  const limit = Math.min(Math.max(q.limit ?? MAX_DOCS, 1), MAX_DOCS);
+  const facts = new Map<number, AboutFact>();
+  for (const name of names) {
+    let rels;
+    try {
+      rels = m.graph.relations({ entity: name, limit: MAX_FACTS }).items;
+    } catch {
+      continue; // not a valid entity name
+    }
+    for (const r of rels) {
+      if (facts.has(r.id)) continue;
+      const held = r as typeof r & { validFrom?: number; validTo?: number };
+      const f: AboutFact = { id: r.id, subject: r.subject, predicate: r.predicate, object: r.object, confidence: r.confidence, sources: m.recall.sources(r.refs ?? [], 10).map(source) };
+      if (typeof held.validFrom === 'number') f.validFrom = held.validFrom;
+      if (typeof held.validTo === 'number') f.validTo = held.validTo;
+      facts.set(r.id, f);
+    }
+  }
+  const docs = new Map<string, AboutSource>();
+  // Said by them: the context window knows its speakers without a search.
+  for (const e of m.context.events()) {
+    if (e.kind === 'user' && e.speaker && ids.has(e.speaker.id)) {
+      docs.set(e.id, source({ tier: 'context', id: e.id, text: e.input, sessionId: e.sessionId, turnId: e.refs?.[0], createdAt: e.timestamp, channel: e.channel, speaker: e.speaker, conversation: e.conversation }));
+    }
+  }
+  // Mentioning them, in every tier; a name must occur in the text (recall also ranks neighbours).
+  const words = names.filter((n) => n !== 'user');
+  for (const name of words) {
+    const low = name.toLowerCase();
+    const hits = await m.recall.search(name, { k: 50, tiers: ['context', 'document', 'archive'] });
+    for (const h of hits) if (!docs.has(h.id) && (h.text.toLowerCase().includes(low) || (h.speaker && ids.has(h.speaker.id)))) docs.set(h.id, source(h));
+  }
+  return {
+    facts: [...facts.values()].sort((a, b) => (b.validTo ?? Infinity) - (a.validTo ?? Infinity) || b.confidence - a.confidence || a.id - b.id),
+    documents: [...docs.values()].sort((a, b) => b.createdAt - a.createdAt).slice(0, limit),
+  };
+}
