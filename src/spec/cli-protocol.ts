@@ -48,6 +48,7 @@ export const CLI_COMMANDS = [
   'memory.reindex',
   'memory.why',
   'memory.about',
+  'memory.delete-fact',
   'people.list',
   'people.link',
   'people.unlink',

@@ -3,7 +3,7 @@ import type { ProviderStatus } from './provider.js';
 import type { GraphEntity, GraphRelation, RecallHit, RecallTier } from './memory.js';
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
-import type { LinkedPerson } from './people.js';
+import type { LinkedPerson, PeopleDirectory } from './people.js';
 
 /**
  * Services the host offers to built-in plugins through `sdk.use(name)` (P-7: webui, cli,
@@ -231,6 +231,8 @@ export interface PeopleAdminService {
   link(ids: string[], opts?: { to?: string; name?: string }): LinkedPerson;
   unlink(speakerId: string): { person: LinkedPerson | undefined; removed: boolean };
   rename(personId: string, name: string): LinkedPerson;
+  /** The conversations a turn's memory must stay inside (PeopleDirectory.scopeOf). */
+  scopeOf: PeopleDirectory['scopeOf'];
 }
 
 declare module './plugin.js' {

@@ -107,7 +107,7 @@ function aboutText(a: AboutView): string {
   const out: string[] = [];
   const who = a.person.owner ? `${a.person.name} (you)` : a.person.name;
   out.push(`About ${who}${a.person.ids.length ? ` — ${a.person.ids.join(', ')}` : ''}${a.person.known || a.person.owner ? '' : ' (not in the people registry: searched by name)'}`);
-  out.push('', `Facts (${a.facts.length}) — delete one: waiter memory forget, or the WebUI`);
+  out.push('', `Facts (${a.facts.length}) — delete one: waiter memory delete-fact <#id>`);
   for (const f of a.facts) {
     const held = f.validFrom || f.validTo ? ` [${day(f.validFrom) || '…'} → ${day(f.validTo) || 'now'}]` : '';
     const src = f.sources[0];
@@ -552,6 +552,7 @@ export function buildProgram(): Command {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('memory.graph', { query, entity: o.entity })));
   });
+  memory.command('delete-fact <id>').description('delete one graph fact (its #id from memory about / search)').action(simple(program, 'memory.delete-fact', (id) => ({ id })));
   memory.command('delete-doc <id>').action(simple(program, 'memory.delete-doc', (id) => ({ id })));
   memory.command('commit <subject> <predicate> <object>').description('add a fact to the knowledge graph').action(simple(program, 'memory.commit', (subject, predicate, object) => ({ triples: [{ subject, predicate, object }] })));
   memory

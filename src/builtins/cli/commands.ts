@@ -193,6 +193,12 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return { deleted: str(a, 'name') };
     case 'library':
       return library(sdk, a);
+    case 'memory.delete-fact': {
+      const id = str(a, 'id').replace(/^(relation:|#)/, '');
+      if (!/^\d{1,15}$/.test(id)) throw new ProtocolError(`not a fact id: ${id.slice(0, 40)}`);
+      await need(sdk, 'host.memory').deleteRelation(Number(id));
+      return { deleted: Number(id) };
+    }
     case 'memory.about':
       return gatherAbout(sdk, typeof a?.person === 'string' ? a.person : undefined);
     case 'people.list':

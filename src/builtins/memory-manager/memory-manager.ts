@@ -198,7 +198,7 @@ export class MemoryManager {
    * Composes the injection block for a user turn. With `consume` the once queue is taken and
    * `injectOnce` reset (a real turn); without, it is a preview.
    */
-  async composeInjection(opts: { sessionId?: string; turnId?: string; consume: boolean; limits?: Partial<Pick<MemoryManagerConfig, 'memoryChars' | 'totalChars' | 'pinChars'>>; forceActive?: boolean }): Promise<InjectionResult> {
+  async composeInjection(opts: { sessionId?: string; turnId?: string; consume: boolean; scope?: readonly string[]; limits?: Partial<Pick<MemoryManagerConfig, 'memoryChars' | 'totalChars' | 'pinChars'>>; forceActive?: boolean }): Promise<InjectionResult> {
     await this.ensureInjectionReady();
     // A preview may try other limits (the settings page while they are edited); a turn never does.
     const cfg = opts.consume ? this.cfg() : { ...this.cfg(), ...opts.limits };
@@ -224,6 +224,9 @@ export class MemoryManager {
     const autoInjected: string[] = [];
     if (isNew) {
       for (const r of this.autoMemories()) {
+        // A group, or someone else's private chat, gets no summary of a conversation outside its
+        // scope (R-5): a summary records where it was said; one without a place is the owner's.
+        if (opts.scope && !r.tags.includes(TAG_CONVENTION) && !(r.conversation && opts.scope.includes(r.conversation))) continue;
         if (!seen.has(r.id)) autoInjected.push(r.id);
         addMemory(r);
       }
@@ -246,7 +249,8 @@ export class MemoryManager {
     const turnId = ctx.turnId;
     let pending = this.turnBlocks.get(turnId);
     if (!pending) {
-      pending = this.injectForTurn(ctx.input.sessionId, turnId);
+      const scope = this.sdk.use('host.people')?.scopeOf(ctx.input.speaker, ctx.input.conversation) ?? (ctx.input.conversation && (ctx.input.conversation.kind === 'group' || ctx.input.speaker) ? [ctx.input.conversation.id] : undefined);
+      pending = this.injectForTurn(ctx.input.sessionId, turnId, scope);
       this.turnBlocks.set(turnId, pending);
       if (this.turnBlocks.size > 200) this.turnBlocks.delete(this.turnBlocks.keys().next().value as string);
     }
@@ -275,9 +279,9 @@ export class MemoryManager {
     });
   }
 
-  private async injectForTurn(sessionId: string, turnId: string): Promise<string | undefined> {
+  private async injectForTurn(sessionId: string, turnId: string, scope: readonly string[] | undefined): Promise<string | undefined> {
     try {
-      const r = await this.composeInjection({ sessionId, turnId, consume: true });
+      const r = await this.composeInjection({ sessionId, turnId, consume: true, scope });
       if (!r.block) return undefined;
       try {
         await this.sdk.sessions().append(sessionId, { turnId, kind: 'injection', text: r.block, data: { source: SOURCE, autoInjected: r.autoInjected, used: r.budget.used, sources: this.blockSources(r) } });
