@@ -1,7 +1,7 @@
 import { createContext, useContext } from 'react';
 import type { Lang } from './i18n';
 
-export type Route = { view: 'chat'; sessionId?: string } | { view: 'settings'; section: string };
+export type Route = { view: 'chat'; sessionId?: string } | { view: 'settings'; section: string } | { view: 'knows'; person?: string };
 
 export interface MmState {
   enabled: boolean;
@@ -57,7 +57,7 @@ export function useApp(): AppApi {
   return a;
 }
 
-/** Parses `#/chat/<id>` and `#/settings/<section>`. */
+/** Parses `#/chat/<id>`, `#/settings/<section>` and `#/knows/<person>`. */
 export function parseHash(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map((p) => {
     try {
@@ -67,9 +67,11 @@ export function parseHash(hash: string): Route {
     }
   });
   if (parts[0] === 'settings') return { view: 'settings', section: parts[1] || 'providers' };
+  if (parts[0] === 'knows') return { view: 'knows', person: parts[1] || undefined };
   return { view: 'chat', sessionId: parts[0] === 'chat' && parts[1] ? parts[1] : undefined };
 }
 
 export function routeHash(r: Route): string {
+  if (r.view === 'knows') return r.person ? `#/knows/${encodeURIComponent(r.person)}` : '#/knows';
   return r.view === 'settings' ? `#/settings/${r.section}` : r.sessionId ? `#/chat/${encodeURIComponent(r.sessionId)}` : '#/chat';
 }

@@ -11,6 +11,7 @@ import { ChatView } from './components/chat/chat-view';
 import { MemoryPanel } from './components/memory/memory-panel';
 import { GraphPanel } from './components/graph/graph-panel';
 import { SettingsView } from './components/settings/settings-view';
+import { KnowsView } from './components/knows/knows-view';
 import { ConfirmDialog } from './components/confirm/confirm-dialog';
 
 type Theme = 'light' | 'dark' | 'system';
@@ -198,6 +199,10 @@ export function App() {
               {route.view === 'chat' ? (
                 <ErrorBoundary name="chat">
                   <ChatView key={route.sessionId ?? 'new'} sessionId={route.sessionId} />
+                </ErrorBoundary>
+              ) : route.view === 'knows' ? (
+                <ErrorBoundary name="knows">
+                  <KnowsView key={route.person ?? 'me'} person={route.person} />
                 </ErrorBoundary>
               ) : (
                 <ErrorBoundary name="settings">

@@ -29,6 +29,10 @@ export function TopBar({ onMenu }: { onMenu: () => void }) {
           <Icon name="chat" />
           <span className="label">{t('nav.chat')}</span>
         </a>
+        <a className={app.route.view === 'knows' ? 'active' : ''} href="#/knows" data-testid="nav-knows">
+          <Icon name="user" />
+          <span className="label">{t('nav.knows')}</span>
+        </a>
         <a className={app.route.view === 'settings' ? 'active' : ''} href="#/settings/providers" data-testid="nav-settings">
           <Icon name="settings" />
           <span className="label">{t('nav.settings')}</span>

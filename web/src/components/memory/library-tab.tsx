@@ -178,6 +178,11 @@ export function LibraryTab() {
                     {g}
                   </span>
                 ))}
+                {m.speaker && (
+                  <span className="speaker muted small" title={m.speaker.id} data-testid="memory-speaker">
+                    <Icon name="user" size={12} /> {m.speaker.name ?? m.speaker.id}
+                  </span>
+                )}
                 <span className="muted small">{relTime(m.updatedAt, lang)}</span>
               </span>
             </button>

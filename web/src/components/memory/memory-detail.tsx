@@ -90,6 +90,12 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
       <div className="muted small">
         {t('memory.updated', { when: relTime(r.updatedAt, lang) })}
         {r.composedOf.length > 0 && ` · ${t('memory.composedOfN', { n: r.composedOf.length })}`}
+        {r.speaker && (
+          <span className="speaker" title={r.speaker.id} data-testid="detail-speaker">
+            {' · '}
+            {t('memory.speaker', { who: `${r.speaker.name ?? r.speaker.id}${r.speaker.name ? ` (${r.speaker.id})` : ''}` })}
+          </span>
+        )}
       </div>
 
       <div className="detail-actions">

@@ -9,6 +9,9 @@ export interface MemorySummary {
   composedOf: string[];
   backlinks?: string[];
   source?: { sessionId: string; seqs: number[] };
+  /** Who said it, when it was saved from a chat channel turn (front-matter speaker / speakerName). */
+  speaker?: { id: string; name?: string };
+  conversation?: string;
   createdAt: string;
   updatedAt: string;
   preview?: string;

@@ -10,8 +10,9 @@ import { DocumentsSection } from './documents-section';
 import { ChangesSection } from './changes-section';
 import { ChannelsSection } from './channels-section';
 import { AboutSection } from './about-section';
+import { PeopleSection } from './people-section';
 
-const SECTIONS = ['providers', 'general', 'channels', 'memory', 'plugins', 'knowledge', 'documents', 'changes', 'about'] as const;
+const SECTIONS = ['providers', 'general', 'channels', 'people', 'memory', 'plugins', 'knowledge', 'documents', 'changes', 'about'] as const;
 
 /** Settings (W-4): providers, generated core settings, memory manager, plugins, knowledge, documents, changes. */
 export function SettingsView({ section }: { section: string }) {
@@ -33,6 +34,7 @@ export function SettingsView({ section }: { section: string }) {
           {current === 'providers' && <ProvidersSection />}
           {current === 'general' && <CoreSettingsSection />}
           {current === 'channels' && <ChannelsSection />}
+          {current === 'people' && <PeopleSection />}
           {current === 'memory' && <MemorySettingsSection />}
           {current === 'plugins' && <PluginsSection />}
           {current === 'knowledge' && <KnowledgeSection />}

@@ -1,0 +1,143 @@
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useLang, useT } from '../../i18n';
+import { relTime } from '../../lib/format';
+import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
+import { useRequest } from '../../lib/use-request';
+import { Icon } from '../icon';
+import { ServiceError } from '../settings/knowledge-section';
+import type { PersonView } from '../settings/people-section';
+
+interface Source {
+  tier: string;
+  id: string;
+  text: string;
+  sessionId: string;
+  turnId?: string;
+  createdAt: number;
+  speaker?: { id: string; name?: string };
+}
+
+/** GET /api/v1/memory/about (src/builtins/shared/about-person.ts). */
+interface About {
+  person: { id?: string; name: string; owner: boolean; ids: string[]; known: boolean };
+  facts: { id: number; subject: string; predicate: string; object: string; validFrom?: number; validTo?: number; sources: Source[] }[];
+  memories: { id: string; title: string; preview: string; speaker?: { id: string; name?: string }; updatedAt: string; why: 'said' | 'mentions' }[];
+  documents: Source[];
+  library: boolean;
+  capabilities: { forget: boolean };
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * "What it knows about me" (issue 12 part 7): the facts, library memories and turns HomeAgent holds
+ * about the owner or a person, each with its source (jump to the turn in the chat) and a way to
+ * correct it (edit a memory in the library) or forget it ({@link forgetItem}).
+ */
+export function KnowsView({ person }: { person?: string }) {
+  const app = useApp();
+  const t = useT();
+  const lang = useLang();
+  const [other, setOther] = useState('');
+  const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people).catch(() => [] as PersonView[]), [app.epoch]);
+  const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch]);
+  const a = about.data;
+  const forget = async (target: ForgetTarget) => {
+    if (!a || !window.confirm(t('knows.forgetConfirm'))) return;
+    try {
+      const how = await forgetItem(target, a.capabilities);
+      app.toast(t(how === 'forgotten' ? 'knows.forgotten' : 'knows.deleted'), 'ok');
+      about.reload();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    }
+  };
+  const sourceLine = (s: Source | undefined) =>
+    s ? (
+      <span className="muted small">
+        {t('knows.source', { turn: s.turnId ?? s.sessionId, date: day(s.createdAt) })}
+        {s.speaker && ` · ${t('knows.saidBy', { who: s.speaker.name ?? s.speaker.id })}`}{' '}
+        <button className="btn small link" onClick={() => app.locate(s.sessionId, [], s.turnId)} data-testid="knows-open">
+          <Icon name="locate" size={12} /> {t('knows.open')}
+        </button>
+      </span>
+    ) : (
+      <span className="muted small">{t('knows.noSource')}</span>
+    );
+  return (
+    <div className="knows settings-body" data-testid="knows">
+      <h2>{t('knows.title', { name: a ? (a.person.owner ? t('knows.me') : a.person.name) : '…' })}</h2>
+      <p className="muted">{t('knows.hint')}</p>
+      <div className="row gap wrap">
+        <label className="row gap">
+          <span className="muted small">{t('knows.person')}</span>
+          <select className="input" value={person ?? 'me'} onChange={(e) => app.navigate({ view: 'knows', person: e.target.value === 'me' ? undefined : e.target.value })} data-testid="knows-person">
+            <option value="me">{t('knows.me')}</option>
+            {people.data?.filter((p) => !p.owner).map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+            {person && person !== 'me' && !people.data?.some((p) => p.id === person) && <option value={person}>{person}</option>}
+          </select>
+        </label>
+        <form className="row gap" onSubmit={(e) => { e.preventDefault(); if (other.trim()) app.navigate({ view: 'knows', person: other.trim() }); }}>
+          <input className="input" placeholder={t('knows.other')} value={other} onChange={(e) => setOther(e.target.value)} data-testid="knows-other" />
+          <button className="btn small" type="submit">{t('knows.show')}</button>
+        </form>
+      </div>
+      {about.error && <ServiceError error={about.error} />}
+      {a && !a.person.known && !a.person.owner && <p className="muted small">{t('knows.unknown', { name: a.person.name })}</p>}
+      {a && a.person.ids.length > 0 && <p className="muted small">{a.person.ids.join(' · ')}</p>}
+      {a && (
+        <>
+          <h3>{t('knows.facts', { n: a.facts.length })}</h3>
+          {a.facts.length === 0 && <div className="empty-state small">{t('knows.noFacts')}</div>}
+          {a.facts.map((f) => (
+            <div key={f.id} className={`card knows-item${f.validTo ? ' superseded' : ''}`} data-testid="knows-fact">
+              <div className="card-head">
+                <strong>
+                  {f.subject} <span className="muted">{f.predicate.replace(/_/g, ' ')}</span> {f.object}
+                </strong>
+                <button className="btn small danger" onClick={() => void forget({ kind: 'fact', id: f.id })} data-testid="knows-forget-fact">{t('knows.forget')}</button>
+              </div>
+              {(f.validFrom || f.validTo) && (
+                <span className="muted small">
+                  {f.validFrom ? t('knows.since', { date: day(f.validFrom) }) : ''} {f.validTo ? t('knows.until', { date: day(f.validTo) }) : ''}
+                </span>
+              )}
+              {sourceLine(f.sources[0])}
+            </div>
+          ))}
+          <h3>{t('knows.memories', { n: a.memories.length })}</h3>
+          {a.memories.length === 0 && <div className="empty-state small">{t('knows.noMemories')}</div>}
+          {a.memories.map((m) => (
+            <div key={m.id} className="card knows-item" data-testid="knows-memory">
+              <div className="card-head">
+                <strong>{m.title}</strong>
+                <span className="row gap">
+                  <button className="btn small" onClick={() => app.openMemory(m.id)} data-testid="knows-edit-memory">{t('knows.editMemory')}</button>
+                  <button className="btn small danger" onClick={() => void forget({ kind: 'memory', id: m.id })} data-testid="knows-forget-memory">{t('knows.forget')}</button>
+                </span>
+              </div>
+              <span className="muted small clamp2">{m.preview}</span>
+              <span className="muted small">
+                {m.speaker ? t('knows.saidBy', { who: m.speaker.name ?? m.speaker.id }) : t(m.why === 'said' ? 'knows.said' : 'knows.mentions')} · {relTime(m.updatedAt, lang)}
+              </span>
+            </div>
+          ))}
+          <h3>{t('knows.turns', { n: a.documents.length })}</h3>
+          {a.documents.length === 0 && <div className="empty-state small">{t('knows.noTurns')}</div>}
+          {a.documents.map((d) => (
+            <div key={`${d.tier}:${d.id}`} className="card knows-item" data-testid="knows-turn">
+              <div className="card-head">
+                <span className="clamp2 grow">{d.text}</span>
+                {d.turnId && <button className="btn small danger" onClick={() => void forget({ kind: 'turn', sessionId: d.sessionId, turnId: d.turnId! })} data-testid="knows-forget-turn">{t('knows.forget')}</button>}
+              </div>
+              <span className="muted small">{d.tier}</span>
+              {sourceLine(d)}
+            </div>
+          ))}
+        </>
+      )}
+    </div>
+  );
+}
