@@ -56,8 +56,15 @@ export async function aboutPerson(m: MemorySystem, q: { names: string[]; speaker
     const hits = await m.recall.search(name, { k: 50, tiers: ['context', 'document', 'archive'] });
     for (const h of hits) if (!docs.has(h.id) && (h.text.toLowerCase().includes(low) || (h.speaker && ids.has(h.speaker.id)))) docs.set(h.id, source(h));
   }
+  // One entry per turn: the window holds a turn's message and its reply as two events.
+  const byTurn = new Map<string, AboutSource>();
+  for (const s of docs.values()) {
+    const key = s.turnId ?? `${s.tier}:${s.id}`;
+    const had = byTurn.get(key);
+    if (!had || (s.speaker && !had.speaker) || s.text.length < had.text.length) byTurn.set(key, s);
+  }
   return {
     facts: [...facts.values()].sort((a, b) => (b.validTo ?? Infinity) - (a.validTo ?? Infinity) || b.confidence - a.confidence || a.id - b.id),
-    documents: [...docs.values()].sort((a, b) => b.createdAt - a.createdAt).slice(0, limit),
+    documents: [...byTurn.values()].sort((a, b) => b.createdAt - a.createdAt).slice(0, limit),
   };
 }

@@ -132,8 +132,9 @@ export function KnowsView({ person }: { person?: string }) {
                 <span className="clamp2 grow">{d.text}</span>
                 {d.turnId && <button className="btn small danger" onClick={() => void forget({ kind: 'turn', sessionId: d.sessionId, turnId: d.turnId! })} data-testid="knows-forget-turn">{t('knows.forget')}</button>}
               </div>
-              <span className="muted small">{d.tier}</span>
-              {sourceLine(d)}
+              <span className="muted small">
+                {d.tier} · {sourceLine(d)}
+              </span>
             </div>
           ))}
         </>

@@ -93,8 +93,8 @@ export function PeopleSection() {
       <div className="card" data-testid="person-new">
         <strong>{t('people.new')}</strong>
         <form className="row gap wrap" onSubmit={(e) => { e.preventDefault(); add(); }}>
-          <input className="input" aria-label={t('people.name')} placeholder={t('people.name')} value={fresh.name} onChange={(e) => setFresh({ ...fresh, name: e.target.value })} data-testid="new-name" />
-          <input className="input grow" aria-label={t('people.newIds')} placeholder={t('people.newIds')} value={fresh.ids} onChange={(e) => setFresh({ ...fresh, ids: e.target.value })} data-testid="new-ids" />
+          <input className="input" style={{ flex: 1, minWidth: 140 }} aria-label={t('people.name')} placeholder={t('people.name')} value={fresh.name} onChange={(e) => setFresh({ ...fresh, name: e.target.value })} data-testid="new-name" />
+          <input className="input" style={{ flex: 2, minWidth: 220 }} aria-label={t('people.newIds')} placeholder={t('people.newIds')} value={fresh.ids} onChange={(e) => setFresh({ ...fresh, ids: e.target.value })} data-testid="new-ids" />
           <button className="btn small primary" type="submit" disabled={!fresh.name.trim() || !fresh.ids.trim()}>{t('people.add')}</button>
         </form>
       </div>

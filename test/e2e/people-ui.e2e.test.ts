@@ -1,0 +1,116 @@
+/**
+ * Settings → People and the "what it knows" page in a real browser against the real daemon
+ * (decision 0090): add a person with two channel ids, unlink and link one again, rename; the
+ * library shows who said a memory (list and detail); the page about that person gathers the
+ * graph fact, the memory and the owner's turn that mentions them, jumps to the turn in the chat,
+ * and forgets the fact (this daemon has no memory-control service: the fact's own delete).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { GraphDB } from '../../src/memory/index.js';
+
+const T = 20_000;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+
+describe('People and what it knows, in the browser', { skip, timeout: 150_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  let aliceId = '';
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness({
+      beforeStart(home) {
+        const g = new GraphDB({ path: join(home, 'graph.db') });
+        g.open();
+        g.commit([{ subject: 'Alice', predicate: 'likes', object: 'green tea' }]);
+        g.close();
+      },
+    });
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token }));
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('adds a person with two ids, unlinks and links one again, renames them', async () => {
+    await page.goto(`${h.url}/#/settings/people`);
+    await page.waitForSelector('[data-testid=person-owner]', { timeout: T });
+    await page.fill('[data-testid=new-name]', 'Alicia');
+    await page.fill('[data-testid=new-ids]', 'telegram:42, qq:10001');
+    await page.click('[data-testid=person-new] button[type=submit]');
+    await page.waitForSelector('[data-testid=person-Alicia] [data-testid="unlink-qq:10001"]', { timeout: T });
+    await page.click('[data-testid=person-Alicia] [data-testid="unlink-qq:10001"]');
+    await page.waitForSelector('[data-testid=person-Alicia] [data-testid="unlink-qq:10001"]', { state: 'detached', timeout: T });
+    await page.fill('[data-testid=person-Alicia] [data-testid=link-input]', 'qq:10001');
+    await page.click('[data-testid=person-Alicia] form button[type=submit]');
+    await page.waitForSelector('[data-testid=person-Alicia] [data-testid="unlink-qq:10001"]', { timeout: T });
+    // A bad id gets the daemon's coded error as a toast, and nothing changes.
+    await page.fill('[data-testid=person-Alicia] [data-testid=link-input]', 'not an id');
+    await page.click('[data-testid=person-Alicia] form button[type=submit]');
+    await page.waitForSelector('.toast.error', { timeout: T });
+    await page.click('[data-testid=person-Alicia] .card-head button:has-text("Rename")');
+    await page.fill('[data-testid=person-Alicia] input[aria-label=Name]', 'Alice');
+    await page.click('[data-testid=person-Alicia] .card-head button[type=submit]');
+    await page.waitForSelector('[data-testid=person-Alice]', { timeout: T });
+    await shot(page, 'settings-people');
+    const people = (await (await h.api('/api/v1/people')).json()) as { people: { id: string; name: string; ids: string[] }[] };
+    const alice = people.people.find((p) => p.name === 'Alice');
+    assert.deepEqual(alice?.ids, ['qq:10001', 'telegram:42']);
+    aliceId = alice!.id;
+  });
+
+  it('the library shows who said a memory, in the list and the detail', async () => {
+    const res = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { title: 'Tea for Alice', snapshot: 'Alice drinks green tea every morning.', speaker: { id: 'telegram:42', name: 'Alice' }, conversation: 'telegram:42' } }) });
+    assert.equal(res.status, 200, await res.clone().text());
+    const bad = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { title: 'x', snapshot: 'y', speaker: { id: 'no id' } } }) });
+    assert.equal(((await bad.json()) as { ok: boolean }).ok, false, 'a speaker that is not <platform>:<id> is refused');
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    await page.waitForSelector('[data-testid=memory-speaker]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=memory-speaker]')) ?? '', /Alice/);
+    await page.click('.memory-panel :text("Tea for Alice")');
+    await page.waitForSelector('[data-testid=detail-speaker]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=detail-speaker]')) ?? '', /Alice \(telegram:42\)/);
+    await page.click('[data-testid=toggle-memory]');
+  });
+
+  it('what it knows about Alice: the fact, the memory and a turn that mentions her, with sources; jump and forget', async () => {
+    const chat = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Alice is coming for tea on Sunday', sessionId: 'webui:tea' }) });
+    assert.equal(chat.status, 202);
+    const done = Date.now() + T;
+    while (Date.now() < done) {
+      const about = (await (await h.api(`/api/v1/memory/about?person=${aliceId}`)).json()) as { about: { documents: unknown[] } };
+      if (about.about.documents.length > 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(`${h.url}/#/settings/people`);
+    await page.click('[data-testid=person-Alice] [data-testid=person-knows]');
+    await page.waitForSelector('[data-testid=knows-fact]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=knows-fact]')) ?? '', /Alice\s*likes\s*green tea/);
+    assert.match((await page.textContent('[data-testid=knows-memory]')) ?? '', /Tea for Alice[\s\S]*said by Alice/);
+    await page.waitForSelector('[data-testid=knows-turn]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=knows-turn]')) ?? '', /coming for tea[\s\S]*webui:tea#1/);
+    await shot(page, 'knows-alice');
+
+    page.once('dialog', (d) => void d.accept());
+    await page.click('[data-testid=knows-forget-fact]');
+    await page.waitForSelector('[data-testid=knows-fact]', { state: 'detached', timeout: T });
+    const about = (await (await h.api(`/api/v1/memory/about?person=${aliceId}`)).json()) as { about: { facts: unknown[] } };
+    assert.deepEqual(about.about.facts, [], 'the fact is gone from the graph');
+
+    await page.click('[data-testid=knows-turn] [data-testid=knows-open]');
+    await page.waitForFunction(() => window.location.hash === '#/chat/webui%3Atea', undefined, { timeout: T });
+    await page.waitForSelector('[data-testid=turn][data-turn-id="webui:tea#1"]', { timeout: T });
+    assert.deepEqual(errors, []);
+  });
+});
