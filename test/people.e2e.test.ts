@@ -86,7 +86,8 @@ describe('people across channels', { timeout: 150_000 }, () => {
     d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     llm.setDefault((r) => {
       const text = lastUser(r);
-      if (messagesOf(r).at(-1)?.role === 'tool') return { text: 'Saved to your library.' };
+      if (messagesOf(r).at(-1)?.role === 'tool') return { text: /library search please/.test(text) ? 'Here is what I found.' : 'Saved to your library.' };
+      if (/library search please/.test(text)) return { toolCalls: [{ name: 'library_search', arguments: { query: 'cat' } }] };
       if (/^remember: /.test(text)) return { toolCalls: [{ name: 'library_save', arguments: { title: "Alice's cat", snapshot: `Alice's cat is called ${ALICE_SECRET}.` } }] };
       return { text: `ok: ${text.slice(0, 40)}` };
     });
@@ -155,6 +156,20 @@ describe('people across channels', { timeout: 150_000 }, () => {
     assert.doesNotMatch(shown(bob), new RegExp(ALICE_SECRET), "never in another person's chat");
     const group = await askGroup(ALICE_QQ, 'say hi to everyone');
     assert.doesNotMatch(shown(group), new RegExp(`${ALICE_SECRET}|${BOB_SECRET}`), 'never in a group, linked or not');
+  });
+
+  it("the library tools in a scoped chat see only that person's memories", async () => {
+    const toolResult = (text: string) => {
+      const r = llm.requests.filter((x) => x.format === 'openai-chat' && lastUser(x).includes(text)).find((x) => messagesOf(x).at(-1)?.role === 'tool');
+      assert.ok(r, `the tool result of "${text}" went back to the LLM`);
+      return JSON.stringify(messagesOf(r).at(-1));
+    };
+    await askGroup(BOB_QQ, 'library search please (group)');
+    assert.doesNotMatch(toolResult('library search please (group)'), new RegExp(ALICE_SECRET), 'a group searching the library finds no private memory');
+    await askQqPrivate(BOB_QQ, 'library search please (bob)');
+    assert.doesNotMatch(toolResult('library search please (bob)'), new RegExp(ALICE_SECRET), "Bob's chat finds nothing of Alice's");
+    await askQqPrivate(ALICE_QQ, 'library search please (alice)');
+    assert.match(toolResult('library search please (alice)'), new RegExp(ALICE_SECRET), 'Alice finds her own memory from her other platform');
   });
 
   it('the library records who said a memory, in Obsidian-readable front-matter', async () => {

@@ -1,5 +1,5 @@
 import type { ToolInvocation, ToolDef } from '../../sdk/index.js';
-import { ValidationError } from '../../sdk/index.js';
+import { HomeAgentError, NotFoundError, ValidationError } from '../../sdk/index.js';
 import { DisabledError } from './errors.js';
 import { assertMemoryId } from './memory-id.js';
 import type { MemoryManager } from './memory-manager.js';
@@ -16,14 +16,29 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
     if (!m.cfg().enabled) throw new DisabledError('the memory library');
     return (await fn(a as A, call)) as Record<string, unknown>;
   };
+  // A group, or someone else's private chat, sees only memories saved in its own conversations
+  // (R-5, decision 0090): the owner's library is theirs, and a stranger's words must not steer
+  // the model into reading or changing it.
+  const scopeOf = (call?: ToolInvocation) => m.scopeOf(call?.speaker, call?.conversation);
+  const visible = (id: string, scope: readonly string[] | undefined) => {
+    if (!scope) return true;
+    const c = m.library.get(id)?.conversation;
+    return c !== undefined && scope.includes(c);
+  };
+  const mustSee = (id: string, call?: ToolInvocation) => {
+    if (!visible(id, scopeOf(call))) throw new NotFoundError('memory', id);
+    return id;
+  };
   return [
     {
       name: 'library_search',
       description: '在记忆库中检索记忆（按印象、标题、正文排序）。Search the curated memory library.',
       parameters: { type: 'object', properties: { query: str('search words'), limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] },
-      handler: guard<{ query: string; limit?: number }>(async (a) => {
+      handler: guard<{ query: string; limit?: number }>(async (a, call) => {
         if (typeof a.query !== 'string' || !a.query.trim()) throw new ValidationError('query is required', { path: 'query' });
-        const hits = await m.library.search(a.query, Math.min(Math.max(Number(a.limit) || 8, 1), 50));
+        const scope = scopeOf(call);
+        const limit = Math.min(Math.max(Number(a.limit) || 8, 1), 50);
+        const hits = (await m.library.search(a.query, scope ? 200 : limit)).filter((h) => visible(h.id, scope)).slice(0, limit);
         return { results: hits.map((h) => ({ id: h.id, title: h.title, impressions: h.impressions, tags: h.tags, preview: h.preview, score: h.score })) };
       }),
     },
@@ -31,11 +46,11 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       name: 'library_read',
       description: '读取一条记忆的快照、批注与元数据；组合记忆会展开其来源记忆。Read a memory (expands composedOf).',
       parameters: { type: 'object', properties: { id: str('memory id') }, required: ['id'] },
-      handler: guard<{ id: string }>(async (a) => {
-        const rec = await m.library.read(assertMemoryId(a.id));
+      handler: guard<{ id: string }>(async (a, call) => {
+        const rec = await m.library.read(mustSee(assertMemoryId(a.id), call));
         const sources = [];
         for (const sid of rec.composedOf) {
-          const s = m.library.get(sid);
+          const s = visible(sid, scopeOf(call)) ? m.library.get(sid) : undefined;
           sources.push(s ? { id: s.id, title: s.title, impressions: s.impressions, snapshot: s.snapshot, notes: s.notes } : { id: sid, missing: true });
         }
         return { ...rec, sources };
@@ -75,8 +90,8 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       name: 'library_annotate',
       description: '给记忆追加或替换批注（不改快照）。Append to or replace the notes of a memory.',
       parameters: { type: 'object', properties: { id: str('memory id'), notes: str('notes text'), mode: { type: 'string', enum: ['append', 'replace'] } }, required: ['id', 'notes'] },
-      handler: guard<{ id: string; notes: string; mode?: 'append' | 'replace' }>(async (a) => {
-        const rec = await m.library.updateNotes(assertMemoryId(a.id), a.notes, a.mode === 'replace' ? 'replace' : 'append');
+      handler: guard<{ id: string; notes: string; mode?: 'append' | 'replace' }>(async (a, call) => {
+        const rec = await m.library.updateNotes(mustSee(assertMemoryId(a.id), call), a.notes, a.mode === 'replace' ? 'replace' : 'append');
         return { id: rec.id, notes: rec.notes };
       }),
     },
@@ -84,8 +99,8 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       name: 'library_link',
       description: '在两条记忆之间建立（或移除）关联。Link (or unlink) two memories.',
       parameters: { type: 'object', properties: { from: str('memory id'), to: str('memory id'), remove: { type: 'boolean' } }, required: ['from', 'to'] },
-      handler: guard<{ from: string; to: string; remove?: boolean }>(async (a) => {
-        const rec = await m.library.link(assertMemoryId(a.from, 'from'), assertMemoryId(a.to, 'to'), a.remove === true);
+      handler: guard<{ from: string; to: string; remove?: boolean }>(async (a, call) => {
+        const rec = await m.library.link(mustSee(assertMemoryId(a.from, 'from'), call), mustSee(assertMemoryId(a.to, 'to'), call), a.remove === true);
         return { id: rec.id, links: rec.links };
       }),
     },
@@ -93,7 +108,9 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       name: 'library_plan',
       description: '查看或修改注入计划：list / add / remove 记忆。Show or change the injection plan.',
       parameters: { type: 'object', properties: { action: { type: 'string', enum: ['list', 'add', 'remove'] }, id: str('memory id (add/remove)') }, required: ['action'] },
-      handler: guard<{ action: string; id?: string }>(async (a) => {
+      handler: guard<{ action: string; id?: string }>(async (a, call) => {
+        // The injection plan shapes every turn of the owner: not changed or shown from elsewhere.
+        if (scopeOf(call)) throw new HomeAgentError('FORBIDDEN', "the injection plan is the owner's: it cannot be read or changed from a group or someone else's chat");
         if (a.action === 'add') {
           const rec = await m.library.read(assertMemoryId(a.id));
           if (!rec.enabled) throw new ValidationError(`memory ${rec.id} is disabled`, { path: 'id' });

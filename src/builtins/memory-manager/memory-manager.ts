@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Disposer, PluginSDK, StageContext } from '../../sdk/index.js';
-import type { ContextEvent, InjectedSource } from '../../spec/index.js';
+import type { Conversation, ContextEvent, InjectedSource, Speaker } from '../../spec/index.js';
 import { NotFoundError, ValidationError, errorToJSON } from '../../spec/index.js';
 import { allocateBudget, memoryHeading, memoryText, renderBlock, type BudgetCandidate, type BudgetResult } from './injection-budget.js';
 import { TAG_CONVENTION, TAG_SUMMARY, type MemoryRecord } from './memory-file.js';
@@ -242,6 +242,17 @@ export class MemoryManager {
     return { block: renderBlock(budget), budget, active, autoInjected };
   }
 
+  /**
+   * The conversations a turn may see of the library (R-5, decision 0090): undefined for the owner
+   * in their own places; else only memories saved in these conversations. Without the people
+   * registry every channel speaker is scoped (the safe side).
+   */
+  scopeOf(speaker: Speaker | undefined, conversation: Conversation | undefined): readonly string[] | undefined {
+    const people = this.sdk.use('host.people');
+    if (people) return people.scopeOf(speaker, conversation);
+    return conversation && (conversation.kind === 'group' || speaker) ? [conversation.id] : undefined;
+  }
+
   /** The `pre_action` handler (M-6/M-7). */
   async onPreAction(ctx: StageContext): Promise<void> {
     if (ctx.input?.trigger !== 'user') return;
@@ -249,7 +260,7 @@ export class MemoryManager {
     const turnId = ctx.turnId;
     let pending = this.turnBlocks.get(turnId);
     if (!pending) {
-      const scope = this.sdk.use('host.people')?.scopeOf(ctx.input.speaker, ctx.input.conversation) ?? (ctx.input.conversation && (ctx.input.conversation.kind === 'group' || ctx.input.speaker) ? [ctx.input.conversation.id] : undefined);
+      const scope = this.scopeOf(ctx.input.speaker, ctx.input.conversation);
       pending = this.injectForTurn(ctx.input.sessionId, turnId, scope);
       this.turnBlocks.set(turnId, pending);
       if (this.turnBlocks.size > 200) this.turnBlocks.delete(this.turnBlocks.keys().next().value as string);
