@@ -133,3 +133,25 @@ test('SPEC §9: `waiter plugins install` shows the package and installs only whe
   assert.equal(link.status, 0, link.stderr);
   assert.equal(link.stdout.trim(), `${d.url}/?token=${encodeURIComponent(d.authToken)}`);
 });
+
+test('waiter people link/rename/unlink/list and memory about/delete-fact over the socket', async () => {
+  const linked = await c.request<{ id: string; name: string; ids: string[] }>('people.link', { ids: ['telegram:77', 'qq:7007'], name: 'Carol' });
+  assert.deepEqual(linked.ids, ['qq:7007', 'telegram:77']);
+  await assert.rejects(c.request('people.link', { ids: 'telegram:77' }), /list of speaker ids/);
+  await assert.rejects(c.request('people.link', { ids: ['qq:7007'], to: 'owner' }), /already linked/);
+  assert.equal((await c.request<{ name: string }>('people.rename', { person: 'qq:7007', name: 'Caroline' })).name, 'Caroline');
+  await assert.rejects(c.request('people.rename', { person: 'nobody here', name: 'x' }), /not found/i);
+  await d.memory.memoryAPI().commit([{ subject: 'Caroline', predicate: 'plays', object: 'cello' }]);
+  d.memory.docs.commit('Caroline plays cello on Fridays', { refs: ['w#1'] });
+  const about = await c.request<{ person: { name: string; ids: string[] }; facts: { id: number; object: string }[]; documents: { text: string }[] }>('memory.about', { person: 'caroline' });
+  assert.equal(about.person.name, 'Caroline');
+  const fact = about.facts.find((f) => f.object === 'cello');
+  assert.ok(fact, JSON.stringify(about.facts));
+  assert.ok(about.documents.some((x) => /Fridays/.test(x.text)));
+  assert.deepEqual(await c.request('memory.delete-fact', { id: `#${fact.id}` }), { deleted: fact.id });
+  await assert.rejects(c.request('memory.delete-fact', { id: String(fact.id) }), /not found/i);
+  await assert.rejects(c.request('memory.delete-fact', { id: '../x' }), /not a fact id/);
+  assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'qq:7007' })).removed, false);
+  assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'telegram:77' })).removed, true);
+  assert.deepEqual((await c.request<{ id: string }[]>('people.list')).map((p) => p.id), ['owner']);
+});
