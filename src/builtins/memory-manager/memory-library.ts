@@ -392,6 +392,8 @@ export class MemoryLibrary implements LinkIndex {
     const source: MemorySource | undefined = inp.source ?? existing?.source;
     if (source) rec.source = { sessionId: source.sessionId, seqs: [...source.seqs] };
     const speaker = inp.speaker ?? existing?.speaker;
+    // A display name is untrusted text: control characters become spaces.
+    // eslint-disable-next-line no-control-regex
     if (speaker) rec.speaker = { id: speaker.id, ...(speaker.name?.trim() ? { name: speaker.name.trim().replace(/[\u0000-\u001f\u007f]/g, ' ') } : {}) };
     const conversation = inp.conversation ?? existing?.conversation;
     if (conversation) rec.conversation = conversation;
