@@ -188,6 +188,7 @@ describe('people across channels', { timeout: 150_000 }, () => {
   it('about Alice: her memory, her turns on both platforms with their sources; a fact can be deleted', async () => {
     const stored = await d.memory.graph.commit([{ subject: 'Alice', predicate: 'has_cat', object: ALICE_SECRET }]);
     assert.equal(stored, 1);
+    await d.memory.graph.commit([{ subject: 'Ali', predicate: 'plays', object: 'violin' }]);
     const about = (await api('/api/v1/memory/about?person=alice')).about as {
       person: { name: string; ids: string[] };
       facts: { id: number; object: string }[];
@@ -196,6 +197,7 @@ describe('people across channels', { timeout: 150_000 }, () => {
       capabilities: { forget: boolean };
     };
     assert.equal(about.person.name, 'Alice');
+    assert.ok(about.facts.some((f) => f.object === 'violin'), 'a fact under her QQ display name ("Ali") is hers too');
     assert.deepEqual(about.person.ids, ['qq:10001', 'telegram:42']);
     assert.ok(about.memories.some((m) => m.title === "Alice's cat" && m.why === 'said'));
     const fact = about.facts.find((f) => f.object === ALICE_SECRET);

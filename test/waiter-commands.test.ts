@@ -148,6 +148,14 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   const fact = about.facts.find((f) => f.object === 'cello');
   assert.ok(fact, JSON.stringify(about.facts));
   assert.ok(about.documents.some((x) => /Fridays/.test(x.text)));
+  // `waiter memory about` as text: the person, each fact with its #id, the turns with their source.
+  const { main } = await import('../src/waiter/main.js');
+  let out = '';
+  const code = await main(['node', 'waiter', '--home', home, 'memory', 'about', 'Caroline'], { out: (t) => void (out += t), err: () => undefined });
+  assert.equal(code, 0, out);
+  assert.match(out, /About Caroline — qq:7007, telegram:77/);
+  assert.match(out, new RegExp(`#${fact.id} Caroline plays cello`));
+  assert.match(out, /Caroline plays cello on Fridays {2}← w#1/);
   assert.deepEqual(await c.request('memory.delete-fact', { id: `#${fact.id}` }), { deleted: fact.id });
   await assert.rejects(c.request('memory.delete-fact', { id: String(fact.id) }), /not found/i);
   await assert.rejects(c.request('memory.delete-fact', { id: '../x' }), /not a fact id/);

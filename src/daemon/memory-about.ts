@@ -22,8 +22,11 @@ function source(h: Pick<RecallHit, 'tier' | 'id' | 'text' | 'sessionId' | 'turnI
  * are gathered beside this by the caller (they belong to the memory-manager plugin).
  */
 export async function aboutPerson(m: MemorySystem, q: { names: string[]; speakerIds: string[]; limit?: number }): Promise<{ facts: AboutFact[]; documents: AboutSource[] }> {
-  const names = [...new Set(q.names.map((n) => n.trim()).filter((n) => n && n.length <= 200))].slice(0, 20);
   const ids = new Set(q.speakerIds);
+  // The rule distiller names a channel speaker's facts by their display name on that platform
+  // (Alice on Telegram, Ali on QQ): the names their ids were seen with are searched too.
+  const seen = m.context.events().flatMap((e) => (e.speaker && ids.has(e.speaker.id) && e.speaker.name ? [e.speaker.name] : []));
+  const names = [...new Set([...q.names, ...seen].map((n) => n.trim()).filter((n) => n && n.length <= 200))].slice(0, 20);
   const limit = Math.min(Math.max(q.limit ?? MAX_DOCS, 1), MAX_DOCS);
   const facts = new Map<number, AboutFact>();
   for (const name of names) {

@@ -500,7 +500,7 @@ export function buildProgram(): Command {
       const opts = program.opts<GlobalOpts>();
       const about = await withClient(opts, (c) => c.request<AboutView>('memory.about', { person }));
       if (opts.json) print(opts, about);
-      else process.stdout.write(aboutText(about));
+      else io.out(aboutText(about));
     });
   memory.command('context').action(simple(program, 'memory.context'));
   memory.command('docs').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
