@@ -25,7 +25,7 @@ function setup(prepare?: (home: string) => void) {
   const errors: string[] = [];
   const log: PluginLogger = { debug() {}, info() {}, warn() {}, error: (m) => errors.push(m) };
   const scheduler = new ManualScheduler(Date.now());
-  const mk = () => new MemorySystem({ homeDir: home, config, log, scheduler });
+  const mk = () => new MemorySystem({ homeDir: home, config, log, scheduler, people: config.people });
   return { home, config, errors, scheduler, mk, mem: mk() };
 }
 
@@ -177,6 +177,39 @@ test('R-5: a group prompt’s 【记忆索引】 holds only facts distilled from
   const inGroup = slotText(await slot({ ...q, speaker: { id: 'qq:8' }, conversation: group })) ?? '';
   assert.match(inGroup, /Bo —lives_in→ Oslo/);
   assert.doesNotMatch(inGroup, /Hangzhou/, "the owner's private fact stays out of the group");
+  await mem.close();
+  config.close();
+});
+
+test('decision 0090: a person linked across channels gets the facts and turns of their other private chat — nobody else does', async () => {
+  const { mem, config } = setup();
+  await mem.open();
+  const tg = { kind: 'private' as const, id: 'telegram:42' };
+  const qqAlice = { kind: 'private' as const, id: 'qq:private:10001' };
+  const qqBob = { kind: 'private' as const, id: 'qq:private:20002' };
+  const group = { kind: 'group' as const, id: 'qq:group:5' };
+  config.people.notePrivateChat('telegram:42', tg.id);
+  config.people.notePrivateChat('qq:10001', qqAlice.id);
+  config.people.notePrivateChat('qq:20002', qqBob.id);
+  mem.context.append({ kind: 'user', source: 'telegram', channel: 'telegram', sessionId: tg.id, input: 'I live in Paris.', response: '', refs: ['telegram:42#1'], speaker: { id: 'telegram:42', name: 'Alice' }, conversation: tg });
+  mem.context.append({ kind: 'user', source: 'qq', channel: 'qq', sessionId: qqBob.id, input: 'I live in Rome.', response: '', refs: ['qq:private:20002#1'], speaker: { id: 'qq:20002', name: 'Bob' }, conversation: qqBob });
+  await mem.heartbeats.runOnce('rules');
+  // The turns themselves, as archived documents (what 【相关记忆文档】 ranks).
+  const { eventDocument } = await import('./documents/index.js');
+  mem.archive.putMany(mem.context.events().map((e) => eventDocument(e, 0)));
+  const slots = mem.promptSlots();
+  const ask = async (speaker: { id: string }, conversation: { kind: 'private' | 'group'; id: string }) => {
+    const q = { sessionId: conversation.id, turnId: `${conversation.id}#9`, input: 'who lives in Paris or Rome, Alice or Bob?', consolidation: false, speaker, conversation };
+    return `${slotText(await slots.memory_index!(q)) ?? ''}\n${slotText(await slots.related_documents!(q)) ?? ''}`;
+  };
+  assert.doesNotMatch(await ask({ id: 'qq:10001' }, qqAlice), /Paris|Rome/, 'unlinked, her QQ id is someone else');
+  config.people.link(['telegram:42', 'qq:10001'], { name: 'Alice' });
+  const alice = await ask({ id: 'qq:10001' }, qqAlice);
+  assert.match(alice, /Alice —lives_in→ Paris/);
+  assert.match(alice, /I live in Paris/);
+  assert.doesNotMatch(alice, /Rome/);
+  assert.doesNotMatch(await ask({ id: 'qq:20002' }, qqBob), /Paris/, "never in another person's chat");
+  assert.doesNotMatch(await ask({ id: 'qq:10001' }, group), /Paris|Rome/, 'never in a group');
   await mem.close();
   config.close();
 });
