@@ -13,12 +13,12 @@ import type { ContextEvent } from '../../spec/index.js';
 
 const injected = (ctx: { messages: { source?: string; content: string; role: string }[] }) => ctx.messages.filter((m) => m.source === 'memory-manager');
 
-function writeMemory(home: string, id: string, fields: { title: string; snapshot: string; tags?: string[]; enabled?: boolean; updatedAt?: string }) {
+function writeMemory(home: string, id: string, fields: { title: string; snapshot: string; tags?: string[]; enabled?: boolean; updatedAt?: string; conversation?: string }) {
   mkdirSync(join(home, 'memory', 'memories'), { recursive: true });
   const at = fields.updatedAt ?? '2026-01-01T00:00:00.000Z';
   writeFileSync(
     join(home, 'memory', 'memories', `${id}.md`),
-    serializeMemory({ id, title: fields.title, impressions: [], tags: fields.tags ?? [], enabled: fields.enabled ?? true, links: [], composedOf: [], createdAt: at, updatedAt: at, snapshot: fields.snapshot, notes: '' }),
+    serializeMemory({ id, title: fields.title, impressions: [], tags: fields.tags ?? [], enabled: fields.enabled ?? true, links: [], composedOf: [], createdAt: at, updatedAt: at, snapshot: fields.snapshot, notes: '', ...(fields.conversation ? { conversation: fields.conversation } : {}) }),
   );
 }
 
@@ -152,6 +152,25 @@ test('M-7: auto-injection only into new sessions: enabled conventions + the 8 la
   assert.equal(injected(await fake.runPreAction({ sessionId: 'webui:new', text: '第二句' })).length, 0, 'not new any more');
   await fake.op('config.set', { autoInject: false });
   assert.equal(injected(await fake.runPreAction({ sessionId: 'webui:other', text: 'x' })).length, 0, 'autoInject off');
+});
+
+test('R-5: a new group chat gets conventions and its own summaries, never a summary of a private chat', async (t) => {
+  const { fake, home } = setupManager(t, { settings: { mode: 'off' }, start: false });
+  writeMemory(home, 'conv-1', { title: '规约一', snapshot: '规约内容一', tags: ['convention'] });
+  writeMemory(home, 'sum-owner', { title: '主人的总结', snapshot: 'the owner private summary', tags: ['会话总结'] });
+  writeMemory(home, 'sum-alice', { title: 'Alice 的总结', snapshot: 'Alice private summary', tags: ['会话总结'], conversation: 'telegram:42' });
+  writeMemory(home, 'sum-group', { title: '群的总结', snapshot: 'the group summary', tags: ['会话总结'], conversation: 'qq:group:5' });
+  const { MemoryManager } = await import('./memory-manager.js');
+  const m = new MemoryManager(fake.sdk);
+  m.start();
+  t.after(() => m.stop());
+  const conversation = { kind: 'group' as const, id: 'qq:group:5' };
+  const block = injected(await fake.runPreAction({ sessionId: 'qq:group:5', text: 'hi all', speaker: { id: 'qq:7', name: 'Bo' }, conversation }))[0]?.content ?? '';
+  assert.ok(block.includes('规约内容一'), "the owner's conventions apply everywhere");
+  assert.ok(block.includes('the group summary'));
+  assert.ok(!block.includes('private summary'), 'no private summary in a group');
+  const own = injected(await fake.runPreAction({ sessionId: 'webui:fresh', text: 'hello' }))[0]?.content ?? '';
+  assert.ok(own.includes('the owner private summary') && own.includes('Alice private summary'), 'the owner in their own place gets every summary');
 });
 
 test('M-9: exclude / restore a turn: marker events, context filter, turns view; the log keeps the turn', async (t) => {

@@ -104,3 +104,29 @@ test('M-8: JSON parsing helpers', () => {
   assert.throws(() => parseSummaryParts('{"user":"u","thinking":"t","processing":"p"}'), /result/);
   assert.equal(parseSummaryParts('{"user":"u","thinking":["a","b"],"processing":"p","result":"r"}').thinking, 'a\nb');
 });
+
+test('issue 13 part 5: a summary of one speaker’s turns records the speaker and the place; a group of several speakers only the place', async (t) => {
+  const { fake, m } = setupManager(t, { llm: provider.llm });
+  const turn = async (sessionId: string, who: { id: string; name: string }, conversation: { kind: string; id: string }, text: string) => {
+    const turnId = fake.sessions.nextTurnId(sessionId);
+    await fake.sessions.append(sessionId, { turnId, kind: 'user', text, data: { speaker: who, conversation } });
+    await fake.sessions.append(sessionId, { turnId, kind: 'assistant', text: 'ok' });
+  };
+  const ali = { id: 'qq:10001', name: 'Ali' };
+  const bob = { id: 'qq:10002', name: 'Bob' };
+  await fake.sessions.create({ channel: 'qq', id: 'qq:private:10001', title: 'Ali' });
+  await turn('qq:private:10001', ali, { kind: 'private', id: 'qq:private:10001' }, 'my cat is Mochi');
+  await fake.sessions.create({ channel: 'qq', id: 'qq:group:5', title: 'Family' });
+  await turn('qq:group:5', ali, { kind: 'group', id: 'qq:group:5' }, 'dinner at 7?');
+  await turn('qq:group:5', bob, { kind: 'group', id: 'qq:group:5' }, 'yes');
+  llm.enqueue({ text: parts(1) });
+  const [mine] = (await m.summarize({ sessionId: 'qq:private:10001' })).summaries;
+  assert.deepEqual(mine.speaker, ali);
+  assert.equal(mine.conversation, 'qq:private:10001');
+  const file = readFileSync(join(m.library.dir, `${mine.id}.md`), 'utf8');
+  assert.match(file, /^speaker: "qq:10001"$/m);
+  llm.enqueue({ text: '{"groups": [[1, 2]]}' }, { text: parts(2) });
+  const [group] = (await m.summarize({ sessionId: 'qq:group:5', merge: true })).summaries;
+  assert.equal(group.speaker, undefined, 'two people said it');
+  assert.equal(group.conversation, 'qq:group:5');
+});

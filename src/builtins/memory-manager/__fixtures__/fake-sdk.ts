@@ -201,13 +201,13 @@ export class FakeSdk {
    * Runs a `pre_action` turn like the kernel: appends the user event to the log, runs every
    * handler concurrently on one StageContext, and returns it.
    */
-  async runPreAction(opts: { sessionId: string; text: string; trigger?: 'user' | 'system'; turnId?: string; round?: number; messages?: StageContext['messages'] }): Promise<StageContext> {
+  async runPreAction(opts: { sessionId: string; text: string; trigger?: 'user' | 'system'; turnId?: string; round?: number; messages?: StageContext['messages']; speaker?: StageContext['input']['speaker']; conversation?: StageContext['input']['conversation'] }): Promise<StageContext> {
     if (!this.sessions.infos.has(opts.sessionId)) await this.sessions.create({ channel: 'webui', id: opts.sessionId });
     const turnId = opts.turnId ?? this.sessions.nextTurnId(opts.sessionId);
     if (!opts.turnId) await this.sessions.append(opts.sessionId, { turnId, kind: 'user', text: opts.text });
     const ctx: StageContext = {
       stage: 'pre_action',
-      input: { sessionId: opts.sessionId, source: 'webui', channel: 'webui', text: opts.text, trigger: opts.trigger ?? 'user' },
+      input: { sessionId: opts.sessionId, source: 'webui', channel: 'webui', text: opts.text, trigger: opts.trigger ?? 'user', ...(opts.speaker ? { speaker: opts.speaker } : {}), ...(opts.conversation ? { conversation: opts.conversation } : {}) },
       turnId,
       round: opts.round ?? 0,
       messages: opts.messages ?? [{ role: 'user', content: opts.text }],
