@@ -139,6 +139,14 @@ describe('people across channels', { timeout: 150_000 }, () => {
     const clash = await call('/api/v1/people/link', { method: 'POST', body: JSON.stringify({ ids: ['qq:10001'], to: 'owner' }) });
     assert.equal(clash.status, 409);
     assert.equal(clash.body.error?.code, 'CONFLICT');
+    assert.equal((await call('/api/v1/people/link', { method: 'POST', body: JSON.stringify({ ids: ['qq:3'], extra: 1 }) })).status, 400, 'unknown fields are refused');
+    assert.equal((await call(`/api/v1/memory/about?person=${'x'.repeat(201)}`)).status, 400);
+    // An id that comes from core.identity.owner_ids is changed there, not unlinked here.
+    await set('core.identity.owner_ids', ['telegram:9']);
+    const fromConfig = await call('/api/v1/people/unlink', { method: 'POST', body: JSON.stringify({ id: 'telegram:9' }) });
+    assert.equal(fromConfig.status, 409);
+    assert.equal(fromConfig.body.error?.code, 'PEOPLE_ID_FROM_CONFIG');
+    await set('core.identity.owner_ids', []);
     const list = (await api('/api/v1/people')).people as { id: string; name: string; owner: boolean }[];
     assert.deepEqual(list.map((p) => [p.name, p.owner]), [['Owner', true], ['Alice', false]]);
     // No tool the model can call links people.
