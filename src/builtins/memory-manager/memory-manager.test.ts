@@ -169,7 +169,14 @@ test('R-5: a new group chat gets conventions and its own summaries, never a summ
   assert.ok(block.includes('规约内容一'), "the owner's conventions apply everywhere");
   assert.ok(block.includes('the group summary'));
   assert.ok(!block.includes('private summary'), 'no private summary in a group');
+  // The owner's plan and one-off items stay theirs: not shown in the group, not used up there.
+  await fake.op('plan.addMemory', { id: 'sum-owner' });
+  await fake.op('config.set', { mode: 'on' });
+  await fake.op('once.push', { text: 'one-off note for the owner' });
+  const later = injected(await fake.runPreAction({ sessionId: 'qq:group:5', text: 'and again', speaker: { id: 'qq:7', name: 'Bo' }, conversation }))[0]?.content ?? '';
+  assert.ok(!later.includes('private summary') && !later.includes('one-off note'), later);
   const own = injected(await fake.runPreAction({ sessionId: 'webui:fresh', text: 'hello' }))[0]?.content ?? '';
+  assert.ok(own.includes('one-off note for the owner'), 'the one-off item waited for the owner');
   assert.ok(own.includes('the owner private summary') && own.includes('Alice private summary'), 'the owner in their own place gets every summary');
 });
 

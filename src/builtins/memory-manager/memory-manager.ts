@@ -204,14 +204,16 @@ export class MemoryManager {
     const cfg = opts.consume ? this.cfg() : { ...this.cfg(), ...opts.limits };
     const plan = this.plan.peek();
     const onceNow = await this.plan.once();
-    const active = cfg.mode === 'on' || plan.injectOnce || onceNow.length > 0 || (!opts.consume && opts.forceActive === true);
+    // The plan (pinned messages, chosen memories, one-off items) is the owner's: a group or someone
+    // else's chat neither gets it nor uses up its one-off items (R-5, decision 0090).
+    const active = !opts.scope && (cfg.mode === 'on' || plan.injectOnce || onceNow.length > 0 || (!opts.consume && opts.forceActive === true));
     let isNew = false;
     if (cfg.autoInject && opts.sessionId) {
       const events = await this.sdk.sessions().events(opts.sessionId).catch(() => []);
       isNew = isNewSession(events, opts.turnId);
     }
     const once: OnceItem[] = active ? (opts.consume ? await this.plan.takeOnce() : onceNow) : [];
-    if (opts.consume && plan.injectOnce) await this.plan.setInjectOnce(false);
+    if (opts.consume && active && plan.injectOnce) await this.plan.setInjectOnce(false);
     const pinned: BudgetCandidate[] = active ? plan.pinned.map((p) => ({ id: p.id, heading: ROLE_LABEL[p.role], text: p.text })) : [];
     const memories: BudgetCandidate[] = [];
     const seen = new Set<string>();
