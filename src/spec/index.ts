@@ -19,3 +19,4 @@ export * from './http.js';
 export * from './speaker.js';
 export * from './people.js';
 export * from './media.js';
+export * from './memory-control.js';

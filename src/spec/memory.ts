@@ -129,6 +129,11 @@ export interface Triple {
   refs?: string[];
   /** Speaker id of the turns in `refs` (who said it), recorded with each source. */
   speaker?: string;
+  /**
+   * When the source said it (epoch ms; default: when it is committed). A fact of a single-valued
+   * predicate (name, lives_in, works_at, age) holds from then until a later one replaces it (K-4).
+   */
+  validFrom?: number;
 }
 
 export interface GraphEntity {
@@ -146,6 +151,13 @@ export interface GraphRelation {
   confidence: number;
   sentence?: string;
   refs?: string[];
+  /** Since when the fact holds (epoch ms), when known (K-4). */
+  validFrom?: number;
+  /**
+   * Until when it held (epoch ms): a later fact of the same single-valued predicate replaced it.
+   * Absent: it holds now.
+   */
+  validTo?: number;
 }
 
 /** The memory tier a recall hit comes from (K-1). */

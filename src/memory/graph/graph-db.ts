@@ -1,199 +1,81 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import type { GraphEntity, GraphRelation, PluginLogger, Triple } from '../../spec/index.js';
-import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
-import { migrateGraph } from './graph-migrations.js';
-import { cleanPredicate, combineConfidence, escapeLike, GRAPH_LIMITS, parseDepth, parseKeywords, parseName, parseTriples } from './graph-input.js';
+import type { GraphEntity, GraphRelation, Triple } from '../../spec/index.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../spec/index.js';
+import { cleanPredicate, combineConfidence, GRAPH_LIMITS, parseName, parseTriples, type CleanTriple } from './graph-input.js';
+import { EMPTY_STATE, putRelation, readState, undoState, type GraphChange, type GraphState } from './graph-state.js';
+import { GraphStore, parseJson, REL_SELECT, toEntity, type EntityPatch, type EntityRow, type PurgeOptions, type RelationPatch, type RelationRow } from './graph-store.js';
+import { chainIds, isSingleValued, reorderChain } from './supersede.js';
+
+export { GraphStore };
+export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
 
 /** Default confidence of a triple committed without one. */
 export const DEFAULT_CONFIDENCE = 0.8;
 const GENERIC_TYPE = 'entity';
 
-interface EntityRow { id: number; name: string; type: string; attributes: string; created_at: number; updated_at: number; recalled_at: number | null; recall_count: number }
-interface RelationRow { id: number; subject_id: number; predicate: string; object_id: number; confidence: number; sentence: string | null; refs: string; subject: string; object: string; created_at: number; reviewed_at: number | null }
-
-/** What a recall returns: the entities reached and the relations between them. */
-export interface RecallResult { entities: GraphEntity[]; relations: GraphRelation[] }
-
-export interface RecallOptions {
-  /** Most entities returned (default 60). */
-  maxEntities?: number;
-  /** Most relations returned (default 120). */
-  maxRelations?: number;
-  /** Record the recall on the seed entities (default true). */
-  touch?: boolean;
-}
-
-/** A node/edge view for the WebUI graph panel. */
-export interface GraphNeighborhood {
-  center: GraphEntity;
-  nodes: { id: number; name: string; type: string }[];
-  edges: { id: number; source: number; target: number; predicate: string; confidence: number }[];
-}
-
-export interface GraphStats {
-  entities: number;
+/** What `detachRefs` took out: the rows before and after (what a restore puts back). */
+export interface DetachResult {
   relations: number;
-  persons: number;
-  types: Record<string, number>;
-  topPredicates: { predicate: string; count: number }[];
-  avgConfidence: number;
-  unreviewed: number;
+  entities: number;
+  before: GraphState;
+  after: GraphState;
 }
-
-export interface PurgeOptions {
-  names?: string[];
-  relationIds?: number[];
-  /** Delete relations whose confidence is below this. */
-  belowConfidence?: number;
-  /** Delete entities without relations and attributes. */
-  orphans?: boolean;
-}
-
-export interface EntityPatch { name?: string; type?: string; attributes?: Record<string, unknown> }
-export interface RelationPatch { subject?: string; predicate?: string; object?: string; confidence?: number; sentence?: string }
-
-export interface GraphDBOptions {
-  /** Path of graph.db. */
-  path: string;
-  log?: PluginLogger;
-  now?: () => number;
-}
-
-function parseJson<T>(text: string | null, fallback: T): T {
-  if (!text) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
-function toEntity(r: EntityRow): GraphEntity {
-  return { id: r.id, name: r.name, type: r.type, attributes: parseJson<Record<string, unknown>>(r.attributes, {}) };
-}
-
-function toRelation(r: RelationRow): GraphRelation {
-  const rel: GraphRelation = { id: r.id, subject: r.subject, predicate: r.predicate, object: r.object, confidence: r.confidence };
-  if (r.sentence) rel.sentence = r.sentence;
-  const refs = parseJson<string[]>(r.refs, []);
-  if (refs.length) rel.refs = refs;
-  return rel;
-}
-
-const REL_SELECT = `SELECT r.*, s.name AS subject, o.name AS object FROM relations r JOIN entities s ON s.id = r.subject_id JOIN entities o ON o.id = r.object_id`;
-
-/** True when an error from better-sqlite3 means the file is not a usable database. */
-function isCorruption(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || (e instanceof GraphCorruptError);
-}
-
-class GraphCorruptError extends Error {}
 
 /**
- * The knowledge graph (T-4): SQLite `graph.db` in WAL mode with `entities` and `relations`.
- * Every write runs in a transaction; every query is parameterized.
+ * The knowledge graph (T-4) with its writes. Every write runs in a transaction and reports its
+ * changes (before / after rows, K-3) to `onChange` once it commits. Facts of single-valued
+ * predicates carry when they held (`valid_from` / `valid_to`, K-4): a new value closes the old one.
  */
-export class GraphDB {
-  private db: Database.Database | undefined;
-  private readonly now: () => number;
-  private readonly cache = new Map<string, Database.Statement>();
-  private cacheOf: Database.Database | undefined;
+export class GraphDB extends GraphStore {
+  /** Changes of the write in progress (undefined outside a write or when nobody listens). */
+  private pending: GraphChange[] | undefined;
 
-  constructor(private readonly opts: GraphDBOptions) {
-    this.now = opts.now ?? Date.now;
-  }
-
-  /** Path of the database file. */
-  get path(): string {
-    return this.opts.path;
-  }
-
-  /** True between open() and close(). */
-  get isOpen(): boolean {
-    return this.db !== undefined;
-  }
-
-  /**
-   * Opens (creating and migrating) graph.db. A corrupt file is renamed to
-   * `graph.db.corrupt-<time>` with a log line, and a fresh database is started.
-   */
-  open(): void {
-    if (this.db) return;
-    fs.mkdirSync(path.dirname(this.opts.path), { recursive: true });
+  /** Runs `fn` in one transaction; the changes it noted are reported after the commit. */
+  private write<T>(fn: () => T): T {
+    if (this.pending !== undefined || !this.opts.onChange) return this.conn.transaction(fn)();
+    this.pending = [];
+    let changes: GraphChange[];
+    let out: T;
     try {
-      this.db = this.connect();
-    } catch (e) {
-      if (!isCorruption(e)) throw e;
-      const aside = `${this.opts.path}.corrupt-${this.now()}`;
-      for (const suffix of ['', '-wal', '-shm']) {
-        if (fs.existsSync(this.opts.path + suffix)) fs.renameSync(this.opts.path + suffix, aside + suffix);
+      out = this.conn.transaction(fn)();
+    } finally {
+      changes = this.pending;
+      this.pending = undefined;
+    }
+    if (changes.length) {
+      try {
+        this.opts.onChange(changes);
+      } catch (e) {
+        this.opts.log?.warn('graph: recording a change failed', { error: (e as Error).message });
       }
-      this.opts.log?.error(`graph.db is corrupt (${(e as Error).message}); kept aside as ${aside}; starting a fresh graph`, { path: this.opts.path, aside });
-      this.db = this.connect();
     }
+    return out;
   }
 
-  private connect(): Database.Database {
-    const db = new Database(this.opts.path);
-    try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('foreign_keys = ON');
-      db.pragma('busy_timeout = 3000');
-      const check = db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new GraphCorruptError(`quick_check: ${String(check)}`);
-      migrateGraph(db);
-      return db;
-    } catch (e) {
-      db.close();
-      throw e;
-    }
+  private get tracking(): boolean {
+    return this.pending !== undefined;
   }
 
-  /** Closes the database. Safe to call twice. */
-  close(): void {
-    if (!this.db) return;
-    this.cache.clear();
-    this.cacheOf = undefined;
-    this.db.close();
-    this.db = undefined;
+  private state(ids: { entities?: Iterable<number>; relations?: Iterable<number> }): GraphState {
+    return this.tracking ? readState(this.conn, ids) : EMPTY_STATE;
   }
 
-  private get conn(): Database.Database {
-    if (!this.db) throw new HomeAgentError('GRAPH_CLOSED', 'the graph database is not open');
-    return this.db;
+  private note(change: GraphChange): void {
+    this.pending?.push(change);
   }
 
-  /** Prepared statements are cached per connection (preparing dominates small queries). */
-  private stmt(sql: string): Database.Statement {
+  /** Runs deletes with SQLite's secure_delete on and the WAL truncated after: forgotten text is overwritten on disk (K-2). */
+  scrubbed<T>(fn: () => T): T {
     const db = this.conn;
-    if (this.cacheOf !== db) {
-      this.cache.clear();
-      this.cacheOf = db;
+    db.pragma('secure_delete = ON');
+    try {
+      return fn();
+    } finally {
+      db.pragma('secure_delete = OFF');
+      db.pragma('wal_checkpoint(TRUNCATE)');
     }
-    let st = this.cache.get(sql);
-    if (!st) {
-      if (this.cache.size >= 300) this.cache.clear();
-      st = db.prepare(sql);
-      this.cache.set(sql, st);
-    }
-    return st;
   }
 
-  private entityRow(name: string): EntityRow | undefined {
-    return this.stmt('SELECT * FROM entities WHERE name = ?').get(name) as EntityRow | undefined;
-  }
-
-  private requireEntity(name: string): EntityRow {
-    const row = this.entityRow(name);
-    if (!row) throw new NotFoundError('entity', name);
-    return row;
-  }
-
-  private upsertEntity(name: string, type: string | undefined, t: number): number {
+  private upsertEntity(name: string, type: string | undefined, t: number, created?: number[]): number {
     const row = this.entityRow(name);
     if (row) {
       const newType = type && row.type === GENERIC_TYPE ? type : row.type;
@@ -201,23 +83,29 @@ export class GraphDB {
       return row.id;
     }
     const r = this.stmt('INSERT INTO entities(name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(name, type || GENERIC_TYPE, '{}', t, t);
-    return Number(r.lastInsertRowid);
+    const id = Number(r.lastInsertRowid);
+    created?.push(id);
+    return id;
   }
 
   /** Adds (or strengthens) one relation between two entity ids; returns its id. */
-  private addRelation(s: number, predicate: string, o: number, confidence: number, sentence: string | undefined, refs: string[], t: number, speaker?: string): number {
-    const existing = this.stmt('SELECT id, confidence, sentence, refs FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, predicate, o) as
-      | { id: number; confidence: number; sentence: string | null; refs: string }
+  private addRelation(s: number, predicate: string, o: number, confidence: number, sentence: string | undefined, refs: string[], t: number, speaker: string | undefined, validFrom: number): number {
+    const existing = this.stmt('SELECT id, confidence, sentence, refs, valid_from, valid_to FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, predicate, o) as
+      | { id: number; confidence: number; sentence: string | null; refs: string; valid_from: number | null; valid_to: number | null }
       | undefined;
     let id: number;
     if (existing) {
       const mergedRefs = [...new Set([...parseJson<string[]>(existing.refs, []), ...refs])].slice(-GRAPH_LIMITS.refs);
-      this.stmt('UPDATE relations SET confidence = ?, sentence = COALESCE(sentence, ?), refs = ?, updated_at = ? WHERE id = ?')
-        .run(combineConfidence(existing.confidence, confidence), sentence ?? null, JSON.stringify(mergedRefs), t, existing.id);
+      // Said again after it had ended (moved back): it holds again from now. Otherwise it held since the earliest saying.
+      const back = existing.valid_to !== null && validFrom >= existing.valid_to;
+      const since = back ? validFrom : this.earliestSince(s, predicate, o, existing.valid_from ?? validFrom, validFrom);
+      const until = back ? null : existing.valid_to;
+      this.stmt('UPDATE relations SET confidence = ?, sentence = COALESCE(sentence, ?), refs = ?, updated_at = ?, valid_from = ?, valid_to = ? WHERE id = ?')
+        .run(combineConfidence(existing.confidence, confidence), sentence ?? null, JSON.stringify(mergedRefs), t, since, until, existing.id);
       id = existing.id;
     } else {
-      const r = this.stmt('INSERT INTO relations(subject_id, predicate, object_id, confidence, sentence, refs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(s, predicate, o, confidence, sentence ?? null, JSON.stringify(refs), t, t);
+      const r = this.stmt('INSERT INTO relations(subject_id, predicate, object_id, confidence, sentence, refs, created_at, updated_at, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(s, predicate, o, confidence, sentence ?? null, JSON.stringify(refs), t, t, validFrom);
       id = Number(r.lastInsertRowid);
     }
     const src = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
@@ -225,171 +113,84 @@ export class GraphDB {
     return id;
   }
 
-  /** The sources of a relation (turn / event ids) with who said them. */
-  sourcesOf(relationId: number): { ref: string; speaker?: string }[] {
-    return (this.stmt('SELECT ref, speaker_id FROM relation_sources WHERE relation_id = ? ORDER BY ref').all(relationId) as { ref: string; speaker_id: string | null }[]).map((r) =>
-      r.speaker_id ? { ref: r.ref, speaker: r.speaker_id } : { ref: r.ref },
-    );
-  }
-
   /**
-   * Removes the given sources (turn or event ids) from every relation; a relation left without any
-   * source is deleted, and so is an entity left without relations or attributes. The seam of forget
-   * (K-2): facts distilled only from forgotten turns go with them. Relations that never had a
-   * source (committed without refs) are not touched.
+   * When a fact said again at `said` began, given it was known since `since`: the earlier of the
+   * two — unless (single-valued) another value began in between, which the earlier saying preceded
+   * and the later one replaced (one row per fact keeps its latest stretch).
    */
-  deleteByRefs(refs: readonly string[]): { relations: number; entities: number } {
-    if (!refs.length) return { relations: 0, entities: 0 };
-    return this.conn.transaction(() => {
-      const touched = new Set<number>();
-      const sel = this.stmt('SELECT relation_id FROM relation_sources WHERE ref = ?').pluck();
-      const del = this.stmt('DELETE FROM relation_sources WHERE ref = ?');
-      for (const ref of refs) {
-        for (const id of sel.all(ref) as number[]) touched.add(id);
-        del.run(ref);
-      }
-      let relations = 0;
-      const left = this.stmt('SELECT 1 FROM relation_sources WHERE relation_id = ? LIMIT 1');
-      const ends = this.stmt('SELECT subject_id, object_id FROM relations WHERE id = ?');
-      const ents = new Set<number>();
-      for (const id of touched) {
-        if (left.get(id)) continue;
-        const e = ends.get(id) as { subject_id: number; object_id: number } | undefined;
-        if (e) ents.add(e.subject_id).add(e.object_id);
-        relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
-      }
-      let entities = 0;
-      for (const id of ents) {
-        entities += this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
-      }
-      return { relations, entities };
-    })();
+  private earliestSince(s: number, predicate: string, o: number, since: number, said: number): number {
+    if (said >= since) return since;
+    if (!isSingleValued(predicate)) return said;
+    const between = this.stmt('SELECT 1 FROM relations WHERE subject_id = ? AND predicate = ? AND object_id != ? AND COALESCE(valid_from, created_at) >= ? AND COALESCE(valid_from, created_at) < ? LIMIT 1').get(s, predicate, o, said, since);
+    return between ? since : said;
   }
 
   /**
    * Upserts the entities of each triple (with their types) and inserts its relation; an identical
-   * relation is not duplicated, its confidence is raised instead. One transaction.
+   * relation is not duplicated, its confidence is raised instead. A value of a single-valued
+   * predicate (name, lives_in, works_at, age) closes the subject's previous value at the time the
+   * new one was said (`validFrom`, default now) — or, said earlier than the current one, takes its
+   * place in the past. One transaction.
    * @returns the number of triples committed.
    */
   commit(triples: Triple[]): number {
     const clean = parseTriples(triples);
     const t = this.now();
-    this.conn.transaction(() => {
-      for (const tr of clean) {
-        const s = this.upsertEntity(tr.subject, tr.subjectType, t);
-        const o = this.upsertEntity(tr.object, tr.objectType, t);
-        this.addRelation(s, tr.predicate, o, tr.confidence ?? DEFAULT_CONFIDENCE, tr.sentence, tr.refs ?? [], t, tr.speaker);
-      }
-    })();
+    this.write(() => {
+      for (const tr of clean) this.commitOne(tr, t);
+    });
     return clean.length;
+  }
+
+  private commitOne(tr: CleanTriple, t: number): void {
+    const known = [this.entityRow(tr.subject)?.id, this.entityRow(tr.object)?.id].filter((x): x is number => x !== undefined);
+    const single = isSingleValued(tr.predicate);
+    const sBefore = this.entityRow(tr.subject)?.id;
+    const chainBefore = single && sBefore !== undefined ? chainIds(this.conn, sBefore, tr.predicate) : [];
+    const before = this.state({ entities: known, relations: chainBefore });
+    const created: number[] = [];
+    const s = this.upsertEntity(tr.subject, tr.subjectType, t, created);
+    const o = this.upsertEntity(tr.object, tr.objectType, t, created);
+    const existed = this.stmt('SELECT id FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').pluck().get(s, tr.predicate, o) as number | undefined;
+    const id = this.addRelation(s, tr.predicate, o, tr.confidence ?? DEFAULT_CONFIDENCE, tr.sentence, tr.refs ?? [], t, tr.speaker, validFrom(tr, t));
+    const closed = single ? reorderChain(this.conn, s, tr.predicate).filter((x) => x !== id) : [];
+    if (!this.tracking) return;
+    const after = this.state({ entities: [s, o], relations: [...new Set([...chainBefore, id])] });
+    const replaced = after.relations.filter((r) => closed.includes(r.id) && r.validTo !== null).map((r) => this.nameOf(r.objectId));
+    const op = existed !== undefined ? 'update' : replaced.length ? 'supersede' : 'create';
+    const fact = `${tr.subject} ${tr.predicate} ${tr.object}`;
+    this.note({
+      kind: 'relation',
+      op,
+      target: `relation:${id}`,
+      subjects: [tr.subject, tr.object],
+      summary: op === 'supersede' ? `${fact} (replaces ${replaced.join(', ')})` : op === 'update' ? `${fact} (said again)` : fact,
+      refs: tr.refs ?? [],
+      before,
+      after,
+    });
+  }
+
+  private nameOf(entityId: number): string {
+    return (this.stmt('SELECT name FROM entities WHERE id = ?').pluck().get(entityId) as string | undefined) ?? String(entityId);
   }
 
   /** Creates an entity if missing (type upgraded from the generic one); returns it. */
   ensureEntity(name: string, type?: string): GraphEntity {
     const n = parseName(name);
-    this.upsertEntity(n, type, this.now());
-    return toEntity(this.requireEntity(n));
-  }
-
-  /** One entity by name (case-insensitive), or undefined. */
-  getEntity(name: string): GraphEntity | undefined {
-    const row = this.entityRow(parseName(name));
-    return row ? toEntity(row) : undefined;
-  }
-
-  /**
-   * Keyword LIKE search (the keywords' `%`/`_` are literal) for seed entities, then BFS over
-   * relations in both directions up to `depth`, bounded by `maxEntities`/`maxRelations`.
-   */
-  recall(keywords: string[], depth = 2, opts: RecallOptions = {}): RecallResult {
-    const kws = parseKeywords(keywords);
-    const d = parseDepth(depth);
-    const maxEntities = opts.maxEntities ?? 60;
-    const maxRelations = opts.maxRelations ?? 120;
-    const seeds: number[] = [];
-    for (const kw of kws) {
-      for (const id of this.matchIds(kw, maxEntities)) {
-        if (!seeds.includes(id) && seeds.length < maxEntities) seeds.push(id);
+    return this.write(() => {
+      const before = this.entityRow(n);
+      const created: number[] = [];
+      const id = this.upsertEntity(n, type, this.now(), created);
+      if (created.length || (before && before.type !== type && type && before.type === GENERIC_TYPE)) {
+        this.note({ kind: 'entity', op: created.length ? 'create' : 'update', target: `entity:${n}`, subjects: [n], summary: `entity ${n}${type ? ` (${type})` : ''}`, refs: [], before: before ? this.stateOfEntityRow(before) : EMPTY_STATE, after: this.state({ entities: [id] }) });
       }
-    }
-    const result = this.bfs(seeds, d, maxEntities, maxRelations);
-    if (opts.touch !== false && seeds.length) {
-      const t = this.now();
-      const upd = this.stmt('UPDATE entities SET recalled_at = ?, recall_count = recall_count + 1 WHERE id = ?');
-      this.conn.transaction(() => seeds.forEach((id) => upd.run(t, id)))();
-    }
-    return result;
+      return toEntity(this.requireEntity(n));
+    });
   }
 
-  /**
-   * Ids of entities whose name contains `kw` (case-insensitive), exact match first, then shortest.
-   * 3+ characters go through the trigram index as a quoted phrase; shorter ones through LIKE with
-   * `%`, `_` and `\` escaped. Both bind the keyword as a parameter.
-   */
-  private matchIds(kw: string, limit: number): number[] {
-    const order = 'ORDER BY (e.name = ?) DESC, length(e.name) ASC, e.updated_at DESC LIMIT ?';
-    const rows =
-      [...kw].length >= 3
-        ? this.stmt(`SELECT e.id FROM entities_fts f JOIN entities e ON e.id = f.rowid WHERE entities_fts MATCH ? ${order}`).all(`"${kw.replace(/"/g, '""')}"`, kw, limit)
-        : this.stmt(`SELECT e.id FROM entities e WHERE e.name LIKE ? ESCAPE '\\' ${order}`).all(`%${escapeLike(kw)}%`, kw, limit);
-    return (rows as { id: number }[]).map((r) => r.id);
-  }
-
-  private bfs(seeds: number[], depth: number, maxEntities: number, maxRelations: number): RecallResult {
-    const visited = new Set<number>(seeds);
-    const order = [...seeds];
-    const rels = new Map<number, RelationRow>();
-    let frontier = [...seeds];
-    for (let level = 0; level < depth && frontier.length && rels.size < maxRelations; level++) {
-      const next: number[] = [];
-      {
-        const rows = this.stmt(`${REL_SELECT} WHERE r.subject_id IN (SELECT value FROM json_each(@ids)) OR r.object_id IN (SELECT value FROM json_each(@ids)) ORDER BY r.confidence DESC, r.id ASC LIMIT @lim`)
-          .all({ ids: JSON.stringify(frontier), lim: maxRelations * 2 }) as RelationRow[];
-        for (const row of rows) {
-          if (rels.has(row.id) || rels.size >= maxRelations) continue;
-          for (const id of [row.subject_id, row.object_id]) {
-            if (!visited.has(id) && visited.size < maxEntities) {
-              visited.add(id);
-              order.push(id);
-              next.push(id);
-            }
-          }
-          if (visited.has(row.subject_id) && visited.has(row.object_id)) rels.set(row.id, row);
-        }
-      }
-      frontier = next;
-    }
-    return { entities: this.entitiesByIds(order), relations: [...rels.values()].map(toRelation) };
-  }
-
-  private entitiesByIds(ids: number[]): GraphEntity[] {
-    const byId = new Map<number, GraphEntity>();
-    if (ids.length) for (const r of this.stmt('SELECT * FROM entities WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as EntityRow[]) byId.set(r.id, toEntity(r));
-    return ids.map((id) => byId.get(id)).filter((e): e is GraphEntity => e !== undefined);
-  }
-
-  /** BFS from one entity by exact name (no LIKE), as a recall result; NotFoundError if missing. */
-  expand(name: string, depth = 1, opts: Omit<RecallOptions, 'touch'> = {}): RecallResult {
-    const row = this.requireEntity(parseName(name));
-    return this.bfs([row.id], parseDepth(depth), opts.maxEntities ?? 60, opts.maxRelations ?? 120);
-  }
-
-  /** The 1…depth-hop neighborhood of one entity, as nodes and edges (WebUI graph view). */
-  neighborhood(name: string, depth = 1, limit = 150): GraphNeighborhood {
-    const center = this.requireEntity(parseName(name));
-    const r = this.bfs([center.id], parseDepth(depth), limit, limit * 2);
-    const ids = new Map(r.entities.map((e) => [e.name.toLowerCase(), e.id]));
-    return {
-      center: toEntity(center),
-      nodes: r.entities.map((e) => ({ id: e.id, name: e.name, type: e.type })),
-      edges: r.relations.map((rel) => ({
-        id: rel.id,
-        source: ids.get(rel.subject.toLowerCase()) ?? -1,
-        target: ids.get(rel.object.toLowerCase()) ?? -1,
-        predicate: rel.predicate,
-        confidence: rel.confidence,
-      })),
-    };
+  private stateOfEntityRow(row: EntityRow): GraphState {
+    return this.tracking ? { entities: [{ id: row.id, name: row.name, type: row.type, attributes: row.attributes, createdAt: row.created_at, updatedAt: row.updated_at }], relations: [] } : EMPTY_STATE;
   }
 
   /**
@@ -400,10 +201,13 @@ export class GraphDB {
   merge(keep: string, drop: string): { kept: string; removed: string; moved: number; combined: number } {
     const k = parseName(keep, 'keep');
     const d = parseName(drop, 'drop');
-    return this.conn.transaction(() => {
+    return this.write(() => {
       const a = this.requireEntity(k);
       const b = this.requireEntity(d);
       if (a.id === b.id) throw new ValidationError('cannot merge an entity into itself', { keep: k, drop: d });
+      const touching = (id: number) => this.stmt('SELECT id FROM relations WHERE subject_id = ? OR object_id = ?').pluck().all(id, id) as number[];
+      const beforeIds = [...touching(a.id), ...touching(b.id)];
+      const before = this.state({ entities: [a.id, b.id], relations: beforeIds });
       const t = this.now();
       let moved = 0;
       let combined = 0;
@@ -415,13 +219,13 @@ export class GraphDB {
         const sources = this.stmt('SELECT ref, speaker_id FROM relation_sources WHERE relation_id = ?').all(r.id) as { ref: string; speaker_id: string | null }[];
         this.stmt('DELETE FROM relations WHERE id = ?').run(r.id);
         if (s === o) continue;
-        const before = this.stmt('SELECT 1 FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o);
-        const nid = this.addRelation(s, r.predicate, o, r.confidence, r.sentence ?? undefined, [], t);
+        const was = this.stmt('SELECT 1 FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o);
+        const nid = this.addRelation(s, r.predicate, o, r.confidence, r.sentence ?? undefined, [], t, undefined, r.valid_from ?? r.created_at);
         const src = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
         for (const x of sources) src.run(nid, x.ref, x.speaker_id);
         const merged = [...new Set([...parseJson<string[]>((this.stmt('SELECT refs FROM relations WHERE id = ?').get(nid) as { refs: string }).refs, []), ...parseJson<string[]>(r.refs, [])])].slice(-GRAPH_LIMITS.refs);
         this.stmt('UPDATE relations SET refs = ? WHERE id = ?').run(JSON.stringify(merged), nid);
-        if (before) combined++;
+        if (was) combined++;
         else moved++;
       }
       const attrsA = parseJson<Record<string, unknown>>(a.attributes, {});
@@ -431,19 +235,44 @@ export class GraphDB {
       const type = a.type === GENERIC_TYPE ? b.type : a.type;
       this.stmt('DELETE FROM entities WHERE id = ?').run(b.id);
       this.stmt('UPDATE entities SET attributes = ?, type = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(attrs), type, t, a.id);
+      this.reorderSubject(a.id);
+      this.note({ kind: 'entity', op: 'merge', target: `entity:${a.name}`, subjects: [a.name, b.name], summary: `merged ${b.name} into ${a.name}`, refs: [], before, after: this.state({ entities: [a.id], relations: [...beforeIds, ...touching(a.id)] }) });
       return { kept: a.name, removed: b.name, moved, combined };
-    })();
+    });
+  }
+
+  /** Recomputes every single-valued timeline of one subject. */
+  private reorderSubject(subjectId: number): void {
+    const preds = this.stmt('SELECT DISTINCT predicate FROM relations WHERE subject_id = ?').pluck().all(subjectId) as string[];
+    for (const p of preds) reorderChain(this.conn, subjectId, p);
+  }
+
+  /** The (subject, predicate) timelines these relations belong to, and every relation in them. */
+  private chainsOf(relationIds: readonly number[]): { chains: [number, string][]; ids: number[] } {
+    const chains = new Map<string, [number, string]>();
+    for (const id of relationIds) {
+      const r = this.stmt('SELECT subject_id, predicate FROM relations WHERE id = ?').get(id) as { subject_id: number; predicate: string } | undefined;
+      if (r && isSingleValued(r.predicate)) chains.set(`${r.subject_id}\u0000${r.predicate}`, [r.subject_id, r.predicate]);
+    }
+    const ids = new Set<number>(relationIds);
+    for (const [s, p] of chains.values()) for (const id of chainIds(this.conn, s, p)) ids.add(id);
+    return { chains: [...chains.values()], ids: [...ids] };
   }
 
   /** Deletes an entity and every relation it takes part in. */
   deleteEntity(name: string): { entity: string; relations: number } {
     const n = parseName(name);
-    return this.conn.transaction(() => {
+    return this.write(() => {
       const row = this.requireEntity(n);
-      const rels = this.stmt('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
+      const rels = this.stmt('SELECT id FROM relations WHERE subject_id = ? OR object_id = ?').pluck().all(row.id, row.id) as number[];
+      const { chains, ids } = this.chainsOf(rels);
+      const before = this.state({ entities: [row.id], relations: ids });
+      const count = this.stmt('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
       this.stmt('DELETE FROM entities WHERE id = ?').run(row.id);
-      return { entity: row.name, relations: rels };
-    })();
+      for (const [s, p] of chains) reorderChain(this.conn, s, p);
+      this.note({ kind: 'entity', op: 'delete', target: `entity:${row.name}`, subjects: [row.name], summary: `deleted ${row.name} and ${count} facts`, refs: [], before, after: this.state({ relations: ids }) });
+      return { entity: row.name, relations: count };
+    });
   }
 
   /** Deletes named entities, listed relations, weak relations and/or orphans. Returns counts. */
@@ -454,23 +283,32 @@ export class GraphDB {
     if (opts.belowConfidence !== undefined && !(opts.belowConfidence >= 0 && opts.belowConfidence <= 1)) {
       throw new ValidationError('belowConfidence must be between 0 and 1', { key: 'belowConfidence' });
     }
-    return this.conn.transaction(() => {
+    return this.write(() => {
+      const entIds = names.map((n) => this.entityRow(n)?.id).filter((x): x is number => x !== undefined);
+      const relIds = new Set<number>(ids);
+      for (const e of entIds) for (const r of this.stmt('SELECT id FROM relations WHERE subject_id = ? OR object_id = ?').pluck().all(e, e) as number[]) relIds.add(r);
+      if (opts.belowConfidence !== undefined) for (const r of this.stmt('SELECT id FROM relations WHERE confidence < ?').pluck().all(opts.belowConfidence) as number[]) relIds.add(r);
+      const orphanIds = opts.orphans ? (this.stmt("SELECT id FROM entities WHERE attributes = '{}' AND id NOT IN (SELECT subject_id FROM relations UNION SELECT object_id FROM relations)").pluck().all() as number[]) : [];
+      const { chains, ids: all } = this.chainsOf([...relIds]);
+      const before = this.state({ entities: [...entIds, ...orphanIds], relations: all });
       let entities = 0;
       let relations = 0;
-      for (const n of names) {
-        const row = this.entityRow(n);
-        if (!row) continue;
-        relations += this.stmt('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(row.id, row.id).changes;
-        entities += this.stmt('DELETE FROM entities WHERE id = ?').run(row.id).changes;
+      for (const e of entIds) {
+        relations += this.stmt('DELETE FROM relations WHERE subject_id = ? OR object_id = ?').run(e, e).changes;
+        entities += this.stmt('DELETE FROM entities WHERE id = ?').run(e).changes;
       }
       for (const id of ids) relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
       if (opts.belowConfidence !== undefined) relations += this.stmt('DELETE FROM relations WHERE confidence < ?').run(opts.belowConfidence).changes;
       if (opts.orphans) {
-        entities += this.stmt("DELETE FROM entities WHERE attributes = '{}' AND id NOT IN (SELECT subject_id FROM relations UNION SELECT object_id FROM relations)")
-          .run().changes;
+        entities += this.stmt("DELETE FROM entities WHERE attributes = '{}' AND id NOT IN (SELECT subject_id FROM relations UNION SELECT object_id FROM relations)").run().changes;
+      }
+      for (const [s, p] of chains) reorderChain(this.conn, s, p);
+      if (entities || relations) {
+        const subjects = before.entities.map((e) => e.name);
+        this.note({ kind: 'relation', op: 'purge', target: `purge:${this.now()}`, subjects, summary: `purged ${relations} facts and ${entities} entities${subjects.length ? ` (${subjects.slice(0, 5).join(', ')})` : ''}`, refs: [], before, after: this.state({ relations: all }) });
       }
       return { entities, relations };
-    })();
+    });
   }
 
   /**
@@ -479,7 +317,7 @@ export class GraphDB {
    */
   editEntity(name: string, patch: EntityPatch): GraphEntity {
     const n = parseName(name);
-    return this.conn.transaction(() => {
+    return this.write(() => {
       const row = this.requireEntity(n);
       let newName = row.name;
       if (patch.name !== undefined) {
@@ -496,20 +334,26 @@ export class GraphDB {
       }
       const json = JSON.stringify(attrs);
       if (json.length > 20_000) throw new ValidationError('attributes are too large (max 20000 characters of JSON)');
+      const before = this.stateOfEntityRow(row);
       this.stmt('UPDATE entities SET name = ?, type = ?, attributes = ?, updated_at = ? WHERE id = ?').run(newName, type, json, this.now(), row.id);
+      const what = [newName !== row.name ? `renamed to ${newName}` : '', type !== row.type ? `type ${type}` : '', json !== row.attributes ? `attributes ${json.slice(0, 120)}` : ''].filter(Boolean).join('; ');
+      if (what) this.note({ kind: 'entity', op: 'update', target: `entity:${newName}`, subjects: [...new Set([row.name, newName])], summary: `${row.name}: ${what}`, refs: [], before, after: this.state({ entities: [row.id] }) });
       return toEntity(this.stmt('SELECT * FROM entities WHERE id = ?').get(row.id) as EntityRow);
-    })();
+    });
   }
 
   /** Edits one relation; moving it onto an existing identical relation is a ConflictError. */
   editRelation(id: number, patch: RelationPatch): GraphRelation {
     if (!Number.isInteger(id)) throw new ValidationError('relation id must be an integer', { key: 'id' });
-    return this.conn.transaction(() => {
+    return this.write(() => {
       const row = this.stmt(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
       if (!row) throw new NotFoundError('relation', String(id));
       const t = this.now();
-      const s = patch.subject !== undefined ? this.upsertEntity(parseName(patch.subject, 'subject'), undefined, t) : row.subject_id;
-      const o = patch.object !== undefined ? this.upsertEntity(parseName(patch.object, 'object'), undefined, t) : row.object_id;
+      const { ids: chainBefore } = this.chainsOf([id]);
+      const before = this.state({ entities: [row.subject_id, row.object_id], relations: chainBefore });
+      const created: number[] = [];
+      const s = patch.subject !== undefined ? this.upsertEntity(parseName(patch.subject, 'subject'), undefined, t, created) : row.subject_id;
+      const o = patch.object !== undefined ? this.upsertEntity(parseName(patch.object, 'object'), undefined, t, created) : row.object_id;
       if (s === o) throw new ValidationError('subject and object are the same entity');
       const predicate = patch.predicate !== undefined ? cleanPredicate(patch.predicate) : row.predicate;
       if (!predicate || predicate.length > GRAPH_LIMITS.predicate) throw new ValidationError('predicate must be 1–100 characters', { key: 'predicate' });
@@ -519,94 +363,42 @@ export class GraphDB {
       if (clash) throw new ConflictError('an identical relation already exists', { id: (clash as { id: number }).id });
       this.stmt('UPDATE relations SET subject_id = ?, predicate = ?, object_id = ?, confidence = ?, sentence = ?, updated_at = ? WHERE id = ?')
         .run(s, predicate, o, patch.confidence ?? row.confidence, patch.sentence ?? row.sentence, t, id);
-      return this.relation(id) as GraphRelation;
-    })();
+      reorderChain(this.conn, row.subject_id, row.predicate);
+      reorderChain(this.conn, s, predicate);
+      const { ids: chainAfter } = this.chainsOf([id]);
+      const rel = this.relation(id) as GraphRelation;
+      this.note({
+        kind: 'relation',
+        op: 'update',
+        target: `relation:${id}`,
+        subjects: [...new Set([row.subject, row.object, rel.subject, rel.object])],
+        summary: `${row.subject} ${row.predicate} ${row.object} → ${rel.subject} ${rel.predicate} ${rel.object}${patch.confidence !== undefined ? ` (${patch.confidence.toFixed(2)})` : ''}`,
+        refs: rel.refs ?? [],
+        before,
+        after: this.state({ entities: [s, o, row.subject_id, row.object_id], relations: [...new Set([...chainBefore, ...chainAfter])] }),
+      });
+      return rel;
+    });
   }
 
-  /** One relation by id. */
-  relation(id: number): GraphRelation | undefined {
-    const row = this.stmt(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
-    return row ? toRelation(row) : undefined;
-  }
-
-  /** Deletes one relation; false when it did not exist. */
+  /**
+   * Deletes one relation; false when it did not exist. When it was the current value of a
+   * single-valued predicate, the one it had replaced holds again.
+   */
   deleteRelation(id: number): boolean {
-    return this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes > 0;
+    return this.write(() => {
+      const row = this.stmt(`${REL_SELECT} WHERE r.id = ?`).get(id) as RelationRow | undefined;
+      if (!row) return false;
+      const { chains, ids } = this.chainsOf([id]);
+      const before = this.state({ entities: [row.subject_id, row.object_id], relations: ids });
+      this.stmt('DELETE FROM relations WHERE id = ?').run(id);
+      for (const [s, p] of chains) reorderChain(this.conn, s, p);
+      this.note({ kind: 'relation', op: 'delete', target: `relation:${id}`, subjects: [row.subject, row.object], summary: `deleted ${row.subject} ${row.predicate} ${row.object}`, refs: parseJson<string[]>(row.refs, []), before, after: this.state({ relations: ids }) });
+      return true;
+    });
   }
 
-  /** Counts for `memory_introspect` and the WebUI. */
-  stats(): GraphStats {
-    const c = this.conn;
-    const types: Record<string, number> = {};
-    for (const r of c.prepare('SELECT type, COUNT(*) AS n FROM entities GROUP BY type ORDER BY n DESC LIMIT 50').all() as { type: string; n: number }[]) types[r.type] = r.n;
-    const rel = c.prepare('SELECT COUNT(*) AS n, AVG(confidence) AS avg, SUM(CASE WHEN reviewed_at IS NULL AND sentence IS NOT NULL THEN 1 ELSE 0 END) AS unreviewed FROM relations').get() as {
-      n: number;
-      avg: number | null;
-      unreviewed: number | null;
-    };
-    return {
-      entities: (c.prepare('SELECT COUNT(*) AS n FROM entities').get() as { n: number }).n,
-      relations: rel.n,
-      persons: types.person ?? 0,
-      types,
-      topPredicates: c.prepare('SELECT predicate, COUNT(*) AS count FROM relations GROUP BY predicate ORDER BY count DESC LIMIT 10').all() as { predicate: string; count: number }[],
-      avgConfidence: rel.avg ?? 0,
-      unreviewed: rel.unreviewed ?? 0,
-    };
-  }
-
-  /** Entities whose name contains `q` (literal match, case-insensitive for ASCII). */
-  search(q: string, limit = 20): GraphEntity[] {
-    const [kw] = parseKeywords([q]);
-    if (!kw) return [];
-    return this.entitiesByIds(this.matchIds(kw, Math.min(Math.max(1, limit), 500)));
-  }
-
-  /** A page of entities, newest first. */
-  listEntities(opts: { limit?: number; offset?: number; type?: string } = {}): { total: number; items: GraphEntity[] } {
-    const limit = Math.min(Math.max(1, opts.limit ?? 50), 1000);
-    const offset = Math.max(0, opts.offset ?? 0);
-    const where = opts.type ? 'WHERE type = ?' : '';
-    const args = opts.type ? [opts.type] : [];
-    const total = (this.stmt(`SELECT COUNT(*) AS n FROM entities ${where}`).get(...args) as { n: number }).n;
-    const rows = this.stmt(`SELECT * FROM entities ${where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`).all(...args, limit, offset) as EntityRow[];
-    return { total, items: rows.map(toEntity) };
-  }
-
-  /** A page of relations, optionally only those touching one entity. */
-  relations(opts: { entity?: string; limit?: number; offset?: number } = {}): { total: number; items: GraphRelation[] } {
-    const limit = Math.min(Math.max(1, opts.limit ?? 100), 1000);
-    const offset = Math.max(0, opts.offset ?? 0);
-    if (opts.entity !== undefined) {
-      const row = this.entityRow(parseName(opts.entity, 'entity'));
-      if (!row) return { total: 0, items: [] };
-      const total = (this.stmt('SELECT COUNT(*) AS n FROM relations WHERE subject_id = ? OR object_id = ?').get(row.id, row.id) as { n: number }).n;
-      const rows = this.stmt(`${REL_SELECT} WHERE r.subject_id = ? OR r.object_id = ? ORDER BY r.confidence DESC, r.id LIMIT ? OFFSET ?`).all(row.id, row.id, limit, offset) as RelationRow[];
-      return { total, items: rows.map(toRelation) };
-    }
-    const total = (this.stmt('SELECT COUNT(*) AS n FROM relations').get() as { n: number }).n;
-    const rows = this.stmt(`${REL_SELECT} ORDER BY r.id DESC LIMIT ? OFFSET ?`).all(limit, offset) as RelationRow[];
-    return { total, items: rows.map(toRelation) };
-  }
-
-  /** Changes whenever an entity is added, renamed, merged or removed (cheap: two aggregates over indexes). */
-  entityVersion(): string {
-    const r = this.stmt('SELECT count(*) AS n, max(updated_at) AS u, max(id) AS m FROM entities').get() as { n: number; u: number | null; m: number | null };
-    return `${r.n}:${r.u ?? 0}:${r.m ?? 0}`;
-  }
-
-  /** Names of the most recently updated entities (merge detection, entity vector search). */
-  entityNames(limit = 5000): string[] {
-    return (this.stmt('SELECT name FROM entities ORDER BY updated_at DESC, id DESC LIMIT ?').all(limit) as { name: string }[]).map((r) => r.name);
-  }
-
-  /** Relations with a source sentence that were never reviewed (oldest first). */
-  relationsForReview(limit = 20): GraphRelation[] {
-    const rows = this.stmt(`${REL_SELECT} WHERE r.reviewed_at IS NULL AND r.sentence IS NOT NULL ORDER BY r.created_at, r.id LIMIT ?`).all(limit) as RelationRow[];
-    return rows.map(toRelation);
-  }
-
-  /** Marks relations as reviewed now. */
+  /** Marks relations as reviewed now (not a change of what is known). */
   markReviewed(ids: number[]): void {
     const t = this.now();
     const st = this.stmt('UPDATE relations SET reviewed_at = ? WHERE id = ?');
@@ -619,9 +411,140 @@ export class GraphDB {
     this.stmt('INSERT OR REPLACE INTO merge_decisions(a, b, decision, decided_at) VALUES (?, ?, ?, ?)').run(x, y, decision, this.now());
   }
 
-  /** True when the pair was already decided. */
-  hasMergeDecision(a: string, b: string): boolean {
-    const [x, y] = [a, b].sort((p, q) => p.toLowerCase().localeCompare(q.toLowerCase()));
-    return this.stmt('SELECT 1 FROM merge_decisions WHERE a = ? AND b = ?').get(x, y) !== undefined;
+  /**
+   * Takes the given sources (turn or event ids) out of the graph (forget, K-2; exclusion, M-9): a
+   * relation left without any source is deleted, and so is an entity left without relations or
+   * attributes (and the merge decisions that name it); a relation that keeps other sources loses
+   * these refs, and its source sentence when that sentence is in one of `texts` (it was said in a
+   * turn that goes). Timelines of single-valued predicates are recomputed. Relations that never had
+   * a source (committed without refs) are not touched. Not recorded as a change: the caller records
+   * the exclusion or the forget. Returns the rows before and after (what a restore puts back).
+   */
+  detachRefs(refs: readonly string[], texts: readonly string[] = []): DetachResult {
+    if (!refs.length) return { relations: 0, entities: 0, before: EMPTY_STATE, after: EMPTY_STATE };
+    const db = this.conn;
+    return db.transaction(() => {
+      const touched = new Set<number>();
+      const sel = this.stmt('SELECT relation_id FROM relation_sources WHERE ref = ?').pluck();
+      for (const ref of refs) for (const id of sel.all(ref) as number[]) touched.add(id);
+      if (!touched.size) return { relations: 0, entities: 0, before: EMPTY_STATE, after: EMPTY_STATE };
+      const { chains, ids } = this.chainsOf([...touched]);
+      const ends = new Set<number>();
+      for (const id of touched) {
+        const e = this.stmt('SELECT subject_id, object_id FROM relations WHERE id = ?').get(id) as { subject_id: number; object_id: number } | undefined;
+        if (e) ends.add(e.subject_id).add(e.object_id);
+      }
+      const before = readState(db, { entities: ends, relations: ids });
+      const gone = new Set(refs);
+      const del = this.stmt('DELETE FROM relation_sources WHERE relation_id = ? AND ref = ?');
+      let relations = 0;
+      for (const id of touched) {
+        for (const ref of refs) del.run(id, ref);
+        if (this.stmt('SELECT 1 FROM relation_sources WHERE relation_id = ? LIMIT 1').get(id)) {
+          const row = this.stmt('SELECT refs, sentence FROM relations WHERE id = ?').get(id) as { refs: string; sentence: string | null };
+          const kept = parseJson<string[]>(row.refs, []).filter((r) => !gone.has(r));
+          const sentence = row.sentence && texts.some((t) => t.includes(row.sentence as string)) ? null : row.sentence;
+          this.stmt('UPDATE relations SET refs = ?, sentence = ? WHERE id = ?').run(JSON.stringify(kept), sentence, id);
+        } else relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
+      }
+      let entities = 0;
+      for (const id of ends) {
+        const name = this.stmt('SELECT name FROM entities WHERE id = ?').pluck().get(id) as string | undefined;
+        const n = this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
+        if (n && name) this.stmt('DELETE FROM merge_decisions WHERE a = ? OR b = ?').run(name, name);
+        entities += n;
+      }
+      for (const [s, p] of chains) reorderChain(db, s, p);
+      return { relations, entities, before, after: readState(db, { entities: ends, relations: ids }) };
+    })();
   }
+
+  /** Forget's seam (K-2): {@link detachRefs} with counts only. */
+  deleteByRefs(refs: readonly string[], texts: readonly string[] = []): { relations: number; entities: number } {
+    const r = this.detachRefs(refs, texts);
+    return { relations: r.relations, entities: r.entities };
+  }
+
+  /**
+   * Puts back what `detachRefs` took out (its `before` and `after`; restore of an excluded turn, M-9), merging with what
+   * changed meanwhile: a relation that is still there gets its sources (and sentence, refs) back, a
+   * deleted one comes back — or joins an identical fact that was learned again — and entities are
+   * found by name or created. Timelines are recomputed. Returns how many relations it touched.
+   */
+  reattach(before: GraphState, after: GraphState): number {
+    if (!before.relations.length && !before.entities.length) return 0;
+    const db = this.conn;
+    const left = new Map(after.relations.map((r) => [r.id, JSON.stringify([r.sources, r.sentence, r.refs])]));
+    // Only what the detach changed goes back (the timeline's other rows were read for context).
+    const changed = before.relations.filter((r) => left.get(r.id) !== JSON.stringify([r.sources, r.sentence, r.refs]));
+    return db.transaction(() => {
+      const entityId = new Map<number, number>();
+      for (const e of before.entities) {
+        const byName = this.entityRow(e.name);
+        if (byName) entityId.set(e.id, byName.id);
+        else {
+          const free = !this.stmt('SELECT 1 FROM entities WHERE id = ?').get(e.id);
+          const r = free
+            ? this.stmt('INSERT INTO entities(id, name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(e.id, e.name, e.type, e.attributes, e.createdAt, e.updatedAt)
+            : this.stmt('INSERT INTO entities(name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(e.name, e.type, e.attributes, e.createdAt, e.updatedAt);
+          entityId.set(e.id, Number(r.lastInsertRowid));
+        }
+      }
+      const idOf = (old: number) => entityId.get(old) ?? old;
+      const chains = new Map<string, [number, string]>();
+      let n = 0;
+      for (const r of changed) {
+        const s = idOf(r.subjectId);
+        const o = idOf(r.objectId);
+        if (!this.stmt('SELECT 1 FROM entities WHERE id = ?').get(s) || !this.stmt('SELECT 1 FROM entities WHERE id = ?').get(o)) continue;
+        const same = this.stmt('SELECT id, sentence, refs, valid_from FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o) as { id: number; sentence: string | null; refs: string; valid_from: number | null } | undefined;
+        let id: number;
+        if (same) {
+          id = same.id;
+          const refs = [...new Set([...parseJson<string[]>(same.refs, []), ...parseJson<string[]>(r.refs, [])])].slice(-GRAPH_LIMITS.refs);
+          const since = this.earliestSince(s, r.predicate, o, same.valid_from ?? r.validFrom ?? r.createdAt, r.validFrom ?? r.createdAt);
+          this.stmt('UPDATE relations SET sentence = COALESCE(sentence, ?), refs = ?, valid_from = ? WHERE id = ?').run(r.sentence, JSON.stringify(refs), since, id);
+        } else {
+          id = this.stmt('SELECT 1 FROM relations WHERE id = ?').get(r.id) ? -1 : r.id;
+          putRelation(db, { ...r, id: id === -1 ? this.nextRelationId() : id, subjectId: s, objectId: o, sources: [] });
+          id = this.stmt('SELECT id FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').pluck().get(s, r.predicate, o) as number;
+        }
+        const ins = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
+        for (const x of r.sources) ins.run(id, x.ref, x.speaker);
+        if (isSingleValued(r.predicate)) chains.set(`${s}\u0000${r.predicate}`, [s, r.predicate]);
+        n++;
+      }
+      for (const [s, p] of chains.values()) reorderChain(db, s, p);
+      return n;
+    })();
+  }
+
+  private nextRelationId(): number {
+    return ((this.stmt('SELECT MAX(id) FROM relations').pluck().get() as number | null) ?? 0) + 1;
+  }
+
+  /**
+   * Undoes a change (K-3): `before` goes back in place of `after` (see `undoState`: a later change
+   * of the same rows is a ConflictError), then the touched timelines are recomputed. Not recorded
+   * here: the caller records the undo.
+   */
+  applyUndo(before: GraphState, after: GraphState): void {
+    const db = this.conn;
+    db.transaction(() => {
+      undoState(db, before, after);
+      const chains = new Map<string, [number, string]>();
+      for (const r of [...before.relations, ...after.relations]) if (isSingleValued(r.predicate)) chains.set(`${r.subjectId}\u0000${r.predicate}`, [r.subjectId, r.predicate]);
+      for (const [s, p] of chains.values()) reorderChain(db, s, p);
+    })();
+  }
+
+  /** The rows of some entities and relations now (history views, tests). */
+  stateOf(ids: { entities?: number[]; relations?: number[] }): GraphState {
+    return readState(this.conn, ids);
+  }
+}
+
+/** When a triple's fact began to hold: its source's time, else now. */
+function validFrom(t: CleanTriple, now: number): number {
+  return typeof t.validFrom === 'number' && Number.isFinite(t.validFrom) ? t.validFrom : now;
 }

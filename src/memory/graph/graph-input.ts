@@ -42,6 +42,7 @@ export const TripleSchema = z.object({
   sentence: z.string().max(GRAPH_LIMITS.sentence, `sentence longer than ${GRAPH_LIMITS.sentence} characters`).optional(),
   refs: z.array(z.string().max(GRAPH_LIMITS.ref)).max(GRAPH_LIMITS.refs).optional(),
   speaker: z.string().max(GRAPH_LIMITS.ref).optional(),
+  validFrom: z.number().finite().optional(),
 });
 
 export type CleanTriple = z.infer<typeof TripleSchema>;

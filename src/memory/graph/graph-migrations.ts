@@ -74,6 +74,16 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
   INSERT OR IGNORE INTO relation_sources(relation_id, ref)
     SELECT r.id, j.value FROM relations r, json_each(r.refs) j WHERE json_valid(r.refs) AND j.type = 'text';
   `,
+  // 5: facts that supersede (K-4): since when a fact holds and until when (a later value of a
+  // single-valued predicate replaced it); the timeline of one subject's predicate is an index
+  // range. The entity-name index overwrites deleted names (forget, K-2: no trace in its segments).
+  `
+  ALTER TABLE relations ADD COLUMN valid_from INTEGER;
+  ALTER TABLE relations ADD COLUMN valid_to INTEGER;
+  UPDATE relations SET valid_from = created_at;
+  CREATE INDEX relations_subject_predicate ON relations(subject_id, predicate);
+  INSERT INTO entities_fts(entities_fts, rank) VALUES ('secure-delete', 1);
+  `,
 ];
 
 /** Applies the missing migration steps in one transaction each. Returns the final version. */

@@ -1,0 +1,173 @@
+/**
+ * Memory the user controls (M-9, K-2, K-3): which turns are excluded from every memory tier, what
+ * was forgotten (tombstones), and the history of every change to memory with undo. The memory
+ * subsystem implements it and the daemon offers it as `host.memory-control`; the memory manager
+ * feeds it the turns a person excludes, records the library's and the plan's changes in it and
+ * takes part in forget (library memories) and undo (its own kinds).
+ */
+import type { Disposer } from './tool.js';
+
+/** Who made a change to memory. */
+export type ChangeActor = 'user' | 'agent' | 'heartbeat' | 'import' | 'mcp' | 'plugin';
+
+/** What a change touched. */
+export type ChangeKind = 'relation' | 'entity' | 'memory' | 'document' | 'plan' | 'exclusion' | 'forget';
+
+/** Who, through what and in which turn (given by the caller; the memory subsystem fills its own). */
+export interface ChangeMeta {
+  actor?: ChangeActor;
+  /** The tool or surface (`memory_commit`, `library_save`, `webui`, `waiter`, `archive` …). */
+  tool?: string;
+  /** The turn the change came from (`<session>#<n>`). */
+  turnId?: string;
+}
+
+/** One recorded change (K-3). `before`/`after` hold what undo needs; a forgotten change holds neither. */
+export interface MemoryChange {
+  id: string;
+  /** Epoch ms. */
+  at: number;
+  actor: ChangeActor;
+  tool?: string;
+  turnId?: string;
+  kind: ChangeKind;
+  /** The changed thing: `relation:12`, `entity:Anna`, a memory id, a document id, `plan`, a turn id. */
+  target: string;
+  /** Names a person can look history up by (entity names, a memory's title …). */
+  subjects: string[];
+  /** `create`, `update`, `delete`, `merge`, `supersede`, `exclude`, `restore`, `undo`, `forget` … */
+  op: string;
+  /** One line for people: `user lives_in 杭州 (until 2025-03-01)`. */
+  summary: string;
+  before?: unknown;
+  after?: unknown;
+  /** When it was undone (then `undoneBy` names the change that undid it). */
+  undoneAt?: number;
+  undoneBy?: string;
+  /** The change this one undid. */
+  undoOf?: string;
+  /** Its text was removed by a forget: shown as a trace, cannot be undone. */
+  redacted?: boolean;
+}
+
+/** A change as recorded by a caller (the memory manager for the library and the plan). */
+export interface NewMemoryChange extends ChangeMeta {
+  kind: ChangeKind;
+  target: string;
+  subjects?: string[];
+  op: string;
+  summary: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** A history query: by subject (entity name, memory title, word of the summary) or by exact target. */
+export interface HistoryQuery {
+  subject?: string;
+  target?: string;
+  kind?: ChangeKind;
+  limit?: number;
+  /** Only changes before this id's time (paging back). */
+  before?: number;
+}
+
+/** What a forget can be asked to remove: a query, or the very things a dialog showed. */
+export interface ForgetRequest {
+  /** Words the forgotten things contain (every word, case-insensitive). */
+  query?: string;
+  turnIds?: string[];
+  /** Graph facts by relation id. */
+  relationIds?: number[];
+  /** Documents and archived turns without a turn id (notes from doc_commit), by tier and id. */
+  documents?: { tier: 'document' | 'archive' | 'context'; id: string }[];
+  /** Library memories (removed only when listed here: the person was asked). */
+  memoryIds?: string[];
+}
+
+/** One turn a forget would remove, with where it lives now. */
+export interface ForgetTurn {
+  turnId: string;
+  sessionId: string;
+  /** Epoch ms of its first event. */
+  at: number;
+  /** Its user message and reply, shortened. */
+  text: string;
+  /** `context`, `document`, `archive`, `held` (excluded), `session-log`. */
+  places: string[];
+}
+
+/** What a forget will remove: shown to the person before anything goes. */
+export interface ForgetPlan {
+  query?: string;
+  turns: ForgetTurn[];
+  /** Facts that go: asked for, or whose only sources are the turns above. */
+  facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches' }[];
+  documents: { tier: string; id: string; text: string }[];
+  /** Library memories that mention it: removed only when the person includes them. */
+  memories: { id: string; title: string; preview: string }[];
+}
+
+/** What a forget removed, by place. */
+export interface ForgetResult {
+  turns: number;
+  contextEvents: number;
+  documents: number;
+  archived: number;
+  relations: number;
+  entities: number;
+  held: number;
+  memories: number;
+  sessionEvents: number;
+  textLogLines: number;
+  historyRedacted: number;
+  tombstones: number;
+}
+
+/**
+ * A participant in forget that the memory subsystem cannot reach itself (the library of the
+ * memory manager): it finds what mentions a query and removes what the person chose.
+ */
+export interface ForgetParticipant {
+  find(query: string, limit: number): Promise<{ id: string; title: string; preview: string }[]>;
+  remove(ids: string[], meta: ChangeMeta): Promise<number>;
+}
+
+/** Undoes one recorded change of a kind the memory subsystem does not own (`memory`, `plan`). */
+export type UndoHandler = (change: MemoryChange) => Promise<void>;
+
+/** `host.memory-control`. */
+export interface MemoryControlService {
+  /** Turn ids excluded now (M-9). */
+  excluded(): string[];
+  isExcluded(turnId: string): boolean;
+  /**
+   * Excludes turns from every memory tier: what the tiers hold of them is taken out and kept aside
+   * (not searchable, not distilled, not prompted) until restored. Idempotent.
+   */
+  exclude(turnIds: string[], meta?: ChangeMeta): Promise<{ turns: number; held: number }>;
+  /** Brings excluded turns back where they were (M-9 restore). */
+  restore(turnIds: string[], meta?: ChangeMeta): Promise<{ turns: number; restored: number }>;
+  /** What a forget would remove (nothing changes). */
+  forgetPreview(request: ForgetRequest): Promise<ForgetPlan>;
+  /** Removes every trace of what is named (not of `query`: name what the preview showed). */
+  forget(request: Omit<ForgetRequest, 'query'>, meta?: ChangeMeta): Promise<ForgetResult>;
+  /** True when a turn was forgotten: reindex and import must not bring it back. */
+  isTombstoned(turnId: string): boolean;
+  /** True when this text (a message, a reply, a note) was forgotten. */
+  isTombstonedContent(text: string): boolean;
+  /** Records a change the caller made (library, plan); returns it with its id. */
+  record(change: NewMemoryChange): MemoryChange;
+  history(query?: HistoryQuery): MemoryChange[];
+  /** Undoes a change (recorded itself as an `undo` change); a later change of the same thing → ConflictError. */
+  undo(id: string, meta?: ChangeMeta): Promise<MemoryChange>;
+  registerUndo(kind: 'memory' | 'plan', handler: UndoHandler): Disposer;
+  registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer;
+  /** Listens to exclusions and restores (the memory manager mirrors them in its plan files). */
+  onExclusionChange(fn: (e: { turnIds: string[]; excluded: boolean }) => void): Disposer;
+}
+
+declare module './plugin.js' {
+  interface ServiceMap {
+    'host.memory-control': MemoryControlService;
+  }
+}
