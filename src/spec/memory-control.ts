@@ -128,8 +128,14 @@ export interface ForgetResult {
  * memory manager): it finds what mentions a query and removes what the person chose.
  */
 export interface ForgetParticipant {
+  /** What mentions every word of `query`. */
   find(query: string, limit: number): Promise<{ id: string; title: string; preview: string }[]>;
-  remove(ids: string[], meta: ChangeMeta): Promise<number>;
+  /** Titles and previews of named items (a dialog opened on one memory). */
+  describe(ids: string[]): Promise<{ id: string; title: string; preview: string }[]>;
+  /** Removes them without a history entry of their text; returns the texts they held (scrubbed elsewhere). */
+  remove(ids: string[], meta: ChangeMeta): Promise<{ removed: number; texts: string[] }>;
+  /** Drops other things that hold one of `texts` (pinned messages, one-shot items); returns how many. */
+  scrub?(texts: string[]): Promise<number>;
 }
 
 /** Undoes one recorded change of a kind the memory subsystem does not own (`memory`, `plan`). */

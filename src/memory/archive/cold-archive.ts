@@ -466,6 +466,48 @@ export class ColdArchive {
     return [...this.rows([...ns], 'full').values()].sort((a, b) => a.doc.createdAt - b.doc.createdAt);
   }
 
+  /** Every row of one turn, whole (text, refs, vector). */
+  rowsOfTurn(turnId: string): ArchivedRow[] {
+    const rows = this.st('SELECT * FROM turns WHERE turn_id = ?').all(turnId) as Row[];
+    return rows.map((r) => toArchived(r, 'full'));
+  }
+
+  /**
+   * Rows holding every one of `tokens` (an intersection of their postings, rarest first), whole,
+   * at most `limit`: what a forget by words finds in the archive beyond the recall's top hits.
+   */
+  rowsWithAll(tokens: readonly string[], limit = 500): ArchivedRow[] {
+    const terms = [...new Set(tokens.filter(isIndexable))];
+    if (!terms.length) return [];
+    const df = this.df(terms);
+    if (terms.some((t) => (df.get(t) ?? 0) === 0)) return [];
+    terms.sort((a, b) => df.get(a)! - df.get(b)!);
+    const termOf = this.st('SELECT id FROM terms WHERE term = ?').pluck();
+    const rowsOf = this.st('SELECT n FROM postings WHERE term_id = ?').pluck();
+    let acc: Set<number> | undefined;
+    for (const t of terms) {
+      const ns = new Set(rowsOf.all(termOf.get(t)) as number[]);
+      acc = acc ? new Set([...acc].filter((n) => ns.has(n))) : ns;
+      if (!acc.size) return [];
+    }
+    return [...this.rows([...acc!].slice(0, limit), 'full').values()];
+  }
+
+  /**
+   * Runs deletes with SQLite's secure_delete on and the WAL truncated after, so forgotten text is
+   * overwritten on disk, not only unlinked (forget, K-2).
+   */
+  scrubbed<T>(fn: () => T): T {
+    const db = this.conn;
+    db.pragma('secure_delete = ON');
+    try {
+      return fn();
+    } finally {
+      db.pragma('secure_delete = OFF');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+  }
+
   /** Archived documents, newest first, paged. */
   list(opts: { offset?: number; limit?: number } = {}): MemoryDocument[] {
     const rows = this.st('SELECT * FROM turns ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?').all(Math.max(0, opts.limit ?? 50), Math.max(0, opts.offset ?? 0)) as Row[];

@@ -33,6 +33,12 @@ export interface RelevanceContextOptions {
   log?: EmbedderLog;
   clock?: () => number;
   timers?: ContextTimers;
+  /**
+   * Whether an event may enter the window (M-9: an excluded turn's events do not); a refused event
+   * goes to `onRefused` (held aside) and is not appended.
+   */
+  admit?: (event: ContextEvent) => boolean;
+  onRefused?: (event: ContextEvent) => void;
 }
 
 /** Events always kept by prune, newest first (recency bias). */
@@ -165,6 +171,10 @@ export class RelevanceContext implements ContextWindow {
       channel: event.channel ?? '',
       sessionId: event.sessionId ?? '',
     };
+    if (this.opts.admit && !this.opts.admit(e)) {
+      this.opts.onRefused?.(e);
+      return e;
+    }
     this.markTurn(e);
     // Usually the newest: insert from the end to keep the list sorted (stable for equal times).
     let i = this.list.length;

@@ -102,6 +102,14 @@ export class RuleDistillPipeline {
     return { events, triples: committed };
   }
 
+  /** Drops the marks of forgotten events (K-2: no id of them is kept). */
+  async forget(eventIds: readonly string[]): Promise<void> {
+    if (!this.loaded) await this.load();
+    let changed = false;
+    for (const id of eventIds) changed = this.distilled.delete(id) || changed;
+    if (changed) await this.save();
+  }
+
   /** Writes the marker file atomically. */
   async save(): Promise<void> {
     const state: State = { version: 1, distilled: Object.fromEntries(this.distilled) };

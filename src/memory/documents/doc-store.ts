@@ -290,6 +290,26 @@ export class DocStore {
     return this.removeMany(ids);
   }
 
+  /** Ids of the documents of one turn (its first ref). */
+  idsOfTurn(turnId: string): string[] {
+    return this.prepared('SELECT id FROM documents WHERE turn_id = ?').pluck().all(turnId) as string[];
+  }
+
+  /**
+   * Runs deletes with SQLite's secure_delete on and the WAL truncated after, so forgotten text is
+   * overwritten on disk, not only unlinked from the table (forget, K-2).
+   */
+  scrubbed<T>(fn: () => T): T {
+    const db = this.conn;
+    db.pragma('secure_delete = ON');
+    try {
+      return fn();
+    } finally {
+      db.pragma('secure_delete = OFF');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+  }
+
   /** True when the store holds this document id. */
   has(id: string): boolean {
     return this.index?.has(id) ?? false;

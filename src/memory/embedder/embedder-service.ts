@@ -107,6 +107,13 @@ export class EmbedderService {
     return toks.slice();
   }
 
+  /** Drops cached tokens of texts that contain any of `needles` (forget, K-2: nothing of it stays in memory). */
+  forgetTexts(needles: readonly string[]): void {
+    const ns = needles.filter((n) => n.length > 0);
+    if (!ns.length) return;
+    for (const t of [...this.tokenCache.keys()]) if (ns.some((n) => t.includes(n) || n.includes(t))) this.tokenCache.delete(t);
+  }
+
   /** Salient keywords (jieba TF-IDF extract for Chinese, content words for English). */
   keywords(text: string, k = 8): string[] {
     return extractKeywords(text, k);

@@ -2,7 +2,7 @@ import type { GraphEntity, GraphRelation, Triple } from '../../spec/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../spec/index.js';
 import { cleanPredicate, combineConfidence, GRAPH_LIMITS, parseName, parseTriples, type CleanTriple } from './graph-input.js';
 import { EMPTY_STATE, putRelation, readState, undoState, type GraphChange, type GraphState } from './graph-state.js';
-import { GraphStore, parseJson, REL_SELECT, toEntity, type EntityPatch, type EntityRow, type PurgeOptions, type RelationPatch, type RelationRow } from './graph-store.js';
+import { GraphStore, parseJson, REL_SELECT, toEntity, toRelation as toRelationRow, type EntityPatch, type EntityRow, type PurgeOptions, type RelationPatch, type RelationRow } from './graph-store.js';
 import { chainIds, isSingleValued, reorderChain } from './supersede.js';
 
 export { GraphStore };
@@ -424,16 +424,8 @@ export class GraphDB extends GraphStore {
     if (!refs.length) return { relations: 0, entities: 0, before: EMPTY_STATE, after: EMPTY_STATE };
     const db = this.conn;
     return db.transaction(() => {
-      const touched = new Set<number>();
-      const sel = this.stmt('SELECT relation_id FROM relation_sources WHERE ref = ?').pluck();
-      for (const ref of refs) for (const id of sel.all(ref) as number[]) touched.add(id);
+      const { touched, chains, ids, ends } = this.refScope(refs);
       if (!touched.size) return { relations: 0, entities: 0, before: EMPTY_STATE, after: EMPTY_STATE };
-      const { chains, ids } = this.chainsOf([...touched]);
-      const ends = new Set<number>();
-      for (const id of touched) {
-        const e = this.stmt('SELECT subject_id, object_id FROM relations WHERE id = ?').get(id) as { subject_id: number; object_id: number } | undefined;
-        if (e) ends.add(e.subject_id).add(e.object_id);
-      }
       const before = readState(db, { entities: ends, relations: ids });
       const gone = new Set(refs);
       const del = this.stmt('DELETE FROM relation_sources WHERE relation_id = ? AND ref = ?');
@@ -459,6 +451,76 @@ export class GraphDB extends GraphStore {
     })();
   }
 
+  /** The relations citing `refs`, their timelines and their end entities. */
+  private refScope(refs: readonly string[]): { touched: Set<number>; chains: [number, string][]; ids: number[]; ends: Set<number> } {
+    const touched = new Set<number>();
+    const sel = this.stmt('SELECT relation_id FROM relation_sources WHERE ref = ?').pluck();
+    for (const ref of refs) for (const id of sel.all(ref) as number[]) touched.add(id);
+    const { chains, ids } = this.chainsOf([...touched]);
+    const ends = new Set<number>();
+    for (const id of touched) {
+      const e = this.stmt('SELECT subject_id, object_id FROM relations WHERE id = ?').get(id) as { subject_id: number; object_id: number } | undefined;
+      if (e) ends.add(e.subject_id).add(e.object_id);
+    }
+    return { touched, chains, ids, ends };
+  }
+
+  /** The rows `detachRefs(refs)` would take out, read without changing anything (kept before it runs). */
+  peekRefs(refs: readonly string[]): GraphState {
+    if (!refs.length) return EMPTY_STATE;
+    const { touched, ids, ends } = this.refScope(refs);
+    return touched.size ? readState(this.conn, { entities: ends, relations: ids }) : EMPTY_STATE;
+  }
+
+  /** The relation ids whose every source is one of `refs` (what a forget of those turns takes with it). */
+  onlySourcedBy(refs: readonly string[]): number[] {
+    const set = new Set(refs);
+    const { touched } = this.refScope(refs);
+    return [...touched].filter((id) => (this.stmt('SELECT ref FROM relation_sources WHERE relation_id = ?').pluck().all(id) as string[]).every((r) => set.has(r)));
+  }
+
+  /**
+   * Relations whose `subject predicate object` or source sentence contains every one of `terms`
+   * (lower-cased; forget by words, K-2), at most `limit`.
+   */
+  matchingFacts(terms: readonly string[], limit = 200): GraphRelation[] {
+    const ts = terms.map((t) => t.toLowerCase()).filter(Boolean);
+    if (!ts.length) return [];
+    const cond = ts.map(() => "instr(lower(s.name || ' ' || replace(r.predicate, '_', ' ') || ' ' || o.name || ' ' || COALESCE(r.sentence, '')), ?) > 0").join(' AND ');
+    const rows = this.conn.prepare(`${REL_SELECT} WHERE ${cond} ORDER BY r.id LIMIT ?`).all(...ts, limit) as RelationRow[];
+    return rows.map((r) => toRelationRow(r));
+  }
+
+  /**
+   * Deletes relations without recording them (forget, K-2: the history must not get their text
+   * back): their sources, entities left bare (and merge decisions naming them), timelines
+   * recomputed. Returns counts.
+   */
+  forgetRelations(ids: readonly number[]): { relations: number; entities: number } {
+    if (!ids.length) return { relations: 0, entities: 0 };
+    const db = this.conn;
+    return db.transaction(() => {
+      const { chains } = this.chainsOf([...ids]);
+      const ends = new Set<number>();
+      let relations = 0;
+      for (const id of ids) {
+        const e = this.stmt('SELECT subject_id, object_id FROM relations WHERE id = ?').get(id) as { subject_id: number; object_id: number } | undefined;
+        if (!e) continue;
+        ends.add(e.subject_id).add(e.object_id);
+        relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
+      }
+      let entities = 0;
+      for (const id of ends) {
+        const name = this.stmt('SELECT name FROM entities WHERE id = ?').pluck().get(id) as string | undefined;
+        const n = this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
+        if (n && name) this.stmt('DELETE FROM merge_decisions WHERE a = ? OR b = ?').run(name, name);
+        entities += n;
+      }
+      for (const [s, p] of chains) reorderChain(db, s, p);
+      return { relations, entities };
+    })();
+  }
+
   /** Forget's seam (K-2): {@link detachRefs} with counts only. */
   deleteByRefs(refs: readonly string[], texts: readonly string[] = []): { relations: number; entities: number } {
     const r = this.detachRefs(refs, texts);
@@ -466,51 +528,59 @@ export class GraphDB extends GraphStore {
   }
 
   /**
-   * Puts back what `detachRefs` took out (its `before` and `after`; restore of an excluded turn, M-9), merging with what
-   * changed meanwhile: a relation that is still there gets its sources (and sentence, refs) back, a
-   * deleted one comes back — or joins an identical fact that was learned again — and entities are
-   * found by name or created. Timelines are recomputed. Returns how many relations it touched.
+   * Puts back what `detachRefs(refs)` took out (restore of an excluded turn, M-9), given the rows
+   * before it: each relation that had one of `refs` among its sources gets those sources back (and
+   * its sentence and refs when they went), merged with what changed meanwhile — a deleted relation
+   * comes back, or joins an identical fact that was learned again; entities are found by name or
+   * created. Only the given refs return (a source forgotten meanwhile stays forgotten). Timelines
+   * are recomputed. Returns how many relations got sources back.
    */
-  reattach(before: GraphState, after: GraphState): number {
-    if (!before.relations.length && !before.entities.length) return 0;
+  reattach(before: GraphState, refs: readonly string[]): number {
+    const want = new Set(refs);
+    const rels = before.relations.filter((r) => r.sources.some((x) => want.has(x.ref)));
+    if (!rels.length) return 0;
     const db = this.conn;
-    const left = new Map(after.relations.map((r) => [r.id, JSON.stringify([r.sources, r.sentence, r.refs])]));
-    // Only what the detach changed goes back (the timeline's other rows were read for context).
-    const changed = before.relations.filter((r) => left.get(r.id) !== JSON.stringify([r.sources, r.sentence, r.refs]));
     return db.transaction(() => {
       const entityId = new Map<number, number>();
-      for (const e of before.entities) {
+      const ensure = (old: number): number | undefined => {
+        if (entityId.has(old)) return entityId.get(old);
+        const e = before.entities.find((x) => x.id === old);
+        if (!e) return this.stmt('SELECT 1 FROM entities WHERE id = ?').get(old) ? old : undefined;
         const byName = this.entityRow(e.name);
-        if (byName) entityId.set(e.id, byName.id);
+        let id: number;
+        if (byName) id = byName.id;
         else {
           const free = !this.stmt('SELECT 1 FROM entities WHERE id = ?').get(e.id);
           const r = free
             ? this.stmt('INSERT INTO entities(id, name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(e.id, e.name, e.type, e.attributes, e.createdAt, e.updatedAt)
             : this.stmt('INSERT INTO entities(name, type, attributes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(e.name, e.type, e.attributes, e.createdAt, e.updatedAt);
-          entityId.set(e.id, Number(r.lastInsertRowid));
+          id = Number(r.lastInsertRowid);
         }
-      }
-      const idOf = (old: number) => entityId.get(old) ?? old;
+        entityId.set(old, id);
+        return id;
+      };
       const chains = new Map<string, [number, string]>();
       let n = 0;
-      for (const r of changed) {
-        const s = idOf(r.subjectId);
-        const o = idOf(r.objectId);
-        if (!this.stmt('SELECT 1 FROM entities WHERE id = ?').get(s) || !this.stmt('SELECT 1 FROM entities WHERE id = ?').get(o)) continue;
-        const same = this.stmt('SELECT id, sentence, refs, valid_from FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o) as { id: number; sentence: string | null; refs: string; valid_from: number | null } | undefined;
+      for (const r of rels) {
+        const s = ensure(r.subjectId);
+        const o = ensure(r.objectId);
+        if (s === undefined || o === undefined || s === o) continue;
+        const back = r.sources.filter((x) => want.has(x.ref));
+        const backRefs = parseJson<string[]>(r.refs, []).filter((x) => want.has(x));
+        const same = this.stmt('SELECT id, refs, valid_from FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').get(s, r.predicate, o) as { id: number; refs: string; valid_from: number | null } | undefined;
         let id: number;
         if (same) {
           id = same.id;
-          const refs = [...new Set([...parseJson<string[]>(same.refs, []), ...parseJson<string[]>(r.refs, [])])].slice(-GRAPH_LIMITS.refs);
-          const since = this.earliestSince(s, r.predicate, o, same.valid_from ?? r.validFrom ?? r.createdAt, r.validFrom ?? r.createdAt);
-          this.stmt('UPDATE relations SET sentence = COALESCE(sentence, ?), refs = ?, valid_from = ? WHERE id = ?').run(r.sentence, JSON.stringify(refs), since, id);
+          const merged = [...new Set([...parseJson<string[]>(same.refs, []), ...backRefs])].slice(-GRAPH_LIMITS.refs);
+          const said = r.validFrom ?? r.createdAt;
+          const since = this.earliestSince(s, r.predicate, o, same.valid_from ?? said, said);
+          this.stmt('UPDATE relations SET sentence = COALESCE(sentence, ?), refs = ?, valid_from = ? WHERE id = ?').run(r.sentence, JSON.stringify(merged), since, id);
         } else {
-          id = this.stmt('SELECT 1 FROM relations WHERE id = ?').get(r.id) ? -1 : r.id;
-          putRelation(db, { ...r, id: id === -1 ? this.nextRelationId() : id, subjectId: s, objectId: o, sources: [] });
-          id = this.stmt('SELECT id FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').pluck().get(s, r.predicate, o) as number;
+          id = this.stmt('SELECT 1 FROM relations WHERE id = ?').get(r.id) ? this.nextRelationId() : r.id;
+          putRelation(db, { ...r, id, subjectId: s, objectId: o, refs: JSON.stringify(backRefs), validTo: null, sources: [] });
         }
         const ins = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
-        for (const x of r.sources) ins.run(id, x.ref, x.speaker);
+        for (const x of back) ins.run(id, x.ref, x.speaker);
         if (isSingleValued(r.predicate)) chains.set(`${s}\u0000${r.predicate}`, [s, r.predicate]);
         n++;
       }

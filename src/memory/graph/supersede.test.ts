@@ -115,7 +115,7 @@ test('M-9: detachRefs takes a turn out of the graph (sentences said in it too) a
   assert.deepEqual(tea.refs, ['s#9']);
   assert.deepEqual(lives(g), [['上海', T0 + 30 * DAY, null]]);
   g.commit([{ subject: 'user', predicate: 'lives_in', object: '杭州', refs: ['s#7'], validFrom: T0 + 60 * DAY }]);
-  assert.equal(g.reattach(out.before, out.after), 2);
+  assert.equal(g.reattach(out.before, ['s#1', 'e1']), 2);
   const l = lives(g);
   assert.deepEqual(l.map((x) => [x[0], x[1]]), [['杭州', T0 + 60 * DAY], ['上海', T0 + 30 * DAY]], 'the restored fact joined the one learned again, which still holds since the move back');
   assert.equal(g.relationsOf('user', 'likes')[0].sentence, '我喜欢茶');

@@ -1,0 +1,306 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange } from '../../spec/index.js';
+import { HomeAgentError } from '../../spec/index.js';
+import { migrateControl } from './control-migrations.js';
+import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
+
+interface HistoryRow {
+  id: number;
+  at: number;
+  actor: string;
+  tool: string | null;
+  turn_id: string | null;
+  kind: string;
+  target: string;
+  op: string;
+  summary: string;
+  before: string | null;
+  after: string | null;
+  undone_at: number | null;
+  undone_by: number | null;
+  undo_of: number | null;
+  redacted: number;
+}
+
+/** A change as written (the id comes from the table). */
+export interface HistoryInsert {
+  at: number;
+  actor: ChangeActor;
+  tool?: string;
+  turnId?: string;
+  kind: ChangeKind;
+  target: string;
+  subjects: string[];
+  op: string;
+  summary: string;
+  before?: unknown;
+  after?: unknown;
+  undoOf?: string;
+}
+
+export interface ControlDBOptions {
+  /** Data folder; the file is `<home>/memory-control.db`. */
+  home: string;
+  clock?: () => number;
+  log?: { warn(msg: string, data?: Record<string, unknown>): void };
+}
+
+/**
+ * `memory-control.db` (M-9, K-2, K-3): excluded turns with what is held aside for them, tombstones
+ * of what was forgotten, and the history of changes. SQLite (WAL); every write one transaction.
+ */
+export class ControlDB {
+  private db: Database.Database | undefined;
+  private readonly stmts = new Map<string, Database.Statement>();
+  /** The excluded turn ids (read at open; the gate every ingest path consults, synchronously). */
+  private readonly excludedSet = new Set<string>();
+  private readonly clock: () => number;
+
+  constructor(private readonly opts: ControlDBOptions) {
+    this.clock = opts.clock ?? Date.now;
+  }
+
+  get path(): string {
+    return path.join(this.opts.home, 'memory-control.db');
+  }
+
+  get isOpen(): boolean {
+    return this.db !== undefined;
+  }
+
+  /** Opens (creating and migrating) the file. A corrupt one is kept aside and a fresh one starts. */
+  open(): void {
+    if (this.db) return;
+    fs.mkdirSync(path.dirname(this.path), { recursive: true });
+    try {
+      this.db = this.connect();
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && code !== 'CONTROL_CORRUPT') throw e;
+      const aside = `${this.path}.corrupt-${this.clock()}`;
+      for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
+      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting empty`);
+      this.db = this.connect();
+    }
+    this.excludedSet.clear();
+    for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
+  }
+
+  private connect(): Database.Database {
+    const db = new Database(this.path);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 3000');
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new HomeAgentError('CONTROL_CORRUPT', `quick_check: ${String(check)}`);
+      migrateControl(db);
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.stmts.clear();
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private get conn(): Database.Database {
+    if (!this.db) throw new HomeAgentError('CONTROL_CLOSED', 'the memory control store is not open');
+    return this.db;
+  }
+
+  private st(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.conn.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Runs deletes with secure_delete on and truncates the WAL after (forget, K-2). */
+  scrubbed<T>(fn: () => T): T {
+    const db = this.conn;
+    db.pragma('secure_delete = ON');
+    try {
+      return db.transaction(fn)();
+    } finally {
+      db.pragma('secure_delete = OFF');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+  }
+
+  // ---------- exclusions ----------
+
+  isExcluded(turnId: string): boolean {
+    return this.excludedSet.has(turnId);
+  }
+
+  excluded(): string[] {
+    return [...this.excludedSet];
+  }
+
+  /** Records an exclusion (nothing held yet); false when it was excluded already. */
+  addExclusion(turnId: string, sessionId: string): boolean {
+    if (this.excludedSet.has(turnId)) return false;
+    this.st('INSERT OR IGNORE INTO exclusions(turn_id, session_id, at) VALUES (?, ?, ?)').run(turnId, sessionId, this.clock());
+    this.excludedSet.add(turnId);
+    return true;
+  }
+
+  /**
+   * Lets a turn through the gate while it is being restored (its row, with what is held, stays
+   * until `removeExclusion`).
+   */
+  liftGate(turnId: string): void {
+    this.excludedSet.delete(turnId);
+  }
+
+  /** What is held aside for an excluded turn. */
+  held(turnId: string): HeldTurn {
+    const raw = this.st('SELECT held FROM exclusions WHERE turn_id = ?').pluck().get(turnId) as string | undefined;
+    return raw ? parseHeld(raw) : emptyHeld();
+  }
+
+  setHeld(turnId: string, held: HeldTurn): void {
+    this.st('UPDATE exclusions SET held = ? WHERE turn_id = ?').run(JSON.stringify(held), turnId);
+  }
+
+  /** Every excluded turn with its held payload (forget's scan of what is held). */
+  allHeld(): { turnId: string; sessionId: string; at: number; held: HeldTurn }[] {
+    return (this.st('SELECT turn_id, session_id, at, held FROM exclusions').all() as { turn_id: string; session_id: string; at: number; held: string }[]).map((r) => ({ turnId: r.turn_id, sessionId: r.session_id, at: r.at, held: parseHeld(r.held) }));
+  }
+
+  /** Ends an exclusion (restore, forget): the held payload goes with it. */
+  removeExclusion(turnId: string): boolean {
+    const n = this.st('DELETE FROM exclusions WHERE turn_id = ?').run(turnId).changes;
+    this.excludedSet.delete(turnId);
+    return n > 0;
+  }
+
+  // ---------- tombstones ----------
+
+  addTombstones(items: { hash: string; kind: string }[]): number {
+    const ins = this.st('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
+    const at = this.clock();
+    let n = 0;
+    this.conn.transaction(() => {
+      for (const t of items) n += ins.run(t.hash, t.kind, at).changes;
+    })();
+    return n;
+  }
+
+  /** When a hash was tombstoned, or undefined. */
+  tombstone(hash: string): number | undefined {
+    return this.st('SELECT at FROM tombstones WHERE hash = ?').pluck().get(hash) as number | undefined;
+  }
+
+  tombstoneCount(): number {
+    return this.st('SELECT count(*) FROM tombstones').pluck().get() as number;
+  }
+
+  // ---------- history ----------
+
+  insertChanges(changes: readonly HistoryInsert[]): MemoryChange[] {
+    const ins = this.st('INSERT INTO history(at, actor, tool, turn_id, kind, target, op, summary, before, after, undo_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const sub = this.st('INSERT OR IGNORE INTO history_subjects(change_id, subject) VALUES (?, ?)');
+    const ids: number[] = [];
+    this.conn.transaction(() => {
+      for (const c of changes) {
+        const id = Number(
+          ins.run(c.at, c.actor, c.tool ?? null, c.turnId ?? null, c.kind, c.target, c.op, c.summary, c.before === undefined ? null : JSON.stringify(c.before), c.after === undefined ? null : JSON.stringify(c.after), c.undoOf !== undefined ? Number(c.undoOf) : null).lastInsertRowid,
+        );
+        for (const s of new Set(c.subjects.map((x) => x.trim()).filter((x) => x && x.length <= 200))) sub.run(id, s);
+        ids.push(id);
+      }
+    })();
+    return ids.map((id) => this.change(String(id))!);
+  }
+
+  change(id: string): MemoryChange | undefined {
+    if (!/^\d{1,15}$/.test(id)) return undefined;
+    const r = this.st('SELECT * FROM history WHERE id = ?').get(Number(id)) as HistoryRow | undefined;
+    return r ? this.toChange(r) : undefined;
+  }
+
+  private toChange(r: HistoryRow): MemoryChange {
+    const c: MemoryChange = {
+      id: String(r.id),
+      at: r.at,
+      actor: r.actor as ChangeActor,
+      kind: r.kind as ChangeKind,
+      target: r.target,
+      subjects: this.st('SELECT subject FROM history_subjects WHERE change_id = ? ORDER BY subject').pluck().all(r.id) as string[],
+      op: r.op,
+      summary: r.summary,
+    };
+    if (r.tool) c.tool = r.tool;
+    if (r.turn_id) c.turnId = r.turn_id;
+    if (r.before !== null) c.before = JSON.parse(r.before) as unknown;
+    if (r.after !== null) c.after = JSON.parse(r.after) as unknown;
+    if (r.undone_at !== null) c.undoneAt = r.undone_at;
+    if (r.undone_by !== null) c.undoneBy = String(r.undone_by);
+    if (r.undo_of !== null) c.undoOf = String(r.undo_of);
+    if (r.redacted) c.redacted = true;
+    return c;
+  }
+
+  /** Changes, newest first: of a subject (a name, or a word of the summary), a target, a kind. */
+  history(q: HistoryQuery = {}): MemoryChange[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (q.target) {
+      where.push('h.target = ?');
+      args.push(q.target);
+    }
+    if (q.kind) {
+      where.push('h.kind = ?');
+      args.push(q.kind);
+    }
+    if (q.subject?.trim()) {
+      const s = q.subject.trim();
+      where.push("(h.id IN (SELECT change_id FROM history_subjects WHERE subject = ?) OR h.target = ? OR instr(lower(h.summary), lower(?)) > 0)");
+      args.push(s, s, s);
+    }
+    if (q.before !== undefined) {
+      where.push('h.id < ?');
+      args.push(q.before);
+    }
+    const limit = Math.min(Math.max(1, Math.floor(q.limit ?? 100)), 1000);
+    const rows = this.conn.prepare(`SELECT h.* FROM history h ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY h.id DESC LIMIT ?`).all(...args, limit) as HistoryRow[];
+    return rows.map((r) => this.toChange(r));
+  }
+
+  /** Links an undo to the change it undid. */
+  linkUndo(id: string, by: string): void {
+    this.conn.transaction(() => {
+      this.st('UPDATE history SET undone_at = ?, undone_by = ? WHERE id = ?').run(this.clock(), Number(by), Number(id));
+      this.st('UPDATE history SET undo_of = ? WHERE id = ?').run(Number(id), Number(by));
+    })();
+  }
+
+  /**
+   * Forget (K-2): entries that `mentions` (given id, turn, target, summary and the JSON of before /
+   * after) lose their text — before, after, subjects and summary — and stay as a trace that cannot
+   * be undone. Returns how many. Run inside `scrubbed`.
+   */
+  redactHistory(mentions: (row: { id: number; turnId: string | null; target: string; summary: string; payload: string; subjects: string[] }) => boolean): number {
+    const rows = this.st('SELECT id, turn_id, target, summary, before, after FROM history WHERE redacted = 0').all() as { id: number; turn_id: string | null; target: string; summary: string; before: string | null; after: string | null }[];
+    let n = 0;
+    for (const r of rows) {
+      const subjects = this.st('SELECT subject FROM history_subjects WHERE change_id = ?').pluck().all(r.id) as string[];
+      if (!mentions({ id: r.id, turnId: r.turn_id, target: r.target, summary: r.summary, payload: `${r.before ?? ''}\n${r.after ?? ''}`, subjects })) continue;
+      this.st("UPDATE history SET before = NULL, after = NULL, summary = '(forgotten)', redacted = 1, target = CASE WHEN target LIKE 'entity:%' THEN 'entity:(forgotten)' ELSE target END WHERE id = ?").run(r.id);
+      this.st('DELETE FROM history_subjects WHERE change_id = ?').run(r.id);
+      n++;
+    }
+    return n;
+  }
+}

@@ -1,0 +1,67 @@
+import type Database from 'better-sqlite3';
+import { HomeAgentError } from '../../spec/errors/index.js';
+
+/**
+ * Versioned schema of `memory-control.db` (M-9, K-2, K-3). Index `i` brings the file from
+ * `user_version = i` to `i + 1`. Never edit a shipped step: append a new one.
+ *
+ * `exclusions`: the excluded turns, each with what the tiers held of it (`held`, JSON), kept aside
+ * until it is restored. `tombstones`: hashes (never text) of forgotten turn ids, contents, facts
+ * and documents, so reindex and import do not bring them back. `history`: every change to memory
+ * with who made it, when, from which turn, and the rows before and after (what undo puts back);
+ * `history_subjects` indexes it by the names a person looks it up by.
+ */
+export const CONTROL_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE exclusions (
+    turn_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    held TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE TABLE tombstones (
+    hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE history (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    tool TEXT,
+    turn_id TEXT,
+    kind TEXT NOT NULL,
+    target TEXT NOT NULL,
+    op TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    before TEXT,
+    after TEXT,
+    undone_at INTEGER,
+    undone_by INTEGER,
+    undo_of INTEGER,
+    redacted INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX history_target ON history(target, id);
+  CREATE INDEX history_turn ON history(turn_id);
+  CREATE INDEX history_kind ON history(kind, id);
+  CREATE TABLE history_subjects (
+    change_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
+    subject TEXT NOT NULL COLLATE NOCASE,
+    PRIMARY KEY (subject, change_id)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** Applies the pending migrations in one transaction each; a newer file is refused. */
+export function migrateControl(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > CONTROL_MIGRATIONS.length) {
+    throw new HomeAgentError('CONTROL_SCHEMA_TOO_NEW', `memory-control.db has schema version ${current}, this build knows ${CONTROL_MIGRATIONS.length}`, { details: { current } });
+  }
+  for (let v = current; v < CONTROL_MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(CONTROL_MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,41 @@
+import type { PluginLogger, SessionEvent, SessionInfo } from '../../spec/index.js';
+import type { ColdArchive } from '../archive/index.js';
+import type { RelevanceContext } from '../context/index.js';
+import type { DocStore } from '../documents/index.js';
+import type { EmbedderService } from '../embedder/index.js';
+import type { GraphDB } from '../graph/index.js';
+import type { RuleDistillPipeline } from '../distill/index.js';
+import type { MemoryRecall } from '../recall/index.js';
+import type { ControlDB } from './control-db.js';
+
+/**
+ * The session logs as memory control reads and redacts them (SessionStore fits): forget rewrites a
+ * log with the forgotten turn's events kept as redaction markers (K-2).
+ */
+export interface ControlSessions {
+  list(): Promise<SessionInfo[]>;
+  events(id: string): Promise<SessionEvent[]>;
+  /** Rewrites the log atomically: each matching event keeps its place with its text removed. Returns how many. */
+  redact?(id: string, match: (e: SessionEvent) => boolean): Promise<number>;
+}
+
+/** The raw conversation text log (`logs/text*.jsonl`, TextLog fits). */
+export interface ControlTextLog {
+  redact(match: (r: { turnId?: string; text: string }) => boolean): Promise<number>;
+}
+
+/** What memory control works on: every tier (a tier that is down is undefined) and the logs. */
+export interface ControlTiers {
+  db: ControlDB;
+  context(): RelevanceContext | undefined;
+  docs(): DocStore | undefined;
+  archive(): ColdArchive | undefined;
+  graph(): GraphDB | undefined;
+  recall: MemoryRecall;
+  embedder: EmbedderService;
+  rules?: RuleDistillPipeline;
+  sessions?: ControlSessions;
+  textLog?: ControlTextLog;
+  log: PluginLogger;
+  now: () => number;
+}

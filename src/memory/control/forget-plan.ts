@@ -1,0 +1,153 @@
+import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn } from '../../spec/index.js';
+import { factText } from '../recall/index.js';
+import type { ControlTiers } from './control-tiers.js';
+import { heldTexts } from './held-turn.js';
+import { containsAll, preview, queryWords, sessionOfTurn } from './text-match.js';
+
+/** Hits read from the recall per forget preview; exact scans of every tier and log follow it. */
+const RECALL_K = 100;
+
+/** The refs a turn's facts may cite: the turn id, and the ids of its events and documents in every tier. */
+export function turnRefs(t: ControlTiers, turnId: string): string[] {
+  const refs = new Set<string>([turnId]);
+  for (const e of t.context()?.events() ?? []) if (e.refs?.[0] === turnId) refs.add(e.id);
+  for (const id of t.docs()?.idsOfTurn(turnId) ?? []) refs.add(id);
+  for (const r of t.archive()?.rowsOfTurn(turnId) ?? []) refs.add(r.doc.id);
+  if (t.db.isExcluded(turnId)) {
+    const h = t.db.held(turnId);
+    for (const e of h.events) refs.add(e.id);
+    for (const d of [...h.docs, ...h.archived]) refs.add(d.doc.id);
+  }
+  return [...refs];
+}
+
+/**
+ * What a forget would remove (K-2), shown before anything goes. By words: every turn whose message,
+ * reply or tool output holds every word — found by the recall over every tier, then by exact scans
+ * of the context window, the warm documents, the archive's postings, the turns held aside by an
+ * exclusion and every session log, so nothing the recall ranks low escapes — the facts that
+ * mention the words, the facts whose only sources are those turns, notes without a turn, and the
+ * library memories that mention them (listed for the person to choose). By ids: those things and
+ * the facts only they support.
+ */
+export async function planForget(t: ControlTiers, req: ForgetRequest, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetPlan> {
+  const turns = new Map<string, ForgetTurn>();
+  const facts = new Map<number, ForgetPlan['facts'][number]>();
+  const documents = new Map<string, ForgetPlan['documents'][number]>();
+  const memories = new Map<string, ForgetPlan['memories'][number]>();
+  const addTurn = (turnId: string, at: number, text: string, place: string) => {
+    const cur = turns.get(turnId);
+    if (cur) {
+      if (!cur.places.includes(place)) cur.places.push(place);
+      if (!cur.text && text) cur.text = preview(text);
+      if (at && (!cur.at || at < cur.at)) cur.at = at;
+    } else turns.set(turnId, { turnId, sessionId: sessionOfTurn(turnId), at, text: preview(text), places: [place] });
+  };
+  const graph = t.graph();
+  const query = req.query?.trim();
+  if (query) {
+    const words = queryWords(query);
+    for (const h of await t.recall.search(query, { k: RECALL_K })) {
+      if (!containsAll(h.text, words)) continue;
+      if (h.tier === 'graph') facts.set(Number(h.id.replace(/^relation:/, '')), { id: Number(h.id.replace(/^relation:/, '')), text: h.text, reason: 'matches' });
+      else if (h.turnId) addTurn(h.turnId, h.createdAt, h.text, h.tier);
+      else documents.set(`${h.tier}:${h.id}`, { tier: h.tier, id: h.id, text: preview(h.text) });
+    }
+    for (const e of t.context()?.events() ?? []) {
+      const text = [e.input, e.response, ...(e.toolOutputs ?? []).map((x) => x.text)].join('\n');
+      if (!containsAll(text, words)) continue;
+      if (e.refs?.[0]) addTurn(e.refs[0], e.timestamp, `${e.input} ${e.response}`, 'context');
+      else documents.set(`context:${e.id}`, { tier: 'context', id: e.id, text: preview(text) });
+    }
+    for (const d of t.docs()?.list() ?? []) {
+      if (!containsAll(`${d.title ?? ''}\n${d.content}`, words)) continue;
+      if (d.refs[0]) addTurn(d.refs[0], d.createdAt, d.content, 'document');
+      else documents.set(`document:${d.id}`, { tier: 'document', id: d.id, text: preview(d.content) });
+    }
+    for (const r of t.archive()?.rowsWithAll(t.embedder.tokenize(query)) ?? []) {
+      if (!containsAll(r.doc.content, words)) continue;
+      if (r.doc.refs[0]) addTurn(r.doc.refs[0], r.doc.createdAt, r.doc.content, 'archive');
+      else documents.set(`archive:${r.doc.id}`, { tier: 'archive', id: r.doc.id, text: preview(r.doc.content) });
+    }
+    for (const h of t.db.allHeld()) if (containsAll(heldTexts(h.held).join('\n'), words)) addTurn(h.turnId, h.at, heldTexts(h.held)[0] ?? '', 'held');
+    if (t.sessions) {
+      for (const s of await t.sessions.list()) {
+        for (const e of await t.sessions.events(s.id).catch(() => [])) {
+          if (e.data?.redacted) continue;
+          if (containsAll(`${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`, words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
+        }
+      }
+    }
+    for (const r of graph?.matchingFacts(words) ?? []) if (!facts.has(r.id)) facts.set(r.id, { id: r.id, text: factText(r), reason: 'matches' });
+    for (const p of participants.values()) for (const m of await p.find(query, 50).catch(() => [])) memories.set(m.id, m);
+  }
+  for (const id of req.turnIds ?? []) {
+    const places = await placesOf(t, id);
+    for (const p of places.places) addTurn(id, places.at, places.text, p);
+    if (!places.places.length) addTurn(id, 0, '', 'nowhere');
+  }
+  for (const id of req.relationIds ?? []) {
+    const r = graph?.relation(id);
+    if (r) facts.set(id, { id, text: factText(r), reason: 'asked' });
+  }
+  for (const d of req.documents ?? []) {
+    const text = d.tier === 'document' ? t.docs()?.get(d.id)?.content : d.tier === 'archive' ? t.archive()?.get(d.id)?.doc.content : t.context()?.events().find((e) => e.id === d.id)?.input;
+    if (text !== undefined) documents.set(`${d.tier}:${d.id}`, { tier: d.tier, id: d.id, text: preview(text) });
+  }
+  if (req.memoryIds?.length) for (const p of participants.values()) for (const m of await p.describe(req.memoryIds).catch(() => [])) memories.set(m.id, m);
+  // Facts that go with the turns: every source they cite is one of them.
+  if (graph && turns.size) {
+    const refs = [...turns.keys()].flatMap((id) => turnRefs(t, id));
+    for (const id of graph.onlySourcedBy(refs)) {
+      if (facts.has(id)) continue;
+      const r = graph.relation(id);
+      if (r) facts.set(id, { id, text: factText(r), reason: 'only-source' });
+    }
+  }
+  return {
+    ...(query ? { query } : {}),
+    turns: [...turns.values()].sort((a, b) => a.at - b.at || a.turnId.localeCompare(b.turnId)),
+    facts: [...facts.values()].sort((a, b) => a.id - b.id),
+    documents: [...documents.values()],
+    memories: [...memories.values()],
+  };
+}
+
+/** Where a turn lives now, with its text (user message and reply) for the preview. */
+async function placesOf(t: ControlTiers, turnId: string): Promise<{ places: string[]; at: number; text: string }> {
+  const places: string[] = [];
+  let at = 0;
+  let text = '';
+  const ctx = t.context()?.events().filter((e) => e.refs?.[0] === turnId) ?? [];
+  if (ctx.length) {
+    places.push('context');
+    at = ctx[0].timestamp;
+    text = ctx.map((e) => (e.kind === 'agent' ? e.response : e.input)).join(' ');
+  }
+  const docs = t.docs()?.idsOfTurn(turnId) ?? [];
+  if (docs.length) {
+    places.push('document');
+    const d = t.docs()!.get(docs[0]);
+    if (d && !text) ((text = d.content), (at = d.createdAt));
+  }
+  const rows = t.archive()?.rowsOfTurn(turnId) ?? [];
+  if (rows.length) {
+    places.push('archive');
+    if (!text) ((text = rows[0].doc.content), (at = rows[0].doc.createdAt));
+  }
+  if (t.db.isExcluded(turnId)) {
+    places.push('held');
+    if (!text) text = heldTexts(t.db.held(turnId))[0] ?? '';
+  }
+  const sid = sessionOfTurn(turnId);
+  if (t.sessions && sid) {
+    const evs = (await t.sessions.events(sid).catch(() => [])).filter((e) => e.turnId === turnId && !e.data?.redacted);
+    if (evs.length) {
+      places.push('session-log');
+      if (!at) at = evs[0].at;
+      const said = evs.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.text).join(' ');
+      if (said) text = said;
+    }
+  }
+  return { places, at, text };
+}

@@ -1,0 +1,171 @@
+import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
+import { ValidationError } from '../../spec/index.js';
+import { factText } from '../recall/index.js';
+import type { ControlTiers } from './control-tiers.js';
+import { heldTexts } from './held-turn.js';
+import { turnRefs } from './forget-plan.js';
+import { contentHash, docHash, factHash, turnHash } from './tombstone-hash.js';
+
+/** Texts shorter than this are not searched for elsewhere (a reply "ok" must not redact every "ok"). */
+const QUOTE_MIN = 12;
+/** History entries are redacted when they hold a forgotten text of at least this length. */
+const HISTORY_MIN = 4;
+
+const limits = { turns: 5000, relations: 5000, documents: 5000, memories: 1000 };
+
+/** Checks the shape of a forget request (it comes from HTTP, the socket, a tool). */
+export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
+  const list = (v: unknown, max: number, what: string) => {
+    if (v === undefined) return;
+    if (!Array.isArray(v) || v.length > max) throw new ValidationError(`${what} must be a list of at most ${max}`, { key: what });
+  };
+  list(req.turnIds, limits.turns, 'turnIds');
+  list(req.relationIds, limits.relations, 'relationIds');
+  list(req.documents, limits.documents, 'documents');
+  list(req.memoryIds, limits.memories, 'memoryIds');
+  for (const id of req.turnIds ?? []) if (typeof id !== 'string' || !id || id.length > 400) throw new ValidationError('turnIds must be turn ids', { key: 'turnIds' });
+  for (const id of req.relationIds ?? []) if (!Number.isSafeInteger(id)) throw new ValidationError('relationIds must be integers', { key: 'relationIds' });
+  for (const d of req.documents ?? []) if (!d || typeof d.id !== 'string' || !['document', 'archive', 'context'].includes(d.tier)) throw new ValidationError('documents must be {tier: document|archive|context, id}', { key: 'documents' });
+  for (const id of req.memoryIds ?? []) if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{3,64}$/.test(id)) throw new ValidationError('memoryIds must be memory ids', { key: 'memoryIds' });
+}
+
+/**
+ * Removes every trace of what is named (K-2). Tombstones first (hashes only), so a reindex or an
+ * import running meanwhile already skips it; then, with SQLite's secure delete, the context events,
+ * warm documents, archived rows and postings, the graph's sources (facts only these turns support
+ * go, with entities left bare; a surviving fact loses the sentence said in them), what an exclusion
+ * held, the facts asked for, the distiller's marks; then the library memories the person chose;
+ * then the session logs (the turn's events stay as redaction markers, and any event quoting a
+ * forgotten text is redacted too), the text log, and every history entry that holds the text; last,
+ * a `forget` entry without any text.
+ */
+export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query'>, meta: ChangeMeta, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetResult> {
+  checkForgetRequest(req);
+  const res: ForgetResult = { turns: 0, contextEvents: 0, documents: 0, archived: 0, relations: 0, entities: 0, held: 0, memories: 0, sessionEvents: 0, textLogLines: 0, historyRedacted: 0, tombstones: 0 };
+  const turnIds = [...new Set(req.turnIds ?? [])];
+  const turnSet = new Set(turnIds);
+  const context = t.context();
+  const docs = t.docs();
+  const archive = t.archive();
+  const graph = t.graph();
+
+  // What goes, and every text it carries.
+  const texts = new Set<string>();
+  const add = (...xs: (string | undefined)[]) => xs.forEach((x) => x && x.trim() && texts.add(x));
+  const refs = new Set<string>();
+  const eventIds: string[] = [];
+  for (const id of turnIds) for (const r of turnRefs(t, id)) refs.add(r);
+  const ctxEvents = (context?.events() ?? []).filter((e) => (e.refs ?? []).some((r) => turnSet.has(r)) || (req.documents ?? []).some((d) => d.tier === 'context' && d.id === e.id));
+  for (const e of ctxEvents) add(e.input, e.response, ...(e.toolOutputs ?? []).map((o) => o.text));
+  const warmIds = [...turnIds.flatMap((id) => docs?.idsOfTurn(id) ?? []), ...(req.documents ?? []).filter((d) => d.tier === 'document').map((d) => d.id)];
+  for (const id of warmIds) {
+    const d = docs?.get(id);
+    if (d) add(d.content, d.input, d.response, d.title);
+  }
+  const coldRows = [...turnIds.flatMap((id) => archive?.rowsOfTurn(id) ?? []), ...(req.documents ?? []).filter((d) => d.tier === 'archive').flatMap((d) => (archive?.get(d.id) ? [archive.get(d.id)!] : []))];
+  for (const r of coldRows) add(r.doc.content, r.doc.input, r.doc.response, r.doc.title);
+  const excluded = turnIds.filter((id) => t.db.isExcluded(id));
+  for (const id of excluded) add(...heldTexts(t.db.held(id)));
+  const logged = new Map<string, SessionEvent[]>();
+  if (t.sessions) {
+    for (const sid of new Set(turnIds.map((id) => id.slice(0, Math.max(0, id.lastIndexOf('#')))))) {
+      const evs = (await t.sessions.events(sid).catch(() => [])).filter((e) => turnSet.has(e.turnId));
+      logged.set(sid, evs);
+      for (const e of evs) {
+        if (e.data?.redacted) continue;
+        add(e.text);
+        if (e.kind === 'user' || e.kind === 'assistant') eventIds.push(`log:${sid}:${e.seq}`);
+      }
+    }
+  }
+  for (const e of ctxEvents) eventIds.push(e.id);
+  const relationIds = [...new Set(req.relationIds ?? [])];
+  const factTexts: string[] = [];
+  const goneFacts = graph ? [...new Set([...relationIds, ...graph.onlySourcedBy([...refs])])] : [];
+  for (const id of goneFacts) {
+    const r = graph!.relation(id);
+    if (!r) continue;
+    factTexts.push(factText(r));
+    if (relationIds.includes(id)) add(r.sentence);
+  }
+  const entityNames = new Set<string>();
+  if (graph) {
+    for (const id of goneFacts) {
+      const r = graph.relation(id);
+      if (r) (entityNames.add(r.subject), entityNames.add(r.object));
+    }
+  }
+
+  // Tombstones: hashes only, before anything is removed.
+  const stones: { hash: string; kind: string }[] = [];
+  for (const id of turnIds) stones.push({ hash: turnHash(id), kind: 'turn' });
+  for (const x of texts) stones.push({ hash: contentHash(x), kind: 'content' });
+  for (const d of req.documents ?? []) stones.push({ hash: docHash(d.id), kind: 'document' });
+  for (const id of goneFacts) {
+    const r = graph?.relation(id);
+    if (r) stones.push({ hash: factHash(r.subject, r.predicate, r.object), kind: 'fact' });
+  }
+  res.tombstones = t.db.addTombstones(stones);
+  res.turns = turnIds.length;
+
+  // The tiers, with secure delete.
+  if (context && ctxEvents.length) {
+    res.contextEvents = context.removeIds(ctxEvents.map((e) => e.id));
+    await context.flush();
+  }
+  if (docs && warmIds.length) res.documents = docs.scrubbed(() => docs.removeMany(warmIds));
+  if (archive && coldRows.length) res.archived = archive.scrubbed(() => archive.deleteIds(coldRows.map((r) => r.doc.id)));
+  if (graph) {
+    const allTexts = [...texts];
+    graph.scrubbed(() => {
+      const d = graph.detachRefs([...refs], allTexts);
+      const f = graph.forgetRelations(relationIds);
+      res.relations = d.relations + f.relations;
+      res.entities = d.entities + f.entities;
+      for (const e of d.before.entities) entityNames.add(e.name);
+    });
+  }
+  if (excluded.length) t.db.scrubbed(() => excluded.forEach((id) => (res.held += t.db.removeExclusion(id) ? 1 : 0)));
+  await t.rules?.forget(eventIds).catch((e: unknown) => t.log.warn('forget: the distiller marks could not be updated', { error: (e as Error).message }));
+
+  // The library (only what the person chose).
+  for (const p of participants.values()) {
+    if (req.memoryIds?.length) {
+      const r = await p.remove(req.memoryIds, meta);
+      res.memories += r.removed;
+      add(...r.texts);
+    }
+    await p.scrub?.([...texts].filter((x) => x.length >= QUOTE_MIN)).catch(() => 0);
+  }
+
+  // The logs.
+  const quotes = [...texts].filter((x) => x.length >= QUOTE_MIN);
+  const quoted = (text: string) => quotes.some((q) => text.includes(q));
+  if (t.sessions?.redact) {
+    for (const s of await t.sessions.list()) {
+      const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))));
+      const evs = logged.get(s.id) ?? (await t.sessions.events(s.id).catch(() => []));
+      if (!evs.some(hit)) continue;
+      res.sessionEvents += await t.sessions.redact(s.id, hit);
+    }
+  }
+  if (t.textLog) res.textLogLines = await t.textLog.redact((r) => (r.turnId !== undefined && turnSet.has(r.turnId)) || quoted(r.text));
+
+  // History: entries that hold the text, or are about what went.
+  const needles = [...texts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  const refNeedles = [...refs].map((r) => JSON.stringify(r));
+  const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? []), ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
+  const names = new Set([...entityNames].map((n) => n.toLowerCase()));
+  res.historyRedacted = t.db.scrubbed(() =>
+    t.db.redactHistory(
+      (row) =>
+        (row.turnId !== null && turnSet.has(row.turnId)) ||
+        targets.has(row.target) ||
+        row.subjects.some((s) => names.has(s.toLowerCase()) && !graph?.getEntity(s)) ||
+        needles.some((n) => row.payload.includes(n) || row.summary.includes(n)) ||
+        refNeedles.some((n) => row.payload.includes(n)),
+    ),
+  );
+  t.embedder.forgetTexts([...texts]);
+  return res;
+}

@@ -1,0 +1,10 @@
+/**
+ * Memory the user controls (M-9, K-2, K-3): exclusion every tier obeys, forget with tombstones,
+ * history with undo. `MemoryControl` is `host.memory-control`.
+ */
+export { MemoryControl } from './memory-control.js';
+export { ControlDB } from './control-db.js';
+export { withChangeActor, currentChangeActor } from './change-actor.js';
+export { queryWords, containsAll } from './text-match.js';
+export { turnHash, contentHash } from './tombstone-hash.js';
+export type { ControlSessions, ControlTextLog, ControlTiers } from './control-tiers.js';

@@ -1,0 +1,321 @@
+import type { ChangeMeta, ContextEvent, Disposer, ForgetParticipant, ForgetPlan, ForgetRequest, ForgetResult, HistoryQuery, MemoryChange, MemoryControlService, NewMemoryChange, Triple, UndoHandler } from '../../spec/index.js';
+import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
+import type { MemoryDocument } from '../documents/index.js';
+import type { GraphChange, GraphState } from '../graph/index.js';
+import { currentChangeActor } from './change-actor.js';
+import type { ControlTiers } from './control-tiers.js';
+import { planForget } from './forget-plan.js';
+import { runForget } from './forget-run.js';
+import { packVector, unpackVector, type HeldVector } from './held-turn.js';
+import { sessionOfTurn } from './text-match.js';
+import { contentHash, factHash, turnHash } from './tombstone-hash.js';
+import { putBack, sweepTurn } from './turn-exclusion.js';
+
+const TURN_ID = /^[^\s#]+#\d+$/;
+
+/** The turn a change came from: a kernel turn id among its refs, else the caller's. */
+function turnOf(refs: readonly string[], fallback?: string): string | undefined {
+  return refs.find((r) => TURN_ID.test(r)) ?? fallback;
+}
+
+/** A document as history keeps it (with its vector, so undo of a delete brings it back whole). */
+interface DocumentState {
+  doc: MemoryDocument;
+  vec?: HeldVector;
+}
+
+/**
+ * Memory the user controls (M-9, K-2, K-3): the exclusion gate every tier and ingest path consults,
+ * forget with tombstones, and the history of changes with undo — `host.memory-control`. Lives in
+ * the memory subsystem because it works on every tier; the memory manager feeds it exclusions,
+ * records its library and plan changes in it, and takes part in forget and undo.
+ */
+export class MemoryControl implements MemoryControlService {
+  private readonly undoers = new Map<string, UndoHandler>();
+  private readonly participants = new Map<string, ForgetParticipant>();
+  private readonly exclusionListeners = new Set<(e: { turnIds: string[]; excluded: boolean }) => void>();
+  /** Serializes exclusion, restore, forget and undo: each reads and rewrites several tiers. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly t: ControlTiers) {}
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const job = this.chain.then(fn);
+    this.chain = job.catch(() => undefined);
+    return job;
+  }
+
+  private get db() {
+    return this.t.db;
+  }
+
+  /** At open: turns excluded before a kill may still sit in a tier; they are swept again. */
+  async reconcile(): Promise<void> {
+    for (const id of this.db.excluded()) {
+      try {
+        await sweepTurn(this.t, id);
+      } catch (e) {
+        this.t.log.error(`memory control: sweeping excluded turn ${id} failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  // ---------- exclusion (M-9) ----------
+
+  excluded(): string[] {
+    return this.db.excluded();
+  }
+
+  isExcluded(turnId: string): boolean {
+    return this.db.isExcluded(turnId);
+  }
+
+  /** True when ingest must skip a turn: excluded, or forgotten. */
+  blocks(turnId: string): boolean {
+    return this.db.isExcluded(turnId) || this.isTombstoned(turnId);
+  }
+
+  exclude(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; held: number }> {
+    const ids = checkTurnIds(turnIds);
+    return this.serial(() => this.excludeNow(ids, meta, true));
+  }
+
+  private async excludeNow(ids: string[], meta: ChangeMeta, record: boolean): Promise<{ turns: number; held: number }> {
+    const added: string[] = [];
+    for (const id of ids) if (this.db.addExclusion(id, sessionOfTurn(id))) added.push(id);
+    let held = 0;
+    for (const id of ids) held += await sweepTurn(this.t, id);
+    if (added.length) {
+      this.emitExclusion(added, true);
+      if (record) this.recordMany(added.map((id) => ({ ...meta, kind: 'exclusion' as const, target: id, op: 'exclude', summary: `excluded turn ${id}`, before: { excluded: false }, after: { excluded: true } })));
+    }
+    return { turns: added.length, held };
+  }
+
+  restore(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; restored: number }> {
+    const ids = checkTurnIds(turnIds);
+    return this.serial(() => this.restoreNow(ids, meta, true));
+  }
+
+  private async restoreNow(ids: string[], meta: ChangeMeta, record: boolean): Promise<{ turns: number; restored: number }> {
+    const done: string[] = [];
+    let restored = 0;
+    for (const id of ids) {
+      if (!this.db.isExcluded(id)) continue;
+      const held = this.db.held(id);
+      // The gate lifts first (the window would refuse the events), the row goes last: a kill in
+      // between leaves the turn excluded, and the next open sweeps it aside again.
+      this.db.liftGate(id);
+      try {
+        restored += await putBack(this.t, id, held, (ref) => this.isTombstoned(ref));
+      } finally {
+        this.db.removeExclusion(id);
+      }
+      done.push(id);
+    }
+    if (done.length) {
+      this.emitExclusion(done, false);
+      if (record) this.recordMany(done.map((id) => ({ ...meta, kind: 'exclusion' as const, target: id, op: 'restore', summary: `restored turn ${id}`, before: { excluded: true }, after: { excluded: false } })));
+    }
+    return { turns: done.length, restored };
+  }
+
+  onExclusionChange(fn: (e: { turnIds: string[]; excluded: boolean }) => void): Disposer {
+    this.exclusionListeners.add(fn);
+    return () => void this.exclusionListeners.delete(fn);
+  }
+
+  private emitExclusion(turnIds: string[], excluded: boolean): void {
+    for (const fn of this.exclusionListeners) {
+      try {
+        fn({ turnIds, excluded });
+      } catch (e) {
+        this.t.log.warn('memory control: an exclusion listener failed', { error: (e as Error).message });
+      }
+    }
+  }
+
+  /** The context window's gate: an event of an excluded or forgotten turn does not enter it. */
+  admitEvent(e: ContextEvent): boolean {
+    const turn = e.refs?.[0];
+    return !turn || !this.blocks(turn);
+  }
+
+  /** An event refused by the gate: kept with its excluded turn (a forgotten one is dropped). */
+  holdEvent(e: ContextEvent): void {
+    const turn = e.refs?.[0];
+    if (!turn || !this.db.isExcluded(turn)) return;
+    const held = this.db.held(turn);
+    if (!held.events.some((x) => x.id === e.id)) held.events.push(e);
+    this.db.setHeld(turn, held);
+  }
+
+  /**
+   * The graph's gate: facts citing an excluded turn are held with it; facts citing a forgotten turn,
+   * and forgotten facts distilled again from what was said before the forget, are dropped.
+   */
+  admitTriples<T extends Triple>(triples: T[]): T[] {
+    return triples.filter((tr) => {
+      const refs = tr.refs ?? [];
+      const excluded = refs.find((r) => this.db.isExcluded(r));
+      if (excluded) {
+        const held = this.db.held(excluded);
+        held.triples.push(tr);
+        this.db.setHeld(excluded, held);
+        return false;
+      }
+      if (refs.some((r) => this.isTombstoned(r))) return false;
+      const at = this.db.tombstone(factHash(tr.subject, tr.predicate, tr.object));
+      return at === undefined || (tr.validFrom ?? this.t.now()) > at;
+    });
+  }
+
+  // ---------- forget (K-2) ----------
+
+  forgetPreview(request: ForgetRequest): Promise<ForgetPlan> {
+    if (request.query !== undefined && (typeof request.query !== 'string' || request.query.length > 2000)) throw new ValidationError('query must be text of at most 2000 characters', { key: 'query' });
+    if (!request.query?.trim() && !request.turnIds?.length && !request.relationIds?.length && !request.documents?.length && !request.memoryIds?.length) {
+      throw new ValidationError('say what to forget: words, or turns, facts, documents or memories', { key: 'query' });
+    }
+    return planForget(this.t, request, this.participants);
+  }
+
+  forget(request: Omit<ForgetRequest, 'query'>, meta: ChangeMeta = {}): Promise<ForgetResult> {
+    return this.serial(async () => {
+      const res = await runForget(this.t, request, { ...currentChangeActor(), ...meta }, this.participants);
+      const n = res.turns + res.relations + res.documents + res.archived + res.memories;
+      this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${res.turns} turns, ${res.relations} facts, ${res.documents + res.archived} documents, ${res.memories} memories`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
+      return res;
+    });
+  }
+
+  isTombstoned(turnId: string): boolean {
+    return typeof turnId === 'string' && this.db.tombstone(turnHash(turnId)) !== undefined;
+  }
+
+  isTombstonedContent(text: string): boolean {
+    return typeof text === 'string' && text.trim() !== '' && this.db.tombstone(contentHash(text)) !== undefined;
+  }
+
+  registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer {
+    this.participants.set(name, participant);
+    return () => {
+      if (this.participants.get(name) === participant) this.participants.delete(name);
+    };
+  }
+
+  // ---------- history (K-3) ----------
+
+  record(change: NewMemoryChange): MemoryChange {
+    return this.recordMany([change])[0];
+  }
+
+  private recordMany(changes: NewMemoryChange[]): MemoryChange[] {
+    if (!changes.length) return [];
+    const who = currentChangeActor();
+    return this.db.insertChanges(
+      changes.map((c) => ({
+        at: this.t.now(),
+        actor: c.actor ?? who.actor,
+        tool: c.tool ?? who.tool,
+        turnId: c.turnId ?? who.turnId,
+        kind: c.kind,
+        target: c.target,
+        subjects: c.subjects ?? [],
+        op: c.op,
+        summary: c.summary,
+        before: c.before,
+        after: c.after,
+      })),
+    );
+  }
+
+  /** GraphDB's change listener: every committed graph write, with who made it. */
+  onGraphChanges(changes: readonly GraphChange[]): void {
+    const who = currentChangeActor();
+    this.db.insertChanges(
+      changes.map((c) => ({ at: this.t.now(), actor: who.actor, tool: who.tool, turnId: turnOf(c.refs, who.turnId), kind: c.kind, target: c.target, subjects: c.subjects, op: c.op, summary: c.summary, before: c.before, after: c.after })),
+    );
+  }
+
+  /** A document added or deleted by a person or a tool (doc_commit, `waiter memory add-doc`, the WebUI). */
+  recordDocument(op: 'create' | 'delete', doc: MemoryDocument, vec: Parameters<typeof packVector>[0], meta: ChangeMeta = {}): void {
+    const state: DocumentState = { doc, ...(vec ? { vec: packVector(vec)! } : {}) };
+    this.record({ ...meta, turnId: meta.turnId ?? turnOf(doc.refs), kind: 'document', target: doc.id, subjects: doc.title ? [doc.title] : [], op, summary: `${op === 'create' ? 'added' : 'deleted'} document: ${doc.content.slice(0, 80)}`, before: op === 'delete' ? state : undefined, after: op === 'create' ? state : undefined });
+  }
+
+  history(query: HistoryQuery = {}): MemoryChange[] {
+    return this.db.history(query);
+  }
+
+  registerUndo(kind: 'memory' | 'plan', handler: UndoHandler): Disposer {
+    this.undoers.set(kind, handler);
+    return () => {
+      if (this.undoers.get(kind) === handler) this.undoers.delete(kind);
+    };
+  }
+
+  undo(id: string, meta: ChangeMeta = {}): Promise<MemoryChange> {
+    return this.serial(async () => {
+      const c = this.db.change(String(id));
+      if (!c) throw new NotFoundError('change', String(id).slice(0, 40));
+      if (c.redacted) throw new ConflictError('this change was forgotten: there is nothing to undo', { id: c.id });
+      if (c.undoneAt !== undefined) throw new ConflictError(`change ${c.id} was undone already (by ${c.undoneBy})`, { id: c.id });
+      if (c.kind === 'forget') throw new ConflictError('a forget cannot be undone: nothing of it was kept', { id: c.id });
+      switch (c.kind) {
+        case 'relation':
+        case 'entity': {
+          const graph = this.t.graph();
+          if (!graph) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory graph is not available', { retryable: true });
+          graph.applyUndo(asState(c.before), asState(c.after));
+          break;
+        }
+        case 'document':
+          this.undoDocument(c);
+          break;
+        case 'exclusion': {
+          const want = (c.before as { excluded?: boolean } | undefined)?.excluded === true;
+          if (want) await this.excludeNow([c.target], meta, false);
+          else await this.restoreNow([c.target], meta, false);
+          break;
+        }
+        case 'memory':
+        case 'plan': {
+          const h = this.undoers.get(c.kind);
+          if (!h) throw new HomeAgentError('UNAVAILABLE', 'the memory library (memory-manager) is not running', { retryable: true });
+          await h(c);
+          break;
+        }
+      }
+      const [u] = this.recordMany([{ ...meta, kind: c.kind, target: c.target, subjects: c.subjects, op: 'undo', summary: `undid #${c.id}: ${c.summary}`, before: c.after, after: c.before }]);
+      this.db.linkUndo(c.id, u.id);
+      return this.db.change(u.id)!;
+    });
+  }
+
+  private undoDocument(c: MemoryChange): void {
+    const docs = this.t.docs();
+    if (!docs) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the documents are not available', { retryable: true });
+    const before = c.before as DocumentState | undefined;
+    const after = c.after as DocumentState | undefined;
+    if (after?.doc) {
+      if (!docs.has(after.doc.id)) throw new ConflictError(`document ${after.doc.id} is gone already`, { id: after.doc.id });
+      docs.remove(after.doc.id);
+    }
+    if (before?.doc) {
+      if (docs.has(before.doc.id)) throw new ConflictError(`document ${before.doc.id} exists again`, { id: before.doc.id });
+      docs.restore([before.doc], [unpackVector(before.vec)]);
+    }
+  }
+}
+
+function asState(v: unknown): GraphState {
+  const s = v as Partial<GraphState> | undefined;
+  return { entities: Array.isArray(s?.entities) ? s.entities : [], relations: Array.isArray(s?.relations) ? s.relations : [] };
+}
+
+function checkTurnIds(ids: unknown): string[] {
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000) throw new ValidationError('turnIds must be a list of 1–1000 turn ids', { key: 'turnIds' });
+  for (const id of ids) if (typeof id !== 'string' || !TURN_ID.test(id) || id.length > 400) throw new ValidationError(`invalid turn id ${JSON.stringify(String(id).slice(0, 80))}`, { key: 'turnIds' });
+  return [...new Set(ids as string[])];
+}
