@@ -154,6 +154,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     llm,
     injectConsolidation: (text, meta) => late.agent?.injectSelfInput(text, meta),
     sessions,
+    textLog,
   });
 
   const agent: Agent = new Agent({
@@ -186,6 +187,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.agent', status);
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
   host.services.provide('host', 'host.people', config.people);
+  // Exclusion, forget and history (M-9, K-2, K-3); only while its store opened.
+  if (memory.status().control) host.services.provide('host', 'host.memory-control', memory.control);
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
   const authToken = ensureAuthToken(paths.home);
   host.services.provide('host', 'host.auth', { token: () => authToken });

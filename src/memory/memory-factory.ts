@@ -5,7 +5,7 @@ import { MemorySystem, type MemorySystemOptions } from './memory-system.js';
  * benchmark (bench/locomo), which must measure what users run: there is no ranking or tier
  * override here, ranking knobs exist only per call (`recall.search(q, { rank })`) for tuning.
  */
-export type MemoryCompositionOptions = Pick<MemorySystemOptions, 'homeDir' | 'config' | 'people' | 'log' | 'now' | 'llm' | 'injectConsolidation' | 'scheduler' | 'cleaners' | 'fetch' | 'sessions'>;
+export type MemoryCompositionOptions = Pick<MemorySystemOptions, 'homeDir' | 'config' | 'people' | 'log' | 'now' | 'llm' | 'injectConsolidation' | 'scheduler' | 'cleaners' | 'fetch' | 'sessions' | 'textLog'>;
 
 /**
  * The memory subsystem as the daemon runs it (T-1…T-10, K-1): every tier assembled and opened,

@@ -14,6 +14,7 @@ import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
 import { MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
+import { ControlDB, MemoryControl, type ControlSessions, type ControlTextLog } from './control/index.js';
 
 export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
@@ -42,7 +43,9 @@ export interface MemorySystemOptions {
    * The session logs (SessionStore): at open, turns acknowledged before a crash but missing from
    * the tiers are replayed from them; `reindex` rebuilds the cold archive from them.
    */
-  sessions?: SessionSource;
+  sessions?: SessionSource & Partial<Pick<ControlSessions, 'redact'>>;
+  /** The raw conversation text log, redacted by forget (K-2). */
+  textLog?: ControlTextLog;
 }
 
 const silent: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -66,8 +69,11 @@ export class MemorySystem {
   readonly social: SocialService;
   readonly rules: RuleDistillPipeline;
   readonly heartbeats: HeartbeatLoops;
+  /** Exclusion, forget and history (M-9, K-2, K-3): `host.memory-control`. */
+  readonly control: MemoryControl;
+  private readonly controlDb: ControlDB;
   private readonly log: PluginLogger;
-  private readonly up = { context: false, docs: false, archive: false, graph: false, knowledge: false };
+  private readonly up = { context: false, docs: false, archive: false, graph: false, knowledge: false, control: false };
   private opened = false;
   /** What the crash recovery at open replayed. */
   recovered: RecoveryResult | undefined;
@@ -77,6 +83,7 @@ export class MemorySystem {
     const log = (this.log = opts.log ?? silent);
     const config = opts.config;
     this.embedder = new EmbedderService({ config, log, dataDir: home, fetch: opts.fetch });
+    this.controlDb = new ControlDB({ home, clock: opts.now, log });
     this.docs = new DocStore({ home, embedder: this.embedder, config, log, clock: opts.now });
     this.archive = new ColdArchive({ home, tokenize: (t) => this.embedder.tokenize(t), log, clock: opts.now });
     this.context = new RelevanceContext({
@@ -86,13 +93,24 @@ export class MemorySystem {
       log,
       clock: opts.now,
       cleaners: opts.cleaners,
+      // M-9 / K-2: an event of an excluded turn is held aside with it, of a forgotten one dropped.
+      admit: (e) => !this.up.control || this.control.admitEvent(e),
+      onRefused: (e) => this.control.holdEvent(e),
       archive: (events) => {
         if (this.up.docs) return this.docs.archiveEvents(events);
         log.warn(`memory: documents are unavailable; ${events.length} pruned context events were not archived`);
         return undefined;
       },
     });
-    this.graph = new GraphDB({ path: path.join(home, 'graph.db'), log, now: opts.now });
+    this.graph = new GraphDB({
+      path: path.join(home, 'graph.db'),
+      log,
+      now: opts.now,
+      onChange: (changes) => {
+        if (this.up.control) this.control.onGraphChanges(changes);
+      },
+      admit: (triples) => (this.up.control ? this.control.admitTriples(triples) : triples),
+    });
     this.indexer = new Indexer({
       graph: this.graph,
       keywords: this.embedder,
@@ -115,6 +133,7 @@ export class MemorySystem {
       graph: () => (this.up.graph ? this.graph : undefined),
     });
     this.knowledge = new KnowledgeBase({ dir: path.join(home, 'knowledge'), log });
+
     this.rules = new RuleDistillPipeline({
       commit: (t) => (this.up.graph ? this.graph.commit(t) : 0),
       events: () => (this.up.context ? this.context.events() : []),
@@ -123,6 +142,20 @@ export class MemorySystem {
       speaker: opts.speaker,
       now: opts.now,
       log,
+    });
+    this.control = new MemoryControl({
+      db: this.controlDb,
+      context: () => (this.up.context ? this.context : undefined),
+      docs: () => (this.up.docs ? this.docs : undefined),
+      archive: () => (this.up.archive ? this.archive : undefined),
+      graph: () => (this.up.graph ? this.graph : undefined),
+      recall: this.recall,
+      embedder: this.embedder,
+      rules: this.rules,
+      sessions: opts.sessions,
+      textLog: opts.textLog,
+      log,
+      now: opts.now ?? Date.now,
     });
     this.heartbeats = new HeartbeatLoops({
       config,
@@ -185,6 +218,8 @@ export class MemorySystem {
     this.opened = true;
     const t0 = Date.now();
     await this.embedder.start();
+    // First: every tier consults the exclusion gate and the tombstones as it opens and recovers.
+    await this.tryOpen('control', () => this.controlDb.open());
     await this.tryOpen('docs', () => this.docs.open());
     await this.tryOpen('archive', () => this.archive.open());
     await this.tryOpen('context', () => this.context.start());
@@ -192,11 +227,15 @@ export class MemorySystem {
     await this.tryOpen('knowledge', () => this.knowledge.open());
     if (this.up.graph) await this.rules.load();
     if (this.up.context) await this.recover();
+    // Turns excluded just before a kill may still sit in a tier: swept aside again.
+    if (this.up.control) await this.control.reconcile();
     this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });
   }
 
   /** True when a tier holds the event of this kind of this turn (recovery, reindex). */
   private holdsTurn(turnId: string, eventKind: 'user' | 'agent'): boolean {
+    // An excluded or forgotten turn counts as held: recovery and reindex must not bring it back.
+    if (this.up.control && this.control.blocks(turnId)) return true;
     if (this.up.context && this.context.events().some((e) => e.kind === eventKind && e.refs?.[0] === turnId)) return true;
     if (this.up.docs && this.docs.hasTurn(turnId, eventKind)) return true;
     return this.up.archive && this.archive.hasTurn(turnId, eventKind);
@@ -251,12 +290,13 @@ export class MemorySystem {
     if (this.up.archive) await step('archive', () => this.archive.close());
     if (this.up.graph) await step('graph', () => this.graph.close());
     if (this.up.knowledge) await step('knowledge', () => this.knowledge.close());
+    if (this.up.control) await step('memory control', () => this.controlDb.close());
     await step('embedder', () => this.embedder.stop());
     for (const k of Object.keys(this.up) as (keyof MemorySystem['up'])[]) this.up[k] = false;
   }
 
   /** Which tiers are up. */
-  status(): { context: boolean; docs: boolean; archive: boolean; graph: boolean; knowledge: boolean; heartbeats: Partial<Record<LoopName, LoopStatus>> } {
+  status(): { context: boolean; docs: boolean; archive: boolean; graph: boolean; knowledge: boolean; control: boolean; heartbeats: Partial<Record<LoopName, LoopStatus>> } {
     return { ...this.up, heartbeats: { ...this.heartbeats.lastRun } };
   }
 

@@ -15,6 +15,7 @@ import {
   type SessionInfo,
   type SessionsAPI,
 } from '../spec/index.js';
+import { writeFileAtomic } from '../fs/index.js';
 import { appendDurable, createDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
@@ -91,6 +92,9 @@ interface SessionState {
 const CACHED_SESSIONS = 16;
 /** …as long as their logs add up to at most this many bytes (events may be up to 8 MiB each). */
 const CACHED_BYTES = 64 * 1024 * 1024;
+
+/** What a forgotten event's text becomes in its log (K-2). */
+export const REDACTED_TEXT = '[forgotten]';
 
 const consoleLogger: JsonlLogger = { warn: (msg, data) => console.warn(`[sessions] ${msg}`, data ?? '') };
 
@@ -252,6 +256,49 @@ export class SessionStore implements SessionsAPI {
       if (n !== undefined && n > s.info.turns) s.info.turns = n;
       if (s.info.turns > s.turnCounter) s.turnCounter = s.info.turns;
       return ev;
+    });
+  }
+
+  /**
+   * Forget (K-2): rewrites a session's log atomically (temp file, fsync, rename) with every event
+   * `match` selects kept in its place — same seq, turn, kind and time — but its text replaced by
+   * `[forgotten]` and its data by `{ redacted: true }`. Deletion markers keep their data (what they
+   * hide stays hidden). Deleted events are offered to `match` too. Appends wait for it (the
+   * session's lock); the offset index is rebuilt from the new file. Returns how many were redacted.
+   */
+  async redact(id: string, match: (e: SessionEvent) => boolean): Promise<number> {
+    this.requireOpen();
+    assertSessionId(id);
+    return this.withLock(id, async () => {
+      const s = this.mustGet(id);
+      const { records } = await scanJsonl(s.file, this.logger);
+      let n = 0;
+      const lines = records.map((r) => {
+        const ev = toEvent(r);
+        if (ev && !ev.data?.redacted && match(ev)) {
+          n++;
+          const keep = ev.kind === 'marker' && ev.data?.op === 'delete' ? ev.data : { redacted: true };
+          return JSON.stringify({ type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep });
+        }
+        return JSON.stringify(r);
+      });
+      if (!n) return 0;
+      const body = lines.map((l) => `${l}\n`).join('');
+      await writeFileAtomic(s.file, body);
+      // New byte offsets: the sparse index is rebuilt (visibility is unchanged: same seqs, turns, markers).
+      const scan = await scanJsonl(s.file, this.logger);
+      s.size = scan.size;
+      s.marks = [];
+      let count = 0;
+      for (let i = 0; i < scan.records.length; i++) {
+        if (!toEvent(scan.records[i])) continue;
+        if (count % MARK_EVERY === 0) s.marks.push({ seq: scan.records[i].seq as number, offset: scan.offsets[i] });
+        count++;
+      }
+      s.eventCount = count;
+      s.cache = undefined;
+      this.cacheOrder.delete(id);
+      return n;
     });
   }
 

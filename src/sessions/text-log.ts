@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { HomeAgentError, ValidationError } from '../spec/index.js';
+import { writeFileAtomic } from '../fs/index.js';
 import { appendDurable, fsyncDir, scanJsonl, type JsonlLogger } from './jsonl-file.js';
 
 /** One line of the raw conversation log (seed "Text Memory"). */
@@ -139,6 +140,28 @@ export class TextLog {
       if (count >= limit) break;
     }
     return chunks.flat();
+  }
+
+  /**
+   * Forget (K-2): rewrites every log file (current and rotated) atomically without the records
+   * `match` selects. Appends wait for it. Returns how many records were removed.
+   */
+  redact(match: (r: { turnId?: string; text: string }) => boolean): Promise<number> {
+    const run = this.chain.then(async () => {
+      let n = 0;
+      for (const file of await this.files()) {
+        const { records } = await scanJsonl(file, this.logger);
+        const keep = records.filter((r) => !match({ turnId: typeof r.turnId === 'string' ? r.turnId : undefined, text: typeof r.text === 'string' ? r.text : '' }));
+        if (keep.length === records.length) continue;
+        n += records.length - keep.length;
+        const body = keep.map((r) => `${JSON.stringify(r)}\n`).join('');
+        await writeFileAtomic(file, body);
+        if (file === this.opts.file) this.size = Buffer.byteLength(body);
+      }
+      return n;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 
   /** Existing log files, newest first: the current file, then `<stem>.1<ext>`, `<stem>.2<ext>` … */

@@ -12,6 +12,7 @@ import { assertTurnId, buildTurns, isNewSession, sessionOfTurn, SOURCE, type Tur
 import { summarizeSession, type SummarizeArgs, type SummaryProgress } from './summarizer.js';
 import { createAgentTools } from './agent-tools.js';
 import { createApiRoutes } from './http-api.js';
+import { linkMemoryControl } from './control-link.js';
 import type { ConfigValue } from '../../sdk/index.js';
 
 /** How many summaries are auto-injected into a new session (seed: SUMMARY_AUTO_INJECT_MAX). */
@@ -128,6 +129,22 @@ export class MemoryManager {
       for (const r of createApiRoutes(this)) this.disposers.push(this.sdk.registerRoute(r));
     });
     step('tools', () => this.syncTools());
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the link reads the current stores (a changed library folder replaces them)
+    const self = this;
+    step('memory control', () =>
+      this.disposers.push(
+        ...linkMemoryControl({
+          sdk: this.sdk,
+          get library() {
+            return self.library;
+          },
+          get plan() {
+            return self.plan;
+          },
+          log: (l, m, d) => this.logBoot(l, m, d),
+        }),
+      ),
+    );
     step('settings listener', () => this.disposers.push(this.sdk.settings().onChange(() => this.onSettingsChanged())));
     this.logBoot('info', 'started', { config: { ...this.cfg() } });
   }
@@ -331,6 +348,13 @@ export class MemoryManager {
     const events = await this.sdk.sessions().events(sid);
     if (!events.some((e) => e.turnId === tid)) throw new NotFoundError('turn', tid);
     const changed = op === 'exclude' ? await this.plan.exclude(sid, tid) : await this.plan.restore(sid, tid);
+    // Every memory tier obeys it (M-9): the memory control takes the turn out of (or puts it back
+    // into) the window, the documents, the archive and the graph, and gates distillation and replay.
+    const mc = this.sdk.use('host.memory-control');
+    if (mc && (op === 'exclude' ? !mc.isExcluded(tid) : mc.isExcluded(tid))) {
+      if (op === 'exclude') await mc.exclude([tid], { tool: 'memory-manager' });
+      else await mc.restore([tid], { tool: 'memory-manager' });
+    }
     if (changed) {
       const text = op === 'exclude' ? `[记忆管理] 该轮已被排除 | turn=${tid}` : `[记忆管理] 该轮已恢复 | turn=${tid}`;
       await this.sdk.sessions().append(sid, { turnId: tid, kind: 'marker', text, data: { op, turnId: tid, source: SOURCE } });

@@ -134,7 +134,7 @@ export class GraphDB extends GraphStore {
    * @returns the number of triples committed.
    */
   commit(triples: Triple[]): number {
-    const clean = parseTriples(triples);
+    const clean = parseTriples(this.opts.admit ? this.opts.admit(triples) : triples);
     const t = this.now();
     this.write(() => {
       for (const tr of clean) this.commitOne(tr, t);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { GraphEntity, GraphRelation, PluginLogger } from '../../spec/index.js';
+import type { GraphEntity, GraphRelation, PluginLogger, Triple } from '../../spec/index.js';
 import { HomeAgentError, NotFoundError } from '../../spec/index.js';
 import { migrateGraph } from './graph-migrations.js';
 import type { GraphChange } from './graph-state.js';
@@ -58,6 +58,11 @@ export interface GraphDBOptions {
   now?: () => number;
   /** Every committed write's changes (history, K-3). Called after the transaction commits; must not throw. */
   onChange?: (changes: GraphChange[]) => void;
+  /**
+   * The gate of every commit (M-9, K-2): returns the triples that may enter (facts citing an
+   * excluded turn are held with it, facts of a forgotten turn dropped).
+   */
+  admit?: (triples: Triple[]) => Triple[];
 }
 
 export function parseJson<T>(text: string | null, fallback: T): T {
