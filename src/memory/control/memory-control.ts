@@ -75,7 +75,7 @@ export class MemoryControl implements MemoryControlService {
     return this.db.isExcluded(turnId) || this.isTombstoned(turnId);
   }
 
-  exclude(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; held: number }> {
+  async exclude(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; held: number }> {
     const ids = checkTurnIds(turnIds);
     return this.serial(() => this.excludeNow(ids, meta, true));
   }
@@ -92,7 +92,7 @@ export class MemoryControl implements MemoryControlService {
     return { turns: added.length, held };
   }
 
-  restore(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; restored: number }> {
+  async restore(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; restored: number }> {
     const ids = checkTurnIds(turnIds);
     return this.serial(() => this.restoreNow(ids, meta, true));
   }
@@ -172,7 +172,7 @@ export class MemoryControl implements MemoryControlService {
 
   // ---------- forget (K-2) ----------
 
-  forgetPreview(request: ForgetRequest): Promise<ForgetPlan> {
+  async forgetPreview(request: ForgetRequest): Promise<ForgetPlan> {
     if (request.query !== undefined && (typeof request.query !== 'string' || request.query.length > 2000)) throw new ValidationError('query must be text of at most 2000 characters', { key: 'query' });
     if (!request.query?.trim() && !request.turnIds?.length && !request.relationIds?.length && !request.documents?.length && !request.memoryIds?.length) {
       throw new ValidationError('say what to forget: words, or turns, facts, documents or memories', { key: 'query' });

@@ -116,8 +116,11 @@ export class MemoryRecall {
     const rels = graph.recall(kws, 1, { maxEntities: 40, maxRelations: MAX_FACTS, touch: false }).relations;
     const out: RecallEntry[] = [];
     for (const r of rels) {
-      const text = factText(r);
-      const score = scoreText(text);
+      // K-4: a fact that was superseded says until when it held and ranks below the current one,
+      // so "where do I live" gets the current value and "where did I live before" still finds the old.
+      const closed = typeof r.validTo === 'number';
+      const text = closed ? `${factText(r)} (until ${new Date(r.validTo!).toISOString().slice(0, 10)})` : factText(r);
+      const score = scoreText(factText(r)) * (closed ? 0.5 : 1);
       if (score <= 0) continue;
       const hit: RecallHit = { tier: 'graph', id: `relation:${r.id}`, text, score, createdAt: 0, sessionId: '', channel: '', source: 'graph', kind: r.predicate, refs: r.refs ?? [] };
       if (r.refs?.[0]) hit.turnId = r.refs[0];

@@ -1,0 +1,231 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
+import { SessionStore, TextLog } from '../../sessions/index.js';
+import type { ContextEvent, PluginLogger } from '../../spec/index.js';
+import { MemorySystem } from '../memory-system.js';
+import { ManualScheduler } from '../heartbeat/index.js';
+import { eventDocument } from '../documents/index.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-control-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const DAY = 86_400_000;
+
+/** A memory system over real files (SQLite tiers, session logs, text log) on a simulated clock. */
+async function setup() {
+  const home = path.join(root, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
+  config.open();
+  config.register(coreConfigDefaults());
+  const clock = { t: Date.UTC(2026, 0, 1) };
+  const now = () => clock.t;
+  const log: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
+  const sessions = new SessionStore({ dir: path.join(home, 'sessions'), now });
+  await sessions.open();
+  const textLog = new TextLog({ file: path.join(home, 'logs', 'text.jsonl'), now });
+  await textLog.open();
+  const scheduler = new ManualScheduler(clock.t);
+  const mk = () => new MemorySystem({ homeDir: home, config, log, scheduler, now, sessions, textLog });
+  const mem = mk();
+  await mem.open();
+  await sessions.create({ channel: 'webui', id: 'webui:1' });
+  /** One turn as the kernel records it: logged, text-logged, and in the context window. */
+  const turn = async (input: string, reply: string): Promise<{ turnId: string; user: ContextEvent; agent: ContextEvent }> => {
+    clock.t += 60_000;
+    const { turnId } = sessions.nextTurn('webui:1');
+    await sessions.append('webui:1', { turnId, kind: 'user', text: input });
+    await sessions.append('webui:1', { turnId, kind: 'assistant', text: reply });
+    await textLog.append({ role: 'user', text: input, sessionId: 'webui:1', turnId });
+    const base = { source: 'webui', channel: 'webui', sessionId: 'webui:1', refs: [turnId] };
+    const user = mem.context.append({ ...base, kind: 'user', input, response: '' });
+    const agent = mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
+    return { turnId, user, agent };
+  };
+  const done = async (m: MemorySystem) => {
+    await m.close();
+    await textLog.close();
+    await sessions.close();
+    config.close();
+  };
+  return { home, clock, mem, mk, sessions, textLog, turn, done };
+}
+
+/** Every place the secret could be: window, documents, archive, graph, recall. */
+async function traces(mem: MemorySystem, word: string): Promise<string[]> {
+  const out: string[] = [];
+  if (mem.context.events().some((e) => `${e.input} ${e.response}`.includes(word))) out.push('context');
+  if (mem.docs.list().some((d) => d.content.includes(word))) out.push('documents');
+  if (mem.archive.list({ limit: 10_000 }).some((d) => d.content.includes(word))) out.push('archive');
+  if (mem.graph.matchingFacts([word]).length) out.push('graph');
+  if ((await mem.recall.search(word, { k: 50 })).some((h) => h.text.includes(word))) out.push('recall');
+  return out;
+}
+
+test('M-9: an excluded turn leaves the window, the documents, the archive and the graph, is not distilled or replayed, and comes back on restore', async () => {
+  const { mem, mk, turn, sessions, clock, done } = await setup();
+  await turn('我喜欢龙井茶', '好的');
+  const secret = await turn('I live in Reykjavik. The door code is 4711', 'Noted: 4711.');
+  await turn('What is the weather like?', 'Sunny.');
+  await mem.heartbeats.runOnce('rules');
+  // The secret's user event went to the documents (pruned), its reply to the archive (cold).
+  mem.context.removeIds([secret.user.id, secret.agent.id]);
+  mem.docs.archiveEvents([secret.user]);
+  mem.archive.putMany([eventDocument(secret.agent, clock.t)]);
+  assert.deepEqual(await traces(mem, '4711'), ['documents', 'archive', 'recall'], 'the secret is in the tiers before the exclusion');
+  assert.ok(mem.graph.matchingFacts(['reykjavik']).length > 0, 'and a fact of it in the graph');
+  const factsBefore = mem.graph.matchingFacts(['reykjavik']).length;
+
+  const r = await mem.control.exclude([secret.turnId]);
+  assert.equal(r.turns, 1);
+  assert.deepEqual(await traces(mem, 'Reykjavik'), []);
+  assert.deepEqual(await traces(mem, '4711'), []);
+  // Ingest paths obey it: the window refuses its events, the graph its facts, replay and reindex its log.
+  mem.context.append({ kind: 'user', source: 'webui', channel: 'webui', sessionId: 'webui:1', refs: [secret.turnId], input: 'again: door code 4711', response: '' });
+  await mem.rules.tick();
+  mem.graph.commit([{ subject: 'user', predicate: 'lives_in', object: 'Reykjavik', refs: [secret.turnId] }]);
+  assert.equal((await mem.reindex()).added, 0);
+  assert.deepEqual(await traces(mem, '4711'), []);
+  await mem.close();
+  const again = mk();
+  await again.open();
+  assert.deepEqual(await traces(again, '4711'), [], 'not replayed from the session log at open');
+  assert.deepEqual(again.control.excluded(), [secret.turnId]);
+
+  const back = await again.control.restore([secret.turnId]);
+  assert.equal(back.turns, 1);
+  const t = await traces(again, '4711');
+  assert.ok(t.includes('documents') && t.includes('archive') && t.includes('recall'), `restored everywhere: ${t}`);
+  assert.ok(again.graph.matchingFacts(['reykjavik']).length >= Math.min(1, factsBefore), 'its facts are back in the graph');
+  const hist = again.control.history({ target: secret.turnId });
+  assert.deepEqual(hist.map((c) => c.op), ['restore', 'exclude']);
+  assert.ok((await sessions.events('webui:1')).some((e) => e.text.includes('4711')), 'exclusion never touches the log');
+  await done(again);
+});
+
+test('K-2: forget removes every trace — tiers, graph, logs, history — and tombstones keep reindex and replay from bringing it back', async () => {
+  const { home, mem, mk, turn, sessions, clock, done } = await setup();
+  await turn('我住在杭州', '记住了');
+  const secret = await turn('The door code is 4711, I live in Reykjavik', 'Noted, 4711.');
+  const other = await turn('Remind me about the dentist', 'Sure.');
+  mem.context.removeIds([secret.agent.id]);
+  mem.archive.putMany([eventDocument(secret.agent, clock.t)]);
+  await mem.heartbeats.runOnce('rules');
+  assert.ok(mem.graph.matchingFacts(['reykjavik']).length > 0, 'a fact was distilled from it');
+
+  const plan = await mem.control.forgetPreview({ query: '4711' });
+  assert.deepEqual(plan.turns.map((x) => x.turnId), [secret.turnId]);
+  assert.ok(plan.turns[0].places.includes('context') && plan.turns[0].places.includes('archive') && plan.turns[0].places.includes('session-log'), plan.turns[0].places.join());
+  assert.ok(plan.facts.some((f) => /reykjavik/i.test(f.text)), 'the fact said in it goes with it');
+  assert.deepEqual(await traces(mem, '4711'), ['context', 'archive', 'graph', 'recall'], 'a preview changes nothing');
+
+  const res = await mem.control.forget({ turnIds: plan.turns.map((x) => x.turnId), relationIds: plan.facts.map((f) => f.id) });
+  assert.equal(res.turns, 1);
+  assert.ok(res.sessionEvents >= 2 && res.textLogLines >= 1 && res.relations >= 1, JSON.stringify(res));
+  assert.deepEqual(await traces(mem, '4711'), []);
+  assert.deepEqual(await traces(mem, 'Reykjavik'), []);
+  assert.equal(mem.graph.getEntity('Reykjavik'), undefined, 'an entity left without relations goes');
+  // The session log keeps the turn's place, not its text; the text log drops it; other turns stay.
+  const logText = fs.readFileSync(path.join(home, 'sessions', fs.readdirSync(path.join(home, 'sessions')).find((f) => f.endsWith('.jsonl'))!), 'utf8');
+  assert.doesNotMatch(logText, /4711|Reykjavik/);
+  assert.match(logText, /dentist/);
+  assert.doesNotMatch(fs.readFileSync(path.join(home, 'logs', 'text.jsonl'), 'utf8'), /4711/);
+  assert.ok((await sessions.events('webui:1')).some((e) => e.turnId === secret.turnId && e.data?.redacted === true));
+  // No history entry holds it; the forget itself is recorded without text.
+  assert.doesNotMatch(JSON.stringify(mem.control.history({ limit: 1000 })), /4711|Reykjavik/i);
+  assert.equal(mem.control.history({ kind: 'forget' }).length, 1);
+  // Tombstones are hashes, never the text.
+  assert.equal(mem.control.isTombstoned(secret.turnId), true);
+  assert.equal(mem.control.isTombstoned(other.turnId), false);
+  assert.equal(mem.control.isTombstonedContent('The door code is 4711, I live in Reykjavik'), true);
+  const controlDb = fs.readFileSync(path.join(home, 'memory-control.db'));
+  assert.equal(controlDb.includes(Buffer.from('4711')), false, 'memory-control.db holds no byte of it');
+  for (const f of ['documents.db', 'graph.db']) {
+    const p = fs.readdirSync(home, { recursive: true }).map(String).find((x) => x.endsWith(f));
+    if (p) assert.equal(fs.readFileSync(path.join(home, p)).includes(Buffer.from('Reykjavik')), false, `${f} holds no byte of it (secure delete)`);
+  }
+  // Nothing brings it back: a reindex, a restart's replay, a distiller re-reading the turn.
+  assert.equal((await mem.reindex()).added, 0);
+  mem.context.append({ kind: 'user', source: 'webui', channel: 'webui', sessionId: 'webui:1', refs: [secret.turnId], input: 'The door code is 4711', response: '' });
+  mem.graph.commit([{ subject: 'user', predicate: 'lives_in', object: 'Reykjavik', refs: [secret.turnId] }]);
+  assert.deepEqual(await traces(mem, '4711'), []);
+  await mem.close();
+  const again = mk();
+  await again.open();
+  assert.deepEqual(await traces(again, '4711'), []);
+  assert.deepEqual(await traces(again, 'dentist'), ['context', 'recall'], 'other turns are untouched');
+  await assert.rejects(again.control.undo(again.control.history({ kind: 'forget' })[0].id), { code: 'CONFLICT' });
+  await done(again);
+});
+
+test('K-2: bad forget requests get coded errors and change nothing', async () => {
+  const { mem, turn, done } = await setup();
+  await turn('keep this sentence about tea', 'ok');
+  await assert.rejects(mem.control.forgetPreview({}), { code: 'VALIDATION' });
+  await assert.rejects(mem.control.forget({ turnIds: 'webui:1#1' as never }), { code: 'VALIDATION' });
+  await assert.rejects(mem.control.forget({ memoryIds: ['../../etc/passwd'] }), { code: 'VALIDATION' });
+  await assert.rejects(mem.control.exclude(['../x']), { code: 'VALIDATION' });
+  await assert.rejects(mem.control.undo('no-such'), { code: 'NOT_FOUND' });
+  assert.ok((await mem.recall.search('tea', { k: 5 })).length > 0);
+  await done(mem);
+});
+
+test('K-3 / K-4: graph changes are recorded with who made them; undo puts the rows back; a newer single-valued fact supersedes (en, zh)', async () => {
+  const { mem, clock, done } = await setup();
+  mem.graph.commit([{ subject: 'user', predicate: 'lives_in', object: 'Paris', refs: ['webui:1#1'], validFrom: clock.t }]);
+  clock.t += 30 * DAY;
+  mem.graph.commit([{ subject: 'user', predicate: 'lives_in', object: 'Berlin', refs: ['webui:1#2'], validFrom: clock.t }]);
+  const hist = mem.control.history({ subject: 'Berlin' });
+  assert.equal(hist[0].op, 'supersede');
+  assert.equal(hist[0].actor, 'user');
+  assert.equal(hist[0].turnId, 'webui:1#2');
+  const lives = mem.graph.relationsOf('user', 'lives_in');
+  assert.deepEqual(lives.map((r) => [r.object, r.validTo == null]), [['Berlin', true], ['Paris', false]], 'Paris kept, closed');
+  assert.equal(lives.find((r) => r.object === 'Paris')?.validTo, clock.t);
+  // Undo of the move: Paris holds again, Berlin goes.
+  const u = await mem.control.undo(hist[0].id);
+  assert.equal(u.op, 'undo');
+  assert.deepEqual(mem.graph.relationsOf('user', 'lives_in').map((r) => [r.object, r.validTo ?? null]), [['Paris', null]]);
+  await assert.rejects(mem.control.undo(hist[0].id), { code: 'CONFLICT' }, 'undone already');
+  assert.equal(mem.control.history({ target: hist[0].target })[0].undoOf, hist[0].id);
+  await done(mem);
+});
+
+test('K-4: "我住在杭州", a month later "我搬到上海了" — distilled from the turns, recall gives 上海 first and still knows 杭州 until the move', async () => {
+  const { mem, clock, turn, done } = await setup();
+  await turn('我住在杭州', '好的');
+  await mem.heartbeats.runOnce('rules');
+  clock.t += 30 * DAY;
+  const moved = clock.t;
+  await turn('我搬到上海了', '恭喜');
+  await mem.heartbeats.runOnce('rules');
+  const lives = mem.graph.relationsOf('user', 'lives_in');
+  assert.deepEqual(lives.map((r) => [r.object, r.validTo == null]), [['上海', true], ['杭州', false]], '杭州 kept, closed');
+  assert.ok(Math.abs((lives[1].validTo ?? 0) - moved) < 120_000, 'closed when the move was said');
+  const hits = (await mem.recall.search('我住在杭州还是上海', { k: 10, tiers: ['graph'] })).map((h) => h.text);
+  assert.match(hits[0], /上海/, `current first: ${hits.join(' | ')}`);
+  assert.ok(hits.some((h) => /杭州 \(until \d{4}-\d\d-\d\d\)/.test(h)), 'the old value with its end date');
+  const supersede = mem.control.history({ subject: '上海' }).find((c) => c.op === 'supersede');
+  assert.ok(supersede, 'the history shows the move');
+  assert.match(supersede.summary, /replaces 杭州/);
+  await done(mem);
+});
+
+test('K-4 (en): "I live in Paris", then "I moved to Berlin" — Berlin is current, Paris kept with its end', async () => {
+  const { mem, clock, turn, done } = await setup();
+  await turn('I live in Paris', 'Nice.');
+  await mem.heartbeats.runOnce('rules');
+  clock.t += 30 * DAY;
+  await turn('I moved to Berlin', 'Congratulations.');
+  await mem.heartbeats.runOnce('rules');
+  const lives = mem.graph.relationsOf('user', 'lives_in');
+  assert.deepEqual(lives.map((r) => [r.object, r.validTo == null]), [['Berlin', true], ['Paris', false]]);
+  const hits = (await mem.recall.search('do I live in Paris or Berlin', { k: 10, tiers: ['graph'] })).map((h) => h.text);
+  assert.match(hits[0], /Berlin/, hits.join(' | '));
+  assert.ok(hits.some((h) => /Paris \(until /.test(h)));
+  await done(mem);
+});
