@@ -12,6 +12,8 @@ import { authTokenPath, homePaths, readAuthToken, resolveHome, signInUrl } from 
 import type { CliCommand, CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { renderHuman } from './output.js';
+import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
+import type { MemoryChange } from '../spec/index.js';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
 
@@ -570,6 +572,45 @@ export function buildProgram(): Command {
     print(opts, await withClient(opts, (c) => c.request('memory.add-doc', { text: words.join(' ') })));
   });
   memory.command('delete-entity <name>').action(simple(program, 'memory.delete-entity', (name) => ({ name })));
+  memory
+    .command('forget [words...]')
+    .description('forget every trace of something: shows what will go (turns, facts, notes, library memories), then asks (or --yes)')
+    .option('-t, --turn <id...>', 'forget these turns (<session>#<n>)')
+    .option('-m, --memory <id...>', 'forget these library memories')
+    .option('-f, --fact <id...>', 'forget these graph facts (relation ids)')
+    .option('--memories', 'also remove the library memories that mention the words')
+    .option('--dry-run', 'only show what would go')
+    .option('-y, --yes', 'forget without asking')
+    .action(async (words: string[], o: { turn?: string[]; memory?: string[]; fact?: string[]; memories?: boolean; dryRun?: boolean; yes?: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      const query = words.join(' ').trim();
+      if (!query && !o.turn?.length && !o.memory?.length && !o.fact?.length) {
+        io.err('waiter: say what to forget: words, --turn <id>, --memory <id> or --fact <id>\n');
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const req = { ...(query ? { query } : {}), ...(o.turn ? { turnIds: o.turn } : {}), ...(o.memory ? { memoryIds: o.memory } : {}), ...(o.fact ? { relationIds: o.fact.map(Number) } : {}) };
+      process.exitCode = await withClient(opts, (c) => forgetCommand(c, { out: io.out, err: io.err, json: !!opts.json, ask: terminalAsk() }, req, o));
+    });
+  memory
+    .command('history [subject]')
+    .description('every change to memory (facts, entities, library, documents, exclusions) with who made it, when and from which turn')
+    .option('--target <target>', 'one thing: relation:<id>, a memory id, a turn id')
+    .option('-n, --limit <n>', 'changes', '50')
+    .action(async (subject: string | undefined, o: { target?: string; limit: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      const list = await withClient(opts, (c) => c.request<MemoryChange[]>('memory.history', { subject, target: o.target, limit: Number(o.limit) || 50 }));
+      print(opts, opts.json ? list : list.map(historyRow));
+    });
+  memory.command('undo <changeId>').description('undo one change from `waiter memory history`').action(simple(program, 'memory.undo', (id) => ({ id })));
+  memory.command('exclude <turnIds...>').description('exclude turns from every memory tier (kept aside; `restore` brings them back)').action(async (ids: string[]) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('memory.exclude', { turnIds: ids })));
+  });
+  memory.command('restore <turnIds...>').description('bring excluded turns back into every memory tier').action(async (ids: string[]) => {
+    const opts = program.opts<GlobalOpts>();
+    print(opts, await withClient(opts, (c) => c.request('memory.restore', { turnIds: ids })));
+  });
 
   const knowledge = program.command('knowledge').description('the knowledge base');
   knowledge.command('list').action(simple(program, 'knowledge.list'));

@@ -1,5 +1,5 @@
 import type { PluginSDK, ServiceMap } from '../../sdk/index.js';
-import type { CliRequest, CliStreamEvent } from '../../spec/index.js';
+import type { CliRequest, CliStreamEvent, ForgetRequest } from '../../spec/index.js';
 import { NotFoundError } from '../../spec/index.js';
 import { ProtocolError } from '../../spec/index.js';
 import { attachments, str } from './protocol-schema.js';
@@ -18,6 +18,20 @@ function need<K extends keyof ServiceMap>(sdk: PluginSDK, name: K): ServiceMap[K
 function num(args: Record<string, unknown> | undefined, key: string, fallback: number): number {
   const v = args?.[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+function strList(args: Record<string, unknown> | undefined, key: string): string[] {
+  const v = args?.[key];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new ProtocolError(`argument "${key}" must be a list of strings`);
+  return v as string[];
+}
+
+/** A forget request from socket arguments (shapes are checked again by the memory control). */
+function forgetArgs(a: Record<string, unknown> | undefined, withQuery: boolean): ForgetRequest {
+  const out: ForgetRequest = {};
+  if (withQuery && typeof a?.query === 'string') out.query = a.query;
+  for (const k of ['turnIds', 'relationIds', 'documents', 'memoryIds'] as const) if (a?.[k] !== undefined) (out as Record<string, unknown>)[k] = a[k];
+  return out;
 }
 
 /** Calls the memory-manager's HTTP API in process (the same handler the WebUI uses). */
@@ -177,6 +191,22 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return turnInjections(sdk, str(a, 'turn'));
     case 'memory.reindex':
       return need(sdk, 'host.memory').reindex((p) => stream('progress', { ...p }));
+    case 'memory.forget-preview':
+      return need(sdk, 'host.memory-control').forgetPreview(forgetArgs(a, true));
+    case 'memory.forget':
+      return need(sdk, 'host.memory-control').forget(forgetArgs(a, false), { actor: 'user', tool: 'waiter' });
+    case 'memory.history':
+      return need(sdk, 'host.memory-control').history({
+        subject: typeof a?.subject === 'string' ? a.subject : undefined,
+        target: typeof a?.target === 'string' ? a.target : undefined,
+        limit: num(a, 'limit', 50),
+      });
+    case 'memory.undo':
+      return need(sdk, 'host.memory-control').undo(str(a, 'id'), { actor: 'user', tool: 'waiter' });
+    case 'memory.exclude':
+      return need(sdk, 'host.memory-control').exclude(strList(a, 'turnIds'), { actor: 'user', tool: 'waiter' });
+    case 'memory.restore':
+      return need(sdk, 'host.memory-control').restore(strList(a, 'turnIds'), { actor: 'user', tool: 'waiter' });
     case 'memory.add-doc':
       return need(sdk, 'host.memory').addDocument(str(a, 'text'));
     case 'knowledge.list':

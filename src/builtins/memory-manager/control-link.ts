@@ -67,7 +67,14 @@ export function linkMemoryControl(h: ControlLinkHost): Disposer[] {
   const mc = h.sdk.use('host.memory-control');
   if (!mc) return [];
   void syncExclusions(h, mc);
-  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h))];
+  // Exclusions made elsewhere (`waiter memory exclude`, an undo) show in the timeline too.
+  const off = mc.onExclusionChange(({ turnIds, excluded }) => {
+    for (const id of turnIds) {
+      const sid = id.slice(0, Math.max(0, id.lastIndexOf('#')));
+      void (excluded ? h.plan.exclude(sid, id) : h.plan.restore(sid, id)).catch((e: unknown) => h.log('warn', 'mirroring an exclusion failed', { error: (e as Error).message }));
+    }
+  });
+  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off];
 }
 
 async function syncExclusions(h: ControlLinkHost, mc: MemoryControlService): Promise<void> {

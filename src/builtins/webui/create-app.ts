@@ -5,6 +5,7 @@ import { mountChatRoutes } from './chat-routes.js';
 import { mountSessionRoutes } from './session-routes.js';
 import { mountAdminRoutes } from './admin-routes.js';
 import { mountMemoryRoutes } from './memory-routes.js';
+import { mountControlRoutes } from './control-routes.js';
 import { mountConfirmRoutes } from './confirm-routes.js';
 import { mountPeopleRoutes } from './people-routes.js';
 import { homedir, tmpdir } from 'node:os';
@@ -80,6 +81,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   mountSessionRoutes(app, ctx);
   mountAdminRoutes(app, ctx);
   mountMemoryRoutes(app, ctx);
+  mountControlRoutes(app, ctx);
   mountConfirmRoutes(app, ctx);
   mountPeopleRoutes(app, ctx);
 

@@ -1,0 +1,99 @@
+import { createInterface } from 'node:readline';
+import type { ForgetPlan, ForgetRequest, MemoryChange } from '../spec/index.js';
+import type { DaemonClient } from './daemon-client.js';
+
+/** Where the forget dialog writes, and whether it can ask. */
+export interface ForgetIo {
+  out(text: string): void;
+  err(text: string): void;
+  json: boolean;
+  /** Asks a yes/no question on the terminal; undefined when stdin is not a terminal. */
+  ask?: (question: string) => Promise<boolean>;
+}
+
+/** A question on the terminal (stdin must be a TTY). */
+export function terminalAsk(): ForgetIo['ask'] {
+  if (!process.stdin.isTTY) return undefined;
+  return (q) =>
+    new Promise((resolve) => {
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      rl.question(`${q} [y/N] `, (a) => {
+        rl.close();
+        resolve(/^y(es)?$/i.test(a.trim()));
+      });
+    });
+}
+
+const date = (ms: number) => (ms ? new Date(ms).toISOString().slice(0, 16).replace('T', ' ') : '—');
+
+/** The preview as a person reads it before anything goes (K-2). */
+export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {
+  const lines: string[] = [];
+  if (p.turns.length) {
+    lines.push(`Turns (${p.turns.length}) — removed from every memory tier; their text is redacted in the session log:`);
+    for (const t of p.turns) lines.push(`  ${t.turnId}  ${date(t.at)}  [${t.places.join(', ')}]  ${t.text}`);
+  }
+  if (p.facts.length) {
+    lines.push(`Facts (${p.facts.length}):`);
+    for (const f of p.facts) lines.push(`  #${f.id}  ${f.text}  (${f.reason})`);
+  }
+  if (p.documents.length) {
+    lines.push(`Notes without a turn (${p.documents.length}):`);
+    for (const d of p.documents) lines.push(`  ${d.tier}:${d.id}  ${d.text}`);
+  }
+  if (p.memories.length) {
+    lines.push(`Library memories that mention it (${p.memories.length}) — ${withMemories ? 'removed too (--memories)' : 'kept; pass --memories to remove them as well'}:`);
+    for (const m of p.memories) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
+  }
+  return lines.length ? lines.join('\n') : 'Nothing found to forget.';
+}
+
+/** What the preview named, as a forget request (library memories only when asked for). */
+export function forgetRequestOf(p: ForgetPlan, withMemories: boolean): Omit<ForgetRequest, 'query'> {
+  return {
+    turnIds: p.turns.map((t) => t.turnId),
+    relationIds: p.facts.map((f) => f.id),
+    documents: p.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
+    ...(withMemories && p.memories.length ? { memoryIds: p.memories.map((m) => m.id) } : {}),
+  };
+}
+
+/**
+ * `waiter memory forget <words…> | --turn <id> | --memory <id> | --fact <id>`: shows what will go,
+ * asks (or `--yes`), then forgets exactly what was shown. Returns the exit code.
+ */
+export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRequest, o: { yes?: boolean; memories?: boolean; dryRun?: boolean }): Promise<number> {
+  const plan = await c.request<ForgetPlan>('memory.forget-preview', req as Record<string, unknown>);
+  const withMemories = !!o.memories || !!req.memoryIds?.length;
+  const empty = !plan.turns.length && !plan.facts.length && !plan.documents.length && !(withMemories && plan.memories.length);
+  if (!io.json || o.dryRun || empty) io.out((io.json ? JSON.stringify({ plan }, null, 2) : renderForgetPlan(plan, withMemories)) + '\n');
+  if (empty || o.dryRun) return empty ? 1 : 0;
+  let ok = !!o.yes;
+  if (!ok) {
+    if (!io.ask) {
+      io.err('waiter: nothing was forgotten — pass --yes to forget what is listed above\n');
+      return 1;
+    }
+    ok = await io.ask('Forget all of the above? This cannot be undone.');
+  }
+  if (!ok) {
+    io.out('nothing was forgotten\n');
+    return 1;
+  }
+  const res = await c.request<Record<string, number>>('memory.forget', forgetRequestOf(plan, withMemories) as Record<string, unknown>);
+  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${Object.entries(res).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}`) + '\n');
+  return 0;
+}
+
+/** One line of `waiter memory history`. */
+export function historyRow(c: MemoryChange): Record<string, string> {
+  return {
+    id: c.id,
+    when: date(c.at),
+    who: c.tool ? `${c.actor} (${c.tool})` : c.actor,
+    what: `${c.kind} ${c.op}`,
+    summary: c.summary,
+    turn: c.turnId ?? '',
+    state: c.redacted ? 'forgotten' : c.undoneBy ? `undone by #${c.undoneBy}` : c.undoOf ? `undoes #${c.undoOf}` : '',
+  };
+}
