@@ -2,10 +2,11 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginLogger, ServiceMap } from '../../sdk/index.js';
+import { confirmedForget } from '../shared/index.js';
 import { SEARCH_SOURCES, type MemoryHit, type MemorySource } from './memory-source.js';
 
-/** The tools the MCP server offers, by name (a forget tool waits for the forget API, K-2). */
-export const MCP_TOOL_NAMES = ['memory_search', 'memory_read', 'library_save', 'knowledge_search'] as const;
+/** The tools the MCP server offers, by name. */
+export const MCP_TOOL_NAMES = ['memory_search', 'memory_read', 'library_save', 'knowledge_search', 'memory_forget'] as const;
 
 /** What the tools need besides the memory. */
 export interface ToolContext {
@@ -13,6 +14,8 @@ export interface ToolContext {
   log: PluginLogger;
   /** The person's confirmation (the WebUI), when a WebUI is open. */
   confirm(): ServiceMap['host.confirm'] | undefined;
+  /** Forget and its preview (K-2), when the memory control runs. */
+  control(): ServiceMap['host.memory-control'] | undefined;
   /** Who is calling, for the log: `http` or `stdio`. */
   transport: string;
 }
@@ -115,6 +118,29 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       const hits = await ctx.source.searchKnowledge(a.query, a.limit ?? 8);
       const text = hits.length ? hits.map((h) => `[knowledge:${h.name}] (score ${h.score.toFixed(2)})\n${h.snippet}`).join('\n\n') : `nothing found for "${a.query}"`;
       return ok(text, { results: hits.map((h) => ({ ref: `knowledge:${h.name}`, ...h })) });
+    },
+  );
+  server.registerTool(
+    'memory_forget',
+    {
+      title: 'Ask the user to forget something in HomeAgent',
+      description:
+        "Ask the user to forget something everywhere in HomeAgent memory (conversation turns, documents, archive, graph facts, the session log). HomeAgent shows the user what would go in its WebUI and forgets nothing without their yes; with no WebUI open the request is refused. Returns what was forgotten, or why not.",
+      inputSchema: {
+        query: z.string().trim().min(1).max(2000).describe('words the forgotten things contain (every word must occur)'),
+        include_library: z.boolean().optional().describe('also remove library memories that mention it (listed to the user)'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (a) => {
+      const mc = ctx.control();
+      if (!mc) return { isError: true, content: [{ type: 'text', text: 'SERVICE_UNAVAILABLE: forgetting is not available (memory control is not running)' }] };
+      // Never silent (docs/security.md): the model behind an MCP client reads untrusted text too.
+      const r = await confirmedForget(mc, ctx.confirm(), { query: a.query }, { plugin: 'mcp-server', sessionId: '', who: 'An MCP client', withMemories: a.include_library === true, meta: { actor: 'mcp', tool: 'memory_forget' } });
+      ctx.log.info('mcp memory_forget', { transport: ctx.transport, status: r.status });
+      if (r.status === 'nothing') return ok(`nothing found to forget for "${a.query}"`, { forgotten: false, found: 0 });
+      if (r.status === 'refused') return ok(`not forgotten: ${r.reason}`, { forgotten: false, reason: r.reason });
+      return ok(`forgotten: ${Object.entries(r.result).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(', ')}`, { forgotten: true, ...r.result });
     },
   );
 }

@@ -1,5 +1,7 @@
 import type { Disposer, PluginSDK } from '../../sdk/index.js';
-import type { ChangeMeta, ForgetParticipant, MemoryControlService } from '../../spec/index.js';
+import type { ChangeMeta, ForgetParticipant, MemoryControlService, ToolDef } from '../../spec/index.js';
+import { ValidationError } from '../../spec/index.js';
+import { confirmedForget } from '../shared/index.js';
 import type { MemoryRecord } from './memory-file.js';
 import type { MemoryLibrary } from './memory-library.js';
 import type { PlanStore } from './plan-store.js';
@@ -74,7 +76,7 @@ export function linkMemoryControl(h: ControlLinkHost): Disposer[] {
       void (excluded ? h.plan.exclude(sid, id) : h.plan.restore(sid, id)).catch((e: unknown) => h.log('warn', 'mirroring an exclusion failed', { error: (e as Error).message }));
     }
   });
-  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off];
+  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off, h.sdk.registerTool(forgetTool(h, mc))];
 }
 
 async function syncExclusions(h: ControlLinkHost, mc: MemoryControlService): Promise<void> {
@@ -89,4 +91,40 @@ async function syncExclusions(h: ControlLinkHost, mc: MemoryControlService): Pro
   } catch (e) {
     h.log('warn', 'handing excluded turns to memory control failed', { error: (e as Error).message });
   }
+}
+
+/**
+ * `memory_forget` (K-2): the agent can ask to forget, the person decides. The daemon previews what
+ * would go and shows it in the WebUI's confirmation dialog; without a yes (or with no WebUI open)
+ * nothing is forgotten.
+ */
+export function forgetTool(h: ControlLinkHost, mc: MemoryControlService): ToolDef {
+  return {
+    name: 'memory_forget',
+    description:
+      '让用户确认后彻底遗忘某件事（所有记忆层、图谱事实、会话日志）。Ask the user to forget something everywhere in memory: what would go is shown to them and nothing is removed without their yes in the WebUI. Use when the user asks you to forget something.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'words the forgotten things contain (every word must occur)' },
+        turn_ids: { type: 'array', items: { type: 'string' }, description: 'turn ids (<session>#<n>) to forget' },
+        include_library: { type: 'boolean', description: 'also remove library memories that mention it (listed in the dialog)' },
+      },
+    },
+    handler: async (a, call) => {
+      const query = typeof a.query === 'string' ? a.query.trim().slice(0, 2000) : '';
+      const turnIds = Array.isArray(a.turn_ids) ? a.turn_ids.filter((x): x is string => typeof x === 'string').slice(0, 100) : [];
+      if (!query && !turnIds.length) throw new ValidationError('say what to forget: query or turn_ids', { path: 'query' });
+      const r = await confirmedForget(mc, h.sdk.use('host.confirm'), { ...(query ? { query } : {}), ...(turnIds.length ? { turnIds } : {}) }, {
+        plugin: 'memory-manager',
+        sessionId: call?.sessionId ?? '',
+        who: 'The assistant',
+        withMemories: a.include_library === true,
+        meta: { actor: 'agent', tool: 'memory_forget', ...(call?.turnId ? { turnId: call.turnId } : {}) },
+      });
+      if (r.status === 'nothing') return { forgotten: false, found: 0 };
+      if (r.status === 'refused') return { forgotten: false, reason: r.reason, found: r.plan.turns.length + r.plan.facts.length + r.plan.documents.length };
+      return { forgotten: true, ...r.result };
+    },
+  };
 }

@@ -5,3 +5,4 @@ export { readJsonFile } from './read-json-file.js';
 export { childEnv } from './child-env.js';
 export { Backoff, sleep } from './backoff.js';
 export { gatherAbout, forgetAvailable, type AboutPerson, type AboutMemory } from './about-person.js';
+export { confirmedForget, describePlan, type ConfirmedForget } from './confirmed-forget.js';

@@ -1,0 +1,51 @@
+import type { ChangeMeta, ConfirmService, ForgetPlan, ForgetResult, MemoryControlService } from '../../spec/index.js';
+
+/** What a forget asked for by a model (an agent tool, an MCP client) came to. */
+export type ConfirmedForget =
+  | { status: 'nothing'; plan: ForgetPlan }
+  | { status: 'refused'; plan: ForgetPlan; reason: string }
+  | { status: 'forgotten'; plan: ForgetPlan; result: ForgetResult };
+
+/** The preview as the person reads it in the confirmation dialog (shortened). */
+export function describePlan(p: ForgetPlan, withMemories: boolean): string {
+  const lines: string[] = [];
+  for (const t of p.turns.slice(0, 20)) lines.push(`turn ${t.turnId} [${t.places.join(', ')}]: ${t.text.slice(0, 160)}`);
+  if (p.turns.length > 20) lines.push(`… and ${p.turns.length - 20} more turns`);
+  for (const f of p.facts.slice(0, 20)) lines.push(`fact #${f.id}: ${f.text.slice(0, 160)}`);
+  if (p.facts.length > 20) lines.push(`… and ${p.facts.length - 20} more facts`);
+  for (const d of p.documents.slice(0, 10)) lines.push(`note ${d.tier}:${d.id}: ${d.text.slice(0, 160)}`);
+  if (withMemories) for (const m of p.memories.slice(0, 10)) lines.push(`library memory ${m.id} "${m.title.slice(0, 80)}"`);
+  return lines.join('\n');
+}
+
+/**
+ * A forget a model asked for (K-2): what would go is previewed, shown to the person through
+ * `host.confirm` (the WebUI's dialog) with the plan the daemon made — never the model's own words
+ * about it — and only a yes forgets exactly what was shown. Without a confirmation service (no
+ * WebUI open) it is refused: a model steered by text it read must not delete memory silently.
+ * Library memories go only when `withMemories` and they were listed in the dialog.
+ */
+export async function confirmedForget(
+  mc: MemoryControlService,
+  confirm: ConfirmService | undefined,
+  req: { query?: string; turnIds?: string[] },
+  o: { plugin: string; sessionId: string; who: string; withMemories?: boolean; meta: ChangeMeta },
+): Promise<ConfirmedForget> {
+  const plan = await mc.forgetPreview(req);
+  const withMemories = !!o.withMemories && plan.memories.length > 0;
+  if (!plan.turns.length && !plan.facts.length && !plan.documents.length && !withMemories) return { status: 'nothing', plan };
+  if (!confirm) return { status: 'refused', plan, reason: 'forgetting needs the user to confirm it in the HomeAgent WebUI, and no WebUI is open' };
+  const n = plan.turns.length + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : 0);
+  const yes = await confirm.ask({ plugin: o.plugin, sessionId: o.sessionId, title: `${o.who} asks to forget ${n} item(s) from every memory tier and the session log. This cannot be undone. Forget them?`, detail: describePlan(plan, withMemories) }).catch(() => false);
+  if (!yes) return { status: 'refused', plan, reason: 'the user did not confirm' };
+  const result = await mc.forget(
+    {
+      turnIds: plan.turns.map((t) => t.turnId),
+      relationIds: plan.facts.map((f) => f.id),
+      documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
+      ...(withMemories ? { memoryIds: plan.memories.map((m) => m.id) } : {}),
+    },
+    o.meta,
+  );
+  return { status: 'forgotten', plan, result };
+}
