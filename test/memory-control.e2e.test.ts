@@ -1,0 +1,155 @@
+/**
+ * Memory the user controls on the REAL daemon (M-9, K-2, K-3), with the fake LLM server over
+ * loopback: what the LLM received is the proof. An excluded turn reaches no prompt and no search
+ * and comes back on restore; forget over HTTP removes every trace (tiers, session log) and a
+ * reindex does not bring it back; history and undo over HTTP; `memory_forget` as an agent tool
+ * asks the person (host.confirm through the WebUI's SSE) and over MCP is refused without a WebUI.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
+
+const SID = 'webui:control';
+
+describe('memory control on the daemon', { timeout: 120_000 }, () => {
+  let llm: FakeLlm;
+  let d: Daemon;
+  let home: string;
+  const api = async (path: string, init: { method?: string; body?: unknown; type?: string } = {}) => {
+    const res = await fetch(`${d.url}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: { authorization: `Bearer ${d.authToken}`, 'content-type': init.type ?? 'application/json' },
+      body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> & { error?: { code: string } } };
+  };
+  const mm = async (op: string, args: Record<string, unknown>) => (await api('/api/memory-manager', { body: { op, sessionId: SID, args } })).body.value as Record<string, unknown>;
+  const chats = () => llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  /** One turn; returns its id. */
+  const turn = async (text: string, reply: string) => {
+    llm.enqueue({ text: reply });
+    const t = d.agent.injectInput({ sessionId: SID, source: 'webui', text });
+    const outcome = await t.done;
+    assert.equal(outcome.status, 'ok');
+    return outcome.turnId;
+  };
+  const search = async (q: string) => ((await api(`/api/v1/memory/documents?q=${encodeURIComponent(q)}&limit=50`)).body.documents as { text: string }[]).map((h) => h.text).join('\n');
+  const sessionLog = async () => JSON.stringify((await api(`/api/v1/sessions/${encodeURIComponent(SID)}/events`)).body);
+
+  before(async () => {
+    llm = await startFakeLlm();
+    home = mkdtempSync(join(tmpdir(), 'ha-control-e2e-'));
+    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  });
+  after(async () => {
+    await d?.stop();
+    await llm?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  let secretTurn = '';
+
+  it('M-9: an excluded turn reaches no prompt and no search; restored, it is found again', async () => {
+    secretTurn = await turn('Remember: the garage door code is 4711', 'Got it, the garage code.');
+    await turn('I like green tea with jasmine', 'Noted.');
+    assert.match(await search('garage door code'), /4711/);
+    assert.equal((await mm('turn.exclude', { turnId: secretTurn })).excluded, true);
+    assert.deepEqual((await api('/api/v1/memory/exclusions')).body.turnIds, [secretTurn]);
+    assert.doesNotMatch(await search('garage door code 4711'), /4711/);
+    await turn('What is the garage door code?', 'I do not know.');
+    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), /4711/, 'the excluded turn is in no prompt');
+    // Not replayed by a reindex either.
+    assert.equal((await d.memory.reindex()).added, 0);
+    assert.doesNotMatch(await search('garage door code 4711'), /4711/);
+    assert.equal((await mm('turn.restore', { turnId: secretTurn })).excluded, false);
+    assert.match(await search('garage door code'), /4711/, 'restored, it is found again');
+    const hist = (await api(`/api/v1/memory/history?target=${encodeURIComponent(secretTurn)}`)).body.history as { op: string; tool?: string }[];
+    assert.deepEqual(hist.map((h) => h.op), ['restore', 'exclude']);
+  });
+
+  it('K-2: forget over HTTP previews, then removes every trace; nothing brings it back', async () => {
+    const pre = await api('/api/v1/memory/forget/preview', { body: { query: '4711' } });
+    assert.equal(pre.status, 200);
+    const plan = pre.body.plan as { turns: { turnId: string; places: string[] }[]; facts: { id: number }[] };
+    assert.deepEqual(plan.turns.map((t) => t.turnId), [secretTurn]);
+    assert.ok(plan.turns[0].places.includes('session-log'));
+    assert.match(await search('garage door code'), /4711/, 'a preview changes nothing');
+    const res = await api('/api/v1/memory/forget', { body: { turnIds: plan.turns.map((t) => t.turnId), relationIds: plan.facts.map((f) => f.id) } });
+    assert.equal(res.status, 200);
+    const r = res.body.result as { turns: number; sessionEvents: number };
+    assert.equal(r.turns, 1);
+    assert.ok(r.sessionEvents >= 2);
+    assert.doesNotMatch(await search('garage door code 4711'), /4711/);
+    assert.doesNotMatch(await sessionLog(), /4711/, 'redacted in the session log');
+    assert.match(await sessionLog(), /jasmine/, 'other turns stay');
+    assert.equal((await d.memory.reindex()).added, 0);
+    await turn('Tell me the garage code again', 'I cannot.');
+    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), /4711/, 'in no prompt after the forget');
+    assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), /4711/);
+    assert.equal(d.host.services.use('host.memory-control')!.isTombstoned(secretTurn), true);
+  });
+
+  it('K-2: bad forget requests get coded errors; form bodies are refused by the guard', async () => {
+    assert.equal((await api('/api/v1/memory/forget', { body: { turnIds: ['../../etc/passwd'] } })).status, 400);
+    assert.equal((await api('/api/v1/memory/forget/preview', { body: {} })).status, 400);
+    assert.equal((await api('/api/v1/memory/forget/preview', { body: { query: 'x'.repeat(3000) } })).status, 400);
+    assert.equal((await api('/api/v1/memory/forget', { body: '{not json' })).status, 400);
+    assert.equal((await api('/api/v1/memory/forget', { body: 'turnIds=x', type: 'application/x-www-form-urlencoded' })).status, 415);
+    assert.match(await search('jasmine tea'), /jasmine/, 'nothing changed');
+  });
+
+  it('K-3: a graph change is in the history with who made it; undo over HTTP puts it back', async () => {
+    await d.host.services.use('host.memory')!.commitTriples([{ subject: 'Mochi', predicate: 'is_cat_of', object: 'user' }]);
+    const hist = (await api('/api/v1/memory/history?subject=Mochi')).body.history as { id: string; op: string; actor: string }[];
+    assert.equal(hist[0].op, 'create');
+    assert.equal(hist[0].actor, 'user');
+    const u = await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} });
+    assert.equal(u.status, 200);
+    assert.equal(d.memory.graph.relationsOf('Mochi').length, 0);
+    assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 409);
+    assert.equal((await api('/api/v1/memory/history/abc/undo', { body: {} })).status, 400);
+    assert.equal((await api('/api/v1/memory/history/99999/undo', { body: {} })).status, 404);
+  });
+
+  it('memory_forget over MCP is refused without a WebUI to confirm; as an agent tool it asks, and forgets on yes', async () => {
+    const mcp = new Client({ name: 'control-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${d.authToken}` } } }));
+    const r = (await mcp.callTool({ name: 'memory_forget', arguments: { query: 'jasmine' } })) as CallToolResult;
+    assert.equal((r.structuredContent as { forgotten: boolean }).forgotten, false);
+    assert.match(JSON.stringify(r.content), /confirm/);
+    await mcp.close();
+    assert.match(await search('jasmine tea'), /jasmine/, 'nothing forgotten silently');
+
+    // The agent asks; the person sees the daemon's own preview and says yes in the WebUI.
+    const ac = new AbortController();
+    const sse = await fetch(`${d.url}/api/v1/events`, { signal: ac.signal, headers: { authorization: `Bearer ${d.authToken}` } });
+    llm.enqueue({ toolCalls: [{ name: 'memory_forget', arguments: { query: 'jasmine' } }] }, { text: 'Forgotten.' });
+    const t = d.agent.injectInput({ sessionId: 'webui:other', source: 'webui', text: 'please forget what I said about jasmine' });
+    let detail = '';
+    await readSse(sse, (evs) => {
+      const req = evs.find((x) => x.event === 'confirm_request');
+      if (req && !detail) {
+        detail = String(req.payload.detail);
+        void fetch(`${d.url}/api/v1/confirm/${String(req.payload.id)}`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) });
+      }
+      return !!detail;
+    });
+    ac.abort();
+    await t.done;
+    assert.match(detail, /jasmine/, 'the dialog shows what will go');
+    const toolMsg = JSON.stringify((chats().at(-1)!.body as { messages: { role: string }[] }).messages.filter((m) => m.role === 'tool').at(-1));
+    assert.match(toolMsg, /forgotten\\?":true/);
+    assert.doesNotMatch(await search('jasmine tea'), /jasmine/);
+    const forget = (await api('/api/v1/memory/history?kind=forget')).body.history as { actor: string; tool: string }[];
+    assert.equal(forget[0].actor, 'agent');
+    assert.equal(forget[0].tool, 'memory_forget');
+  });
+});
