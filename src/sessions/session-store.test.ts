@@ -270,4 +270,26 @@ describe('SessionStore', () => {
     await store.close();
     await assert.rejects(store.list(), /not open/);
   });
+
+  test('K-2: redact rewrites the log atomically — the events keep their place without their text — appends go on, and a reopen reads it back', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'webui', id: 'webui:r' });
+    const a = store.nextTurn('webui:r');
+    await store.append('webui:r', { turnId: a.turnId, kind: 'user', text: 'the door code is 4711', data: { attachments: [{ name: '4711.txt' }] } });
+    await store.append('webui:r', { turnId: a.turnId, kind: 'assistant', text: 'noted 4711' });
+    const b = store.nextTurn('webui:r');
+    await store.append('webui:r', { turnId: b.turnId, kind: 'user', text: 'hello' });
+    assert.equal(await store.redact('webui:r', (e) => e.turnId === a.turnId), 2);
+    assert.equal(await store.redact('webui:r', (e) => e.turnId === a.turnId), 0, 'already redacted');
+    const evs = await store.events('webui:r');
+    assert.deepEqual(evs.map((e) => [e.seq, e.turnId, e.text]), [[1, a.turnId, '[forgotten]'], [2, a.turnId, '[forgotten]'], [3, b.turnId, 'hello']]);
+    assert.deepEqual(evs[0].data, { redacted: true });
+    await store.append('webui:r', { turnId: b.turnId, kind: 'assistant', text: 'hi' });
+    const file = fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!;
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, file), 'utf8'), /4711/);
+    assert.equal(fs.readdirSync(dir).filter((f) => !f.endsWith('.jsonl')).length, 0, 'no temp file left');
+    const { store: again } = await openStore(dir);
+    assert.deepEqual((await again.events('webui:r')).map((e) => e.text), ['[forgotten]', '[forgotten]', 'hello', 'hi']);
+  });
 });
