@@ -64,10 +64,11 @@ describe('MCP server over the memory', { timeout: 180_000 }, () => {
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  it('offers search, read, save-to-library and knowledge search (no forget tool: there is no forget API yet)', async () => {
+  it('offers search, read, save-to-library, knowledge search and a forget that needs the person (destructive, K-2)', async () => {
     const { tools } = await http.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [...MCP_TOOL_NAMES].sort());
-    assert.ok(!tools.some((t) => /forget|delete|purge/.test(t.name)));
+    assert.deepEqual(tools.filter((t) => /forget|delete|purge/.test(t.name)).map((t) => t.name), ['memory_forget']);
+    assert.equal(tools.find((t) => t.name === 'memory_forget')?.annotations?.destructiveHint, true);
     assert.equal(tools.find((t) => t.name === 'memory_search')?.annotations?.readOnlyHint, true);
     assert.equal(http.getServerVersion()?.name, 'homeagent-memory');
   });
