@@ -9,6 +9,8 @@ import { Icon } from '../icon';
 import { Markdown } from '../../lib/markdown';
 import { Switch } from '../switch';
 import type { MemoryRecord, MemorySummary, Plan } from './types';
+import { ForgetDialog } from './forget-dialog';
+import { HistoryList } from './history-list';
 
 const split = (s: string) => s.split(/[,，\n]/).map((x) => x.trim()).filter(Boolean);
 
@@ -24,6 +26,8 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
   const [editMeta, setEditMeta] = useState(false);
   const [meta, setMeta] = useState({ title: '', impressions: '', tags: '', links: '' });
   const [busy, setBusy] = useState(false);
+  const [forgetting, setForgetting] = useState(false);
+  const [showHistory, setShowHistory] = useState(false);
   const r = rec.data;
   useEffect(() => {
     if (r) {
@@ -208,7 +212,22 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
         </div>
       )}
 
-      <div className="row end">
+      {showHistory && (
+        <div className="card">
+          <div className="card-head">
+            <span>{t('history.title')}</span>
+          </div>
+          <HistoryList target={id} />
+        </div>
+      )}
+      {forgetting && <ForgetDialog request={{ memoryIds: [id] }} onClose={() => setForgetting(false)} onDone={() => { onBack(); app.refreshMm(); }} />}
+      <div className="row end gap">
+        <button className="btn small" onClick={() => setShowHistory(!showHistory)} data-testid="memory-history-toggle">
+          {t('history.title')}
+        </button>
+        <button className="btn danger small" onClick={() => setForgetting(true)} data-testid="forget-memory-open">
+          {t('forget.action')}
+        </button>
         <button
           className="btn danger small"
           onClick={() => {

@@ -10,6 +10,7 @@ import { ProgressCard } from '../progress-card';
 import { Dialog } from '../dialog';
 import { SaveMemoryDialog } from '../chat/save-memory-dialog';
 import type { Turn } from './types';
+import { ForgetDialog } from './forget-dialog';
 
 interface Progress {
   sessionId: string;
@@ -61,6 +62,7 @@ export function MessagesTab() {
         .map((role) => ({ role, text: role === 'user' ? r.user : r.assistant, seqs: r.seqs })),
     );
 
+  const [forgetTurn, setForgetTurn] = useState<string | undefined>();
   const exclude = async (r: Turn) => {
     try {
       await mm(r.excluded ? 'turn.restore' : 'turn.exclude', { turnId: r.turnId }, sid);
@@ -122,6 +124,7 @@ export function MessagesTab() {
       {!sid && <div className="empty-state small">{t('messages.noSession')}</div>}
       {turns.error && <div className="error-card compact">{t('common.loadFailed', { error: turns.error.message })}</div>}
       {sid && rows.length === 0 && !turns.loading && !turns.error && <div className="empty-state small">{t('messages.noTurns')}</div>}
+      {forgetTurn && <ForgetDialog request={{ turnIds: [forgetTurn] }} onClose={() => setForgetTurn(undefined)} onDone={() => turns.reload()} />}
       <div className="turn-rows" data-testid="turn-rows">
         {rows.map((r) => (
           <div className={`turn-row${r.excluded ? ' excluded' : ''}`} key={r.turnId} data-turn-row={r.turnId}>
@@ -134,6 +137,9 @@ export function MessagesTab() {
               </button>
               <button className="btn tiny" onClick={() => void exclude(r)} data-testid={r.excluded ? 'restore-turn' : 'exclude-turn'}>
                 {r.excluded ? t('messages.restore') : t('messages.exclude')}
+              </button>
+              <button className="btn tiny danger" onClick={() => setForgetTurn(r.turnId)} data-testid="forget-turn-open">
+                {t('forget.action')}
               </button>
             </div>
             {r.user && (

@@ -7,6 +7,8 @@ import { bytes, relTime } from '../../lib/format';
 import { Icon } from '../icon';
 import { ProgressCard } from '../progress-card';
 import { ServiceError } from './knowledge-section';
+import { ForgetDialog } from '../memory/forget-dialog';
+import type { ForgetRequest } from '../../../../src/spec/index.js';
 
 /** A listed document, or a search hit of the recall over every tier (with its provenance). */
 interface Doc {
@@ -19,6 +21,14 @@ interface Doc {
   sessionId?: string;
   channel?: string;
   speaker?: { id: string; name?: string };
+  turnId?: string;
+}
+
+/** What "Forget…" on a hit names: its turn, its fact, or the note itself. */
+export function forgetRequestOfHit(d: Doc): ForgetRequest {
+  if (d.tier === 'graph') return { relationIds: [Number(d.id.replace(/^relation:/, ''))] };
+  if (d.turnId) return { turnIds: [d.turnId] };
+  return { documents: [{ tier: d.tier ?? 'document', id: d.id }] };
 }
 
 const TIER_LABEL = {
@@ -56,6 +66,7 @@ export function DocumentsSection() {
   const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(0);
+  const [forget, setForget] = useState<ForgetRequest | undefined>();
   const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch]);
   const download = stats.data?.embedderDownload as EmbedderDownload | undefined;
   // While a vector file downloads, follow it (long work shows progress).
@@ -93,6 +104,14 @@ export function DocumentsSection() {
         <Icon name="search" size={16} />
         <input className="input bare" value={q} placeholder={t('documents.search')} onChange={(e) => setQ(e.target.value)} />
       </form>
+      {forget && <ForgetDialog request={forget} onClose={() => setForget(undefined)} onDone={docs.reload} />}
+      {query && (
+        <div className="row end">
+          <button className="btn small danger" onClick={() => setForget({ query })} data-testid="forget-query-open">
+            {t('forget.everything', { q: query })}
+          </button>
+        </div>
+      )}
       {docs.data?.length === 0 && <div className="empty-state small">{t('documents.empty')}</div>}
       {docs.data?.map((d) => (
         <div className="card doc" key={d.id}>
@@ -109,6 +128,11 @@ export function DocumentsSection() {
               {d.score !== undefined && ` · ${d.score.toFixed(2)}`}
               {d.accessCount !== undefined && ` · ${t('documents.accessed', { n: d.accessCount })}`}
             </span>
+            {d.tier && (
+              <button className="btn tiny danger" onClick={() => setForget(forgetRequestOfHit(d))} data-testid="forget-hit-open">
+                {t('forget.action')}
+              </button>
+            )}
             {(!d.tier || d.tier === 'document') && (
               <button className="icon-btn tiny" title={t('common.delete')} onClick={() => { if (window.confirm(t('documents.deleteConfirm'))) void api(`/api/v1/memory/documents/${encodeURIComponent(d.id)}`, { method: 'DELETE' }).then(docs.reload, (e: Error) => app.toast(e.message, 'error')); }}>
                 <Icon name="trash" size={14} />

@@ -8,11 +8,12 @@ import { PluginsSection } from './plugins-section';
 import { KnowledgeSection } from './knowledge-section';
 import { DocumentsSection } from './documents-section';
 import { ChangesSection } from './changes-section';
+import { HistorySection } from '../memory/history-list';
 import { ChannelsSection } from './channels-section';
 import { AboutSection } from './about-section';
 import { PeopleSection } from './people-section';
 
-const SECTIONS = ['providers', 'general', 'channels', 'people', 'memory', 'plugins', 'knowledge', 'documents', 'changes', 'about'] as const;
+const SECTIONS = ['providers', 'general', 'channels', 'people', 'memory', 'plugins', 'knowledge', 'documents', 'history', 'changes', 'about'] as const;
 
 /** Settings (W-4): providers, generated core settings, memory manager, plugins, knowledge, documents, changes. */
 export function SettingsView({ section }: { section: string }) {
@@ -39,6 +40,7 @@ export function SettingsView({ section }: { section: string }) {
           {current === 'plugins' && <PluginsSection />}
           {current === 'knowledge' && <KnowledgeSection />}
           {current === 'documents' && <DocumentsSection />}
+          {current === 'history' && <HistorySection />}
           {current === 'changes' && <ChangesSection />}
           {current === 'about' && <AboutSection />}
         </ErrorBoundary>

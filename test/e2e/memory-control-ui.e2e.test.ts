@@ -1,0 +1,87 @@
+/**
+ * Forget and history in a real browser against the real daemon (K-2, K-3): "Forget…" on a search
+ * in Settings → Documents shows what will go and removes it from every tier only on "Forget";
+ * Settings → Memory history lists an exclusion with who made it, and Undo brings the turn back.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+
+const T = 20_000;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+
+describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const hits = async (q: string) => JSON.stringify(((await (await h.api(`/api/v1/memory/documents?q=${encodeURIComponent(q)}&limit=50`)).json()) as { documents: unknown[] }).documents);
+  const chat = async (text: string, reply: string) => {
+    h.script({ rounds: [{ text: reply }] });
+    const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text, sessionId: 'webui:forget-ui' }) });
+    assert.equal(r.status, 202);
+    return ((await r.json()) as { turnId: string }).turnId;
+  };
+  const until = async (fn: () => Promise<boolean>) => {
+    for (let i = 0; i < 200; i++) {
+      if (await fn()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.fail('timed out');
+  };
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness();
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token }));
+    page.on('dialog', (d) => void d.accept());
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('"Forget…" on a search previews every trace and removes it only on confirm', async () => {
+    await chat('My bike lock code is 8086', 'Noted the bike lock code.');
+    await chat('I had pasta for lunch', 'Sounds good.');
+    await until(async () => (await hits('bike lock code')).includes('8086'));
+    await page.goto(`${h.url}/#/settings/documents`);
+    await page.fill('.search-box input', '8086');
+    await page.press('.search-box input', 'Enter');
+    await page.click('[data-testid=forget-query-open]', { timeout: T });
+    await page.waitForSelector('[data-testid=forget-turn]', { timeout: T });
+    const shown = (await page.textContent('[data-testid=forget-dialog]')) ?? '';
+    assert.match(shown, /bike lock code is 8086/);
+    assert.match(shown, /session-log/);
+    assert.doesNotMatch(shown, /pasta/);
+    await shot(page, 'forget-dialog');
+    assert.match(await hits('bike lock code'), /8086/, 'the preview removed nothing');
+    await page.click('[data-testid=forget-confirm]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    assert.doesNotMatch(await hits('bike lock code 8086'), /8086/);
+    assert.match(await hits('pasta lunch'), /pasta/);
+    const log = JSON.stringify(await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json());
+    assert.doesNotMatch(log, /8086/);
+  });
+
+  it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {
+    const turnId = await chat('My favourite mountain is the Eiger', 'A fine mountain.');
+    await until(async () => (await hits('favourite mountain')).includes('Eiger'));
+    const ex = await h.api('/api/v1/memory/exclusions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: [turnId] }) });
+    assert.equal(ex.status, 200);
+    assert.doesNotMatch(await hits('favourite mountain Eiger'), /Eiger/);
+    await page.goto(`${h.url}/#/settings/history`);
+    const row = page.locator('[data-testid=history-row]', { hasText: `excluded turn ${turnId}` });
+    await row.waitFor({ timeout: T });
+    assert.match((await row.textContent()) ?? '', /user \(webui\)/);
+    await shot(page, 'memory-history');
+    await row.locator('[data-testid=history-undo]').click();
+    await until(async () => (await hits('favourite mountain')).includes('Eiger'));
+    const left = (await (await h.api('/api/v1/memory/exclusions')).json()) as { turnIds: string[] };
+    assert.deepEqual(left.turnIds, []);
+    assert.deepEqual(errors, []);
+  });
+});

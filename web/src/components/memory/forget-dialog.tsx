@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'react';
+import { api } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { Dialog } from '../dialog';
+import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/spec/index.js';
+
+/**
+ * "Forget…" (K-2): asks the daemon what would go — turns with where they live, facts, notes, and the
+ * library memories that mention it (kept unless ticked) — shows it, and on "Forget" removes exactly
+ * what was shown. Nothing goes before the person presses the button.
+ */
+export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequest; onClose: () => void; onDone?: () => void }) {
+  const app = useApp();
+  const t = useT();
+  const [plan, setPlan] = useState<ForgetPlan | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [memories, setMemories] = useState<Set<string>>(new Set(request.memoryIds ?? []));
+  const [busy, setBusy] = useState(false);
+  const key = JSON.stringify(request);
+  useEffect(() => {
+    let live = true;
+    api<{ plan: ForgetPlan }>('/api/v1/memory/forget/preview', { method: 'POST', json: request }).then(
+      (j) => live && setPlan(j.plan),
+      (e: Error) => live && setError(e.message),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the request is compared by value
+  }, [key]);
+  const empty = plan && !plan.turns.length && !plan.facts.length && !plan.documents.length && !memories.size;
+  const forget = async () => {
+    if (!plan) return;
+    setBusy(true);
+    try {
+      const body: Omit<ForgetRequest, 'query'> = {
+        turnIds: plan.turns.map((x) => x.turnId),
+        relationIds: plan.facts.map((f) => f.id),
+        documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
+        ...(memories.size ? { memoryIds: [...memories] } : {}),
+      };
+      const j = await api<{ result: ForgetResult }>('/api/v1/memory/forget', { method: 'POST', json: body });
+      app.toast(t('forget.done', { turns: j.result.turns, facts: j.result.relations, memories: j.result.memories }), 'ok');
+      onDone?.();
+      onClose();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={request.query ? t('forget.titleQuery', { q: request.query }) : t('forget.title')} onClose={onClose} testId="forget-dialog" wide>
+      {error && <div className="error-text">{error}</div>}
+      {!plan && !error && <div className="muted">{t('forget.loading')}</div>}
+      {plan && (
+        <div className="forget-plan">
+          <p className="muted small">{t('forget.hint')}</p>
+          {plan.turns.length > 0 && (
+            <section>
+              <h4>{t('forget.turns', { n: plan.turns.length })}</h4>
+              {plan.turns.map((x) => (
+                <div className="list-item" key={x.turnId} data-testid="forget-turn">
+                  <span className="mono small">{x.turnId}</span>
+                  <span className="grow clamp1">{x.text}</span>
+                  <span className="muted small">{x.places.join(', ')}</span>
+                </div>
+              ))}
+            </section>
+          )}
+          {plan.facts.length > 0 && (
+            <section>
+              <h4>{t('forget.facts', { n: plan.facts.length })}</h4>
+              {plan.facts.map((f) => (
+                <div className="list-item" key={f.id} data-testid="forget-fact">
+                  <span className="grow">{f.text}</span>
+                </div>
+              ))}
+            </section>
+          )}
+          {plan.documents.length > 0 && (
+            <section>
+              <h4>{t('forget.notes', { n: plan.documents.length })}</h4>
+              {plan.documents.map((d) => (
+                <div className="list-item" key={`${d.tier}:${d.id}`}>
+                  <span className="grow clamp1">{d.text}</span>
+                </div>
+              ))}
+            </section>
+          )}
+          {plan.memories.length > 0 && (
+            <section>
+              <h4>{t('forget.memories', { n: plan.memories.length })}</h4>
+              {plan.memories.map((m) => (
+                <label className="list-item" key={m.id}>
+                  <input
+                    type="checkbox"
+                    checked={memories.has(m.id)}
+                    data-testid="forget-memory"
+                    onChange={(e) => {
+                      const next = new Set(memories);
+                      if (e.target.checked) next.add(m.id);
+                      else next.delete(m.id);
+                      setMemories(next);
+                    }}
+                  />
+                  <span className="grow clamp1">
+                    <b>{m.title}</b> {m.preview}
+                  </span>
+                </label>
+              ))}
+            </section>
+          )}
+          {empty && <div className="empty-state small">{t('forget.nothing')}</div>}
+          <div className="row gap end">
+            <button className="btn" onClick={onClose}>
+              {t('common.cancel')}
+            </button>
+            <button className="btn danger" disabled={busy || !!empty} onClick={() => void forget()} data-testid="forget-confirm">
+              {t('forget.confirm')}
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}
