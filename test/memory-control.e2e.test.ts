@@ -113,10 +113,33 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.equal(hist[0].actor, 'user');
     const u = await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} });
     assert.equal(u.status, 200);
-    assert.equal(d.memory.graph.relationsOf('Mochi').length, 0);
+    assert.equal(d.memory.graph.matchingFacts(['mochi']).length, 0);
     assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 409);
     assert.equal((await api('/api/v1/memory/history/abc/undo', { body: {} })).status, 400);
     assert.equal((await api('/api/v1/memory/history/99999/undo', { body: {} })).status, 404);
+  });
+
+  it('K-3: library saves, edits and deletes are in the history; undo brings notes and a deleted memory back; forget removes a memory and its history', async () => {
+    const saved = await mm('memory.save', { title: 'Bike shop', snapshot: 'The bike shop on Elm Street fixes Bromptons.', notes: 'first note' });
+    const id = String(saved.id);
+    await mm('memory.updateNotes', { id, notes: 'second note' });
+    let hist = (await api(`/api/v1/memory/history?target=${id}`)).body.history as { id: string; op: string; actor: string }[];
+    assert.deepEqual(hist.map((h) => h.op), ['update', 'create']);
+    assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 200);
+    assert.equal((await mm('memory.get', { id })).notes, 'first note');
+    await mm('memory.delete', { id });
+    hist = (await api(`/api/v1/memory/history?target=${id}`)).body.history as { id: string; op: string; actor: string }[];
+    assert.equal(hist[0].op, 'delete');
+    assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 200);
+    assert.equal((await mm('memory.get', { id })).snapshot, 'The bike shop on Elm Street fixes Bromptons.');
+    // Forget: the memory goes, and no history entry keeps its text.
+    const plan = (await api('/api/v1/memory/forget/preview', { body: { query: 'Elm Street' } })).body.plan as { memories: { id: string }[] };
+    assert.deepEqual(plan.memories.map((m) => m.id), [id], 'library memories are listed for the person to choose');
+    const fr = await api('/api/v1/memory/forget', { body: { memoryIds: [id] } });
+    assert.equal(fr.status, 200, JSON.stringify(fr.body));
+    assert.equal((fr.body.result as { memories: number }).memories, 1);
+    assert.equal((await mm('memory.get', { id })).code, 'NOT_FOUND');
+    assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), /Elm Street|first note/);
   });
 
   it('memory_forget over MCP is refused without a WebUI to confirm; as an agent tool it asks, and forgets on yes', async () => {

@@ -1,6 +1,6 @@
 import type { Disposer, PluginSDK } from '../../sdk/index.js';
-import type { ChangeMeta, ForgetParticipant, MemoryControlService, ToolDef } from '../../spec/index.js';
-import { ValidationError } from '../../spec/index.js';
+import type { ChangeMeta, ForgetParticipant, MemoryChange, MemoryControlService, ToolDef } from '../../spec/index.js';
+import { ConflictError, ValidationError } from '../../spec/index.js';
 import { confirmedForget } from '../shared/index.js';
 import type { MemoryRecord } from './memory-file.js';
 import type { MemoryLibrary } from './memory-library.js';
@@ -52,8 +52,11 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
         const r = h.library.get(id);
         if (!r) continue;
         texts.push(r.title, r.snapshot, r.notes);
-        if ((await h.library.delete(id)).deleted) removed++;
-        await h.plan.removeMemory(id);
+        if ((await h.library.delete(id, { unrecorded: true })).deleted) removed++;
+        // Out of the injection plan too, when it was there.
+        await h.plan.removeMemory(id).catch((e: unknown) => {
+          if ((e as { code?: string }).code !== 'NOT_FOUND') throw e;
+        });
       }
       return { removed, texts: texts.filter((t) => t.trim()) };
     },
@@ -76,7 +79,7 @@ export function linkMemoryControl(h: ControlLinkHost): Disposer[] {
       void (excluded ? h.plan.exclude(sid, id) : h.plan.restore(sid, id)).catch((e: unknown) => h.log('warn', 'mirroring an exclusion failed', { error: (e as Error).message }));
     }
   });
-  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off, h.sdk.registerTool(forgetTool(h, mc))];
+  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off, h.sdk.registerTool(forgetTool(h, mc)), mc.registerUndo('memory', (c) => undoMemoryChange(h, c))];
 }
 
 async function syncExclusions(h: ControlLinkHost, mc: MemoryControlService): Promise<void> {
@@ -127,4 +130,40 @@ export function forgetTool(h: ControlLinkHost, mc: MemoryControlService): ToolDe
       return { forgotten: true, ...r.result };
     },
   };
+}
+
+/** While an undo of the library runs, its own writes are not recorded again (the undo is). */
+let undoing = 0;
+
+/** The library's change hook (K-3): every save, edit and delete goes into the memory history. */
+export function recordLibraryChange(mc: MemoryControlService | undefined, op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined): void {
+  if (!mc || undoing) return;
+  const r = (after ?? before)!;
+  const what = op === 'create' ? 'saved' : op === 'delete' ? 'deleted' : 'edited';
+  mc.record({ kind: 'memory', target: r.id, subjects: [r.title, ...r.impressions], op, summary: `${what} memory "${r.title}"`, before, after });
+}
+
+/**
+ * Undoes one library change (K-3): a save is deleted, a delete is saved again (same id, snapshot,
+ * meta, notes), an edit gets its title, impressions, tags, links and notes back. When the memory
+ * changed since, it is a ConflictError (undo the later change first).
+ */
+export async function undoMemoryChange(h: ControlLinkHost, c: MemoryChange): Promise<void> {
+  const before = c.before as MemoryRecord | undefined;
+  const after = c.after as MemoryRecord | undefined;
+  await h.library.ready();
+  const now = h.library.get(c.target);
+  if (after && (!now || now.updatedAt !== after.updatedAt)) throw new ConflictError(`memory ${c.target} changed since; undo its later change first`, { id: c.target });
+  if (!after && now) throw new ConflictError(`memory ${c.target} exists again`, { id: c.target });
+  undoing++;
+  try {
+    if (!before) await h.library.delete(c.target);
+    else if (!after) await h.library.save({ id: before.id, title: before.title, snapshot: before.snapshot, impressions: before.impressions, tags: before.tags, enabled: before.enabled, links: before.links, composedOf: before.composedOf, notes: before.notes, ...(before.source ? { source: before.source } : {}) });
+    else {
+      await h.library.updateMeta(c.target, { title: before.title, impressions: before.impressions, tags: before.tags, enabled: before.enabled, links: before.links, composedOf: before.composedOf });
+      await h.library.updateNotes(c.target, before.notes, 'replace');
+    }
+  } finally {
+    undoing--;
+  }
 }

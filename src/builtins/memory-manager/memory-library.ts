@@ -126,6 +126,11 @@ export interface MemoryLibraryOptions {
   /** Debounce of watcher events in ms (default 120). */
   debounceMs?: number;
   now?: () => Date;
+  /**
+   * Every change made through this API (K-3 history): `before`/`after` are the whole records
+   * (undefined for a create / a delete). Not called for hand edits seen by the watcher. Must not throw.
+   */
+  onChange?: (op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined) => void;
 }
 
 /**
@@ -400,7 +405,16 @@ export class MemoryLibrary implements LinkIndex {
     if (existing?.extra) rec.extra = existing.extra;
     await this.persist(rec);
     this.index(rec);
+    this.changed(existing ? 'update' : 'create', existing, rec);
     return rec;
+  }
+
+  private changed(op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined): void {
+    try {
+      this.opts.onChange?.(op, before, after);
+    } catch (e) {
+      this.opts.log?.('recording a library change failed', { error: (e as Error).message });
+    }
   }
 
   /** Saves several new memories: all are validated first, then written (no half-written batch). */
@@ -423,6 +437,7 @@ export class MemoryLibrary implements LinkIndex {
     const next = { ...fn(rec), id, snapshot: rec.snapshot, createdAt: rec.createdAt, updatedAt: this.now() };
     await this.persist(next);
     this.index(next);
+    this.changed('update', rec, next);
     return next;
   }
 
@@ -458,16 +473,19 @@ export class MemoryLibrary implements LinkIndex {
   }
 
   /** Deletes a memory file. */
-  async delete(id: string): Promise<{ id: string; deleted: boolean }> {
+  async delete(id: string, opts: { unrecorded?: boolean } = {}): Promise<{ id: string; deleted: boolean }> {
     assertMemoryId(id);
     await this.ready();
-    if (!this.records.has(id)) throw new NotFoundError('memory', id);
+    const before = this.records.get(id);
+    if (!before) throw new NotFoundError('memory', id);
     this.forget(id);
     const job = this.writeChain.then(() => unlink(join(this.dir, `${id}.md`)).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
     }));
     this.writeChain = job.catch(() => undefined);
     await job;
+    // A forget removes without a history entry: the history must not keep the text (K-2).
+    if (!opts.unrecorded) this.changed('delete', before, undefined);
     return { id, deleted: true };
   }
 

@@ -128,12 +128,18 @@ async function placesOf(t: ControlTiers, turnId: string): Promise<{ places: stri
   if (docs.length) {
     places.push('document');
     const d = t.docs()!.get(docs[0]);
-    if (d && !text) ((text = d.content), (at = d.createdAt));
+    if (d && !text) {
+      text = d.content;
+      at = d.createdAt;
+    }
   }
   const rows = t.archive()?.rowsOfTurn(turnId) ?? [];
   if (rows.length) {
     places.push('archive');
-    if (!text) ((text = rows[0].doc.content), (at = rows[0].doc.createdAt));
+    if (!text) {
+      text = rows[0].doc.content;
+      at = rows[0].doc.createdAt;
+    }
   }
   if (t.db.isExcluded(turnId)) {
     places.push('held');

@@ -92,7 +92,7 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   if (graph) {
     for (const id of goneFacts) {
       const r = graph.relation(id);
-      if (r) (entityNames.add(r.subject), entityNames.add(r.object));
+      if (r) entityNames.add(r.subject).add(r.object);
     }
   }
 

@@ -27,7 +27,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the request is compared by value
+    // The request is compared by value (`key`): a new object with the same content asks nothing again.
   }, [key]);
   const empty = plan && !plan.turns.length && !plan.facts.length && !plan.documents.length && !memories.size;
   const forget = async () => {
