@@ -117,6 +117,11 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 409);
     assert.equal((await api('/api/v1/memory/history/abc/undo', { body: {} })).status, 400);
     assert.equal((await api('/api/v1/memory/history/99999/undo', { body: {} })).status, 404);
+    // A fact the agent commits with its tool is the agent's, from its turn.
+    llm.enqueue({ toolCalls: [{ name: 'memory_commit', arguments: { triples: [{ subject: 'Anna', predicate: 'works_at', object: 'Siemens' }] } }] }, { text: 'Saved.' });
+    const outcome = await d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'Anna works at Siemens, remember that' }).done;
+    const byAgent = (await api('/api/v1/memory/history?subject=Siemens')).body.history as { actor: string; tool: string; turnId: string }[];
+    assert.deepEqual([byAgent[0].actor, byAgent[0].tool, byAgent[0].turnId], ['agent', 'memory_commit', outcome.turnId]);
   });
 
   it('K-3: library saves, edits and deletes are in the history; undo brings notes and a deleted memory back; forget removes a memory and its history', async () => {

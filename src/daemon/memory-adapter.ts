@@ -40,7 +40,10 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
     },
     listDocuments: async (limit, offset) => m.docs.list({ limit, offset }).map((d) => ({ id: d.id, text: d.content, createdAt: d.createdAt, accessCount: d.accessCount })),
     deleteDocument: async (id) => {
+      const doc = m.docs.get(id);
+      const vec = m.docs.vectorOf(id);
       if (!m.docs.remove(id)) throw new NotFoundError('document', id);
+      if (doc && m.status().control) m.control.recordDocument('delete', doc, vec);
     },
     graph: async (o) => {
       if (o.entity) {
@@ -70,7 +73,11 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       const r = m.graph.merge(keep, drop);
       return { kept: r.kept, removed: r.removed };
     },
-    addDocument: async (text, refs) => ({ id: m.docs.commit(text, { refs: refs ?? [], source: 'waiter' }).id }),
+    addDocument: async (text, refs) => {
+      const doc = m.docs.commit(text, { refs: refs ?? [], source: 'waiter' });
+      if (m.status().control) m.control.recordDocument('create', doc, m.docs.vectorOf(doc.id));
+      return { id: doc.id };
+    },
     knowledge: {
       list: () => m.knowledge.list(),
       get: async (name) => m.knowledge.get(name),

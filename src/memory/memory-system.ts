@@ -14,7 +14,7 @@ import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
 import { MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
-import { ControlDB, MemoryControl, type ControlSessions, type ControlTextLog } from './control/index.js';
+import { ControlDB, MemoryControl, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
 
 export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
@@ -319,7 +319,8 @@ export class MemorySystem {
     }
     if (this.up.docs && this.up.context) out.push(...docTools({ docs: this.docs, context: this.context, recall: this.recall }));
     if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge));
-    return out;
+    // What a tool changes is the agent's, from the turn it ran in (K-3 history).
+    return out.map((t) => ({ ...t, handler: (args, call) => withChangeActor({ actor: 'agent', tool: t.name, ...(call?.turnId ? { turnId: call.turnId } : {}) }, () => t.handler(args, call)) }));
   }
 
   /** Prompt-slot providers: memory_index (T-5), related_documents (T-3), knowledge (T-10). */
@@ -398,6 +399,6 @@ export class MemorySystem {
 
   /** The kernel calls this with the final answer of a consolidation round (meta as injected). */
   onConsolidationAnswer(answer: { text: string; toolCalls?: { name: string; arguments: string }[] }, meta?: Record<string, unknown>): MergeOutcome {
-    return this.heartbeats.onConsolidationAnswer(answer, meta);
+    return withChangeActor({ actor: 'heartbeat', tool: 'merge' }, () => this.heartbeats.onConsolidationAnswer(answer, meta));
   }
 }

@@ -212,6 +212,7 @@ test('K-4: "我住在杭州", a month later "我搬到上海了" — distilled f
   const supersede = mem.control.history({ subject: '上海' }).find((c) => c.op === 'supersede');
   assert.ok(supersede, 'the history shows the move');
   assert.match(supersede.summary, /replaces 杭州/);
+  assert.equal(supersede.actor, 'heartbeat', 'distilled by the rule loop');
   await done(mem);
 });
 

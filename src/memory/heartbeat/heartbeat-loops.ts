@@ -6,6 +6,7 @@ import { docToTriples, findMergeCandidates } from '../distill/index.js';
 import { applyMergeAnswer, decideMerge, mergePrompt, type MergeOutcome } from './merge-decider.js';
 import { reviewRelations } from './relation-reviewer.js';
 import { timerScheduler, type Scheduler } from './scheduler.js';
+import { withChangeActor } from '../control/index.js';
 
 /** The documents the archive loop distills (DocStore's cold half) and where they go then. */
 export interface ColdDocSource {
@@ -154,7 +155,8 @@ export class HeartbeatLoops {
     this.running.add(name);
     const at = this.now();
     try {
-      const result = await this.body(name);
+      // Whatever a loop changes is the heartbeat's in the memory history (K-3).
+      const result = await withChangeActor({ actor: 'heartbeat', tool: name }, () => this.body(name));
       this.lastRun[name] = { at, ok: true, result };
     } catch (e) {
       this.deps.log?.error(`memory heartbeat "${name}" failed: ${(e as Error).message}`, { stack: (e as Error).stack });
