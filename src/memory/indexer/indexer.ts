@@ -225,9 +225,13 @@ export function formatIndex(entities: GraphEntity[], relations: GraphRelation[],
     size += line.length + 1;
     return true;
   };
-  for (const r of relations) {
+  // K-4: what holds now comes first; a superseded fact follows with the day it ended.
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const ordered = [...relations.filter((r) => typeof r.validTo !== 'number'), ...relations.filter((r) => typeof r.validTo === 'number')];
+  for (const r of ordered) {
     const at = saidAt.get(r.id);
-    if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)}${at ? `; ${new Date(at).toISOString().slice(0, 10)}` : ''})`)) break;
+    const until = typeof r.validTo === 'number' ? `; until ${day(r.validTo)}` : '';
+    if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)}${at ? `; ${day(at)}` : ''}${until})`)) break;
     shown?.push(r);
   }
   const inRelations = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
