@@ -162,4 +162,40 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'qq:7007' })).removed, false);
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'telegram:77' })).removed, true);
   assert.deepEqual((await c.request<{ id: string }[]>('people.list')).map((p) => p.id), ['owner']);
+test('K-2/K-3: `waiter memory forget` shows what will go and forgets only with --yes; `history` and `undo`', async () => {
+  const { main } = await import('../src/waiter/main.js');
+  const run = async (...args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(['node', 'waiter', '--home', home, ...args], { out: (t) => void (out += t), err: (t) => void (err += t) });
+    return { code, out, err };
+  };
+  await d.sessions.create({ channel: 'cli', id: 'cli:forget' });
+  const { turnId } = d.sessions.nextTurn('cli:forget');
+  await d.sessions.append('cli:forget', { turnId, kind: 'user', text: 'the locker combination is 3141' });
+  d.memory.context.append({ kind: 'user', source: 'cli', channel: 'cli', sessionId: 'cli:forget', refs: [turnId], input: 'the locker combination is 3141', response: '' });
+  // No terminal to ask on and no --yes: shown, nothing forgotten, exit 1.
+  const asked = await run('memory', 'forget', '3141');
+  assert.equal(asked.code, 1);
+  assert.match(asked.out, new RegExp(`${turnId}[\\s\\S]*locker combination is 3141`));
+  assert.match(asked.err, /--yes/);
+  assert.match(JSON.stringify(await c.request('memory.search', { query: 'locker combination' })), /3141/);
+  const dry = await run('memory', 'forget', '--turn', turnId, '--dry-run');
+  assert.equal(dry.code, 0);
+  const yes = await run('memory', 'forget', '3141', '--yes');
+  assert.equal(yes.code, 0, yes.err);
+  assert.match(yes.out, /forgotten: turns 1/);
+  assert.doesNotMatch(JSON.stringify(await c.request('memory.search', { query: 'locker combination 3141' })), /3141/);
+  assert.doesNotMatch(JSON.stringify(await d.sessions.events('cli:forget')), /3141/);
+  assert.equal((await run('memory', 'forget', 'nothing-matches-this-xyz', '--yes')).code, 1, 'nothing to forget is a failure');
+  assert.equal((await run('memory', 'forget')).code, 2, 'no target is a usage error');
+  // History and undo.
+  await c.request('memory.commit', { triples: [{ subject: 'Clara', predicate: 'likes', object: 'sailing' }] });
+  const hist = await run('--json', 'memory', 'history', 'Clara');
+  const list = JSON.parse(hist.out) as { id: string; op: string; actor: string; tool?: string }[];
+  assert.equal(list[0].op, 'create');
+  assert.equal((await run('memory', 'undo', list[0].id)).code, 0);
+  assert.equal(d.memory.graph.matchingFacts(['sailing']).length, 0);
+  assert.equal((await run('memory', 'undo', list[0].id)).code, 1, 'undone already');
+  assert.match((await run('memory', 'history', 'Clara')).out, /undone by #/);
 });
