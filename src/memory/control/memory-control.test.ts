@@ -107,6 +107,39 @@ test('M-9: an excluded turn leaves the window, the documents, the archive and th
   await done(again);
 });
 
+test('M-9 over the natural lifecycle: a turn pruned into the documents, distilled and archived by the loops is excluded from all of it, stays out through more turns and loops, and comes back on restore', async () => {
+  const { mem, clock, turn, done } = await setup();
+  const secret = await turn('I live in Reykjavik and the safe code is 2718', 'Noted the safe code 2718.');
+  for (let i = 0; i < 30; i++) {
+    await turn(`Small talk number ${i} about the weather and lunch`, `Reply ${i}.`);
+    await mem.context.prune(`weather ${i}`);
+  }
+  assert.ok(mem.docs.hasTurn(secret.turnId), 'pruned into the documents');
+  clock.t += 4 * DAY;
+  await mem.heartbeats.runOnce('rules');
+  await mem.heartbeats.runOnce('archive');
+  assert.ok(mem.archive.hasTurn(secret.turnId), 'archived by the loop');
+  assert.ok(mem.graph.matchingFacts(['reykjavik']).length > 0, 'distilled');
+
+  await mem.control.exclude([secret.turnId]);
+  assert.deepEqual(await traces(mem, '2718'), []);
+  assert.deepEqual(await traces(mem, 'Reykjavik'), []);
+  for (let i = 0; i < 15; i++) {
+    await turn(`More talk ${i} about trains`, `Trains ${i}.`);
+    await mem.context.prune(`trains ${i}`);
+  }
+  clock.t += 4 * DAY;
+  for (const loop of ['rules', 'distill', 'archive', 'merge', 'review'] as const) await mem.heartbeats.runOnce(loop);
+  assert.equal((await mem.reindex()).added, 0);
+  assert.deepEqual(await traces(mem, '2718'), [], 'no loop, prune or reindex brought it back');
+
+  await mem.control.restore([secret.turnId]);
+  const back = await traces(mem, '2718');
+  assert.ok(back.includes('archive') && back.includes('recall'), back.join());
+  assert.ok(mem.graph.matchingFacts(['reykjavik']).length > 0, 'its fact is back');
+  await done(mem);
+});
+
 test('K-2: forget removes every trace — tiers, graph, logs, history — and tombstones keep reindex and replay from bringing it back', async () => {
   const { home, mem, mk, turn, sessions, clock, done } = await setup();
   await turn('我住在杭州', '记住了');
