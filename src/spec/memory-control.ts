@@ -161,6 +161,8 @@ export interface MemoryControlService {
   isTombstoned(turnId: string): boolean;
   /** True when this text (a message, a reply, a note) was forgotten. */
   isTombstonedContent(text: string): boolean;
+  /** True when this fact was forgotten (an import must not bring it back; case-insensitive names). */
+  isTombstonedFact(subject: string, predicate: string, object: string): boolean;
   /** Records a change the caller made (library, plan); returns it with its id. */
   record(change: NewMemoryChange): MemoryChange;
   history(query?: HistoryQuery): MemoryChange[];

@@ -175,6 +175,8 @@ test('K-2: forget removes every trace — tiers, graph, logs, history — and to
   assert.equal(mem.control.isTombstoned(secret.turnId), true);
   assert.equal(mem.control.isTombstoned(other.turnId), false);
   assert.equal(mem.control.isTombstonedContent('The door code is 4711, I live in Reykjavik'), true);
+  assert.equal(mem.control.isTombstonedFact('user', 'lives_in', 'reykjavik'), true);
+  assert.equal(mem.control.isTombstonedFact('user', 'lives_in', 'Hangzhou'), false);
   const controlDb = fs.readFileSync(path.join(home, 'memory-control.db'));
   assert.equal(controlDb.includes(Buffer.from('4711')), false, 'memory-control.db holds no byte of it');
   for (const f of ['documents.db', 'graph.db']) {

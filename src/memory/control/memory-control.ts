@@ -197,6 +197,10 @@ export class MemoryControl implements MemoryControlService {
     return typeof text === 'string' && text.trim() !== '' && this.db.tombstone(contentHash(text)) !== undefined;
   }
 
+  isTombstonedFact(subject: string, predicate: string, object: string): boolean {
+    return [subject, predicate, object].every((x) => typeof x === 'string') && this.db.tombstone(factHash(subject, predicate, object)) !== undefined;
+  }
+
   registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer {
     this.participants.set(name, participant);
     return () => {
