@@ -137,14 +137,22 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.equal(hist[0].op, 'delete');
     assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 200);
     assert.equal((await mm('memory.get', { id })).snapshot, 'The bike shop on Elm Street fixes Bromptons.');
-    // Forget: the memory goes, and no history entry keeps its text.
+    // The injection plan's changes too.
+    await mm('plan.addMemory', { id });
+    const planned = (await api('/api/v1/memory/history?target=plan')).body.history as { id: string; op: string }[];
+    assert.equal(planned[0].op, 'addMemory');
+    assert.equal((await api(`/api/v1/memory/history/${planned[0].id}/undo`, { body: {} })).status, 200);
+    assert.deepEqual(((await mm('plan.get', {})).memories as unknown[]).length, 0);
+    await mm('plan.addMemory', { id });
+    // Forget: the memory goes (from the plan too), and no history entry keeps its text.
     const plan = (await api('/api/v1/memory/forget/preview', { body: { query: 'Elm Street' } })).body.plan as { memories: { id: string }[] };
     assert.deepEqual(plan.memories.map((m) => m.id), [id], 'library memories are listed for the person to choose');
     const fr = await api('/api/v1/memory/forget', { body: { memoryIds: [id] } });
     assert.equal(fr.status, 200, JSON.stringify(fr.body));
     assert.equal((fr.body.result as { memories: number }).memories, 1);
     assert.equal((await mm('memory.get', { id })).code, 'NOT_FOUND');
-    assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), /Elm Street|first note/);
+    assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), /Elm Street|first note|Bike shop/);
+    assert.deepEqual(((await mm('plan.get', {})).memories as unknown[]).length, 0);
   });
 
   it('memory_forget over MCP is refused without a WebUI to confirm; as an agent tool it asks, and forgets on yes', async () => {

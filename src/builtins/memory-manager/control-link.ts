@@ -4,7 +4,7 @@ import { ConflictError, ValidationError } from '../../spec/index.js';
 import { confirmedForget } from '../shared/index.js';
 import type { MemoryRecord } from './memory-file.js';
 import type { MemoryLibrary } from './memory-library.js';
-import type { PlanStore } from './plan-store.js';
+import type { Plan, PlanStore } from './plan-store.js';
 
 /** What the link needs of the memory manager (its stores are replaced when the library folder changes). */
 export interface ControlLinkHost {
@@ -79,7 +79,7 @@ export function linkMemoryControl(h: ControlLinkHost): Disposer[] {
       void (excluded ? h.plan.exclude(sid, id) : h.plan.restore(sid, id)).catch((e: unknown) => h.log('warn', 'mirroring an exclusion failed', { error: (e as Error).message }));
     }
   });
-  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off, h.sdk.registerTool(forgetTool(h, mc)), mc.registerUndo('memory', (c) => undoMemoryChange(h, c))];
+  return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off, h.sdk.registerTool(forgetTool(h, mc)), mc.registerUndo('memory', (c) => undoMemoryChange(h, c)), mc.registerUndo('plan', (c) => h.plan.replace(c.before as Plan, c.after as Plan))];
 }
 
 async function syncExclusions(h: ControlLinkHost, mc: MemoryControlService): Promise<void> {
@@ -166,4 +166,20 @@ export async function undoMemoryChange(h: ControlLinkHost, c: MemoryChange): Pro
   } finally {
     undoing--;
   }
+}
+
+const PLAN_OPS: Record<string, string> = {
+  pin: 'pinned a message',
+  unpin: 'unpinned a message',
+  addMemory: 'added a memory to the plan',
+  removeMemory: 'removed a memory from the plan',
+  setInjectOnce: 'changed inject-once',
+  clear: 'cleared the plan',
+};
+
+/** The plan's change hook (K-3): every change of the injection plan goes into the memory history. */
+export function recordPlanChange(mc: MemoryControlService | undefined, op: string, before: Plan, after: Plan): void {
+  if (!mc) return;
+  const named = [...before.memories, ...after.memories].map((m) => m.title);
+  mc.record({ kind: 'plan', target: 'plan', subjects: [...new Set(named)], op, summary: PLAN_OPS[op] ?? op, before, after });
 }

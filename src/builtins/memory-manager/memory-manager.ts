@@ -12,7 +12,7 @@ import { assertTurnId, buildTurns, isNewSession, sessionOfTurn, SOURCE, type Tur
 import { summarizeSession, type SummarizeArgs, type SummaryProgress } from './summarizer.js';
 import { createAgentTools } from './agent-tools.js';
 import { createApiRoutes } from './http-api.js';
-import { linkMemoryControl, recordLibraryChange } from './control-link.js';
+import { linkMemoryControl, recordLibraryChange, recordPlanChange } from './control-link.js';
 import type { ConfigValue } from '../../sdk/index.js';
 
 /** How many summaries are auto-injected into a new session (seed: SUMMARY_AUTO_INJECT_MAX). */
@@ -87,6 +87,7 @@ export class MemoryManager {
     const embedder = memory && typeof memory.embed === 'function' && typeof memory.embeddingModel === 'function' ? { embed: (texts: string[]) => memory.embed(texts), model: () => memory.embeddingModel() } : undefined;
     this.lib = new MemoryLibrary(root, { log, embedder, onChange: (op, before, after) => recordLibraryChange(this.sdk.use('host.memory-control'), op, before, after) });
     this.planStore = new PlanStore(root, log);
+    this.planStore.onChange = (op, before, after) => recordPlanChange(this.sdk.use('host.memory-control'), op, before, after);
     this.turnBlocks.clear();
     if (old) {
       this.logBoot('info', 'library folder changed', { from: old.root, to: root });

@@ -2,7 +2,7 @@ import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
+import { ConflictError, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
 
 const pinnedSchema = z.object({ id: z.string(), role: z.enum(['user', 'assistant', 'system']), text: z.string(), at: z.number() });
 const planMemorySchema = z.object({ id: z.string(), title: z.string(), impressions: z.array(z.string()), tags: z.array(z.string()) });
@@ -42,6 +42,29 @@ export class PlanStore {
   readonly dir: string;
   private plan: Plan = { pinned: [], memories: [], injectOnce: false };
   private excludedMap: Record<string, string[]> = {};
+  /**
+   * Every change of the plan made through this API (K-3 history), with the whole plan before and
+   * after. Must not throw.
+   */
+  onChange?: (op: string, before: Plan, after: Plan) => void;
+
+  /** Writes the plan and reports the change (op names what the person did). */
+  private async commitPlan(op: string, before: Plan): Promise<void> {
+    await this.write(PLAN_FILE, this.plan);
+    try {
+      this.onChange?.(op, before, structuredClone(this.plan));
+    } catch {
+      // the history is best effort: the plan itself was written
+    }
+  }
+
+  /** Puts a whole plan back (undo, K-3); a ConflictError when the plan changed since `expected`. */
+  async replace(plan: Plan, expected: Plan): Promise<void> {
+    await this.ready();
+    if (JSON.stringify(this.plan) !== JSON.stringify(expected)) throw new ConflictError('the plan changed since; undo its later change first', {});
+    this.plan = structuredClone(plan);
+    await this.write(PLAN_FILE, this.plan);
+  }
   private onceQueue: OnceItem[] = [];
   private loading: Promise<void> | undefined;
   private chain: Promise<unknown> = Promise.resolve();
@@ -113,50 +136,54 @@ export class PlanStore {
   async pin(role: PinnedMessage['role'], text: string): Promise<PinnedMessage> {
     if (!text.trim()) throw new ValidationError('plan.pin: text is empty', { path: 'text' });
     await this.ready();
+    const before = structuredClone(this.plan);
     const item: PinnedMessage = { id: newId('p'), role, text, at: Date.now() };
     this.plan.pinned.push(item);
-    await this.write(PLAN_FILE, this.plan);
+    await this.commitPlan('pin', before);
     return item;
   }
 
   async unpin(id: string): Promise<void> {
     await this.ready();
-    const before = this.plan.pinned.length;
+    const before = structuredClone(this.plan);
     this.plan.pinned = this.plan.pinned.filter((p) => p.id !== id);
-    if (this.plan.pinned.length === before) throw new NotFoundError('pinned message', id);
-    await this.write(PLAN_FILE, this.plan);
+    if (this.plan.pinned.length === before.pinned.length) throw new NotFoundError('pinned message', id);
+    await this.commitPlan('unpin', before);
   }
 
   /** Adds (or refreshes) a memory in the plan. */
   async addMemory(m: PlanMemory): Promise<void> {
     await this.ready();
+    const before = structuredClone(this.plan);
     const i = this.plan.memories.findIndex((x) => x.id === m.id);
     const entry = { id: m.id, title: m.title, impressions: [...m.impressions], tags: [...m.tags] };
     if (i >= 0) this.plan.memories[i] = entry;
     else this.plan.memories.push(entry);
-    await this.write(PLAN_FILE, this.plan);
+    await this.commitPlan('addMemory', before);
   }
 
   async removeMemory(id: string): Promise<void> {
     await this.ready();
-    const before = this.plan.memories.length;
+    const before = structuredClone(this.plan);
     this.plan.memories = this.plan.memories.filter((m) => m.id !== id);
-    if (this.plan.memories.length === before) throw new NotFoundError('planned memory', id);
-    await this.write(PLAN_FILE, this.plan);
+    if (this.plan.memories.length === before.memories.length) throw new NotFoundError('planned memory', id);
+    await this.commitPlan('removeMemory', before);
   }
 
   async setInjectOnce(value: boolean): Promise<void> {
     await this.ready();
+    const before = structuredClone(this.plan);
     if (this.plan.injectOnce === value) return;
     this.plan.injectOnce = value;
-    await this.write(PLAN_FILE, this.plan);
+    await this.commitPlan('setInjectOnce', before);
   }
 
   /** Empties pinned messages and memories and resets injectOnce. */
   async clear(): Promise<void> {
     await this.ready();
+    const before = structuredClone(this.plan);
     this.plan = { pinned: [], memories: [], injectOnce: false };
-    await this.write(PLAN_FILE, this.plan);
+    await this.commitPlan('clear', before);
   }
 
   // ---- excluded turns ----
