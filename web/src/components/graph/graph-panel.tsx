@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
+import { ForgetDialog } from '../memory/forget-dialog';
+import { HistoryList } from '../memory/history-list';
 import { api, mm } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
@@ -146,6 +148,8 @@ function KnowledgeGraph() {
   const [query, setQuery] = useState('');
   const [entity, setEntity] = useState<string | undefined>();
   const [depth, setDepth] = useState(1);
+  const [history, setHistory] = useState(false);
+  const [forget, setForget] = useState(false);
   const [kl, setKl] = useState<{ data: unknown; pos: Positions; n: number } | undefined>();
   const g = useRequest(() => {
     const p = new URLSearchParams({ limit: '400' });
@@ -210,6 +214,12 @@ function KnowledgeGraph() {
                 </button>
               ))}
             </div>
+            <button className={`btn small${history ? ' active' : ''}`} onClick={() => setHistory(!history)} data-testid="entity-history-toggle">
+              {t('history.title')}
+            </button>
+            <button className="btn small danger" onClick={() => setForget(true)} data-testid="entity-forget-open">
+              {t('forget.action')}
+            </button>
           </>
         )}
       </div>
@@ -232,6 +242,12 @@ function KnowledgeGraph() {
       ) : (
         <GraphCanvas nodes={nodes} edges={edges} selected={entity} onSelect={setEntity} fitKey={`k${kl?.n ?? 0}`} />
       )}
+      {entity && history && (
+        <div className="relations" data-testid="entity-history">
+          <HistoryList subject={entity} limit={50} />
+        </div>
+      )}
+      {entity && forget && <ForgetDialog request={{ query: entity }} onClose={() => setForget(false)} onDone={() => setEntity(undefined)} />}
       {selectedRelations.length > 0 && (
         <div className="relations">
           {selectedRelations.slice(0, 30).map((r, i) => (
