@@ -43,7 +43,7 @@ export interface MemorySystemOptions {
    * The session logs (SessionStore): at open, turns acknowledged before a crash but missing from
    * the tiers are replayed from them; `reindex` rebuilds the cold archive from them.
    */
-  sessions?: SessionSource & Partial<Pick<ControlSessions, 'redact'>>;
+  sessions?: SessionSource & Partial<Pick<ControlSessions, 'redact' | 'redactAll'>>;
   /** The raw conversation text log, redacted by forget (K-2). */
   textLog?: ControlTextLog;
 }

@@ -260,6 +260,26 @@ export class SessionStore implements SessionsAPI {
   }
 
   /**
+   * Every event of every log — deleted turns and deleted sessions included — one log at a time,
+   * read under its lock (forget's search, K-2: text a deletion only hid is still on disk).
+   */
+  async eachLog(fn: (sessionId: string, events: SessionEvent[]) => void): Promise<void> {
+    this.requireOpen();
+    for (const [id, s] of [...this.sessions]) {
+      const events = await this.withLock(id, async () => (await scanJsonl(s.file, this.logger)).records.map(toEvent).filter((e): e is SessionEvent => e !== undefined));
+      fn(id, events);
+    }
+  }
+
+  /** {@link redact} over every log, deleted sessions included; returns how many events in all. */
+  async redactAll(match: (e: SessionEvent) => boolean): Promise<number> {
+    this.requireOpen();
+    let n = 0;
+    for (const id of [...this.sessions.keys()]) n += await this.redact(id, match);
+    return n;
+  }
+
+  /**
    * Forget (K-2): rewrites a session's log atomically (temp file, fsync, rename) with every event
    * `match` selects kept in its place — same seq, turn, kind and time — but its text replaced by
    * `[forgotten]` and its data by `{ redacted: true }`. Deletion markers keep their data (what they
@@ -270,7 +290,9 @@ export class SessionStore implements SessionsAPI {
     this.requireOpen();
     assertSessionId(id);
     return this.withLock(id, async () => {
-      const s = this.mustGet(id);
+      // A deleted session's log still holds its text: it is redacted too.
+      const s = this.sessions.get(id);
+      if (!s) throw new NotFoundError('session', id);
       const { records } = await scanJsonl(s.file, this.logger);
       let n = 0;
       const lines = records.map((r) => {

@@ -14,9 +14,14 @@ import type { ControlDB } from './control-db.js';
  */
 export interface ControlSessions {
   list(): Promise<SessionInfo[]>;
-  events(id: string): Promise<SessionEvent[]>;
+  /** With `includeDeleted`, turns the person deleted from the chat too (their text is still in the log). */
+  events(id: string, opts?: { includeDeleted?: boolean }): Promise<SessionEvent[]>;
   /** Rewrites the log atomically: each matching event keeps its place with its text removed. Returns how many. */
   redact?(id: string, match: (e: SessionEvent) => boolean): Promise<number>;
+  /** Every event of every log, deleted turns and sessions included. */
+  eachLog?(fn: (sessionId: string, events: SessionEvent[]) => void): Promise<void>;
+  /** Redacts in every log, those of deleted sessions too. */
+  redactAll?(match: (e: SessionEvent) => boolean): Promise<number>;
 }
 
 /** The raw conversation text log (`logs/text*.jsonl`, TextLog fits). */
@@ -38,4 +43,16 @@ export interface ControlTiers {
   textLog?: ControlTextLog;
   log: PluginLogger;
   now: () => number;
+}
+
+/** Every event of a log, deleted ones included: forget must reach what a chat deletion only hid. */
+export const ALL = { includeDeleted: true } as const;
+
+/** Every logged event of every session (deleted ones too when the store can), by session. */
+export async function allLogs(t: ControlTiers): Promise<Map<string, SessionEvent[]>> {
+  const out = new Map<string, SessionEvent[]>();
+  if (!t.sessions) return out;
+  if (t.sessions.eachLog) await t.sessions.eachLog((id, evs) => out.set(id, evs));
+  else for (const s of await t.sessions.list()) out.set(s.id, await t.sessions.events(s.id, ALL).catch(() => []));
+  return out;
 }

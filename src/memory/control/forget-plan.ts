@@ -1,6 +1,6 @@
 import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
-import type { ControlTiers } from './control-tiers.js';
+import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { heldTexts } from './held-turn.js';
 import { containsAll, preview, queryWords, sessionOfTurn } from './text-match.js';
 
@@ -70,12 +70,10 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       else documents.set(`archive:${r.doc.id}`, { tier: 'archive', id: r.doc.id, text: preview(r.doc.content) });
     }
     for (const h of t.db.allHeld()) if (containsAll(heldTexts(h.held).join('\n'), words)) addTurn(h.turnId, h.at, heldTexts(h.held)[0] ?? '', 'held');
-    if (t.sessions) {
-      for (const s of await t.sessions.list()) {
-        for (const e of await t.sessions.events(s.id).catch(() => [])) {
-          if (e.data?.redacted) continue;
-          if (containsAll(`${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`, words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
-        }
+    for (const evs of (await allLogs(t)).values()) {
+      for (const e of evs) {
+        if (e.data?.redacted) continue;
+        if (containsAll(`${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`, words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
       }
     }
     for (const r of graph?.matchingFacts(words) ?? []) if (!facts.has(r.id)) facts.set(r.id, { id: r.id, text: factText(r), reason: 'matches' });
@@ -147,7 +145,7 @@ async function placesOf(t: ControlTiers, turnId: string): Promise<{ places: stri
   }
   const sid = sessionOfTurn(turnId);
   if (t.sessions && sid) {
-    const evs = (await t.sessions.events(sid).catch(() => [])).filter((e) => e.turnId === turnId && !e.data?.redacted);
+    const evs = (await t.sessions.events(sid, ALL).catch(() => [])).filter((e) => e.turnId === turnId && !e.data?.redacted);
     if (evs.length) {
       places.push('session-log');
       if (!at) at = evs[0].at;

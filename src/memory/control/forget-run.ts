@@ -1,7 +1,7 @@
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
-import type { ControlTiers } from './control-tiers.js';
+import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { heldTexts } from './held-turn.js';
 import { turnRefs } from './forget-plan.js';
 import { contentHash, docHash, factHash, turnHash } from './tombstone-hash.js';
@@ -68,8 +68,11 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   for (const id of excluded) add(...heldTexts(t.db.held(id)));
   const logged = new Map<string, SessionEvent[]>();
   if (t.sessions) {
-    for (const sid of new Set(turnIds.map((id) => id.slice(0, Math.max(0, id.lastIndexOf('#')))))) {
-      const evs = (await t.sessions.events(sid).catch(() => [])).filter((e) => turnSet.has(e.turnId));
+    const sids = new Set(turnIds.map((id) => id.slice(0, Math.max(0, id.lastIndexOf('#')))));
+    // Deleted sessions too: their logs still hold the text.
+    const logs = sids.size ? await allLogs(t) : new Map<string, SessionEvent[]>();
+    for (const sid of sids) {
+      const evs = (logs.get(sid) ?? []).filter((e) => turnSet.has(e.turnId));
       logged.set(sid, evs);
       for (const e of evs) {
         if (e.data?.redacted) continue;
@@ -141,10 +144,11 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   // The logs.
   const quotes = [...texts].filter((x) => x.length >= QUOTE_MIN);
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
-  if (t.sessions?.redact) {
+  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))));
+  if (t.sessions?.redactAll) res.sessionEvents = await t.sessions.redactAll(hit);
+  else if (t.sessions?.redact) {
     for (const s of await t.sessions.list()) {
-      const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))));
-      const evs = logged.get(s.id) ?? (await t.sessions.events(s.id).catch(() => []));
+      const evs = logged.get(s.id) ?? (await t.sessions.events(s.id, ALL).catch(() => []));
       if (!evs.some(hit)) continue;
       res.sessionEvents += await t.sessions.redact(s.id, hit);
     }

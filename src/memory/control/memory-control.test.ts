@@ -271,3 +271,23 @@ test('K-4 (en): "I live in Paris", then "I moved to Berlin" — Berlin is curren
   assert.ok(hits.some((h) => /Paris \(until /.test(h)));
   await done(mem);
 });
+
+test('K-2: forget reaches what a chat deletion only hid — a deleted turn of a live session and the log of a deleted session', async () => {
+  const { home, mem, turn, sessions, done } = await setup();
+  const hidden = await turn('My passport number is X7781234', 'Noted X7781234.');
+  await turn('What a nice day', 'Indeed.');
+  await sessions.deleteTurns('webui:1', [hidden.turnId], 'turn');
+  await sessions.create({ channel: 'webui', id: 'webui:gone' });
+  const { turnId: goneTurn } = sessions.nextTurn('webui:gone');
+  await sessions.append('webui:gone', { turnId: goneTurn, kind: 'user', text: 'Copy of my passport number is X7781234 again' });
+  await sessions.remove('webui:gone');
+  const plan = await mem.control.forgetPreview({ query: 'X7781234' });
+  assert.ok(plan.turns.some((x) => x.turnId === hidden.turnId && x.places.includes('session-log')), 'the deleted turn is found in the log');
+  await mem.control.forget({ turnIds: plan.turns.map((x) => x.turnId), relationIds: plan.facts.map((f) => f.id) });
+  for (const f of fs.readdirSync(path.join(home, 'sessions'))) assert.doesNotMatch(fs.readFileSync(path.join(home, 'sessions', f), 'utf8'), /X7781234/, f);
+  assert.deepEqual((await sessions.events('webui:1')).map((e) => e.text), ['What a nice day', 'Indeed.'], 'the deletion still hides it');
+  const all = await sessions.events('webui:1', { includeDeleted: true });
+  assert.deepEqual(all.filter((e) => e.turnId === hidden.turnId && e.kind !== 'marker').map((e) => [e.kind, e.text]), [['user', '[forgotten]'], ['assistant', '[forgotten]']]);
+  assert.equal(all.find((e) => e.kind === 'marker')?.data?.op, 'delete', 'the deletion marker keeps what it hides');
+  await done(mem);
+});
