@@ -40,6 +40,9 @@ export interface HistoryInsert {
   undoOf?: string;
 }
 
+/** Tombstone kinds kept in memory (see `hotStones`). */
+const HOT_KINDS = new Set(['turn', 'fact']);
+
 export interface ControlDBOptions {
   /** Data folder; the file is `<home>/memory-control.db`. */
   home: string;
@@ -56,6 +59,11 @@ export class ControlDB {
   private readonly stmts = new Map<string, Database.Statement>();
   /** The excluded turn ids (read at open; the gate every ingest path consults, synchronously). */
   private readonly excludedSet = new Set<string>();
+  /**
+   * Tombstones of turns and facts with their time, in memory: the gate asks for every event and
+   * every distilled fact, so a lookup must not cost a query (text tombstones stay on disk).
+   */
+  private readonly hotStones = new Map<string, number>();
   private readonly clock: () => number;
 
   constructor(private readonly opts: ControlDBOptions) {
@@ -86,6 +94,8 @@ export class ControlDB {
     }
     this.excludedSet.clear();
     for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
+    this.hotStones.clear();
+    for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
   }
 
   private connect(): Database.Database {
@@ -194,7 +204,13 @@ export class ControlDB {
     this.conn.transaction(() => {
       for (const t of items) n += ins.run(t.hash, t.kind, at).changes;
     })();
+    for (const t of items) if (HOT_KINDS.has(t.kind) && !this.hotStones.has(t.hash)) this.hotStones.set(t.hash, at);
     return n;
+  }
+
+  /** When a turn or fact hash was tombstoned, or undefined (from memory). */
+  hotTombstone(hash: string): number | undefined {
+    return this.hotStones.get(hash);
   }
 
   /** When a hash was tombstoned, or undefined. */
@@ -287,20 +303,40 @@ export class ControlDB {
   }
 
   /**
-   * Forget (K-2): entries that `mentions` (given id, turn, target, summary and the JSON of before /
-   * after) lose their text — before, after, subjects and summary — and stay as a trace that cannot
-   * be undone. Returns how many. Run inside `scrubbed`.
+   * Forget (K-2): entries of one of `turnIds`, about one of `targets`, naming one of `subjects`, or
+   * whose summary or rows before / after hold one of `needles` lose their text — before, after,
+   * subjects and summary — and stay as a trace that cannot be undone. Matched inside SQLite
+   * (`instr`, in batches), so a long history is not read into JS. Returns how many. Run inside
+   * `scrubbed`.
    */
-  redactHistory(mentions: (row: { id: number; turnId: string | null; target: string; summary: string; payload: string; subjects: string[] }) => boolean): number {
-    const rows = this.st('SELECT id, turn_id, target, summary, before, after FROM history WHERE redacted = 0').all() as { id: number; turn_id: string | null; target: string; summary: string; before: string | null; after: string | null }[];
-    let n = 0;
-    for (const r of rows) {
-      const subjects = this.st('SELECT subject FROM history_subjects WHERE change_id = ?').pluck().all(r.id) as string[];
-      if (!mentions({ id: r.id, turnId: r.turn_id, target: r.target, summary: r.summary, payload: `${r.before ?? ''}\n${r.after ?? ''}`, subjects })) continue;
-      this.st("UPDATE history SET before = NULL, after = NULL, summary = '(forgotten)', redacted = 1, target = CASE WHEN target LIKE 'entity:%' THEN 'entity:(forgotten)' ELSE target END WHERE id = ?").run(r.id);
-      this.st('DELETE FROM history_subjects WHERE change_id = ?').run(r.id);
-      n++;
+  redactHistory(m: { turnIds: readonly string[]; targets: readonly string[]; subjects: readonly string[]; needles: readonly string[] }): number {
+    const ids = new Set<number>();
+    const run = (where: string, args: unknown[]) => {
+      for (const id of this.conn.prepare(`SELECT id FROM history WHERE redacted = 0 AND (${where})`).pluck().all(...args) as number[]) ids.add(id);
+    };
+    const inList = (col: string, xs: readonly string[]) => {
+      for (let i = 0; i < xs.length; i += 500) {
+        const chunk = xs.slice(i, i + 500);
+        run(`${col} IN (${chunk.map(() => '?').join(',')})`, chunk);
+      }
+    };
+    inList('turn_id', m.turnIds);
+    inList('target', m.targets);
+    for (let i = 0; i < m.subjects.length; i += 500) {
+      const chunk = m.subjects.slice(i, i + 500);
+      run(`id IN (SELECT change_id FROM history_subjects WHERE subject IN (${chunk.map(() => '?').join(',')}))`, chunk);
     }
-    return n;
+    for (let i = 0; i < m.needles.length; i += 100) {
+      const chunk = m.needles.slice(i, i + 100);
+      run(chunk.map(() => 'instr(summary, ?) > 0 OR instr(before, ?) > 0 OR instr(after, ?) > 0').join(' OR '), chunk.flatMap((n) => [n, n, n]));
+    }
+    const upd = this.st("UPDATE history SET before = NULL, after = NULL, summary = '(forgotten)', redacted = 1, target = CASE WHEN target LIKE 'entity:%' THEN 'entity:(forgotten)' ELSE target END WHERE id = ?");
+    const del = this.st('DELETE FROM history_subjects WHERE change_id = ?');
+    for (const id of ids) {
+      upd.run(id);
+      del.run(id);
+    }
+    return ids.size;
   }
+
 }

@@ -159,17 +159,9 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   const needles = [...texts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
   const refNeedles = [...refs].map((r) => JSON.stringify(r));
   const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? []), ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
-  const names = new Set([...entityNames].map((n) => n.toLowerCase()));
-  res.historyRedacted = t.db.scrubbed(() =>
-    t.db.redactHistory(
-      (row) =>
-        (row.turnId !== null && turnSet.has(row.turnId)) ||
-        targets.has(row.target) ||
-        row.subjects.some((s) => names.has(s.toLowerCase()) && !graph?.getEntity(s)) ||
-        needles.some((n) => row.payload.includes(n) || row.summary.includes(n)) ||
-        refNeedles.some((n) => row.payload.includes(n)),
-    ),
-  );
+  // Names whose entity went with the forget (a name still in the graph names something else too).
+  const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
+  res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...texts]);
   return res;
 }

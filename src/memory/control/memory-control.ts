@@ -165,7 +165,7 @@ export class MemoryControl implements MemoryControlService {
         return false;
       }
       if (refs.some((r) => this.isTombstoned(r))) return false;
-      const at = this.db.tombstone(factHash(tr.subject, tr.predicate, tr.object));
+      const at = this.db.hotTombstone(factHash(tr.subject, tr.predicate, tr.object));
       return at === undefined || (tr.validFrom ?? this.t.now()) > at;
     });
   }
@@ -190,7 +190,7 @@ export class MemoryControl implements MemoryControlService {
   }
 
   isTombstoned(turnId: string): boolean {
-    return typeof turnId === 'string' && this.db.tombstone(turnHash(turnId)) !== undefined;
+    return typeof turnId === 'string' && this.db.hotTombstone(turnHash(turnId)) !== undefined;
   }
 
   isTombstonedContent(text: string): boolean {
@@ -198,7 +198,7 @@ export class MemoryControl implements MemoryControlService {
   }
 
   isTombstonedFact(subject: string, predicate: string, object: string): boolean {
-    return [subject, predicate, object].every((x) => typeof x === 'string') && this.db.tombstone(factHash(subject, predicate, object)) !== undefined;
+    return [subject, predicate, object].every((x) => typeof x === 'string') && this.db.hotTombstone(factHash(subject, predicate, object)) !== undefined;
   }
 
   registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer {
