@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -76,6 +76,7 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
   });
 
   it('K-2: forget over HTTP previews, then removes every trace; nothing brings it back', async () => {
+    await mm('plan.pin', { role: 'user', text: 'Remember: the garage door code is 4711' });
     const pre = await api('/api/v1/memory/forget/preview', { body: { query: '4711' } });
     assert.equal(pre.status, 200);
     const plan = pre.body.plan as { turns: { turnId: string; places: string[] }[]; facts: { id: number }[] };
@@ -95,6 +96,8 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), /4711/, 'in no prompt after the forget');
     assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), /4711/);
     assert.equal(d.host.services.use('host.memory-control')!.isTombstoned(secretTurn), true);
+    assert.doesNotMatch(JSON.stringify(await mm('plan.get', {})), /4711/, 'a pinned message quoting it goes too');
+    assert.doesNotMatch(readFileSync(join(home, 'memory', 'pinned', 'plan.json'), 'utf8'), /4711/);
   });
 
   it('K-2: bad forget requests get coded errors; form bodies are refused by the guard', async () => {

@@ -58,8 +58,11 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
           if ((e as { code?: string }).code !== 'NOT_FOUND') throw e;
         });
       }
+      await h.plan.scrub(() => false, ids);
       return { removed, texts: texts.filter((t) => t.trim()) };
     },
+    // Pinned messages and one-shot items quoting what was forgotten go too.
+    scrub: async (texts) => (texts.length ? h.plan.scrub((t) => texts.some((x) => t.includes(x))) : 0),
   };
 }
 
@@ -169,6 +172,7 @@ export async function undoMemoryChange(h: ControlLinkHost, c: MemoryChange): Pro
 }
 
 const PLAN_OPS: Record<string, string> = {
+  scrub: 'removed pinned messages that held forgotten text',
   pin: 'pinned a message',
   unpin: 'unpinned a message',
   addMemory: 'added a memory to the plan',

@@ -238,6 +238,27 @@ export class PlanStore {
     return entry;
   }
 
+  /**
+   * Forget (K-2): drops pinned messages and one-shot items whose text holds one of `texts`, and
+   * one-shot items of the given memories. Returns how many went.
+   */
+  async scrub(holds: (text: string) => boolean, memoryIds: readonly string[] = []): Promise<number> {
+    await this.ready();
+    const before = structuredClone(this.plan);
+    const pinned = this.plan.pinned.filter((p) => !holds(p.text));
+    const once = this.onceQueue.filter((o) => !(o.text !== undefined && holds(o.text)) && !(o.memoryId !== undefined && memoryIds.includes(o.memoryId)));
+    const n = this.plan.pinned.length - pinned.length + this.onceQueue.length - once.length;
+    if (pinned.length !== this.plan.pinned.length) {
+      this.plan.pinned = pinned;
+      await this.commitPlan('scrub', before);
+    }
+    if (once.length !== this.onceQueue.length) {
+      this.onceQueue = once;
+      await this.write(ONCE_FILE, this.onceQueue);
+    }
+    return n;
+  }
+
   /** Takes and clears the queue (after an injection of any session). */
   async takeOnce(): Promise<OnceItem[]> {
     await this.ready();
