@@ -67,6 +67,22 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     assert.doesNotMatch(log, /8086/);
   });
 
+  it('a chat message has "Forget…": the dialog names its turn, and confirming removes it from memory and the chat', async () => {
+    const turnId = await chat('The gate PIN for the allotment is 5566', 'Noted the PIN.');
+    await until(async () => (await hits('allotment gate PIN')).includes('5566'));
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    const turn = page.locator(`[data-turn-id="${turnId}"]`);
+    await turn.waitFor({ timeout: T });
+    await turn.hover();
+    await turn.locator('[data-testid=forget-chat-turn]').click();
+    await page.waitForSelector('[data-testid=forget-turn]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', new RegExp(turnId.replace(/[#:]/g, '.')));
+    await page.click('[data-testid=forget-confirm]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    assert.doesNotMatch(await hits('allotment gate PIN 5566'), /5566/);
+    assert.doesNotMatch(JSON.stringify(await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()), /5566/);
+  });
+
   it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {
     const turnId = await chat('My favourite mountain is the Eiger', 'A fine mountain.');
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));

@@ -1,4 +1,5 @@
 import { memo, useState } from 'react';
+import { ForgetDialog } from '../memory/forget-dialog';
 import { useApp } from '../../app-context';
 import { copyText } from '../../lib/clipboard';
 import { Dialog } from '../dialog';
@@ -33,6 +34,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
   const [saving, setSaving] = useState(false);
   const [editing, setEditing] = useState<string | undefined>();
   const [confirm, setConfirm] = useState<Pending | undefined>();
+  const [forgetting, setForgetting] = useState(false);
   const running = turn.status === 'running' || turn.status === 'queued';
   const logged = turn.userSeq !== undefined || turn.assistantSeq !== undefined;
   // The rounds are worth a toggle when there is more in them than the answer shown below.
@@ -104,6 +106,9 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
               </button>
               <button className="action icon" disabled={sessionBusy} onClick={() => setConfirm({ kind: 'delete', scope: 'turn' })} title={t('chat.deleteTurn')} aria-label={t('chat.deleteTurn')} data-testid="delete-turn">
                 <Icon name="trash" size={14} />
+              </button>
+              <button className="action icon" onClick={() => setForgetting(true)} title={t('forget.action')} aria-label={t('forget.action')} data-testid="forget-chat-turn">
+                <Icon name="brain" size={14} />
               </button>
             </div>
           )}
@@ -205,7 +210,20 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
       {confirm && (
         <Dialog title={confirm.kind === 'delete' ? (confirm.scope === 'reply' ? t('chat.deleteReply') : t('chat.deleteTurn')) : confirm.kind === 'regenerate' ? t('chat.regenerate') : t('chat.editSend')} onClose={() => setConfirm(undefined)} testId="turn-confirm">
           <p>{confirm.kind === 'delete' ? (confirm.scope === 'reply' ? t('chat.deleteReplyText') : t('chat.deleteTurnText')) : t('chat.laterGoText')}</p>
-          {confirm.kind === 'delete' && <p className="muted small">{t('chat.deleteMemoryNote')}</p>}
+          {confirm.kind === 'delete' && (
+            <p className="muted small">
+              {t('chat.deleteMemoryNote')}{' '}
+              <button
+                className="link-btn"
+                onClick={() => {
+                  setConfirm(undefined);
+                  setForgetting(true);
+                }}
+              >
+                {t('forget.action')}
+              </button>
+            </p>
+          )}
           <div className="dialog-actions">
             <button className="btn" onClick={() => setConfirm(undefined)}>
               {t('common.cancel')}
@@ -216,6 +234,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
           </div>
         </Dialog>
       )}
+      {forgetting && <ForgetDialog request={{ turnIds: [turn.turnId] }} onClose={() => setForgetting(false)} onDone={() => app.refreshMm()} />}
       {saving && (
         <SaveMemoryDialog
           initial={{ title: turn.userText.slice(0, 60), snapshot: `${t('chat.userLabel')}：${turn.userText}\n\n${t('chat.assistantLabel')}：${turn.finalText}` }}
