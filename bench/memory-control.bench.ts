@@ -78,6 +78,9 @@ export async function run(): Promise<BenchRow[]> {
       }
     }
     await close(off);
+    // What the history costs on disk (rows before/after of every graph write), per turn.
+    const dbBytes = ['', '-wal'].reduce((n, x) => n + (fs.existsSync(path.join(root, 'on', `memory-control.db${x}`)) ? fs.statSync(path.join(root, 'on', `memory-control.db${x}`)).size : 0), 0);
+    const graphBytes = ['', '-wal'].reduce((n, x) => n + (fs.existsSync(path.join(root, 'on', `graph.db${x}`)) ? fs.statSync(path.join(root, 'on', `graph.db${x}`)).size : 0), 0);
     // Half the documents go to the archive (as the archive loop would move them).
     const docs = on.mem.docs.list({ limit: 100_000 });
     on.mem.archive.putMany(docs.slice(0, Math.floor(docs.length / 2)));
@@ -119,6 +122,7 @@ export async function run(): Promise<BenchRow[]> {
       row('memory control: forget of one turn (tiers, graph, session log rewrite, history)', forget, searchBase),
       row('memory control: exclude one turn', exclude, searchBase),
       row('memory control: restore one turn', restore, searchBase),
+      { name: `memory control: memory-control.db per turn after ${TURNS} turns (history)`, unit: 'KiB', p50: round(dbBytes / TURNS / 1024), p95: round(dbBytes / TURNS / 1024), n: 1, baseline: `graph.db: ${round(graphBytes / TURNS / 1024)} KiB per turn` },
     ];
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
