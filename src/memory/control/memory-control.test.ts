@@ -249,7 +249,8 @@ test('K-4: "我住在杭州", a month later "我搬到上海了" — distilled f
   assert.match(supersede.summary, /replaces 杭州/);
   assert.equal(supersede.actor, 'heartbeat', 'distilled by the rule loop');
   // The 【记忆索引】 the model reads: 上海 holds, 杭州 ended on the day of the move.
-  const block = (await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: 'webui:1#9', input: '我以前住在杭州吗，现在住在上海吗', consolidation: false })) ?? '';
+  const fill = await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: 'webui:1#9', input: '我以前住在杭州吗，现在住在上海吗', consolidation: false });
+  const block = typeof fill === 'string' ? fill : (fill?.text ?? '');
   const lines = block.split('\n').filter((l) => /lives_in/.test(l));
   assert.match(lines[0], /上海 \([^)]*\)$/);
   assert.doesNotMatch(lines[0], /until/);
