@@ -162,6 +162,8 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'qq:7007' })).removed, false);
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'telegram:77' })).removed, true);
   assert.deepEqual((await c.request<{ id: string }[]>('people.list')).map((p) => p.id), ['owner']);
+});
+
 test('K-2/K-3: `waiter memory forget` shows what will go and forgets only with --yes; `history` and `undo`', async () => {
   const { main } = await import('../src/waiter/main.js');
   const run = async (...args: string[]) => {
