@@ -214,7 +214,7 @@ describe('people across channels', { timeout: 150_000 }, () => {
     assert.ok(sessions.has('telegram:42') && sessions.has('qq:private:10001'), [...sessions].join(', '));
     assert.ok(about.documents.every((x) => x.turnId && x.turnId.startsWith(`${x.sessionId}#`)), 'every turn names its source');
     assert.ok(!about.documents.some((x) => x.text.includes(BOB_SECRET)), "nothing of Bob's");
-    assert.equal(about.capabilities.forget, false, 'this daemon has no memory-control service');
+    assert.equal(about.capabilities.forget, true, 'the daemon runs the memory-control service (decision 0070): Forget goes through it');
 
     assert.equal((await call('/api/v1/memory/graph/relations/abc', { method: 'DELETE' })).status, 400);
     assert.equal((await call(`/api/v1/memory/graph/relations/${fact.id}`, { method: 'DELETE' })).status, 200);
