@@ -73,8 +73,10 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
     const turn = page.locator(`[data-turn-id="${turnId}"]`);
     await turn.waitFor({ timeout: T });
-    await turn.hover();
-    await turn.locator('[data-testid=forget-chat-turn]').click();
+    // The message's actions show while the pointer is over it (as the chat e2e does it).
+    await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await turn.locator('.msg.user').hover();
+    await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
     await page.waitForSelector('[data-testid=forget-turn]', { timeout: T });
     assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', new RegExp(turnId.replace(/[#:]/g, '.')));
     await page.click('[data-testid=forget-confirm]');
