@@ -175,11 +175,14 @@ test('R-4: images in (pending media) and out (base64 segments); a CQ-string even
 test('R-4: sends are paced one at a time at send_interval_ms', async (t) => {
   const { h, bot, status } = await setup(t, [], { extra: { send_interval_ms: 200 } });
   await until(async () => (await status()).status === 'connected', 'connected');
+  const calledAt = Date.now();
   await Promise.all([1, 2, 3].map((i) => h.callTool('output_send__qq', { payload: `note ${i}`, meta: JSON.stringify({ userId: OWNER.user_id }) })));
   assert.deepEqual(texts(bot), ['note 1', 'note 2', 'note 3'], 'in order');
+  // A lower bound the pacer enforces, not a speed measure: the third send cannot start before two
+  // intervals have passed since the three were asked for, however late the network delivers. (The
+  // gap between two arrivals is not a bound: the first can arrive late and the next on time.)
   const at = bot.sent().map((a) => a.at);
-  // The pacing guarantees a least gap (a lower bound the pacer enforces, not a speed measure).
-  for (let i = 1; i < at.length; i++) assert.ok(at[i] - at[i - 1] >= 190, `gap ${at[i] - at[i - 1]} ms`);
+  assert.ok(at[2] - calledAt >= 2 * 200 - 5, `the third arrived ${at[2] - calledAt} ms after the sends were asked for`);
   await assert.rejects(h.callTool('output_send__qq', { payload: 'x', meta: JSON.stringify({ groupId: OTHER_GROUP }) }), /not on the allowlist/);
   await assert.rejects(h.callTool('output_send__qq', { payload: '/etc/passwd', type: 'image' }), /inside the HomeAgent data folder/);
   bot.failNext('send_private_msg', 100);
