@@ -99,6 +99,9 @@ export class Agent {
   private readonly filters = new Set<(e: ContextEvent) => boolean>();
   private readonly lastTurn = new Map<string, number>();
   private wake: (() => void) | undefined;
+  /** Holds taken by {@link hold}; no turn starts while any is held. */
+  private holds = 0;
+  private idleWaiters: (() => void)[] = [];
   private shutdown = new AbortController();
   private loop: Promise<void> | undefined;
   private current: QueuedInput | undefined;
@@ -188,6 +191,24 @@ export class Agent {
     await this.loop;
     for (const q of [...this.external.splice(0), ...this.selfInputs.splice(0)]) q.resolve(this.abortedOutcome(q));
     await this.context.flush();
+  }
+
+  /**
+   * Holds the event loop for work that must not race a turn (an import of the memory, K-5):
+   * resolves once the turn in flight, if any, has finished; until the returned release is called
+   * no turn starts. Inputs are still recorded and queued, and run after the release. Holds nest;
+   * stop() ends the wait.
+   */
+  async hold(): Promise<() => void> {
+    this.holds++;
+    while (this.current && !this.shutdown.signal.aborted) await new Promise<void>((r) => this.idleWaiters.push(r));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      if (this.holds === 0) this.wake?.();
+    };
   }
 
   private abortedOutcome(q: QueuedInput): TurnOutcome {
@@ -390,11 +411,11 @@ export class Agent {
   private async eventLoop(): Promise<void> {
     const signal = this.shutdown.signal;
     while (!signal.aborted) {
-      const q = this.next();
+      const q = this.holds > 0 ? undefined : this.next();
       if (!q) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
-          if (this.external.length || this.selfInputs.length || signal.aborted) resolve();
+          if (((this.external.length || this.selfInputs.length) && this.holds === 0) || signal.aborted) resolve();
         });
         this.wake = undefined;
         continue;
@@ -441,6 +462,7 @@ export class Agent {
       q.resolve({ turnId: q.turnId, sessionId: q.input.sessionId, text: '', status: 'error', error: { code: 'INTERNAL', message: (e as Error).message }, rounds: turn.round });
     } finally {
       this.current = undefined;
+      for (const w of this.idleWaiters.splice(0)) w();
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 export { MemorySystem, type MemorySystemOptions } from './memory-system.js';
 export { openMemorySystem, type MemoryCompositionOptions } from './memory-factory.js';
-export { GraphDB, type GraphNeighborhood, type GraphStats, type RecallResult } from './graph/index.js';
+export { GraphDB, GRAPH_MIGRATIONS, type GraphNeighborhood, type GraphStats, type RecallResult, type GraphFacts, type FactMergeCounts } from './graph/index.js';
 export { Indexer } from './indexer/index.js';
 export { SocialService, PERSON_TYPE } from './social/index.js';
 export { HeartbeatLoops, ManualScheduler, timerScheduler, decideMerge, reviewRelations, type Scheduler, type LoopName, type MergeOutcome, type ReviewOutcome } from './heartbeat/index.js';
@@ -13,7 +13,7 @@ export { extractFacts, docToTriples, bigramJaccard, findMergeCandidates, RuleDis
 export { graphTools, docTools, socialTools } from './tools/index.js';
 export { EmbedderService } from './embedder/index.js';
 export { RelevanceContext } from './context/index.js';
-export { DocStore } from './documents/index.js';
-export { ColdArchive } from './archive/index.js';
+export { DocStore, readDocumentFile, DOC_MIGRATIONS, type MemoryDocument } from './documents/index.js';
+export { ColdArchive, ARCHIVE_MIGRATIONS, type ArchivedRow } from './archive/index.js';
 export { MemoryRecall, DEFAULT_RANK_OPTIONS, type RankOptions, type RecallOptions } from './recall/index.js';
 export type { ReindexProgress, RecoveryResult, SessionSource } from './recovery/index.js';

@@ -392,6 +392,23 @@ export class MemorySystem {
     this.heartbeats.stop();
   }
 
+  /**
+   * Holds the heartbeat loops for work that changes the tiers underneath them (an import, K-5):
+   * stops scheduling them, waits for runs in flight, and returns the release, which schedules
+   * them again if they were running.
+   */
+  async holdLoops(): Promise<() => void> {
+    const wasRunning = this.heartbeats.started;
+    this.heartbeats.stop();
+    await this.heartbeats.idle();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (wasRunning && this.opened) this.heartbeats.start();
+    };
+  }
+
   /** Keeps entities a tool returned in `turnId` out of that turn's 【记忆索引】. */
   markRecalled(entityNames: readonly string[], turnId: string): void {
     this.indexer.markRecalled(entityNames, turnId);

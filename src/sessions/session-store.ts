@@ -529,6 +529,29 @@ export class SessionStore implements SessionsAPI {
     return { ...s.info };
   }
 
+  /**
+   * Re-reads the logs of these sessions from disk after something other than this store wrote
+   * them (an import, K-5): a session whose file is there is (re)loaded, one whose file is gone is
+   * dropped. Waits for each session's pending appends first.
+   */
+  async reload(ids: readonly string[]): Promise<void> {
+    this.requireOpen();
+    for (const id of ids) {
+      assertSessionId(id);
+      await this.withLock(id, async () => {
+        const file = path.join(this.opts.dir, `${sessionFileStem(id)}.jsonl`);
+        this.sessions.delete(id);
+        this.cacheOrder.delete(id);
+        if (fs.existsSync(file)) await this.load(file);
+      });
+    }
+  }
+
+  /** The log file of a session (whether or not it exists yet). */
+  fileOf(id: string): string {
+    return path.join(this.opts.dir, `${sessionFileStem(id)}.jsonl`);
+  }
+
   /** Loads one log into memory; repairs its tail; skips files that are not ours. */
   private async load(file: string): Promise<void> {
     const stem = path.basename(file, '.jsonl');

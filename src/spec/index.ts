@@ -20,3 +20,4 @@ export * from './speaker.js';
 export * from './people.js';
 export * from './media.js';
 export * from './memory-control.js';
+export * from './transfer.js';

@@ -4,6 +4,7 @@ import type { GraphEntity, GraphRelation, RecallHit, RecallTier } from './memory
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
 import type { LinkedPerson, PeopleDirectory } from './people.js';
+import type { TransferService } from './transfer.js';
 
 /**
  * Services the host offers to built-in plugins through `sdk.use(name)` (P-7: webui, cli,
@@ -246,6 +247,7 @@ declare module './plugin.js' {
     'host.auth': AuthService;
     'host.notify': NotifyService;
     'host.people': PeopleAdminService;
+    'host.transfer': TransferService;
     changes: ChangeTrackerService;
   }
 }

@@ -514,6 +514,19 @@ export class ColdArchive {
     return rows.map((r) => toArchived(r, 'full').doc);
   }
 
+  /**
+   * Whole rows (text, refs, vector) in row order after row `afterN`, for reading an archive out in
+   * pages (export and import, K-5).
+   */
+  page(afterN: number, limit: number): ArchivedRow[] {
+    return (this.st('SELECT * FROM turns WHERE n > ? ORDER BY n LIMIT ?').all(afterN, Math.max(1, limit)) as Row[]).map((r) => toArchived(r, 'full'));
+  }
+
+  /** Whole rows of one session (its turns in the archive), e.g. before an import replaces that session. */
+  bySession(sessionId: string): ArchivedRow[] {
+    return (this.st('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id').all(sessionId) as Row[]).map((r) => toArchived(r, 'full'));
+  }
+
   /** Size of the database files on disk (bytes). */
   diskBytes(): number {
     let total = 0;

@@ -282,6 +282,14 @@ export class RelevanceContext implements ContextWindow {
     this.scheduleSave();
   }
 
+  /**
+   * The window as `context.json` would hold it now (events and turn marks), without writing: what
+   * an export takes, at one instant, whatever the save debounce has not written yet.
+   */
+  snapshot(): string {
+    return serialiseContext(this.list, this.marks, this.clock());
+  }
+
   /** Writes the window now if it changed (atomic). Call on shutdown. */
   async flush(): Promise<void> {
     if (this.timer !== undefined) {

@@ -471,34 +471,7 @@ export class DocStore {
   }
 
   private load(row: Row): void {
-    const doc: MemoryDocument = {
-      id: row.id,
-      content: row.content,
-      input: row.input,
-      response: row.response,
-      kind: row.kind,
-      source: row.source,
-      channel: row.channel,
-      sessionId: row.session_id,
-      title: row.title ?? undefined,
-      createdAt: row.created_at,
-      addedAt: row.added_at,
-      accessCount: row.access_count,
-      lastAccess: row.last_access ?? undefined,
-      refs: JSON.parse(row.refs) as string[],
-      meta: row.meta ? (JSON.parse(row.meta) as Record<string, unknown>) : undefined,
-      eventKind: row.event_kind || undefined,
-    };
-    const speaker = parseObject(row.speaker);
-    if (speaker && typeof speaker.id === 'string') doc.speaker = speaker as unknown as MemoryDocument['speaker'];
-    const conversation = parseObject(row.conversation);
-    if (conversation && typeof conversation.id === 'string') doc.conversation = conversation as unknown as MemoryDocument['conversation'];
-    let vector: StoredVector | undefined;
-    if (row.vec && row.vec_model) {
-      const copy = new Uint8Array(row.vec);
-      vector = { vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4), modelId: row.vec_model };
-    }
-    const tokens = row.tokens ? (JSON.parse(row.tokens) as string[]) : undefined;
+    const { doc, vector, tokens } = rowToDocument(row);
     this.idx.add(doc.id, indexText(doc), doc, { tokens, vector });
     this.seqs.set(doc.id, row.seq);
     this.order.push(doc.id);
@@ -556,6 +529,65 @@ export class DocStore {
   private get idx(): HybridIndex<MemoryDocument> {
     if (!this.index) throw new HomeAgentError('DOCS_CLOSED', 'the document store is not open');
     return this.index;
+  }
+}
+
+/** One row of documents.db as a document with its vector and tokens. */
+function rowToDocument(row: Row): { doc: MemoryDocument; vector?: StoredVector; tokens?: string[] } {
+  const doc: MemoryDocument = {
+    id: row.id,
+    content: row.content,
+    input: row.input,
+    response: row.response,
+    kind: row.kind,
+    source: row.source,
+    channel: row.channel,
+    sessionId: row.session_id,
+    title: row.title ?? undefined,
+    createdAt: row.created_at,
+    addedAt: row.added_at,
+    accessCount: row.access_count,
+    lastAccess: row.last_access ?? undefined,
+    refs: JSON.parse(row.refs) as string[],
+    meta: row.meta ? (JSON.parse(row.meta) as Record<string, unknown>) : undefined,
+    eventKind: row.event_kind || undefined,
+  };
+  const speaker = parseObject(row.speaker);
+  if (speaker && typeof speaker.id === 'string') doc.speaker = speaker as unknown as MemoryDocument['speaker'];
+  const conversation = parseObject(row.conversation);
+  if (conversation && typeof conversation.id === 'string') doc.conversation = conversation as unknown as MemoryDocument['conversation'];
+  let vector: StoredVector | undefined;
+  if (row.vec && row.vec_model) {
+    const copy = new Uint8Array(row.vec);
+    vector = { vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4), modelId: row.vec_model };
+  }
+  const tokens = row.tokens ? (JSON.parse(row.tokens) as string[]) : undefined;
+  return { doc, vector, tokens };
+}
+
+/**
+ * Reads every document of a documents.db file that is not the live one (an export's snapshot,
+ * K-5): opened, migrated to this build's schema, read in time order, closed. Unreadable rows are
+ * counted, not thrown. A newer schema is a HomeAgentError `DOCS_SCHEMA_TOO_NEW`.
+ */
+export function readDocumentFile(file: string): { docs: { doc: MemoryDocument; vector?: StoredVector }[]; unreadable: number } {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    db.pragma('trusted_schema = OFF');
+    migrateDocs(db);
+    const docs: { doc: MemoryDocument; vector?: StoredVector }[] = [];
+    let unreadable = 0;
+    for (const row of db.prepare('SELECT * FROM documents ORDER BY created_at, seq').iterate() as Iterable<Row>) {
+      try {
+        const { doc, vector } = rowToDocument(row);
+        docs.push({ doc, vector });
+      } catch {
+        unreadable++;
+      }
+    }
+    return { docs, unreadable };
+  } finally {
+    db.close();
   }
 }
 

@@ -1,5 +1,6 @@
 /** Public surface of the Document tier (T-3): the warm documents. Ranking over every tier is in `recall/`. */
-export { DocStore, eventDocument } from './doc-store.js';
+export { DocStore, eventDocument, readDocumentFile } from './doc-store.js';
+export { DOC_MIGRATIONS } from './doc-migrations.js';
 export type { DocStoreOptions } from './doc-store.js';
 export type { MemoryDocument, NewDocument } from './memory-document.js';
 export { MAX_DOC_CHARS, turnIdOf } from './memory-document.js';

@@ -7,6 +7,7 @@ import { chainIds, isSingleValued, reorderChain } from './supersede.js';
 
 export { GraphStore };
 export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
+import { mergeFacts, readFacts, type FactMergeCounts, type FactMergeOptions, type GraphFacts } from './graph-transfer.js';
 
 /** Default confidence of a triple committed without one. */
 export const DEFAULT_CONFIDENCE = 0.8;
@@ -111,6 +112,16 @@ export class GraphDB extends GraphStore {
     const src = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
     for (const ref of refs) src.run(id, ref, speaker ?? null);
     return id;
+  }
+
+  /** Every entity, relation (with its sources and validity) and merge decision: what an export carries (K-5). */
+  exportFacts(): GraphFacts {
+    return readFacts(this.conn);
+  }
+
+  /** Merges an export's facts in one transaction (see `mergeFacts` for what is a conflict and what each mode does). */
+  importFacts(facts: GraphFacts, opts: Omit<FactMergeOptions, 'now'>): FactMergeCounts {
+    return this.conn.transaction(() => mergeFacts(this.conn, facts, { ...opts, now: this.now() }))();
   }
 
   /**

@@ -5,3 +5,4 @@ export type { GraphChange, GraphState, EntityState, RelationState } from './grap
 export { SINGLE_VALUED_PREDICATES, isSingleValued } from './supersede.js';
 export { GRAPH_LIMITS, TripleSchema, parseTriples, escapeLike, cleanPredicate, cleanName } from './graph-input.js';
 export { GRAPH_MIGRATIONS } from './graph-migrations.js';
+export type { GraphFacts, FactEntity, FactRelation, FactMergeCounts, FactMergeOptions } from './graph-transfer.js';

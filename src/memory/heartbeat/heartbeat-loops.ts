@@ -75,6 +75,8 @@ export const ARCHIVE_LLM_CALLS = 20;
 export class HeartbeatLoops {
   private cancels = new Map<LoopName, () => void>();
   private running = new Set<LoopName>();
+  /** Bodies in flight, so {@link idle} can wait for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private offConfig: (() => void) | undefined;
   private readonly pending = new Map<string, number>();
   private similar: { version: string; pairs: MergeCandidate[] } | undefined;
@@ -154,17 +156,30 @@ export class HeartbeatLoops {
     if (this.running.has(name)) return undefined;
     this.running.add(name);
     const at = this.now();
+    let run: Promise<unknown>;
     try {
       // Whatever a loop changes is the heartbeat's in the memory history (K-3).
-      const result = await withChangeActor({ actor: 'heartbeat', tool: name }, () => this.body(name));
+      run = withChangeActor({ actor: 'heartbeat', tool: name }, () => this.body(name));
+    } catch (e) {
+      run = Promise.reject(e);
+    }
+    this.inFlight.add(run);
+    try {
+      const result = await run;
       this.lastRun[name] = { at, ok: true, result };
     } catch (e) {
       this.deps.log?.error(`memory heartbeat "${name}" failed: ${(e as Error).message}`, { stack: (e as Error).stack });
       this.lastRun[name] = { at, ok: false, error: (e as Error).message };
     } finally {
       this.running.delete(name);
+      this.inFlight.delete(run);
     }
     return this.lastRun[name];
+  }
+
+  /** Resolves when no loop body is running (e.g. after `stop()`, before an import changes the tiers). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
   private body(name: LoopName): Promise<unknown> {

@@ -8,3 +8,4 @@ export { NoProviderError } from './no-provider-error.js';
 export { LuaScriptError } from './lua-error.js';
 export { ProtocolError } from './protocol-error.js';
 export { PluginError } from './plugin-error.js';
+export { TransferError, TRANSFER_ERROR_CODES, TRANSFER_HTTP_STATUS, type TransferErrorCode } from './transfer-error.js';

@@ -1,0 +1,147 @@
+/**
+ * Export and import of the whole memory (K-5): the contract the CLI, the WebUI and the daemon
+ * share (`host.transfer`), and the seam through which an import asks what was forgotten (K-2).
+ */
+
+/** What an import does with an item that exists on both sides and differs. */
+export const TRANSFER_MODES = ['skip', 'overwrite', 'keep-both'] as const;
+export type TransferMode = (typeof TRANSFER_MODES)[number];
+
+/** The parts of an export, in the order an import applies them. */
+export const TRANSFER_PARTS = ['sessions', 'media', 'context', 'documents', 'archive', 'library', 'knowledge', 'persona', 'settings', 'tombstones', 'graph'] as const;
+export type TransferPart = (typeof TRANSFER_PARTS)[number];
+
+/** Progress of a running export or import. */
+export interface TransferProgress {
+  /** `snapshot`, `pack`, `encrypt`, `receive`, `decrypt`, `verify`, `plan`, `apply`, `rollback`, `done`. */
+  phase: string;
+  part?: TransferPart;
+  done: number;
+  total: number;
+}
+
+/** Per part: how many items the archive holds (the manifest's `counts`). */
+export type TransferCounts = Partial<Record<TransferPart, number>>;
+
+/** The manifest as shown to a person (the file list left out). */
+export interface TransferManifestSummary {
+  format: string;
+  formatVersion: number;
+  homeagentVersion: string;
+  createdAt: string;
+  counts: TransferCounts;
+  files: number;
+  bytes: number;
+  encrypted: boolean;
+}
+
+/** What an import did (or would do) with one part. */
+export interface TransferPartPlan {
+  /** New here: added. */
+  added: number;
+  /** The same on both sides: nothing to do. */
+  same: number;
+  /** Differ on both sides (what the mode decides). */
+  conflicts: number;
+  /** Conflicts kept as they are here (`skip`, or a part where two copies cannot coexist). */
+  skipped: number;
+  /** Conflicts replaced by the archive's copy (`overwrite`). */
+  overwritten: number;
+  /** Conflicts imported beside ours under a new id (`keep-both`). */
+  keptBoth: number;
+  /** Left out because they were forgotten (a tombstone here or in the archive). */
+  forgotten: number;
+  /** Settings only: privileged keys left out (import them with `privilegedSettings`). */
+  privilegedLeftOut?: string[];
+}
+
+/** The plan (inspect) or the outcome (apply) of an import. */
+export interface TransferReport {
+  mode: TransferMode;
+  parts: Partial<Record<TransferPart, TransferPartPlan>>;
+  /** keep-both: sessions imported under a new id (theirs → new). */
+  renamedSessions: Record<string, string>;
+  /** keep-both: library memories and knowledge entries imported under a new name. */
+  renamed: { library: Record<string, string>; knowledge: Record<string, string> };
+  notes: string[];
+}
+
+/** A job of the transfer service, as the WebUI polls it. */
+export interface TransferJobView {
+  id: string;
+  kind: 'export' | 'import';
+  /** `running`; an import waits in `staged` for its passphrase / mode; then `done` or `failed`. */
+  state: 'running' | 'staged' | 'done' | 'failed';
+  progress: TransferProgress;
+  startedAt: number;
+  /** Import: whether the uploaded archive is encrypted (known once received). */
+  encrypted?: boolean;
+  manifest?: TransferManifestSummary;
+  /** Import: the outcome once applied. */
+  report?: TransferReport;
+  /** Export: the archive's size and suggested file name once written. */
+  file?: { name: string; bytes: number; sha256: string };
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** Options of an import. */
+export interface ImportOptions {
+  mode: TransferMode;
+  passphrase?: string;
+  /** Also import privileged settings (command allowlists, paths, endpoints …); off by default. */
+  privilegedSettings?: boolean;
+}
+
+/** Something a job consumes as it goes (the CLI streams it as `progress` events). */
+export type TransferProgressFn = (p: TransferProgress) => void;
+
+/**
+ * `host.transfer`: export and import of the whole memory. Exports and imports run one at a time;
+ * an import is verified whole (checksums, versions, limits, passphrase) before it changes anything,
+ * and applied with the agent and the memory loops held, with a rollback of every part on failure.
+ */
+export interface TransferService {
+  /** Writes an export; to `file` (absolute path, written atomically) or into the daemon's export folder for download. */
+  exportTo(opts: { file?: string; passphrase?: string }, onProgress?: TransferProgressFn): Promise<TransferJobView>;
+  /** Starts an export in the background (the WebUI polls `job`). */
+  startExport(opts: { passphrase?: string }): TransferJobView;
+  /** The finished export of a job, to stream to the browser. */
+  exportFile(id: string): { path: string; name: string; bytes: number };
+  /** Receives an archive (a file path of this machine, or bytes as they arrive) into staging. */
+  stageImport(source: { file: string } | { stream: AsyncIterable<Uint8Array> }): Promise<TransferJobView>;
+  /** Opens (decrypts) and verifies a staged archive and returns what each mode would do; changes nothing. */
+  inspectImport(id: string, opts: ImportOptions): Promise<TransferJobView>;
+  /** Applies a staged import (verifying it first if needed). */
+  applyImport(id: string, opts: ImportOptions, onProgress?: TransferProgressFn): Promise<TransferJobView>;
+  /** Starts `applyImport` in the background (the WebUI polls `job`). */
+  startImport(id: string, opts: ImportOptions): TransferJobView;
+  job(id: string): TransferJobView;
+  /** Throws a staged import or a finished export away. */
+  discard(id: string): Promise<void>;
+  /** Imports done here, newest first (what each did). */
+  history(): Promise<{ id: string; at: number; file?: string; manifest: TransferManifestSummary; report: TransferReport }[]>;
+}
+
+/**
+ * What forget (K-2) tells export and import: a forgotten turn must not come back through an
+ * import, and an export carries the tombstones so that a folder restored from it keeps them.
+ *
+ * `ref` is a kernel turn id (`<session>#<n>`) or a context / document event id; library memories
+ * are `library:<id>`. The forget work provides the implementation; until it is wired, the daemon
+ * passes none and nothing counts as forgotten.
+ */
+export interface ForgetLedger {
+  /** True when this ref was forgotten here. */
+  isForgotten(ref: string): boolean;
+  /** Every tombstone, for an export. */
+  tombstones(): readonly Tombstone[];
+  /** Adds tombstones an import brought (deletes nothing: their data was never imported). */
+  record(tombstones: readonly Tombstone[]): void | Promise<void>;
+}
+
+/** One forgotten thing. */
+export interface Tombstone {
+  ref: string;
+  /** When it was forgotten (ms). */
+  at: number;
+}
