@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LlmAPI, PluginDefinition, PluginSDK } from '../spec/index.js';
 import { createLogger, type Logger, type LogLevel } from '../log/index.js';
@@ -16,6 +16,7 @@ import { ensureAuthToken, homePaths, type HomePaths } from '../paths/index.js';
 import { agentStatus, configAdmin, memoryAdmin, providerAdmin } from './host-services.js';
 import { memoryAdapter } from './memory-adapter.js';
 import { personaLoader } from './persona.js';
+import { TransferRuntime, type TransferServiceOptions } from '../transfer/index.js';
 
 export interface DaemonOptions {
   /** The data folder. */
@@ -33,6 +34,8 @@ export interface DaemonOptions {
   without?: string[];
   /** Start the memory heartbeat loops (default true). */
   heartbeats?: boolean;
+  /** Options of export / import (tests lower limits and the scrypt work factor). */
+  transfer?: TransferServiceOptions;
 }
 
 /** A running daemon: every subsystem, and `stop()`. */
@@ -192,6 +195,30 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
   const authToken = ensureAuthToken(paths.home);
   host.services.provide('host', 'host.auth', { token: () => authToken });
+  // Export and import of the whole memory (K-5). Forget's tombstones come through the
+  // `memory.tombstones` service when a plugin or the host provides it.
+  const transfer = new TransferRuntime({
+    home: paths.home,
+    version: packageVersion(),
+    memory,
+    sessions,
+    config,
+    holdAgent: () => agent.hold(),
+    libraryRoot: () => {
+      let p = '';
+      try {
+        p = String(config.get('plugin.memory-manager.libraryPath') ?? '').trim();
+      } catch {
+        // the memory-manager is not registered: its default folder
+      }
+      return !p ? join(paths.home, 'memory') : isAbsolute(p) ? p : resolve(paths.home, p);
+    },
+    personaFile: () => paths.persona,
+    forget: () => host.services.use('memory.tombstones'),
+    log: log.child('transfer'),
+  }, opts.transfer);
+  transfer.start();
+  host.services.provide('host', 'host.transfer', transfer);
   const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills'), external: { startTimeoutMs: pluginStartMs } });
   host.services.provide('host', 'host.plugins', registry);
   const without = new Set(opts.without ?? []);
@@ -234,6 +261,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         await registry.stop();
         for (const d of disposers.reverse()) d();
         await memory.close();
+        transfer.stop();
         await providers.stop();
         offTextLogLimits();
         await textLog.close();

@@ -409,6 +409,40 @@ export class MemorySystem {
     };
   }
 
+  /**
+   * Runs `fn` with the tiers closed (context flushed and stopped, documents, archive, graph and
+   * knowledge closed; the embedder keeps running), then opens them again and runs start-up
+   * recovery. An import swaps the tier files inside `fn` (K-5); while it runs, recall skips the
+   * tiers and writes to them fail instead of being lost. Hold the loops and the agent first.
+   */
+  async withTiersClosed<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.opened) return fn();
+    const step = async (what: string, f: () => unknown) => {
+      try {
+        await f();
+      } catch (e) {
+        this.log.error(`memory: closing ${what} failed: ${(e as Error).message}`);
+      }
+    };
+    if (this.up.context) await step('context', () => this.context.stop());
+    if (this.up.docs) await step('documents', () => this.docs.close());
+    if (this.up.archive) await step('archive', () => this.archive.close());
+    if (this.up.graph) await step('graph', () => this.graph.close());
+    if (this.up.knowledge) await step('knowledge', () => this.knowledge.close());
+    for (const k of Object.keys(this.up) as (keyof MemorySystem['up'])[]) this.up[k] = false;
+    try {
+      return await fn();
+    } finally {
+      await this.tryOpen('docs', () => this.docs.open());
+      await this.tryOpen('archive', () => this.archive.open());
+      await this.tryOpen('context', () => this.context.start());
+      await this.tryOpen('graph', () => this.graph.open());
+      await this.tryOpen('knowledge', () => this.knowledge.open());
+      if (this.up.graph) await this.rules.load();
+      if (this.up.context) await this.recover();
+    }
+  }
+
   /** Keeps entities a tool returned in `turnId` out of that turn's 【记忆索引】. */
   markRecalled(entityNames: readonly string[], turnId: string): void {
     this.indexer.markRecalled(entityNames, turnId);

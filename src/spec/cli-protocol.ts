@@ -67,6 +67,8 @@ export const CLI_COMMANDS = [
   'library',
   'changes.list',
   'changes.undo',
+  'transfer.export',
+  'transfer.import',
 ] as const;
 export type CliCommand = (typeof CLI_COMMANDS)[number];
 

@@ -4,7 +4,7 @@ import type { GraphEntity, GraphRelation, RecallHit, RecallTier } from './memory
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
 import type { LinkedPerson, PeopleDirectory } from './people.js';
-import type { TransferService } from './transfer.js';
+import type { ForgetLedger, TransferService } from './transfer.js';
 
 /**
  * Services the host offers to built-in plugins through `sdk.use(name)` (P-7: webui, cli,
@@ -248,6 +248,11 @@ declare module './plugin.js' {
     'host.notify': NotifyService;
     'host.people': PeopleAdminService;
     'host.transfer': TransferService;
+    /**
+     * Forget's tombstones (K-2), provided by the service that forgets: export carries them, import
+     * leaves out what they name. Absent: nothing counts as forgotten.
+     */
+    'memory.tombstones': ForgetLedger;
     changes: ChangeTrackerService;
   }
 }

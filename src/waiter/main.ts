@@ -5,7 +5,7 @@
  * 2 usage error, 3 daemon not running.
  */
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import { authTokenPath, homePaths, readAuthToken, resolveHome, signInUrl } from '../paths/index.js';
@@ -68,6 +68,50 @@ function readStdin(): Promise<string> {
     process.stdin.on('end', () => resolve(s));
     process.stdin.on('error', reject);
   });
+}
+
+/**
+ * A passphrase for `export` / `import`: from the named environment variable, else typed on the
+ * terminal without echo (twice for an export), else the first line of standard input.
+ */
+async function passphrase(o: { passphrase?: boolean; passphraseEnv?: string }, confirm: boolean): Promise<string | undefined> {
+  if (o.passphraseEnv) {
+    const v = process.env[o.passphraseEnv];
+    if (!v) throw new UsageError(`environment variable ${o.passphraseEnv} is not set`);
+    return v;
+  }
+  if (!o.passphrase) return undefined;
+  if (!process.stdin.isTTY) {
+    const line = (await readStdin()).split(/\r?\n/)[0];
+    if (!line) throw new UsageError('no passphrase on standard input');
+    return line;
+  }
+  const ask = (q: string) =>
+    new Promise<string>((done) => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      const out = rl as unknown as { _writeToOutput: (s: string) => void };
+      process.stderr.write(q);
+      out._writeToOutput = () => {};
+      rl.question('', (a) => {
+        rl.close();
+        process.stderr.write('\n');
+        done(a);
+      });
+    });
+  const first = await ask('passphrase: ');
+  if (!first) throw new UsageError('the passphrase must not be empty');
+  if (confirm && (await ask('again: ')) !== first) throw new UsageError('the passphrases differ');
+  return first;
+}
+
+/** Prints transfer progress on one line of stderr (JSON lines with --json). */
+function transferProgress(opts: GlobalOpts) {
+  return (e: CliStreamEvent) => {
+    if (e.event !== 'progress') return;
+    const d = e.data as { phase: string; done: number; total: number };
+    if (opts.json) process.stderr.write(JSON.stringify({ event: 'progress', ...d }) + '\n');
+    else process.stderr.write(`\r${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}        `);
+  };
 }
 
 function print(opts: GlobalOpts, value: unknown): void {
@@ -648,6 +692,38 @@ export function buildProgram(): Command {
     });
   lib.command('exclude <sessionId> <turnId>').action(libOp('turn.exclude', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
   lib.command('restore <sessionId> <turnId>').action(libOp('turn.restore', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
+
+  program
+    .command('export [file]')
+    .description('write the whole memory (sessions, tiers, graph, library, knowledge, persona, settings without secrets) into one archive')
+    .option('--passphrase', 'encrypt it (age, scrypt): asks for the passphrase, or reads it from standard input')
+    .option('--passphrase-env <var>', 'encrypt it with the passphrase in this environment variable')
+    .action(async (file: string | undefined, o: { passphrase?: boolean; passphraseEnv?: string }) => {
+      const opts = program.opts<GlobalOpts>();
+      const pass = await passphrase(o, true);
+      const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+      const target = resolve(file ?? `homeagent-export-${stamp}.zip${pass ? '.age' : ''}`);
+      const job = await withClient(opts, (c) => c.request('transfer.export', { file: target, passphrase: pass }, transferProgress(opts)));
+      if (!opts.json) process.stderr.write('\n');
+      print(opts, opts.json ? job : { file: target, ...(job as { file?: object; manifest?: object }).file, counts: (job as { manifest?: { counts?: object } }).manifest?.counts });
+    });
+  program
+    .command('import <file>')
+    .description('merge an export into this data folder (verified whole first; all or nothing)')
+    .option('--mode <mode>', 'when an item exists here and differs: skip (keep ours), overwrite (take theirs), keep-both', 'skip')
+    .option('--passphrase', 'the archive is encrypted: asks for the passphrase, or reads it from standard input')
+    .option('--passphrase-env <var>', 'the passphrase is in this environment variable')
+    .option('--privileged-settings', 'also import privileged settings (allowlists, paths, endpoints)')
+    .option('--dry-run', 'verify and show what each part would do; change nothing')
+    .action(async (file: string, o: { mode: string; passphrase?: boolean; passphraseEnv?: string; privilegedSettings?: boolean; dryRun?: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      if (!['skip', 'overwrite', 'keep-both'].includes(o.mode)) throw new UsageError(`--mode is skip, overwrite or keep-both, not "${o.mode}"`);
+      const pass = await passphrase(o, false);
+      const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, dryRun: o.dryRun === true }, transferProgress(opts)));
+      if (!opts.json) process.stderr.write('\n');
+      const j = job as { report?: { parts?: object; notes?: string[]; renamedSessions?: object } };
+      print(opts, opts.json ? job : { dryRun: o.dryRun === true, ...j.report });
+    });
 
   const changes = program.command('changes').description('files changed by agent tools, with undo').action(simple(program, 'changes.list'));
   changes.command('list').action(simple(program, 'changes.list'));

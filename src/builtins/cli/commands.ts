@@ -34,6 +34,13 @@ function forgetArgs(a: Record<string, unknown> | undefined, withQuery: boolean):
   return out;
 }
 
+function optStr(args: Record<string, unknown> | undefined, key: string): string | undefined {
+  const v = args?.[key];
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new ProtocolError(`argument "${key}" must be a string`);
+  return v;
+}
+
 /** Calls the memory-manager's HTTP API in process (the same handler the WebUI uses). */
 async function library(sdk: PluginSDK, args: Record<string, unknown> | undefined): Promise<unknown> {
   const route = need(sdk, 'host.routes')
@@ -251,5 +258,18 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return need(sdk, 'changes').list({ limit: num(a, 'limit', 50) });
     case 'changes.undo':
       return need(sdk, 'changes').undo(str(a, 'id'));
+    case 'transfer.export':
+      return need(sdk, 'host.transfer').exportTo({ file: str(a, 'file'), passphrase: optStr(a, 'passphrase') }, (p) => stream('progress', { ...p }));
+    case 'transfer.import': {
+      const t = need(sdk, 'host.transfer');
+      const opts = { mode: (optStr(a, 'mode') ?? 'skip') as 'skip', passphrase: optStr(a, 'passphrase'), privilegedSettings: a?.privilegedSettings === true };
+      const job = await t.stageImport({ file: str(a, 'file') });
+      try {
+        if (a?.dryRun === true) return await t.inspectImport(job.id, opts);
+        return await t.applyImport(job.id, opts, (p) => stream('progress', { ...p }));
+      } finally {
+        await t.discard(job.id).catch(() => {});
+      }
+    }
   }
 }

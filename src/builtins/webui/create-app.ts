@@ -8,6 +8,7 @@ import { mountMemoryRoutes } from './memory-routes.js';
 import { mountControlRoutes } from './control-routes.js';
 import { mountConfirmRoutes } from './confirm-routes.js';
 import { mountPeopleRoutes } from './people-routes.js';
+import { mountTransferRoutes } from './transfer-routes.js';
 import { homedir, tmpdir } from 'node:os';
 import { redactPaths } from '../../sdk/index.js';
 import { packageRoot, serveStatic } from './static-files.js';
@@ -84,6 +85,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   mountControlRoutes(app, ctx);
   mountConfirmRoutes(app, ctx);
   mountPeopleRoutes(app, ctx);
+  mountTransferRoutes(app, ctx);
 
   app.all('*', (c, next) => {
     if (!isApiPath(c.req.path)) return next();

@@ -1,0 +1,423 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ConfigKeyInfo, ContextEvent, ForgetLedger, TransferMode, TransferPart, TransferPartPlan, TransferReport } from '../spec/index.js';
+import { ColdArchive, DocStore, GraphDB, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
+import type { ConfigRegistry } from '../config/index.js';
+import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
+import { RefMap } from './ref-map.js';
+import type { StagedExport } from './staged-export.js';
+
+/** A file an import replaces or adds: the merged copy is renamed over the live path. */
+export interface SwapFile {
+  live: string;
+  merged: string;
+}
+
+/** What a merge produced: files to swap in, settings to set, tombstones to record, and the report. */
+export interface MergeResult {
+  files: SwapFile[];
+  settings: { key: string; value: unknown }[];
+  tombstones: { ref: string; at: number }[];
+  sessionIds: string[];
+  report: TransferReport;
+}
+
+/** Where the live data is. */
+export interface LivePaths {
+  home: string;
+  library: string;
+  persona: string;
+}
+
+const emptyPlan = (): TransferPartPlan => ({ added: 0, same: 0, conflicts: 0, skipped: 0, overwritten: 0, keptBoth: 0, forgotten: 0 });
+
+/** Copies a SQLite database consistently (VACUUM INTO from its own read-only connection). */
+function copyDb(source: string, target: string): void {
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  if (!existsSync(source)) return;
+  const src = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    src.prepare('VACUUM INTO ?').run(target);
+  } finally {
+    src.close();
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A free session id for an imported session that clashes with ours (keep-both). */
+function freeSessionId(id: string, taken: (id: string) => boolean): string {
+  for (let n = 1; n < 1000; n++) {
+    const suffix = `.imported-${n}`;
+    const cand = `${id.slice(0, 128 - suffix.length)}${suffix}`;
+    if (SESSION_ID_RE.test(cand) && !cand.includes('..') && !taken(cand)) return cand;
+  }
+  throw new Error(`no free session id for ${id}`);
+}
+
+function freeName(base: string, maxLen: number, taken: (n: string) => boolean): string {
+  for (let n = 1; n < 1000; n++) {
+    const suffix = `-imported${n > 1 ? `-${n}` : ''}`;
+    const cand = `${base.slice(0, maxLen - suffix.length)}${suffix}`;
+    if (!taken(cand)) return cand;
+  }
+  throw new Error(`no free name for ${base}`);
+}
+
+/** Parsed lines of a session log (header, titles, events); torn lines dropped. */
+function logLines(text: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) out.push(v as Record<string, unknown>);
+    } catch {
+      // a torn or foreign line: the session store skips it too
+    }
+  }
+  return out;
+}
+
+const serialise = (lines: readonly Record<string, unknown>[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+
+/** A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten. */
+function mapDocument(d: MemoryDocument, refs: RefMap): MemoryDocument | undefined {
+  const turn = d.refs[0];
+  if (refs.forgotten(d.id) || (turn !== undefined && refs.forgotten(turn))) return undefined;
+  const id = refs.ref(d.id) ?? d.id;
+  return { ...d, id, sessionId: refs.session(d.sessionId), refs: d.refs.map((r) => refs.ref(r)).filter((r): r is string => r !== undefined) };
+}
+
+/**
+ * Merges a verified export into copies of the live data under `mergedHome` (laid out like a data
+ * folder) and says which files to swap in. Nothing live is written: the caller swaps the files in
+ * with the tiers closed, or throws the copies away (a dry run, or a failure).
+ *
+ * What is "the same" item: a session by id, a document / archived turn / context event by id,
+ * a graph entity by name and a relation by (subject, predicate, object), a library memory by id,
+ * a knowledge entry by name, a media file by path, a setting by key. What `mode` does with one that
+ * differs: `skip` keeps ours, `overwrite` takes theirs, `keep-both` imports theirs beside ours under
+ * a new id (sessions, with every ref to their turns renamed; documents; library memories; knowledge
+ * entries) or, where two cannot coexist (a graph fact, the plan, persona, a setting), keeps ours
+ * and adds what theirs has that ours lacks (graph sources) or keeps ours. A session log of ours
+ * that the archive's extends (the same session exported later) takes the longer log in every mode.
+ */
+export async function mergeImport(o: {
+  staged: StagedExport;
+  live: LivePaths;
+  mergedHome: string;
+  mode: TransferMode;
+  ledger: ForgetLedger;
+  memory: MemorySystem;
+  config: ConfigRegistry;
+  privilegedSettings: boolean;
+}): Promise<MergeResult> {
+  const { staged, live, mergedHome: M, mode } = o;
+  const parts: Partial<Record<TransferPart, TransferPartPlan>> = {};
+  const plan = (p: TransferPart) => (parts[p] ??= emptyPlan());
+  const files: SwapFile[] = [];
+  const notes: string[] = [];
+  const theirTombs = staged.tombstones();
+  const refs = new RefMap(o.ledger, new Set(theirTombs.map((t) => t.ref)));
+  const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };
+  mkdirSync(M, { recursive: true, mode: 0o700 });
+
+  // Sessions first: a keep-both rename changes the refs of every other part.
+  const sessDir = join(live.home, 'sessions');
+  const mergedSess = join(M, 'sessions');
+  mkdirSync(mergedSess, { recursive: true, mode: 0o700 });
+  const sessionIds: string[] = [];
+  const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || staged.sessions().some((s) => s.id === id);
+  for (const s of staged.sessions()) {
+    const p = plan('sessions');
+    let theirs = logLines(readFileSync(s.file, 'utf8'));
+    const before = theirs.length;
+    theirs = theirs.filter((l) => l.type !== 'event' || typeof l.turnId !== 'string' || !refs.forgotten(l.turnId));
+    if (theirs.length < before) p.forgotten += before - theirs.length;
+    const liveFile = join(sessDir, `${sessionFileStem(s.id)}.jsonl`);
+    const oursText = readText(liveFile);
+    const theirText = serialise(theirs);
+    let id = s.id;
+    if (oursText === undefined) p.added++;
+    else {
+      const ours = serialise(logLines(oursText));
+      if (ours === theirText || ours.startsWith(theirText)) {
+        p.same++;
+        continue;
+      }
+      if (theirText.startsWith(ours)) p.added++;
+      else {
+        p.conflicts++;
+        if (mode === 'skip') {
+          p.skipped++;
+          continue;
+        }
+        if (mode === 'overwrite') p.overwritten++;
+        else {
+          id = freeSessionId(s.id, takenSession);
+          refs.renameSession(s.id, id);
+          p.keptBoth++;
+          theirs = theirs.map((l) => (l.type === 'session' ? { ...l, id } : l.type === 'event' && typeof l.turnId === 'string' ? { ...l, turnId: refs.ref(l.turnId) ?? l.turnId } : l));
+        }
+      }
+    }
+    const target = join(mergedSess, `${sessionFileStem(id)}.jsonl`);
+    writeFileSync(target, serialise(theirs), { mode: 0o600 });
+    files.push({ live: join(sessDir, `${sessionFileStem(id)}.jsonl`), merged: target });
+    sessionIds.push(id);
+  }
+  const renamedSessions = Object.fromEntries(refs.sessions);
+
+  // Warm documents and the cold archive: copies of ours, theirs merged in through the tier classes.
+  const liveDocs = join(live.home, 'documents', 'documents.db');
+  const liveArchive = join(live.home, 'documents', 'archive.db');
+  copyDb(liveDocs, join(M, 'documents', 'documents.db'));
+  copyDb(liveArchive, join(M, 'documents', 'archive.db'));
+  const docs = new DocStore({ home: M, embedder: o.memory.embedder, config: o.config });
+  const archive = new ColdArchive({ home: M, tokenize: (t) => o.memory.embedder.tokenize(t) });
+  await docs.open();
+  archive.open();
+  try {
+    const sameDoc = (a: MemoryDocument, b: MemoryDocument) => a.content === b.content && a.createdAt === b.createdAt;
+    const theirDocs = staged.documents();
+    if (theirDocs.unreadable) notes.push(`${theirDocs.unreadable} unreadable documents in the archive were left out`);
+    const putDocs: MemoryDocument[] = [];
+    const putVecs: (typeof theirDocs.docs)[number]['vector'][] = [];
+    for (const { doc, vector } of theirDocs.docs) {
+      const p = plan('documents');
+      const d = mapDocument(doc, refs);
+      if (!d) {
+        p.forgotten++;
+        continue;
+      }
+      const ours = docs.get(d.id) ?? archive.get(d.id)?.doc;
+      if (!ours) p.added++;
+      else if (sameDoc(ours, d)) {
+        p.same++;
+        continue;
+      } else {
+        p.conflicts++;
+        if (mode === 'skip') {
+          p.skipped++;
+          continue;
+        }
+        if (mode === 'overwrite') {
+          p.overwritten++;
+          archive.deleteIds([d.id]);
+        } else {
+          p.keptBoth++;
+          d.id = refs.newId(d.id);
+        }
+      }
+      putDocs.push(d);
+      putVecs.push(vector);
+    }
+    if (putDocs.length) docs.restore(putDocs, putVecs);
+    const theirArchive = staged.archive((t) => o.memory.embedder.tokenize(t));
+    if (theirArchive) {
+      try {
+        for (let after = 0; ; ) {
+          const rows: ArchivedRow[] = theirArchive.page(after, 500);
+          if (!rows.length) break;
+          after = rows[rows.length - 1].n;
+          const put: MemoryDocument[] = [];
+          const vecs: ArchivedRow['vec'][] = [];
+          for (const r of rows) {
+            const p = plan('archive');
+            const d = mapDocument(r.doc, refs);
+            if (!d) {
+              p.forgotten++;
+              continue;
+            }
+            const ours = archive.get(d.id)?.doc ?? docs.get(d.id);
+            if (!ours) p.added++;
+            else if (sameDoc(ours, d)) {
+              p.same++;
+              continue;
+            } else {
+              p.conflicts++;
+              if (mode === 'skip') {
+                p.skipped++;
+                continue;
+              }
+              if (mode === 'overwrite') {
+                p.overwritten++;
+                docs.remove(d.id);
+              } else {
+                p.keptBoth++;
+                d.id = refs.newId(d.id);
+              }
+            }
+            put.push(d);
+            vecs.push(r.vec);
+          }
+          if (put.length) archive.putMany(put, { vectors: vecs });
+        }
+      } finally {
+        theirArchive.close();
+      }
+    }
+
+    // The context window: their events that no tier of ours holds, and the turn marks.
+    const liveCtx = join(live.home, 'context.json');
+    const ourCtx = ((): { events: ContextEvent[]; turns: Record<string, { turn: number; done: boolean }> } => {
+      try {
+        const raw = JSON.parse(readFileSync(liveCtx, 'utf8')) as { events?: ContextEvent[]; turns?: Record<string, { turn: number; done: boolean }> };
+        return { events: Array.isArray(raw.events) ? raw.events : [], turns: raw.turns ?? {} };
+      } catch {
+        return { events: [], turns: {} };
+      }
+    })();
+    const theirCtx = staged.context();
+    if (theirCtx.dropped) notes.push(`${theirCtx.dropped} invalid context events in the archive were left out`);
+    const ourIds = new Set(ourCtx.events.map((e) => e.id));
+    let ctxChanged = false;
+    for (const e of theirCtx.events) {
+      const p = plan('context');
+      const turn = e.refs?.[0];
+      if (refs.forgotten(e.id) || (turn !== undefined && refs.forgotten(turn))) {
+        p.forgotten++;
+        continue;
+      }
+      const id = refs.ref(e.id) ?? e.id;
+      if (ourIds.has(id) || docs.has(id) || archive.has(id)) {
+        p.same++;
+        continue;
+      }
+      ourCtx.events.push({ ...e, id, sessionId: refs.session(e.sessionId), refs: e.refs?.map((r) => refs.ref(r)).filter((r): r is string => r !== undefined) });
+      ourIds.add(id);
+      p.added++;
+      ctxChanged = true;
+    }
+    for (const [sid, mark] of Object.entries(theirCtx.marks)) {
+      const to = refs.session(sid);
+      const ours = ourCtx.turns[to];
+      if (!ours || ours.turn < mark.turn) {
+        ourCtx.turns[to] = mark;
+        ctxChanged = true;
+      }
+    }
+    if (ctxChanged) {
+      ourCtx.events.sort((a, b) => a.timestamp - b.timestamp);
+      writeFileSync(join(M, 'context.json'), JSON.stringify({ version: 1, events: ourCtx.events, turns: ourCtx.turns, savedAt: Date.now() }), { mode: 0o600 });
+      files.push({ live: liveCtx, merged: join(M, 'context.json') });
+    }
+  } finally {
+    await docs.close();
+    archive.close();
+  }
+  if (existsSync(join(M, 'documents', 'documents.db'))) files.push({ live: liveDocs, merged: join(M, 'documents', 'documents.db') });
+  if (existsSync(join(M, 'documents', 'archive.db'))) files.push({ live: liveArchive, merged: join(M, 'documents', 'archive.db') });
+
+  // The graph.
+  const facts = staged.graph();
+  if (facts) {
+    const liveGraph = join(live.home, 'graph.db');
+    copyDb(liveGraph, join(M, 'graph.db'));
+    const g = new GraphDB({ path: join(M, 'graph.db') });
+    g.open();
+    try {
+      parts.graph = { ...emptyPlan(), ...g.importFacts(facts, { mode, mapRef: (r) => refs.ref(r) }) };
+    } finally {
+      g.close();
+    }
+    files.push({ live: liveGraph, merged: join(M, 'graph.db') });
+  }
+
+  // Files: library memories and plan, knowledge, persona, media.
+  const fileItem = (part: TransferPart, source: string, liveFile: string, mergedFile: string, canKeepBoth: (() => string) | undefined): void => {
+    const p = plan(part);
+    const ours = existsSync(liveFile) ? readFileSync(liveFile) : undefined;
+    const theirs = readFileSync(source);
+    let target = liveFile;
+    let merged = mergedFile;
+    if (!ours) p.added++;
+    else if (ours.equals(theirs)) {
+      p.same++;
+      return;
+    } else {
+      p.conflicts++;
+      if (mode === 'overwrite') p.overwritten++;
+      else if (mode === 'keep-both' && canKeepBoth) {
+        p.keptBoth++;
+        target = canKeepBoth();
+        merged = join(M, 'kept-both', String(files.length));
+      } else {
+        p.skipped++;
+        return;
+      }
+    }
+    mkdirSync(dirname(merged), { recursive: true, mode: 0o700 });
+    copyFileSync(source, merged);
+    files.push({ live: target, merged });
+  };
+  for (const f of staged.libraryFiles()) {
+    const [sub, name] = f.rel.split('/');
+    if (sub === 'memories' && refs.forgotten(`library:${name.slice(0, -3)}`)) {
+      plan('library').forgotten++;
+      continue;
+    }
+    const liveFile = join(live.library, sub, name);
+    fileItem('library', f.file, liveFile, join(M, 'library', sub, name), sub === 'memories' ? () => {
+      const id = name.slice(0, -3);
+      const to = freeName(id, 64, (n) => existsSync(join(live.library, 'memories', `${n}.md`)));
+      renamed.library[id] = to;
+      return join(live.library, 'memories', `${to}.md`);
+    } : undefined);
+  }
+  for (const k of staged.knowledge()) {
+    fileItem('knowledge', k.file, join(live.home, 'knowledge', k.name, 'content.md'), join(M, 'knowledge', k.name, 'content.md'), () => {
+      const to = freeName(k.name, 64, (n) => existsSync(join(live.home, 'knowledge', n)));
+      renamed.knowledge[k.name] = to;
+      return join(live.home, 'knowledge', to, 'content.md');
+    });
+  }
+  if (staged.has('persona.md')) fileItem('persona', join(staged.dir, 'persona.md'), live.persona, join(M, 'persona.md'), undefined);
+  for (const m of staged.media()) fileItem('media', m.file, join(live.home, 'media', ...m.rel.split('/')), join(M, 'media', ...m.rel.split('/')), undefined);
+
+  // Settings: set through the registry after the swap (validated there); secrets never.
+  const settings: { key: string; value: unknown }[] = [];
+  const leftOut: string[] = [];
+  const known = new Map<string, ConfigKeyInfo>(o.config.list().map((i) => [i.key, i]));
+  for (const [key, value] of Object.entries(staged.settings())) {
+    const p = plan('settings');
+    const info = known.get(key);
+    if (!info || info.secret) {
+      notes.push(`setting ${key} is not known here (or is a secret) and was left out`);
+      p.skipped++;
+      continue;
+    }
+    if (info.privileged && !o.privilegedSettings) {
+      leftOut.push(key);
+      p.skipped++;
+      continue;
+    }
+    if (JSON.stringify(info.value) === JSON.stringify(value)) {
+      p.same++;
+      continue;
+    }
+    if (info.origin === 'stored' || info.origin === 'env' || info.origin === 'override') {
+      p.conflicts++;
+      if (mode !== 'overwrite') {
+        p.skipped++;
+        continue;
+      }
+      p.overwritten++;
+    } else p.added++;
+    settings.push({ key, value });
+  }
+  if (leftOut.length) plan('settings').privilegedLeftOut = leftOut;
+
+  const tombstones = theirTombs.filter((t) => !o.ledger.isForgotten(t.ref));
+  if (theirTombs.length) plan('tombstones').added = tombstones.length;
+  for (const [from, to] of Object.entries(renamedSessions)) notes.push(`session ${from} was imported as ${to} (both kept)`);
+  return { files, settings, tombstones, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };
+}

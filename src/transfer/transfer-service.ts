@@ -1,0 +1,492 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, copyFileSync, unlinkSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import {
+  HomeAgentError,
+  TransferError,
+  TRANSFER_MODES,
+  type ImportOptions,
+  type TransferJobView,
+  type TransferProgress,
+  type TransferProgressFn,
+  type TransferReport,
+  type TransferService,
+} from '../spec/index.js';
+import { writeFileAtomic } from '../fs/index.js';
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, summarise, type Manifest } from './manifest.js';
+import { takeSnapshot } from './export-snapshot.js';
+import { describeFiles, writeZip } from './zip-pack.js';
+import { DEFAULT_UNPACK_LIMITS, unpackExport, type UnpackLimits } from './zip-unpack.js';
+import { decryptFile, encryptFile, sniff } from './age-file.js';
+import { StagedExport } from './staged-export.js';
+import { mergeImport, type SwapFile } from './import-merge.js';
+import { emptyLedger, type TransferHost } from './transfer-host.js';
+
+/** Options of the service beyond the host. */
+export interface TransferServiceOptions {
+  /** Limits of archives being imported (tests lower them). */
+  limits?: Partial<UnpackLimits> & { maxArchiveBytes?: number };
+  /** scrypt work factor of encrypted exports (2^n; default 18 as `age -p`). Tests lower it. */
+  scryptLogN?: number;
+  /**
+   * Fault injection for tests of atomicity: called before the i-th file of an import is swapped
+   * in; a throw there is a failure in the middle of applying.
+   */
+  beforeSwap?: (i: number, file: string) => void;
+}
+
+interface Job {
+  view: TransferJobView;
+  dir: string;
+  archive?: string;
+  staged?: StagedExport;
+  openedWith?: string;
+  exportPath?: string;
+}
+
+const MAX_JOBS = 20;
+
+/**
+ * `host.transfer` (K-5): export of the whole memory into one archive and import of one, merged
+ * with skip / overwrite / keep-both. Work happens in `<home>/.transfer/<job>/` (0700, removed at
+ * start and when a job is discarded). An import is verified whole before it changes anything, then
+ * merged into copies of the live files, and only then swapped in (rename by rename, with the tiers
+ * closed, the agent and the memory loops held); a failure while swapping renames every original
+ * back.
+ */
+export class TransferRuntime implements TransferService {
+  private readonly jobs = new Map<string, Job>();
+  private busy: string | undefined;
+  private readonly root: string;
+  private readonly limits: UnpackLimits & { maxArchiveBytes: number };
+
+  constructor(
+    private readonly host: TransferHost,
+    private readonly opts: TransferServiceOptions = {},
+  ) {
+    this.root = join(host.home, '.transfer');
+    this.limits = { ...DEFAULT_UNPACK_LIMITS, maxArchiveBytes: 64 * 1024 ** 3, ...opts.limits };
+  }
+
+  /** Removes what an earlier run left in the work folder. */
+  start(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+
+  /** Removes every job's files. */
+  stop(): void {
+    rmSync(this.root, { recursive: true, force: true });
+    this.jobs.clear();
+  }
+
+  private now(): number {
+    return (this.host.now ?? Date.now)();
+  }
+
+  private newJob(kind: 'export' | 'import'): Job {
+    if (this.jobs.size >= MAX_JOBS) {
+      const oldest = [...this.jobs.values()].filter((j) => j.view.state !== 'running' && j.view.id !== this.busy).sort((a, b) => a.view.startedAt - b.view.startedAt)[0];
+      if (oldest) this.drop(oldest.view.id);
+    }
+    const id = randomUUID();
+    const dir = join(this.root, id);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const job: Job = { dir, view: { id, kind, state: 'running', progress: { phase: 'start', done: 0, total: 0 }, startedAt: this.now() } };
+    this.jobs.set(id, job);
+    return job;
+  }
+
+  private drop(id: string): void {
+    const j = this.jobs.get(id);
+    if (!j) return;
+    rmSync(j.dir, { recursive: true, force: true });
+    this.jobs.delete(id);
+  }
+
+  private get(id: string): Job {
+    const j = typeof id === 'string' ? this.jobs.get(id) : undefined;
+    if (!j) throw new TransferError('TRANSFER_NOT_FOUND', `no export or import job ${String(id).slice(0, 60)}`);
+    return j;
+  }
+
+  private claim(id: string): () => void {
+    if (this.busy && this.busy !== id) throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
+    this.busy = id;
+    return () => {
+      if (this.busy === id) this.busy = undefined;
+    };
+  }
+
+  private progress(job: Job, p: TransferProgress, fn?: TransferProgressFn): void {
+    job.view.progress = p;
+    fn?.(p);
+  }
+
+  private fail(job: Job, e: unknown): never {
+    const err = e instanceof HomeAgentError ? e : new TransferError('TRANSFER_APPLY_FAILED', (e as Error).message, {}, e);
+    job.view.state = 'failed';
+    job.view.error = { code: err.code, message: err.message, details: err.details };
+    throw err;
+  }
+
+  job(id: string): TransferJobView {
+    return structuredClone(this.get(id).view);
+  }
+
+  // ---------------------------------------------------------------- export
+
+  async exportTo(opts: { file?: string; passphrase?: string }, onProgress?: TransferProgressFn): Promise<TransferJobView> {
+    if (opts.file !== undefined && (typeof opts.file !== 'string' || !isAbsolute(opts.file))) throw new TransferError('TRANSFER_BAD_REQUEST', 'the export file must be an absolute path');
+    if (opts.passphrase !== undefined && (typeof opts.passphrase !== 'string' || opts.passphrase.length === 0)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must not be empty');
+    const job = this.newJob('export');
+    const release = this.claim(job.view.id);
+    try {
+      await this.runExport(job, opts, onProgress);
+      return this.job(job.view.id);
+    } catch (e) {
+      this.fail(job, e);
+    } finally {
+      release();
+    }
+  }
+
+  startExport(opts: { passphrase?: string }): TransferJobView {
+    if (this.busy) throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
+    if (opts.passphrase !== undefined && (typeof opts.passphrase !== 'string' || opts.passphrase.length === 0)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must not be empty');
+    const job = this.newJob('export');
+    const release = this.claim(job.view.id);
+    void this.runExport(job, opts)
+      .catch((e: unknown) => {
+        try {
+          this.fail(job, e);
+        } catch {
+          this.host.log.warn(`export failed: ${(e as Error).message}`);
+        }
+      })
+      .finally(release);
+    return this.job(job.view.id);
+  }
+
+  private async runExport(job: Job, opts: { file?: string; passphrase?: string }, onProgress?: TransferProgressFn): Promise<void> {
+    const snap = join(job.dir, 'snapshot');
+    mkdirSync(snap, { recursive: true, mode: 0o700 });
+    const parts = ['context', 'documents', 'archive', 'graph', 'sessions', 'library', 'knowledge', 'persona', 'settings', 'tombstones', 'media'];
+    let step = 0;
+    const snapshot = await takeSnapshot(this.host, snap, () => this.progress(job, { phase: 'snapshot', done: step++, total: parts.length }, onProgress));
+    const total = snapshot.files.reduce((n, f) => n + statSync(f.source).size, 0);
+    let done = 0;
+    const files = await describeFiles(snapshot.files, (n) => this.progress(job, { phase: 'checksum', done: (done += n), total }, onProgress));
+    const manifest: Manifest = {
+      format: EXPORT_FORMAT,
+      formatVersion: EXPORT_FORMAT_VERSION,
+      homeagentVersion: this.host.version,
+      createdAt: new Date(this.now()).toISOString(),
+      counts: snapshot.counts,
+      schemas: snapshot.schemas,
+      files,
+    };
+    const zip = join(job.dir, 'export.zip');
+    done = 0;
+    await writeZip(zip, manifest, snapshot.files, (n) => this.progress(job, { phase: 'pack', done: (done += n), total }, onProgress));
+    rmSync(snap, { recursive: true, force: true });
+    let out = zip;
+    if (opts.passphrase) {
+      out = join(job.dir, 'export.age');
+      const size = statSync(zip).size;
+      done = 0;
+      await encryptFile(zip, out, opts.passphrase, { logN: this.opts.scryptLogN, onBytes: (n) => this.progress(job, { phase: 'encrypt', done: (done += n), total: size }, onProgress) });
+      unlinkSync(zip);
+    }
+    const stamp = manifest.createdAt.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
+    const name = `homeagent-export-${stamp}.zip${opts.passphrase ? '.age' : ''}`;
+    let path = out;
+    if (opts.file) {
+      // Atomic at the destination: a partial file next to it, renamed when complete.
+      mkdirSync(dirname(opts.file), { recursive: true });
+      const partial = `${opts.file}.partial-${job.view.id.slice(0, 8)}`;
+      copyFileSync(out, partial);
+      renameSync(partial, opts.file);
+      rmSync(out, { force: true });
+      path = opts.file;
+    }
+    const { sha256 } = await import('./zip-pack.js').then((m) => m.hashFile(path));
+    job.exportPath = path;
+    job.view.manifest = summarise(manifest, Boolean(opts.passphrase));
+    job.view.file = { name: opts.file ? basename(opts.file) : name, bytes: statSync(path).size, sha256 };
+    job.view.state = 'done';
+    this.progress(job, { phase: 'done', done: 1, total: 1 }, onProgress);
+    this.host.log.info('export written', { file: opts.file ? path : '(download)', bytes: job.view.file.bytes, encrypted: Boolean(opts.passphrase), counts: manifest.counts });
+  }
+
+  exportFile(id: string): { path: string; name: string; bytes: number } {
+    const j = this.get(id);
+    if (j.view.kind !== 'export' || j.view.state !== 'done' || !j.exportPath || !j.view.file) throw new TransferError('TRANSFER_NOT_FOUND', 'this export is not finished');
+    return { path: j.exportPath, name: j.view.file.name, bytes: j.view.file.bytes };
+  }
+
+  // ---------------------------------------------------------------- import
+
+  async stageImport(source: { file: string } | { stream: AsyncIterable<Uint8Array> }): Promise<TransferJobView> {
+    const job = this.newJob('import');
+    const target = join(job.dir, 'archive');
+    const max = this.limits.maxArchiveBytes;
+    try {
+      let n = 0;
+      const limit = new Transform({
+        transform: (chunk: Buffer, _e, cb) => {
+          n += chunk.length;
+          if (n > max) return cb(new TransferError('TRANSFER_TOO_LARGE', `the archive is larger than ${max} bytes`, { limit: max }));
+          this.progress(job, { phase: 'receive', done: n, total: 0 });
+          cb(null, chunk);
+        },
+      });
+      if ('file' in source) {
+        if (typeof source.file !== 'string' || !isAbsolute(source.file)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the archive must be given as an absolute path');
+        let st;
+        try {
+          st = statSync(source.file);
+        } catch {
+          throw new TransferError('TRANSFER_NOT_FOUND', `no file ${basename(source.file)}`);
+        }
+        if (!st.isFile()) throw new TransferError('TRANSFER_NOT_AN_EXPORT', `${basename(source.file)} is not a file`);
+        await pipeline(createReadStream(source.file), limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+      } else {
+        await pipeline(Readable.from(source.stream), limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+      }
+      if (n === 0) throw new TransferError('TRANSFER_TRUNCATED', 'the archive is empty');
+      const kind = sniff(target);
+      if (kind === 'unknown') throw new TransferError('TRANSFER_NOT_AN_EXPORT', 'this is not a HomeAgent export (neither a zip nor an age file)');
+      if (kind === 'age-armored') throw new TransferError('TRANSFER_NOT_AN_EXPORT', 'ASCII-armored age files are not read; use the binary .age file HomeAgent wrote');
+      job.archive = target;
+      job.view.encrypted = kind === 'age';
+      job.view.state = 'staged';
+      this.progress(job, { phase: 'staged', done: n, total: n });
+      return this.job(job.view.id);
+    } catch (e) {
+      const err = e instanceof HomeAgentError ? e : new TransferError('TRANSFER_TRUNCATED', `receiving the archive failed: ${(e as Error).message}`);
+      this.drop(job.view.id);
+      throw err;
+    }
+  }
+
+  /** Decrypts, unpacks and verifies a staged archive (once per passphrase). */
+  private async open(job: Job, opts: ImportOptions, onProgress?: TransferProgressFn): Promise<StagedExport> {
+    if (job.view.kind !== 'import' || !job.archive) throw new TransferError('TRANSFER_NOT_FOUND', 'this job is not a staged import');
+    if (job.staged && (!job.view.encrypted || job.openedWith === opts.passphrase)) return job.staged;
+    rmSync(join(job.dir, 'zip'), { force: true });
+    rmSync(join(job.dir, 'unpacked'), { recursive: true, force: true });
+    let zip = job.archive;
+    if (job.view.encrypted) {
+      if (!opts.passphrase) throw new TransferError('TRANSFER_PASSPHRASE_REQUIRED', 'this archive is encrypted: give its passphrase');
+      zip = join(job.dir, 'zip');
+      const size = statSync(job.archive).size;
+      let done = 0;
+      await decryptFile(job.archive, zip, opts.passphrase, { onBytes: (n) => this.progress(job, { phase: 'decrypt', done: (done += n), total: size }, onProgress) });
+    }
+    let done = 0;
+    const manifest = await unpackExport(zip, join(job.dir, 'unpacked'), this.limits, (n, total) => this.progress(job, { phase: 'verify', done: (done += n), total }, onProgress));
+    const staged = new StagedExport(join(job.dir, 'unpacked'), manifest);
+    staged.verify();
+    job.staged = staged;
+    job.openedWith = opts.passphrase;
+    job.view.manifest = summarise(manifest, Boolean(job.view.encrypted));
+    return staged;
+  }
+
+  private checkOptions(opts: ImportOptions): ImportOptions {
+    if (!opts || !TRANSFER_MODES.includes(opts.mode)) throw new TransferError('TRANSFER_BAD_REQUEST', `mode must be one of ${TRANSFER_MODES.join(', ')}`);
+    if (opts.passphrase !== undefined && typeof opts.passphrase !== 'string') throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must be a string');
+    return { mode: opts.mode, passphrase: opts.passphrase || undefined, privilegedSettings: opts.privilegedSettings === true };
+  }
+
+  private live() {
+    return { home: this.host.home, library: this.host.libraryRoot(), persona: this.host.personaFile() };
+  }
+
+  async inspectImport(id: string, options: ImportOptions): Promise<TransferJobView> {
+    const opts = this.checkOptions(options);
+    const job = this.get(id);
+    if (job.view.state !== 'staged') throw new TransferError('TRANSFER_NOT_FOUND', 'this import is not waiting to be applied');
+    const release = this.claim(id);
+    const scratch = join(job.dir, 'dry-run');
+    try {
+      const staged = await this.open(job, opts);
+      this.progress(job, { phase: 'plan', done: 0, total: 1 });
+      const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
+      job.view.report = r.report;
+      this.progress(job, { phase: 'staged', done: 1, total: 1 });
+      return this.job(id);
+    } catch (e) {
+      const err = e instanceof HomeAgentError ? e : new TransferError('TRANSFER_CORRUPT', (e as Error).message, {}, e);
+      job.view.error = { code: err.code, message: err.message, details: err.details };
+      throw err;
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+      release();
+    }
+  }
+
+  private ledger() {
+    return this.host.forget?.() ?? emptyLedger();
+  }
+
+  async applyImport(id: string, options: ImportOptions, onProgress?: TransferProgressFn): Promise<TransferJobView> {
+    const opts = this.checkOptions(options);
+    const job = this.get(id);
+    if (job.view.state !== 'staged' && !(job.view.state === 'running' && this.busy === id)) throw new TransferError('TRANSFER_NOT_FOUND', 'this import is not waiting to be applied');
+    const release = this.claim(id);
+    job.view.state = 'running';
+    job.view.error = undefined;
+    try {
+      const staged = await this.open(job, opts, onProgress);
+      job.view.report = await this.apply(job, staged, opts, onProgress);
+      job.view.state = 'done';
+      this.progress(job, { phase: 'done', done: 1, total: 1 }, onProgress);
+      await this.record(job);
+      rmSync(join(job.dir, 'unpacked'), { recursive: true, force: true });
+      rmSync(join(job.dir, 'zip'), { force: true });
+      job.staged = undefined;
+      return this.job(id);
+    } catch (e) {
+      // A refused archive (wrong passphrase, corrupt …) can be tried again with other options.
+      const applyFailed = !(e instanceof TransferError) || e.code === 'TRANSFER_APPLY_FAILED';
+      try {
+        return this.fail(job, e);
+      } finally {
+        if (!applyFailed && job.archive) job.view.state = 'staged';
+      }
+    } finally {
+      release();
+    }
+  }
+
+  startImport(id: string, options: ImportOptions): TransferJobView {
+    const opts = this.checkOptions(options);
+    const job = this.get(id);
+    if (job.view.state !== 'staged') throw new TransferError('TRANSFER_NOT_FOUND', 'this import is not waiting to be applied');
+    if (this.busy) throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
+    job.view.state = 'running';
+    this.busy = id;
+    void this.applyImport(id, opts).catch((e: unknown) => this.host.log.warn(`import failed: ${(e as Error).message}`, { code: (e as HomeAgentError).code }));
+    return this.job(id);
+  }
+
+  /**
+   * Applies a verified import: agent and memory loops held, tiers closed; merged into copies;
+   * the copies swapped in (each original kept aside until the end); session logs re-read; settings
+   * set; tombstones recorded. Any failure puts every original back.
+   */
+  private async apply(job: Job, staged: StagedExport, opts: ImportOptions, onProgress?: TransferProgressFn): Promise<TransferReport> {
+    const releaseAgent = await this.host.holdAgent();
+    const releaseLoops = await this.host.memory.holdLoops();
+    const merged = join(job.dir, 'merged');
+    const backup = join(job.dir, 'backup');
+    try {
+      return await this.host.memory.withTiersClosed(async () => {
+        this.progress(job, { phase: 'plan', done: 0, total: 1 }, onProgress);
+        const ledger = this.ledger();
+        const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
+        const undo = await this.swap(job, r.files, backup, onProgress);
+        const previous: { key: string; info: ReturnType<TransferHost['config']['info']> }[] = [];
+        try {
+          await this.host.sessions.reload(r.sessionIds);
+          for (const s of r.settings) {
+            previous.push({ key: s.key, info: this.host.config.info(s.key) });
+            await this.host.config.set(s.key, s.value as never);
+          }
+          if (r.tombstones.length) await ledger.record(r.tombstones);
+        } catch (e) {
+          for (const p of previous.reverse()) {
+            await (p.info.origin === 'stored' ? this.host.config.set(p.key, p.info.value) : this.host.config.reset(p.key)).catch(() => {});
+          }
+          undo();
+          await this.host.sessions.reload(r.sessionIds).catch(() => {});
+          throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and was undone: ${(e as Error).message}`, {}, e);
+        }
+        return r.report;
+      });
+    } catch (e) {
+      if (e instanceof TransferError) throw e;
+      throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed and changed nothing: ${(e as Error).message}`, {}, e);
+    } finally {
+      rmSync(merged, { recursive: true, force: true });
+      rmSync(backup, { recursive: true, force: true });
+      releaseLoops();
+      releaseAgent();
+      await this.host.reloadLibrary?.().catch((e: unknown) => this.host.log.warn(`library reload after import failed: ${(e as Error).message}`));
+    }
+  }
+
+  /**
+   * Renames each merged file over its live path, keeping the original aside; returns the undo.
+   * A failure part-way undoes what was swapped and throws TRANSFER_APPLY_FAILED.
+   */
+  private async swap(job: Job, files: readonly SwapFile[], backup: string, onProgress?: TransferProgressFn): Promise<() => void> {
+    mkdirSync(backup, { recursive: true, mode: 0o700 });
+    const journal: { live: string; aside?: string }[] = [];
+    const undo = () => {
+      for (const j of journal.reverse()) {
+        try {
+          rmSync(j.live, { force: true });
+          if (j.aside) renameSync(j.aside, j.live);
+        } catch (e) {
+          this.host.log.error(`import rollback: could not restore ${j.live}: ${(e as Error).message}`);
+        }
+      }
+      journal.length = 0;
+    };
+    try {
+      for (let i = 0; i < files.length; i++) {
+        const f = files[i];
+        this.opts.beforeSwap?.(i, f.live);
+        mkdirSync(dirname(f.live), { recursive: true, mode: 0o700 });
+        const entry: { live: string; aside?: string } = { live: f.live };
+        for (const suffix of ['-wal', '-shm']) {
+          if (existsSync(f.live + suffix)) {
+            renameSync(f.live + suffix, join(backup, `${i}${suffix}`));
+            journal.push({ live: f.live + suffix, aside: join(backup, `${i}${suffix}`) });
+          }
+        }
+        if (existsSync(f.live)) {
+          entry.aside = join(backup, String(i));
+          renameSync(f.live, entry.aside);
+        }
+        journal.push(entry);
+        renameSync(f.merged, f.live);
+        this.progress(job, { phase: 'apply', done: i + 1, total: files.length }, onProgress);
+      }
+    } catch (e) {
+      this.progress(job, { phase: 'rollback', done: 0, total: journal.length }, onProgress);
+      undo();
+      throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and was undone: ${(e as Error).message}`, {}, e);
+    }
+    return undo;
+  }
+
+  /** Appends the import to `<home>/imports.json` (what `history()` shows). */
+  private async record(job: Job): Promise<void> {
+    const file = join(this.host.home, 'imports.json');
+    const list = await this.history();
+    list.unshift({ id: job.view.id, at: this.now(), manifest: job.view.manifest!, report: job.view.report! });
+    await writeFileAtomic(file, JSON.stringify(list.slice(0, 50), null, 1));
+  }
+
+  async history(): Promise<{ id: string; at: number; file?: string; manifest: NonNullable<TransferJobView['manifest']>; report: TransferReport }[]> {
+    try {
+      const v = JSON.parse(readFileSync(join(this.host.home, 'imports.json'), 'utf8')) as unknown;
+      return Array.isArray(v) ? (v as Awaited<ReturnType<TransferService['history']>>) : [];
+    } catch {
+      return [];
+    }
+  }
+
+  async discard(id: string): Promise<void> {
+    const j = this.get(id);
+    if (this.busy === id) throw new TransferError('TRANSFER_BUSY', 'this job is running');
+    if (j.exportPath && j.exportPath.startsWith(j.dir)) rmSync(j.exportPath, { force: true });
+    this.drop(id);
+  }
+}
