@@ -108,7 +108,7 @@ function mapAgeError(e: unknown, where: 'header' | 'body'): TransferError {
     return new TransferError('TRANSFER_WRONG_PASSPHRASE', 'the passphrase does not open this archive');
   }
   if (/stream ended/i.test(msg)) return new TransferError('TRANSFER_TRUNCATED', 'the encrypted archive is cut short: copy or download it again', {}, e);
-  if (where === 'body' || /invalid tag/i.test(msg)) return new TransferError('TRANSFER_CORRUPT', `the encrypted archive is damaged or incomplete (${msg})`, {}, e);
+  if (where === 'body' || /invalid tag/i.test(msg)) return new TransferError('TRANSFER_CORRUPT', `the encrypted archive is damaged or cut short (${msg}): copy or download it again`, {}, e);
   if (/scrypt/i.test(msg) || /work factor/i.test(msg)) return new TransferError('TRANSFER_NOT_AN_EXPORT', `the archive's passphrase stanza is not usable: ${msg}`, {}, e);
   return new TransferError('TRANSFER_NOT_AN_EXPORT', `the archive is an age file this HomeAgent cannot open with a passphrase (${msg})`, {}, e);
 }

@@ -113,7 +113,8 @@ export class TransferRuntime implements TransferService {
   }
 
   private claim(id: string): () => void {
-    if (this.busy && this.busy !== id) throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
+    // A job that has reported its outcome only cleans up: it no longer blocks the next one.
+    if (this.busy && this.busy !== id && this.jobs.get(this.busy)?.view.state === 'running') throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
     this.busy = id;
     return () => {
       if (this.busy === id) this.busy = undefined;
@@ -154,7 +155,7 @@ export class TransferRuntime implements TransferService {
   }
 
   startExport(opts: { passphrase?: string }): TransferJobView {
-    if (this.busy) throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
+    if (this.busy && this.jobs.get(this.busy)?.view.state === 'running') throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
     if (opts.passphrase !== undefined && (typeof opts.passphrase !== 'string' || opts.passphrase.length === 0)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must not be empty');
     const job = this.newJob('export');
     const release = this.claim(job.view.id);
@@ -312,6 +313,7 @@ export class TransferRuntime implements TransferService {
     if (job.view.state !== 'staged') throw new TransferError('TRANSFER_NOT_FOUND', 'this import is not waiting to be applied');
     const release = this.claim(id);
     const scratch = join(job.dir, 'dry-run');
+    job.view.state = 'running';
     try {
       const staged = await this.open(job, opts);
       this.progress(job, { phase: 'plan', done: 0, total: 1 });
@@ -324,6 +326,7 @@ export class TransferRuntime implements TransferService {
       job.view.error = { code: err.code, message: err.message, details: err.details };
       throw err;
     } finally {
+      job.view.state = 'staged';
       rmSync(scratch, { recursive: true, force: true });
       release();
     }
@@ -367,7 +370,7 @@ export class TransferRuntime implements TransferService {
     const opts = this.checkOptions(options);
     const job = this.get(id);
     if (job.view.state !== 'staged') throw new TransferError('TRANSFER_NOT_FOUND', 'this import is not waiting to be applied');
-    if (this.busy) throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
+    if (this.busy && this.jobs.get(this.busy)?.view.state === 'running') throw new TransferError('TRANSFER_BUSY', 'another export or import is running; try again when it has finished');
     job.view.state = 'running';
     this.busy = id;
     void this.applyImport(id, opts).catch((e: unknown) => this.host.log.warn(`import failed: ${(e as Error).message}`, { code: (e as HomeAgentError).code }));

@@ -1,8 +1,5 @@
 import { definePlugin } from '../../sdk/index.js';
 import { webuiSettings } from './settings.js';
-import type { WebuiServer } from './webui-server.js';
-
-let server: WebuiServer | undefined;
 
 /**
  * The `webui` plugin definition. The server (hono, the routes, the SPA files) is imported when
@@ -15,11 +12,10 @@ export default definePlugin({
   settings: webuiSettings,
   async start(sdk) {
     const { WebuiServer } = await import('./webui-server.js');
-    server = new WebuiServer(sdk);
+    // One server per start, stopped by that start's disposer: a module-level reference let a
+    // second daemon in the same process (tests) overwrite the first's, whose server then never closed.
+    const server = new WebuiServer(sdk);
+    sdk.onDispose(() => server.stop());
     await server.start();
-  },
-  async stop() {
-    await server?.stop();
-    server = undefined;
   },
 });

@@ -1,0 +1,494 @@
+/**
+ * Export and import of the whole memory (K-5) between REAL daemons (`startDaemon`, the fake LLM
+ * over loopback for the turns): a round trip into a fresh daemon whose recall then finds what the
+ * first one knew; merge modes; forget's tombstones through the `memory.tombstones` seam (a stand-in
+ * with the real interface); a failure in the middle of applying; every kind of bad archive — each
+ * a coded error that changes nothing while the daemon keeps answering; and the HTTP job routes.
+ */
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { startDaemon, type Daemon, type DaemonOptions } from '../src/daemon/index.js';
+import type { ForgetLedger, PluginDefinition, Tombstone, TransferJobView } from '../src/spec/index.js';
+import { TransferError } from '../src/spec/index.js';
+// The archive tools of the format itself, to make damaged archives from a real one.
+import { parseManifest, type Manifest } from '../src/transfer/index.js';
+
+const require = createRequire(import.meta.url);
+const yazl = require('yazl') as typeof import('yazl');
+const yauzl = require('yauzl') as typeof import('yauzl');
+
+let fake: FakeLlm;
+const homes: string[] = [];
+const daemons: Daemon[] = [];
+const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
+const transferOpts = { scryptLogN: 10, limits: { maxRatio: 100 } };
+
+async function daemon(extra: Partial<DaemonOptions> = {}): Promise<Daemon> {
+  const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));
+  homes.push(home);
+  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts, ...extra });
+  daemons.push(d);
+  return d;
+}
+
+async function turn(d: Daemon, sessionId: string, text: string, reply: string): Promise<string> {
+  fake.enqueue({ text: reply });
+  const out = await d.agent.injectInput({ sessionId, source: 'cli', text }).done;
+  assert.equal(out.status, 'ok', JSON.stringify(out));
+  return out.turnId;
+}
+
+async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: unknown }> {
+  const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${d.authToken}` }, body: JSON.stringify(body) });
+  return (await res.json()) as { ok: boolean; value: unknown };
+}
+
+/** Everything a person would see of the memory: compared before and after a refused import. */
+async function fingerprint(d: Daemon): Promise<string> {
+  const m = d.memory;
+  const archived: string[] = [];
+  for (let after = 0; ; ) {
+    const rows = m.archive.page(after, 500);
+    if (!rows.length) break;
+    after = rows[rows.length - 1].n;
+    archived.push(...rows.map((r) => `${r.doc.id}=${r.doc.content}`));
+  }
+  const sessions = await d.sessions.list();
+  const events = await Promise.all(sessions.map(async (s) => `${s.id}:${(await d.sessions.events(s.id)).map((e) => `${e.turnId}/${e.kind}/${e.text}`).join('|')}`));
+  const library = (() => {
+    try {
+      const dir = join(d.homeDir, 'memory', 'memories');
+      return readdirSync(dir).sort().map((n) => `${n}=${readFileSync(join(dir, n), 'utf8')}`);
+    } catch {
+      return [];
+    }
+  })();
+  return JSON.stringify({
+    docs: m.docs.list({ limit: 10_000 }).map((x) => `${x.id}=${x.content}`).sort(),
+    archived: archived.sort(),
+    graph: m.graph.exportFacts(),
+    context: m.context.events().map((e) => e.id).sort(),
+    sessions: events.sort(),
+    knowledge: await m.knowledge.list().then((l) => l.map((k) => k.name).sort()),
+    library,
+    settings: d.config.list().filter((i) => i.origin === 'stored').map((i) => `${i.key}=${JSON.stringify(i.value)}`).sort(),
+  });
+}
+
+async function expectRefused(d: Daemon, file: string, code: string, opts: { passphrase?: string; mode?: 'skip' | 'overwrite' | 'keep-both' } = {}): Promise<void> {
+  const t = d.host.services.use('host.transfer')!;
+  const before = await fingerprint(d);
+  await assert.rejects(
+    (async () => {
+      const job = await t.stageImport({ file });
+      try {
+        await t.applyImport(job.id, { mode: opts.mode ?? 'overwrite', passphrase: opts.passphrase });
+      } finally {
+        await t.discard(job.id).catch(() => {});
+      }
+    })(),
+    (e: unknown) => {
+      assert.ok(e instanceof TransferError, `not a TransferError: ${String(e)}`);
+      assert.equal(e.code, code, e.message);
+      return true;
+    },
+  );
+  assert.equal(await fingerprint(d), before, `a refused import (${code}) changed the data`);
+  // The daemon keeps answering.
+  assert.ok(Array.isArray(await d.memory.recall.search('Mochi')));
+  assert.equal(readdirSync(join(d.homeDir, '.transfer')).length, 0, 'the refused job left files in staging');
+}
+
+/** Reads every entry of a zip into memory (tests' archives are small). */
+async function readZip(file: string): Promise<Map<string, Buffer>> {
+  const zf = await new Promise<import('yauzl').ZipFile>((res, rej) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
+  const out = new Map<string, Buffer>();
+  await new Promise<void>((res, rej) => {
+    zf.on('entry', (e: import('yauzl').Entry) => {
+      zf.openReadStream(e, async (err, s) => {
+        if (err) return rej(err);
+        const chunks: Buffer[] = [];
+        for await (const c of s!) chunks.push(c as Buffer);
+        out.set(e.fileName, Buffer.concat(chunks));
+        zf.readEntry();
+      });
+    });
+    zf.on('end', () => res());
+    zf.on('error', rej);
+    zf.readEntry();
+  });
+  zf.close();
+  return out;
+}
+
+async function writeZipOf(file: string, entries: Map<string, Buffer>): Promise<void> {
+  const z = new yazl.ZipFile();
+  for (const [name, data] of entries) z.addBuffer(data, name);
+  z.end();
+  const chunks: Buffer[] = [];
+  for await (const c of z.outputStream) chunks.push(c as Buffer);
+  writeFileSync(file, Buffer.concat(chunks));
+}
+
+const sha = (b: Buffer) => require('node:crypto').createHash('sha256').update(b).digest('hex') as string;
+
+/** A copy of a real export with some entries replaced (manifest checksums fixed unless told not to). */
+async function variant(src: string, target: string, change: (entries: Map<string, Buffer>, m: Manifest) => void, fixChecksums = true, rename: [string, string][] = []): Promise<string> {
+  const entries = await readZip(src);
+  const m = parseManifest(entries.get('manifest.json')!.toString('utf8'));
+  change(entries, m);
+  if (fixChecksums) {
+    for (const f of m.files) {
+      const b = entries.get(f.path);
+      if (b) Object.assign(f, { bytes: b.length, sha256: sha(b) });
+    }
+  }
+  entries.set('manifest.json', Buffer.from(JSON.stringify(m)));
+  const ordered = new Map([['manifest.json', entries.get('manifest.json')!], ...[...entries].filter(([k]) => k !== 'manifest.json')]);
+  await writeZipOf(target, ordered);
+  // Entry names yazl refuses to write (traversal) are written as placeholders of the same length
+  // and patched in the local headers and the central directory.
+  const bytes = readFileSync(target);
+  for (const [from, to] of rename) {
+    for (let i = bytes.indexOf(from); i >= 0; i = bytes.indexOf(from, i + 1)) bytes.write(to, i, 'latin1');
+  }
+  writeFileSync(target, bytes);
+  return target;
+}
+
+let A: Daemon;
+let exportPlain: string;
+let exportSecret: string;
+let aTurn: string;
+let work: string;
+
+before(async () => {
+  fake = await startFakeLlm();
+  work = mkdtempSync(join(tmpdir(), 'ha-xfer-files-'));
+  homes.push(work);
+  A = await daemon();
+  aTurn = await turn(A, 'cli:trip', 'My cat is called Mochi and she is orange.', 'Noted: Mochi, an orange cat.');
+  await turn(A, 'cli:trip', 'The spare key is under the blue flowerpot.', 'Got it.');
+  A.memory.docs.add({ content: 'The wifi password of the cabin is pinecone-42', sessionId: 'cli:trip', refs: [`${aTurn}`] });
+  const cold = A.memory.docs.add({ content: 'Grandma Rosa was born in Napoli in 1931', sessionId: 'cli:old' });
+  A.memory.archive.putMany([cold]);
+  A.memory.docs.remove(cold.id);
+  A.memory.graph.commit([{ subject: 'Mochi', predicate: 'is a', object: 'orange cat', refs: [aTurn] }, { subject: 'Rosa', predicate: 'born in', object: 'Napoli', refs: ['cli:old#1'] }]);
+  await A.memory.knowledge.create('recipes', '# Pesto\nbasil, pine nuts, parmesan');
+  const saved = await op(A, { op: 'memory.save', args: { title: 'Cat', snapshot: 'The cat Mochi eats at 7.', impressions: ['Mochi'] } });
+  assert.equal(saved.ok, true, JSON.stringify(saved));
+  await A.config.set('core.memory.recall_depth', 3);
+  const t = A.host.services.use('host.transfer')!;
+  exportPlain = join(work, 'a.zip');
+  const progress: string[] = [];
+  const job = await t.exportTo({ file: exportPlain }, (p) => progress.push(p.phase));
+  assert.equal(job.state, 'done');
+  assert.ok(progress.includes('snapshot') && progress.includes('pack'), progress.join(','));
+  exportSecret = join(work, 'a.zip.age');
+  await t.exportTo({ file: exportSecret, passphrase: 'correct horse battery staple' });
+});
+
+after(async () => {
+  for (const d of daemons) await d.stop();
+  await fake?.close();
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+});
+
+describe('export', () => {
+  test('writes one zip: manifest first with versions, counts and a SHA-256 per entry; no secret', async () => {
+    const entries = await readZip(exportPlain);
+    assert.equal([...entries.keys()][0], 'manifest.json');
+    const m = parseManifest(entries.get('manifest.json')!.toString('utf8'));
+    assert.equal(m.formatVersion, 1);
+    assert.equal(m.counts.sessions, 1);
+    assert.equal(m.counts.knowledge, 1);
+    assert.equal(m.counts.library, 1);
+    assert.ok((m.counts.archive ?? 0) >= 1 && (m.counts.documents ?? 0) >= 1);
+    for (const f of m.files) assert.equal(sha(entries.get(f.path)!), f.sha256, f.path);
+    for (const p of ['memory/documents.db', 'memory/archive.db', 'memory/graph.db', 'memory/context.json', 'settings.json', 'knowledge/recipes/content.md', 'tombstones.json']) assert.ok(entries.has(p), p);
+    const settings = JSON.parse(entries.get('settings.json')!.toString('utf8')) as Record<string, unknown>;
+    assert.equal(settings['core.memory.recall_depth'], 3);
+    // API keys (secrets, here from the environment) and the auth token never leave the machine.
+    const all = [...entries.values()].map((b) => b.toString('latin1')).join('\n');
+    assert.ok(!all.includes('sk-test'));
+    assert.ok(!all.includes(A.authToken));
+    // Each database is a consistent snapshot that opens on its own.
+    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+    const f = join(work, 'g.db');
+    writeFileSync(f, entries.get('memory/graph.db')!);
+    const db = new Database(f, { readonly: true });
+    assert.equal((db.prepare('PRAGMA quick_check').pluck().get() as string), 'ok');
+    assert.equal((db.prepare('SELECT count(*) FROM relations').pluck().get() as number), 2);
+    db.close();
+  });
+
+  test('an encrypted export is an age file (binary header) and holds no plain text', () => {
+    const b = readFileSync(exportSecret);
+    assert.equal(b.subarray(0, 22).toString('latin1'), 'age-encryption.org/v1\n');
+    assert.ok(b.includes(Buffer.from('-> scrypt ')));
+    assert.ok(!b.includes(Buffer.from('Mochi')));
+  });
+});
+
+describe('import', () => {
+  test('round trip: a fresh daemon imports the export (encrypted) and recall finds what the first knew', async () => {
+    const B = await daemon();
+    const t = B.host.services.use('host.transfer')!;
+    const job = await t.stageImport({ file: exportSecret });
+    assert.equal(job.encrypted, true);
+    await assert.rejects(t.inspectImport(job.id, { mode: 'skip' }), (e: TransferError) => e.code === 'TRANSFER_PASSPHRASE_REQUIRED');
+    const dry = await t.inspectImport(job.id, { mode: 'skip', passphrase: 'correct horse battery staple' });
+    assert.equal(dry.report?.parts.sessions?.added, 1);
+    assert.equal((await B.sessions.list()).length, 0, 'a dry run changed nothing');
+    const done = await t.applyImport(job.id, { mode: 'skip', passphrase: 'correct horse battery staple' });
+    assert.equal(done.state, 'done');
+    await t.discard(job.id);
+
+    const hits = await B.memory.recall.search('wifi password cabin');
+    assert.ok(hits.some((h) => h.text.includes('pinecone-42')), JSON.stringify(hits.slice(0, 3)));
+    const cold = await B.memory.recall.search('Grandma Rosa Napoli');
+    assert.ok(cold.some((h) => h.text.includes('1931') && h.tier === 'archive'), JSON.stringify(cold.slice(0, 3)));
+    assert.ok(B.memory.graph.exportFacts().relations.some((r) => r.subject === 'Mochi' && r.object === 'orange cat' && r.sources.some((s) => s.ref === aTurn)));
+    const events = await B.sessions.events('cli:trip');
+    assert.ok(events.some((e) => e.text.includes('blue flowerpot')));
+    assert.equal((await B.memory.knowledge.get('recipes')).content.includes('pine nuts'), true);
+    const lib = await op(B, { op: 'memory.search', args: { query: 'Mochi' } });
+    assert.equal(lib.ok, true);
+    assert.ok(JSON.stringify(lib.value).includes('eats at 7'), JSON.stringify(lib.value));
+    assert.equal(B.config.get('core.memory.recall_depth'), 3);
+    // A turn on the new daemon: the model is given what was imported.
+    fake.enqueue({ text: 'Under the blue flowerpot.' });
+    const out = await B.agent.injectInput({ sessionId: 'cli:trip', source: 'cli', text: 'Where is the spare key?' }).done;
+    assert.equal(out.status, 'ok');
+    assert.ok(JSON.stringify(fake.requests.at(-1)!.body).includes('blue flowerpot'));
+    // Importing the same archive again changes nothing: everything is the same.
+    const again = await t.stageImport({ file: exportPlain });
+    const before = await fingerprint(B);
+    const r = await t.inspectImport(again.id, { mode: 'skip' });
+    assert.equal(r.report?.parts.documents?.added, 0);
+    assert.equal(r.report?.parts.graph?.added, 0);
+    await t.discard(again.id);
+    assert.equal(await fingerprint(B), before);
+  });
+
+  test('skip / overwrite / keep-both on a conflicting document, knowledge entry and session', async () => {
+    const run = async (mode: 'skip' | 'overwrite' | 'keep-both') => {
+      const C = await daemon();
+      // The same session id as A's, with other turns: a conflict.
+      await turn(C, 'cli:trip', 'This is another trip entirely.', 'Ok.');
+      await C.memory.knowledge.create('recipes', '# Pesto\nmy own version');
+      const t = C.host.services.use('host.transfer')!;
+      const job = await t.stageImport({ file: exportPlain });
+      const r = await t.applyImport(job.id, { mode });
+      await t.discard(job.id);
+      return { C, r: r.report! };
+    };
+    const skip = await run('skip');
+    assert.equal(skip.r.parts.sessions?.skipped, 1);
+    assert.match((await skip.C.memory.knowledge.get('recipes')).content, /my own version/);
+    assert.ok(!(await skip.C.sessions.events('cli:trip')).some((e) => e.text.includes('Mochi')));
+
+    const over = await run('overwrite');
+    assert.equal(over.r.parts.sessions?.overwritten, 1);
+    assert.match((await over.C.memory.knowledge.get('recipes')).content, /pine nuts/);
+    assert.ok((await over.C.sessions.events('cli:trip')).some((e) => e.text.includes('Mochi')));
+
+    const both = await run('keep-both');
+    assert.equal(both.r.parts.sessions?.keptBoth, 1);
+    const renamed = both.r.renamedSessions['cli:trip'];
+    assert.equal(renamed, 'cli:trip.imported-1');
+    assert.ok((await both.C.sessions.events('cli:trip')).some((e) => e.text.includes('another trip')));
+    const theirs = await both.C.sessions.events(renamed);
+    assert.ok(theirs.some((e) => e.text.includes('Mochi')));
+    assert.ok(theirs.every((e) => e.turnId.startsWith(`${renamed}#`)));
+    // Refs follow the renamed session: the graph fact now cites the renamed turn.
+    const fact = both.C.memory.graph.exportFacts().relations.find((r) => r.subject === 'Mochi')!;
+    assert.deepEqual(fact.sources.map((s) => s.ref), [aTurn.replace('cli:trip#', `${renamed}#`)]);
+    assert.match((await both.C.memory.knowledge.get('recipes')).content, /my own version/);
+    assert.match((await both.C.memory.knowledge.get(both.r.renamed.knowledge.recipes)).content, /pine nuts/);
+  });
+
+  test('forget tombstones (the memory.tombstones seam): a forgotten turn does not come back through an import', async () => {
+    const forgotten = new Set<string>([aTurn]);
+    const recorded: Tombstone[] = [];
+    const ledger: ForgetLedger = {
+      isForgotten: (ref) => forgotten.has(ref),
+      tombstones: () => [...forgotten].map((ref) => ({ ref, at: 1 })),
+      record: (t) => void recorded.push(...t),
+    };
+    const standIn: PluginDefinition = { name: 'forget-stand-in', start: (sdk) => void sdk.provide('memory.tombstones', ledger) };
+    const D = await daemon({ plugins: [standIn] });
+    const t = D.host.services.use('host.transfer')!;
+    const job = await t.stageImport({ file: exportPlain });
+    const r = await t.applyImport(job.id, { mode: 'overwrite' });
+    await t.discard(job.id);
+    const blob = await fingerprint(D);
+    assert.ok(!blob.includes('called Mochi'), 'the forgotten turn came back');
+    assert.ok(!blob.includes('pinecone-42'), 'a document of the forgotten turn came back');
+    assert.ok(!D.memory.graph.exportFacts().relations.some((x) => x.subject === 'Mochi'), 'a fact whose only source was forgotten came back');
+    assert.ok(blob.includes('blue flowerpot'), 'the other turn is imported');
+    assert.ok((r.report!.parts.sessions?.forgotten ?? 0) > 0 && (r.report!.parts.graph?.forgotten ?? 0) > 0);
+    // An export carries the tombstones; importing that elsewhere keeps the turn out there too.
+    const out = join(work, 'd.zip');
+    await t.exportTo({ file: out });
+    const m = parseManifest((await readZip(out)).get('manifest.json')!.toString('utf8'));
+    assert.equal(m.counts.tombstones, 1);
+    const E = await daemon();
+    const te = E.host.services.use('host.transfer')!;
+    const j2 = await te.stageImport({ file: exportPlain });
+    await te.applyImport(j2.id, { mode: 'skip' });
+    const j3 = await te.stageImport({ file: out });
+    const r3 = await te.inspectImport(j3.id, { mode: 'overwrite' });
+    assert.ok((r3.report!.parts.tombstones?.added ?? 0) === 1);
+  });
+
+  test('a failure in the middle of applying puts everything back; the daemon keeps running', async () => {
+    let failAt: number | undefined;
+    const F = await daemon({ transfer: { ...transferOpts, beforeSwap: (i) => {
+      if (i === failAt) throw new Error('no space left on device (injected)');
+    } } });
+    await turn(F, 'cli:mine', 'My dog is called Rex.', 'Noted.');
+    F.memory.graph.commit([{ subject: 'Rex', predicate: 'is a', object: 'dog' }]);
+    failAt = 4;
+    await expectRefused(F, exportPlain, 'TRANSFER_APPLY_FAILED');
+    assert.ok((await F.memory.recall.search('dog Rex')).length > 0);
+    failAt = undefined;
+    const t = F.host.services.use('host.transfer')!;
+    const job = await t.stageImport({ file: exportPlain });
+    await t.applyImport(job.id, { mode: 'skip' });
+    assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Rex'));
+    assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Mochi'));
+  });
+});
+
+describe('bad archives: a coded error, nothing changed, the daemon keeps running', () => {
+  let G: Daemon;
+  before(async () => {
+    G = await daemon();
+    await turn(G, 'cli:g', 'My bike is green.', 'Noted.');
+  });
+
+  test('truncated zip', async () => {
+    const b = readFileSync(exportPlain);
+    const f = join(work, 'cut.zip');
+    writeFileSync(f, b.subarray(0, Math.floor(b.length / 2)));
+    await expectRefused(G, f, 'TRANSFER_TRUNCATED');
+  });
+  test('truncated encrypted archive (cut inside its last chunk: it no longer authenticates)', async () => {
+    const b = readFileSync(exportSecret);
+    const f = join(work, 'cut.age');
+    writeFileSync(f, b.subarray(0, b.length - 100));
+    await expectRefused(G, f, 'TRANSFER_CORRUPT', { passphrase: 'correct horse battery staple' });
+  });
+  test('wrong checksum', async () => {
+    const f = await variant(exportPlain, join(work, 'sum.zip'), (e) => e.set('knowledge/recipes/content.md', Buffer.from('# Pesto\nbasil, pine nuts, parmesan!')), false);
+    await expectRefused(G, f, 'TRANSFER_CORRUPT');
+  });
+  test('path-traversal entry names', async () => {
+    const names: [string, string][] = [
+      ['zz/evil.md', '../evil.md'],
+      ['sessions/zz/zz/evil.jsonl', 'sessions/../../evil.jsonl'],
+      ['zetc/evil', '/etc/evil'],
+      ['knowledge/zzzevil/content.md', 'knowledge/..\\evil/content.md'],
+    ];
+    for (const [placeholder, name] of names) {
+      const f = await variant(exportPlain, join(work, 'trav.zip'), (e, m) => {
+        e.set(placeholder, Buffer.from('x'));
+        m.files.push({ path: name, part: 'knowledge', bytes: 1, sha256: sha(Buffer.from('x')) });
+      }, true, [[placeholder, name]]);
+      await expectRefused(G, f, 'TRANSFER_PATH_ESCAPE');
+    }
+  });
+  test('zip bomb (an entry that unpacks far beyond its packed size)', async () => {
+    const f = await variant(exportPlain, join(work, 'bomb.zip'), (e, m) => {
+      const big = Buffer.alloc(8 * 1024 * 1024);
+      e.set('media/2026-01-01/zeros.bin', big);
+      m.files.push({ path: 'media/2026-01-01/zeros.bin', part: 'media', bytes: big.length, sha256: sha(big) });
+    });
+    await expectRefused(G, f, 'TRANSFER_TOO_LARGE');
+  });
+  test('wrong passphrase', async () => {
+    await expectRefused(G, exportSecret, 'TRANSFER_WRONG_PASSPHRASE', { passphrase: 'wrong' });
+  });
+  test('newer format version', async () => {
+    const f = await variant(exportPlain, join(work, 'new.zip'), (_e, m) => Object.assign(m, { formatVersion: 99 }));
+    await expectRefused(G, f, 'TRANSFER_FORMAT_TOO_NEW');
+  });
+  test('corrupt SQLite inside (checksums right)', async () => {
+    const f = await variant(exportPlain, join(work, 'badsql.zip'), (e) => {
+      const db = Buffer.from(e.get('memory/graph.db')!);
+      db.fill(0x5a, 100, Math.min(db.length, 8192));
+      e.set('memory/graph.db', db);
+    });
+    await expectRefused(G, f, 'TRANSFER_CORRUPT');
+  });
+  test('a database with a trigger of its own', async () => {
+    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+    const f = await variant(exportPlain, join(work, 'trig.zip'), (e) => {
+      const p = join(work, 'trig.db');
+      writeFileSync(p, e.get('memory/graph.db')!);
+      const db = new Database(p);
+      db.exec("CREATE TRIGGER evil AFTER INSERT ON entities BEGIN DELETE FROM relations; END;");
+      db.close();
+      e.set('memory/graph.db', readFileSync(p));
+    });
+    await expectRefused(G, f, 'TRANSFER_CORRUPT');
+  });
+  test('not an export at all', async () => {
+    const f = join(work, 'text.zip');
+    writeFileSync(f, 'hello');
+    const t = G.host.services.use('host.transfer')!;
+    await assert.rejects(t.stageImport({ file: f }), (e: TransferError) => e.code === 'TRANSFER_NOT_AN_EXPORT');
+  });
+});
+
+describe('HTTP API', () => {
+  test('export and import as jobs with progress, behind the auth token', async () => {
+    const H = await daemon();
+    const api = (path: string, init: RequestInit = {}, token = H.authToken) => fetch(`${H.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
+    assert.equal((await api('/api/v1/transfer/export', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, 'wrong')).status, 401);
+    const up = await api('/api/v1/transfer/import', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: readFileSync(exportSecret) });
+    assert.equal(up.status, 201);
+    const staged = ((await up.json()) as { job: TransferJobView }).job;
+    assert.equal(staged.encrypted, true);
+    const bad = await api(`/api/v1/transfer/jobs/${staged.id}/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'skip', passphrase: 'nope' }) });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'TRANSFER_WRONG_PASSPHRASE');
+    const apply = await api(`/api/v1/transfer/jobs/${staged.id}/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'skip', passphrase: 'correct horse battery staple' }) });
+    assert.equal(apply.status, 202);
+    let job: TransferJobView;
+    const phases = new Set<string>();
+    for (;;) {
+      job = ((await (await api(`/api/v1/transfer/jobs/${staged.id}`)).json()) as { job: TransferJobView }).job;
+      phases.add(job.progress.phase);
+      if (job.state !== 'running') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(job.state, 'done', JSON.stringify(job.error));
+    assert.ok((await H.memory.recall.search('wifi password cabin')).some((h) => h.text.includes('pinecone-42')));
+
+    const ex = await api('/api/v1/transfer/export', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(ex.status, 202);
+    let ej = ((await ex.json()) as { job: TransferJobView }).job;
+    while (ej.state === 'running') {
+      await new Promise((r) => setTimeout(r, 20));
+      ej = ((await (await api(`/api/v1/transfer/jobs/${ej.id}`)).json()) as { job: TransferJobView }).job;
+    }
+    assert.equal(ej.state, 'done');
+    const dl = await api(`/api/v1/transfer/jobs/${ej.id}/download`);
+    assert.equal(dl.status, 200);
+    assert.match(dl.headers.get('content-disposition') ?? '', /attachment; filename="homeagent-export-.*\.zip"/);
+    const bytes = Buffer.from(await dl.arrayBuffer());
+    assert.equal(sha(bytes), ej.file!.sha256);
+    // A form cannot upload an archive (a page in the browser could send one cross-site).
+    const form = await api('/api/v1/transfer/import', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    assert.ok(form.status === 415 || form.status === 400, String(form.status));
+    assert.equal((await api('/api/v1/transfer/jobs/not-a-job')).status, 404);
+    assert.ok(statSync(join(H.homeDir, '.transfer')).isDirectory());
+  });
+});
