@@ -17,7 +17,7 @@ let home: string;
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'ha-w-'));
-  d = await startDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  d = await startDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
   c = new DaemonClient(d.socketPath);
   await c.connect();
 });
@@ -200,4 +200,33 @@ test('K-2/K-3: `waiter memory forget` shows what will go and forgets only with -
   assert.equal(d.memory.graph.matchingFacts(['sailing']).length, 0);
   assert.equal((await run('memory', 'undo', list[0].id)).code, 1, 'undone already');
   assert.match((await run('memory', 'history', 'Clara')).out, /undone by #/);
+});
+
+test('waiter export --passphrase-env / import --dry-run / import: the whole memory through the socket, with progress', async () => {
+  const { main } = await import('../src/waiter/main.js');
+  const run = async (...args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(['node', 'waiter', '--home', home, '--json', ...args], { out: (t) => void (out += t), err: (t) => void (err += t) });
+    return { code, out, err };
+  };
+  await d.memory.knowledge.create('trip', 'Lisbon in May');
+  process.env.HA_TEST_PASS = 'river-9';
+  const file = join(home, 'out', 'backup.zip.age');
+  const ex = await run('export', file, '--passphrase-env', 'HA_TEST_PASS');
+  assert.equal(ex.code, 0, ex.err);
+  assert.match(ex.err, /"event":"progress","phase":"pack"/);
+  assert.match(JSON.parse(ex.out).file.name, /backup\.zip\.age/);
+  assert.equal((await run('export', file)).code, 1, 'an existing file is never replaced');
+  const wrong = await run('import', file, '--passphrase-env', 'HOME');
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.err, /TRANSFER_WRONG_PASSPHRASE/);
+  const dry = await run('import', file, '--passphrase-env', 'HA_TEST_PASS', '--dry-run', '--mode', 'keep-both');
+  assert.equal(dry.code, 0, dry.err);
+  assert.equal(JSON.parse(dry.out).report.parts.knowledge.same >= 1, true);
+  const imp = await run('import', file, '--passphrase-env', 'HA_TEST_PASS', '--mode', 'overwrite');
+  assert.equal(imp.code, 0, imp.err);
+  assert.equal(JSON.parse(imp.out).state, 'done');
+  assert.equal((await run('import', file, '--mode', 'sideways')).code, 2);
+  delete process.env.HA_TEST_PASS;
 });

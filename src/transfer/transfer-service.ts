@@ -142,6 +142,8 @@ export class TransferRuntime implements TransferService {
   async exportTo(opts: { file?: string; passphrase?: string }, onProgress?: TransferProgressFn): Promise<TransferJobView> {
     if (opts.file !== undefined && (typeof opts.file !== 'string' || !isAbsolute(opts.file))) throw new TransferError('TRANSFER_BAD_REQUEST', 'the export file must be an absolute path');
     if (opts.passphrase !== undefined && (typeof opts.passphrase !== 'string' || opts.passphrase.length === 0)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must not be empty');
+    // Never replaces a file: an export is not a way to overwrite something by mistake.
+    if (opts.file !== undefined && existsSync(opts.file)) throw new TransferError('TRANSFER_BAD_REQUEST', `${basename(opts.file)} already exists; choose another name`);
     const job = this.newJob('export');
     const release = this.claim(job.view.id);
     try {

@@ -109,8 +109,8 @@ function transferProgress(opts: GlobalOpts) {
   return (e: CliStreamEvent) => {
     if (e.event !== 'progress') return;
     const d = e.data as { phase: string; done: number; total: number };
-    if (opts.json) process.stderr.write(JSON.stringify({ event: 'progress', ...d }) + '\n');
-    else process.stderr.write(`\r${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}        `);
+    if (opts.json) io.err(JSON.stringify({ event: 'progress', ...d }) + '\n');
+    else io.err(`\r${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}        `);
   };
 }
 
@@ -704,7 +704,7 @@ export function buildProgram(): Command {
       const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
       const target = resolve(file ?? `homeagent-export-${stamp}.zip${pass ? '.age' : ''}`);
       const job = await withClient(opts, (c) => c.request('transfer.export', { file: target, passphrase: pass }, transferProgress(opts)));
-      if (!opts.json) process.stderr.write('\n');
+      if (!opts.json) io.err('\n');
       print(opts, opts.json ? job : { file: target, ...(job as { file?: object; manifest?: object }).file, counts: (job as { manifest?: { counts?: object } }).manifest?.counts });
     });
   program
@@ -720,7 +720,7 @@ export function buildProgram(): Command {
       if (!['skip', 'overwrite', 'keep-both'].includes(o.mode)) throw new UsageError(`--mode is skip, overwrite or keep-both, not "${o.mode}"`);
       const pass = await passphrase(o, false);
       const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, dryRun: o.dryRun === true }, transferProgress(opts)));
-      if (!opts.json) process.stderr.write('\n');
+      if (!opts.json) io.err('\n');
       const j = job as { report?: { parts?: object; notes?: string[]; renamedSessions?: object } };
       print(opts, opts.json ? job : { dryRun: o.dryRun === true, ...j.report });
     });

@@ -12,8 +12,9 @@ import { HistorySection } from '../memory/history-list';
 import { ChannelsSection } from './channels-section';
 import { AboutSection } from './about-section';
 import { PeopleSection } from './people-section';
+import { DataSection } from './data-section';
 
-const SECTIONS = ['providers', 'general', 'channels', 'people', 'memory', 'plugins', 'knowledge', 'documents', 'history', 'changes', 'about'] as const;
+const SECTIONS = ['providers', 'general', 'channels', 'people', 'memory', 'plugins', 'knowledge', 'documents', 'history', 'changes', 'data', 'about'] as const;
 
 /** Settings (W-4): providers, generated core settings, memory manager, plugins, knowledge, documents, changes. */
 export function SettingsView({ section }: { section: string }) {
@@ -42,6 +43,7 @@ export function SettingsView({ section }: { section: string }) {
           {current === 'documents' && <DocumentsSection />}
           {current === 'history' && <HistorySection />}
           {current === 'changes' && <ChangesSection />}
+          {current === 'data' && <DataSection />}
           {current === 'about' && <AboutSection />}
         </ErrorBoundary>
       </div>

@@ -1,0 +1,232 @@
+import { useRef, useState } from 'react';
+import { api, token, ApiError } from '../../api/client';
+import { useApp } from '../../app-context';
+import { useT } from '../../i18n';
+import { bytes } from '../../lib/format';
+import type { TransferJobView, TransferMode, TransferReport } from '../../../../src/spec/index.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls a transfer job until it leaves `running`, reporting each view. */
+async function follow(id: string, onView: (j: TransferJobView) => void): Promise<TransferJobView> {
+  for (;;) {
+    const j = (await api<{ job: TransferJobView }>(`/api/v1/transfer/jobs/${id}`)).job;
+    onView(j);
+    if (j.state !== 'running') return j;
+    await sleep(250);
+  }
+}
+
+/** Uploads the archive as application/octet-stream with upload progress (fetch has none). */
+function upload(file: File, onProgress: (done: number, total: number) => void): Promise<TransferJobView> {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    x.open('POST', '/api/v1/transfer/import');
+    x.setRequestHeader('content-type', 'application/octet-stream');
+    const tk = token();
+    if (tk) x.setRequestHeader('authorization', `Bearer ${tk}`);
+    x.upload.onprogress = (e) => onProgress(e.loaded, e.total || file.size);
+    x.onload = () => {
+      let j: { ok?: boolean; job?: TransferJobView; error?: { code: string; message: string } } = {};
+      try {
+        j = JSON.parse(x.responseText) as typeof j;
+      } catch {
+        // not JSON: reported below
+      }
+      if (x.status >= 200 && x.status < 300 && j.job) resolve(j.job);
+      else reject(new ApiError(j.error?.message ?? `HTTP ${x.status}`, j.error?.code ?? `HTTP_${x.status}`, x.status));
+    };
+    x.onerror = () => reject(new ApiError('network error', 'NETWORK', 0));
+    x.send(file);
+  });
+}
+
+function Progress({ job, label }: { job?: TransferJobView; label?: string }) {
+  const t = useT();
+  if (!job && !label) return null;
+  const p = job?.progress;
+  const pct = p && p.total > 0 ? Math.min(100, Math.floor((100 * p.done) / p.total)) : undefined;
+  return (
+    <div className="progress-card" data-testid="transfer-progress">
+      <div className="small">{label ?? t(`data.phase.${p?.phase ?? 'start'}` as 'data.phase.start')}{pct !== undefined ? ` · ${pct}%` : ''}</div>
+      <progress max={100} value={pct ?? (job?.state === 'done' ? 100 : undefined)} style={{ width: '100%' }} />
+    </div>
+  );
+}
+
+function ReportTable({ report }: { report: TransferReport }) {
+  const t = useT();
+  const rows = Object.entries(report.parts);
+  return (
+    <div data-testid="transfer-report">
+      <table className="small">
+        <thead>
+          <tr>
+            <th />
+            <th>{t('data.col.added')}</th>
+            <th>{t('data.col.same')}</th>
+            <th>{t('data.col.conflicts')}</th>
+            <th>{t('data.col.forgotten')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([part, p]) => (
+            <tr key={part}>
+              <td>{part}</td>
+              <td>{p?.added ?? 0}</td>
+              <td>{p?.same ?? 0}</td>
+              <td>{p ? `${p.conflicts} (${p.skipped}/${p.overwritten}/${p.keptBoth})` : 0}</td>
+              <td>{p?.forgotten ?? 0}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {report.notes.length > 0 && (
+        <ul className="muted small">
+          {report.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Settings → Data (K-5): export the whole memory into one archive (optionally encrypted with a
+ * passphrase) and import one, with a check first and a progress bar for each job.
+ */
+export function DataSection() {
+  const app = useApp();
+  const t = useT();
+  const [exPass, setExPass] = useState('');
+  const [exJob, setExJob] = useState<TransferJobView>();
+  const [exBusy, setExBusy] = useState(false);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const [imJob, setImJob] = useState<TransferJobView>();
+  const [uploadLabel, setUploadLabel] = useState<string>();
+  const [mode, setMode] = useState<TransferMode>('skip');
+  const [imPass, setImPass] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const runExport = async () => {
+    setExBusy(true);
+    setError(undefined);
+    try {
+      const started = (await api<{ job: TransferJobView }>('/api/v1/transfer/export', { method: 'POST', json: exPass ? { passphrase: exPass } : {} })).job;
+      const job = await follow(started.id, setExJob);
+      if (job.state !== 'done') throw new ApiError(job.error?.message ?? 'export failed', job.error?.code ?? 'ERROR', 500);
+      // The download needs the token: fetched, then handed to the browser as a file.
+      const res = await fetch(`/api/v1/transfer/jobs/${job.id}/download`, { headers: { authorization: `Bearer ${token()}` } });
+      if (!res.ok) throw new ApiError(`download failed (HTTP ${res.status})`, `HTTP_${res.status}`, res.status);
+      const url = URL.createObjectURL(await res.blob());
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = job.file?.name ?? 'homeagent-export.zip';
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      app.toast(t('data.exported', { size: bytes(job.file?.bytes) }), 'ok');
+    } catch (e) {
+      setError(`${(e as ApiError).code ?? ''} ${(e as Error).message}`.trim());
+    } finally {
+      setExBusy(false);
+    }
+  };
+
+  const stage = async (): Promise<TransferJobView | undefined> => {
+    const file = fileRef.current?.files?.[0];
+    if (!file) return undefined;
+    if (imJob && imJob.state === 'staged') return imJob;
+    const job = await upload(file, (d, total) => setUploadLabel(t('data.uploading', { pct: String(Math.floor((100 * d) / Math.max(1, total))) })));
+    setUploadLabel(undefined);
+    setImJob(job);
+    return job;
+  };
+
+  const check = async (apply: boolean) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const staged = await stage();
+      if (!staged) return;
+      const opts = { mode, ...(imPass ? { passphrase: imPass } : {}) };
+      if (!apply) {
+        setImJob((await api<{ job: TransferJobView }>(`/api/v1/transfer/jobs/${staged.id}/inspect`, { method: 'POST', json: opts })).job);
+        return;
+      }
+      await api(`/api/v1/transfer/jobs/${staged.id}/apply`, { method: 'POST', json: opts });
+      const job = await follow(staged.id, setImJob);
+      if (job.state === 'done') {
+        app.toast(t('data.imported'), 'ok');
+        app.refreshMm();
+      } else if (job.error) setError(`${job.error.code} ${job.error.message}`);
+    } catch (e) {
+      setError(`${(e as ApiError).code ?? ''} ${(e as Error).message}`.trim());
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const reset = () => {
+    if (imJob && imJob.state !== 'running') void api(`/api/v1/transfer/jobs/${imJob.id}`, { method: 'DELETE' }).catch(() => {});
+    setImJob(undefined);
+    setError(undefined);
+  };
+
+  return (
+    <div className="data-section" data-testid="data-section">
+      <h3>{t('data.export')}</h3>
+      <p className="muted">{t('data.exportHint')}</p>
+      <div className="row gap">
+        <input type="password" placeholder={t('data.passphraseOptional')} value={exPass} onChange={(e) => setExPass(e.target.value)} data-testid="export-passphrase" autoComplete="new-password" />
+        <button className="btn primary" disabled={exBusy} onClick={() => void runExport()} data-testid="export-start">
+          {t('data.exportButton')}
+        </button>
+      </div>
+      {exBusy && <Progress job={exJob} />}
+      {exJob?.state === 'done' && exJob.file && (
+        <p className="muted small" data-testid="export-done">
+          {exJob.file.name} · {bytes(exJob.file.bytes)} · sha256 {exJob.file.sha256.slice(0, 16)}…
+        </p>
+      )}
+
+      <h3>{t('data.import')}</h3>
+      <p className="muted">{t('data.importHint')}</p>
+      <div className="row gap">
+        <input type="file" ref={fileRef} onChange={reset} data-testid="import-file" />
+        <select value={mode} onChange={(e) => setMode(e.target.value as TransferMode)} data-testid="import-mode">
+          <option value="skip">{t('data.mode.skip')}</option>
+          <option value="overwrite">{t('data.mode.overwrite')}</option>
+          <option value="keep-both">{t('data.mode.keepBoth')}</option>
+        </select>
+        <input type="password" placeholder={t('data.passphraseIfEncrypted')} value={imPass} onChange={(e) => setImPass(e.target.value)} data-testid="import-passphrase" autoComplete="off" />
+      </div>
+      <div className="row gap">
+        <button className="btn" disabled={busy} onClick={() => void check(false)} data-testid="import-check">
+          {t('data.check')}
+        </button>
+        <button className="btn primary" disabled={busy} onClick={() => void check(true)} data-testid="import-start">
+          {t('data.importButton')}
+        </button>
+      </div>
+      {(busy || uploadLabel) && <Progress job={imJob?.state === 'running' ? imJob : undefined} label={uploadLabel ?? (imJob?.state === 'running' ? undefined : t('data.checking'))} />}
+      {imJob?.manifest && (
+        <p className="muted small" data-testid="import-manifest">
+          {t('data.archiveOf', { version: imJob.manifest.homeagentVersion, date: imJob.manifest.createdAt.slice(0, 10), size: bytes(imJob.manifest.bytes) })}
+        </p>
+      )}
+      {imJob?.report && (
+        <>
+          <p className="small">{imJob.state === 'done' ? t('data.done') : t('data.wouldDo')}</p>
+          <ReportTable report={imJob.report} />
+        </>
+      )}
+      {error && (
+        <div className="error-banner small" role="alert" data-testid="transfer-error">
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}
