@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TransferError } from '../spec/index.js';
+import { EXPORT_FORMAT, parseManifest, partOfEntry } from './manifest.js';
+import { RefMap } from './ref-map.js';
+import { emptyLedger } from './transfer-host.js';
+
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof TransferError, String(e));
+    return e.code;
+  }
+  return 'none';
+};
+
+test('entry names: each place of the format maps to its part; traversal and strangers are refused', () => {
+  assert.equal(partOfEntry('sessions/cli%3Atrip.jsonl'), 'sessions');
+  assert.equal(partOfEntry('memory/graph.db'), 'graph');
+  assert.equal(partOfEntry('library/memories/cat_1.md'), 'library');
+  assert.equal(partOfEntry('library/pinned/plan.json'), 'library');
+  assert.equal(partOfEntry('knowledge/recipes/content.md'), 'knowledge');
+  assert.equal(partOfEntry('media/2026-01-01/a.pdf'), 'media');
+  for (const bad of ['../x', 'a/../../x', '/etc/passwd', 'C:/x', 'knowledge/..\\x/content.md', 'memory/./graph.db', 'memory//graph.db', 'x\0y']) assert.equal(code(() => partOfEntry(bad)), 'TRANSFER_PATH_ESCAPE', bad);
+  for (const odd of ['memory/other.db', 'sessions/x.txt', 'library/memories/../../x.md', 'library/memories/a.md.exe', 'media/.hidden', 'persona.md/x', 'README']) assert.notEqual(code(() => partOfEntry(odd)), 'none', odd);
+});
+
+test('manifest: a newer format says so before anything else is checked; a foreign one is not an export', () => {
+  assert.equal(code(() => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: 7, files: 'whatever' }))), 'TRANSFER_FORMAT_TOO_NEW');
+  assert.equal(code(() => parseManifest(JSON.stringify({ format: 'zip-of-cats', formatVersion: 1 }))), 'TRANSFER_NOT_AN_EXPORT');
+  assert.equal(code(() => parseManifest('{not json')), 'TRANSFER_CORRUPT');
+  assert.equal(code(() => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: 1, homeagentVersion: '1', createdAt: 'x', counts: {}, files: [{ path: 'a', part: 'sessions', bytes: 1, sha256: 'nothex' }] }))), 'TRANSFER_CORRUPT');
+});
+
+test('RefMap: renamed sessions rename their turn refs; forgotten refs map to nothing', () => {
+  const ledger = { ...emptyLedger(), isForgotten: (r: string) => r === 'cli:a#2' };
+  const m = new RefMap(ledger, new Set(['cli:b#1']));
+  assert.equal(m.ref('cli:a#1'), 'cli:a#1');
+  assert.equal(m.ref('cli:a#2'), undefined);
+  assert.equal(m.ref('cli:b#1'), undefined, 'a tombstone the archive carries');
+  m.renameSession('cli:a', 'cli:a.imported-1');
+  assert.equal(m.ref('cli:a#1/user'), 'cli:a.imported-1#1/user');
+  assert.equal(m.ref('cli:a#2'), 'cli:a.imported-1#2', 'a renamed session is not ours: our tombstones do not apply');
+  const id = m.newId('doc-1');
+  assert.equal(m.ref('doc-1'), id);
+  assert.equal(m.newId('doc-1'), id);
+});
