@@ -86,6 +86,15 @@ function logLines(text: string): Record<string, unknown>[] {
   return out;
 }
 
+/** A log event of a session imported under a new id: its turn id, and the turns a deletion marker names. */
+function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, unknown> {
+  const out = { ...l };
+  if (typeof l.turnId === 'string') out.turnId = refs.ref(l.turnId) ?? l.turnId;
+  const data = l.data as { turnIds?: unknown } | undefined;
+  if (data && Array.isArray(data.turnIds)) out.data = { ...data, turnIds: data.turnIds.map((t) => (typeof t === 'string' ? (refs.ref(t) ?? t) : t)) };
+  return out;
+}
+
 const serialise = (lines: readonly Record<string, unknown>[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
 /** A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten. */
@@ -165,7 +174,7 @@ export async function mergeImport(o: {
           id = freeSessionId(s.id, takenSession);
           refs.renameSession(s.id, id);
           p.keptBoth++;
-          theirs = theirs.map((l) => (l.type === 'session' ? { ...l, id } : l.type === 'event' && typeof l.turnId === 'string' ? { ...l, turnId: refs.ref(l.turnId) ?? l.turnId } : l));
+          theirs = theirs.map((l) => (l.type === 'session' ? { ...l, id } : l.type === 'event' ? renameEvent(l, refs) : l));
         }
       }
     }
