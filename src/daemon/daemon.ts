@@ -16,7 +16,7 @@ import { ensureAuthToken, homePaths, type HomePaths } from '../paths/index.js';
 import { agentStatus, configAdmin, memoryAdmin, providerAdmin } from './host-services.js';
 import { memoryAdapter } from './memory-adapter.js';
 import { personaLoader } from './persona.js';
-import { TransferRuntime, type TransferServiceOptions } from '../transfer/index.js';
+import { recoverInterruptedImport, TransferRuntime, type TransferServiceOptions } from '../transfer/index.js';
 
 export interface DaemonOptions {
   /** The data folder. */
@@ -111,6 +111,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // Temp files of atomic writes a kill interrupted (§9): never read, only clutter.
   const stale = removeStaleTempFiles(paths.home);
   if (stale.length) log.info(`removed ${stale.length} leftover temp files of interrupted writes`, { files: stale.slice(0, 20) });
+
+  // An import killed in the middle of swapping files in is undone before anything opens them.
+  recoverInterruptedImport(paths.home, log.child('transfer'));
 
   const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined });
   // config.db can hold API keys: created 0600 before SQLite opens it (SQLite gives -wal/-shm the

@@ -24,6 +24,7 @@ import { decryptFile, encryptFile, sniff } from './age-file.js';
 import { StagedExport } from './staged-export.js';
 import { mergeImport, type SwapFile } from './import-merge.js';
 import { emptyLedger, type TransferHost } from './transfer-host.js';
+import { applyOp, journalPath, planSwap, undoOps, writeJournal } from './swap-journal.js';
 
 /** Options of the service beyond the host. */
 export interface TransferServiceOptions {
@@ -71,8 +72,15 @@ export class TransferRuntime implements TransferService {
     this.limits = { ...DEFAULT_UNPACK_LIMITS, maxArchiveBytes: 64 * 1024 ** 3, ...opts.limits };
   }
 
-  /** Removes what an earlier run left in the work folder. */
+  /**
+   * Removes what an earlier run left in the work folder — unless an interrupted import's journal
+   * is still there (it could not be undone): then its backups stay for a person to recover.
+   */
   start(): void {
+    if (existsSync(journalPath(this.host.home))) {
+      this.host.log.error(`an interrupted import could not be undone; ${this.root} is kept (its backup/ folders hold the original files)`);
+      return;
+    }
     rmSync(this.root, { recursive: true, force: true });
   }
 
@@ -403,6 +411,8 @@ export class TransferRuntime implements TransferService {
             await this.host.config.set(s.key, s.value as never);
           }
           if (r.tombstones.length) await ledger.record(r.tombstones);
+          // The commit point: from here a restart keeps the import.
+          rmSync(journalPath(this.host.home), { force: true });
         } catch (e) {
           for (const p of previous.reverse()) {
             await (p.info.origin === 'stored' ? this.host.config.set(p.key, p.info.value) : this.host.config.reset(p.key)).catch(() => {});
@@ -426,45 +436,29 @@ export class TransferRuntime implements TransferService {
   }
 
   /**
-   * Renames each merged file over its live path, keeping the original aside; returns the undo.
-   * A failure part-way undoes what was swapped and throws TRANSFER_APPLY_FAILED.
+   * Renames each merged file over its live path, keeping the original aside, with a journal
+   * written first (a kill in the middle is undone at the next start, see
+   * `recoverInterruptedImport`); returns the undo. A failure part-way undoes what was swapped and
+   * throws TRANSFER_APPLY_FAILED.
    */
   private async swap(job: Job, files: readonly SwapFile[], backup: string, onProgress?: TransferProgressFn): Promise<() => void> {
     mkdirSync(backup, { recursive: true, mode: 0o700 });
-    const journal: { live: string; aside?: string }[] = [];
+    const ops = planSwap(files, backup);
+    const journal = journalPath(this.host.home);
+    writeJournal(journal, ops);
     const undo = () => {
-      for (const j of journal.reverse()) {
-        try {
-          rmSync(j.live, { force: true });
-          if (j.aside) renameSync(j.aside, j.live);
-        } catch (e) {
-          this.host.log.error(`import rollback: could not restore ${j.live}: ${(e as Error).message}`);
-        }
-      }
-      journal.length = 0;
+      const failed = undoOps(ops);
+      if (failed.length) this.host.log.error('import rollback: could not restore every file; the journal is kept for the next start', { files: failed.slice(0, 20) });
+      else rmSync(journal, { force: true });
     };
     try {
-      for (let i = 0; i < files.length; i++) {
-        const f = files[i];
-        this.opts.beforeSwap?.(i, f.live);
-        mkdirSync(dirname(f.live), { recursive: true, mode: 0o700 });
-        const entry: { live: string; aside?: string } = { live: f.live };
-        for (const suffix of ['-wal', '-shm']) {
-          if (existsSync(f.live + suffix)) {
-            renameSync(f.live + suffix, join(backup, `${i}${suffix}`));
-            journal.push({ live: f.live + suffix, aside: join(backup, `${i}${suffix}`) });
-          }
-        }
-        if (existsSync(f.live)) {
-          entry.aside = join(backup, String(i));
-          renameSync(f.live, entry.aside);
-        }
-        journal.push(entry);
-        renameSync(f.merged, f.live);
-        this.progress(job, { phase: 'apply', done: i + 1, total: files.length }, onProgress);
+      for (let i = 0; i < ops.length; i++) {
+        this.opts.beforeSwap?.(i, ops[i].live);
+        applyOp(ops[i]);
+        this.progress(job, { phase: 'apply', done: i + 1, total: ops.length }, onProgress);
       }
     } catch (e) {
-      this.progress(job, { phase: 'rollback', done: 0, total: journal.length }, onProgress);
+      this.progress(job, { phase: 'rollback', done: 0, total: ops.length }, onProgress);
       undo();
       throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and was undone: ${(e as Error).message}`, {}, e);
     }
