@@ -28,7 +28,12 @@ const daemons: Daemon[] = [];
 const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
 const transferOpts = { scryptLogN: 10, limits: { maxRatio: 100 } };
 
+/**
+ * A fresh daemon. One runs at a time: the webui plugin keeps its server in a module variable, so a
+ * second daemon in one process would leave the first one's server open (noted for the lead).
+ */
 async function daemon(extra: Partial<DaemonOptions> = {}): Promise<Daemon> {
+  for (const d of daemons) await d.stop();
   const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));
   homes.push(home);
   const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts, ...extra });

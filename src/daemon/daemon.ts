@@ -198,6 +198,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
   const authToken = ensureAuthToken(paths.home);
   host.services.provide('host', 'host.auth', { token: () => authToken });
+  const lateRegistry: { registry?: PluginRegistry } = {};
   // Export and import of the whole memory (K-5). Forget's tombstones come through the
   // `memory.tombstones` service when a plugin or the host provides it.
   const transfer = new TransferRuntime({
@@ -218,12 +219,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     personaFile: () => paths.persona,
     forget: () => host.services.use('memory.tombstones'),
+    // The memory-manager caches the plan and the library index: a restart of the plugin re-reads
+    // what an import wrote (no change to the plugin needed). Bound late: the registry comes next.
+    reloadLibrary: async () => {
+      const mm = lateRegistry.registry?.list().find((p) => p.name === 'memory-manager');
+      if (mm?.state === 'running') await lateRegistry.registry!.reload('memory-manager');
+    },
     log: log.child('transfer'),
   }, opts.transfer);
   transfer.start();
   host.services.provide('host', 'host.transfer', transfer);
   const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills'), external: { startTimeoutMs: pluginStartMs } });
   host.services.provide('host', 'host.plugins', registry);
+  lateRegistry.registry = registry;
   const without = new Set(opts.without ?? []);
   for (const def of [...builtinPlugins(), ...(opts.plugins ?? [])]) if (!without.has(def.name)) registry.registerBuiltin(def);
   agent.start();

@@ -1,5 +1,8 @@
 import { definePlugin } from '../../sdk/index.js';
 import { webuiSettings } from './settings.js';
+import type { WebuiServer } from './webui-server.js';
+
+let server: WebuiServer | undefined;
 
 /**
  * The `webui` plugin definition. The server (hono, the routes, the SPA files) is imported when
@@ -12,10 +15,11 @@ export default definePlugin({
   settings: webuiSettings,
   async start(sdk) {
     const { WebuiServer } = await import('./webui-server.js');
-    // One server per start, stopped by that start's disposer: a module-level reference let a
-    // second daemon in the same process (tests) overwrite the first's, whose server then never closed.
-    const server = new WebuiServer(sdk);
-    sdk.onDispose(() => server.stop());
+    server = new WebuiServer(sdk);
     await server.start();
+  },
+  async stop() {
+    await server?.stop();
+    server = undefined;
   },
 });

@@ -147,6 +147,13 @@ export class DocStore {
   async close(): Promise<void> {
     this.index?.close();
     this.index = undefined;
+    // A reopen (after an import swapped the file, K-5) loads everything again from the file.
+    this.order.length = 0;
+    this.orderDirty = false;
+    this.seqs.clear();
+    this.sessionOrder.clear();
+    this.sessionDirty.clear();
+    this.seq = 0;
     this.stmts = undefined;
     this.stmtCache.clear();
     this.db?.close();
