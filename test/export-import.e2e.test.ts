@@ -7,7 +7,7 @@
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -16,7 +16,7 @@ import { startDaemon, type Daemon, type DaemonOptions } from '../src/daemon/inde
 import type { ForgetLedger, PluginDefinition, Tombstone, TransferJobView } from '../src/spec/index.js';
 import { TransferError } from '../src/spec/index.js';
 // The archive tools of the format itself, to make damaged archives from a real one.
-import { parseManifest, type Manifest } from '../src/transfer/index.js';
+import { applyOp, journalPath, parseManifest, planSwap, writeJournal, type Manifest } from '../src/transfer/index.js';
 
 const require = createRequire(import.meta.url);
 const yazl = require('yazl') as typeof import('yazl');
@@ -369,6 +369,31 @@ describe('import', () => {
     assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Rex'));
     assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Mochi'));
   });
+});
+
+test('a daemon killed in the middle of an import\'s swap starts with the data as it was before the import', async () => {
+  const K = await daemon();
+  await turn(K, 'cli:k', 'My boat is called Wave.', 'Noted.');
+  K.memory.graph.commit([{ subject: 'Wave', predicate: 'is a', object: 'boat' }]);
+  const before = await fingerprint(K);
+  const home = K.homeDir;
+  await K.stop();
+  // What a kill between the renames leaves: the journal, and some files already swapped.
+  const merged = join(home, '.transfer', 'job', 'merged');
+  mkdirSync(merged, { recursive: true });
+  writeFileSync(join(merged, 'graph.db'), (await readZip(exportPlain)).get('memory/graph.db')!);
+  writeFileSync(join(merged, 'context.json'), JSON.stringify({ version: 1, events: [] }));
+  const backup = join(home, '.transfer', 'job', 'backup');
+  mkdirSync(backup, { recursive: true });
+  const ops = planSwap([{ live: join(home, 'graph.db'), merged: join(merged, 'graph.db') }, { live: join(home, 'context.json'), merged: join(merged, 'context.json') }], backup);
+  writeJournal(journalPath(home), ops);
+  applyOp(ops[0]);
+  applyOp(ops[1]);
+  const K2 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  daemons.push(K2);
+  assert.equal(await fingerprint(K2), before);
+  assert.ok(K2.memory.graph.exportFacts().relations.some((r) => r.subject === 'Wave'));
+  assert.ok(!K2.memory.graph.exportFacts().relations.some((r) => r.subject === 'Mochi'));
 });
 
 describe('bad archives: a coded error, nothing changed, the daemon keeps running', () => {
