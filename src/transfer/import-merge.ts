@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConfigKeyInfo, ContextEvent, ForgetLedger, TransferMode, TransferPart, TransferPartPlan, TransferReport } from '../spec/index.js';
@@ -144,8 +144,10 @@ export async function mergeImport(o: {
   const mergedSess = join(M, 'sessions');
   mkdirSync(mergedSess, { recursive: true, mode: 0o700 });
   const sessionIds: string[] = [];
-  const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || staged.sessions().some((s) => s.id === id);
-  for (const s of staged.sessions()) {
+  const theirSessions = staged.sessions();
+  const theirIds = new Set(theirSessions.map((s) => s.id));
+  const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || theirIds.has(id);
+  for (const s of theirSessions) {
     const p = plan('sessions');
     let theirs = logLines(readFileSync(s.file, 'utf8'));
     const before = theirs.length;
@@ -344,12 +346,13 @@ export async function mergeImport(o: {
   // Files: library memories and plan, knowledge, persona, media.
   const fileItem = (part: TransferPart, source: string, liveFile: string, mergedFile: string, canKeepBoth: (() => string) | undefined): void => {
     const p = plan(part);
-    const ours = existsSync(liveFile) ? readFileSync(liveFile) : undefined;
-    const theirs = readFileSync(source);
+    const exists = existsSync(liveFile);
+    // Sizes first: media files can be large, and most that differ differ in size.
+    const same = exists && statSync(liveFile).size === statSync(source).size && readFileSync(liveFile).equals(readFileSync(source));
     let target = liveFile;
     let merged = mergedFile;
-    if (!ours) p.added++;
-    else if (ours.equals(theirs)) {
+    if (!exists) p.added++;
+    else if (same) {
       p.same++;
       return;
     } else {
