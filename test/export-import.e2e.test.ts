@@ -325,6 +325,9 @@ describe('import', () => {
       isForgotten: (ref) => forgotten.has(ref),
       tombstones: () => [...forgotten].map((ref) => ({ ref, at: 1 })),
       record: (t) => void recorded.push(...t),
+      // The optional hooks of the seam (forget by fact and by content): the archived note and its fact.
+      isForgottenFact: (s, p, o) => s.toLowerCase() === 'rosa' && p.replace(/[ _]/g, '') === 'bornin' && o.toLowerCase() === 'napoli',
+      isForgottenText: (t) => t.includes('Grandma Rosa was born in Napoli'),
     };
     const standIn: PluginDefinition = { name: 'forget-stand-in', start: (sdk) => void sdk.provide('memory.tombstones', ledger) };
     const D = await daemon({ plugins: [standIn] });
@@ -336,6 +339,8 @@ describe('import', () => {
     assert.ok(!blob.includes('called Mochi'), 'the forgotten turn came back');
     assert.ok(!blob.includes('pinecone-42'), 'a document of the forgotten turn came back');
     assert.ok(!D.memory.graph.exportFacts().relations.some((x) => x.subject === 'Mochi'), 'a fact whose only source was forgotten came back');
+    assert.ok(!blob.includes('1931'), 'a forgotten text came back');
+    assert.ok(!D.memory.graph.exportFacts().relations.some((x) => x.subject === 'Rosa'), 'a forgotten fact came back');
     assert.ok(blob.includes('blue flowerpot'), 'the other turn is imported');
     assert.ok((r.report!.parts.sessions?.forgotten ?? 0) > 0 && (r.report!.parts.graph?.forgotten ?? 0) > 0);
     // An export carries the tombstones; importing that elsewhere keeps the turn out there too.

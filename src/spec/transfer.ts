@@ -137,6 +137,10 @@ export interface ForgetLedger {
   tombstones(): readonly Tombstone[];
   /** Adds tombstones an import brought (deletes nothing: their data was never imported). */
   record(tombstones: readonly Tombstone[]): void | Promise<void>;
+  /** Optional: true when this fact was forgotten (names compared case-insensitively by the provider). */
+  isForgottenFact?(subject: string, predicate: string, object: string): boolean;
+  /** Optional: true when this text (a message, a reply, a note) was forgotten. */
+  isForgottenText?(text: string): boolean;
 }
 
 /** One forgotten thing. */

@@ -98,9 +98,10 @@ function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, u
 const serialise = (lines: readonly Record<string, unknown>[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
 /** A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten. */
-function mapDocument(d: MemoryDocument, refs: RefMap): MemoryDocument | undefined {
+function mapDocument(d: MemoryDocument, refs: RefMap, textForgotten: (t: string) => boolean): MemoryDocument | undefined {
   const turn = d.refs[0];
   if (refs.forgotten(d.id) || (turn !== undefined && refs.forgotten(turn))) return undefined;
+  if ([d.content, d.input, d.response].some((t) => t && textForgotten(t))) return undefined;
   const id = refs.ref(d.id) ?? d.id;
   return { ...d, id, sessionId: refs.session(d.sessionId), refs: d.refs.map((r) => refs.ref(r)).filter((r): r is string => r !== undefined) };
 }
@@ -136,6 +137,7 @@ export async function mergeImport(o: {
   const notes: string[] = [];
   const theirTombs = staged.tombstones();
   const refs = new RefMap(o.ledger, new Set(theirTombs.map((t) => t.ref)));
+  const textForgotten = (t: string) => o.ledger.isForgottenText?.(t) === true;
   const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };
   mkdirSync(M, { recursive: true, mode: 0o700 });
 
@@ -151,7 +153,7 @@ export async function mergeImport(o: {
     const p = plan('sessions');
     let theirs = logLines(readFileSync(s.file, 'utf8'));
     const before = theirs.length;
-    theirs = theirs.filter((l) => l.type !== 'event' || typeof l.turnId !== 'string' || !refs.forgotten(l.turnId));
+    theirs = theirs.filter((l) => l.type !== 'event' || ((typeof l.turnId !== 'string' || !refs.forgotten(l.turnId)) && !(typeof l.text === 'string' && l.text && textForgotten(l.text))));
     if (theirs.length < before) p.forgotten += before - theirs.length;
     const liveFile = join(sessDir, `${sessionFileStem(s.id)}.jsonl`);
     const oursText = readText(liveFile);
@@ -204,7 +206,7 @@ export async function mergeImport(o: {
     const putVecs: (typeof theirDocs.docs)[number]['vector'][] = [];
     for (const { doc, vector } of theirDocs.docs) {
       const p = plan('documents');
-      const d = mapDocument(doc, refs);
+      const d = mapDocument(doc, refs, textForgotten);
       if (!d) {
         p.forgotten++;
         continue;
@@ -243,7 +245,7 @@ export async function mergeImport(o: {
           const vecs: ArchivedRow['vec'][] = [];
           for (const r of rows) {
             const p = plan('archive');
-            const d = mapDocument(r.doc, refs);
+            const d = mapDocument(r.doc, refs, textForgotten);
             if (!d) {
               p.forgotten++;
               continue;
@@ -294,7 +296,7 @@ export async function mergeImport(o: {
     for (const e of theirCtx.events) {
       const p = plan('context');
       const turn = e.refs?.[0];
-      if (refs.forgotten(e.id) || (turn !== undefined && refs.forgotten(turn))) {
+      if (refs.forgotten(e.id) || (turn !== undefined && refs.forgotten(turn)) || [e.input, e.response].some((t) => t && textForgotten(t))) {
         p.forgotten++;
         continue;
       }
@@ -336,7 +338,7 @@ export async function mergeImport(o: {
     const g = new GraphDB({ path: join(M, 'graph.db') });
     g.open();
     try {
-      parts.graph = { ...emptyPlan(), ...g.importFacts(facts, { mode, mapRef: (r) => refs.ref(r) }) };
+      parts.graph = { ...emptyPlan(), ...g.importFacts(facts, { mode, mapRef: (r) => refs.ref(r), isForgottenFact: o.ledger.isForgottenFact?.bind(o.ledger) }) };
     } finally {
       g.close();
     }

@@ -38,6 +38,8 @@ export interface FactMergeOptions {
   mode: 'skip' | 'overwrite' | 'keep-both';
   /** A source ref as it is imported: renamed (keep-both sessions), or undefined when it was forgotten. */
   mapRef: (ref: string) => string | undefined;
+  /** True when the fact itself was forgotten (forget by fact, K-2). */
+  isForgottenFact?: (subject: string, predicate: string, object: string) => boolean;
   now: number;
 }
 
@@ -115,7 +117,7 @@ export function mergeFacts(db: Database.Database, facts: GraphFacts, opts: FactM
   for (const r of facts.relations) {
     inRelations.add(r.subject.toLowerCase()).add(r.object.toLowerCase());
     const sources = r.sources.map((s) => ({ ref: opts.mapRef(s.ref), speaker: s.speaker })).filter((s): s is { ref: string; speaker: string | null } => s.ref !== undefined);
-    if (r.sources.length > 0 && sources.length === 0) {
+    if ((r.sources.length > 0 && sources.length === 0) || opts.isForgottenFact?.(r.subject, r.predicate, r.object)) {
       c.forgotten++;
       continue;
     }
