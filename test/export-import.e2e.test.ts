@@ -357,6 +357,23 @@ describe('import', () => {
     assert.ok((r3.report!.parts.tombstones?.added ?? 0) === 1);
   });
 
+  test('with the real memory control: a turn forgotten here does not come back through an import', async () => {
+    const R = await daemon();
+    const t = R.host.services.use('host.transfer')!;
+    const first = await t.stageImport({ file: exportPlain });
+    await t.applyImport(first.id, { mode: 'skip' });
+    assert.ok((await fingerprint(R)).includes('called Mochi'));
+    const control = R.host.services.use('host.memory-control')!;
+    await control.forget({ turnIds: [aTurn] });
+    assert.ok(!(await fingerprint(R)).includes('called Mochi'));
+    const again = await t.stageImport({ file: exportPlain });
+    const r = await t.applyImport(again.id, { mode: 'overwrite' });
+    assert.ok((r.report!.parts.sessions?.forgotten ?? 0) > 0, JSON.stringify(r.report!.parts.sessions));
+    const blob = await fingerprint(R);
+    assert.ok(!blob.includes('called Mochi'), 'the forgotten turn came back');
+    assert.ok(blob.includes('blue flowerpot'));
+  });
+
   test('a failure in the middle of applying puts everything back; the daemon keeps running', async () => {
     let failAt: number | undefined;
     const F = await daemon({ transfer: { ...transferOpts, beforeSwap: (i) => {

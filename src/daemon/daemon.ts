@@ -218,7 +218,21 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       return !p ? join(paths.home, 'memory') : isAbsolute(p) ? p : resolve(paths.home, p);
     },
     personaFile: () => paths.persona,
-    forget: () => host.services.use('memory.tombstones'),
+    // Forget's tombstones: a `memory.tombstones` provider if one is registered, else the memory
+    // control's (its tombstones are hashes: checked here, not carried in an export).
+    forget: () => {
+      const own = host.services.use('memory.tombstones');
+      if (own) return own;
+      const c = host.services.use('host.memory-control');
+      if (!c) return undefined;
+      return {
+        isForgotten: (ref) => c.isTombstoned(ref),
+        isForgottenFact: (s, p, o) => c.isTombstonedFact(s, p, o),
+        isForgottenText: (t) => c.isTombstonedContent(t),
+        tombstones: () => [],
+        record: () => {},
+      };
+    },
     // The memory-manager caches the plan and the library index: a restart of the plugin re-reads
     // what an import wrote (no change to the plugin needed). Bound late: the registry comes next.
     reloadLibrary: async () => {

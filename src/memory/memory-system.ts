@@ -429,7 +429,8 @@ export class MemorySystem {
     if (this.up.archive) await step('archive', () => this.archive.close());
     if (this.up.graph) await step('graph', () => this.graph.close());
     if (this.up.knowledge) await step('knowledge', () => this.knowledge.close());
-    for (const k of Object.keys(this.up) as (keyof MemorySystem['up'])[]) this.up[k] = false;
+    // The memory-control database stays open: the tiers consult it as they reopen.
+    for (const k of ['context', 'docs', 'archive', 'graph', 'knowledge'] as const) this.up[k] = false;
     try {
       return await fn();
     } finally {
@@ -440,6 +441,8 @@ export class MemorySystem {
       await this.tryOpen('knowledge', () => this.knowledge.open());
       if (this.up.graph) await this.rules.load();
       if (this.up.context) await this.recover();
+      // Turns excluded here that an import brought into a tier are swept aside, as at start.
+      if (this.up.control) await this.control.reconcile();
     }
   }
 
