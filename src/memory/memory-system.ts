@@ -131,6 +131,8 @@ export class MemorySystem {
       docs: () => (this.up.docs ? this.docs : undefined),
       archive: () => (this.up.archive ? this.archive : undefined),
       graph: () => (this.up.graph ? this.graph : undefined),
+      now: opts.now,
+      ownerIds: () => ownerIds(config),
     });
     this.knowledge = new KnowledgeBase({ dir: path.join(home, 'knowledge'), log });
 

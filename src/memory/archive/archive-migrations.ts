@@ -55,6 +55,23 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
   INSERT INTO meta(key, value) VALUES ('docs', 0), ('tokens', 0);
   `,
+  // 2 (issue 15): who said it and whether it asks, read with the light columns while ranking (the
+  // covering index gains speaker_id and asks); the people heard (`speakers`: id, latest display
+  // name, row count) so a query can name them; rows by time, so a query that names days reads
+  // those days' rows. `asks` mirrors documents/asks-question.ts for rows archived before.
+  `
+  ALTER TABLE turns ADD COLUMN asks INTEGER NOT NULL DEFAULT 0;
+  UPDATE turns SET asks = 1 WHERE instr(content, '?') > 0 OR instr(content, '？') > 0
+    OR substr(rtrim(content, ' ' || char(9, 10, 13) || '。.!！~…'), -1) IN ('吗', '呢', '么');
+  DROP INDEX turns_rank;
+  CREATE INDEX turns_rank ON turns(n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind, conversation_id, speaker_id, asks);
+  CREATE INDEX turns_time ON turns(created_at);
+  CREATE TABLE speakers (id TEXT PRIMARY KEY, name TEXT, n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+  INSERT INTO speakers (id, name, n)
+    SELECT id, name, n FROM (
+      SELECT speaker_id AS id, CASE WHEN json_valid(speaker) THEN json_extract(speaker, '$.name') END AS name, count(*) AS n, max(created_at)
+      FROM turns WHERE speaker_id IS NOT NULL GROUP BY speaker_id);
+  `,
 ];
 
 /** Applies the pending migrations in one transaction each; a newer file is refused. */

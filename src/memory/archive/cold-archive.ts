@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { HomeAgentError } from '../../spec/errors/index.js';
-import type { MemoryDocument } from '../documents/index.js';
+import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
 
@@ -21,6 +21,8 @@ export interface ArchivedRow {
   prev: number | null;
   next: number | null;
   len: number;
+  /** Whether the turn asks a question (`asksQuestion` of its text). */
+  asks: boolean;
   terms?: Map<string, number>;
   vec?: StoredVector;
   level: RowLevel;
@@ -61,12 +63,13 @@ interface Row {
   ntok: number;
   prev_n: number | null;
   next_n: number | null;
+  asks?: number;
   vec?: Buffer | null;
   vec_model?: string | null;
 }
 
 /** The light columns, all in the covering index `turns_rank` (narrow pages: candidates are read without touching the text). */
-const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind, conversation_id';
+const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind, conversation_id, speaker_id, asks';
 const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
 const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
 
@@ -86,6 +89,8 @@ export class ColdArchive {
   private docs = 0;
   private tokens = 0;
   private readonly cache = new Map<number, ArchivedRow>();
+  /** The people heard (`speakers` table, small): id → latest display name. */
+  private people = new Map<string, string | undefined>();
   private readonly stmts = new Map<string, Database.Statement>();
   private readonly log: EmbedderLog;
   private readonly clock: () => number;
@@ -136,6 +141,17 @@ export class ColdArchive {
       if (m.key === 'docs') this.docs = m.value;
       if (m.key === 'tokens') this.tokens = m.value;
     }
+    this.loadPeople();
+  }
+
+  private loadPeople(): void {
+    const rows = this.st('SELECT id, name FROM speakers WHERE n > 0').all() as { id: string; name: string | null }[];
+    this.people = new Map(rows.map((r) => [r.id, r.name ?? undefined]));
+  }
+
+  /** Everyone whose turns the archive holds: speaker id and the latest display name recorded. */
+  speakers(): ReadonlyMap<string, string | undefined> {
+    return this.people;
   }
 
   /** Closes the archive. Safe to call twice. */
@@ -191,8 +207,9 @@ export class ColdArchive {
     if (docs.length === 0) return 0;
     const now = this.clock();
     const toks = docs.map((d, i) => (opts.tokens?.[i] ?? this.opts.tokenize(d.title ? `${d.title}\n${d.content}` : d.content)).filter(isIndexable));
-    const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker, conversation_id, conversation, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model)
-      VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerJson, @conversationId, @conversationJson, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel)`);
+    const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker, conversation_id, conversation, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model, asks)
+      VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerJson, @conversationId, @conversationJson, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel, @asks)`);
+    const person = this.st('INSERT INTO speakers (id, name, n) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1, name = COALESCE(excluded.name, name)');
     const posting = this.st('INSERT INTO postings (term_id, n, tf, len) VALUES (?, ?, ?, ?)');
     const df = new Map<number, number>();
     this.conn.transaction(() => {
@@ -230,8 +247,10 @@ export class ColdArchive {
             ntok: t.length,
             vec: v ? Buffer.from(v.vector.buffer, v.vector.byteOffset, v.vector.byteLength) : null,
             vecModel: v?.modelId ?? null,
+            asks: asksQuestion(d.content) ? 1 : 0,
           }).lastInsertRowid,
         );
+        if (d.speaker?.id) person.run(d.speaker.id, d.speaker.name ?? null);
         this.link(n, d);
         for (const [term, tf] of counts(t)) {
           const id = this.termId(term);
@@ -245,6 +264,7 @@ export class ColdArchive {
       this.bumpMeta(addDocs, addTokens);
     })();
     this.cache.clear();
+    if (docs.some((d) => d.speaker?.id)) this.loadPeople();
     return docs.length;
   }
 
@@ -285,6 +305,7 @@ export class ColdArchive {
       return gone.docs;
     })();
     this.cache.clear();
+    if (r > 0) this.loadPeople();
     return r;
   }
 
@@ -292,11 +313,17 @@ export class ColdArchive {
   private deleteWhere(col: 'id' | 'turn_id', values: readonly string[], df: Map<number, number>): { docs: number; tokens: number } {
     let docs = 0;
     let tokens = 0;
-    const sel = this.st(`SELECT n, tokens, ntok, prev_n, next_n FROM turns WHERE ${col} = ?`);
+    const sel = this.st(`SELECT n, tokens, ntok, prev_n, next_n, speaker_id FROM turns WHERE ${col} = ?`);
+    const person = this.st('UPDATE speakers SET n = n - 1 WHERE id = ?');
+    const gonePerson = this.st('DELETE FROM speakers WHERE id = ? AND n <= 0');
     const termOf = this.st('SELECT id FROM terms WHERE term = ?').pluck();
     const delPosting = this.st('DELETE FROM postings WHERE term_id = ? AND n = ?');
     for (const v of values) {
-      for (const row of sel.all(v) as { n: number; tokens: string; ntok: number; prev_n: number | null; next_n: number | null }[]) {
+      for (const row of sel.all(v) as { n: number; tokens: string; ntok: number; prev_n: number | null; next_n: number | null; speaker_id: string | null }[]) {
+        if (row.speaker_id !== null) {
+          person.run(row.speaker_id);
+          gonePerson.run(row.speaker_id);
+        }
         for (const term of new Set(splitTokens(row.tokens))) {
           const id = termOf.get(term) as number | undefined;
           if (id === undefined) continue;
@@ -564,11 +591,13 @@ function toArchived(r: Row, level: RowLevel): ArchivedRow {
       : { id: r.id ?? `#${r.n}`, content: '', input: '', response: '', kind: r.kind, source: '', channel: '', sessionId: r.session_id, createdAt: r.created_at, addedAt: r.created_at, accessCount: 0, refs: [], eventKind: r.event_kind || undefined };
   const speaker = r.speaker ? parseJson<Record<string, unknown> | null>(r.speaker, null) : null;
   if (speaker && typeof speaker.id === 'string') doc.speaker = speaker as unknown as MemoryDocument['speaker'];
+  // Rows read for ranking know only who said it (enough to rank by speaker).
+  else if (r.speaker_id) doc.speaker = { id: r.speaker_id };
   const conversation = r.conversation ? parseJson<Record<string, unknown> | null>(r.conversation, null) : null;
   if (conversation && typeof conversation.id === 'string') doc.conversation = conversation as unknown as MemoryDocument['conversation'];
   // Rows read for ranking know only the place's id (enough to scope by conversation).
   else if (r.conversation_id) doc.conversation = { kind: 'private', id: r.conversation_id };
-  const row: ArchivedRow = { n: r.n, doc, prev: r.prev_n, next: r.next_n, len: r.ntok, level };
+  const row: ArchivedRow = { n: r.n, doc, prev: r.prev_n, next: r.next_n, len: r.ntok, asks: r.asks === 1, level };
   if (r.tokens !== undefined) row.terms = counts(splitTokens(r.tokens));
   if (r.vec && r.vec_model) {
     const copy = new Uint8Array(r.vec);

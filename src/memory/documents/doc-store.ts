@@ -73,6 +73,8 @@ export class DocStore {
   /** Ids per session in time order (ties by id), rebuilt lazily after changes (neighbours). */
   private readonly sessionOrder = new Map<string, string[]>();
   private readonly sessionDirty = new Set<string>();
+  /** The people heard in this tier: speaker id → documents and latest display name (R-5, issue 15). */
+  private readonly people = new Map<string, { n: number; name?: string }>();
   private stmts: Statements | undefined;
   private readonly stmtCache = new Map<string, Database.Statement>();
 
@@ -154,6 +156,7 @@ export class DocStore {
     this.sessionOrder.clear();
     this.sessionDirty.clear();
     this.seq = 0;
+    this.people.clear();
     this.stmts = undefined;
     this.stmtCache.clear();
     this.db?.close();
@@ -378,6 +381,21 @@ export class DocStore {
     return ids.map((id) => this.get(id)).filter((d): d is MemoryDocument => d !== undefined);
   }
 
+  /** Everyone whose turns the warm tier holds: speaker id → the latest display name recorded. */
+  speakers(): Map<string, string | undefined> {
+    return new Map([...this.people].map(([id, p]) => [id, p.name]));
+  }
+
+  private countSpeaker(d: MemoryDocument, by: 1 | -1): void {
+    const id = d.speaker?.id;
+    if (!id) return;
+    const p = this.people.get(id) ?? { n: 0 };
+    p.n += by;
+    if (by > 0 && d.speaker?.name) p.name = d.speaker.name;
+    if (p.n <= 0) this.people.delete(id);
+    else this.people.set(id, p);
+  }
+
   /** The stored vector of a document (whatever model made it). */
   vectorOf(id: string): StoredVector | undefined {
     return this.index?.vectorOf(id);
@@ -449,6 +467,7 @@ export class DocStore {
   }
 
   private pushOrder(d: MemoryDocument): void {
+    this.countSpeaker(d, 1);
     let list = this.sessionOrder.get(d.sessionId);
     if (!list) this.sessionOrder.set(d.sessionId, (list = []));
     const prev = list.length ? this.get(list[list.length - 1]) : undefined;
@@ -464,6 +483,7 @@ export class DocStore {
   private dropOrder(id: string): void {
     const d = this.get(id);
     if (d) {
+      this.countSpeaker(d, -1);
       const list = this.sessionOrder.get(d.sessionId);
       const k = list?.indexOf(id) ?? -1;
       if (list && k >= 0) list.splice(k, 1);
@@ -480,6 +500,7 @@ export class DocStore {
   private load(row: Row): void {
     const { doc, vector, tokens } = rowToDocument(row);
     this.idx.add(doc.id, indexText(doc), doc, { tokens, vector });
+    this.countSpeaker(doc, 1);
     this.seqs.set(doc.id, row.seq);
     this.order.push(doc.id);
     let list = this.sessionOrder.get(doc.sessionId);

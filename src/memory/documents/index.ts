@@ -4,3 +4,4 @@ export { DOC_MIGRATIONS } from './doc-migrations.js';
 export type { DocStoreOptions } from './doc-store.js';
 export type { MemoryDocument, NewDocument } from './memory-document.js';
 export { MAX_DOC_CHARS, turnIdOf } from './memory-document.js';
+export { asksQuestion } from './asks-question.js';

@@ -1,8 +1,9 @@
 import type { RecallTier } from '../../spec/memory.js';
-import type { MemoryDocument } from '../documents/index.js';
+import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
-import { inScope, scopeWords, temporalScopes } from './temporal-scope.js';
+import { speakerIdOf } from './speaker-focus.js';
+import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
 
 /** Knobs of evidence ranking; which are on is decided by cross-validation on the LoCoMo dev half (bench/locomo/RESULTS.md). */
 export interface RankOptions {
@@ -11,12 +12,28 @@ export interface RankOptions {
   denseWeight: number;
   /** Share of the best neighbour's score a document inherits (conversation turns answer each other). */
   neighbourWeight: number;
+  /** Share of the best score two turns away (before or after) a document inherits. */
+  neighbour2Weight: number;
+  /**
+   * Share of a question's score the answer after it inherits (the next turn, by someone else):
+   * a question and its answer are one unit, so "Three times a week" is found through its question.
+   */
+  answerWeight: number;
   /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
   /** Multiplier bonus for documents dated in a month/year the query names. */
   dateBoost: number;
+  /**
+   * Multiplier bonus for documents dated in the days the query names ("on 9 November 2022", "last
+   * Saturday", "上周六"); 0: day expressions count as their month (the month-level parser).
+   */
+  dayBoost: number;
+  /** Days after named days that still count (a session tells of the days before it). */
+  dayGraceDays: number;
+  /** Multiplier bonus for statements by the people the query is about (named, or "I" = the asker). */
+  speakerBoost: number;
   /** Extra weight of query terms written as proper names (capitalised, not sentence-initial). */
   entityBoost: number;
   /** Share of its session's best score a candidate inherits (topic continuity within a conversation). */
@@ -38,10 +55,15 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   lexicalWeight: 0.5,
   denseWeight: 0.5,
   neighbourWeight: 0.5,
+  neighbour2Weight: 0,
+  answerWeight: 0,
   prfDocs: 3,
   prfTerms: 8,
   prfWeight: 0,
   dateBoost: 1,
+  dayBoost: 0,
+  dayGraceDays: 7,
+  speakerBoost: 0,
   entityBoost: 0,
   candidatePool: 100,
   maxCandidates: 1000,
@@ -66,21 +88,34 @@ export interface RankResult {
 
 const EMPTY: RankResult = { hits: [], scoreText: () => 0 };
 
+/** What the ranking knows of a query beyond its text. */
+export interface RankQuery {
+  /** The query's own time (epoch ms): "last Saturday" and "上周六" count from it (default: now). */
+  now?: number;
+  /** Speaker ids whose statements the query is about (see `queryFocus`); none: nobody in particular. */
+  focus?: ReadonlySet<string>;
+}
+
 /**
  * Ranks the documents of several tiers for a query in one pass (K-1): BM25 under the statistics of
  * all tiers together (+ pseudo-relevance-feedback expansion), fused with dense cosine when the
- * embedder has a model, then each candidate inherits part of its best neighbour's score (adjacent
- * turns of the same session, whichever tier holds them: a question and its answer share the
- * evidence) and of its session's best, and documents dated in a month/year the query names are
- * boosted. A document present in two tiers (same id) counts once, from the first tier listed.
+ * embedder has a model; then dialogue evidence — each candidate inherits part of its best
+ * neighbour's score (adjacent turns of the same session, whichever tier holds them), of the best
+ * two turns away, and an answer part of its question's — and part of its session's best;
+ * documents dated in the days, month or year the query names and statements by the people it is
+ * about are boosted. A document present in two tiers (same id) counts once, from the first tier listed.
  */
-export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: EmbedderService, query: string, k: number, options: Partial<RankOptions> = {}): Promise<RankResult> {
+export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: EmbedderService, query: string, k: number, options: Partial<RankOptions> = {}, rq: RankQuery = {}): Promise<RankResult> {
   const o = { ...DEFAULT_RANK_OPTIONS, ...options };
   for (const c of corpora) c.begin?.();
   let terms = weightsOf(embedder.tokenize(query));
-  const scopes = o.dateBoost > 0 ? temporalScopes(query) : [];
-  // A month or year named in the query is a time filter, not a word to match.
-  if (scopes.length > 0) for (const t of embedder.tokenize(scopeWords(query))) if (terms.size > 1) terms.delete(t);
+  let scopes: TimeScope[] = [];
+  if (o.dateBoost > 0 || o.dayBoost > 0) {
+    const time = parseTimeScopes(query, rq.now ?? Date.now(), { days: o.dayBoost > 0 });
+    scopes = time.scopes;
+    // Dates named in the query are a time filter, not words to match.
+    if (scopes.length > 0) for (const t of embedder.tokenize(time.words)) if (terms.size > 1) terms.delete(t);
+  }
   if (o.entityBoost > 0) {
     for (const t of embedder.tokenize(properNames(query))) {
       const w = terms.get(t);
@@ -189,19 +224,19 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     return s;
   };
 
-  const neighbourCache = new Map<string, MemoryDocument[]>();
-  const neighboursOf = (id: string): MemoryDocument[] => {
+  const neighbourCache = new Map<string, Near>();
+  const neighboursOf = (id: string): Near => {
     let out = neighbourCache.get(id);
     if (out) return out;
     const doc = docOf(id);
-    out = doc ? nearestNeighbours(corpora, doc, owner) : [];
+    out = doc ? nearestNeighbours(corpora, doc, owner) : {};
     neighbourCache.set(id, out);
     return out;
   };
 
   // Neighbours of many documents at once (a tier on disk answers a batch in one round trip).
-  const prefetch = (ids: string[]) => {
-    const docs = ids.filter((id) => !neighbourCache.has(id)).map(docOf).filter((d): d is MemoryDocument => d !== undefined);
+  const prefetch = (ids: Iterable<string>) => {
+    const docs = [...ids].filter((id) => !neighbourCache.has(id)).map(docOf).filter((d): d is MemoryDocument => d !== undefined);
     if (!docs.length) return;
     const per = corpora.map((c) => (c.adjacentMany ? c.adjacentMany(docs) : undefined));
     for (const doc of docs) {
@@ -211,19 +246,38 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       );
     }
   };
+  const asks = (d: MemoryDocument): boolean => corpusOf(d.id)?.asks?.(d.id) ?? asksQuestion(d.content);
 
   let final = new Map(base);
-  if (o.neighbourWeight > 0) {
+  if (o.neighbourWeight > 0 || o.neighbour2Weight > 0 || o.answerWeight > 0) {
     const pool = topEntries(base, o.candidatePool).map(([id]) => id);
     prefetch(pool);
     const cands = new Set(pool);
-    for (const id of pool) for (const n of neighboursOf(id)) cands.add(n.id);
-    prefetch([...cands]);
+    for (const id of pool) for (const n of sides(neighboursOf(id))) cands.add(n.id);
+    prefetch(cands);
+    if (o.neighbour2Weight > 0) {
+      for (const id of pool) {
+        const nb = neighboursOf(id);
+        if (nb.before) for (const n of sides(neighboursOf(nb.before.id))) cands.add(n.id);
+        if (nb.after) for (const n of sides(neighboursOf(nb.after.id))) cands.add(n.id);
+      }
+      prefetch(cands);
+    }
     final = new Map();
     for (const id of cands) {
-      let best = 0;
-      for (const n of neighboursOf(id)) best = Math.max(best, baseOf(n.id));
-      final.set(id, baseOf(id) + o.neighbourWeight * best);
+      const nb = neighboursOf(id);
+      let s = baseOf(id);
+      if (o.neighbourWeight > 0) s += o.neighbourWeight * Math.max(nb.before ? baseOf(nb.before.id) : 0, nb.after ? baseOf(nb.after.id) : 0);
+      if (o.neighbour2Weight > 0) {
+        const b2 = nb.before && neighboursOf(nb.before.id).before;
+        const a2 = nb.after && neighboursOf(nb.after.id).after;
+        s += o.neighbour2Weight * Math.max(b2 && b2.id !== id ? baseOf(b2.id) : 0, a2 && a2.id !== id ? baseOf(a2.id) : 0);
+      }
+      if (o.answerWeight > 0 && nb.before && asks(nb.before)) {
+        const d = docOf(id);
+        if (d && speakerIdOf(nb.before) !== speakerIdOf(d)) s += o.answerWeight * baseOf(nb.before.id);
+      }
+      final.set(id, s);
     }
     // Candidates below the pool keep their own score (a long result list loses nothing).
     for (const [id, b] of base) if (!final.has(id)) final.set(id, b);
@@ -240,10 +294,21 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       if (d) final.set(id, sc + o.sessionWeight * (best.get(d.sessionId) ?? 0));
     }
   }
-  if (scopes.length > 0) {
+  const focus = o.speakerBoost > 0 && rq.focus?.size ? rq.focus : undefined;
+  if (scopes.length > 0 || focus) {
     for (const [id, s] of final) {
       const d = docOf(id);
-      if (d && scopes.some((sc) => inScope(d.createdAt, sc))) final.set(id, s * (1 + o.dateBoost));
+      if (!d) continue;
+      let m = 1;
+      for (const sc of scopes) {
+        const boost = sc.unit === 'day' ? o.dayBoost : o.dateBoost;
+        if (boost > 0 && 1 + boost > m && inScope(d.createdAt, sc, sc.unit === 'day' ? o.dayGraceDays : MONTH_GRACE_DAYS)) m = 1 + boost;
+      }
+      if (focus) {
+        const who = speakerIdOf(d);
+        if (who !== undefined && focus.has(who)) m *= 1 + o.speakerBoost;
+      }
+      if (m !== 1) final.set(id, s * m);
     }
   }
 
@@ -305,13 +370,23 @@ export function textScorer(corpora: readonly RecallCorpus[], embedder: EmbedderS
   };
 }
 
+/** The turns right before and after a document in its session (either may be missing). */
+interface Near {
+  before?: MemoryDocument;
+  after?: MemoryDocument;
+}
+
+function sides(n: Near): MemoryDocument[] {
+  return n.before ? (n.after ? [n.before, n.after] : [n.before]) : n.after ? [n.after] : [];
+}
+
 /** The nearest earlier and later turn of `doc`'s session over every tier. */
 function nearestNeighbours(
   corpora: readonly RecallCorpus[],
   doc: MemoryDocument,
   owner: Map<string, number>,
   known?: (i: number) => { before: MemoryDocument[]; after: MemoryDocument[] } | undefined,
-): MemoryDocument[] {
+): Near {
   let before: MemoryDocument | undefined;
   let after: MemoryDocument | undefined;
   corpora.forEach((c, i) => {
@@ -327,7 +402,7 @@ function nearestNeighbours(
       if (!owner.has(d.id)) owner.set(d.id, i);
     }
   });
-  return [before, after].filter((d): d is MemoryDocument => d !== undefined);
+  return { before, after };
 }
 
 /** Capitalised words that do not start a sentence: likely names of people, places, things. */

@@ -1,11 +1,13 @@
 import type { ContextEvent, ContextWindow, GraphRelation, PromptQuery, RecallHit, RecallTier } from '../../spec/memory.js';
 import type { PeopleDirectory } from '../../spec/people.js';
+import type { Speaker } from '../../spec/speaker.js';
 import type { ColdArchive } from '../archive/index.js';
 import type { DocStore, MemoryDocument } from '../documents/index.js';
 import type { EmbedderService } from '../embedder/index.js';
 import type { GraphDB } from '../graph/index.js';
 import { rankEvidence, textScorer, type RankOptions, type RankedDoc } from './evidence-ranker.js';
 import type { RecallCorpus } from './recall-corpus.js';
+import { queryFocus, type Participant } from './speaker-focus.js';
 import { archiveCorpus, contextCorpus, documentCorpus } from './tier-corpora.js';
 
 /** Longest query text used for ranking (a pasted log must not stall recall). */
@@ -20,6 +22,10 @@ export interface RecallTiers {
   docs?: () => DocStore | undefined;
   archive?: () => ColdArchive | undefined;
   graph?: () => GraphDB | undefined;
+  /** The clock queries are asked on ("last Saturday" counts from it; default Date.now). */
+  now?: () => number;
+  /** The owner's own speaker ids on chat channels (`core.identity.owner_ids`): "I" in the owner's query. */
+  ownerIds?: () => readonly string[];
 }
 
 export interface RecallOptions {
@@ -29,6 +35,10 @@ export interface RecallOptions {
   tiers?: readonly RecallTier[];
   /** Ranking knobs (benchmarks and tuning only; the product uses the defaults). */
   rank?: Partial<RankOptions>;
+  /** Who asks (a chat channel's speaker): "I / my / 我" in the query mean them. Absent: the owner. */
+  asker?: Speaker;
+  /** The query's own time (epoch ms; default the tiers' clock). */
+  now?: number;
 }
 
 /** A hit with the document behind it (turn tiers) or the relation (graph). */
@@ -89,7 +99,9 @@ export class MemoryRecall {
       for (const e of top) this.withSource(e);
       return top;
     }
-    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank);
+    const focus = queryFocus(q, this.participants(), { speaker: opts.asker, ownerIds: this.tiers.ownerIds?.() ?? [] });
+    const now = opts.now ?? this.tiers.now?.() ?? Date.now();
+    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus });
     const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
     if (!want.has('graph')) return out.slice(0, k);
     for (const f of this.facts(q, ranked.scoreText)) out.push(f);
@@ -98,6 +110,22 @@ export class MemoryRecall {
     // Provenance of the facts that made the list: the turn each was distilled from.
     for (const e of top) if (e.relation) this.withSource(e);
     return top;
+  }
+
+  /**
+   * Everyone memory has heard, by the speakers every tier records (the context window's events,
+   * the warm documents' and the archive's speaker indexes), with the latest display name known;
+   * people recorded without a name cannot be named in a query.
+   */
+  participants(): Participant[] {
+    const names = new Map<string, string>();
+    const add = (id: string, name: string | undefined) => {
+      if (name && !names.has(id)) names.set(id, name);
+    };
+    for (const e of this.tiers.context?.()?.events() ?? []) if (e.speaker) add(e.speaker.id, e.speaker.name);
+    for (const [id, name] of this.tiers.docs?.()?.speakers() ?? []) add(id, name);
+    for (const [id, name] of this.tiers.archive?.()?.speakers() ?? []) add(id, name);
+    return [...names].map(([id, name]) => ({ id, name }));
   }
 
   private withSource(e: RecallEntry): void {
@@ -150,11 +178,11 @@ export class MemoryRecall {
    * 【相关记忆文档】 (T-3 auto-injection): the best `k` turns outside the context window (the
    * timeline already shows those); warm documents count one access each.
    */
-  async related(query: string, k: number, scope?: readonly string[]): Promise<RecallEntry[]> {
+  async related(query: string, k: number, scope?: readonly string[], asker?: Speaker): Promise<RecallEntry[]> {
     if (k <= 0) return [];
     // In a scoped conversation (a group, or a private chat with someone else) only what was said
     // there may be injected (R-5), as the kernel scopes the timeline.
-    const all = await this.entries(query, { k: scope ? Math.max(50, k * 10) : k, tiers: ['document', 'archive'] });
+    const all = await this.entries(query, { k: scope ? Math.max(50, k * 10) : k, tiers: ['document', 'archive'], ...(asker ? { asker } : {}) });
     const inScope = scope ? new Set(scope) : undefined;
     const hits = (inScope ? all.filter((h) => h.hit.conversation !== undefined && inScope.has(h.hit.conversation.id)) : all).slice(0, k);
     const docs = this.tiers.docs?.();

@@ -28,6 +28,8 @@ export interface RecallCorpus {
   lexical(terms: Map<string, number>, stats: Bm25Stats, limit: number): Map<string, number>;
   get(id: string): MemoryDocument | undefined;
   termsOf(id: string): TermCounts | undefined;
+  /** Whether a document asks a question (a tier that ranks from partial rows knows it without the text). */
+  asks?(id: string): boolean | undefined;
   /** BM25 of a document under this ranking's last query terms, when the tier already computed it (0: no term). */
   scoreOf?(id: string): number;
   /** The `span` documents before and after `doc` in its session, nearest first (`doc` may live in another tier). */

@@ -19,7 +19,7 @@ export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: Conf
     if (q.consolidation || !q.input.trim()) return undefined;
     const top = opts.top ?? readTop(opts.config);
     if (top <= 0) return undefined;
-    const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config), opts.people));
+    const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config), opts.people), q.speaker);
     if (hits.length === 0) return undefined;
     return { text: hits.map((h) => relatedLine(h.hit)).join('\n'), sources: hits.map((h) => hitSource(h.hit)) };
   };

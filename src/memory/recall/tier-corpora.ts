@@ -66,9 +66,13 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   let scores = new Map<number, number>();
   let docs = new Map<number, MemoryDocument>();
   let postings = new Map<string, [number, number, number][]>();
+  let asks = new Set<number>();
   const doc = (r: ArchivedRow): MemoryDocument => {
     let d = docs.get(r.n);
-    if (!d) docs.set(r.n, (d = { ...r.doc, id: keyOf(r.n) }));
+    if (!d) {
+      docs.set(r.n, (d = { ...r.doc, id: keyOf(r.n) }));
+      if (r.asks) asks.add(r.n);
+    }
     return d;
   };
   const rowsOf = (ns: number[], level: RowLevel = 'light') => archive.rows(ns.filter((n) => Number.isFinite(n)), level);
@@ -95,11 +99,13 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
       scores = new Map();
       docs = new Map();
       postings = new Map();
+      asks = new Set();
     },
     end: () => {
       scores = new Map();
       docs = new Map();
       postings = new Map();
+      asks = new Set();
     },
     size: () => ({ docs: archive.size, tokens: archive.totalTokens }),
     df: (terms) => archive.df(terms),
@@ -120,6 +126,10 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
       return r ? doc(r) : undefined;
     },
     scoreOf: (key) => scores.get(nOf(key)) ?? 0,
+    asks: (key) => {
+      const n = nOf(key);
+      return docs.has(n) ? asks.has(n) : undefined;
+    },
     termsOf: (key) => {
       const r = rowsOf([nOf(key)], 'tokens').get(nOf(key));
       return r?.terms ? { terms: r.terms, len: r.len } : undefined;

@@ -1,0 +1,82 @@
+import type { Speaker } from '../../spec/speaker.js';
+import { OWNER_SPEAKER_ID } from '../../spec/speaker.js';
+import type { MemoryDocument } from '../documents/index.js';
+import { hasCjk } from '../embedder/index.js';
+
+/** The agent's own speaker id: its replies are never "someone's statement" a query names. */
+const AGENT_ID = 'assistant';
+
+/** Someone memory has heard: a speaker id and the display name recorded with it. */
+export interface Participant {
+  id: string;
+  name: string;
+}
+
+/**
+ * Who said a document, as one id: its speaker's id; a user event without one is the owner's
+ * (R-5: absent = the owner), an agent event the agent's; anything else (a note) nobody's.
+ */
+export function speakerIdOf(d: Pick<MemoryDocument, 'speaker' | 'eventKind'>): string | undefined {
+  if (d.speaker?.id) return d.speaker.id;
+  if (d.eventKind === 'user') return OWNER_SPEAKER_ID;
+  if (d.eventKind === 'agent') return AGENT_ID;
+  return undefined;
+}
+
+/** First-person words of a query: it is about the person asking. */
+const FIRST_PERSON_EN = /(?<![\p{L}\p{N}'’])(?:i|me|my|mine|myself|i['’]m|i['’]ve|i['’]d|i['’]ll)(?![\p{L}\p{N}'’])/iu;
+/** 我, 我的, 我自己 — not 我们 (we: the owner with others). */
+const FIRST_PERSON_ZH = /我(?!们)/u;
+
+/** True when the query speaks in the first person ("what did I …", "my sister", "我上周…"). */
+export function speaksOfSelf(query: string): boolean {
+  return FIRST_PERSON_EN.test(query) || FIRST_PERSON_ZH.test(query);
+}
+
+const nameRes = new Map<string, RegExp>();
+
+/**
+ * True when the query names `name`: a whole word (Latin script; a query typed all in lower case
+ * matches names case-insensitively, otherwise the capitals must agree, so "Will" is not "will"), or
+ * a substring for Chinese names. Names shorter than two characters never match.
+ */
+export function namesPerson(query: string, name: string): boolean {
+  const n = name.trim();
+  if (n.length < 2) return false;
+  if (hasCjk(n)) return query.includes(n);
+  const lower = !/\p{Lu}/u.test(query);
+  const key = `${lower ? 'i' : 'c'}\u0000${n}`;
+  let re = nameRes.get(key);
+  if (!re) {
+    if (nameRes.size > 2000) nameRes.clear();
+    re = new RegExp(`(?<![\\p{L}\\p{N}])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, lower ? 'iu' : 'u');
+    nameRes.set(key, re);
+  }
+  return re.test(query);
+}
+
+/** The names a participant may be called by: the display name, and its first word when it has several. */
+function namesOf(p: Participant): string[] {
+  const first = p.name.trim().split(/\s+/)[0];
+  return first && first !== p.name.trim() && first.length >= 3 ? [p.name, first] : [p.name];
+}
+
+/**
+ * Whose statements a query is about (speaker ids), or undefined when it names nobody: every known
+ * participant whose display name the query contains, and — when it speaks in the first person —
+ * the person asking (the owner by default: `user` and the owner's channel ids). The agent is never
+ * one of them.
+ */
+export function queryFocus(query: string, participants: readonly Participant[], asker: { speaker?: Speaker; ownerIds: readonly string[] }): Set<string> | undefined {
+  const out = new Set<string>();
+  for (const p of participants) {
+    if (p.id === AGENT_ID || out.has(p.id)) continue;
+    if (namesOf(p).some((n) => namesPerson(query, n))) out.add(p.id);
+  }
+  if (speaksOfSelf(query)) {
+    const s = asker.speaker;
+    if (!s || s.id === OWNER_SPEAKER_ID || asker.ownerIds.includes(s.id)) for (const id of [OWNER_SPEAKER_ID, ...asker.ownerIds]) out.add(id);
+    else out.add(s.id);
+  }
+  return out.size ? out : undefined;
+}
