@@ -19,6 +19,7 @@ import { loadLocomo, type Conversation } from './dataset.js';
 import { age, ask, DAY_MS, replay, tierSizes, type ConversationMemory } from './lifecycle.js';
 import { scoreRanking, summarise, type QuestionScore, type RankedItem, type Summary } from './metrics.js';
 import { runDistillBench } from '../distill/run.js';
+import type { RankOptions } from '../../src/memory/index.js';
 
 const CATEGORY = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' } as const;
 
@@ -32,11 +33,21 @@ export interface RowResult {
   note?: string;
 }
 
-function parseArgs(argv: string[]): { data: string; write: boolean } {
-  const out = { data: '/work/shared/bench/locomo-dev.json', write: false };
+/** Issue 15's parts, each switched off alone (ranking knobs passed to recall), and all of them (the issue-11 ranking). */
+const ABLATIONS: { name: string; rank: Partial<RankOptions> }[] = [
+  { name: 'ablation: no speaker prior', rank: { speakerBoost: 0 } },
+  { name: 'ablation: no dialogue evidence (±2 turns, question → answer)', rank: { neighbour2Weight: 0, answerWeight: 0 } },
+  { name: 'ablation: dates at month level only', rank: { dayBoost: 0 } },
+  { name: 'ablation: all three off (the issue-11 ranking)', rank: { speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0 } },
+];
+
+function parseArgs(argv: string[]): { data: string; write: boolean; limit?: number } {
+  const out: { data: string; write: boolean; limit?: number } = { data: '/work/shared/bench/locomo-dev.json', write: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--data') out.data = argv[++i];
     else if (argv[i] === '--write') out.write = true;
+    // The first N conversations only (a quick check while iterating; never written).
+    else if (argv[i] === '--limit') out.limit = Number(argv[++i]);
   }
   return out;
 }
@@ -98,7 +109,7 @@ export async function baselineRow(convs: readonly Conversation[]): Promise<RowRe
 /** Runs the benchmark and returns the markdown report. */
 export async function run(argv: string[] = process.argv.slice(2)): Promise<string> {
   const args = parseArgs(argv);
-  const convs = loadLocomo(args.data);
+  const convs = loadLocomo(args.data).slice(0, args.limit);
   const nQ = convs.reduce((a, c) => a + c.questions.length, 0);
   const nT = convs.reduce((a, c) => a + c.turns.length, 0);
   const rows: RowResult[] = [await baselineRow(convs)];
@@ -130,6 +141,11 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
     });
     const tiers = Object.fromEntries(Object.entries(tierCount).map(([t, n]) => [t, (100 * n) / Math.max(1, hitsCounted)]));
     rows.push(row(st.name, scores, { ingestTps: tps, tiers }));
+    // Ablations of issue 15 (same memories, same clock): each part off alone, then all three off.
+    for (const ab of ABLATIONS) {
+      const abScores = await evaluate(convs, async (c, q) => (await ask(mems.get(c.id)!.memory, q, 50, ab.rank)).items);
+      rows.push(row(`${st.name.split(' (')[0]}, ${ab.name}`, abScores, { ingestTps: tps, note: 'ablation' }));
+    }
     const total = [...mems.values()].map((m) => tierSizes(m.memory)).reduce((a, s) => ({ context: a.context + s.context, documents: a.documents + s.documents, archive: a.archive + s.archive, facts: a.facts + s.facts }), { context: 0, documents: 0, archive: 0, facts: 0 });
     sizes.push(`- ${st.name.split(' (')[0]}: ${total.context} context events, ${total.documents} warm documents, ${total.archive} archived turns, ${total.facts} graph relations.`);
   }
@@ -161,7 +177,7 @@ export async function run(argv: string[] = process.argv.slice(2)): Promise<strin
     '',
     `Rule distiller on the labelled statements (src/memory/distill/__fixtures__/fact-statements.json, ${distill.items} statements, zh + en): ${distill.summary}`,
   ].join('\n');
-  if (args.write) {
+  if (args.write && args.limit === undefined) {
     const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'RESULTS.md');
     const prev = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
     const marker = '<!-- results -->';
