@@ -57,8 +57,8 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
   `,
   // 2 (issue 15): who said it and whether it asks, read with the light columns while ranking (the
   // covering index gains speaker_id and asks); the people heard (`speakers`: id, latest display
-  // name, row count) so a query can name them; rows by time, so a query that names days reads
-  // those days' rows. `asks` mirrors documents/asks-question.ts for rows archived before.
+  // name, row count) so a query can name them; rows by time (the newest-first listing). `asks`
+  // mirrors documents/asks-question.ts for rows archived before.
   `
   ALTER TABLE turns ADD COLUMN asks INTEGER NOT NULL DEFAULT 0;
   UPDATE turns SET asks = 1 WHERE instr(content, '?') > 0 OR instr(content, '？') > 0
@@ -68,9 +68,12 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
   CREATE INDEX turns_time ON turns(created_at);
   CREATE TABLE speakers (id TEXT PRIMARY KEY, name TEXT, n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
   INSERT INTO speakers (id, name, n)
-    SELECT id, name, n FROM (
-      SELECT speaker_id AS id, CASE WHEN json_valid(speaker) THEN json_extract(speaker, '$.name') END AS name, count(*) AS n, max(created_at)
-      FROM turns WHERE speaker_id IS NOT NULL GROUP BY speaker_id);
+    SELECT t.speaker_id, (
+        SELECT json_extract(u.speaker, '$.name') FROM turns u
+        WHERE u.speaker_id = t.speaker_id AND json_valid(u.speaker) AND json_extract(u.speaker, '$.name') IS NOT NULL
+        ORDER BY u.created_at DESC LIMIT 1),
+      count(*)
+    FROM turns t WHERE t.speaker_id IS NOT NULL GROUP BY t.speaker_id;
   `,
 ];
 

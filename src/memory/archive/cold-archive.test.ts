@@ -6,6 +6,8 @@ import { after, test } from 'node:test';
 import { testConfig, testLog } from '../embedder/__fixtures__/test-config.js';
 import { Bm25Index, EmbedderService } from '../embedder/index.js';
 import type { MemoryDocument } from '../documents/index.js';
+import Database from 'better-sqlite3';
+import { ARCHIVE_MIGRATIONS } from './archive-migrations.js';
 import { ColdArchive } from './index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-test-'));
@@ -137,4 +139,54 @@ test('a corrupt archive.db is kept aside and an empty archive starts; the file i
   a.putMany([doc('a', 'works again')]);
   assert.ok(a.diskBytes() > 0);
   a.close();
+});
+
+test('who said it is indexed: the people heard with their latest name, kept exact through replace, delete and reopen; rows read for ranking know the speaker and whether the turn asks', () => {
+  const h = home();
+  const a = open(h);
+  a.putMany([
+    doc('a', 'Which team do you support?', { speaker: { id: 'tg:1', name: 'Tim' } }),
+    doc('b', 'The Wolves are solid', { speaker: { id: 'tg:2', name: 'John' }, createdAt: 1001 }),
+    doc('c', 'owner words', { speaker: { id: 'user' } }),
+  ]);
+  assert.deepEqual([...a.speakers()].sort(), [['tg:1', 'Tim'], ['tg:2', 'John'], ['user', undefined]]);
+  a.putMany([doc('d', 'still me', { speaker: { id: 'tg:1', name: 'Timothy' } })]);
+  assert.equal(a.speakers().get('tg:1'), 'Timothy', 'the latest display name');
+  a.putMany([doc('b', 'The Wolves again', { speaker: { id: 'tg:2', name: 'John' } })]);
+  a.deleteIds(['c']);
+  assert.deepEqual([...a.speakers().keys()].sort(), ['tg:1', 'tg:2'], 'nobody left for user');
+  const light = a.rows([a.get('a')!.n, a.get('b')!.n], 'light');
+  const ra = [...light.values()].find((r) => r.n === a.get('a')!.n)!;
+  const rb = [...light.values()].find((r) => r.n === a.get('b')!.n)!;
+  assert.equal(light.size, 2);
+  assert.deepEqual([ra.doc.speaker?.id, ra.asks, rb.doc.speaker?.id, rb.asks], ['tg:1', true, 'tg:2', false]);
+  a.close();
+  const b = open(h);
+  assert.deepEqual([...b.speakers()].sort(), [['tg:1', 'Timothy'], ['tg:2', 'John']], 'read back from the speakers table');
+  b.deleteIds(['a', 'd']);
+  assert.deepEqual([...b.speakers().keys()], ['tg:2']);
+  b.close();
+});
+
+test('an archive of schema 1 migrates: questions marked (either mark, or a Chinese particle), the people heard counted from its rows', () => {
+  const h = home();
+  fs.mkdirSync(path.join(h, 'documents'));
+  const db = new Database(path.join(h, 'documents', 'archive.db'));
+  db.exec(ARCHIVE_MIGRATIONS[0]);
+  db.pragma('user_version = 1');
+  const ins = db.prepare("INSERT INTO turns (id, session_id, speaker_id, speaker, created_at, added_at, archived_at, content, tokens, ntok) VALUES (?, 's1', ?, ?, ?, 0, 0, ?, '', 0)");
+  ins.run('q1', 'tg:1', JSON.stringify({ id: 'tg:1', name: 'Tim' }), 1, 'Which team do you support?');
+  ins.run('q2', 'qq:7', JSON.stringify({ id: 'qq:7', name: '小明' }), 2, '你吃饭了吗。');
+  ins.run('s1', 'qq:7', 'not json', 3, '我吃了');
+  ins.run('s2', null, null, 4, 'no speaker');
+  db.close();
+  const a = open(h);
+  const asks = (id: string) => [...a.rows([a.get(id)!.n], 'light').values()][0].asks;
+  assert.deepEqual([asks('q1'), asks('q2'), asks('s1'), asks('s2')], [true, true, false, false]);
+  assert.deepEqual([...a.speakers()].sort(), [['qq:7', '小明'], ['tg:1', 'Tim']]);
+  a.close();
+  const v = new Database(path.join(h, 'documents', 'archive.db'), { readonly: true });
+  assert.equal(v.pragma('user_version', { simple: true }), ARCHIVE_MIGRATIONS.length);
+  assert.equal((v.prepare('SELECT n FROM speakers WHERE id = ?').get('qq:7') as { n: number }).n, 2);
+  v.close();
 });

@@ -162,8 +162,10 @@ test('ranking over the tier: a turn inherits evidence from its neighbour; dates 
   s.add({ content: 'Caroline: I read a book', createdAt: t + 2, sessionId: 'S1', refs: ['D1:3'] });
   s.add({ content: 'Melanie: the kids made pottery at the museum', createdAt: Date.UTC(2023, 8, 1), sessionId: 'S2', refs: ['D2:1'] });
   const rank = async (q: string, k: number, o = {}) => (await rankEvidence([documentCorpus(s)], embedder, q, k, o)).hits;
-  const plain = await rank('kids weekend', 4, { neighbourWeight: 0, prfDocs: 0 });
+  const plain = await rank('kids weekend', 4, { neighbourWeight: 0, neighbour2Weight: 0, answerWeight: 0, prfDocs: 0 });
   assert.ok(!plain.some((h) => h.doc.refs[0] === 'D1:2'), 'no lexical match alone');
+  const answer = await rank('kids weekend', 4, { neighbourWeight: 0, neighbour2Weight: 0, prfDocs: 0 });
+  assert.ok(answer.some((h) => h.doc.refs[0] === 'D1:2'), 'the answer after a question (by someone else) is found through the question');
   const withNb = await rank('kids weekend', 4);
   assert.ok(withNb.some((h) => h.doc.refs[0] === 'D1:2'), 'the answer turn is found through its neighbour');
   // Session-date awareness: "in September" prefers the September document.
@@ -192,4 +194,23 @@ test('with static vectors the store ranks by meaning too (docs and live context 
   assert.equal(again.hybrid.stats().current, 2, 'vectors reloaded from SQLite, not recomputed as stale');
   await again.close();
   await dense.stop();
+});
+
+test('the people heard in the warm tier: counted through add, replace, remove and a reopen, with the latest display name', async () => {
+  const h = home();
+  const s = await openStore(h);
+  const ev = (id: string, speaker?: { id: string; name?: string }) => ({ id, timestamp: 1000 + id.length, kind: 'user' as const, source: 'tg', channel: 'tg', sessionId: 's1', input: `hello ${id}`, response: '', refs: [`s1#${id}`], ...(speaker ? { speaker } : {}) });
+  s.archiveEvents([ev('a', { id: 'tg:1', name: 'Tim' }), ev('bb', { id: 'tg:2', name: 'John' }), ev('ccc')]);
+  assert.deepEqual([...s.speakers()].sort(), [['tg:1', 'Tim'], ['tg:2', 'John']], 'events without a speaker name nobody here');
+  s.archiveEvents([ev('dddd', { id: 'tg:1', name: 'Timothy' })]);
+  s.archiveEvents([ev('bb', { id: 'tg:2', name: 'John' })]);
+  assert.equal(s.speakers().get('tg:1'), 'Timothy');
+  s.remove('bb');
+  assert.deepEqual([...s.speakers().keys()], ['tg:1'], 'a replaced document counted once, its removal empties the entry');
+  await s.close();
+  const again = await openStore(h);
+  assert.deepEqual([...again.speakers()], [['tg:1', 'Timothy']]);
+  again.removeMany(['a', 'dddd']);
+  assert.equal(again.speakers().size, 0);
+  await again.close();
 });

@@ -155,3 +155,79 @@ test('R-5: a group (or someone else’s private chat) gets only turns said there
   archive.close();
   await docs.close();
 });
+
+/** A recall over an archive and a warm tier holding these events (half each, alternating). */
+async function recallOver(evs: ContextEvent[]) {
+  const home = path.join(root, `h${n++}`);
+  const docs = new DocStore({ home, embedder });
+  await docs.open();
+  const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  archive.putMany(evs.filter((_, i) => i % 2 === 0).map((e) => eventDocument(e, 0)));
+  docs.restore(evs.filter((_, i) => i % 2 === 1).map((e) => eventDocument(e, 0)));
+  const recall = new MemoryRecall({ embedder, docs: () => docs, archive: () => archive, ownerIds: () => ['tg:1'] });
+  return {
+    recall,
+    top: async (q: string, o: Parameters<MemoryRecall['search']>[1] = {}) => (await recall.search(q, { k: 3, tiers: ['document', 'archive'], ...o })).map((h) => h.id),
+    close: async () => {
+      archive.close();
+      await docs.close();
+    },
+  };
+}
+
+const ev = (id: string, text: string, at: number, speaker?: { id: string; name?: string }, sessionId = 's1'): ContextEvent => ({ id, timestamp: at, kind: 'user', source: 'tg', channel: 'tg', sessionId, input: text, response: '', refs: [`${sessionId}#${id}`], ...(speaker ? { speaker } : {}) });
+const NATE = { id: 'tg:7', name: 'Nate' };
+const JOANNA = { id: 'tg:8', name: 'Joanna' };
+
+test('speaker prior: a query naming a participant ranks their statements first, whichever tier holds them; "I" is the owner', async () => {
+  const t0 = Date.UTC(2024, 2, 1, 10);
+  const r = await recallOver([
+    ev('j1', 'Wow Nate, pets! Nate and pets, pets everywhere', t0, JOANNA),
+    ev('n1', 'My pets are two turtles who love the sun lamp', t0 + 60_000, NATE),
+    ev('o1', 'the garden roses finally bloomed', t0 + 120_000),
+    ev('s1', 'the garden at the garden centre is lovely, garden garden', t0 + 180_000, { id: 'tg:9', name: 'Sam' }),
+  ]);
+  assert.deepEqual(r.recall.participants().sort((a, b) => a.id.localeCompare(b.id)), [NATE, JOANNA, { id: 'tg:9', name: 'Sam' }]);
+  assert.equal((await r.top('What pets does Nate have?', { rank: { speakerBoost: 0 } }))[0], 'j1', 'by words alone the other speaker’s small talk wins');
+  assert.equal((await r.top('What pets does Nate have?'))[0], 'n1', 'Nate’s own statement, with the prior');
+  assert.equal((await r.top('what pets does nate have'))[0], 'n1');
+  assert.equal((await r.top('What did I say about the garden?', { rank: { speakerBoost: 0 } }))[0], 's1');
+  assert.equal((await r.top('What did I say about the garden?'))[0], 'o1', 'I = the owner (no speaker recorded)');
+  assert.equal((await r.top('What did I say about the garden?', { asker: { id: 'tg:9', name: 'Sam' } }))[0], 's1', 'I = Sam when Sam asks');
+  await r.close();
+});
+
+test('dialogue evidence: an answer two turns after the matching question is found through it', async () => {
+  const t0 = Date.UTC(2024, 2, 2, 15);
+  const r = await recallOver([
+    ev('a1', 'Which team do you support in the league?', t0, JOANNA, 'S1'),
+    ev('a2', 'Hmm, let me think about it', t0 + 60_000, NATE, 'S1'),
+    ev('a3', 'The Wolves, always', t0 + 120_000, NATE, 'S1'),
+    ev('b1', 'The weather was fine', t0 + 180_000, JOANNA, 'S1'),
+  ]);
+  const score = async (rank: Record<string, number>) => new Map((await r.recall.search('Which team is supported in the league?', { k: 4, tiers: ['document', 'archive'], rank })).map((h) => [h.id, h.score]));
+  const on = await score({});
+  const off = await score({ neighbour2Weight: 0 });
+  assert.ok(on.get('a3')! > on.get('b1')!, 'the answer two turns after its question ranks above the small talk of the same session');
+  assert.ok(on.get('a3')! > off.get('a3')!, 'evidence from two turns away raises it');
+  await r.close();
+});
+
+test('day-level dates in the product path: "last Saturday" and 上周六 resolve against the query’s own time; explicit days scope too', async () => {
+  const sat = (d: number, m: number) => new Date(2024, m - 1, d, 15).getTime();
+  const r = await recallOver([
+    ev('feb', 'We watched the league game at the pub', sat(10, 2), JOANNA, 'S0'),
+    ev('x1', 'nothing much today', sat(10, 2) + 60_000, NATE, 'S0'),
+    ev('mar', 'We watched the league game at the stadium', sat(2, 3), JOANNA, 'S1'),
+    ev('x2', 'nothing much either', sat(2, 3) + 60_000, NATE, 'S1'),
+  ]);
+  const wed = (d: number, m: number) => new Date(2024, m - 1, d, 12).getTime();
+  assert.equal((await r.top('Where did Joanna watch the league game last Saturday?', { now: wed(6, 3) }))[0], 'mar');
+  assert.equal((await r.top('Where did Joanna watch the league game last Saturday?', { now: wed(14, 2) }))[0], 'feb');
+  assert.equal((await r.top('Joanna 上周六 league game', { now: wed(14, 2) }))[0], 'feb');
+  assert.equal((await r.top('Joanna 上周六 league game', { now: wed(6, 3) }))[0], 'mar');
+  assert.equal((await r.top('Where did Joanna watch the league game on 10 February 2024?', { now: wed(6, 3) }))[0], 'feb');
+  assert.equal((await r.top('Where did Joanna watch the league game on 10 February 2024?', { now: wed(6, 3), rank: { dayBoost: 0, dateBoost: 0 } }))[0], 'mar', 'without dates the later turn wins the tie');
+  await r.close();
+});
