@@ -173,7 +173,8 @@ test('R-5: a group prompt’s 【记忆索引】 holds only facts distilled from
   const q = { sessionId: 'qq:group:5', turnId: 'qq:group:5#2', input: 'who lives in Hangzhou or Oslo, user or Bo?', consolidation: false };
   const owner = slotText(await slot(q)) ?? '';
   assert.match(owner, /user —lives_in→ Hangzhou/);
-  assert.match(owner, /Bo —lives_in→ Oslo/, 'a named participant is the subject of their own facts');
+  assert.match(owner, /Bo —lives_in→ Oslo \([^)]*; said by Bo\)/, 'a named participant is the subject of their own facts, and the block says who said it');
+  assert.doesNotMatch(owner.split('\n').find((l) => l.includes('Hangzhou')) ?? '', /said by/, 'the owner’s own facts name nobody');
   const inGroup = slotText(await slot({ ...q, speaker: { id: 'qq:8' }, conversation: group })) ?? '';
   assert.match(inGroup, /Bo —lives_in→ Oslo/);
   assert.doesNotMatch(inGroup, /Hangzhou/, "the owner's private fact stays out of the group");

@@ -12,7 +12,7 @@ import { RuleDistillPipeline, speakerEntity, type LlmLike } from './distill/inde
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
-import { MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
+import { factSpeakers, speakerIdOf, MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
 import { ControlDB, MemoryControl, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
 
@@ -122,6 +122,7 @@ export class MemorySystem {
         const src = this.recall.sources(r.refs ?? [], 20);
         return src.length > 0 && src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id));
       },
+      speakersOf: (relations) => factSpeakers(this.graph, relations, this.recall.participants(), ownerIds(config)),
       log,
     });
     this.social = new SocialService(this.graph);
@@ -178,11 +179,11 @@ export class MemorySystem {
   }
 
   /** Cold documents, then those beyond the warm tier's bound, oldest first (the archive loop's input). */
-  private coldDocuments(now: number, olderThanMs: number, maxAccess: number, limit: number): { id: string; text: string; refs: string[]; speaker?: string; eventKind?: string }[] {
+  private coldDocuments(now: number, olderThanMs: number, maxAccess: number, limit: number): { id: string; text: string; refs: string[]; speaker?: string; speakerId?: string; eventKind?: string }[] {
     const cold = this.docs.findCold(now, olderThanMs / 3_600_000, maxAccess);
     const ids = new Set(cold.map((d) => d.id));
     const over = this.docs.beyondBound(this.cfgNumber('core.memory.warm_max_docs', 5_000)).filter((d) => !ids.has(d.id));
-    return [...cold, ...over].slice(0, limit).map((d) => ({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), eventKind: d.eventKind }));
+    return [...cold, ...over].slice(0, limit).map((d) => ({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), speakerId: speakerIdOf(d), eventKind: d.eventKind }));
   }
 
   /**

@@ -50,3 +50,12 @@ test('docToTriples falls back to the rules: no LLM, unavailable, malformed JSON,
   assert.ok(on.fake.requests.length > before, 'the failing call reached the server');
   assert.deepEqual((await docToTriples(doc))[0].refs, ['d1']);
 });
+
+test('who said it: every fact carries the document’s speaker id, never one the model’s answer claims', async () => {
+  const said = { ...doc, speaker: 'Bo', speakerId: 'qq:7' };
+  assert.deepEqual((await docToTriples(said)).map((t) => [t.subject, t.speaker]), [['Bo', 'qq:7']]);
+  on.fake.enqueue({ text: '{"triples":[{"subject":"Bo","predicate":"visited","object":"Porto","speaker":"user"}]}' });
+  assert.deepEqual((await docToTriples(said, { llm: on.llm })).map((t) => t.speaker), ['qq:7']);
+  on.fake.enqueue({ text: '{"triples":[{"subject":"user","predicate":"visited","object":"Porto","speaker":"qq:9"}]}' });
+  assert.deepEqual((await docToTriples(doc, { llm: on.llm })).map((t) => t.speaker), [undefined], 'no speaker recorded: none invented');
+});

@@ -18,6 +18,8 @@ export interface DistillableDoc {
   refs?: string[];
   /** Who said it: the subject of rule-derived facts (default: the options' speaker, `user`). */
   speaker?: string;
+  /** Who said it as an id (`Speaker.id`; `user` for the owner): recorded with every fact's sources (issue 15). */
+  speakerId?: string;
   /** Kind of the context event it came from; the rules skip `agent` (the assistant's "I" is not the user). */
   eventKind?: string;
 }
@@ -77,7 +79,13 @@ export function parseLlmTriples(text: string, doc?: DistillableDoc): Triple[] | 
  */
 export async function docToTriples(doc: DistillableDoc, opts: { llm?: LlmLike; speaker?: string; log?: PluginLogger } = {}): Promise<Triple[]> {
   const rules = () => (doc.eventKind === 'agent' ? [] : extractFacts(doc.text, { speaker: doc.speaker ?? opts.speaker, refs: [doc.id, ...(doc.refs ?? [])].slice(0, 20) }));
-  if (!opts.llm?.available()) return rules();
+  // Who said it comes from the document, never from the model's answer (text it read may lie).
+  const said = (ts: Triple[]): Triple[] =>
+    ts.map((t) => {
+      const { speaker: _ignored, ...rest } = t;
+      return doc.speakerId ? { ...rest, speaker: doc.speakerId } : rest;
+    });
+  if (!opts.llm?.available()) return said(rules());
   try {
     const res = await opts.llm.chat({
       messages: [
@@ -87,10 +95,10 @@ export async function docToTriples(doc: DistillableDoc, opts: { llm?: LlmLike; s
       temperature: 0,
     });
     const parsed = parseLlmTriples(res.text, doc);
-    if (parsed) return parsed;
+    if (parsed) return said(parsed);
     opts.log?.warn('docToTriples: the LLM answer was not JSON triples; using the rules', { doc: doc.id });
   } catch (e) {
     opts.log?.warn('docToTriples: LLM call failed; using the rules', { doc: doc.id, error: (e as Error).message });
   }
-  return rules();
+  return said(rules());
 }

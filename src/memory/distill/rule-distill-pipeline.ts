@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import type { ContextEvent, PluginLogger, Triple } from '../../spec/index.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { extractFacts } from './rule-distiller.js';
+import { OWNER_SPEAKER_ID } from '../../spec/speaker.js';
 
 const DAY = 86_400_000;
 
@@ -92,7 +93,9 @@ export class RuleDistillPipeline {
     for (const ev of this.opts.events()) {
       if (ev.kind !== 'user' || ev.timestamp < horizon || this.distilled.has(ev.id)) continue;
       events++;
-      triples.push(...extractFacts(ev.input, { speaker: speakerEntity(ev) ?? this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) }));
+      // Who said it is recorded with each fact's sources (issue 15): the speaker's id, `user` for the owner.
+      const said = ev.speaker?.id ?? OWNER_SPEAKER_ID;
+      for (const t of extractFacts(ev.input, { speaker: speakerEntity(ev) ?? this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) })) triples.push({ ...t, speaker: said });
       this.distilled.set(ev.id, now);
       changed = true;
     }

@@ -1,5 +1,5 @@
 import { cosine } from '../embedder/index.js';
-import type { GraphEntity, GraphRelation, InjectedSource, PluginLogger, PromptQuery, PromptSlotFill } from '../../spec/index.js';
+import type { GraphEntity, GraphRelation, InjectedSource, PluginLogger, PromptQuery, PromptSlotFill, Speaker } from '../../spec/index.js';
 import type { GraphDB, RecallResult } from '../graph/index.js';
 import { jiebaKeywords } from './jieba-keywords.js';
 
@@ -38,6 +38,11 @@ export interface IndexerOptions {
    */
   scopeOf?: (q: PromptQuery) => readonly string[] | undefined;
   factInScope?: (relation: GraphRelation, scope: readonly string[]) => boolean;
+  /**
+   * Who said each fact (issue 15): relation id → the person whose turns it was distilled from, with
+   * a display name, for facts someone other than the owner stated (the owner's own facts say nobody).
+   */
+  speakersOf?: (relations: readonly GraphRelation[]) => ReadonlyMap<number, Speaker & { name: string }>;
   log?: PluginLogger;
 }
 
@@ -178,9 +183,16 @@ export class Indexer {
       const k = e.name.toLowerCase();
       return !skip.has(k) && (kept.has(k) || !dropped.has(k));
     });
+    let said: ReadonlyMap<number, Speaker & { name: string }> = new Map();
+    try {
+      said = this.opts.speakersOf?.(relations) ?? said;
+    } catch (e) {
+      this.opts.log?.warn('indexer: reading who said the facts failed; shown without speakers', { error: (e as Error).message });
+    }
     const shown: GraphRelation[] = [];
-    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown);
-    return text === undefined ? undefined : { text, sources: shown.map((r) => factSource(r, dated.get(r.id))) };
+    const names = new Map([...said].map(([id, p]) => [id, p.name]));
+    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown, names);
+    return text === undefined ? undefined : { text, sources: shown.map((r) => factSource(r, dated.get(r.id), said.get(r.id))) };
   }
 
   /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
@@ -190,13 +202,14 @@ export class Indexer {
 }
 
 /** Where a fact of the block came from: the first of its refs that names a turn. */
-export function factSource(r: GraphRelation, at?: number): InjectedSource {
+export function factSource(r: GraphRelation, at?: number, speaker?: Speaker): InjectedSource {
   const turnId = (r.refs ?? []).find((x) => /^[^\s#]+#\d+$/.test(x));
   return {
     tier: 'graph',
     id: `relation:${r.id}`,
     text: `${r.subject} —${r.predicate}→ ${r.object}`,
     ...(at ? { at } : {}),
+    ...(speaker ? { speaker } : {}),
     ...(turnId ? { turnId, sessionId: turnId.slice(0, turnId.lastIndexOf('#')) } : {}),
   };
 }
@@ -212,10 +225,18 @@ function describeEntity(e: GraphEntity): string {
 }
 
 /**
- * Compact text of a recall: the facts first, then entities that carry attributes. No heading: the
- * system prompt prints the slot's title (【记忆索引】) once.
+ * Compact text of a recall: the facts first (when they were said and, for someone other than the
+ * owner, by whom), then entities that carry attributes. No heading: the system prompt prints the
+ * slot's title (【记忆索引】) once.
  */
-export function formatIndex(entities: GraphEntity[], relations: GraphRelation[], maxChars: number, saidAt: ReadonlyMap<number, number> = new Map(), shown?: GraphRelation[]): string | undefined {
+export function formatIndex(
+  entities: GraphEntity[],
+  relations: GraphRelation[],
+  maxChars: number,
+  saidAt: ReadonlyMap<number, number> = new Map(),
+  shown?: GraphRelation[],
+  saidBy: ReadonlyMap<number, string> = new Map(),
+): string | undefined {
   if (!entities.length && !relations.length) return undefined;
   const lines: string[] = [];
   let size = 0;
@@ -231,7 +252,8 @@ export function formatIndex(entities: GraphEntity[], relations: GraphRelation[],
   for (const r of ordered) {
     const at = saidAt.get(r.id);
     const until = typeof r.validTo === 'number' ? `; until ${day(r.validTo)}` : '';
-    if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)}${at ? `; ${day(at)}` : ''}${until})`)) break;
+    const by = saidBy.get(r.id);
+    if (!push(`- ${r.subject} —${r.predicate}→ ${r.object} (${r.confidence.toFixed(2)}${at ? `; ${day(at)}` : ''}${until}${by ? `; said by ${by.replace(/[\n()]/g, ' ').slice(0, 40)}` : ''})`)) break;
     shown?.push(r);
   }
   const inRelations = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));

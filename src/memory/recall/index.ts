@@ -9,4 +9,7 @@ export type { RankOptions, RankedDoc, RankResult } from './evidence-ranker.js';
 export type { RecallCorpus, TermCounts } from './recall-corpus.js';
 export { archiveCorpus, contextCorpus, documentCorpus, eventAsDoc } from './tier-corpora.js';
 export { relatedDocumentsSlot, relatedLine, ownerIds } from './related-documents-slot.js';
-export { temporalScopes, inScope } from './temporal-scope.js';
+export { temporalScopes, parseTimeScopes, inScope } from './temporal-scope.js';
+export type { ParsedTime, TimeScope } from './temporal-scope.js';
+export { factSpeakers, queryFocus, speakerIdOf } from './speaker-focus.js';
+export type { Participant } from './speaker-focus.js';

@@ -80,3 +80,23 @@ export function queryFocus(query: string, participants: readonly Participant[], 
   }
   return out.size ? out : undefined;
 }
+
+/**
+ * Who said each fact, for 【记忆索引】: relation id → the first non-owner, non-agent speaker
+ * recorded with its sources (graph `relation_sources.speaker_id`), named by the
+ * participants memory knows (the id when no name was recorded). The owner's own facts get none.
+ */
+export function factSpeakers(
+  graph: { sourcesOf(relationId: number): { ref: string; speaker?: string }[] },
+  relations: readonly { id: number }[],
+  participants: readonly Participant[],
+  ownerIds: readonly string[] = [],
+): Map<number, Speaker & { name: string }> {
+  const names = new Map(participants.map((p) => [p.id, p.name]));
+  const out = new Map<number, Speaker & { name: string }>();
+  for (const r of relations) {
+    const who = graph.sourcesOf(r.id).find((s) => s.speaker && s.speaker !== OWNER_SPEAKER_ID && s.speaker !== AGENT_ID && !ownerIds.includes(s.speaker))?.speaker;
+    if (who) out.set(r.id, { id: who, name: names.get(who) ?? who });
+  }
+  return out;
+}
