@@ -55,3 +55,10 @@ test('asksQuestion: question marks of either width, Chinese question particles w
   assert.equal(asksQuestion('The Wolves are solid.'), false);
   assert.equal(asksQuestion('我吃了'), false);
 });
+
+test('a large group: every participant is tested against the query’s words once', () => {
+  const many = Array.from({ length: 3000 }, (_, i) => ({ id: `qq:${i}`, name: `Member${i} Lee` }));
+  many.push({ id: 'qq:x', name: 'Ada Lovelace' });
+  assert.deepEqual([...(queryFocus(`${'word '.repeat(1500)} what did Ada Lovelace say`, many, { ownerIds: [] }) ?? [])], ['qq:x']);
+  assert.deepEqual([...(queryFocus('what did member2999 lee say', many, { ownerIds: [] }) ?? [])], ['qq:2999']);
+});

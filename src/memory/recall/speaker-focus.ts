@@ -33,26 +33,41 @@ export function speaksOfSelf(query: string): boolean {
   return FIRST_PERSON_EN.test(query) || FIRST_PERSON_ZH.test(query);
 }
 
-const nameRes = new Map<string, RegExp>();
+/** The words of a text (runs of letters and digits), in order. */
+function wordsOf(text: string): string[] {
+  return text.match(/[\p{L}\p{N}]+/gu) ?? [];
+}
 
 /**
- * True when the query names `name`: a whole word (Latin script; a query typed all in lower case
- * matches names case-insensitively, otherwise the capitals must agree, so "Will" is not "will"), or
- * a substring for Chinese names. Names shorter than two characters never match.
+ * A test of whether `query` names someone: a whole-word sequence (Latin script; a query typed all in
+ * lower case matches names case-insensitively, otherwise the capitals must agree, so "Will" is not
+ * "will"), or a substring for Chinese names. Names shorter than two characters never match. The
+ * query's words are indexed once, so testing every participant of a large group costs one lookup
+ * per name (a regex per name over a long query took seconds for a thousand people).
  */
-export function namesPerson(query: string, name: string): boolean {
-  const n = name.trim();
-  if (n.length < 2) return false;
-  if (hasCjk(n)) return query.includes(n);
+export function nameMatcher(query: string): (name: string) => boolean {
   const lower = !/\p{Lu}/u.test(query);
-  const key = `${lower ? 'i' : 'c'}\u0000${n}`;
-  let re = nameRes.get(key);
-  if (!re) {
-    if (nameRes.size > 2000) nameRes.clear();
-    re = new RegExp(`(?<![\\p{L}\\p{N}])${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, lower ? 'iu' : 'u');
-    nameRes.set(key, re);
-  }
-  return re.test(query);
+  const norm = (w: string) => (lower ? w.toLowerCase() : w);
+  const words = wordsOf(query).map(norm);
+  const at = new Map<string, number[]>();
+  words.forEach((w, i) => {
+    const list = at.get(w);
+    if (list) list.push(i);
+    else at.set(w, [i]);
+  });
+  return (name) => {
+    const n = name.trim();
+    if (n.length < 2) return false;
+    if (hasCjk(n)) return query.includes(n);
+    const parts = wordsOf(n).map(norm);
+    if (!parts.length) return false;
+    return (at.get(parts[0]) ?? []).some((i) => parts.every((p, j) => words[i + j] === p));
+  };
+}
+
+/** True when the query names `name` (see `nameMatcher`). */
+export function namesPerson(query: string, name: string): boolean {
+  return nameMatcher(query)(name);
 }
 
 /** The names a participant may be called by: the display name, and its first word when it has several. */
@@ -69,9 +84,10 @@ function namesOf(p: Participant): string[] {
  */
 export function queryFocus(query: string, participants: readonly Participant[], asker: { speaker?: Speaker; ownerIds: readonly string[] }): Set<string> | undefined {
   const out = new Set<string>();
+  const names = nameMatcher(query);
   for (const p of participants) {
     if (p.id === AGENT_ID || out.has(p.id)) continue;
-    if (namesOf(p).some((n) => namesPerson(query, n))) out.add(p.id);
+    if (namesOf(p).some(names)) out.add(p.id);
   }
   if (speaksOfSelf(query)) {
     const s = asker.speaker;

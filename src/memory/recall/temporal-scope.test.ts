@@ -90,3 +90,9 @@ test('inScope: a day, its grace days after, and days of any year', () => {
   assert.equal(inScope(at(2020, 1, 3), wrap, 7), true, 'grace wraps into January');
   assert.equal(inScope(at(2020, 1, 10), wrap, 7), false);
 });
+
+test('a long query is read for dates from its head only (a pasted log is not scanned whole)', () => {
+  assert.deepEqual(scopes(`${'x '.repeat(400)}on 9 November 2022`), ['day 2022-11-9..2022-11-9']);
+  assert.deepEqual(scopes(`${'x '.repeat(600)}on 9 November 2022`), [], 'beyond the first 1,000 characters');
+  assert.deepEqual(scopes('8月11日到'.repeat(2000)).length > 0, true, 'repeated fragments parse without error');
+});

@@ -5,6 +5,9 @@ import { TimeScan, type ParsedTime, type TimeParseOptions, type TimeScope } from
 
 export type { ParsedTime, TimeParseOptions, TimeScope } from './time-scan.js';
 
+/** Longest query head read for dates (characters). */
+export const MAX_TIME_CHARS = 1_000;
+
 /**
  * Finds the time a query refers to, in English and Chinese: years, months, days ("on 9 November
  * 2022", "November 9", "2022-11-09", "十一月九号", "2022年11月9日"), ranges ("between August 11 and
@@ -12,20 +15,18 @@ export type { ParsedTime, TimeParseOptions, TimeScope } from './time-scan.js';
  * "十一月第二周", "11月上旬") and relative days ("last Saturday", "the week before August 3, 2023",
  * "yesterday", "two weeks ago", "上周六", "前天", "三天前"). Relative days count from the first
  * absolute day the query names, otherwise from `now` (the query's own time). Month names that are
- * also words ("may", "march") count only when capitalised.
+ * also words ("may", "march") count only when capitalised. Only the first `MAX_TIME_CHARS` are read.
  */
 export function parseTimeScopes(query: string, now: number = Date.now(), opts: TimeParseOptions = {}): ParsedTime {
-  const scan = new TimeScan(query, dayOf(now), opts.days !== false);
+  // Dates are read from the head of a long query only: a pasted log must not cost a scan per pattern.
+  const scan = new TimeScan(query.slice(0, MAX_TIME_CHARS), dayOf(now), opts.days !== false);
   scanEnglish(scan);
   scanChinese(scan);
   scanYears(scan);
   return scan.result();
 }
 
-/**
- * Month / year scopes of a query (the issue-11 signature, kept for callers that need no day level).
- * @deprecated use parseTimeScopes
- */
+/** Month / year scopes of a query: `parseTimeScopes` without day level (the view `dayBoost` 0 ranks with). */
 export function temporalScopes(query: string, now?: number): TimeScope[] {
   return parseTimeScopes(query, now, { days: false }).scopes;
 }
