@@ -333,9 +333,19 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     const byKey = new Map(mine.map((h, i) => [h.doc.id, full[i]]));
     hits = hits.map((h) => (h.tier === c.tier ? { ...h, doc: byKey.get(h.doc.id)! } : h)).filter((h) => h.doc !== undefined);
   }
-  // A document held by two tiers (e.g. a turn doc_query copied back into the window) counts once.
-  const seen = new Set<string>();
-  hits = hits.filter((h) => !seen.has(h.doc.id) && seen.add(h.doc.id) !== undefined);
+  // A document held by two tiers (e.g. a turn doc_query copied back into the window) counts once, at
+  // its best rank, as the copy of the first tier listed (the context window before the archive).
+  const tierIndex = (t: RankedDoc['tier']) => corpora.findIndex((c) => c.tier === t);
+  const kept = new Map<string, number>();
+  const unique: RankedDoc[] = [];
+  for (const h of hits) {
+    const at = kept.get(h.doc.id);
+    if (at === undefined) {
+      kept.set(h.doc.id, unique.length);
+      unique.push(h);
+    } else if (tierIndex(h.tier) < tierIndex(unique[at].tier)) unique[at] = { ...h, score: unique[at].score };
+  }
+  hits = unique;
   for (const c of corpora) c.end?.();
   const finalTerms = terms;
   return {
@@ -389,15 +399,17 @@ function nearestNeighbours(
 ): Near {
   let before: MemoryDocument | undefined;
   let after: MemoryDocument | undefined;
+  // Another tier's copy of the same turn (same session, time and kind) is not its neighbour.
+  const self = (d: MemoryDocument) => d.id === doc.id || (d.createdAt === doc.createdAt && d.sessionId === doc.sessionId && d.eventKind === doc.eventKind);
   corpora.forEach((c, i) => {
     const a = known?.(i) ?? c.adjacent(doc, 1);
     for (const d of a.before) {
-      if (d.id === doc.id) continue;
+      if (self(d)) continue;
       if (!before || timeOrder(d, before) > 0) before = d;
       if (!owner.has(d.id)) owner.set(d.id, i);
     }
     for (const d of a.after) {
-      if (d.id === doc.id) continue;
+      if (self(d)) continue;
       if (!after || timeOrder(d, after) < 0) after = d;
       if (!owner.has(d.id)) owner.set(d.id, i);
     }
