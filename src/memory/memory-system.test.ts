@@ -175,6 +175,16 @@ test('R-5: a group prompt’s 【记忆索引】 holds only facts distilled from
   assert.match(owner, /user —lives_in→ Hangzhou/);
   assert.match(owner, /Bo —lives_in→ Oslo \([^)]*; said by Bo\)/, 'a named participant is the subject of their own facts, and the block says who said it');
   assert.doesNotMatch(owner.split('\n').find((l) => l.includes('Hangzhou')) ?? '', /said by/, 'the owner’s own facts name nobody');
+  const fill = await slot(q);
+  const sources = typeof fill === 'object' && fill ? (fill.sources ?? []) : [];
+  assert.deepEqual(
+    sources.map((x) => [x.text, x.speaker?.id]),
+    [
+      ['user —lives_in→ Hangzhou', undefined],
+      ['Bo —lives_in→ Oslo', 'qq:7'],
+    ],
+    'the block’s sources name who said each fact',
+  );
   const inGroup = slotText(await slot({ ...q, speaker: { id: 'qq:8' }, conversation: group })) ?? '';
   assert.match(inGroup, /Bo —lives_in→ Oslo/);
   assert.doesNotMatch(inGroup, /Hangzhou/, "the owner's private fact stays out of the group");
