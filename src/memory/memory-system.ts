@@ -134,6 +134,7 @@ export class MemorySystem {
       graph: () => (this.up.graph ? this.graph : undefined),
       now: opts.now,
       ownerIds: () => ownerIds(config),
+      people: () => opts.people,
     });
     this.knowledge = new KnowledgeBase({ dir: path.join(home, 'knowledge'), log });
 

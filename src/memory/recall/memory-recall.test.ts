@@ -231,3 +231,29 @@ test('day-level dates in the product path: "last Saturday" and 上周六 resolve
   assert.equal((await r.top('Where did Joanna watch the league game on 10 February 2024?', { now: wed(6, 3), rank: { dayBoost: 0, dateBoost: 0 } }))[0], 'mar', 'without dates the later turn wins the tie');
   await r.close();
 });
+
+test('people linked across channels (decision 0090): the registry name names every linked id, and all of them are the focus', async () => {
+  const { ConfigRegistry, coreConfigDefaults } = await import('../../config/index.js');
+  const home = path.join(root, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const reg = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
+  reg.open();
+  reg.register(coreConfigDefaults());
+  reg.people.link(['telegram:42', 'qq:10001'], { name: 'Alice' });
+  const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  const t0 = Date.UTC(2024, 3, 1, 9);
+  archive.putMany(
+    [
+      ev('t1', 'I adore the roses in my garden', t0, { id: 'telegram:42', name: 'Al' }),
+      ev('q1', 'garden roses again, pruning them today', t0 + 60_000, { id: 'qq:10001', name: 'A' }),
+      ev('b1', 'Alice loves roses! Alice and her garden roses, roses, roses', t0 + 120_000, { id: 'qq:20002', name: 'Bob' }),
+    ].map((e) => eventDocument(e, 0)),
+  );
+  const top = async (people?: () => typeof reg.people) =>
+    (await new MemoryRecall({ embedder, archive: () => archive, ...(people ? { people } : {}) }).search('What does Alice say about the garden roses?', { k: 3, tiers: ['archive'] })).map((h) => h.id);
+  assert.equal((await top())[0], 'b1', 'without the registry nobody is called Alice: Bob’s words win');
+  assert.deepEqual((await top(() => reg.people)).slice(0, 2).sort(), ['q1', 't1'], 'both of Alice’s identities first');
+  archive.close();
+  reg.close();
+});

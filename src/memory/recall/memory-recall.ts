@@ -26,6 +26,11 @@ export interface RecallTiers {
   now?: () => number;
   /** The owner's own speaker ids on chat channels (`core.identity.owner_ids`): "I" in the owner's query. */
   ownerIds?: () => readonly string[];
+  /**
+   * Who is who across channels (decision 0090): a focus person's statements under every id linked
+   * to them count as theirs, and a person's registry name is a name a query may call them by.
+   */
+  people?: () => PeopleDirectory | undefined;
 }
 
 export interface RecallOptions {
@@ -99,7 +104,11 @@ export class MemoryRecall {
       for (const e of top) this.withSource(e);
       return top;
     }
-    const focus = queryFocus(q, this.participants(), { speaker: opts.asker, ownerIds: this.tiers.ownerIds?.() ?? [] });
+    const people = this.tiers.people?.();
+    const owners = [...(this.tiers.ownerIds?.() ?? []), ...(people?.list().find((p) => p.owner)?.ids ?? [])];
+    const focus = queryFocus(q, this.participants(), { speaker: opts.asker, ownerIds: owners });
+    // Linked identities (decision 0090) are one person: every id of a focus person counts as theirs.
+    if (focus && people) for (const id of [...focus]) for (const linked of people.personOf(id)?.ids ?? []) focus.add(linked);
     const now = opts.now ?? this.tiers.now?.() ?? Date.now();
     const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus });
     const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
@@ -114,8 +123,9 @@ export class MemoryRecall {
 
   /**
    * Everyone memory has heard, by the speakers every tier records (the context window's events,
-   * the warm documents' and the archive's speaker indexes), with the latest display name known;
-   * people recorded without a name cannot be named in a query.
+   * the warm documents' and the archive's speaker indexes), with the latest display name known, and
+   * every id linked to a person of the people registry under that person's name; people recorded
+   * without a name cannot be named in a query.
    */
   participants(): Participant[] {
     const names = new Map<string, string>();
@@ -125,7 +135,10 @@ export class MemoryRecall {
     for (const e of this.tiers.context?.()?.events() ?? []) if (e.speaker) add(e.speaker.id, e.speaker.name);
     for (const [id, name] of this.tiers.docs?.()?.speakers() ?? []) add(id, name);
     for (const [id, name] of this.tiers.archive?.()?.speakers() ?? []) add(id, name);
-    return [...names].map(([id, name]) => ({ id, name }));
+    const out = [...names].map(([id, name]) => ({ id, name }));
+    // A linked person's registry name names every id linked to them (the owner is "I", not a name).
+    for (const p of this.tiers.people?.()?.list() ?? []) if (!p.owner) for (const id of p.ids) out.push({ id, name: p.name });
+    return out;
   }
 
   private withSource(e: RecallEntry): void {
