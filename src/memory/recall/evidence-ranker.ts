@@ -94,6 +94,8 @@ const EMPTY: RankResult = { hits: [], scoreText: () => 0 };
 export interface RankQuery {
   /** The query's own time (epoch ms): "last Saturday" and "上周六" count from it (default: now). */
   now?: number;
+  /** The tiers the caller shows (a document held by two tiers comes back as a shown tier's copy); default all. */
+  tiers?: ReadonlySet<string>;
   /** Speaker ids whose statements the query is about (see `queryFocus`); none: nobody in particular. */
   focus?: ReadonlySet<string>;
 }
@@ -337,7 +339,9 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   }
   // A document held by two tiers (e.g. a turn doc_query copied back into the window) counts once, at
   // its best rank, as the copy of the first tier listed (the context window before the archive).
-  const tierIndex = (t: RankedDoc['tier']) => corpora.findIndex((c) => c.tier === t);
+  // Among copies, one of a tier the caller shows wins first (a turn in the window and the archive is
+  // the archive's copy for 【相关记忆文档】, which shows no window).
+  const tierIndex = (t: RankedDoc['tier']) => (rq.tiers && !rq.tiers.has(t) ? corpora.length : 0) + corpora.findIndex((c) => c.tier === t);
   const kept = new Map<string, number>();
   const unique: RankedDoc[] = [];
   for (const h of hits) {

@@ -110,7 +110,7 @@ export class MemoryRecall {
     // Linked identities (decision 0090) are one person: every id of a focus person counts as theirs.
     if (focus && people) for (const id of [...focus]) for (const linked of people.personOf(id)?.ids ?? []) focus.add(linked);
     const now = opts.now ?? this.tiers.now?.() ?? Date.now();
-    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus });
+    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want });
     const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
     if (!want.has('graph')) return out.slice(0, k);
     for (const f of this.facts(q, ranked.scoreText)) out.push(f);
