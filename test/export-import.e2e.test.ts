@@ -364,6 +364,11 @@ describe('import', () => {
     await t.applyImport(first.id, { mode: 'skip' });
     assert.ok((await fingerprint(R)).includes('called Mochi'));
     const control = R.host.services.use('host.memory-control')!;
+    // The import is in the memory history (K-3: who made the change — `import`), one entry a part.
+    const imported = control.history({ limit: 100 }).filter((c) => c.actor === 'import');
+    assert.ok(imported.some((c) => c.kind === 'relation' && c.target === `import:${first.id}:graph` && /imported graph: \d+ added/.test(c.summary)), JSON.stringify(imported));
+    assert.ok(imported.some((c) => c.target === `import:${first.id}:sessions`), JSON.stringify(imported));
+    await assert.rejects(control.undo(imported[0].id), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /not undone item by item/.test(e.message));
     await control.forget({ turnIds: [aTurn] });
     assert.ok(!(await fingerprint(R)).includes('called Mochi'));
     const again = await t.stageImport({ file: exportPlain });

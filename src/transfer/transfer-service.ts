@@ -14,6 +14,9 @@ import {
   type TransferProgressFn,
   type TransferReport,
   type TransferService,
+  type TransferPart,
+  type ChangeKind,
+  type NewMemoryChange,
 } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, summarise, type Manifest } from './manifest.js';
@@ -465,12 +468,22 @@ export class TransferRuntime implements TransferService {
     return undo;
   }
 
-  /** Appends the import to `<home>/imports.json` (what `history()` shows). */
+  /**
+   * Appends the import to `<home>/imports.json` (what `history()` shows) and to the memory's change
+   * history (K-3: every change is recorded with who made it — here `import`), one entry per part it
+   * changed. Such an entry has no per-item state, so it is not undone there (memory control refuses).
+   */
   private async record(job: Job): Promise<void> {
     const file = join(this.host.home, 'imports.json');
     const list = await this.history();
-    list.unshift({ id: job.view.id, at: this.now(), manifest: job.view.manifest!, report: job.view.report! });
+    const report = job.view.report!;
+    list.unshift({ id: job.view.id, at: this.now(), manifest: job.view.manifest!, report });
     await writeFileAtomic(file, JSON.stringify(list.slice(0, 50), null, 1));
+    try {
+      for (const c of importChanges(job.view.id, report)) this.host.memory.control.record(c);
+    } catch (e) {
+      this.host.log.warn(`import ${job.view.id} could not be recorded in the memory history: ${(e as Error).message}`);
+    }
   }
 
   async history(): Promise<{ id: string; at: number; file?: string; manifest: NonNullable<TransferJobView['manifest']>; report: TransferReport }[]> {
@@ -488,4 +501,36 @@ export class TransferRuntime implements TransferService {
     if (j.exportPath && j.exportPath.startsWith(j.dir)) rmSync(j.exportPath, { force: true });
     this.drop(id);
   }
+}
+
+/** The memory-history kind of what an imported part holds. */
+const PART_KIND: Partial<Record<TransferPart, ChangeKind>> = {
+  graph: 'relation',
+  library: 'memory',
+  sessions: 'document',
+  context: 'document',
+  documents: 'document',
+  archive: 'document',
+  knowledge: 'document',
+};
+
+/** One history entry per memory part an import added to or replaced in. */
+export function importChanges(jobId: string, report: TransferReport): NewMemoryChange[] {
+  const out: NewMemoryChange[] = [];
+  for (const [part, plan] of Object.entries(report.parts) as [TransferPart, TransferReport['parts'][TransferPart]][]) {
+    const kind = PART_KIND[part];
+    if (!kind || !plan) continue;
+    const changed = plan.added + plan.overwritten;
+    if (changed === 0) continue;
+    out.push({
+      actor: 'import',
+      tool: 'import',
+      kind,
+      target: `import:${jobId}:${part}`,
+      subjects: [part],
+      op: 'import',
+      summary: `imported ${part}: ${plan.added} added, ${plan.overwritten} replaced (mode ${report.mode})`,
+    });
+  }
+  return out;
 }

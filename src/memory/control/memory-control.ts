@@ -266,6 +266,7 @@ export class MemoryControl implements MemoryControlService {
       if (c.redacted) throw new ConflictError('this change was forgotten: there is nothing to undo', { id: c.id });
       if (c.undoneAt !== undefined) throw new ConflictError(`change ${c.id} was undone already (by ${c.undoneBy})`, { id: c.id });
       if (c.kind === 'forget') throw new ConflictError('a forget cannot be undone: nothing of it was kept', { id: c.id });
+      if (c.op === 'import') throw new ConflictError('an import is not undone item by item: forget what it brought, or import the earlier export again', { id: c.id });
       switch (c.kind) {
         case 'relation':
         case 'entity': {
