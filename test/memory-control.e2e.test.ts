@@ -77,6 +77,12 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
 
   it('K-2: forget over HTTP previews, then removes every trace; nothing brings it back', async () => {
     await mm('plan.pin', { role: 'user', text: 'Remember: the garage door code is 4711' });
+    // A later turn was given the secret by recall (a fact distilled from it): its logged injection
+    // names the turn as the fact's source, and must not keep the fact once the turn is forgotten.
+    d.memory.graph.commit([{ subject: 'garage door', predicate: 'code', object: '4711', refs: [secretTurn] }]);
+    const recalled = await turn('which garage door code did I tell you?', 'The one in your notes.');
+    const given = JSON.stringify((await api(`/api/v1/sessions/${encodeURIComponent(SID)}/events?around=${encodeURIComponent(recalled)}`)).body);
+    assert.match(given, /"source":"recall"[^]*4711/, 'the recall block of that turn holds the secret before the forget');
     const pre = await api('/api/v1/memory/forget/preview', { body: { query: '4711' } });
     assert.equal(pre.status, 200);
     const plan = pre.body.plan as { turns: { turnId: string; places: string[] }[]; facts: { id: number }[] };

@@ -72,7 +72,9 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     for (const h of t.db.allHeld()) if (containsAll(heldTexts(h.held).join('\n'), words)) addTurn(h.turnId, h.at, heldTexts(h.held)[0] ?? '', 'held');
     for (const evs of (await allLogs(t)).values()) {
       for (const e of evs) {
-        if (e.data?.redacted) continue;
+        // A block recall or the library gave a turn is a copy of memory, not what was said in it:
+        // it goes with the things it names (forget-run), not by listing that turn.
+        if (e.data?.redacted || e.kind === 'injection') continue;
         if (containsAll(`${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`, words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
       }
     }

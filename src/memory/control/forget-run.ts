@@ -144,7 +144,15 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   // The logs.
   const quotes = [...texts].filter((x) => x.length >= QUOTE_MIN);
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
-  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))));
+  // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
+  // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
+  // alone would miss.
+  const goneIds = new Set<string>([...eventIds, ...warmIds, ...coldRows.map((r) => r.doc.id), ...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? [])]);
+  const namesGone = (e: SessionEvent) =>
+    e.kind === 'injection' &&
+    Array.isArray(e.data?.sources) &&
+    (e.data.sources as { id?: unknown; turnId?: unknown }[]).some((s) => (typeof s?.turnId === 'string' && turnSet.has(s.turnId)) || (typeof s?.id === 'string' && goneIds.has(s.id)));
+  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))) || namesGone(e));
   if (t.sessions?.redactAll) res.sessionEvents = await t.sessions.redactAll(hit);
   else if (t.sessions?.redact) {
     for (const s of await t.sessions.list()) {
