@@ -309,6 +309,15 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
       await page.waitForSelector(`[data-testid=settings-${section}].active`, { timeout: T });
       await page.waitForSelector('.settings-body .card, .settings-body .empty-state, .settings-body .list-item', { timeout: T });
       assert.equal(await page.locator('[data-testid^=boundary-]').count(), 0, `${section} crashed`);
+      if (section === 'documents') {
+        // The memory figures are labelled in words (this page is in Chinese), the archive's size in units.
+        await page.waitForSelector('.stats .stat-label', { timeout: T });
+        const stats = await page.locator('.stats').innerText();
+        assert.match(stats, /冷存档中的轮次/);
+        assert.match(stats, /图谱事实/);
+        assert.doesNotMatch(stats, /graph\.relations|archive\.count/);
+        assert.match(stats, /\d+(\.\d+)? (B|KB|MB)\s+冷存档占用/);
+      }
       await shot(page, `${17 + i}-settings-${section}`);
     }
     // The memory search recalls over every tier: a turn said earlier in this run is found in the

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
+import type { DictKey } from '../../i18n-dict';
 import { useRequest } from '../../lib/use-request';
 import { bytes, relTime } from '../../lib/format';
 import { Icon } from '../icon';
@@ -37,6 +38,9 @@ const TIER_LABEL = {
   archive: 'documents.tier.archive',
   graph: 'documents.tier.graph',
 } as const;
+
+/** Stats with a label in words (others show their key). */
+const STAT_LABELS = new Set(['context.events', 'documents.count', 'archive.count', 'archive.bytes', 'graph.entities', 'graph.relations', 'graph.persons', 'graph.avgConfidence', 'graph.unreviewed', 'knowledge.entries', 'embedder']);
 
 /** Numbers and short strings of a stats object, one level of nesting flattened (`graph.entities`). */
 export function flattenStats(stats: Record<string, unknown>): [string, string | number][] {
@@ -93,9 +97,9 @@ export function DocumentsSection() {
           {flattenStats(stats.data)
             .slice(0, 12)
             .map(([k, v]) => (
-              <div className="stat" key={k}>
-                <div className="stat-value">{String(v)}</div>
-                <div className="stat-label">{k}</div>
+              <div className="stat" key={k} title={k}>
+                <div className="stat-value">{k.endsWith('.bytes') && typeof v === 'number' ? bytes(v) : String(v)}</div>
+                <div className="stat-label">{STAT_LABELS.has(k) ? t(`stats.${k}` as DictKey) : k}</div>
               </div>
             ))}
         </div>
