@@ -142,6 +142,7 @@ describe('the local HTTP surface refuses forged requests on every route', { time
         const res = await call(fill(r.path) + (v.query ?? ''), { ...v.init, method: r.method });
         const body = (await res.json().catch(() => ({}))) as { error?: { code?: string } };
         if (res.status !== v.want || !GUARD_CODES.has(body.error?.code ?? '')) failures.push(`${r.method} ${r.path} (${r.owner}) — ${v.name}: ${res.status} ${body.error?.code}`);
+        if (res.headers.get('x-frame-options') !== 'DENY' || res.headers.get('x-content-type-options') !== 'nosniff') failures.push(`${r.method} ${r.path} — ${v.name}: the refusal lacks the security headers`);
       }
     }
     assert.deepEqual(failures, []);

@@ -25,6 +25,22 @@ function corsHeaders(origin: string, preflight: boolean): Record<string, string>
   return h;
 }
 
+/**
+ * Headers on every answer, refusals of the guards included: never sniffed, no referrer, and never
+ * framed by another page (clickjacking of the confirm and install dialogs).
+ */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+};
+
+function secured(res: Response): Response {
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.headers.set(k, v);
+  return res;
+}
+
 /** The OpenAI-style error type of each refusal of the API guard. */
 const REFUSAL_TYPE = { 401: 'authentication_error', 403: 'permission_error', 415: 'invalid_request_error' } as const;
 
@@ -39,7 +55,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
   app.onError((err) => errorResponse(err));
 
   app.use('*', async (c, next) => {
-    if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return jsonError(403, 'FORBIDDEN', 'this server only answers requests addressed to localhost');
+    if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return secured(jsonError(403, 'FORBIDDEN', 'this server only answers requests addressed to localhost'));
     const path = c.req.path;
     const appOrigin = appOriginAllowed(c.req.raw, path, ctx.appOrigins?.() ?? []) ? c.req.header('origin') : undefined;
     // A listed chat app's CORS preflight; every other preflight stays unanswered (refused below).
@@ -48,16 +64,12 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
       const refusal = checkApiRequest(c.req.raw, path, ctx.token(), ctx.appOrigins?.() ?? []);
       // `type` as well as `code`: OpenAI-compatible clients (the `/v1` API) show `error.message`
       // and read `error.type`, so they report a missing token the way they report a bad key.
-      if (refusal) return json({ ok: false, error: { code: refusal.code, message: refusal.message, type: REFUSAL_TYPE[refusal.status] } }, refusal.status);
+      if (refusal) return secured(json({ ok: false, error: { code: refusal.code, message: refusal.message, type: REFUSAL_TYPE[refusal.status] } }, refusal.status));
     }
     await next();
     if (c.res.status >= 400) c.res = await withoutPaths(c.res, pathRoots(ctx.sdk.homeDir));
     if (appOrigin) for (const [k, v] of Object.entries(corsHeaders(appOrigin, false))) c.header(k, v);
-    c.header('x-content-type-options', 'nosniff');
-    c.header('referrer-policy', 'no-referrer');
-    // Never framed by another page (clickjacking of the confirm and install dialogs).
-    c.header('x-frame-options', 'DENY');
-    c.header('content-security-policy', "frame-ancestors 'none'");
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
   });
 
   // Plugin routes: under any API root (`/api/…`, `/v1/…`, `/mcp`), all behind the guard above.
