@@ -282,21 +282,29 @@ export class MemorySystem {
     if (!this.opened) return;
     this.opened = false;
     this.stopHeartbeats();
-    const step = async (what: string, fn: () => unknown) => {
-      try {
-        await fn();
-      } catch (e) {
-        this.log.error(`memory: closing ${what} failed: ${(e as Error).message}`);
-      }
-    };
-    if (this.up.context) await step('context', () => this.context.stop());
-    if (this.up.docs) await step('documents', () => this.docs.close());
-    if (this.up.archive) await step('archive', () => this.archive.close());
-    if (this.up.graph) await step('graph', () => this.graph.close());
-    if (this.up.knowledge) await step('knowledge', () => this.knowledge.close());
-    if (this.up.control) await step('memory control', () => this.controlDb.close());
-    await step('embedder', () => this.embedder.stop());
+    await this.closeTiers();
+    if (this.up.control) await this.closeStep('memory control', () => this.controlDb.close());
+    await this.closeStep('embedder', () => this.embedder.stop());
     for (const k of Object.keys(this.up) as (keyof MemorySystem['up'])[]) this.up[k] = false;
+  }
+
+  /** Closes one part, logging (not throwing) a failure: the other parts still close. */
+  private async closeStep(what: string, fn: () => unknown): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      this.log.error(`memory: closing ${what} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Closes the five tiers that hold memory (not the memory-control database nor the embedder). */
+  private async closeTiers(): Promise<void> {
+    if (this.up.context) await this.closeStep('context', () => this.context.stop());
+    if (this.up.docs) await this.closeStep('documents', () => this.docs.close());
+    if (this.up.archive) await this.closeStep('archive', () => this.archive.close());
+    if (this.up.graph) await this.closeStep('graph', () => this.graph.close());
+    if (this.up.knowledge) await this.closeStep('knowledge', () => this.knowledge.close());
+    for (const k of ['context', 'docs', 'archive', 'graph', 'knowledge'] as const) this.up[k] = false;
   }
 
   /** Which tiers are up. */
@@ -421,20 +429,8 @@ export class MemorySystem {
    */
   async withTiersClosed<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.opened) return fn();
-    const step = async (what: string, f: () => unknown) => {
-      try {
-        await f();
-      } catch (e) {
-        this.log.error(`memory: closing ${what} failed: ${(e as Error).message}`);
-      }
-    };
-    if (this.up.context) await step('context', () => this.context.stop());
-    if (this.up.docs) await step('documents', () => this.docs.close());
-    if (this.up.archive) await step('archive', () => this.archive.close());
-    if (this.up.graph) await step('graph', () => this.graph.close());
-    if (this.up.knowledge) await step('knowledge', () => this.knowledge.close());
     // The memory-control database stays open: the tiers consult it as they reopen.
-    for (const k of ['context', 'docs', 'archive', 'graph', 'knowledge'] as const) this.up[k] = false;
+    await this.closeTiers();
     try {
       return await fn();
     } finally {

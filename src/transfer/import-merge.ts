@@ -98,6 +98,35 @@ function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, u
 const serialise = (lines: readonly Record<string, unknown>[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
 /** A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten. */
+/**
+ * Counts an imported document against our copy (in either tier) and says whether to put it: new,
+ * or a conflict that `overwrite` settles (`evict` drops our copy in the other tier) or `keep-both`
+ * settles under a new id; the same document or a skipped conflict is left out.
+ */
+function settleDocument(p: TransferPartPlan, mode: TransferMode, ours: MemoryDocument | undefined, d: MemoryDocument, refs: RefMap, evict: () => void): boolean {
+  if (!ours) {
+    p.added++;
+    return true;
+  }
+  if (ours.content === d.content && ours.createdAt === d.createdAt) {
+    p.same++;
+    return false;
+  }
+  p.conflicts++;
+  if (mode === 'skip') {
+    p.skipped++;
+    return false;
+  }
+  if (mode === 'overwrite') {
+    p.overwritten++;
+    evict();
+  } else {
+    p.keptBoth++;
+    d.id = refs.newId(d.id);
+  }
+  return true;
+}
+
 function mapDocument(d: MemoryDocument, refs: RefMap, textForgotten: (t: string) => boolean): MemoryDocument | undefined {
   const turn = d.refs[0];
   if (refs.forgotten(d.id) || (turn !== undefined && refs.forgotten(turn))) return undefined;
@@ -199,7 +228,6 @@ export async function mergeImport(o: {
   await docs.open();
   archive.open();
   try {
-    const sameDoc = (a: MemoryDocument, b: MemoryDocument) => a.content === b.content && a.createdAt === b.createdAt;
     const theirDocs = staged.documents();
     if (theirDocs.unreadable) notes.push(`${theirDocs.unreadable} unreadable documents in the archive were left out`);
     const putDocs: MemoryDocument[] = [];
@@ -211,25 +239,7 @@ export async function mergeImport(o: {
         p.forgotten++;
         continue;
       }
-      const ours = docs.get(d.id) ?? archive.get(d.id)?.doc;
-      if (!ours) p.added++;
-      else if (sameDoc(ours, d)) {
-        p.same++;
-        continue;
-      } else {
-        p.conflicts++;
-        if (mode === 'skip') {
-          p.skipped++;
-          continue;
-        }
-        if (mode === 'overwrite') {
-          p.overwritten++;
-          archive.deleteIds([d.id]);
-        } else {
-          p.keptBoth++;
-          d.id = refs.newId(d.id);
-        }
-      }
+      if (!settleDocument(p, mode, docs.get(d.id) ?? archive.get(d.id)?.doc, d, refs, () => archive.deleteIds([d.id]))) continue;
       putDocs.push(d);
       putVecs.push(vector);
     }
@@ -250,25 +260,7 @@ export async function mergeImport(o: {
               p.forgotten++;
               continue;
             }
-            const ours = archive.get(d.id)?.doc ?? docs.get(d.id);
-            if (!ours) p.added++;
-            else if (sameDoc(ours, d)) {
-              p.same++;
-              continue;
-            } else {
-              p.conflicts++;
-              if (mode === 'skip') {
-                p.skipped++;
-                continue;
-              }
-              if (mode === 'overwrite') {
-                p.overwritten++;
-                docs.remove(d.id);
-              } else {
-                p.keptBoth++;
-                d.id = refs.newId(d.id);
-              }
-            }
+            if (!settleDocument(p, mode, archive.get(d.id)?.doc ?? docs.get(d.id), d, refs, () => docs.remove(d.id))) continue;
             put.push(d);
             vecs.push(r.vec);
           }

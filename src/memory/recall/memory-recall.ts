@@ -8,7 +8,7 @@ import type { GraphDB } from '../graph/index.js';
 import { rankEvidence, textScorer, type RankOptions, type RankedDoc } from './evidence-ranker.js';
 import type { RecallCorpus } from './recall-corpus.js';
 import { queryFocus, type Participant } from './speaker-focus.js';
-import { archiveCorpus, contextCorpus, documentCorpus } from './tier-corpora.js';
+import { archiveCorpus, contextCorpus, documentCorpus, eventAsDoc } from './tier-corpora.js';
 
 /** Longest query text used for ranking (a pasted log must not stall recall). */
 const MAX_QUERY_CHARS = 10_000;
@@ -277,23 +277,7 @@ function turnHit(h: RankedDoc): RecallHit {
   return hit;
 }
 
+/** A context event as a document, its text as said (not cleaned). */
 function ctxDoc(e: ContextEvent): MemoryDocument {
-  const d: MemoryDocument = {
-    id: e.id,
-    content: `${e.input} ${e.response}`.trim(),
-    input: e.input,
-    response: e.response,
-    kind: 'context',
-    source: e.source,
-    channel: e.channel,
-    sessionId: e.sessionId,
-    createdAt: e.timestamp,
-    addedAt: e.timestamp,
-    accessCount: 0,
-    refs: e.refs ?? [],
-    eventKind: e.kind,
-  };
-  if (e.speaker) d.speaker = e.speaker;
-  if (e.conversation) d.conversation = e.conversation;
-  return d;
+  return eventAsDoc(e, `${e.input} ${e.response}`.trim());
 }
