@@ -106,16 +106,25 @@ test('homed with the WebUI port taken: one line naming the fix, no stack trace; 
     assert.doesNotMatch(log + w.err, /\n\s+at .*\.[jt]s:\d+/, 'no stack trace in the log or on the console');
     assert.doesNotMatch(log, /"stack"/);
 
-    // Another port for this run, as the message says.
-    const free = await new Promise<number>((r) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => r(p));
+    // Another port for this run, as the message says. A free port can be taken by a parallel test
+    // between our probe and the daemon's bind; then the banner says so and we try another.
+    let free = 0;
+    let again!: ChildProcessWithoutNullStreams;
+    let w2!: ReturnType<typeof watch>;
+    for (let attempt = 0; ; attempt++) {
+      free = await new Promise<number>((r) => {
+        const s = createServer().listen(0, '127.0.0.1', () => {
+          const p = (s.address() as AddressInfo).port;
+          s.close(() => r(p));
+        });
       });
-    });
-    const again = spawn(tsx, [join(root, 'src', 'daemon', 'main.ts'), '--port', String(free)], { env });
-    const w2 = watch(again);
-    await w2.until(/CLI:/, 'the banner');
+      again = spawn(tsx, [join(root, 'src', 'daemon', 'main.ts'), '--port', String(free)], { env });
+      w2 = watch(again);
+      await w2.until(/CLI:/, 'the banner');
+      if (!/WebUI:\s+not running/.test(w2.out) || attempt === 2) break;
+      again.kill('SIGTERM');
+      await w2.exited;
+    }
     assert.match(w2.out, new RegExp(`WebUI:\\s+http://127\\.0\\.0\\.1:${free}`));
     const status = await fetch(`http://127.0.0.1:${free}/api/v1/status`, { headers: { authorization: `Bearer ${readAuthToken(h)}` } });
     assert.equal(status.status, 200);
