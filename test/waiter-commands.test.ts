@@ -159,6 +159,14 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   assert.deepEqual(await c.request('memory.delete-fact', { id: `#${fact.id}` }), { deleted: fact.id });
   await assert.rejects(c.request('memory.delete-fact', { id: String(fact.id) }), /not found/i);
   await assert.rejects(c.request('memory.delete-fact', { id: '../x' }), /not a fact id/);
+  // The deletion is in the history as the user's, and undo brings the fact back (K-3).
+  const hist = await c.request<{ id: string; actor: string; op: string; target: string }[]>('memory.history', { subject: 'Caroline' });
+  const del = hist.find((h) => h.op === 'delete' && h.target === `relation:${fact.id}`);
+  assert.ok(del, JSON.stringify(hist));
+  assert.equal(del.actor, 'user');
+  await c.request('memory.undo', { id: del.id });
+  const back = await c.request<{ facts: { object: string }[] }>('memory.about', { person: 'caroline' });
+  assert.ok(back.facts.some((f) => f.object === 'cello'), 'undo restored the deleted fact');
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'qq:7007' })).removed, false);
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'telegram:77' })).removed, true);
   assert.deepEqual((await c.request<{ id: string }[]>('people.list')).map((p) => p.id), ['owner']);
