@@ -132,6 +132,17 @@ test('SPEC §9: `waiter plugins install` shows the package and installs only whe
   const link = await waiter('webui');
   assert.equal(link.status, 0, link.stderr);
   assert.equal(link.stdout.trim(), `${d.url}/?token=${encodeURIComponent(d.authToken)}`);
+  // A token the user configured (plugin.webui.token) is the one the WebUI accepts: the link carries it.
+  await d.config.set('plugin.webui.token', 'my-own-token-1234567890');
+  try {
+    const own = await waiter('webui');
+    assert.equal(own.status, 0, own.stderr);
+    assert.equal(own.stdout.trim(), `${d.url}/?token=my-own-token-1234567890`);
+    const ok = await fetch(`${d.url}/api/v1/status`, { headers: { authorization: 'Bearer my-own-token-1234567890' } });
+    assert.equal(ok.status, 200);
+  } finally {
+    await d.config.reset('plugin.webui.token');
+  }
 });
 
 test('waiter people link/rename/unlink/list and memory about/delete-fact over the socket', async () => {

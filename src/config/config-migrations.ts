@@ -23,16 +23,7 @@ export const CONFIG_MIGRATIONS: readonly { version: number; description: string;
   {
     version: 2,
     description: 'core.webui.host/port merged into the webui plugin\'s plugin.webui.host/port (one setting each)',
-    up: (db) => {
-      for (const name of ['host', 'port']) {
-        const row = db.prepare('SELECT value, updated_at FROM config WHERE key = ?').get(`core.webui.${name}`) as { value: string; updated_at: number } | undefined;
-        if (!row) continue;
-        ensureNamespaceTable(db, 'config_webui');
-        // A value the user gave the plugin key wins; otherwise the old core value moves over.
-        db.prepare('INSERT OR IGNORE INTO config_webui (key, value, updated_at) VALUES (?, ?, ?)').run(`plugin.webui.${name}`, row.value, row.updated_at);
-        db.prepare('DELETE FROM config WHERE key = ?').run(`core.webui.${name}`);
-      }
-    },
+    up: (db) => moveCoreWebuiKeys(db, ['host', 'port']),
   },
   {
     version: 3,
@@ -60,7 +51,24 @@ export const CONFIG_MIGRATIONS: readonly { version: number; description: string;
       db.prepare("INSERT OR IGNORE INTO people (id, name, created_at, updated_at) VALUES ('owner', 'Owner', ?, ?)").run(now, now);
     },
   },
+  {
+    version: 4,
+    description: 'core.webui.token (read by nothing: the WebUI checks plugin.webui.token) merged into plugin.webui.token',
+    up: (db) => moveCoreWebuiKeys(db, ['token']),
+  },
 ];
+
+/** Moves stored `core.webui.<name>` values to the webui plugin's `plugin.webui.<name>` (one setting each). */
+function moveCoreWebuiKeys(db: Database.Database, names: readonly string[]): void {
+  for (const name of names) {
+    const row = db.prepare('SELECT value, updated_at FROM config WHERE key = ?').get(`core.webui.${name}`) as { value: string; updated_at: number } | undefined;
+    if (!row) continue;
+    ensureNamespaceTable(db, 'config_webui');
+    // A value the user gave the plugin key wins; otherwise the old core value moves over.
+    db.prepare('INSERT OR IGNORE INTO config_webui (key, value, updated_at) VALUES (?, ?, ?)').run(`plugin.webui.${name}`, row.value, row.updated_at);
+    db.prepare('DELETE FROM config WHERE key = ?').run(`core.webui.${name}`);
+  }
+}
 
 /** Applies the pending migrations. Throws when the file was written by a newer HomeAgent. */
 export function migrateConfigDb(db: Database.Database): number {

@@ -55,6 +55,22 @@ test('an override that fails the schema is ignored with a warning', (t) => {
   r.close();
 });
 
+test('migration 4: a stored core.webui.token moves to plugin.webui.token (the key the WebUI checks)', (t) => {
+  const db = tmpDb(t);
+  const raw = new Database(db);
+  raw.exec('CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID');
+  raw.prepare('INSERT INTO config VALUES (?, ?, ?)').run('core.webui.token', '"s3cret-token"', 1);
+  raw.pragma('user_version = 3');
+  raw.close();
+  const r = new ConfigRegistry({ dbPath: db, env: {}, logger: { warn() {} } });
+  r.open();
+  r.register(coreConfigDefaults());
+  assert.equal(r.has('core.webui.token'), false);
+  r.register({ 'plugin.webui.token': { schema: z.string(), default: '', description: 'token', secret: true } as unknown as ConfigKeyDef });
+  assert.equal(r.get('plugin.webui.token'), 's3cret-token');
+  r.close();
+});
+
 test('migration 2: a stored core.webui.port/host moves to plugin.webui.*; a plugin value already set wins', (t) => {
   const db = tmpDb(t);
   const raw = new Database(db);

@@ -135,16 +135,17 @@ describe('ConfigRegistry', () => {
 
   test('env secrets: used, masked in list/getMasked, never persisted; stored value wins', async () => {
     const db = tmpDb();
+    const tokenKey = { 'plugin.webui.token': def(z.string(), '', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }) };
     const { reg, warnings } = makeRegistry(db, { HOMEAGENT_WEBUI_TOKEN: SECRET });
-    reg.register(coreConfigDefaults());
-    assert.equal(reg.get('core.webui.token'), SECRET);
-    const info = reg.list('core.webui').find((i) => i.key === 'core.webui.token');
+    reg.register({ ...coreConfigDefaults(), ...tokenKey });
+    assert.equal(reg.get('plugin.webui.token'), SECRET);
+    const info = reg.list('plugin.webui').find((i) => i.key === 'plugin.webui.token');
     assert.ok(info);
     assert.equal(info.origin, 'env');
     assert.equal(info.secret, true);
     assert.equal(info.env, 'HOMEAGENT_WEBUI_TOKEN');
     assert.equal(info.value, '••••cdef');
-    assert.equal(reg.getMasked('core.webui.token'), '••••cdef');
+    assert.equal(reg.getMasked('plugin.webui.token'), '••••cdef');
     assert.ok(!JSON.stringify(reg.list()).includes(SECRET));
     await reg.set('core.agent.name', 'Kiki');
     reg.close();
@@ -153,11 +154,11 @@ describe('ConfigRegistry', () => {
     assert.ok(!raw.includes(SECRET), 'env secret must not reach the database');
 
     const { reg: r2 } = makeRegistry(db, { HOMEAGENT_WEBUI_TOKEN: SECRET });
-    r2.register(coreConfigDefaults());
-    await r2.set('core.webui.token', 'short');
-    assert.equal(r2.get('core.webui.token'), 'short');
-    assert.equal(r2.getMasked('core.webui.token'), '(set)');
-    assert.equal(r2.info('core.webui.token').origin, 'stored');
+    r2.register({ ...coreConfigDefaults(), ...tokenKey });
+    await r2.set('plugin.webui.token', 'short');
+    assert.equal(r2.get('plugin.webui.token'), 'short');
+    assert.equal(r2.getMasked('plugin.webui.token'), '(set)');
+    assert.equal(r2.info('plugin.webui.token').origin, 'stored');
     assert.ok(!JSON.stringify(warnings).includes(SECRET));
   });
 
@@ -209,7 +210,7 @@ describe('ConfigRegistry', () => {
       assert.deepEqual(tables, ['config', 'config_cmd', 'config_memory_manager', 'people', 'person_ids', 'private_chats']);
       assert.equal((h.prepare('SELECT value FROM config_cmd WHERE key = ?').get('plugin.cmd.allow') as { value: string }).value, '["ls","cat"]');
       assert.equal((h.prepare('SELECT value FROM config WHERE key = ?').get('core.agent.name') as { value: string }).value, '"Kiki"');
-      assert.equal(h.pragma('user_version', { simple: true }), 3);
+      assert.equal(h.pragma('user_version', { simple: true }), 4);
       assert.equal(h.pragma('journal_mode', { simple: true }), 'wal');
     } finally {
       h.close();

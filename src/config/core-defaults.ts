@@ -62,8 +62,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     // proactive messages
     'core.notify.channel': key(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), 'webui', 'Output channel that timer results, notices and other proactive messages go to: webui (with a browser notification), telegram, qq … (a chat started in Telegram or QQ is answered there)', { privileged: true }),
     // webui (W-)
-    // (host and port are the webui plugin's own settings: plugin.webui.host / plugin.webui.port)
-    'core.webui.token': key(z.string(), '', 'Access token of the WebUI and HTTP API', { secret: true, env: 'HOMEAGENT_WEBUI_TOKEN' }),
+    // (host, port and token are the webui plugin's own settings: plugin.webui.host / port / token)
     // attachments (C-11)
     'core.media.text_budget_chars': key(int(0, 2_000_000), 24_000, 'Characters of attached files (text, Markdown, code, PDF text, transcripts) that reach the model with one message; the rest is cut, and the whole file stays in the media folder'),
     'core.media.max_pdf_pages': key(int(1, 10_000), 200, 'Pages of an attached PDF that are read at most'),

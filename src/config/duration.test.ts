@@ -30,7 +30,6 @@ test('every core default passes its own schema; intervals parse', () => {
     assert.ok(def.description.length > 0, key);
   }
   assert.equal(parseDuration(defs['core.memory.distill_interval'].default as string), 30 * 60_000);
-  assert.equal(defs['core.webui.token'].secret, true);
-  assert.equal(defs['core.webui.token'].env, 'HOMEAGENT_WEBUI_TOKEN');
+  assert.equal(defs['core.webui.token'], undefined, 'the WebUI token is plugin.webui.token only');
   assert.equal(defs['core.memory.embedding_api.api_key'].secret, true);
 });

@@ -45,7 +45,7 @@ test('link, rename, unlink persist in the config database; the owner always exis
   assert.equal(again.people.unlink('qq:10001').removed, true);
   assert.deepEqual(again.people.list().map((p) => p.id), ['owner']);
   const db = new Database(dbPath, { readonly: true });
-  assert.equal(db.pragma('user_version', { simple: true }), 3);
+  assert.equal(db.pragma('user_version', { simple: true }), 4);
   db.close();
 });
 

@@ -55,6 +55,8 @@ export interface Daemon {
   readonly socketPath: string;
   /** The per-install secret API clients present (`<home>/auth-token`). */
   readonly authToken: string;
+  /** The token a sign-in link must carry: `plugin.webui.token` when the user set one, else {@link authToken}. */
+  signInToken(): string;
   stop(): Promise<void>;
 }
 
@@ -197,7 +199,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   if (memory.status().control) host.services.provide('host', 'host.memory-control', memory.control);
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.
   const authToken = ensureAuthToken(paths.home);
-  host.services.provide('host', 'host.auth', { token: () => authToken });
+  const configuredToken = () => (config.has('plugin.webui.token') ? String(config.get('plugin.webui.token') ?? '') : '');
+  host.services.provide('host', 'host.auth', { token: () => authToken, signInToken: () => configuredToken() || authToken });
   const lateRegistry: { registry?: PluginRegistry } = {};
   // Export and import of the whole memory (K-5). Forget's tombstones come through the
   // `memory.tombstones` service when a plugin or the host provides it.
@@ -278,6 +281,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     socketPath: paths.socket,
     authToken,
+    signInToken: () => configuredToken() || authToken,
     stop() {
       stopping ??= (async () => {
         log.info('stopping homed');

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { readAuthToken, signInUrl, homePaths, resolveHome } from '../paths/index.js';
+import { signInUrl, homePaths, resolveHome } from '../paths/index.js';
 import { DaemonClient } from '../waiter/daemon-client.js';
 import { processAlive, readPid, removePid, writePid } from './pid-file.js';
 import { Supervisor } from './supervisor.js';
@@ -71,7 +71,7 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
       url
         ? supervised
           ? `  WebUI:  ${url}  (sign-in link: ${waiterCommand()} webui)`
-          : `  WebUI:  ${signInUrl(url, readAuthToken(home) ?? '')}\n          (open this link once to sign this browser in; \`${waiterCommand()} webui\` prints it again)`
+          : `  WebUI:  ${signInUrl(url, daemon.signInToken())}\n          (open this link once to sign this browser in; \`${waiterCommand()} webui\` prints it again)`
         : `  WebUI:  not running: ${webui?.state === 'starting' ? 'still starting' : (webui?.lastError ?? webui?.state ?? 'not installed').replace(/^(webui: )?start failed: /, '')}`,
       `  CLI:    ${waiterHint()}`,
       daemon.providers.available() ? '' : '  No LLM source is configured yet: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, run Ollama locally, or add a key in the WebUI settings.',

@@ -11,6 +11,7 @@ export const CLI_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 export const CLI_COMMANDS = [
   'hello',
   'status',
+  'webui.sign-in',
   'send',
   'interrupt',
   'sessions.list',

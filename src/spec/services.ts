@@ -67,8 +67,13 @@ export interface PluginAdminService {
 
 /** The per-install secret of the local HTTP API (SPEC §9 Security), offered by the daemon as `host.auth`. */
 export interface AuthService {
-  /** The token clients present as `Authorization: Bearer <token>`. */
+  /** The per-install secret clients present as `Authorization: Bearer <token>`. */
   token(): string;
+  /**
+   * The token the WebUI accepts now: the one the user configured (`plugin.webui.token`, needed to
+   * bind beyond loopback) when set, else the per-install secret. What a sign-in link must carry.
+   */
+  signInToken(): string;
 }
 
 export interface ConfigAdminService {

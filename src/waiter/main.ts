@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
-import { authTokenPath, homePaths, readAuthToken, resolveHome, signInUrl } from '../paths/index.js';
+import { homePaths, resolveHome, signInUrl } from '../paths/index.js';
 import type { CliCommand, CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { renderHuman } from './output.js';
@@ -499,12 +499,9 @@ export function buildProgram(): Command {
     .description('print the WebUI sign-in link (it carries this install\'s secret: do not share it)')
     .action(async () => {
       const opts = program.opts<GlobalOpts>();
-      const home = opts.home ? resolveHome({ HOMEAGENT_HOME: opts.home }) : resolveHome();
-      const status = await withClient(opts, (c) => c.request<{ endpoints?: Record<string, string> }>('status'));
-      const url = status.endpoints?.webui;
-      const token = readAuthToken(home);
-      if (!url) throw new Error('the WebUI is not running (see logs/homed.log)');
-      if (!token) throw new Error(`no secret in ${authTokenPath(home)}; start homed once to create it`);
+      // The daemon says which token its WebUI accepts (a configured plugin.webui.token wins over
+      // the per-install secret in <data>/auth-token).
+      const { url, token } = await withClient(opts, (c) => c.request<{ url: string; token: string }>('webui.sign-in'));
       process.stdout.write(opts.json ? JSON.stringify({ url, signIn: signInUrl(url, token) }) + '\n' : `${signInUrl(url, token)}\n`);
     });
 
@@ -513,12 +510,10 @@ export function buildProgram(): Command {
     .description('an MCP server on stdio over HomeAgent memory, for Claude Desktop, Cursor … (relays to the daemon\'s /mcp with this install\'s token)')
     .action(async () => {
       const opts = program.opts<GlobalOpts>();
-      const home = opts.home ? resolveHome({ HOMEAGENT_HOME: opts.home }) : resolveHome();
       const status = await withClient(opts, (c) => c.request<{ endpoints?: Record<string, string> }>('status'));
       const baseUrl = status.endpoints?.webui;
-      const token = process.env.HOMEAGENT_WEBUI_TOKEN || readAuthToken(home);
       if (!baseUrl) throw new Error('the daemon\'s HTTP server (webui plugin) is not running, and MCP is served there (see logs/homed.log)');
-      if (!token) throw new Error(`no secret in ${authTokenPath(home)}; start homed once to create it`);
+      const token = (await withClient(opts, (c) => c.request<{ url: string; token: string }>('webui.sign-in'))).token;
       const { runMcpBridge } = await import('./mcp-bridge.js');
       await runMcpBridge({ baseUrl, token, log: (line) => process.stderr.write(`${line}\n`) });
     });

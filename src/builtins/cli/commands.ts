@@ -75,6 +75,12 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
         plugins: plugins?.list().map((p) => ({ name: p.name, kind: p.kind, state: p.state })) ?? [],
       };
     }
+    case 'webui.sign-in': {
+      // The socket is 0600 in a 0700 folder: whoever reaches it is the user, who may hold the token.
+      const url = need(sdk, 'host.agent').endpoints().webui;
+      if (!url) throw new ProtocolError('the WebUI is not running (see logs/homed.log)');
+      return { url, token: need(sdk, 'host.auth').signInToken() };
+    }
     case 'send': {
       const files = attachments(a);
       const text = str(a, 'text', !files?.length);

@@ -182,7 +182,7 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
       else delete endpoints[name];
     },
   });
-  services.set('host.auth', { token: () => MINI_TOKEN });
+  services.set('host.auth', { token: () => MINI_TOKEN, signInToken: () => MINI_TOKEN });
   services.set('host.routes', {
     list: () => [...routes],
     onChange(fn: () => void) {
