@@ -377,6 +377,29 @@ describe('import', () => {
     const blob = await fingerprint(R);
     assert.ok(!blob.includes('called Mochi'), 'the forgotten turn came back');
     assert.ok(blob.includes('blue flowerpot'));
+    // The tombstones travel (hashes only): R's export carries them, a new machine that imports it
+    // and later an old export (made before the forget) still keeps the forgotten turn out.
+    const stones = control.tombstoneRefs();
+    assert.ok(stones.length > 0 && stones.every((x) => /^sha256:(turn|content|document|fact):[0-9a-f]{64}$/.test(x.ref)), JSON.stringify(stones));
+    const moved = join(work, 'after-forget.zip');
+    await t.exportTo({ file: moved });
+    const zip = await readZip(moved);
+    assert.equal(parseManifest(zip.get('manifest.json')!.toString('utf8')).counts.tombstones, stones.length);
+    assert.ok(!zip.get('tombstones.json')!.toString('utf8').includes('Mochi'), 'a tombstone holds nothing of what was forgotten');
+    const N = await daemon();
+    const tn = N.host.services.use('host.transfer')!;
+    const j1 = await tn.stageImport({ file: moved });
+    const r1 = await tn.applyImport(j1.id, { mode: 'skip' });
+    assert.equal(r1.report!.parts.tombstones?.added, stones.length, JSON.stringify(r1.report!.parts.tombstones));
+    assert.ok(N.host.services.use('host.memory-control')!.isTombstoned(aTurn));
+    const old = await tn.stageImport({ file: exportPlain });
+    const r2 = await tn.applyImport(old.id, { mode: 'overwrite' });
+    assert.ok((r2.report!.parts.sessions?.forgotten ?? 0) > 0, JSON.stringify(r2.report!.parts.sessions));
+    const nb = await fingerprint(N);
+    assert.ok(!nb.includes('called Mochi'), 'an old export brought the forgotten turn back on the new machine');
+    assert.ok(nb.includes('blue flowerpot'));
+    // A tombstone that is not one (wrong shape) is skipped, not stored.
+    assert.equal(N.host.services.use('host.memory-control')!.addTombstoneRefs([{ ref: 'sha256:turn:../../etc', at: 1 }, { ref: 'cli:x#1', at: 1 }]), 0);
   });
 
   test('a failure in the middle of applying puts everything back; the daemon keeps running', async () => {

@@ -222,7 +222,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     },
     personaFile: () => paths.persona,
     // Forget's tombstones: a `memory.tombstones` provider if one is registered, else the memory
-    // control's (its tombstones are hashes: checked here, not carried in an export).
+    // control's. Its tombstones are hashes, and travel as such: an export carries them, an import
+    // adds them, so an older archive imported later cannot bring the forgotten back.
     forget: () => {
       const own = host.services.use('memory.tombstones');
       if (own) return own;
@@ -232,8 +233,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         isForgotten: (ref) => c.isTombstoned(ref),
         isForgottenFact: (s, p, o) => c.isTombstonedFact(s, p, o),
         isForgottenText: (t) => c.isTombstonedContent(t),
-        tombstones: () => [],
-        record: () => {},
+        tombstones: () => c.tombstoneRefs(),
+        record: (ts) => void c.addTombstoneRefs(ts),
       };
     },
     // The memory-manager caches the plan and the library index: a restart of the plugin re-reads

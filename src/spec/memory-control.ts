@@ -163,6 +163,16 @@ export interface MemoryControlService {
   isTombstonedContent(text: string): boolean;
   /** True when this fact was forgotten (an import must not bring it back; case-insensitive names). */
   isTombstonedFact(subject: string, predicate: string, object: string): boolean;
+  /**
+   * The tombstones as an export carries them: `sha256:<kind>:<hex>` refs (hashes only, nothing of
+   * what was forgotten) with the time of the forget.
+   */
+  tombstoneRefs(): { ref: string; at: number }[];
+  /**
+   * Adds tombstones an import brought (refs as {@link tombstoneRefs} gives them; anything else is
+   * skipped). Deletes nothing: their data was never imported. Returns how many were new.
+   */
+  addTombstoneRefs(items: readonly { ref: string; at: number }[]): number;
   /** Records a change the caller made (library, plan); returns it with its id. */
   record(change: NewMemoryChange): MemoryChange;
   history(query?: HistoryQuery): MemoryChange[];

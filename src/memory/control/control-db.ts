@@ -197,15 +197,21 @@ export class ControlDB {
 
   // ---------- tombstones ----------
 
-  addTombstones(items: { hash: string; kind: string }[]): number {
+  /** Adds tombstones (now, or at the time an import says they were made); returns how many were new. */
+  addTombstones(items: { hash: string; kind: string; at?: number }[]): number {
     const ins = this.st('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
-    const at = this.clock();
+    const now = this.clock();
     let n = 0;
     this.conn.transaction(() => {
-      for (const t of items) n += ins.run(t.hash, t.kind, at).changes;
+      for (const t of items) n += ins.run(t.hash, t.kind, t.at ?? now).changes;
     })();
-    for (const t of items) if (HOT_KINDS.has(t.kind) && !this.hotStones.has(t.hash)) this.hotStones.set(t.hash, at);
+    for (const t of items) if (HOT_KINDS.has(t.kind) && !this.hotStones.has(t.hash)) this.hotStones.set(t.hash, t.at ?? now);
     return n;
+  }
+
+  /** Every tombstone (hashes only), oldest first: what an export carries. */
+  listTombstones(): { hash: string; kind: string; at: number }[] {
+    return this.st('SELECT hash, kind, at FROM tombstones ORDER BY at, hash').all() as { hash: string; kind: string; at: number }[];
   }
 
   /** When a turn or fact hash was tombstoned, or undefined (from memory). */

@@ -24,6 +24,9 @@ interface DocumentState {
   vec?: HeldVector;
 }
 
+/** A tombstone as an export carries it: its kind and the SHA-256 of what was forgotten. */
+const TOMBSTONE_REF = /^sha256:(turn|content|document|fact):([0-9a-f]{64})$/;
+
 /**
  * Memory the user controls (M-9, K-2, K-3): the exclusion gate every tier and ingest path consults,
  * forget with tombstones, and the history of changes with undo — `host.memory-control`. Lives in
@@ -199,6 +202,21 @@ export class MemoryControl implements MemoryControlService {
 
   isTombstonedFact(subject: string, predicate: string, object: string): boolean {
     return [subject, predicate, object].every((x) => typeof x === 'string') && this.db.hotTombstone(factHash(subject, predicate, object)) !== undefined;
+  }
+
+  tombstoneRefs(): { ref: string; at: number }[] {
+    return this.db.listTombstones().map((t) => ({ ref: `sha256:${t.kind}:${t.hash}`, at: t.at }));
+  }
+
+  addTombstoneRefs(items: readonly { ref: string; at: number }[]): number {
+    const stones: { hash: string; kind: string; at: number }[] = [];
+    for (const it of items) {
+      const m = typeof it?.ref === 'string' ? TOMBSTONE_REF.exec(it.ref) : null;
+      if (!m) continue;
+      const at = Number.isFinite(it.at) && it.at > 0 ? Math.floor(it.at) : this.t.now();
+      stones.push({ kind: m[1], hash: m[2], at });
+    }
+    return stones.length ? this.db.addTombstones(stones) : 0;
   }
 
   registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer {
