@@ -52,7 +52,10 @@ test('assembled: tools, prompt slots, rule distillation into the graph and the �
   assert.equal(await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: call.turnId, input: '杭州今天天气怎么样', consolidation: false }), undefined);
 
   // documents: doc_commit then doc_query consumes and re-appends as cold_storage
-  await tools.doc_commit.handler({ content: 'Trip plan: Kyoto in May, ryokan booked near Gion' }, call);
+  const saved = (await tools.doc_commit.handler({ content: 'Trip plan: Kyoto in May, ryokan booked near Gion' }, call)) as { saved: string };
+  // The agent's note is in the history as its change, from its turn (K-3).
+  const noted = mem.control.history({ target: saved.saved });
+  assert.deepEqual(noted.map((c) => [c.kind, c.op, c.actor, c.tool, c.turnId]), [['document', 'create', 'agent', 'doc_commit', call.turnId]]);
   const q = (await tools.doc_query.handler({ query: 'Kyoto ryokan' }, call)) as { restored: number };
   assert.equal(q.restored, 1);
   assert.equal(mem.context.events().filter((e) => e.kind === 'cold_storage').length, 1);

@@ -329,7 +329,17 @@ export class MemorySystem {
         ...socialTools(this.social),
       );
     }
-    if (this.up.docs && this.up.context) out.push(...docTools({ docs: this.docs, context: this.context, recall: this.recall }));
+    if (this.up.docs && this.up.context) {
+      // A note the agent saves is in the history as its change, with its turn (K-3), and undoable.
+      const docs = {
+        commit: (content: string, extra?: Parameters<DocStore['commit']>[1]) => {
+          const doc = this.docs.commit(content, extra);
+          if (this.up.control) this.control.recordDocument('create', doc, this.docs.vectorOf(doc.id));
+          return doc;
+        },
+      };
+      out.push(...docTools({ docs, context: this.context, recall: this.recall }));
+    }
     if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge));
     // What a tool changes is the agent's, from the turn it ran in (K-3 history).
     return out.map((t) => ({ ...t, handler: (args, call) => withChangeActor({ actor: 'agent', tool: t.name, ...(call?.turnId ? { turnId: call.turnId } : {}) }, () => t.handler(args, call)) }));
