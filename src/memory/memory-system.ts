@@ -14,7 +14,7 @@ import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
 import { factSpeakers, speakerIdOf, MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
-import { ControlDB, MemoryControl, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
+import { ControlDB, MemoryControl, knowledgeForgetParticipant, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
 
 export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
@@ -73,6 +73,7 @@ export class MemorySystem {
   readonly control: MemoryControl;
   private readonly controlDb: ControlDB;
   private readonly log: PluginLogger;
+  private offKnowledgeForget: (() => void) | undefined;
   private readonly up = { context: false, docs: false, archive: false, graph: false, knowledge: false, control: false };
   private opened = false;
   /** What the crash recovery at open replayed. */
@@ -233,6 +234,8 @@ export class MemorySystem {
     if (this.up.context) await this.recover();
     // Turns excluded just before a kill may still sit in a tier: swept aside again.
     if (this.up.control) await this.control.reconcile();
+    // The knowledge base takes part in forget (K-2): entries the agent or the person wrote.
+    if (this.up.control && this.up.knowledge && !this.offKnowledgeForget) this.offKnowledgeForget = this.control.registerForgetParticipant('knowledge', knowledgeForgetParticipant(this.knowledge));
     this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });
   }
 
@@ -282,6 +285,8 @@ export class MemorySystem {
     if (!this.opened) return;
     this.opened = false;
     this.stopHeartbeats();
+    this.offKnowledgeForget?.();
+    this.offKnowledgeForget = undefined;
     await this.closeTiers();
     if (this.up.control) await this.closeStep('memory control', () => this.controlDb.close());
     await this.closeStep('embedder', () => this.embedder.stop());

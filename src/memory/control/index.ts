@@ -6,5 +6,6 @@ export { MemoryControl } from './memory-control.js';
 export { ControlDB } from './control-db.js';
 export { withChangeActor, currentChangeActor } from './change-actor.js';
 export { queryWords, containsAll } from './text-match.js';
+export { knowledgeForgetParticipant, knowledgeForgetId, type ForgetKnowledgeBase } from './knowledge-participant.js';
 export { turnHash, contentHash } from './tombstone-hash.js';
 export type { ControlSessions, ControlTextLog, ControlTiers } from './control-tiers.js';

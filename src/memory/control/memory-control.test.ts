@@ -197,6 +197,32 @@ test('K-2: forget removes every trace — tiers, graph, logs, history — and to
   await done(again);
 });
 
+test('K-2: the knowledge base takes part — an entry holding the words is listed and goes only when ticked; a quote of the turn in another entry is blanked', async () => {
+  const { mem, turn, done } = await setup();
+  const secret = await turn('My locker combination is 9-31-7 at the gym on Elm Street', 'Got it.');
+  // What the agent wrote with knowledge_create: one entry about it, one quoting the turn among other things.
+  await mem.knowledge.create('gym', 'Locker combination 9-31-7 (Elm Street gym)');
+  await mem.knowledge.create('notes 2026', 'Errands. "My locker combination is 9-31-7 at the gym on Elm Street" — said in chat. Buy milk.');
+  await mem.knowledge.create('recipes', 'Pesto: basil, pine nuts');
+  const plan = await mem.control.forgetPreview({ query: '9-31-7' });
+  assert.deepEqual(plan.turns.map((x) => x.turnId), [secret.turnId]);
+  const kb = plan.memories.filter((m) => m.title.startsWith('Knowledge base: '));
+  assert.deepEqual(kb.map((m) => m.title).sort(), ['Knowledge base: gym', 'Knowledge base: notes 2026']);
+  assert.ok(kb.every((m) => /^[A-Za-z0-9_-]{3,64}$/.test(m.id)), 'ids a forget request accepts');
+  // Forget the turn and tick only the "gym" entry.
+  const gym = kb.find((m) => m.title.endsWith('gym'))!;
+  const res = await mem.control.forget({ turnIds: [secret.turnId], memoryIds: [gym.id] });
+  assert.equal(res.memories, 1);
+  assert.deepEqual((await mem.knowledge.list()).map((e) => e.name), ['notes 2026', 'recipes']);
+  const notes = (await mem.knowledge.get('notes 2026')).content;
+  assert.doesNotMatch(notes, /9-31-7/, 'the quote of the forgotten turn is blanked');
+  assert.match(notes, /\[forgotten\][\s\S]*Buy milk/, 'the rest of the entry stays');
+  assert.equal((await mem.knowledge.search('locker combination')).length, 0);
+  // A preview opened on one entry describes it; an id of no entry describes nothing.
+  assert.deepEqual((await mem.control.forgetPreview({ memoryIds: ['kb-00000000000000000000000000000000'] })).memories, []);
+  await done(mem);
+});
+
 test('K-2: bad forget requests get coded errors and change nothing', async () => {
   const { mem, turn, done } = await setup();
   await turn('keep this sentence about tea', 'ok');
