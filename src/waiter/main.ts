@@ -613,11 +613,11 @@ export function buildProgram(): Command {
   memory.command('delete-entity <name>').action(simple(program, 'memory.delete-entity', (name) => ({ name })));
   memory
     .command('forget [words...]')
-    .description('forget every trace of something: shows what will go (turns, facts, notes, library memories), then asks (or --yes)')
+    .description('forget every trace of something: shows what will go (turns, facts, notes, library memories, knowledge-base entries), then asks (or --yes)')
     .option('-t, --turn <id...>', 'forget these turns (<session>#<n>)')
-    .option('-m, --memory <id...>', 'forget these library memories')
+    .option('-m, --memory <id...>', 'forget these library memories or knowledge-base entries (ids from the preview)')
     .option('-f, --fact <id...>', 'forget these graph facts (relation ids)')
-    .option('--memories', 'also remove the library memories that mention the words')
+    .option('--memories', 'also remove the library memories and knowledge-base entries that mention the words')
     .option('--dry-run', 'only show what would go')
     .option('-y, --yes', 'forget without asking')
     .action(async (words: string[], o: { turn?: string[]; memory?: string[]; fact?: string[]; memories?: boolean; dryRun?: boolean; yes?: boolean }) => {
