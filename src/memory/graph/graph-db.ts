@@ -2,6 +2,7 @@ import type { GraphEntity, GraphRelation, Triple } from '../../spec/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../spec/index.js';
 import { cleanPredicate, combineConfidence, GRAPH_LIMITS, parseName, parseTriples, type CleanTriple } from './graph-input.js';
 import { EMPTY_STATE, putRelation, readState, undoState, type GraphChange, type GraphState } from './graph-state.js';
+import { compactSourceChange } from './source-delta.js';
 import { GraphStore, parseJson, REL_SELECT, toEntity, toRelation as toRelationRow, type EntityPatch, type EntityRow, type PurgeOptions, type RelationPatch, type RelationRow } from './graph-store.js';
 import { chainIds, isSingleValued, reorderChain } from './supersede.js';
 
@@ -157,8 +158,11 @@ export class GraphDB extends GraphStore {
     const known = [this.entityRow(tr.subject)?.id, this.entityRow(tr.object)?.id].filter((x): x is number => x !== undefined);
     const single = isSingleValued(tr.predicate);
     const sBefore = this.entityRow(tr.subject)?.id;
+    const oBefore = this.entityRow(tr.object)?.id;
     const chainBefore = single && sBefore !== undefined ? chainIds(this.conn, sBefore, tr.predicate) : [];
-    const before = this.state({ entities: known, relations: chainBefore });
+    // The fact itself when it is said again: undo must put its row back, not delete it.
+    const sameBefore = this.tracking && sBefore !== undefined && oBefore !== undefined ? (this.stmt('SELECT id FROM relations WHERE subject_id = ? AND predicate = ? AND object_id = ?').pluck().get(sBefore, tr.predicate, oBefore) as number | undefined) : undefined;
+    const before = this.state({ entities: known, relations: sameBefore !== undefined ? [...new Set([...chainBefore, sameBefore])] : chainBefore });
     const created: number[] = [];
     const s = this.upsertEntity(tr.subject, tr.subjectType, t, created);
     const o = this.upsertEntity(tr.object, tr.objectType, t, created);
@@ -170,6 +174,8 @@ export class GraphDB extends GraphStore {
     const replaced = after.relations.filter((r) => closed.includes(r.id) && r.validTo !== null).map((r) => this.nameOf(r.objectId));
     const op = existed !== undefined ? 'update' : replaced.length ? 'supersede' : 'create';
     const fact = `${tr.subject} ${tr.predicate} ${tr.object}`;
+    // A fact said again is kept as what changed, not its whole source list (see source-delta.ts).
+    const kept = compactSourceChange(before, after);
     this.note({
       kind: 'relation',
       op,
@@ -177,8 +183,8 @@ export class GraphDB extends GraphStore {
       subjects: [tr.subject, tr.object],
       summary: op === 'supersede' ? `${fact} (replaces ${replaced.join(', ')})` : op === 'update' ? `${fact} (said again)` : fact,
       refs: tr.refs ?? [],
-      before,
-      after,
+      before: kept.before,
+      after: kept.after,
     });
   }
 

@@ -28,6 +28,23 @@ export interface RelationState {
   validFrom: number | null;
   validTo: number | null;
   sources: { ref: string; speaker: string | null }[];
+  /**
+   * Set when history keeps this row as a delta (see `source-delta.ts`): `sources` (and, when
+   * `refs` is ''), the refs column are left out. On the after-state of a change it says what the
+   * change added and removed; on the before-state it is `{}`.
+   */
+  delta?: SourceDelta;
+}
+
+/** What one change did to a relation's sources and refs column (history of a fact said again). */
+export interface SourceDelta {
+  sourcesAdded?: { ref: string; speaker: string | null }[];
+  sourcesRemoved?: { ref: string; speaker: string | null }[];
+  /** How many sources the row had after the change (a later change alters it: conflict). */
+  sourceCount?: number;
+  /** Refs the change appended to the refs column, and refs it pushed out of its front. */
+  refsAdded?: string[];
+  refsDropped?: string[];
 }
 
 /** Some rows of the graph at one moment: the before or after of a change. */
@@ -94,8 +111,17 @@ export function readState(db: Database.Database, ids: { entities?: Iterable<numb
 }
 
 /** The part of a relation that a later change would alter (times of review and touch left out). */
-function relationKey(r: RelationState): string {
-  return JSON.stringify([r.subjectId, r.predicate, r.objectId, Math.round(r.confidence * 1e6), r.sentence, r.validFrom, r.validTo, r.sources.map((s) => s.ref).sort()]);
+function relationKey(r: RelationState, withSources = true): string {
+  return JSON.stringify([r.subjectId, r.predicate, r.objectId, Math.round(r.confidence * 1e6), r.sentence, r.validFrom, r.validTo, withSources ? r.sources.map((s) => s.ref).sort() : []]);
+}
+
+/** True when `cur` is still the row a change left behind (`after`, maybe kept as a delta). */
+function unchangedSince(cur: RelationState, after: RelationState): boolean {
+  const d = after.delta;
+  if (!d) return relationKey(cur) === relationKey(after);
+  if (relationKey(cur, false) !== relationKey(after, false) || cur.sources.length !== d.sourceCount) return false;
+  const have = new Set(cur.sources.map((s) => s.ref));
+  return (d.sourcesAdded ?? []).every((s) => have.has(s.ref)) && !(d.sourcesRemoved ?? []).some((s) => have.has(s.ref));
 }
 
 function entityKey(e: EntityState): string {
@@ -113,7 +139,7 @@ export function undoState(db: Database.Database, before: GraphState, after: Grap
   const nowRel = new Map(now.relations.map((r) => [r.id, r]));
   for (const r of after.relations) {
     const cur = nowRel.get(r.id);
-    if (!cur || relationKey(cur) !== relationKey(r)) throw new ConflictError(`relation ${r.id} changed after this change; undo the later change first`, { id: r.id });
+    if (!cur || !unchangedSince(cur, r)) throw new ConflictError(`relation ${r.id} changed after this change; undo the later change first`, { id: r.id });
   }
   const nowEnt = new Map(now.entities.map((e) => [e.id, e]));
   const beforeEnt = new Set(before.entities.map((e) => e.id));
@@ -125,11 +151,30 @@ export function undoState(db: Database.Database, before: GraphState, after: Grap
   const beforeRel = new Set(before.relations.map((r) => r.id));
   for (const r of after.relations) if (!beforeRel.has(r.id)) db.prepare('DELETE FROM relations WHERE id = ?').run(r.id);
   for (const e of before.entities) putEntity(db, e);
-  for (const r of before.relations) putRelation(db, r);
+  const afterRel = new Map(after.relations.map((r) => [r.id, r]));
+  for (const r of before.relations) putRelation(db, r.delta ? rowBefore(r, afterRel.get(r.id), nowRel.get(r.id)) : r);
   for (const e of after.entities) {
     if (beforeEnt.has(e.id)) continue;
     db.prepare("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(e.id, e.id, e.id);
   }
+}
+
+/**
+ * The whole before-row of a relation history kept as a delta: today's sources (unchanged since the
+ * change, checked above) without what it added, with what it removed; the refs column likewise.
+ */
+function rowBefore(before: RelationState, after: RelationState | undefined, cur: RelationState | undefined): RelationState {
+  const d = after?.delta;
+  if (!d || !cur) throw new ConflictError(`relation ${before.id}: the history entry is incomplete`, { id: before.id });
+  const added = new Set((d.sourcesAdded ?? []).map((s) => s.ref));
+  const sources = [...cur.sources.filter((s) => !added.has(s.ref)), ...(d.sourcesRemoved ?? [])];
+  let refs = before.refs;
+  if (refs === '') {
+    const newRefs = new Set(d.refsAdded ?? []);
+    refs = JSON.stringify([...(d.refsDropped ?? []), ...(JSON.parse(cur.refs || '[]') as string[]).filter((x) => !newRefs.has(x))]);
+  }
+  const { delta: _omit, ...row } = before;
+  return { ...row, sources, refs };
 }
 
 /** Inserts or overwrites an entity row by id; a different entity holding the name → ConflictError. */
