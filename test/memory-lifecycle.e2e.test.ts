@@ -156,7 +156,7 @@ test('waiter memory search sees a turn said a moment ago with its provenance; re
     assert.deepEqual(before.filter((x) => x.text.includes('kayak')), [], 'the old turns are not in memory');
     const r1 = await waiter(h, ['--json', 'memory', 'reindex']);
     assert.equal(r1.status, 0, r1.stderr);
-    assert.deepEqual(JSON.parse(r1.stdout), { sessions: 2, totalSessions: 2, scanned: 8, added: 6 });
+    assert.deepEqual(JSON.parse(r1.stdout), { sessions: 2, totalSessions: 2, scanned: 8, added: 6, facts: 0 });
     assert.match(r1.stderr, /"event":"progress"/);
     const after = JSON.parse((await waiter(h, ['--json', 'memory', 'search', 'kayak', 'fjord'])).stdout) as RecallHit[];
     const hit = after.find((x) => x.text.includes('kayak trip day 2'))!;

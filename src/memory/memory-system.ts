@@ -8,7 +8,7 @@ import { DocStore, type MemoryDocument } from './documents/index.js';
 import { ColdArchive } from './archive/index.js';
 import { GraphDB } from './graph/index.js';
 import { Indexer } from './indexer/index.js';
-import { RuleDistillPipeline, speakerEntity, type LlmLike } from './distill/index.js';
+import { RuleDistillPipeline, docToTriples, speakerEntity, type LlmLike } from './distill/index.js';
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
@@ -273,7 +273,22 @@ export class MemorySystem {
   async reindex(onProgress?: (p: ReindexProgress) => void): Promise<ReindexProgress> {
     if (!this.opts.sessions) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'reindex needs the session logs', { retryable: false });
     if (!this.up.archive) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the cold archive is not available', { retryable: true });
-    return reindexArchive({ sessions: this.opts.sessions, archive: this.archive, present: (t, k) => this.holdsTurn(t, k), now: this.now, onProgress, log: this.log });
+    const distill = this.up.graph ? (docs: MemoryDocument[]) => this.distillRecovered(docs) : undefined;
+    return reindexArchive({ sessions: this.opts.sessions, archive: this.archive, present: (t, k) => this.holdsTurn(t, k), now: this.now, onProgress, log: this.log, distill });
+  }
+
+  /** Today's rules over turns a reindex brought back; a fact already citing that turn is left as it is. */
+  private async distillRecovered(docs: MemoryDocument[]): Promise<number> {
+    let n = 0;
+    for (const d of docs) {
+      const triples = await docToTriples({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), speakerId: speakerIdOf(d), eventKind: d.eventKind }, { speaker: this.opts.speaker, log: this.log });
+      const fresh = triples.filter((t) => {
+        const cites = new Set(t.refs ?? []);
+        return !this.graph.relationsOf(t.subject, t.predicate).some((r) => r.object.toLowerCase() === t.object.toLowerCase() && this.graph.sourcesOf(r.id).some((s) => cites.has(s.ref)));
+      });
+      if (fresh.length) n += this.graph.commit(fresh);
+    }
+    return n;
   }
 
   private get now(): () => number {

@@ -556,15 +556,15 @@ export function buildProgram(): Command {
     });
   memory
     .command('reindex')
-    .description('rebuild the cold archive from the session logs (what no memory tier holds is archived again; safe to repeat)')
+    .description('rebuild the cold archive from the session logs (what no memory tier holds is archived again and distilled into graph facts by the rules; safe to repeat)')
     .action(async () => {
       const opts = program.opts<GlobalOpts>();
       const result = await withClient(opts, (c) =>
         c.request('memory.reindex', {}, (e) => {
           if (e.event !== 'progress') return;
-          const d = e.data as { sessions: number; totalSessions: number; added: number };
+          const d = e.data as { sessions: number; totalSessions: number; added: number; facts?: number };
           if (opts.json) process.stderr.write(JSON.stringify({ event: 'progress', ...d }) + '\n');
-          else process.stderr.write(`\rreindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added`);
+          else process.stderr.write(`\rreindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added${d.facts !== undefined ? `, ${d.facts} facts distilled` : ''}`);
         }),
       );
       if (!opts.json) process.stderr.write('\n');
