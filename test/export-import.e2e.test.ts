@@ -28,10 +28,7 @@ const daemons: Daemon[] = [];
 const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
 const transferOpts = { scryptLogN: 10, limits: { maxRatio: 100 } };
 
-/**
- * A fresh daemon. One runs at a time: the webui plugin keeps its server in a module variable, so a
- * second daemon in one process would leave the first one's server open (noted for the lead).
- */
+/** A fresh daemon; the previous ones are stopped first (one daemon's ports and heartbeats at a time). */
 async function daemon(extra: Partial<DaemonOptions> = {}): Promise<Daemon> {
   for (const d of daemons) await d.stop();
   const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));

@@ -20,7 +20,7 @@ import { createWebPlugin } from './web/index.js';
 import { createTelegramPlugin } from './telegram/index.js';
 import { createQqPlugin } from './qq/index.js';
 // The plugin definitions only: each built-in with a large implementation imports it on start.
-import webuiPlugin from './webui/webui-plugin.js';
+import { createWebuiPlugin } from './webui/webui-plugin.js';
 
 /**
  * Every built-in plugin, in start order: they start concurrently, and the channels first, so the
@@ -30,7 +30,7 @@ import webuiPlugin from './webui/webui-plugin.js';
 export function builtinPlugins(): PluginDefinition[] {
   return [
     createCliPlugin(),
-    webuiPlugin as PluginDefinition,
+    createWebuiPlugin(),
     filesPlugin,
     createTimerPlugin(),
     cmdPlugin,

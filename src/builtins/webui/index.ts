@@ -3,7 +3,7 @@
  * embedded single-page app, a REST API over the SDK and host services, every plugin's routes,
  * and an SSE stream of every bus event. See docs/webui.md.
  */
-export { default } from './webui-plugin.js';
+export { default, createWebuiPlugin } from './webui-plugin.js';
 export { WebuiServer, WebuiConfigError } from './webui-server.js';
 export { createWebuiApp } from './create-app.js';
 export { SseHub } from './sse-hub.js';

@@ -1,25 +1,31 @@
 import { definePlugin } from '../../sdk/index.js';
+import type { PluginDefinition } from '../../spec/index.js';
 import { webuiSettings } from './settings.js';
 import type { WebuiServer } from './webui-server.js';
 
-let server: WebuiServer | undefined;
-
 /**
- * The `webui` plugin definition. The server (hono, the routes, the SPA files) is imported when
- * the plugin starts, not when the daemon loads its built-ins: the CLI socket answers while the
- * WebUI is still coming up (cold start, issue 14).
+ * Builds the `webui` plugin definition. Each call has its own server, so two hosts in one process
+ * (tests, an embedding app) never share or leak one. The server (hono, the routes, the SPA files)
+ * is imported when the plugin starts, not when the daemon loads its built-ins: the CLI socket
+ * answers while the WebUI is still coming up (cold start, issue 14).
  */
-export default definePlugin({
-  name: 'webui',
-  description: 'WebUI: chat, memory panel, graph and settings in the browser',
-  settings: webuiSettings,
-  async start(sdk) {
-    const { WebuiServer } = await import('./webui-server.js');
-    server = new WebuiServer(sdk);
-    await server.start();
-  },
-  async stop() {
-    await server?.stop();
-    server = undefined;
-  },
-});
+export function createWebuiPlugin(): PluginDefinition {
+  let server: WebuiServer | undefined;
+  return definePlugin({
+    name: 'webui',
+    description: 'WebUI: chat, memory panel, graph and settings in the browser',
+    settings: webuiSettings,
+    async start(sdk) {
+      const { WebuiServer } = await import('./webui-server.js');
+      server = new WebuiServer(sdk);
+      await server.start();
+    },
+    async stop() {
+      await server?.stop();
+      server = undefined;
+    },
+  }) as PluginDefinition;
+}
+
+/** One `webui` definition (for a single host; `builtinPlugins()` builds a fresh one per host). */
+export default createWebuiPlugin();

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import webui from '../../../src/builtins/webui/index.js';
+import { createWebuiPlugin } from '../../../src/builtins/webui/index.js';
 import memoryManager from '../../../src/builtins/memory-manager/index.js';
 import { authedFetch, createMiniHost, MINI_TOKEN, type MiniHost, type ScriptedTurn } from '../../../src/builtins/webui/__fixtures__/mini-host.js';
 import type { PluginDefinition, PluginSDK } from '../../../src/spec/index.js';
@@ -74,7 +74,7 @@ async function startMini(home: string, port: number, llm: { available: boolean }
   } };
   await host.start(services);
   await host.start(memoryManager);
-  const sdk = await host.start(webui, { port, heartbeat_ms: 2000 });
+  const sdk = await host.start(createWebuiPlugin(), { port, heartbeat_ms: 2000 });
   return { host, url: sdk.use('host.agent')!.endpoints().webui! };
 }
 
