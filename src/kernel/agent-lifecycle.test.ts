@@ -236,7 +236,7 @@ test('C-8/C-9: the timeline shows earlier turns but not the current user event t
 test('C-8: persona and registered prompt slots reach the system prompt every round', async (t) => {
   const h = await harness(t, { agent: { persona: () => 'You are Pip, a cheerful test persona.' } });
   let n = 0;
-  h.agent.prompt.register('memory_index', () => `memory hint #${++n}`, 'memory');
+  h.agent.prompt.register('memory_index', () => ({ text: `memory hint #${++n}`, sources: [{ tier: 'graph', id: 'relation:1', text: 'user likes tea' }] }), 'memory');
   h.agent.stages.registerTool(recordingTool('t1'), 'p');
   h.fake.enqueue({ toolCalls: [{ name: 't1', arguments: {} }] }, { text: 'done' });
   await h.send('hi');
@@ -245,6 +245,10 @@ test('C-8: persona and registered prompt slots reach the system prompt every rou
   assert.ok(s0.startsWith('You are Pip, a cheerful test persona.'));
   assert.match(s0, /【记忆索引】\nmemory hint #1/);
   assert.match(s1, /【记忆索引】\nmemory hint #2/);
+  // The first round's live event carries the recall block (a live view shows it before the log is read).
+  const chain = h.events('agent_llm_chain');
+  assert.deepEqual(chain[0].injected.filter((i) => i.source === 'recall').map((i) => [i.slot, i.title, i.text, i.sources?.map((s) => s.id)]), [['memory_index', '【记忆索引】', 'memory hint #1', ['relation:1']]]);
+  assert.deepEqual(chain[1].injected.filter((i) => i.source === 'recall'), [], 'once per turn');
 });
 
 test('P-6/C-8: output-channel gating rules are in the system prompt; the reply goes to the input channel only', async (t) => {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextEvent, StoredAttachment, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
+import type { ChatMessage, ContextEvent, LlmChainEvent, StoredAttachment, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
 import { errorToJSON, HomeAgentError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg } from './ports.js';
@@ -229,6 +229,8 @@ export class TurnRunner {
     if (!turn.consolidation && !turn.state.__sourcesLogged) {
       turn.state.__sourcesLogged = true;
       for (const i of injected) this.logStep(turn, 'injection', i.text, { source: 'recall', slot: i.slot, title: i.title, sources: i.sources });
+      // And into the round's live event, for a view that follows the turn as it runs.
+      turn.state.__slotBlocks = injected.map((i) => ({ source: 'recall', text: i.text, slot: i.slot, title: i.title, sources: i.sources }));
     }
     // The agent-wide timeline carries private chats (the owner's WebUI, other people's direct
     // messages). A group, and a private chat with anyone but the owner, sees only its own
@@ -259,9 +261,9 @@ export class TurnRunner {
     return scope === 'turn' || (scope === 'reply' && e.kind !== 'user');
   }
 
-  private async callLlm(turn: TurnState, hooks: TurnHooks, tools: ToolDef[]): Promise<Awaited<ReturnType<KernelDeps['llm']['run']>> & { injected: { source: string; text: string }[] }> {
+  private async callLlm(turn: TurnState, hooks: TurnHooks, tools: ToolDef[]): Promise<Awaited<ReturnType<KernelDeps['llm']['run']>> & { injected: LlmChainEvent['injected'] }> {
     const { d } = this;
-    const injected: { source: string; text: string }[] = turn.messages.filter((m) => m.source && !(turn.state.__reported as Set<ChatMessage> | undefined)?.has(m)).map((m) => ({ source: m.source!, text: m.content }));
+    const injected: LlmChainEvent['injected'] = turn.messages.filter((m) => m.source && !(turn.state.__reported as Set<ChatMessage> | undefined)?.has(m)).map((m) => ({ source: m.source!, text: m.content }));
     const reported = (turn.state.__reported as Set<ChatMessage>) ?? new Set<ChatMessage>();
     turn.state.__reported = reported;
     for (const m of turn.messages) if (m.source) reported.add(m);
@@ -278,6 +280,11 @@ export class TurnRunner {
       }
       this.checkStop(hooks);
       const system = await this.systemPrompt(turn);
+      const blocks = turn.state.__slotBlocks as LlmChainEvent['injected'] | undefined;
+      if (blocks) {
+        injected.push(...blocks);
+        turn.state.__slotBlocks = undefined;
+      }
       const ac = new AbortController();
       const onShutdown = () => ac.abort(new Error('shutdown'));
       hooks.shutdown.addEventListener('abort', onShutdown, { once: true });

@@ -1,5 +1,6 @@
 import type { ToolCall, Usage, FinishReason } from './provider.js';
 import type { TurnInput } from './stage.js';
+import type { InjectedSource } from './memory.js';
 
 /** Published after every LLM round (C-7). */
 export interface LlmChainEvent {
@@ -15,8 +16,12 @@ export interface LlmChainEvent {
   finishReason: FinishReason;
   latencyMs: number;
   consolidation: boolean;
-  /** Messages the kernel injected into this round (memory library block, interrupts …). */
-  injected: { source: string; text: string }[];
+  /**
+   * What the kernel injected into this round: messages (memory library block, interrupts …) and,
+   * in a turn's first round, the recall blocks of the system prompt (source `recall`, with their
+   * slot, heading and sources), so a live view can show why each was recalled.
+   */
+  injected: { source: string; text: string; slot?: string; title?: string; sources?: InjectedSource[] }[];
   at: number;
 }
 

@@ -74,9 +74,13 @@ describe('applyBusEvent', () => {
     turns = applyBusEvent(turns, S, 'turn_delta', { sessionId: S, turnId: T, round: 0, kind: 'text', text: 'Let me ' });
     turns = applyBusEvent(turns, S, 'turn_delta', { sessionId: S, turnId: T, round: 0, kind: 'text', text: 'check.' });
     expect(visibleAnswer(turns[0])).toBe('Let me check.');
-    turns = applyBusEvent(turns, S, 'agent_llm_chain', { sessionId: S, turnId: T, round: 1, text: 'Let me check.', reasoning: 'r', toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], provider: 'fake', model: 'm', usage: { inputTokens: 3, outputTokens: 2 }, latencyMs: 5, injected: [{ source: 'memory-manager', text: 'BLOCK' }] });
+    turns = applyBusEvent(turns, S, 'agent_llm_chain', { sessionId: S, turnId: T, round: 1, text: 'Let me check.', reasoning: 'r', toolCalls: [{ id: 'c1', name: 'weather', arguments: '{}' }], provider: 'fake', model: 'm', usage: { inputTokens: 3, outputTokens: 2 }, latencyMs: 5, injected: [{ source: 'memory-manager', text: 'BLOCK' }, { source: 'recall', slot: 'memory_index', title: '【记忆索引】', text: '- user —lives_in→ 杭州', sources: [{ tier: 'graph', id: 'relation:7', text: 'user —lives_in→ 杭州', turnId: 'webui:old#2' }, { tier: 42 }] }] });
     expect(turns[0].live.text).toBe('');
-    expect(turns[0].injected).toEqual([{ source: 'memory-manager', text: 'BLOCK', sources: [] }]);
+    // The recall blocks arrive live with their sources (malformed ones left out).
+    expect(turns[0].injected).toEqual([
+      { source: 'memory-manager', text: 'BLOCK', title: undefined, sources: [] },
+      { source: 'recall', text: '- user —lives_in→ 杭州', title: '【记忆索引】', sources: [expect.objectContaining({ tier: 'graph', id: 'relation:7', turnId: 'webui:old#2' })] },
+    ]);
     turns = applyBusEvent(turns, S, 'tool_start', { sessionId: S, turnId: T, round: 1, call: { id: 'c1', name: 'weather', arguments: '{}' } });
     expect(turns[0].rounds[0].toolCalls[0].running).toBe(true);
     turns = applyBusEvent(turns, S, 'tool_end', { sessionId: S, turnId: T, round: 1, call: { id: 'c1', name: 'weather', arguments: '{}' }, result: 'sunny', durationMs: 4 });

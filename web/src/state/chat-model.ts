@@ -278,7 +278,11 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
       r.latencyMs = p.latencyMs as number;
       const calls = (p.toolCalls ?? []) as { id: string; name: string; arguments: string }[];
       for (const c of calls) if (!r.toolCalls.some((x) => x.id === c.id)) r.toolCalls.push({ id: c.id, name: c.name, args: c.arguments, running: false });
-      for (const inj of (p.injected ?? []) as { source: string; text: string }[]) if (!t.injected.some((x) => x.text === inj.text)) t.injected.push({ ...inj, sources: [] });
+      // The library block and, in the first round, the recall blocks with their sources (live).
+      for (const inj of (p.injected ?? []) as { source: string; text: string; title?: unknown; sources?: unknown }[]) {
+        if (t.injected.some((x) => x.text === inj.text)) continue;
+        t.injected.push({ source: String(inj.source), text: String(inj.text), title: typeof inj.title === 'string' ? inj.title : undefined, sources: injectedSources(inj.sources) });
+      }
       t.live = { text: '', reasoning: '' };
       break;
     }
