@@ -1,6 +1,7 @@
 import type { RecallTier } from '../../spec/memory.js';
 import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
+import { addMemberScores, categoryMembers, memberTermsOf } from './category-expansion.js';
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { speakerIdOf } from './speaker-focus.js';
 import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
@@ -19,6 +20,12 @@ export interface RankOptions {
    * a question and its answer are one unit, so "Three times a week" is found through its question.
    */
   answerWeight: number;
+  /**
+   * Weight of the member words of a category a question asks about as a set ("What activities…" →
+   * hiking, pottery …; 有什么爱好 → 徒步, 画画 …) as extra query terms, counted only in the statements
+   * of the people the query names when it names any (category-expansion.ts, decision 0130); 0: off.
+   */
+  categoryWeight: number;
   /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
   prfDocs: number;
   prfTerms: number;
@@ -51,7 +58,9 @@ export interface RankOptions {
  * folds chose (session 0.5 and neighbour 0.5 in all five, date 1 in three of five). Issue 15
  * (decision 0060): the speaker prior, evidence two turns away, question → answer and day-level dates
  * each have a held-out gain above noise; values are the folds' choices (answer 0.25 and day 2 in all
- * five, two turns away 0.4 in four, speaker 1 in three — 0.5 in the other two).
+ * five, two turns away 0.4 in four, speaker 1 in three — 0.5 in the other two). Decision 0130:
+ * category members (`categoryWeight`) raise multi-hop held out (48.5 → 50.8 R@10 with per-fold
+ * values, 0.5 in three folds) but their held-out gain is inside noise, so they are off by default.
  */
 export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   lexicalWeight: 0.5,
@@ -59,6 +68,7 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   neighbourWeight: 0.5,
   neighbour2Weight: 0.4,
   answerWeight: 0.25,
+  categoryWeight: 0,
   prfDocs: 3,
   prfTerms: 8,
   prfWeight: 0,
@@ -120,6 +130,9 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     // Dates named in the query are a time filter, not words to match.
     if (scopes.length > 0) for (const t of embedder.tokenize(time.words)) if (terms.size > 1) terms.delete(t);
   }
+  // A question about a set or kind ("What activities…", "有什么爱好"): its category's members count —
+  // in the statements of the people it is about, when it names anyone (scored apart, added below).
+  const memberTerms = o.categoryWeight > 0 ? memberTermsOf(terms, categoryMembers(query), (t) => embedder.tokenize(t), o.categoryWeight) : undefined;
   if (o.entityBoost > 0) {
     for (const t of embedder.tokenize(properNames(query))) {
       const w = terms.get(t);
@@ -180,6 +193,12 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       lex = lexScores();
     }
   }
+
+  if (memberTerms) addMemberScores(lex, memberTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, rq.focus?.size ? (id) => {
+    const d = docOf(id);
+    const who = d && speakerIdOf(d);
+    return who !== undefined && rq.focus!.has(who);
+  } : undefined);
 
   let dense = new Map<string, number>();
   if (embedder.dense && o.denseWeight > 0) {
