@@ -33,12 +33,16 @@ export interface RowResult {
   note?: string;
 }
 
-/** Issue 15's parts, each switched off alone (ranking knobs passed to recall), and all of them (the issue-11 ranking). */
+/**
+ * Issue 15's parts, each switched off alone (ranking knobs passed to recall), and all of them (the
+ * issue-11 ranking); then decision 0130's category members, which are off by default, switched on.
+ */
 const ABLATIONS: { name: string; rank: Partial<RankOptions> }[] = [
   { name: 'ablation: no speaker prior', rank: { speakerBoost: 0 } },
   { name: 'ablation: no dialogue evidence (±2 turns, question → answer)', rank: { neighbour2Weight: 0, answerWeight: 0 } },
   { name: 'ablation: dates at month level only', rank: { dayBoost: 0 } },
   { name: 'ablation: all three off (the issue-11 ranking)', rank: { speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0 } },
+  { name: 'with category members for set questions (categoryWeight 0.5; off by default)', rank: { categoryWeight: 0.5 } },
 ];
 
 function parseArgs(argv: string[]): { data: string; write: boolean; limit?: number } {
