@@ -7,8 +7,10 @@ import type { RecallCorpus } from './recall-corpus.js';
  * the question; "我有什么爱好" by 徒步 or 画画. A fixed, hand-written lexicon of the categories a
  * personal agent is asked about (hobbies, sports, pets, books, music, food, games, films, places
  * travelled, family, writing, art, causes, allergies, collections), in English and Chinese, written
- * from general knowledge — not from any benchmark's answers. Recall adds the members of the categories
- * a query names as extra query terms at a low weight (`RankOptions.categoryWeight`, decision 0130).
+ * from general knowledge (decision 0130 says what was read before it was written). With
+ * `RankOptions.categoryWeight` > 0 recall adds the members of the categories a set question asks
+ * about as extra query terms at that weight, counted only in the statements of the people the query
+ * names when it names any; off by default (its held-out gain on LoCoMo is inside noise).
  */
 
 /** One category: the words that name it (English singular/plural forms, Chinese words) and its members. */
