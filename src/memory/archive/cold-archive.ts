@@ -89,6 +89,8 @@ export class ColdArchive {
   private docs = 0;
   private tokens = 0;
   private readonly cache = new Map<number, ArchivedRow>();
+  /** Bumped by every write, open and close: what readers key their own caches by. */
+  private writes = 0;
   /** The people heard (`speakers` table, small): id → latest display name. */
   private people = new Map<string, string | undefined>();
   private readonly stmts = new Map<string, Database.Statement>();
@@ -115,6 +117,14 @@ export class ColdArchive {
     return this.tokens;
   }
 
+  /**
+   * Changes whenever the archive's content may have changed (a write, a delete, open, close):
+   * a reader's cache of rows or neighbours is valid only while it stays the same.
+   */
+  get version(): number {
+    return this.writes;
+  }
+
   /** True between open() and close(). */
   get isOpen(): boolean {
     return this.db !== undefined;
@@ -127,6 +137,7 @@ export class ColdArchive {
    */
   open(): void {
     if (this.db) return;
+    this.writes++;
     fs.mkdirSync(path.dirname(this.path), { recursive: true });
     try {
       this.db = this.connect();
@@ -158,6 +169,7 @@ export class ColdArchive {
   close(): void {
     this.stmts.clear();
     this.cache.clear();
+    this.writes++;
     this.db?.close();
     this.db = undefined;
   }
@@ -264,6 +276,7 @@ export class ColdArchive {
       this.bumpMeta(addDocs, addTokens);
     })();
     this.cache.clear();
+    this.writes++;
     if (docs.some((d) => d.speaker?.id)) this.loadPeople();
     return docs.length;
   }
@@ -305,6 +318,7 @@ export class ColdArchive {
       return gone.docs;
     })();
     this.cache.clear();
+    this.writes++;
     if (r > 0) this.loadPeople();
     return r;
   }

@@ -286,3 +286,47 @@ test('migration 4 records the sources of relations written by the previous versi
   assert.deepEqual(g.sourcesOf(g.relations().items[0].id), [{ ref: 'cli:a#3' }, { ref: 'e7' }]);
   g.close();
 });
+
+test('recall keeps its reads only while the graph is unchanged: every write, a forget, an undo of state and another connection\'s commit are seen at the next recall', () => {
+  const g = fresh();
+  const facts = (kws = ['Reykjavik', 'Anna']) => g.recall(kws, 1, { touch: false }).relations.map((r) => `${r.subject} ${r.predicate} ${r.object}`).sort();
+  g.commit([{ subject: 'Anna', predicate: 'lives_in', object: 'Reykjavik', refs: ['t1'] }]);
+  assert.deepEqual(facts(), ['Anna lives_in Reykjavik']);
+  assert.deepEqual(facts(), ['Anna lives_in Reykjavik'], 'the same from the kept reads');
+  // The objects handed out are fresh each time: a caller changing one changes nothing kept.
+  const first = g.recall(['Anna'], 1, { touch: false }).relations[0];
+  first.refs!.push('tampered');
+  first.object = 'tampered';
+  assert.deepEqual(g.recall(['Anna'], 1, { touch: false }).relations[0].refs, ['t1']);
+  g.commit([{ subject: 'Anna', predicate: 'likes', object: 'tennis', refs: ['t2'] }]);
+  assert.deepEqual(facts(), ['Anna likes tennis', 'Anna lives_in Reykjavik'], 'a commit');
+  const before = g.peekRefs(['t2']);
+  g.deleteByRefs(['t1']);
+  assert.deepEqual(facts(), ['Anna likes tennis'], 'a forget by source turn');
+  g.forgetRelations(g.recall(['tennis'], 1, { touch: false }).relations.map((r) => r.id));
+  assert.deepEqual(facts(), [], 'a forget by fact');
+  g.reattach(before, ['t2']);
+  assert.deepEqual(facts(), ['Anna likes tennis'], 'put back (undo)');
+  g.editEntity('Anna', { name: 'Anne' });
+  assert.deepEqual(facts(['Anne']), ['Anne likes tennis'], 'an edit');
+  assert.deepEqual(facts(['Anna']), []);
+  // Recall's own touch (the indexer's, on every prompt) is not a change of what recall reads; a
+  // write after it still is.
+  assert.equal(g.recall(['Anne']).relations.length, 1);
+  assert.ok((g.getEntity('Anne') as unknown as { id: number }).id > 0);
+  g.commit([{ subject: 'Anne', predicate: 'owns', object: 'a kayak' }]);
+  assert.deepEqual(facts(['Anne']), ['Anne likes tennis', 'Anne owns a kayak']);
+  g.forgetRelations(g.recall(['kayak'], 1, { touch: false }).relations.map((r) => r.id));
+  g.recall(['Anne']);
+  assert.deepEqual(facts(['Anne']), ['Anne likes tennis'], 'a forget between two touches');
+  // Another connection to the same file (another process): its commit is seen too.
+  const other = new GraphDB({ path: g.path });
+  other.open();
+  other.commit([{ subject: 'Anne', predicate: 'plays', object: 'chess' }]);
+  other.close();
+  assert.deepEqual(facts(['Anne']), ['Anne likes tennis', 'Anne plays chess'], 'another connection');
+  g.close();
+  g.open();
+  assert.deepEqual(facts(['Anne']), ['Anne likes tennis', 'Anne plays chess'], 'reopened');
+  g.close();
+});

@@ -88,6 +88,22 @@ export function toRelation(r: RelationRow): GraphRelation {
   return rel;
 }
 
+/** A breadth-first walk's rows (entities in visiting order, relations in the order taken). */
+interface BfsRows {
+  entities: EntityRow[];
+  relations: RelationRow[];
+}
+
+/** What `recall` keeps between calls while the graph is unchanged: seed ids per keyword, walks per seed list. */
+interface GraphReads {
+  key: string;
+  match: Map<string, number[]>;
+  bfs: Map<string, BfsRows>;
+}
+
+/** Keywords and walks kept, at most (a few KiB each; the cache starts afresh beyond). */
+const GRAPH_READS_KEPT = 2_000;
+
 export const REL_SELECT = `SELECT r.*, s.name AS subject, o.name AS object FROM relations r JOIN entities s ON s.id = r.subject_id JOIN entities o ON o.id = r.object_id`;
 
 /** True when an error from better-sqlite3 means the file is not a usable database. */
@@ -107,6 +123,11 @@ export class GraphStore {
   protected readonly now: () => number;
   private readonly cache = new Map<string, Database.Statement>();
   private cacheOf: Database.Database | undefined;
+  /** Recall's reads of the graph as it was at `key` (see `readCache`). */
+  private reads: GraphReads = { key: '', match: new Map(), bfs: new Map() };
+  private opens = 0;
+  /** Rows changed by recall's own bookkeeping (`recalled_at`, `recall_count`: nothing recall reads). */
+  private touches = 0;
 
   constructor(protected readonly opts: GraphDBOptions) {
     this.now = opts.now ?? Date.now;
@@ -128,6 +149,8 @@ export class GraphStore {
    */
   open(): void {
     if (this.db) return;
+    this.opens++;
+    this.touches = 0;
     fs.mkdirSync(path.dirname(this.opts.path), { recursive: true });
     try {
       this.db = this.connect();
@@ -221,17 +244,25 @@ export class GraphStore {
     const d = parseDepth(depth);
     const maxEntities = opts.maxEntities ?? 60;
     const maxRelations = opts.maxRelations ?? 120;
+    const reads = this.readCache();
     const seeds: number[] = [];
     for (const kw of kws) {
-      for (const id of this.matchIds(kw, maxEntities)) {
+      const key = `${maxEntities}\u0000${kw}`;
+      let ids = reads.match.get(key);
+      if (!ids) reads.match.set(key, (ids = this.matchIds(kw, maxEntities)));
+      for (const id of ids) {
         if (!seeds.includes(id) && seeds.length < maxEntities) seeds.push(id);
       }
     }
-    const result = this.bfs(seeds, d, maxEntities, maxRelations);
+    const key = `${d}:${maxEntities}:${maxRelations}:${seeds.join(',')}`;
+    let rows = reads.bfs.get(key);
+    if (!rows) reads.bfs.set(key, (rows = this.bfsRows(seeds, d, maxEntities, maxRelations)));
+    // Fresh objects for every caller: the kept rows are never handed out.
+    const result: RecallResult = { entities: rows.entities.map(toEntity), relations: rows.relations.map(toRelation) };
     if (opts.touch !== false && seeds.length) {
       const t = this.now();
       const upd = this.stmt('UPDATE entities SET recalled_at = ?, recall_count = recall_count + 1 WHERE id = ?');
-      this.conn.transaction(() => seeds.forEach((id) => upd.run(t, id)))();
+      this.conn.transaction(() => seeds.forEach((id) => (this.touches += upd.run(t, id).changes)))();
     }
     return result;
   }
@@ -250,7 +281,27 @@ export class GraphStore {
     return (rows as { id: number }[]).map((r) => r.id);
   }
 
+  /**
+   * The reads `recall` keeps for the graph as it is now: emptied whenever anything may have changed
+   * it — a write on this connection (SQLite's `total_changes()`, which counts every row any statement
+   * or trigger changed), a commit by another connection (`data_version`), a reopen — and bounded.
+   * A forgotten fact is therefore never served from here. Recall's own touch of the entities it
+   * found (a column no trigger watches and no read here uses) does not count: the indexer touches on
+   * every prompt.
+   */
+  private readCache(): GraphReads {
+    const v = this.stmt('SELECT total_changes() AS c, data_version AS d FROM pragma_data_version').get() as { c: number; d: number };
+    const key = `${this.opens}:${v.c - this.touches}:${v.d}`;
+    if (key !== this.reads.key || this.reads.match.size + this.reads.bfs.size > GRAPH_READS_KEPT) this.reads = { key, match: new Map(), bfs: new Map() };
+    return this.reads;
+  }
+
   protected bfs(seeds: number[], depth: number, maxEntities: number, maxRelations: number): RecallResult {
+    const rows = this.bfsRows(seeds, depth, maxEntities, maxRelations);
+    return { entities: rows.entities.map(toEntity), relations: rows.relations.map(toRelation) };
+  }
+
+  private bfsRows(seeds: number[], depth: number, maxEntities: number, maxRelations: number): BfsRows {
     const visited = new Set<number>(seeds);
     const order = [...seeds];
     const rels = new Map<number, RelationRow>();
@@ -274,13 +325,17 @@ export class GraphStore {
       }
       frontier = next;
     }
-    return { entities: this.entitiesByIds(order), relations: [...rels.values()].map(toRelation) };
+    return { entities: this.entityRowsByIds(order), relations: [...rels.values()] };
   }
 
   protected entitiesByIds(ids: number[]): GraphEntity[] {
-    const byId = new Map<number, GraphEntity>();
-    if (ids.length) for (const r of this.stmt('SELECT * FROM entities WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as EntityRow[]) byId.set(r.id, toEntity(r));
-    return ids.map((id) => byId.get(id)).filter((e): e is GraphEntity => e !== undefined);
+    return this.entityRowsByIds(ids).map(toEntity);
+  }
+
+  private entityRowsByIds(ids: number[]): EntityRow[] {
+    const byId = new Map<number, EntityRow>();
+    if (ids.length) for (const r of this.stmt('SELECT * FROM entities WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as EntityRow[]) byId.set(r.id, r);
+    return ids.map((id) => byId.get(id)).filter((e): e is EntityRow => e !== undefined);
   }
 
   /** BFS from one entity by exact name (no LIKE), as a recall result; NotFoundError if missing. */

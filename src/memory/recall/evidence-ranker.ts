@@ -182,7 +182,14 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     }
     return undefined;
   };
-  const docOf = (id: string): MemoryDocument | undefined => corpusOf(id)?.get(id);
+  // A document is looked up many times per ranking (neighbours, session and speaker evidence): once per id.
+  const docMemo = new Map<string, MemoryDocument | undefined>();
+  const docOf = (id: string): MemoryDocument | undefined => {
+    if (docMemo.has(id)) return docMemo.get(id);
+    const d = corpusOf(id)?.get(id);
+    docMemo.set(id, d);
+    return d;
+  };
 
   let lex = lexScores();
   if (o.prfDocs > 0 && o.prfTerms > 0 && o.prfWeight > 0 && lex.size > 0) {
@@ -285,6 +292,11 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
         if (nb.after) for (const n of sides(neighboursOf(nb.after.id))) cands.add(n.id);
       }
       prefetch(cands);
+      // Two turns away from every candidate: the neighbours' neighbours, in one more batch (not one
+      // round trip per document in the loop below).
+      const far = new Set<string>();
+      for (const id of cands) for (const n of sides(neighboursOf(id))) far.add(n.id);
+      prefetch(far);
     }
     final = new Map();
     for (const id of cands) {

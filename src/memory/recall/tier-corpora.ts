@@ -50,6 +50,27 @@ export function archiveQuotas(terms: Map<string, number>, df: Map<string, number
   return out;
 }
 
+/** Archive documents (and foreign neighbour links) the recall keeps between queries, at most. */
+export const ARCHIVE_KEPT_DOCS = 8_192;
+
+/** Postings (row, tf, length) the recall keeps between queries, at most (≈ 50 B each). */
+export const ARCHIVE_KEPT_POSTINGS = 100_000;
+
+/** Each term's postings as read for a quota (`ColdArchive.score`'s cache), counting what it holds. */
+class PostingsKept extends Map<string, [number, number, number][]> {
+  count = 0;
+  override set(key: string, value: [number, number, number][]): this {
+    this.count += value.length;
+    return super.set(key, value);
+  }
+}
+
+/** A document's neighbours in its session: the turn before and the turn after (either may be missing). */
+type Links = { before: MemoryDocument[]; after: MemoryDocument[] };
+
+/** A document of another tier as the archive's neighbour lookup sees it (session, time, id). */
+const foreignKey = (d: Pick<MemoryDocument, 'sessionId' | 'createdAt' | 'id'>) => `${d.sessionId}\u0000${d.createdAt}\u0000${d.id}`;
+
 /** At this archive size and above, ranking keeps only this many archive candidates (by BM25) for fusion. */
 export const ARCHIVE_RANK_LIMIT = 200;
 
@@ -64,9 +85,25 @@ const nOf = (key: string) => (key.startsWith(KEY) ? Number(key.slice(1)) : NaN);
  */
 export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   let scores = new Map<number, number>();
+  // Kept between queries while the archive is unchanged (`archive.version`; any write, delete, open
+  // or close starts them afresh, so a forgotten row is never served from here), and bounded: the
+  // documents read for ranking, and the archive neighbours of its own rows (by row number) and of
+  // other tiers' documents (by `foreignKey`).
   let docs = new Map<number, MemoryDocument>();
-  let postings = new Map<string, [number, number, number][]>();
   let asks = new Set<number>();
+  let postings = new PostingsKept();
+  let own = new Map<number, Links>();
+  let foreign = new Map<string, Links>();
+  let version = archive.version;
+  const fresh = () => {
+    if (version === archive.version && docs.size <= ARCHIVE_KEPT_DOCS && own.size + foreign.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
+    version = archive.version;
+    docs = new Map();
+    asks = new Set();
+    postings = new PostingsKept();
+    own = new Map();
+    foreign = new Map();
+  };
   const doc = (r: ArchivedRow): MemoryDocument => {
     let d = docs.get(r.n);
     if (!d) {
@@ -77,35 +114,36 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   };
   const rowsOf = (ns: number[], level: RowLevel = 'light') => archive.rows(ns.filter((n) => Number.isFinite(n)), level);
   const ownLinks = (ds: readonly MemoryDocument[]) => {
-    const mine = rowsOf(ds.map((d) => nOf(d.id)));
-    const near = rowsOf([...mine.values()].flatMap((r) => [r.prev, r.next]).filter((n): n is number => n !== null));
-    const out = new Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>();
-    for (const d of ds) {
-      const r = mine.get(nOf(d.id));
-      const p = r?.prev != null ? near.get(r.prev) : undefined;
-      const x = r?.next != null ? near.get(r.next) : undefined;
-      out.set(d.id, { before: p ? [doc(p)] : [], after: x ? [doc(x)] : [] });
+    const todo = ds.filter((d) => !own.has(nOf(d.id)));
+    if (todo.length) {
+      const mine = rowsOf(todo.map((d) => nOf(d.id)));
+      const near = rowsOf([...mine.values()].flatMap((r) => [r.prev, r.next]).filter((n): n is number => n !== null));
+      for (const d of todo) {
+        const r = mine.get(nOf(d.id));
+        const p = r?.prev != null ? near.get(r.prev) : undefined;
+        const x = r?.next != null ? near.get(r.next) : undefined;
+        own.set(nOf(d.id), { before: p ? [doc(p)] : [], after: x ? [doc(x)] : [] });
+      }
     }
-    return out;
+    return new Map(ds.map((d) => [d.id, own.get(nOf(d.id))!]));
   };
   const foreignLinks = (ds: readonly MemoryDocument[]) => {
-    const out = new Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>();
-    for (const [id, a] of archive.adjacentMany(ds)) out.set(id, { before: a.before.map(doc), after: a.after.map(doc) });
-    return out;
+    const todo = ds.filter((d) => !foreign.has(foreignKey(d)));
+    if (todo.length) {
+      for (const d of todo) foreign.set(foreignKey(d), { before: [], after: [] });
+      const byId = new Map(todo.map((d) => [d.id, d]));
+      for (const [id, a] of archive.adjacentMany(todo)) foreign.set(foreignKey(byId.get(id)!), { before: a.before.map(doc), after: a.after.map(doc) });
+    }
+    return new Map(ds.map((d) => [d.id, foreign.get(foreignKey(d))!]));
   };
   return {
     tier: 'archive',
     begin: () => {
+      fresh();
       scores = new Map();
-      docs = new Map();
-      postings = new Map();
-      asks = new Set();
     },
     end: () => {
       scores = new Map();
-      docs = new Map();
-      postings = new Map();
-      asks = new Set();
     },
     size: () => ({ docs: archive.size, tokens: archive.totalTokens }),
     df: (terms) => archive.df(terms),
@@ -114,7 +152,7 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
       scores = archive.score(terms, stats, (t) => quotas.get(t) ?? 0, postings);
       const cap = archive.size <= ARCHIVE_EXACT_BELOW ? limit : Math.min(limit, ARCHIVE_RANK_LIMIT);
       const top = scores.size > cap ? topEntries(scores, cap) : [...scores];
-      rowsOf(top.map(([n]) => n)).forEach((r) => doc(r));
+      rowsOf(top.map(([n]) => n).filter((n) => !docs.has(n))).forEach((r) => doc(r));
       return new Map(top.filter(([n]) => docs.has(n)).map(([n, s]) => [keyOf(n), s]));
     },
     get: (key) => {

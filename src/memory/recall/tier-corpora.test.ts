@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
+import { SessionStore, TextLog } from '../../sessions/index.js';
+import type { ContextEvent, PluginLogger } from '../../spec/index.js';
+import { ColdArchive } from '../archive/index.js';
+import { eventDocument, type MemoryDocument } from '../documents/index.js';
+import { testConfig } from '../embedder/__fixtures__/test-config.js';
+import { EmbedderService } from '../embedder/index.js';
+import { ManualScheduler } from '../heartbeat/index.js';
+import { MemorySystem } from '../memory-system.js';
+import { archiveCorpus } from './tier-corpora.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tier-corpora-test-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const embedder = new EmbedderService({ config: testConfig() });
+let n = 0;
+
+const T0 = Date.UTC(2024, 2, 1, 10);
+const turn = (i: number, text: string, session = 'S1'): MemoryDocument =>
+  eventDocument({ id: `e${i}`, timestamp: T0 + i * 60_000, kind: 'user', source: 'chat', channel: 'chat', sessionId: session, input: text, response: '', refs: [`${session}#${i}`], speaker: { id: 'ann', name: 'Ann' } }, 0);
+
+function openArchive(): ColdArchive {
+  const archive = new ColdArchive({ home: path.join(root, `a${n++}`), tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  return archive;
+}
+
+/** The archive's neighbours of a document, as the ids of the whole rows. */
+function near(c: ReturnType<typeof archiveCorpus>, d: MemoryDocument): { before: string[]; after: string[] } {
+  c.begin?.();
+  const a = c.adjacent(d, 1);
+  const ids = (ds: MemoryDocument[]) => (ds.length ? c.complete!(ds).map((x) => x.id) : []);
+  const out = { before: ids(a.before), after: ids(a.after) };
+  c.end?.();
+  return out;
+}
+
+test('the archive version changes with every write, delete, open and close', () => {
+  const archive = openArchive();
+  const v0 = archive.version;
+  archive.putMany([turn(1, 'first')]);
+  const v1 = archive.version;
+  assert.notEqual(v1, v0);
+  archive.deleteIds(['nope']);
+  const v2 = archive.version;
+  assert.notEqual(v2, v1, 'a delete that finds nothing still counts (the cache is cheap to rebuild)');
+  archive.deleteByTurnIds(['S1#1']);
+  assert.notEqual(archive.version, v2);
+  const v3 = archive.version;
+  archive.close();
+  assert.notEqual(archive.version, v3);
+  const v4 = archive.version;
+  archive.open();
+  assert.notEqual(archive.version, v4);
+  archive.close();
+});
+
+test('archive neighbours of another tier\'s document are kept between queries only while the archive is unchanged', () => {
+  const archive = openArchive();
+  archive.putMany([turn(1, 'we talked about the lake'), turn(5, 'the boat was red')]);
+  const c = archiveCorpus(archive);
+  // A document of the context window between the two archived turns.
+  const live = turn(3, 'I went swimming');
+  assert.deepEqual(near(c, live), { before: ['e1'], after: ['e5'] });
+  // A turn archived between them is the new neighbour at the next query.
+  archive.putMany([turn(2, 'the water was cold')]);
+  assert.deepEqual(near(c, live), { before: ['e2'], after: ['e5'] });
+  // Forgotten: the neighbour is gone at once, never served from the kept links.
+  archive.scrubbed(() => archive.deleteByTurnIds(['S1#2']));
+  assert.deepEqual(near(c, live), { before: ['e1'], after: ['e5'] });
+  archive.deleteIds(['e5', 'e1']);
+  assert.deepEqual(near(c, live), { before: [], after: [] });
+  archive.close();
+});
+
+test('archive documents kept between queries: a forgotten row is not a candidate, a hit or a neighbour at the next query', () => {
+  const archive = openArchive();
+  archive.putMany([turn(1, 'the pottery class made a bowl'), turn(2, 'pottery is relaxing'), turn(3, 'the bowl is blue')]);
+  const c = archiveCorpus(archive);
+  const rank = () => {
+    c.begin?.();
+    const terms = new Map(embedder.tokenize('pottery').map((t) => [t, 1]));
+    const lex = c.lexical(terms, { idf: () => 1, avgLen: 4 }, 100);
+    const docs = [...lex.keys()].map((k) => c.get(k)!);
+    const out = c.complete!(docs).map((d) => d.id).sort();
+    const nb = c.adjacentMany!(docs);
+    const nbIds = [...nb.values()].flatMap((a) => c.complete!([...a.before, ...a.after]).map((d) => d.id));
+    c.end?.();
+    return { hits: out, neighbours: [...new Set(nbIds)].sort() };
+  };
+  assert.deepEqual(rank(), { hits: ['e1', 'e2'], neighbours: ['e1', 'e2', 'e3'] });
+  assert.deepEqual(rank(), { hits: ['e1', 'e2'], neighbours: ['e1', 'e2', 'e3'] }, 'the same from the kept documents');
+  archive.scrubbed(() => archive.deleteByTurnIds(['S1#2']));
+  assert.deepEqual(rank(), { hits: ['e1'], neighbours: ['e3'] });
+  archive.close();
+});
+
+test('a row number SQLite gives again after a delete is read afresh, not as the forgotten row it was', () => {
+  const archive = openArchive();
+  archive.putMany([turn(1, 'the pottery class made a bowl')]);
+  const c = archiveCorpus(archive);
+  const seen = () => {
+    c.begin?.();
+    const lex = c.lexical(new Map(embedder.tokenize('pottery').map((t) => [t, 1])), { idf: () => 1, avgLen: 4 }, 100);
+    const out = [...lex.keys()].map((k) => c.get(k)!).map((d) => `${d.sessionId}/${d.speaker?.id}/${d.createdAt}`);
+    c.end?.();
+    return out;
+  };
+  assert.deepEqual(seen(), [`S1/ann/${T0 + 60_000}`]);
+  archive.scrubbed(() => archive.deleteIds(['e1']));
+  const other = { ...turn(9, 'my pottery wheel', 'S9'), speaker: { id: 'bob', name: 'Bob' } };
+  archive.putMany([other]);
+  assert.deepEqual(seen(), [`S9/bob/${T0 + 9 * 60_000}`]);
+  archive.close();
+});
+
+/** A memory system over real files on a simulated clock (as memory-control.test.ts builds it). */
+async function system() {
+  const home = path.join(root, `m${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
+  config.open();
+  config.register(coreConfigDefaults());
+  const clock = { t: Date.UTC(2026, 0, 1) };
+  const now = () => clock.t;
+  const log: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
+  const sessions = new SessionStore({ dir: path.join(home, 'sessions'), now });
+  await sessions.open();
+  const textLog = new TextLog({ file: path.join(home, 'logs', 'text.jsonl'), now });
+  await textLog.open();
+  const mem = new MemorySystem({ homeDir: home, config, log, scheduler: new ManualScheduler(clock.t), now, sessions, textLog });
+  await mem.open();
+  await sessions.create({ channel: 'webui', id: 'webui:1' });
+  const say = async (input: string): Promise<{ turnId: string; event: ContextEvent }> => {
+    clock.t += 60_000;
+    const { turnId } = sessions.nextTurn('webui:1');
+    await sessions.append('webui:1', { turnId, kind: 'user', text: input });
+    await textLog.append({ role: 'user', text: input, sessionId: 'webui:1', turnId });
+    return { turnId, event: mem.context.append({ source: 'webui', channel: 'webui', sessionId: 'webui:1', refs: [turnId], kind: 'user', input, response: '' }) };
+  };
+  const close = async () => {
+    await mem.close();
+    await textLog.close();
+    await sessions.close();
+    config.close();
+  };
+  return { mem, clock, say, close };
+}
+
+for (const how of ['forget', 'exclude'] as const) {
+  test(`an archived turn recalled by earlier queries is gone from the next recall after ${how} (no cache serves it)`, async () => {
+    const { mem, clock, say, close } = await system();
+    await say('We planned the trip to the lighthouse');
+    const secret = await say('The lighthouse key code is 8086');
+    await say('The lighthouse has a red roof');
+    // Into the archive, as the archive loop moves cold turns; a live neighbour stays in the window.
+    const archived = mem.context.events().filter((e) => e.refs?.[0] !== undefined && e.input.includes('lighthouse') && !e.input.includes('roof'));
+    mem.context.removeIds(archived.map((e) => e.id));
+    mem.archive.putMany(archived.map((e) => eventDocument(e, clock.t)));
+    const texts = async (q: string) => (await mem.recall.search(q, { k: 20 })).map((h) => h.text);
+    for (let i = 0; i < 3; i++) assert.ok((await texts('lighthouse key code')).some((t) => t.includes('8086')), 'recalled before');
+    if (how === 'forget') await mem.control.forget({ turnIds: [secret.turnId] });
+    else await mem.control.exclude([secret.turnId]);
+    assert.equal(mem.archive.hasTurn(secret.turnId), false);
+    for (const q of ['lighthouse key code', '8086', 'lighthouse']) assert.ok(!(await texts(q)).some((t) => t.includes('8086')), `${q}: not recalled after ${how}`);
+    const sources = mem.recall.sources([secret.turnId, secret.event.id]);
+    assert.deepEqual(sources, []);
+    await close();
+  });
+}
