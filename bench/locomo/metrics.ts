@@ -55,11 +55,13 @@ export interface Summary {
   p95: number;
   /** Mean CPU ms per query. */
   cpu: number;
+  /** Wall ms of the first query asked (cold: nothing warmed up before it). */
+  first: number;
 }
 
 export function summarise(scores: QuestionScore[]): Summary {
   const avg = (f: (s: QuestionScore) => number): number => (scores.length ? (100 * scores.reduce((a, s) => a + f(s), 0)) / scores.length : 0);
   const ms = scores.map((s) => s.ms);
   const cpu = scores.length ? scores.reduce((a, s) => a + (s.cpu ?? 0), 0) / scores.length : 0;
-  return { n: scores.length, r5: avg((s) => s.r5), r10: avg((s) => s.r10), mrr: avg((s) => s.mrr), r2000c: avg((s) => s.r2000c), p50: percentile(ms, 50), p95: percentile(ms, 95), cpu };
+  return { n: scores.length, r5: avg((s) => s.r5), r10: avg((s) => s.r10), mrr: avg((s) => s.mrr), r2000c: avg((s) => s.r2000c), p50: percentile(ms, 50), p95: percentile(ms, 95), cpu, first: ms[0] ?? 0 };
 }
