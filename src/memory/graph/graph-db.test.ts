@@ -329,4 +329,6 @@ test('recall keeps its reads only while the graph is unchanged: every write, a f
   g.open();
   assert.deepEqual(facts(['Anne']), ['Anne likes tennis', 'Anne plays chess'], 'reopened');
   g.close();
+  assert.deepEqual(g.recall([]), { entities: [], relations: [] }, 'no keyword reads nothing, even closed');
+  assert.throws(() => g.recall(['Anne']), { code: 'GRAPH_CLOSED' });
 });

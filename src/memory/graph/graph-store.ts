@@ -244,6 +244,8 @@ export class GraphStore {
     const d = parseDepth(depth);
     const maxEntities = opts.maxEntities ?? 60;
     const maxRelations = opts.maxRelations ?? 120;
+    // No keyword reads nothing (not even the change counters: a closed graph answers empty, as before).
+    if (!kws.length) return { entities: [], relations: [] };
     const reads = this.readCache();
     const seeds: number[] = [];
     for (const kw of kws) {
