@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
-import type { Jieba as JiebaT, TfIdf as TfIdfT } from '@node-rs/jieba';
+import type { Jieba as JiebaT } from '@node-rs/jieba';
+import { IdfKeywords } from './idf-keywords.js';
 
 const require = createRequire(import.meta.url);
 
@@ -24,15 +26,33 @@ function stops(): { en: Set<string>; zh: Set<string> } {
 }
 const MAX_TOKENIZE_CHARS = 1_000_000;
 
-/** Lazily loaded jieba (≈0.2 s to load its dictionary; pure-English workloads never pay it). */
-let jiebaPair: { jieba: JiebaT; tfidf: TfIdfT } | undefined;
-function jieba(): { jieba: JiebaT; tfidf: TfIdfT } {
-  if (!jiebaPair) {
-    const mod = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
-    const dicts = require('@node-rs/jieba/dict.js') as { dict: Uint8Array; idf: Uint8Array };
-    jiebaPair = { jieba: mod.Jieba.withDict(dicts.dict), tfidf: mod.TfIdf.withDict(dicts.idf) };
-  }
-  return jiebaPair;
+/**
+ * jieba's segmenter and its TF-IDF keyword ranking, each loaded on first use (pure-English
+ * workloads never pay either; text that is only indexed never loads the IDF table). The segmenter's
+ * dictionary file is read into a buffer that lives only while the Rust dictionary is built (≈ 36 MiB
+ * held): `@node-rs/jieba/dict.js` would keep both files (11 MiB) for the life of the process
+ * through the module cache. The IDF table is our compact one (≈ 8 MiB, `idf-keywords.ts`) instead
+ * of jieba's `TfIdf` (≈ 24 MiB), with the same ranking.
+ */
+let jiebaSeg: JiebaT | undefined;
+let jiebaTfIdf: IdfKeywords | undefined;
+let jiebaMod: typeof import('@node-rs/jieba') | undefined;
+function jiebaModule(): typeof import('@node-rs/jieba') {
+  return (jiebaMod ??= require('@node-rs/jieba') as typeof import('@node-rs/jieba'));
+}
+function jiebaFile(name: 'dict.txt' | 'idf.txt'): Buffer {
+  return fs.readFileSync(require.resolve(`@node-rs/jieba/${name}`));
+}
+function jieba(): JiebaT {
+  return (jiebaSeg ??= jiebaModule().Jieba.withDict(jiebaFile('dict.txt')));
+}
+function tfidf(): IdfKeywords {
+  return (jiebaTfIdf ??= new IdfKeywords(jiebaFile('idf.txt')));
+}
+
+/** Which of jieba's two dictionaries are loaded (for tests and memory reports). */
+export function jiebaLoaded(): { segmenter: boolean; keywords: boolean } {
+  return { segmenter: jiebaSeg !== undefined, keywords: jiebaTfIdf !== undefined };
 }
 
 const stemCache = new Map<string, string>();
@@ -88,7 +108,7 @@ export function lexicalTokens(text: string): string[] {
   const out: string[] = [];
   runs(text, (kind, s) => {
     if (kind === 'cjk') {
-      for (const w of jieba().jieba.cutForSearch(s, true)) if (!st.zh.has(w)) out.push(w);
+      for (const w of jieba().cutForSearch(s, true)) if (!st.zh.has(w)) out.push(w);
     } else {
       for (const m of s.matchAll(WORD)) {
         const w = normWord(m[0]);
@@ -106,7 +126,7 @@ export function surfaceWords(text: string): string[] {
   const out: string[] = [];
   runs(text, (kind, s) => {
     if (kind === 'cjk') {
-      for (const w of jieba().jieba.cut(s, true)) if (!st.zh.has(w)) out.push(w);
+      for (const w of jieba().cut(s, true)) if (!st.zh.has(w)) out.push(w);
     } else {
       for (const m of s.matchAll(WORD)) {
         const w = normWord(m[0]);
@@ -158,7 +178,7 @@ export function extractKeywords(text: string, k = 8): string[] {
   });
   const out: string[] = [];
   if (zh.length > 0) {
-    const { jieba: j, tfidf } = jieba();
+    const j = jieba();
     const joined = zh.join('，');
     // jieba's TF-IDF extractor cuts without the HMM, so names it does not know fall apart
     // (张三 → 张/三) and are lost. Words only the HMM finds — names, new terms — are the best keys
@@ -191,7 +211,7 @@ export function extractKeywords(text: string, k = 8): string[] {
     // only fill what the TF-IDF keywords leave.
     const names = ranked.filter(looksLikeName);
     for (const w of names.slice(0, Math.max(2, Math.ceil(k / 2)))) out.push(w);
-    for (const kw of tfidf.extractKeywords(j, joined, k)) if (!out.includes(kw.keyword)) out.push(kw.keyword);
+    for (const kw of tfidf().top(plainCut, k)) if (!out.includes(kw.keyword)) out.push(kw.keyword);
     for (const w of ranked) if (out.length < k && !out.includes(w)) out.push(w);
   }
   const enSorted = [...en.entries()].sort((a, b) => b[1].n - a[1].n || b[0].length - a[0].length || a[1].first - b[1].first);
