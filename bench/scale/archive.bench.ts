@@ -6,14 +6,15 @@
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
- * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000]`.
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR]` (`--keep`: build the big
+ * folder in DIR once and reuse it in later runs).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { coreConfigDefaults } from '../../src/config/index.js';
 import { ColdArchive } from '../../src/memory/archive/index.js';
 import { DocStore, type MemoryDocument } from '../../src/memory/documents/index.js';
@@ -67,27 +68,52 @@ export async function buildFolder(home: string, turns: number, warm: number, emb
   return { rawBytes, ms: performance.now() - t0 };
 }
 
+/** The daemon's memory after the queries (bytes), from bench/scale/heap-report.mjs. */
+interface MemoryBreakdown {
+  rss: number;
+  rssAnon: number;
+  rssFile: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+}
+
 interface Probe {
   startMs: number;
   memoryOpenMs: number;
   lat: number[];
   rss: number;
+  mem: MemoryBreakdown;
   archived: number;
 }
 
 const daemonMain = path.resolve(here, '..', '..', 'dist', 'src', 'daemon', 'main.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+const heapReport = path.join(here, 'heap-report.mjs');
+
+/** Asks the daemon (SIGUSR2 to the preloaded heap-report.mjs) for its memory breakdown. */
+async function memoryOf(child: ReturnType<typeof spawn>, file: string): Promise<MemoryBreakdown> {
+  fs.rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 500; i++) {
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8')) as MemoryBreakdown;
+    } catch {
+      await sleep(10);
+    }
+  }
+  throw new Error('the daemon did not report its memory');
 }
 
 /** Starts the built daemon on `home`, asks `qs` through its socket, reads its RSS, stops it. */
 export async function probe(home: string, qs: string[]): Promise<Probe> {
   if (!fs.existsSync(daemonMain)) throw new Error(`${daemonMain} is missing: run npm run build first`);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [daemonMain, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9' }, stdio: 'ignore' });
+  const heapFile = path.join(path.dirname(home), `${path.basename(home)}.heap.json`);
+  // heap-report.mjs only installs a SIGUSR2 handler: the daemon runs as `homed run` does.
+  const child = spawn(process.execPath, ['--import', pathToFileURL(heapReport).href, daemonMain, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile }, stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   const client = new DaemonClient(path.join(home, 'homed.sock'));
   try {
@@ -109,10 +135,11 @@ export async function probe(home: string, qs: string[]): Promise<Probe> {
       await client.request('memory.search', { query: q, limit: 10 });
       lat.push(performance.now() - t);
     }
-    const rss = rssMiB(child.pid!);
+    const mem = await memoryOf(child, heapFile);
+    const rss = mem.rss / MiB;
     const log = fs.readFileSync(path.join(home, 'logs', 'homed.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string; data?: { ms?: number; archived?: number } });
     const open = log.filter((l) => l.msg === 'memory tiers open').pop();
-    return { startMs, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, archived: open?.data?.archived ?? NaN };
+    return { startMs, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, mem, archived: open?.data?.archived ?? NaN };
   } finally {
     client.close();
     child.kill('SIGTERM');
@@ -137,17 +164,21 @@ function dirBytes(dir: string): number {
 }
 
 /** Builds both folders and measures them; returns the rows of the scale report. */
-export async function runArchiveScale(ctx: { tmp: string; turns?: number }): Promise<ScaleRow[]> {
+export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string }): Promise<ScaleRow[]> {
   const turns = ctx.turns ?? 1_000_000;
   const base = 1_000;
   const embedder = new EmbedderService({ config: config() });
   await embedder.start();
   const qs = queries(300);
   const small = fs.mkdtempSync(path.join(ctx.tmp, 'archive-small-'));
-  const big = fs.mkdtempSync(path.join(ctx.tmp, 'archive-big-'));
+  // --keep DIR: the big folder is built there once and reused by later runs (building 1M turns
+  // takes 4–12 minutes on this machine); `built` then reports the reuse, not a write rate.
+  const reuse = ctx.keep !== undefined && fs.existsSync(path.join(ctx.keep, 'documents', 'archive.db'));
+  const big = ctx.keep ?? fs.mkdtempSync(path.join(ctx.tmp, 'archive-big-'));
+  fs.mkdirSync(big, { recursive: true });
   // The baseline differs only in the archive's size: same warm tier, same queries, same machine load.
   await buildFolder(small, base, WARM_BOUND, embedder);
-  const built = await buildFolder(big, turns, WARM_BOUND, embedder);
+  const built = reuse ? undefined : await buildFolder(big, turns, WARM_BOUND, embedder);
   await embedder.stop();
   // Alternate the folders so both see the same load of the shared machine.
   const dSmall: Probe[] = [];
@@ -173,25 +204,29 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number }): Pro
     ...row('daemon start to a socket that answers (dist/, all built-ins)', start(dBig), start(dSmall)),
     ...row('recall over every tier through the socket (memory.search, top 10)', lat(dBig), lat(dSmall)),
     ...row('daemon RSS after start + 320 queries', rss(dBig), rss(dSmall), 'MiB'),
+    // What holds the RSS (p50 over the starts): anonymous (V8 heap, jieba, SQLite caches, malloc) and file-backed (the node binary's pages; no SQLite mmap).
+    ...(['rssAnon', 'rssFile', 'heapUsed', 'heapTotal', 'external'] as const).flatMap((k) => row(`  of which ${k === 'rssAnon' ? 'RssAnon' : k === 'rssFile' ? 'RssFile' : `V8 ${k}`}`, dBig.map((p) => p.mem[k] / MiB), dSmall.map((p) => p.mem[k] / MiB), 'MiB')),
     {
       case: 'archive.db on disk (MiB)',
       size: turns,
       p50: archiveBytes(big) / MiB,
       p95: archiveBytes(big) / MiB,
-      note: `${Math.round(archiveBytes(big) / turns)} B/turn for ${Math.round(built.rawBytes / turns)} B of text (baseline folder: ${(archiveBytes(small) / MiB).toFixed(1)} MiB); whole data folder ${(dirBytes(big) / MiB).toFixed(0)} MiB; written at ${Math.round((turns + WARM_BOUND) / (built.ms / 1000))} turns/s`,
+      note: `${Math.round(archiveBytes(big) / turns)} B/turn (baseline folder: ${(archiveBytes(small) / MiB).toFixed(1)} MiB); whole data folder ${(dirBytes(big) / MiB).toFixed(0)} MiB; ${built ? `${Math.round(built.rawBytes / turns)} B of text per turn, written at ${Math.round((turns + WARM_BOUND) / (built.ms / 1000))} turns/s` : `folder reused from ${big} (--keep)`}`,
     },
   ];
   fs.rmSync(small, { recursive: true, force: true });
-  fs.rmSync(big, { recursive: true, force: true });
+  if (ctx.keep === undefined) fs.rmSync(big, { recursive: true, force: true });
   return rows;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const i = process.argv.indexOf('--turns');
+  const k = process.argv.indexOf('--keep');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
-  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined })
+  const loadAtStart = os.loadavg()[0];
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined })
     .then((rows) => {
-      console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at end ${os.loadavg()[0].toFixed(1)}):\n`);
+      console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at start ${loadAtStart.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)}):\n`);
       console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');
       for (const r of rows) console.log(`| ${r.case} | ${r.size} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.note ?? ''} |`);
     })

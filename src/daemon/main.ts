@@ -14,6 +14,7 @@ import { DaemonClient } from '../waiter/daemon-client.js';
 import { processAlive, readPid, removePid, writePid } from './pid-file.js';
 import { Supervisor } from './supervisor.js';
 import { startDaemon } from './daemon.js';
+import { applyDaemonV8Flags } from './v8-memory.js';
 import { waiterCommand, waiterHint } from './cli-hint.js';
 import { currentServiceOptions, installService, uninstallService, type CommandRunner } from './user-service.js';
 
@@ -50,6 +51,8 @@ async function probe(home: string): Promise<Status> {
 
 /** Foreground: run until SIGTERM/SIGINT, then stop cleanly (the turn in flight stops at a step boundary). */
 async function runForeground(home: string, supervised: boolean, port?: number): Promise<void> {
+  // Before anything is allocated: the daemon keeps its heap close to what it holds (decision 0110).
+  applyDaemonV8Flags();
   const p = homePaths(home);
   mkdirSync(home, { recursive: true });
   if (!supervised) {
