@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { HomeAgentError } from '../../spec/errors/index.js';
 
@@ -77,16 +78,27 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Applies the pending migrations in one transaction each; a newer file is refused. */
-export function migrateArchive(db: Database.Database): void {
+/**
+ * Applies the pending migrations in one transaction each; a newer file is refused. A step that
+ * rewrites rows (2: every row's `asks`, two indexes rebuilt) takes minutes at a million rows, once:
+ * `progress` hears each step before it starts (with the row count) and after it ends (with its time),
+ * so the daemon's log says why this start is slow.
+ */
+export function migrateArchive(db: Database.Database, progress?: (p: { from: number; to: number; rows: number; ms?: number }) => void): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > ARCHIVE_MIGRATIONS.length) {
     throw new HomeAgentError('ARCHIVE_SCHEMA_TOO_NEW', `archive.db has schema version ${current}, this build knows ${ARCHIVE_MIGRATIONS.length}`, { details: { current } });
   }
+  // A fresh file (version 0) has no rows to rewrite: nothing to report.
+  const report = current > 0 && current < ARCHIVE_MIGRATIONS.length && progress !== undefined;
+  const rows = report ? ((db.prepare('SELECT max(n) FROM turns').pluck().get() as number | null) ?? 0) : 0;
   for (let v = current; v < ARCHIVE_MIGRATIONS.length; v++) {
+    const t0 = performance.now();
+    if (report) progress?.({ from: v, to: v + 1, rows });
     db.transaction(() => {
       db.exec(ARCHIVE_MIGRATIONS[v]);
       db.pragma(`user_version = ${v + 1}`);
     })();
+    if (report) progress?.({ from: v, to: v + 1, rows, ms: Math.round(performance.now() - t0) });
   }
 }

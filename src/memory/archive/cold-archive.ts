@@ -186,7 +186,13 @@ export class ColdArchive {
       // quick_check reads every page (seconds at a million rows): open checks the header and
       // schema only; SQLite reports damage where it is met (SQLITE_CORRUPT), and that is logged.
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
-      migrateArchive(db);
+      migrateArchive(db, (p) =>
+        this.log.info(
+          p.ms === undefined
+            ? `archive: upgrading ${this.path} from schema ${p.from} to ${p.to} (once; about ${p.rows} rows, which can take minutes at a million)…`
+            : `archive: upgraded from schema ${p.from} to ${p.to} in ${(p.ms / 1000).toFixed(1)} s`,
+        ),
+      );
       return db;
     } catch (e) {
       db.close();
