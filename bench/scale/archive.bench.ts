@@ -6,8 +6,9 @@
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
- * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR]` (`--keep`: build the big
- * folder in DIR once and reuse it in later runs).
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-off]` (`--keep`: build the
+ * big folder in DIR once and reuse it in later runs; `--v8-off`: also probe the big folder with the
+ * daemon's V8 flags off, same run).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -108,12 +109,12 @@ async function memoryOf(child: ReturnType<typeof spawn>, file: string): Promise<
 }
 
 /** Starts the built daemon on `home`, asks `qs` through its socket, reads its RSS, stops it. */
-export async function probe(home: string, qs: string[]): Promise<Probe> {
+export async function probe(home: string, qs: string[], env: Record<string, string> = {}): Promise<Probe> {
   if (!fs.existsSync(daemonMain)) throw new Error(`${daemonMain} is missing: run npm run build first`);
   const t0 = performance.now();
   const heapFile = path.join(path.dirname(home), `${path.basename(home)}.heap.json`);
   // heap-report.mjs only installs a SIGUSR2 handler: the daemon runs as `homed run` does.
-  const child = spawn(process.execPath, ['--import', pathToFileURL(heapReport).href, daemonMain, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', pathToFileURL(heapReport).href, daemonMain, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile, ...env }, stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   const client = new DaemonClient(path.join(home, 'homed.sock'));
   try {
@@ -164,7 +165,7 @@ function dirBytes(dir: string): number {
 }
 
 /** Builds both folders and measures them; returns the rows of the scale report. */
-export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string }): Promise<ScaleRow[]> {
+export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Off?: boolean }): Promise<ScaleRow[]> {
   const turns = ctx.turns ?? 1_000_000;
   const base = 1_000;
   const embedder = new EmbedderService({ config: config() });
@@ -183,9 +184,12 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
   // Alternate the folders so both see the same load of the shared machine.
   const dSmall: Probe[] = [];
   const dBig: Probe[] = [];
+  // --v8-off: the big folder also with the daemon's V8 flags off (src/daemon/v8-memory.ts), to see what they cost and save.
+  const dOff: Probe[] = [];
   for (let i = 0; i < 3; i++) {
     dSmall.push(await probe(small, qs));
     dBig.push(await probe(big, qs));
+    if (ctx.v8Off) dOff.push(await probe(big, qs, { HOMEAGENT_V8_OPTIMIZE_FOR_SIZE: '0' }));
   }
   if (dBig.some((p) => p.archived !== turns)) throw new Error(`the daemon saw ${dBig.map((p) => p.archived).join(', ')} archived turns, not ${turns}`);
   const start = (ps: Probe[]) => ps.map((p) => p.startMs);
@@ -206,6 +210,12 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...row('daemon RSS after start + 320 queries', rss(dBig), rss(dSmall), 'MiB'),
     // What holds the RSS (p50 over the starts): anonymous (V8 heap, jieba, SQLite caches, malloc) and file-backed (the node binary's pages; no SQLite mmap).
     ...(['rssAnon', 'rssFile', 'heapUsed', 'heapTotal', 'external'] as const).flatMap((k) => row(`  of which ${k === 'rssAnon' ? 'RssAnon' : k === 'rssFile' ? 'RssFile' : `V8 ${k}`}`, dBig.map((p) => p.mem[k] / MiB), dSmall.map((p) => p.mem[k] / MiB), 'MiB')),
+    ...(ctx.v8Off
+      ? [
+          { case: 'recall through the socket (ms), daemon V8 flags off', size: turns, p50: percentile(lat(dOff), 50), p95: percentile(lat(dOff), 95), note: `${label}; n=${lat(dOff).length}` },
+          { case: 'daemon RSS after start + 320 queries (MiB), daemon V8 flags off', size: turns, p50: percentile(rss(dOff), 50), p95: percentile(rss(dOff), 95), note: `${label}; n=${dOff.length}; V8 heapTotal p50 ${percentile(dOff.map((p) => p.mem.heapTotal / MiB), 50).toFixed(1)} MiB, heapUsed ${percentile(dOff.map((p) => p.mem.heapUsed / MiB), 50).toFixed(1)} MiB` },
+        ]
+      : []),
     {
       case: 'archive.db on disk (MiB)',
       size: turns,
@@ -222,9 +232,10 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const i = process.argv.indexOf('--turns');
   const k = process.argv.indexOf('--keep');
+  const v8Off = process.argv.includes('--v8-off');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
   const loadAtStart = os.loadavg()[0];
-  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined })
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Off })
     .then((rows) => {
       console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at start ${loadAtStart.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)}):\n`);
       console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');
