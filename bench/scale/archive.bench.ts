@@ -85,6 +85,8 @@ interface Probe {
   memoryOpenMs: number;
   lat: number[];
   rss: number;
+  /** The daemon's CPU time (user + system) per query over the timed queries, ms: what the machine's load does not inflate. */
+  cpuPerQuery: number;
   mem: MemoryBreakdown;
   archived: number;
 }
@@ -93,6 +95,13 @@ const daemonMain = path.resolve(here, '..', '..', 'dist', 'src', 'daemon', 'main
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const heapReport = path.join(here, 'heap-report.mjs');
+
+/** CPU time (user + system) a process has used, ms (/proc/PID/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()!.split(' ');
+  // After the command: state is field 3; utime and stime are fields 14 and 15.
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
 
 /** Asks the daemon (SIGUSR2 to the preloaded heap-report.mjs) for its memory breakdown. */
 async function memoryOf(child: ReturnType<typeof spawn>, file: string): Promise<MemoryBreakdown> {
@@ -131,16 +140,18 @@ export async function probe(home: string, qs: string[], env: Record<string, stri
     }
     for (const q of qs.slice(0, 20)) await client.request('memory.search', { query: q, limit: 10 });
     const lat: number[] = [];
+    const cpu0 = cpuMs(child.pid!);
     for (const q of qs) {
       const t = performance.now();
       await client.request('memory.search', { query: q, limit: 10 });
       lat.push(performance.now() - t);
     }
+    const cpuPerQuery = (cpuMs(child.pid!) - cpu0) / qs.length;
     const mem = await memoryOf(child, heapFile);
     const rss = mem.rss / MiB;
     const log = fs.readFileSync(path.join(home, 'logs', 'homed.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string; data?: { ms?: number; archived?: number } });
     const open = log.filter((l) => l.msg === 'memory tiers open').pop();
-    return { startMs, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, mem, archived: open?.data?.archived ?? NaN };
+    return { startMs, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, cpuPerQuery, mem, archived: open?.data?.archived ?? NaN };
   } finally {
     client.close();
     child.kill('SIGTERM');
@@ -207,12 +218,14 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...row('memory tiers open, in the daemon (homed.log)', memOpen(dBig), memOpen(dSmall)),
     ...row('daemon start to a socket that answers (dist/, all built-ins)', start(dBig), start(dSmall)),
     ...row('recall over every tier through the socket (memory.search, top 10)', lat(dBig), lat(dSmall)),
+    ...row("daemon CPU per query (user + system over the 300 timed queries, /proc; the machine's load does not inflate it)", dBig.map((p) => p.cpuPerQuery), dSmall.map((p) => p.cpuPerQuery)),
     ...row('daemon RSS after start + 320 queries', rss(dBig), rss(dSmall), 'MiB'),
     // What holds the RSS (p50 over the starts): anonymous (V8 heap, jieba, SQLite caches, malloc) and file-backed (the node binary's pages; no SQLite mmap).
     ...(['rssAnon', 'rssFile', 'heapUsed', 'heapTotal', 'external'] as const).flatMap((k) => row(`  of which ${k === 'rssAnon' ? 'RssAnon' : k === 'rssFile' ? 'RssFile' : `V8 ${k}`}`, dBig.map((p) => p.mem[k] / MiB), dSmall.map((p) => p.mem[k] / MiB), 'MiB')),
     ...(ctx.v8Off
       ? [
           { case: 'recall through the socket (ms), daemon V8 flags off', size: turns, p50: percentile(lat(dOff), 50), p95: percentile(lat(dOff), 95), note: `${label}; n=${lat(dOff).length}` },
+          { case: 'daemon CPU per query (ms), daemon V8 flags off', size: turns, p50: percentile(dOff.map((p) => p.cpuPerQuery), 50), p95: percentile(dOff.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${dOff.length}` },
           { case: 'daemon RSS after start + 320 queries (MiB), daemon V8 flags off', size: turns, p50: percentile(rss(dOff), 50), p95: percentile(rss(dOff), 95), note: `${label}; n=${dOff.length}; V8 heapTotal p50 ${percentile(dOff.map((p) => p.mem.heapTotal / MiB), 50).toFixed(1)} MiB, heapUsed ${percentile(dOff.map((p) => p.mem.heapUsed / MiB), 50).toFixed(1)} MiB` },
         ]
       : []),
