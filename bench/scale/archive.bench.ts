@@ -200,7 +200,7 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
   for (let i = 0; i < 3; i++) {
     dSmall.push(await probe(small, qs));
     dBig.push(await probe(big, qs));
-    if (ctx.v8Off) dOff.push(await probe(big, qs, { HOMEAGENT_V8_OPTIMIZE_FOR_SIZE: '0' }));
+    if (ctx.v8Off) dOff.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '0' }));
   }
   if (dBig.some((p) => p.archived !== turns)) throw new Error(`the daemon saw ${dBig.map((p) => p.archived).join(', ')} archived turns, not ${turns}`);
   const start = (ps: Probe[]) => ps.map((p) => p.startMs);
