@@ -6,9 +6,9 @@
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
- * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-off]` (`--keep`: build the
- * big folder in DIR once and reuse it in later runs; `--v8-off`: also probe the big folder with the
- * daemon's V8 flags off, same run).
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned]` (`--keep`: build the
+ * big folder in DIR once and reuse it in later runs; `--v8-tuned`: also probe the big folder with the
+ * daemon's opt-in V8 heap tuning, HOMEAGENT_V8_HEAP_TUNING=1, same run).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -176,7 +176,7 @@ function dirBytes(dir: string): number {
 }
 
 /** Builds both folders and measures them; returns the rows of the scale report. */
-export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Off?: boolean }): Promise<ScaleRow[]> {
+export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean }): Promise<ScaleRow[]> {
   const turns = ctx.turns ?? 1_000_000;
   const base = 1_000;
   const embedder = new EmbedderService({ config: config() });
@@ -195,12 +195,12 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
   // Alternate the folders so both see the same load of the shared machine.
   const dSmall: Probe[] = [];
   const dBig: Probe[] = [];
-  // --v8-off: the big folder also with the daemon's V8 flags off (src/daemon/v8-memory.ts), to see what they cost and save.
+  // --v8-tuned: the big folder also with the daemon's opt-in V8 heap tuning (src/daemon/v8-memory.ts), to see what it costs and saves.
   const dOff: Probe[] = [];
   for (let i = 0; i < 3; i++) {
     dSmall.push(await probe(small, qs));
     dBig.push(await probe(big, qs));
-    if (ctx.v8Off) dOff.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '0' }));
+    if (ctx.v8Tuned) dOff.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '1' }));
   }
   if (dBig.some((p) => p.archived !== turns)) throw new Error(`the daemon saw ${dBig.map((p) => p.archived).join(', ')} archived turns, not ${turns}`);
   const start = (ps: Probe[]) => ps.map((p) => p.startMs);
@@ -222,11 +222,11 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...row('daemon RSS after start + 320 queries', rss(dBig), rss(dSmall), 'MiB'),
     // What holds the RSS (p50 over the starts): anonymous (V8 heap, jieba, SQLite caches, malloc) and file-backed (the node binary's pages; no SQLite mmap).
     ...(['rssAnon', 'rssFile', 'heapUsed', 'heapTotal', 'external'] as const).flatMap((k) => row(`  of which ${k === 'rssAnon' ? 'RssAnon' : k === 'rssFile' ? 'RssFile' : `V8 ${k}`}`, dBig.map((p) => p.mem[k] / MiB), dSmall.map((p) => p.mem[k] / MiB), 'MiB')),
-    ...(ctx.v8Off
+    ...(ctx.v8Tuned
       ? [
-          { case: 'recall through the socket (ms), daemon V8 flags off', size: turns, p50: percentile(lat(dOff), 50), p95: percentile(lat(dOff), 95), note: `${label}; n=${lat(dOff).length}` },
-          { case: 'daemon CPU per query (ms), daemon V8 flags off', size: turns, p50: percentile(dOff.map((p) => p.cpuPerQuery), 50), p95: percentile(dOff.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${dOff.length}` },
-          { case: 'daemon RSS after start + 320 queries (MiB), daemon V8 flags off', size: turns, p50: percentile(rss(dOff), 50), p95: percentile(rss(dOff), 95), note: `${label}; n=${dOff.length}; V8 heapTotal p50 ${percentile(dOff.map((p) => p.mem.heapTotal / MiB), 50).toFixed(1)} MiB, heapUsed ${percentile(dOff.map((p) => p.mem.heapUsed / MiB), 50).toFixed(1)} MiB` },
+          { case: 'recall through the socket (ms), HOMEAGENT_V8_HEAP_TUNING=1', size: turns, p50: percentile(lat(dOff), 50), p95: percentile(lat(dOff), 95), note: `${label}; n=${lat(dOff).length}` },
+          { case: 'daemon CPU per query (ms), HOMEAGENT_V8_HEAP_TUNING=1', size: turns, p50: percentile(dOff.map((p) => p.cpuPerQuery), 50), p95: percentile(dOff.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${dOff.length}` },
+          { case: 'daemon RSS after start + 320 queries (MiB), HOMEAGENT_V8_HEAP_TUNING=1', size: turns, p50: percentile(rss(dOff), 50), p95: percentile(rss(dOff), 95), note: `${label}; n=${dOff.length}; V8 heapTotal p50 ${percentile(dOff.map((p) => p.mem.heapTotal / MiB), 50).toFixed(1)} MiB, heapUsed ${percentile(dOff.map((p) => p.mem.heapUsed / MiB), 50).toFixed(1)} MiB` },
         ]
       : []),
     {
@@ -245,10 +245,10 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const i = process.argv.indexOf('--turns');
   const k = process.argv.indexOf('--keep');
-  const v8Off = process.argv.includes('--v8-off');
+  const v8Tuned = process.argv.includes('--v8-tuned');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
   const loadAtStart = os.loadavg()[0];
-  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Off })
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned })
     .then((rows) => {
       console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at start ${loadAtStart.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)}):\n`);
       console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');

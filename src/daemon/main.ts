@@ -51,7 +51,7 @@ async function probe(home: string): Promise<Status> {
 
 /** Foreground: run until SIGTERM/SIGINT, then stop cleanly (the turn in flight stops at a step boundary). */
 async function runForeground(home: string, supervised: boolean, port?: number): Promise<void> {
-  // Before anything is allocated: the daemon keeps its heap close to what it holds (decision 0110).
+  // Before anything is allocated: opt-in heap tuning, less RSS for more GC time (decision 0110).
   applyDaemonV8Flags();
   const p = homePaths(home);
   mkdirSync(home, { recursive: true });

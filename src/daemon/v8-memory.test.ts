@@ -11,7 +11,8 @@ test("every daemon V8 flag is one this Node's V8 knows (V8 ignores an unknown fl
   }
 });
 
-test('the daemon flags are applied unless HOMEAGENT_V8_HEAP_TUNING=0', () => {
+test('the daemon flags are applied only with HOMEAGENT_V8_HEAP_TUNING=1 (they cost query time)', () => {
+  assert.deepEqual(applyDaemonV8Flags({}), []);
   assert.deepEqual(applyDaemonV8Flags({ HOMEAGENT_V8_HEAP_TUNING: '0' }), []);
-  assert.deepEqual(applyDaemonV8Flags({}), [...DAEMON_V8_FLAGS]);
+  assert.deepEqual(applyDaemonV8Flags({ HOMEAGENT_V8_HEAP_TUNING: '1' }), [...DAEMON_V8_FLAGS]);
 });
