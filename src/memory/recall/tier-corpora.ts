@@ -50,11 +50,16 @@ export function archiveQuotas(terms: Map<string, number>, df: Map<string, number
   return out;
 }
 
-/** Archive documents (and foreign neighbour links) the recall keeps between queries, at most. */
-export const ARCHIVE_KEPT_DOCS = 8_192;
+/**
+ * Archive documents (and foreign neighbour links) the recall keeps between queries, at most. Small
+ * enough that a million-turn archive, where queries rarely share rows and the kept reads mostly
+ * start afresh, does not hold a large heap (8,192 documents and 100,000 postings held ≈ 110 MiB more
+ * V8 heap at 1M archived turns, decision 0120); a LoCoMo-sized archive still fits whole.
+ */
+export const ARCHIVE_KEPT_DOCS = 2_048;
 
 /** Postings (row, tf, length) the recall keeps between queries, at most (≈ 50 B each). */
-export const ARCHIVE_KEPT_POSTINGS = 100_000;
+export const ARCHIVE_KEPT_POSTINGS = 20_000;
 
 /** Each term's postings as read for a quota (`ColdArchive.score`'s cache), counting what it holds. */
 class PostingsKept extends Map<string, [number, number, number][]> {
