@@ -7,3 +7,4 @@ export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic
 export { redactPaths } from './redact-paths.js';
 export { reserveUniquePath } from './unique-path.js';
 export { removeStaleTempFiles } from './stale-temp-files.js';
+export { scrubbedSqlite } from './sqlite-scrub.js';

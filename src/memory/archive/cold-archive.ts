@@ -5,6 +5,7 @@ import { HomeAgentError } from '../../spec/errors/index.js';
 import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
+import { scrubbedSqlite } from '../../fs/index.js';
 
 /**
  * How much of a row is read: `light` (id, session, time, speaker, neighbours — what ranking
@@ -545,14 +546,7 @@ export class ColdArchive {
    * overwritten on disk, not only unlinked (forget, K-2).
    */
   scrubbed<T>(fn: () => T): T {
-    const db = this.conn;
-    db.pragma('secure_delete = ON');
-    try {
-      return fn();
-    } finally {
-      db.pragma('secure_delete = OFF');
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    }
+    return scrubbedSqlite(this.conn, fn);
   }
 
   /** Archived documents, newest first, paged. */

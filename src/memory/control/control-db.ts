@@ -5,6 +5,7 @@ import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange } from '../../
 import { HomeAgentError } from '../../spec/index.js';
 import { migrateControl } from './control-migrations.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
+import { scrubbedSqlite } from '../../fs/index.js';
 
 interface HistoryRow {
   id: number;
@@ -138,13 +139,7 @@ export class ControlDB {
   /** Runs deletes with secure_delete on and truncates the WAL after (forget, K-2). */
   scrubbed<T>(fn: () => T): T {
     const db = this.conn;
-    db.pragma('secure_delete = ON');
-    try {
-      return db.transaction(fn)();
-    } finally {
-      db.pragma('secure_delete = OFF');
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    }
+    return scrubbedSqlite(db, () => db.transaction(fn)());
   }
 
   // ---------- exclusions ----------

@@ -8,6 +8,7 @@ import type { ContextEvent } from '../../spec/memory.js';
 import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type ReembedProgress, type StoredVector } from '../embedder/index.js';
 import { migrateDocs } from './doc-migrations.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
+import { scrubbedSqlite } from '../../fs/index.js';
 
 export interface DocStoreOptions {
   /** Data folder; the store lives in `<home>/documents/documents.db`. */
@@ -310,14 +311,7 @@ export class DocStore {
    * overwritten on disk, not only unlinked from the table (forget, K-2).
    */
   scrubbed<T>(fn: () => T): T {
-    const db = this.conn;
-    db.pragma('secure_delete = ON');
-    try {
-      return fn();
-    } finally {
-      db.pragma('secure_delete = OFF');
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    }
+    return scrubbedSqlite(this.conn, fn);
   }
 
   /** True when the store holds this document id. */

@@ -9,6 +9,7 @@ import { chainIds, isSingleValued, reorderChain } from './supersede.js';
 export { GraphStore };
 export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
 import { mergeFacts, readFacts, type FactMergeCounts, type FactMergeOptions, type GraphFacts } from './graph-transfer.js';
+import { scrubbedSqlite } from '../../fs/index.js';
 
 /** Default confidence of a triple committed without one. */
 export const DEFAULT_CONFIDENCE = 0.8;
@@ -67,14 +68,7 @@ export class GraphDB extends GraphStore {
 
   /** Runs deletes with SQLite's secure_delete on and the WAL truncated after: forgotten text is overwritten on disk (K-2). */
   scrubbed<T>(fn: () => T): T {
-    const db = this.conn;
-    db.pragma('secure_delete = ON');
-    try {
-      return fn();
-    } finally {
-      db.pragma('secure_delete = OFF');
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    }
+    return scrubbedSqlite(this.conn, fn);
   }
 
   private upsertEntity(name: string, type: string | undefined, t: number, created?: number[]): number {
