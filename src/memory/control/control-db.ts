@@ -25,21 +25,8 @@ interface HistoryRow {
   redacted: number;
 }
 
-/** A change as written (the id comes from the table). */
-export interface HistoryInsert {
-  at: number;
-  actor: ChangeActor;
-  tool?: string;
-  turnId?: string;
-  kind: ChangeKind;
-  target: string;
-  subjects: string[];
-  op: string;
-  summary: string;
-  before?: unknown;
-  after?: unknown;
-  undoOf?: string;
-}
+/** A change as written (the id comes from the table; undone and redacted are set later). */
+export type HistoryInsert = Omit<MemoryChange, 'id' | 'undoneAt' | 'undoneBy' | 'redacted'>;
 
 /** Tombstone kinds kept in memory (see `hotStones`). */
 const HOT_KINDS = new Set(['turn', 'fact']);

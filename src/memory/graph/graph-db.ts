@@ -450,13 +450,7 @@ export class GraphDB extends GraphStore {
           this.stmt('UPDATE relations SET refs = ?, sentence = ? WHERE id = ?').run(JSON.stringify(kept), sentence, id);
         } else relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
       }
-      let entities = 0;
-      for (const id of ends) {
-        const name = this.stmt('SELECT name FROM entities WHERE id = ?').pluck().get(id) as string | undefined;
-        const n = this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
-        if (n && name) this.stmt('DELETE FROM merge_decisions WHERE a = ? OR b = ?').run(name, name);
-        entities += n;
-      }
+      const entities = this.dropBareEntities(ends);
       for (const [s, p] of chains) reorderChain(db, s, p);
       return { relations, entities, before, after: readState(db, { entities: ends, relations: ids }) };
     })();
@@ -520,13 +514,7 @@ export class GraphDB extends GraphStore {
         ends.add(e.subject_id).add(e.object_id);
         relations += this.stmt('DELETE FROM relations WHERE id = ?').run(id).changes;
       }
-      let entities = 0;
-      for (const id of ends) {
-        const name = this.stmt('SELECT name FROM entities WHERE id = ?').pluck().get(id) as string | undefined;
-        const n = this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
-        if (n && name) this.stmt('DELETE FROM merge_decisions WHERE a = ? OR b = ?').run(name, name);
-        entities += n;
-      }
+      const entities = this.dropBareEntities(ends);
       for (const [s, p] of chains) reorderChain(db, s, p);
       return { relations, entities };
     })();
@@ -598,6 +586,18 @@ export class GraphDB extends GraphStore {
       for (const [s, p] of chains.values()) reorderChain(db, s, p);
       return n;
     })();
+  }
+
+  /** Deletes the entities among `ends` left with no relation and no attributes (with their merge decisions); returns how many. */
+  private dropBareEntities(ends: Iterable<number>): number {
+    let entities = 0;
+    for (const id of ends) {
+      const name = this.stmt('SELECT name FROM entities WHERE id = ?').pluck().get(id) as string | undefined;
+      const n = this.stmt("DELETE FROM entities WHERE id = ? AND attributes = '{}' AND NOT EXISTS (SELECT 1 FROM relations WHERE subject_id = ? OR object_id = ?)").run(id, id, id).changes;
+      if (n && name) this.stmt('DELETE FROM merge_decisions WHERE a = ? OR b = ?').run(name, name);
+      entities += n;
+    }
+    return entities;
   }
 
   private nextRelationId(): number {
