@@ -225,15 +225,7 @@ export class MemorySystem {
     await this.embedder.start();
     // First: every tier consults the exclusion gate and the tombstones as it opens and recovers.
     await this.tryOpen('control', () => this.controlDb.open());
-    await this.tryOpen('docs', () => this.docs.open());
-    await this.tryOpen('archive', () => this.archive.open());
-    await this.tryOpen('context', () => this.context.start());
-    await this.tryOpen('graph', () => this.graph.open());
-    await this.tryOpen('knowledge', () => this.knowledge.open());
-    if (this.up.graph) await this.rules.load();
-    if (this.up.context) await this.recover();
-    // Turns excluded just before a kill may still sit in a tier: swept aside again.
-    if (this.up.control) await this.control.reconcile();
+    await this.openTiers();
     // The knowledge base takes part in forget (K-2): entries the agent or the person wrote.
     if (this.up.control && this.up.knowledge && !this.offKnowledgeForget) this.offKnowledgeForget = this.control.registerForgetParticipant('knowledge', knowledgeForgetParticipant(this.knowledge));
     this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });
@@ -315,6 +307,22 @@ export class MemorySystem {
     } catch (e) {
       this.log.error(`memory: closing ${what} failed: ${(e as Error).message}`);
     }
+  }
+
+  /**
+   * Opens the five tiers that hold memory (after the memory-control database), loads the distiller's
+   * marks, replays what the session logs hold past the window, and sweeps excluded turns aside again
+   * (a kill just before, or an import, may have left one in a tier).
+   */
+  private async openTiers(): Promise<void> {
+    await this.tryOpen('docs', () => this.docs.open());
+    await this.tryOpen('archive', () => this.archive.open());
+    await this.tryOpen('context', () => this.context.start());
+    await this.tryOpen('graph', () => this.graph.open());
+    await this.tryOpen('knowledge', () => this.knowledge.open());
+    if (this.up.graph) await this.rules.load();
+    if (this.up.context) await this.recover();
+    if (this.up.control) await this.control.reconcile();
   }
 
   /** Closes the five tiers that hold memory (not the memory-control database nor the embedder). */
@@ -464,15 +472,7 @@ export class MemorySystem {
     try {
       return await fn();
     } finally {
-      await this.tryOpen('docs', () => this.docs.open());
-      await this.tryOpen('archive', () => this.archive.open());
-      await this.tryOpen('context', () => this.context.start());
-      await this.tryOpen('graph', () => this.graph.open());
-      await this.tryOpen('knowledge', () => this.knowledge.open());
-      if (this.up.graph) await this.rules.load();
-      if (this.up.context) await this.recover();
-      // Turns excluded here that an import brought into a tier are swept aside, as at start.
-      if (this.up.control) await this.control.reconcile();
+      await this.openTiers();
     }
   }
 
