@@ -349,13 +349,72 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     const ok = await client.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'still there?' }] });
     assert.equal(ok.choices[0].message.content, 'back again');
   });
+  it("the openai SDK's retry of a request whose connection dropped gets the first answer and starts no second turn", async () => {
+    const before = chatRequests(llm).length;
+    llm.enqueue({ text: 'said once', delayMs: 600 });
+    const attempts: (string | null)[] = [];
+    const flaky = new OpenAI({
+      apiKey: d.authToken,
+      baseURL: `${d.url}/v1`,
+      maxRetries: 2,
+      fetch: async (url, init) => {
+        attempts.push(new Headers(init?.headers).get('x-stainless-retry-count'));
+        const pending = fetch(url, init);
+        if (attempts.length > 1) return pending;
+        // The connection drops while the turn runs (the LLM has the request): the SDK retries.
+        void pending.then((r) => r.text()).catch(() => {});
+        for (let i = 0; i < 200 && chatRequests(llm).length === before; i++) await new Promise((r) => setTimeout(r, 20));
+        throw new TypeError('fetch failed: socket hang up');
+      },
+    });
+    const { data, response } = await flaky.chat.completions.create({ model: 'homeagent', user: 'retry', messages: [{ role: 'user', content: 'say it once' }] }).withResponse();
+    assert.deepEqual(attempts, ['0', '1'], 'the SDK retried once');
+    assert.equal(data.choices[0].message.content, 'said once');
+    assert.equal(response.headers.get('idempotent-replayed'), 'true');
+    assert.equal(chatRequests(llm).length, before + 1, 'one LLM call');
+    assert.equal((await d.sessions.get('openai:retry'))?.turns, 1, 'one turn in the session, not two');
+
+    // The same words as a new first attempt are a new turn (the owner may say "yes" twice).
+    llm.enqueue({ text: 'said twice' });
+    const twice = await flaky.chat.completions.create({ model: 'homeagent', user: 'retry', messages: [{ role: 'user', content: 'say it once' }] });
+    assert.equal(twice.choices[0].message.content, 'said twice');
+    assert.equal((await d.sessions.get('openai:retry'))?.turns, 2);
+
+    // With an Idempotency-Key, sent again after it ended: the same completion (id included), as JSON or as a stream; no turn.
+    const post = (key: string, body: Record<string, unknown>) =>
+      fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+    const body = { model: 'homeagent', user: 'retry', messages: [{ role: 'user', content: 'say it once' }] };
+    llm.enqueue({ text: 'answered' });
+    const first = (await (await post('k-1', body)).json()) as { id: string; choices: { message: { content: string } }[] };
+    const again = await post('k-1', body);
+    assert.equal(again.status, 200);
+    const second = (await again.json()) as typeof first;
+    assert.equal(second.id, first.id);
+    assert.equal(second.choices[0].message.content, 'answered');
+    const reused = await post('k-1', { ...body, messages: [{ role: 'user', content: 'something else' }] });
+    assert.equal(reused.status, 422, 'a key sent again with another body is refused');
+    assert.equal(((await reused.json()) as { error: { code: string } }).error.code, 'idempotency_key_reused');
+    llm.enqueue({ text: 'streamed' });
+    const streamBody = { ...body, stream: true };
+    assert.ok((await (await post('k-2', streamBody)).text()).trimEnd().endsWith('data: [DONE]'));
+    const streamedAgain = await post('k-2', streamBody);
+    assert.equal(streamedAgain.headers.get('idempotent-replayed'), 'true');
+    const text = await streamedAgain.text();
+    assert.match(text, /"content":"streamed"/, 'a streamed retry gets the answer as a stream');
+    assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+    const badKey = await post('bad key with spaces', body);
+    assert.equal(badKey.status, 400);
+    assert.equal(chatRequests(llm).length, before + 4);
+    assert.equal((await d.sessions.get('openai:retry'))?.turns, 4);
+  });
 });
 
 describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }, () => {
   it('answers 503 with the message that says how to configure a provider (not a stack trace)', async () => {
     const d = await startDaemon({ homeDir: home(), env: env(), webuiPort: 0, heartbeats: false });
     try {
-      const client = new OpenAI({ apiKey: d.authToken, baseURL: `${d.url}/v1`, maxRetries: 0 });
+      // The SDK's own retries stay on: the error says not to retry a turn that ran.
+      const client = new OpenAI({ apiKey: d.authToken, baseURL: `${d.url}/v1`, maxRetries: 2 });
       await assert.rejects(client.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'hello' }] }), (e: unknown) => {
         assert.ok(e instanceof OpenAI.APIError);
         assert.equal(e.status, 503);
@@ -364,6 +423,7 @@ describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }
         assert.doesNotMatch(e.message, /at .*\.ts:\d+/);
         return true;
       });
+      assert.equal((await d.sessions.get('openai:default'))?.turns, 1, 'the SDK did not send the words again as new turns');
     } finally {
       await d.stop();
     }

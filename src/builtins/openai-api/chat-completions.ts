@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { PluginSDK, TurnOutcome } from '../../sdk/index.js';
 import { readRawBody } from '../shared/index.js';
 import { parseChatCompletion, planTurn, SESSION_HEADER, sessionFor } from './chat-request.js';
-import { OpenAiApiError, toOpenAiResponse } from './openai-error.js';
+import { OpenAiApiError, toOpenAiError, toOpenAiResponse } from './openai-error.js';
+import { ReplayTable, type Claim, type ReplayEntry, type Settled, type Usage } from './replay-table.js';
 import { TurnWatch, type TurnSink } from './turn-watch.js';
 
 /** Input source and output channel of turns started through the OpenAI-compatible API. */
@@ -19,9 +20,15 @@ export interface CompletionsDeps {
   keepAliveMs(): number;
   /** Open requests by turn id, for messages the model sends to the `openai` channel. */
   open: Map<string, TurnWatch>;
+  /** Requests by idempotency key: a client's retry gets the first request's answer, not a second turn. */
+  replays: ReplayTable;
 }
 
-type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+/**
+ * Sent with the error of a turn that ran: the turn and the words that started it are in the
+ * session already, so the SDKs must not retry it as a new request (they honour this header).
+ */
+const NO_RETRY = { 'x-should-retry': 'false' };
 
 function usageOf(w: TurnWatch): Usage {
   return { prompt_tokens: w.usage.prompt, completion_tokens: w.usage.completion, total_tokens: w.usage.prompt + w.usage.completion };
@@ -36,16 +43,23 @@ function turnError(outcome: TurnOutcome): OpenAiApiError | undefined {
   return new OpenAiApiError(status, message, 'server_error', code);
 }
 
-async function readBody(req: Request, limit: number): Promise<unknown> {
+async function readBody(req: Request, limit: number): Promise<{ bytes: Uint8Array; json: unknown }> {
   const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type && type !== 'application/json') throw new OpenAiApiError(415, `send the body as application/json (got ${type})`, 'invalid_request_error', 'unsupported_media_type');
   const bytes = await readRawBody(req, limit);
   const text = Buffer.from(bytes).toString('utf8');
   try {
-    return JSON.parse(text) as unknown;
+    return { bytes, json: JSON.parse(text) as unknown };
   } catch (e) {
     throw OpenAiApiError.invalid(`the body is not valid JSON: ${(e as Error).message}`, null, 'invalid_json');
   }
+}
+
+/** An error response of a turn that ran (never retried as a new request). */
+function turnErrorResponse(err: OpenAiApiError, headers: Record<string, string>): Response {
+  const res = toOpenAiResponse(err);
+  for (const [k, v] of Object.entries({ ...headers, ...NO_RETRY })) res.headers.set(k, v);
+  return res;
 }
 
 /**
@@ -55,13 +69,25 @@ async function readBody(req: Request, limit: number): Promise<unknown> {
  * `data: [DONE]`) as the turn produces text; reasoning streams as `reasoning_content`.
  */
 export async function chatCompletions(deps: CompletionsDeps, req: Request): Promise<Response> {
+  let claimed: Claim | undefined;
   try {
-    const body = parseChatCompletion(await readBody(req, deps.maxBodyBytes));
+    ReplayTable.keyOf(req);
+    const raw = await readBody(req, deps.maxBodyBytes);
+    const body = parseChatCompletion(raw.json);
     if (!deps.models().includes(body.model)) {
       throw new OpenAiApiError(404, `the model '${body.model}' does not exist; this daemon answers as ${deps.models().map((m) => `'${m}'`).join(', ')} (GET /v1/models)`, 'invalid_request_error', 'model_not_found', 'model');
     }
     const plan = planTurn(body.messages);
     const sessionId = sessionFor(req.headers.get(SESSION_HEADER), body.user);
+    const includeUsage = body.stream_options?.include_usage === true;
+    const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
+    const created = Math.floor(Date.now() / 1000);
+    // Claimed before any await, so a retry racing the first attempt finds it.
+    const fingerprint = ReplayTable.fingerprint(raw.bytes, req.headers.get(SESSION_HEADER));
+    const slot = ReplayTable.slotOf(req, fingerprint);
+    const claim = deps.replays.claim(slot.key, fingerprint, () => ({ id, created, model: body.model, headers: { 'x-homeagent-session': sessionId } }), { replace: slot.replace });
+    if (claim.prior) return replay(deps, claim.prior, body.stream === true, includeUsage);
+    claimed = claim;
     const { sdk } = deps;
     const known = await sdk.sessions().get(sessionId);
     if (!known) {
@@ -82,12 +108,14 @@ export async function chatCompletions(deps: CompletionsDeps, req: Request): Prom
       },
     };
     const ticket = sdk.injectInput({ sessionId, source: OPENAI_SOURCE, channel: OPENAI_SOURCE, text: plan.text, attachments: plan.attachments.length ? plan.attachments : undefined, trigger: 'user', meta });
-    const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
-    const created = Math.floor(Date.now() / 1000);
     const headers = { 'x-homeagent-session': sessionId, 'x-homeagent-turn': ticket.turnId, 'cache-control': 'no-store' };
-    if (!body.stream) return await answer(deps, ticket, { id, created, model: body.model, headers });
-    return stream(deps, ticket, { id, created, model: body.model, headers, includeUsage: body.stream_options?.include_usage === true });
+    const settle = claim.settle;
+    claimed = undefined;
+    if (!body.stream) return await answer(deps, ticket, { id, created, model: body.model, headers, settle });
+    return stream(deps, ticket, { id, created, model: body.model, headers, includeUsage, settle });
   } catch (e) {
+    // Refused before a turn started: a retry with this key is a new attempt.
+    claimed?.release();
     return toOpenAiResponse(e);
   }
 }
@@ -97,6 +125,14 @@ interface ReplyOpts {
   created: number;
   model: string;
   headers: Record<string, string>;
+  /** Hands the turn's end to the request's retries (a no-op without an idempotency key). */
+  settle(s: Settled): void;
+}
+
+function completionJson(o: { id: string; created: number; model: string }, content: string, reasoning: string, usage: Usage): string {
+  const message: Record<string, unknown> = { role: 'assistant', content, refusal: null };
+  if (reasoning) message.reasoning_content = reasoning;
+  return JSON.stringify({ id: o.id, object: 'chat.completion', created: o.created, model: o.model, choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }], usage, system_fingerprint: null });
 }
 
 async function answer(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<TurnOutcome> }, o: ReplyOpts): Promise<Response> {
@@ -106,24 +142,77 @@ async function answer(deps: CompletionsDeps, ticket: { turnId: string; done: Pro
   try {
     const outcome = await ticket.done;
     const err = turnError(outcome);
-    if (err) throw err;
+    if (err) {
+      o.settle({ ok: false, error: err });
+      return turnErrorResponse(err, o.headers);
+    }
     watch.finish(outcome);
-    const message: Record<string, unknown> = { role: 'assistant', content: watch.content, refusal: null };
-    if (reasoning) message.reasoning_content = reasoning;
-    const completion = {
-      id: o.id,
-      object: 'chat.completion',
-      created: o.created,
-      model: o.model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: 'stop' }],
-      usage: usageOf(watch),
-      system_fingerprint: null,
-    };
-    return new Response(JSON.stringify(completion), { status: 200, headers: { ...o.headers, 'content-type': 'application/json; charset=utf-8' } });
+    const usage = usageOf(watch);
+    o.settle({ ok: true, content: watch.content, reasoning, usage });
+    return new Response(completionJson(o, watch.content, reasoning, usage), { status: 200, headers: { ...o.headers, 'content-type': 'application/json; charset=utf-8' } });
+  } catch (e) {
+    // The turn was started (its words are in the session) and then failed.
+    const err = toOpenAiError(e);
+    o.settle({ ok: false, error: err });
+    return turnErrorResponse(err, o.headers);
   } finally {
     deps.open.delete(ticket.turnId);
     watch.dispose();
   }
+}
+
+/**
+ * A retry of a request already under way or answered (same `Idempotency-Key`, same body): the
+ * first request's answer, with its id, once its turn has ended — streamed as one chunk if the
+ * retry asks for a stream. No turn starts.
+ */
+function replay(deps: CompletionsDeps, prior: ReplayEntry, streamed: boolean, includeUsage: boolean): Response | Promise<Response> {
+  const headers = { ...prior.headers, 'cache-control': 'no-store', 'idempotent-replayed': 'true' };
+  if (!streamed) {
+    return prior.result.then((s) =>
+      s.ok ? new Response(completionJson(prior, s.content, s.reasoning, s.usage), { status: 200, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } }) : turnErrorResponse(s.error, headers),
+    );
+  }
+  const enc = new TextEncoder();
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      let closed = false;
+      const write = (line: string) => {
+        if (closed) return;
+        try {
+          c.enqueue(enc.encode(line));
+        } catch {
+          closed = true;
+        }
+      };
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+        write(`data: ${JSON.stringify({ id: prior.id, object: 'chat.completion.chunk', created: prior.created, model: prior.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
+      chunk({ role: 'assistant', content: '' });
+      keepAlive = setInterval(() => write(': keep-alive\n\n'), deps.keepAliveMs());
+      keepAlive.unref?.();
+      void prior.result.then((s) => {
+        clearInterval(keepAlive);
+        if (s.ok) {
+          if (s.reasoning) chunk({ reasoning_content: s.reasoning });
+          if (s.content) chunk({ content: s.content });
+          chunk({}, 'stop');
+          if (includeUsage) write(`data: ${JSON.stringify({ id: prior.id, object: 'chat.completion.chunk', created: prior.created, model: prior.model, system_fingerprint: null, choices: [], usage: s.usage })}\n\n`);
+        } else {
+          write(`data: ${JSON.stringify({ error: { message: s.error.message, type: s.error.type, param: null, code: s.error.apiCode } })}\n\n`);
+        }
+        write('data: [DONE]\n\n');
+        if (!closed) {
+          closed = true;
+          c.close();
+        }
+      });
+    },
+    cancel() {
+      clearInterval(keepAlive);
+    },
+  });
+  return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' } });
 }
 
 function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<TurnOutcome> }, o: ReplyOpts & { includeUsage: boolean }): Response {
@@ -140,7 +229,14 @@ function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<T
   };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     write(`data: ${JSON.stringify({ id: o.id, object: 'chat.completion.chunk', created: o.created, model: o.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
-  const sink: TurnSink = { content: (t) => chunk({ content: t }), reasoning: (t) => chunk({ reasoning_content: t }) };
+  let reasoning = '';
+  const sink: TurnSink = {
+    content: (t) => chunk({ content: t }),
+    reasoning: (t) => {
+      reasoning += t;
+      chunk({ reasoning_content: t });
+    },
+  };
   const watch = new TurnWatch(deps.sdk, ticket.turnId, sink);
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   const end = () => {
@@ -160,11 +256,13 @@ function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<T
       void ticket.done.then(
         (outcome) => {
           const err = turnError(outcome);
+          if (err) o.settle({ ok: false, error: err });
           if (err) {
             // Mid-stream errors travel as an event with an `error` object (the openai client throws it).
             write(`data: ${JSON.stringify({ error: { message: err.message, type: err.type, param: null, code: err.apiCode } })}\n\n`);
           } else {
             watch.finish(outcome);
+            o.settle({ ok: true, content: watch.content, reasoning, usage: usageOf(watch) });
             chunk({}, 'stop');
             if (o.includeUsage) write(`data: ${JSON.stringify({ id: o.id, object: 'chat.completion.chunk', created: o.created, model: o.model, system_fingerprint: null, choices: [], usage: usageOf(watch) })}\n\n`);
           }
@@ -175,7 +273,17 @@ function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<T
             controller.close();
           }
         },
-        () => end(),
+        (e: unknown) => {
+          const err = toOpenAiError(e);
+          o.settle({ ok: false, error: err });
+          write(`data: ${JSON.stringify({ error: { message: err.message, type: err.type, param: null, code: err.apiCode } })}\n\n`);
+          write('data: [DONE]\n\n');
+          end();
+          if (!closed) {
+            closed = true;
+            controller.close();
+          }
+        },
       );
     },
     // The client went away: stop sending. The turn itself runs to its end and stays in memory.

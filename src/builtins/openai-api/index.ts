@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Cap, definePlugin, type PluginDefinition, type StageContext } from '../../sdk/index.js';
 import { chatCompletions, OPENAI_SOURCE, type CompletionsDeps } from './chat-completions.js';
 import { openAiErrorResponse } from './openai-error.js';
+import { ReplayTable } from './replay-table.js';
 import type { TurnWatch } from './turn-watch.js';
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
@@ -15,6 +16,8 @@ const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 /** Builds the plugin; each call has its own open-request table. */
 export function createOpenaiApiPlugin(): PluginDefinition {
   const open = new Map<string, TurnWatch>();
+  // The SDKs retry within seconds to minutes (their default timeout is 10 min); an hour covers it.
+  const replays = new ReplayTable({ maxEntries: 1_000, ttlMs: 60 * 60_000 });
   return definePlugin({
     name: 'openai-api',
     description: 'OpenAI-compatible chat API (/v1/models, /v1/chat/completions) answered by full HomeAgent turns',
@@ -25,7 +28,7 @@ export function createOpenaiApiPlugin(): PluginDefinition {
     start(sdk) {
       const started = Math.floor(Date.now() / 1000);
       const models = () => [String(sdk.settings().get('model_id') ?? 'homeagent')];
-      const deps: CompletionsDeps = { sdk, models, maxBodyBytes: 20 * 1024 * 1024, keepAliveMs: () => Number(sdk.settings().get('keep_alive_ms') ?? 15_000), open };
+      const deps: CompletionsDeps = { sdk, models, maxBodyBytes: 20 * 1024 * 1024, keepAliveMs: () => Number(sdk.settings().get('keep_alive_ms') ?? 15_000), open, replays };
       const model = (id: string) => ({ id, object: 'model', created: started, owned_by: 'homeagent' });
       sdk.registerRoute({ method: 'GET', path: '/v1/models', handler: () => Response.json({ object: 'list', data: models().map(model) }) });
       sdk.registerRoute({
@@ -56,6 +59,7 @@ export function createOpenaiApiPlugin(): PluginDefinition {
     },
     stop() {
       open.clear();
+      replays.clear();
     },
   });
 }
@@ -63,4 +67,5 @@ export function createOpenaiApiPlugin(): PluginDefinition {
 export default createOpenaiApiPlugin();
 
 export { OpenAiApiError, openAiErrorResponse } from './openai-error.js';
+export { ReplayTable, IDEMPOTENCY_HEADER } from './replay-table.js';
 export { parseChatCompletion, planTurn, sessionFor, SESSION_HEADER, type TurnPlan } from './chat-request.js';

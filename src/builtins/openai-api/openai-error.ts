@@ -30,12 +30,18 @@ export function openAiErrorResponse(status: number, message: string, type: OpenA
   return new Response(JSON.stringify({ error: { message, type, param, code } }), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
 }
 
-/** Anything thrown by a handler as an OpenAI-style error response (never a stack). */
-export function toOpenAiResponse(e: unknown): Response {
-  if (e instanceof OpenAiApiError) return openAiErrorResponse(e.status, e.message, e.type, e.apiCode, e.param);
+/** Anything thrown by a handler or a turn as an OpenAI-style error (never a stack). */
+export function toOpenAiError(e: unknown): OpenAiApiError {
+  if (e instanceof OpenAiApiError) return e;
   if (e instanceof HomeAgentError) {
     const status = e.code === 'PAYLOAD_TOO_LARGE' ? 413 : e.code === 'VALIDATION' || e.code === 'VALIDATION_ERROR' ? 400 : e.code === 'NO_PROVIDER_CONFIGURED' ? 503 : 500;
-    return openAiErrorResponse(status, e.message, status < 500 ? 'invalid_request_error' : 'server_error', e.code);
+    return new OpenAiApiError(status, e.message, status < 500 ? 'invalid_request_error' : 'server_error', e.code);
   }
-  return openAiErrorResponse(500, e instanceof Error ? e.message : String(e), 'server_error', 'INTERNAL');
+  return new OpenAiApiError(500, e instanceof Error ? e.message : String(e), 'server_error', 'INTERNAL');
+}
+
+/** Anything thrown by a handler as an OpenAI-style error response (never a stack). */
+export function toOpenAiResponse(e: unknown): Response {
+  const err = toOpenAiError(e);
+  return openAiErrorResponse(err.status, err.message, err.type, err.apiCode, err.param);
 }

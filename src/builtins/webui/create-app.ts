@@ -19,7 +19,7 @@ function corsHeaders(origin: string, preflight: boolean): Record<string, string>
   const h: Record<string, string> = { 'access-control-allow-origin': origin, vary: 'Origin', 'access-control-expose-headers': 'x-homeagent-session, x-homeagent-turn, mcp-session-id' };
   if (preflight) {
     h['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS';
-    h['access-control-allow-headers'] = 'authorization, content-type, accept, x-homeagent-session, mcp-protocol-version, mcp-session-id, last-event-id, x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout';
+    h['access-control-allow-headers'] = 'authorization, content-type, accept, x-homeagent-session, idempotency-key, mcp-protocol-version, mcp-session-id, last-event-id, x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout';
     h['access-control-max-age'] = '600';
   }
   return h;
