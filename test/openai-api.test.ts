@@ -424,6 +424,18 @@ describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }
         return true;
       });
       assert.equal((await d.sessions.get('openai:default'))?.turns, 1, 'the SDK did not send the words again as new turns');
+      const raw = await fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'homeagent', messages: [{ role: 'user', content: 'again' }] }) });
+      assert.equal(raw.status, 503);
+      assert.equal(raw.headers.get('x-should-retry'), 'false', 'the error of a turn that ran tells clients not to retry it');
+      assert.equal(raw.headers.get('x-homeagent-session'), 'openai:default');
+      const s = await client.chat.completions.create({ model: 'homeagent', stream: true, messages: [{ role: 'user', content: 'stream anyway' }] });
+      await assert.rejects(
+        (async () => {
+          for await (const _ of s) void _;
+        })(),
+        (e: unknown) => e instanceof OpenAI.APIError && /OPENAI_API_KEY/.test(e.message),
+        'the stream ends with the error event (it does not hang)',
+      );
     } finally {
       await d.stop();
     }

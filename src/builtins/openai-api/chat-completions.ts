@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PluginSDK, TurnOutcome } from '../../sdk/index.js';
 import { readRawBody } from '../shared/index.js';
 import { parseChatCompletion, planTurn, SESSION_HEADER, sessionFor } from './chat-request.js';
-import { OpenAiApiError, toOpenAiError, toOpenAiResponse } from './openai-error.js';
+import { OpenAiApiError, openAiErrorResponse, toOpenAiError, toOpenAiResponse } from './openai-error.js';
 import { ReplayTable, type Claim, type ReplayEntry, type Settled, type Usage } from './replay-table.js';
 import { TurnWatch, type TurnSink } from './turn-watch.js';
 
@@ -57,9 +57,7 @@ async function readBody(req: Request, limit: number): Promise<{ bytes: Uint8Arra
 
 /** An error response of a turn that ran (never retried as a new request). */
 function turnErrorResponse(err: OpenAiApiError, headers: Record<string, string>): Response {
-  const res = toOpenAiResponse(err);
-  for (const [k, v] of Object.entries({ ...headers, ...NO_RETRY })) res.headers.set(k, v);
-  return res;
+  return openAiErrorResponse(err.status, err.message, err.type, err.apiCode, err.param, { ...headers, ...NO_RETRY });
 }
 
 /**

@@ -26,8 +26,9 @@ export class OpenAiApiError extends HomeAgentError {
 }
 
 /** The JSON response of an OpenAI-style error body. */
-export function openAiErrorResponse(status: number, message: string, type: OpenAiErrorType, code: string | null, param: string | null = null): Response {
-  return new Response(JSON.stringify({ error: { message, type, param, code } }), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+export function openAiErrorResponse(status: number, message: string, type: OpenAiErrorType, code: string | null, param: string | null = null, headers: Record<string, string> = {}): Response {
+  // Headers go in at construction: the node server behind hono sends a Response's first headers.
+  return new Response(JSON.stringify({ error: { message, type, param, code } }), { status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
 }
 
 /** Anything thrown by a handler or a turn as an OpenAI-style error (never a stack). */
