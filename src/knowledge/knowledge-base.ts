@@ -38,6 +38,19 @@ export interface KnowledgeBaseOptions {
   slotChars?: number;
 }
 
+/** One change of an entry, for the memory history (K-3): its content before and after (absent = no entry). */
+export interface KnowledgeChange {
+  op: 'create' | 'update' | 'delete';
+  name: string;
+  before?: string;
+  after?: string;
+}
+
+/** How a write is told to the change listener: `quiet` for forget's own rewrites and for undo (they record themselves). */
+export interface KnowledgeWriteOptions {
+  quiet?: boolean;
+}
+
 /**
  * The knowledge base (T-10): `knowledge/<name>/content.md` files with their own index, separate
  * from the memory tiers. Writes are atomic; names are validated so nothing escapes the folder.
@@ -46,6 +59,7 @@ export class KnowledgeBase implements KnowledgeAPI {
   private entries = new Map<string, Entry>();
   private index: TextIndex;
   private opened = false;
+  private changeListener?: (c: KnowledgeChange) => void;
 
   constructor(private readonly opts: KnowledgeBaseOptions) {
     this.index = opts.index ?? new Bm25Index();
@@ -53,6 +67,23 @@ export class KnowledgeBase implements KnowledgeAPI {
 
   get dir(): string {
     return this.opts.dir;
+  }
+
+  /**
+   * Tells `fn` every change made through this object (by the agent's tools, the WebUI, `waiter`,
+   * MCP): the memory history records them. Edits made by hand in the folder are not seen.
+   */
+  onChange(fn: ((c: KnowledgeChange) => void) | undefined): void {
+    this.changeListener = fn;
+  }
+
+  private changed(c: KnowledgeChange, o: KnowledgeWriteOptions): void {
+    if (o.quiet || !this.changeListener) return;
+    try {
+      this.changeListener(c);
+    } catch (e) {
+      this.opts.log?.warn(`knowledge: recording the change of "${c.name}" failed: ${(e as Error).message}`);
+    }
   }
 
   /** Creates the folder and indexes every `<name>/content.md` in it. */
@@ -122,19 +153,25 @@ export class KnowledgeBase implements KnowledgeAPI {
   }
 
   /** Creates an entry; an existing name is a ConflictError unless `overwrite`. */
-  async create(name: string, content: string, opts: { overwrite?: boolean } = {}): Promise<KnowledgeEntry> {
+  async create(name: string, content: string, opts: { overwrite?: boolean } & KnowledgeWriteOptions = {}): Promise<KnowledgeEntry> {
     const n = assertKnowledgeName(name);
     const c = this.checkContent(content);
-    if (this.entries.has(n) && !opts.overwrite) throw new ConflictError(`knowledge entry "${n}" already exists`, { name: n });
-    return this.write(n, c);
+    const before = this.entries.get(n)?.content;
+    if (before !== undefined && !opts.overwrite) throw new ConflictError(`knowledge entry "${n}" already exists`, { name: n });
+    const out = await this.write(n, c);
+    if (before !== c) this.changed({ op: before === undefined ? 'create' : 'update', name: n, before, after: c }, opts);
+    return out;
   }
 
   /** Replaces the content of an existing entry. */
-  async update(name: string, content: string): Promise<KnowledgeEntry> {
+  async update(name: string, content: string, opts: KnowledgeWriteOptions = {}): Promise<KnowledgeEntry> {
     const n = assertKnowledgeName(name);
     const c = this.checkContent(content);
-    if (!this.entries.has(n)) throw new NotFoundError('knowledge entry', n);
-    return this.write(n, c);
+    const before = this.entries.get(n)?.content;
+    if (before === undefined) throw new NotFoundError('knowledge entry', n);
+    const out = await this.write(n, c);
+    if (before !== c) this.changed({ op: 'update', name: n, before, after: c }, opts);
+    return out;
   }
 
   async get(name: string): Promise<KnowledgeEntry> {
@@ -145,12 +182,19 @@ export class KnowledgeBase implements KnowledgeAPI {
   }
 
   /** Deletes an entry's folder. */
-  async delete(name: string): Promise<void> {
+  async delete(name: string, opts: KnowledgeWriteOptions = {}): Promise<void> {
     const n = assertKnowledgeName(name);
-    if (!this.entries.has(n)) throw new NotFoundError('knowledge entry', n);
+    const before = this.entries.get(n)?.content;
+    if (before === undefined) throw new NotFoundError('knowledge entry', n);
     await fs.rm(path.join(this.opts.dir, n), { recursive: true, force: true });
     this.entries.delete(n);
     this.index.remove(n);
+    this.changed({ op: 'delete', name: n, before }, opts);
+  }
+
+  /** The entry's content now, or undefined when there is none (for undo's check). */
+  contentOf(name: string): string | undefined {
+    return this.entries.get(name)?.content;
   }
 
   async list(): Promise<{ name: string; updatedAt: number; size: number }[]> {

@@ -154,6 +154,7 @@ export class MemorySystem {
       docs: () => (this.up.docs ? this.docs : undefined),
       archive: () => (this.up.archive ? this.archive : undefined),
       graph: () => (this.up.graph ? this.graph : undefined),
+      knowledge: () => (this.up.knowledge ? this.knowledge : undefined),
       recall: this.recall,
       embedder: this.embedder,
       rules: this.rules,
@@ -161,6 +162,10 @@ export class MemorySystem {
       textLog: opts.textLog,
       log,
       now: opts.now ?? Date.now,
+    });
+    // Every change of a knowledge entry is in the memory history (K-3), undoable like the library's.
+    this.knowledge.onChange((c) => {
+      if (this.up.control) this.control.recordKnowledge(c);
     });
     this.heartbeats = new HeartbeatLoops({
       config,

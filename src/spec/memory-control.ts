@@ -11,7 +11,7 @@ import type { Disposer } from './tool.js';
 export type ChangeActor = 'user' | 'agent' | 'heartbeat' | 'import' | 'mcp' | 'plugin';
 
 /** What a change touched. */
-export type ChangeKind = 'relation' | 'entity' | 'memory' | 'document' | 'plan' | 'exclusion' | 'forget';
+export type ChangeKind = 'relation' | 'entity' | 'memory' | 'document' | 'knowledge' | 'plan' | 'exclusion' | 'forget';
 
 /** Who, through what and in which turn (given by the caller; the memory subsystem fills its own). */
 export interface ChangeMeta {

@@ -30,8 +30,16 @@ export interface ControlTextLog {
 }
 
 /** What memory control works on: every tier (a tier that is down is undefined) and the logs. */
+/** What undo needs of the knowledge base (KnowledgeBase fits). */
+export interface ControlKnowledge {
+  contentOf(name: string): string | undefined;
+  create(name: string, content: string, opts: { overwrite: boolean; quiet: boolean }): Promise<unknown>;
+  delete(name: string, opts: { quiet: boolean }): Promise<void>;
+}
+
 export interface ControlTiers {
   db: ControlDB;
+  knowledge?(): ControlKnowledge | undefined;
   context(): RelevanceContext | undefined;
   docs(): DocStore | undefined;
   archive(): ColdArchive | undefined;

@@ -6,8 +6,8 @@ import { containsAll, preview, queryWords } from './text-match.js';
 export interface ForgetKnowledgeBase {
   list(): Promise<{ name: string }[]>;
   get(name: string): Promise<{ name: string; content: string }>;
-  update(name: string, content: string): Promise<unknown>;
-  delete(name: string): Promise<void>;
+  update(name: string, content: string, opts?: { quiet?: boolean }): Promise<unknown>;
+  delete(name: string, opts?: { quiet?: boolean }): Promise<void>;
 }
 
 /**
@@ -53,7 +53,8 @@ export function knowledgeForgetParticipant(kb: ForgetKnowledgeBase): ForgetParti
       for (const e of await entries()) {
         if (!want.has(e.id)) continue;
         texts.push(e.content);
-        await kb.delete(e.name);
+        // Quiet: the forget is recorded as one change and keeps none of the text.
+        await kb.delete(e.name, { quiet: true });
         removed++;
       }
       return { removed, texts };
@@ -65,7 +66,7 @@ export function knowledgeForgetParticipant(kb: ForgetKnowledgeBase): ForgetParti
         let content = e.content;
         for (const x of texts) if (content.includes(x)) content = content.split(x).join('[forgotten]');
         if (content === e.content) continue;
-        await kb.update(e.name, content);
+        await kb.update(e.name, content, { quiet: true });
         n++;
       }
       return n;

@@ -1,5 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { ConflictError } from '../../spec/index.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -220,6 +221,52 @@ test('K-2: the knowledge base takes part — an entry holding the words is liste
   assert.equal((await mem.knowledge.search('locker combination')).length, 0);
   // A preview opened on one entry describes it; an id of no entry describes nothing.
   assert.deepEqual((await mem.control.forgetPreview({ memoryIds: ['kb-00000000000000000000000000000000'] })).memories, []);
+  // The history of the entries (K-3) keeps nothing of what was forgotten, and forget's own rewrites are not knowledge changes.
+  const kbHistory = mem.control.history({ kind: 'knowledge' });
+  assert.ok(!JSON.stringify(mem.control.history({ limit: 500 })).includes('9-31-7'), 'no history entry holds the forgotten words');
+  assert.deepEqual(kbHistory.map((c) => c.op).sort(), ['create', 'create', 'create'], 'only the three creations, not the delete and the blanking');
+  await done(mem);
+});
+
+test('K-3: every change of a knowledge entry is in the history with who made it; undo puts the entry back unless it changed since', async () => {
+  const { mem, done } = await setup();
+  // The agent writes an entry with its tool, in a turn.
+  const create = mem.tools().find((t) => t.name === 'knowledge_create')!;
+  await create.handler({ name: 'router', content: 'Admin page at 192.168.1.1' }, { turnId: 'webui:1#4' } as never);
+  // The person corrects it in the WebUI (outside any tool: the user).
+  await mem.knowledge.update('router', 'Admin page at 192.168.0.1');
+  const h = mem.control.history({ target: 'knowledge:router' });
+  assert.deepEqual(
+    h.map((c) => [c.op, c.actor, c.tool ?? null, c.turnId ?? null]),
+    [
+      ['update', 'user', null, null],
+      ['create', 'agent', 'knowledge_create', 'webui:1#4'],
+    ],
+  );
+  assert.deepEqual(h[0].before, { content: 'Admin page at 192.168.1.1' });
+  assert.deepEqual(h[0].after, { content: 'Admin page at 192.168.0.1' });
+  // Writing the same text again changes nothing and records nothing.
+  await mem.knowledge.create('router', 'Admin page at 192.168.0.1', { overwrite: true });
+  assert.equal(mem.control.history({ target: 'knowledge:router' }).length, 2);
+  // Undo of the agent's creation while the person's edit stands: refused, nothing changes.
+  await assert.rejects(mem.control.undo(h[1].id), (e: unknown) => e instanceof ConflictError && /changed since/.test(e.message));
+  assert.equal((await mem.knowledge.get('router')).content, 'Admin page at 192.168.0.1');
+  // Undo the edit, then the creation: the entry is back as the agent wrote it, then gone.
+  await mem.control.undo(h[0].id);
+  assert.equal((await mem.knowledge.get('router')).content, 'Admin page at 192.168.1.1');
+  await mem.control.undo(h[1].id);
+  assert.deepEqual(await mem.knowledge.list(), []);
+  // A deletion is undone too; the undos are recorded as undos, not as new knowledge edits.
+  await mem.knowledge.create('wifi', 'SSID home-5g');
+  await mem.knowledge.delete('wifi');
+  const del = mem.control.history({ target: 'knowledge:wifi' })[0];
+  assert.equal(del.op, 'delete');
+  await mem.control.undo(del.id);
+  assert.equal((await mem.knowledge.get('wifi')).content, 'SSID home-5g');
+  assert.deepEqual(
+    mem.control.history({ kind: 'knowledge' }).map((c) => c.op),
+    ['undo', 'delete', 'create', 'undo', 'undo', 'update', 'create'],
+  );
   await done(mem);
 });
 

@@ -266,6 +266,12 @@ export class MemoryControl implements MemoryControlService {
     this.record({ ...meta, turnId: meta.turnId ?? turnOf(doc.refs), kind: 'document', target: doc.id, subjects: doc.title ? [doc.title] : [], op, summary: `${op === 'create' ? 'added' : 'deleted'} document: ${doc.content.slice(0, 80)}`, before: op === 'delete' ? state : undefined, after: op === 'create' ? state : undefined });
   }
 
+  /** A knowledge-base entry created, edited or deleted by anyone but forget (K-3), with its text before and after. */
+  recordKnowledge(c: { op: 'create' | 'update' | 'delete'; name: string; before?: string; after?: string }): void {
+    const verb = c.op === 'create' ? 'created' : c.op === 'update' ? 'edited' : 'deleted';
+    this.record({ kind: 'knowledge', target: `knowledge:${c.name}`, subjects: [c.name], op: c.op, summary: `${verb} knowledge entry "${c.name}"`, before: c.before === undefined ? undefined : { content: c.before }, after: c.after === undefined ? undefined : { content: c.after } });
+  }
+
   history(query: HistoryQuery = {}): MemoryChange[] {
     return this.db.history(query);
   }
@@ -296,6 +302,9 @@ export class MemoryControl implements MemoryControlService {
         case 'document':
           this.undoDocument(c);
           break;
+        case 'knowledge':
+          await this.undoKnowledge(c);
+          break;
         case 'exclusion': {
           const want = (c.before as { excluded?: boolean } | undefined)?.excluded === true;
           if (want) await this.excludeNow([c.target], meta, false);
@@ -314,6 +323,20 @@ export class MemoryControl implements MemoryControlService {
       this.db.linkUndo(c.id, u.id);
       return this.db.change(u.id)!;
     });
+  }
+
+  /** Puts an entry back as it was before the change — only if it is still as the change left it. */
+  private async undoKnowledge(c: MemoryChange): Promise<void> {
+    const kb = this.t.knowledge?.();
+    if (!kb) throw new HomeAgentError('KNOWLEDGE_UNAVAILABLE', 'the knowledge base is not available', { retryable: true });
+    const name = c.target.slice('knowledge:'.length);
+    const before = (c.before as { content?: unknown } | undefined)?.content;
+    const after = (c.after as { content?: unknown } | undefined)?.content;
+    if (kb.contentOf(name) !== (typeof after === 'string' ? after : undefined)) {
+      throw new ConflictError(`knowledge entry "${name}" was changed since: undo the later changes first`, { id: c.id });
+    }
+    if (typeof before === 'string') await kb.create(name, before, { overwrite: true, quiet: true });
+    else await kb.delete(name, { quiet: true });
   }
 
   private undoDocument(c: MemoryChange): void {

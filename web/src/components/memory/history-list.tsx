@@ -12,7 +12,7 @@ import type { MemoryChange } from '../../../../src/spec/index.js';
  * id), of a name (`subject`: an entity, a memory's title), or everything — with who made each,
  * when, from which turn, and undo.
  */
-export function HistoryList({ subject, target, limit = 100 }: { subject?: string; target?: string; limit?: number }) {
+export function HistoryList({ subject, target, limit = 100, onUndone }: { subject?: string; target?: string; limit?: number; onUndone?: () => void }) {
   const app = useApp();
   const t = useT();
   const lang = useLang();
@@ -25,6 +25,7 @@ export function HistoryList({ subject, target, limit = 100 }: { subject?: string
     try {
       await api(`/api/v1/memory/history/${encodeURIComponent(c.id)}/undo`, { method: 'POST', json: {} });
       app.toast(t('history.undone'), 'ok');
+      onUndone?.();
     } catch (e) {
       app.toast((e as Error).message, 'error');
     }

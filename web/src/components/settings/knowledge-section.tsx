@@ -6,6 +6,7 @@ import { useRequest } from '../../lib/use-request';
 import { bytes, relTime } from '../../lib/format';
 import { Markdown } from '../../lib/markdown';
 import { Icon } from '../icon';
+import { HistoryList } from '../memory/history-list';
 
 /** The knowledge base (T-10): list, search, read, edit, create, delete. */
 export function KnowledgeSection() {
@@ -78,6 +79,15 @@ export function KnowledgeSection() {
               </span>
             </div>
             <Markdown text={item.data.content} />
+            {/* Who wrote or changed this entry (the agent's knowledge_create, you, an import), with undo (K-3). */}
+            <HistoryList
+              target={`knowledge:${item.data.name}`}
+              limit={20}
+              onUndone={() => {
+                item.reload();
+                list.reload();
+              }}
+            />
           </div>
         ) : (
           <div className="empty-state small">{t('knowledge.pick')}</div>
