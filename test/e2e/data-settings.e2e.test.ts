@@ -68,6 +68,26 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     assert.deepEqual(errors, []);
   });
 
+  it("Settings → Knowledge shows an entry's history (who changed it) and undoes an edit (K-3)", async () => {
+    const put = (content: string) => h.api('/api/v1/memory/knowledge/wifi', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content }) });
+    assert.equal((await put('SSID home-5g, key tulip')).status, 200);
+    assert.equal((await put('SSID home-5g, key orchid')).status, 200);
+    page.once('dialog', (d) => void d.accept());
+    await page.goto(`${h.url}/#/settings/knowledge`);
+    await page.click('[data-testid=knowledge-item]:has-text("wifi")');
+    await page.waitForSelector('[data-testid=knowledge-entry] [data-testid=history-row]', { timeout: T });
+    const rows = await page.$$eval('[data-testid=knowledge-entry] [data-testid=history-row]', (els) => els.map((e) => e.textContent ?? ''));
+    assert.equal(rows.length, 2, rows.join(' | '));
+    assert.match(rows[0], /knowledge update[\s\S]*edited knowledge entry "wifi"[\s\S]*user/);
+    assert.match(rows[1], /knowledge create/);
+    await page.click('[data-testid=knowledge-entry] [data-testid=history-row]:first-child [data-testid=history-undo]');
+    await page.waitForFunction(() => /key tulip/.test(document.querySelector('[data-testid=knowledge-entry]')?.textContent ?? ''), undefined, { timeout: T });
+    await shot(page, 'knowledge-history');
+    const k = (await (await h.api('/api/v1/memory/knowledge/wifi')).json()) as { item: { content: string } };
+    assert.equal(k.item.content, 'SSID home-5g, key tulip');
+    assert.deepEqual(errors, []);
+  });
+
   it('shows the coded error of a file that is not an export; nothing changes', async () => {
     const bad = join(dir, 'notes.zip');
     writeFileSync(bad, 'just some text');

@@ -46,7 +46,7 @@ export function KnowledgeSection() {
           </button>
         </div>
         {list.data?.items?.map((k) => (
-          <button key={k.name} className={`list-item link-row${open === k.name ? ' active' : ''}`} onClick={() => { setOpen(k.name); setEditing(undefined); }}>
+          <button key={k.name} className={`list-item link-row${open === k.name ? ' active' : ''}`} onClick={() => { setOpen(k.name); setEditing(undefined); }} data-testid="knowledge-item">
             <span className="grow left">{k.name}</span>
             <span className="muted small">{bytes(k.size)} · {relTime(k.updatedAt, lang)}</span>
           </button>
@@ -70,7 +70,7 @@ export function KnowledgeSection() {
             </div>
           </div>
         ) : item.data ? (
-          <div className="card">
+          <div className="card" data-testid="knowledge-entry">
             <div className="card-head">
               <strong>{item.data.name}</strong>
               <span className="row gap">
