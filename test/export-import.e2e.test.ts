@@ -399,6 +399,42 @@ describe('import', () => {
     assert.equal(N.host.services.use('host.memory-control')!.addTombstoneRefs([{ ref: 'sha256:turn:../../etc', at: 1 }, { ref: 'cli:x#1', at: 1 }]), 0);
   });
 
+  test('a forget made on one install reaches another that already held the turn, when that one imports the later export', async () => {
+    // R has A's memory (it imported A's export) and forgets a turn and a fact, then exports.
+    const R = await daemon();
+    const tr = R.host.services.use('host.transfer')!;
+    await tr.applyImport((await tr.stageImport({ file: exportPlain })).id, { mode: 'skip' });
+    const rc = R.host.services.use('host.memory-control')!;
+    await rc.forget({ turnIds: [aTurn], relationIds: R.memory.graph.matchingFacts(['Rosa']).map((f) => f.id) });
+    const later = join(work, 'r-after-forget.zip');
+    await tr.exportTo({ file: later });
+    // S is another install that already held the same memory (A's export, imported before R's forget).
+    const S = await daemon();
+    const ts = S.host.services.use('host.transfer')!;
+    await ts.applyImport((await ts.stageImport({ file: exportPlain })).id, { mode: 'skip' });
+    assert.ok((await fingerprint(S)).includes('called Mochi'));
+    const factsOf = (d: Daemon) => d.memory.graph.matchingFacts(['Rosa']).map((f) => `${f.subject} ${f.predicate} ${f.object}`);
+    assert.deepEqual(factsOf(S), ['Rosa born_in Napoli']);
+    // S checks R's later export: the preview says what would be forgotten here too, and changes nothing.
+    const staged = await ts.stageImport({ file: later });
+    const preview = await ts.inspectImport(staged.id, { mode: 'skip' });
+    assert.ok(preview.report!.notes.some((n) => /would also forget here.*: 1 turns, 2 facts, 0 documents/.test(n)), JSON.stringify(preview.report!.notes));
+    assert.ok((await fingerprint(S)).includes('called Mochi'), 'the preview changed nothing');
+    // S imports it: what S held of the forgotten turn and fact goes, the rest stays.
+    const r = await ts.applyImport(staged.id, { mode: 'skip' });
+    assert.ok(r.report!.notes.some((n) => /forgotten here too.*: 1 turns, 2 facts, 1 documents/.test(n)), JSON.stringify(r.report!.notes));
+    const blob = await fingerprint(S);
+    assert.ok(!blob.includes('called Mochi'), 'the turn R forgot is still on S');
+    assert.ok(blob.includes('blue flowerpot'));
+    assert.deepEqual(factsOf(S), [], 'the fact R forgot by hand is still on S');
+    const sc = S.host.services.use('host.memory-control')!;
+    const forget = sc.history({ kind: 'forget' })[0];
+    assert.equal(forget?.actor, 'import', "recorded as the import's forget");
+    // Importing the same export again finds nothing more to forget.
+    const again = await ts.applyImport((await ts.stageImport({ file: later })).id, { mode: 'skip' });
+    assert.ok(!again.report!.notes.some((n) => /forgotten here too/.test(n)), JSON.stringify(again.report!.notes));
+  });
+
   test('a failure in the middle of applying puts everything back; the daemon keeps running', async () => {
     let failAt: number | undefined;
     const F = await daemon({ transfer: { ...transferOpts, beforeSwap: (i) => {

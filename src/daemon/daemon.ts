@@ -235,6 +235,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         isForgottenText: (t) => c.isTombstonedContent(t),
         tombstones: () => c.tombstoneRefs(),
         record: (ts) => void c.addTombstoneRefs(ts),
+        applyToExisting: async () => {
+          const r = await c.applyTombstones({ actor: 'import', tool: 'import' });
+          return r && { turns: r.turns, facts: r.relations, documents: r.documents + r.archived };
+        },
+        previewExisting: (refs) => c.previewTombstones(refs),
       };
     },
     // The memory-manager caches the plan and the library index: a restart of the plugin re-reads

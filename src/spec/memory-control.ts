@@ -173,6 +173,13 @@ export interface MemoryControlService {
    * skipped). Deletes nothing: their data was never imported. Returns how many were new.
    */
   addTombstoneRefs(items: readonly { ref: string; at: number }[]): number;
+  /**
+   * Forgets what is still held of the tombstones (after an import added some): turns whose id or
+   * text, facts and notes whose hash was forgotten elsewhere. Undefined when nothing matched.
+   */
+  applyTombstones(meta?: ChangeMeta): Promise<ForgetResult | undefined>;
+  /** What `applyTombstones` would forget here once these refs (an archive's tombstones) are recorded: counts only, nothing changes. */
+  previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }>;
   /** Records a change the caller made (library, plan); returns it with its id. */
   record(change: NewMemoryChange): MemoryChange;
   history(query?: HistoryQuery): MemoryChange[];

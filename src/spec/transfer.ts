@@ -135,12 +135,19 @@ export interface ForgetLedger {
   isForgotten(ref: string): boolean;
   /** Every tombstone, for an export. */
   tombstones(): readonly Tombstone[];
-  /** Adds tombstones an import brought (deletes nothing: their data was never imported). */
+  /** Adds tombstones an import brought (what is here already is `applyToExisting`'s). */
   record(tombstones: readonly Tombstone[]): void | Promise<void>;
   /** Optional: true when this fact was forgotten (names compared case-insensitively by the provider). */
   isForgottenFact?(subject: string, predicate: string, object: string): boolean;
   /** Optional: true when this text (a message, a reply, a note) was forgotten. */
   isForgottenText?(text: string): boolean;
+  /**
+   * Optional: after an import recorded tombstones, forgets what this install already held of them
+   * (a forget made on the archive's install reaches the copy here). Counts of what went.
+   */
+  applyToExisting?(): Promise<{ turns: number; facts: number; documents: number } | undefined>;
+  /** Optional: what `applyToExisting` would forget here once these tombstones are recorded (the import's preview). */
+  previewExisting?(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }>;
 }
 
 /** One forgotten thing. */

@@ -331,6 +331,9 @@ export class TransferRuntime implements TransferService {
       const staged = await this.open(job, opts);
       this.progress(job, { phase: 'plan', done: 0, total: 1 });
       const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
+      // The archive's forgets reach what is here too (see applyTombstones): the preview says how much.
+      const here = r.tombstones.length ? await this.ledger().previewExisting?.(r.tombstones.map((t) => t.ref)) : undefined;
+      if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(`would also forget here what was forgotten on the archive's install: ${here.turns} turns, ${here.facts} facts, ${here.documents} documents`);
       job.view.report = r.report;
       this.progress(job, { phase: 'staged', done: 1, total: 1 });
       return this.job(id);
@@ -401,7 +404,7 @@ export class TransferRuntime implements TransferService {
     const merged = join(job.dir, 'merged');
     const backup = join(job.dir, 'backup');
     try {
-      return await this.host.memory.withTiersClosed(async () => {
+      const report = await this.host.memory.withTiersClosed(async () => {
         this.progress(job, { phase: 'plan', done: 0, total: 1 }, onProgress);
         const ledger = this.ledger();
         const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
@@ -426,6 +429,9 @@ export class TransferRuntime implements TransferService {
         }
         return r.report;
       });
+      // The tiers are open again: what is here of a forget made on the archive's install goes too.
+      if (report.parts.tombstones?.added) await this.applyTombstones(report);
+      return report;
     } catch (e) {
       if (e instanceof TransferError) throw e;
       throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed and changed nothing: ${(e as Error).message}`, {}, e);
@@ -435,6 +441,21 @@ export class TransferRuntime implements TransferService {
       releaseLoops();
       releaseAgent();
       await this.host.reloadLibrary?.().catch((e: unknown) => this.host.log.warn(`library reload after import failed: ${(e as Error).message}`));
+    }
+  }
+
+  /**
+   * After the import's commit point: forgets what this install held of the tombstones it brought
+   * (the same K-2 forget as any, recorded as the import's). A failure here does not undo the import
+   * (the tombstones are recorded; the next forget or reindex honours them): the report says so.
+   */
+  private async applyTombstones(report: TransferReport): Promise<void> {
+    try {
+      const r = await this.ledger().applyToExisting?.();
+      if (r && r.turns + r.facts + r.documents > 0) report.notes.push(`forgotten here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
+    } catch (e) {
+      this.host.log.warn(`applying the imported tombstones failed: ${(e as Error).message}`);
+      report.notes.push(`the archive's forgets were recorded but could not be applied to what is here yet (${(e as Error).message}); forget those things again to remove them`);
     }
   }
 

@@ -3,12 +3,12 @@ import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '.
 import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor } from './change-actor.js';
-import type { ControlTiers } from './control-tiers.js';
+import { allLogs, type ControlTiers } from './control-tiers.js';
 import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
-import { contentHash, factHash, turnHash } from './tombstone-hash.js';
+import { contentHash, docHash, factHash, turnHash } from './tombstone-hash.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
 
 const TURN_ID = /^[^\s#]+#\d+$/;
@@ -190,6 +190,77 @@ export class MemoryControl implements MemoryControlService {
       this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${res.turns} turns, ${res.relations} facts, ${res.documents + res.archived} documents, ${res.memories} memories`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
       return res;
     });
+  }
+
+  /**
+   * Forgets what this install still holds of its tombstones — after an import brought tombstones
+   * of forgets made elsewhere: turns whose id or text was forgotten (every tier, index and log, as
+   * any forget), facts forgotten by hand, and notes in the warm documents forgotten by id. So a
+   * forget on one install reaches the copy another install already had. Nothing when nothing
+   * matches (then nothing is recorded).
+   */
+  async applyTombstones(meta: ChangeMeta = {}): Promise<ForgetResult | undefined> {
+    const found = await this.tombstoned({
+      turn: (id) => this.isTombstoned(id),
+      content: (text) => this.isTombstonedContent(text),
+      fact: (s, p, o) => this.isTombstonedFact(s, p, o),
+      doc: (id) => this.db.tombstone(docHash(id)) !== undefined,
+    });
+    if (!found.turnIds.length && !found.relationIds.length && !found.documents.length) return undefined;
+    // A forget request takes at most 5,000 of each: larger sets go in batches.
+    let total: ForgetResult | undefined;
+    const B = 5000;
+    const { turnIds, relationIds, documents } = found;
+    for (let i = 0; i < Math.max(turnIds.length, relationIds.length, documents.length); i += B) {
+      const [t, r, d] = [turnIds.slice(i, i + B), relationIds.slice(i, i + B), documents.slice(i, i + B)];
+      const res = await this.forget({ ...(t.length ? { turnIds: t } : {}), ...(r.length ? { relationIds: r } : {}), ...(d.length ? { documents: d } : {}) }, meta);
+      if (!total) total = res;
+      else for (const k of Object.keys(res) as (keyof ForgetResult)[]) total[k] += res[k];
+    }
+    return total;
+  }
+
+  /** What {@link applyTombstones} would forget here if these refs (`sha256:<kind>:<hex>`, an archive's) were recorded: counts only. */
+  async previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }> {
+    const set = new Set<string>();
+    for (const ref of refs) {
+      const m = typeof ref === 'string' ? TOMBSTONE_REF.exec(ref) : null;
+      if (m) set.add(`${m[1]}:${m[2]}`);
+    }
+    if (!set.size) return { turns: 0, facts: 0, documents: 0 };
+    const found = await this.tombstoned({
+      turn: (id) => set.has(`turn:${turnHash(id)}`),
+      content: (text) => typeof text === 'string' && text.trim() !== '' && set.has(`content:${contentHash(text)}`),
+      fact: (s, p, o) => set.has(`fact:${factHash(s, p, o)}`),
+      doc: (id) => set.has(`document:${docHash(id)}`),
+    });
+    return { turns: found.turnIds.length, facts: found.relationIds.length, documents: found.documents.length };
+  }
+
+  /** Turns, facts and warm notes held here that `is` says were forgotten (not yet forgotten here). */
+  private async tombstoned(is: { turn(id: string): boolean; content(text: string): boolean; fact(s: string, p: string, o: string): boolean; doc(id: string): boolean }): Promise<{ turnIds: string[]; relationIds: number[]; documents: { tier: 'document'; id: string }[] }> {
+    const turnIds = new Set<string>();
+    for (const events of (await allLogs(this.t)).values()) {
+      for (const e of events) {
+        if (!e.turnId || e.data?.redacted || turnIds.has(e.turnId)) continue;
+        if (is.turn(e.turnId) || (typeof e.text === 'string' && e.text.trim() !== '' && is.content(e.text))) turnIds.add(e.turnId);
+      }
+    }
+    for (const e of this.t.context()?.events() ?? []) {
+      const hit = (e.refs ?? []).some((r) => is.turn(r)) || (!!e.input?.trim() && is.content(e.input)) || (!!e.response?.trim() && is.content(e.response));
+      if (hit) for (const r of e.refs ?? []) turnIds.add(r);
+    }
+    const relationIds: number[] = [];
+    const graph = this.t.graph();
+    for (let offset = 0; graph; offset += 500) {
+      const page = graph.relations({ limit: 500, offset }).items;
+      for (const r of page) if (is.fact(r.subject, r.predicate, r.object)) relationIds.push(r.id);
+      if (page.length < 500) break;
+    }
+    const documents = (this.t.docs()?.list() ?? []).filter((d) => is.doc(d.id) || is.content(d.content)).map((d) => ({ tier: 'document' as const, id: d.id }));
+    // Notes already gone with a forgotten turn are counted once, with their turn.
+    const docsOfTurns = new Set([...turnIds].flatMap((id) => this.t.docs()?.idsOfTurn(id) ?? []));
+    return { turnIds: [...turnIds].filter((id) => TURN_ID.test(id)), relationIds, documents: documents.filter((d) => !docsOfTurns.has(d.id)) };
   }
 
   isTombstoned(turnId: string): boolean {
