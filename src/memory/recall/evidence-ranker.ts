@@ -5,6 +5,7 @@ import { addMemberScores, categoryMembers, memberTermsOf } from './category-expa
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { speakerIdOf } from './speaker-focus.js';
 import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
+import { applySubstance } from './turn-substance.js';
 
 /** Knobs of evidence ranking; which are on is decided by cross-validation on the LoCoMo dev half (bench/locomo/RESULTS.md). */
 export interface RankOptions {
@@ -26,6 +27,12 @@ export interface RankOptions {
    * of the people the query names when it names any (category-expansion.ts, decision 0130); 0: off.
    */
   categoryWeight: number;
+  /**
+   * Bonus for turns of substance: a candidate's score × (1 + w · min(1, its tokens / average tokens)),
+   * so a person's statements outrank their short phatic turns when only the name matches
+   * (turn-substance.ts, decision 0170); 0: off.
+   */
+  substanceWeight: number;
   /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
   prfDocs: number;
   prfTerms: number;
@@ -69,6 +76,7 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   neighbour2Weight: 0.4,
   answerWeight: 0.25,
   categoryWeight: 0,
+  substanceWeight: 0,
   prfDocs: 3,
   prfTerms: 8,
   prfWeight: 0,
@@ -346,6 +354,9 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       if (m !== 1) final.set(id, s * m);
     }
   }
+
+  // Decision 0170: turns that tell something over short phatic ones (BM25's own lengths).
+  if (o.substanceWeight > 0) applySubstance(final, (id) => { const c = corpusOf(id); return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len; }, stats.avgLen, o.substanceWeight);
 
   let hits: RankedDoc[] = [];
   // Equal scores (to 1e-9: sums may add in another order) break by time, newer first, not by key:

@@ -28,6 +28,8 @@ export interface RecallCorpus {
   lexical(terms: Map<string, number>, stats: Bm25Stats, limit: number): Map<string, number>;
   get(id: string): MemoryDocument | undefined;
   termsOf(id: string): TermCounts | undefined;
+  /** A document's token count (BM25's length), when the tier knows it without reading its terms (else `termsOf(id).len`). */
+  lengthOf?(id: string): number | undefined;
   /** Whether a document asks a question (a tier that ranks from partial rows knows it without the text). */
   asks?(id: string): boolean | undefined;
   /** BM25 of a document under this ranking's last query terms, when the tier already computed it (0: no term). */

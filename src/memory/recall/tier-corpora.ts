@@ -96,6 +96,7 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   // other tiers' documents (by `foreignKey`).
   let docs = new Map<number, MemoryDocument>();
   let asks = new Set<number>();
+  let lens = new Map<number, number>();
   let postings = new PostingsKept();
   let own = new Map<number, Links>();
   let foreign = new Map<string, Links>();
@@ -105,6 +106,7 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
     version = archive.version;
     docs = new Map();
     asks = new Set();
+    lens = new Map();
     postings = new PostingsKept();
     own = new Map();
     foreign = new Map();
@@ -114,6 +116,7 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
     if (!d) {
       docs.set(r.n, (d = { ...r.doc, id: keyOf(r.n) }));
       if (r.asks) asks.add(r.n);
+      lens.set(r.n, r.len);
     }
     return d;
   };
@@ -172,6 +175,11 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
     asks: (key) => {
       const n = nOf(key);
       return docs.has(n) ? asks.has(n) : undefined;
+    },
+    lengthOf: (key) => {
+      const n = nOf(key);
+      if (!lens.has(n) && Number.isFinite(n)) rowsOf([n]).forEach((r) => doc(r));
+      return lens.get(n);
     },
     termsOf: (key) => {
       const r = rowsOf([nOf(key)], 'tokens').get(nOf(key));
