@@ -5,7 +5,7 @@ import { addMemberScores, categoryMembers, memberTermsOf } from './category-expa
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { speakerIdOf } from './speaker-focus.js';
 import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
-import { applySubstance } from './turn-substance.js';
+import { addSubstance, applySubstance, asksForSet } from './turn-substance.js';
 
 /** Knobs of evidence ranking; which are on is decided by cross-validation on the LoCoMo dev half (bench/locomo/RESULTS.md). */
 export interface RankOptions {
@@ -33,6 +33,10 @@ export interface RankOptions {
    * (turn-substance.ts, decision 0170); 0: off.
    */
   substanceWeight: number;
+  /** The same multiplier for questions that ask for a set only (`asksForSet`; decision 0170 D2); 0: off. */
+  setSubstanceWeight: number;
+  /** Substance as additive evidence, `w · min(1, tokens / average)`, before the speaker and date multipliers (decision 0170 D3); 0: off. */
+  substanceEvidence: number;
   /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
   prfDocs: number;
   prfTerms: number;
@@ -77,6 +81,8 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   answerWeight: 0.25,
   categoryWeight: 0,
   substanceWeight: 0,
+  setSubstanceWeight: 0,
+  substanceEvidence: 0,
   prfDocs: 3,
   prfTerms: 8,
   prfWeight: 0,
@@ -337,6 +343,12 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       if (d) final.set(id, sc + o.sessionWeight * (best.get(d.sessionId) ?? 0));
     }
   }
+  // Decision 0170 D3: substance as a little evidence of its own (before the multipliers below).
+  const lengthOf = (id: string): number | undefined => {
+    const c = corpusOf(id);
+    return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len;
+  };
+  if (o.substanceEvidence > 0) addSubstance(final, lengthOf, stats.avgLen, o.substanceEvidence);
   const focus = o.speakerBoost > 0 && rq.focus?.size ? rq.focus : undefined;
   if (scopes.length > 0 || focus) {
     for (const [id, s] of final) {
@@ -356,7 +368,8 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   }
 
   // Decision 0170: turns that tell something over short phatic ones (BM25's own lengths).
-  if (o.substanceWeight > 0) applySubstance(final, (id) => { const c = corpusOf(id); return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len; }, stats.avgLen, o.substanceWeight);
+  const substance = o.substanceWeight + (o.setSubstanceWeight > 0 && asksForSet(query) ? o.setSubstanceWeight : 0);
+  if (substance > 0) applySubstance(final, lengthOf, stats.avgLen, substance);
 
   let hits: RankedDoc[] = [];
   // Equal scores (to 1e-9: sums may add in another order) break by time, newer first, not by key:
