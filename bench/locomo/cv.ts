@@ -20,7 +20,7 @@ import { ask, replay, type ConversationMemory } from './lifecycle.js';
 import { scoreRanking } from './metrics.js';
 import { rng } from '../stats.js';
 
-type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost' | 'speakerBoost' | 'neighbour2Weight' | 'answerWeight' | 'dayBoost' | 'categoryWeight' | 'substanceWeight' | 'setSubstanceWeight' | 'substanceEvidence';
+type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost' | 'speakerBoost' | 'neighbour2Weight' | 'answerWeight' | 'dayBoost' | 'categoryWeight' | 'substanceWeight' | 'setSubstanceWeight' | 'substanceEvidence' | 'setSubstanceEvidence' | 'focusAskDiscount';
 type Setting = Pick<RankOptions, Knob>;
 
 /** The grid each knob is tuned on (0 = off). The last four are issue 15's (speaker, dialogue, day-level dates). */
@@ -39,6 +39,8 @@ const GRID: Record<Knob, number[]> = {
   substanceWeight: [0, 0.25, 0.5, 1, 2],
   setSubstanceWeight: [0, 0.25, 0.5, 1, 2],
   substanceEvidence: [0, 0.05, 0.1, 0.2, 0.3, 0.5],
+  setSubstanceEvidence: [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1],
+  focusAskDiscount: [0, 0.25, 0.5, 0.75, 1],
 };
 const KNOBS = Object.keys(GRID) as Knob[];
 /** The value that switches a knob off. */
@@ -105,8 +107,8 @@ async function tune(ev: Evaluator, train: Conversation[], knobs: readonly Knob[]
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
 const f1 = (x: number) => (100 * x).toFixed(1);
 
-/** Paired bootstrap 95 % interval of the mean difference (percentage points). */
-function bootstrap(diffs: number[], seed = 7): [number, number] {
+/** Paired bootstrap interval (95 % unless `level` says otherwise) of the mean difference (percentage points). */
+function bootstrap(diffs: number[], seed = 7, level = 0.95): [number, number] {
   const r = rng(seed);
   const means: number[] = [];
   for (let b = 0; b < 2000; b++) {
@@ -115,7 +117,8 @@ function bootstrap(diffs: number[], seed = 7): [number, number] {
     means.push(s / diffs.length);
   }
   means.sort((a, b) => a - b);
-  return [100 * means[50], 100 * means[1949]];
+  const lo = Math.floor((means.length * (1 - level)) / 2);
+  return [100 * means[lo], 100 * means[means.length - 1 - lo]];
 }
 
 export async function runCv(argv: string[] = process.argv.slice(2)): Promise<string> {
@@ -130,6 +133,11 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
   const tuned_ = ki >= 0 ? (argv[ki + 1].split(',') as Knob[]) : KNOBS;
   for (const k of tuned_) if (!KNOBS.includes(k)) throw new Error(`unknown knob ${k}`);
   const subset = ki >= 0;
+  // --designs N: this knob is one of N designs judged on the same questions; the interval at
+  // 1 − 0.05/N (Bonferroni) is reported beside the 95 % one.
+  const gi = argv.indexOf('--designs');
+  const designs = gi >= 0 ? Math.max(1, Number(argv[gi + 1])) : 1;
+  const strict = 1 - 0.05 / designs;
   const started = Date.now();
   const mems = new Map<string, ConversationMemory>();
   for (const c of convs) mems.set(c.id, await replay(c));
@@ -137,7 +145,7 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
   const defaults = pick(DEFAULT_RANK_OPTIONS);
   const off = { ...OFF } as Setting;
   // Issue 11's ranking: the issue-15 knobs off, the others at their defaults (the before of this work).
-  const before: Setting = { ...defaults, speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0, categoryWeight: 0, substanceWeight: 0, setSubstanceWeight: 0, substanceEvidence: 0 };
+  const before: Setting = { ...defaults, speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0, categoryWeight: 0, substanceWeight: 0, setSubstanceWeight: 0, substanceEvidence: 0, setSubstanceEvidence: 0, focusAskDiscount: 0 };
   // The ranking before the tuned knobs: each of them off, the rest at the defaults.
   const without: Setting = { ...defaults, ...Object.fromEntries(tuned_.map((k) => [k, OFF[k]])) };
   const foldRows: string[] = [];
@@ -183,7 +191,8 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
     const diffs = knobDiff.get(k)!;
     const [lo, hi] = bootstrap(diffs);
     const verdict = lo > 0 ? 'keep (gain above noise)' : hi < 0 ? 'drop (hurts)' : 'noise: not kept';
-    return `| ${k} | ${tunedValues.get(k)!.join(', ')} | ${(100 * mean(diffs)).toFixed(2)} | [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${verdict} |`;
+    const [slo, shi] = bootstrap(diffs, 7, strict);
+    return `| ${k} | ${tunedValues.get(k)!.join(', ')} | ${(100 * mean(diffs)).toFixed(2)} | [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${designs > 1 ? `[${slo.toFixed(2)}, ${shi.toFixed(2)}] | ` : ''}${verdict} |`;
   });
   const withoutName = `defaults with ${tuned_.join(', ')} off`;
   const cats = (xs: QScore[]) => [1, 2, 3, 4].map((c) => prCat(xs, c)).join(' · ');
@@ -201,8 +210,8 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
     '',
     'Each knob’s held-out gain (mean of R@10 and R@2000c, percentage points per question) over switching it off with the other knobs at their fold-tuned values, and its paired bootstrap 95 % interval:',
     '',
-    '| knob | tuned value per fold | held-out gain (pts) | 95 % interval | verdict |',
-    '|---|---|---|---|---|',
+    `| knob | tuned value per fold | held-out gain (pts) | 95 % interval | ${designs > 1 ? `${(100 * strict).toFixed(2)} % interval (${designs} designs) | ` : ''}verdict |`,
+    `|---|---|---|---|${designs > 1 ? '---|' : ''}---|`,
     ...knobRows,
     ...(subset
       ? [

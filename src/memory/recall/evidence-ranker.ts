@@ -37,6 +37,10 @@ export interface RankOptions {
   setSubstanceWeight: number;
   /** Substance as additive evidence, `w · min(1, tokens / average)`, before the speaker and date multipliers (decision 0170 D3); 0: off. */
   substanceEvidence: number;
+  /** D3 for questions that ask for a set only (decision 0170 D4); 0: off. */
+  setSubstanceEvidence: number;
+  /** Share of the speaker bonus withheld from the named person's own questions (decision 0170 D5); 0: off. */
+  focusAskDiscount: number;
   /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
   prfDocs: number;
   prfTerms: number;
@@ -83,6 +87,8 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   substanceWeight: 0,
   setSubstanceWeight: 0,
   substanceEvidence: 0,
+  setSubstanceEvidence: 0,
+  focusAskDiscount: 0.25,
   prfDocs: 3,
   prfTerms: 8,
   prfWeight: 0,
@@ -348,7 +354,8 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     const c = corpusOf(id);
     return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len;
   };
-  if (o.substanceEvidence > 0) addSubstance(final, lengthOf, stats.avgLen, o.substanceEvidence);
+  const evidence = o.substanceEvidence + (o.setSubstanceEvidence > 0 && asksForSet(query) ? o.setSubstanceEvidence : 0);
+  if (evidence > 0) addSubstance(final, lengthOf, stats.avgLen, evidence);
   const focus = o.speakerBoost > 0 && rq.focus?.size ? rq.focus : undefined;
   if (scopes.length > 0 || focus) {
     for (const [id, s] of final) {
@@ -367,6 +374,15 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     }
   }
 
+  // Decision 0170 D5: the named person's own questions tell about someone else.
+  if (focus && o.focusAskDiscount > 0) {
+    const m = (1 + o.speakerBoost * (1 - Math.min(1, o.focusAskDiscount))) / (1 + o.speakerBoost);
+    for (const [id, s] of final) {
+      const d = docOf(id);
+      const who = d && speakerIdOf(d);
+      if (d && who !== undefined && focus.has(who) && asks(d)) final.set(id, s * m);
+    }
+  }
   // Decision 0170: turns that tell something over short phatic ones (BM25's own lengths).
   const substance = o.substanceWeight + (o.setSubstanceWeight > 0 && asksForSet(query) ? o.setSubstanceWeight : 0);
   if (substance > 0) applySubstance(final, lengthOf, stats.avgLen, substance);
