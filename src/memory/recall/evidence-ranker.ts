@@ -5,7 +5,8 @@ import { addMemberScores, categoryMembers, memberTermsOf } from './category-expa
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { speakerIdOf } from './speaker-focus.js';
 import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
-import { addSubstance, applySubstance, asksForSet } from './turn-substance.js';
+import { discountOwnQuestions } from './own-questions.js';
+import { addSubstance, asksForSet } from './turn-substance.js';
 
 /** Knobs of evidence ranking; which are on is decided by cross-validation on the LoCoMo dev half (bench/locomo/RESULTS.md). */
 export interface RankOptions {
@@ -28,18 +29,16 @@ export interface RankOptions {
    */
   categoryWeight: number;
   /**
-   * Bonus for turns of substance: a candidate's score × (1 + w · min(1, its tokens / average tokens)),
-   * so a person's statements outrank their short phatic turns when only the name matches
-   * (turn-substance.ts, decision 0170); 0: off.
+   * For a question that asks for a set ("What books has she read?", 她去过哪些地方): each candidate gains
+   * `w · min(1, its tokens / average tokens)` before the speaker and date multipliers, so a person's
+   * statements outrank their short phatic turns when only the name matches (turn-substance.ts,
+   * decision 0170; held-out gain inside noise, so 0: off).
    */
-  substanceWeight: number;
-  /** The same multiplier for questions that ask for a set only (`asksForSet`; decision 0170 D2); 0: off. */
-  setSubstanceWeight: number;
-  /** Substance as additive evidence, `w · min(1, tokens / average)`, before the speaker and date multipliers (decision 0170 D3); 0: off. */
-  substanceEvidence: number;
-  /** D3 for questions that ask for a set only (decision 0170 D4); 0: off. */
   setSubstanceEvidence: number;
-  /** Share of the speaker bonus withheld from the named person's own questions (decision 0170 D5); 0: off. */
+  /**
+   * Share of the speaker bonus withheld from a named person's own questions — they tell about
+   * someone else (own-questions.ts, decision 0170): ×(1 + speakerBoost · (1 − w)) instead of ×(1 + speakerBoost).
+   */
   focusAskDiscount: number;
   /** Pseudo-relevance feedback: expansion terms taken from the top documents. */
   prfDocs: number;
@@ -76,6 +75,9 @@ export interface RankOptions {
  * five, two turns away 0.4 in four, speaker 1 in three — 0.5 in the other two). Decision 0130:
  * category members (`categoryWeight`) raise multi-hop held out (48.5 → 50.8 R@10 with per-fold
  * values, 0.5 in three folds) but their held-out gain is inside noise, so they are off by default.
+ * Decision 0170: a named person's own questions lose a quarter of the speaker bonus
+ * (`focusAskDiscount` 0.25, every fold's choice; held-out gain above noise at 95 %); substance for set
+ * questions (`setSubstanceEvidence`) raises multi-hop by ≈ 1 point but its gain is inside noise: off.
  */
 export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   lexicalWeight: 0.5,
@@ -84,9 +86,6 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   neighbour2Weight: 0.4,
   answerWeight: 0.25,
   categoryWeight: 0,
-  substanceWeight: 0,
-  setSubstanceWeight: 0,
-  substanceEvidence: 0,
   setSubstanceEvidence: 0,
   focusAskDiscount: 0.25,
   prfDocs: 3,
@@ -349,13 +348,13 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       if (d) final.set(id, sc + o.sessionWeight * (best.get(d.sessionId) ?? 0));
     }
   }
-  // Decision 0170 D3: substance as a little evidence of its own (before the multipliers below).
-  const lengthOf = (id: string): number | undefined => {
-    const c = corpusOf(id);
-    return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len;
-  };
-  const evidence = o.substanceEvidence + (o.setSubstanceEvidence > 0 && asksForSet(query) ? o.setSubstanceEvidence : 0);
-  if (evidence > 0) addSubstance(final, lengthOf, stats.avgLen, evidence);
+  // Decision 0170: a set question's evidence is statements of substance (before the multipliers below).
+  if (o.setSubstanceEvidence > 0 && asksForSet(query)) {
+    addSubstance(final, (id) => {
+      const c = corpusOf(id);
+      return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len;
+    }, stats.avgLen, o.setSubstanceEvidence);
+  }
   const focus = o.speakerBoost > 0 && rq.focus?.size ? rq.focus : undefined;
   if (scopes.length > 0 || focus) {
     for (const [id, s] of final) {
@@ -374,18 +373,8 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     }
   }
 
-  // Decision 0170 D5: the named person's own questions tell about someone else.
-  if (focus && o.focusAskDiscount > 0) {
-    const m = (1 + o.speakerBoost * (1 - Math.min(1, o.focusAskDiscount))) / (1 + o.speakerBoost);
-    for (const [id, s] of final) {
-      const d = docOf(id);
-      const who = d && speakerIdOf(d);
-      if (d && who !== undefined && focus.has(who) && asks(d)) final.set(id, s * m);
-    }
-  }
-  // Decision 0170: turns that tell something over short phatic ones (BM25's own lengths).
-  const substance = o.substanceWeight + (o.setSubstanceWeight > 0 && asksForSet(query) ? o.setSubstanceWeight : 0);
-  if (substance > 0) applySubstance(final, lengthOf, stats.avgLen, substance);
+  // Decision 0170: the named person's own questions tell about someone else.
+  if (focus && o.focusAskDiscount > 0) discountOwnQuestions(final, focus, o.speakerBoost, o.focusAskDiscount, docOf, asks);
 
   let hits: RankedDoc[] = [];
   // Equal scores (to 1e-9: sums may add in another order) break by time, newer first, not by key:

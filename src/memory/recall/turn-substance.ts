@@ -1,37 +1,14 @@
 /**
- * A prior for turns that tell something (decision 0170). A question about a person's activities or
- * events across sessions often shares no content word with the turns that answer it; those turns
- * then match the query only through the person's name (every turn carries its speaker's name), and
- * BM25's length normalisation ranks the person's short phatic turns ("Thanks!", "好的") above the
- * statements of substance for that one word. In a dialogue a turn's length is mostly content, not
- * verbosity: with `RankOptions.substanceWeight` > 0, each candidate's score is multiplied by
- * `substanceFactor` of its token count. Query-independent, the same in every tier (the count is
- * BM25's own document length), and off by default unless its held-out gain says otherwise.
+ * Substance for set questions (decision 0170). A question about what a person has done across
+ * sessions ("What books has she read?", 她去过哪些地方) often shares no content word with the turns
+ * that answer it; those turns then match the query only through the person's name (every turn
+ * carries its speaker's name), and BM25's length normalisation ranks the person's short phatic turns
+ * ("Thanks!", "好的") above the statements that tell something. In a dialogue a turn's length is mostly
+ * content, not verbosity: with `RankOptions.setSubstanceEvidence` > 0, a question that `asksForSet`
+ * adds a little evidence per token count up to the average (`addSubstance`). The same in every tier
+ * (the count is BM25's own document length). Off by default: its held-out gain on LoCoMo is inside
+ * noise (it raises multi-hop by ≈ 1 point).
  */
-
-/**
- * The multiplier of a turn of `len` tokens when turns average `avgLen` tokens: `1 + weight ·
- * min(1, len / avgLen)` — a turn of average length or longer gets the whole bonus, an empty one none.
- * 1 when the weight is 0 or the statistics are missing.
- */
-export function substanceFactor(len: number, avgLen: number, weight: number): number {
-  if (!(weight > 0) || !(avgLen > 0) || !(len > 0)) return 1;
-  return 1 + weight * Math.min(1, len / avgLen);
-}
-
-/**
- * Multiplies every score in `scores` (in place) by its document's substance factor. `lengthOf`
- * gives a document's token count (undefined: unknown, left as it is).
- */
-export function applySubstance(scores: Map<string, number>, lengthOf: (id: string) => number | undefined, avgLen: number, weight: number): void {
-  if (!(weight > 0)) return;
-  for (const [id, s] of scores) {
-    const len = lengthOf(id);
-    if (len === undefined) continue;
-    const m = substanceFactor(len, avgLen, weight);
-    if (m !== 1) scores.set(id, s * m);
-  }
-}
 
 /** Words ending in -s after "what"/"which" that are no plural noun (verbs, pronouns, adverbs). */
 const NOT_PLURAL = new Set(['does', 'has', 'was', 'is', 'this', 'his', 'hers', 'its', 'yes', 'always', 'perhaps', 'sometimes', 'whereas', 'plus', 'news', 'thus', 'less', 'unless', 'towards', 'afterwards', 'besides', 'ours', 'yours', 'theirs', 'means', 'goes', 'says', 'gets', 'makes', 'takes', 'likes', 'wants', 'needs', 'loves', 'thinks', 'knows', 'feels', 'seems', 'keeps', 'lives', 'works', 'plays', 'uses', 'happens']);
