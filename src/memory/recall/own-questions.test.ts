@@ -67,7 +67,7 @@ test('by default a named person\'s statement outranks their own question with th
     if (where === 'document') docs.restore(evs.map((e) => eventDocument(e, 0)));
     const recall = new MemoryRecall({ embedder, context: () => ({ events: () => (where === 'context' ? evs : []) }), docs: () => docs, archive: () => archive });
     try {
-      const ids = async (q: string, rank = {}) => (await recall.search(q, { k: 2, tiers: ['context', 'document', 'archive'], rank })).map((h) => h.turnId);
+      const ids = async (q: string, rank = {}) => (await recall.search(q, { k: 2, tiers: ['context', 'document', 'archive'], rank })).map((h) => h.turnId ?? h.id);
       assert.deepEqual(await ids('How cold was the lake for Anna?', { focusAskDiscount: 0 }), ['t1', 't0'], 'off: a tie, the newer (the question) first');
       assert.deepEqual(await ids('How cold was the lake for Anna?'), ['t0', 't1'], 'default: the statement first');
       assert.deepEqual(await ids('小明觉得湖水冷不冷', { focusAskDiscount: 0 }), ['t3', 't2']);

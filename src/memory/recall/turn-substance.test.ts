@@ -70,7 +70,7 @@ test('for a set question about a person, their statements of substance outrank t
     const recall = new MemoryRecall({ embedder, context: () => ({ events: () => (where === 'context' ? evs : []) }), docs: () => docs, archive: () => archive });
     try {
       const at = (list: string[], t: string) => (list.includes(t) ? list.indexOf(t) : Infinity);
-      const ids = async (q: string, w: number) => (await recall.search(q, { k: 5, tiers: ['context', 'document', 'archive'], rank: { setSubstanceEvidence: w } })).map((h) => h.turnId);
+      const ids = async (q: string, w: number) => (await recall.search(q, { k: 5, tiers: ['context', 'document', 'archive'], rank: { setSubstanceEvidence: w } })).map((h) => h.turnId ?? h.id);
       const off = await ids('What activities has Anna done?', 0);
       assert.ok(at(off, 't0') < at(off, 't2') && at(off, 't0') < at(off, 't4'), `off: Anna's short turn above her statements on her name alone (${off.join(',')})`);
       const on = await ids('What activities has Anna done?', 1);
