@@ -38,7 +38,8 @@ const WARM_UP_QUESTIONS = 150;
 
 /**
  * Issue 15's parts, each switched off alone (ranking knobs passed to recall), and all of them (the
- * issue-11 ranking); then decision 0130's category members, which are off by default, switched on.
+ * issue-11 ranking); then decision 0130's category members, which are off by default, switched on;
+ * then decision 0170's own-question discount switched off and its set-question substance switched on.
  */
 const ABLATIONS: { name: string; rank: Partial<RankOptions> }[] = [
   { name: 'ablation: no speaker prior', rank: { speakerBoost: 0 } },
@@ -46,6 +47,9 @@ const ABLATIONS: { name: string; rank: Partial<RankOptions> }[] = [
   { name: 'ablation: dates at month level only', rank: { dayBoost: 0 } },
   { name: 'ablation: all three off (the issue-11 ranking)', rank: { speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0 } },
   { name: 'with category members for set questions (categoryWeight 0.5; off by default)', rank: { categoryWeight: 0.5 } },
+  // Decision 0170: the part that is on, switched off; the part that is off, switched on.
+  { name: 'ablation: own questions keep the whole speaker bonus (focusAskDiscount 0)', rank: { focusAskDiscount: 0 } },
+  { name: 'with substance for set questions (setSubstanceEvidence 0.75; off by default)', rank: { setSubstanceEvidence: 0.75 } },
 ];
 
 function parseArgs(argv: string[]): { data: string; write: boolean; limit?: number } {
