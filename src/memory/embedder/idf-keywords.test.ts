@@ -56,3 +56,22 @@ test('IdfKeywords: lookups, the median for unknown words, a later line replacing
   ]);
   assert.deepEqual(new IdfKeywords(Buffer.alloc(0)).top(['甲乙'], 3), [{ keyword: '甲乙', weight: 0 }]);
 });
+
+test("IdfKeywords holds every word of jieba's IDF file under its own fingerprint, with its own value", () => {
+  const t = new IdfKeywords(idfFile);
+  assert.equal(t.collisions, 0);
+  const want = new Map<string, number>();
+  for (const line of idfFile.toString('utf8').split('\n')) {
+    const [w, v] = line.trim().split(/\s+/);
+    if (w && v !== undefined && Number.isFinite(Number(v))) want.set(w, Number(v));
+  }
+  assert.equal(t.size, want.size);
+  for (const [w, v] of want) assert.equal(t.idf(w), v, w);
+});
+
+test('IdfKeywords: a repeated word replaces its value and is no collision; different words are held apart', () => {
+  const repeated = new IdfKeywords(Buffer.from('甲乙 1\n甲乙 2\n'));
+  assert.deepEqual([repeated.collisions, repeated.size, repeated.idf('甲乙')], [0, 1, 2]);
+  const two = new IdfKeywords(Buffer.from('甲乙 1\n丙丁 2\n'));
+  assert.deepEqual([two.collisions, two.size, two.idf('甲乙'), two.idf('丙丁')], [0, 2, 1, 2]);
+});

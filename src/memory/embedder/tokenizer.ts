@@ -31,7 +31,7 @@ const MAX_TOKENIZE_CHARS = 1_000_000;
  * workloads never pay either; text that is only indexed never loads the IDF table). The segmenter's
  * dictionary file is read into a buffer that lives only while the Rust dictionary is built (≈ 36 MiB
  * held): `@node-rs/jieba/dict.js` would keep both files (11 MiB) for the life of the process
- * through the module cache. The IDF table is our compact one (≈ 8 MiB, `idf-keywords.ts`) instead
+ * through the module cache. The IDF table is our compact one (≈ 5 MiB, `idf-keywords.ts`) instead
  * of jieba's `TfIdf` (≈ 24 MiB), with the same ranking.
  */
 let jiebaSeg: JiebaT | undefined;
