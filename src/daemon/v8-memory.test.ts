@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { DAEMON_V8_FLAGS, daemonV8Flags, TIGHT_V8_FLAGS } from './v8-memory.js';
+import { applyDaemonV8Flags, DAEMON_V8_FLAGS, daemonV8Flags, TIGHT_V8_FLAGS } from './v8-memory.js';
 
 test("every daemon V8 flag is one this Node's V8 knows (V8 ignores an unknown flag silently)", () => {
   const known = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
@@ -20,6 +20,8 @@ test('HOMEAGENT_V8_HEAP_TUNING: unset or unknown → the default flags, 1/tight 
   assert.deepEqual(daemonV8Flags({ HOMEAGENT_V8_HEAP_TUNING: '0' }), []);
   assert.deepEqual(daemonV8Flags({ HOMEAGENT_V8_HEAP_TUNING: 'off' }), []);
   assert.notDeepEqual(DAEMON_V8_FLAGS, TIGHT_V8_FLAGS);
+  // Off sets nothing (this process's V8 is left as it is).
+  assert.deepEqual(applyDaemonV8Flags({ HOMEAGENT_V8_HEAP_TUNING: 'off' }), []);
 });
 
 test('the default flags take effect when set at run time: the committed heap stays nearer what is live', () => {

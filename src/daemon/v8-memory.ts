@@ -8,17 +8,20 @@ import { PerformanceObserver } from 'node:perf_hooks';
  * old generation swells to 120–170 MiB committed for ≈ 40–60 MiB live before a full collection,
  * and keeps those pages. `--heap-growing-percent=N` fixes the factor at 1 + N/100.
  *
- * By default N = 50 (decision 0150). Measured on the scale bench at 1,000,000 archived turns,
- * 320 queries, interleaved runs at load ≈ 9: RSS ≈ 306 → ≈ 237 MiB with the daemon's CPU per
- * query within the run-to-run noise (≈ 37 vs ≈ 38 ms; 100 saved ≈ 50 MiB, 30 cost ≈ +17 % CPU).
- * `HOMEAGENT_V8_HEAP_TUNING=1` (or `tight`) chooses 20 (decision 0110: ≈ 20 % more CPU per query
- * for a little less memory), `0` (or `off`) leaves V8's own factor. V8 reads the flag at each
- * collection and Node does not freeze flags after start, so no re-exec or `NODE_OPTIONS` is
- * needed; `homed run` applies it however it is launched (foreground, the supervisor, a service).
+ * By default N = 100, a factor of 2 (decision 0150). Measured on the scale bench at 1,000,000
+ * archived turns, 320 queries, interleaved starts on the shared machine (load 8–17): RSS ≈ 306 →
+ * ≈ 256 MiB with the daemon's CPU per query unchanged within the noise (≈ 37 ms either way). A factor
+ * of 1.5 saved ≈ 70 MiB but cost CPU in some runs (7× the full collections; up to +30 % CPU per
+ * query in one same-run bench), 1.3 cost ≈ +17 %. `HOMEAGENT_V8_HEAP_TUNING=1` (or `tight`) chooses
+ * the memory-first setting: 20 % plus a young generation held at 16 MiB ({@link capYoungGeneration}),
+ * ≈ 207 MiB for ≈ 20–30 % more CPU per query; `0` (or `off`) leaves V8's own factor. V8 reads
+ * these flags at each collection (not only at start) and Node does not freeze flags, so no re-exec
+ * or `NODE_OPTIONS` is needed; `homed run` applies them however it is launched (foreground, the
+ * supervisor, a service).
  */
-export const DAEMON_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50'];
+export const DAEMON_V8_FLAGS: readonly string[] = ['--heap-growing-percent=100'];
 
-/** The tighter opt-in of decision 0110 (`HOMEAGENT_V8_HEAP_TUNING=1`): less memory, ≈ 20 % more CPU per query. */
+/** The memory-first opt-in (`HOMEAGENT_V8_HEAP_TUNING=1`): less memory for ≈ 20–30 % more CPU per query; with the young generation's cap. */
 export const TIGHT_V8_FLAGS: readonly string[] = ['--heap-growing-percent=20'];
 
 /** The flags `HOMEAGENT_V8_HEAP_TUNING` selects: unset → the default, `1`/`tight` → tight, `0`/`off` → none. */
@@ -30,10 +33,11 @@ export function daemonV8Flags(env: NodeJS.ProcessEnv = process.env): readonly st
 }
 
 /**
- * The young generation's cap (decision 0150): V8's new space — two semi-spaces — is 32 MiB once it
- * has grown to its default maximum, and all of it is touched (resident) within a few scavenges.
- * Held at 16 MiB (semi-spaces of 8 MiB) it measured ≈ 10–13 MiB less RSS at 1,000,000 archived
- * turns with the CPU per query within the noise. `--max-semi-space-size` is read only when the
+ * The young generation's cap of the tight setting (decision 0150): V8's new space — two
+ * semi-spaces — is 32 MiB once it has grown to its default maximum, and all of it is touched
+ * (resident) within a few scavenges. Held at 16 MiB (semi-spaces of 8 MiB) it measured ≈ 10–20 MiB
+ * less RSS at 1,000,000 archived turns, for about twice the scavenges (234 against 101 over 320
+ * queries): not free, so only with `HOMEAGENT_V8_HEAP_TUNING=1`. `--max-semi-space-size` is read only when the
  * heap is created (a command-line flag), but `--semi-space-growth-factor` is read at each growth:
  * 1 stops the growth where it is. By the time `homed run` starts, loading its modules has grown
  * the new space to 16 MiB; if it is still smaller, the factor is set to 1 after the first
@@ -65,11 +69,11 @@ export function capYoungGeneration(cap = YOUNG_GENERATION_CAP): () => void {
   };
 }
 
-/** Applies the flags {@link daemonV8Flags} selects to this process, and the young generation's cap unless tuning is off; returns the flags set. */
+/** Applies the flags {@link daemonV8Flags} selects to this process (and, for the tight setting, the young generation's cap); returns what it set. */
 export function applyDaemonV8Flags(env: NodeJS.ProcessEnv = process.env): string[] {
   const flags = daemonV8Flags(env);
   for (const f of flags) v8.setFlagsFromString(f);
-  if (flags.length === 0) return [];
+  if (flags !== TIGHT_V8_FLAGS) return [...flags];
   capYoungGeneration();
-  return [...flags, '--semi-space-growth-factor=1 (from a 16 MiB new space)'];
+  return [...flags, 'young generation capped at 16 MiB'];
 }
