@@ -25,17 +25,17 @@ test('HOMEAGENT_V8_HEAP_TUNING: unset or unknown → the default flags, 1/tight 
 });
 
 test('the default flags take effect when set at run time: the committed heap stays nearer what is live', () => {
-  // A child keeps a ring of the last 4,096 arrays of 8 KiB (≈ 32 MiB live) while it allocates
+  // A child keeps a ring of the last 8,192 arrays of 8 KiB (≈ 64 MiB live) while it allocates
   // 50,000 of them: each lives long enough to be promoted, then dies — the recall's pattern. Once
   // with V8's own factor, once with the daemon's default flags set after start as
   // applyDaemonV8Flags does; the committed heap's peak is well below V8's own with the flags.
   const script = `
     const v8 = await import('node:v8');
     for (const f of JSON.parse(process.argv[1])) v8.setFlagsFromString(f);
-    const ring = new Array(4096);
+    const ring = new Array(8192);
     let peak = 0;
     for (let i = 0; i < 60000; i++) {
-      ring[i % 4096] = new Array(1024).fill(i + 0.5);
+      ring[i % 8192] = new Array(1024).fill(i + 0.5);
       if (i % 512 === 0) peak = Math.max(peak, process.memoryUsage().heapTotal);
     }
     process.stdout.write(String(peak));
