@@ -235,7 +235,7 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...(ctx.v8Tuned
       ? ([
           ['0', "V8's own heap growing (HOMEAGENT_V8_HEAP_TUNING=0, the default before decision 0150)", dOff],
-          ['1', 'HOMEAGENT_V8_HEAP_TUNING=1 (tight, decision 0110)', dTight],
+          ['1', 'HOMEAGENT_V8_HEAP_TUNING=1 (tight: factor 1.2 and a 16 MiB young generation, decision 0150)', dTight],
         ] as const).flatMap(([, name, ps]) => [
           { case: `recall through the socket (ms), ${name}`, size: turns, p50: percentile(lat(ps), 50), p95: percentile(lat(ps), 95), note: `${label}; n=${lat(ps).length}` },
           { case: `daemon CPU per query (ms), ${name}`, size: turns, p50: percentile(ps.map((p) => p.cpuPerQuery), 50), p95: percentile(ps.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${ps.length}` },
