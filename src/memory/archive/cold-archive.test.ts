@@ -201,3 +201,37 @@ test('an archive of schema 1 migrates: questions marked (either mark, or a Chine
   assert.equal((v.prepare('SELECT n FROM speakers WHERE id = ?').get('qq:7') as { n: number }).n, 2);
   v.close();
 });
+
+test('rows read for ranking (light rows, and rankRows as arrays) carry what the whole row says of session, time, links, kind, speaker, place and question; absent rows are skipped', () => {
+  const h = home();
+  const a = open(h);
+  a.putMany([
+    doc('q', 'Which team do you support?', { createdAt: 10, speaker: { id: 'tg:1', name: 'Tim' }, conversation: { kind: 'group', id: 'tg:g1', name: 'Fans' } }),
+    doc('r', 'The Wolves', { createdAt: 20, eventKind: 'agent' }),
+    doc('s', 'later', { createdAt: 30, eventKind: '' }),
+  ]);
+  a.close();
+  const whole = open(h);
+  const full = ['q', 'r', 's'].map((id) => whole.get(id)!);
+  whole.close();
+  // A fresh connection: nothing cached, so the light read itself is what is checked.
+  const b = open(h);
+  const ns = full.map((r) => r.n);
+  const gone = Math.max(...ns) + 100;
+  const light = b.rows([...ns, gone], 'light');
+  assert.equal(light.size, 3, 'an absent row is skipped');
+  const ranked = new Map(b.rankRows([...ns, gone]).map((r) => [r[0], r]));
+  assert.equal(ranked.size, 3);
+  assert.deepEqual(b.rankRows([]), []);
+  for (const f of full) {
+    const l = light.get(f.n)!;
+    assert.equal(l.level, 'light');
+    assert.deepEqual(
+      [l.doc.sessionId, l.doc.createdAt, l.doc.addedAt, l.prev, l.next, l.doc.kind, l.doc.eventKind, l.doc.speaker?.id, l.doc.conversation?.id, l.asks, l.len, l.doc.content, l.doc.id],
+      [f.doc.sessionId, f.doc.createdAt, f.doc.createdAt, f.prev, f.next, f.doc.kind, f.doc.eventKind, f.doc.speaker?.id, f.doc.conversation?.id, f.asks, f.len, '', `#${f.n}`],
+    );
+    assert.deepEqual(ranked.get(f.n), [f.n, f.doc.sessionId, f.doc.createdAt, f.len, f.prev, f.next, f.doc.eventKind ?? '', f.doc.speaker?.id ?? null, f.asks ? 1 : 0]);
+  }
+  assert.deepEqual([full[0].asks, full[1].asks, full[1].doc.eventKind, full[2].doc.eventKind], [true, false, 'agent', undefined]);
+  b.close();
+});

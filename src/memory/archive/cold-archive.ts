@@ -71,6 +71,8 @@ interface Row {
 
 /** The light columns, all in the covering index `turns_rank` (narrow pages: candidates are read without touching the text). */
 const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind, conversation_id, speaker_id, asks';
+/** What ranking reads of a row (`ColdArchive.rankRows`): a subset of the light columns, in `RankRow`'s order. */
+const RANKING = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, speaker_id, asks';
 const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
 const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
 
@@ -95,6 +97,8 @@ export class ColdArchive {
   /** The people heard (`speakers` table, small): id → latest display name. */
   private people = new Map<string, string | undefined>();
   private readonly stmts = new Map<string, Database.Statement>();
+  private light: Database.Statement | undefined;
+  private ranking: Database.Statement | undefined;
   private readonly log: EmbedderLog;
   private readonly clock: () => number;
 
@@ -169,6 +173,8 @@ export class ColdArchive {
   /** Closes the archive. Safe to call twice. */
   close(): void {
     this.stmts.clear();
+    this.light = undefined;
+    this.ranking = undefined;
     this.cache.clear();
     this.writes++;
     this.db?.close();
@@ -430,13 +436,34 @@ export class ColdArchive {
       if (c && RANK[c.level] >= RANK[level]) out.set(n, c);
       else missing.push(n);
     }
-    if (missing.length) {
-      // Light rows come from the covering index (narrow pages); SQLite would pick the table by rowid.
-      const from = level === 'light' ? 'turns INDEXED BY turns_rank' : 'turns';
-      const rows = this.st(`SELECT ${COLUMNS[level]} FROM ${from} WHERE n IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)) as Row[];
-      for (const r of rows) out.set(r.n, this.remember(toArchived(r, level)));
+    if (!missing.length) return out;
+    if (level === 'light') {
+      // Light rows come from the covering index (narrow pages; SQLite would pick the table by rowid),
+      // as arrays: ranking reads hundreds per query at scale, and a row object per row is garbage.
+      for (const r of this.lightStatement().all(JSON.stringify(missing)) as LightRow[]) out.set(r[0], this.remember(lightRow(r)));
+      return out;
     }
+    const rows = this.st(`SELECT ${COLUMNS[level]} FROM turns WHERE n IN (SELECT value FROM json_each(?))`).all(JSON.stringify(missing)) as Row[];
+    for (const r of rows) out.set(r.n, this.remember(toArchived(r, level)));
     return out;
+  }
+
+  /**
+   * What ranking reads of rows by row number (absent rows are skipped): `RankRow`'s columns, as
+   * arrays, straight from the covering index and past the row cache. At scale ranking reads hundreds
+   * of candidates and neighbours per query, which it keeps itself while the archive is unchanged;
+   * fewer columns (no strings it does not use) and no row objects make each row cheaper.
+   */
+  rankRows(ns: readonly number[]): RankRow[] {
+    if (!ns.length) return [];
+    if (!this.ranking) this.ranking = this.conn.prepare(`SELECT ${RANKING} FROM turns INDEXED BY turns_rank WHERE n IN (SELECT value FROM json_each(?))`).raw(true);
+    return this.ranking.all(JSON.stringify(ns)) as RankRow[];
+  }
+
+  /** The light columns of listed rows, in raw mode (its own statement: `st` hands out object-mode ones). */
+  private lightStatement(): Database.Statement {
+    if (!this.light) this.light = this.conn.prepare(`SELECT ${LIGHT} FROM turns INDEXED BY turns_rank WHERE n IN (SELECT value FROM json_each(?))`).raw(true);
+    return this.light;
   }
 
   private remember(row: ArchivedRow): ArchivedRow {
@@ -618,6 +645,22 @@ function toArchived(r: Row, level: RowLevel): ArchivedRow {
     row.vec = { vector: new Float32Array(copy.buffer, 0, copy.byteLength / 4), modelId: r.vec_model };
   }
   return row;
+}
+
+/** A light row as read in raw mode, in `LIGHT`'s column order. */
+type LightRow = [n: number, session_id: string, created_at: number, ntok: number, prev_n: number | null, next_n: number | null, event_kind: string, kind: string, conversation_id: string | null, speaker_id: string | null, asks: number];
+
+/** A row as ranking reads it (`ColdArchive.rankRows`), in `RANKING`'s column order. */
+export type RankRow = [n: number, session_id: string, created_at: number, ntok: number, prev_n: number | null, next_n: number | null, event_kind: string, speaker_id: string | null, asks: number];
+
+/** What `toArchived(row, 'light')` gives for the same row, built straight from the array. */
+function lightRow(r: LightRow): ArchivedRow {
+  const n = r[0];
+  const createdAt = r[2];
+  const doc: MemoryDocument = { id: `#${n}`, content: '', input: '', response: '', kind: r[7], source: '', channel: '', sessionId: r[1], createdAt, addedAt: createdAt, accessCount: 0, refs: [], eventKind: r[6] || undefined };
+  if (r[9]) doc.speaker = { id: r[9] };
+  if (r[8]) doc.conversation = { kind: 'private', id: r[8] };
+  return { n, doc, prev: r[4], next: r[5], len: r[3], asks: r[10] === 1, level: 'light' };
 }
 
 function counts(tokens: readonly string[]): Map<string, number> {

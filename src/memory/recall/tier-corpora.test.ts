@@ -172,3 +172,28 @@ for (const how of ['forget', 'exclude'] as const) {
     await close();
   });
 }
+
+test('the archive ranks from partial rows: links of its own rows in one batch, a row absent from the archive has none, hits come back whole', () => {
+  const archive = openArchive();
+  archive.putMany([turn(1, 'Which team do you support?'), turn(2, 'The Wolves, since forever'), turn(3, 'nice pick'), turn(4, 'other place', 'S2')]);
+  const c = archiveCorpus(archive);
+  const terms = new Map([[embedder.tokenize('wolves')[0], 1]]);
+  c.begin?.();
+  const lex = c.lexical(terms, { idf: () => 1, avgLen: 3 }, 10);
+  assert.equal(lex.size, 1);
+  const [key] = lex.keys();
+  const d = c.get(key)!;
+  assert.deepEqual([d.sessionId, d.createdAt, d.speaker?.id, d.content, c.asks!(key)], ['S1', T0 + 2 * 60_000, 'ann', '', false], 'partial: what ranking reads, no text');
+  const many = c.adjacentMany!([d, { ...d, id: 'not-archived', createdAt: T0 + 2.5 * 60_000 }]);
+  const ids = (ds: MemoryDocument[]) => (ds.length ? c.complete!(ds).map((x) => x.id) : []);
+  assert.deepEqual([ids(many.get(key)!.before), ids(many.get(key)!.after)], [['e1'], ['e3']]);
+  assert.equal(c.asks!(c.adjacent(d, 1).before[0].id), true, 'the question before it is known to ask without its text');
+  assert.deepEqual([ids(many.get('not-archived')!.before), ids(many.get('not-archived')!.after)], [['e2'], ['e3']], "another tier's document finds its archived neighbours");
+  const last = c.adjacent(c.adjacent(d, 1).after[0], 1);
+  assert.deepEqual([ids(last.before), last.after.length], [['e2'], 0], 'the last turn of its session has nothing after it');
+  const [whole] = c.complete!([d]);
+  assert.deepEqual([whole.id, whole.content, whole.speaker], ['e2', 'The Wolves, since forever', { id: 'ann', name: 'Ann' }]);
+  assert.equal(c.get('\u0001999999'), undefined, 'a row number the archive does not hold');
+  c.end?.();
+  archive.close();
+});

@@ -1,5 +1,5 @@
 import type { ContextEvent } from '../../spec/memory.js';
-import type { ArchivedRow, ColdArchive, RowLevel } from '../archive/index.js';
+import type { ArchivedRow, ColdArchive, RankRow, RowLevel } from '../archive/index.js';
 import type { DocStore, MemoryDocument } from '../documents/index.js';
 import { bm25Score, cleanText, cosine, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { timeOrder, type RecallCorpus, type TermCounts } from './recall-corpus.js';
@@ -73,6 +73,20 @@ class PostingsKept extends Map<string, [number, number, number][]> {
 /** A document's neighbours in its session: the turn before and the turn after (either may be missing). */
 type Links = { before: MemoryDocument[]; after: MemoryDocument[] };
 
+/** No neighbour on that side (shared: links are only read). */
+const NONE: MemoryDocument[] = Object.freeze([]) as unknown as MemoryDocument[];
+const NO_LINKS: Links = Object.freeze({ before: NONE, after: NONE });
+
+/** An archive row as ranking keeps it: its document (keyed by row number), its links, whether it asks, its length. */
+interface Kept {
+  doc: MemoryDocument;
+  prev: number | null;
+  next: number | null;
+  asks: boolean;
+  /** Token count (BM25's length). */
+  len: number;
+}
+
 /** A document of another tier as the archive's neighbour lookup sees it (session, time, id). */
 const foreignKey = (d: Pick<MemoryDocument, 'sessionId' | 'createdAt' | 'id'>) => `${d.sessionId}\u0000${d.createdAt}\u0000${d.id}`;
 
@@ -92,57 +106,81 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   let scores = new Map<number, number>();
   // Kept between queries while the archive is unchanged (`archive.version`; any write, delete, open
   // or close starts them afresh, so a forgotten row is never served from here), and bounded: the
-  // documents read for ranking, and the archive neighbours of its own rows (by row number) and of
-  // other tiers' documents (by `foreignKey`).
-  let docs = new Map<number, MemoryDocument>();
-  let asks = new Set<number>();
-  let lens = new Map<number, number>();
+  // rows read for ranking (their documents, keyed by row number, and their links), and the archive
+  // neighbours of its own rows (by row number) and of other tiers' documents (by `foreignKey`).
+  let kept = new Map<number, Kept>();
   let postings = new PostingsKept();
   let own = new Map<number, Links>();
   let foreign = new Map<string, Links>();
   let version = archive.version;
   const fresh = () => {
-    if (version === archive.version && docs.size <= ARCHIVE_KEPT_DOCS && own.size + foreign.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
+    if (version === archive.version && kept.size <= ARCHIVE_KEPT_DOCS && own.size + foreign.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
     version = archive.version;
-    docs = new Map();
-    asks = new Set();
-    lens = new Map();
+    kept = new Map();
     postings = new PostingsKept();
     own = new Map();
     foreign = new Map();
   };
-  const doc = (r: ArchivedRow): MemoryDocument => {
-    let d = docs.get(r.n);
-    if (!d) {
-      docs.set(r.n, (d = { ...r.doc, id: keyOf(r.n) }));
-      if (r.asks) asks.add(r.n);
-      lens.set(r.n, r.len);
-    }
-    return d;
+  const keep = (r: ArchivedRow): Kept => {
+    let k = kept.get(r.n);
+    if (!k) kept.set(r.n, (k = { doc: { ...r.doc, id: keyOf(r.n) }, prev: r.prev, next: r.next, asks: r.asks, len: r.len }));
+    return k;
   };
+  /**
+   * A row as ranking reads it, kept as a document keyed by row number. Like every archive document
+   * ranking holds it is partial (no text, kind or conversation: ranking reads none of them, and
+   * `complete` returns the hits whole).
+   */
+  const keepRanked = (r: RankRow): void => {
+    const n = r[0];
+    if (kept.has(n)) return;
+    const createdAt = r[2];
+    const d: MemoryDocument = { id: keyOf(n), content: '', input: '', response: '', kind: '', source: '', channel: '', sessionId: r[1], createdAt, addedAt: createdAt, accessCount: 0, refs: [], eventKind: r[6] || undefined };
+    if (r[7]) d.speaker = { id: r[7] };
+    kept.set(n, { doc: d, prev: r[4], next: r[5], asks: r[8] === 1, len: r[3] });
+  };
+  const doc = (r: ArchivedRow): MemoryDocument => keep(r).doc;
   const rowsOf = (ns: number[], level: RowLevel = 'light') => archive.rows(ns.filter((n) => Number.isFinite(n)), level);
-  const ownLinks = (ds: readonly MemoryDocument[]) => {
-    const todo = ds.filter((d) => !own.has(nOf(d.id)));
-    if (todo.length) {
-      const mine = rowsOf(todo.map((d) => nOf(d.id)));
-      const near = rowsOf([...mine.values()].flatMap((r) => [r.prev, r.next]).filter((n): n is number => n !== null));
-      for (const d of todo) {
-        const r = mine.get(nOf(d.id));
-        const p = r?.prev != null ? near.get(r.prev) : undefined;
-        const x = r?.next != null ? near.get(r.next) : undefined;
-        own.set(nOf(d.id), { before: p ? [doc(p)] : [], after: x ? [doc(x)] : [] });
-      }
-    }
-    return new Map(ds.map((d) => [d.id, own.get(nOf(d.id))!]));
+  /** Reads (one statement) the listed rows not kept yet. */
+  const keepRows = (ns: readonly number[]) => {
+    const todo: number[] = [];
+    for (const n of ns) if (Number.isFinite(n) && !kept.has(n)) todo.push(n);
+    for (const r of archive.rankRows(todo)) keepRanked(r);
   };
-  const foreignLinks = (ds: readonly MemoryDocument[]) => {
+  const linksOf = (n: number): Links => {
+    const k = kept.get(n);
+    const p = k && k.prev !== null ? kept.get(k.prev) : undefined;
+    const x = k && k.next !== null ? kept.get(k.next) : undefined;
+    return { before: p ? [p.doc] : NONE, after: x ? [x.doc] : NONE };
+  };
+  /** Neighbours of the archive's own rows: their links are kept with them, so only the neighbours' rows are read. */
+  const ownLinks = (ds: readonly MemoryDocument[], out: Map<string, Links>) => {
+    const todo: number[] = [];
+    for (const d of ds) {
+      const n = nOf(d.id);
+      if (!own.has(n)) todo.push(n);
+    }
+    if (todo.length) {
+      keepRows(todo);
+      const near: number[] = [];
+      for (const n of todo) {
+        const k = kept.get(n);
+        if (k?.prev != null) near.push(k.prev);
+        if (k?.next != null) near.push(k.next);
+      }
+      keepRows(near);
+      for (const n of todo) own.set(n, linksOf(n));
+    }
+    for (const d of ds) out.set(d.id, own.get(nOf(d.id))!);
+  };
+  const foreignLinks = (ds: readonly MemoryDocument[], out: Map<string, Links>) => {
     const todo = ds.filter((d) => !foreign.has(foreignKey(d)));
     if (todo.length) {
-      for (const d of todo) foreign.set(foreignKey(d), { before: [], after: [] });
+      for (const d of todo) foreign.set(foreignKey(d), NO_LINKS);
       const byId = new Map(todo.map((d) => [d.id, d]));
       for (const [id, a] of archive.adjacentMany(todo)) foreign.set(foreignKey(byId.get(id)!), { before: a.before.map(doc), after: a.after.map(doc) });
     }
-    return new Map(ds.map((d) => [d.id, foreign.get(foreignKey(d))!]));
+    for (const d of ds) out.set(d.id, foreign.get(foreignKey(d))!);
   };
   return {
     tier: 'archive',
@@ -160,40 +198,51 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
       scores = archive.score(terms, stats, (t) => quotas.get(t) ?? 0, postings);
       const cap = archive.size <= ARCHIVE_EXACT_BELOW ? limit : Math.min(limit, ARCHIVE_RANK_LIMIT);
       const top = scores.size > cap ? topEntries(scores, cap) : [...scores];
-      rowsOf(top.map(([n]) => n).filter((n) => !docs.has(n))).forEach((r) => doc(r));
-      return new Map(top.filter(([n]) => docs.has(n)).map(([n, s]) => [keyOf(n), s]));
+      keepRows(top.map(([n]) => n));
+      const out = new Map<string, number>();
+      for (const [n, s] of top) if (kept.has(n)) out.set(keyOf(n), s);
+      return out;
     },
     get: (key) => {
       const n = nOf(key);
       if (!Number.isFinite(n)) return undefined;
-      const known = docs.get(n);
-      if (known) return known;
-      const r = rowsOf([n]).get(n);
-      return r ? doc(r) : undefined;
+      const known = kept.get(n);
+      if (known) return known.doc;
+      keepRows([n]);
+      return kept.get(n)?.doc;
     },
     scoreOf: (key) => scores.get(nOf(key)) ?? 0,
     asks: (key) => {
       const n = nOf(key);
-      return docs.has(n) ? asks.has(n) : undefined;
+      return kept.get(n)?.asks;
     },
     lengthOf: (key) => {
       const n = nOf(key);
-      if (!lens.has(n) && Number.isFinite(n)) rowsOf([n]).forEach((r) => doc(r));
-      return lens.get(n);
+      if (!kept.has(n)) keepRows([n]);
+      return kept.get(n)?.len;
     },
     termsOf: (key) => {
       const r = rowsOf([nOf(key)], 'tokens').get(nOf(key));
       return r?.terms ? { terms: r.terms, len: r.len } : undefined;
     },
     adjacent: (d, span) => {
-      if (span === 1) return (Number.isFinite(nOf(d.id)) ? ownLinks([d]) : foreignLinks([d])).get(d.id) ?? { before: [], after: [] };
+      if (span === 1) {
+        const out = new Map<string, Links>();
+        if (Number.isFinite(nOf(d.id))) ownLinks([d], out);
+        else foreignLinks([d], out);
+        return out.get(d.id) ?? { before: [], after: [] };
+      }
       const a = archive.adjacent(d, span);
       return { before: a.before.map(doc), after: a.after.map(doc) };
     },
     adjacentMany: (ds) => {
-      const own = ds.filter((d) => Number.isFinite(nOf(d.id)));
-      const other = ds.filter((d) => !Number.isFinite(nOf(d.id)));
-      return new Map([...ownLinks(own), ...foreignLinks(other)]);
+      const mine: MemoryDocument[] = [];
+      const other: MemoryDocument[] = [];
+      for (const d of ds) (Number.isFinite(nOf(d.id)) ? mine : other).push(d);
+      const out = new Map<string, Links>();
+      ownLinks(mine, out);
+      foreignLinks(other, out);
+      return out;
     },
     complete: (ds) => {
       const full = archive.rows(ds.map((d) => nOf(d.id)), 'full');
@@ -263,7 +312,9 @@ export function contextCorpus(events: () => readonly ContextEvent[], embedder: E
     get: (id) => byId.get(id)?.doc,
     termsOf: (id) => byId.get(id)?.counts,
     adjacent: (doc, span) => {
-      const same = bySession.get(doc.sessionId) ?? [];
+      const same = bySession.get(doc.sessionId);
+      // Most documents ranked are of sessions the window does not hold (no arrays for those).
+      if (!same) return NO_LINKS;
       const before = same.filter((d) => timeOrder(d, doc) < 0).slice(-span).reverse();
       const after = same.filter((d) => timeOrder(d, doc) > 0).slice(0, span);
       return { before, after };
