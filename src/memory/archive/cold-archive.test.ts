@@ -206,7 +206,7 @@ test('rows read for ranking (light rows, and rankRows as arrays) carry what the 
   const h = home();
   const a = open(h);
   a.putMany([
-    doc('q', 'Which team do you support?', { createdAt: 10, speaker: { id: 'tg:1', name: 'Tim' }, conversation: { kind: 'group', id: 'tg:g1', name: 'Fans' } }),
+    doc('q', 'Which team do you support?', { createdAt: 10, speaker: { id: 'tg:1', name: 'Tim' }, conversation: { kind: 'group', id: 'tg:g1' } }),
     doc('r', 'The Wolves', { createdAt: 20, eventKind: 'agent' }),
     doc('s', 'later', { createdAt: 30, eventKind: '' }),
   ]);
