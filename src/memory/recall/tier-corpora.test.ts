@@ -193,7 +193,9 @@ test('the archive ranks from partial rows: links of its own rows in one batch, a
   assert.deepEqual([ids(last.before), last.after.length], [['e2'], 0], 'the last turn of its session has nothing after it');
   const [whole] = c.complete!([d]);
   assert.deepEqual([whole.id, whole.content, whole.speaker], ['e2', 'The Wolves, since forever', { id: 'ann', name: 'Ann' }]);
+  assert.equal(c.lengthOf!(key), archive.get('e2')!.len, "a row's length (BM25's) from what ranking read");
   assert.equal(c.get('\u0001999999'), undefined, 'a row number the archive does not hold');
+  assert.equal(c.lengthOf!('\u0001999999'), undefined);
   c.end?.();
   archive.close();
 });
