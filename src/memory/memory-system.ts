@@ -12,7 +12,7 @@ import { RuleDistillPipeline, docToTriples, speakerEntity, type LlmLike } from '
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
-import { factSpeakers, speakerIdOf, MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot } from './recall/index.js';
+import { factSpeakers, speakerIdOf, MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot, saidDays } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
 import { ControlDB, MemoryControl, knowledgeForgetParticipant, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
 
@@ -85,8 +85,9 @@ export class MemorySystem {
     const config = opts.config;
     this.embedder = new EmbedderService({ config, log, dataDir: home, fetch: opts.fetch });
     this.controlDb = new ControlDB({ home, clock: opts.now, log });
-    this.docs = new DocStore({ home, embedder: this.embedder, config, log, clock: opts.now });
-    this.archive = new ColdArchive({ home, tokenize: (t) => this.embedder.tokenize(t), log, clock: opts.now });
+    // Both turn tiers keep the days said inside each turn (decision 0160).
+    this.docs = new DocStore({ home, embedder: this.embedder, config, log, clock: opts.now, saidDays });
+    this.archive = new ColdArchive({ home, tokenize: (t) => this.embedder.tokenize(t), log, clock: opts.now, saidDays });
     this.context = new RelevanceContext({
       home,
       embedder: this.embedder,

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileS
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConfigKeyInfo, ContextEvent, ForgetLedger, TransferMode, TransferPart, TransferPartPlan, TransferReport } from '../spec/index.js';
-import { ColdArchive, DocStore, GraphDB, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
+import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
 import { RefMap } from './ref-map.js';
@@ -223,8 +223,9 @@ export async function mergeImport(o: {
   const liveArchive = join(live.home, 'documents', 'archive.db');
   copyDb(liveDocs, join(M, 'documents', 'documents.db'));
   copyDb(liveArchive, join(M, 'documents', 'archive.db'));
-  const docs = new DocStore({ home: M, embedder: o.memory.embedder, config: o.config });
-  const archive = new ColdArchive({ home: M, tokenize: (t) => o.memory.embedder.tokenize(t) });
+  // Imported turns get their days said resolved here, as the live tiers would (decision 0160).
+  const docs = new DocStore({ home: M, embedder: o.memory.embedder, config: o.config, saidDays });
+  const archive = new ColdArchive({ home: M, tokenize: (t) => o.memory.embedder.tokenize(t), saidDays });
   await docs.open();
   archive.open();
   try {

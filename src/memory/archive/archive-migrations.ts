@@ -76,6 +76,17 @@ export const ARCHIVE_MIGRATIONS: readonly string[] = [
       count(*)
     FROM turns t WHERE t.speaker_id IS NOT NULL GROUP BY t.speaker_id;
   `,
+  // 3 (decision 0160): the days said inside a turn ("yesterday" said on 8 May 2023 is 7 May 2023),
+  // as YYYYMMDD keys per row, so a query's days are one range read. Rows archived before have
+  // `days_done` 0 (the partial index lists them): the archive resolves their days at open, in
+  // JavaScript (our expression tables), and marks them done — as it does for any row written by a
+  // process that had no resolver.
+  `
+  ALTER TABLE turns ADD COLUMN days_done INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX turns_days_todo ON turns(n) WHERE days_done = 0;
+  CREATE TABLE turn_days (day INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (day, n)) WITHOUT ROWID;
+  CREATE INDEX turn_days_n ON turn_days(n);
+  `,
 ];
 
 /**

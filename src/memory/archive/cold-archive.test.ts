@@ -9,6 +9,7 @@ import type { MemoryDocument } from '../documents/index.js';
 import Database from 'better-sqlite3';
 import { ARCHIVE_MIGRATIONS } from './archive-migrations.js';
 import { ColdArchive } from './index.js';
+import { saidDays } from '../recall/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-test-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -184,9 +185,10 @@ test('an archive of schema 1 migrates: questions marked (either mark, or a Chine
   const a = new ColdArchive({ home: h, tokenize: (t) => t.split(/\s+/), log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
   a.open();
   // The one-time upgrade is announced before it starts (it takes minutes at a million rows) and timed after.
-  assert.equal(lines.length, 2, lines.join('\n'));
+  assert.equal(lines.length, 4, lines.join('\n'));
   assert.match(lines[0], /upgrading .*archive\.db from schema 1 to 2 \(once; about 4 rows/);
   assert.match(lines[1], /upgraded from schema 1 to 2 in \d+\.\d s/);
+  assert.match(lines[3], /upgraded from schema 2 to 3 in \d+\.\d s/);
   const asks = (id: string) => [...a.rows([a.get(id)!.n], 'light').values()][0].asks;
   const fresh: string[] = [];
   const f = new ColdArchive({ home: home(), tokenize: (t) => t.split(/\s+/), log: { info: (m) => fresh.push(m), warn: (m) => fresh.push(m) } });
@@ -234,4 +236,78 @@ test('rows read for ranking (light rows, and rankRows as arrays) carry what the 
   }
   assert.deepEqual([full[0].asks, full[1].asks, full[1].doc.eventKind, full[2].doc.eventKind], [true, false, 'agent', undefined]);
   b.close();
+});
+
+/** Local noon of a day (calendar days are local time). */
+const noon = (y: number, m: number, d: number) => new Date(y, m - 1, d, 12).getTime();
+
+test('decision 0160: the days said in a turn are kept per row, and go with it when it is replaced or deleted', () => {
+  const h = home();
+  const a = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t), saidDays });
+  a.open();
+  a.putMany([doc('y', 'I went to the support group yesterday', { createdAt: noon(2023, 5, 8) }), doc('z', 'no day here', { createdAt: noon(2023, 5, 8) })]);
+  assert.deepEqual(a.daysOf('y'), [20230507]);
+  assert.deepEqual(a.daysOf('z'), []);
+  assert.deepEqual(a.saidOn([{ from: 20230507, to: 20230507 }], 10), [a.get('y')!.n]);
+  assert.deepEqual(a.saidYears(), { min: 2023, max: 2023 });
+  // Replaced with other text: the old day goes, the new one comes.
+  a.putMany([doc('y', 'I went to the support group two days ago', { createdAt: noon(2023, 5, 8) })]);
+  assert.deepEqual(a.daysOf('y'), [20230506]);
+  assert.deepEqual(a.saidOn([{ from: 20230507, to: 20230507 }], 10), []);
+  a.deleteByTurnIds(['s1#y']);
+  const raw = new Database(a.path, { readonly: true });
+  assert.equal(raw.prepare('SELECT count(*) FROM turn_days').pluck().get(), 0, 'no day is left of a deleted row');
+  raw.close();
+  assert.equal(a.saidYears(), undefined);
+  a.close();
+});
+
+test('decision 0160: an archive of schema 2 (real file, rows of the old build) gets its days at the first open with a resolver; one without leaves them pending', () => {
+  const h = home();
+  fs.mkdirSync(path.join(h, 'documents'));
+  const db = new Database(path.join(h, 'documents', 'archive.db'));
+  db.exec(ARCHIVE_MIGRATIONS[0]);
+  db.exec(ARCHIVE_MIGRATIONS[1]);
+  db.pragma('user_version = 2');
+  const ins = db.prepare("INSERT INTO turns (id, turn_id, session_id, created_at, added_at, archived_at, content, tokens, ntok) VALUES (?, ?, 's1', ?, 0, 0, ?, '', 0)");
+  ins.run('a', 'ta', noon(2024, 1, 17), '我上周六去爬山了');
+  ins.run('b', 'tb', noon(2023, 5, 8), 'I went to the support group yesterday');
+  ins.run('c', 'tc', noon(2023, 5, 8), 'on 31 February 2023 and 2023-13-45');
+  ins.run('d', 'td', noon(2023, 5, 8), 'nothing');
+  db.close();
+  // Opened by a process without a resolver (e.g. an import's check): migrated, days pending.
+  const bare = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t) });
+  bare.open();
+  assert.equal(bare.saidYears(), undefined);
+  bare.putMany([doc('e', 'we met yesterday', { createdAt: noon(2023, 5, 8) })]);
+  bare.close();
+  const lines: string[] = [];
+  const a = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t), saidDays, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+  a.open();
+  assert.deepEqual(['a', 'b', 'c', 'd', 'e'].map((id) => a.daysOf(id)), [[20240113], [20230507], [], [], [20230507]]);
+  assert.match(lines.join('\n'), /resolved the days said in 5 archived turns \(3 days\)/);
+  a.close();
+  // Done once: the next open has nothing to resolve.
+  const again = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t), saidDays, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+  again.open();
+  assert.equal(lines.filter((l) => /resolved the days/.test(l)).length, 1);
+  assert.deepEqual(again.saidYears(), { min: 2023, max: 2024 });
+  again.close();
+});
+
+test('decision 0160: a resolver that throws or answers nonsense does not stop a turn from being archived', () => {
+  const a = new ColdArchive({
+    home: home(),
+    tokenize: (t) => embedder.tokenize(t),
+    saidDays: (text) => {
+      if (text.includes('boom')) throw new Error('boom');
+      return [NaN, 1.5, -3, 99_999_999, 20230507, 20230507] as number[];
+    },
+  });
+  a.open();
+  assert.equal(a.putMany([doc('x', 'boom yesterday'), doc('y', 'odd')]), 2);
+  assert.equal(a.size, 2);
+  assert.deepEqual(a.daysOf('x'), []);
+  assert.deepEqual(a.daysOf('y'), [20230507], 'only real day keys are kept, once');
+  a.close();
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { HomeAgentError } from '../../spec/errors/index.js';
-import { asksQuestion, type MemoryDocument } from '../documents/index.js';
+import { asksQuestion, safeDays, type DayKeyRange, type MemoryDocument, type SaidDaysResolver } from '../documents/index.js';
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
 import { scrubbedSqlite } from '../../fs/index.js';
@@ -36,7 +36,16 @@ export interface ColdArchiveOptions {
   tokenize: (text: string) => string[];
   log?: EmbedderLog;
   clock?: () => number;
+  /**
+   * The days a turn's text says, resolved against its time, as YYYYMMDD keys (recall's `saidDays`,
+   * decision 0160). Without it rows are stored with their days pending, resolved at the next open
+   * by an archive that has it.
+   */
+  saidDays?: SaidDaysResolver;
 }
+
+/** Rows whose days are resolved per transaction at open (rows stored before schema 3). */
+const DAYS_BATCH = 2_000;
 
 interface Row {
   n: number;
@@ -158,6 +167,37 @@ export class ColdArchive {
       if (m.key === 'tokens') this.tokens = m.value;
     }
     this.loadPeople();
+    this.fillDays();
+  }
+
+  /**
+   * Resolves the days said in rows stored without them (before schema 3, or by a process without a
+   * resolver), in batches of one transaction each; a kill in between keeps what is done.
+   */
+  private fillDays(): void {
+    const resolve = this.opts.saidDays;
+    if (!resolve) return;
+    const todo = this.st('SELECT n, content, created_at FROM turns INDEXED BY turns_days_todo WHERE days_done = 0 ORDER BY n LIMIT ?');
+    const put = this.st('INSERT OR IGNORE INTO turn_days (day, n) VALUES (?, ?)');
+    const done = this.st('UPDATE turns SET days_done = 1 WHERE n = ?');
+    let rows = 0;
+    let days = 0;
+    const t0 = this.clock();
+    for (;;) {
+      const batch = todo.all(DAYS_BATCH) as { n: number; content: string; created_at: number }[];
+      if (!batch.length) break;
+      this.conn.transaction(() => {
+        for (const r of batch) {
+          for (const d of safeDays(resolve, r.content, r.created_at)) {
+            put.run(d, r.n);
+            days++;
+          }
+          done.run(r.n);
+        }
+      })();
+      rows += batch.length;
+    }
+    if (rows > 0) this.log.info(`archive: resolved the days said in ${rows} archived turns (${days} days) in ${((this.clock() - t0) / 1000).toFixed(1)} s`);
   }
 
   private loadPeople(): void {
@@ -232,8 +272,10 @@ export class ColdArchive {
     if (docs.length === 0) return 0;
     const now = this.clock();
     const toks = docs.map((d, i) => (opts.tokens?.[i] ?? this.opts.tokenize(d.title ? `${d.title}\n${d.content}` : d.content)).filter(isIndexable));
-    const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker, conversation_id, conversation, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model, asks)
-      VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerJson, @conversationId, @conversationJson, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel, @asks)`);
+    const ins = this.st(`INSERT INTO turns (id, turn_id, event_kind, kind, source, channel, session_id, speaker_id, speaker, conversation_id, conversation, title, created_at, added_at, archived_at, access_count, content, input, response, refs, meta, tokens, ntok, vec, vec_model, asks, days_done)
+      VALUES (@id, @turnId, @eventKind, @kind, @source, @channel, @sessionId, @speakerId, @speakerJson, @conversationId, @conversationJson, @title, @createdAt, @addedAt, @archivedAt, @accessCount, @content, @input, @response, @refs, @meta, @tokens, @ntok, @vec, @vecModel, @asks, @daysDone)`);
+    const resolve = this.opts.saidDays;
+    const putDay = this.st('INSERT OR IGNORE INTO turn_days (day, n) VALUES (?, ?)');
     const person = this.st('INSERT INTO speakers (id, name, n) VALUES (?, ?, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1, name = COALESCE(excluded.name, name)');
     const posting = this.st('INSERT INTO postings (term_id, n, tf, len) VALUES (?, ?, ?, ?)');
     const df = new Map<number, number>();
@@ -273,8 +315,10 @@ export class ColdArchive {
             vec: v ? Buffer.from(v.vector.buffer, v.vector.byteOffset, v.vector.byteLength) : null,
             vecModel: v?.modelId ?? null,
             asks: asksQuestion(d.content) ? 1 : 0,
+            daysDone: resolve ? 1 : 0,
           }).lastInsertRowid,
         );
+        if (resolve) for (const day of safeDays(resolve, d.content, d.createdAt)) putDay.run(day, n);
         if (d.speaker?.id) person.run(d.speaker.id, d.speaker.name ?? null);
         this.link(n, d);
         for (const [term, tf] of counts(t)) {
@@ -359,6 +403,7 @@ export class ColdArchive {
         }
         if (row.prev_n !== null) this.st('UPDATE turns SET next_n = ? WHERE n = ?').run(row.next_n, row.prev_n);
         if (row.next_n !== null) this.st('UPDATE turns SET prev_n = ? WHERE n = ?').run(row.prev_n, row.next_n);
+        this.st('DELETE FROM turn_days WHERE n = ?').run(row.n);
         this.st('DELETE FROM turns WHERE n = ?').run(row.n);
         docs++;
         tokens += row.ntok;
@@ -510,6 +555,33 @@ export class ColdArchive {
       return out;
     };
     return { before: walk(first.before[0], 'prev'), after: walk(first.after[0], 'next') };
+  }
+
+  // ---------- days said (decision 0160) ----------
+
+  /**
+   * Row numbers of the turns that say a day in one of `ranges` (YYYYMMDD keys), newest rows first,
+   * at most `limit`: what day-scoped recall admits beside the turns dated on those days.
+   */
+  saidOn(ranges: readonly DayKeyRange[], limit: number): number[] {
+    const out = new Set<number>();
+    const q = this.st('SELECT n FROM turn_days WHERE day BETWEEN ? AND ? ORDER BY n DESC LIMIT ?').pluck();
+    for (const r of ranges) {
+      if (out.size >= limit) break;
+      for (const n of q.all(r.from, r.to, limit) as number[]) if (out.size < limit) out.add(n);
+    }
+    return [...out];
+  }
+
+  /** The years the stored days span (yearless query days are read in each), or undefined when none. */
+  saidYears(): { min: number; max: number } | undefined {
+    const r = this.st('SELECT min(day) AS a, max(day) AS b FROM turn_days').get() as { a: number | null; b: number | null };
+    return r.a === null || r.b === null ? undefined : { min: Math.floor(r.a / 10_000), max: Math.floor(r.b / 10_000) };
+  }
+
+  /** The days said in one archived document (by id), sorted. */
+  daysOf(id: string): number[] {
+    return this.st('SELECT d.day FROM turn_days d JOIN turns t ON t.n = d.n WHERE t.id = ? ORDER BY d.day').pluck().all(id) as number[];
   }
 
   // ---------- lookups ----------

@@ -46,6 +46,14 @@ export const DOC_MIGRATIONS: readonly string[] = [
   UPDATE documents SET event_kind = COALESCE(json_extract(meta, '$.eventKind'), '') WHERE meta IS NOT NULL AND json_valid(meta);
   CREATE INDEX documents_turn ON documents(turn_id, event_kind);
   `,
+  // 3 (decision 0160): the days said inside a document ("yesterday" said on 8 May 2023 is 7 May
+  // 2023) as YYYYMMDD keys. Documents stored before have `days_done` 0: the store resolves their
+  // days at open (JavaScript: our expression tables) and marks them done.
+  `
+  ALTER TABLE documents ADD COLUMN days_done INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE turn_days (day INTEGER NOT NULL, id TEXT NOT NULL, PRIMARY KEY (day, id)) WITHOUT ROWID;
+  CREATE INDEX turn_days_id ON turn_days(id);
+  `,
 ];
 
 /** Applies the pending migrations in one transaction each. */

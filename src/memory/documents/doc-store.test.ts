@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { testConfig, testLog } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
 import Database from 'better-sqlite3';
-import { contextCorpus, documentCorpus, rankEvidence } from '../recall/index.js';
+import { contextCorpus, documentCorpus, rankEvidence, saidDays } from '../recall/index.js';
 import { DOC_MIGRATIONS } from './doc-migrations.js';
 import { DocStore } from './index.js';
 
@@ -213,4 +213,59 @@ test('the people heard in the warm tier: counted through add, replace, remove an
   again.removeMany(['a', 'dddd']);
   assert.equal(again.speakers().size, 0);
   await again.close();
+});
+
+/** Local noon of a day (calendar days are local time). */
+const noon = (y: number, m: number, d: number) => new Date(y, m - 1, d, 12).getTime();
+
+test('decision 0160: the days said in a document are kept with it, through replace, remove and reopen', async () => {
+  const h = home();
+  const open = async () => {
+    const s = new DocStore({ home: h, embedder, saidDays });
+    await s.open();
+    return s;
+  };
+  const s = await open();
+  const d = s.add({ id: 'y', input: 'I went to the support group yesterday', createdAt: noon(2023, 5, 8), refs: ['t1'] });
+  s.add({ id: 'z', input: '我上周六去爬山了', createdAt: noon(2024, 1, 17), refs: ['t2'] });
+  assert.deepEqual(s.daysOf(d.id), [20230507]);
+  assert.deepEqual(s.saidOn([{ from: 20230507, to: 20230507 }], 10), ['y']);
+  assert.deepEqual(s.saidOn([{ from: 20240113, to: 20240113 }], 10), ['z']);
+  assert.deepEqual(s.saidYears(), { min: 2023, max: 2024 });
+  s.restore([{ ...d, content: 'I went to the support group two days ago' }]);
+  assert.deepEqual(s.daysOf('y'), [20230506], 'a replaced document’s days are its new text’s');
+  await s.close();
+  const again = await open();
+  assert.deepEqual(again.daysOf('y'), [20230506]);
+  assert.equal(again.deleteByTurnIds(['t1']), 1);
+  assert.deepEqual(again.daysOf('y'), []);
+  assert.deepEqual(again.saidYears(), { min: 2024, max: 2024 });
+  await again.close();
+});
+
+test('decision 0160: documents.db of schema 2 (real file) gets the days of its documents at the first open with a resolver', async () => {
+  const h = home();
+  fs.mkdirSync(path.join(h, 'documents'));
+  const db = new Database(path.join(h, 'documents', 'documents.db'));
+  db.exec(DOC_MIGRATIONS[0]);
+  db.exec(DOC_MIGRATIONS[1]);
+  db.pragma('user_version = 2');
+  const ins = db.prepare(`INSERT INTO documents (id, seq, content, input, response, kind, source, channel, session_id, created_at, added_at, refs, turn_id)
+    VALUES (?, ?, ?, ?, '', 'archive', 'webui', 'webui', 'webui:1', ?, 0, '[]', ?)`);
+  ins.run('a', 0, 'I went to the support group yesterday', 'x', noon(2023, 5, 8), 'ta');
+  ins.run('b', 1, 'on 31 February 2023 and 2023-13-45 十十十月', 'x', noon(2023, 5, 8), 'tb');
+  db.close();
+  const bare = await openStore(h);
+  assert.equal(bare.saidYears(), undefined, 'without a resolver the days stay pending');
+  await bare.close();
+  const s = new DocStore({ home: h, embedder, saidDays });
+  await s.open();
+  assert.deepEqual(s.daysOf('a'), [20230507]);
+  assert.deepEqual(s.daysOf('b'), []);
+  assert.equal(s.size, 2, 'an odd date string does not cost a document');
+  await s.close();
+  const v = new Database(path.join(h, 'documents', 'documents.db'), { readonly: true });
+  assert.equal(v.pragma('user_version', { simple: true }), DOC_MIGRATIONS.length);
+  assert.equal(v.prepare('SELECT count(*) FROM documents WHERE days_done = 0').pluck().get(), 0);
+  v.close();
 });

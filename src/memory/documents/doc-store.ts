@@ -7,6 +7,7 @@ import { HomeAgentError, ValidationError } from '../../spec/errors/index.js';
 import type { ContextEvent } from '../../spec/memory.js';
 import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type ReembedProgress, type StoredVector } from '../embedder/index.js';
 import { migrateDocs } from './doc-migrations.js';
+import { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
 import { scrubbedSqlite } from '../../fs/index.js';
 
@@ -19,6 +20,12 @@ export interface DocStoreOptions {
   clock?: () => number;
   /** Progress of background re-embedding after a model change. */
   onProgress?: (p: ReembedProgress) => void;
+  /**
+   * The days a document's text says, resolved against its time (recall's `saidDays`, decision
+   * 0160). Without it documents are stored with their days pending, resolved at the next open by a
+   * store that has it.
+   */
+  saidDays?: SaidDaysResolver;
 }
 
 interface Row {
@@ -49,7 +56,7 @@ interface Row {
   conversation: string | null;
 }
 
-type Statements = { ins: Database.Statement; del: Database.Statement; touch: Database.Statement };
+type Statements = { ins: Database.Statement; del: Database.Statement; delDays: Database.Statement; putDay: Database.Statement; touch: Database.Statement };
 
 /**
  * The Document tier (T-3, seed DocStore), the warm half of the archive: documents in SQLite
@@ -117,9 +124,11 @@ export class DocStore {
     }
     const db = this.db;
     this.stmts = {
-      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens, turn_id, event_kind, speaker_id, speaker, conversation_id, conversation)
-        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, @accessCount, @lastAccess, @refs, @meta, @tokens, @turnId, @eventKind, @speakerId, @speakerJson, @conversationId, @conversationJson)`),
+      ins: db.prepare(`INSERT OR REPLACE INTO documents (id, seq, content, input, response, kind, source, channel, session_id, title, created_at, added_at, access_count, last_access, refs, meta, tokens, turn_id, event_kind, speaker_id, speaker, conversation_id, conversation, days_done)
+        VALUES (@id, @seq, @content, @input, @response, @kind, @source, @channel, @sessionId, @title, @createdAt, @addedAt, @accessCount, @lastAccess, @refs, @meta, @tokens, @turnId, @eventKind, @speakerId, @speakerJson, @conversationId, @conversationJson, @daysDone)`),
       del: db.prepare('DELETE FROM documents WHERE id = ?'),
+      delDays: db.prepare('DELETE FROM turn_days WHERE id = ?'),
+      putDay: db.prepare('INSERT OR IGNORE INTO turn_days (day, id) VALUES (?, ?)'),
       touch: db.prepare('UPDATE documents SET access_count = access_count + 1, last_access = ? WHERE id = ?'),
     };
     const updVec = db.prepare('UPDATE documents SET vec = ?, vec_model = ? WHERE id = ?');
@@ -142,6 +151,7 @@ export class DocStore {
       if (row.seq >= this.seq) this.seq = row.seq + 1;
     }
     if (bad > 0) this.log.warn(`documents: ${bad} unreadable rows skipped`);
+    this.fillDays();
     const model = this.opts.embedder.modelId();
     if (this.opts.embedder.dense && [...this.idx.ids()].some((id) => this.idx.vectorOf(id)?.modelId !== model)) void this.idx.reembed(model);
   }
@@ -208,11 +218,15 @@ export class DocStore {
 
   private insert(docs: MemoryDocument[], vectors?: (StoredVector | undefined)[]): MemoryDocument[] {
     const db = this.conn;
-    const { ins } = this.statements;
+    const { ins, delDays, putDay } = this.statements;
     const tokens = docs.map((d) => this.opts.embedder.tokenize(indexText(d)));
     const seqs = docs.map(() => this.seq++);
+    const resolve = this.opts.saidDays;
     db.transaction(() => {
-      docs.forEach((d, i) =>
+      docs.forEach((d, i) => {
+        // A replaced document's days go with it.
+        delDays.run(d.id);
+        if (resolve) for (const day of safeDays(resolve, d.content, d.createdAt)) putDay.run(day, d.id);
         ins.run({
           ...d,
           seq: seqs[i],
@@ -227,8 +241,9 @@ export class DocStore {
           speakerJson: d.speaker ? JSON.stringify(d.speaker) : null,
           conversationId: d.conversation?.id ?? null,
           conversationJson: d.conversation ? JSON.stringify(d.conversation) : null,
-        }),
-      );
+          daysDone: resolve ? 1 : 0,
+        });
+      });
     })();
     docs.forEach((d, i) => {
       if (this.idx.has(d.id)) this.dropOrder(d.id);
@@ -278,10 +293,13 @@ export class DocStore {
 
   /** Deletes documents in one transaction; returns how many existed. */
   removeMany(ids: readonly string[]): number {
-    const del = this.statements.del;
+    const { del, delDays } = this.statements;
     let n = 0;
     this.conn.transaction(() => {
-      for (const id of ids) n += del.run(id).changes;
+      for (const id of ids) {
+        delDays.run(id);
+        n += del.run(id).changes;
+      }
     })();
     for (const id of ids) {
       // dropOrder reads the document (its session) before the index forgets it.
@@ -373,6 +391,49 @@ export class DocStore {
     if (excess <= 0) return [];
     const ids = this.conn.prepare('SELECT id FROM documents ORDER BY COALESCE(last_access, added_at), created_at, seq LIMIT ?').pluck().all(excess) as string[];
     return ids.map((id) => this.get(id)).filter((d): d is MemoryDocument => d !== undefined);
+  }
+
+  /**
+   * Resolves the days said in documents stored without them (before schema 3, or by a process
+   * without a resolver), in one transaction.
+   */
+  private fillDays(): void {
+    const resolve = this.opts.saidDays;
+    if (!resolve) return;
+    const todo = this.conn.prepare('SELECT id, content, created_at FROM documents WHERE days_done = 0').all() as { id: string; content: string; created_at: number }[];
+    if (!todo.length) return;
+    const { putDay } = this.statements;
+    const done = this.conn.prepare('UPDATE documents SET days_done = 1 WHERE id = ?');
+    this.conn.transaction(() => {
+      for (const r of todo) {
+        for (const day of safeDays(resolve, r.content, r.created_at)) putDay.run(day, r.id);
+        done.run(r.id);
+      }
+    })();
+  }
+
+  // ---------- days said (decision 0160) ----------
+
+  /** Ids of the documents that say a day in one of `ranges` (YYYYMMDD keys), at most `limit`. */
+  saidOn(ranges: readonly DayKeyRange[], limit: number): string[] {
+    const out = new Set<string>();
+    const q = this.prepared('SELECT id FROM turn_days WHERE day BETWEEN ? AND ? LIMIT ?').pluck();
+    for (const r of ranges) {
+      if (out.size >= limit) break;
+      for (const id of q.all(r.from, r.to, limit) as string[]) if (out.size < limit) out.add(id);
+    }
+    return [...out];
+  }
+
+  /** The years the stored days span, or undefined when none. */
+  saidYears(): { min: number; max: number } | undefined {
+    const r = this.prepared('SELECT min(day) AS a, max(day) AS b FROM turn_days').get() as { a: number | null; b: number | null };
+    return r.a === null || r.b === null ? undefined : { min: Math.floor(r.a / 10_000), max: Math.floor(r.b / 10_000) };
+  }
+
+  /** The days said in one document, sorted. */
+  daysOf(id: string): number[] {
+    return this.prepared('SELECT day FROM turn_days WHERE id = ? ORDER BY day').pluck().all(id) as number[];
   }
 
   /** Everyone whose turns the warm tier holds: speaker id → the latest display name recorded. */

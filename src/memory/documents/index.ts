@@ -5,3 +5,4 @@ export type { DocStoreOptions } from './doc-store.js';
 export type { MemoryDocument, NewDocument } from './memory-document.js';
 export { MAX_DOC_CHARS, turnIdOf } from './memory-document.js';
 export { asksQuestion } from './asks-question.js';
+export { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';

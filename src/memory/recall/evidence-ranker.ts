@@ -3,6 +3,7 @@ import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { addMemberScores, categoryMembers, memberTermsOf } from './category-expansion.js';
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
+import { admitSaidDays } from './said-days.js';
 import { speakerIdOf } from './speaker-focus.js';
 import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
 import { discountOwnQuestions } from './own-questions.js';
@@ -53,6 +54,11 @@ export interface RankOptions {
   dayBoost: number;
   /** Days after named days that still count (a session tells of the days before it). */
   dayGraceDays: number;
+  /**
+   * Multiplier bonus for turns that say one of the days the query names ("yesterday" said on 8 May
+   * is 7 May; decision 0160), admitted when no query word is in them; 0: only turns dated on them count.
+   */
+  saidDayBoost: number;
   /** Multiplier bonus for statements by the people the query is about (named, or "I" = the asker). */
   speakerBoost: number;
   /** Extra weight of query terms written as proper names (capitalised, not sentence-initial). */
@@ -94,6 +100,7 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   dateBoost: 1,
   dayBoost: 2,
   dayGraceDays: 7,
+  saidDayBoost: 2,
   speakerBoost: 1,
   entityBoost: 0,
   candidatePool: 100,
@@ -361,6 +368,8 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       return c?.lengthOf ? c.lengthOf(id) : c?.termsOf(id)?.len;
     }, stats.avgLen, o.setSubstanceEvidence);
   }
+  // Turns that say one of the query's days (decision 0160): candidates, boosted like turns dated on them.
+  const said = o.saidDayBoost > 0 && scopes.length > 0 ? admitSaidDays(corpora, scopes, final, baseOf) : undefined;
   const focus = o.speakerBoost > 0 && rq.focus?.size ? rq.focus : undefined;
   if (scopes.length > 0 || focus) {
     final.forEach((s, id) => {
@@ -371,6 +380,7 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
         const boost = sc.unit === 'day' ? o.dayBoost : o.dateBoost;
         if (boost > 0 && 1 + boost > m && inScope(d.createdAt, sc, sc.unit === 'day' ? o.dayGraceDays : MONTH_GRACE_DAYS)) m = 1 + boost;
       }
+      if (said?.has(id) && 1 + o.saidDayBoost > m) m = 1 + o.saidDayBoost;
       if (focus) {
         const who = speakerIdOf(d);
         if (who !== undefined && focus.has(who)) m *= 1 + o.speakerBoost;

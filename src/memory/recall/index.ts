@@ -10,6 +10,7 @@ export type { RecallCorpus, TermCounts } from './recall-corpus.js';
 export { archiveCorpus, contextCorpus, documentCorpus, eventAsDoc } from './tier-corpora.js';
 export { relatedDocumentsSlot, relatedLine, ownerIds } from './related-documents-slot.js';
 export { temporalScopes, parseTimeScopes, inScope } from './temporal-scope.js';
+export { saidDays, dayKey } from './said-days.js';
 export type { ParsedTime, TimeScope } from './temporal-scope.js';
 export { factSpeakers, queryFocus, speakerIdOf } from './speaker-focus.js';
 export type { Participant } from './speaker-focus.js';

@@ -1,6 +1,7 @@
 import type { RecallTier } from '../../spec/memory.js';
 import type { MemoryDocument } from '../documents/index.js';
 import type { Bm25Stats } from '../embedder/index.js';
+import type { TimeScope } from './time-scan.js';
 
 /** Term counts and length of one document (what BM25 and query expansion read). */
 export interface TermCounts {
@@ -43,6 +44,8 @@ export interface RecallCorpus {
   complete?(docs: readonly MemoryDocument[]): MemoryDocument[];
   /** `adjacent(doc, 1)` for many documents at once (tiers on disk answer in one round trip). */
   adjacentMany?(docs: readonly MemoryDocument[]): Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>;
+  /** Ids of the documents that say a day in one of the (day-level) scopes, at most `limit` (decision 0160). */
+  saidOn?(scopes: readonly TimeScope[], limit: number): readonly string[];
   /**
    * Cosine of the query vector to document vectors of `model`: an in-memory tier scores all its
    * documents, the archive only `ids` (its lexical candidates of this query).

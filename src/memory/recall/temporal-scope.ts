@@ -19,7 +19,7 @@ export const MAX_TIME_CHARS = 1_000;
  */
 export function parseTimeScopes(query: string, now: number = Date.now(), opts: TimeParseOptions = {}): ParsedTime {
   // Dates are read from the head of a long query only: a pasted log must not cost a scan per pattern.
-  const scan = new TimeScan(query.slice(0, MAX_TIME_CHARS), dayOf(now), opts.days !== false);
+  const scan = new TimeScan(query.slice(0, MAX_TIME_CHARS), dayOf(now), opts.days !== false, opts.said === true);
   scanEnglish(scan);
   scanChinese(scan);
   scanYears(scan);

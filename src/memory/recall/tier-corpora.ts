@@ -3,6 +3,7 @@ import type { ArchivedRow, ColdArchive, RankRow, RowLevel } from '../archive/ind
 import type { DocStore, MemoryDocument } from '../documents/index.js';
 import { bm25Score, cleanText, cosine, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { timeOrder, type RecallCorpus, type TermCounts } from './recall-corpus.js';
+import { dayKeyRanges, eventsSaidOn } from './said-days.js';
 
 /** The warm documents (DocStore's in-memory index) as a recall tier. */
 export function documentCorpus(store: DocStore): RecallCorpus {
@@ -18,6 +19,7 @@ export function documentCorpus(store: DocStore): RecallCorpus {
     termsOf: (id) => store.termsOf(id),
     adjacent: (doc, span) => store.adjacent(doc, span),
     dense: (qv, model) => store.hybrid.denseScores(qv, model),
+    saidOn: (scopes, limit) => store.saidOn(dayKeyRanges(scopes, store.saidYears()), limit),
   };
 }
 
@@ -244,6 +246,7 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
       foreignLinks(other, out);
       return out;
     },
+    saidOn: (scopes, limit) => archive.saidOn(dayKeyRanges(scopes, archive.saidYears()), limit).map(keyOf),
     complete: (ds) => {
       const full = archive.rows(ds.map((d) => nOf(d.id)), 'full');
       return ds.map((d) => full.get(nOf(d.id))?.doc).filter((d): d is MemoryDocument => d !== undefined);
@@ -270,10 +273,12 @@ const eventCache = new WeakMap<ContextEvent, EventEntry>();
 /** The live context window as a recall tier (its events seen as transient documents). */
 export function contextCorpus(events: () => readonly ContextEvent[], embedder: EmbedderService): RecallCorpus {
   let entries: EventEntry[] = [];
+  let live: readonly ContextEvent[] = [];
   let byId = new Map<string, EventEntry>();
   let bySession = new Map<string, MemoryDocument[]>();
   const load = () => {
-    entries = events().map((e) => {
+    live = events();
+    entries = live.map((e) => {
       let x = eventCache.get(e);
       if (!x) {
         const text = cleanText(`${e.input} ${e.response}`);
@@ -311,6 +316,7 @@ export function contextCorpus(events: () => readonly ContextEvent[], embedder: E
     },
     get: (id) => byId.get(id)?.doc,
     termsOf: (id) => byId.get(id)?.counts,
+    saidOn: (scopes, limit) => eventsSaidOn(live, scopes, limit),
     adjacent: (doc, span) => {
       const same = bySession.get(doc.sessionId);
       // Most documents ranked are of sessions the window does not hold (no arrays for those).

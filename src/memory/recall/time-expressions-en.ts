@@ -16,7 +16,14 @@ const WEEKDAY = String.raw`(sunday|monday|tuesday|wednesday|thursday|friday|satu
 const NUM = String.raw`(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|a\s+few)`;
 const NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
-const re = (s: string) => new RegExp(s, 'giu');
+/** Compiled patterns, by source (compiling ≈ 40 patterns per text cost more than matching them). */
+const compiled = new Map<string, RegExp>();
+/** A pattern (compiled once; `matchAll` matches on a copy, so sharing it is safe). */
+const re = (s: string): RegExp => {
+  let r = compiled.get(s);
+  if (!r) compiled.set(s, (r = new RegExp(s, 'giu')));
+  return r;
+};
 
 /**
  * The month of a month word, or -1. Words that are also ordinary words count only when capitalised
@@ -217,7 +224,7 @@ export function scanEnglish(scan: TimeScan): void {
     return [yearScope(ref.year - (last ? 1 : 0))];
   });
   relative(re(String.raw`\b(yesterday|today|tonight)\b`), (m) => [dayScope(m[1].toLowerCase() === 'yesterday' ? shiftFull(ref, -1) : ref)]);
-  relative(re(String.raw`\bon\s+${WEEKDAY}(?!s)\b`), (m) => [dayScope(lastWeekday(ref, WEEKDAYS.indexOf(m[1].toLowerCase()), true))]);
+  if (!scan.said) relative(re(String.raw`\bon\s+${WEEKDAY}(?!s)\b`), (m) => [dayScope(lastWeekday(ref, WEEKDAYS.indexOf(m[1].toLowerCase()), true))]);
 }
 
 /**

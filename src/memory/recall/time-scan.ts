@@ -25,6 +25,13 @@ export interface TimeParseOptions {
    * the ablation in bench/locomo/RESULTS.md.
    */
   days?: boolean;
+  /**
+   * Read as something said in a turn at `now` (decision 0160), not as a question about the past:
+   * "yesterday", "last Saturday", 上周六 count from when it was said even when the text also names
+   * an absolute day (only "the day before <day>" counts from that day), and a bare weekday ("on
+   * Saturday", 周六) is skipped — said, it may be the coming one as well as the last.
+   */
+  said?: boolean;
 }
 
 /** One expression found: its scopes, where it starts, whether it names an absolute day (an anchor). */
@@ -50,6 +57,8 @@ export class TimeScan {
     /** The query's own time (epoch ms): what "last Saturday" and "上周六" count from without an anchor. */
     readonly now: FullDay,
     readonly days: boolean,
+    /** Text said in a turn (`TimeParseOptions.said`). */
+    readonly said = false,
   ) {
     this.masked = text;
   }
@@ -82,9 +91,10 @@ export class TimeScan {
 
   /**
    * The day relative expressions count from: the first absolute day the query names (its year read
-   * as the latest before now when absent), else the query's own time.
+   * as the latest before now when absent), else the query's own time; said text: always its time.
    */
   reference(): FullDay {
+    if (this.said) return this.now;
     return this.anchor() ?? this.now;
   }
 
