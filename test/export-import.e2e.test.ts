@@ -180,6 +180,11 @@ before(async () => {
   const cold = A.memory.docs.add({ content: 'Grandma Rosa was born in Napoli in 1931', sessionId: 'cli:old' });
   A.memory.archive.putMany([cold]);
   A.memory.docs.remove(cold.id);
+  // Days said inside turns (decision 0160): one archived, one warm.
+  const lighthouse = A.memory.docs.add({ content: 'We visited the lighthouse on 9 November 2022', sessionId: 'cli:old', createdAt: Date.UTC(2023, 0, 5, 12) });
+  A.memory.archive.putMany([lighthouse]);
+  A.memory.docs.remove(lighthouse.id);
+  A.memory.docs.add({ content: 'The ferry to the island left two days ago', sessionId: 'cli:old', createdAt: Date.UTC(2023, 0, 5, 12) });
   A.memory.graph.commit([{ subject: 'Mochi', predicate: 'is a', object: 'orange cat', refs: [aTurn] }, { subject: 'Rosa', predicate: 'born in', object: 'Napoli', refs: ['cli:old#1'] }]);
   await A.memory.knowledge.create('recipes', '# Pesto\nbasil, pine nuts, parmesan');
   const saved = await op(A, { op: 'memory.save', args: { title: 'Cat', snapshot: 'The cat Mochi eats at 7.', impressions: ['Mochi'] } });
@@ -255,6 +260,13 @@ describe('import', () => {
     assert.ok(hits.some((h) => h.text.includes('pinecone-42')), JSON.stringify(hits.slice(0, 3)));
     const cold = await B.memory.recall.search('Grandma Rosa Napoli');
     assert.ok(cold.some((h) => h.text.includes('1931') && h.tier === 'archive'), JSON.stringify(cold.slice(0, 3)));
+    // The days said inside the imported turns are resolved on this side too, in both tiers.
+    const byDay = await B.memory.recall.search('What happened on 9 November 2022?', { now: Date.UTC(2024, 0, 1) });
+    const lighthouse = byDay.find((h) => h.text.includes('lighthouse'));
+    assert.ok(lighthouse && lighthouse.tier === 'archive', JSON.stringify(byDay.slice(0, 3)));
+    assert.deepEqual(B.memory.archive.daysOf(lighthouse.id), [20221109]);
+    const ferry = B.memory.docs.list().find((d) => d.content.includes('ferry'))!;
+    assert.equal(B.memory.docs.daysOf(ferry.id).length, 1);
     assert.ok(B.memory.graph.exportFacts().relations.some((r) => r.subject === 'Mochi' && r.object === 'orange cat' && r.sources.some((s) => s.ref === aTurn)));
     const events = await B.sessions.events('cli:trip');
     assert.ok(events.some((e) => e.text.includes('blue flowerpot')));

@@ -133,12 +133,22 @@ test('ageing never removes what the user said: cold turns are distilled, then ar
     return mem.context.prune(text);
   };
   await say('I live in Hangzhou and I love tennis.', 1);
-  for (let i = 2; i <= 60; i++) await say(`small talk number ${i} about the weather`, i);
+  await say('I played tennis the day before yesterday', 2);
+  for (let i = 3; i <= 60; i++) await say(`small talk number ${i} about the weather`, i);
   assert.ok(mem.docs.size > 0, 'pruning moved old turns to the documents');
+  const ref = (h: { turnId?: string }) => h.turnId === 'webui:1#2';
+  const said = mem.docs.list().find((d) => d.refs[0] === 'webui:1#2')!;
+  const twoDaysBefore = new Date(said.createdAt - 2 * 86_400_000);
+  const day = twoDaysBefore.getFullYear() * 10_000 + (twoDaysBefore.getMonth() + 1) * 100 + twoDaysBefore.getDate();
+  assert.deepEqual(mem.docs.daysOf(said.id), [day], 'the warm document keeps the day it says (decision 0160)');
   // Four simulated days: the heartbeats at their default intervals archive everything cold.
   await scheduler.advance(4 * 86_400_000);
   assert.equal(mem.docs.size, 0, 'the warm tier emptied');
   assert.ok(mem.archive.size >= 20, `archived ${mem.archive.size}`);
+  assert.deepEqual(mem.archive.daysOf(said.id), [day], 'and the archive too, after the move');
+  assert.deepEqual(mem.docs.saidYears(), undefined, 'none is left behind in the warm tier');
+  const byDay = await mem.recall.search(`What did I play on ${String(day).replace(/(\d{4})(\d\d)(\d\d)/, '$1-$2-$3')}?`, { k: 3, now: said.createdAt + 40 * 86_400_000 });
+  assert.ok(byDay.some((h) => ref(h) && h.tier === 'archive'), JSON.stringify(byDay.map((h) => [h.tier, h.text])));
   const hits = await mem.recall.search('where does the user live', { k: 5 });
   const turn = hits.find((h) => h.turnId === 'webui:1#1' && h.tier === 'archive');
   assert.ok(turn, JSON.stringify(hits.map((h) => [h.tier, h.text])));

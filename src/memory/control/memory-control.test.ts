@@ -10,6 +10,7 @@ import type { ContextEvent, PluginLogger } from '../../spec/index.js';
 import { MemorySystem } from '../memory-system.js';
 import { ManualScheduler } from '../heartbeat/index.js';
 import { eventDocument } from '../documents/index.js';
+import Database from 'better-sqlite3';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-control-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -364,4 +365,35 @@ test('K-2: forget reaches what a chat deletion only hid — a deleted turn of a 
   assert.deepEqual(all.filter((e) => e.turnId === hidden.turnId && e.kind !== 'marker').map((e) => [e.kind, e.text]), [['user', '[forgotten]'], ['assistant', '[forgotten]']]);
   assert.equal(all.find((e) => e.kind === 'marker')?.data?.op, 'delete', 'the deletion marker keeps what it hides');
   await done(mem);
+});
+
+test('decision 0160: the days said in a turn go and come with it — exclude takes them, restore brings them back, forget removes them from both files', async () => {
+  const { home, mem, turn, clock, done } = await setup();
+  const other = await turn('We talked about the weather yesterday', 'Rainy, yes.');
+  const said = await turn('I met Anna at the harbour yesterday', 'Yesterday at the harbour, noted.');
+  mem.context.removeIds([said.user.id, said.agent.id]);
+  mem.docs.archiveEvents([said.user]);
+  mem.archive.putMany([eventDocument(said.agent, clock.t)]);
+  const y = new Date(clock.t - DAY);
+  const key = y.getFullYear() * 10_000 + (y.getMonth() + 1) * 100 + y.getDate();
+  const query = `Who did I meet on ${y.getDate()} ${y.toLocaleString('en', { month: 'long' })} ${y.getFullYear()}?`;
+  const found = async () => (await mem.recall.search(query, { k: 5, now: clock.t + 30 * DAY })).map((h) => h.id);
+  assert.deepEqual([mem.docs.daysOf(said.user.id), mem.archive.daysOf(said.agent.id)], [[key], [key]]);
+  assert.ok((await found()).includes(said.user.id) && (await found()).includes(said.agent.id));
+
+  await mem.control.exclude([said.turnId]);
+  assert.deepEqual([mem.docs.daysOf(said.user.id), mem.archive.daysOf(said.agent.id)], [[], []]);
+  assert.ok(!(await found()).some((id) => id === said.user.id || id === said.agent.id));
+  await mem.control.restore([said.turnId]);
+  assert.deepEqual([mem.docs.daysOf(said.user.id), mem.archive.daysOf(said.agent.id)], [[key], [key]], 'restored with its days');
+
+  await mem.control.forget({ turnIds: [said.turnId] });
+  assert.ok(!(await found()).some((id) => id === said.user.id || id === said.agent.id));
+  assert.ok((await found()).includes(other.user.id), 'the other turn that says that day, still in the window, is still found');
+  await done(mem);
+  for (const [file, col] of [['documents.db', 'id'], ['archive.db', 'n']] as const) {
+    const db = new Database(path.join(home, 'documents', file), { readonly: true });
+    assert.equal(db.prepare(`SELECT count(*) FROM turn_days`).pluck().get(), 0, `${file}: no day of the forgotten turn is left (${col})`);
+    db.close();
+  }
 });

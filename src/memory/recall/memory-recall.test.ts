@@ -9,7 +9,7 @@ import { EmbedderService } from '../embedder/index.js';
 import { DocStore, eventDocument, type MemoryDocument } from '../documents/index.js';
 import { ColdArchive } from '../archive/index.js';
 import { GraphDB } from '../graph/index.js';
-import { MemoryRecall, relatedDocumentsSlot } from './index.js';
+import { MemoryRecall, relatedDocumentsSlot, saidDays } from './index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'recall-test-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -256,4 +256,39 @@ test('people linked across channels (decision 0090): the registry name names eve
   assert.deepEqual((await top(() => reg.people)).slice(0, 2).sort(), ['q1', 't1'], 'both of Alice’s identities first');
   archive.close();
   reg.close();
+});
+
+test('decision 0160: a turn that says a day ("on 7 May", 下周六) is found by a query about that day, though its session is on another — in every tier', async () => {
+  const noon = (y: number, m: number, d: number) => new Date(y, m - 1, d, 12).getTime();
+  const CAROLINE = { id: 'tg:3', name: 'Caroline' };
+  const evs = [
+    ev('group', 'I went to the support group on 7 May, it was powerful', noon(2023, 5, 25), CAROLINE, 'S2'),
+    ev('paint', 'I painted a sunset by the lake', noon(2023, 5, 6), CAROLINE, 'S1'),
+    ev('read', 'I read a book about birds', noon(2023, 5, 20), CAROLINE, 'S3'),
+    // Said on Wednesday 3 January 2024 about the Saturday of the next week, 13 January.
+    ev('hike', '下周六去爬山', noon(2024, 1, 3), undefined, 'S4'),
+    // A shorter turn with the same word, said about no day in particular: without the days said it ranks first.
+    ev('home', '周六在家', noon(2024, 1, 5), undefined, 'S5'),
+  ];
+  for (const place of ['context', 'document', 'archive'] as const) {
+    const home = path.join(root, `h${n++}`);
+    const docs = new DocStore({ home, embedder, saidDays });
+    await docs.open();
+    const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t), saidDays });
+    archive.open();
+    if (place === 'document') docs.restore(evs.map((e) => eventDocument(e, 0)));
+    if (place === 'archive') archive.putMany(evs.map((e) => eventDocument(e, 0)));
+    const ctx = place === 'context' ? evs : [];
+    const recall = new MemoryRecall({ embedder, context: () => ({ events: () => ctx }), docs: () => docs, archive: () => archive });
+    const top = async (q: string, o: Parameters<MemoryRecall['search']>[1] = {}) => (await recall.search(q, { k: 3, ...o })).map((h) => h.id)[0];
+    const later = noon(2024, 2, 1);
+    assert.equal(await top('What did Caroline do on 7 May 2023?', { now: later }), 'group', place);
+    assert.equal(await top('What did Caroline do on 7 May?', { now: later }), 'group', `${place}: a day without its year is read in the years the days span`);
+    assert.equal(await top('我上周六做了什么', { now: noon(2024, 1, 17) }), 'hike', place);
+    // Without the days said, the session dates alone do not find them.
+    assert.notEqual(await top('What did Caroline do on 7 May 2023?', { now: later, rank: { saidDayBoost: 0 } }), 'group', place);
+    assert.notEqual(await top('我上周六做了什么', { now: noon(2024, 1, 17), rank: { saidDayBoost: 0 } }), 'hike', place);
+    archive.close();
+    await docs.close();
+  }
 });
