@@ -20,7 +20,7 @@ import { ask, replay, type ConversationMemory } from './lifecycle.js';
 import { scoreRanking } from './metrics.js';
 import { rng } from '../stats.js';
 
-type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost' | 'speakerBoost' | 'neighbour2Weight' | 'answerWeight' | 'dayBoost' | 'categoryWeight' | 'setSubstanceEvidence' | 'focusAskDiscount';
+type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost' | 'speakerBoost' | 'neighbour2Weight' | 'answerWeight' | 'dayBoost' | 'categoryWeight' | 'setSubstanceEvidence' | 'focusAskDiscount' | 'saidDayBoost';
 type Setting = Pick<RankOptions, Knob>;
 
 /** The grid each knob is tuned on (0 = off). The last four are issue 15's (speaker, dialogue, day-level dates). */
@@ -39,6 +39,8 @@ const GRID: Record<Knob, number[]> = {
   // folds chose its top), and the named person's own questions.
   setSubstanceEvidence: [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1],
   focusAskDiscount: [0, 0.25, 0.5, 0.75, 1],
+  // Decision 0160: turns that say one of the question's days.
+  saidDayBoost: [0, 1, 2],
 };
 const KNOBS = Object.keys(GRID) as Knob[];
 /** The value that switches a knob off. */

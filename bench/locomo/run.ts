@@ -45,6 +45,8 @@ const ABLATIONS: { name: string; rank: Partial<RankOptions> }[] = [
   { name: 'ablation: no speaker prior', rank: { speakerBoost: 0 } },
   { name: 'ablation: no dialogue evidence (±2 turns, question → answer)', rank: { neighbour2Weight: 0, answerWeight: 0 } },
   { name: 'ablation: dates at month level only', rank: { dayBoost: 0 } },
+  // Decision 0160: turns that say one of the question's days ("yesterday" said on 8 May is 7 May) admitted and boosted.
+  { name: 'ablation: no days said inside turns', rank: { saidDayBoost: 0 } },
   { name: 'ablation: all three off (the issue-11 ranking)', rank: { speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0 } },
   { name: 'with category members for set questions (categoryWeight 0.5; off by default)', rank: { categoryWeight: 0.5 } },
   // Decision 0170: the part that is on, switched off; the part that is off, switched on.
