@@ -23,6 +23,11 @@ test('English days said in a turn resolve against the turn’s own time', () => 
   assert.deepEqual(saidDays('the concert is on January 3', at(2022, 12, 20)), [20230103], 'a yearless day just after the new year is the coming one');
   // A range.
   assert.deepEqual(saidDays('our trip was Aug 11-15, 2023', at(2023, 9, 1)), [20230811, 20230812, 20230813, 20230814, 20230815]);
+  // Plans: the coming days ("next Saturday" both ways people mean it).
+  assert.deepEqual(saidDays('I will call you tomorrow', MON), [20230509]);
+  assert.deepEqual(saidDays('we go hiking next Saturday', MON), [20230513, 20230520]);
+  assert.deepEqual(saidDays('the exam is next week', MON), [20230515, 20230516, 20230517, 20230518, 20230519, 20230520, 20230521]);
+  assert.deepEqual(parseTimeScopes('What did I do next Saturday?', MON).scopes, [], 'a query is read as before (no "next")');
   // "yesterday" counts from the turn, not from another day it names.
   assert.deepEqual(saidDays('Yesterday I booked the flight for 9 November 2023', MON), [20230507, 20231109]);
 });
@@ -35,6 +40,7 @@ test('Chinese days said in a turn resolve against the turn’s own time (weeks s
   assert.deepEqual(saidDays('三天前买的', WED), [20240114]);
   assert.deepEqual(saidDays('8月11日到15日我在杭州', at(2023, 9, 1)), [20230811, 20230812, 20230813, 20230814, 20230815]);
   assert.deepEqual(saidDays('2022年11月9日我搬家了', WED), [20221109]);
+  assert.deepEqual(saidDays('明天去爬山，后天休息', WED), [20240118, 20240119]);
   assert.deepEqual(saidDays('十一月九号我搬家了', at(2023, 12, 1)), [20231109]);
 });
 

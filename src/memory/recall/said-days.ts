@@ -24,7 +24,7 @@ export const MAX_SAID_DAYS = 31;
  * weekdays, parts of a month; 周/星期, 昨天, 前天, 旬 …): most turns name no day, and the full
  * expression tables (≈ 40 patterns) are skipped for them.
  */
-const MAY_NAME_A_DAY = /\d|yesterday|\bago\b|week|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:early|mid|late|beginning|start|middle|end)\b|[〇零一二三四五六七八九十两][月日号號天周]|周|星期|礼拜|昨|前天|今天|今日|旬|月[初底末]/i;
+const MAY_NAME_A_DAY = /\d|yesterday|tomorrow|\bago\b|week|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\b(?:early|mid|late|beginning|start|middle|end)\b|[〇零一二三四五六七八九十两][月日号號天周]|周|星期|礼拜|昨|前天|今天|今日|明天|明日|后天|旬|月[初底末]/i;
 
 /** A day as `YYYYMMDD`. */
 export function dayKey(c: FullDay): number {

@@ -224,6 +224,22 @@ export function scanEnglish(scan: TimeScan): void {
     return [yearScope(ref.year - (last ? 1 : 0))];
   });
   relative(re(String.raw`\b(yesterday|today|tonight)\b`), (m) => [dayScope(m[1].toLowerCase() === 'yesterday' ? shiftFull(ref, -1) : ref)]);
+  // Said in a turn (decision 0160), plans name coming days: "tomorrow", "next week", and "next
+  // Saturday" / "next weekend" — read both ways people mean them, the coming one and the one a week
+  // later. Questions about the past do not use them, so queries are read as before.
+  if (scan.said) {
+    relative(re(String.raw`\btomorrow\b`), () => [dayScope(shiftFull(ref, 1))]);
+    relative(re(String.raw`\bnext\s+(?:${WEEKDAY}|(week|weekend))\b`), (m) => {
+      if (m[1]) {
+        const first = nextWeekday(ref, WEEKDAYS.indexOf(m[1].toLowerCase()));
+        return [dayScope(first), dayScope(shiftFull(first, 7))];
+      }
+      const mon = shiftFull(mondayOf(ref), 7);
+      if (m[2].toLowerCase() === 'week') return [dayScope(mon, shiftFull(mon, 6))];
+      const sat = nextWeekday(ref, 6);
+      return [dayScope(sat, shiftFull(sat, 1)), dayScope(shiftFull(sat, 7), shiftFull(sat, 8))];
+    });
+  }
   if (!scan.said) relative(re(String.raw`\bon\s+${WEEKDAY}(?!s)\b`), (m) => [dayScope(lastWeekday(ref, WEEKDAYS.indexOf(m[1].toLowerCase()), true))]);
 }
 

@@ -134,6 +134,8 @@ export function scanChinese(scan: TimeScan): void {
     const mon = shiftFull(mondayOf(ref), 7 * WEEKS[m[1]]);
     return [dayScope(mon, shiftFull(mon, 6))];
   });
+  // Said in a turn (decision 0160), plans name coming days too; questions about the past do not.
+  if (scan.said) relative(re('(大后天|后天|明天|明日)'), (m) => [dayScope(shiftFull(ref, ({ 大后天: 3, 后天: 2, 明天: 1, 明日: 1 } as Record<string, number>)[m[1]]))]);
   relative(re('(大前天|前天|昨天|昨日|今天|今日)'), (m) => [dayScope(shiftFull(ref, -({ 大前天: 3, 前天: 2, 昨天: 1, 昨日: 1 } as Record<string, number>)[m[1]] || 0))]);
   relative(re(String.raw`${NUM}\s*(天|周|个星期|个礼拜|个月)\s*(?:前|以前|之前)`), (m) => {
     const unit = m[2].replace('个', '');
