@@ -40,7 +40,7 @@ const GRID: Record<Knob, number[]> = {
   setSubstanceEvidence: [0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1],
   focusAskDiscount: [0, 0.25, 0.5, 0.75, 1],
   // Decision 0160: turns that say one of the question's days.
-  saidDayBoost: [0, 1, 2],
+  saidDayBoost: [0, 0.5, 1, 2],
 };
 const KNOBS = Object.keys(GRID) as Knob[];
 /** The value that switches a knob off. */

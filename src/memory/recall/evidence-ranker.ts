@@ -56,7 +56,9 @@ export interface RankOptions {
   dayGraceDays: number;
   /**
    * Multiplier bonus for turns that say one of the days the query names ("yesterday" said on 8 May
-   * is 7 May; decision 0160), admitted when no query word is in them; 0: only turns dated on them count.
+   * is 7 May; decision 0160), admitted when no query word is in them; 0: only turns dated on them
+   * count. Below `dayBoost`: a day read from the words (tense, a guessed year) is less sure than the
+   * day a turn was said on, so at equal words the turn said on the day ranks first.
    */
   saidDayBoost: number;
   /** Multiplier bonus for statements by the people the query is about (named, or "I" = the asker). */
@@ -100,7 +102,7 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   dateBoost: 1,
   dayBoost: 2,
   dayGraceDays: 7,
-  saidDayBoost: 2,
+  saidDayBoost: 1,
   speakerBoost: 1,
   entityBoost: 0,
   candidatePool: 100,
