@@ -311,3 +311,37 @@ test('decision 0160: a resolver that throws or answers nonsense does not stop a 
   assert.deepEqual(a.daysOf('y'), [20230507], 'only real day keys are kept, once');
   a.close();
 });
+
+test('decision 0160: beyond one batch, the days of rows stored before are resolved in the background; open does not wait, close stops it, the next open goes on', async () => {
+  const h = home();
+  const bare = new ColdArchive({ home: h, tokenize: (t) => t.split(/\s+/) });
+  bare.open();
+  const rows = Array.from({ length: 4_500 }, (_, i) => doc(`r${i}`, `turn ${i} yesterday`, { createdAt: noon(2023, 5, 8), refs: [`s1#r${i}`] }));
+  bare.putMany(rows);
+  bare.close();
+  const lines: string[] = [];
+  const open = () => {
+    const a = new ColdArchive({ home: h, tokenize: (t) => t.split(/\s+/), saidDays, log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) } });
+    a.open();
+    return a;
+  };
+  const pending = (a: ColdArchive) => {
+    const db = new Database(a.path, { readonly: true });
+    try {
+      return db.prepare('SELECT count(*) FROM turns WHERE days_done = 0').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+  const a = open();
+  assert.equal(pending(a), 2_500, 'one batch at open, the rest later');
+  a.close();
+  await a.whenDaysResolved();
+  assert.equal(pending(a), 2_500, 'closing stops the background work');
+  const b = open();
+  await b.whenDaysResolved();
+  assert.equal(pending(b), 0);
+  assert.equal(b.saidOn([{ from: 20230507, to: 20230507 }], 10_000).length, 4_500);
+  assert.match(lines.join('\n'), /resolved the days said in 2500 archived turns \(2500 days\)/);
+  b.close();
+});

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -110,6 +111,10 @@ export class ColdArchive {
   private ranking: Database.Statement | undefined;
   private readonly log: EmbedderLog;
   private readonly clock: () => number;
+  /** The background resolution of days of rows stored before (see `fillDays`). */
+  private fillTimer: NodeJS.Timeout | undefined;
+  private filling: Promise<void> = Promise.resolve();
+  private fillSettled: () => void = () => {};
 
   constructor(private readonly opts: ColdArchiveOptions) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
@@ -172,32 +177,57 @@ export class ColdArchive {
 
   /**
    * Resolves the days said in rows stored without them (before schema 3, or by a process without a
-   * resolver), in batches of one transaction each; a kill in between keeps what is done.
+   * resolver), a batch per transaction: the first batch at open (a small archive is done there),
+   * the rest in the background between events, so a large archive does not delay the start (≈ 25 µs
+   * of CPU a row, 100,000 rows in 8 s on a loaded machine; day-scoped recall misses the rows not
+   * reached yet). A kill keeps the batches done.
    */
   private fillDays(): void {
     const resolve = this.opts.saidDays;
     if (!resolve) return;
-    const todo = this.st('SELECT n, content, created_at FROM turns INDEXED BY turns_days_todo WHERE days_done = 0 ORDER BY n LIMIT ?');
-    const put = this.st('INSERT OR IGNORE INTO turn_days (day, n) VALUES (?, ?)');
-    const done = this.st('UPDATE turns SET days_done = 1 WHERE n = ?');
     let rows = 0;
     let days = 0;
-    const t0 = this.clock();
-    for (;;) {
-      const batch = todo.all(DAYS_BATCH) as { n: number; content: string; created_at: number }[];
-      if (!batch.length) break;
-      this.conn.transaction(() => {
-        for (const r of batch) {
-          for (const d of safeDays(resolve, r.content, r.created_at)) {
-            put.run(d, r.n);
-            days++;
-          }
-          done.run(r.n);
+    const t0 = performance.now();
+    const step = () => {
+      this.fillTimer = undefined;
+      if (!this.db) return this.fillSettled();
+      const r = this.fillBatch(resolve);
+      rows += r.rows;
+      days += r.days;
+      if (r.rows === DAYS_BATCH) {
+        if (rows === DAYS_BATCH) this.log.info('archive: resolving the days said in archived turns stored before (once, in the background)…');
+        this.fillTimer = setTimeout(step, 0);
+        this.fillTimer.unref?.();
+        return;
+      }
+      if (rows > 0) this.log.info(`archive: resolved the days said in ${rows} archived turns (${days} days) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      this.fillSettled();
+    };
+    this.filling = new Promise((r) => (this.fillSettled = r));
+    step();
+  }
+
+  /** One batch of `fillDays` in one transaction. */
+  private fillBatch(resolve: SaidDaysResolver): { rows: number; days: number } {
+    const batch = this.st('SELECT n, content, created_at FROM turns INDEXED BY turns_days_todo WHERE days_done = 0 ORDER BY n LIMIT ?').all(DAYS_BATCH) as { n: number; content: string; created_at: number }[];
+    const put = this.st('INSERT OR IGNORE INTO turn_days (day, n) VALUES (?, ?)');
+    const done = this.st('UPDATE turns SET days_done = 1 WHERE n = ?');
+    let days = 0;
+    this.conn.transaction(() => {
+      for (const r of batch) {
+        for (const d of safeDays(resolve, r.content, r.created_at)) {
+          put.run(d, r.n);
+          days++;
         }
-      })();
-      rows += batch.length;
-    }
-    if (rows > 0) this.log.info(`archive: resolved the days said in ${rows} archived turns (${days} days) in ${((this.clock() - t0) / 1000).toFixed(1)} s`);
+        done.run(r.n);
+      }
+    })();
+    return { rows: batch.length, days };
+  }
+
+  /** Resolves when the days of rows stored before are all resolved (or the archive closed). */
+  whenDaysResolved(): Promise<void> {
+    return this.filling;
   }
 
   private loadPeople(): void {
@@ -212,6 +242,9 @@ export class ColdArchive {
 
   /** Closes the archive. Safe to call twice. */
   close(): void {
+    if (this.fillTimer) clearTimeout(this.fillTimer);
+    this.fillTimer = undefined;
+    this.fillSettled();
     this.stmts.clear();
     this.light = undefined;
     this.ranking = undefined;
