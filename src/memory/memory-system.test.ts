@@ -138,7 +138,8 @@ test('ageing never removes what the user said: cold turns are distilled, then ar
   assert.ok(mem.docs.size > 0, 'pruning moved old turns to the documents');
   const ref = (h: { turnId?: string }) => h.turnId === 'webui:1#2';
   const said = mem.docs.list().find((d) => d.refs[0] === 'webui:1#2')!;
-  const twoDaysBefore = new Date(said.createdAt - 2 * 86_400_000);
+  const at = new Date(said.createdAt);
+  const twoDaysBefore = new Date(at.getFullYear(), at.getMonth(), at.getDate() - 2);
   const day = twoDaysBefore.getFullYear() * 10_000 + (twoDaysBefore.getMonth() + 1) * 100 + twoDaysBefore.getDate();
   assert.deepEqual(mem.docs.daysOf(said.id), [day], 'the warm document keeps the day it says (decision 0160)');
   // Four simulated days: the heartbeats at their default intervals archive everything cold.

@@ -374,7 +374,8 @@ test('decision 0160: the days said in a turn go and come with it — exclude tak
   mem.context.removeIds([said.user.id, said.agent.id]);
   mem.docs.archiveEvents([said.user]);
   mem.archive.putMany([eventDocument(said.agent, clock.t)]);
-  const y = new Date(clock.t - DAY);
+  const today = new Date(clock.t);
+  const y = new Date(today.getFullYear(), today.getMonth(), today.getDate() - 1);
   const key = y.getFullYear() * 10_000 + (y.getMonth() + 1) * 100 + y.getDate();
   const query = `Who did I meet on ${y.getDate()} ${y.toLocaleString('en', { month: 'long' })} ${y.getFullYear()}?`;
   const found = async () => (await mem.recall.search(query, { k: 5, now: clock.t + 30 * DAY })).map((h) => h.id);

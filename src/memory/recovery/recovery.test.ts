@@ -103,7 +103,7 @@ test('reindex rebuilds the cold archive from the session logs: what no tier hold
   const t0 = Date.now();
   const s = await setup(t0);
   // Old turns (beyond the window recovery looks at) whose documents an older version deleted.
-  for (let k = 1; k <= 3; k++) await s.turn('webui:old', k, k === 2 ? 'I live in Bergen and I love kayaking' : `old message ${k} about kayaking`, `reply ${k}`, t0 - 30 * DAY + k * 1000);
+  for (let k = 1; k <= 3; k++) await s.turn('webui:old', k, k === 2 ? 'I live in Bergen and I love kayaking' : `old message ${k} about kayaking${k === 3 ? ' yesterday' : ''}`, `reply ${k}`, t0 - 30 * DAY + k * 1000);
   await s.turn('webui:new', 1, 'recent message', 'recent reply', t0 - 1000);
   await s.sessions.ensure('system:consolidation', '_consolidation_');
   await s.sessions.append('system:consolidation', { turnId: 'system:consolidation#1', kind: 'user', text: 'merge these entities', data: { source: '_consolidation_' } });
@@ -127,6 +127,11 @@ test('reindex rebuilds the cold archive from the session logs: what no tier hold
   const hit = (await m.recall.search('kayaking', { k: 3 }))[0];
   const logged = t0 - 30 * DAY + 1000 * Number(hit.turnId?.split('#')[1]) + (hit.kind === 'agent' ? 2 : 0);
   assert.deepEqual([hit.tier, hit.sessionId, hit.createdAt], ['archive', 'webui:old', logged], 'archived with the time it was said');
+  // The days said in a turn brought back are resolved as it is archived (decision 0160).
+  const at = new Date(t0 - 30 * DAY + 3000);
+  const y = new Date(at.getFullYear(), at.getMonth(), at.getDate() - 1);
+  const said = m.archive.rowsOfTurn('webui:old#3').find((r) => r.doc.content.includes('yesterday'))!;
+  assert.deepEqual(m.archive.daysOf(said.doc.id), [y.getFullYear() * 10_000 + (y.getMonth() + 1) * 100 + y.getDate()]);
   assert.deepEqual(await m.reindex(), { sessions: 3, totalSessions: 3, scanned: 8, added: 0, facts: 0 }, 'idempotent');
   await m.close();
   s.config.close();
