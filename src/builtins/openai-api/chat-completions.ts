@@ -4,6 +4,7 @@ import { readRawBody } from '../shared/index.js';
 import { parseChatCompletion, planTurn, SESSION_HEADER, sessionFor } from './chat-request.js';
 import { OpenAiApiError, openAiErrorResponse, toOpenAiError, toOpenAiResponse } from './openai-error.js';
 import { ReplayTable, type Claim, type ReplayEntry, type Settled, type Usage } from './replay-table.js';
+import { ChunkStream } from './chunk-stream.js';
 import { TurnWatch, type TurnSink } from './turn-watch.js';
 
 /** Input source and output channel of turns started through the OpenAI-compatible API. */
@@ -171,124 +172,58 @@ function replay(deps: CompletionsDeps, prior: ReplayEntry, streamed: boolean, in
       s.ok ? new Response(completionJson(prior, s.content, s.reasoning, s.usage), { status: 200, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } }) : turnErrorResponse(s.error, headers),
     );
   }
-  const enc = new TextEncoder();
-  let keepAlive: ReturnType<typeof setInterval> | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      let closed = false;
-      const write = (line: string) => {
-        if (closed) return;
-        try {
-          c.enqueue(enc.encode(line));
-        } catch {
-          closed = true;
-        }
-      };
-      const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-        write(`data: ${JSON.stringify({ id: prior.id, object: 'chat.completion.chunk', created: prior.created, model: prior.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
-      chunk({ role: 'assistant', content: '' });
-      keepAlive = setInterval(() => write(': keep-alive\n\n'), deps.keepAliveMs());
-      keepAlive.unref?.();
-      void prior.result.then((s) => {
-        clearInterval(keepAlive);
-        if (s.ok) {
-          if (s.reasoning) chunk({ reasoning_content: s.reasoning });
-          if (s.content) chunk({ content: s.content });
-          chunk({}, 'stop');
-          if (includeUsage) write(`data: ${JSON.stringify({ id: prior.id, object: 'chat.completion.chunk', created: prior.created, model: prior.model, system_fingerprint: null, choices: [], usage: s.usage })}\n\n`);
-        } else {
-          write(`data: ${JSON.stringify({ error: { message: s.error.message, type: s.error.type, param: null, code: s.error.apiCode } })}\n\n`);
-        }
-        write('data: [DONE]\n\n');
-        if (!closed) {
-          closed = true;
-          c.close();
-        }
-      });
-    },
-    cancel() {
-      clearInterval(keepAlive);
-    },
+  const out = new ChunkStream(prior, { keepAliveMs: deps.keepAliveMs() });
+  void prior.result.then((s) => {
+    if (s.ok) {
+      if (s.reasoning) out.chunk({ reasoning_content: s.reasoning });
+      if (s.content) out.chunk({ content: s.content });
+      out.chunk({}, 'stop');
+      if (includeUsage) out.usage(s.usage);
+    } else out.error(s.error);
+    out.end();
   });
-  return new Response(body, { status: 200, headers: { ...headers, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' } });
+  return out.response(headers);
 }
 
 function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<TurnOutcome> }, o: ReplyOpts & { includeUsage: boolean }): Response {
-  const enc = new TextEncoder();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let closed = false;
-  const write = (line: string) => {
-    if (closed) return;
-    try {
-      controller.enqueue(enc.encode(line));
-    } catch {
-      closed = true;
-    }
-  };
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    write(`data: ${JSON.stringify({ id: o.id, object: 'chat.completion.chunk', created: o.created, model: o.model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
   let reasoning = '';
-  const sink: TurnSink = {
-    content: (t) => chunk({ content: t }),
-    reasoning: (t) => {
-      reasoning += t;
-      chunk({ reasoning_content: t });
-    },
-  };
-  const watch = new TurnWatch(deps.sdk, ticket.turnId, sink);
-  let keepAlive: ReturnType<typeof setInterval> | undefined;
   const end = () => {
-    if (keepAlive) clearInterval(keepAlive);
     deps.open.delete(ticket.turnId);
     watch.dispose();
   };
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      chunk({ role: 'assistant', content: '' });
-      watch.start();
-      deps.open.set(ticket.turnId, watch);
-      // Comments keep proxies and clients from timing out while tools run; OpenAI clients skip them.
-      keepAlive = setInterval(() => write(': keep-alive\n\n'), deps.keepAliveMs());
-      keepAlive.unref?.();
-      void ticket.done.then(
-        (outcome) => {
-          const err = turnError(outcome);
-          if (err) o.settle({ ok: false, error: err });
-          if (err) {
-            // Mid-stream errors travel as an event with an `error` object (the openai client throws it).
-            write(`data: ${JSON.stringify({ error: { message: err.message, type: err.type, param: null, code: err.apiCode } })}\n\n`);
-          } else {
-            watch.finish(outcome);
-            o.settle({ ok: true, content: watch.content, reasoning, usage: usageOf(watch) });
-            chunk({}, 'stop');
-            if (o.includeUsage) write(`data: ${JSON.stringify({ id: o.id, object: 'chat.completion.chunk', created: o.created, model: o.model, system_fingerprint: null, choices: [], usage: usageOf(watch) })}\n\n`);
-          }
-          write('data: [DONE]\n\n');
-          end();
-          if (!closed) {
-            closed = true;
-            controller.close();
-          }
-        },
-        (e: unknown) => {
-          const err = toOpenAiError(e);
-          o.settle({ ok: false, error: err });
-          write(`data: ${JSON.stringify({ error: { message: err.message, type: err.type, param: null, code: err.apiCode } })}\n\n`);
-          write('data: [DONE]\n\n');
-          end();
-          if (!closed) {
-            closed = true;
-            controller.close();
-          }
-        },
-      );
+  // The client going away stops the sending; the turn itself runs to its end and stays in memory.
+  const out = new ChunkStream(o, { keepAliveMs: deps.keepAliveMs(), onCancel: end });
+  const sink: TurnSink = {
+    content: (t) => out.chunk({ content: t }),
+    reasoning: (t) => {
+      reasoning += t;
+      out.chunk({ reasoning_content: t });
     },
-    // The client went away: stop sending. The turn itself runs to its end and stays in memory.
-    cancel() {
-      closed = true;
+  };
+  const watch = new TurnWatch(deps.sdk, ticket.turnId, sink).start();
+  deps.open.set(ticket.turnId, watch);
+  void ticket.done.then(
+    (outcome) => {
+      const err = turnError(outcome);
+      if (err) {
+        o.settle({ ok: false, error: err });
+        out.error(err);
+      } else {
+        watch.finish(outcome);
+        o.settle({ ok: true, content: watch.content, reasoning, usage: usageOf(watch) });
+        out.chunk({}, 'stop');
+        if (o.includeUsage) out.usage(usageOf(watch));
+      }
       end();
+      out.end();
     },
-  });
-  return new Response(body, { status: 200, headers: { ...o.headers, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' } });
+    (e: unknown) => {
+      const err = toOpenAiError(e);
+      o.settle({ ok: false, error: err });
+      out.error(err);
+      end();
+      out.end();
+    },
+  );
+  return out.response(o.headers);
 }
