@@ -3,13 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import type { ContextEvent } from '../../spec/index.js';
-import { ColdArchive } from '../archive/index.js';
-import { asksQuestion, DocStore, eventDocument, type MemoryDocument } from '../documents/index.js';
+import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { testConfig } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
 import { DEFAULT_RANK_OPTIONS } from './evidence-ranker.js';
-import { MemoryRecall } from './index.js';
+import { inEachTier, type TestTurn } from './__fixtures__/each-tier.js';
 import { discountOwnQuestions } from './own-questions.js';
 
 const embedder = new EmbedderService({ config: testConfig() });
@@ -45,7 +43,7 @@ test('the named person\'s own questions keep (1 − discount) of the speaker bon
 });
 
 /** The named person asks about the lake (later, so it wins a tie) and states something about it; the same words. */
-const TURNS: [string, string, string][] = [
+const TURNS: TestTurn[] = [
   ['S1', 'Anna', 'Anna: the lake was cold'],
   ['S2', 'Anna', 'Anna: the lake, was it cold?'],
   ['S3', '小明', '小明：湖水很冷'],
@@ -55,30 +53,15 @@ const TURNS: [string, string, string][] = [
 
 test('by default a named person\'s statement outranks their own question with the same words, in English and Chinese, in every tier', async () => {
   assert.equal(DEFAULT_RANK_OPTIONS.focusAskDiscount, 0.25);
-  const orders: string[][] = [];
-  for (const where of ['archive', 'document', 'context'] as const) {
-    const home = path.join(root, where);
-    const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
-    archive.open();
-    const docs = new DocStore({ home, embedder });
-    await docs.open();
-    const evs: ContextEvent[] = TURNS.map(([s, who, text], i) => ({ id: `e${i}`, timestamp: Date.UTC(2023, i, 3), kind: 'user', source: 'chat', channel: 'chat', sessionId: s, input: text, response: '', refs: [`t${i}`], speaker: { id: who, name: who } }));
-    if (where === 'archive') archive.putMany(evs.map((e) => eventDocument(e, 0)));
-    if (where === 'document') docs.restore(evs.map((e) => eventDocument(e, 0)));
-    const recall = new MemoryRecall({ embedder, context: () => ({ events: () => (where === 'context' ? evs : []) }), docs: () => docs, archive: () => archive });
-    try {
-      const ids = async (q: string, rank = {}) => (await recall.search(q, { k: 2, tiers: ['context', 'document', 'archive'], rank })).map((h) => h.turnId ?? h.id);
-      assert.deepEqual(await ids('How cold was the lake for Anna?', { focusAskDiscount: 0 }), ['t1', 't0'], 'off: a tie, the newer (the question) first');
-      assert.deepEqual(await ids('How cold was the lake for Anna?'), ['t0', 't1'], 'default: the statement first');
-      assert.deepEqual(await ids('小明觉得湖水冷不冷', { focusAskDiscount: 0 }), ['t3', 't2']);
-      assert.deepEqual(await ids('小明觉得湖水冷不冷'), ['t2', 't3']);
-      assert.deepEqual(await ids('How cold was the lake?'), await ids('How cold was the lake?', { focusAskDiscount: 0 }), 'a query naming nobody: unchanged');
-      orders.push([...(await ids('How cold was the lake for Anna?')), ...(await ids('小明觉得湖水冷不冷'))]);
-    } finally {
-      archive.close();
-      await docs.close();
-    }
-  }
+  const orders = await inEachTier(root, embedder, TURNS, async (recall) => {
+    const ids = async (q: string, rank = {}) => (await recall.search(q, { k: 2, tiers: ['context', 'document', 'archive'], rank })).map((h) => h.turnId ?? h.id);
+    assert.deepEqual(await ids('How cold was the lake for Anna?', { focusAskDiscount: 0 }), ['t1', 't0'], 'off: a tie, the newer (the question) first');
+    assert.deepEqual(await ids('How cold was the lake for Anna?'), ['t0', 't1'], 'default: the statement first');
+    assert.deepEqual(await ids('小明觉得湖水冷不冷', { focusAskDiscount: 0 }), ['t3', 't2']);
+    assert.deepEqual(await ids('小明觉得湖水冷不冷'), ['t2', 't3']);
+    assert.deepEqual(await ids('How cold was the lake?'), await ids('How cold was the lake?', { focusAskDiscount: 0 }), 'a query naming nobody: unchanged');
+  return [...(await ids('How cold was the lake for Anna?')), ...(await ids('小明觉得湖水冷不冷'))];
+  });
   assert.deepEqual(orders[1], orders[0], 'warm documents = archive');
   assert.deepEqual(orders[2], orders[0], 'context window = archive');
 });

@@ -3,12 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import type { ContextEvent } from '../../spec/index.js';
-import { ColdArchive } from '../archive/index.js';
-import { DocStore, eventDocument } from '../documents/index.js';
 import { testConfig } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
-import { MemoryRecall } from './index.js';
+import { inEachTier, type TestTurn } from './__fixtures__/each-tier.js';
 import { addSubstance, asksForSet } from './turn-substance.js';
 
 const embedder = new EmbedderService({ config: testConfig() });
@@ -39,7 +36,7 @@ test('substance adds up to the weight, in proportion to length below the average
  * the name; someone else's turn says the question's word (as in a real conversation, the name-only
  * matches score well below the best match).
  */
-const TURNS: [string, string, string][] = [
+const TURNS: TestTurn[] = [
   ['S1', 'Anna', 'Anna: thanks!'],
   ['S1', 'Ben', 'Ben: sure'],
   ['S2', 'Anna', 'Anna: we drove to the coast and camped two nights under the stars near the lighthouse'],
@@ -52,40 +49,22 @@ const TURNS: [string, string, string][] = [
   ['S6', 'Ben', 'Ben: 学校的活动下周做'],
 ];
 
-function events(): ContextEvent[] {
-  return TURNS.map(([s, who, text], i) => ({ id: `e${i}`, timestamp: Date.UTC(2023, i, 3), kind: 'user', source: 'chat', channel: 'chat', sessionId: s, input: text, response: '', refs: [`t${i}`], speaker: { id: who, name: who } }));
-}
 
 test('for a set question about a person, their statements of substance outrank their short turns (only with the knob on), the same in every tier', async () => {
-  const orders: string[][] = [];
-  for (const where of ['archive', 'document', 'context'] as const) {
-    const home = path.join(root, where);
-    const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
-    archive.open();
-    const docs = new DocStore({ home, embedder });
-    await docs.open();
-    const evs = events();
-    if (where === 'archive') archive.putMany(evs.map((e) => eventDocument(e, 0)));
-    if (where === 'document') docs.restore(evs.map((e) => eventDocument(e, 0)));
-    const recall = new MemoryRecall({ embedder, context: () => ({ events: () => (where === 'context' ? evs : []) }), docs: () => docs, archive: () => archive });
-    try {
-      const at = (list: string[], t: string) => (list.includes(t) ? list.indexOf(t) : Infinity);
-      const ids = async (q: string, w: number) => (await recall.search(q, { k: 5, tiers: ['context', 'document', 'archive'], rank: { setSubstanceEvidence: w } })).map((h) => h.turnId ?? h.id);
-      const off = await ids('What activities has Anna done?', 0);
-      assert.ok(at(off, 't0') < at(off, 't2') && at(off, 't0') < at(off, 't4'), `off: Anna's short turn above her statements on her name alone (${off.join(',')})`);
-      const on = await ids('What activities has Anna done?', 1);
-      assert.deepEqual(on.filter((t) => t !== 't8').slice(0, 2).sort(), ['t2', 't4'], `on: the camping trip and the pottery course before "thanks!" (${on.join(',')})`);
-      assert.deepEqual(await ids('What did Anna say?', 0.5), await ids('What did Anna say?', 0), 'no set question: unchanged');
-      const zhOff = await ids('小明都做过什么活动？', 0);
-      assert.ok(at(zhOff, 't5') < at(zhOff, 't7'), `Chinese, off: 好的 first (${zhOff.join(',')})`);
-      const zh = await ids('小明都做过什么活动？', 1);
-      assert.ok(at(zh, 't7') < at(zh, 't5'), `Chinese, on: 小明's trip before 好的 (${zh.join(',')})`);
-      orders.push([...on, ...zh]);
-    } finally {
-      archive.close();
-      await docs.close();
-    }
-  }
+  const orders = await inEachTier(root, embedder, TURNS, async (recall) => {
+    const at = (list: string[], t: string) => (list.includes(t) ? list.indexOf(t) : Infinity);
+    const ids = async (q: string, w: number) => (await recall.search(q, { k: 5, tiers: ['context', 'document', 'archive'], rank: { setSubstanceEvidence: w } })).map((h) => h.turnId ?? h.id);
+    const off = await ids('What activities has Anna done?', 0);
+    assert.ok(at(off, 't0') < at(off, 't2') && at(off, 't0') < at(off, 't4'), `off: Anna's short turn above her statements on her name alone (${off.join(',')})`);
+    const on = await ids('What activities has Anna done?', 1);
+    assert.deepEqual(on.filter((t) => t !== 't8').slice(0, 2).sort(), ['t2', 't4'], `on: the camping trip and the pottery course before "thanks!" (${on.join(',')})`);
+    assert.deepEqual(await ids('What did Anna say?', 0.5), await ids('What did Anna say?', 0), 'no set question: unchanged');
+    const zhOff = await ids('小明都做过什么活动？', 0);
+    assert.ok(at(zhOff, 't5') < at(zhOff, 't7'), `Chinese, off: 好的 first (${zhOff.join(',')})`);
+    const zh = await ids('小明都做过什么活动？', 1);
+    assert.ok(at(zh, 't7') < at(zh, 't5'), `Chinese, on: 小明's trip before 好的 (${zh.join(',')})`);
+  return [...on, ...zh];
+  });
   assert.deepEqual(orders[1], orders[0], 'warm documents = archive');
   assert.deepEqual(orders[2], orders[0], 'context window = archive');
 });
