@@ -88,8 +88,25 @@ export class MemoryRecall {
     return (await this.entries(query, opts)).map((e) => e.hit);
   }
 
-  /** Like `search`, with the documents / relations behind the hits. */
-  async entries(query: string, opts: RecallOptions = {}): Promise<RecallEntry[]> {
+  /**
+   * Like `search`, with the documents / relations behind the hits. Rankings run one at a time: the
+   * tiers' corpora are shared and keep one query's state (the archive's scores and rows) from
+   * `begin` to `end`, and a ranking with a dense model awaits the embedder in between — two
+   * interleaved rankings read each other's scores otherwise. Lexical rankings never await, so the
+   * queue costs them nothing.
+   */
+  entries(query: string, opts: RecallOptions = {}): Promise<RecallEntry[]> {
+    const run = this.queue.then(() => this.rank(query, opts));
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private queue: Promise<void> = Promise.resolve();
+
+  private async rank(query: string, opts: RecallOptions): Promise<RecallEntry[]> {
     if (typeof query !== 'string' || !query.trim()) return [];
     const q = query.length > MAX_QUERY_CHARS ? query.slice(0, MAX_QUERY_CHARS) : query;
     const k = Math.min(Math.max(1, Math.floor(opts.k ?? 10)), 1000);
