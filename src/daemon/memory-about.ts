@@ -1,4 +1,4 @@
-import type { AboutFact, AboutSource, RecallHit } from '../spec/index.js';
+import { OWNER_SPEAKER_ID, type AboutFact, type AboutSource, type RecallHit } from '../spec/index.js';
 import type { MemorySystem } from '../memory/index.js';
 
 /** At most this many facts per name, and turns in all. */
@@ -46,10 +46,21 @@ export async function aboutPerson(m: MemorySystem, q: { names: string[]; speaker
     }
   }
   const docs = new Map<string, AboutSource>();
-  // Said by them: the context window knows its speakers without a search.
+  // Said by them, in every tier, without a search. A user turn without a speaker is the owner's
+  // (the CLI, the WebUI and the API record none): "about me" lists what the owner said there.
+  const owner = ids.has(OWNER_SPEAKER_ID);
+  const saidByThem = (d: { speaker?: { id: string } }) => (d.speaker ? ids.has(d.speaker.id) : owner);
   for (const e of m.context.events()) {
-    if (e.kind === 'user' && e.speaker && ids.has(e.speaker.id)) {
+    if (e.kind === 'user' && saidByThem(e)) {
       docs.set(e.id, source({ tier: 'context', id: e.id, text: e.input, sessionId: e.sessionId, turnId: e.refs?.[0], createdAt: e.timestamp, channel: e.channel, speaker: e.speaker, conversation: e.conversation }));
+    }
+  }
+  const warm = m.docs.list().filter((d) => d.eventKind === 'user' && saidByThem(d));
+  const cold = m.archive.isOpen ? m.archive.saidBy([...ids].filter((id) => id !== OWNER_SPEAKER_ID), owner, limit).map((r) => r.doc) : [];
+  for (const [tier, list] of [['document', warm], ['archive', cold]] as const) {
+    for (const d of list.sort((a, b) => b.createdAt - a.createdAt).slice(0, limit)) {
+      if (docs.has(d.id)) continue;
+      docs.set(d.id, source({ tier, id: d.id, text: d.input || d.content, sessionId: d.sessionId, turnId: d.refs?.[0], createdAt: d.createdAt, channel: d.channel, speaker: d.speaker, conversation: d.conversation }));
     }
   }
   // Mentioning them, in every tier; a name must occur in the text (recall also ranks neighbours).

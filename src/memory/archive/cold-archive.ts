@@ -695,6 +695,25 @@ export class ColdArchive {
     return (this.st('SELECT * FROM turns WHERE n > ? ORDER BY n LIMIT ?').all(afterN, Math.max(1, limit)) as Row[]).map((r) => toArchived(r, 'full'));
   }
 
+  /**
+   * The newest user turns said by one of `speakerIds`, whole, at most `limit` (what memory holds
+   * about a person, "said by them"). A user turn recorded without a speaker is the owner's
+   * (`owner` true: the CLI and the WebUI record none). Reads the `turns_speaker` index newest row
+   * first, so a person with a million turns costs `limit` rows.
+   */
+  saidBy(speakerIds: readonly string[], owner: boolean, limit = 100): ArchivedRow[] {
+    const lim = Math.max(0, Math.min(limit, 1000));
+    const ids = [...new Set(speakerIds.filter((x) => typeof x === 'string' && x))].slice(0, 50);
+    const out: Row[] = [];
+    const one = this.st("SELECT * FROM turns WHERE speaker_id = ? AND event_kind = 'user' ORDER BY n DESC LIMIT ?");
+    for (const id of ids) out.push(...(one.all(id, lim) as Row[]));
+    if (owner) out.push(...(this.st("SELECT * FROM turns WHERE speaker_id IS NULL AND event_kind = 'user' ORDER BY n DESC LIMIT ?").all(lim) as Row[]));
+    return out
+      .map((r) => toArchived(r, 'full'))
+      .sort((a, b) => b.doc.createdAt - a.doc.createdAt)
+      .slice(0, lim);
+  }
+
   /** Whole rows of one session (its turns in the archive), e.g. before an import replaces that session. */
   bySession(sessionId: string): ArchivedRow[] {
     return (this.st('SELECT * FROM turns WHERE session_id = ? ORDER BY created_at, id').all(sessionId) as Row[]).map((r) => toArchived(r, 'full'));
