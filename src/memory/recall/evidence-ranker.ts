@@ -2,6 +2,7 @@ import type { RecallTier } from '../../spec/memory.js';
 import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { addMemberScores, categoryMembers, memberTermsOf } from './category-expansion.js';
+import { wordNetNouns } from './hyponym-expansion.js';
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { admitSaidDays } from './said-days.js';
 import { speakerIdOf } from './speaker-focus.js';
@@ -29,6 +30,12 @@ export interface RankOptions {
    * of the people the query names when it names any (category-expansion.ts, decision 0130); 0: off.
    */
   categoryWeight: number;
+  /**
+   * Weight of the kinds of a set question's category noun from WordNet ("What sports…" → tennis,
+   * skiing …; first sense, hyponyms breadth first, ≤ 100 single words; English only) as extra query
+   * terms, counted like `categoryWeight`'s members (hyponym-expansion.ts, decision 0210); 0: off.
+   */
+  hyponymWeight: number;
   /**
    * For a question that asks for a set ("What books has she read?", 她去过哪些地方): each candidate gains
    * `w · min(1, its tokens / average tokens)` before the speaker and date multipliers, so a person's
@@ -94,6 +101,7 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   neighbour2Weight: 0.4,
   answerWeight: 0.25,
   categoryWeight: 0,
+  hyponymWeight: 0,
   setSubstanceEvidence: 0,
   focusAskDiscount: 0.25,
   prfDocs: 3,
@@ -161,6 +169,8 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   // A question about a set or kind ("What activities…", "有什么爱好"): its category's members count —
   // in the statements of the people it is about, when it names anyone (scored apart, added below).
   const memberTerms = o.categoryWeight > 0 ? memberTermsOf(terms, categoryMembers(query), (t) => embedder.tokenize(t), o.categoryWeight) : undefined;
+  // Decision 0210: the same, with the category's kinds read from WordNet instead of a hand lexicon.
+  const hyponymTerms = o.hyponymWeight > 0 ? memberTermsOf(terms, wordNetNouns.membersOf(query), (t) => embedder.tokenize(t), o.hyponymWeight) : undefined;
   if (o.entityBoost > 0) {
     for (const t of embedder.tokenize(properNames(query))) {
       const w = terms.get(t);
@@ -229,11 +239,13 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     }
   }
 
-  if (memberTerms) addMemberScores(lex, memberTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, rq.focus?.size ? (id) => {
+  const focusOnly = rq.focus?.size ? (id: string) => {
     const d = docOf(id);
     const who = d && speakerIdOf(d);
     return who !== undefined && rq.focus!.has(who);
-  } : undefined);
+  } : undefined;
+  if (memberTerms) addMemberScores(lex, memberTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
+  if (hyponymTerms) addMemberScores(lex, hyponymTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
 
   let dense = new Map<string, number>();
   if (embedder.dense && o.denseWeight > 0) {

@@ -36,7 +36,8 @@ export function asksForSet(query: string): boolean {
   return false;
 }
 
-function looksPlural(w: string): boolean {
+/** A word that looks like a plural noun: -s, -es, -ies; not -ss/-us/-is, no apostrophe, not a verb or pronoun of a short list. */
+export function looksPlural(w: string): boolean {
   if (w.length < 4 || /['’]/.test(w) || NOT_PLURAL.has(w)) return false;
   return w.endsWith('s') && !/(?:ss|us|is)$/.test(w);
 }

