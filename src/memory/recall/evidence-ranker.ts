@@ -2,7 +2,7 @@ import type { RecallTier } from '../../spec/memory.js';
 import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { addMemberScores, categoryMembers, memberTermsOf } from './category-expansion.js';
-import { wordNetNouns } from './hyponym-expansion.js';
+import { presentMembers, wordNetNouns } from './hyponym-expansion.js';
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { admitSaidDays } from './said-days.js';
 import { speakerIdOf } from './speaker-focus.js';
@@ -36,6 +36,11 @@ export interface RankOptions {
    * terms, counted like `categoryWeight`'s members (hyponym-expansion.ts, decision 0210); 0: off.
    */
   hyponymWeight: number;
+  /**
+   * As `hyponymWeight`, but the sense is the one whose members the tiers hold most of, and only
+   * members some turn holds count towards the 100 (decision 0210, H2); 0: off.
+   */
+  hyponymSenseWeight: number;
   /**
    * For a question that asks for a set ("What books has she read?", 她去过哪些地方): each candidate gains
    * `w · min(1, its tokens / average tokens)` before the speaker and date multipliers, so a person's
@@ -102,6 +107,7 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   answerWeight: 0.25,
   categoryWeight: 0,
   hyponymWeight: 0,
+  hyponymSenseWeight: 0,
   setSubstanceEvidence: 0,
   focusAskDiscount: 0.25,
   prfDocs: 3,
@@ -246,6 +252,12 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   } : undefined;
   if (memberTerms) addMemberScores(lex, memberTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
   if (hyponymTerms) addMemberScores(lex, hyponymTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
+  if (o.hyponymSenseWeight > 0) {
+    const tok = (t: string) => embedder.tokenize(t);
+    const held = (ts: readonly string[]) => (needDf(ts), (t: string) => (dfs.get(t) ?? 0) > 0);
+    const sense = memberTermsOf(terms, presentMembers(wordNetNouns.sensesOf(query), tok, held), tok, o.hyponymSenseWeight);
+    if (sense) addMemberScores(lex, sense, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
+  }
 
   let dense = new Map<string, number>();
   if (embedder.dense && o.denseWeight > 0) {

@@ -109,29 +109,87 @@ export class WordNetNouns {
     return out;
   }
 
+  /**
+   * Every noun sense of the category a set question asks about (most frequent first), each as its
+   * single-word lemmas, hyponyms and instance hyponyms breadth first, uncapped but reading at most
+   * `MAX_SYNSETS` synsets in all; [] when none. For `presentMembers` (decision 0210, H2).
+   */
+  sensesOf(query: string): readonly (readonly string[])[] {
+    const c = categoryNoun(query);
+    if (!c) return [];
+    const key = `${c.before ?? ''} ${c.noun}`;
+    const hit = this.senseCache.get(key);
+    if (hit !== undefined) return hit;
+    let out: string[][] = [];
+    try {
+      const offsets = this.offsetsOf(c.noun, c.before);
+      if (offsets.length) out = this.withData((data) => {
+        let budget = MAX_SYNSETS;
+        return offsets.map((o) => {
+          const r = membersFrom(data, o, Infinity, budget);
+          budget -= r.read;
+          return r.members;
+        });
+      });
+    } catch {
+      out = [];
+    }
+    if (this.senseCache.size >= CACHE_SIZE) this.senseCache.delete(this.senseCache.keys().next().value!);
+    this.senseCache.set(key, out);
+    return out;
+  }
+
+  private readonly senseCache = new Map<string, string[][]>();
+
   private lookup(noun: string, before: string | undefined): string {
+    const offsets = this.offsetsOf(noun, before);
+    if (!offsets.length) return '';
+    return this.withData((data) => membersFrom(data, offsets[0], MAX_MEMBERS, MAX_SYNSETS).members.join(' '));
+  }
+
+  /** The synset offsets of the noun's senses (most frequent first): the compound with `before` first, then its singular forms. */
+  private offsetsOf(noun: string, before: string | undefined): number[] {
     const dir = this.dir ?? defaultDir();
-    if (!dir) return '';
+    if (!dir) return [];
     const index = fs.openSync(path.join(dir, 'index.noun'), 'r');
-    let offset: number | undefined;
     try {
       const forms = singularForms(noun);
       const tries = [...(before ? forms.map((f) => `${before}_${f}`) : []), ...forms];
       for (const lemma of tries) {
-        offset = firstSense(index, lemma);
-        if (offset !== undefined) break;
+        const offsets = senseOffsetsOf(index, lemma);
+        if (offsets.length) return offsets;
       }
+      return [];
     } finally {
       fs.closeSync(index);
     }
-    if (offset === undefined) return '';
-    const data = fs.openSync(path.join(dir, 'data.noun'), 'r');
+  }
+
+  private withData<T>(read: (fd: number) => T): T {
+    const data = fs.openSync(path.join(this.dir ?? defaultDir()!, 'data.noun'), 'r');
     try {
-      return membersFrom(data, offset).join(' ');
+      return read(data);
     } finally {
       fs.closeSync(data);
     }
   }
+}
+
+/**
+ * H2 of decision 0210: the sense whose members the memory holds most of (document frequency > 0 for
+ * every token of a member; ties: the more frequent sense), and its present members in breadth-first
+ * order, at most `max`, space-separated ('' when none is present).
+ */
+export function presentMembers(senses: readonly (readonly string[])[], tokenize: (text: string) => string[], present: (tokens: readonly string[]) => (token: string) => boolean, max = MAX_MEMBERS): string {
+  if (!senses.length) return '';
+  const tokens = senses.map((s) => s.map((m) => tokenize(m)));
+  const has = present([...new Set(tokens.flat(2))]);
+  let best: string[] = [];
+  senses.forEach((s, i) => {
+    const kept = s.filter((_, j) => tokens[i][j].length > 0 && tokens[i][j].every(has));
+    if (kept.length > best.length) best = kept;
+  });
+  return best.slice(0, max).join(' ');
 }
 
 let wordnetDir: string | null | undefined;
@@ -151,40 +209,50 @@ function defaultDir(): string | null {
 /** The process-wide reader of the package's files (members cached per noun). */
 export const wordNetNouns = new WordNetNouns();
 
-/** The line that starts at `pos` or, when `pos` is inside a line, the next one; undefined at the end. */
-function lineFrom(fd: number, pos: number): { start: number; text: string } | undefined {
-  let start = pos;
-  if (pos > 0) {
-    // Where the next line starts: after the first newline at or after pos − 1.
-    const nl = scanNewline(fd, pos - 1);
-    if (nl === undefined) return undefined;
-    start = nl + 1;
-  }
-  const end = scanNewline(fd, start);
-  const len = (end ?? fileSize(fd)) - start;
-  if (len <= 0) return undefined;
-  const buf = Buffer.alloc(len);
-  fs.readSync(fd, buf, 0, len, start);
-  return { start, text: buf.toString('latin1') };
+/** Bytes read at once: most lines of index.noun and data.noun fit (a longer line is read on). */
+const CHUNK = 1024;
+
+function readAt(fd: number, pos: number): Buffer {
+  const buf = Buffer.allocUnsafe(CHUNK);
+  return buf.subarray(0, fs.readSync(fd, buf, 0, CHUNK, pos));
 }
 
-/** Position of the first newline at or after `pos`, or undefined. */
-function scanNewline(fd: number, pos: number): number | undefined {
-  const buf = Buffer.alloc(4096);
-  for (let p = pos; ; p += buf.length) {
-    const n = fs.readSync(fd, buf, 0, buf.length, p);
-    if (n <= 0) return undefined;
-    const i = buf.subarray(0, n).indexOf(10);
-    if (i >= 0) return p + i;
+/** The line that starts at `pos` or, when `pos` is inside a line, the next one; undefined at the end. */
+function lineFrom(fd: number, pos: number): { start: number; text: string } | undefined {
+  let base = pos > 0 ? pos - 1 : 0;
+  let buf = readAt(fd, base);
+  let i = 0;
+  if (pos > 0) {
+    // The next line starts after the first newline at or after pos − 1.
+    for (i = buf.indexOf(10); i < 0; i = buf.indexOf(10)) {
+      if (!buf.length) return undefined;
+      base += buf.length;
+      buf = readAt(fd, base);
+    }
+    i++;
   }
+  const start = base + i;
+  const parts = [buf.subarray(i)];
+  let end = parts[0].indexOf(10);
+  let at = base + buf.length;
+  while (end < 0 && buf.length > 0) {
+    buf = readAt(fd, at);
+    at += buf.length;
+    const j = buf.indexOf(10);
+    parts.push(j >= 0 ? buf.subarray(0, j) : buf);
+    if (j >= 0) end = 0;
+  }
+  const line = parts.length === 1 && end >= 0 ? parts[0].subarray(0, end) : Buffer.concat(parts);
+  if (!line.length) return undefined;
+  return { start, text: line.toString('latin1') };
 }
 
 function fileSize(fd: number): number {
   return fs.fstatSync(fd).size;
 }
 
-/** Binary search of the sorted `index.noun` for `lemma`; its first sense's synset offset. */
-function firstSense(fd: number, lemma: string): number | undefined {
+/** Binary search of the sorted `index.noun` for `lemma`; its senses' synset offsets (most frequent first). */
+function senseOffsetsOf(fd: number, lemma: string): number[] {
   let lo = 0;
   let hi = fileSize(fd);
   while (lo < hi) {
@@ -196,24 +264,29 @@ function firstSense(fd: number, lemma: string): number | undefined {
     }
     // Licence lines start with spaces: they sort first and read as the empty lemma.
     const word = line.text.slice(0, line.text.indexOf(' ') >>> 0);
-    if (word === lemma) return senseOffset(line.text);
+    if (word === lemma) return senseOffsets(line.text);
     if (word < lemma) lo = line.start + line.text.length + 1;
     else if (mid === lo) break;
     else hi = mid;
   }
   // hi moved onto a line start that was never read on its own (the search above reads the line after mid).
   const line = lineFrom(fd, lo);
-  if (line && line.text.startsWith(`${lemma} `)) return senseOffset(line.text);
-  return undefined;
+  if (line && line.text.startsWith(`${lemma} `)) return senseOffsets(line.text);
+  return [];
 }
 
-/** `lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset…`: the first offset. */
-function senseOffset(line: string): number | undefined {
+/** `lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset…`: the offsets, in sense order. */
+function senseOffsets(line: string): number[] {
   const f = line.trim().split(' ');
   const pCnt = Number(f[3]);
-  const first = f[4 + pCnt + 2];
-  const n = Number(first);
-  return f[1] === 'n' && Number.isInteger(n) && n >= 0 ? n : undefined;
+  if (f[1] !== 'n' || !Number.isInteger(pCnt) || pCnt < 0) return [];
+  const out: number[] = [];
+  for (const x of f.slice(4 + pCnt + 2)) {
+    const n = Number(x);
+    if (!/^\d{8}$/.test(x) || !Number.isInteger(n)) break;
+    out.push(n);
+  }
+  return out;
 }
 
 /** One synset of `data.noun`: its lemmas and the offsets of its hyponyms and instance hyponyms. */
@@ -235,13 +308,13 @@ function readSynset(fd: number, offset: number): { lemmas: string[]; below: numb
   return { lemmas, below };
 }
 
-/** Single-word lemmas of the synset at `root` and below it, breadth first, at most MAX_MEMBERS. */
-function membersFrom(fd: number, root: number): string[] {
+/** Single-word lemmas of the synset at `root` and below it, breadth first, at most `max`, reading at most `budget` synsets. */
+function membersFrom(fd: number, root: number, max: number, budget: number): { members: string[]; read: number } {
   const out = new Set<string>();
   const seen = new Set<number>([root]);
   const queue = [root];
   let read = 0;
-  for (let qi = 0; qi < queue.length && out.size < MAX_MEMBERS && read < MAX_SYNSETS; qi++) {
+  for (let qi = 0; qi < queue.length && out.size < max && read < budget; qi++) {
     const s = readSynset(fd, queue[qi]);
     read++;
     if (!s) continue;
@@ -249,7 +322,7 @@ function membersFrom(fd: number, root: number): string[] {
       // A multi-word lemma's words alone mean other things ("contact sport" is no "contact").
       if (l.includes('_')) continue;
       const w = l.replace(/\(.*\)$/, '').toLowerCase();
-      if (/^[a-z][a-z'-]*$/.test(w) && out.size < MAX_MEMBERS) out.add(w);
+      if (/^[a-z][a-z'-]*$/.test(w) && out.size < max) out.add(w);
     }
     for (const b of s.below) {
       if (Number.isInteger(b) && !seen.has(b)) {
@@ -258,5 +331,5 @@ function membersFrom(fd: number, root: number): string[] {
       }
     }
   }
-  return [...out];
+  return { members: [...out], read };
 }
