@@ -198,6 +198,12 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
     return `| ${k} | ${tunedValues.get(k)!.join(', ')} | ${(100 * mean(diffs)).toFixed(2)} | [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${designs > 1 ? `[${slo.toFixed(2)}, ${shi.toFixed(2)}] | ` : ''}${verdict} |`;
   });
   const withoutName = `defaults with ${tuned_.join(', ')} off`;
+  // Several knobs tuned together: their joint held-out gain over all of them off (information; each
+  // knob is still judged on its own row).
+  const jointDiffs = pooled.tuned.map((q, i) => (q.r10 + q.r2000c) / 2 - (pooledWithout[i].r10 + pooledWithout[i].r2000c) / 2);
+  const [jlo, jhi] = bootstrap(jointDiffs);
+  const [jslo, jshi] = bootstrap(jointDiffs, 7, strict);
+  const joint = subset && tuned_.length > 1 ? [`Joint held-out gain of ${tuned_.join(' + ')} (tuned together) over all of them off: ${(100 * mean(jointDiffs)).toFixed(2)} [${jlo.toFixed(2)}, ${jhi.toFixed(2)}] (95 %)${designs > 1 ? `, [${jslo.toFixed(2)}, ${jshi.toFixed(2)}] (${(100 * strict).toFixed(2)} %)` : ''}.`, ''] : [];
   const cats = (xs: QScore[]) => [1, 2, 3, 4].map((c) => prCat(xs, c)).join(' · ');
   return [
     `Leave-one-conversation-out over ${convs.length} conversations (${convs.reduce((a, c) => a + c.questions.length, 0)} questions), data ${path.basename(data)}, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores, ${((Date.now() - started) / 60_000).toFixed(0)} min. ${subset ? `Only ${tuned_.join(', ')} tuned per fold (the other knobs at their defaults)` : 'Knobs tuned per fold'} by coordinate descent (2 passes) on the other conversations, objective mean(R@10, R@2000c); grids: ${tuned_.map((k) => `${k} {${GRID[k].join(', ')}}`).join('; ')}.`,
@@ -211,6 +217,7 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
     '',
     `Pooled held-out per category (multi-hop · temporal · open-domain · single-hop, R@10 / R@2000c): tuned ${cats(pooled.tuned)}; defaults ${cats(pooled.defaults)}${subset ? `; ${withoutName} ${cats(pooledWithout)}` : ''}.`,
     '',
+    ...joint,
     'Each knob’s held-out gain (mean of R@10 and R@2000c, percentage points per question) over switching it off with the other knobs at their fold-tuned values, and its paired bootstrap 95 % interval:',
     '',
     `| knob | tuned value per fold | held-out gain (pts) | 95 % interval | ${designs > 1 ? `${(100 * strict).toFixed(2)} % interval (${designs} designs) | ` : ''}verdict |`,
