@@ -10,6 +10,7 @@ import { migrateDocs } from './doc-migrations.js';
 import { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
 import { scrubbedSqlite } from '../../fs/index.js';
+import { WarmLexicon } from './warm-lexicon.js';
 
 export interface DocStoreOptions {
   /** Data folder; the store lives in `<home>/documents/documents.db`. */
@@ -132,25 +133,31 @@ export class DocStore {
       touch: db.prepare('UPDATE documents SET access_count = access_count + 1, last_access = ? WHERE id = ?'),
     };
     const updVec = db.prepare('UPDATE documents SET vec = ?, vec_model = ? WHERE id = ?');
+    const lexicon = new WarmLexicon();
     this.index = new HybridIndex<MemoryDocument>({
       embedder: this.opts.embedder,
       log: this.log,
       name: 'documents',
+      // Same scores as the default Bm25Index in a fraction of the heap (decision 0190).
+      lexical: lexicon,
       onProgress: this.opts.onProgress,
       onVector: (id, v) => {
         if (this.db) updVec.run(Buffer.from(v.vector.buffer, v.vector.byteOffset, v.vector.byteLength), v.modelId, id);
       },
     });
     let bad = 0;
+    const shared = sharedStrings();
     for (const row of db.prepare('SELECT * FROM documents ORDER BY created_at, seq').iterate() as Iterable<Row>) {
       try {
-        this.load(row);
+        this.load(row, shared);
       } catch {
         bad++;
       }
       if (row.seq >= this.seq) this.seq = row.seq + 1;
     }
     if (bad > 0) this.log.warn(`documents: ${bad} unreadable rows skipped`);
+    // Everything loaded goes into the pooled postings now (no per-term arrays left over).
+    lexicon.merge();
     this.fillDays();
     const model = this.opts.embedder.modelId();
     if (this.opts.embedder.dense && [...this.idx.ids()].some((id) => this.idx.vectorOf(id)?.modelId !== model)) void this.idx.reembed(model);
@@ -456,6 +463,11 @@ export class DocStore {
     return this.index?.vectorOf(id);
   }
 
+  /** A document's token count (BM25's length), without building its term counts. */
+  lengthOf(id: string): number | undefined {
+    return this.index?.lexical.lengthOf(id);
+  }
+
   /** Lexical tokens of a document as term counts, and its length. */
   termsOf(id: string): { terms: ReadonlyMap<string, number>; len: number } | undefined {
     const bm = this.index?.lexical;
@@ -552,8 +564,8 @@ export class DocStore {
     }
   }
 
-  private load(row: Row): void {
-    const { doc, vector, tokens } = rowToDocument(row);
+  private load(row: Row, shared: (s: string) => string): void {
+    const { doc, vector, tokens } = rowToDocument(row, shared);
     this.idx.add(doc.id, indexText(doc), doc, { tokens, vector });
     this.countSpeaker(doc, 1);
     this.seqs.set(doc.id, row.seq);
@@ -615,17 +627,34 @@ export class DocStore {
   }
 }
 
+/**
+ * One string per distinct value while loading (decision 0190): SQLite hands out a new string for
+ * every row, and the warm tier's few kinds, sources, channels and sessions would be held once per
+ * document. Values longer than `max` are not pooled (texts are unique anyway).
+ */
+export function sharedStrings(max = 200): (s: string) => string {
+  const pool = new Map<string, string>();
+  return (s) => {
+    if (s.length > max) return s;
+    const held = pool.get(s);
+    if (held !== undefined) return held;
+    pool.set(s, s);
+    return s;
+  };
+}
+
 /** One row of documents.db as a document with its vector and tokens. */
-function rowToDocument(row: Row): { doc: MemoryDocument; vector?: StoredVector; tokens?: string[] } {
+function rowToDocument(row: Row, shared: (s: string) => string = (s) => s): { doc: MemoryDocument; vector?: StoredVector; tokens?: string[] } {
   const doc: MemoryDocument = {
     id: row.id,
     content: row.content,
-    input: row.input,
-    response: row.response,
-    kind: row.kind,
-    source: row.source,
-    channel: row.channel,
-    sessionId: row.session_id,
+    // A document added with only its content has the same input (held once, not twice).
+    input: row.input === row.content ? row.content : row.input,
+    response: shared(row.response),
+    kind: shared(row.kind),
+    source: shared(row.source),
+    channel: shared(row.channel),
+    sessionId: shared(row.session_id),
     title: row.title ?? undefined,
     createdAt: row.created_at,
     addedAt: row.added_at,
@@ -633,7 +662,7 @@ function rowToDocument(row: Row): { doc: MemoryDocument; vector?: StoredVector; 
     lastAccess: row.last_access ?? undefined,
     refs: JSON.parse(row.refs) as string[],
     meta: row.meta ? (JSON.parse(row.meta) as Record<string, unknown>) : undefined,
-    eventKind: row.event_kind || undefined,
+    eventKind: row.event_kind ? shared(row.event_kind) : undefined,
   };
   const speaker = parseObject(row.speaker);
   if (speaker && typeof speaker.id === 'string') doc.speaker = speaker as unknown as MemoryDocument['speaker'];

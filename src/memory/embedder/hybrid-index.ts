@@ -36,7 +36,15 @@ export interface HybridIndexOptions {
   weights?: { lexical: number; dense: number };
   /** Label used in log lines. */
   name?: string;
+  /**
+   * The lexical index to keep the items' tokens in (default a new `Bm25Index`): an owner with
+   * many items may bring a more compact one with the same scores (the warm documents, decision 0190).
+   */
+  lexical?: LexicalIndex;
 }
+
+/** What a hybrid index needs of its lexical index: `Bm25Index`'s public surface. */
+export type LexicalIndex = Pick<Bm25Index, keyof Bm25Index>;
 
 export interface HybridSearchOptions {
   filter?: (id: string) => boolean;
@@ -62,7 +70,7 @@ const BATCH = 64;
  * progress; searches keep working (lexically for items not yet re-embedded).
  */
 export class HybridIndex<M = unknown> {
-  private readonly bm25 = new Bm25Index();
+  private readonly bm25: LexicalIndex;
   private readonly items = new Map<string, Item<M>>();
   private readonly queue = new Set<string>();
   private draining: Promise<void> | undefined;
@@ -71,6 +79,7 @@ export class HybridIndex<M = unknown> {
   private closed = false;
 
   constructor(private readonly opts: HybridIndexOptions) {
+    this.bm25 = opts.lexical ?? new Bm25Index();
     this.off = opts.embedder.onModelChange((id) => {
       void this.reembed(id);
     });
@@ -209,7 +218,7 @@ export class HybridIndex<M = unknown> {
   }
 
   /** The lexical index (term statistics for query expansion). */
-  get lexical(): Bm25Index {
+  get lexical(): LexicalIndex {
     return this.bm25;
   }
 

@@ -5,7 +5,7 @@
 export { EmbedderService, KNOWN_VECTOR_SOURCES, type DownloadProgress } from './embedder-service.js';
 export type { EmbedderLog } from './embedder-service.js';
 export { HybridIndex } from './hybrid-index.js';
-export type { HybridHit, HybridIndexOptions, HybridSearchOptions, ReembedProgress, StoredVector } from './hybrid-index.js';
+export type { HybridHit, HybridIndexOptions, HybridSearchOptions, LexicalIndex, ReembedProgress, StoredVector } from './hybrid-index.js';
 export { Bm25Index, bm25Score, bm25Idf, weightsOf, BM25_B, BM25_K1 } from './bm25-index.js';
 export type { LexicalHit, Bm25Stats } from './bm25-index.js';
 export { cosine, tfidfCosineScores } from './cosine.js';

@@ -17,6 +17,8 @@ export function documentCorpus(store: DocStore): RecallCorpus {
     lexical: (terms, stats, limit) => store.hybrid.scoreTerms(terms, limit, stats),
     get: (id) => store.get(id),
     termsOf: (id) => store.termsOf(id),
+    // Ranking reads many lengths per query: without building each document's term counts.
+    lengthOf: (id) => store.lengthOf(id),
     adjacent: (doc, span) => store.adjacent(doc, span),
     dense: (qv, model) => store.hybrid.denseScores(qv, model),
     saidOn: (scopes, limit) => store.saidOn(dayKeyRanges(scopes, store.saidYears()), limit),
