@@ -34,7 +34,21 @@ function assertSame(a: Bm25Index, b: WarmLexicon, ids: readonly string[], vocab:
   for (const id of ids) {
     assert.equal(b.has(id), a.has(id), id);
     assert.equal(b.lengthOf(id), a.lengthOf(id), id);
-    assert.deepEqual(b.terms(id) && [...b.terms(id)!], a.terms(id) && [...a.terms(id)!], `terms of ${id} in the same order`);
+    const x = a.terms(id);
+    const y = b.terms(id);
+    assert.deepEqual(y && [...y], x && [...x], `terms of ${id} in the same order`);
+    if (x && y) {
+      assert.equal(y.size, x.size);
+      assert.deepEqual([...y.keys()], [...x.keys()]);
+      assert.deepEqual([...y.values()], [...x.values()]);
+      const seen: [string, number][] = [];
+      y.forEach((c, t) => seen.push([t, c]));
+      assert.deepEqual(seen, [...x.entries()]);
+      for (const t of ['w0', 'w1', 'w7', 'w19999', '', '北京', 'absent']) {
+        assert.equal(y.get(t), x.get(t));
+        assert.equal(y.has(t), x.has(t));
+      }
+    }
   }
   for (let t = 0; t < Math.min(vocab, 300); t++) {
     assert.equal(b.df(`w${t}`), a.df(`w${t}`));
@@ -100,8 +114,10 @@ test('WarmLexicon: an empty index and removed terms score nothing; a forgotten t
   assert.equal(b.lengthOf('x'), undefined);
   b.add('a', ['pottery', 'class', 'pottery']);
   b.merge();
-  assert.deepEqual([...b.terms('a')!], [['pottery', 2], ['class', 1]]);
+  const view = b.terms('a')!;
+  assert.deepEqual([...view], [['pottery', 2], ['class', 1]]);
   assert.equal(b.remove('a'), true);
+  assert.deepEqual([...view], [['pottery', 2], ['class', 1]], 'a view taken before a removal stays what it was');
   assert.equal(b.df('pottery'), 0);
   assert.equal(b.termCount, 0);
   assert.deepEqual([...b.scoreTop(new Map([['pottery', 1]]), 10)], []);

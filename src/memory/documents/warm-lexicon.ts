@@ -24,7 +24,7 @@ const MERGE_AT_LEAST = 4_096;
 export class WarmLexicon {
   /** Term → term number (live terms only). */
   private termNums = new Map<string, number>();
-  /** Term number → term (`''` for a number freed when its last document went). */
+  /** Term number → term (a number freed when its last document went keeps its text until compaction). */
   private termText: string[] = [];
   /** Term number → live documents holding it. */
   private dfs = new Int32Array(1024);
@@ -137,7 +137,6 @@ export class WarmLexicon {
       // Like Bm25Index: a term no live document holds is forgotten (its postings are all removed ones).
       if (--this.dfs[k] === 0) {
         this.termNums.delete(this.termText[k]);
-        this.termText[k] = '';
         this.recentCount -= (this.recent.get(k)?.length ?? 0) / 2;
         this.recent.delete(k);
       }
@@ -162,14 +161,16 @@ export class WarmLexicon {
     return k === undefined ? 0 : this.dfs[k];
   }
 
-  /** Tokens of a stored document (term → count, first occurrence order), built on each call. */
+  /**
+   * Tokens of a stored document (term → count, first occurrence order): a read-only view of its
+   * pooled pairs, not a Map built per call (ranking reads the terms of every neighbour outside its
+   * candidates). The view stays what it was when taken: pooled pairs and term texts are only ever
+   * appended to (growth and compaction copy into new arrays).
+   */
   terms(id: string): ReadonlyMap<string, number> | undefined {
     const num = this.byId.get(id);
     if (num === undefined) return undefined;
-    const out = new Map<string, number>();
-    const off = this.docOff[num];
-    for (let j = off; j < off + 2 * this.docCnt[num]; j += 2) out.set(this.termText[this.docPool[j]], this.docPool[j + 1]);
-    return out;
+    return new TermsView(this.docPool, this.docOff[num], this.docCnt[num], this.termText);
   }
 
   /** Average document length (tokens). */
@@ -277,7 +278,7 @@ export class WarmLexicon {
     const terms = this.termText.length;
     const lens = this.lens;
     const start = new Int32Array(terms + 1);
-    const live = (k: number) => this.termText[k] !== '' || this.termNums.get('') === k;
+    const live = (k: number) => this.dfs[k] > 0;
     for (let k = 0; k < this.mergedTerms; k++) {
       if (!live(k)) continue;
       for (let i = this.start[k]; i < this.start[k + 1]; i += 2) if (lens[this.pairs[i]] >= 0) start[k + 1] += 2;
@@ -344,6 +345,50 @@ export class WarmLexicon {
       this.addCounted(d.id, counts, d.len);
     }
     this.merge();
+  }
+}
+
+/** A document's `(term, count)` pairs seen as a read-only Map (lookups scan: a turn has a few dozen terms). */
+class TermsView implements ReadonlyMap<string, number> {
+  constructor(
+    private readonly pool: Int32Array,
+    private readonly off: number,
+    readonly size: number,
+    private readonly text: readonly string[],
+  ) {}
+
+  get(term: string): number | undefined {
+    const end = this.off + 2 * this.size;
+    for (let j = this.off; j < end; j += 2) if (this.text[this.pool[j]] === term) return this.pool[j + 1];
+    return undefined;
+  }
+
+  has(term: string): boolean {
+    return this.get(term) !== undefined;
+  }
+
+  forEach(fn: (count: number, term: string, map: ReadonlyMap<string, number>) => void, self?: unknown): void {
+    const end = this.off + 2 * this.size;
+    for (let j = this.off; j < end; j += 2) fn.call(self, this.pool[j + 1], this.text[this.pool[j]], this);
+  }
+
+  *entries(): MapIterator<[string, number]> {
+    const end = this.off + 2 * this.size;
+    for (let j = this.off; j < end; j += 2) yield [this.text[this.pool[j]], this.pool[j + 1]];
+  }
+
+  *keys(): MapIterator<string> {
+    const end = this.off + 2 * this.size;
+    for (let j = this.off; j < end; j += 2) yield this.text[this.pool[j]];
+  }
+
+  *values(): MapIterator<number> {
+    const end = this.off + 2 * this.size;
+    for (let j = this.off; j < end; j += 2) yield this.pool[j + 1];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, number]> {
+    return this.entries();
   }
 }
 
