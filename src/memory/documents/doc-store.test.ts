@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { testConfig, testLog } from '../embedder/__fixtures__/test-config.js';
-import { EmbedderService } from '../embedder/index.js';
+import { Bm25Index, EmbedderService } from '../embedder/index.js';
 import Database from 'better-sqlite3';
 import { contextCorpus, documentCorpus, rankEvidence, saidDays } from '../recall/index.js';
 import { DOC_MIGRATIONS } from './doc-migrations.js';
@@ -268,4 +268,35 @@ test('decision 0160: documents.db of schema 2 (real file) gets the days of its d
   assert.equal(v.pragma('user_version', { simple: true }), DOC_MIGRATIONS.length);
   assert.equal(v.prepare('SELECT count(*) FROM documents WHERE days_done = 0').pluck().get(), 0);
   v.close();
+});
+
+test('decision 0190: the warm index (pooled, interned) scores and counts as a Bm25Index of the same documents, live and after a reopen', async () => {
+  const h = home();
+  const s = await openStore(h);
+  const texts = ['we went camping in the mountains', 'Melanie signed up for a pottery class', 'pottery and painting are relaxing', '我们去北京看了长城', 'camping again next weekend, pottery after'];
+  s.addMany(texts.map((content, i) => ({ id: `d${i}`, content, input: content, createdAt: 1000 + i, sessionId: 's1', kind: 'archive', source: 'webui', channel: 'webui' })));
+  s.remove('d2');
+  s.add({ id: 'd1', content: 'Melanie replaced: a pottery class on Saturdays', createdAt: 1001, sessionId: 's1' });
+  // The reference index sees the documents in the order the store indexed them (a replaced one last; at open, time order).
+  const same = (st: DocStore, order: string[]) => {
+    const ref = new Bm25Index();
+    for (const id of order) ref.add(id, embedder.tokenize(st.get(id)!.content));
+    const c = documentCorpus(st);
+    const stats = { idf: (t: string) => ref.idf(t), avgLen: ref.avgLength };
+    for (const q of ['pottery class', 'camping', '北京 长城', 'absent words']) {
+      const terms = new Map(embedder.tokenize(q).map((t) => [t, 1]));
+      assert.deepEqual([...c.lexical(terms, stats, 10)], [...ref.scoreTop(terms, 10, stats)], q);
+    }
+    for (const d of st.list()) {
+      assert.deepEqual([...st.termsOf(d.id)!.terms], [...ref.terms(d.id)!], d.id);
+      assert.equal(c.lengthOf!(d.id), ref.lengthOf(d.id));
+    }
+    assert.deepEqual(c.size(), { docs: ref.size, tokens: ref.totalLength });
+  };
+  same(s, ['d0', 'd3', 'd4', 'd1']);
+  await s.close();
+  const again = await openStore(h);
+  assert.equal(again.get('d0')?.input, again.get('d0')?.content, 'input equal to content comes back (held once)');
+  same(again, ['d0', 'd1', 'd3', 'd4']);
+  await again.close();
 });

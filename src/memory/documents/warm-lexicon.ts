@@ -307,6 +307,9 @@ export class WarmLexicon {
     this.start = start;
     this.pairs = pairs;
     this.mergedTerms = terms;
+    // The documents' pool grows by doubling: give back what a quarter of headroom does not need.
+    const want = Math.max(4096, Math.ceil(this.poolUsed * 1.25));
+    if (this.docPool.length > want * 1.5) this.docPool = this.docPool.slice(0, want);
     this.recent = new Map();
     this.recentCount = 0;
   }
