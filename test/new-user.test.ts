@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
-import { main as homedMain } from '../src/daemon/main.js';
+import { main as homedMain } from '../src/daemon/homed.js';
 import type { CommandResult } from '../src/daemon/user-service.js';
 import { readAuthToken } from '../src/paths/index.js';
 

@@ -10,6 +10,7 @@ import type {
 } from '../spec/index.js';
 import { NotFoundError } from '../spec/index.js';
 import type { Agent } from '../kernel/index.js';
+import { v8MemoryStatus } from './v8-memory.js';
 
 /** The config registry as the admin service needs it. */
 export interface ConfigLike {
@@ -61,7 +62,7 @@ export function providerAdmin(p: ProvidersLike): ProviderAdminService {
 export function agentStatus(agent: Agent, info: { startedAt: number; version: string; homeDir: string }): AgentStatusService {
   const endpoints = new Map<string, string>();
   return {
-    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid }),
+    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid, v8: v8MemoryStatus() }),
     onAny: (fn): Disposer => agent.bus.onAny(fn),
     endpoints: () => Object.fromEntries(endpoints),
     setEndpoint: (name, url) => {

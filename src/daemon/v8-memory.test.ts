@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { applyDaemonV8Flags, DAEMON_V8_FLAGS, daemonV8Flags, TIGHT_V8_FLAGS } from './v8-memory.js';
+import { applyDaemonV8Flags, DAEMON_V8_FLAGS, daemonV8Flags, TIGHT_V8_FLAGS, YOUNG_GENERATION_BOUND, youngGenerationBound } from './v8-memory.js';
 
 test("every daemon V8 flag is one this Node's V8 knows (V8 ignores an unknown flag silently)", () => {
   const known = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
-  for (const f of [...DAEMON_V8_FLAGS, ...TIGHT_V8_FLAGS]) {
+  for (const f of [...DAEMON_V8_FLAGS, ...TIGHT_V8_FLAGS, '--semi-space-growth-factor=1']) {
     const name = f.replace(/^--/, '').replace(/=.*$/, '');
     assert.ok(known.includes(`--${name} `) || known.includes(`--${name}\n`), `${name} is not a V8 option of ${process.version}`);
   }
@@ -47,25 +47,52 @@ test('the default flags take effect when set at run time: the committed heap sta
   assert.ok(tuned < own * 0.8, `peak heapTotal with the default flags ${tuned} is not well below V8's own ${own}`);
 });
 
-test('capYoungGeneration stops the new space growing past the cap, in a process whose new space starts small', () => {
-  // A fresh child (new space 1 MiB) caps at 4 MiB, then keeps 2 MiB of objects alive across
-  // scavenges while it allocates: without the cap V8 grows the new space to its maximum (32 MiB).
+test('HOMEAGENT_V8_YOUNG_MIB picks the young generation bound (a power of two from 2 to 32); HOMEAGENT_V8_HEAP_TUNING=0 leaves V8 its own', () => {
+  const MiB = 1024 * 1024;
+  assert.equal(YOUNG_GENERATION_BOUND, 8 * MiB);
+  assert.equal(youngGenerationBound({}), 8 * MiB);
+  assert.equal(youngGenerationBound({ HOMEAGENT_V8_HEAP_TUNING: 'tight' }), 8 * MiB);
+  assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: '4' }), 4 * MiB);
+  assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: ' 32 ' }), 32 * MiB);
+  for (const odd of ['1', '3', '64', '-8', 'lots', '']) assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: odd }), 8 * MiB, odd);
+  assert.equal(youngGenerationBound({ HOMEAGENT_V8_HEAP_TUNING: 'off', HOMEAGENT_V8_YOUNG_MIB: '4' }), undefined);
+});
+
+test('freeze, then hold: the new space keeps its first size while a load allocates, then is grown to the bound exactly and held there', () => {
+  // A fresh child (new space 2–4 MiB) freezes it as the entry does, allocates what survives (a
+  // module load's pattern), holds it at the bound as homed run does once started, then churns
+  // objects that live across scavenges. Without the freeze and the hold V8 grows it to 32 MiB.
   const mod = new URL('./v8-memory.ts', import.meta.url).href;
   const script = `
-    const { capYoungGeneration } = await import(${JSON.stringify(mod)});
+    const m = await import(${JSON.stringify(mod)});
     const v8 = await import('node:v8');
-    const ns = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
-    if (process.argv[1] === 'cap') capYoungGeneration(4 * 1024 * 1024);
+    const ns = () => m.v8MemoryStatus().newSpaceBytes;
+    const mode = process.argv[1];
+    const first = ns();
+    if (mode !== 'free') m.freezeYoungGeneration({ HOMEAGENT_V8_YOUNG_MIB: mode });
+    const kept = [];
+    for (let i = 0; i < 300000; i++) kept.push({ i, s: 'x' + i });
+    const afterLoad = ns();
+    if (mode !== 'free') m.holdYoungGeneration();
+    const afterHold = ns();
     const ring = new Array(20000);
-    for (let round = 0; round < 20; round++) {
-      for (let i = 0; i < 200000; i++) ring[i % 20000] = { i, s: 'x' + i };
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 100000; i++) ring[i % 20000] = { i, s: 'x' + i };
       await new Promise((r) => setImmediate(r));
     }
-    process.stdout.write(String(ns()));
+    process.stdout.write(JSON.stringify([first, afterLoad, afterHold, ns(), m.v8MemoryStatus().youngGenerationBound]));
   `;
-  const run = (mode: string) => Number(spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, mode], { encoding: 'utf8' }).stdout);
+  const run = (mode: string) => JSON.parse(spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, mode], { encoding: 'utf8' }).stdout) as [number, number, number, number, number | null];
+  const MiB = 1024 * 1024;
   const free = run('free');
-  const capped = run('cap');
-  assert.ok(free > 8 * 1024 * 1024, `without the cap the new space stayed at ${free}`);
-  assert.ok(capped > 0 && capped <= 4 * 1024 * 1024, `with a 4 MiB cap the new space is ${capped}`);
+  assert.ok(free[3] > 8 * MiB, `without the hold the new space stayed at ${free[3]}`);
+  assert.equal(free[4], null);
+  for (const bound of [4, 8]) {
+    const [first, afterLoad, afterHold, end, reported] = run(String(bound));
+    // The first size is 2 MiB in a bare node; tsx's own loading may have grown it to 4 before the freeze.
+    assert.ok(first <= 4 * MiB && afterLoad === first, `frozen at its first size (${first}) while loading: ${afterLoad}`);
+    assert.equal(afterHold, bound * MiB, `grown to the bound at once: ${afterHold}`);
+    assert.equal(end, bound * MiB, `held at the bound: ${end}`);
+    assert.equal(reported, bound * MiB);
+  }
 });

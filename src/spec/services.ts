@@ -105,7 +105,17 @@ export interface ProviderAdminService {
 
 /** Kernel status and the live event stream (webui SSE, waiter status). */
 export interface AgentStatusService {
-  status(): { busy: boolean; current?: { turnId: string; sessionId: string }; queued: number; startedAt: number; version: string; homeDir: string; pid: number };
+  status(): {
+    busy: boolean;
+    current?: { turnId: string; sessionId: string };
+    queued: number;
+    startedAt: number;
+    version: string;
+    homeDir: string;
+    pid: number;
+    /** The daemon's V8 memory settings and its new space now (decision 0180): flags set, the young generation's bound (null: V8's own), sizes in bytes. */
+    v8?: { flags: string[]; youngGenerationBound: number | null; newSpaceBytes: number; heapTotalBytes: number };
+  };
   /** Every bus event, for SSE. */
   onAny(fn: (event: string, payload: unknown) => void): Disposer;
   /** URLs that channel plugins publish (e.g. webui → http://127.0.0.1:8765). */
