@@ -6,10 +6,14 @@
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
- * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned]` (`--keep`: build the
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned] [--compare ROOT [--compare-keep DIR2]]` (`--keep`: build the
  * big folder in DIR once and reuse it in later runs; `--v8-tuned`: also probe the big folder with
  * the daemon's other V8 heap settings, same run: HOMEAGENT_V8_HEAP_TUNING=0 — V8's own heap growing,
- * the default before decision 0150 — and =1, the tight setting of decision 0110).
+ * the default before decision 0150 — and =1, the tight setting of decision 0110; `--compare ROOT`:
+ * also probe another build of the daemon, ROOT/dist (e.g. main's), on both folders, interleaved
+ * with this build's probes — on DIR2, a copy of DIR, when given, since the daemon writes into the
+ * folder it runs on). Each query's daemon CPU is read from `/proc/PID/task/TID/schedstat` (every
+ * thread's time on a core, in ns) before and after it: the distribution, not only the mean (decision 0200).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -90,6 +94,8 @@ interface Probe {
   rss: number;
   /** The daemon's CPU time (user + system) per query over the timed queries, ms: what the machine's load does not inflate. */
   cpuPerQuery: number;
+  /** The daemon's CPU time during each timed query (every thread, schedstat), ms. */
+  cpuEach: number[];
   mem: MemoryBreakdown;
   archived: number;
 }
@@ -104,6 +110,23 @@ function cpuMs(pid: number): number {
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()!.split(' ');
   // After the command: state is field 3; utime and stime are fields 14 and 15.
   return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+/**
+ * Time a process's threads have spent on a core, ms, to the ns (`/proc/PID/task/TID/schedstat`,
+ * first field; every thread: V8's GC helpers and libuv's pool work for a query too). Unlike
+ * `/proc/PID/stat` (10 ms ticks) it resolves one query.
+ */
+function cpuNsMs(pid: number): number {
+  let ns = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return ns / 1e6;
 }
 
 /** Asks the daemon (SIGUSR2 to the preloaded heap-report.mjs) for its memory breakdown. */
@@ -121,12 +144,12 @@ async function memoryOf(child: ReturnType<typeof spawn>, file: string): Promise<
 }
 
 /** Starts the built daemon on `home`, asks `qs` through its socket, reads its RSS, stops it. */
-export async function probe(home: string, qs: string[], env: Record<string, string> = {}): Promise<Probe> {
-  if (!fs.existsSync(daemonMain)) throw new Error(`${daemonMain} is missing: run npm run build first`);
+export async function probe(home: string, qs: string[], env: Record<string, string> = {}, main = daemonMain): Promise<Probe> {
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
   const t0 = performance.now();
   const heapFile = path.join(path.dirname(home), `${path.basename(home)}.heap.json`);
   // heap-report.mjs only installs a SIGUSR2 handler: the daemon runs as `homed run` does.
-  const child = spawn(process.execPath, ['--import', pathToFileURL(heapReport).href, daemonMain, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile, ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', pathToFileURL(heapReport).href, main, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile, ...env }, stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   const client = new DaemonClient(path.join(home, 'homed.sock'));
   try {
@@ -146,18 +169,21 @@ export async function probe(home: string, qs: string[], env: Record<string, stri
     const idle = await memoryOf(child, heapFile);
     for (const q of qs.slice(0, 20)) await client.request('memory.search', { query: q, limit: 10 });
     const lat: number[] = [];
+    const cpuEach: number[] = [];
     const cpu0 = cpuMs(child.pid!);
     for (const q of qs) {
+      const c = cpuNsMs(child.pid!);
       const t = performance.now();
       await client.request('memory.search', { query: q, limit: 10 });
       lat.push(performance.now() - t);
+      cpuEach.push(cpuNsMs(child.pid!) - c);
     }
     const cpuPerQuery = (cpuMs(child.pid!) - cpu0) / qs.length;
     const mem = await memoryOf(child, heapFile);
     const rss = mem.rss / MiB;
     const log = fs.readFileSync(path.join(home, 'logs', 'homed.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string; data?: { ms?: number; archived?: number } });
     const open = log.filter((l) => l.msg === 'memory tiers open').pop();
-    return { startMs, idle, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, cpuPerQuery, mem, archived: open?.data?.archived ?? NaN };
+    return { startMs, idle, memoryOpenMs: open?.data?.ms ?? NaN, lat, rss, cpuPerQuery, cpuEach, mem, archived: open?.data?.archived ?? NaN };
   } finally {
     client.close();
     child.kill('SIGTERM');
@@ -165,7 +191,8 @@ export async function probe(home: string, qs: string[], env: Record<string, stri
   }
 }
 
-function queries(n: number): string[] {
+/** The scale bench's queries: 90 % pseudo-English of 2–5 words, 10 % Chinese of 2–4 words (seeded). */
+export function scaleQueries(n: number): string[] {
   const en = makeText(21);
   const zh = makeChinese(22);
   const r = rng(23);
@@ -182,12 +209,12 @@ function dirBytes(dir: string): number {
 }
 
 /** Builds both folders and measures them; returns the rows of the scale report. */
-export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean }): Promise<ScaleRow[]> {
+export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean; compare?: string; compareKeep?: string }): Promise<ScaleRow[]> {
   const turns = ctx.turns ?? 1_000_000;
   const base = 1_000;
   const embedder = new EmbedderService({ config: config() });
   await embedder.start();
-  const qs = queries(300);
+  const qs = scaleQueries(300);
   const small = fs.mkdtempSync(path.join(ctx.tmp, 'archive-small-'));
   // --keep DIR: the big folder is built there once and reused by later runs (building 1M turns
   // takes 4–12 minutes on this machine); `built` then reports the reuse, not a write rate.
@@ -204,17 +231,31 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
   // --v8-tuned: the big folder also with the daemon's other V8 heap settings (src/daemon/v8-memory.ts), to see what the default costs and saves.
   const dOff: Probe[] = [];
   const dTight: Probe[] = [];
+  // --compare ROOT: another build (ROOT/dist), probed between this build's probes on the same folders.
+  const otherMain = ctx.compare ? path.join(ctx.compare, 'dist', 'src', 'daemon', 'main.js') : undefined;
+  const otherBig = ctx.compareKeep ?? big;
+  const cSmall: Probe[] = [];
+  const cBig: Probe[] = [];
   for (let i = 0; i < 3; i++) {
     dSmall.push(await probe(small, qs));
+    if (otherMain) cSmall.push(await probe(small, qs, {}, otherMain));
     dBig.push(await probe(big, qs));
+    if (otherMain) cBig.push(await probe(otherBig, qs, {}, otherMain));
     if (ctx.v8Tuned) dOff.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '0' }));
     if (ctx.v8Tuned) dTight.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '1' }));
   }
-  if (dBig.some((p) => p.archived !== turns)) throw new Error(`the daemon saw ${dBig.map((p) => p.archived).join(', ')} archived turns, not ${turns}`);
+  if ([...dBig, ...cBig].some((p) => p.archived !== turns)) throw new Error(`the daemon saw ${dBig.map((p) => p.archived).join(', ')} archived turns, not ${turns}`);
   const start = (ps: Probe[]) => ps.map((p) => p.startMs);
   const memOpen = (ps: Probe[]) => ps.map((p) => p.memoryOpenMs);
   const lat = (ps: Probe[]) => ps.flatMap((p) => p.lat);
   const rss = (ps: Probe[]) => ps.map((p) => p.rss);
+  const cpuEach = (ps: Probe[]) => ps.flatMap((p) => p.cpuEach);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  /** Adds the max and mean of each query's CPU to a row's note. */
+  const withTail = (r: ScaleRow): ScaleRow => {
+    const xs = cpuEach(r.size === base ? dSmall : dBig);
+    return { ...r, note: `${r.note}; p99 ${percentile(xs, 99).toFixed(2)}, max ${Math.max(...xs).toFixed(2)}, mean ${mean(xs).toFixed(2)}` };
+  };
   const archiveBytes = (h: string) => fs.statSync(path.join(h, 'documents', 'archive.db')).size + (fs.existsSync(path.join(h, 'documents', 'archive.db-wal')) ? fs.statSync(path.join(h, 'documents', 'archive.db-wal')).size : 0);
   const label = `${turns.toLocaleString('en')} archived + ${WARM_BOUND.toLocaleString('en')} warm`;
   const baseLabel = `baseline: ${base.toLocaleString('en')} archived + ${WARM_BOUND.toLocaleString('en')} warm`;
@@ -227,6 +268,8 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...row('daemon start to a socket that answers (dist/, all built-ins)', start(dBig), start(dSmall)),
     ...row('recall over every tier through the socket (memory.search, top 10)', lat(dBig), lat(dSmall)),
     ...row("daemon CPU per query (user + system over the 300 timed queries, /proc; the machine's load does not inflate it)", dBig.map((p) => p.cpuPerQuery), dSmall.map((p) => p.cpuPerQuery)),
+    // Each query's CPU (decision 0200): the tail, which the mean above hides.
+    ...row('daemon CPU of each query (every thread, schedstat; p50 / p95 over the 3 × 300 queries)', cpuEach(dBig), cpuEach(dSmall)).map(withTail),
     ...row('daemon RSS after start + 320 queries', rss(dBig), rss(dSmall), 'MiB'),
     // Explanatory, not the judged figure: the same daemon 1 s after its socket answered, before any query.
     ...row('  (explanatory) daemon RSS at rest after start, before any query', dBig.map((p) => p.idle.rss / MiB), dSmall.map((p) => p.idle.rss / MiB), 'MiB'),
@@ -240,6 +283,16 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
           { case: `recall through the socket (ms), ${name}`, size: turns, p50: percentile(lat(ps), 50), p95: percentile(lat(ps), 95), note: `${label}; n=${lat(ps).length}` },
           { case: `daemon CPU per query (ms), ${name}`, size: turns, p50: percentile(ps.map((p) => p.cpuPerQuery), 50), p95: percentile(ps.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${ps.length}` },
           { case: `daemon RSS after start + 320 queries (MiB), ${name}`, size: turns, p50: percentile(rss(ps), 50), p95: percentile(rss(ps), 95), note: `${label}; n=${ps.length}; V8 heapTotal p50 ${percentile(ps.map((p) => p.mem.heapTotal / MiB), 50).toFixed(1)} MiB, heapUsed ${percentile(ps.map((p) => p.mem.heapUsed / MiB), 50).toFixed(1)} MiB` },
+        ])
+      : []),
+    ...(otherMain
+      ? ([
+          [`${baseLabel}`, cSmall, base],
+          [label, cBig, turns],
+        ] as const).flatMap(([where, ps, size]) => [
+          { case: `recall through the socket (ms), build ${ctx.compare} (--compare), ${where}`, size, p50: percentile(lat(ps), 50), p95: percentile(lat(ps), 95), note: `n=${lat(ps).length}` },
+          { case: `daemon CPU of each query (ms), build ${ctx.compare} (--compare), ${where}`, size, p50: percentile(cpuEach(ps), 50), p95: percentile(cpuEach(ps), 95), note: `n=${cpuEach(ps).length}; p99 ${percentile(cpuEach(ps), 99).toFixed(2)}, max ${Math.max(...cpuEach(ps)).toFixed(2)}, mean ${mean(cpuEach(ps)).toFixed(2)}; /proc/stat mean ${mean(ps.map((p) => p.cpuPerQuery)).toFixed(2)}` },
+          { case: `daemon RSS after start + 320 queries (MiB), build ${ctx.compare} (--compare), ${where}`, size, p50: percentile(rss(ps), 50), p95: percentile(rss(ps), 95), note: `n=${ps.length}` },
         ])
       : []),
     {
@@ -259,9 +312,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const i = process.argv.indexOf('--turns');
   const k = process.argv.indexOf('--keep');
   const v8Tuned = process.argv.includes('--v8-tuned');
+  const cmp = process.argv.indexOf('--compare');
+  const cmpKeep = process.argv.indexOf('--compare-keep');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
   const loadAtStart = os.loadavg()[0];
-  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned })
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned, compare: cmp >= 0 ? path.resolve(process.argv[cmp + 1]) : undefined, compareKeep: cmpKeep >= 0 ? path.resolve(process.argv[cmpKeep + 1]) : undefined })
     .then((rows) => {
       console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at start ${loadAtStart.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)}):\n`);
       console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');

@@ -608,7 +608,10 @@ export class ColdArchive {
 
   /** The years the stored days span (yearless query days are read in each), or undefined when none. */
   saidYears(): { min: number; max: number } | undefined {
-    const r = this.st('SELECT min(day) AS a, max(day) AS b FROM turn_days').get() as { a: number | null; b: number | null };
+    // Two scalar subqueries, each one seek at an end of the primary key: SQLite's min/max shortcut
+    // applies only to a query with a single min() or max(), so `SELECT min(day), max(day)` scanned
+    // every said day (≈ 116,000 rows at 1,000,000 archived turns, ≈ 3 ms per day-scoped query; decision 0200).
+    const r = this.st('SELECT (SELECT min(day) FROM turn_days) AS a, (SELECT max(day) FROM turn_days) AS b').get() as { a: number | null; b: number | null };
     return r.a === null || r.b === null ? undefined : { min: Math.floor(r.a / 10_000), max: Math.floor(r.b / 10_000) };
   }
 
