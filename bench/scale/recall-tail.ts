@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ConfigRegistry, coreConfigDefaults } from '../../src/config/index.js';
 import { ColdArchive } from '../../src/memory/archive/index.js';
@@ -92,13 +92,16 @@ async function main(): Promise<void> {
   let gcs = 0;
   let gcMs = 0;
   let majors = 0;
+  let majorMs = 0;
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gcs++;
       gcMs += e.duration;
       const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0;
-      // perf_hooks.constants: 1 minor (scavenge), 2 major (mark-compact), 4 incremental, 8 weak callbacks.
-      if (kind === 2) majors++;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        majors++;
+        majorMs += e.duration;
+      }
     }
   });
   obs.observe({ entryTypes: ['gc'] });
@@ -156,7 +159,7 @@ async function main(): Promise<void> {
     const ys = xs.map((c) => c.cpuMs);
     console.log(`  ${name}: n=${xs.length} p50 ${p(ys, 50)} p95 ${p(ys, 95)} mean ${mean(ys)}; GCs ${xs.reduce((a, c) => a + c.gcs, 0)} (${xs.reduce((a, c) => a + c.gcMs, 0).toFixed(1)} ms)`);
   }
-  console.log(`  major GCs ${majors}; CPU per query of the ${costs.filter((c) => c.gcs === 0).length} queries without a GC: p50 ${p(costs.filter((c) => c.gcs === 0).map((c) => c.cpuMs), 50)} p95 ${p(costs.filter((c) => c.gcs === 0).map((c) => c.cpuMs), 95)}; with one or more: p50 ${p(costs.filter((c) => c.gcs > 0).map((c) => c.cpuMs), 50)} p95 ${p(costs.filter((c) => c.gcs > 0).map((c) => c.cpuMs), 95)}`);
+  console.log(`  major GCs ${majors} (${majorMs.toFixed(1)} ms); CPU per query of the ${costs.filter((c) => c.gcs === 0).length} queries without a GC: p50 ${p(costs.filter((c) => c.gcs === 0).map((c) => c.cpuMs), 50)} p95 ${p(costs.filter((c) => c.gcs === 0).map((c) => c.cpuMs), 95)}; with one or more: p50 ${p(costs.filter((c) => c.gcs > 0).map((c) => c.cpuMs), 50)} p95 ${p(costs.filter((c) => c.gcs > 0).map((c) => c.cpuMs), 95)}`);
   console.log('slowest 20:');
   for (const c of [...costs].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 20)) console.log(`  #${c.i} ${c.cpuMs.toFixed(2)} ms (sys ${c.sysMs.toFixed(1)}), ${c.gcs} GC (${c.gcMs.toFixed(1)} ms): ${c.query}${c.reads ? `\n      ${c.reads}` : ''}`);
   await memory.close();

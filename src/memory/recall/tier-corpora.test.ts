@@ -12,7 +12,7 @@ import { testConfig } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
 import { ManualScheduler } from '../heartbeat/index.js';
 import { MemorySystem } from '../memory-system.js';
-import { archiveCorpus } from './tier-corpora.js';
+import { ARCHIVE_KEPT_DOCS, ARCHIVE_KEPT_FOREIGN, archiveCorpus } from './tier-corpora.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tier-corpora-test-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -74,6 +74,43 @@ test('archive neighbours of another tier\'s document are kept between queries on
   assert.deepEqual(near(c, live), { before: ['e1'], after: ['e5'] });
   archive.deleteIds(['e5', 'e1']);
   assert.deepEqual(near(c, live), { before: [], after: [] });
+  archive.close();
+});
+
+test('decision 0200: archive neighbours of other tiers\' documents outlive the archive rows a large archive replaces every query, under a bound of their own', () => {
+  const archive = openArchive();
+  const own = Array.from({ length: ARCHIVE_KEPT_DOCS + 10 }, (_, i) => turn(10 + i, `turn ${i} about the lake`, 'S2'));
+  archive.putMany([turn(1, 'we talked about the lake'), turn(5, 'the boat was red'), ...own]);
+  const c = archiveCorpus(archive);
+  let lookups = 0;
+  const adjacentMany = archive.adjacentMany.bind(archive);
+  archive.adjacentMany = (ds) => {
+    lookups += ds.length;
+    return adjacentMany(ds);
+  };
+  const live = turn(3, 'I went swimming');
+  assert.deepEqual(near(c, live), { before: ['e1'], after: ['e5'] });
+  assert.equal(lookups, 1);
+  // A query that reads more of the archive's own rows than it keeps: they are dropped at the next query …
+  c.begin?.();
+  const docs = [...c.lexical(new Map(embedder.tokenize('lake').map((t) => [t, 1])), { idf: () => 1, avgLen: 4 }, 10_000).keys()].map((k) => c.get(k)!);
+  assert.ok(docs.length > ARCHIVE_KEPT_DOCS);
+  c.adjacentMany!(docs);
+  c.end?.();
+  // … but the other tier's document keeps its archive neighbours: no lookup, the same answer.
+  assert.deepEqual(near(c, live), { before: ['e1'], after: ['e5'] });
+  assert.equal(lookups, 1, 'served from the kept links');
+  // More other-tier documents than the bound: all are asked again afterwards.
+  const many = Array.from({ length: ARCHIVE_KEPT_FOREIGN + 1 }, (_, i) => turn(100_000 + i, 'elsewhere', `X${i}`));
+  c.begin?.();
+  c.adjacentMany!(many);
+  c.end?.();
+  lookups = 0;
+  assert.deepEqual(near(c, live), { before: ['e1'], after: ['e5'] });
+  assert.equal(lookups, 1, 'the kept links were dropped past their bound');
+  // Any write drops them too (the existing test above: a new neighbour is seen at once).
+  archive.putMany([turn(2, 'the water was cold')]);
+  assert.deepEqual(near(c, live), { before: ['e2'], after: ['e5'] });
   archive.close();
 });
 

@@ -65,6 +65,16 @@ export const ARCHIVE_KEPT_DOCS = 2_048;
 /** Postings (row, tf, length) the recall keeps between queries, at most (≈ 50 B each). */
 export const ARCHIVE_KEPT_POSTINGS = 20_000;
 
+/**
+ * Archive neighbours of other tiers' documents (warm documents, context events) the recall keeps
+ * between queries, at most: apart from the archive's own rows, which a million-turn archive replaces
+ * every query or two, since the documents they are asked for — the warm tier (5,000 at its bound)
+ * and the window — come back query after query, and nearly all have no archive neighbour (a shared
+ * empty entry: ≈ 100 B each). Kept with the rows, they were dropped with them and asked of SQLite
+ * again: ≈ 200–400 lookups per Chinese query at 1,000,000 archived turns (decision 0200).
+ */
+export const ARCHIVE_KEPT_FOREIGN = 8_192;
+
 /** Each term's postings as read for a quota (`ColdArchive.score`'s cache), counting what it holds. */
 class PostingsKept extends Map<string, [number, number, number][]> {
   count = 0;
@@ -111,19 +121,21 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   // Kept between queries while the archive is unchanged (`archive.version`; any write, delete, open
   // or close starts them afresh, so a forgotten row is never served from here), and bounded: the
   // rows read for ranking (their documents, keyed by row number, and their links), and the archive
-  // neighbours of its own rows (by row number) and of other tiers' documents (by `foreignKey`).
+  // neighbours of its own rows (by row number) and, under a bound of their own, of other tiers'
+  // documents (by `foreignKey`).
   let kept = new Map<number, Kept>();
   let postings = new PostingsKept();
   let own = new Map<number, Links>();
   let foreign = new Map<string, Links>();
   let version = archive.version;
   const fresh = () => {
-    if (version === archive.version && kept.size <= ARCHIVE_KEPT_DOCS && own.size + foreign.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
+    const changed = version !== archive.version;
+    if (changed || foreign.size > ARCHIVE_KEPT_FOREIGN) foreign = new Map();
+    if (!changed && kept.size <= ARCHIVE_KEPT_DOCS && own.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
     version = archive.version;
     kept = new Map();
     postings = new PostingsKept();
     own = new Map();
-    foreign = new Map();
   };
   const keep = (r: ArchivedRow): Kept => {
     let k = kept.get(r.n);
