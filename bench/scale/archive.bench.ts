@@ -6,7 +6,7 @@
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
- * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned] [--compare ROOT [--compare-keep DIR2]]` (`--keep`: build the
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned] [--compare ROOT [--compare-keep DIR2]] [--node-flag F]` (`--keep`: build the
  * big folder in DIR once and reuse it in later runs; `--v8-tuned`: also probe the big folder with
  * the daemon's other V8 heap settings, same run: HOMEAGENT_V8_HEAP_TUNING=0 — V8's own heap growing,
  * the default before decision 0150 — and =1, the tight setting of decision 0110; `--compare ROOT`:
@@ -14,6 +14,8 @@
  * with this build's probes — on DIR2, a copy of DIR, when given, since the daemon writes into the
  * folder it runs on). Each query's daemon CPU is read from `/proc/PID/task/TID/schedstat` (every
  * thread's time on a core, in ns) before and after it: the distribution, not only the mean (decision 0200).
+ * `--node-flag F` (repeatable): this build on the big folder also started with node / V8 flag F, same run
+ * (an experiment: the daemon's own V8 flags are src/daemon/v8-memory.ts's).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -144,12 +146,12 @@ async function memoryOf(child: ReturnType<typeof spawn>, file: string): Promise<
 }
 
 /** Starts the built daemon on `home`, asks `qs` through its socket, reads its RSS, stops it. */
-export async function probe(home: string, qs: string[], env: Record<string, string> = {}, main = daemonMain): Promise<Probe> {
+export async function probe(home: string, qs: string[], env: Record<string, string> = {}, main = daemonMain, nodeFlags: readonly string[] = []): Promise<Probe> {
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
   const t0 = performance.now();
   const heapFile = path.join(path.dirname(home), `${path.basename(home)}.heap.json`);
   // heap-report.mjs only installs a SIGUSR2 handler: the daemon runs as `homed run` does.
-  const child = spawn(process.execPath, ['--import', pathToFileURL(heapReport).href, main, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile, ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...nodeFlags, '--import', pathToFileURL(heapReport).href, main, 'run'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: home, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_BENCH_HEAP_FILE: heapFile, ...env }, stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   const client = new DaemonClient(path.join(home, 'homed.sock'));
   try {
@@ -209,7 +211,7 @@ function dirBytes(dir: string): number {
 }
 
 /** Builds both folders and measures them; returns the rows of the scale report. */
-export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean; compare?: string; compareKeep?: string }): Promise<ScaleRow[]> {
+export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean; compare?: string; compareKeep?: string; nodeFlags?: readonly string[] }): Promise<ScaleRow[]> {
   const turns = ctx.turns ?? 1_000_000;
   const base = 1_000;
   const embedder = new EmbedderService({ config: config() });
@@ -236,11 +238,14 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
   const otherBig = ctx.compareKeep ?? big;
   const cSmall: Probe[] = [];
   const cBig: Probe[] = [];
+  // --node-flag F (repeatable): this build on the big folder also started with node/V8 flags F, same run.
+  const fBig: Probe[] = [];
   for (let i = 0; i < 3; i++) {
     dSmall.push(await probe(small, qs));
     if (otherMain) cSmall.push(await probe(small, qs, {}, otherMain));
     dBig.push(await probe(big, qs));
     if (otherMain) cBig.push(await probe(otherBig, qs, {}, otherMain));
+    if (ctx.nodeFlags?.length) fBig.push(await probe(big, qs, {}, daemonMain, ctx.nodeFlags));
     if (ctx.v8Tuned) dOff.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '0' }));
     if (ctx.v8Tuned) dTight.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '1' }));
   }
@@ -295,6 +300,13 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
           { case: `daemon RSS after start + 320 queries (MiB), build ${ctx.compare} (--compare), ${where}`, size, p50: percentile(rss(ps), 50), p95: percentile(rss(ps), 95), note: `n=${ps.length}` },
         ])
       : []),
+    ...(fBig.length
+      ? [
+          { case: `recall through the socket (ms), this build started with ${ctx.nodeFlags!.join(' ')}`, size: turns, p50: percentile(lat(fBig), 50), p95: percentile(lat(fBig), 95), note: `${label}; n=${lat(fBig).length}` },
+          { case: `daemon CPU of each query (ms), this build started with ${ctx.nodeFlags!.join(' ')}`, size: turns, p50: percentile(cpuEach(fBig), 50), p95: percentile(cpuEach(fBig), 95), note: `${label}; n=${cpuEach(fBig).length}; p99 ${percentile(cpuEach(fBig), 99).toFixed(2)}, max ${Math.max(...cpuEach(fBig)).toFixed(2)}, mean ${mean(cpuEach(fBig)).toFixed(2)}` },
+          { case: `daemon RSS after start + 320 queries (MiB), this build started with ${ctx.nodeFlags!.join(' ')}`, size: turns, p50: percentile(rss(fBig), 50), p95: percentile(rss(fBig), 95), note: `${label}; n=${fBig.length}` },
+        ]
+      : []),
     {
       case: 'archive.db on disk (MiB)',
       size: turns,
@@ -314,9 +326,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const v8Tuned = process.argv.includes('--v8-tuned');
   const cmp = process.argv.indexOf('--compare');
   const cmpKeep = process.argv.indexOf('--compare-keep');
+  const nodeFlags = process.argv.flatMap((a, j) => (a === '--node-flag' ? [process.argv[j + 1]] : []));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
   const loadAtStart = os.loadavg()[0];
-  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned, compare: cmp >= 0 ? path.resolve(process.argv[cmp + 1]) : undefined, compareKeep: cmpKeep >= 0 ? path.resolve(process.argv[cmpKeep + 1]) : undefined })
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned, compare: cmp >= 0 ? path.resolve(process.argv[cmp + 1]) : undefined, compareKeep: cmpKeep >= 0 ? path.resolve(process.argv[cmpKeep + 1]) : undefined, nodeFlags })
     .then((rows) => {
       console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at start ${loadAtStart.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)}):\n`);
       console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');
