@@ -4,8 +4,8 @@ import { PerformanceObserver } from 'node:perf_hooks';
 const MiB = 1024 * 1024;
 
 /**
- * V8 settings the daemon applies to itself (issue 11 part 8, decisions 0110, 0150, 0180 and 0220).
- * Three things hold most of the daemon's RSS beyond what is live, and the third its slow queries:
+ * V8 settings the daemon applies to itself (issue 11 part 8, decisions 0110, 0150 and 0180). Two
+ * parts of V8's heap hold most of the daemon's RSS beyond what is live:
  *
  * - **The old generation's growing factor.** A recall allocates a few MiB of short-lived objects;
  *   part of it is promoted, and with V8's own factor (up to 4× what survived the last full
@@ -26,26 +26,16 @@ const MiB = 1024 * 1024;
  *   the entry (`main.ts`) sets it to 1 before it imports anything else ({@link freezeYoungGeneration}:
  *   the new space keeps its first 2 MiB while the modules load and the tiers open), and once the
  *   daemon has started {@link holdYoungGeneration} grows it to the bound and holds it there.
- * - **Pretenuring** (decision 0220, from 0200's finding). V8 allocates the objects of an allocation
- *   site straight into the old generation once enough of them survived scavenges. The archive's
- *   ranking rows are such a site: kept between the queries of one archive version, then replaced a
- *   query or two later at 1,000,000 turns — so V8 pretenures them and they die in the old
- *   generation, which fills with garbage: 8–13 full collections per 300 queries, each 20–80 ms
- *   (the slow tail of recall), and a larger committed heap. `--no-allocation-site-pretenuring`
- *   keeps every new object in the young generation first (0200: CPU of each query at 1M p95
- *   48.7 → 30.5 ms, RSS 252 → 210 MiB, one full collection instead of 8–9). V8 consults it at the
- *   collections that decide; it is set at run time with the growing factor, before the memory tiers
- *   open (the same-run bench of 0220 measured it set this way, not on the command line).
  *
  * `HOMEAGENT_V8_HEAP_TUNING=1` (or `tight`) chooses the memory-first setting: an old-generation factor
- * of 1.2 (≈ 20–45 % more CPU per query, decision 0150), also without pretenuring; `0` (or `off`)
- * leaves V8's own factor, its pretenuring and its own young generation. `HOMEAGENT_V8_YOUNG_MIB=N` (2, 4, 8, 16 or 32) sets the young
+ * of 1.2 (≈ 20–45 % more CPU per query, decision 0150); `0` (or `off`) leaves V8's own factor and its
+ * own young generation. `HOMEAGENT_V8_YOUNG_MIB=N` (2, 4, 8, 16 or 32) sets the young
  * generation's bound for measurements.
  */
-export const DAEMON_V8_FLAGS: readonly string[] = ['--heap-growing-percent=100', '--no-allocation-site-pretenuring'];
+export const DAEMON_V8_FLAGS: readonly string[] = ['--heap-growing-percent=100'];
 
 /** The memory-first opt-in (`HOMEAGENT_V8_HEAP_TUNING=1`): less memory for ≈ 20–45 % more CPU per query. */
-export const TIGHT_V8_FLAGS: readonly string[] = ['--heap-growing-percent=20', '--no-allocation-site-pretenuring'];
+export const TIGHT_V8_FLAGS: readonly string[] = ['--heap-growing-percent=20'];
 
 /** The young generation's bound by default: V8's new space (both semi-spaces) held at 8 MiB (decision 0180). */
 export const YOUNG_GENERATION_BOUND = 8 * MiB;
