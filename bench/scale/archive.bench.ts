@@ -6,7 +6,7 @@
  * `npm start` runs; `npm run build` first): start to a socket that answers, the memory tiers'
  * own open time (from homed.log), recall over every tier through the socket (`memory.search`,
  * top 10), and the daemon's RSS after the queries. Alone:
- * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned] [--compare ROOT [--compare-keep DIR2]] [--node-flag F]` (`--keep`: build the
+ * `node --import tsx bench/scale/archive.bench.ts [--turns 1000000] [--keep DIR] [--v8-tuned] [--compare ROOT [--compare-keep DIR2]] [--node-flag F] [--env K=V]` (`--keep`: build the
  * big folder in DIR once and reuse it in later runs; `--v8-tuned`: also probe the big folder with
  * the daemon's other V8 heap settings, same run: HOMEAGENT_V8_HEAP_TUNING=0 — V8's own heap growing,
  * the default before decision 0150 — and =1, the tight setting of decision 0110; `--compare ROOT`:
@@ -15,7 +15,8 @@
  * folder it runs on). Each query's daemon CPU is read from `/proc/PID/task/TID/schedstat` (every
  * thread's time on a core, in ns) before and after it: the distribution, not only the mean (decision 0200).
  * `--node-flag F` (repeatable): this build on the big folder also started with node / V8 flag F, same run
- * (an experiment: the daemon's own V8 flags are src/daemon/v8-memory.ts's).
+ * (an experiment: the daemon's own V8 flags are src/daemon/v8-memory.ts's); `--env K=V` (repeatable)
+ * the same with an environment variable (e.g. `HOMEAGENT_V8_YOUNG_MIB=16`).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -211,7 +212,7 @@ function dirBytes(dir: string): number {
 }
 
 /** Builds both folders and measures them; returns the rows of the scale report. */
-export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean; compare?: string; compareKeep?: string; nodeFlags?: readonly string[] }): Promise<ScaleRow[]> {
+export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?: string; v8Tuned?: boolean; compare?: string; compareKeep?: string; nodeFlags?: readonly string[]; env?: Record<string, string> }): Promise<ScaleRow[]> {
   const turns = ctx.turns ?? 1_000_000;
   const base = 1_000;
   const embedder = new EmbedderService({ config: config() });
@@ -238,14 +239,16 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
   const otherBig = ctx.compareKeep ?? big;
   const cSmall: Probe[] = [];
   const cBig: Probe[] = [];
-  // --node-flag F (repeatable): this build on the big folder also started with node/V8 flags F, same run.
+  // --node-flag F / --env K=V (repeatable): this build on the big folder also started with node/V8
+  // flags F and environment K=V (e.g. HOMEAGENT_V8_YOUNG_MIB=16), same run.
   const fBig: Probe[] = [];
+  const variant = [...(ctx.nodeFlags ?? []), ...Object.entries(ctx.env ?? {}).map(([k, v]) => `${k}=${v}`)].join(' ');
   for (let i = 0; i < 3; i++) {
     dSmall.push(await probe(small, qs));
     if (otherMain) cSmall.push(await probe(small, qs, {}, otherMain));
     dBig.push(await probe(big, qs));
     if (otherMain) cBig.push(await probe(otherBig, qs, {}, otherMain));
-    if (ctx.nodeFlags?.length) fBig.push(await probe(big, qs, {}, daemonMain, ctx.nodeFlags));
+    if (ctx.nodeFlags?.length || variant) fBig.push(await probe(big, qs, ctx.env ?? {}, daemonMain, ctx.nodeFlags ?? []));
     if (ctx.v8Tuned) dOff.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '0' }));
     if (ctx.v8Tuned) dTight.push(await probe(big, qs, { HOMEAGENT_V8_HEAP_TUNING: '1' }));
   }
@@ -282,8 +285,8 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...(['rssAnon', 'rssFile', 'heapUsed', 'heapTotal', 'external'] as const).flatMap((k) => row(`  of which ${k === 'rssAnon' ? 'RssAnon' : k === 'rssFile' ? 'RssFile' : `V8 ${k}`}`, dBig.map((p) => p.mem[k] / MiB), dSmall.map((p) => p.mem[k] / MiB), 'MiB')),
     ...(ctx.v8Tuned
       ? ([
-          ['0', "V8's own heap growing (HOMEAGENT_V8_HEAP_TUNING=0, the default before decision 0150)", dOff],
-          ['1', 'HOMEAGENT_V8_HEAP_TUNING=1 (tight: factor 1.2 and a 16 MiB young generation, decision 0150)', dTight],
+          ['0', "V8's own heap growing and young generation (HOMEAGENT_V8_HEAP_TUNING=0, the default before decisions 0150 and 0180)", dOff],
+          ['1', 'HOMEAGENT_V8_HEAP_TUNING=1 (tight: factor 1.2, the young generation held at 8 MiB as by default, decisions 0150 and 0180)', dTight],
         ] as const).flatMap(([, name, ps]) => [
           { case: `recall through the socket (ms), ${name}`, size: turns, p50: percentile(lat(ps), 50), p95: percentile(lat(ps), 95), note: `${label}; n=${lat(ps).length}` },
           { case: `daemon CPU per query (ms), ${name}`, size: turns, p50: percentile(ps.map((p) => p.cpuPerQuery), 50), p95: percentile(ps.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${ps.length}` },
@@ -302,9 +305,9 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
       : []),
     ...(fBig.length
       ? [
-          { case: `recall through the socket (ms), this build started with ${ctx.nodeFlags!.join(' ')}`, size: turns, p50: percentile(lat(fBig), 50), p95: percentile(lat(fBig), 95), note: `${label}; n=${lat(fBig).length}` },
-          { case: `daemon CPU of each query (ms), this build started with ${ctx.nodeFlags!.join(' ')}`, size: turns, p50: percentile(cpuEach(fBig), 50), p95: percentile(cpuEach(fBig), 95), note: `${label}; n=${cpuEach(fBig).length}; p99 ${percentile(cpuEach(fBig), 99).toFixed(2)}, max ${Math.max(...cpuEach(fBig)).toFixed(2)}, mean ${mean(cpuEach(fBig)).toFixed(2)}` },
-          { case: `daemon RSS after start + 320 queries (MiB), this build started with ${ctx.nodeFlags!.join(' ')}`, size: turns, p50: percentile(rss(fBig), 50), p95: percentile(rss(fBig), 95), note: `${label}; n=${fBig.length}` },
+          { case: `recall through the socket (ms), this build started with ${variant}`, size: turns, p50: percentile(lat(fBig), 50), p95: percentile(lat(fBig), 95), note: `${label}; n=${lat(fBig).length}` },
+          { case: `daemon CPU of each query (ms), this build started with ${variant}`, size: turns, p50: percentile(cpuEach(fBig), 50), p95: percentile(cpuEach(fBig), 95), note: `${label}; n=${cpuEach(fBig).length}; p99 ${percentile(cpuEach(fBig), 99).toFixed(2)}, max ${Math.max(...cpuEach(fBig)).toFixed(2)}, mean ${mean(cpuEach(fBig)).toFixed(2)}` },
+          { case: `daemon RSS after start + 320 queries (MiB), this build started with ${variant}`, size: turns, p50: percentile(rss(fBig), 50), p95: percentile(rss(fBig), 95), note: `${label}; n=${fBig.length}` },
         ]
       : []),
     {
@@ -327,9 +330,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const cmp = process.argv.indexOf('--compare');
   const cmpKeep = process.argv.indexOf('--compare-keep');
   const nodeFlags = process.argv.flatMap((a, j) => (a === '--node-flag' ? [process.argv[j + 1]] : []));
+  const env = Object.fromEntries(process.argv.flatMap((a, j) => (a === '--env' && /^[A-Z_][A-Z0-9_]*=/.test(process.argv[j + 1] ?? '') ? [process.argv[j + 1].split(/=(.*)/s).slice(0, 2) as [string, string]] : [])));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-scale-'));
   const loadAtStart = os.loadavg()[0];
-  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned, compare: cmp >= 0 ? path.resolve(process.argv[cmp + 1]) : undefined, compareKeep: cmpKeep >= 0 ? path.resolve(process.argv[cmpKeep + 1]) : undefined, nodeFlags })
+  runArchiveScale({ tmp, turns: i >= 0 ? Number(process.argv[i + 1]) : undefined, keep: k >= 0 ? path.resolve(process.argv[k + 1]) : undefined, v8Tuned, compare: cmp >= 0 ? path.resolve(process.argv[cmp + 1]) : undefined, compareKeep: cmpKeep >= 0 ? path.resolve(process.argv[cmpKeep + 1]) : undefined, nodeFlags, env })
     .then((rows) => {
       console.log(`Cold archive scale (Node ${process.version}, ${os.cpus().length} cores, load average at start ${loadAtStart.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)}):\n`);
       console.log('| case | size | p50 | p95 | note |\n|---|---|---|---|---|');

@@ -16,10 +16,13 @@ const MiB = 1024 * 1024;
  *   it at each collection, so `homed run` sets it on itself ({@link applyDaemonV8Flags}).
  * - **The young generation** (decision 0180). V8's new space — two semi-spaces — grows from 2 MiB to
  *   32 MiB as soon as enough survives scavenges, and all of it is touched (resident). By default it
- *   is held at 8 MiB ({@link YOUNG_GENERATION_BOUND}): measured at 1,000,000 archived turns, 320
- *   queries, interleaved starts (load 10–14, n = 4): RSS 247.8 → 229.4 MiB, CPU per query 19.2 → 18.2 ms
- *   (within the noise), 2.4× the scavenges. 4 MiB saved about the same (230.9 MiB) for 4.2× the
- *   scavenges and CPU per query up to +40 % in one run, so 8. `--max-semi-space-size` would say it
+ *   is held at 16 MiB ({@link YOUNG_GENERATION_BOUND}). Decision 0180 measured at 1,000,000 archived
+ *   turns, 320 queries, interleaved starts (load 10–14, n = 4): RSS 247.8 → 229.4 MiB with 8 MiB, CPU
+ *   per query 19.2 → 18.2 ms (within the noise at that load), 2.4× the scavenges; 4 MiB saved about
+ *   the same for 4.2× the scavenges. Decision 0220 measured on a quiet machine (load ≈ 1.5, same run):
+ *   8 MiB cost CPU after all (20.0 ms per query against 14.2 with V8's own, recall p95 25.4 against
+ *   19.1 ms), while 16 MiB gave 14.8 ms, p95 19.0 ms and the RSS of 8 (208.7 against 215.1 MiB;
+ *   V8's own 284.2), so 16 (8 in the tight setting). `--max-semi-space-size` would say it
  *   directly, but V8 reads it only when the heap is created — on the command line of every
  *   launcher (npm start, the bin's shebang, the supervisor, the service units, the benches), where
  *   one forgotten launcher loses it. `--semi-space-growth-factor` is read at each growth instead, so
@@ -28,7 +31,7 @@ const MiB = 1024 * 1024;
  *   daemon has started {@link holdYoungGeneration} grows it to the bound and holds it there.
  *
  * `HOMEAGENT_V8_HEAP_TUNING=1` (or `tight`) chooses the memory-first setting: an old-generation factor
- * of 1.2 (≈ 20–45 % more CPU per query, decision 0150); `0` (or `off`) leaves V8's own factor and its
+ * of 1.2 and an 8 MiB young generation (≈ 20–60 % more CPU per query, decisions 0150 and 0220); `0` (or `off`) leaves V8's own factor and its
  * own young generation. `HOMEAGENT_V8_YOUNG_MIB=N` (2, 4, 8, 16 or 32) sets the young
  * generation's bound for measurements.
  */
@@ -37,8 +40,15 @@ export const DAEMON_V8_FLAGS: readonly string[] = ['--heap-growing-percent=100']
 /** The memory-first opt-in (`HOMEAGENT_V8_HEAP_TUNING=1`): less memory for ≈ 20–45 % more CPU per query. */
 export const TIGHT_V8_FLAGS: readonly string[] = ['--heap-growing-percent=20'];
 
-/** The young generation's bound by default: V8's new space (both semi-spaces) held at 8 MiB (decision 0180). */
-export const YOUNG_GENERATION_BOUND = 8 * MiB;
+/**
+ * The young generation's bound by default: V8's new space (both semi-spaces) held at 16 MiB
+ * (decision 0180 chose 8 at load; decision 0220 measured 8, 16 and V8's own 32 on a quiet machine:
+ * 16 gave the lowest CPU per query and recall p95 with the RSS of 8).
+ */
+export const YOUNG_GENERATION_BOUND = 16 * MiB;
+
+/** The tight setting's bound (`HOMEAGENT_V8_HEAP_TUNING=1`, memory first): 8 MiB. */
+export const TIGHT_YOUNG_GENERATION_BOUND = 8 * MiB;
 
 function tuning(env: NodeJS.ProcessEnv): 'default' | 'tight' | 'off' {
   const v = (env.HOMEAGENT_V8_HEAP_TUNING ?? '').trim().toLowerCase();
@@ -60,7 +70,8 @@ export function daemonV8Flags(env: NodeJS.ProcessEnv = process.env): readonly st
 export function youngGenerationBound(env: NodeJS.ProcessEnv = process.env): number | undefined {
   if (tuning(env) === 'off') return undefined;
   const n = Number((env.HOMEAGENT_V8_YOUNG_MIB ?? '').trim());
-  return [2, 4, 8, 16, 32].includes(n) ? n * MiB : YOUNG_GENERATION_BOUND;
+  if ([2, 4, 8, 16, 32].includes(n)) return n * MiB;
+  return tuning(env) === 'tight' ? TIGHT_YOUNG_GENERATION_BOUND : YOUNG_GENERATION_BOUND;
 }
 
 /** What this process applied, for the status route (`host.agent` status → `v8`). */
