@@ -286,7 +286,7 @@ export async function runArchiveScale(ctx: { tmp: string; turns?: number; keep?:
     ...(ctx.v8Tuned
       ? ([
           ['0', "V8's own heap growing and young generation (HOMEAGENT_V8_HEAP_TUNING=0, the default before decisions 0150 and 0180)", dOff],
-          ['1', 'HOMEAGENT_V8_HEAP_TUNING=1 (tight: factor 1.2, the young generation held at 8 MiB as by default, decisions 0150 and 0180)', dTight],
+          ['1', 'HOMEAGENT_V8_HEAP_TUNING=1 (tight: factor 1.2 and an 8 MiB young generation, decisions 0150, 0180 and 0220)', dTight],
         ] as const).flatMap(([, name, ps]) => [
           { case: `recall through the socket (ms), ${name}`, size: turns, p50: percentile(lat(ps), 50), p95: percentile(lat(ps), 95), note: `${label}; n=${lat(ps).length}` },
           { case: `daemon CPU per query (ms), ${name}`, size: turns, p50: percentile(ps.map((p) => p.cpuPerQuery), 50), p95: percentile(ps.map((p) => p.cpuPerQuery), 95), note: `${label}; n=${ps.length}` },
