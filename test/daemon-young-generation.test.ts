@@ -68,7 +68,7 @@ test('homed holds its young generation at 16 MiB by default and reports it in st
     for (let i = 0; i < 40; i++) await c.request('memory.search', { query: i % 4 === 0 ? `我上周六和小王去杭州西湖散步 ${i}` : `where did we go hiking last weekend ${i}`, limit: 10 });
     return { atStart, afterRecalls: (await c.request<{ v8: V8Status }>('status')).v8 };
   });
-  assert.deepEqual(held.atStart.flags, ['--heap-growing-percent=100']);
+  assert.deepEqual(held.atStart.flags, ['--heap-growing-percent=100', '--no-allocation-site-pretenuring']);
   assert.equal(held.atStart.youngGenerationBound, 16 * MiB);
   assert.equal(held.atStart.newSpaceBytes, 16 * MiB);
   // Never past the bound; V8 may have shrunk it after a full collection (little is allocated here).

@@ -7,11 +7,13 @@
  * Every launcher — `npm start`, the bin, the supervisor, the service units, the benches — runs this
  * file, so none can forget it.
  */
-import { freezeYoungGeneration } from './v8-memory.js';
+import { applyDaemonV8Flags, freezeYoungGeneration } from './v8-memory.js';
 
 const invoked = process.argv[1] && /(homed|daemon\/main)(\.[jt]s)?$/.test(process.argv[1]);
 if (invoked) {
   freezeYoungGeneration();
+  // Before any module loads, as on the command line (pretenuring decisions start with the first scavenges).
+  applyDaemonV8Flags();
   const { main } = await import('./homed.js');
   const code = await main();
   if (code >= 0) process.exit(code);

@@ -6,7 +6,7 @@ import { applyDaemonV8Flags, DAEMON_V8_FLAGS, daemonV8Flags, TIGHT_V8_FLAGS, YOU
 test("every daemon V8 flag is one this Node's V8 knows (V8 ignores an unknown flag silently)", () => {
   const known = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout;
   for (const f of [...DAEMON_V8_FLAGS, ...TIGHT_V8_FLAGS, '--semi-space-growth-factor=1']) {
-    const name = f.replace(/^--/, '').replace(/=.*$/, '');
+    const name = f.replace(/^--(no-)?/, '').replace(/=.*$/, '');
     assert.ok(known.includes(`--${name} `) || known.includes(`--${name}\n`), `${name} is not a V8 option of ${process.version}`);
   }
 });
