@@ -1,4 +1,4 @@
-import { bm25Idf, bm25Score, BM25_B, BM25_K1, topEntries, weightsOf, type Bm25Stats, type LexicalHit } from '../embedder/index.js';
+import { bm25Idf, bm25Score, BM25_B, BM25_K1, takeAccumulated, topEntries, weightsOf, type Bm25Stats, type LexicalHit } from '../embedder/index.js';
 
 /** Postings added since the last build, at least this many before they are merged into the pooled arrays. */
 const MERGE_AT_LEAST = 4_096;
@@ -241,16 +241,7 @@ export class WarmLexicon {
         }
       }
     }
-    let keep = touched;
-    if (touched.length > limit) {
-      // Threshold = the limit-th best score, found by sorting a copy of the scores only.
-      const scores = Float64Array.from(touched, (num) => acc[num]).sort();
-      const cut = scores[scores.length - limit];
-      keep = touched.filter((num) => acc[num] >= cut).slice(0, limit * 2);
-    }
-    for (const num of keep) if (acc[num] > 0) out.set(this.docIds[num]!, acc[num]);
-    for (const num of touched) acc[num] = 0;
-    return out;
+    return takeAccumulated(acc, touched, limit, (num) => this.docIds[num]!);
   }
 
   /** BM25 score of a token list that is not in the index, under the index's statistics (or `stats`). */

@@ -1,4 +1,4 @@
-import { topEntries } from './top-entries.js';
+import { takeAccumulated, topEntries } from './top-entries.js';
 
 /** One scored hit of a lexical search. */
 export interface LexicalHit {
@@ -182,16 +182,7 @@ export class Bm25Index {
         acc[num] += (idf * tf) / (tf + base + perLen * len);
       }
     }
-    let keep = touched;
-    if (touched.length > limit) {
-      // Threshold = the limit-th best score, found by sorting a copy of the scores only.
-      const scores = Float64Array.from(touched, (num) => acc[num]).sort();
-      const cut = scores[scores.length - limit];
-      keep = touched.filter((num) => acc[num] >= cut).slice(0, limit * 2);
-    }
-    for (const num of keep) if (acc[num] > 0) out.set(this.docs[num]!.id, acc[num]);
-    for (const num of touched) acc[num] = 0;
-    return out;
+    return takeAccumulated(acc, touched, limit, (num) => this.docs[num]!.id);
   }
 
   /** BM25 score of a token list that is not in the index, under the index's statistics (or `stats`). */

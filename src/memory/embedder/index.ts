@@ -9,7 +9,7 @@ export type { HybridHit, HybridIndexOptions, HybridSearchOptions, LexicalIndex, 
 export { Bm25Index, bm25Score, bm25Idf, weightsOf, BM25_B, BM25_K1 } from './bm25-index.js';
 export type { LexicalHit, Bm25Stats } from './bm25-index.js';
 export { cosine, tfidfCosineScores } from './cosine.js';
-export { topEntries } from './top-entries.js';
+export { takeAccumulated, topEntries } from './top-entries.js';
 export { cleanText } from './clean-text.js';
 export { StaticVectors } from './static-vectors.js';
 export { EmbeddingsApiClient } from './embeddings-api-client.js';

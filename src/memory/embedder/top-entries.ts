@@ -35,3 +35,24 @@ export function topEntries<K extends string | number>(scores: Map<K, number>, n:
   }
   return heap.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
+
+/**
+ * The accumulated BM25 scores of a query as id → score, and the accumulator cleared for the next:
+ * `acc[num]` holds document `num`'s score, `touched` the documents in the order they were first
+ * scored. Past `limit` documents, only those at or above the `limit`-th best score are kept (at most
+ * `2 × limit`, ties included), in that first-scored order — the Map order the rankers rely on.
+ * Shared by `Bm25Index` and the warm tier's `WarmLexicon`, which must score identically.
+ */
+export function takeAccumulated(acc: Float64Array, touched: number[], limit: number, idOf: (num: number) => string): Map<string, number> {
+  const out = new Map<string, number>();
+  let keep = touched;
+  if (touched.length > limit) {
+    // Threshold = the limit-th best score, found by sorting a copy of the scores only.
+    const scores = Float64Array.from(touched, (num) => acc[num]).sort();
+    const cut = scores[scores.length - limit];
+    keep = touched.filter((num) => acc[num] >= cut).slice(0, limit * 2);
+  }
+  for (const num of keep) if (acc[num] > 0) out.set(idOf(num), acc[num]);
+  for (const num of touched) acc[num] = 0;
+  return out;
+}
