@@ -30,10 +30,11 @@ const MiB = 1024 * 1024;
  *   the new space keeps its first 2 MiB while the modules load and the tiers open), and once the
  *   daemon has started {@link holdYoungGeneration} grows it to the bound and holds it there.
  * - **Pretenuring** (decisions 0200 and 0220). V8 allocates the objects of an allocation site straight
- *   into the old generation once enough of them survived scavenges. The archive's ranking rows are
+ *   into the old generation once enough of them survived scavenges. The archive's ranking rows were
  *   such a site: kept between the queries of one archive version, then replaced a query or two later
- *   at 1,000,000 turns — so V8 pretenures them and they die in the old generation: full collections
- *   of 20–80 ms, the slow tail of recall. `--no-allocation-site-pretenuring` keeps every new object
+ *   at 1,000,000 turns — so V8 pretenured them and they died in the old generation: full collections
+ *   of 20–80 ms, the slow tail of recall. (Since decision 0230 a large archive's rows and postings
+ *   are kept for one query only, which removed most of that promotion at its source.) `--no-allocation-site-pretenuring` keeps every new object
  *   in the young generation first. With the 16 MiB young generation, two quiet same-run benches at
  *   1M: recall p95 22.3 → 18.9 and 20.0 → 18.6 ms, CPU per query 17.1 → 14.7 and 15.8 → 15.9 ms, RSS
  *   209.7 → 208.0 and 213.3 → 211.4 MiB (with the 8 MiB young generation the two runs disagreed,

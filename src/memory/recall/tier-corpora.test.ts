@@ -12,7 +12,7 @@ import { testConfig } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
 import { ManualScheduler } from '../heartbeat/index.js';
 import { MemorySystem } from '../memory-system.js';
-import { ARCHIVE_KEPT_DOCS, ARCHIVE_KEPT_FOREIGN, archiveCorpus } from './tier-corpora.js';
+import { ARCHIVE_EXACT_BELOW, ARCHIVE_KEPT_DOCS, ARCHIVE_KEPT_FOREIGN, archiveCorpus } from './tier-corpora.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tier-corpora-test-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -112,6 +112,54 @@ test('decision 0200: archive neighbours of other tiers\' documents outlive the a
   archive.putMany([turn(2, 'the water was cold')]);
   assert.deepEqual(near(c, live), { before: ['e2'], after: ['e5'] });
   archive.close();
+});
+
+test('decision 0230: a large archive keeps its rows and postings for one query (scored twice, read once); a small one between queries', () => {
+  for (const rows of [3, ARCHIVE_EXACT_BELOW + 1]) {
+    const archive = openArchive();
+    archive.putMany(Array.from({ length: rows }, (_, i) => turn(10 + i, `turn ${i} about the lake`, `S${Math.floor(i / 50)}`)));
+    const c = archiveCorpus(archive);
+    // What each query reads: ranking rows from SQLite, and the postings already held when it scores.
+    let rowsRead = 0;
+    const held: number[] = [];
+    const rankRows = archive.rankRows.bind(archive);
+    archive.rankRows = (ns) => {
+      rowsRead += ns.length;
+      return rankRows(ns);
+    };
+    const score = archive.score.bind(archive);
+    archive.score = (terms, stats, quota, cache) => {
+      held.push(cache?.size ?? -1);
+      return score(terms, stats, quota, cache);
+    };
+    const query = () => {
+      rowsRead = 0;
+      held.length = 0;
+      c.begin?.();
+      const terms = new Map(embedder.tokenize('lake').map((t) => [t, 1]));
+      // A ranking scores twice (before and after query expansion).
+      const first = [...c.lexical(terms, { idf: () => 1, avgLen: 4 }, 10).keys()];
+      const again = [...c.lexical(terms, { idf: () => 1, avgLen: 4 }, 10).keys()];
+      assert.deepEqual(again, first);
+      const hits = c.complete!(first.map((k) => c.get(k)!)).map((d) => d.id);
+      c.end?.();
+      return { hits, rowsRead, held: [...held] };
+    };
+    const one = query();
+    assert.equal(one.held[0], 0, 'nothing held before the first query');
+    assert.ok(one.held[1] > 0, 'the second scoring of a query reads no postings again');
+    assert.ok(one.rowsRead > 0);
+    const two = query();
+    assert.deepEqual(two.hits, one.hits, 'the same answer either way');
+    if (rows <= ARCHIVE_EXACT_BELOW) {
+      assert.equal(two.rowsRead, 0, 'a small archive serves the next query from what it kept');
+      assert.ok(two.held[0] > 0);
+    } else {
+      assert.ok(two.rowsRead > 0, 'a large archive reads its rows afresh for the next query');
+      assert.equal(two.held[0], 0, 'and its postings');
+    }
+    archive.close();
+  }
 });
 
 test('archive documents kept between queries: a forgotten row is not a candidate, a hit or a neighbour at the next query', () => {

@@ -55,10 +55,9 @@ export function archiveQuotas(terms: Map<string, number>, df: Map<string, number
 }
 
 /**
- * Archive documents (and foreign neighbour links) the recall keeps between queries, at most. Small
- * enough that a million-turn archive, where queries rarely share rows and the kept reads mostly
- * start afresh, does not hold a large heap (8,192 documents and 100,000 postings held ≈ 110 MiB more
- * V8 heap at 1M archived turns, decision 0120); a LoCoMo-sized archive still fits whole.
+ * Archive documents (and foreign neighbour links) the recall keeps between queries, at most, while
+ * the archive is small enough to be scored exactly ({@link ARCHIVE_EXACT_BELOW}): a LoCoMo-sized
+ * archive fits whole. Beyond it the archive's own reads are kept for one query only (decision 0230).
  */
 export const ARCHIVE_KEPT_DOCS = 2_048;
 
@@ -67,8 +66,8 @@ export const ARCHIVE_KEPT_POSTINGS = 20_000;
 
 /**
  * Archive neighbours of other tiers' documents (warm documents, context events) the recall keeps
- * between queries, at most: apart from the archive's own rows, which a million-turn archive replaces
- * every query or two, since the documents they are asked for — the warm tier (5,000 at its bound)
+ * between queries, at most, at any archive size — unlike the archive's own rows, which a large
+ * archive keeps for one query — since the documents they are asked for — the warm tier (5,000 at its bound)
  * and the window — come back query after query, and nearly all have no archive neighbour (a shared
  * empty entry: ≈ 100 B each). Kept with the rows, they were dropped with them and asked of SQLite
  * again: ≈ 200–400 lookups per Chinese query at 1,000,000 archived turns (decision 0200).
@@ -118,11 +117,15 @@ const nOf = (key: string) => (key.startsWith(KEY) ? Number(key.slice(1)) : NaN);
  */
 export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   let scores = new Map<number, number>();
-  // Kept between queries while the archive is unchanged (`archive.version`; any write, delete, open
-  // or close starts them afresh, so a forgotten row is never served from here), and bounded: the
-  // rows read for ranking (their documents, keyed by row number, and their links), and the archive
-  // neighbours of its own rows (by row number) and, under a bound of their own, of other tiers'
-  // documents (by `foreignKey`).
+  // Kept while the archive is unchanged (`archive.version`; any write, delete, open or close starts
+  // them afresh, so a forgotten row is never served from here), and bounded: the rows read for
+  // ranking (their documents, keyed by row number, and their links), the postings read, and the
+  // archive neighbours of its own rows (by row number) — between queries only while the archive is
+  // scored exactly (`ARCHIVE_EXACT_BELOW`), else for one query (decision 0230: at 1,000,000 turns
+  // queries rarely share rows, and what was kept lived just long enough to be promoted to V8's old
+  // generation and die there: ≈ 27 MiB more RSS and more CPU for the collections than the reads it
+  // saved) — and, under a bound of their own and between queries at any size, the archive
+  // neighbours of other tiers' documents (by `foreignKey`, decision 0200).
   let kept = new Map<number, Kept>();
   let postings = new PostingsKept();
   let own = new Map<number, Links>();
@@ -131,7 +134,8 @@ export function archiveCorpus(archive: ColdArchive): RecallCorpus {
   const fresh = () => {
     const changed = version !== archive.version;
     if (changed || foreign.size > ARCHIVE_KEPT_FOREIGN) foreign = new Map();
-    if (!changed && kept.size <= ARCHIVE_KEPT_DOCS && own.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
+    const oneQuery = archive.size > ARCHIVE_EXACT_BELOW;
+    if (!changed && !oneQuery && kept.size <= ARCHIVE_KEPT_DOCS && own.size <= ARCHIVE_KEPT_DOCS && postings.count <= ARCHIVE_KEPT_POSTINGS) return;
     version = archive.version;
     kept = new Map();
     postings = new PostingsKept();
