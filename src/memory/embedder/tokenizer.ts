@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
 import type { Jieba as JiebaT } from '@node-rs/jieba';
 import { IdfKeywords } from './idf-keywords.js';
+import { withoutTags } from './jieba-dictionary.js';
 
 const require = createRequire(import.meta.url);
 
@@ -29,8 +30,9 @@ const MAX_TOKENIZE_CHARS = 1_000_000;
 /**
  * jieba's segmenter and its TF-IDF keyword ranking, each loaded on first use (pure-English
  * workloads never pay either; text that is only indexed never loads the IDF table). The segmenter's
- * dictionary file is read into a buffer that lives only while the Rust dictionary is built (≈ 36 MiB
- * held): `@node-rs/jieba/dict.js` would keep both files (11 MiB) for the life of the process
+ * dictionary file is read into a buffer that lives only while the Rust dictionary is built (≈ 32 MiB
+ * held; without the part-of-speech column segmentation never reads, `jieba-dictionary.ts`, ≈ 4 MiB
+ * less): `@node-rs/jieba/dict.js` would keep both files (11 MiB) for the life of the process
  * through the module cache. The IDF table is our compact one (≈ 5 MiB, `idf-keywords.ts`) instead
  * of jieba's `TfIdf` (≈ 24 MiB), with the same ranking.
  */
@@ -44,7 +46,7 @@ function jiebaFile(name: 'dict.txt' | 'idf.txt'): Buffer {
   return fs.readFileSync(require.resolve(`@node-rs/jieba/${name}`));
 }
 function jieba(): JiebaT {
-  return (jiebaSeg ??= jiebaModule().Jieba.withDict(jiebaFile('dict.txt')));
+  return (jiebaSeg ??= jiebaModule().Jieba.withDict(withoutTags(jiebaFile('dict.txt'))));
 }
 function tfidf(): IdfKeywords {
   return (jiebaTfIdf ??= new IdfKeywords(jiebaFile('idf.txt')));
