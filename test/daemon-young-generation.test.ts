@@ -2,7 +2,7 @@
  * The daemon's young generation (decision 0180), as `homed` runs it: a real `homed run` process
  * started through its entry (`src/daemon/main.ts`, what `npm start`, the bin, the supervisor and the
  * service run), asked over its socket. Its `status` reports the V8 settings and the new space: held
- * at 16 MiB after start and never past it after recalls (English and Chinese), while with
+ * at 8 MiB after start and never past it after recalls (English and Chinese), while with
  * `HOMEAGENT_V8_HEAP_TUNING=0` V8 keeps its own (the new space grows past the bound while the
  * daemon loads and opens).
  */
@@ -57,11 +57,11 @@ async function withDaemon<T>(env: Record<string, string>, fn: (c: DaemonClient) 
   }
 }
 
-test('homed holds its young generation at 16 MiB by default and reports it in status; HOMEAGENT_V8_HEAP_TUNING=0 leaves V8 its own', async () => {
+test('homed holds its young generation at 8 MiB by default and reports it in status; HOMEAGENT_V8_HEAP_TUNING=0 leaves V8 its own', async () => {
   const held = await withDaemon({}, async (c) => {
     // The socket answers while the daemon is still starting; the hold comes once it has started.
     let atStart = (await c.request<{ v8: V8Status }>('status')).v8;
-    for (let i = 0; i < 100 && atStart.newSpaceBytes !== 16 * MiB; i++) {
+    for (let i = 0; i < 100 && atStart.newSpaceBytes !== 8 * MiB; i++) {
       await sleep(100);
       atStart = (await c.request<{ v8: V8Status }>('status')).v8;
     }
@@ -69,10 +69,10 @@ test('homed holds its young generation at 16 MiB by default and reports it in st
     return { atStart, afterRecalls: (await c.request<{ v8: V8Status }>('status')).v8 };
   });
   assert.deepEqual(held.atStart.flags, ['--heap-growing-percent=100', '--no-allocation-site-pretenuring']);
-  assert.equal(held.atStart.youngGenerationBound, 16 * MiB);
-  assert.equal(held.atStart.newSpaceBytes, 16 * MiB);
+  assert.equal(held.atStart.youngGenerationBound, 8 * MiB);
+  assert.equal(held.atStart.newSpaceBytes, 8 * MiB);
   // Never past the bound; V8 may have shrunk it after a full collection (little is allocated here).
-  assert.ok(held.afterRecalls.newSpaceBytes <= 16 * MiB, `after recalls: ${held.afterRecalls.newSpaceBytes / MiB} MiB`);
+  assert.ok(held.afterRecalls.newSpaceBytes <= 8 * MiB, `after recalls: ${held.afterRecalls.newSpaceBytes / MiB} MiB`);
   assert.ok(held.afterRecalls.heapTotalBytes > 0);
 
   const own = await withDaemon({ HOMEAGENT_V8_HEAP_TUNING: '0' }, async (c) => (await c.request<{ v8: V8Status }>('status')).v8);

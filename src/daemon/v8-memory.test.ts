@@ -49,12 +49,12 @@ test('the default flags take effect when set at run time: the committed heap sta
 
 test('HOMEAGENT_V8_YOUNG_MIB picks the young generation bound (a power of two from 2 to 32); HOMEAGENT_V8_HEAP_TUNING=0 leaves V8 its own', () => {
   const MiB = 1024 * 1024;
-  assert.equal(YOUNG_GENERATION_BOUND, 16 * MiB);
-  assert.equal(youngGenerationBound({}), 16 * MiB);
+  assert.equal(YOUNG_GENERATION_BOUND, 8 * MiB);
+  assert.equal(youngGenerationBound({}), 8 * MiB);
   assert.equal(youngGenerationBound({ HOMEAGENT_V8_HEAP_TUNING: 'tight' }), 8 * MiB);
   assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: '4' }), 4 * MiB);
   assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: ' 32 ' }), 32 * MiB);
-  for (const odd of ['1', '3', '64', '-8', 'lots', '']) assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: odd }), 16 * MiB, odd);
+  for (const odd of ['1', '3', '64', '-8', 'lots', '']) assert.equal(youngGenerationBound({ HOMEAGENT_V8_YOUNG_MIB: odd }), 8 * MiB, odd);
   assert.equal(youngGenerationBound({ HOMEAGENT_V8_HEAP_TUNING: 'off', HOMEAGENT_V8_YOUNG_MIB: '4' }), undefined);
 });
 

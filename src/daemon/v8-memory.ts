@@ -16,13 +16,18 @@ const MiB = 1024 * 1024;
  *   it at each collection, so `homed run` sets it on itself ({@link applyDaemonV8Flags}).
  * - **The young generation** (decision 0180). V8's new space — two semi-spaces — grows from 2 MiB to
  *   32 MiB as soon as enough survives scavenges, and all of it is touched (resident). By default it
- *   is held at 16 MiB ({@link YOUNG_GENERATION_BOUND}). Decision 0180 measured at 1,000,000 archived
+ *   is held at 8 MiB ({@link YOUNG_GENERATION_BOUND}; 16 from decision 0220 to 0230). Decision 0180 measured at 1,000,000 archived
  *   turns, 320 queries, interleaved starts (load 10–14, n = 4): RSS 247.8 → 229.4 MiB with 8 MiB, CPU
  *   per query 19.2 → 18.2 ms (within the noise at that load), 2.4× the scavenges; 4 MiB saved about
  *   the same for 4.2× the scavenges. Decision 0220 measured on a quiet machine (load ≈ 1.5, same run):
  *   8 MiB cost CPU after all (20.0 ms per query against 14.2 with V8's own, recall p95 25.4 against
  *   19.1 ms), while 16 MiB gave 14.8 ms, p95 19.0 ms and the RSS of 8 (208.7 against 215.1 MiB;
- *   V8's own 284.2), so 16 (8 in the tight setting). `--max-semi-space-size` would say it
+ *   V8's own 284.2), so 16 (8 in the tight setting). Decision 0230 removed what the
+ *   large young generation had been absorbing (a large archive's reads kept between queries, then
+ *   promoted): since then 8 MiB costs 0–20 % more CPU per query (three same-run benches: mean 15.3
+ *   against 12.7, 13.8 against 13.8, 15.7 against 15.5 ms) with recall p95 unchanged (18.9 / 17.0 /
+ *   17.7 against 17.6 / 17.0 / 19.4 ms), and saves ≈ 10 MiB of RSS (181–182 against 192–196 MiB at
+ *   1,000,000 archived turns), so the default is 8 again. `--max-semi-space-size` would say it
  *   directly, but V8 reads it only when the heap is created — on the command line of every
  *   launcher (npm start, the bin's shebang, the supervisor, the service units, the benches), where
  *   one forgotten launcher loses it. `--semi-space-growth-factor` is read at each growth instead, so
@@ -34,15 +39,16 @@ const MiB = 1024 * 1024;
  *   such a site: kept between the queries of one archive version, then replaced a query or two later
  *   at 1,000,000 turns — so V8 pretenured them and they died in the old generation: full collections
  *   of 20–80 ms, the slow tail of recall. (Since decision 0230 a large archive's rows and postings
- *   are kept for one query only, which removed most of that promotion at its source.) `--no-allocation-site-pretenuring` keeps every new object
- *   in the young generation first. With the 16 MiB young generation, two quiet same-run benches at
+ *   are kept for one query only, which removed most of that promotion at its source.)
+ *   `--no-allocation-site-pretenuring` keeps every new object in the young generation first. With the 16 MiB young generation, two quiet same-run benches at
  *   1M: recall p95 22.3 → 18.9 and 20.0 → 18.6 ms, CPU per query 17.1 → 14.7 and 15.8 → 15.9 ms, RSS
  *   209.7 → 208.0 and 213.3 → 211.4 MiB (with the 8 MiB young generation the two runs disagreed,
  *   decision 0220). The entry applies these flags before it loads the daemon, as the command line
  *   would ({@link applyDaemonV8Flags}).
  *
  * `HOMEAGENT_V8_HEAP_TUNING=1` (or `tight`) chooses the memory-first setting: an old-generation factor
- * of 1.2 and an 8 MiB young generation (≈ 20–60 % more CPU per query, decisions 0150 and 0220), also without pretenuring; `0` (or `off`) leaves V8's own factor and its
+ * of 1.2 and an 8 MiB young generation like the default's since decision 0230 (against the 16 MiB
+ * default of 0220 it cost ≈ 15–60 % more CPU per query, decisions 0150, 0220 and 0230), also without pretenuring; `0` (or `off`) leaves V8's own factor and its
  * own young generation. `HOMEAGENT_V8_YOUNG_MIB=N` (2, 4, 8, 16 or 32) sets the young
  * generation's bound for measurements.
  */
@@ -52,11 +58,12 @@ export const DAEMON_V8_FLAGS: readonly string[] = ['--heap-growing-percent=100',
 export const TIGHT_V8_FLAGS: readonly string[] = ['--heap-growing-percent=20', '--no-allocation-site-pretenuring'];
 
 /**
- * The young generation's bound by default: V8's new space (both semi-spaces) held at 16 MiB
- * (decision 0180 chose 8 at load; decision 0220 measured 8, 16 and V8's own 32 on a quiet machine:
- * 16 gave the lowest CPU per query and recall p95 with the RSS of 8).
+ * The young generation's bound by default: V8's new space (both semi-spaces) held at 8 MiB
+ * (decision 0180 chose 8 at load; decision 0220 measured 8, 16 and V8's own 32 on a quiet machine
+ * and chose 16 for CPU; decision 0230, once a large archive's reads were no longer kept between
+ * queries, measured 8 at about the same CPU and ≈ 10 MiB less RSS).
  */
-export const YOUNG_GENERATION_BOUND = 16 * MiB;
+export const YOUNG_GENERATION_BOUND = 8 * MiB;
 
 /** The tight setting's bound (`HOMEAGENT_V8_HEAP_TUNING=1`, memory first): 8 MiB. */
 export const TIGHT_YOUNG_GENERATION_BOUND = 8 * MiB;
