@@ -16,9 +16,9 @@ let fake: FakeLlm;
 let home: string;
 const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
 
-async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: any }> {
+async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: unknown }> {
   const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${d.authToken}` }, body: JSON.stringify(body) });
-  return (await res.json()) as { ok: boolean; value: any };
+  return (await res.json()) as { ok: boolean; value: unknown };
 }
 
 function lastSystemPrompt(): string {
@@ -42,7 +42,7 @@ test('a planned memory is injected on the very first user turn of a freshly star
     assert.ok(d1.url, 'webui is up');
     const saved = await op(d1, { op: 'memory.save', args: { title: '猫的名字', snapshot: '用户的猫叫 Mochi，是一只橘猫。', impressions: ['猫', 'Mochi'] } });
     assert.equal(saved.ok, true, JSON.stringify(saved));
-    id = saved.value.id;
+    id = (saved.value as { id: string }).id;
     assert.equal((await op(d1, { op: 'plan.addMemory', args: { id } })).ok, true);
     assert.equal((await op(d1, { op: 'state.setMode', args: { mode: 'on' } })).ok, true);
   } finally {
@@ -90,7 +90,7 @@ test('exclude and restore a turn through whole turn cycles; library tools work i
     await d.agent.injectInput({ sessionId: s, source: 'cli', text: 'anything else?' }).done;
     assert.doesNotMatch(lastSystemPrompt(), /4711/, 'an excluded turn leaves the model context');
     const turns = await op(d, { op: 'session.turns', sessionId: s });
-    assert.equal(turns.value.find((t: { turnId: string }) => t.turnId === a.turnId).excluded, true);
+    assert.equal((turns.value as { turnId: string; excluded: boolean }[]).find((t) => t.turnId === a.turnId)?.excluded, true);
     const log = await d.sessions.events(s);
     assert.ok(log.some((e) => e.kind === 'user' && e.text.includes('4711')), 'the log keeps the turn');
 
@@ -130,9 +130,9 @@ test('library search ranks in the agent embedding space once a dense model is lo
       found = ids(await search('kitten'));
       if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
-    assert.deepEqual(found, [cat.value.id], 'the cat memory, and not the one about the car');
+    assert.deepEqual(found, [(cat.value as { id: string }).id], 'the cat memory, and not the one about the car');
     // The lexical half still counts: a word of the car memory ranks it first.
-    assert.equal(ids(await search('repair'))[0], car.value.id);
+    assert.equal(ids(await search('repair'))[0], (car.value as { id: string }).id);
   } finally {
     await d.stop();
     rmSync(h, { recursive: true, force: true });
