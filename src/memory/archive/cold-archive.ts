@@ -84,6 +84,12 @@ const LIGHT = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, kind
 /** What ranking reads of a row (`ColdArchive.rankRows`): a subset of the light columns, in `RankRow`'s order. */
 const RANKING = 'n, session_id, created_at, ntok, prev_n, next_n, event_kind, speaker_id, asks';
 const COLUMNS: Record<RowLevel, string> = { light: LIGHT, tokens: `${LIGHT}, tokens, vec, vec_model`, full: '*' };
+/**
+ * Listed rows' `cols` from the covering index: a join over the JSON list of row numbers, one seek
+ * each. (`n IN (SELECT value FROM json_each(?))` first builds and sorts a temporary index of the
+ * list: on the 1M archive 200 random rows cost 0.80 ms of CPU that way and 0.57 ms joined, decision 0230.)
+ */
+const listedRows = (cols: string) => `SELECT ${cols.split(', ').map((c) => `t.${c}`).join(', ')} FROM json_each(?) j JOIN turns t INDEXED BY turns_rank ON t.n = j.value`;
 const RANK: Record<RowLevel, number> = { light: 0, tokens: 1, full: 2 };
 
 /** Rows kept parsed between queries (light rows are small; the archive itself is never in memory). */
@@ -534,13 +540,13 @@ export class ColdArchive {
    */
   rankRows(ns: readonly number[]): RankRow[] {
     if (!ns.length) return [];
-    if (!this.ranking) this.ranking = this.conn.prepare(`SELECT ${RANKING} FROM turns INDEXED BY turns_rank WHERE n IN (SELECT value FROM json_each(?))`).raw(true);
-    return this.ranking.all(JSON.stringify(ns)) as RankRow[];
+    if (!this.ranking) this.ranking = this.conn.prepare(listedRows(RANKING)).raw(true);
+    return this.ranking.all(JSON.stringify([...new Set(ns)])) as RankRow[];
   }
 
   /** The light columns of listed rows, in raw mode (its own statement: `st` hands out object-mode ones). */
   private lightStatement(): Database.Statement {
-    if (!this.light) this.light = this.conn.prepare(`SELECT ${LIGHT} FROM turns INDEXED BY turns_rank WHERE n IN (SELECT value FROM json_each(?))`).raw(true);
+    if (!this.light) this.light = this.conn.prepare(listedRows(LIGHT)).raw(true);
     return this.light;
   }
 
