@@ -66,11 +66,11 @@ export const ARCHIVE_KEPT_POSTINGS = 20_000;
 
 /**
  * Archive neighbours of other tiers' documents (warm documents, context events) the recall keeps
- * between queries, at most, at any archive size — unlike the archive's own rows, which a large
- * archive keeps for one query — since the documents they are asked for — the warm tier (5,000 at its bound)
- * and the window — come back query after query, and nearly all have no archive neighbour (a shared
- * empty entry: ≈ 100 B each). Kept with the rows, they were dropped with them and asked of SQLite
- * again: ≈ 200–400 lookups per Chinese query at 1,000,000 archived turns (decision 0200).
+ * between queries, at most, at any archive size (unlike the archive's own rows, which a large
+ * archive keeps for one query). The documents they are asked for, the warm tier (5,000 at its
+ * bound) and the window, come back query after query, and nearly all have no archive neighbour (a
+ * shared empty entry: ≈ 100 B each). Kept with the rows, they were dropped with them and asked of
+ * SQLite again: ≈ 200–400 lookups per Chinese query at 1,000,000 archived turns (decision 0200).
  */
 export const ARCHIVE_KEPT_FOREIGN = 8_192;
 
