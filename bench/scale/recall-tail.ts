@@ -12,7 +12,7 @@
  * DIR is a copy of a scale folder (the memory composition writes into the folder it opens), or
  * with `--make N` a new one with N archived turns and the warm tier at its bound (the scale
  * bench's `buildFolder`); `--trace` adds the archive's reads per query; the daemon's V8 heap
- * flags are set as `homed run` sets them unless `--no-v8-flags`.
+ * settings (flags and the young generation's hold) are as `homed run` has them unless `--no-v8-flags`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,7 +24,7 @@ import { ColdArchive } from '../../src/memory/archive/index.js';
 import { ManualScheduler, openMemorySystem } from '../../src/memory/index.js';
 import type { PluginLogger } from '../../src/spec/index.js';
 import { percentile } from '../stats.js';
-import { applyDaemonV8Flags } from '../../src/daemon/v8-memory.js';
+import { applyDaemonV8Flags, freezeYoungGeneration, holdYoungGeneration } from '../../src/daemon/v8-memory.js';
 import { EmbedderService } from '../../src/memory/embedder/index.js';
 import { buildFolder, scaleQueries } from './archive.bench.js';
 
@@ -69,8 +69,13 @@ function traced(proto: Record<string, unknown>, names: string[]): void {
 
 async function main(): Promise<void> {
   const home = path.resolve(process.argv[2] ?? '');
-  // The daemon's V8 heap flags (decision 0150), as `homed run` sets them on itself.
-  if (!process.argv.includes('--no-v8-flags')) applyDaemonV8Flags();
+  // The daemon's V8 settings as `homed run` has them (decisions 0150, 0180, 0220, 0230): its flags,
+  // and the young generation kept at its first size while the memory opens, then held at its bound.
+  const daemonV8 = !process.argv.includes('--no-v8-flags');
+  if (daemonV8) {
+    applyDaemonV8Flags();
+    freezeYoungGeneration();
+  }
   const make = process.argv.indexOf('--make');
   if (make >= 0 && !fs.existsSync(path.join(home, 'documents', 'archive.db'))) {
     const embedder = new EmbedderService({ config: { get: () => null as never, onChange: () => () => {} } });
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--trace')) traced(ColdArchive.prototype as unknown as Record<string, unknown>, ['df', 'score', 'rows', 'rankRows', 'adjacentMany', 'saidOn']);
   const scheduler = new ManualScheduler(Date.now());
   const memory = await openMemorySystem({ homeDir: home, config, log: quiet, scheduler, now: scheduler.now });
+  if (daemonV8) holdYoungGeneration();
   let gcs = 0;
   let gcMs = 0;
   let majors = 0;
