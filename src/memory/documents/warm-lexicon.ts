@@ -214,32 +214,25 @@ export class WarmLexicon {
     const start = this.start;
     const base = k1 * (1 - this.b);
     const perLen = (k1 * this.b) / avg;
+    /** Adds one term's postings (document, tf pairs in `from`..`to`) to the scores; removed documents (length < 0) are skipped. */
+    const add = (postings: ArrayLike<number>, from: number, to: number, idf: number) => {
+      for (let i = from; i < to; i += 2) {
+        const num = postings[i];
+        const len = lens[num];
+        if (len < 0) continue;
+        const tf = postings[i + 1];
+        if (acc[num] === 0) touched.push(num);
+        acc[num] += (idf * tf) / (tf + base + perLen * len);
+      }
+    };
     for (const [t, w] of q) {
       const k = this.termNums.get(t);
       if (k === undefined || w === 0) continue;
       const idf = (stats ? stats.idf(t) : this.idf(t)) * w * (k1 + 1);
       // Merged postings first, then the recent ones: document order either way.
-      if (k < this.mergedTerms) {
-        for (let i = start[k], end = start[k + 1]; i < end; i += 2) {
-          const num = pairs[i];
-          const len = lens[num];
-          if (len < 0) continue;
-          const tf = pairs[i + 1];
-          if (acc[num] === 0) touched.push(num);
-          acc[num] += (idf * tf) / (tf + base + perLen * len);
-        }
-      }
+      if (k < this.mergedTerms) add(pairs, start[k], start[k + 1], idf);
       const r = this.recent.get(k);
-      if (r) {
-        for (let i = 0; i < r.length; i += 2) {
-          const num = r[i];
-          const len = lens[num];
-          if (len < 0) continue;
-          const tf = r[i + 1];
-          if (acc[num] === 0) touched.push(num);
-          acc[num] += (idf * tf) / (tf + base + perLen * len);
-        }
-      }
+      if (r) add(r, 0, r.length, idf);
     }
     return takeAccumulated(acc, touched, limit, (num) => this.docIds[num]!);
   }
