@@ -705,6 +705,14 @@ export class ColdArchive {
   }
 
   /**
+   * Whole rows recorded without a turn (notes committed by a tool, imported documents), in row
+   * order after row `afterN`: what an imported tombstone may name by the note's id or text (K-2).
+   */
+  pageWithoutTurn(afterN: number, limit: number): ArchivedRow[] {
+    return (this.st('SELECT * FROM turns WHERE turn_id IS NULL AND n > ? ORDER BY n LIMIT ?').all(afterN, Math.max(1, limit)) as Row[]).map((r) => toArchived(r, 'full'));
+  }
+
+  /**
    * The newest user turns said by one of `speakerIds`, whole, at most `limit` (what memory holds
    * about a person, "said by them"). A user turn recorded without a speaker is the owner's
    * (`owner` true: the CLI and the WebUI record none). Reads the `turns_speaker` index newest row

@@ -398,3 +398,33 @@ test('decision 0160: the days said in a turn go and come with it — exclude tak
     db.close();
   }
 });
+
+test('K-2 / K-5: notes without a turn forgotten on one install are forgotten on another from its tombstones — archived, warm or in the window, by id or by text', async () => {
+  const note = (id: string, content: string, at: number) => ({ id, content, input: '', response: '', kind: 'commit', source: 'agent', channel: 'webui', sessionId: 'webui:1', createdAt: at, addedAt: at, accessCount: 0, refs: [] as string[] });
+  const secret = 'The spare key hides under the blue flowerpot';
+  // R holds the note in its archive and forgets it there.
+  const r = await setup();
+  r.mem.archive.putMany([note('note:key', secret, r.clock.t)]);
+  await r.mem.control.forget({ documents: [{ tier: 'archive', id: 'note:key' }] });
+  assert.deepEqual(await traces(r.mem, 'flowerpot'), []);
+  const refs = r.mem.control.tombstoneRefs().map((x) => x.ref);
+  await r.done(r.mem);
+
+  // S held the same note (same id) in its archive, the same text under another id in its archive
+  // and its documents, and as a note in its context window; and an unrelated note.
+  const s = await setup();
+  s.mem.archive.putMany([note('note:key', secret, s.clock.t), note('note:copy', secret, s.clock.t), note('note:bike', 'The bike shop on Elm Street fixes Bromptons', s.clock.t)]);
+  s.mem.docs.commit(secret);
+  s.mem.context.append({ kind: 'cold_storage', source: 'agent', channel: 'webui', sessionId: 'webui:1', input: secret, response: '' });
+  const held = await traces(s.mem, 'flowerpot');
+  assert.deepEqual(held, ['context', 'documents', 'archive', 'recall']);
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 0, facts: 0, documents: 4 });
+  assert.deepEqual(await traces(s.mem, 'flowerpot'), held, 'a preview changes nothing');
+  assert.ok(s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 }))) > 0);
+  const res = await s.mem.control.applyTombstones({ actor: 'import', tool: 'import' });
+  assert.deepEqual([res?.archived, res?.documents, res?.contextEvents], [2, 1, 1]);
+  assert.deepEqual(await traces(s.mem, 'flowerpot'), []);
+  assert.ok(s.mem.archive.has('note:bike'), 'the unrelated note stays');
+  assert.equal(await s.mem.control.applyTombstones(), undefined, 'nothing more to forget');
+  await s.done(s.mem);
+});

@@ -195,9 +195,9 @@ export class MemoryControl implements MemoryControlService {
   /**
    * Forgets what this install still holds of its tombstones — after an import brought tombstones
    * of forgets made elsewhere: turns whose id or text was forgotten (every tier, index and log, as
-   * any forget), facts forgotten by hand, and notes in the warm documents forgotten by id. So a
-   * forget on one install reaches the copy another install already had. Nothing when nothing
-   * matches (then nothing is recorded).
+   * any forget), facts forgotten by hand, and notes without a turn (warm documents, the archive, the
+   * context window) forgotten by id or by text. So a forget on one install reaches the copy another
+   * install already had. Nothing when nothing matches (then nothing is recorded).
    */
   async applyTombstones(meta: ChangeMeta = {}): Promise<ForgetResult | undefined> {
     const found = await this.tombstoned({
@@ -237,8 +237,8 @@ export class MemoryControl implements MemoryControlService {
     return { turns: found.turnIds.length, facts: found.relationIds.length, documents: found.documents.length };
   }
 
-  /** Turns, facts and warm notes held here that `is` says were forgotten (not yet forgotten here). */
-  private async tombstoned(is: { turn(id: string): boolean; content(text: string): boolean; fact(s: string, p: string, o: string): boolean; doc(id: string): boolean }): Promise<{ turnIds: string[]; relationIds: number[]; documents: { tier: 'document'; id: string }[] }> {
+  /** Turns, facts and notes (warm, archived, in the window) held here that `is` says were forgotten (not yet forgotten here). */
+  private async tombstoned(is: { turn(id: string): boolean; content(text: string): boolean; fact(s: string, p: string, o: string): boolean; doc(id: string): boolean }): Promise<{ turnIds: string[]; relationIds: number[]; documents: { tier: 'document' | 'archive' | 'context'; id: string }[] }> {
     const turnIds = new Set<string>();
     for (const events of (await allLogs(this.t)).values()) {
       for (const e of events) {
@@ -257,7 +257,19 @@ export class MemoryControl implements MemoryControlService {
       for (const r of page) if (is.fact(r.subject, r.predicate, r.object)) relationIds.push(r.id);
       if (page.length < 500) break;
     }
-    const documents = (this.t.docs()?.list() ?? []).filter((d) => is.doc(d.id) || is.content(d.content)).map((d) => ({ tier: 'document' as const, id: d.id }));
+    // Notes (no turn of their own) in every tier, forgotten elsewhere by their id or their text.
+    const documents: { tier: 'document' | 'archive' | 'context'; id: string }[] = (this.t.docs()?.list() ?? []).filter((d) => is.doc(d.id) || is.content(d.content)).map((d) => ({ tier: 'document' as const, id: d.id }));
+    const archive = this.t.archive();
+    for (let after = 0; archive; ) {
+      const page = archive.pageWithoutTurn(after, 500);
+      for (const r of page) if (is.doc(r.doc.id) || (r.doc.content.trim() !== '' && is.content(r.doc.content))) documents.push({ tier: 'archive', id: r.doc.id });
+      if (page.length < 500) break;
+      after = page[page.length - 1].n;
+    }
+    for (const e of this.t.context()?.events() ?? []) {
+      if (e.refs?.length) continue;
+      if (is.doc(e.id) || (!!e.input?.trim() && is.content(e.input)) || (!!e.response?.trim() && is.content(e.response))) documents.push({ tier: 'context', id: e.id });
+    }
     // Notes already gone with a forgotten turn are counted once, with their turn.
     const docsOfTurns = new Set([...turnIds].flatMap((id) => this.t.docs()?.idsOfTurn(id) ?? []));
     return { turnIds: [...turnIds].filter((id) => TURN_ID.test(id)), relationIds, documents: documents.filter((d) => !docsOfTurns.has(d.id)) };
