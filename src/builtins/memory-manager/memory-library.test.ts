@@ -128,6 +128,36 @@ test('M-1: hand edits while running are picked up by the watcher (add, change, u
   assert.ok(existsSync(file));
 });
 
+test('a watcher read in flight while a memory is deleted or edited does not bring it back or undo the edit', async (t) => {
+  const { dir, lib } = tempLib(t, { watch: false });
+  await lib.ready();
+  // What a watcher event runs, started just before our own delete / edit; the delete and the edit
+  // are started a few event-loop turns later each time, so the read lands in every phase of them.
+  const watcherRead = (id: string) => (lib as unknown as { loadFile(p: string): Promise<void> }).loadFile(join(dir, 'memories', `${id}.md`));
+  const turns = async (n: number) => {
+    for (let k = 0; k < n; k++) await new Promise((r) => setImmediate(r));
+  };
+  const back: string[] = [];
+  const stale: string[] = [];
+  for (let i = 0; i < 48; i++) {
+    const gone = await lib.save({ title: `gone ${i}`, snapshot: `text ${i}` });
+    const read = watcherRead(gone.id);
+    await turns(i % 12);
+    await lib.delete(gone.id, { unrecorded: true });
+    await read;
+    if (lib.get(gone.id)) back.push(gone.id);
+    const edited = await lib.save({ title: `edited ${i}`, snapshot: `text ${i}`, notes: 'old' });
+    const read2 = watcherRead(edited.id);
+    await turns(i % 12);
+    await lib.updateNotes(edited.id, 'new');
+    await read2;
+    if (lib.get(edited.id)?.notes !== 'new') stale.push(edited.id);
+  }
+  assert.deepEqual(back, [], 'deleted memories came back in the index');
+  assert.deepEqual(stale, [], 'edits were undone in the index');
+  assert.equal((await lib.list()).total, 48);
+});
+
 test('search: an embedder that never answers costs one short wait, then lexical ranking without asking it again for a while', async (t) => {
   let calls = 0;
   const stuck = { model: async () => 'api:m#4', embed: () => (calls++, new Promise<(number[] | null)[]>(() => {})) };

@@ -157,6 +157,12 @@ export class MemoryLibrary implements LinkIndex {
   private watcherReady: Promise<void> = Promise.resolve();
   private timers = new Map<string, NodeJS.Timeout>();
   private written = new Map<string, string>();
+  /**
+   * Bumped by every write and delete of our own, per id: a file read that was in flight meanwhile
+   * (a watcher event's) is stale and must not index what it read — it could bring a deleted or
+   * forgotten memory back, or an edit's old text. A later change on disk raises a new event.
+   */
+  private generations = new Map<string, number>();
   private writeChain: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -218,10 +224,14 @@ export class MemoryLibrary implements LinkIndex {
   private async loadFile(path: string): Promise<void> {
     const id = this.idOf(path);
     if (!id) return;
+    const generation = this.generations.get(id);
+    const stale = () => this.generations.get(id) !== generation;
     let text: string;
     let mtime: Date;
     try {
-      if (!(await this.staysInside(path))) {
+      const inside = await this.staysInside(path);
+      if (stale()) return;
+      if (!inside) {
         // A link to /etc/… (or anywhere outside) would serve that file as a memory (SPEC §9).
         this.forget(id);
         this.opts.log?.('memory file is a link that leaves the library; ignored', { id });
@@ -229,10 +239,10 @@ export class MemoryLibrary implements LinkIndex {
       }
       [text, mtime] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtime)]);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.forget(id);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !stale()) this.forget(id);
       return;
     }
-    if (this.written.get(id) === text && this.records.has(id)) return;
+    if (stale() || (this.written.get(id) === text && this.records.has(id))) return;
     try {
       this.index(parseMemoryFile(id, text, mtime.toISOString()));
     } catch (e) {
@@ -288,7 +298,12 @@ export class MemoryLibrary implements LinkIndex {
     for (const l of old.links) this.backlinkIndex.get(l)?.delete(id);
   }
 
+  private bump(id: string): void {
+    this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
+  }
+
   private forget(id: string): void {
+    this.bump(id);
     this.unindexLinks(id);
     this.records.delete(id);
     this.scorer.delete(id);
@@ -298,9 +313,15 @@ export class MemoryLibrary implements LinkIndex {
   private async persist(rec: MemoryRecord): Promise<void> {
     const text = serializeMemory(rec);
     this.written.set(rec.id, text);
+    this.bump(rec.id);
     const job = this.writeChain.then(() => writeFileAtomic(join(this.dir, `${rec.id}.md`), text));
     this.writeChain = job.catch(() => undefined);
-    await job;
+    try {
+      await job;
+    } finally {
+      // A read that started while the file was being replaced may have seen the old text.
+      this.bump(rec.id);
+    }
   }
 
   private now(): string {
@@ -483,7 +504,12 @@ export class MemoryLibrary implements LinkIndex {
       if (e.code !== 'ENOENT') throw e;
     }));
     this.writeChain = job.catch(() => undefined);
-    await job;
+    try {
+      await job;
+    } finally {
+      // A watcher's read that began before the unlink may have indexed the file again meanwhile.
+      this.forget(id);
+    }
     // A forget removes without a history entry: the history must not keep the text (K-2).
     if (!opts.unrecorded) this.changed('delete', before, undefined);
     return { id, deleted: true };
