@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginLogger, ServiceMap } from '../../sdk/index.js';
-import { confirmedForget } from '../shared/index.js';
+import { confirmedForget, personSays, toolTags } from '../shared/index.js';
 import { SEARCH_SOURCES, type MemoryHit, type MemorySource } from './memory-source.js';
 
 /** The tools the MCP server offers, by name. */
@@ -88,22 +88,13 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     async (a) => {
-      let tags = a.tags;
-      let note = '';
-      // A convention memory is injected into every new HomeAgent session: a lasting instruction.
-      // The model on the other side of MCP may be steered by what it read, so only the person
-      // makes one — asked in the WebUI, else the memory is saved without the tag.
-      if (tags?.includes('convention')) {
-        const confirm = ctx.confirm();
-        const yes = confirm ? await confirm.ask({ plugin: 'mcp-server', sessionId: '', title: 'An MCP client wants to save a convention memory (injected into every new session). Allow?', detail: `${a.title.slice(0, 200)}\n\n${a.content.slice(0, 1000)}` }).catch(() => false) : false;
-        if (!yes) {
-          tags = tags.filter((t) => t !== 'convention');
-          note = '\n(saved without the convention tag: only the user can make a memory a convention, in the HomeAgent WebUI library)';
-        }
-      }
-      const saved = await ctx.source.save({ title: a.title, content: a.content, impressions: a.impressions, tags, notes: a.notes });
+      // A convention or a session summary is injected into every new HomeAgent session: a lasting
+      // instruction. The model on the other side of MCP may be steered by what it read, so only the
+      // person makes one — asked in the WebUI, else the memory is saved without the tag (0240).
+      const { tags, note } = await toolTags(a.tags, (reserved) => personSays(ctx.confirm(), { plugin: 'mcp-server', sessionId: '', title: `An MCP client wants to save a memory tagged ${reserved.join(' / ')} (injected into every new session). Allow?`, detail: `${a.title.slice(0, 200)}\n\n${a.content.slice(0, 1000)}` }));
+      const saved = await ctx.source.save({ title: a.title, content: a.content, impressions: a.impressions, tags: tags as string[] | undefined, notes: a.notes });
       ctx.log.info('mcp library_save', { transport: ctx.transport, id: saved.id });
-      return ok(`saved as library:${saved.id}${note}`, { ref: `library:${saved.id}`, ...saved, ...(note ? { note: note.trim() } : {}) });
+      return ok(`saved as library:${saved.id}${note ? `\n(${note})` : ''}`, { ref: `library:${saved.id}`, ...saved, ...(note ? { note } : {}) });
     },
   );
   server.registerTool(

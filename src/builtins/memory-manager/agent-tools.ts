@@ -1,5 +1,6 @@
 import type { ToolInvocation, ToolDef } from '../../sdk/index.js';
 import { HomeAgentError, NotFoundError, ValidationError } from '../../sdk/index.js';
+import { isAutoInjected, personSays, toolTags } from '../shared/index.js';
 import { DisabledError } from './errors.js';
 import { assertMemoryId } from './memory-id.js';
 import type { MemoryManager } from './memory-manager.js';
@@ -28,6 +29,11 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
   const mustSee = (id: string, call?: ToolInvocation) => {
     if (!visible(id, scopeOf(call))) throw new NotFoundError('memory', id);
     return id;
+  };
+  /** The person's yes in the WebUI for something that would reach every new session or turn (decision 0240). */
+  const ask = (call: ToolInvocation | undefined, title: string, detail: string) => personSays(m.sdk.use('host.confirm'), { plugin: 'memory-manager', sessionId: call?.sessionId ?? '', title, detail: detail.slice(0, 1200) });
+  const needsYes = async (call: ToolInvocation | undefined, title: string, detail: string) => {
+    if (!(await ask(call, title, detail))) throw new HomeAgentError('FORBIDDEN', `${title.replace(/\?$/, '')}: the user did not allow it (it needs their yes in the HomeAgent WebUI)`);
   };
   return [
     {
@@ -66,20 +72,9 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       },
       handler: guard<Record<string, unknown>>(async (a, call) => {
         const { title, snapshot, impressions, notes, links } = a;
-        let tags = a.tags;
-        let note: string | undefined;
-        // A convention memory is injected into every new session: from a tool (which text the
-        // model read may have steered) it needs the person's yes, else it is saved as a plain memory.
-        if (Array.isArray(tags) && tags.includes('convention')) {
-          const confirm = m.sdk.use('host.confirm');
-          const ok = confirm
-            ? await confirm.ask({ plugin: 'memory-manager', sessionId: call?.sessionId ?? '', title: 'Save a convention memory (injected into every new session)?', detail: `${String(title).slice(0, 200)}\n\n${String(snapshot).slice(0, 1000)}` }).catch(() => false)
-            : false;
-          if (!ok) {
-            tags = tags.filter((t) => t !== 'convention');
-            note = 'saved without the convention tag: only the user can make a memory a convention (WebUI library)';
-          }
-        }
+        // A convention or a session summary is injected into every new session: from a tool (which
+        // text the model read may have steered) it needs the person's yes, else it is saved plain.
+        const { tags, note } = await toolTags(a.tags, (reserved) => ask(call, `Save a memory tagged ${reserved.join(' / ')} (injected into every new session)?`, `${String(title).slice(0, 200)}\n\n${String(snapshot).slice(0, 1000)}`));
         // A chat channel's turn records who said it (issue 13 part 5); the owner's own turns carry none.
         const speaker = call?.speaker ? { id: call.speaker.id, ...(call.speaker.name ? { name: call.speaker.name.slice(0, 100) } : {}) } : undefined;
         const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links, ...(speaker ? { speaker } : {}), ...(call?.conversation ? { conversation: call.conversation.id } : {}) });
@@ -91,7 +86,11 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       description: '给记忆追加或替换批注（不改快照）。Append to or replace the notes of a memory.',
       parameters: { type: 'object', properties: { id: str('memory id'), notes: str('notes text'), mode: { type: 'string', enum: ['append', 'replace'] } }, required: ['id', 'notes'] },
       handler: guard<{ id: string; notes: string; mode?: 'append' | 'replace' }>(async (a, call) => {
-        const rec = await m.library.updateNotes(mustSee(assertMemoryId(a.id), call), a.notes, a.mode === 'replace' ? 'replace' : 'append');
+        const id = mustSee(assertMemoryId(a.id), call);
+        // Notes are injected with the memory: those of a convention or a session summary reach every new session.
+        const target = m.library.get(id);
+        if (target && isAutoInjected(target.tags)) await needsYes(call, `Change the notes of "${target.title.slice(0, 80)}" (injected into every new session)?`, `${a.mode === 'replace' ? 'Replace the notes with' : 'Append to the notes'}:\n\n${String(a.notes).slice(0, 1000)}`);
+        const rec = await m.library.updateNotes(id, a.notes, a.mode === 'replace' ? 'replace' : 'append');
         return { id: rec.id, notes: rec.notes };
       }),
     },
@@ -114,6 +113,8 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
         if (a.action === 'add') {
           const rec = await m.library.read(assertMemoryId(a.id));
           if (!rec.enabled) throw new ValidationError(`memory ${rec.id} is disabled`, { path: 'id' });
+          // The plan is injected into the owner's turns ('on': every turn): the person chooses what is in it.
+          if (!m.plan.peek().memories.some((x) => x.id === rec.id)) await needsYes(call, `Add "${rec.title.slice(0, 80)}" to the injection plan (given to the model on your turns)?`, `${rec.snapshot.slice(0, 800)}${rec.notes ? `\n\n${rec.notes.slice(0, 300)}` : ''}`);
           await m.plan.addMemory(rec);
         } else if (a.action === 'remove') {
           await m.plan.removeMemory(assertMemoryId(a.id));

@@ -50,10 +50,9 @@ export interface MemoryRecord extends MemoryMeta {
 
 export const SNAPSHOT_HEADING = '## 快照';
 export const NOTES_MARKER = '<!-- notes -->';
-/** The tag of convention memories (M-3). */
-export const TAG_CONVENTION = 'convention';
-/** The tag of session summaries (M-3). */
-export const TAG_SUMMARY = '会话总结';
+// The tags of convention memories and session summaries (M-3): shared with the MCP server, which
+// guards them for its clients as the agent tools do (decision 0240).
+export { TAG_CONVENTION, TAG_SUMMARY } from '../shared/index.js';
 
 const KNOWN_KEYS = ['title', 'impressions', 'tags', 'enabled', 'links', 'composedOf', 'source', 'speaker', 'speakerName', 'conversation', 'createdAt', 'updatedAt'] as const;
 const SPEAKER_RE = /^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/;
