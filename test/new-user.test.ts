@@ -126,6 +126,7 @@ test('homed with the WebUI port taken: one line naming the fix, no stack trace; 
       await w2.exited;
     }
     assert.match(w2.out, new RegExp(`WebUI:\\s+http://127\\.0\\.0\\.1:${free}`));
+    assert.doesNotMatch(w2.out, /token=/, 'stdout is a pipe here (a log file, a journal): no sign-in link in it');
     const status = await fetch(`http://127.0.0.1:${free}/api/v1/status`, { headers: { authorization: `Bearer ${readAuthToken(h)}` } });
     assert.equal(status.status, 200);
     again.kill('SIGTERM');

@@ -9,13 +9,14 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { signInUrl, homePaths, resolveHome } from '../paths/index.js';
+import { homePaths, resolveHome } from '../paths/index.js';
 import { DaemonClient } from '../waiter/daemon-client.js';
 import { processAlive, readPid, removePid, writePid } from './pid-file.js';
 import { Supervisor } from './supervisor.js';
 import { startDaemon } from './daemon.js';
 import { applyDaemonV8Flags, holdYoungGeneration } from './v8-memory.js';
-import { waiterCommand, waiterHint } from './cli-hint.js';
+import { waiterHint } from './cli-hint.js';
+import { webuiLine } from './banner.js';
 import { currentServiceOptions, installService, uninstallService, type CommandRunner } from './user-service.js';
 
 /** The entry (`main.js` beside this file), what the supervisor and the service run: it sets V8's young generation before anything loads. */
@@ -73,12 +74,9 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
   process.stdout.write(
     [
       `homed is running (pid ${process.pid}, data in ${home})`,
-      // The sign-in link carries the secret: printed on the terminal only, never into a log
-      // file (supervised, stdout goes to logs/supervisor.log — `waiter webui` prints it there).
+      // The sign-in link carries the secret: printed on a terminal only, never into a log file.
       url
-        ? supervised
-          ? `  WebUI:  ${url}  (sign-in link: ${waiterCommand()} webui)`
-          : `  WebUI:  ${signInUrl(url, daemon.signInToken())}\n          (open this link once to sign this browser in; \`${waiterCommand()} webui\` prints it again)`
+        ? webuiLine(url, daemon.signInToken(), { supervised, tty: process.stdout.isTTY === true })
         : `  WebUI:  not running: ${webui?.state === 'starting' ? 'still starting' : (webui?.lastError ?? webui?.state ?? 'not installed').replace(/^(webui: )?start failed: /, '')}`,
       `  CLI:    ${waiterHint()}`,
       daemon.providers.available() ? '' : '  No LLM source is configured yet: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, run Ollama locally, or add a key in the WebUI settings.',
