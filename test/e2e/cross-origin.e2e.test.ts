@@ -120,6 +120,22 @@ describe('a page of another origin cannot act as the user', { skip, timeout: 120
     await page.context().close();
   });
 
+  it('a link with a wrong token (any page can navigate there) does not sign a signed-in browser out', async () => {
+    const { page, errors } = await openPage(browser, h.url, { lang: 'en', token: h.token });
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    assert.equal(new URL(page.url()).searchParams.has('token'), false, 'the token leaves the address bar');
+    await page.goto(`${h.url}/?token=junk`);
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    assert.equal(await page.evaluate(() => localStorage.getItem('ha.token')), h.token);
+    assert.equal(new URL(page.url()).searchParams.has('token'), false);
+    // A valid link is still taken (the same token here; a new one after the person rotated it).
+    await page.goto(`${h.url}/?token=${encodeURIComponent(h.token)}`);
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    assert.equal(await page.evaluate(() => localStorage.getItem('ha.token')), h.token);
+    assert.deepEqual(errors.filter((e) => !/401/.test(e)), []);
+    await page.context().close();
+  });
+
   it('a browser without the token sees the sign-in screen, and signs in by pasting the token', async () => {
     const { page } = await openPage(browser, h.url, { lang: 'en' });
     await page.waitForSelector('[data-testid=signin]', { timeout: T });

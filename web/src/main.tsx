@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
-import { ApiError, api, clearToken, reportClientError, UNAUTHORIZED_EVENT } from './api/client';
+import { ApiError, adoptLinkToken, api, clearToken, reportClientError, UNAUTHORIZED_EVENT } from './api/client';
 import { SignIn } from './components/sign-in';
 import './styles.css';
 
@@ -12,10 +12,12 @@ window.addEventListener('unhandledrejection', (e) => reportClientError(e.reason,
 function Gate() {
   const [state, setState] = useState<'checking' | 'in' | 'out'>('checking');
   useEffect(() => {
-    api('/api/v1/status').then(
-      () => setState('in'),
-      (e: unknown) => setState(e instanceof ApiError && e.status === 401 ? 'out' : 'in'),
-    );
+    void adoptLinkToken()
+      .then(() => api('/api/v1/status'))
+      .then(
+        () => setState('in'),
+        (e: unknown) => setState(e instanceof ApiError && e.status === 401 ? 'out' : 'in'),
+      );
     const out = () => {
       clearToken();
       setState('out');

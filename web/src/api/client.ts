@@ -3,24 +3,44 @@
 const TOKEN_KEY = 'ha.token';
 
 /**
- * The access token (the daemon's per-install secret): taken from the sign-in link's `?token=` on
- * first load (then removed from the URL), kept in this origin's localStorage — which a page of any
- * other origin, another port on 127.0.0.1 included, cannot read.
+ * The access token (the daemon's per-install secret), kept in this origin's localStorage — which a
+ * page of any other origin, another port on 127.0.0.1 included, cannot read. It arrives by the
+ * sign-in link's `?token=` ({@link adoptLinkToken}) or pasted on the sign-in screen.
  */
 export function token(): string {
   try {
-    const url = new URL(window.location.href);
-    const t = url.searchParams.get('token');
-    if (t) {
-      localStorage.setItem(TOKEN_KEY, t);
-      url.searchParams.delete('token');
-      window.history.replaceState(null, '', url.toString());
-      return t;
-    }
     return localStorage.getItem(TOKEN_KEY) ?? '';
   } catch {
     return '';
   }
+}
+
+/**
+ * Takes the sign-in link's `?token=` (and removes it from the address bar). Any page can send this
+ * browser to `/?token=junk`, so a token already kept is replaced only once the daemon accepts the
+ * new one: a wrong link must not sign the browser out.
+ */
+export async function adoptLinkToken(): Promise<void> {
+  let t = '';
+  try {
+    const url = new URL(window.location.href);
+    t = url.searchParams.get('token')?.trim() ?? '';
+    if (!url.searchParams.has('token')) return;
+    url.searchParams.delete('token');
+    window.history.replaceState(null, '', url.toString());
+  } catch {
+    return;
+  }
+  const kept = token();
+  if (!t || t === kept) return;
+  if (kept) {
+    const accepted = await fetch('/api/v1/status', { headers: { authorization: `Bearer ${t}` } }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!accepted) return;
+  }
+  setToken(t);
 }
 
 /** Keeps a token the person pasted (same storage as the sign-in link). */
