@@ -201,3 +201,34 @@ test('homed start/status/stop with the supervisor; a crashed daemon is restarted
   const log = readFileSync(join(h, 'sessions', 'cli%3Aslow.jsonl'), 'utf8');
   assert.match(log, /my cat is called Mochi/);
 });
+
+test('a WebUI message answered 202 is in the session log, its attachment kept, even when the daemon is killed right after', async (t) => {
+  const h = home();
+  // One process (node with tsx's loader, not the tsx wrapper), so SIGKILL reaches the daemon itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: { ...env(h), HOMEAGENT_WEBUI_PORT: '0' } });
+  t.after(() => child.kill('SIGKILL'));
+  const exited = new Promise((r) => child.once('exit', r));
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  for (let i = 0; i < 600 && !/WebUI:\s+http/.test(out); i++) await sleep(100);
+  const url = /WebUI:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+  assert.ok(url, out);
+  const token = readFileSync(join(h, 'auth-token'), 'utf8').trim();
+  fake.enqueue({ text: 'never sent', delayMs: 10_000 });
+  // A large attachment makes the window between the request and the log write wide.
+  const data = Buffer.alloc(4 * 1024 * 1024, 7).toString('base64');
+  const res = await fetch(`${url}/api/v1/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: 'the spare key is under the third stone', attachments: [{ name: 'map.bin', mimeType: 'application/octet-stream', data }] }),
+  });
+  assert.equal(res.status, 202);
+  const { sessionId, turnId } = (await res.json()) as { sessionId: string; turnId: string };
+  child.kill('SIGKILL');
+  await exited;
+  const lines = readFileSync(join(h, 'sessions', `${encodeURIComponent(sessionId)}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type?: string; turnId?: string; kind?: string; text?: string; data?: { attachments?: { path?: string }[] } });
+  const user = lines.find((l) => l.turnId === turnId && l.kind === 'user');
+  assert.equal(user?.text, 'the spare key is under the third stone', 'the acknowledged message is in the log');
+  const path = user?.data?.attachments?.[0]?.path;
+  assert.ok(path && statSync(join(h, path)).size === 4 * 1024 * 1024, `the attachment is kept: ${JSON.stringify(user?.data)}`);
+});

@@ -53,8 +53,10 @@ interface QueuedInput {
   /** Where its attachments were kept (when a media port is wired). */
   stored?: StoredAttachment[];
   resolve: (o: TurnOutcome) => void;
-  /** Resolves once the user message is in the session log. */
+  /** Settles once recording the user message ended (never rejects: see `recordError`). */
   accepted?: Promise<void>;
+  /** Why the user message could not be written to the session log, if it could not. */
+  recordError?: Error;
   /** The channel the session was created on (its chat), known once recorded. */
   home?: string;
 }
@@ -234,14 +236,20 @@ export class Agent {
     const q: QueuedInput = { input, turnId, resolve };
     const accepted = this.record(q);
     q.accepted = accepted;
+    // What a channel awaits before it acknowledges the message (a 202, a Telegram offset): the
+    // message is in the session log then, so a kill right after loses nothing acknowledged.
+    const recorded = accepted.then(() => {
+      if (q.recordError) throw q.recordError;
+    });
+    recorded.catch(() => {});
     if (this.stopped) {
       // Nothing will process it: keep the message, tell the caller at once instead of never.
       void accepted.then(() => resolve(this.abortedOutcome(q)));
-      return { turnId, sessionId: input.sessionId, done };
+      return { turnId, sessionId: input.sessionId, done, accepted: recorded };
     }
     (input.trigger === 'system' && input.source === CONSOLIDATION ? this.selfInputs : this.external).push(q);
     void accepted.then(() => this.wake?.());
-    return { turnId, sessionId: input.sessionId, done };
+    return { turnId, sessionId: input.sessionId, done, accepted: recorded };
   }
 
   /** Internal self-input: takes the consolidation path (C-1, seed selfInputCh). */
@@ -364,7 +372,8 @@ export class Agent {
       this.bus.emit('session_event', { sessionId: q.input.sessionId, seq: ev.seq, kind: 'user' });
       await this.opts.textLog?.append({ at: this.now(), sessionId: q.input.sessionId, turnId: q.turnId, role: 'user', source: q.input.source, text: q.input.text });
     } catch (e) {
-      this.log.error(`could not record input of ${q.turnId}: ${(e as Error).message}`);
+      q.recordError = e instanceof Error ? e : new Error(String(e));
+      this.log.error(`could not record input of ${q.turnId}: ${q.recordError.message}`);
     }
   }
 

@@ -49,6 +49,12 @@ export interface InputTicket {
   turnId: string;
   sessionId: string;
   done: Promise<TurnOutcome>;
+  /**
+   * Resolves once the message (and its attachments) is in the session log; rejects when it could
+   * not be written. A channel acknowledges a message to its sender only after this, so a daemon
+   * killed right after loses nothing it acknowledged.
+   */
+  accepted: Promise<void>;
 }
 
 export interface TurnOutcome {

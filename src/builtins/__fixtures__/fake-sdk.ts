@@ -112,7 +112,7 @@ export async function startFake(def: PluginDefinition, opts: FakeHostOptions = {
     injectInput(input): InputTicket {
       inputs.push(input);
       const turnId = `${input.sessionId}#${++turn}`;
-      return { turnId, sessionId: input.sessionId, done: Promise.resolve({ turnId, sessionId: input.sessionId, text: '', status: 'ok', rounds: 0 }) };
+      return { turnId, sessionId: input.sessionId, done: Promise.resolve({ turnId, sessionId: input.sessionId, text: '', status: 'ok', rounds: 0 }), accepted: Promise.resolve() };
     },
     injectInterrupt(i) {
       interrupts.push(i);

@@ -98,6 +98,7 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       }
       if (a?.wait === false) {
         disposers.forEach((d) => d());
+        await ticket.accepted;
         return { turnId: ticket.turnId, sessionId, queued: true };
       }
       try {

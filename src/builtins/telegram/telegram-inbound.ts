@@ -16,7 +16,8 @@ export interface InboundDeps {
   filesDir: string;
   /** Users already refused in this run (one polite refusal each). Held in memory only. */
   refused: Set<string>;
-  inject: (input: InputOptions) => void;
+  /** Resolves once the message is in the session log (the update is confirmed to Telegram after). */
+  inject: (input: InputOptions) => Promise<void>;
   log: PluginLogger;
   signal?: AbortSignal;
 }
@@ -81,7 +82,7 @@ export async function handleUpdate(raw: unknown, d: InboundDeps): Promise<Inboun
   const speaker: Speaker = { id: `telegram:${userId}`, name: displayName(m.from), platform: 'telegram', userId };
   const conversation: Conversation = { kind: 'private', id: sessionOf(m.chat.id), platform: 'telegram', title: displayName(m.from) };
   d.api.sendChatAction(m.chat.id, 'typing').catch(() => {});
-  d.inject({
+  await d.inject({
     sessionId: sessionOf(m.chat.id),
     source: 'telegram',
     channel: 'telegram',

@@ -112,7 +112,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
               maxFileBytes: () => s.get<number>('max_file_mb') * 1024 * 1024,
               filesDir: join(sdk.homeDir, 'media', 'telegram'),
               refused,
-              inject: (input) => void sdk.injectInput(input),
+              inject: (input) => sdk.injectInput(input).accepted,
               log: sdk.log,
             }),
         });

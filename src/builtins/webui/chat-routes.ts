@@ -120,6 +120,8 @@ export function mountChatRoutes(app: Hono, ctx: WebuiContext): void {
     const ticket = sdk.injectInput({ sessionId, source: 'webui', channel: 'webui', text: body.text, attachments: body.attachments, trigger: 'user' });
     // The outcome is streamed over SSE; keep the promise from going unhandled.
     void ticket.done?.catch?.(() => undefined);
+    // Acknowledged only once the message is in the session log: a kill right after loses nothing.
+    await ticket.accepted;
     const delivery = agentStatus?.busy ? 'queued' : 'new-turn';
     return json({ ok: true, turnId: ticket.turnId, sessionId: ticket.sessionId, delivery }, 202);
   });

@@ -161,6 +161,7 @@ export function mountSessionRoutes(app: Hono, ctx: WebuiContext): void {
     published(id, marker.seq, 'marker');
     const ticket = sdk.injectInput({ sessionId: id, source: 'webui', channel: 'webui', text, attachments: attachments.length ? attachments : undefined, trigger: 'user' });
     void ticket.done?.catch?.(() => undefined);
+    await ticket.accepted;
     return json({ ok: true, sessionId: id, turnId: ticket.turnId, deleted: later, delivery: sdk.use('host.agent')?.status().busy ? 'queued' : 'new-turn' }, 202);
   });
 

@@ -411,7 +411,12 @@ export class ExternalPlugin {
       case 'injectInput': {
         const ticket = sdk.injectInput(a.input as never);
         void ticket.done.then((outcome) => this.send(gen, { t: 'turn', turnId: ticket.turnId, outcome }));
-        return { turnId: ticket.turnId, sessionId: ticket.sessionId };
+        // Answered once the message is in the session log (the plugin's ticket.accepted).
+        const notRecorded = await ticket.accepted.then(
+          () => undefined,
+          (e: Error) => e.message,
+        );
+        return { turnId: ticket.turnId, sessionId: ticket.sessionId, ...(notRecorded ? { notRecorded } : {}) };
       }
       case 'injectInterrupt':
         sdk.injectInterrupt(a.input as never);

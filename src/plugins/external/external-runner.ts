@@ -104,11 +104,16 @@ function buildSdk(init: Extract<ParentMessage, { t: 'init' }>): RestrictedPlugin
       // The ticket needs its ids at once; the daemon answers before the turn can end.
       let resolveDone!: (o: TurnOutcome) => void;
       const done = new Promise<TurnOutcome>((r) => (resolveDone = r));
-      const ids = request('injectInput', { input }) as Promise<{ turnId: string; sessionId: string }>;
-      const ticket: { turnId: string; sessionId: string; done: Promise<TurnOutcome>; ready?: Promise<unknown> } = {
+      const ids = request('injectInput', { input }) as Promise<{ turnId: string; sessionId: string; notRecorded?: string }>;
+      const accepted = ids.then((v) => {
+        if (v.notRecorded) throw new Error(`the message was not written to the session log: ${v.notRecorded}`);
+      });
+      accepted.catch(() => {});
+      const ticket: { turnId: string; sessionId: string; done: Promise<TurnOutcome>; accepted: Promise<void>; ready?: Promise<unknown> } = {
         turnId: '',
         sessionId: String(input.sessionId ?? ''),
         done,
+        accepted,
       };
       ticket.ready = ids.then((v) => {
           ticket.turnId = v.turnId;

@@ -333,9 +333,10 @@ export function createMiniHost(opts: { home?: string } = {}): MiniHost {
     let resolve!: (o: TurnOutcome) => void;
     const done = new Promise<TurnOutcome>((r) => (resolve = r));
     queue.push({ input, turnId, resolve });
-    void sessions.append(input.sessionId, { turnId, kind: 'user', text: input.text, data: { source: input.source, attachments: input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) } });
+    const accepted = sessions.append(input.sessionId, { turnId, kind: 'user', text: input.text, data: { source: input.source, attachments: input.attachments?.map((a) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4) })) } }).then(() => undefined);
+    accepted.catch(() => {});
     void pump();
-    return { turnId, sessionId: input.sessionId, done };
+    return { turnId, sessionId: input.sessionId, done, accepted };
   }
 
   async function pump(): Promise<void> {
