@@ -8,7 +8,7 @@ import { DocStore, type MemoryDocument } from './documents/index.js';
 import { ColdArchive } from './archive/index.js';
 import { GraphDB } from './graph/index.js';
 import { Indexer } from './indexer/index.js';
-import { RuleDistillPipeline, docToTriples, speakerEntity, type LlmLike } from './distill/index.js';
+import { RuleDistillPipeline, docToTriples, speakerEntity, type DistillableDoc, type LlmLike } from './distill/index.js';
 import { SocialService } from './social/index.js';
 import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
@@ -187,11 +187,11 @@ export class MemorySystem {
   }
 
   /** Cold documents, then those beyond the warm tier's bound, oldest first (the archive loop's input). */
-  private coldDocuments(now: number, olderThanMs: number, maxAccess: number, limit: number): { id: string; text: string; refs: string[]; speaker?: string; speakerId?: string; eventKind?: string }[] {
+  private coldDocuments(now: number, olderThanMs: number, maxAccess: number, limit: number): DistillableDoc[] {
     const cold = this.docs.findCold(now, olderThanMs / 3_600_000, maxAccess);
     const ids = new Set(cold.map((d) => d.id));
     const over = this.docs.beyondBound(this.cfgNumber('core.memory.warm_max_docs', 5_000)).filter((d) => !ids.has(d.id));
-    return [...cold, ...over].slice(0, limit).map((d) => ({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), speakerId: speakerIdOf(d), eventKind: d.eventKind }));
+    return [...cold, ...over].slice(0, limit).map((d) => ({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), speakerId: speakerIdOf(d), eventKind: d.eventKind, at: d.createdAt }));
   }
 
   /**
@@ -279,7 +279,7 @@ export class MemorySystem {
   private async distillRecovered(docs: MemoryDocument[]): Promise<number> {
     let n = 0;
     for (const d of docs) {
-      const triples = await docToTriples({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), speakerId: speakerIdOf(d), eventKind: d.eventKind }, { speaker: this.opts.speaker, log: this.log });
+      const triples = await docToTriples({ id: d.id, text: d.content, refs: d.refs, speaker: speakerEntity(d), speakerId: speakerIdOf(d), eventKind: d.eventKind, at: d.createdAt }, { speaker: this.opts.speaker, log: this.log });
       const fresh = triples.filter((t) => {
         const cites = new Set(t.refs ?? []);
         return !this.graph.relationsOf(t.subject, t.predicate).some((r) => r.object.toLowerCase() === t.object.toLowerCase() && this.graph.sourcesOf(r.id).some((s) => cites.has(s.ref)));

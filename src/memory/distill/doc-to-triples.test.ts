@@ -59,3 +59,11 @@ test('who said it: every fact carries the document’s speaker id, never one the
   on.fake.enqueue({ text: '{"triples":[{"subject":"user","predicate":"visited","object":"Porto","speaker":"qq:9"}]}' });
   assert.deepEqual((await docToTriples(doc, { llm: on.llm })).map((t) => t.speaker), [undefined], 'no speaker recorded: none invented');
 });
+
+test("a document's facts hold from when it was said (its time), not from when it was distilled", async () => {
+  const at = Date.UTC(2025, 4, 1);
+  const rules = await docToTriples({ id: 'd1', text: 'I live in Rome', at });
+  assert.deepEqual(rules.map((t) => [t.object, t.validFrom]), [['Rome', at]]);
+  const undated = await docToTriples({ id: 'd2', text: 'I live in Rome' });
+  assert.equal(undated[0].validFrom, undefined, 'no time known: the graph uses the commit time');
+});

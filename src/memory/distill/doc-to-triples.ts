@@ -22,6 +22,8 @@ export interface DistillableDoc {
   speakerId?: string;
   /** Kind of the context event it came from; the rules skip `agent` (the assistant's "I" is not the user). */
   eventKind?: string;
+  /** When it was said (epoch ms): its facts hold from then, not from when the distiller ran. */
+  at?: number;
 }
 
 export const DOC_TRIPLES_PROMPT = `You extract durable facts from a memory document for a personal knowledge graph.
@@ -79,11 +81,11 @@ export function parseLlmTriples(text: string, doc?: DistillableDoc): Triple[] | 
  */
 export async function docToTriples(doc: DistillableDoc, opts: { llm?: LlmLike; speaker?: string; log?: PluginLogger } = {}): Promise<Triple[]> {
   const rules = () => (doc.eventKind === 'agent' ? [] : extractFacts(doc.text, { speaker: doc.speaker ?? opts.speaker, refs: [doc.id, ...(doc.refs ?? [])].slice(0, 20) }));
-  // Who said it comes from the document, never from the model's answer (text it read may lie).
+  // Who said it, and when, come from the document, never from the model's answer (text it read may lie).
   const said = (ts: Triple[]): Triple[] =>
     ts.map((t) => {
-      const { speaker: _ignored, ...rest } = t;
-      return doc.speakerId ? { ...rest, speaker: doc.speakerId } : rest;
+      const { speaker: _ignored, validFrom: _when, ...rest } = t;
+      return { ...rest, ...(doc.speakerId ? { speaker: doc.speakerId } : {}), ...(doc.at !== undefined ? { validFrom: doc.at } : t.validFrom !== undefined ? { validFrom: t.validFrom } : {}) };
     });
   if (!opts.llm?.available()) return said(rules());
   try {

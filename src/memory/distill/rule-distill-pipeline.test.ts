@@ -56,3 +56,15 @@ test('an unreadable marker file is logged and the pipeline starts over', async (
   assert.equal(got[0].object, '30');
   assert.match(warnings[0], /unreadable/);
 });
+
+test('facts hold from when they were said, not from the tick that distilled them: a move said two days later ends the old place then', async () => {
+  const said = 200 * DAY;
+  const graph = new GraphDB({ path: path.join(root, 'dated', 'graph.db') });
+  graph.open();
+  const events = [ev('p', said, 'I live in Paris'), ev('b', said + 2 * DAY, 'I moved to Berlin')];
+  const p = new RuleDistillPipeline({ commit: (t) => graph.commit(t), events: () => events, statePath: path.join(root, 'dated', 'state.json'), now: () => said + 3 * DAY });
+  await p.tick();
+  const lives = graph.relations().items.filter((r) => r.predicate === 'lives_in').sort((a, b) => (a.validFrom ?? 0) - (b.validFrom ?? 0));
+  assert.deepEqual(lives.map((r) => [r.object, r.validFrom, r.validTo ?? null]), [['Paris', said, said + 2 * DAY], ['Berlin', said + 2 * DAY, null]]);
+  graph.close();
+});

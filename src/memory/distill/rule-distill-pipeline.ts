@@ -95,7 +95,8 @@ export class RuleDistillPipeline {
       events++;
       // Who said it is recorded with each fact's sources (issue 15): the speaker's id, `user` for the owner.
       const said = ev.speaker?.id ?? OWNER_SPEAKER_ID;
-      for (const t of extractFacts(ev.input, { speaker: speakerEntity(ev) ?? this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) })) triples.push({ ...t, speaker: said });
+      // A fact holds from when it was said, not from this tick (a move said days ago ends the old place then).
+      for (const t of extractFacts(ev.input, { speaker: speakerEntity(ev) ?? this.opts.speaker, refs: [ev.id, ...(ev.refs ?? [])].slice(0, 10) })) triples.push({ ...t, speaker: said, validFrom: ev.timestamp });
       this.distilled.set(ev.id, now);
       changed = true;
     }
