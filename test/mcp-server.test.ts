@@ -118,6 +118,9 @@ describe('MCP server over the memory', { timeout: 180_000 }, () => {
     assert.ok(!sly.isError, textOf(sly));
     assert.match(textOf(sly), /without the convention \/ 会话总结 tag/);
     assert.deepEqual((await mm('memory.get', { id: (sly.structuredContent as { ref: string }).ref.slice('library:'.length) })).tags, ['misc']);
+    // In the memory history as the MCP client's saves, not the user's.
+    const hist = d.host.services.use('host.memory-control')!.history({ kind: 'memory' });
+    assert.deepEqual([hist[0].actor, hist[0].tool], ['mcp', 'library_save']);
   });
 
   it('bad input comes back as a tool error; the server keeps answering', async () => {

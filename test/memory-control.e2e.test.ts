@@ -131,6 +131,11 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     const outcome = await d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'Anna works at Siemens, remember that' }).done;
     const byAgent = (await api('/api/v1/memory/history?subject=Siemens')).body.history as { actor: string; tool: string; turnId: string }[];
     assert.deepEqual([byAgent[0].actor, byAgent[0].tool, byAgent[0].turnId], ['agent', 'memory_commit', outcome.turnId]);
+    // So is a library memory the agent saves with the memory-manager's tool (it was recorded as the user's).
+    llm.enqueue({ toolCalls: [{ name: 'library_save', arguments: { title: 'Bike lock', snapshot: 'The bike lock code is 2468' } }] }, { text: 'Saved.' });
+    const saved = await d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'remember my bike lock code is 2468' }).done;
+    const lib = (await api('/api/v1/memory/history?kind=memory')).body.history as { actor: string; tool: string; turnId: string; summary: string }[];
+    assert.deepEqual([lib[0].actor, lib[0].tool, lib[0].turnId], ['agent', 'library_save', saved.turnId], JSON.stringify(lib[0]));
   });
 
   it('K-3: library saves, edits and deletes are in the history; undo brings notes and a deleted memory back; forget removes a memory and its history', async () => {

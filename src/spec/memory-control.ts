@@ -182,6 +182,11 @@ export interface MemoryControlService {
   previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }>;
   /** Records a change the caller made (library, plan); returns it with its id. */
   record(change: NewMemoryChange): MemoryChange;
+  /**
+   * Runs `fn` as `meta`'s actor: every change recorded inside it, across awaits, says who made it
+   * (a plugin's agent tools run as `agent` with their turn; outside any, the user).
+   */
+  runAs<T>(meta: ChangeMeta, fn: () => T): T;
   history(query?: HistoryQuery): MemoryChange[];
   /** Undoes a change (recorded itself as an `undo` change); a later change of the same thing → ConflictError. */
   undo(id: string, meta?: ChangeMeta): Promise<MemoryChange>;

@@ -92,7 +92,10 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       // instruction. The model on the other side of MCP may be steered by what it read, so only the
       // person makes one — asked in the WebUI, else the memory is saved without the tag (0240).
       const { tags, note } = await toolTags(a.tags, (reserved) => personSays(ctx.confirm(), { plugin: 'mcp-server', sessionId: '', title: `An MCP client wants to save a memory tagged ${reserved.join(' / ')} (injected into every new session). Allow?`, detail: `${a.title.slice(0, 200)}\n\n${a.content.slice(0, 1000)}` }));
-      const saved = await ctx.source.save({ title: a.title, content: a.content, impressions: a.impressions, tags: tags as string[] | undefined, notes: a.notes });
+      // In the memory history as the MCP client's save (K-3), not the user's.
+      const save = () => ctx.source.save({ title: a.title, content: a.content, impressions: a.impressions, tags: tags as string[] | undefined, notes: a.notes });
+      const mc = ctx.control();
+      const saved = await (mc ? mc.runAs({ actor: 'mcp', tool: 'library_save' }, save) : save());
       ctx.log.info('mcp library_save', { transport: ctx.transport, id: saved.id });
       return ok(`saved as library:${saved.id}${note ? `\n(${note})` : ''}`, { ref: `library:${saved.id}`, ...saved, ...(note ? { note } : {}) });
     },

@@ -35,7 +35,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
   const needsYes = async (call: ToolInvocation | undefined, title: string, detail: string) => {
     if (!(await ask(call, title, detail))) throw new HomeAgentError('FORBIDDEN', `${title.replace(/\?$/, '')}: the user did not allow it (it needs their yes in the HomeAgent WebUI)`);
   };
-  return [
+  const tools: ToolDef[] = [
     {
       name: 'library_search',
       description: '在记忆库中检索记忆（按印象、标题、正文排序）。Search the curated memory library.',
@@ -126,4 +126,13 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       }),
     },
   ];
+  // What these tools change is recorded in the memory history as the agent's, from its turn (K-3).
+  return tools.map((t) => ({
+    ...t,
+    handler: (a, call) => {
+      const mc = m.sdk.use('host.memory-control');
+      const run = () => t.handler(a, call);
+      return mc ? mc.runAs({ actor: 'agent', tool: t.name, ...(call?.turnId ? { turnId: call.turnId } : {}) }, run) : run();
+    },
+  }));
 }

@@ -2,7 +2,7 @@ import type { ChangeMeta, ContextEvent, Disposer, ForgetParticipant, ForgetPlan,
 import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
 import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
-import { currentChangeActor } from './change-actor.js';
+import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { allLogs, type ControlTiers } from './control-tiers.js';
 import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
@@ -313,6 +313,10 @@ export class MemoryControl implements MemoryControlService {
 
   record(change: NewMemoryChange): MemoryChange {
     return this.recordMany([change])[0];
+  }
+
+  runAs<T>(meta: ChangeMeta, fn: () => T): T {
+    return withChangeActor(meta, fn);
   }
 
   private recordMany(changes: NewMemoryChange[]): MemoryChange[] {
