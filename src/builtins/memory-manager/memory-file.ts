@@ -40,6 +40,12 @@ export interface MemoryMeta {
   updatedAt: string;
   /** Front-matter keys we do not know (added in Obsidian …), kept as they were. */
   extra?: Record<string, unknown>;
+  /**
+   * Why the file's front matter could not be read whole (a hand edit that is not valid YAML): the
+   * record holds only what could be read, so the app does not write the file over (it would lose
+   * the rest) until the person fixes it. Never written to the file.
+   */
+  frontMatterError?: string;
 }
 
 /** A whole memory: meta + the immutable snapshot + the editable notes. */
@@ -80,7 +86,7 @@ function parseValue(raw: string): unknown {
   }
 }
 
-function parseFrontMatter(block: string): Record<string, unknown> {
+function parseFrontMatter(block: string): { fm: Record<string, unknown>; error?: string } {
   const lines = block.split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
   const out: Record<string, unknown> = {};
   let lineMode = true;
@@ -92,13 +98,16 @@ function parseFrontMatter(block: string): Record<string, unknown> {
     }
     out[m[1]] = parseValue(m[2]);
   }
-  if (lineMode) return out;
+  if (lineMode) return { fm: out };
   // Obsidian's property editor rewrites lists as YAML blocks: read such a block as YAML.
   try {
     const y = parseYaml(block) as unknown;
-    if (y && typeof y === 'object' && !Array.isArray(y)) return y as Record<string, unknown>;
-  } catch {}
-  return out;
+    if (y && typeof y === 'object' && !Array.isArray(y)) return { fm: y as Record<string, unknown> };
+    return { fm: out, error: 'the front matter is not a list of properties' };
+  } catch (e) {
+    // Lenient for reading (the lines before the fault), but the record is partial: say so.
+    return { fm: out, error: `the front matter is not valid YAML: ${String((e as Error).message ?? e).split('\n')[0].slice(0, 200)}` };
+  }
 }
 
 function toIso(v: unknown, fallback: string): string {
@@ -154,10 +163,11 @@ export function normalizeMeta(id: string, fm: Record<string, unknown>, fallbackT
 export function parseMemoryFile(id: string, text: string, fallbackTime = new Date(0).toISOString()): MemoryRecord {
   const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
   let fm: Record<string, unknown> = {};
+  let fmError: string | undefined;
   let body = src;
   const fmMatch = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(src) ?? /^---\n---[ \t]*(?:\n|$)/.exec(src);
   if (fmMatch) {
-    fm = parseFrontMatter(fmMatch[1] ?? '');
+    ({ fm, error: fmError } = parseFrontMatter(fmMatch[1] ?? ''));
     body = src.slice(fmMatch[0].length);
   }
   const lines = body.split('\n');
@@ -167,7 +177,7 @@ export function parseMemoryFile(id: string, text: string, fallbackTime = new Dat
   const marker = markerRel >= 0 ? start + markerRel : -1;
   const snapshot = normalizeText(lines.slice(start, marker >= 0 ? marker : undefined).join('\n'));
   const notes = marker >= 0 ? normalizeText(lines.slice(marker + 1).join('\n')) : '';
-  return { ...normalizeMeta(id, fm, fallbackTime), snapshot, notes };
+  return { ...normalizeMeta(id, fm, fallbackTime), snapshot, notes, ...(fmError ? { frontMatterError: fmError } : {}) };
 }
 
 function fmValue(v: unknown): string {

@@ -158,6 +158,30 @@ test('a watcher read in flight while a memory is deleted or edited does not brin
   assert.equal((await lib.list()).total, 48);
 });
 
+test('a hand-edited memory whose front matter is not valid YAML is read in part and not written over by app edits (it would lose the rest)', async (t) => {
+  const { dir, lib } = tempLib(t, { watch: false });
+  mkdirSync(join(dir, 'memories'), { recursive: true });
+  const file = join(dir, 'memories', 'hand-yaml.md');
+  const text = '---\ntitle: "Trip"\ntags:\n  - travel\n  - food\nmood: "sunny\nsource_url: https://example.org/x\n---\n## 快照\nWe went to Lisbon.\n';
+  writeFileSync(file, text);
+  await lib.ready();
+  const rec = lib.get('hand-yaml');
+  assert.equal(rec?.snapshot, 'We went to Lisbon.', 'still readable and searchable');
+  assert.match(rec?.frontMatterError ?? '', /not valid YAML/);
+  await assert.rejects(lib.updateNotes('hand-yaml', 'appended note', 'append'), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /cannot be changed here until its file is fixed/.test(e.message));
+  await assert.rejects(lib.updateMeta('hand-yaml', { title: 'New' }), { code: 'CONFLICT' });
+  assert.equal(readFileSync(file, 'utf8'), text, 'the file is as the person wrote it');
+  // Fixed by hand, it can be edited again.
+  writeFileSync(file, text.replace('"sunny', '"sunny"'));
+  const again = new MemoryLibrary(dir, { watch: false });
+  t.after(() => again.close());
+  await again.ready();
+  assert.equal(again.get('hand-yaml')?.frontMatterError, undefined);
+  assert.deepEqual(again.get('hand-yaml')?.tags, ['travel', 'food']);
+  await again.updateNotes('hand-yaml', 'appended note', 'append');
+  assert.match(readFileSync(file, 'utf8'), /source_url/, 'the properties it did not know are kept');
+});
+
 test('search: an embedder that never answers costs one short wait, then lexical ranking without asking it again for a while', async (t) => {
   let calls = 0;
   const stuck = { model: async () => 'api:m#4', embed: () => (calls++, new Promise<(number[] | null)[]>(() => {})) };

@@ -455,6 +455,8 @@ export class MemoryLibrary implements LinkIndex {
     await this.ready();
     const rec = this.records.get(id);
     if (!rec) throw new NotFoundError('memory', id);
+    // Written over, a file read only in part would lose what could not be read (a hand edit's fault).
+    if (rec.frontMatterError) throw new ConflictError(`memory ${id} cannot be changed here until its file is fixed: ${rec.frontMatterError} (memories/${id}.md)`, { id });
     const next = { ...fn(rec), id, snapshot: rec.snapshot, createdAt: rec.createdAt, updatedAt: this.now() };
     await this.persist(next);
     this.index(next);
