@@ -307,10 +307,21 @@ describe('import', () => {
     assert.match((await skip.C.memory.knowledge.get('recipes')).content, /my own version/);
     assert.ok(!(await skip.C.sessions.events('cli:trip')).some((e) => e.text.includes('Mochi')));
 
+    // Overwrite does not replace a session of ours that diverged from theirs (its turns are cited
+    // by our tiers): theirs comes in beside it, as keep-both does, and the report says so.
     const over = await run('overwrite');
-    assert.equal(over.r.parts.sessions?.overwritten, 1);
+    assert.equal(over.r.parts.sessions?.conflicts, 1);
+    assert.equal(over.r.parts.sessions?.overwritten, 0);
+    assert.equal(over.r.parts.sessions?.keptBoth, 1);
+    assert.equal(over.r.renamedSessions['cli:trip'], 'cli:trip.imported-1');
+    assert.ok(over.r.notes.some((n) => /cli:trip here has turns the archive's does not/.test(n)), JSON.stringify(over.r.notes));
     assert.match((await over.C.memory.knowledge.get('recipes')).content, /pine nuts/);
-    assert.ok((await over.C.sessions.events('cli:trip')).some((e) => e.text.includes('Mochi')));
+    const oursAfter = await over.C.sessions.events('cli:trip');
+    assert.ok(oursAfter.some((e) => e.text.includes('another trip')) && !oursAfter.some((e) => e.text.includes('Mochi')));
+    assert.ok((await over.C.sessions.events('cli:trip.imported-1')).some((e) => e.text.includes('Mochi')));
+    // What our tiers cite as cli:trip#1 is still our message; their fact cites their renamed turn.
+    const overFact = over.C.memory.graph.exportFacts().relations.find((r) => r.subject === 'Mochi')!;
+    assert.deepEqual(overFact.sources.map((x) => x.ref), [aTurn.replace('cli:trip#', 'cli:trip.imported-1#')]);
 
     const both = await run('keep-both');
     assert.equal(both.r.parts.sessions?.keptBoth, 1);
@@ -325,6 +336,31 @@ describe('import', () => {
     assert.deepEqual(fact.sources.map((s) => s.ref), [aTurn.replace('cli:trip#', `${renamed}#`)]);
     assert.match((await both.C.memory.knowledge.get('recipes')).content, /my own version/);
     assert.match((await both.C.memory.knowledge.get(both.r.renamed.knowledge.recipes)).content, /pine nuts/);
+  });
+
+  test('overwrite replaces a session of ours that is a prefix of theirs (same turns, another header)', async () => {
+    const entries = await readZip(exportPlain);
+    const log = entries.get('sessions/cli%3Atrip.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const header = log.find((l) => l.type === 'session')!;
+    const firstTurn = log.filter((l) => l.type === 'event' && l.turnId === aTurn);
+    assert.ok(firstTurn.length >= 2 && firstTurn.length < log.filter((l) => l.type === 'event').length);
+    const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));
+    homes.push(home);
+    mkdirSync(join(home, 'sessions'), { recursive: true });
+    const ours = [{ ...header, title: 'my own title', createdAt: Number(header.createdAt) + 1 }, ...firstTurn];
+    writeFileSync(join(home, 'sessions', 'cli%3Atrip.jsonl'), ours.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const P = await daemon({ homeDir: home });
+    const t = P.host.services.use('host.transfer')!;
+    const job = await t.stageImport({ file: exportPlain });
+    const r = (await t.applyImport(job.id, { mode: 'overwrite' })).report!;
+    await t.discard(job.id);
+    assert.equal(r.parts.sessions?.conflicts, 1);
+    assert.equal(r.parts.sessions?.overwritten, 1);
+    assert.equal(r.parts.sessions?.keptBoth, 0);
+    assert.deepEqual(r.renamedSessions, {});
+    const events = await P.sessions.events('cli:trip');
+    assert.ok(events.some((e) => e.text.includes('blue flowerpot')), 'theirs, which extends ours, is the log now');
+    assert.notEqual((await P.sessions.get('cli:trip'))?.title, 'my own title');
   });
 
   test('forget tombstones (the memory.tombstones seam): a forgotten turn does not come back through an import', async () => {
@@ -563,6 +599,18 @@ describe('bad archives: a coded error, nothing changed, the daemon keeps running
       e.set('memory/graph.db', readFileSync(p));
     });
     await expectRefused(G, f, 'TRANSFER_CORRUPT');
+  });
+  test('a session log whose header names another session than its file (checksums right)', async () => {
+    const f = await variant(exportPlain, join(work, 'otherid.zip'), (e, m) => {
+      const log = e.get('sessions/cli%3Atrip.jsonl')!;
+      e.set('sessions/cli%3Aother2.jsonl', Buffer.from(log.toString('utf8').replace('"id":"cli:trip"', '"id":"cli:default"')));
+      m.files.push({ path: 'sessions/cli%3Aother2.jsonl', part: 'sessions', bytes: 0, sha256: '' });
+    });
+    await expectRefused(G, f, 'TRANSFER_CORRUPT', { mode: 'skip' });
+    const t = G.host.services.use('host.transfer')!;
+    const job = await t.stageImport({ file: f });
+    await assert.rejects(t.inspectImport(job.id, { mode: 'skip' }), (e: TransferError) => e.code === 'TRANSFER_CORRUPT' && /cli%3Aother2\.jsonl.*cli:default/.test(e.message));
+    await t.discard(job.id);
   });
   test('not an export at all', async () => {
     const f = join(work, 'text.zip');

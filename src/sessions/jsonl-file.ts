@@ -4,6 +4,8 @@ import path from 'node:path';
 /** Where JSONL helpers report skipped or repaired lines. */
 export interface JsonlLogger {
   warn(msg: string, data?: Record<string, unknown>): void;
+  /** Data that needs the person's attention (a log moved aside); `warn` when absent. */
+  error?(msg: string, data?: Record<string, unknown>): void;
 }
 
 export interface JsonlScan {
@@ -13,12 +15,15 @@ export interface JsonlScan {
   size: number;
   /** Byte offset of each record's line (parallel to `records`). */
   offsets: number[];
+  /** With `repair`: the torn last line that was cut off, and the side file its bytes were kept in. */
+  torn?: { bytes: Buffer; keptIn?: string };
 }
 
 /**
- * Reads a JSONL file. Lines that are not JSON objects are skipped with a warning. With
- * `repair`, a torn last line (no trailing newline, e.g. after a kill mid-write) is completed
- * when it parses, otherwise cut off, so the next append starts on a clean line.
+ * Reads a JSONL file. Lines that are not JSON objects are skipped with a warning (and stay in the
+ * file). With `repair`, a torn last line (no trailing newline, e.g. after a kill mid-write) is
+ * completed when it parses, otherwise cut off so the next append starts on a clean line — its
+ * bytes are first appended to a side file `<file>.torn-<ms>` (fsynced): a repair discards nothing.
  */
 export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repair?: boolean } = {}): Promise<JsonlScan> {
   let buf: Buffer;
@@ -50,9 +55,12 @@ export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repai
           logger.warn('completed a JSONL line without newline', { file: path.basename(file), line: lineNo });
           return { records, size: buf.length + 1, offsets };
         }
+        const bytes = buf.subarray(start);
+        // Whitespace only (a stray blank) is not worth a file; anything else is kept beside the log.
+        const keptIn = bytes.toString('latin1').trim() === '' ? undefined : await keepBytes(`${file}.torn-${Date.now()}`, bytes);
         await fs.promises.truncate(file, start);
-        logger.warn('cut off a torn last JSONL line', { file: path.basename(file), line: lineNo, bytes: buf.length - start });
-        return { records, size: start, offsets };
+        logger.warn('cut off a torn last JSONL line', { file: path.basename(file), line: lineNo, bytes: bytes.length, ...(keptIn ? { keptIn: path.basename(keptIn) } : {}) });
+        return { records, size: start, offsets, torn: { bytes, keptIn } };
       }
       if (!parsed) logger.warn('skipped a torn last JSONL line', { file: path.basename(file), line: lineNo });
       break;
@@ -64,6 +72,19 @@ export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repai
     start = nl + 1;
   }
   return { records, size: buf.length, offsets };
+}
+
+/** Appends `bytes` to `file` durably (file and folder fsynced) and returns its path. */
+async function keepBytes(file: string, bytes: Buffer): Promise<string> {
+  const fh = await fs.promises.open(file, 'a', 0o600);
+  try {
+    await fh.write(bytes);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsyncDir(path.dirname(file));
+  return file;
 }
 
 /** Parses one JSONL line into an object; undefined for blank, malformed or non-object lines. */

@@ -22,11 +22,12 @@ function tmpDir(): string {
 
 async function openStore(dir: string, extra: { maxEventBytes?: number } = {}) {
   const warnings: string[] = [];
+  const errors: { msg: string; data?: Record<string, unknown> }[] = [];
   let t = 1_000;
-  const store = new SessionStore({ dir, now: () => ++t, logger: { warn: (m) => warnings.push(m) }, ...extra });
+  const store = new SessionStore({ dir, now: () => ++t, logger: { warn: (m) => warnings.push(m), error: (msg, data) => errors.push({ msg, data }) }, ...extra });
   await store.open();
   stores.push(store);
-  return { store, warnings };
+  return { store, warnings, errors };
 }
 
 describe('SessionStore', () => {
@@ -159,6 +160,10 @@ describe('SessionStore', () => {
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
     assert.equal(lines.length, 4); // header + 3 events
     for (const l of lines) JSON.parse(l);
+    // The cut bytes are kept beside the log, not discarded.
+    const side = fs.readdirSync(dir).filter((f) => f.startsWith('webui%3At.jsonl.torn-'));
+    assert.equal(side.length, 1, fs.readdirSync(dir).join(','));
+    assert.equal(fs.readFileSync(path.join(dir, side[0]), 'utf8'), '{"type":"event","seq":3,"turnId":"webui:t#1","kind":"assi');
     assert.deepEqual(
       (await again.events('webui:t')).map((e) => e.text),
       ['one', 'two', 'three'],
@@ -255,11 +260,49 @@ describe('SessionStore', () => {
     fs.writeFileSync(path.join(dir, 'cli%3Ahalf.jsonl'), '{"type":"session","id":"cli:ha');
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello');
     fs.writeFileSync(path.join(dir, '%2E%2Ebad.jsonl'), '{"type":"session","id":"..bad"}\n');
+    fs.writeFileSync(path.join(dir, 'cli%3Aempty.jsonl'), '');
     const { store } = await openStore(dir);
     assert.deepEqual(await store.list(), []);
     assert.equal(fs.existsSync(path.join(dir, 'cli%3Ahalf.jsonl')), false);
+    assert.equal(fs.existsSync(path.join(dir, 'cli%3Aempty.jsonl')), false);
+    // Nothing else is left: a torn header is not kept in a side file either.
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['%2E%2Ebad.jsonl', 'notes.txt']);
     const info = await store.create({ channel: 'cli', id: 'cli:half' });
     assert.equal(info.id, 'cli:half');
+  });
+
+  test('a log with no readable line (saved as UTF-16, lines wrapped in arrays) is moved aside exactly as it was, never deleted; an error names it', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'cli', id: 'cli:default' });
+    await store.append('cli:default', { turnId: 'cli:default#1', kind: 'user', text: 'the boat is called Aurora' });
+    await store.create({ channel: 'cli', id: 'cli:arrays' });
+    await store.append('cli:arrays', { turnId: 'cli:arrays#1', kind: 'user', text: 'keep me' });
+    await store.close();
+    const utf16File = path.join(dir, 'cli%3Adefault.jsonl');
+    // What `iconv -t UTF-16` writes: a BOM, two bytes a character (each newline leaves a 0x00 after it: a torn tail).
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(fs.readFileSync(utf16File, 'utf8'), 'utf16le')]);
+    fs.writeFileSync(utf16File, utf16);
+    const arraysFile = path.join(dir, 'cli%3Aarrays.jsonl');
+    const arrays = fs.readFileSync(arraysFile, 'utf8').split('\n').filter(Boolean).map((l) => `[ ${l} ]\n`).join('');
+    fs.writeFileSync(arraysFile, arrays);
+
+    const { store: again, errors } = await openStore(dir);
+    assert.deepEqual(await again.list(), []);
+    const names = fs.readdirSync(dir).sort();
+    assert.equal(names.length, 2, names.join(','));
+    const [arraysAside, utf16Aside] = names;
+    assert.match(arraysAside, /^cli%3Aarrays\.jsonl\.corrupt-\d+$/);
+    assert.match(utf16Aside, /^cli%3Adefault\.jsonl\.corrupt-\d+$/);
+    assert.ok(fs.readFileSync(path.join(dir, utf16Aside)).equals(utf16), 'the UTF-16 log is kept byte for byte (its torn tail put back)');
+    assert.equal(fs.readFileSync(path.join(dir, arraysAside), 'utf8'), arrays);
+    assert.deepEqual(errors.map((e) => e.data?.movedTo).sort(), [arraysAside, utf16Aside]);
+    assert.ok(errors.every((e) => /moved aside/.test(e.msg)));
+    // The id is free again; a new session under it starts a new log and leaves the one aside alone.
+    await again.create({ channel: 'cli', id: 'cli:default' });
+    assert.ok(fs.readFileSync(path.join(dir, utf16Aside)).equals(utf16));
+    const { store: third } = await openStore(dir);
+    assert.deepEqual((await third.list()).map((s) => s.id), ['cli:default']);
   });
 
   test('methods before open fail clearly; close is idempotent', async () => {
@@ -291,5 +334,32 @@ describe('SessionStore', () => {
     assert.equal(fs.readdirSync(dir).filter((f) => !f.endsWith('.jsonl')).length, 0, 'no temp file left');
     const { store: again } = await openStore(dir);
     assert.deepEqual((await again.events('webui:r')).map((e) => e.text), ['[forgotten]', '[forgotten]', 'hello', 'hi']);
+  });
+
+  test('K-2: redact keeps every line it does not redact byte for byte — a line that does not parse included', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    await store.create({ channel: 'cli', id: 'cli:d' });
+    await store.append('cli:d', { turnId: 'cli:d#1', kind: 'user', text: 'forget this 4711' });
+    await store.close();
+    const file = path.join(dir, 'cli%3Ad.jsonl');
+    // A line damaged by hand (a quote lost), and a valid line in an unusual spacing.
+    const damaged = '{"type":"event","seq":2,"turnId":"cli:d#2","kind":"user","at":7,"text":"the ferry leaves at 9\n';
+    const spaced = '{ "type": "event", "seq": 3, "turnId": "cli:d#3", "kind": "user", "at": 8, "text": "ok" }\n';
+    fs.appendFileSync(file, damaged + spaced);
+    const before = fs.readFileSync(file, 'utf8');
+    const { store: again } = await openStore(dir);
+    assert.equal(await again.redact('cli:d', (e) => e.turnId === 'cli:d#1'), 1);
+    const after = fs.readFileSync(file, 'utf8');
+    assert.doesNotMatch(after, /4711/);
+    const [headerB, , ...restB] = before.split('\n');
+    const [headerA, redacted, ...restA] = after.split('\n');
+    assert.equal(headerA, headerB);
+    assert.deepEqual(restA, restB, 'the damaged line and the others are unchanged');
+    assert.ok(after.includes(damaged) && after.includes(spaced));
+    assert.match(redacted, /"text":"\[forgotten\]"/);
+    assert.deepEqual((await again.events('cli:d')).map((e) => [e.seq, e.text]), [[1, '[forgotten]'], [3, 'ok']]);
+    const e4 = await again.append('cli:d', { turnId: 'cli:d#4', kind: 'user', text: 'next' });
+    assert.equal(e4.seq, 4);
   });
 });

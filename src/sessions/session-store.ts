@@ -16,7 +16,7 @@ import {
   type SessionsAPI,
 } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
-import { appendDurable, createDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
+import { appendDurable, createDurable, fsyncDir, parseObject, scanJsonl, type JsonlLogger, type JsonlScan } from './jsonl-file.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
 import { assertChannel, assertSessionId, sessionFileStem, sessionIdFromFileStem } from './session-id.js';
@@ -285,6 +285,8 @@ export class SessionStore implements SessionsAPI {
    * `[forgotten]` and its data by `{ redacted: true }`. Deletion markers keep their data (what they
    * hide stays hidden). Deleted events are offered to `match` too. Appends wait for it (the
    * session's lock); the offset index is rebuilt from the new file. Returns how many were redacted.
+   * Every other line is kept byte for byte, lines that do not parse too (their text, if any, is
+   * beyond the reach of `match`: a forget cannot tell whose it is).
    */
   async redact(id: string, match: (e: SessionEvent) => boolean): Promise<number> {
     this.requireOpen();
@@ -293,20 +295,34 @@ export class SessionStore implements SessionsAPI {
       // A deleted session's log still holds its text: it is redacted too.
       const s = this.sessions.get(id);
       if (!s) throw new NotFoundError('session', id);
-      const { records } = await scanJsonl(s.file, this.logger);
+      // Line by line over the bytes: only the matched events' lines are replaced; every other
+      // line — one that does not parse (damaged by hand, another encoding) included — is copied
+      // byte for byte, so a forget never drops what the store could not read.
+      let buf: Buffer;
+      try {
+        buf = await fs.promises.readFile(s.file);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+        throw e;
+      }
       let n = 0;
-      const lines = records.map((r) => {
-        const ev = toEvent(r);
+      const parts: Buffer[] = [];
+      for (let start = 0; start < buf.length; ) {
+        const nl = buf.indexOf(0x0a, start);
+        const end = nl === -1 ? buf.length : nl + 1;
+        const line = buf.subarray(start, end);
+        start = end;
+        const r = parseObject(line.toString('utf8'));
+        const ev = r && toEvent(r);
         if (ev && !ev.data?.redacted && match(ev)) {
           n++;
           const keep = ev.kind === 'marker' && ev.data?.op === 'delete' ? ev.data : { redacted: true };
-          return JSON.stringify({ type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep });
-        }
-        return JSON.stringify(r);
-      });
+          const redacted = JSON.stringify({ type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep });
+          parts.push(Buffer.from(nl === -1 ? redacted : `${redacted}\n`, 'utf8'));
+        } else parts.push(line);
+      }
       if (!n) return 0;
-      const body = lines.map((l) => `${l}\n`).join('');
-      await writeFileAtomic(s.file, body);
+      await writeFileAtomic(s.file, Buffer.concat(parts));
       // New byte offsets: the sparse index is rebuilt (visibility is unchanged: same seqs, turns, markers).
       const scan = await scanJsonl(s.file, this.logger);
       s.size = scan.size;
@@ -555,7 +571,7 @@ export class SessionStore implements SessionsAPI {
   /** Loads one log into memory; repairs its tail; skips files that are not ours. */
   private async load(file: string): Promise<void> {
     const stem = path.basename(file, '.jsonl');
-    const { records, size, offsets } = await scanJsonl(file, this.logger, { repair: true });
+    const { records, size, offsets, torn } = await scanJsonl(file, this.logger, { repair: true });
     const header = records.find((r) => r.type === 'session');
     let id = typeof header?.id === 'string' ? header.id : sessionIdFromFileStem(stem);
     if (id !== undefined && sessionIdFromFileStem(stem) !== id) id = undefined;
@@ -564,9 +580,7 @@ export class SessionStore implements SessionsAPI {
       return;
     }
     if (records.length === 0) {
-      // only a torn header was written: nothing was ever acknowledged, so the file goes
-      await fs.promises.rm(file, { force: true });
-      this.logger.warn('removed an empty session log', { file: path.basename(file) });
+      await this.dropUnreadable(file, size, torn);
       return;
     }
     if (!header) this.logger.warn('session log has no header; metadata derived from its events', { file: path.basename(file) });
@@ -612,6 +626,37 @@ export class SessionStore implements SessionsAPI {
     }
     s.turnCounter = info.turns;
     this.sessions.set(id, s);
+  }
+
+  /**
+   * A log without one readable line. Empty (0 bytes), or only a torn header (a kill while the
+   * session was created — nothing was ever acknowledged): removed. Anything else (a file saved in
+   * another encoding, edited by hand, damaged) is the person's data: it is renamed aside to
+   * `<name>.corrupt-<ms>` exactly as it was (a torn tail cut off by the scan is put back), so it is
+   * not loaded as a session — whose next create would start an empty log under its name — and
+   * an error names it.
+   */
+  private async dropUnreadable(file: string, size: number, torn: JsonlScan['torn']): Promise<void> {
+    // What createLocked writes first; a torn header is a prefix of a header line (or that start cut short).
+    const HEAD = '{"type":"session"';
+    const tornText = torn?.bytes.toString('utf8') ?? '';
+    const onlyTornHeader = tornText.trim() === '' || tornText.startsWith(HEAD) || HEAD.startsWith(tornText);
+    if (size === 0 && onlyTornHeader) {
+      await fs.promises.rm(file, { force: true });
+      if (torn?.keptIn) await fs.promises.rm(torn.keptIn, { force: true });
+      this.logger.warn('removed an empty session log', { file: path.basename(file) });
+      return;
+    }
+    if (torn) {
+      // Put the cut bytes back: the file moved aside is byte for byte what was on disk.
+      await appendDurable(file, torn.bytes);
+      if (torn.keptIn) await fs.promises.rm(torn.keptIn, { force: true });
+    }
+    let aside = `${file}.corrupt-${this.now()}`;
+    for (let n = 2; fs.existsSync(aside); n++) aside = `${file}.corrupt-${this.now()}-${n}`;
+    await fs.promises.rename(file, aside);
+    await fsyncDir(path.dirname(file));
+    (this.logger.error ?? this.logger.warn).call(this.logger, 'a session log holds no readable line: moved aside, not loaded', { file: path.basename(file), movedTo: path.basename(aside) });
   }
 
   private parseTitle(title: unknown): string {

@@ -95,6 +95,16 @@ function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, u
   return out;
 }
 
+/** What identifies each event of a log, in order: seq, turn, kind and text. */
+function eventKeys(lines: readonly Record<string, unknown>[]): string[] {
+  return lines.filter((l) => l.type === 'event').map((l) => JSON.stringify([l.seq, l.turnId, l.kind, l.text]));
+}
+
+/** True when `a` is `b` or its start. */
+function isPrefix(a: readonly string[], b: readonly string[]): boolean {
+  return a.length <= b.length && a.every((k, i) => k === b[i]);
+}
+
 const serialise = (lines: readonly Record<string, unknown>[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
 /** A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten. */
@@ -148,6 +158,8 @@ function mapDocument(d: MemoryDocument, refs: RefMap, textForgotten: (t: string)
  * entries) or, where two cannot coexist (a graph fact, the plan, persona, a setting), keeps ours
  * and adds what theirs has that ours lacks (graph sources) or keeps ours. A session log of ours
  * that the archive's extends (the same session exported later) takes the longer log in every mode.
+ * `overwrite` replaces a session log of ours only when ours is a prefix of theirs by events; one
+ * that diverged is kept and theirs imported beside it as in keep-both (the tiers cite our turns).
  */
 export async function mergeImport(o: {
   staged: StagedExport;
@@ -202,8 +214,14 @@ export async function mergeImport(o: {
           p.skipped++;
           continue;
         }
-        if (mode === 'overwrite') p.overwritten++;
+        // Overwrite takes theirs only where ours is a prefix of it (every event of ours is in
+        // theirs, in place): a log of ours that diverged has turns the memory tiers still cite
+        // (`S#3`), and replacing it would make those refs name other messages or none. Two
+        // installs that each chatted as `cli:default` diverge as a rule: theirs is kept beside.
+        const diverged = mode === 'overwrite' && !isPrefix(eventKeys(logLines(oursText)), eventKeys(theirs));
+        if (mode === 'overwrite' && !diverged) p.overwritten++;
         else {
+          if (diverged) notes.push(`session ${s.id} here has turns the archive's does not: overwrite kept it and imported the archive's beside it`);
           id = freeSessionId(s.id, takenSession);
           refs.renameSession(s.id, id);
           p.keptBoth++;

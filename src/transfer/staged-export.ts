@@ -138,6 +138,32 @@ export class StagedExport {
     this.context();
     this.tombstones();
     this.settings();
+    this.checkSessionIds();
+  }
+
+  /**
+   * Every `session` line of a session log names the session of its file name: the store loads a
+   * log only then (it skips `sessions/cli%3Aother.jsonl` whose header says `cli:default`), so an
+   * import that took such a file would report a session added that never appears.
+   */
+  private checkSessionIds(): void {
+    for (const f of this.manifest.files) {
+      if (f.part !== 'sessions') continue;
+      const id = sessionIdFromFileStem(f.path.slice('sessions/'.length, -'.jsonl'.length));
+      if (id === undefined) throw new TransferError('TRANSFER_CORRUPT', `${f.path} is not named like a session log`, { entry: f.path });
+      for (const line of readFileSync(unpacked(this.dir, f.path), 'utf8').split('\n')) {
+        let v: unknown;
+        try {
+          v = JSON.parse(line);
+        } catch {
+          continue; // a torn or foreign line: the store skips it too
+        }
+        const r = v as { type?: unknown; id?: unknown } | null;
+        if (r && typeof r === 'object' && r.type === 'session' && typeof r.id === 'string' && r.id !== id) {
+          throw new TransferError('TRANSFER_CORRUPT', `${f.path} holds the log of session "${r.id.slice(0, 130)}", not of "${id}"`, { entry: f.path });
+        }
+      }
+    }
   }
 
   /** Session logs: id and the unpacked file. */
