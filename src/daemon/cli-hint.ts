@@ -37,6 +37,11 @@ export function waiterHint(env: NodeJS.ProcessEnv = process.env): string {
   return `npx waiter chat   (in ${packageDir()}; "npm link" there puts waiter and homed on your PATH)`;
 }
 
+/** `homed` when it is on PATH, else `npx homed` (run in the package folder). */
+export function homedCommand(env: NodeJS.ProcessEnv = process.env): string {
+  return onPath('homed', env) ? 'homed' : 'npx homed';
+}
+
 /** `waiter` when it is on PATH, else `npx waiter` (run in the package folder). */
 export function waiterCommand(env: NodeJS.ProcessEnv = process.env): string {
   return onPath('waiter', env) ? 'waiter' : 'npx waiter';

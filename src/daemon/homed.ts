@@ -15,7 +15,7 @@ import { processAlive, readPid, removePid, writePid } from './pid-file.js';
 import { Supervisor } from './supervisor.js';
 import { startDaemon } from './daemon.js';
 import { applyDaemonV8Flags, holdYoungGeneration } from './v8-memory.js';
-import { waiterHint } from './cli-hint.js';
+import { homedCommand, waiterHint } from './cli-hint.js';
 import { webuiLine } from './banner.js';
 import { currentServiceOptions, installService, uninstallService, type CommandRunner } from './user-service.js';
 
@@ -60,7 +60,7 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
   if (!supervised) {
     const pid = readPid(p.pidFile);
     if (pid && pid !== process.pid && processAlive(pid)) {
-      process.stderr.write(`homed is already running (pid ${pid}); use "homed stop" first\n`);
+      process.stderr.write(`homed is already running (pid ${pid}); use "${homedCommand()} stop" first\n`);
       process.exit(1);
     }
     writePid(p.pidFile);

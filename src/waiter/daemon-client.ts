@@ -5,7 +5,7 @@ import { CLI_MAX_FRAME_BYTES, CLI_PROTOCOL_VERSION, HomeAgentError, type CliComm
 /** The daemon is not running (no socket, or nobody answers on it). */
 export class DaemonNotRunningError extends HomeAgentError {
   constructor(path: string, cause?: unknown) {
-    super('DAEMON_NOT_RUNNING', `homed is not running (no answer on ${path}). Start it with: homed start   (or: npm start)`, { details: { path }, cause });
+    super('DAEMON_NOT_RUNNING', `homed is not running (no answer on ${path}). Start it with "npm start" or "npx homed start" in the HomeAgent folder ("homed start" once it is on your PATH)`, { details: { path }, cause });
   }
 }
 

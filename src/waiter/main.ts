@@ -14,15 +14,20 @@ import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { renderHuman } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
+import { streamPrinter, type WaiterIo } from './stream-printer.js';
+
+export type { WaiterIo } from './stream-printer.js';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
 
-/** Where waiter writes: the terminal, or a caller's sinks (tests run `main` in process). */
-export interface WaiterIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-const terminal: WaiterIo = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) };
+/** The process's own terminal (stdout, stderr). */
+const terminal: WaiterIo = {
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+  get errTty() {
+    return process.stderr.isTTY === true;
+  },
+};
 let io: WaiterIo = terminal;
 
 interface GlobalOpts {
@@ -106,11 +111,17 @@ async function passphrase(o: { passphrase?: boolean; passphraseEnv?: string }, c
 
 /** Prints transfer progress on one line of stderr (JSON lines with --json). */
 function transferProgress(opts: GlobalOpts) {
+  let last = '';
   return (e: CliStreamEvent) => {
     if (e.event !== 'progress') return;
     const d = e.data as { phase: string; done: number; total: number };
-    if (opts.json) io.err(JSON.stringify({ event: 'progress', ...d }) + '\n');
-    else io.err(`\r${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}        `);
+    if (opts.json) return io.err(JSON.stringify({ event: 'progress', ...d }) + '\n');
+    const now = `${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}`;
+    if (io.errTty) return io.err(`\r${now}        `);
+    // Not a terminal (a log file): one line per phase and per tenth, not one endless line.
+    const step = `${d.phase}:${d.total ? Math.floor((10 * d.done) / d.total) : ''}`;
+    if (step !== last) io.err(`${now}\n`);
+    last = step;
   };
 }
 
@@ -196,27 +207,6 @@ function recallRow(h: RecallHitView): Record<string, string> {
   };
 }
 
-function streamPrinter(json: boolean) {
-  let inText = false;
-  return (e: CliStreamEvent) => {
-    if (json) {
-      io.out(JSON.stringify({ event: e.event, ...e.data }) + '\n');
-      return;
-    }
-    if (e.event === 'delta') {
-      io.out(String(e.data.text));
-      inText = true;
-    } else if (e.event === 'reasoning') {
-      io.err(`\x1b[2m${String(e.data.text)}\x1b[0m`);
-    } else if (e.event === 'tool_start') {
-      io.err(`${inText ? '\n' : ''}\x1b[36m→ ${e.data.name}(${String(e.data.arguments).slice(0, 200)})\x1b[0m\n`);
-      inText = false;
-    } else if (e.event === 'tool_end') {
-      io.err(`\x1b[36m← ${e.data.rejected ? 'rejected: ' + e.data.rejected : String(e.data.result).slice(0, 200)}\x1b[0m\n`);
-    }
-  };
-}
-
 /** Media types by extension for `send --file` (the daemon also judges by name and content). */
 const MIME: Record<string, string> = {
   pdf: 'application/pdf', md: 'text/markdown', markdown: 'text/markdown', txt: 'text/plain', csv: 'text/csv', json: 'application/json', html: 'text/html',
@@ -245,7 +235,7 @@ async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: 
   const onEvent = stream
     ? (e: CliStreamEvent) => {
         if (e.event === 'delta') streamed = true;
-        streamPrinter(!!opts.json)(e);
+        streamPrinter(io, !!opts.json)(e);
       }
     : undefined;
   const outcome = await c.request<{ text: string; status: string; turnId: string; error?: { code: string; message: string } }>('send', { text, sessionId, stream, ...(files.length ? { attachments: files } : {}) }, onEvent);
