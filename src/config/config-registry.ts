@@ -105,6 +105,13 @@ export class ConfigRegistry implements ConfigReader {
     });
   }
 
+  private asideAt: { file: string; at: number } | undefined;
+
+  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
+  get setAside(): { file: string; at: number } | undefined {
+    return this.asideAt;
+  }
+
   /** Opens (creating if needed) the database, migrates it and loads the stored values. Idempotent. */
   open(): void {
     if (this.db) return;
@@ -113,10 +120,12 @@ export class ConfigRegistry implements ConfigReader {
       this.db = this.openDb();
     } catch (e) {
       if (!isCorruptDbError(e)) throw e;
-      const aside = `${this.opts.dbPath}.corrupt-${this.now()}`;
+      const at = this.now();
+      const aside = `${this.opts.dbPath}.corrupt-${at}`;
       for (const suffix of ['', '-wal', '-shm']) {
         if (fs.existsSync(this.opts.dbPath + suffix)) fs.renameSync(this.opts.dbPath + suffix, aside + suffix);
       }
+      this.asideAt = { file: aside, at };
       this.logger.warn('config database is corrupt; moved aside and starting with defaults', { path: this.opts.dbPath, movedTo: aside });
       this.db = this.openDb();
     }

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LlmAPI, PluginDefinition, PluginSDK } from '../spec/index.js';
+import type { LlmAPI, PluginDefinition, PluginSDK, SetAsideStore } from '../spec/index.js';
 import { createLogger, type Logger, type LogLevel } from '../log/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
 import { SessionStore, TextLog } from '../sessions/index.js';
@@ -15,6 +15,7 @@ import { builtinPlugins } from '../builtins/index.js';
 import { ensureAuthToken, homePaths, type HomePaths } from '../paths/index.js';
 import { agentStatus, configAdmin, memoryAdmin, providerAdmin } from './host-services.js';
 import { memoryAdapter } from './memory-adapter.js';
+import { guardImports } from './import-guard.js';
 import { personaLoader } from './persona.js';
 import { recoverInterruptedImport, TransferRuntime, type TransferServiceOptions } from '../transfer/index.js';
 
@@ -188,7 +189,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
   const pluginStartMs = config.get<number>('core.plugins.start_timeout_ms');
   const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins'), startTimeoutMs: pluginStartMs });
-  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home });
+  // Stores found corrupt at this start and replaced by empty ones (the old files kept): shown by
+  // `waiter status`, /api/v1/status and the healthcheck, not only in the log.
+  const setAside = (): SetAsideStore[] => [...(config.setAside ? [{ store: 'config', ...config.setAside }] : []), ...memory.setAside()];
+  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home, setAside });
   ownEndpoints.list = () => status.endpoints();
   host.services.provide('host', 'host.config', configAdmin(config));
   host.services.provide('host', 'host.providers', providerAdmin(providers));
@@ -251,7 +255,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: log.child('transfer'),
   }, opts.transfer);
   transfer.start();
-  host.services.provide('host', 'host.transfer', transfer);
+  // While forget's tombstones are not in effect (memory-control.db set aside at this start, or not
+  // open), an import is refused unless the person says so: it could bring the forgotten back.
+  const controlAside = () => memory.setAside().find((s) => s.store === 'memory-control');
+  host.services.provide('host', 'host.transfer', guardImports(transfer, () => {
+    const a = controlAside();
+    if (a) return { setAside: a };
+    return memory.status().control ? undefined : {};
+  }));
   const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills'), external: { startTimeoutMs: pluginStartMs } });
   host.services.provide('host', 'host.plugins', registry);
   lateRegistry.registry = registry;

@@ -7,6 +7,7 @@ import type {
   MemoryAdminService,
   ProviderAdminService,
   ProviderStatus,
+  SetAsideStore,
 } from '../spec/index.js';
 import { NotFoundError } from '../spec/index.js';
 import type { Agent } from '../kernel/index.js';
@@ -58,11 +59,11 @@ export function providerAdmin(p: ProvidersLike): ProviderAdminService {
   };
 }
 
-/** `host.agent`: kernel status, the live event stream and published endpoints. */
-export function agentStatus(agent: Agent, info: { startedAt: number; version: string; homeDir: string }): AgentStatusService {
+/** `host.agent`: kernel status (with the stores set aside at this start), the live event stream and published endpoints. */
+export function agentStatus(agent: Agent, info: { startedAt: number; version: string; homeDir: string; setAside?: () => SetAsideStore[] }): AgentStatusService {
   const endpoints = new Map<string, string>();
   return {
-    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid, v8: v8MemoryStatus() }),
+    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid, v8: v8MemoryStatus(), setAside: info.setAside?.() ?? [] }),
     onAny: (fn): Disposer => agent.bus.onAny(fn),
     endpoints: () => Object.fromEntries(endpoints),
     setEndpoint: (name, url) => {

@@ -238,3 +238,96 @@ test('decision 0090: a person linked across channels gets the facts and turns of
   await mem.close();
   config.close();
 });
+
+/** A data folder whose `files` have a schema of a newer version (as after a downgrade). */
+function newerSchema(files: string[]) {
+  return (h: string) => {
+    for (const f of files) {
+      const db = new Database(path.join(h, f));
+      db.pragma('user_version = 99');
+      db.close();
+    }
+  };
+}
+
+function withLog(s: ReturnType<typeof setup>) {
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  const log: PluginLogger = { debug() {}, info() {}, warn: (m) => warnings.push(m), error: (m) => errors.push(m) };
+  const clock = { t: Date.now() };
+  const mem = new MemorySystem({ homeDir: s.home, config: s.config, log, scheduler: s.scheduler, now: () => clock.t });
+  return { mem, warnings, errors, clock };
+}
+
+const said = (i: number) => ({ kind: 'user' as const, source: 'webui', channel: 'webui', sessionId: 'webui:1', input: `message ${i} about the allotment number ${i}`, response: '', refs: [`webui:1#${i}`], timestamp: Date.now() - 100_000 + i });
+
+test('D5: while the documents cannot open, the window\'s pruned events go to the cold archive (a throttled warning), and recall finds them', async () => {
+  const s = setup();
+  fs.mkdirSync(path.join(s.home, 'documents'), { recursive: true });
+  newerSchema(['documents/documents.db'])(s.home);
+  const { mem, warnings, errors, clock } = withLog(s);
+  await mem.open();
+  assert.ok(errors.some((e) => /docs tier could not be opened/.test(e)), errors.join('\n'));
+  assert.equal(mem.status().docs, false);
+  for (let i = 1; i <= 45; i++) mem.context.append(said(i));
+  await mem.context.prune('allotment');
+  assert.equal(mem.context.events().length, 40);
+  assert.equal(mem.archive.size, 5, 'the pruned events are in the cold archive');
+  for (let i = 46; i <= 50; i++) mem.context.append(said(i));
+  clock.t += 60_000;
+  await mem.context.prune('allotment');
+  assert.equal(mem.archive.size, 10);
+  assert.equal(warnings.filter((w) => /documents are unavailable/.test(w)).length, 1, warnings.join('\n'));
+  const pruned = [...Array(50).keys()].map((i) => `webui:1#${i + 1}`).filter((t) => !mem.context.events().some((e) => e.refs?.[0] === t));
+  assert.equal(pruned.length, 10);
+  for (const t of pruned) assert.ok(mem.archive.hasTurn(t, 'user'), t);
+  const hit = (await mem.recall.search(`allotment number ${pruned[0].split('#')[1]}`, { k: 3 }))[0];
+  assert.equal(hit.tier, 'archive');
+  await mem.close();
+  s.config.close();
+});
+
+test('D5: with neither documents nor archive the window is not pruned — it keeps every event (one warning), and saves them', async () => {
+  const s = setup();
+  fs.mkdirSync(path.join(s.home, 'documents'), { recursive: true });
+  newerSchema(['documents/documents.db', 'documents/archive.db'])(s.home);
+  const { mem, warnings } = withLog(s);
+  await mem.open();
+  assert.deepEqual([mem.status().docs, mem.status().archive], [false, false]);
+  for (let i = 1; i <= 45; i++) mem.context.append(said(i));
+  await mem.context.prune('allotment');
+  await mem.context.prune('allotment');
+  assert.equal(mem.context.events().length, 45, 'nothing thrown away');
+  assert.equal(warnings.filter((w) => /keeps its 45 events/.test(w)).length, 1, warnings.join('\n'));
+  await mem.close();
+  const saved = JSON.parse(fs.readFileSync(path.join(s.home, 'context.json'), 'utf8')) as { events: unknown[] };
+  assert.equal(saved.events.length, 45);
+  s.config.close();
+});
+
+test('D6: corrupt stores set aside at open are listed with their files; the documents name the command that brings their turns back', async () => {
+  const garbage = 'garbage '.repeat(1000);
+  const s = setup((h) => {
+    fs.mkdirSync(path.join(h, 'documents'), { recursive: true });
+    for (const f of ['graph.db', 'documents/documents.db', 'memory-control.db']) fs.writeFileSync(path.join(h, f), garbage);
+  });
+  const { mem, warnings, errors, clock } = withLog(s);
+  await mem.open();
+  const aside = mem.setAside();
+  assert.deepEqual(aside.map((a) => a.store).sort(), ['documents', 'graph', 'memory-control']);
+  for (const a of aside) {
+    assert.equal(a.at, clock.t);
+    assert.equal(fs.readFileSync(a.file, 'utf8'), garbage, `${a.store}: the old file is kept`);
+  }
+  assert.equal(aside.find((a) => a.store === 'documents')?.recover, 'waiter memory reindex');
+  assert.ok(warnings.some((w) => /documents\.db is corrupt.*waiter memory reindex/.test(w)), warnings.join('\n'));
+  assert.ok(warnings.some((w) => /memory-control\.db is corrupt.*tombstones/.test(w)), warnings.join('\n'));
+  assert.ok(errors.some((e) => /graph\.db is corrupt/.test(e)));
+  await mem.close();
+  // The next start found sound stores: nothing set aside in that run.
+  const again = withLog(s).mem;
+  await again.open();
+  assert.deepEqual(again.setAside(), []);
+  await again.close();
+  s.config.close();
+});

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { ConfigReader, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
+import type { ConfigReader, ContextEvent, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SetAsideStore, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
 import { HomeAgentError } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
 import { EmbedderService } from './embedder/index.js';
 import { RelevanceContext, type CleanerLookup } from './context/index.js';
-import { DocStore, type MemoryDocument } from './documents/index.js';
+import { DocStore, eventDocument, type MemoryDocument } from './documents/index.js';
 import { ColdArchive } from './archive/index.js';
 import { GraphDB } from './graph/index.js';
 import { Indexer } from './indexer/index.js';
@@ -48,6 +48,9 @@ export interface MemorySystemOptions {
   textLog?: ControlTextLog;
 }
 
+/** At most one warning this often while pruned events cannot go to the documents. */
+const PRUNE_WARN_MS = 10 * 60_000;
+
 const silent: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
@@ -78,6 +81,7 @@ export class MemorySystem {
   private opened = false;
   /** What the crash recovery at open replayed. */
   recovered: RecoveryResult | undefined;
+  private prunedWarnAt = -Infinity;
 
   constructor(private readonly opts: MemorySystemOptions) {
     const home = opts.homeDir;
@@ -98,11 +102,7 @@ export class MemorySystem {
       // M-9 / K-2: an event of an excluded turn is held aside with it, of a forgotten one dropped.
       admit: (e) => !this.up.control || this.control.admitEvent(e),
       onRefused: (e) => this.control.holdEvent(e),
-      archive: (events) => {
-        if (this.up.docs) return this.docs.archiveEvents(events);
-        log.warn(`memory: documents are unavailable; ${events.length} pruned context events were not archived`);
-        return undefined;
-      },
+      archive: (events) => this.takePruned(events),
     });
     this.graph = new GraphDB({
       path: path.join(home, 'graph.db'),
@@ -184,6 +184,26 @@ export class MemorySystem {
         archive: (ids) => this.moveToArchive(ids),
       },
     });
+  }
+
+  /**
+   * Where the window's pruned events go: the documents; while they are unavailable (failed to
+   * open, e.g. a database of a newer version after a downgrade) the cold archive, which recall
+   * searches too; with neither, `false`: the window keeps them (it grows until a tier is back)
+   * and a warning is logged at most every `PRUNE_WARN_MS`. Nothing acknowledged is thrown away.
+   */
+  private takePruned(events: ContextEvent[]): unknown {
+    if (this.up.docs) return this.docs.archiveEvents(events);
+    const now = this.now();
+    const warn = now - this.prunedWarnAt >= PRUNE_WARN_MS;
+    if (warn) this.prunedWarnAt = now;
+    if (this.up.archive) {
+      const n = this.archive.putMany(events.map((e) => eventDocument(e, now)));
+      if (warn) this.log.warn(`memory: documents are unavailable; pruned context events go to the cold archive instead (${n} now)`);
+      return n;
+    }
+    if (warn) this.log.warn(`memory: documents and the cold archive are unavailable; the context window keeps its ${this.context.events().length} events instead of pruning ${events.length}`);
+    return false;
   }
 
   /** Cold documents, then those beyond the warm tier's bound, oldest first (the archive loop's input). */
@@ -344,6 +364,22 @@ export class MemorySystem {
   /** Which tiers are up. */
   status(): { context: boolean; docs: boolean; archive: boolean; graph: boolean; knowledge: boolean; control: boolean; heartbeats: Partial<Record<LoopName, LoopStatus>> } {
     return { ...this.up, heartbeats: { ...this.heartbeats.lastRun } };
+  }
+
+  /**
+   * The memory stores found corrupt and set aside when this process opened them (the old file is
+   * kept as `*.corrupt-<time>`; an empty store took its place), for the daemon's status.
+   */
+  setAside(): SetAsideStore[] {
+    const reindex = 'waiter memory reindex';
+    const parts: [string, { file: string; at: number } | undefined, string?][] = [
+      ['memory-control', this.controlDb.setAside],
+      ['context', this.context.setAside],
+      ['documents', this.docs.setAside, reindex],
+      ['archive', this.archive.setAside, reindex],
+      ['graph', this.graph.setAside],
+    ];
+    return parts.flatMap(([store, a, recover]) => (a ? [{ store, file: a.file, at: a.at, ...(recover ? { recover } : {}) }] : []));
   }
 
   /** Memory, document, social and knowledge tools — each group only while its tier is up (C-5). */

@@ -103,6 +103,20 @@ export interface ProviderAdminService {
   models(name: string): Promise<{ models: string[]; declared: string[] }>;
 }
 
+/**
+ * A store found corrupt when this process opened it: renamed to `file` (`*.corrupt-<time>`) and
+ * replaced by an empty one at `at`. Its data is not lost (the file is kept) but not in use either.
+ */
+export interface SetAsideStore {
+  /** `config`, `memory-control`, `documents`, `archive`, `graph` or `context`. */
+  store: string;
+  /** Where the old file is now. */
+  file: string;
+  at: number;
+  /** The command that brings its contents back, when there is one (`waiter memory reindex`). */
+  recover?: string;
+}
+
 /** Kernel status and the live event stream (webui SSE, waiter status). */
 export interface AgentStatusService {
   status(): {
@@ -115,6 +129,8 @@ export interface AgentStatusService {
     pid: number;
     /** The daemon's V8 memory settings and its new space now (decision 0180): flags set, the young generation's bound (null: V8's own), sizes in bytes. */
     v8?: { flags: string[]; youngGenerationBound: number | null; newSpaceBytes: number; heapTotalBytes: number };
+    /** Stores found corrupt and set aside at this start (empty when none). */
+    setAside?: SetAsideStore[];
   };
   /** Every bus event, for SSE. */
   onAny(fn: (event: string, payload: unknown) => void): Disposer;

@@ -90,6 +90,12 @@ export interface ImportOptions {
   passphrase?: string;
   /** Also import privileged settings (command allowlists, paths, endpoints …); off by default. */
   privilegedSettings?: boolean;
+  /**
+   * Import although forget's tombstones are not in effect in this run (memory-control.db was set
+   * aside at start): what was forgotten here may come back with the archive. Off by default (the
+   * daemon refuses with TRANSFER_TOMBSTONES_LOST).
+   */
+  withoutTombstones?: boolean;
 }
 
 /** Something a job consumes as it goes (the CLI streams it as `progress` events). */

@@ -700,11 +700,12 @@ export function buildProgram(): Command {
     .option('--passphrase-env <var>', 'the passphrase is in this environment variable')
     .option('--privileged-settings', 'also import privileged settings (allowlists, paths, endpoints)')
     .option('--dry-run', 'verify and show what each part would do; change nothing')
-    .action(async (file: string, o: { mode: string; passphrase?: boolean; passphraseEnv?: string; privilegedSettings?: boolean; dryRun?: boolean }) => {
+    .option('--without-tombstones', 'import although memory-control.db was set aside at this start (what you forgot may come back)')
+    .action(async (file: string, o: { mode: string; passphrase?: boolean; passphraseEnv?: string; privilegedSettings?: boolean; dryRun?: boolean; withoutTombstones?: boolean }) => {
       const opts = program.opts<GlobalOpts>();
       if (!['skip', 'overwrite', 'keep-both'].includes(o.mode)) throw new UsageError(`--mode is skip, overwrite or keep-both, not "${o.mode}"`);
       const pass = await passphrase(o, false);
-      const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, dryRun: o.dryRun === true }, transferProgress(opts)));
+      const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, withoutTombstones: o.withoutTombstones === true, dryRun: o.dryRun === true }, transferProgress(opts)));
       if (!opts.json) io.err('\n');
       const j = job as { report?: { parts?: object; notes?: string[]; renamedSessions?: object } };
       print(opts, opts.json ? job : { dryRun: o.dryRun === true, ...j.report });

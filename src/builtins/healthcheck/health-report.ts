@@ -48,6 +48,8 @@ export function buildHealthReport(i: HealthInputs): HealthReport {
   if (i.agent) {
     const s = i.agent.status();
     report.agent = { busy: s.busy, queued: s.queued, version: s.version };
+    // A store found corrupt at start runs empty (the old file kept): the person should know.
+    for (const a of s.setAside ?? []) problems.push(`${a.store} store was corrupt at start: set aside as ${a.file}, running empty${a.recover ? ` (${a.recover} brings its turns back)` : ''}`);
   }
   if (i.plugins) {
     const all = i.plugins.list();

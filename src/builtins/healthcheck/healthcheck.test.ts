@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildHealthReport, createHealthcheckPlugin, formatHealthReport, healthcheckPlugin } from './index.js';
-import type { PluginAdminService, PluginInfo, ProviderAdminService, ProviderStatus } from '../../spec/index.js';
+import type { AgentStatusService, PluginAdminService, PluginInfo, ProviderAdminService, ProviderStatus } from '../../spec/index.js';
 import { createTestHost } from '../../sdk/testing/index.js';
 import { definePlugin } from '../../sdk/index.js';
 import { callRoute } from '../__fixtures__/call-route.js';
@@ -69,4 +69,15 @@ test('R-6: a health change is a notice on the owner’s default channel (no LLM 
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(got.length, 2);
   assert.deepEqual((await host.sessions.events('system:notices')).map((e) => e.kind), ['system', 'system']);
+});
+
+test('D6: a store set aside at start makes the report degraded and names the file and the recovery command', () => {
+  const agent = (setAside: ReturnType<AgentStatusService['status']>['setAside']) => ({ status: () => ({ busy: false, queued: 0, startedAt: 0, version: '1', homeDir: '/h', pid: 1, setAside }) }) as unknown as AgentStatusService;
+  assert.equal(buildHealthReport({ ...base, agent: agent([]) }).status, 'ok');
+  const r = buildHealthReport({ ...base, agent: agent([{ store: 'documents', file: '/h/documents/documents.db.corrupt-5', at: 5, recover: 'waiter memory reindex' }, { store: 'memory-control', file: '/h/memory-control.db.corrupt-5', at: 5 }]) });
+  assert.equal(r.status, 'degraded');
+  assert.deepEqual(r.problems, [
+    'documents store was corrupt at start: set aside as /h/documents/documents.db.corrupt-5, running empty (waiter memory reindex brings its turns back)',
+    'memory-control store was corrupt at start: set aside as /h/memory-control.db.corrupt-5, running empty',
+  ]);
 });

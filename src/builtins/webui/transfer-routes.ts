@@ -12,6 +12,8 @@ const importSchema = z.strictObject({
   mode: z.enum(TRANSFER_MODES).default('skip'),
   passphrase: z.string().max(1024).optional(),
   privilegedSettings: z.boolean().optional(),
+  // Import although forget's tombstones are not in effect in this run (TRANSFER_TOMBSTONES_LOST).
+  withoutTombstones: z.boolean().optional(),
 });
 const jobId = (id: string) => {
   if (!/^[0-9a-f-]{36}$/.test(id)) throw new TransferError('TRANSFER_NOT_FOUND', 'no such job');

@@ -150,6 +150,13 @@ export class ColdArchive {
     return this.writes;
   }
 
+  private asideAt: { file: string; at: number } | undefined;
+
+  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
+  get setAside(): { file: string; at: number } | undefined {
+    return this.asideAt;
+  }
+
   /** True between open() and close(). */
   get isOpen(): boolean {
     return this.db !== undefined;
@@ -168,8 +175,10 @@ export class ColdArchive {
       this.db = this.connect();
     } catch (e) {
       if (!isCorruption(e)) throw e;
-      const aside = `${this.path}.corrupt-${this.clock()}`;
+      const at = this.clock();
+      const aside = `${this.path}.corrupt-${at}`;
       for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
+      this.asideAt = { file: aside, at };
       this.log.warn(`archive: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty archive (waiter memory reindex rebuilds it from the session logs)`);
       this.db = this.connect();
     }

@@ -157,21 +157,27 @@ test('a corrupt context.json is kept aside with a clear log line and the window 
   assert.equal(ctx.events().length, 0);
   assert.equal(fs.readFileSync(path.join(h, 'context.json.corrupt-42'), 'utf8'), '{"version":1,"events":[{"id":');
   assert.ok(log.lines.some((l) => /warn context: .*context\.json is corrupt \(invalid JSON.*kept aside as .*context\.json\.corrupt-42, starting with an empty context/.test(l)), log.lines.join('\n'));
-  // Invalid single events are dropped, valid ones kept.
+  assert.deepEqual(ctx.setAside, { file: path.join(h, 'context.json.corrupt-42'), at: 42 });
+  assert.equal(ctx.loadedFrom.replayAll, true, 'recovery replays every session log');
+  // Invalid single events are left out, valid ones kept; the file as it was is copied aside and
+  // recovery is told to replay every session log (decision 0252).
   const h2 = home();
-  fs.writeFileSync(path.join(h2, 'context.json'), JSON.stringify({ version: 1, events: [{ id: 'a', timestamp: 1, kind: 'user', source: 's', channel: 'c', sessionId: 'x', input: 'ok', response: '' }, { id: 'b' }] }));
+  const withInvalid = JSON.stringify({ version: 1, events: [{ id: 'a', timestamp: 1, kind: 'user', source: 's', channel: 'c', sessionId: 'x', input: 'ok', response: '' }, { id: 'b' }] });
+  fs.writeFileSync(path.join(h2, 'context.json'), withInvalid);
   const log2 = testLog();
-  const ctx2 = new RelevanceContext({ home: h2, embedder, log: log2, timers: manualTimers() });
+  const ctx2 = new RelevanceContext({ home: h2, embedder, log: log2, clock: () => 43, timers: manualTimers() });
   await ctx2.start();
   assert.deepEqual(ctx2.events().map((e) => e.id), ['a']);
-  assert.ok(log2.lines.some((l) => /dropped 1 invalid events/.test(l)));
+  assert.ok(log2.lines.some((l) => /1 invalid events in .*context\.json; the file as it was is kept as .*context\.json\.corrupt-43; every session log is replayed/.test(l)), log2.lines.join('\n'));
+  assert.equal(fs.readFileSync(path.join(h2, 'context.json.corrupt-43'), 'utf8'), withInvalid);
+  assert.equal(ctx2.loadedFrom.replayAll, true);
 });
 
 test('turn marks (the crash-recovery watermark) are saved with the events; a speaker is kept when given (absent: the owner); an id is never appended twice', async () => {
   const h = home();
   const ctx = new RelevanceContext({ home: h, embedder, topK: 40, timers: manualTimers(), clock: () => 500 });
   await ctx.start();
-  assert.deepEqual(ctx.loadedFrom, { status: 'missing', marks: false, savedAt: undefined });
+  assert.deepEqual(ctx.loadedFrom, { status: 'missing', marks: false, savedAt: undefined, replayAll: false });
   const u = ctx.append(ev('hi', { sessionId: 'webui:1', refs: ['webui:1#3'] }));
   assert.deepEqual(ctx.turnMark('webui:1'), { turn: 3, done: false });
   ctx.append({ kind: 'agent', source: 'webui', channel: 'web', sessionId: 'webui:1', input: 'hi', response: 'hello', refs: ['webui:1#3'] });
@@ -185,7 +191,7 @@ test('turn marks (the crash-recovery watermark) are saved with the events; a spe
   await ctx.stop();
   const again = new RelevanceContext({ home: h, embedder, topK: 40, timers: manualTimers() });
   await again.start();
-  assert.deepEqual(again.loadedFrom, { status: 'ok', marks: true, savedAt: 500 });
+  assert.deepEqual(again.loadedFrom, { status: 'ok', marks: true, savedAt: 500, replayAll: false });
   assert.deepEqual(again.turnMark('webui:1'), { turn: 3, done: true });
   assert.deepEqual(again.events().find((e) => e.input === 'named')?.conversation, { kind: 'group', id: 'qq:group:9' });
   assert.equal(again.deleteByTurnIds(['webui:1#3']), 2, 'the forget seam removes both events of the turn');

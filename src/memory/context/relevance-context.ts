@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rename, stat } from 'node:fs/promises';
+import { copyFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConfigReader } from '../../spec/config.js';
 import { ValidationError } from '../../spec/errors/index.js';
@@ -14,7 +14,10 @@ export interface ContextTimers {
   clearTimeout(handle: unknown): void;
 }
 
-/** Receives pruned events (original timestamps intact) — normally `DocStore.archiveEvents`. */
+/**
+ * Receives pruned events (original timestamps intact) — normally `DocStore.archiveEvents`.
+ * Returning `false` (or throwing) means nowhere could take them now: they stay in the window.
+ */
 export type ArchiveSink = (events: ContextEvent[]) => unknown;
 
 export interface RelevanceContextOptions {
@@ -39,6 +42,19 @@ export interface RelevanceContextOptions {
    */
   admit?: (event: ContextEvent) => boolean;
   onRefused?: (event: ContextEvent) => void;
+}
+
+/** What `RelevanceContext.start()` found in `context.json`. */
+export interface ContextLoad {
+  status: 'missing' | 'ok' | 'corrupt';
+  /** The file carried turn marks (files of older versions do not). */
+  marks: boolean;
+  savedAt?: number;
+  /**
+   * The file was corrupt or had invalid events: its marks do not say what the window holds, so
+   * recovery replays every session log (not only the last day, not only past the marks).
+   */
+  replayAll: boolean;
 }
 
 /** Events always kept by prune, newest first (recency bias). */
@@ -79,7 +95,8 @@ export class RelevanceContext implements ContextWindow {
   private readonly cleaners: CleanerLookup | undefined;
   private offModel: (() => void) | undefined;
   private readonly marks = new Map<string, TurnMark>();
-  private loaded: { status: 'missing' | 'ok' | 'corrupt'; marks: boolean; savedAt?: number } = { status: 'missing', marks: false };
+  private loaded: ContextLoad = { status: 'missing', marks: false, replayAll: false };
+  private aside: { file: string; at: number } | undefined;
 
   constructor(private readonly opts: RelevanceContextOptions) {
     this.log = opts.log ?? { info: () => {}, warn: () => {} };
@@ -96,25 +113,42 @@ export class RelevanceContext implements ContextWindow {
 
   /**
    * Loads `context.json`. A corrupt file is renamed aside (`context.json.corrupt-<ts>`), logged,
-   * and the window starts empty: the daemon always starts.
+   * and the window starts empty: the daemon always starts. A file with invalid events (a field of
+   * the wrong type) is copied aside as it was and its valid events are loaded; either way
+   * `loadedFrom.replayAll` tells recovery that the turn marks cannot be trusted, so every session
+   * log is replayed (what a tier already holds is skipped) and nothing is lost at the next save.
    */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.aside = undefined;
     const r = await readContextFile(this.file);
     if (r.status === 'corrupt') {
-      const aside = `${this.file}.corrupt-${this.clock()}`;
-      await rename(this.file, aside).catch(() => {});
-      this.log.warn(`context: ${this.file} is corrupt (${r.reason}); kept aside as ${aside}, starting with an empty context`);
+      const at = this.clock();
+      const aside = `${this.file}.corrupt-${at}`;
+      const moved = await rename(this.file, aside).then(() => true, () => false);
+      if (moved) this.aside = { file: aside, at };
+      this.log.warn(`context: ${this.file} is corrupt (${r.reason}); kept aside as ${aside}, starting with an empty context; every session log is replayed into memory`);
     } else if (r.status === 'ok') {
-      if (r.dropped > 0) this.log.warn(`context: dropped ${r.dropped} invalid events from ${this.file}`);
+      if (r.dropped > 0) {
+        // The next save rewrites the file without them: keep it as it was first (a copy: the
+        // file stays in place until the atomic write replaces it).
+        const at = this.clock();
+        const aside = `${this.file}.corrupt-${at}`;
+        const copied = await copyFile(this.file, aside).then(() => true, (e: unknown) => {
+          this.log.warn(`context: could not keep ${this.file} aside: ${(e as Error).message}`);
+          return false;
+        });
+        if (copied) this.aside = { file: aside, at };
+        this.log.warn(`context: ${r.dropped} invalid events in ${this.file}${copied ? `; the file as it was is kept as ${aside}` : ''}; every session log is replayed into memory`);
+      }
       this.list = r.events.sort((a, b) => a.timestamp - b.timestamp);
       for (const e of this.list) this.vectorise(e);
       for (const [sid, m] of Object.entries(r.turns ?? {})) this.marks.set(sid, m);
     }
     // Files of older versions carry no save time: their modification time stands in.
     const savedAt = r.status === 'ok' ? (r.savedAt ?? (await stat(this.file).then((s) => s.mtimeMs).catch(() => undefined))) : undefined;
-    this.loaded = { status: r.status, marks: r.status === 'ok' && r.turns !== undefined, savedAt };
+    this.loaded = { status: r.status, marks: r.status === 'ok' && r.turns !== undefined, savedAt, replayAll: r.status === 'corrupt' || (r.status === 'ok' && r.dropped > 0) };
     this.offModel = this.opts.embedder.onModelChange(() => {
       for (const e of this.list) this.vectorise(e);
     });
@@ -130,10 +164,15 @@ export class RelevanceContext implements ContextWindow {
 
   /**
    * What start() found: the file's status, whether it carried turn marks (files of older versions
-   * do not) and when it was saved.
+   * do not), when it was saved, and whether recovery must replay every session log.
    */
-  get loadedFrom(): { status: 'missing' | 'ok' | 'corrupt'; marks: boolean; savedAt?: number } {
+  get loadedFrom(): ContextLoad {
     return this.loaded;
+  }
+
+  /** The copy of `context.json` kept aside at this start (corrupt, or with invalid events), if any. */
+  get setAside(): { file: string; at: number } | undefined {
+    return this.aside;
   }
 
   /** The turn mark of a session (see `TurnMark`). */
@@ -250,7 +289,7 @@ export class RelevanceContext implements ContextWindow {
    * T-2 prune: when there are more than topK events, keep the 10 newest and the best
    * `max(0, topK − 10)` of the rest by similarity to `query`, re-sorted by time. Pruned events of
    * sources other than agentcli/terminal are archived with their original timestamps; if the
-   * archive fails they stay in the window (nothing is lost).
+   * archive fails or refuses them (`false`) they stay in the window (nothing is lost).
    */
   async prune(query: string): Promise<void> {
     const topK = this.topK();
@@ -266,7 +305,8 @@ export class RelevanceContext implements ContextWindow {
     const toArchive = pruned.filter((e) => !NOT_ARCHIVED_SOURCES.includes(e.source));
     if (toArchive.length > 0 && this.opts.archive) {
       try {
-        await this.opts.archive(toArchive);
+        // `false`: no tier can take them now (the sink logged why); the window keeps them.
+        if ((await this.opts.archive(toArchive)) === false) return;
       } catch (e) {
         this.log.warn(`context: archiving ${toArchive.length} pruned events failed (${(e as Error).message}); keeping them in the window`);
         return;

@@ -62,6 +62,13 @@ export class ControlDB {
     return path.join(this.opts.home, 'memory-control.db');
   }
 
+  private asideAt: { file: string; at: number } | undefined;
+
+  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
+  get setAside(): { file: string; at: number } | undefined {
+    return this.asideAt;
+  }
+
   get isOpen(): boolean {
     return this.db !== undefined;
   }
@@ -75,9 +82,11 @@ export class ControlDB {
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && code !== 'CONTROL_CORRUPT') throw e;
-      const aside = `${this.path}.corrupt-${this.clock()}`;
+      const at = this.clock();
+      const aside = `${this.path}.corrupt-${at}`;
       for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
-      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting empty`);
+      this.asideAt = { file: aside, at };
+      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting empty — its exclusions, history and forget tombstones are not in effect; an import is refused in this run unless told to go ahead`);
       this.db = this.connect();
     }
     this.excludedSet.clear();

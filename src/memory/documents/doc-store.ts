@@ -97,6 +97,13 @@ export class DocStore {
     return path.join(this.opts.home, 'documents', 'documents.db');
   }
 
+  private asideAt: { file: string; at: number } | undefined;
+
+  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
+  get setAside(): { file: string; at: number } | undefined {
+    return this.asideAt;
+  }
+
   /** Number of documents. */
   get size(): number {
     return this.index?.size ?? 0;
@@ -118,9 +125,11 @@ export class DocStore {
       this.db = this.connect();
     } catch (e) {
       if (!isCorruption(e)) throw e;
-      const aside = `${this.path}.corrupt-${this.clock()}`;
+      const at = this.clock();
+      const aside = `${this.path}.corrupt-${at}`;
       for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
-      this.log.warn(`documents: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty document store`);
+      this.asideAt = { file: aside, at };
+      this.log.warn(`documents: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty document store (waiter memory reindex brings its turns back from the session logs into the cold archive)`);
       this.db = this.connect();
     }
     const db = this.db;

@@ -138,6 +138,13 @@ export class GraphStore {
     return this.opts.path;
   }
 
+  private asideAt: { file: string; at: number } | undefined;
+
+  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
+  get setAside(): { file: string; at: number } | undefined {
+    return this.asideAt;
+  }
+
   /** True between open() and close(). */
   get isOpen(): boolean {
     return this.db !== undefined;
@@ -156,10 +163,12 @@ export class GraphStore {
       this.db = this.connect();
     } catch (e) {
       if (!isCorruption(e)) throw e;
-      const aside = `${this.opts.path}.corrupt-${this.now()}`;
+      const at = this.now();
+      const aside = `${this.opts.path}.corrupt-${at}`;
       for (const suffix of ['', '-wal', '-shm']) {
         if (fs.existsSync(this.opts.path + suffix)) fs.renameSync(this.opts.path + suffix, aside + suffix);
       }
+      this.asideAt = { file: aside, at };
       this.opts.log?.error(`graph.db is corrupt (${(e as Error).message}); kept aside as ${aside}; starting a fresh graph`, { path: this.opts.path, aside });
       this.db = this.connect();
     }

@@ -20,6 +20,12 @@ export interface RecoveryResult {
 }
 
 /**
+ * Replayed events the window may take before it is pruned (its pruning moves the older ones on to
+ * the documents): a replay of a long history stays bounded in memory, whatever the logs hold.
+ */
+export const REPLAY_BATCH = 256;
+
+/**
  * Crash recovery of the memory tiers (§9 durability): the session log is written (fdatasync)
  * before a turn is acknowledged, the context window only every few seconds. At start, every
  * session whose log goes past the window's turn mark (saved with `context.json`) is read, and each
@@ -28,17 +34,34 @@ export interface RecoveryResult {
  * session are then current, so the next start reads nothing.
  *
  * A `context.json` of an older version has no marks: events logged from an hour before it was
- * last written are checked instead; without any file (or a corrupt one), the last 24 hours.
+ * last written are checked instead; without any file, the last 24 hours. A corrupt file, or one
+ * with invalid events (`loadedFrom.replayAll`), says nothing trustworthy about what the window
+ * held: every session log is replayed whole, however old (what a tier holds is skipped). The
+ * window is pruned every `REPLAY_BATCH` replayed events, so a long history flows on into the
+ * documents instead of piling up in memory.
  */
 export async function recoverContext(d: ContextRecoveryDeps): Promise<RecoveryResult> {
   const loaded = d.context.loadedFrom;
-  const since = loaded.marks ? undefined : loaded.status === 'ok' && loaded.savedAt !== undefined ? loaded.savedAt - HOUR : d.now() - 24 * HOUR;
+  const all = loaded.replayAll;
+  const since = all || loaded.marks ? undefined : loaded.status === 'ok' && loaded.savedAt !== undefined ? loaded.savedAt - HOUR : d.now() - 24 * HOUR;
   let sessions = 0;
   let replayed = 0;
-  let lastUser: string | undefined;
-  for (const info of await d.sessions.list()) {
+  let unpruned = 0;
+  // The newest user message replayed: the query of the pruning (what the person said last).
+  let lastUser: { text: string; at: number } | undefined;
+  const prune = async () => {
+    unpruned = 0;
+    try {
+      await d.context.prune(lastUser?.text ?? '');
+    } catch (e) {
+      d.log?.warn(`memory recovery: prune after replay failed: ${(e as Error).message}`);
+    }
+  };
+  // Oldest first: the pruning of a batch keeps the newest turns in the window.
+  const list = (await d.sessions.list()).sort((a, b) => a.updatedAt - b.updatedAt || a.id.localeCompare(b.id));
+  for (const info of list) {
     if (info.turns === 0) continue;
-    const mark = d.context.turnMark(info.id);
+    const mark = all ? undefined : d.context.turnMark(info.id);
     if (mark && mark.done && info.turns <= mark.turn) continue;
     let events;
     try {
@@ -56,17 +79,14 @@ export async function recoverContext(d: ContextRecoveryDeps): Promise<RecoveryRe
       if (d.present(t.turnId, kind)) continue;
       d.context.append(t.event);
       replayed++;
-      if (kind === 'user') lastUser = t.event.input;
+      if (kind === 'user' && (!lastUser || t.event.timestamp >= lastUser.at)) lastUser = { text: t.event.input, at: t.event.timestamp };
+      if (++unpruned >= REPLAY_BATCH) await prune();
     }
     d.context.setTurnMark(info.id, { turn: info.turns, done: true });
   }
   if (replayed > 0) {
-    d.log?.info(`memory recovery: ${replayed} events of ${sessions} sessions were in the session logs but not in memory; replayed into the context window`);
-    try {
-      await d.context.prune(lastUser ?? '');
-    } catch (e) {
-      d.log?.warn(`memory recovery: prune after replay failed: ${(e as Error).message}`);
-    }
+    d.log?.info(`memory recovery: ${replayed} events of ${sessions} sessions were in the session logs but not in memory; replayed into the context window${all ? ' (every session log was read: context.json was set aside)' : ''}`);
+    await prune();
   }
   await d.context.flush();
   return { sessions, replayed };

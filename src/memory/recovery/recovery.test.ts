@@ -8,7 +8,7 @@ import { SessionStore } from '../../sessions/index.js';
 import type { PluginLogger } from '../../spec/index.js';
 import { MemorySystem } from '../memory-system.js';
 import { ManualScheduler } from '../heartbeat/index.js';
-import type { ReindexProgress } from './index.js';
+import { REPLAY_BATCH, type ReindexProgress } from './index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-recovery-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -167,6 +167,104 @@ test('what the person deleted in a chat is neither replayed after a kill nor arc
   const r = await m.reindex();
   assert.equal(r.added, 0, 'nothing deleted is archived');
   for (const q of ['PIN 4321', 'noodles', 'deleted chat']) assert.deepEqual((await m.recall.search(q, { k: 5 })).filter((h) => /4321|noodles|deleted chat/.test(h.text)), [], q);
+  await m.close();
+  s.config.close();
+});
+
+const HOUR = 3_600_000;
+
+test('D3: events of context.json with a wrong field type are kept aside and their turns replayed from the session logs, not lost at the next save', async () => {
+  const t0 = Date.now();
+  const s = await setup(t0);
+  await s.turn('cli:a', 1, 'my sister is called Lena', 'noted', t0 - 5 * HOUR);
+  await s.turn('cli:a', 2, 'she lives in Graz', 'ok', t0 - 4 * HOUR);
+  await s.turn('cli:b', 1, 'the boiler was serviced in May', 'noted', t0 - 3 * HOUR);
+  const first = s.mk();
+  await first.open();
+  await first.close();
+  const file = path.join(s.home, 'context.json');
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { events: { timestamp: unknown; refs?: string[] }[]; turns: Record<string, unknown> };
+  assert.equal(saved.events.length, 6);
+  assert.ok(saved.turns['cli:a'], 'the marks say every turn was ingested');
+  // Every timestamp a string (a hand edit, another tool): the schema refuses each event.
+  for (const e of saved.events) e.timestamp = String(e.timestamp);
+  const broken = JSON.stringify(saved);
+  fs.writeFileSync(file, broken);
+  const second = s.mk();
+  await second.open();
+  assert.deepEqual(second.recovered, { sessions: 2, replayed: 6 });
+  assert.deepEqual(summary(second).sort(), ['cli:a#1 agent noted', 'cli:a#1 user my sister is called Lena', 'cli:a#2 agent ok', 'cli:a#2 user she lives in Graz', 'cli:b#1 agent noted', 'cli:b#1 user the boiler was serviced in May']);
+  const aside = fs.readdirSync(s.home).filter((f) => f.startsWith('context.json.corrupt-'));
+  assert.equal(aside.length, 1, 'the file as it was is kept aside');
+  assert.equal(fs.readFileSync(path.join(s.home, aside[0]), 'utf8'), broken);
+  assert.deepEqual(second.setAside().map((x) => x.store), ['context']);
+  await second.close();
+  // The save after the replay holds the turns: a third start finds them without reading the logs.
+  const third = s.mk();
+  await third.open();
+  assert.deepEqual(third.recovered, { sessions: 0, replayed: 0 });
+  assert.equal(third.context.events().length, 6);
+  assert.deepEqual(third.setAside(), [], 'nothing was set aside at this start');
+  await third.close();
+  s.config.close();
+});
+
+test('D4: a corrupt context.json replays every session, not only the last day; older turns move on to the documents by the window\'s own pruning', async () => {
+  const t0 = Date.now();
+  const s = await setup(t0);
+  // The last chat was two days ago: 30 turns (60 events, more than the window's 40).
+  const start = t0 - 48 * HOUR - 31 * 60_000;
+  for (let k = 1; k <= 30; k++) await s.turn('webui:old', k, k === 30 ? 'my last words: the spare key is under the blue flowerpot' : `chatting about topic number ${k}`, `reply ${k}`, start + k * 60_000);
+  // The daemon ran then (simulated clock): the window took the turns, its pruning moved the older ones on.
+  s.clock.t = start + 32 * 60_000;
+  const first = s.mk();
+  await first.open();
+  await first.close();
+  const file = path.join(s.home, 'context.json');
+  assert.equal((JSON.parse(fs.readFileSync(file, 'utf8')) as { events: unknown[] }).events.length, 40);
+  // Two days later the file is found cut short.
+  s.clock.t = t0;
+  fs.truncateSync(file, 1500);
+  const second = s.mk();
+  await second.open();
+  assert.equal(second.recovered?.replayed, 40, 'every turn of the session the documents do not hold is replayed');
+  const top = (second.context as unknown as { topK(): number }).topK();
+  assert.equal(second.context.events().length, top, 'the window keeps its bound');
+  assert.equal(second.docs.size, 60 - top, 'the rest went on to the documents');
+  for (let k = 1; k <= 30; k++) {
+    for (const kind of ['user', 'agent'] as const) {
+      const n = second.context.events().filter((e) => e.refs?.[0] === `webui:old#${k}` && e.kind === kind).length + (second.docs.hasTurn(`webui:old#${k}`, kind) ? 1 : 0);
+      assert.equal(n, 1, `turn ${k} ${kind} is in exactly one tier`);
+    }
+  }
+  const hits = (await second.recall.search('spare key blue flowerpot', { k: 3 })).filter((h) => /flowerpot/.test(h.text));
+  assert.ok(hits.length > 0, 'the last turns are found again');
+  assert.equal(second.context.events().at(-1)?.refs?.[0], 'webui:old#30', 'the newest turns stay in the window');
+  await second.close();
+  s.config.close();
+});
+
+test('D4: the replay of a long history after a corrupt context.json is pruned in batches: the window stays bounded, every turn lands in one tier', async () => {
+  const t0 = Date.now();
+  const s = await setup(t0);
+  const turns = Math.ceil(REPLAY_BATCH / 2) + 22;
+  for (let k = 1; k <= turns; k++) await s.turn('webui:long', k, `long history message ${k}`, `answer ${k}`, t0 - 10 * 24 * HOUR + k * 60_000);
+  fs.writeFileSync(path.join(s.home, 'context.json'), '{"version":1,"events":[{"id":');
+  const m = s.mk();
+  let most = 0;
+  const append = m.context.append.bind(m.context);
+  m.context.append = (e) => {
+    const r = append(e);
+    most = Math.max(most, m.context.events().length);
+    return r;
+  };
+  await m.open();
+  const top = (m.context as unknown as { topK(): number }).topK();
+  assert.equal(m.recovered?.replayed, 2 * turns);
+  assert.ok(most <= top + REPLAY_BATCH && most < 2 * turns, `the window held at most ${most} events during the replay`);
+  assert.equal(m.context.events().length, top);
+  assert.equal(m.docs.size, 2 * turns - top);
+  assert.equal(m.context.events().at(-1)?.refs?.[0], `webui:long#${turns}`);
   await m.close();
   s.config.close();
 });

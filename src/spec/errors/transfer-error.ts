@@ -40,6 +40,11 @@ export const TRANSFER_ERROR_CODES = [
   'TRANSFER_BAD_REQUEST',
   /** Applying failed; everything applied was rolled back. */
   'TRANSFER_APPLY_FAILED',
+  /**
+   * Forget's tombstones are not in effect in this run (memory-control.db was found corrupt and set
+   * aside, or could not open): an import could bring forgotten turns back. `withoutTombstones` overrides.
+   */
+  'TRANSFER_TOMBSTONES_LOST',
 ] as const;
 export type TransferErrorCode = (typeof TRANSFER_ERROR_CODES)[number];
 
@@ -62,6 +67,7 @@ export const TRANSFER_HTTP_STATUS: Record<TransferErrorCode, number> = {
   TRANSFER_NOT_FOUND: 404,
   TRANSFER_BAD_REQUEST: 400,
   TRANSFER_APPLY_FAILED: 500,
+  TRANSFER_TOMBSTONES_LOST: 409,
 };
 
 /** An export or import failure with one of {@link TRANSFER_ERROR_CODES}. */

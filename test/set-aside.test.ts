@@ -1,0 +1,67 @@
+/**
+ * D6: stores found corrupt at start are reported by the daemon (socket `status`, `/api/v1/status`),
+ * and an import is refused while memory-control.db's tombstones are set aside — unless the person
+ * says to go ahead. In process, real files, real socket and HTTP.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon } from '../src/daemon/index.js';
+import { DaemonClient } from '../src/waiter/daemon-client.js';
+import { authedFetch } from '../src/builtins/webui/__fixtures__/mini-host.js';
+import type { SetAsideStore } from '../src/spec/index.js';
+
+const homes: string[] = [];
+after(() => {
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+});
+const env = (h: string): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: h, HOMEAGENT_WEBUI_PORT: '0', OLLAMA_HOST: 'http://127.0.0.1:9' });
+const garbage = 'garbage '.repeat(1000);
+
+test('D6: corrupt stores are listed in the daemon status; an import is refused while memory-control.db is set aside, unless told to go ahead', async () => {
+  const h = mkdtempSync(join(tmpdir(), 'ha-aside-'));
+  homes.push(h);
+  // A first run leaves an export (made before anything broke) and sound stores.
+  let d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  const exported = join(h, 'old-export.zip');
+  let c = new DaemonClient(d.socketPath);
+  await c.connect();
+  assert.deepEqual((await c.request<{ setAside: SetAsideStore[] }>('status')).setAside, []);
+  await c.request('transfer.export', { file: exported });
+  c.close();
+  await d.stop();
+  // Then memory-control.db, documents.db and config.db are found corrupt.
+  mkdirSync(join(h, 'documents'), { recursive: true });
+  for (const f of ['memory-control.db', 'documents/documents.db', 'config.db']) writeFileSync(join(h, f), garbage);
+  d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  try {
+    c = new DaemonClient(d.socketPath);
+    await c.connect();
+    const st = await c.request<{ setAside: SetAsideStore[] }>('status');
+    assert.deepEqual(st.setAside.map((s) => s.store).sort(), ['config', 'documents', 'memory-control']);
+    for (const s of st.setAside) assert.equal(readFileSync(s.file, 'utf8'), garbage, `${s.store}: the old file is kept at ${s.file}`);
+    assert.equal(st.setAside.find((s) => s.store === 'documents')?.recover, 'waiter memory reindex');
+    const web = (await (await authedFetch(`${d.url}/api/v1/status`, {}, d.authToken)).json()) as { agent: { setAside: SetAsideStore[] } };
+    assert.deepEqual(web.agent.setAside, st.setAside, 'the WebUI reads the same list');
+
+    // The import would bring back what was forgotten: refused, coded, saying why and what to do.
+    await assert.rejects(c.request('transfer.import', { file: exported, mode: 'skip' }), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'TRANSFER_TOMBSTONES_LOST', e.message);
+      assert.match(e.message, /memory-control\.db.*set aside.*--without-tombstones/);
+      return true;
+    });
+    const http = await authedFetch(`${d.url}/api/v1/transfer/import`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: readFileSync(exported) }, d.authToken);
+    const job = ((await http.json()) as { job: { id: string } }).job;
+    const refused = await authedFetch(`${d.url}/api/v1/transfer/jobs/${job.id}/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'skip' }) }, d.authToken);
+    assert.equal(refused.status, 409);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'TRANSFER_TOMBSTONES_LOST');
+    // Told to go ahead, it imports.
+    const done = await c.request<{ state: string }>('transfer.import', { file: exported, mode: 'skip', withoutTombstones: true });
+    assert.equal(done.state, 'done');
+    c.close();
+  } finally {
+    await d.stop();
+  }
+});
