@@ -160,7 +160,7 @@ test('a corrupt context.json is kept aside with a clear log line and the window 
   assert.deepEqual(ctx.setAside, { file: path.join(h, 'context.json.corrupt-42'), at: 42 });
   assert.equal(ctx.loadedFrom.replayAll, true, 'recovery replays every session log');
   // Invalid single events are left out, valid ones kept; the file as it was is copied aside and
-  // recovery is told to replay every session log (decision 0252).
+  // recovery is told to replay every session log (decision 0250).
   const h2 = home();
   const withInvalid = JSON.stringify({ version: 1, events: [{ id: 'a', timestamp: 1, kind: 'user', source: 's', channel: 'c', sessionId: 'x', input: 'ok', response: '' }, { id: 'b' }] });
   fs.writeFileSync(path.join(h2, 'context.json'), withInvalid);
