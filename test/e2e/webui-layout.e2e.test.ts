@@ -106,7 +106,7 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
         await phone.waitForTimeout(300);
         const over = await phone.evaluate(() => {
           const w = document.documentElement.clientWidth;
-          return [...document.querySelectorAll('.topbar button, .topbar a, .settings-body button, .settings-body input, .settings-body select, .settings-body textarea')]
+          return Array.from(document.querySelectorAll('.topbar button, .topbar a, .settings-body button, .settings-body input, .settings-body select, .settings-body textarea'))
             .map((el) => ({ el, r: el.getBoundingClientRect() }))
             .filter(({ r }) => r.width > 0 && r.right > w + 0.5)
             .map(({ el, r }) => `${el.tagName.toLowerCase()}[${el.getAttribute('data-testid') ?? el.getAttribute('aria-label') ?? el.className}] right=${Math.round(r.right)}`);
