@@ -55,7 +55,10 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.selectOption('[data-testid=import-mode]', 'overwrite');
     await page.click('[data-testid=import-check]');
     await page.waitForSelector('[data-testid=transfer-error]', { timeout: T });
-    assert.match((await page.textContent('[data-testid=transfer-error]')) ?? '', /TRANSFER_PASSPHRASE_REQUIRED/);
+    // The code is the card's tooltip; the text is the message alone, under a styled "Import failed".
+    assert.equal(await page.getAttribute('[data-testid=transfer-error]', 'title'), 'TRANSFER_PASSPHRASE_REQUIRED');
+    assert.match((await page.textContent('[data-testid=transfer-error]')) ?? '', /^Import failed/);
+    assert.doesNotMatch((await page.textContent('[data-testid=transfer-error]')) ?? '', /TRANSFER_PASSPHRASE_REQUIRED/);
     await page.fill('[data-testid=import-passphrase]', 'tulip-7');
     await page.click('[data-testid=import-check]');
     await page.waitForSelector('[data-testid=transfer-report]', { timeout: T });
@@ -96,7 +99,10 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.setInputFiles('[data-testid=import-file]', bad);
     await page.click('[data-testid=import-start]');
     await page.waitForSelector('[data-testid=transfer-error]', { timeout: T });
-    assert.match((await page.textContent('[data-testid=transfer-error]')) ?? '', /TRANSFER_NOT_AN_EXPORT/);
+    // The code is the card's tooltip; the text is the message alone, under a styled "Import failed".
+    assert.equal(await page.getAttribute('[data-testid=transfer-error]', 'title'), 'TRANSFER_NOT_AN_EXPORT');
+    assert.match((await page.textContent('[data-testid=transfer-error]')) ?? '', /^Import failed/);
+    assert.doesNotMatch((await page.textContent('[data-testid=transfer-error]')) ?? '', /TRANSFER_NOT_AN_EXPORT/);
     const k = (await (await h.api('/api/v1/memory/knowledge/recipes')).json()) as { item: { content: string } };
     assert.match(k.item.content, /pine nuts/);
     const status = await h.api('/api/v1/memory/stats');

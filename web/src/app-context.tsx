@@ -47,6 +47,13 @@ export interface AppApi {
   toast(text: string, kind?: Toast['kind']): void;
   /** Bumped when the daemon restarted or the stream reconnected: views refetch. */
   epoch: number;
+  /**
+   * Bumped when what HomeAgent remembers may have changed — a turn ended (the agent may have saved
+   * a memory or a fact) or the page came back into view (a change from the terminal meanwhile): the
+   * memory views (library, graph, About me, People, Knowledge, Documents, history) read again,
+   * keeping what they show until the answer is back.
+   */
+  memEpoch: number;
 }
 
 export const AppContext = createContext<AppApi | null>(null);

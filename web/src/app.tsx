@@ -37,6 +37,7 @@ export function App() {
   const [highlight, setHighlight] = useState<AppApi['highlight']>();
   const [toasts, setToasts] = useState<Toast[]>([]);
   const [epoch, setEpoch] = useState(0);
+  const [memEpoch, setMemEpoch] = useState(0);
   const [drawer, setDrawer] = useState(false);
   const toastId = useRef(0);
 
@@ -87,7 +88,10 @@ export function App() {
     () =>
       bus.subscribe((event, payload) => {
         if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
-        if (event === 'turn_end') refreshMm();
+        if (event === 'turn_end') {
+          refreshMm();
+          setMemEpoch((n) => n + 1);
+        }
         if (event === 'output') {
           const o = payload as { sessionId?: string; payload?: unknown; type?: string };
           const cur = window.location.hash.startsWith('#/chat/') ? decodeURIComponent(window.location.hash.slice(7)) : undefined;
@@ -99,6 +103,23 @@ export function App() {
       }),
     [refreshMm, toast],
   );
+
+  // Back from another window (a terminal where `waiter memory …` changed something): read again,
+  // at most every 2 s (focus and visibilitychange often come together).
+  useEffect(() => {
+    let last = 0;
+    const fn = () => {
+      if (document.visibilityState !== 'visible' || Date.now() - last < 2000) return;
+      last = Date.now();
+      setMemEpoch((n) => n + 1);
+    };
+    window.addEventListener('focus', fn);
+    document.addEventListener('visibilitychange', fn);
+    return () => {
+      window.removeEventListener('focus', fn);
+      document.removeEventListener('visibilitychange', fn);
+    };
+  }, []);
 
   const t = useCallback((k: Parameters<typeof translate>[1], v?: Record<string, string | number>) => translate(lang, k, v), [lang]);
 
@@ -175,8 +196,9 @@ export function App() {
       highlight,
       toast,
       epoch,
+      memEpoch,
     }),
-    [lang, theme, route, navigate, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch],
+    [lang, theme, route, navigate, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch, memEpoch],
   );
 
   return (

@@ -11,12 +11,22 @@ window.addEventListener('unhandledrejection', (e) => reportClientError(e.reason,
 /** Shows the app once the daemon accepts this browser's token, else the sign-in screen. */
 function Gate() {
   const [state, setState] = useState<'checking' | 'in' | 'out'>('checking');
+  // Opened through a sign-in link whose token the daemon refused: the sign-in screen says so.
+  const [linkRefused, setLinkRefused] = useState(false);
   useEffect(() => {
+    let link: 'none' | 'adopted' | 'refused' = 'none';
     void adoptLinkToken()
-      .then(() => api('/api/v1/status'))
+      .then((r) => {
+        link = r;
+        return api('/api/v1/status');
+      })
       .then(
         () => setState('in'),
-        (e: unknown) => setState(e instanceof ApiError && e.status === 401 ? 'out' : 'in'),
+        (e: unknown) => {
+          const refused = e instanceof ApiError && e.status === 401;
+          setLinkRefused(refused && link !== 'none');
+          setState(refused ? 'out' : 'in');
+        },
       );
     const out = () => {
       clearToken();
@@ -26,7 +36,7 @@ function Gate() {
     return () => window.removeEventListener(UNAUTHORIZED_EVENT, out);
   }, []);
   if (state === 'checking') return null;
-  return state === 'in' ? <App /> : <SignIn onSignedIn={() => setState('in')} />;
+  return state === 'in' ? <App /> : <SignIn linkRefused={linkRefused} onSignedIn={() => setState('in')} />;
 }
 
 createRoot(document.getElementById('root')!).render(<Gate />);

@@ -18,29 +18,32 @@ export function token(): string {
 /**
  * Takes the sign-in link's `?token=` (and removes it from the address bar). Any page can send this
  * browser to `/?token=junk`, so a token already kept is replaced only once the daemon accepts the
- * new one: a wrong link must not sign the browser out.
+ * new one: a wrong link must not sign the browser out. Resolves with what happened: `none` (no
+ * link token, or the one already kept), `adopted` (kept now; without an earlier token it was not
+ * checked yet), `refused` (the daemon refused it; the kept token stays).
  */
-export async function adoptLinkToken(): Promise<void> {
+export async function adoptLinkToken(): Promise<'none' | 'adopted' | 'refused'> {
   let t = '';
   try {
     const url = new URL(window.location.href);
     t = url.searchParams.get('token')?.trim() ?? '';
-    if (!url.searchParams.has('token')) return;
+    if (!url.searchParams.has('token')) return 'none';
     url.searchParams.delete('token');
     window.history.replaceState(null, '', url.toString());
   } catch {
-    return;
+    return 'none';
   }
   const kept = token();
-  if (!t || t === kept) return;
+  if (!t || t === kept) return 'none';
   if (kept) {
     const accepted = await fetch('/api/v1/status', { headers: { authorization: `Bearer ${t}` } }).then(
       (r) => r.ok,
       () => false,
     );
-    if (!accepted) return;
+    if (!accepted) return 'refused';
   }
   setToken(t);
+  return 'adopted';
 }
 
 /** Keeps a token the person pasted (same storage as the sign-in link). */

@@ -7,7 +7,7 @@ import type { DictKey } from '../i18n-dict';
  * Shown when the daemon refuses this browser (no token yet, or a changed one): how to get the
  * sign-in link, and a field to paste the token. The token only ever goes to this origin.
  */
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignIn({ onSignedIn, linkRefused }: { onSignedIn: () => void; linkRefused?: boolean }) {
   const lang = initialLang();
   const t = (k: DictKey) => translate(lang, k);
   const [value, setValue] = useState('');
@@ -30,6 +30,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <div className="signin" data-testid="signin">
       <div className="card">
         <h2>{t('signin.title')}</h2>
+        {linkRefused && (
+          <div className="error-card compact" role="alert" data-testid="signin-link-refused">
+            {t('signin.linkRefused')}
+          </div>
+        )}
         <p>{t('signin.why')}</p>
         <ol>
           <li>

@@ -9,10 +9,15 @@ export interface RequestState<T> {
   setData: (fn: (d: T | undefined) => T | undefined) => void;
 }
 
-/** Loads `fn()` when `deps` change; stale answers are discarded (request sequence numbers). */
+/**
+ * Loads `fn()` when `deps` change; stale answers are discarded (request sequence numbers). While
+ * it reloads the old data stays; an answer equal to it (same JSON) keeps the old object, so a
+ * refetch that found nothing new re-renders nothing (the graph is not laid out again).
+ */
 export function useRequest<T>(fn: () => Promise<T>, deps: unknown[]): RequestState<T> {
   const seq = useRef(createSequencer());
   const [data, setDataState] = useState<T | undefined>(undefined);
+  const json = useRef<string | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   const [loading, setLoading] = useState(true);
   const fnRef = useRef(fn);
@@ -23,7 +28,16 @@ export function useRequest<T>(fn: () => Promise<T>, deps: unknown[]): RequestSta
     fnRef.current().then(
       (d) => {
         if (!seq.current.isLatest(ticket)) return;
-        setDataState(d);
+        let text: string | undefined;
+        try {
+          text = JSON.stringify(d);
+        } catch {
+          // not JSON (cyclic): always a new value
+        }
+        if (text === undefined || text !== json.current) {
+          json.current = text;
+          setDataState(d);
+        }
         setError(undefined);
         setLoading(false);
       },
@@ -35,6 +49,10 @@ export function useRequest<T>(fn: () => Promise<T>, deps: unknown[]): RequestSta
     );
   }, []);
   useEffect(reload, deps);
-  const setData = useCallback((f: (d: T | undefined) => T | undefined) => setDataState((d) => f(d)), []);
+  const setData = useCallback((f: (d: T | undefined) => T | undefined) => {
+    // A local change: the next answer is compared with nothing (it may undo the change).
+    json.current = undefined;
+    setDataState((d) => f(d));
+  }, []);
   return { data, error, loading, reload, setData };
 }

@@ -237,7 +237,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
       {forgetting && <ForgetDialog request={{ turnIds: [turn.turnId] }} onClose={() => setForgetting(false)} onDone={() => app.refreshMm()} />}
       {saving && (
         <SaveMemoryDialog
-          initial={{ title: turn.userText.slice(0, 60), snapshot: `${t('chat.userLabel')}：${turn.userText}\n\n${t('chat.assistantLabel')}：${turn.finalText}` }}
+          initial={{ title: turn.userText.slice(0, 60), snapshot: `${t('chat.userLabel')}${t('common.colon')}${turn.userText}\n\n${t('chat.assistantLabel')}${t('common.colon')}${turn.finalText}` }}
           source={{ sessionId: turn.sessionId, seqs: turn.seqs }}
           onClose={(id) => {
             setSaving(false);

@@ -55,7 +55,7 @@ function MemoryGraph() {
   const [layout, setLayout] = useState<{ data: MemGraph; pos: Positions; n: number } | undefined>();
   const [progress, setProgress] = useState(0);
   useEffect(() => setFocus(app.graphFocus), [app.graphFocus]);
-  const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch]);
+  const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch, app.memEpoch]);
   useEffect(() => {
     const d = g.data;
     if (!d) return;
@@ -112,7 +112,7 @@ function MemoryGraph() {
           </>
         )}
         <span className="grow" />
-        <span className="muted small">{t('graph.counts', { nodes: g.data?.nodes.length ?? 0, edges: g.data?.edges.length ?? 0 })}</span>
+        <span className="muted small">{t('graph.nodes', { n: g.data?.nodes.length ?? 0 })} · {t('graph.edges', { n: g.data?.edges.length ?? 0 })}</span>
       </div>
       <div className="legend">
         <span><i style={{ background: tagColor(['convention']) }} />{t('tag.convention')}</span>
@@ -158,7 +158,7 @@ function KnowledgeGraph() {
       p.set('depth', String(depth));
     } else if (query) p.set('q', query);
     return api<KGraph & { ok: boolean }>(`/api/v1/memory/graph?${p}`);
-  }, [query, entity, depth, app.epoch]);
+  }, [query, entity, depth, app.epoch, app.memEpoch]);
   const data = useMemo(() => {
     const d = g.data;
     if (!d) return undefined;

@@ -6,8 +6,10 @@ import { relTime } from '../../lib/format';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
+import { ForgetDialog } from '../memory/forget-dialog';
 import { ServiceError } from '../settings/knowledge-section';
 import type { PersonView } from '../settings/people-section';
+import type { ForgetRequest } from '../../../../src/spec/index.js';
 
 interface Source {
   tier: string;
@@ -41,11 +43,19 @@ export function KnowsView({ person }: { person?: string }) {
   const t = useT();
   const lang = useLang();
   const [other, setOther] = useState('');
-  const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people).catch(() => [] as PersonView[]), [app.epoch]);
-  const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch]);
+  const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people).catch(() => [] as PersonView[]), [app.epoch, app.memEpoch]);
+  const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch, app.memEpoch]);
   const a = about.data;
+  const [forgetting, setForgetting] = useState<ForgetRequest | undefined>();
   const forget = async (target: ForgetTarget) => {
-    if (!a || !window.confirm(t('knows.forgetConfirm'))) return;
+    if (!a) return;
+    // With the memory-control service the item's every trace is shown first and goes only on
+    // "Forget" (the dialog); without it each tier's own delete, after a plain confirm.
+    if (a.capabilities.forget) {
+      setForgetting(target.kind === 'fact' ? { relationIds: [target.id] } : target.kind === 'memory' ? { memoryIds: [target.id] } : { turnIds: [target.turnId] });
+      return;
+    }
+    if (!window.confirm(t('knows.forgetConfirm'))) return;
     try {
       const how = await forgetItem(target, a.capabilities);
       app.toast(t(how === 'forgotten' ? 'knows.forgotten' : 'knows.deleted'), 'ok');
@@ -120,7 +130,7 @@ export function KnowsView({ person }: { person?: string }) {
               </div>
               <span className="muted small clamp2">{m.preview}</span>
               <span className="muted small">
-                {m.speaker ? t('knows.saidBy', { who: m.speaker.name ?? m.speaker.id }) : t(m.why === 'said' ? 'knows.said' : 'knows.mentions')} · {relTime(m.updatedAt, lang)}
+                {m.speaker ? t('knows.saidBy', { who: m.speaker.name ?? m.speaker.id }) : t(a.person.owner ? (m.why === 'said' ? 'knows.saidMe' : 'knows.mentionsMe') : m.why === 'said' ? 'knows.said' : 'knows.mentions')} · {relTime(m.updatedAt, lang)}
               </span>
             </div>
           ))}
@@ -138,6 +148,16 @@ export function KnowsView({ person }: { person?: string }) {
             </div>
           ))}
         </>
+      )}
+      {forgetting && (
+        <ForgetDialog
+          request={forgetting}
+          onClose={() => setForgetting(undefined)}
+          onDone={() => {
+            about.reload();
+            app.refreshMm();
+          }}
+        />
       )}
     </div>
   );

@@ -18,7 +18,7 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
   const lang = useLang();
   const [busy, setBusy] = useState<string | undefined>();
   const qs = new URLSearchParams({ limit: String(limit), ...(subject ? { subject } : {}), ...(target ? { target } : {}) });
-  const req = useRequest(() => api<{ history: MemoryChange[] }>(`/api/v1/memory/history?${qs}`).then((j) => j.history), [qs.toString(), app.epoch]);
+  const req = useRequest(() => api<{ history: MemoryChange[] }>(`/api/v1/memory/history?${qs}`).then((j) => j.history), [qs.toString(), app.epoch, app.memEpoch]);
   const undo = async (c: MemoryChange) => {
     if (!window.confirm(t('history.undoConfirm', { summary: c.summary }))) return;
     setBusy(c.id);

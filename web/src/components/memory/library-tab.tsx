@@ -32,9 +32,12 @@ interface LibraryRows {
 /**
  * The rows of the library: a search answers all its hits at once; the whole library (or one tag)
  * is read in pages of PAGE_SIZE as they scroll into view, so opening a big library reads one page.
+ * `reloadKey` starts over (an empty list until the first page is back); `refreshKey` re-reads the
+ * pages in view and keeps showing the old rows until they are back (a turn may have saved a memory).
  */
-function useLibraryRows(query: string, tag: string, range: { start: number; end: number }, reloadKey: unknown): LibraryRows {
-  const [state, setState] = useState<{ total?: number; pages: Map<number, MemorySummary[]>; error?: Error }>({ pages: new Map() });
+function useLibraryRows(query: string, tag: string, range: { start: number; end: number }, reloadKey: unknown, refreshKey: unknown): LibraryRows {
+  // `gen` is the generation the pages were read in: a page of a newer one replaces the older pages.
+  const [state, setState] = useState<{ total?: number; pages: Map<number, MemorySummary[]>; gen: number; error?: Error }>({ pages: new Map(), gen: 0 });
   const asked = useRef(new Set<number>());
   const seq = useRef(createSequencer());
   const gen = useRef(0);
@@ -48,9 +51,9 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
         (r) => {
           if (g !== gen.current) return;
           setState((s) => {
-            const pages = new Map(s.pages);
+            const pages = s.gen === g ? new Map(s.pages) : new Map<number, MemorySummary[]>();
             pages.set(page, r.items);
-            return { total: r.total, pages };
+            return { total: r.total, pages, gen: g };
           });
         },
         (e: Error) => {
@@ -65,9 +68,26 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
   useEffect(() => {
     gen.current++;
     asked.current = new Set();
-    setState({ pages: new Map() });
+    setState({ pages: new Map(), gen: gen.current });
     fetchPage(0, gen.current);
   }, [fetchPage, reloadKey]);
+  // The library may have changed (a turn ended): read the pages in view again, keeping the old rows
+  // on screen meanwhile. The first render skips it (the effect above just read page 0).
+  const rangeRef = useRef(range);
+  rangeRef.current = range;
+  const firstRefresh = useRef(true);
+  useEffect(() => {
+    if (firstRefresh.current) {
+      firstRefresh.current = false;
+      return;
+    }
+    gen.current++;
+    asked.current = new Set();
+    const { start, end } = rangeRef.current;
+    const last = Math.max(start, end - 1);
+    for (let p = Math.floor(start / PAGE_SIZE); p <= Math.floor(last / PAGE_SIZE); p++) fetchPage(p, gen.current);
+    // Only a new refreshKey re-reads (the range and fetchPage are read, not watched).
+  }, [refreshKey]);
   // The pages of the rows in view.
   useEffect(() => {
     if (state.total === undefined || query) return;
@@ -107,7 +127,7 @@ export function LibraryTab() {
   const listEl = useRef<HTMLDivElement>(null);
   const [count, setCount] = useState(0);
   const range = useVisibleRows(listEl, count, ROW);
-  const rows = useLibraryRows(debounced, tag, range, `${app.epoch}|${app.memoryPanel.memoryId ?? ''}`);
+  const rows = useLibraryRows(debounced, tag, range, `${app.epoch}|${app.memoryPanel.memoryId ?? ''}`, app.memEpoch);
   useEffect(() => setCount(rows.total ?? 0), [rows.total]);
 
   if (app.memoryPanel.memoryId) return <MemoryDetail id={app.memoryPanel.memoryId} onBack={() => app.setMemoryPanel({ memoryId: undefined })} />;

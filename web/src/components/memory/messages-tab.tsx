@@ -169,7 +169,7 @@ export function MessagesTab() {
         <SaveMemoryDialog
           initial={{
             title: (pickedTexts()[0]?.text ?? '').slice(0, 60),
-            snapshot: pickedTexts().map((p) => `${p.role === 'user' ? t('chat.userLabel') : t('chat.assistantLabel')}：${p.text}`).join('\n\n'),
+            snapshot: pickedTexts().map((p) => `${p.role === 'user' ? t('chat.userLabel') : t('chat.assistantLabel')}${t('common.colon')}${p.text}`).join('\n\n'),
           }}
           source={{ sessionId: sid, seqs: [...new Set(pickedTexts().flatMap((p) => p.seqs))].sort((a, b) => a - b) }}
           onClose={(id) => {

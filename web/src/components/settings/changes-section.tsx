@@ -13,7 +13,7 @@ export function ChangesSection() {
   const app = useApp();
   const t = useT();
   const lang = useLang();
-  const req = useRequest(async () => pickList<ChangeRecord>(await api('/api/v1/changes?limit=200'), 'changes'), [app.epoch]);
+  const req = useRequest(async () => pickList<ChangeRecord>(await api('/api/v1/changes?limit=200'), 'changes'), [app.epoch, app.memEpoch]);
   if (req.error) return <ServiceError error={req.error} />;
   const undo = async (c: ChangeRecord) => {
     if (!window.confirm(t('changes.undoConfirm', { path: c.path }))) return;

@@ -70,7 +70,7 @@ export function ChannelsSection() {
           <span>{t('channels.default')}</span>
         </div>
         <div className="muted small">{t('channels.defaultHint')}</div>
-        <div className="row gap">
+        <div className="row gap wrap">
           <select className="input" value={preferred} data-testid="notify-channel" onChange={(e) => void save('core.notify.channel', e.target.value).catch((err) => app.toast((err as Error).message, 'error'))}>
             {names.map((n) => (
               <option key={n} value={n}>
@@ -81,7 +81,7 @@ export function ChannelsSection() {
           </select>
           {list.data?.effective && list.data.effective !== preferred && <span className="badge warn">{t('channels.fallsBack', { name: list.data.effective })}</span>}
         </div>
-        <div className="row gap" style={{ marginTop: 8 }}>
+        <div className="row gap wrap" style={{ marginTop: 8 }}>
           <span className={`badge ${perm === 'granted' ? 'ok' : ''}`} data-testid="notify-permission">
             {t(`channels.notify.${perm}`)}
           </span>

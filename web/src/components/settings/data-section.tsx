@@ -107,7 +107,8 @@ export function DataSection() {
   const [uploadLabel, setUploadLabel] = useState<string>();
   const [mode, setMode] = useState<TransferMode>('skip');
   const [imPass, setImPass] = useState('');
-  const [error, setError] = useState<string>();
+  /** The last export or import failure: its message is shown, its code is kept for the tooltip. */
+  const [error, setError] = useState<{ op: 'export' | 'import'; code?: string; message: string }>();
   const [busy, setBusy] = useState(false);
 
   const runExport = async () => {
@@ -128,7 +129,7 @@ export function DataSection() {
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
       app.toast(t('data.exported', { size: bytes(job.file?.bytes) }), 'ok');
     } catch (e) {
-      setError(`${(e as ApiError).code ?? ''} ${(e as Error).message}`.trim());
+      setError({ op: 'export', code: (e as ApiError).code, message: (e as Error).message });
     } finally {
       setExBusy(false);
     }
@@ -160,9 +161,9 @@ export function DataSection() {
       if (job.state === 'done') {
         app.toast(t('data.imported'), 'ok');
         app.refreshMm();
-      } else if (job.error) setError(`${job.error.code} ${job.error.message}`);
+      } else if (job.error) setError({ op: 'import', code: job.error.code, message: job.error.message });
     } catch (e) {
-      setError(`${(e as ApiError).code ?? ''} ${(e as Error).message}`.trim());
+      setError({ op: 'import', code: (e as ApiError).code, message: (e as Error).message });
     } finally {
       setBusy(false);
     }
@@ -178,8 +179,8 @@ export function DataSection() {
     <div className="data-section" data-testid="data-section">
       <h3>{t('data.export')}</h3>
       <p className="muted">{t('data.exportHint')}</p>
-      <div className="row gap">
-        <input type="password" placeholder={t('data.passphraseOptional')} value={exPass} onChange={(e) => setExPass(e.target.value)} data-testid="export-passphrase" autoComplete="new-password" />
+      <div className="row gap wrap">
+        <input type="password" className="input passphrase" placeholder={t('data.passphraseOptional')} value={exPass} onChange={(e) => setExPass(e.target.value)} data-testid="export-passphrase" autoComplete="new-password" />
         <button className="btn primary" disabled={exBusy} onClick={() => void runExport()} data-testid="export-start">
           {t('data.exportButton')}
         </button>
@@ -193,16 +194,16 @@ export function DataSection() {
 
       <h3>{t('data.import')}</h3>
       <p className="muted">{t('data.importHint')}</p>
-      <div className="row gap">
+      <div className="row gap wrap">
         <input type="file" ref={fileRef} onChange={reset} data-testid="import-file" />
-        <select value={mode} onChange={(e) => setMode(e.target.value as TransferMode)} data-testid="import-mode">
+        <select className="input" value={mode} onChange={(e) => setMode(e.target.value as TransferMode)} data-testid="import-mode">
           <option value="skip">{t('data.mode.skip')}</option>
           <option value="overwrite">{t('data.mode.overwrite')}</option>
           <option value="keep-both">{t('data.mode.keepBoth')}</option>
         </select>
-        <input type="password" placeholder={t('data.passphraseIfEncrypted')} value={imPass} onChange={(e) => setImPass(e.target.value)} data-testid="import-passphrase" autoComplete="off" />
+        <input type="password" className="input passphrase" placeholder={t('data.passphraseIfEncrypted')} value={imPass} onChange={(e) => setImPass(e.target.value)} data-testid="import-passphrase" autoComplete="off" />
       </div>
-      <div className="row gap">
+      <div className="row gap wrap data-actions">
         <button className="btn" disabled={busy} onClick={() => void check(false)} data-testid="import-check">
           {t('data.check')}
         </button>
@@ -223,8 +224,9 @@ export function DataSection() {
         </>
       )}
       {error && (
-        <div className="error-banner small" role="alert" data-testid="transfer-error">
-          {error}
+        <div className="error-card compact" role="alert" title={error.code} data-testid="transfer-error">
+          <span className="error-title">{t(error.op === 'export' ? 'data.exportFailed' : 'data.importFailed')}</span>
+          <span>{error.message}</span>
         </div>
       )}
     </div>

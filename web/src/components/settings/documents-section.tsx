@@ -71,7 +71,7 @@ export function DocumentsSection() {
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(0);
   const [forget, setForget] = useState<ForgetRequest | undefined>();
-  const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch]);
+  const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch, app.memEpoch]);
   const download = stats.data?.embedderDownload as EmbedderDownload | undefined;
   // While a vector file downloads, follow it (long work shows progress).
   useEffect(() => {
@@ -79,7 +79,7 @@ export function DocumentsSection() {
     const timer = setTimeout(stats.reload, 1500);
     return () => clearTimeout(timer);
   }, [download, stats.reload]);
-  const docs = useRequest(() => api<{ documents: Doc[] }>(`/api/v1/memory/documents?limit=30&offset=${page * 30}${query ? `&q=${encodeURIComponent(query)}` : ''}`).then((j) => j.documents), [query, page, app.epoch]);
+  const docs = useRequest(() => api<{ documents: Doc[] }>(`/api/v1/memory/documents?limit=30&offset=${page * 30}${query ? `&q=${encodeURIComponent(query)}` : ''}`).then((j) => j.documents), [query, page, app.epoch, app.memEpoch]);
   if (docs.error) return <ServiceError error={docs.error} />;
   return (
     <div className="documents">
@@ -99,7 +99,7 @@ export function DocumentsSection() {
             .map(([k, v]) => (
               <div className="stat" key={k} title={k}>
                 <div className="stat-value">{k.endsWith('.bytes') && typeof v === 'number' ? bytes(v) : String(v)}</div>
-                <div className="stat-label">{STAT_LABELS.has(k) ? t(`stats.${k}` as DictKey) : k}</div>
+                <div className="stat-label">{STAT_LABELS.has(k) ? t(`stats.${k}` as DictKey, typeof v === 'number' ? { n: v } : undefined) : k}</div>
               </div>
             ))}
         </div>

@@ -17,7 +17,7 @@ export function KnowledgeSection() {
   const [query, setQuery] = useState('');
   const [open, setOpen] = useState<string | undefined>();
   const [editing, setEditing] = useState<{ name: string; content: string; isNew?: boolean } | undefined>();
-  const list = useRequest(() => api<{ items?: { name: string; updatedAt: number; size: number }[]; hits?: { name: string; score: number; snippet: string }[] }>(`/api/v1/memory/knowledge${query ? `?q=${encodeURIComponent(query)}` : ''}`), [query, app.epoch]);
+  const list = useRequest(() => api<{ items?: { name: string; updatedAt: number; size: number }[]; hits?: { name: string; score: number; snippet: string }[] }>(`/api/v1/memory/knowledge${query ? `?q=${encodeURIComponent(query)}` : ''}`), [query, app.epoch, app.memEpoch]);
   const item = useRequest(() => (open ? api<{ item: { name: string; content: string; updatedAt: number } }>(`/api/v1/memory/knowledge/${encodeURIComponent(open)}`).then((j) => j.item) : Promise.resolve(undefined)), [open]);
   if (list.error) return <ServiceError error={list.error} />;
   const save = async () => {

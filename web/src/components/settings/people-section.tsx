@@ -22,7 +22,7 @@ export interface PersonView {
 export function PeopleSection() {
   const app = useApp();
   const t = useT();
-  const list = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people), [app.epoch]);
+  const list = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people), [app.epoch, app.memEpoch]);
   const [adding, setAdding] = useState<Record<string, string>>({});
   const [renaming, setRenaming] = useState<{ id: string; name: string } | undefined>();
   const [fresh, setFresh] = useState({ name: '', ids: '' });

@@ -25,6 +25,8 @@ const KEYS: Record<string, Entry> = {
   'core.context.save_debounce_ms': ['Context save delay (ms)', '上下文保存延迟（毫秒）', '上下文文件合并写入的等待时间'],
   'core.memory.distill_interval': ['Distill every', '提炼间隔', '对话多久提炼一次为记忆（如 "30m"、"2h"）'],
   'core.memory.archive_interval': ['Archive every', '归档间隔', '冷记忆多久归档一次'],
+  'core.memory.archive_batch': ['Archive batch', '每次归档条数', '归档任务每次提炼并移入冷归档的冷文档数'],
+  'core.memory.warm_max_docs': ['Warm max docs', '温层文档上限', '温层（内存中）最多保留的文档数；超出的最久未用文档移入冷归档'],
   'core.memory.merge_interval': ['Merge every', '合并间隔', '相似记忆多久合并一次'],
   'core.memory.review_interval': ['Review every', '复核间隔', '记忆多久复核一次'],
   'core.memory.rule_distill_interval': ['Rule distill every', '规则提炼间隔', '规则提炼多久运行一次'],

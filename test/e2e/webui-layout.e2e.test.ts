@@ -1,0 +1,138 @@
+/**
+ * WebUI layout and liveness in a real browser against the real daemon: the memory panel sits
+ * beside the chat on a laptop (Send and the person's own bubbles stay usable), the Library tab
+ * shows a memory the agent saved during a turn without a reload, About me's Forget previews every
+ * trace before anything goes, nothing on the phone-width settings pages runs off the screen, and
+ * a sign-in link with a refused token says so.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+
+const T = 20_000;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+
+describe('WebUI layout, live memory views, About me forget', { skip, timeout: 180_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const library = async () => ((await (await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.list', args: { limit: 200 } }) })).json()) as { value: { items: { id: string; title: string }[] } }).value.items;
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness();
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', width: 1280, height: 800, token: h.token }));
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('at 1280×800 the open memory panel leaves Send clickable and the last user bubble visible', async () => {
+    await page.goto(`${h.url}/#/chat`);
+    h.script({ rounds: [{ text: 'Noted: you live in Lisbon.' }] });
+    await page.fill('[data-testid=chat-input]', 'I live in Lisbon and I like sailing on the Tagus');
+    await page.click('[data-testid=send]');
+    await page.locator('.msg.assistant', { hasText: 'Noted: you live in Lisbon.' }).waitFor({ timeout: T });
+    if (!(await page.locator('aside.memory-panel').count())) await page.click('[data-testid=toggle-memory]');
+    await page.waitForSelector('aside.memory-panel', { timeout: T });
+    const panel = (await page.locator('aside.memory-panel').boundingBox())!;
+    const bubble = page.locator('.msg.user .bubble').last();
+    const b = (await bubble.boundingBox())!;
+    assert.ok(b.x + b.width <= panel.x, `the user bubble (right edge ${b.x + b.width}) is left of the panel (${panel.x})`);
+    // The bubble's own centre is the topmost element there: nothing is laid over it.
+    assert.equal(await bubble.evaluate((el) => { const r = el.getBoundingClientRect(); return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }), true);
+    const send = (await page.locator('[data-testid=send]').boundingBox())!;
+    assert.ok(send.x + send.width <= panel.x, 'Send is beside the panel, not under it');
+    // A real click on Send (Playwright refuses when another element would receive it).
+    h.script({ rounds: [{ text: 'Sailing noted.' }] });
+    await page.fill('[data-testid=chat-input]', 'And I sail on Sundays');
+    await page.click('[data-testid=send]', { timeout: 5000 });
+    await page.locator('.msg.assistant', { hasText: 'Sailing noted.' }).waitFor({ timeout: T });
+    await shot(page, 'layout-1280-panel');
+  });
+
+  it('the open Library tab shows a memory the agent saved during a turn, without a reload', async () => {
+    await page.click('[data-testid=tab-library]');
+    await page.waitForSelector('[data-testid=library-tab]', { timeout: T });
+    const title = 'Tagus sailing club schedule';
+    assert.equal(await page.locator('.memory-item', { hasText: title }).count(), 0);
+    h.script({ rounds: [{ tool: { name: 'library_save', args: { title, snapshot: 'The Tagus sailing club meets on Sundays at 9.' }, result: '' } }, { text: 'Saved it to the library.' }] });
+    await page.fill('[data-testid=chat-input]', 'Please remember the sailing club schedule: Sundays at 9');
+    await page.click('[data-testid=send]');
+    await page.locator('.msg.assistant', { hasText: 'Saved it to the library.' }).waitFor({ timeout: T });
+    assert.ok((await library()).some((m) => m.title === title), 'the agent saved the memory');
+    await page.locator('.memory-item', { hasText: title }).waitFor({ timeout: T });
+    await shot(page, 'layout-library-live');
+  });
+
+  it('About me: Forget on a memory shows the forget dialog first and removes it only on "Forget"', async () => {
+    const title = 'Tagus sailing club schedule';
+    await page.goto(`${h.url}/#/knows`);
+    const card = page.locator('[data-testid=knows-memory]', { hasText: title });
+    await card.waitFor({ timeout: T });
+    assert.doesNotMatch((await card.textContent()) ?? '', /said by them|mentions them/, 'the owner is not "them"');
+    await card.locator('[data-testid=knows-forget-memory]').click();
+    await page.waitForSelector('[data-testid=forget-dialog]', { timeout: T });
+    const box = page.locator('[data-testid=forget-memory]');
+    await box.first().waitFor({ timeout: T });
+    assert.equal(await box.first().isChecked(), true, 'the memory asked about is ticked');
+    assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', /Tagus sailing club/);
+    await shot(page, 'layout-knows-forget-dialog');
+    assert.ok((await library()).some((m) => m.title === title), 'the preview removed nothing');
+    // Cancel keeps it; Forget removes it.
+    await page.click('[data-testid=forget-dialog] .btn:not(.danger)');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    assert.ok((await library()).some((m) => m.title === title), 'cancel removed nothing');
+    await card.locator('[data-testid=knows-forget-memory]').click();
+    await page.click('[data-testid=forget-confirm]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    await card.waitFor({ state: 'detached', timeout: T });
+    assert.ok(!(await library()).some((m) => m.title === title), 'forgotten');
+  });
+
+  it('at 390×844 no control on the data, people and channels pages or the top bar runs off the screen', async () => {
+    const { page: phone, errors: phoneErrors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', width: 390, height: 844, token: h.token });
+    try {
+      await phone.waitForSelector('[data-testid=conn].open', { timeout: T });
+      for (const section of ['data', 'people', 'channels']) {
+        await phone.evaluate((s) => (window.location.hash = `#/settings/${s}`), section);
+        await phone.waitForSelector(`.settings-body [data-testid=${section === 'data' ? 'data-section' : section === 'people' ? 'person-new' : 'channels'}]`, { timeout: T });
+        await phone.waitForTimeout(300);
+        const over = await phone.evaluate(() => {
+          const w = document.documentElement.clientWidth;
+          return Array.from(document.querySelectorAll('.topbar button, .topbar a, .settings-body button, .settings-body input, .settings-body select, .settings-body textarea'))
+            .map((el) => ({ el, r: el.getBoundingClientRect() }))
+            .filter(({ r }) => r.width > 0 && r.right > w + 0.5)
+            .map(({ el, r }) => `${el.tagName.toLowerCase()}[${el.getAttribute('data-testid') ?? el.getAttribute('aria-label') ?? el.className}] right=${Math.round(r.right)}`);
+        });
+        await shot(phone, `layout-phone-${section}`);
+        assert.deepEqual(over, [], `${section}: controls past the ${390} px screen`);
+      }
+      assert.deepEqual(phoneErrors, []);
+    } finally {
+      await phone.context().close();
+    }
+  });
+
+  it('a sign-in link with a refused token says so on the sign-in page', async () => {
+    const { page: fresh } = await openPage(browser, h.url, { lang: 'en', token: 'not-the-token' });
+    try {
+      await fresh.waitForSelector('[data-testid=signin]', { timeout: T });
+      assert.match((await fresh.textContent('[data-testid=signin-link-refused]')) ?? '', /sign-in link was refused/);
+      await shot(fresh, 'layout-signin-refused');
+      // Without a link there is nothing to complain about.
+      await fresh.goto(h.url);
+      await fresh.waitForSelector('[data-testid=signin]', { timeout: T });
+      assert.equal(await fresh.locator('[data-testid=signin-link-refused]').count(), 0);
+    } finally {
+      await fresh.context().close();
+    }
+    assert.deepEqual(errors, []);
+  });
+});
