@@ -46,8 +46,10 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
 
   it('"Forget…" on a search previews every trace and removes it only on confirm', async () => {
     await chat('My bike lock code is 8086', 'Noted the bike lock code.');
+    // Sent after the first turn ended: sent while it runs, it would be an interrupt of that turn.
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
     await chat('I had pasta for lunch', 'Sounds good.');
-    await until(async () => (await hits('bike lock code')).includes('8086'));
+    await until(async () => (await hits('bike lock code')).includes('8086') && (await hits('pasta lunch')).includes('pasta'));
     await page.goto(`${h.url}/#/settings/documents`);
     await page.fill('.search-box input', '8086');
     await page.press('.search-box input', 'Enter');

@@ -102,8 +102,11 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     assert.match((await page.textContent('[data-testid=knows-turn]')) ?? '', /coming for tea[\s\S]*webui:tea#1/);
     await shot(page, 'knows-alice');
 
-    page.once('dialog', (d) => void d.accept());
+    // Forget shows what goes first (the forget dialog), and removes it only on confirm.
     await page.click('[data-testid=knows-forget-fact]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', /green tea/);
+    await page.click('[data-testid=forget-confirm]');
     await page.waitForSelector('[data-testid=knows-fact]', { state: 'detached', timeout: T });
     const about = (await (await h.api(`/api/v1/memory/about?person=${aliceId}`)).json()) as { about: { facts: unknown[] } };
     assert.deepEqual(about.about.facts, [], 'the fact is gone from the graph');
