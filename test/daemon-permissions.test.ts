@@ -4,7 +4,7 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../src/daemon/index.js';
@@ -38,6 +38,23 @@ test('a new data folder is 0700, config.db (and its WAL files) 0600, the socket 
       }
     }
     assert.equal(mode(d.socketPath), 0o600);
+    // Every database, session log and log file is 0600 too (security review: they were 0644).
+    await withUmask0(async () => {
+      const t = d.agent.injectInput({ sessionId: 'cli:perm', source: 'cli', text: 'a private message' });
+      await t.accepted;
+      await t.done;
+    });
+    const wide: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile() && /\.(db(-wal|-shm)?|jsonl|log)$/.test(e.name) && mode(p) !== 0o600) wide.push(`${p.slice(h.length)} ${mode(p).toString(8)}`);
+      }
+    };
+    walk(h);
+    assert.deepEqual(wide, []);
+    for (const f of ['graph.db', 'memory-control.db', join('documents', 'documents.db'), join('documents', 'archive.db'), join('sessions', 'cli%3Aperm.jsonl')]) assert.ok(existsSync(join(h, f)), `${f} was checked`);
   } finally {
     await d.stop();
   }

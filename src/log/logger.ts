@@ -67,7 +67,7 @@ export function createLogger(opts: LoggerOptions = {}, scope = 'homed'): Logger 
           rotate(opts.file);
           written = 0;
         }
-        appendFileSync(opts.file, line);
+        appendFileSync(opts.file, line, { mode: 0o600 });
         written += line.length;
       }
       if (opts.console) process.stderr.write(`${rec.t.slice(11, 19)} ${level.padEnd(5)} [${s}] ${msg}${data ? ' ' + JSON.stringify(rec.data) : ''}\n`);

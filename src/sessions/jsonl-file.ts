@@ -103,7 +103,7 @@ export function parseObject(text: string): Record<string, unknown> | undefined {
  * file is cut back to `sizeBefore` (when given) so no partial line remains.
  */
 export async function appendDurable(file: string, data: string | Buffer, sizeBefore?: number): Promise<void> {
-  const fh = await fs.promises.open(file, 'a');
+  const fh = await fs.promises.open(file, 'a', 0o600);
   try {
     await fh.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     await fh.datasync();
@@ -117,7 +117,7 @@ export async function appendDurable(file: string, data: string | Buffer, sizeBef
 
 /** Creates a file with `data` (fails with EEXIST if it exists), fsyncs it and its folder. */
 export async function createDurable(file: string, data: string): Promise<void> {
-  const fh = await fs.promises.open(file, 'wx');
+  const fh = await fs.promises.open(file, 'wx', 0o600);
   try {
     await fh.write(Buffer.from(data, 'utf8'));
     await fh.sync();

@@ -24,7 +24,7 @@ export class PluginLogFile {
       }
       const line = `${new Date().toISOString()} ${level.toUpperCase()} ${String(msg).slice(0, 4000)}${extra.slice(0, 8000)}\n`;
       mkdirSync(dirname(this.path), { recursive: true });
-      appendFileSync(this.path, line, 'utf8');
+      appendFileSync(this.path, line, { encoding: 'utf8', mode: 0o600 });
     } catch {}
   }
 }

@@ -6,7 +6,7 @@ import { HomeAgentError } from '../../spec/errors/index.js';
 import { asksQuestion, safeDays, type DayKeyRange, type MemoryDocument, type SaidDaysResolver } from '../documents/index.js';
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
-import { scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
 
 /**
  * How much of a row is read: `light` (id, session, time, speaker, neighbours — what ranking
@@ -270,6 +270,7 @@ export class ColdArchive {
   }
 
   private connect(): Database.Database {
+    privateSqliteFile(this.path);
     const db = new Database(this.path);
     try {
       db.pragma('journal_mode = WAL');

@@ -5,7 +5,7 @@ import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange } from '../../
 import { HomeAgentError } from '../../spec/index.js';
 import { migrateControl } from './control-migrations.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
-import { scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
 
 interface HistoryRow {
   id: number;
@@ -96,6 +96,7 @@ export class ControlDB {
   }
 
   private connect(): Database.Database {
+    privateSqliteFile(this.path);
     const db = new Database(this.path);
     try {
       db.pragma('journal_mode = WAL');

@@ -9,7 +9,7 @@ import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type Re
 import { migrateDocs } from './doc-migrations.js';
 import { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
-import { scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
 import { WarmLexicon } from './warm-lexicon.js';
 
 export interface DocStoreOptions {
@@ -586,6 +586,7 @@ export class DocStore {
   }
 
   private connect(): Database.Database {
+    privateSqliteFile(this.path);
     const db = new Database(this.path);
     try {
       db.pragma('journal_mode = WAL');

@@ -6,6 +6,7 @@ import { HomeAgentError, NotFoundError } from '../../spec/index.js';
 import { migrateGraph } from './graph-migrations.js';
 import type { GraphChange } from './graph-state.js';
 import { escapeLike, parseDepth, parseKeywords, parseName } from './graph-input.js';
+import { privateSqliteFile } from '../../fs/index.js';
 
 export interface EntityRow { id: number; name: string; type: string; attributes: string; created_at: number; updated_at: number; recalled_at: number | null; recall_count: number }
 export interface RelationRow { id: number; subject_id: number; predicate: string; object_id: number; confidence: number; sentence: string | null; refs: string; subject: string; object: string; created_at: number; reviewed_at: number | null; valid_from: number | null; valid_to: number | null }
@@ -175,6 +176,7 @@ export class GraphStore {
   }
 
   private connect(): Database.Database {
+    privateSqliteFile(this.opts.path);
     const db = new Database(this.opts.path);
     try {
       db.pragma('journal_mode = WAL');
