@@ -285,6 +285,12 @@ test('M-13: diag.log writes client logs, throttled (3 s) and de-duplicated; logg
   assert.deepEqual(r1.value, { written: 2, dropped: 1 });
   const text = readFileSync(join(home, 'logs', 'memory-manager-client.log'), 'utf8');
   assert.equal(text.match(/面板崩溃/g)?.length, 1);
+  // A message cannot forge log entries with line breaks of its own.
+  await fake.op('diag.log', { level: 'error', message: 'x\n2026-01-01T00:00:00.000Z ERROR forged\r\u2028y' });
+  const lines = readFileSync(join(home, 'logs', 'memory-manager-client.log'), 'utf8').split('\n').filter(Boolean);
+  assert.equal(lines.length, 3);
+  assert.ok(!lines.some((l) => l.startsWith('2026-01-01T00:00:00.000Z')));
+  assert.match(lines[2], /x\\n2026-01-01T00:00:00\.000Z ERROR forged\\r\\u2028y/);
   let now = 0;
   const log = new ClientLog(join(home, 'logs', 'c2.log'), { now: () => now });
   assert.equal(log.log([{ message: 'a' }]).written, 1);

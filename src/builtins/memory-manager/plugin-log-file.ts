@@ -22,7 +22,9 @@ export class PluginLogFile {
           extra = ' [unserializable data]';
         }
       }
-      const line = `${new Date().toISOString()} ${level.toUpperCase()} ${String(msg).slice(0, 4000)}${extra.slice(0, 8000)}\n`;
+      // One entry, one line: a message's own line breaks are escaped, so a client (diag.log) cannot forge entries.
+      const text = String(msg).slice(0, 4000).replace(/[\r\n\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16)}`));
+      const line = `${new Date().toISOString()} ${level.toUpperCase()} ${text}${extra.slice(0, 8000)}\n`;
       mkdirSync(dirname(this.path), { recursive: true });
       appendFileSync(this.path, line, { encoding: 'utf8', mode: 0o600 });
     } catch {}
