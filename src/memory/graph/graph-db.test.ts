@@ -332,3 +332,12 @@ test('recall keeps its reads only while the graph is unchanged: every write, a f
   assert.deepEqual(g.recall([]), { entities: [], relations: [] }, 'no keyword reads nothing, even closed');
   assert.throws(() => g.recall(['Anne']), { code: 'GRAPH_CLOSED' });
 });
+
+test('the owner is one entity: "Owner", "me", "我" in a fact are `user`, as the distillers write it (the graph had two "me" nodes)', () => {
+  const g = fresh();
+  g.commit([{ subject: 'user', predicate: 'name', object: 'Carol' }]);
+  g.commit([{ subject: 'Owner', predicate: 'lives_in', object: 'Lisbon' }, { subject: '我', predicate: 'likes', object: '龙井茶' }, { subject: 'Alice', predicate: 'knows', object: 'me' }]);
+  assert.deepEqual(g.relations().items.map((r) => `${r.subject} ${r.predicate} ${r.object}`).sort(), ['Alice knows user', 'user likes 龙井茶', 'user lives_in Lisbon', 'user name Carol']);
+  assert.equal(g.getEntity('Owner'), undefined);
+  assert.throws(() => g.commit([{ subject: 'Owner', predicate: 'is', object: 'me' }]), ValidationError, 'the same entity on both sides');
+});

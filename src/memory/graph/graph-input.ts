@@ -27,15 +27,29 @@ export function cleanPredicate(s: string): string {
   return cleanName(s).toLowerCase().replace(/ /g, '_');
 }
 
+/**
+ * Names of the owner in a fact, as people and models write them ("Owner" as the People page calls
+ * them, "me", "我"): all the one owner entity, `user` — the distillers' name (else the graph had
+ * two unconnected "me" nodes).
+ */
+const OWNER_ALIASES = new Set(['user', 'owner', 'me', 'myself', '我', '我自己']);
+
+/** An entity name of a fact: cleaned, the owner's aliases as `user`. */
+export function entityName(s: string): string {
+  const c = cleanName(s);
+  return OWNER_ALIASES.has(c.toLowerCase()) ? 'user' : c;
+}
+
 const name = z.string().transform(cleanName).pipe(z.string().min(1, 'empty name').max(GRAPH_LIMITS.name, `name longer than ${GRAPH_LIMITS.name} characters`));
+const entity = z.string().transform(entityName).pipe(z.string().min(1, 'empty name').max(GRAPH_LIMITS.name, `name longer than ${GRAPH_LIMITS.name} characters`));
 const predicate = z.string().transform(cleanPredicate).pipe(z.string().min(1, 'empty predicate').max(GRAPH_LIMITS.predicate));
 const type = z.string().transform(cleanName).pipe(z.string().max(GRAPH_LIMITS.type)).optional();
 
 /** Schema of one triple as accepted by `GraphDB.commit`. */
 export const TripleSchema = z.object({
-  subject: name,
+  subject: entity,
   predicate,
-  object: name,
+  object: entity,
   confidence: z.number().min(0).max(1).optional(),
   subjectType: type,
   objectType: type,
