@@ -165,6 +165,11 @@ export class ControlDB {
     this.excludedSet.delete(turnId);
   }
 
+  /** Closes the gate again after a restore that failed (the row still holds the turn). */
+  closeGate(turnId: string): void {
+    if (this.st('SELECT 1 FROM exclusions WHERE turn_id = ?').get(turnId) !== undefined) this.excludedSet.add(turnId);
+  }
+
   /** What is held aside for an excluded turn. */
   held(turnId: string): HeldTurn {
     const raw = this.st('SELECT held FROM exclusions WHERE turn_id = ?').pluck().get(turnId) as string | undefined;

@@ -428,3 +428,23 @@ test('K-2 / K-5: notes without a turn forgotten on one install are forgotten on 
   assert.equal(await s.mem.control.applyTombstones(), undefined, 'nothing more to forget');
   await s.done(s.mem);
 });
+
+test('M-9: a restore that fails part-way keeps the turn excluded with everything it held; a later restore brings all of it back', async () => {
+  const { mem, turn, clock, done } = await setup();
+  const secret = await turn('My locker combination is 3141', 'Noted: 3141.');
+  mem.context.removeIds([secret.user.id, secret.agent.id]);
+  mem.docs.archiveEvents([secret.user]);
+  mem.archive.putMany([eventDocument(secret.agent, clock.t)]);
+  await mem.control.exclude([secret.turnId]);
+  assert.deepEqual(await traces(mem, '3141'), []);
+  // The archive cannot be written while the restore runs (closed: as a disk error would).
+  mem.archive.close();
+  await assert.rejects(mem.control.restore([secret.turnId]), (e: Error & { code?: string }) => e.code === 'RESTORE_FAILED' && /stay excluded, nothing is lost/.test(e.message));
+  assert.deepEqual(mem.control.excluded(), [secret.turnId], 'still excluded');
+  mem.archive.open();
+  assert.deepEqual(await traces(mem, '3141'), [], 'what was put back before the failure is aside again');
+  const r = await mem.control.restore([secret.turnId]);
+  assert.equal(r.turns, 1);
+  assert.deepEqual(await traces(mem, '3141'), ['documents', 'archive', 'recall'], 'all of it is back');
+  await done(mem);
+});

@@ -102,7 +102,9 @@ export class MemoryControl implements MemoryControlService {
 
   private async restoreNow(ids: string[], meta: ChangeMeta, record: boolean): Promise<{ turns: number; restored: number }> {
     const done: string[] = [];
+    const failed: string[] = [];
     let restored = 0;
+    let firstError: Error | undefined;
     for (const id of ids) {
       if (!this.db.isExcluded(id)) continue;
       const held = this.db.held(id);
@@ -111,15 +113,23 @@ export class MemoryControl implements MemoryControlService {
       this.db.liftGate(id);
       try {
         restored += await putBack(this.t, id, held, (ref) => this.isTombstoned(ref));
-      } finally {
-        this.db.removeExclusion(id);
+      } catch (e) {
+        // What is held is not dropped (it was, with the row): the turn stays excluded, and what was
+        // already put back is swept aside again, merged with what is held (or at the next open).
+        this.db.closeGate(id);
+        await sweepTurn(this.t, id, { skipFailingTiers: true }).catch((err: Error) => this.t.log.warn(`memory control: re-sweeping ${id} after a failed restore failed: ${err.message}`));
+        failed.push(id);
+        firstError ??= e instanceof Error ? e : new Error(String(e));
+        continue;
       }
+      this.db.removeExclusion(id);
       done.push(id);
     }
     if (done.length) {
       this.emitExclusion(done, false);
       if (record) this.recordMany(done.map((id) => ({ ...meta, kind: 'exclusion' as const, target: id, op: 'restore', summary: `restored turn ${id}`, before: { excluded: true }, after: { excluded: false } })));
     }
+    if (failed.length) throw new HomeAgentError('RESTORE_FAILED', `could not restore ${failed.length} turn(s) (${failed.slice(0, 5).join(', ')}): ${firstError?.message}; they stay excluded, nothing is lost — try again`, { details: { failed, restored: done } });
     return { turns: done.length, restored };
   }
 

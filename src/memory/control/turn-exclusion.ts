@@ -23,11 +23,21 @@ function textsOf(events: readonly ContextEvent[], docs: readonly MemoryDocument[
  * payload is written first and merged with what was held before, so this is idempotent and a kill
  * at any point loses nothing: the next open sweeps again. Returns how many items were taken out.
  */
-export async function sweepTurn(t: ControlTiers, turnId: string): Promise<number> {
-  const context = t.context();
-  const docs = t.docs();
-  const archive = t.archive();
-  const graph = t.graph();
+export async function sweepTurn(t: ControlTiers, turnId: string, o: { skipFailingTiers?: boolean } = {}): Promise<number> {
+  // After a failed restore a tier may be failing: the others are swept all the same (skipFailingTiers).
+  const usable = <T>(tier: T | undefined, probe: (x: T) => unknown): T | undefined => {
+    if (!tier || !o.skipFailingTiers) return tier;
+    try {
+      probe(tier);
+      return tier;
+    } catch {
+      return undefined;
+    }
+  };
+  const context = usable(t.context(), (c) => c.events());
+  const docs = usable(t.docs(), (d) => d.idsOfTurn(turnId));
+  const archive = usable(t.archive(), (a) => a.rowsOfTurn(turnId));
+  const graph = usable(t.graph(), (g) => g.peekRefs([turnId]));
   const events = context ? context.events().filter((e) => e.refs?.[0] === turnId) : [];
   const docIds = docs ? docs.idsOfTurn(turnId) : [];
   const warm = docIds.map((id) => ({ doc: docs!.get(id), vec: packVector(docs!.vectorOf(id)) })).filter((x): x is { doc: MemoryDocument; vec: ReturnType<typeof packVector> } => x.doc !== undefined);
