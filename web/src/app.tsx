@@ -13,6 +13,7 @@ import { GraphPanel } from './components/graph/graph-panel';
 import { SettingsView } from './components/settings/settings-view';
 import { KnowsView } from './components/knows/knows-view';
 import { ConfirmDialog } from './components/confirm/confirm-dialog';
+import { SetAsideBanner } from './components/set-aside';
 
 type Theme = 'light' | 'dark' | 'system';
 
@@ -206,6 +207,9 @@ export function App() {
       <AppContext.Provider value={api}>
         <div className={`app${memoryPanel.open ? ' with-panel' : ''}${drawer ? ' drawer-open' : ''}`}>
           <TopBar onMenu={() => setDrawer((d) => !d)} />
+          <ErrorBoundary name="set-aside" compact>
+            <SetAsideBanner epoch={epoch} />
+          </ErrorBoundary>
           <div className="app-body">
             {route.view === 'chat' && (
               <>

@@ -67,6 +67,13 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
   const busy = useRef(false);
   /** Bumped whenever the window is replaced (newest page, a jump): a page asked for before is dropped. */
   const gen = useRef(0);
+  /**
+   * The session has no log yet (`#/chat/<id>` opened before its first turn, or a link to a session
+   * another channel is about to start): the view is empty, not an error, and reads the log once the
+   * bus says something happened in it.
+   */
+  const [notYet, setNotYet] = useState(false);
+  const notYetRef = useRef(false);
 
   /** Rebuilds the turns from the window (plus live turns), reusing unchanged turn objects. */
   const rebuild = useCallback(() => {
@@ -96,6 +103,8 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       (j) => {
         if (!seq.current.isLatest(ticket) || sidRef.current !== sessionId) return;
         setLoadError(undefined);
+        notYetRef.current = false;
+        setNotYet(false);
         inflight.current = j.inflight ?? null;
         gen.current++;
         win.current = { events: j.events, hasEarlier: j.hasEarlier, hasLater: false };
@@ -106,7 +115,19 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         if (j.inflight) setTimeout(() => loadRef.current?.(), 1000);
       },
       (e: Error) => {
-        if (seq.current.isLatest(ticket)) setLoadError(e.message);
+        if (!seq.current.isLatest(ticket) || sidRef.current !== sessionId) return;
+        if (e instanceof ApiError && e.status === 404 && e.code === 'NOT_FOUND') {
+          // Not created yet: an empty window; live turns the bus already brought stay.
+          setLoadError(undefined);
+          notYetRef.current = true;
+          setNotYet(true);
+          inflight.current = null;
+          gen.current++;
+          win.current = { events: [], hasEarlier: false, hasLater: false };
+          rebuild();
+          return;
+        }
+        setLoadError(e.message);
       },
     );
   }, [sessionId, fetchPage, rebuild]);
@@ -202,6 +223,13 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       const p = (payload ?? {}) as { sessionId?: string; turnId?: string; kind?: string };
       if (event === 'custom:memory-manager.plan') loadPins();
       if (!sid || p.sessionId !== sid) return;
+      // The session came into being (its first event was written, or its first turn started):
+      // read its log now (a turn that started already arrives on the bus as well).
+      if (notYetRef.current && (event === 'session_event' || event === 'turn_start' || event === 'turn_end')) {
+        notYetRef.current = false;
+        clearTimeout(refresh);
+        refresh = setTimeout(() => loadRef.current?.(), 150);
+      }
       if (event === 'session_event' && p.kind === 'marker') {
         clearTimeout(refresh);
         refresh = setTimeout(() => void refreshWindow(), 200);
@@ -371,6 +399,11 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
             </div>
             <h2>{t('chat.welcomeTitle')}</h2>
             <p className="muted">{t('chat.welcomeText')}</p>
+          </div>
+        )}
+        {notYet && sessionId && !turns.length && (
+          <div className="empty-state small" data-testid="chat-not-yet">
+            {t('chat.notYet')}
           </div>
         )}
         {loadError && (

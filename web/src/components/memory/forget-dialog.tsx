@@ -7,7 +7,8 @@ import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/sp
 
 /**
  * "Forget…" (K-2): asks the daemon what would go — turns with where they live, facts, notes, and the
- * library memories that mention it (kept unless ticked) — shows it, and on "Forget" removes exactly
+ * library memories that mention it (kept unless ticked; the ones it was opened for come ticked, under
+ * their own heading) — shows it, and on "Forget" removes exactly
  * what was shown. Nothing goes before the person presses the button.
  */
 export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequest; onClose: () => void; onDone?: () => void }) {
@@ -49,6 +50,29 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
       setBusy(false);
     }
   };
+  // The memories the dialog was opened for (forget on one memory) are not "memories that mention
+  // it": they get their own heading; the ones a query found keep the "tick to remove" one.
+  const askedIds = new Set(request.memoryIds ?? []);
+  const asked = plan?.memories.filter((m) => askedIds.has(m.id)) ?? [];
+  const mentioning = plan?.memories.filter((m) => !askedIds.has(m.id)) ?? [];
+  const memoryRow = (m: ForgetPlan['memories'][number]) => (
+    <label className="list-item" key={m.id}>
+      <input
+        type="checkbox"
+        checked={memories.has(m.id)}
+        data-testid="forget-memory"
+        onChange={(e) => {
+          const next = new Set(memories);
+          if (e.target.checked) next.add(m.id);
+          else next.delete(m.id);
+          setMemories(next);
+        }}
+      />
+      <span className="grow clamp1">
+        <b>{m.title}</b> {m.preview}
+      </span>
+    </label>
+  );
   return (
     <Dialog title={request.query ? t('forget.titleQuery', { q: request.query }) : t('forget.title')} onClose={onClose} testId="forget-dialog" wide>
       {error && <div className="error-text">{error}</div>}
@@ -88,27 +112,16 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
               ))}
             </section>
           )}
-          {plan.memories.length > 0 && (
-            <section>
-              <h4>{t('forget.memories', { n: plan.memories.length })}</h4>
-              {plan.memories.map((m) => (
-                <label className="list-item" key={m.id}>
-                  <input
-                    type="checkbox"
-                    checked={memories.has(m.id)}
-                    data-testid="forget-memory"
-                    onChange={(e) => {
-                      const next = new Set(memories);
-                      if (e.target.checked) next.add(m.id);
-                      else next.delete(m.id);
-                      setMemories(next);
-                    }}
-                  />
-                  <span className="grow clamp1">
-                    <b>{m.title}</b> {m.preview}
-                  </span>
-                </label>
-              ))}
+          {asked.length > 0 && (
+            <section data-testid="forget-asked-memories">
+              <h4>{asked.length === 1 ? t('forget.thisMemory') : t('forget.theseMemories', { n: asked.length })}</h4>
+              {asked.map(memoryRow)}
+            </section>
+          )}
+          {mentioning.length > 0 && (
+            <section data-testid="forget-mentioning-memories">
+              <h4>{t('forget.memories', { n: mentioning.length })}</h4>
+              {mentioning.map(memoryRow)}
             </section>
           )}
           {empty && <div className="empty-state small">{t('forget.nothing')}</div>}

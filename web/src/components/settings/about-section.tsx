@@ -3,15 +3,17 @@ import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
+import { SetAsideList } from '../set-aside';
+import type { SetAsideStore } from '../../../../src/spec/index.js';
 
 interface Status {
-  agent: { busy: boolean; queued: number; startedAt: number; version: string; homeDir: string; pid: number } | null;
+  agent: { busy: boolean; queued: number; startedAt: number; version: string; homeDir: string; pid: number; setAside?: SetAsideStore[] } | null;
   endpoints: Record<string, string>;
   webui: { url: string; clients: number };
   services: Record<string, boolean>;
 }
 
-/** Daemon status: version, data folder, endpoints, which services are running. */
+/** Daemon status: version, data folder, endpoints, which services are running, stores set aside at start. */
 export function AboutSection() {
   const app = useApp();
   const t = useT();
@@ -42,6 +44,12 @@ export function AboutSection() {
           ))}
         </dd>
       </dl>
+      {d.agent?.setAside && (
+        <section className="card set-aside-section" data-testid="about-set-aside">
+          <h3>{t('setAside.section')}</h3>
+          {d.agent.setAside.length ? <SetAsideList stores={d.agent.setAside} /> : <p className="muted small">{t('setAside.none')}</p>}
+        </section>
+      )}
       <div className="chips">
         {Object.entries(d.services).map(([k, v]) => (
           <span key={k} className={`chip ${v ? 'ok' : 'off'}`}>
