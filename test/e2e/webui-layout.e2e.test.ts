@@ -2,7 +2,7 @@
  * WebUI layout and liveness in a real browser against the real daemon: the memory panel sits
  * beside the chat on a laptop (Send and the person's own bubbles stay usable), the Library tab
  * shows a memory the agent saved during a turn without a reload, About me's Forget previews every
- * trace before anything goes, nothing on the phone-width settings pages runs off the screen, and
+ * trace before anything goes (the memory it was opened for headed "This memory"), nothing on the phone-width settings pages runs off the screen, and
  * a sign-in link with a refused token says so.
  */
 import { after, before, describe, it } from 'node:test';
@@ -83,6 +83,12 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
     await box.first().waitFor({ timeout: T });
     assert.equal(await box.first().isChecked(), true, 'the memory asked about is ticked');
     assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', /Tagus sailing club/);
+    // Opened for this one memory, it is headed as such — not as a memory "that mentions it".
+    const asked = page.locator('[data-testid=forget-asked-memories]');
+    assert.equal((await asked.locator('h4').textContent())?.trim(), 'This memory');
+    assert.match((await asked.textContent()) ?? '', /Tagus sailing club/);
+    assert.equal(await page.locator('[data-testid=forget-mentioning-memories]').count(), 0);
+    assert.doesNotMatch((await page.textContent('[data-testid=forget-dialog]')) ?? '', /that mention it/);
     await shot(page, 'layout-knows-forget-dialog');
     assert.ok((await library()).some((m) => m.title === title), 'the preview removed nothing');
     // Cancel keeps it; Forget removes it.

@@ -318,6 +318,11 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
         assert.doesNotMatch(stats, /graph\.relations|archive\.count/);
         assert.match(stats, /\d+(\.\d+)? (B|KB|MB)\s+冷存档占用/);
       }
+      if (section === 'about') {
+        // A clean start: no store was set aside, so no warning banner, and About says so.
+        assert.match((await page.locator('[data-testid=about-set-aside]').textContent({ timeout: T })) ?? '', /所有存储均正常打开/);
+        assert.equal(await page.locator('[data-testid=set-aside-banner]').count(), 0);
+      }
       await shot(page, `${17 + i}-settings-${section}`);
     }
     // The memory search recalls over every tier: a turn said earlier in this run is found in the
@@ -611,6 +616,32 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     assert.equal(await page.locator('.memory-panel').count(), 1, 'the panel in front closes first');
     await page.keyboard.press('Escape');
     await page.waitForSelector('.memory-panel', { state: 'detached', timeout: T });
+  });
+
+  it('opens #/chat/<id> of a session not created yet as an empty chat, and follows it once its first turn creates it', async () => {
+    const sid = 'webui:e2e-not-yet';
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent(sid)}`);
+    await page.waitForSelector('[data-testid=chat-not-yet]', { timeout: T });
+    assert.equal(await page.locator('.chat .error-card').count(), 0, 'no "could not load" for a session that does not exist yet');
+    await shot(page, '31b-chat-not-yet');
+    // Another tab (or channel) starts it: this view picks it up from the bus and reads its log.
+    h.script({ rounds: [{ text: '新会话的第一个回答。' }] });
+    const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: sid, text: '从别处开始的会话' }) });
+    assert.equal(r.status, 202);
+    await lastTurnDone(page);
+    assert.match((await page.textContent('[data-testid=turn]:last-child')) ?? '', /从别处开始的会话[\s\S]*新会话的第一个回答/);
+    assert.equal(await page.locator('[data-testid=chat-not-yet]').count(), 0);
+    assert.equal(await page.locator('.chat .error-card').count(), 0);
+    // It goes on from here like any chat, and the turns are the log's (they survive a reload).
+    h.script({ rounds: [{ text: '第二个回答。' }] });
+    await send(page, '第二句');
+    await page.locator('.msg.assistant', { hasText: '第二个回答。' }).waitFor({ timeout: T });
+    await lastTurnDone(page);
+    await page.reload();
+    await page.locator('.msg.assistant', { hasText: '第二个回答。' }).waitFor({ timeout: T });
+    assert.equal(await page.locator('[data-testid=turn]').count(), 2);
+    assert.equal(await page.locator('.chat .error-card').count(), 0);
+    await shot(page, '31c-chat-not-yet-started');
   });
 
   it('retries a crashed panel from its error boundary', async () => {

@@ -40,7 +40,9 @@ export function SetAsideList({ stores }: { stores: SetAsideStore[] }) {
     <ul className="set-aside-list" data-testid="set-aside-list">
       {stores.map((s) => (
         <li key={`${s.store}:${s.file}`} data-testid="set-aside-item" data-store={s.store}>
-          <strong>{storeName(t, s.store)}</strong> <span className="muted small">{when(s.at, lang)}</span>
+          <div>
+            <strong>{storeName(t, s.store)}</strong> <span className="muted small">{when(s.at, lang)}</span>
+          </div>
           <div className="small">
             {t('setAside.keptAt')} <code className="mono">{s.file}</code>
           </div>
