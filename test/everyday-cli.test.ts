@@ -53,6 +53,11 @@ test('§8 exit codes: no LLM source, an unknown source, a failing test, a bad fl
   const failing = await waiter('--json', 'providers', 'test', 'openai');
   assert.equal(failing.code, 1, 'ok:false is a failure');
   assert.equal(JSON.parse(failing.out).ok, false);
+  // No key: said plainly, not as the DNS failure of a request that should not have been made.
+  assert.equal(JSON.parse(failing.out).code, 'PROVIDER_NO_KEY');
+  const noKeyModels = await waiter('providers', 'models', 'openai');
+  assert.equal(noKeyModels.code, 1);
+  assert.equal(noKeyModels.err, 'waiter: openai has no API key: add one with `waiter providers update openai --key-stdin` (or in the WebUI settings)\n');
 
   const bad = await waiter('library', 'summarize', 'cli:nokey', '--last', 'three');
   assert.equal(bad.code, 2);
