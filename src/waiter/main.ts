@@ -402,8 +402,18 @@ export function buildProgram(): Command {
 
   const config = program.command('config').description('read and change settings');
   config.command('get <key>').action(simple(program, 'config.get', (key) => ({ key })));
-  config.command('set <key> <value>').description('value is parsed as JSON when it parses, else taken as a string').action(simple(program, 'config.set', (key, value) => ({ key, value: parseValue(value) })));
-  config.command('reset <key>').action(simple(program, 'config.reset', (key) => ({ key })));
+  // A value fixed for this run (homed --port) hides what set/reset stores: the daemon's warning
+  // goes to stderr so that the printed `origin: override` is not read as success.
+  const configChange = (cmd: CliCommand, args: (...a: string[]) => Record<string, unknown>) => async (...a: unknown[]) => {
+    const opts = program.opts<GlobalOpts>();
+    const info = await withClient(opts, (c) => c.request<{ warning?: string }>(cmd, args(...a.filter((x): x is string => typeof x === 'string'))));
+    if (opts.json || !info.warning) return print(opts, info);
+    const { warning, ...rest } = info;
+    print(opts, rest);
+    io.err(`waiter: warning: ${warning}\n`);
+  };
+  config.command('set <key> <value>').description('value is parsed as JSON when it parses, else taken as a string').action(configChange('config.set', (key, value) => ({ key, value: parseValue(value) })));
+  config.command('reset <key>').action(configChange('config.reset', (key) => ({ key })));
   config.command('list [prefix]').action(simple(program, 'config.list', (prefix) => ({ prefix })));
 
   const providers = program.command('providers').description('LLM sources: list, add, update, remove, order, test, models').action(simple(program, 'providers.list'));
