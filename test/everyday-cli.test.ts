@@ -53,6 +53,11 @@ test('§8 exit codes: no LLM source, an unknown source, a failing test, a bad fl
   const failing = await waiter('--json', 'providers', 'test', 'openai');
   assert.equal(failing.code, 1, 'ok:false is a failure');
   assert.equal(JSON.parse(failing.out).ok, false);
+  // No key: said plainly, not as the DNS failure of a request that should not have been made.
+  assert.equal(JSON.parse(failing.out).code, 'PROVIDER_NO_KEY');
+  const noKeyModels = await waiter('providers', 'models', 'openai');
+  assert.equal(noKeyModels.code, 1);
+  assert.equal(noKeyModels.err, 'waiter: openai has no API key: add one with `waiter providers update openai --key-stdin` (or in the WebUI settings)\n');
 
   const bad = await waiter('library', 'summarize', 'cli:nokey', '--last', 'three');
   assert.equal(bad.code, 2);
@@ -148,6 +153,13 @@ test('HTTP: POST/PATCH/DELETE /api/v1/providers and the model list, with coded e
   const dead = await fetch(`${url}/api/v1/providers/dead/models`, { headers: auth });
   assert.equal(dead.status, 502);
   assert.doesNotMatch(await dead.text(), new RegExp(KEY));
+  // A built-in source without a key (the WebUI's model picker before a key is entered): 409 with
+  // the code and what to do, not a network error.
+  const noKey = await fetch(`${url}/api/v1/providers/openai/models`, { headers: auth });
+  assert.equal(noKey.status, 409);
+  const noKeyBody = (await noKey.json()) as { error: { code: string; message: string } };
+  assert.equal(noKeyBody.error.code, 'PROVIDER_NO_KEY');
+  assert.match(noKeyBody.error.message, /^openai has no API key: add one with `waiter providers update openai --key-stdin` \(or in the WebUI settings\)$/);
 
   assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'DELETE', headers: auth })).status, 200);
   assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy/models`, { headers: auth })).status, 404);
@@ -176,4 +188,29 @@ test('waiter library summarize --last N summarizes only the last N turns; GET /a
 
   const probe = (await (await fetch(`${d.url}/api/memory-manager`, { headers: { authorization: `Bearer ${d.authToken}` } })).json()) as Record<string, unknown>;
   assert.deepEqual([probe.ok, probe.service, probe.enabled], [true, 'memory-manager', true]);
+});
+
+test('config set/reset of a key this run fixes (--port) stores the value and warns that it is not in effect; env values give way', async () => {
+  // The daemon runs with webuiPort 0, as `homed --port 0` would.
+  const set = await waiter('config', 'set', 'plugin.webui.port', '18952');
+  assert.equal(set.code, 0, 'the value is stored');
+  assert.match(set.out, /origin: override/);
+  assert.doesNotMatch(set.out, /warning/, 'the warning goes to stderr, not into the printed setting');
+  assert.equal(set.err, "waiter: warning: 18952 is stored, but it does not take effect now: this run's --port (0) overrides plugin.webui.port. It applies from the next start without --port.\n");
+  const json = JSON.parse((await waiter('--json', 'config', 'set', 'plugin.webui.port', '18953')).out) as { value: number; origin: string; overriddenBy: string; warning: string };
+  assert.deepEqual([json.value, json.origin, json.overriddenBy], [0, 'override', '--port']);
+  assert.match(json.warning, /^18953 is stored, but it does not take effect now/);
+  const reset = await waiter('config', 'reset', 'plugin.webui.port');
+  assert.equal(reset.code, 0);
+  assert.match(reset.err, /^waiter: warning: the stored value is removed, but it does not take effect now: this run's --port \(0\) overrides plugin\.webui\.port/);
+
+  // A key whose value comes from an env var (OLLAMA_HOST): a stored value wins at once, no warning.
+  const before = JSON.parse((await waiter('--json', 'config', 'get', 'core.llm.sources.ollama.base_url')).out) as { origin: string };
+  assert.equal(before.origin, 'env');
+  const envSet = await waiter('--json', 'config', 'set', 'core.llm.sources.ollama.base_url', 'http://127.0.0.1:10');
+  assert.equal(envSet.code, 0);
+  const after = JSON.parse(envSet.out) as { value: string; origin: string; warning?: string };
+  assert.deepEqual([after.value, after.origin, after.warning], ['http://127.0.0.1:10', 'stored', undefined]);
+  assert.equal(envSet.err, '');
+  await waiter('config', 'reset', 'core.llm.sources.ollama.base_url');
 });

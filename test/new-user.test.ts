@@ -98,8 +98,11 @@ test('homed with the WebUI port taken: one line naming the fix, no stack trace; 
     await w.exited;
     const line = w.out.split('\n').find((l) => l.includes('WebUI:'))!;
     assert.match(line, new RegExp(`WebUI:\\s+not running: .*port ${port} .*already in use`));
-    assert.match(line, /homed --port/);
-    assert.match(line, /waiter config set plugin\.webui\.port/);
+    // The port came from this run's --port: another --port is the fix; the setting is only how to
+    // keep a port (it does nothing while --port is given, so no "reload webui" is offered).
+    assert.match(line, /start again with another --port \("homed --port <another port>", or "npm start -- --port <another port>"/);
+    assert.match(line, /to keep a port for every start without --port: "waiter config set plugin\.webui\.port <port>"/);
+    assert.doesNotMatch(line, /plugins reload webui/);
     assert.match(w.out, /CLI:\s+(waiter chat|npx waiter chat)/, 'the banner says how to reach waiter');
     const log = readFileSync(join(h, 'logs', 'homed.log'), 'utf8');
     assert.match(log, /WEBUI_PORT_IN_USE/);

@@ -45,6 +45,28 @@ test('an override wins over stored and env values for this run only and is never
   c.close();
 });
 
+test('info names what fixed an overridden value (overrideNames), for the warning of config set', async (t) => {
+  const named = new ConfigRegistry({ dbPath: tmpDb(t), env: {}, logger: { warn() {} }, overrides: { 'plugin.webui.port': 9100 }, overrideNames: { 'plugin.webui.port': '--port' } });
+  named.open();
+  named.register(port);
+  assert.equal(named.info('plugin.webui.port').overriddenBy, '--port');
+  named.close();
+  const unnamed = new ConfigRegistry({ dbPath: tmpDb(t), env: { HOMEAGENT_WEBUI_PORT: '9001' }, logger: { warn() {} }, overrides: { 'plugin.webui.port': 9100 } });
+  unnamed.open();
+  unnamed.register(port);
+  assert.equal(unnamed.info('plugin.webui.port').overriddenBy, 'a command-line flag of this run');
+  unnamed.close();
+  // Without an override there is nothing to name; an env value gives way to a stored one.
+  const plain = new ConfigRegistry({ dbPath: tmpDb(t), env: { HOMEAGENT_WEBUI_PORT: '9001' }, logger: { warn() {} } });
+  plain.open();
+  plain.register(port);
+  assert.equal(plain.info('plugin.webui.port').origin, 'env');
+  assert.equal(plain.info('plugin.webui.port').overriddenBy, undefined);
+  await plain.set('plugin.webui.port', 9004);
+  assert.deepEqual([plain.get('plugin.webui.port'), plain.info('plugin.webui.port').origin], [9004, 'stored']);
+  plain.close();
+});
+
 test('an override that fails the schema is ignored with a warning', (t) => {
   const warnings: string[] = [];
   const r = new ConfigRegistry({ dbPath: tmpDb(t), env: {}, logger: { warn: (m) => warnings.push(m) }, overrides: { 'plugin.webui.port': 70000 } });

@@ -37,6 +37,8 @@ export interface ConfigRegistryOptions {
    * the key's schema is ignored with a warning.
    */
   overrides?: Record<string, ConfigValue>;
+  /** How each override was given, for messages (`{ 'plugin.webui.port': '--port' }`). */
+  overrideNames?: Record<string, string>;
 }
 
 type ChangeListener = (key: string, value: ConfigValue) => void;
@@ -230,6 +232,7 @@ export class ConfigRegistry implements ConfigReader {
     };
     if (def.env) info.env = def.env;
     if (def.privileged) info.privileged = true;
+    if (info.origin === 'override') info.overriddenBy = this.opts.overrideNames?.[key] ?? 'a command-line flag of this run';
     return info;
   }
 

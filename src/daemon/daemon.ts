@@ -118,7 +118,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // An import killed in the middle of swapping files in is undone before anything opens them.
   recoverInterruptedImport(paths.home, log.child('transfer'));
 
-  const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined });
+  const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined, overrideNames: { 'plugin.webui.port': '--port' } });
   // config.db can hold API keys: created 0600 before SQLite opens it (SQLite gives -wal/-shm the
   // mode of the database file), and narrowed after open in case an older daemon made it wider.
   closeSync(openSync(paths.configDb, 'a', 0o600));

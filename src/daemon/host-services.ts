@@ -36,7 +36,7 @@ export interface ProvidersLike {
   status(): ProviderStatus[];
   order(): string[];
   setOrder(names: string[]): Promise<void>;
-  testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }>;
+  testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string; code?: string }>;
   adapters(): string[];
   addSource(input: unknown): Promise<ProviderStatus>;
   updateSource(name: string, patch: unknown): Promise<ProviderStatus>;

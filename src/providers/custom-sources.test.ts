@@ -171,3 +171,13 @@ test('bad input: clear coded errors, nothing half-added', async (t) => {
   await r.manager.addSource({ name: 'userinfo', baseUrl: 'https://me:hunter2-password@llm.example/v1' });
   assert.equal(r.manager.status().find((s) => s.name === 'userinfo')?.baseUrl, 'https://llm.example/v1');
 });
+
+test('an added source without a key (a keyless server of your own) is still tested and asked for its models', async (t) => {
+  const r = await rig(t);
+  await r.manager.addSource({ name: 'lab', baseUrl: `${r.llm.url}/v1`, model: 'fake-model' });
+  r.llm.setModels(['fake-model']);
+  assert.deepEqual((await r.manager.listModels('lab')).models, ['fake-model']);
+  assert.equal(r.llm.requests.at(-1)!.format, 'models');
+  r.llm.enqueue({ text: 'ok' });
+  assert.equal((await r.manager.testSource('lab')).ok, true);
+});

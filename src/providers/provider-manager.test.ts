@@ -324,3 +324,23 @@ test('testSource reports success and latency', async (t) => {
   assert.equal(r.ok, true);
   await assert.rejects(manager.testSource('nope'), /LLM source not found: nope/);
 });
+
+test('a hosted source without a key: test and model list say so (PROVIDER_NO_KEY) without a request; Ollama is still asked', async (t) => {
+  const { llm, manager, config } = await rig(t);
+  await config.set(sourceKey('openai', 'api_key'), '');
+  const before = llm.requests.length;
+  const r = await manager.testSource('openai');
+  assert.equal(r.ok, false);
+  assert.equal(r.code, 'PROVIDER_NO_KEY');
+  assert.equal(r.error, 'openai has no API key: add one with `waiter providers update openai --key-stdin` (or in the WebUI settings)');
+  await assert.rejects(manager.listModels('openai'), (e: unknown) => (e as { code?: string }).code === 'PROVIDER_NO_KEY' && /^openai has no API key: add one with `waiter providers update openai --key-stdin`/.test((e as Error).message));
+  assert.equal(llm.requests.length, before, 'the fake server behind openai received no request');
+
+  // Ollama needs no key: its model list is asked for as before.
+  await config.set(sourceKey('ollama', 'base_url'), llm.url);
+  llm.setModels(['llama3.2']);
+  assert.deepEqual((await manager.listModels('ollama')).models, ['llama3.2']);
+  // With a key the source is asked again.
+  await config.set(sourceKey('openai', 'api_key'), KEY_B);
+  assert.equal((await manager.testSource('openai')).ok, true);
+});

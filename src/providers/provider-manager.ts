@@ -234,10 +234,15 @@ export class ProviderManager {
     throw new NoProviderError(`All LLM sources failed:\n${attempts.list.map((a) => `  • ${a.provider}: ${a.error}`).join('\n')}`, attempts.list, false);
   }
 
-  /** Sends a tiny request to one source, bypassing fallback; success clears its failure state. */
-  async testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
+  /**
+   * Sends a tiny request to one source, bypassing fallback; success clears its failure state.
+   * A built-in hosted source without a key answers `code: 'PROVIDER_NO_KEY'` without a request.
+   */
+  async testSource(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string; code?: string }> {
     if (!this.catalog.get(name)) throw new NotFoundError('LLM source', name);
     const src = this.resolve(name);
+    const noKey = this.missingKey(src);
+    if (noKey) return { ok: false, latencyMs: 0, code: noKey.code, error: noKey.message };
     const t0 = performance.now();
     try {
       const provider = await this.providerFor(src);
@@ -278,12 +283,15 @@ export class ProviderManager {
   /**
    * The models the source's API offers (`/v1/models` of OpenAI-compatible APIs, `/v1/models` of
    * Anthropic, `/api/tags` of Ollama …, through the adapter), plus the ones the person declared.
-   * Unknown source → NotFoundError; API errors are ProviderErrors with secrets redacted.
+   * Unknown source → NotFoundError; a built-in hosted source without a key → HomeAgentError
+   * `PROVIDER_NO_KEY` (no request is made); API errors are ProviderErrors with secrets redacted.
    */
   async listModels(name: string): Promise<{ models: string[]; declared: string[] }> {
     const def = this.catalog.get(name);
     if (!def) throw new NotFoundError('LLM source', name);
     const src = this.resolve(name);
+    const noKey = this.missingKey(src);
+    if (noKey) throw noKey;
     const provider = await this.providerFor(src);
     const models = await provider.listModels(AbortSignal.timeout(20_000));
     return { models, declared: def.models };
@@ -495,6 +503,17 @@ export class ProviderManager {
 
   private isLocal(adapter: string): boolean {
     return adapter === 'ollama';
+  }
+
+  /**
+   * A built-in hosted source (OpenAI, DeepSeek …) without an API key cannot answer: asking it
+   * anyway only yields a network or 401 error that hides the real cause, so the test and the model
+   * list say so without a request. Local sources (Ollama) need no key; sources the person added
+   * may be keyless servers of their own (LM Studio, vLLM) and are asked as they are.
+   */
+  private missingKey(src: ResolvedSource): HomeAgentError | undefined {
+    if (src.apiKey || this.isLocal(src.adapter) || this.catalog.get(src.name)?.custom) return undefined;
+    return new HomeAgentError('PROVIDER_NO_KEY', `${src.name} has no API key: add one with \`waiter providers update ${src.name} --key-stdin\` (or in the WebUI settings)`, { details: { provider: src.name } });
   }
 
   private resolve(name: string): ResolvedSource {

@@ -17,6 +17,11 @@ export interface ConfigKeyInfo {
   origin: 'default' | 'stored' | 'env' | 'override';
   /** For secrets, the env var that can supply it. */
   env?: string;
+  /**
+   * With origin `override`: what fixed the value for this run (`--port`). A stored value of the
+   * key does not take effect until a start without it.
+   */
+  overriddenBy?: string;
   /** Only the person may change it (WebUI, `waiter config`), never an agent tool. */
   privileged?: boolean;
 }

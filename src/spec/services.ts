@@ -87,8 +87,11 @@ export interface ProviderAdminService {
   status(): ProviderStatus[];
   order(): string[];
   setOrder(names: string[]): Promise<void>;
-  /** Sends a tiny request to one source; unknown name → NotFoundError. */
-  test(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string }>;
+  /**
+   * Sends a tiny request to one source; unknown name → NotFoundError. A failure carries `error`,
+   * and `code` when it is known without asking (`PROVIDER_NO_KEY`: a hosted source has no key).
+   */
+  test(name: string): Promise<{ ok: boolean; latencyMs: number; error?: string; code?: string }>;
   adapters(): string[];
   /**
    * Adds a source: `{ name, label?, api?: 'openai' | 'anthropic', adapter?, baseUrl, apiKey?,
@@ -99,7 +102,7 @@ export interface ProviderAdminService {
   updateSource(name: string, patch: unknown): Promise<ProviderStatus>;
   /** Removes a source the person added (its key too); a seeded one → ValidationError. */
   removeSource(name: string): Promise<void>;
-  /** The model ids the source's API lists, and the ones declared for it. */
+  /** The model ids the source's API lists, and the ones declared for it (no key → `PROVIDER_NO_KEY`). */
   models(name: string): Promise<{ models: string[]; declared: string[] }>;
 }
 

@@ -11,7 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { homePaths, resolveHome, signInUrl } from '../paths/index.js';
 import type { CliCommand, CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
-import { renderHuman } from './output.js';
+import { formatWhen, renderHuman } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
@@ -157,7 +157,7 @@ interface AboutView {
   library: boolean;
 }
 
-const day = (ms: number | undefined) => (ms ? new Date(ms).toISOString().slice(0, 10) : '');
+const day = (ms: number | undefined) => (ms ? formatWhen(ms).slice(0, 10) : '');
 
 /** `waiter memory about` as text: facts, memories, turns, each line with where it came from. */
 function aboutText(a: AboutView): string {
@@ -171,7 +171,7 @@ function aboutText(a: AboutView): string {
     out.push(`  #${f.id} ${f.subject} ${f.predicate} ${f.object}${held}${src ? `  ← ${src.turnId ?? src.sessionId} ${day(src.createdAt)}` : ''}`);
   }
   out.push('', a.library ? `Library memories (${a.memories.length}) — edit: waiter library show <id>` : 'Library: the memory-manager is not running');
-  for (const m of a.memories) out.push(`  ${m.id} ${m.title}${m.speaker ? ` — said by ${m.speaker.name ?? m.speaker.id}` : ''} (${m.why}, ${m.updatedAt.slice(0, 10)})`);
+  for (const m of a.memories) out.push(`  ${m.id} ${m.title}${m.speaker ? ` — said by ${m.speaker.name ?? m.speaker.id}` : ''} (${m.why}, ${day(Date.parse(m.updatedAt)) || m.updatedAt.slice(0, 10)})`);
   out.push('', `Turns (${a.documents.length})`);
   for (const d of a.documents) out.push(`  [${day(d.createdAt)} ${d.tier}${d.speaker ? ` · ${d.speaker.name ?? d.speaker.id}` : ''}] ${d.text.replace(/\s+/g, ' ').slice(0, 120)}  ← ${d.turnId ?? d.sessionId}`);
   return `${out.join('\n')}\n`;
@@ -198,7 +198,7 @@ interface RecallHitView {
 function recallRow(h: RecallHitView): Record<string, string> {
   return {
     tier: h.tier,
-    date: h.createdAt ? new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '',
+    date: h.createdAt ? formatWhen(h.createdAt) : '',
     session: h.sessionId,
     channel: h.channel,
     speaker: h.speaker ? (h.speaker.name ?? h.speaker.id) : '',
@@ -402,8 +402,18 @@ export function buildProgram(): Command {
 
   const config = program.command('config').description('read and change settings');
   config.command('get <key>').action(simple(program, 'config.get', (key) => ({ key })));
-  config.command('set <key> <value>').description('value is parsed as JSON when it parses, else taken as a string').action(simple(program, 'config.set', (key, value) => ({ key, value: parseValue(value) })));
-  config.command('reset <key>').action(simple(program, 'config.reset', (key) => ({ key })));
+  // A value fixed for this run (homed --port) hides what set/reset stores: the daemon's warning
+  // goes to stderr so that the printed `origin: override` is not read as success.
+  const configChange = (cmd: CliCommand, args: (...a: string[]) => Record<string, unknown>) => async (...a: unknown[]) => {
+    const opts = program.opts<GlobalOpts>();
+    const info = await withClient(opts, (c) => c.request<{ warning?: string }>(cmd, args(...a.filter((x): x is string => typeof x === 'string'))));
+    if (opts.json || !info.warning) return print(opts, info);
+    const { warning, ...rest } = info;
+    print(opts, rest);
+    io.err(`waiter: warning: ${warning}\n`);
+  };
+  config.command('set <key> <value>').description('value is parsed as JSON when it parses, else taken as a string').action(configChange('config.set', (key, value) => ({ key, value: parseValue(value) })));
+  config.command('reset <key>').action(configChange('config.reset', (key) => ({ key })));
   config.command('list [prefix]').action(simple(program, 'config.list', (prefix) => ({ prefix })));
 
   const providers = program.command('providers').description('LLM sources: list, add, update, remove, order, test, models').action(simple(program, 'providers.list'));
@@ -572,7 +582,7 @@ export function buildProgram(): Command {
       for (const b of r.injected) {
         console.log(`\n${b.title || b.source} (${b.sources.length} source${b.sources.length === 1 ? '' : 's'})`);
         for (const s of b.sources) {
-          const when = s.at ? new Date(s.at).toISOString().slice(0, 16).replace('T', ' ') : '';
+          const when = s.at ? formatWhen(s.at) : '';
           const where = s.turnId ?? (s.sessionId ? `${s.sessionId}${s.seq !== undefined ? ` seq ${s.seq}` : ''}` : '');
           const who = s.speaker && s.speaker.id !== 'user' ? ` · ${s.speaker.name ?? s.speaker.id}` : '';
           console.log(`  - [${s.tier}${when ? ` · ${when}` : ''}${who}] ${s.text}${where ? `  ← ${where}` : ''}`);

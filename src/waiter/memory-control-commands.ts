@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { ForgetPlan, ForgetRequest, MemoryChange } from '../spec/index.js';
 import type { DaemonClient } from './daemon-client.js';
+import { formatWhen } from './output.js';
 
 /** Where the forget dialog writes, and whether it can ask. */
 export interface ForgetIo {
@@ -24,7 +25,7 @@ export function terminalAsk(): ForgetIo['ask'] {
     });
 }
 
-const date = (ms: number) => (ms ? new Date(ms).toISOString().slice(0, 16).replace('T', ' ') : '—');
+const date = (ms: number) => (ms ? formatWhen(ms) : '—');
 
 /** The preview as a person reads it before anything goes (K-2). */
 export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {

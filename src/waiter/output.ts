@@ -1,4 +1,40 @@
-/** Human-readable rendering of command results (waiter's default output). */
+/**
+ * Human-readable rendering of command results (waiter's default output). `--json` output never
+ * passes through here: scripts get the daemon's values as they are (epoch milliseconds).
+ */
+
+/** Keys whose values are points in time: `at`, `createdAt`, `startedAt`, `validFrom`, `coolDownUntil` … */
+const DATE_KEY = /(?:^at|At|^until|Until|^since|Since|^validFrom|^validTo|^timestamp|Timestamp)$/;
+
+/** Epoch milliseconds from 2001 to 2286: plausible timestamps, not counts or ids. */
+const isEpochMs = (n: number) => Number.isFinite(n) && n >= 1e12 && n < 1e13;
+
+/** An ISO 8601 date-time as the daemon writes it (`2026-12-01T23:44:10.123Z`). */
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A point in time as people read it in waiter's output: local time to the minute,
+ * `2026-12-01 23:44`. Every human rendering of a time in waiter goes through here.
+ */
+export function formatWhen(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+/** The value of a date-like key as text when it is a timestamp; otherwise undefined. */
+function whenOf(key: string, v: unknown): string | undefined {
+  if (!DATE_KEY.test(key)) return undefined;
+  if (typeof v === 'number' && isEpochMs(v)) return formatWhen(v);
+  if (typeof v === 'string' && ISO.test(v)) {
+    const ms = Date.parse(v);
+    if (Number.isFinite(ms)) return formatWhen(ms);
+  }
+  return undefined;
+}
+
+/** Human-readable rendering of a command result: key/value lines, tables for lists of objects. */
 export function renderHuman(value: unknown, indent = ''): string {
   if (value === null || value === undefined) return `${indent}(none)`;
   if (typeof value !== 'object') return `${indent}${String(value)}`;
@@ -8,19 +44,21 @@ export function renderHuman(value: unknown, indent = ''): string {
     return value.map((v) => renderHuman(v, indent + '- ')).join('\n');
   }
   return Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => (v && typeof v === 'object' ? `${indent}${k}:\n${renderHuman(v, indent + '  ')}` : `${indent}${k}: ${v === undefined ? '' : String(v)}`))
+    .map(([k, v]) => (v && typeof v === 'object' ? `${indent}${k}:\n${renderHuman(v, indent + '  ')}` : `${indent}${k}: ${v === undefined ? '' : (whenOf(k, v) ?? String(v))}`))
     .join('\n');
 }
 
-function cell(v: unknown): string {
+function cell(key: string, v: unknown): string {
   if (v === null || v === undefined) return '';
+  const when = whenOf(key, v);
+  if (when !== undefined) return when;
   if (typeof v === 'object') return JSON.stringify(v).slice(0, 60);
   return String(v).replace(/\s+/g, ' ').slice(0, 80);
 }
 
 function table(rows: Record<string, unknown>[], indent: string): string {
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 8);
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(c, r[c]).length)));
   const line = (vals: string[]) => indent + vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(c, r[c]))))].join('\n');
 }

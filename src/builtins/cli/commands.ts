@@ -1,5 +1,5 @@
 import type { PluginSDK, ServiceMap } from '../../sdk/index.js';
-import type { CliRequest, CliStreamEvent, ForgetRequest } from '../../spec/index.js';
+import type { CliRequest, CliStreamEvent, ConfigKeyInfo, ForgetRequest } from '../../spec/index.js';
 import { NotFoundError } from '../../spec/index.js';
 import { ProtocolError } from '../../spec/index.js';
 import { attachments, str } from './protocol-schema.js';
@@ -58,6 +58,20 @@ async function library(sdk: PluginSDK, args: Record<string, unknown> | undefined
 }
 
 /** Runs one command; `stream` sends progress events for `send`. */
+/**
+ * A `config set`/`reset` answer: the key's info, plus a `warning` when a value fixed for this run
+ * (`homed --port`) hides the stored one — the change is kept but does not take effect until a
+ * start without that flag, and the answer (showing `origin: override`) must not look like success.
+ * Env vars need no warning: a stored value wins over them.
+ */
+function withOverrideWarning(info: ConfigKeyInfo, value: unknown, op: 'set' | 'reset'): ConfigKeyInfo & { warning?: string } {
+  if (info.origin !== 'override') return info;
+  const by = info.overriddenBy ?? 'a command-line flag of this run';
+  const shown = (v: unknown) => (info.secret ? 'the new value' : JSON.stringify(v));
+  const what = op === 'set' ? `${shown(value)} is stored` : 'the stored value is removed';
+  return { ...info, warning: `${what}, but it does not take effect now: this run's ${by} ${info.secret ? '' : `(${JSON.stringify(info.value)}) `}overrides ${info.key}. It applies from the next start without ${by}.` };
+}
+
 export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: StreamFn): Promise<unknown> {
   const a = req.args;
   switch (req.cmd) {
@@ -124,12 +138,12 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     case 'config.set': {
       const key = str(a, 'key');
       await need(sdk, 'host.config').set(key, a?.value as never);
-      return need(sdk, 'host.config').get(key);
+      return withOverrideWarning(need(sdk, 'host.config').get(key), a?.value, 'set');
     }
     case 'config.reset': {
       const key = str(a, 'key');
       await need(sdk, 'host.config').reset(key);
-      return need(sdk, 'host.config').get(key);
+      return withOverrideWarning(need(sdk, 'host.config').get(key), undefined, 'reset');
     }
     case 'config.list':
       return need(sdk, 'host.config').list(typeof a?.prefix === 'string' ? a.prefix : undefined);

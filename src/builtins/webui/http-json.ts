@@ -23,6 +23,7 @@ export function statusOf(code: string): number {
     case 'NOT_FOUND':
       return 404;
     case 'CONFLICT':
+    case 'PROVIDER_NO_KEY':
     case 'PEOPLE_ID_FROM_CONFIG':
       return 409;
     case 'PAYLOAD_TOO_LARGE':

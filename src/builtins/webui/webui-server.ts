@@ -20,9 +20,16 @@ export class WebuiConfigError extends HomeAgentError {
   }
 }
 
-/** The one-line error of a port that cannot be had, naming the fixes. */
-function listenError(e: NodeJS.ErrnoException, host: string, port: number): Error {
-  const fix = `start with "homed --port <another port>", or run "waiter config set plugin.webui.port <another port>" and then "waiter plugins reload webui"`;
+/**
+ * The one-line error of a port that cannot be had, naming the fixes: another port for this run
+ * first (`--port`), the setting only as the way to keep one. When the port came from this run's
+ * `--port` (`overriddenBy`), changing the setting does nothing until a start without the flag, so
+ * the message does not offer it as a fix for now.
+ */
+function listenError(e: NodeJS.ErrnoException, host: string, port: number, overriddenBy?: string): Error {
+  const fix = overriddenBy
+    ? `start again with another ${overriddenBy} ("homed ${overriddenBy} <another port>", or "npm start -- ${overriddenBy} <another port>" in a source checkout); to keep a port for every start without ${overriddenBy}: "waiter config set plugin.webui.port <port>"`
+    : `start with "homed --port <another port>" for this run; to keep another port: "waiter config set plugin.webui.port <another port>", then "waiter plugins reload webui"`;
   if (e.code === 'EADDRINUSE') return new WebuiConfigError(`port ${port} on ${host} is already in use (another homed or another program); ${fix}`, 'WEBUI_PORT_IN_USE');
   if (e.code === 'EACCES') return new WebuiConfigError(`no permission to listen on port ${port} of ${host} (ports below 1024 need privileges); ${fix}`, 'WEBUI_PORT_DENIED');
   if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') return new WebuiConfigError(`cannot listen on ${host}: no such local address; set plugin.webui.host (e.g. 127.0.0.1)`, 'WEBUI_BAD_HOST');
@@ -59,6 +66,8 @@ export class WebuiServer {
     const settings = this.sdk.settings();
     const host = String(settings.get('host') ?? '127.0.0.1');
     const port = Number(settings.get('port') ?? 8765);
+    const portInfo = settings.list().find((i) => i.key === 'port');
+    const portFlag = portInfo?.origin === 'override' ? (portInfo.overriddenBy ?? '--port') : undefined;
     const configured = () => String(settings.get('token') ?? '');
     const loopback = isLoopbackHost(host);
     if (!loopback && !configured()) throw new WebuiConfigError(`refusing to listen on ${host} without a token: set plugin.webui.token (or HOMEAGENT_WEBUI_TOKEN), or bind to 127.0.0.1`);
@@ -122,7 +131,7 @@ export class WebuiServer {
     const app = createWebuiApp(ctx);
     const server = await new Promise<ServerType>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
-      s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, host, port)));
+      s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, host, port, portFlag)));
     });
     this.server = server;
     hub.start();

@@ -209,6 +209,7 @@ describe('webui auth and start-up', () => {
           assert.match(err.message, new RegExp(`port ${port} .*already in use`));
           assert.match(err.message, /homed --port/);
           assert.match(err.message, /plugin\.webui\.port/);
+          assert.ok(err.message.indexOf('--port') < err.message.indexOf('plugin.webui.port'), 'another port for this run first, the setting to keep one');
           assert.doesNotMatch(err.message, /\n/);
           return true;
         },

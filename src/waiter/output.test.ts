@@ -1,0 +1,55 @@
+// Fixed zone before any Date is made: waiter prints local time, and the expectations below are
+// Shanghai time (UTC+8, no daylight saving), so 23:44 UTC is 07:44 the next day.
+process.env.TZ = 'Asia/Shanghai';
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatWhen, renderHuman } from './output.js';
+import { historyRow } from './memory-control-commands.js';
+import type { MemoryChange } from '../spec/index.js';
+
+const CREATED = 1796168650451; // 2026-12-01T23:44:10.451Z
+const UPDATED = 1796169136554.654; // fractional, as the knowledge base reports it
+
+test('formatWhen: local time to the minute', () => {
+  assert.equal(formatWhen(CREATED), '2026-12-02 07:44');
+  assert.equal(formatWhen(UPDATED), '2026-12-02 07:52');
+});
+
+test('renderHuman formats date-like keys in tables (sessions, knowledge list)', () => {
+  const out = renderHuman([
+    { id: 'cli:default', createdAt: CREATED, updatedAt: UPDATED, events: 12 },
+    { id: 'web:x', createdAt: CREATED, updatedAt: UPDATED, events: 3 },
+  ]);
+  assert.doesNotMatch(out, /1796168650451|1796169136554/);
+  const row = out.split('\n')[2];
+  assert.match(row, /^cli:default\s+2026-12-02 07:44\s+2026-12-02 07:52\s+12$/);
+});
+
+test('renderHuman formats nested date-like keys (status startedAt, graph validFrom/validTo, people link)', () => {
+  const out = renderHuman({
+    daemon: { pid: 42, startedAt: CREATED },
+    relations: [{ subject: 'Ann', predicate: 'lives_in', object: 'Lyon', validFrom: CREATED, validTo: null }],
+    person: { id: 'p1', ids: ['telegram:42'], createdAt: CREATED, updatedAt: new Date(CREATED).toISOString() },
+    coolDownUntil: CREATED,
+  });
+  assert.match(out, /^ {2}startedAt: 2026-12-02 07:44$/m);
+  assert.match(out, /^ {2}createdAt: 2026-12-02 07:44$/m);
+  assert.match(out, /^ {2}updatedAt: 2026-12-02 07:44$/m, 'ISO strings under date keys too');
+  assert.match(out, /^coolDownUntil: 2026-12-02 07:44$/m);
+  assert.match(out, /Ann\s+lives_in\s+Lyon\s+2026-12-02 07:44/);
+  assert.doesNotMatch(out, /1796168650451/);
+});
+
+test('renderHuman leaves numbers that are not timestamps alone', () => {
+  const out = renderHuman({ pid: 1796168650451, latencyMs: 1200, createdAt: 0, updatedAt: 'yesterday', events: 1796168650451 });
+  assert.match(out, /^pid: 1796168650451$/m, 'only date-like keys are formatted');
+  assert.match(out, /^createdAt: 0$/m, 'zero is no time');
+  assert.match(out, /^updatedAt: yesterday$/m);
+  assert.match(out, /^latencyMs: 1200$/m);
+});
+
+test('memory history rows use the same format', () => {
+  const change = { id: 'c1', at: CREATED, actor: 'user', kind: 'fact', op: 'add', summary: 's' } as unknown as MemoryChange;
+  assert.equal(historyRow(change).when, '2026-12-02 07:44');
+});
