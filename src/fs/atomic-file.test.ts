@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './index.js';
+import { fsyncPathsSync, writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ha-fs-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -94,4 +94,11 @@ test('writeJsonAtomic round-trips a value; writeFileAtomicSync replaces content'
   writeFileAtomicSync(join(d, 'pid'), '42\n');
   assert.equal(readFileSync(join(d, 'pid'), 'utf8'), '42\n');
   assert.deepEqual(readdirSync(d).sort(), ['pid', 'v.json']);
+});
+
+test('fsyncPathsSync flushes files and folders; a missing file is an error (an import stops before its swap), a folder that is gone is skipped', () => {
+  const d = mkdtempSync(join(root, 'sync-'));
+  writeFileSync(join(d, 'merged.db'), 'x');
+  assert.doesNotThrow(() => fsyncPathsSync([join(d, 'merged.db')], [d, join(d, 'gone')]));
+  assert.throws(() => fsyncPathsSync([join(d, 'missing.db')]), /ENOENT/);
 });

@@ -138,3 +138,31 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
     // See syncDir.
   }
 }
+
+/**
+ * Flushes files (their data) and then their folders (the names in them) to disk, synchronously:
+ * for files written without {@link writeFileAtomic} (SQLite copies, merged imports) before they are
+ * renamed over live data, and for folders after such renames. A folder that refuses fsync is skipped.
+ */
+export function fsyncPathsSync(files: readonly string[], dirs: readonly string[] = []): void {
+  for (const f of files) {
+    const fd = openSync(f, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  for (const d of new Set(dirs)) {
+    try {
+      const fd = openSync(d, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // See syncDir.
+    }
+  }
+}
