@@ -127,16 +127,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
     rmSync(tmp, { force: true });
     throw e;
   }
-  try {
-    const dfd = openSync(dir, 'r');
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
-  } catch {
-    // See syncDir.
-  }
+  fsyncPathsSync([], [dir]);
 }
 
 /**
@@ -162,7 +153,7 @@ export function fsyncPathsSync(files: readonly string[], dirs: readonly string[]
         closeSync(fd);
       }
     } catch {
-      // See syncDir.
+      // Some file systems refuse fsync on a folder (see syncDir); a folder gone is nothing to flush.
     }
   }
 }
