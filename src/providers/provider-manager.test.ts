@@ -326,8 +326,13 @@ test('testSource reports success and latency', async (t) => {
 });
 
 test('a hosted source without a key: test and model list say so (PROVIDER_NO_KEY) without a request; Ollama is still asked', async (t) => {
-  const { llm, manager, config } = await rig(t);
+  const { llm, config } = await rig(t);
+  // openai at its own address (here the env's OPENAI_BASE_URL, pointing at the fake server to see requests).
+  await config.set(sourceKey('openai', 'base_url'), '');
   await config.set(sourceKey('openai', 'api_key'), '');
+  const manager = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR], env: { OPENAI_BASE_URL: `${llm.url}/v1` }, probeOllama: false, adapterTimeoutMs: 1000 });
+  await manager.start();
+  t.after(() => manager.stop());
   const before = llm.requests.length;
   const r = await manager.testSource('openai');
   assert.equal(r.ok, false);
@@ -343,4 +348,10 @@ test('a hosted source without a key: test and model list say so (PROVIDER_NO_KEY
   // With a key the source is asked again.
   await config.set(sourceKey('openai', 'api_key'), KEY_B);
   assert.equal((await manager.testSource('openai')).ok, true);
+  // A base URL the person set may be a keyless server of their own (LM Studio, vLLM): asked without a key.
+  await config.set(sourceKey('openai', 'api_key'), '');
+  await config.set(sourceKey('openai', 'base_url'), `${llm.url}/v1`);
+  const asked = llm.requests.length;
+  await manager.testSource('openai');
+  assert.ok(llm.requests.length > asked, 'asked');
 });

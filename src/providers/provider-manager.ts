@@ -508,11 +508,14 @@ export class ProviderManager {
   /**
    * A built-in hosted source (OpenAI, DeepSeek …) without an API key cannot answer: asking it
    * anyway only yields a network or 401 error that hides the real cause, so the test and the model
-   * list say so without a request. Local sources (Ollama) need no key; sources the person added
-   * may be keyless servers of their own (LM Studio, vLLM) and are asked as they are.
+   * list say so without a request. Local sources (Ollama) need no key; sources the person added,
+   * and built-in ones whose base URL the person set, may be keyless servers of their own (LM
+   * Studio, vLLM) and are asked as they are.
    */
   private missingKey(src: ResolvedSource): HomeAgentError | undefined {
     if (src.apiKey || this.isLocal(src.adapter) || this.catalog.get(src.name)?.custom) return undefined;
+    const setUrl = this.get<ConfigValue>(sourceKey(src.name, 'base_url'));
+    if (typeof setUrl === 'string' && setUrl.trim()) return undefined;
     return new HomeAgentError('PROVIDER_NO_KEY', `${src.name} has no API key: add one with \`waiter providers update ${src.name} --key-stdin\` (or in the WebUI settings)`, { details: { provider: src.name } });
   }
 

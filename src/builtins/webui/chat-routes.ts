@@ -118,11 +118,12 @@ export function mountChatRoutes(app: Hono, ctx: WebuiContext): void {
       return json({ ok: true, turnId: inflight, sessionId, delivery: 'interrupt' }, 202);
     }
     const ticket = sdk.injectInput({ sessionId, source: 'webui', channel: 'webui', text: body.text, attachments: body.attachments, trigger: 'user' });
+    // As it was when the message came (the agent may start this very turn while it is written).
+    const delivery = agentStatus?.busy ? 'queued' : 'new-turn';
     // The outcome is streamed over SSE; keep the promise from going unhandled.
     void ticket.done?.catch?.(() => undefined);
     // Acknowledged only once the message is in the session log: a kill right after loses nothing.
     await ticket.accepted;
-    const delivery = agentStatus?.busy ? 'queued' : 'new-turn';
     return json({ ok: true, turnId: ticket.turnId, sessionId: ticket.sessionId, delivery }, 202);
   });
 

@@ -159,10 +159,11 @@ export function mountSessionRoutes(app: Hono, ctx: WebuiContext): void {
     for (const e of from) if (!later.includes(e.turnId) && ((await s.locate(id, e.turnId)) ?? 0) >= first) later.push(e.turnId);
     const marker = await s.deleteTurns(id, later, 'turn');
     published(id, marker.seq, 'marker');
+    const busy = sdk.use('host.agent')?.status().busy;
     const ticket = sdk.injectInput({ sessionId: id, source: 'webui', channel: 'webui', text, attachments: attachments.length ? attachments : undefined, trigger: 'user' });
     void ticket.done?.catch?.(() => undefined);
     await ticket.accepted;
-    return json({ ok: true, sessionId: id, turnId: ticket.turnId, deleted: later, delivery: sdk.use('host.agent')?.status().busy ? 'queued' : 'new-turn' }, 202);
+    return json({ ok: true, sessionId: id, turnId: ticket.turnId, deleted: later, delivery: busy ? 'queued' : 'new-turn' }, 202);
   });
 
   /** Deletes a session: out of the list, the reads and the model's timeline (the log file stays). */

@@ -23,25 +23,33 @@ export function token(): string {
  * checked yet), `refused` (the daemon refused it; the kept token stays).
  */
 export async function adoptLinkToken(): Promise<'none' | 'adopted' | 'refused'> {
-  let t = '';
+  let url: URL;
   try {
-    const url = new URL(window.location.href);
-    t = url.searchParams.get('token')?.trim() ?? '';
-    if (!url.searchParams.has('token')) return 'none';
-    url.searchParams.delete('token');
-    window.history.replaceState(null, '', url.toString());
+    url = new URL(window.location.href);
   } catch {
     return 'none';
   }
+  if (!url.searchParams.has('token')) return 'none';
+  const t = url.searchParams.get('token')?.trim() ?? '';
+  const clearUrl = () => {
+    url.searchParams.delete('token');
+    window.history.replaceState(null, '', url.toString());
+  };
   const kept = token();
-  if (!t || t === kept) return 'none';
+  if (!t || t === kept) {
+    clearUrl();
+    return 'none';
+  }
   if (kept) {
+    // undefined: the daemon did not answer — the link stays in the address bar for a reload.
     const accepted = await fetch('/api/v1/status', { headers: { authorization: `Bearer ${t}` } }).then(
       (r) => r.ok,
-      () => false,
+      () => undefined,
     );
+    if (accepted === undefined) return 'none';
+    clearUrl();
     if (!accepted) return 'refused';
-  }
+  } else clearUrl();
   setToken(t);
   return 'adopted';
 }
