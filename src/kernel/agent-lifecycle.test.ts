@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Cap, ValidationError } from '../spec/index.js';
 import { CONSOLIDATION } from './agent.js';
 import { harness, recordingTool, SESSION, until } from './__fixtures__/kernel-harness.js';
@@ -268,3 +270,18 @@ test('P-6/C-8: output-channel gating rules are in the system prompt; the reply g
   assert.deepEqual(sent, [{ channel: 'test', payload: 'reply one' }]);
 });
 
+
+test('C-1: a message that cannot be written to the session log is refused (accepted rejects) and its turn does not run — a retry is not answered twice', async (t) => {
+  const h = await harness(t);
+  // The log's path is taken by a folder (as a broken disk would refuse the write).
+  fs.mkdirSync(path.join(h.home, 'sessions', 'test%3Anolog.jsonl'), { recursive: true });
+  const ticket = h.agent.injectInput({ sessionId: 'test:nolog', source: 'test', text: 'remember the blue pot' });
+  await assert.rejects(ticket.accepted);
+  const out = await ticket.done;
+  assert.equal(out.status, 'error');
+  assert.equal(out.error?.code, 'SESSION_WRITE_FAILED');
+  assert.equal(h.fake.requests.length, 0, 'no LLM call for a message that is not in the log');
+  // The next message in a writable session runs as usual.
+  h.fake.enqueue({ text: 'ok' });
+  assert.equal((await h.send('hello')).status, 'ok');
+});

@@ -370,10 +370,16 @@ export class Agent {
       if (q.input.conversation) data.conversation = q.input.conversation;
       const ev = await this.opts.sessions.append(q.input.sessionId, { turnId: q.turnId, kind: 'user', text: q.input.text, data });
       this.bus.emit('session_event', { sessionId: q.input.sessionId, seq: ev.seq, kind: 'user' });
-      await this.opts.textLog?.append({ at: this.now(), sessionId: q.input.sessionId, turnId: q.turnId, role: 'user', source: q.input.source, text: q.input.text });
     } catch (e) {
       q.recordError = e instanceof Error ? e : new Error(String(e));
       this.log.error(`could not record input of ${q.turnId}: ${q.recordError.message}`);
+      return;
+    }
+    // The text log is derived (the session log is the record): its failure is only a warning.
+    try {
+      await this.opts.textLog?.append({ at: this.now(), sessionId: q.input.sessionId, turnId: q.turnId, role: 'user', source: q.input.source, text: q.input.text });
+    } catch (e) {
+      this.log.warn(`could not add ${q.turnId} to the text log: ${(e as Error).message}`);
     }
   }
 
@@ -446,6 +452,14 @@ export class Agent {
   private async process(q: QueuedInput): Promise<void> {
     this.current = q;
     await q.accepted;
+    if (q.recordError) {
+      // Not in the session log: the sender was told it failed (no 202, no Telegram offset), so the
+      // turn does not run — a retry must not be answered twice, once for a message never logged.
+      q.resolve({ turnId: q.turnId, sessionId: q.input.sessionId, text: '', status: 'error', error: { code: 'SESSION_WRITE_FAILED', message: `the message could not be written to the session log: ${q.recordError.message}` }, rounds: 0 });
+      this.current = undefined;
+      for (const w of this.idleWaiters.splice(0)) w();
+      return;
+    }
     const consolidation = q.input.source === CONSOLIDATION;
     const turn: TurnState = { turnId: q.turnId, input: q.input, consolidation, messages: [], round: 0, toolOutputs: [], state: {}, pendingMedia: [...(q.input.attachments ?? [])], homeChannel: q.home, stored: q.stored };
     const mediaDir = join(this.opts.homeDir ?? '.', 'media');

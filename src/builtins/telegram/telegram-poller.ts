@@ -32,6 +32,9 @@ export interface PollerOptions {
   now?: () => number;
 }
 
+/** How often one update is handed to the agent before it is skipped (a failing log write is retried). */
+const UPDATE_TRIES = 3;
+
 /**
  * Long polling of the Bot API (getUpdates with `offset` and `timeout`). Starts without waiting
  * (an unreachable Telegram never holds up the daemon), checks the token with getMe, then polls.
@@ -46,6 +49,8 @@ export class TelegramPoller {
   private offset: number | undefined;
   private current: PollerState;
   private readonly backoff: Backoff;
+  /** The update that failed last and how often (to retry it a few times before skipping it). */
+  private unhandled: { id: unknown; tries: number } | undefined;
   private readonly now: () => number;
 
   constructor(private readonly o: PollerOptions) {
@@ -141,8 +146,19 @@ export class TelegramPoller {
         const id = (u as { update_id?: unknown })?.update_id;
         try {
           await this.o.onUpdate(u);
+          this.unhandled = undefined;
         } catch (e) {
-          this.o.log.error('handling a Telegram update failed', { error: (e as Error).message });
+          // Not confirmed to Telegram (the offset stays), so it comes again after a pause: a message
+          // whose log write failed is not lost. A few tries, then it is skipped — one update that
+          // always fails must not stop the bot.
+          const last = this.unhandled;
+          const tries = last && last.id === id ? last.tries + 1 : 1;
+          this.unhandled = { id, tries };
+          if (tries < UPDATE_TRIES && typeof id === 'number') {
+            if (!(await this.failed(e, signal, 'handling an update'))) return;
+            break;
+          }
+          this.o.log.error('handling a Telegram update failed; skipped', { error: (e as Error).message, tries });
         }
         if (typeof id === 'number' && Number.isSafeInteger(id)) {
           this.offset = Math.max(this.offset ?? 0, id + 1);

@@ -228,3 +228,21 @@ test('R-3: an unreachable Bot API or a rejected token is a clear status, not a c
   assert.equal((bad.json.value as { error: { code: string } }).error.code, 'TELEGRAM_TOKEN_REJECTED');
   assert.equal(h.plugin('telegram')?.state, 'running', 'the plugin (and the daemon) keep running');
 });
+
+test('a message whose session-log write fails is not confirmed to Telegram: it comes again and is kept once the log can be written', async (t) => {
+  const { h, tg, status } = await setup(t, [{ text: 'Got it.' }]);
+  await until(async () => (await status()).status === 'running', 'polling');
+  // The session log cannot be written (a full or failing disk, injected into the test host's store).
+  let diskFull = true;
+  const append = h.sessions.append.bind(h.sessions);
+  h.sessions.append = (async (...args: Parameters<typeof append>) => {
+    if (diskFull) throw new Error('ENOSPC: no space left on device (injected)');
+    return append(...args);
+  }) as typeof append;
+  tg.pushMessage(OWNER, { text: 'the spare key is in the blue pot' });
+  await until(async () => /handling an update/.test(String((await status()).detail)), 'the failed update to be retried');
+  assert.equal(tg.confirmedOffset() < 2, true, 'not confirmed while it is not in the log');
+  diskFull = false;
+  await until(async () => (await h.sessions.events('telegram:4242').catch(() => [])).some((e) => e.kind === 'user' && e.text === 'the spare key is in the blue pot'), 'the message in the log', 20_000);
+  await until(() => tg.confirmedOffset() >= 2, 'confirmation once logged');
+});
