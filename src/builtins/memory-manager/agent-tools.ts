@@ -87,9 +87,10 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       parameters: { type: 'object', properties: { id: str('memory id'), notes: str('notes text'), mode: { type: 'string', enum: ['append', 'replace'] } }, required: ['id', 'notes'] },
       handler: guard<{ id: string; notes: string; mode?: 'append' | 'replace' }>(async (a, call) => {
         const id = mustSee(assertMemoryId(a.id), call);
-        // Notes are injected with the memory: those of a convention or a session summary reach every new session.
+        // Notes are injected with the memory: those of a convention or a session summary reach every
+        // new session, those of a memory in the plan every turn of the owner.
         const target = m.library.get(id);
-        if (target && isAutoInjected(target.tags)) await needsYes(call, `Change the notes of "${target.title.slice(0, 80)}" (injected into every new session)?`, `${a.mode === 'replace' ? 'Replace the notes with' : 'Append to the notes'}:\n\n${String(a.notes).slice(0, 1000)}`);
+        if (target && (isAutoInjected(target.tags) || m.plan.peek().memories.some((x) => x.id === id))) await needsYes(call, `Change the notes of "${target.title.slice(0, 80)}" (given to the model in every new session or on your turns)?`, `${a.mode === 'replace' ? 'Replace the notes with' : 'Append to the notes'}:\n\n${String(a.notes).slice(0, 1000)}`);
         const rec = await m.library.updateNotes(id, a.notes, a.mode === 'replace' ? 'replace' : 'append');
         return { id: rec.id, notes: rec.notes };
       }),
