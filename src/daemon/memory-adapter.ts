@@ -1,6 +1,6 @@
 import type { GraphEntity, GraphRelation } from '../spec/index.js';
 import { NotFoundError } from '../spec/index.js';
-import type { MemorySystem } from '../memory/index.js';
+import { firstPersonAs, type MemorySystem } from '../memory/index.js';
 import type { MemoryLike } from './host-services.js';
 import { aboutPerson } from './memory-about.js';
 
@@ -67,7 +67,8 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       if (!Number.isInteger(id) || !m.graph.deleteRelation(id)) throw new NotFoundError('fact', String(id));
     },
     about: async (q) => aboutPerson(m, q),
-    commitTriples: async (triples) => m.graph.commit(triples),
+    // The owner's own surface (waiter memory commit): "me", "Owner" are the owner's entity.
+    commitTriples: async (triples) => m.graph.commit(firstPersonAs(triples)),
     editEntity: async (name, patch) => m.graph.editEntity(name, patch),
     mergeEntities: async (keep, drop) => {
       const r = m.graph.merge(keep, drop);

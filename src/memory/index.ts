@@ -5,7 +5,7 @@
  */
 export { MemorySystem, type MemorySystemOptions } from './memory-system.js';
 export { openMemorySystem, type MemoryCompositionOptions } from './memory-factory.js';
-export { GraphDB, GRAPH_MIGRATIONS, type GraphNeighborhood, type GraphStats, type RecallResult, type GraphFacts, type FactMergeCounts } from './graph/index.js';
+export { GraphDB, GRAPH_MIGRATIONS, firstPersonAs, type GraphNeighborhood, type GraphStats, type RecallResult, type GraphFacts, type FactMergeCounts } from './graph/index.js';
 export { Indexer } from './indexer/index.js';
 export { SocialService, PERSON_TYPE } from './social/index.js';
 export { HeartbeatLoops, ManualScheduler, timerScheduler, decideMerge, reviewRelations, type Scheduler, type LoopName, type MergeOutcome, type ReviewOutcome } from './heartbeat/index.js';

@@ -67,3 +67,13 @@ test("a document's facts hold from when it was said (its time), not from when it
   const undated = await docToTriples({ id: 'd2', text: 'I live in Rome' });
   assert.equal(undated[0].validFrom, undefined, 'no time known: the graph uses the commit time');
 });
+
+test('the model\'s "me" / "我" is whoever said the document: the owner (`user`) in their own turns, the speaker in another person\'s', async () => {
+  const answer = '{"triples":[{"subject":"me","predicate":"lives_in","object":"Porto"},{"subject":"我","predicate":"likes","object":"龙井茶"}]}';
+  on.fake.enqueue({ text: answer });
+  const own = await docToTriples({ id: 'o1', text: 'I live in Porto. 我喜欢龙井茶' }, { llm: on.llm });
+  assert.deepEqual(own.map((t) => `${t.subject} ${t.predicate} ${t.object}`), ['user lives_in Porto', 'user likes 龙井茶']);
+  on.fake.enqueue({ text: answer });
+  const theirs = await docToTriples({ id: 'g1', text: 'Bob: I live in Porto', speaker: 'Bob', speakerId: 'telegram:7' }, { llm: on.llm });
+  assert.deepEqual(theirs.map((t) => `${t.subject} ${t.predicate} ${t.object}`), ['Bob lives_in Porto', 'Bob likes 龙井茶'], "a stranger's words never become the owner's");
+});

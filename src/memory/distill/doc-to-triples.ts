@@ -1,5 +1,5 @@
 import type { ChatMessage, PluginLogger, Triple } from '../../spec/index.js';
-import { TripleSchema } from '../graph/index.js';
+import { TripleSchema, firstPersonAs } from '../graph/index.js';
 import { extractFacts } from './rule-distiller.js';
 
 /** The part of the SDK's LlmAPI the memory subsystem uses. */
@@ -71,7 +71,9 @@ export function parseLlmTriples(text: string, doc?: DistillableDoc): Triple[] | 
     if (doc) t.refs = [...new Set([doc.id, ...(doc.refs ?? []), ...(t.refs ?? [])])].slice(0, 20);
     out.push(t);
   }
-  return out;
+  // The model may write the speaker as "me" / "我": that is who said the document (the owner, `user`,
+  // when no one else did) — not the assistant, whose own turns are left as they are.
+  return doc && doc.eventKind !== 'agent' ? firstPersonAs(out, doc.speaker ?? 'user').filter((t) => t.subject.toLowerCase() !== t.object.toLowerCase()) : out;
 }
 
 /**

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { GraphDB } from './graph-db.js';
+import { firstPersonAs } from './graph-input.js';
 import { GRAPH_MIGRATIONS } from './graph-migrations.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../spec/index.js';
 
@@ -333,11 +334,14 @@ test('recall keeps its reads only while the graph is unchanged: every write, a f
   assert.throws(() => g.recall(['Anne']), { code: 'GRAPH_CLOSED' });
 });
 
-test('the owner is one entity: "Owner", "me", "我" in a fact are `user`, as the distillers write it (the graph had two "me" nodes)', () => {
+test('the owner is one entity on the owner\'s own surface: "Owner", "me", "我" become `user` (firstPersonAs); the shared schema leaves names as written', () => {
   const g = fresh();
   g.commit([{ subject: 'user', predicate: 'name', object: 'Carol' }]);
-  g.commit([{ subject: 'Owner', predicate: 'lives_in', object: 'Lisbon' }, { subject: '我', predicate: 'likes', object: '龙井茶' }, { subject: 'Alice', predicate: 'knows', object: 'me' }]);
+  g.commit(firstPersonAs([{ subject: 'Owner', predicate: 'lives_in', object: 'Lisbon' }, { subject: '我', predicate: 'likes', object: '龙井茶' }, { subject: 'Alice', predicate: 'knows', object: 'me' }]));
   assert.deepEqual(g.relations().items.map((r) => `${r.subject} ${r.predicate} ${r.object}`).sort(), ['Alice knows user', 'user likes 龙井茶', 'user lives_in Lisbon', 'user name Carol']);
   assert.equal(g.getEntity('Owner'), undefined);
-  assert.throws(() => g.commit([{ subject: 'Owner', predicate: 'is', object: 'me' }]), ValidationError, 'the same entity on both sides');
+  // Elsewhere (a group's distilled facts, the model's own commits) "me" is not the owner.
+  g.commit([{ subject: 'me', predicate: 'likes', object: 'jazz' }]);
+  assert.ok(g.getEntity('me'));
+  assert.throws(() => g.commit(firstPersonAs([{ subject: 'Owner', predicate: 'is', object: 'me' }])), ValidationError, 'the same entity on both sides');
 });

@@ -27,29 +27,30 @@ export function cleanPredicate(s: string): string {
   return cleanName(s).toLowerCase().replace(/ /g, '_');
 }
 
-/**
- * Names of the owner in a fact, as people and models write them ("Owner" as the People page calls
- * them, "me", "我"): all the one owner entity, `user` — the distillers' name (else the graph had
- * two unconnected "me" nodes).
- */
-const OWNER_ALIASES = new Set(['user', 'owner', 'me', 'myself', '我', '我自己']);
+/** How a fact names whoever says it: "me", "我", and "Owner" as the People page calls the owner. */
+const FIRST_PERSON = new Set(['owner', 'me', 'myself', '我', '我自己']);
 
-/** An entity name of a fact: cleaned, the owner's aliases as `user`. */
-export function entityName(s: string): string {
-  const c = cleanName(s);
-  return OWNER_ALIASES.has(c.toLowerCase()) ? 'user' : c;
+/**
+ * The facts with the speaker's words for themselves ("me", "我", "Owner") as the speaker's entity —
+ * `user` for the owner, the distillers' name (else the graph had two unconnected "me" nodes). Only
+ * where the speaker is known: the owner's own surfaces (`waiter memory commit`) and a document's
+ * speaker for the LLM distiller — never in the shared schema, where a stranger's "me" would become
+ * the owner.
+ */
+export function firstPersonAs<T extends { subject: string; object: string }>(triples: readonly T[], speaker = 'user'): T[] {
+  const as = (s: string) => (typeof s === 'string' && FIRST_PERSON.has(cleanName(s).toLowerCase()) ? speaker : s);
+  return triples.map((t) => ({ ...t, subject: as(t.subject), object: as(t.object) }));
 }
 
 const name = z.string().transform(cleanName).pipe(z.string().min(1, 'empty name').max(GRAPH_LIMITS.name, `name longer than ${GRAPH_LIMITS.name} characters`));
-const entity = z.string().transform(entityName).pipe(z.string().min(1, 'empty name').max(GRAPH_LIMITS.name, `name longer than ${GRAPH_LIMITS.name} characters`));
 const predicate = z.string().transform(cleanPredicate).pipe(z.string().min(1, 'empty predicate').max(GRAPH_LIMITS.predicate));
 const type = z.string().transform(cleanName).pipe(z.string().max(GRAPH_LIMITS.type)).optional();
 
 /** Schema of one triple as accepted by `GraphDB.commit`. */
 export const TripleSchema = z.object({
-  subject: entity,
+  subject: name,
   predicate,
-  object: entity,
+  object: name,
   confidence: z.number().min(0).max(1).optional(),
   subjectType: type,
   objectType: type,
