@@ -35,12 +35,15 @@ test('D6: corrupt stores are listed in the daemon status; an import is refused w
   // Then memory-control.db, documents.db and config.db are found corrupt.
   mkdirSync(join(h, 'documents'), { recursive: true });
   for (const f of ['memory-control.db', 'documents/documents.db', 'config.db']) writeFileSync(join(h, f), garbage);
+  // And a conversation's log with no readable line (saved in another encoding).
+  mkdirSync(join(h, 'sessions'), { recursive: true });
+  writeFileSync(join(h, 'sessions', 'cli%3Aold.jsonl'), garbage);
   d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     c = new DaemonClient(d.socketPath);
     await c.connect();
     const st = await c.request<{ setAside: SetAsideStore[] }>('status');
-    assert.deepEqual(st.setAside.map((s) => s.store).sort(), ['config', 'documents', 'memory-control']);
+    assert.deepEqual(st.setAside.map((s) => s.store).sort(), ['config', 'documents', 'memory-control', 'session-log']);
     for (const s of st.setAside) assert.equal(readFileSync(s.file, 'utf8'), garbage, `${s.store}: the old file is kept at ${s.file}`);
     assert.equal(st.setAside.find((s) => s.store === 'documents')?.recover, 'waiter memory reindex');
     const web = (await (await authedFetch(`${d.url}/api/v1/status`, {}, d.authToken)).json()) as { agent: { setAside: SetAsideStore[] } };

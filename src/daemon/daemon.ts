@@ -191,7 +191,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins'), startTimeoutMs: pluginStartMs });
   // Stores found corrupt at this start and replaced by empty ones (the old files kept): shown by
   // `waiter status`, /api/v1/status and the healthcheck, not only in the log.
-  const setAside = (): SetAsideStore[] => [...(config.setAside ? [{ store: 'config', ...config.setAside }] : []), ...memory.setAside()];
+  const setAside = (): SetAsideStore[] => [...(config.setAside ? [{ store: 'config', ...config.setAside }] : []), ...memory.setAside(), ...sessions.setAside.map((s) => ({ store: 'session-log', ...s }))];
   const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home, setAside });
   ownEndpoints.list = () => status.endpoints();
   host.services.provide('host', 'host.config', configAdmin(config));

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import fs from 'node:fs';
 import type { ConfigReader, ContextEvent, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SetAsideStore, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
 import { HomeAgentError } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
@@ -161,6 +162,7 @@ export class MemorySystem {
       rules: this.rules,
       sessions: opts.sessions,
       textLog: opts.textLog,
+      asideCopies: () => asideCopies(home),
       log,
       now: opts.now ?? Date.now,
     });
@@ -527,4 +529,16 @@ export class MemorySystem {
   onConsolidationAnswer(answer: { text: string; toolCalls?: { name: string; arguments: string }[] }, meta?: Record<string, unknown>): MergeOutcome {
     return withChangeActor({ actor: 'heartbeat', tool: 'merge' }, () => this.heartbeats.onConsolidationAnswer(answer, meta));
   }
+}
+
+/** Damaged text files set aside at start that may hold what was said: forget blanks in them too (K-2). */
+function asideCopies(home: string): string[] {
+  const list = (dir: string, re: RegExp) => {
+    try {
+      return fs.readdirSync(dir).filter((f) => re.test(f)).map((f) => path.join(dir, f));
+    } catch {
+      return [];
+    }
+  };
+  return [...list(path.join(home, 'sessions'), /\.jsonl\.corrupt-/), ...list(home, /^context\.json\.corrupt-/)];
 }

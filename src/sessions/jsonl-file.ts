@@ -15,15 +15,17 @@ export interface JsonlScan {
   size: number;
   /** Byte offset of each record's line (parallel to `records`). */
   offsets: number[];
-  /** With `repair`: the torn last line that was cut off, and the side file its bytes were kept in. */
-  torn?: { bytes: Buffer; keptIn?: string };
+  /** With `repair`: the torn last line, and whether it was cut off (not when nothing else was readable). */
+  torn?: { bytes: Buffer; cut: boolean };
 }
 
 /**
  * Reads a JSONL file. Lines that are not JSON objects are skipped with a warning (and stay in the
  * file). With `repair`, a torn last line (no trailing newline, e.g. after a kill mid-write) is
- * completed when it parses, otherwise cut off so the next append starts on a clean line — its
- * bytes are first appended to a side file `<file>.torn-<ms>` (fsynced): a repair discards nothing.
+ * completed when it parses, otherwise cut off so the next append starts on a clean line. What is
+ * cut was never acknowledged (an append is acknowledged only after its fdatasync, newline
+ * included), so nothing promised is lost; a file with no readable line is not cut at all — the
+ * caller decides about it whole (the session store moves it aside).
  */
 export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repair?: boolean } = {}): Promise<JsonlScan> {
   let buf: Buffer;
@@ -56,11 +58,10 @@ export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repai
           return { records, size: buf.length + 1, offsets };
         }
         const bytes = buf.subarray(start);
-        // Whitespace only (a stray blank) is not worth a file; anything else is kept beside the log.
-        const keptIn = bytes.toString('latin1').trim() === '' ? undefined : await keepBytes(`${file}.torn-${Date.now()}`, bytes);
+        if (!records.length) return { records, size: start, offsets, torn: { bytes, cut: false } };
         await fs.promises.truncate(file, start);
-        logger.warn('cut off a torn last JSONL line', { file: path.basename(file), line: lineNo, bytes: bytes.length, ...(keptIn ? { keptIn: path.basename(keptIn) } : {}) });
-        return { records, size: start, offsets, torn: { bytes, keptIn } };
+        logger.warn('cut off a torn last JSONL line', { file: path.basename(file), line: lineNo, bytes: bytes.length });
+        return { records, size: start, offsets, torn: { bytes, cut: true } };
       }
       if (!parsed) logger.warn('skipped a torn last JSONL line', { file: path.basename(file), line: lineNo });
       break;
@@ -72,19 +73,6 @@ export async function scanJsonl(file: string, logger: JsonlLogger, opts: { repai
     start = nl + 1;
   }
   return { records, size: buf.length, offsets };
-}
-
-/** Appends `bytes` to `file` durably (file and folder fsynced) and returns its path. */
-async function keepBytes(file: string, bytes: Buffer): Promise<string> {
-  const fh = await fs.promises.open(file, 'a', 0o600);
-  try {
-    await fh.write(bytes);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fsyncDir(path.dirname(file));
-  return file;
 }
 
 /** Parses one JSONL line into an object; undefined for blank, malformed or non-object lines. */

@@ -125,6 +125,8 @@ function toEvent(r: Record<string, unknown>): SessionEvent | undefined {
  * the whole log.
  */
 export class SessionStore implements SessionsAPI {
+  /** Logs found with no readable line at open and moved aside (`<name>.jsonl.corrupt-<ms>`): shown in the status. */
+  readonly setAside: { file: string; at: number }[] = [];
   private readonly now: () => number;
   private readonly logger: JsonlLogger;
   private readonly maxEventBytes: number;
@@ -643,19 +645,15 @@ export class SessionStore implements SessionsAPI {
     const onlyTornHeader = tornText.trim() === '' || tornText.startsWith(HEAD) || HEAD.startsWith(tornText);
     if (size === 0 && onlyTornHeader) {
       await fs.promises.rm(file, { force: true });
-      if (torn?.keptIn) await fs.promises.rm(torn.keptIn, { force: true });
       this.logger.warn('removed an empty session log', { file: path.basename(file) });
       return;
     }
-    if (torn) {
-      // Put the cut bytes back: the file moved aside is byte for byte what was on disk.
-      await appendDurable(file, torn.bytes);
-      if (torn.keptIn) await fs.promises.rm(torn.keptIn, { force: true });
-    }
+    // Not cut by the scan (nothing was readable): the file moved aside is what was on disk.
     let aside = `${file}.corrupt-${this.now()}`;
     for (let n = 2; fs.existsSync(aside); n++) aside = `${file}.corrupt-${this.now()}-${n}`;
     await fs.promises.rename(file, aside);
     await fsyncDir(path.dirname(file));
+    this.setAside.push({ file: aside, at: this.now() });
     (this.logger.error ?? this.logger.warn).call(this.logger, 'a session log holds no readable line: moved aside, not loaded', { file: path.basename(file), movedTo: path.basename(aside) });
   }
 

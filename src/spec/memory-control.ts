@@ -121,6 +121,8 @@ export interface ForgetResult {
   textLogLines: number;
   historyRedacted: number;
   tombstones: number;
+  /** Copies set aside as damaged (session logs, `context.json`) in which a forgotten text was blanked. */
+  asideCopies: number;
 }
 
 /**

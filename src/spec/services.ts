@@ -111,7 +111,7 @@ export interface ProviderAdminService {
  * replaced by an empty one at `at`. Its data is not lost (the file is kept) but not in use either.
  */
 export interface SetAsideStore {
-  /** `config`, `memory-control`, `documents`, `archive`, `graph` or `context`. */
+  /** `config`, `memory-control`, `documents`, `archive`, `graph`, `context` or `session-log` (one conversation's log). */
   store: string;
   /** Where the old file is now. */
   file: string;

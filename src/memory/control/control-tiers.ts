@@ -49,6 +49,8 @@ export interface ControlTiers {
   rules?: RuleDistillPipeline;
   sessions?: ControlSessions;
   textLog?: ControlTextLog;
+  /** Text files set aside as damaged that may hold what was said (`sessions/*.jsonl.corrupt-*`, `context.json.corrupt-*`). */
+  asideCopies?(): string[];
   log: PluginLogger;
   now: () => number;
 }

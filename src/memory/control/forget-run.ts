@@ -1,8 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { heldTexts } from './held-turn.js';
+import { writeFileAtomic } from '../../fs/index.js';
 import { turnRefs } from './forget-plan.js';
 import { contentHash, docHash, factHash, turnHash } from './tombstone-hash.js';
 
@@ -41,7 +44,7 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
  */
 export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query'>, meta: ChangeMeta, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetResult> {
   checkForgetRequest(req);
-  const res: ForgetResult = { turns: 0, contextEvents: 0, documents: 0, archived: 0, relations: 0, entities: 0, held: 0, memories: 0, sessionEvents: 0, textLogLines: 0, historyRedacted: 0, tombstones: 0 };
+  const res: ForgetResult = { turns: 0, contextEvents: 0, documents: 0, archived: 0, relations: 0, entities: 0, held: 0, memories: 0, sessionEvents: 0, textLogLines: 0, historyRedacted: 0, tombstones: 0, asideCopies: 0 };
   const turnIds = [...new Set(req.turnIds ?? [])];
   const turnSet = new Set(turnIds);
   const context = t.context();
@@ -162,6 +165,9 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     }
   }
   if (t.textLog) res.textLogLines = await t.textLog.redact((r) => (r.turnId !== undefined && turnSet.has(r.turnId)) || quoted(r.text));
+  // Damaged copies set aside (a log or context.json that could not be read): not parsed, so the
+  // forgotten texts are blanked where they appear as written (JSON-escaped), byte for byte elsewhere.
+  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], [...texts], t.log);
 
   // History: entries that hold the text, or are about what went.
   const needles = [...texts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
@@ -172,4 +178,24 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...texts]);
   return res;
+}
+
+/** Replaces each forgotten text (as JSON writes it) by `[forgotten]` in files set aside; returns how many files changed. */
+async function blankInCopies(files: readonly string[], texts: readonly string[], log: ControlTiers['log']): Promise<number> {
+  const needles = texts.filter((x) => x.trim().length >= 4).map((x) => JSON.stringify(x).slice(1, -1));
+  if (!needles.length) return 0;
+  let changed = 0;
+  for (const file of files) {
+    try {
+      const before = await readFile(file, 'utf8');
+      let after = before;
+      for (const n of needles) after = after.split(n).join('[forgotten]');
+      if (after === before) continue;
+      await writeFileAtomic(file, after);
+      changed++;
+    } catch (e) {
+      log.warn(`forget: could not blank a set-aside copy: ${(e as Error).message}`, { file: basename(file) });
+    }
+  }
+  return changed;
 }

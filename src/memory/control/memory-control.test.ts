@@ -448,3 +448,23 @@ test('M-9: a restore that fails part-way keeps the turn excluded with everything
   assert.deepEqual(await traces(mem, '3141'), ['documents', 'archive', 'recall'], 'all of it is back');
   await done(mem);
 });
+
+test('K-2: forget blanks the forgotten text in damaged copies set aside (a session log, context.json), leaving the rest as it was', async () => {
+  const { home, mem, turn, done } = await setup();
+  const secret = await turn('My safe combination is 5-17-42 "left"', 'Noted.');
+  const other = 'the ferry leaves at nine';
+  const logAside = path.join(home, 'sessions', 'webui%3Aold.jsonl.corrupt-1700000000000');
+  const ctxAside = path.join(home, 'context.json.corrupt-1700000000001');
+  fs.writeFileSync(logAside, `{"type":"event","text":${JSON.stringify('My safe combination is 5-17-42 "left"')}}\n{"type":"event","text":"${other}"}\n[not json`);
+  fs.writeFileSync(ctxAside, `{"events":[{"input":${JSON.stringify('My safe combination is 5-17-42 "left"')}},{"input":"${other}"}`);
+  const r = await mem.control.forget({ turnIds: [secret.turnId] });
+  assert.equal(r.asideCopies, 2);
+  for (const f of [logAside, ctxAside]) {
+    const text = fs.readFileSync(f, 'utf8');
+    assert.doesNotMatch(text, /5-17-42/);
+    assert.match(text, /\[forgotten\]/);
+    assert.match(text, /the ferry leaves at nine/, 'the rest stays as it was');
+  }
+  assert.match(fs.readFileSync(logAside, 'utf8'), /\[not json$/);
+  await done(mem);
+});

@@ -13,6 +13,7 @@ const STORE_LABELS: Record<string, DictKey> = {
   archive: 'setAside.store.archive',
   graph: 'setAside.store.graph',
   context: 'setAside.store.context',
+  'session-log': 'setAside.store.session-log',
 };
 
 /** The person's name for a store (its label and the store id), the id alone for one this SPA does not know. */
