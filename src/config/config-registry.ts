@@ -18,6 +18,7 @@ import { PeopleRegistry } from './people-registry.js';
 import { ensureNamespaceTable, migrateConfigDb } from './config-migrations.js';
 import { maskSecret } from './mask-secret.js';
 import { PluginSettings } from './plugin-settings.js';
+import { privateSqliteFile } from '../fs/index.js';
 
 /** Where the registry reports problems (bad stored values, failing listeners). Never given secret values. */
 export interface ConfigLogger {
@@ -318,6 +319,8 @@ export class ConfigRegistry implements ConfigReader {
   }
 
   private openDb(): Database.Database {
+    // It can hold API keys: 0600 before SQLite opens it (SQLite gives -wal/-shm the database's mode).
+    privateSqliteFile(this.opts.dbPath);
     const db = new Database(this.opts.dbPath);
     try {
       db.pragma('journal_mode = WAL');

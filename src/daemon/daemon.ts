@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LlmAPI, PluginDefinition, PluginSDK, SetAsideStore } from '../spec/index.js';
@@ -87,15 +87,6 @@ function makePrivateHome(home: string): number | undefined {
   return st.mode & 0o777;
 }
 
-/** chmod 0600 of a file and of SQLite's -wal/-shm companions when present. */
-function restrictToOwner(file: string): void {
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      chmodSync(f, 0o600);
-    } catch {}
-  }
-}
-
 /**
  * Assembles and starts the daemon (C-12): config → sessions → providers → memory → kernel →
  * plugin host + registry (built-ins, then external plugins) → event loop. Each step that fails
@@ -119,11 +110,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   recoverInterruptedImport(paths.home, log.child('transfer'));
 
   const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined, overrideNames: { 'plugin.webui.port': '--port' } });
-  // config.db can hold API keys: created 0600 before SQLite opens it (SQLite gives -wal/-shm the
-  // mode of the database file), and narrowed after open in case an older daemon made it wider.
-  closeSync(openSync(paths.configDb, 'a', 0o600));
+  // config.db can hold API keys: the registry keeps it 0600 (privateSqliteFile), as every store.
   config.open();
-  restrictToOwner(paths.configDb);
   config.register(coreConfigDefaults());
   config.register(providerConfigDefaults());
 

@@ -85,13 +85,26 @@ export function App() {
   }, []);
 
   useEffect(refreshMm, [refreshMm, epoch]);
+  // Memory views read again after a turn — at most every 1.5 s (a burst of turns is one read), and
+  // not while the tab is hidden: coming back reads again anyway (below).
+  const bumpTimer = useRef<number | undefined>(undefined);
+  const lastBump = useRef(0);
+  const bumpMemory = useCallback(() => {
+    if (document.visibilityState !== 'visible' || bumpTimer.current !== undefined) return;
+    bumpTimer.current = window.setTimeout(() => {
+      bumpTimer.current = undefined;
+      lastBump.current = Date.now();
+      setMemEpoch((n) => n + 1);
+    }, Math.max(0, 1500 - (Date.now() - lastBump.current)));
+  }, []);
+  useEffect(() => () => window.clearTimeout(bumpTimer.current), []);
   useEffect(
     () =>
       bus.subscribe((event, payload) => {
         if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
         if (event === 'turn_end') {
           refreshMm();
-          setMemEpoch((n) => n + 1);
+          bumpMemory();
         }
         if (event === 'output') {
           const o = payload as { sessionId?: string; payload?: unknown; type?: string };
@@ -102,7 +115,7 @@ export function App() {
           if (isProactiveOutput(payload)) showNotification('HomeAgent', text, o.sessionId);
         }
       }),
-    [refreshMm, toast],
+    [refreshMm, toast, bumpMemory],
   );
 
   // Back from another window (a terminal where `waiter memory …` changed something): read again,
