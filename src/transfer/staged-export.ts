@@ -152,6 +152,8 @@ export class StagedExport {
       const id = sessionIdFromFileStem(f.path.slice('sessions/'.length, -'.jsonl'.length));
       if (id === undefined) throw new TransferError('TRANSFER_CORRUPT', `${f.path} is not named like a session log`, { entry: f.path });
       for (const line of readFileSync(unpacked(this.dir, f.path), 'utf8').split('\n')) {
+        // Only `session` lines matter: the others (the bulk of a log) are not parsed here.
+        if (!line.includes('"session"')) continue;
         let v: unknown;
         try {
           v = JSON.parse(line);
