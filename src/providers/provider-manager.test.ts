@@ -351,7 +351,10 @@ test('a hosted source without a key: test and model list say so (PROVIDER_NO_KEY
   // A base URL the person set may be a keyless server of their own (LM Studio, vLLM): asked without a key.
   await config.set(sourceKey('openai', 'api_key'), '');
   await config.set(sourceKey('openai', 'base_url'), `${llm.url}/v1`);
+  const own = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR], env: {}, probeOllama: false, adapterTimeoutMs: 1000 });
+  await own.start();
+  t.after(() => own.stop());
   const asked = llm.requests.length;
-  await manager.testSource('openai');
+  await own.testSource('openai');
   assert.ok(llm.requests.length > asked, 'asked');
 });

@@ -514,8 +514,11 @@ export class ProviderManager {
    */
   private missingKey(src: ResolvedSource): HomeAgentError | undefined {
     if (src.apiKey || this.isLocal(src.adapter) || this.catalog.get(src.name)?.custom) return undefined;
+    // The setting reads as its env variable or default when the person set none: only another URL is theirs.
+    const seeded = this.catalog.get(src.name);
     const setUrl = this.get<ConfigValue>(sourceKey(src.name, 'base_url'));
-    if (typeof setUrl === 'string' && setUrl.trim()) return undefined;
+    const norm = (u: string | undefined) => (u ? normalizeBaseUrl(u) : '');
+    if (typeof setUrl === 'string' && setUrl.trim() && norm(setUrl) !== norm(seeded?.baseUrl) && norm(setUrl) !== norm(seeded?.baseUrlEnv ? this.env[seeded.baseUrlEnv] : undefined)) return undefined;
     return new HomeAgentError('PROVIDER_NO_KEY', `${src.name} has no API key: add one with \`waiter providers update ${src.name} --key-stdin\` (or in the WebUI settings)`, { details: { provider: src.name } });
   }
 
