@@ -18,7 +18,7 @@ import { PeopleRegistry } from './people-registry.js';
 import { ensureNamespaceTable, migrateConfigDb } from './config-migrations.js';
 import { maskSecret } from './mask-secret.js';
 import { PluginSettings } from './plugin-settings.js';
-import { privateSqliteFile } from '../fs/index.js';
+import { privateSqliteFile, setAsideSqlite } from '../fs/index.js';
 
 /** Where the registry reports problems (bad stored values, failing listeners). Never given secret values. */
 export interface ConfigLogger {
@@ -123,12 +123,8 @@ export class ConfigRegistry implements ConfigReader {
       this.db = this.openDb();
     } catch (e) {
       if (!isCorruptDbError(e)) throw e;
-      const at = this.now();
-      const aside = `${this.opts.dbPath}.corrupt-${at}`;
-      for (const suffix of ['', '-wal', '-shm']) {
-        if (fs.existsSync(this.opts.dbPath + suffix)) fs.renameSync(this.opts.dbPath + suffix, aside + suffix);
-      }
-      this.asideAt = { file: aside, at };
+      this.asideAt = setAsideSqlite(this.opts.dbPath, this.now());
+      const aside = this.asideAt.file;
       this.logger.warn('config database is corrupt; moved aside and starting with defaults', { path: this.opts.dbPath, movedTo: aside });
       this.db = this.openDb();
     }

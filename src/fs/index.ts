@@ -8,4 +8,4 @@ export { redactPaths } from './redact-paths.js';
 export { reserveUniquePath } from './unique-path.js';
 export { removeStaleTempFiles } from './stale-temp-files.js';
 export { scrubbedSqlite } from './sqlite-scrub.js';
-export { privateSqliteFile } from './private-file.js';
+export { privateSqliteFile, setAsideSqlite } from './private-file.js';

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 
 /**
  * Makes a SQLite database file private before it is opened (docs/security.md §5: databases 0600):
@@ -13,4 +13,15 @@ export function privateSqliteFile(file: string): void {
       if ((statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
     } catch {}
   }
+}
+
+/**
+ * Sets a database found corrupt aside (`<file>.corrupt-<at>`, with its `-wal` and `-shm`), so a
+ * fresh one can start and nothing of the old is lost: the stores list what they set aside
+ * (decision 0250). Returns where it went.
+ */
+export function setAsideSqlite(file: string, at: number): { file: string; at: number } {
+  const aside = `${file}.corrupt-${at}`;
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+  return { file: aside, at };
 }

@@ -6,7 +6,7 @@ import { HomeAgentError } from '../../spec/errors/index.js';
 import { asksQuestion, safeDays, type DayKeyRange, type MemoryDocument, type SaidDaysResolver } from '../documents/index.js';
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
-import { privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
 
 /**
  * How much of a row is read: `light` (id, session, time, speaker, neighbours — what ranking
@@ -175,10 +175,8 @@ export class ColdArchive {
       this.db = this.connect();
     } catch (e) {
       if (!isCorruption(e)) throw e;
-      const at = this.clock();
-      const aside = `${this.path}.corrupt-${at}`;
-      for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
-      this.asideAt = { file: aside, at };
+      this.asideAt = setAsideSqlite(this.path, this.clock());
+      const aside = this.asideAt.file;
       this.log.warn(`archive: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty archive (waiter memory reindex rebuilds it from the session logs)`);
       this.db = this.connect();
     }

@@ -5,7 +5,7 @@ import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange } from '../../
 import { HomeAgentError } from '../../spec/index.js';
 import { migrateControl } from './control-migrations.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
-import { privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
 
 interface HistoryRow {
   id: number;
@@ -82,10 +82,8 @@ export class ControlDB {
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && code !== 'CONTROL_CORRUPT') throw e;
-      const at = this.clock();
-      const aside = `${this.path}.corrupt-${at}`;
-      for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
-      this.asideAt = { file: aside, at };
+      this.asideAt = setAsideSqlite(this.path, this.clock());
+      const aside = this.asideAt.file;
       this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting empty — its exclusions, history and forget tombstones are not in effect; an import is refused in this run unless told to go ahead`);
       this.db = this.connect();
     }

@@ -9,7 +9,7 @@ import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type Re
 import { migrateDocs } from './doc-migrations.js';
 import { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
-import { privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
 import { WarmLexicon } from './warm-lexicon.js';
 
 export interface DocStoreOptions {
@@ -125,10 +125,8 @@ export class DocStore {
       this.db = this.connect();
     } catch (e) {
       if (!isCorruption(e)) throw e;
-      const at = this.clock();
-      const aside = `${this.path}.corrupt-${at}`;
-      for (const suffix of ['', '-wal', '-shm']) if (fs.existsSync(this.path + suffix)) fs.renameSync(this.path + suffix, aside + suffix);
-      this.asideAt = { file: aside, at };
+      this.asideAt = setAsideSqlite(this.path, this.clock());
+      const aside = this.asideAt.file;
       this.log.warn(`documents: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty document store (waiter memory reindex brings its turns back from the session logs into the cold archive)`);
       this.db = this.connect();
     }

@@ -6,7 +6,7 @@ import { HomeAgentError, NotFoundError } from '../../spec/index.js';
 import { migrateGraph } from './graph-migrations.js';
 import type { GraphChange } from './graph-state.js';
 import { escapeLike, parseDepth, parseKeywords, parseName } from './graph-input.js';
-import { privateSqliteFile } from '../../fs/index.js';
+import { privateSqliteFile, setAsideSqlite } from '../../fs/index.js';
 
 export interface EntityRow { id: number; name: string; type: string; attributes: string; created_at: number; updated_at: number; recalled_at: number | null; recall_count: number }
 export interface RelationRow { id: number; subject_id: number; predicate: string; object_id: number; confidence: number; sentence: string | null; refs: string; subject: string; object: string; created_at: number; reviewed_at: number | null; valid_from: number | null; valid_to: number | null }
@@ -164,12 +164,8 @@ export class GraphStore {
       this.db = this.connect();
     } catch (e) {
       if (!isCorruption(e)) throw e;
-      const at = this.now();
-      const aside = `${this.opts.path}.corrupt-${at}`;
-      for (const suffix of ['', '-wal', '-shm']) {
-        if (fs.existsSync(this.opts.path + suffix)) fs.renameSync(this.opts.path + suffix, aside + suffix);
-      }
-      this.asideAt = { file: aside, at };
+      this.asideAt = setAsideSqlite(this.opts.path, this.now());
+      const aside = this.asideAt.file;
       this.opts.log?.error(`graph.db is corrupt (${(e as Error).message}); kept aside as ${aside}; starting a fresh graph`, { path: this.opts.path, aside });
       this.db = this.connect();
     }
