@@ -48,7 +48,8 @@ function modeForSync(path: string, mode: AtomicWriteOptions['mode']): { mode: nu
   }
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** Flushes a folder (the names in it) to disk; a file system that refuses fsync on a folder is skipped. */
+export async function syncDir(dir: string): Promise<void> {
   try {
     const dh = await fsp.open(dir, 'r');
     try {

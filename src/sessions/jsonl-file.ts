@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { syncDir } from '../fs/index.js';
 
 /** Where JSONL helpers report skipped or repaired lines. */
 export interface JsonlLogger {
@@ -112,18 +113,6 @@ export async function createDurable(file: string, data: string): Promise<void> {
   } finally {
     await fh.close();
   }
-  await fsyncDir(path.dirname(file));
+  await syncDir(path.dirname(file));
 }
 
-/** fsyncs a folder so renames and new entries in it survive a crash (best effort where unsupported). */
-export async function fsyncDir(dir: string): Promise<void> {
-  let fh: fs.promises.FileHandle | undefined;
-  try {
-    fh = await fs.promises.open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // some platforms cannot fsync a directory; the data itself is already synced
-  } finally {
-    await fh?.close();
-  }
-}

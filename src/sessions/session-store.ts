@@ -15,8 +15,8 @@ import {
   type SessionInfo,
   type SessionsAPI,
 } from '../spec/index.js';
-import { writeFileAtomic } from '../fs/index.js';
-import { appendDurable, createDurable, fsyncDir, parseObject, scanJsonl, type JsonlLogger, type JsonlScan } from './jsonl-file.js';
+import { syncDir, writeFileAtomic } from '../fs/index.js';
+import { appendDurable, createDurable, parseObject, scanJsonl, type JsonlLogger, type JsonlScan } from './jsonl-file.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
 import { assertChannel, assertSessionId, sessionFileStem, sessionIdFromFileStem } from './session-id.js';
@@ -652,7 +652,7 @@ export class SessionStore implements SessionsAPI {
     let aside = `${file}.corrupt-${this.now()}`;
     for (let n = 2; fs.existsSync(aside); n++) aside = `${file}.corrupt-${this.now()}-${n}`;
     await fs.promises.rename(file, aside);
-    await fsyncDir(path.dirname(file));
+    await syncDir(path.dirname(file));
     this.setAside.push({ file: aside, at: this.now() });
     (this.logger.error ?? this.logger.warn).call(this.logger, 'a session log holds no readable line: moved aside, not loaded', { file: path.basename(file), movedTo: path.basename(aside) });
   }

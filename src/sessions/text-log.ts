@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { HomeAgentError, ValidationError } from '../spec/index.js';
-import { writeFileAtomic } from '../fs/index.js';
-import { appendDurable, fsyncDir, scanJsonl, type JsonlLogger } from './jsonl-file.js';
+import { syncDir, writeFileAtomic } from '../fs/index.js';
+import { appendDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
 
 /** One line of the raw conversation log (seed "Text Memory"). */
 export interface TextLogRecord {
@@ -198,7 +198,7 @@ export class TextLog {
       else await fs.promises.rename(file, this.rotatedPath(n + 1));
     }
     await fs.promises.rename(this.opts.file, this.rotatedPath(1));
-    await fsyncDir(this.dir);
+    await syncDir(this.dir);
     this.size = 0;
   }
 }
