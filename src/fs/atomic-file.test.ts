@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fsyncPathsSync, writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './index.js';
+import { fsyncPaths, fsyncPathsSync, writeFileAtomic, writeJsonAtomic, writeFileAtomicSync } from './index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ha-fs-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -96,9 +96,11 @@ test('writeJsonAtomic round-trips a value; writeFileAtomicSync replaces content'
   assert.deepEqual(readdirSync(d).sort(), ['pid', 'v.json']);
 });
 
-test('fsyncPathsSync flushes files and folders; a missing file is an error (an import stops before its swap), a folder that is gone is skipped', () => {
+test('fsyncPaths(Sync) flush files and folders; a missing file is an error (an import stops before its swap), a folder that is gone is skipped', async () => {
   const d = mkdtempSync(join(root, 'sync-'));
   writeFileSync(join(d, 'merged.db'), 'x');
   assert.doesNotThrow(() => fsyncPathsSync([join(d, 'merged.db')], [d, join(d, 'gone')]));
   assert.throws(() => fsyncPathsSync([join(d, 'missing.db')]), /ENOENT/);
+  await fsyncPaths([join(d, 'merged.db')], [d, join(d, 'gone')]);
+  await assert.rejects(fsyncPaths([join(d, 'missing.db')]), /ENOENT/);
 });

@@ -158,3 +158,16 @@ export function fsyncPathsSync(files: readonly string[], dirs: readonly string[]
     }
   }
 }
+
+/** {@link fsyncPathsSync} without blocking the event loop (an import flushing many files). */
+export async function fsyncPaths(files: readonly string[], dirs: readonly string[] = []): Promise<void> {
+  for (const f of files) {
+    const fh = await fsp.open(f, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+  for (const d of new Set(dirs)) await syncDir(d);
+}

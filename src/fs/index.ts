@@ -2,7 +2,7 @@
  * File-system helpers shared by every subsystem (a leaf: imports nothing of ours). The one
  * implementation of atomic writes of user data (CONVENTIONS: write temp + fsync + rename).
  */
-export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync, fsyncPathsSync, syncDir } from './atomic-file.js';
+export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync, fsyncPaths, fsyncPathsSync, syncDir } from './atomic-file.js';
 export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic-file.js';
 export { redactPaths } from './redact-paths.js';
 export { reserveUniquePath } from './unique-path.js';

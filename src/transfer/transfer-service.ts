@@ -18,7 +18,7 @@ import {
   type ChangeKind,
   type NewMemoryChange,
 } from '../spec/index.js';
-import { fsyncPathsSync, writeFileAtomic } from '../fs/index.js';
+import { fsyncPaths, writeFileAtomic } from '../fs/index.js';
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, summarise, type Manifest } from './manifest.js';
 import { takeSnapshot } from './export-snapshot.js';
 import { describeFiles, writeZip } from './zip-pack.js';
@@ -222,9 +222,9 @@ export class TransferRuntime implements TransferService {
       mkdirSync(dirname(opts.file), { recursive: true });
       const partial = `${opts.file}.partial-${job.view.id.slice(0, 8)}`;
       copyFileSync(out, partial);
-      fsyncPathsSync([partial]);
+      await fsyncPaths([partial]);
       renameSync(partial, opts.file);
-      fsyncPathsSync([], [dirname(opts.file)]);
+      await fsyncPaths([], [dirname(opts.file)]);
       rmSync(out, { force: true });
       path = opts.file;
     }
@@ -471,7 +471,7 @@ export class TransferRuntime implements TransferService {
     mkdirSync(backup, { recursive: true, mode: 0o700 });
     // The merged copies are on disk before any of them replaces live data (a power cut after the
     // renames must not find empty files where the person's data was).
-    fsyncPathsSync(files.map((f) => f.merged), files.map((f) => dirname(f.merged)));
+    await fsyncPaths(files.map((f) => f.merged), files.map((f) => dirname(f.merged)));
     const ops = planSwap(files, backup);
     const journal = journalPath(this.host.home);
     writeJournal(journal, ops);
@@ -487,7 +487,7 @@ export class TransferRuntime implements TransferService {
         this.progress(job, { phase: 'apply', done: i + 1, total: ops.length }, onProgress);
       }
       // The renames themselves, before the commit point removes the journal.
-      fsyncPathsSync([], ops.flatMap((o) => [dirname(o.live), dirname(o.aside)]));
+      await fsyncPaths([], ops.flatMap((o) => [dirname(o.live), dirname(o.aside)]));
     } catch (e) {
       this.progress(job, { phase: 'rollback', done: 0, total: ops.length }, onProgress);
       undo();
