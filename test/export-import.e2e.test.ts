@@ -7,7 +7,7 @@
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -500,6 +500,55 @@ describe('import', () => {
     assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Rex'));
     assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Mochi'));
   });
+});
+
+test('an import that fails while it sets settings puts every setting back as stored, an overridden one included', async () => {
+  let failOn: string | undefined;
+  // webuiPort 0 is this run's override of plugin.webui.port: the stored row under it must survive.
+  const F = await daemon({ transfer: { ...transferOpts, beforeSetting: (key) => {
+    if (key === failOn) throw new Error('database or disk is full (injected)');
+  } } });
+  await F.config.set('core.memory.recall_depth', 4);
+  await F.config.set('plugin.webui.port', 9911);
+  const rows = () => ['core.memory.recall_depth', 'plugin.webui.port', 'core.agent.max_tool_rounds'].map((k) => `${k}=${F.config.storedText(k) ?? '-'}`);
+  const before = rows();
+  const file = await variant(exportPlain, join(work, 'settings3.zip'), (e) => e.set('settings.json', Buffer.from(JSON.stringify({ 'core.memory.recall_depth': 3, 'plugin.webui.port': 9922, 'core.agent.max_tool_rounds': 7 }))));
+  failOn = 'core.agent.max_tool_rounds';
+  const t = F.host.services.use('host.transfer')!;
+  const job = await t.stageImport({ file });
+  await assert.rejects(t.applyImport(job.id, { mode: 'overwrite', privilegedSettings: true }), (e: unknown) => (e as TransferError).code === 'TRANSFER_APPLY_FAILED');
+  assert.deepEqual(rows(), before, 'every setting as it was stored before the import');
+  assert.equal(F.config.info('plugin.webui.port').origin, 'override');
+  assert.ok(!existsSync(journalPath(F.homeDir)), 'nothing left for the next start to undo');
+  // Without the fault the same import sets all three.
+  failOn = undefined;
+  await t.applyImport((await t.stageImport({ file })).id, { mode: 'overwrite', privilegedSettings: true });
+  assert.deepEqual(rows(), ['core.memory.recall_depth=3', 'plugin.webui.port=9922', 'core.agent.max_tool_rounds=7']);
+});
+
+test('a daemon killed while an import set settings starts with the settings as they were', async () => {
+  const K = await daemon();
+  await K.config.set('core.memory.recall_depth', 4);
+  const home = K.homeDir;
+  await K.stop();
+  // What a kill after the swap, with one of two settings set, leaves: the journal (files swapped,
+  // settings as they were) and config.db with the import's value.
+  const merged = join(home, '.transfer', 'job', 'merged');
+  mkdirSync(merged, { recursive: true });
+  writeFileSync(join(merged, 'context.json'), JSON.stringify({ version: 1, events: [] }));
+  const ops = planSwap([{ live: join(home, 'context.json'), merged: join(merged, 'context.json') }], join(home, '.transfer', 'job', 'backup'));
+  mkdirSync(join(home, '.transfer', 'job', 'backup'), { recursive: true });
+  writeJournal(journalPath(home), ops, [{ key: 'core.memory.recall_depth', value: '4' }, { key: 'core.agent.max_tool_rounds', value: null }]);
+  for (const o of ops) applyOp(o);
+  const db = new (require('better-sqlite3') as typeof import('better-sqlite3'))(join(home, 'config.db'));
+  db.prepare("UPDATE config SET value = '3' WHERE key = 'core.memory.recall_depth'").run();
+  db.prepare("INSERT INTO config (key, value, updated_at) VALUES ('core.agent.max_tool_rounds', '7', 0)").run();
+  db.close();
+  const K2 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  daemons.push(K2);
+  assert.equal(K2.config.get('core.memory.recall_depth'), 4);
+  assert.equal(K2.config.info('core.agent.max_tool_rounds').origin, 'default');
+  assert.ok(!existsSync(journalPath(home)));
 });
 
 test('a daemon killed in the middle of an import\'s swap starts with the data as it was before the import', async () => {

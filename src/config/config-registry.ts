@@ -276,6 +276,43 @@ export class ConfigRegistry implements ConfigReader {
     this.emit(key);
   }
 
+  /**
+   * The stored row of `key` as it is in the database (JSON text, secrets unmasked), or undefined
+   * when nothing is stored. Also for keys not registered yet. For saving a value to put back
+   * byte for byte (an import's undo); never for showing.
+   */
+  storedText(key: string): string | undefined {
+    return this.raw.get(key);
+  }
+
+  /**
+   * Puts stored rows back as they were (`value` null: no row), in one transaction, without
+   * validation — the rows came from `storedText`. Works before the keys are registered (at start,
+   * when an interrupted import is undone); registered keys are re-resolved and notify listeners.
+   */
+  restoreStored(rows: readonly { key: string; value: string | null }[]): void {
+    const db = this.requireOpen();
+    const located = rows.map((r) => ({ ...r, table: locateConfigKey(r.key).table }));
+    for (const r of located) if (r.value !== null) this.ensureTable(r.table);
+    db.transaction(() => {
+      for (const r of located) {
+        if (r.value === null) {
+          if (this.tables.has(r.table)) db.prepare(`DELETE FROM "${r.table}" WHERE key = ?`).run(r.key);
+        } else {
+          db.prepare(`INSERT INTO "${r.table}" (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`).run(r.key, r.value, this.now());
+        }
+      }
+    })();
+    for (const r of located) {
+      if (r.value === null) this.raw.delete(r.key);
+      else this.raw.set(r.key, r.value);
+      if (this.entries.has(r.key)) {
+        this.resolveStored(r.key);
+        this.emit(r.key);
+      }
+    }
+  }
+
   /** Removes the stored value (back to env or default) and notifies listeners. */
   async reset(key: string): Promise<void> {
     const entry = this.entry(key);

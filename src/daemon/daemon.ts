@@ -106,12 +106,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const stale = removeStaleTempFiles(paths.home);
   if (stale.length) log.info(`removed ${stale.length} leftover temp files of interrupted writes`, { files: stale.slice(0, 20) });
 
-  // An import killed in the middle of swapping files in is undone before anything opens them.
-  recoverInterruptedImport(paths.home, log.child('transfer'));
-
   const config = new ConfigRegistry({ dbPath: paths.configDb, env, logger: log.child('config'), overrides: opts.webuiPort !== undefined ? { 'plugin.webui.port': opts.webuiPort } : undefined, overrideNames: { 'plugin.webui.port': '--port' } });
   // config.db can hold API keys: the registry keeps it 0600 (privateSqliteFile), as every store.
   config.open();
+  // An import killed before its commit point is undone before anything else opens the data: its
+  // swapped files, and the settings it had started to set (raw rows, before any key is registered;
+  // an import swaps no file of config.db, so opening it first is safe).
+  recoverInterruptedImport(paths.home, { log: log.child('transfer'), restoreSettings: (rows) => config.restoreStored(rows) });
   config.register(coreConfigDefaults());
   config.register(providerConfigDefaults());
 

@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyOp, journalPath, planSwap, recoverInterruptedImport, writeJournal } from './swap-journal.js';
+import { z } from 'zod';
+import { ConfigRegistry } from '../config/index.js';
+import { applyOp, journalPath, journalSettings, planSwap, recoverInterruptedImport, writeJournal } from './swap-journal.js';
 
 /** A data folder with three live files (one with a WAL), and merged copies of two plus one new file. */
 function setup() {
@@ -62,5 +64,73 @@ test('an op cut between its two renames (original aside, copy not yet in) is und
   recoverInterruptedImport(home);
   assert.equal(state(home).graph, 'graph-ours');
   assert.equal(state(home).wal, 'wal-ours');
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** A real config store with two keys: one stored before the import, one at its default. */
+function configAt(home: string): ConfigRegistry {
+  const c = new ConfigRegistry({ dbPath: join(home, 'config.db'), env: {} });
+  c.open();
+  c.register({
+    'core.memory.recall_depth': { default: 2, description: 'depth', schema: z.number().int() },
+    'plugin.webui.language': { default: 'auto', description: 'language', schema: z.string() },
+  });
+  return c;
+}
+
+test('a kill while the import set settings puts them back as stored before (raw rows), once', async () => {
+  const { home, files, backup } = setup();
+  let c = configAt(home);
+  await c.set('core.memory.recall_depth', 5);
+  mkdirSync(backup, { recursive: true });
+  const ops = planSwap(files, backup);
+  writeJournal(journalPath(home), ops);
+  for (const op of ops) applyOp(op);
+  // What the import does before its first setting: the settings as they were, journalled.
+  journalSettings(journalPath(home), [
+    { key: 'core.memory.recall_depth', value: c.storedText('core.memory.recall_depth') ?? null },
+    { key: 'plugin.webui.language', value: c.storedText('plugin.webui.language') ?? null },
+  ]);
+  assert.equal(statSync(journalPath(home)).mode & 0o777, 0o600, 'the journal can hold raw settings: private');
+  await c.set('core.memory.recall_depth', 9);
+  await c.set('plugin.webui.language', 'zh'); // … and then the process is killed
+  c.close();
+
+  // The next start: the store opens, nothing registered yet, the journal is undone.
+  c = new ConfigRegistry({ dbPath: join(home, 'config.db'), env: {} });
+  c.open();
+  const warnings: string[] = [];
+  assert.equal(recoverInterruptedImport(home, { restoreSettings: (rows) => c.restoreStored(rows), log: { warn: (m) => void warnings.push(m), error: (m) => assert.fail(m) } }), 4);
+  c.register({
+    'core.memory.recall_depth': { default: 2, description: 'depth', schema: z.number().int() },
+    'plugin.webui.language': { default: 'auto', description: 'language', schema: z.string() },
+  });
+  assert.equal(c.get('core.memory.recall_depth'), 5, 'the stored value before the import');
+  assert.equal(c.info('plugin.webui.language').origin, 'default', 'a key that had no row has none again');
+  assert.equal(state(home).graph, 'graph-ours');
+  assert.ok(!existsSync(journalPath(home)));
+  assert.ok(warnings.some((w) => /put 2 back/.test(w)), warnings.join('\n'));
+  c.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('journalled settings that cannot be put back keep the journal; once put back they are not put back again', () => {
+  const { home, files, backup } = setup();
+  mkdirSync(backup, { recursive: true });
+  const ops = planSwap(files, backup);
+  writeJournal(journalPath(home), ops, [{ key: 'core.memory.recall_depth', value: '5' }]);
+  const errors: string[] = [];
+  const log = { warn: () => {}, error: (m: string) => void errors.push(m) };
+  recoverInterruptedImport(home, { log, restoreSettings: () => { throw new Error('database is locked'); } });
+  assert.ok(existsSync(journalPath(home)), 'kept for the next start');
+  assert.ok(errors.some((e) => /could not be put back/.test(e)), errors.join('\n'));
+  let calls = 0;
+  recoverInterruptedImport(home, { log, restoreSettings: () => void calls++ });
+  assert.equal(calls, 1);
+  assert.ok(!existsSync(journalPath(home)));
+  // A journal that says nothing readable about settings is refused whole, its backups kept.
+  writeFileSync(journalPath(home), JSON.stringify({ v: 1, ops: [], settings: [{ key: 1 }] }));
+  assert.equal(recoverInterruptedImport(home, { log, restoreSettings: () => assert.fail('must not restore') }), 0);
+  assert.ok(errors.some((e) => /unreadable journal/.test(e)));
   rmSync(home, { recursive: true, force: true });
 });

@@ -31,10 +31,49 @@ export function planSwap(files: readonly { live: string; merged: string }[], bac
   return ops;
 }
 
-/** Writes the journal before the first rename: a kill in the middle is undone at the next start. */
-export function writeJournal(file: string, ops: readonly SwapOp[]): void {
+/**
+ * A setting as it was stored before an import set it: its raw row (JSON text, as in config.db),
+ * or null when nothing was stored (the key was at its env value or default).
+ */
+export interface JournalSetting {
+  key: string;
+  value: string | null;
+}
+
+interface Journal {
+  v: 1;
+  ops: SwapOp[];
+  /** The settings the import is about to set, as they were; absent until it starts setting them. */
+  settings?: JournalSetting[];
+}
+
+/**
+ * Writes the journal before the first rename: a kill in the middle is undone at the next start.
+ * It can hold settings' raw values (API keys among them), so it is the person's alone (0600).
+ */
+export function writeJournal(file: string, ops: readonly SwapOp[], settings?: readonly JournalSetting[]): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomicSync(file, JSON.stringify({ v: 1, ops }));
+  const journal: Journal = { v: 1, ops: [...ops], ...(settings ? { settings: [...settings] } : {}) };
+  writeFileAtomicSync(file, JSON.stringify(journal), { mode: 0o600 });
+}
+
+/**
+ * Adds to the journal the settings an import is about to set, as they were, before the first of
+ * them changes: a kill after that puts them back at the next start with the files.
+ */
+export function journalSettings(file: string, settings: readonly JournalSetting[]): void {
+  const journal = readJournal(file);
+  writeJournal(file, journal.ops, settings);
+}
+
+function readJournal(file: string): Journal {
+  const j = JSON.parse(readFileSync(file, 'utf8')) as Partial<Journal>;
+  if (!j || !Array.isArray(j.ops)) throw new Error('no ops');
+  const settings = j.settings;
+  if (settings !== undefined && (!Array.isArray(settings) || !settings.every((s) => s && typeof s.key === 'string' && (s.value === null || typeof s.value === 'string')))) {
+    throw new Error('unreadable settings');
+  }
+  return { v: 1, ops: j.ops, settings };
 }
 
 /** Performs one op. */
@@ -64,28 +103,57 @@ export function undoOps(ops: readonly SwapOp[]): string[] {
   return failed;
 }
 
+/** What `recoverInterruptedImport` needs besides the data folder. */
+export interface RecoverImportOptions {
+  log?: { warn(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void };
+  /**
+   * Puts the settings an interrupted import had started to set back as they were (the config
+   * store, opened but before any key is registered). Without it, journalled settings are left.
+   */
+  restoreSettings?: (rows: readonly JournalSetting[]) => void;
+}
+
 /**
- * At start, before anything opens the data: an import whose swap was interrupted (the daemon was
- * killed between its renames) is undone from its journal, so the data folder is as it was before
- * that import. Returns how many ops were looked at (0 when there was nothing to undo).
+ * At start, before anything opens the data (the config store excepted: an import sets settings
+ * through it, it swaps no file of it): an import that was interrupted before its commit point (the
+ * daemon was killed between its renames, or while it set settings) is undone from its journal, so
+ * the data folder and the settings are as they were before that import. Returns how many file ops
+ * were looked at (0 when there was nothing to undo).
  */
-export function recoverInterruptedImport(home: string, log?: { warn(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void }): number {
+export function recoverInterruptedImport(home: string, opts: RecoverImportOptions = {}): number {
+  const { log } = opts;
   const file = journalPath(home);
   if (!existsSync(file)) return 0;
-  let ops: SwapOp[];
+  let journal: Journal;
   try {
-    ops = (JSON.parse(readFileSync(file, 'utf8')) as { ops: SwapOp[] }).ops;
-    if (!Array.isArray(ops)) throw new Error('no ops');
+    journal = readJournal(file);
   } catch (e) {
     log?.error(`an interrupted import left an unreadable journal (${(e as Error).message}); its backups are kept in ${dirname(file)}`);
     return 0;
   }
+  const { ops, settings } = journal;
   const failed = undoOps(ops);
+  let settingsLeft = false;
+  if (settings?.length) {
+    if (!opts.restoreSettings) settingsLeft = true;
+    else {
+      try {
+        opts.restoreSettings(settings);
+        // Restored once: a journal kept for its files must not put them back again at a later start,
+        // over what the person set in between.
+        if (failed.length) writeJournal(file, ops);
+        log?.warn(`an import was interrupted while it set settings; put ${settings.length} back as they were`, { keys: settings.map((s) => s.key).slice(0, 20) });
+      } catch (e) {
+        settingsLeft = true;
+        log?.error(`an interrupted import's settings could not be put back (${(e as Error).message}); the journal is kept for the next start`);
+      }
+    }
+  }
   if (failed.length) {
     log?.error('an interrupted import could not be fully undone; the originals are kept aside', { files: failed.slice(0, 20) });
     return ops.length;
   }
-  rmSync(file, { force: true });
+  if (!settingsLeft) rmSync(file, { force: true });
   log?.warn(`an import was interrupted while it swapped files in; undid it (${ops.length} files back as they were)`);
   return ops.length;
 }

@@ -27,7 +27,7 @@ import { decryptFile, encryptFile, sniff } from './age-file.js';
 import { StagedExport } from './staged-export.js';
 import { mergeImport, type SwapFile } from './import-merge.js';
 import { emptyLedger, type TransferHost } from './transfer-host.js';
-import { applyOp, journalPath, planSwap, undoOps, writeJournal } from './swap-journal.js';
+import { applyOp, journalPath, journalSettings, planSwap, undoOps, writeJournal, type JournalSetting } from './swap-journal.js';
 
 /** Options of the service beyond the host. */
 export interface TransferServiceOptions {
@@ -40,6 +40,8 @@ export interface TransferServiceOptions {
    * in; a throw there is a failure in the middle of applying.
    */
   beforeSwap?: (i: number, file: string) => void;
+  /** Fault injection for tests: called before an import sets the setting `key` (a throw there fails it). */
+  beforeSetting?: (key: string) => void;
 }
 
 interface Job {
@@ -411,19 +413,29 @@ export class TransferRuntime implements TransferService {
         const ledger = this.ledger();
         const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
         const undo = await this.swap(job, r.files, backup, onProgress);
-        const previous: { key: string; info: ReturnType<TransferHost['config']['info']> }[] = [];
+        // The settings as stored before (raw rows: a secret is put back as it was, not masked),
+        // journalled before the first changes, so a kill before the commit point puts them back too.
+        const previous: JournalSetting[] = r.settings.map((s) => ({ key: s.key, value: this.host.config.storedText(s.key) ?? null }));
+        let settingsTouched = false;
         try {
           await this.host.sessions.reload(r.sessionIds);
+          if (previous.length) journalSettings(journalPath(this.host.home), previous);
           for (const s of r.settings) {
-            previous.push({ key: s.key, info: this.host.config.info(s.key) });
+            settingsTouched = true;
+            this.opts.beforeSetting?.(s.key);
             await this.host.config.set(s.key, s.value as never);
           }
           if (r.tombstones.length) await ledger.record(r.tombstones);
           // The commit point: from here a restart keeps the import.
           rmSync(journalPath(this.host.home), { force: true });
         } catch (e) {
-          for (const p of previous.reverse()) {
-            await (p.info.origin === 'stored' ? this.host.config.set(p.key, p.info.value) : this.host.config.reset(p.key)).catch(() => {});
+          if (settingsTouched) {
+            try {
+              this.host.config.restoreStored(previous);
+            } catch (re) {
+              this.host.log.error(`import rollback: the settings could not be put back (${(re as Error).message}); the journal is kept for the next start`);
+              throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying; its files were undone but its settings could not be put back until the next start: ${(e as Error).message}`, {}, e);
+            }
           }
           undo();
           await this.host.sessions.reload(r.sessionIds).catch(() => {});
