@@ -168,6 +168,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     providerAdmin: providers,
     pluginAdmin: PluginRegistry.lazyAdminPort(() => registry),
     media: new AttachmentReader({ homeDir: paths.home, config, log: log.child('media'), transcribe: (audio, signal) => providers.transcribe(audio, signal) }),
+    // What any tool changes in memory is the agent's, from the turn it ran in (K-3 history).
+    toolScope: (call, run) => memory.control.runAs({ actor: 'agent', tool: call.tool, turnId: call.turnId }, run),
   });
   late.agent = agent;
   const disposers: (() => void)[] = [];

@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
 import { EventBus } from './event-bus.js';
-import { StageHost } from './stage-host.js';
+import { StageHost, type ToolScope } from './stage-host.js';
 import { SystemPromptBuilder } from './system-prompt.js';
 import { ToolAggregator } from './tool-aggregator.js';
 import { OutputChannels } from './output-channels.js';
@@ -45,6 +45,11 @@ export interface AgentOptions {
   pluginAdmin?: PluginAdminPort;
   /** Keeps attachments in the data folder and reads them for the model (C-11). */
   media?: AttachmentPort;
+  /**
+   * Every tool call runs inside it — whichever plugin gave the tool. The daemon attributes what a
+   * tool changes in memory to the agent and its turn there (K-3), once for all tools.
+   */
+  toolScope?: ToolScope;
 }
 
 interface QueuedInput {
@@ -121,6 +126,7 @@ export class Agent {
       log: this.log.child('stages'),
       handlerTimeoutMs: () => cfg(opts.config, 'core.agent.stage_timeout_ms', 30_000),
       toolTimeoutMs: () => cfg(opts.config, 'core.agent.tool_timeout_ms', 120_000),
+      toolScope: opts.toolScope,
     });
     this.prompt = new SystemPromptBuilder({ persona: opts.persona ?? (() => ''), log: this.log, now: this.now });
     this.tools = new ToolAggregator(this.log);

@@ -225,3 +225,23 @@ test('C-1/C-3: executeTool gives up on a tool that ignores its aborted signal', 
   const already = await host.executeTool(tool('never', () => new Promise(() => {})), {}, { ...call, signal: ac.signal });
   assert.match(already.output, /cancelled/);
 });
+
+test('K-3: every tool call runs inside the host\'s tool scope, with its tool and turn, async work included', async () => {
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const who = new AsyncLocalStorage<string>();
+  const seen: string[] = [];
+  const host = new StageHost({ toolScope: (c, run) => who.run(`${c.tool}@${c.turnId}`, run) });
+  const out = await host.executeTool(
+    tool('later', async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      seen.push(who.getStore() ?? 'none');
+      return 'done';
+    }),
+    {},
+    call,
+  );
+  assert.equal(out.output, 'done');
+  assert.deepEqual(seen, [`later@${call.turnId}`]);
+  // A throwing tool inside the scope is still the tool's error result.
+  assert.match((await host.executeTool(tool('bad', () => { throw new ValidationError('nope'); }), {}, call)).output, /nope/);
+});

@@ -26,6 +26,9 @@ export interface ToolRunResult {
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** Runs one tool call (`run`) inside what the host wants around every tool call (see `AgentOptions.toolScope`). */
+export type ToolScope = <T>(call: { tool: string; turnId: string }, run: () => T) => T;
+
 /**
  * The stage host (C-3): the tool registry (duplicate names rejected, tool → plugin map) and the
  * seven stages' handlers. Handlers of one stage run concurrently on one shared context; one that
@@ -36,7 +39,7 @@ export class StageHost {
   private readonly handlers = new Map<StageName, RegisteredHandler[]>();
 
   constructor(
-    private readonly opts: { log?: Logger; handlerTimeoutMs?: () => number; toolTimeoutMs?: () => number; onFailure?: (f: StageFailure & { turnId: string }) => void } = {},
+    private readonly opts: { log?: Logger; handlerTimeoutMs?: () => number; toolTimeoutMs?: () => number; onFailure?: (f: StageFailure & { turnId: string }) => void; toolScope?: ToolScope } = {},
   ) {}
 
   private get log(): Logger {
@@ -147,7 +150,7 @@ export class StageHost {
     let onAbort: (() => void) | undefined;
     try {
       const out: ToolOutput = await Promise.race([
-        Promise.resolve().then(() => def.handler(args, call)),
+        Promise.resolve().then(() => (this.opts.toolScope ? this.opts.toolScope({ tool: def.name, turnId: call.turnId }, () => def.handler(args, call)) : def.handler(args, call))),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`tool ${def.name} timed out after ${timeoutMs} ms`)), timeoutMs);
           timer.unref?.();

@@ -413,8 +413,8 @@ export class MemorySystem {
       out.push(...docTools({ docs, context: this.context, recall: this.recall }));
     }
     if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge));
-    // What a tool changes is the agent's, from the turn it ran in (K-3 history).
-    return out.map((t) => ({ ...t, handler: (args, call) => withChangeActor({ actor: 'agent', tool: t.name, ...(call?.turnId ? { turnId: call.turnId } : {}) }, () => t.handler(args, call)) }));
+    // What a tool changes is recorded as the agent's by the kernel's tool scope (the daemon's).
+    return out;
   }
 
   /** Prompt-slot providers: memory_index (T-5), related_documents (T-3), knowledge (T-10). */

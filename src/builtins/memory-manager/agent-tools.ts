@@ -127,13 +127,6 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       }),
     },
   ];
-  // What these tools change is recorded in the memory history as the agent's, from its turn (K-3).
-  return tools.map((t) => ({
-    ...t,
-    handler: (a, call) => {
-      const mc = m.sdk.use('host.memory-control');
-      const run = () => t.handler(a, call);
-      return mc ? mc.runAs({ actor: 'agent', tool: t.name, ...(call?.turnId ? { turnId: call.turnId } : {}) }, run) : run();
-    },
-  }));
+  // What these tools change is recorded as the agent's, from its turn, by the kernel's tool scope (K-3).
+  return tools;
 }
