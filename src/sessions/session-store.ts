@@ -15,8 +15,11 @@ import {
   type SessionInfo,
   type SessionsAPI,
 } from '../spec/index.js';
-import { syncDir, writeFileAtomic } from '../fs/index.js';
-import { appendDurable, createDurable, parseObject, scanJsonl, type JsonlLogger, type JsonlScan } from './jsonl-file.js';
+import { writeFileAtomic } from '../fs/index.js';
+import { appendDurable, createDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
+import { MARK_EVERY, markAtOrAfter, markAtOrBefore, pickBackward, pickForward, type OffsetMark } from './session-offsets.js';
+import { redactLogBytes, toEvent } from './session-record.js';
+import { setAsideUnreadableLog } from './session-repair.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
 import { assertChannel, assertSessionId, sessionFileStem, sessionIdFromFileStem } from './session-id.js';
@@ -56,15 +59,6 @@ const EventsOptsSchema = z
   })
   .optional();
 
-/** One entry of a session's sparse offset index: where the line of event `seq` starts. */
-interface OffsetMark {
-  seq: number;
-  offset: number;
-}
-
-/** Every how many events the offset index keeps a mark (a page read starts at most this far off). */
-const MARK_EVERY = 64;
-
 const TitleSchema = z.string().max(200);
 
 interface SessionState {
@@ -93,23 +87,7 @@ const CACHED_SESSIONS = 16;
 /** …as long as their logs add up to at most this many bytes (events may be up to 8 MiB each). */
 const CACHED_BYTES = 64 * 1024 * 1024;
 
-/** What a forgotten event's text becomes in its log (K-2). */
-export const REDACTED_TEXT = '[forgotten]';
-
 const consoleLogger: JsonlLogger = { warn: (msg, data) => console.warn(`[sessions] ${msg}`, data ?? '') };
-
-function toEvent(r: Record<string, unknown>): SessionEvent | undefined {
-  if (r.type !== 'event' || typeof r.seq !== 'number' || typeof r.turnId !== 'string' || typeof r.kind !== 'string') return undefined;
-  const ev: SessionEvent = {
-    seq: r.seq,
-    turnId: r.turnId,
-    kind: r.kind as SessionEventKind,
-    at: typeof r.at === 'number' ? r.at : 0,
-    text: typeof r.text === 'string' ? r.text : '',
-  };
-  if (r.data && typeof r.data === 'object' && !Array.isArray(r.data)) ev.data = r.data as Record<string, unknown>;
-  return ev;
-}
 
 /**
  * Sessions and their event logs (C-9). One append-only JSONL file per session,
@@ -297,9 +275,7 @@ export class SessionStore implements SessionsAPI {
       // A deleted session's log still holds its text: it is redacted too.
       const s = this.sessions.get(id);
       if (!s) throw new NotFoundError('session', id);
-      // Line by line over the bytes: only the matched events' lines are replaced; every other
-      // line — one that does not parse (damaged by hand, another encoding) included — is copied
-      // byte for byte, so a forget never drops what the store could not read.
+      // Over the bytes, line by line (redactLogBytes): a line the store cannot read is kept as it is.
       let buf: Buffer;
       try {
         buf = await fs.promises.readFile(s.file);
@@ -307,24 +283,9 @@ export class SessionStore implements SessionsAPI {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
         throw e;
       }
-      let n = 0;
-      const parts: Buffer[] = [];
-      for (let start = 0; start < buf.length; ) {
-        const nl = buf.indexOf(0x0a, start);
-        const end = nl === -1 ? buf.length : nl + 1;
-        const line = buf.subarray(start, end);
-        start = end;
-        const r = parseObject(line.toString('utf8'));
-        const ev = r && toEvent(r);
-        if (ev && !ev.data?.redacted && match(ev)) {
-          n++;
-          const keep = ev.kind === 'marker' && ev.data?.op === 'delete' ? ev.data : { redacted: true };
-          const redacted = JSON.stringify({ type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep });
-          parts.push(Buffer.from(nl === -1 ? redacted : `${redacted}\n`, 'utf8'));
-        } else parts.push(line);
-      }
+      const { bytes, n } = redactLogBytes(buf, match);
       if (!n) return 0;
-      await writeFileAtomic(s.file, Buffer.concat(parts));
+      await writeFileAtomic(s.file, bytes);
       // New byte offsets: the sparse index is rebuilt (visibility is unchanged: same seqs, turns, markers).
       const scan = await scanJsonl(s.file, this.logger);
       s.size = scan.size;
@@ -582,7 +543,8 @@ export class SessionStore implements SessionsAPI {
       return;
     }
     if (records.length === 0) {
-      await this.dropUnreadable(file, size, torn);
+      const aside = await setAsideUnreadableLog(file, size, torn, this.now(), this.logger);
+      if (aside) this.setAside.push(aside);
       return;
     }
     if (!header) this.logger.warn('session log has no header; metadata derived from its events', { file: path.basename(file) });
@@ -630,33 +592,6 @@ export class SessionStore implements SessionsAPI {
     this.sessions.set(id, s);
   }
 
-  /**
-   * A log without one readable line. Empty (0 bytes), or only a torn header (a kill while the
-   * session was created — nothing was ever acknowledged): removed. Anything else (a file saved in
-   * another encoding, edited by hand, damaged) is the person's data: it is renamed aside to
-   * `<name>.corrupt-<ms>` exactly as it was (a torn tail cut off by the scan is put back), so it is
-   * not loaded as a session — whose next create would start an empty log under its name — and
-   * an error names it.
-   */
-  private async dropUnreadable(file: string, size: number, torn: JsonlScan['torn']): Promise<void> {
-    // What createLocked writes first; a torn header is a prefix of a header line (or that start cut short).
-    const HEAD = '{"type":"session"';
-    const tornText = torn?.bytes.toString('utf8') ?? '';
-    const onlyTornHeader = tornText.trim() === '' || tornText.startsWith(HEAD) || HEAD.startsWith(tornText);
-    if (size === 0 && onlyTornHeader) {
-      await fs.promises.rm(file, { force: true });
-      this.logger.warn('removed an empty session log', { file: path.basename(file) });
-      return;
-    }
-    // Not cut by the scan (nothing was readable): the file moved aside is what was on disk.
-    let aside = `${file}.corrupt-${this.now()}`;
-    for (let n = 2; fs.existsSync(aside); n++) aside = `${file}.corrupt-${this.now()}-${n}`;
-    await fs.promises.rename(file, aside);
-    await syncDir(path.dirname(file));
-    this.setAside.push({ file: aside, at: this.now() });
-    (this.logger.error ?? this.logger.warn).call(this.logger, 'a session log holds no readable line: moved aside, not loaded', { file: path.basename(file), movedTo: path.basename(aside) });
-  }
-
   private parseTitle(title: unknown): string {
     const r = TitleSchema.safeParse(title);
     if (!r.success) throw new ValidationError(`invalid session title: ${r.error.issues[0]?.message ?? 'bad value'}`, { key: 'title' });
@@ -690,56 +625,3 @@ export class SessionStore implements SessionsAPI {
   }
 }
 
-/** Offset of the last mark at or before `seq` (0 = the file's start): a forward read starts there. */
-function markAtOrBefore(marks: OffsetMark[], seq: number): number {
-  let lo = 0;
-  let hi = marks.length - 1;
-  let found = 0;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (marks[mid].seq <= seq) {
-      found = marks[mid].offset;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-
-/** Offset of the first mark at or after `seq` (undefined = none: read back from the end). */
-function markAtOrAfter(marks: OffsetMark[], seq: number): number | undefined {
-  let lo = 0;
-  let hi = marks.length - 1;
-  let found: number | undefined;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (marks[mid].seq >= seq) {
-      found = marks[mid].offset;
-      hi = mid - 1;
-    } else lo = mid + 1;
-  }
-  return found;
-}
-
-/** Index of the first cached event with `seq > after` (events are in seq order). */
-function firstAfter(events: SessionEvent[], after: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (events[mid].seq > after) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-function pickForward(events: SessionEvent[], after: number, limit: number, keep: (ev: SessionEvent) => boolean, copy: (ev: SessionEvent) => SessionEvent): SessionEvent[] {
-  const out: SessionEvent[] = [];
-  for (let i = firstAfter(events, after); i < events.length && out.length < limit; i++) if (keep(events[i])) out.push(copy(events[i]));
-  return out;
-}
-
-function pickBackward(events: SessionEvent[], after: number, before: number, limit: number, keep: (ev: SessionEvent) => boolean, copy: (ev: SessionEvent) => SessionEvent): SessionEvent[] {
-  const out: SessionEvent[] = [];
-  for (let i = firstAfter(events, before - 1) - 1; i >= 0 && events[i].seq > after && out.length < limit; i--) if (keep(events[i])) out.push(copy(events[i]));
-  return out.reverse();
-}
