@@ -52,7 +52,8 @@ test('assembled: tools, prompt slots, rule distillation into the graph and the �
   assert.equal(await mem.promptSlots().memory_index?.({ sessionId: 'webui:1', turnId: call.turnId, input: '杭州今天天气怎么样', consolidation: false }), undefined);
 
   // documents: doc_commit then doc_query consumes and re-appends as cold_storage
-  const saved = (await tools.doc_commit.handler({ content: 'Trip plan: Kyoto in May, ryokan booked near Gion' }, call)) as { saved: string };
+  // Inside the scope the kernel puts every tool call in (the daemon's toolScope): the agent's, from its turn.
+  const saved = (await mem.control.runAs({ actor: 'agent', tool: 'doc_commit', turnId: call.turnId }, () => tools.doc_commit.handler({ content: 'Trip plan: Kyoto in May, ryokan booked near Gion' }, call))) as { saved: string };
   // The agent's note is in the history as its change, from its turn (K-3).
   const noted = mem.control.history({ target: saved.saved });
   assert.deepEqual(noted.map((c) => [c.kind, c.op, c.actor, c.tool, c.turnId]), [['document', 'create', 'agent', 'doc_commit', call.turnId]]);
