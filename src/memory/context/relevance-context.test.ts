@@ -177,7 +177,7 @@ test('turn marks (the crash-recovery watermark) are saved with the events; a spe
   const h = home();
   const ctx = new RelevanceContext({ home: h, embedder, topK: 40, timers: manualTimers(), clock: () => 500 });
   await ctx.start();
-  assert.deepEqual(ctx.loadedFrom, { status: 'missing', marks: false, savedAt: undefined, replayAll: false });
+  assert.deepEqual(ctx.loadedFrom, { status: 'missing', marks: false, savedAt: undefined, replayAll: true });
   const u = ctx.append(ev('hi', { sessionId: 'webui:1', refs: ['webui:1#3'] }));
   assert.deepEqual(ctx.turnMark('webui:1'), { turn: 3, done: false });
   ctx.append({ kind: 'agent', source: 'webui', channel: 'web', sessionId: 'webui:1', input: 'hi', response: 'hello', refs: ['webui:1#3'] });

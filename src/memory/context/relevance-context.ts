@@ -51,8 +51,10 @@ export interface ContextLoad {
   marks: boolean;
   savedAt?: number;
   /**
-   * The file was corrupt or had invalid events: its marks do not say what the window holds, so
-   * recovery replays every session log (not only the last day, not only past the marks).
+   * The file was missing, corrupt or had invalid events: no marks say what the window holds, so
+   * recovery replays every session log (what a tier already holds is skipped). A missing file with
+   * session logs beside it was deleted or lost: replaying only a recent day would leave older turns
+   * no tier holds out of memory for good.
    */
   replayAll: boolean;
 }
@@ -148,7 +150,7 @@ export class RelevanceContext implements ContextWindow {
     }
     // Files of older versions carry no save time: their modification time stands in.
     const savedAt = r.status === 'ok' ? (r.savedAt ?? (await stat(this.file).then((s) => s.mtimeMs).catch(() => undefined))) : undefined;
-    this.loaded = { status: r.status, marks: r.status === 'ok' && r.turns !== undefined, savedAt, replayAll: r.status === 'corrupt' || (r.status === 'ok' && r.dropped > 0) };
+    this.loaded = { status: r.status, marks: r.status === 'ok' && r.turns !== undefined, savedAt, replayAll: r.status !== 'ok' || r.dropped > 0 };
     this.offModel = this.opts.embedder.onModelChange(() => {
       for (const e of this.list) this.vectorise(e);
     });

@@ -85,7 +85,7 @@ export async function recoverContext(d: ContextRecoveryDeps): Promise<RecoveryRe
     d.context.setTurnMark(info.id, { turn: info.turns, done: true });
   }
   if (replayed > 0) {
-    d.log?.info(`memory recovery: ${replayed} events of ${sessions} sessions were in the session logs but not in memory; replayed into the context window${all ? ' (every session log was read: context.json was set aside)' : ''}`);
+    d.log?.info(`memory recovery: ${replayed} events of ${sessions} sessions were in the session logs but not in memory; replayed into the context window${all ? ' (every session log was read: context.json was missing or set aside)' : ''}`);
     await prune();
   }
   await d.context.flush();

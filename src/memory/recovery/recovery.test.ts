@@ -44,7 +44,7 @@ test('acknowledged turns missing from the saved window are replayed from the ses
   await s.turn('cli:a', 1, 'my cat is called Mochi', 'noted', t0);
   const first = s.mk();
   await first.open();
-  assert.deepEqual(summary(first), ['cli:a#1 user my cat is called Mochi', 'cli:a#1 agent noted'], 'no context.json yet: the last day of the log is replayed');
+  assert.deepEqual(summary(first), ['cli:a#1 user my cat is called Mochi', 'cli:a#1 agent noted'], 'no context.json yet: the log is replayed');
   // What the live path appends (the kernel) — then the daemon stops cleanly and saves the window with its marks.
   await first.close();
   // A kill later: two more acknowledged turns reached the session log, not context.json.
@@ -107,6 +107,8 @@ test('reindex rebuilds the cold archive from the session logs: what no tier hold
   await s.turn('webui:new', 1, 'recent message', 'recent reply', t0 - 1000);
   await s.sessions.ensure('system:consolidation', '_consolidation_');
   await s.sessions.append('system:consolidation', { turnId: 'system:consolidation#1', kind: 'user', text: 'merge these entities', data: { source: '_consolidation_' } });
+  // The older version's window had taken the old turns (its mark says so) and deleted their documents.
+  fs.writeFileSync(path.join(s.home, 'context.json'), JSON.stringify({ version: 1, events: [], savedAt: t0 - 20 * DAY, turns: { 'webui:old': { turn: 3, done: true } } }));
   const m = s.mk();
   await m.open();
   assert.equal(m.archive.size, 0);
@@ -162,7 +164,7 @@ test('what the person deleted in a chat is neither replayed after a kill nor arc
   await s.sessions.deleteTurns('webui:d', ['webui:d#3'], 'reply');
   await s.sessions.remove('webui:gone');
   const m = s.mk();
-  await m.open(); // no context.json: the last day of the log is replayed
+  await m.open(); // no context.json: every log is replayed
   assert.deepEqual(summary(m), ['webui:d#1 user keep this one', 'webui:d#1 agent kept', 'webui:d#3 user what about lunch']);
   const r = await m.reindex();
   assert.equal(r.added, 0, 'nothing deleted is archived');
@@ -241,6 +243,36 @@ test('D4: a corrupt context.json replays every session, not only the last day; o
   assert.ok(hits.length > 0, 'the last turns are found again');
   assert.equal(second.context.events().at(-1)?.refs?.[0], 'webui:old#30', 'the newest turns stay in the window');
   await second.close();
+  s.config.close();
+});
+
+test('a missing context.json (deleted, lost) beside older session logs replays every log: turns older than a day that no tier held come back', async () => {
+  const t0 = Date.now();
+  const s = await setup(t0);
+  // A chat three days ago, and the daemon ran then: the window took its turns and saved them.
+  const start = t0 - 72 * HOUR;
+  await s.turn('webui:old', 1, 'the boat is moored at pier seven', 'noted', start);
+  await s.turn('webui:old', 2, 'and its key hangs by the door', 'ok', start + 60_000);
+  s.clock.t = start + 2 * 60_000;
+  const first = s.mk();
+  await first.open();
+  await first.close();
+  const file = path.join(s.home, 'context.json');
+  assert.ok(fs.existsSync(file));
+  // The file is gone when the daemon starts again today (deleted by hand, lost with a disk).
+  fs.rmSync(file);
+  s.clock.t = t0;
+  const second = s.mk();
+  await second.open();
+  assert.equal(second.context.loadedFrom.replayAll, true);
+  assert.equal(second.recovered?.replayed, 4, 'both turns, though older than a day');
+  assert.ok((await second.recall.search('boat pier', { k: 3 })).some((h) => /pier seven/.test(h.text)));
+  await second.close();
+  // Replayed once: a clean start after that finds the turns in the window and replays nothing.
+  const third = s.mk();
+  await third.open();
+  assert.equal(third.recovered?.replayed, 0);
+  await third.close();
   s.config.close();
 });
 
