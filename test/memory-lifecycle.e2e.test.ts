@@ -143,6 +143,8 @@ test('waiter memory search sees a turn said a moment ago with its provenance; re
     await sessions.append('webui:trip', { turnId: `webui:trip#${k}`, kind: 'assistant', text: `sounds wonderful (${k})`, at: longAgo + k * 60_000 + 5, data: { status: 'ok' } });
   }
   await sessions.close();
+  // The older version's window had taken those turns (its mark says so) before it deleted them.
+  writeFileSync(join(h, 'context.json'), JSON.stringify({ version: 1, events: [], savedAt: longAgo + 600_000, turns: { 'webui:trip': { turn: 3, done: true } } }));
   const d = await startHomed(h);
   try {
     fake.enqueue({ text: 'Got it.' });

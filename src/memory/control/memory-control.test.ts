@@ -233,7 +233,8 @@ test('K-3: every change of a knowledge entry is in the history with who made it;
   const { mem, done } = await setup();
   // The agent writes an entry with its tool, in a turn.
   const create = mem.tools().find((t) => t.name === 'knowledge_create')!;
-  await create.handler({ name: 'router', content: 'Admin page at 192.168.1.1' }, { turnId: 'webui:1#4' } as never);
+  // (Inside the scope the kernel puts every tool call in: the daemon's toolScope.)
+  await mem.control.runAs({ actor: 'agent', tool: 'knowledge_create', turnId: 'webui:1#4' }, () => create.handler({ name: 'router', content: 'Admin page at 192.168.1.1' }, { turnId: 'webui:1#4' } as never));
   // The person corrects it in the WebUI (outside any tool: the user).
   await mem.knowledge.update('router', 'Admin page at 192.168.0.1');
   const h = mem.control.history({ target: 'knowledge:router' });
