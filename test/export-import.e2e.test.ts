@@ -363,6 +363,41 @@ describe('import', () => {
     assert.notEqual((await P.sessions.get('cli:trip'))?.title, 'my own title');
   });
 
+  test('a session of ours with a line that cannot be read is never replaced, though theirs extends it: theirs comes in beside it', async () => {
+    const entries = await readZip(exportPlain);
+    const log = entries.get('sessions/cli%3Atrip.jsonl')!.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const header = log.find((l) => l.type === 'session')!;
+    const firstTurn = log.filter((l) => l.type === 'event' && l.turnId === aTurn);
+    const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));
+    homes.push(home);
+    mkdirSync(join(home, 'sessions'), { recursive: true });
+    // Ours: their first turn, with a line in the middle damaged by hand (another encoding).
+    const lines = [header, ...firstTurn].map((l) => `${JSON.stringify(l)}\n`);
+    lines.splice(2, 0, `${Buffer.from('{"type":"event","text":"caf\u00e9 notes"}', 'utf16le').toString('latin1')}\n`);
+    const file = join(home, 'sessions', 'cli%3Atrip.jsonl');
+    writeFileSync(file, lines.join(''), 'latin1');
+    const bytes = readFileSync(file);
+    for (const mode of ['overwrite', 'skip'] as const) {
+      const P = await daemon({ homeDir: home });
+      const t = P.host.services.use('host.transfer')!;
+      const job = await t.stageImport({ file: exportPlain });
+      const r = (await t.applyImport(job.id, { mode })).report!;
+      await t.discard(job.id);
+      assert.ok(readFileSync(file).equals(bytes), `${mode}: our log is byte for byte as it was`);
+      if (mode === 'overwrite') {
+        assert.equal(r.parts.sessions?.keptBoth, 1, JSON.stringify(r.parts.sessions));
+        assert.equal(r.parts.sessions?.overwritten, 0);
+        assert.ok(r.notes.some((n) => /cli:trip here has 1 line that could not be read/.test(n)), JSON.stringify(r.notes));
+        assert.ok((await P.sessions.events('cli:trip.imported-1')).some((e) => e.text.includes('blue flowerpot')), 'theirs is beside ours');
+      } else {
+        assert.equal(r.parts.sessions?.skipped, 1, JSON.stringify(r.parts.sessions));
+        assert.ok(r.notes.some((n) => /cli:trip here has 1 line that could not be read: it was kept as it is and the archive's left out/.test(n)), JSON.stringify(r.notes));
+        assert.equal(await P.sessions.get('cli:trip.imported-2'), undefined);
+      }
+      await P.stop();
+    }
+  });
+
   test('forget tombstones (the memory.tombstones seam): a forgotten turn does not come back through an import', async () => {
     const forgotten = new Set<string>([aTurn]);
     const recorded: Tombstone[] = [];

@@ -86,6 +86,22 @@ function logLines(text: string): Record<string, unknown>[] {
   return out;
 }
 
+/** How many non-empty lines of a log do not parse as a record (damaged by hand, another encoding). */
+function unreadableLines(text: string): number {
+  let n = 0;
+  for (const line of text.split('\n')) if (line.trim() && !isRecordLine(line)) n++;
+  return n;
+}
+
+function isRecordLine(line: string): boolean {
+  try {
+    const v = JSON.parse(line) as unknown;
+    return !!v && typeof v === 'object' && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
 /** A log event of a session imported under a new id: its turn id, and the turns a deletion marker names. */
 function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, unknown> {
   const out = { ...l };
@@ -207,7 +223,24 @@ export async function mergeImport(o: {
         p.same++;
         continue;
       }
-      if (theirText.startsWith(ours)) p.added++;
+      // A log of ours with lines the store cannot read is never replaced (the merged copy is
+      // rebuilt from records: those lines would be gone), even by a log that extends it: a
+      // conflict — skipped, or theirs comes in beside it.
+      const damaged = unreadableLines(oursText);
+      if (damaged > 0) {
+        p.conflicts++;
+        const lines = `${damaged} line${damaged === 1 ? '' : 's'} that could not be read`;
+        if (mode === 'skip') {
+          p.skipped++;
+          notes.push(`session ${s.id} here has ${lines}: it was kept as it is and the archive's left out`);
+          continue;
+        }
+        notes.push(`session ${s.id} here has ${lines}: it was kept as it is and the archive's imported beside it`);
+        id = freeSessionId(s.id, takenSession);
+        refs.renameSession(s.id, id);
+        p.keptBoth++;
+        theirs = theirs.map((l) => (l.type === 'session' ? { ...l, id } : l.type === 'event' ? renameEvent(l, refs) : l));
+      } else if (theirText.startsWith(ours)) p.added++;
       else {
         p.conflicts++;
         if (mode === 'skip') {
