@@ -172,7 +172,7 @@ test('waiter memory search sees a turn said a moment ago with its provenance; re
     const system = String(fake.requests.at(-1)?.body?.messages?.[0]?.content ?? '');
     assert.equal(system.split('【记忆索引】').length - 1, 1, system);
     assert.equal(system.split('【相关记忆文档】').length - 1, 1, system);
-    assert.match(system, /【相关记忆文档】\n- \[\d{4}-\d\d-\d\d \d\d:\d\d · archive\] kayak trip day/);
+    assert.match(system, /【相关记忆文档】\n- \[\d{4}-\d\d-\d\d \d\d:\d\d · archive · user\] kayak trip day/);
 
     // Why was this recalled (issue 12 part 6): the turn's blocks, each item with its source.
     const why = await waiter(h, ['--json', 'memory', 'why', 'cli:now']);

@@ -41,12 +41,18 @@ export function hitSource(h: RecallHit): InjectedSource {
   };
 }
 
-/** One line of 【相关记忆文档】: `- [date · tier · speaker] text`. */
+/**
+ * One line of 【相关记忆文档】: `- [date · tier · who] text`, who as the timeline names them — `user`
+ * (the owner), `user <name>` (someone on a chat channel), `assistant` (the agent's own reply) — so
+ * the model can tell what the person said from what it answered. Other documents (notes) name
+ * their speaker when they have one.
+ */
 export function relatedLine(h: RecallHit): string {
   const text = h.text.length > SNIPPET_CHARS ? `${h.text.slice(0, SNIPPET_CHARS)}…` : h.text;
   const when = h.createdAt ? new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '?';
-  const who = h.speaker ? ` · ${h.speaker.name ?? h.speaker.id}` : '';
-  return `- [${when} · ${h.tier}${who}] ${text}`;
+  const name = h.speaker ? (h.speaker.name ?? h.speaker.id).replace(/[\n\]·]/g, ' ').slice(0, 40) : undefined;
+  const who = h.kind === 'agent' ? 'assistant' : h.kind === 'user' ? (name ? `user ${name}` : 'user') : name;
+  return `- [${when} · ${h.tier}${who ? ` · ${who}` : ''}] ${text}`;
 }
 
 /** The owner's own speaker ids on chat channels (`core.identity.owner_ids`). */
