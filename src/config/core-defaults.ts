@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConfigKeyDef, ConfigValue } from '../spec/index.js';
+import { isTimeZone, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
 import { durationSchema } from './duration.js';
 
 function key<T extends ConfigValue>(schema: z.ZodType<T>, def: T, description: string, extra: Partial<ConfigKeyDef<T>> = {}): ConfigKeyDef {
@@ -27,7 +27,11 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.agent.timeline_chars': key(int(500, 1_000_000), 12_000, 'Characters of the context timeline rendered into the system prompt'),
     'core.agent.stream': key(z.boolean(), true, 'Stream LLM output to channels as it arrives'),
     'core.agent.language': key(z.string().min(1).max(32), 'auto', 'Reply language (BCP 47 tag such as "zh-CN", or "auto" to follow the user)'),
-    'core.agent.timezone': key(z.string().max(64), '', 'IANA time zone for the prompt and timers ("" = system time zone)'),
+    'core.agent.timezone': key(
+      z.string().max(64).refine((v) => v === '' || isTimeZone(v), { message: 'unknown time zone: use an IANA name such as Europe/Berlin or Asia/Shanghai, or "" for the system time zone' }),
+      '',
+      'IANA time zone of the person: the times the model and you read, the days recall counts, cron timers without their own zone ("" = system time zone)',
+    ),
     // context (T-)
     'core.context.top_k': key(int(1, 1000), 40, 'Events kept in the relevance context window'),
     'core.context.save_debounce_ms': key(int(0, 600_000), 5_000, 'Debounce of saving the context file in ms'),

@@ -11,7 +11,7 @@ import { OutputChannels } from './output-channels.js';
 import { TurnRunner, type TurnState } from './turn-runner.js';
 import type { PendingInterrupt } from './interrupts.js';
 import type { KernelDeps } from './kernel-deps.js';
-import { cfg, type LlmPort, type PluginAdminPort, type ProviderAdminPort, type SessionPort, type TextLogPort } from './ports.js';
+import { cfg, timeZoneOf, type LlmPort, type PluginAdminPort, type ProviderAdminPort, type SessionPort, type TextLogPort } from './ports.js';
 import { subAgentTool } from './subagent.js';
 import { mediaTools } from './media-tools.js';
 import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
@@ -128,7 +128,7 @@ export class Agent {
       toolTimeoutMs: () => cfg(opts.config, 'core.agent.tool_timeout_ms', 120_000),
       toolScope: opts.toolScope,
     });
-    this.prompt = new SystemPromptBuilder({ persona: opts.persona ?? (() => ''), log: this.log, now: this.now });
+    this.prompt = new SystemPromptBuilder({ persona: opts.persona ?? (() => ''), log: this.log, now: this.now, timeZone: () => timeZoneOf(opts.config) });
     this.tools = new ToolAggregator(this.log);
     this.channels = new OutputChannels();
     this.context = opts.context ?? new SimpleContextWindow(this.now);

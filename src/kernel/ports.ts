@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse, ConfigReader, ConfigValue, DeletionScope, ProviderStatus, SessionEvent, SessionInfo, StreamPart } from '../spec/index.js';
+import { resolveTimeZone, TIME_ZONE_KEY } from '../spec/index.js';
 
 /** What the kernel needs of the provider manager (L-1, C-6). */
 export interface LlmPort {
@@ -47,4 +48,9 @@ export function cfg<T extends ConfigValue>(config: ConfigReader | undefined, key
   } catch {
     return fallback;
   }
+}
+
+/** The person's time zone (`core.agent.timezone` resolved; the system's when unset): what the prompt's times are in (decision 0270). */
+export function timeZoneOf(config: ConfigReader | undefined): string {
+  return resolveTimeZone(cfg(config, TIME_ZONE_KEY, ''));
 }

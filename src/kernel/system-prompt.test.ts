@@ -12,7 +12,7 @@ function ev(kind: ContextEvent['kind'], input: string, response = '', extra: Par
 }
 
 test('C-8: persona first, then filled slots under their seed titles in slot order, then the time', async () => {
-  const b = new SystemPromptBuilder({ persona: () => 'I am the test persona.', now: () => T0 });
+  const b = new SystemPromptBuilder({ persona: () => 'I am the test persona.', now: () => T0, timeZone: () => 'UTC' });
   b.register('related_documents', () => 'doc about cats');
   b.register('memory_index', () => 'user likes tea');
   b.register('knowledge', () => '   '); // blank: slot omitted
@@ -23,7 +23,7 @@ test('C-8: persona first, then filled slots under their seed titles in slot orde
   const docs = text.indexOf('【相关记忆文档】\ndoc about cats');
   assert.ok(idx > 0 && docs > idx, text);
   assert.doesNotMatch(text, /【知识库】/);
-  assert.match(text, /Current time: 2026-11-29T08:30:00\.000Z$/);
+  assert.match(text, /Current time: 2026-11-29 08:30 \(Sunday\), UTC \(UTC\+00:00\)$/);
 });
 
 test('C-8: an empty persona falls back to the default; a failing slot provider leaves its slot empty', async () => {
@@ -53,12 +53,25 @@ test('C-8: slot providers receive the query; a disposed provider is gone', async
 });
 
 test('C-8: renderTimeline renders user / assistant / recalled lines in time order', () => {
-  const text = renderTimeline([ev('user', 'what is\n  the  weather'), ev('agent', 'what is the weather', 'sunny'), ev('cold_storage', 'old question', 'old answer')], 10_000);
+  const text = renderTimeline([ev('user', 'what is\n  the  weather'), ev('agent', 'what is the weather', 'sunny'), ev('cold_storage', 'old question', 'old answer')], 10_000, 'UTC');
   assert.deepEqual(text.split('\n'), [
     '[2026-11-29 08:30] (webui:a) user: what is the weather',
     '[2026-11-29 08:30] (webui:a) assistant: sunny',
     '[2026-11-29 08:30] (webui:a) recalled: old question → old answer',
   ]);
+});
+
+test('decision 0270: the current time and the timeline are the wall clock of the person’s zone, the zone named', async () => {
+  // 08:30 UTC on Sunday 29 November is 16:30 in Shanghai and 03:30 in New York (EST, UTC-5).
+  let zone = 'Asia/Shanghai';
+  const b = new SystemPromptBuilder({ persona: () => 'p', now: () => T0, timeZone: () => zone });
+  assert.match(await b.build(q), /Current time: 2026-11-29 16:30 \(Sunday\), Asia\/Shanghai \(UTC\+08:00\)$/);
+  zone = 'America/New_York';
+  assert.match(await b.build(q), /Current time: 2026-11-29 03:30 \(Sunday\), America\/New_York \(UTC-05:00\)$/);
+  // A late-evening event in UTC is the next morning in Shanghai; the cached line follows a zone change.
+  const e = ev('user', 'remind me at 9 tonight', '', { timestamp: Date.UTC(2026, 11, 1, 23, 0) });
+  assert.equal(renderTimeline([e], 1000, 'Asia/Shanghai'), '[2026-12-02 07:00] (webui:a) user: remind me at 9 tonight');
+  assert.equal(renderTimeline([e], 1000, 'UTC'), '[2026-12-01 23:00] (webui:a) user: remind me at 9 tonight');
 });
 
 test('C-8: renderTimeline keeps the newest lines within the budget', () => {

@@ -1,5 +1,5 @@
 import type { ContextEvent, Disposer, InjectedSource, PromptQuery, PromptSlot, PromptSlotProvider } from '../spec/index.js';
-import { PROMPT_SLOTS } from '../spec/index.js';
+import { localDateTime, localStamp, PROMPT_SLOTS, systemTimeZone } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
 import { cleanSources } from './injected-sources.js';
@@ -39,6 +39,7 @@ interface CachedLine {
   sessionId: string;
   input: string;
   response: string;
+  zone: string;
   line: string;
 }
 
@@ -49,24 +50,25 @@ interface CachedLine {
  */
 const lineCache = new WeakMap<ContextEvent, CachedLine>();
 
-function timelineLine(e: ContextEvent): string {
+function timelineLine(e: ContextEvent, zone: string): string {
   const c = lineCache.get(e);
-  if (c && c.timestamp === e.timestamp && c.kind === e.kind && c.sessionId === e.sessionId && c.input === e.input && c.response === e.response) return c.line;
-  const when = new Date(e.timestamp).toISOString().slice(0, 16).replace('T', ' ');
+  if (c && c.timestamp === e.timestamp && c.kind === e.kind && c.sessionId === e.sessionId && c.input === e.input && c.response === e.response && c.zone === zone) return c.line;
+  // The person's wall clock (decision 0270); the prompt's "Current time" line names the zone.
+  const when = localStamp(e.timestamp, zone);
   // A chat user is named (from data the channel set, R-5); the owner stays "user".
   const who = e.kind === 'agent' ? 'assistant' : e.kind === 'cold_storage' ? 'recalled' : e.kind === 'user' && e.speaker ? `user ${e.speaker.name ?? e.speaker.id}` : e.kind;
   const body = e.kind === 'agent' ? e.response : e.kind === 'cold_storage' ? [e.input, e.response].filter(Boolean).join(' → ') : e.input;
   const line = `[${when}] (${e.sessionId}) ${who}: ${body.replace(/\s+/g, ' ').trim()}`;
-  lineCache.set(e, { timestamp: e.timestamp, kind: e.kind, sessionId: e.sessionId, input: e.input, response: e.response, line });
+  lineCache.set(e, { timestamp: e.timestamp, kind: e.kind, sessionId: e.sessionId, input: e.input, response: e.response, zone, line });
   return line;
 }
 
-/** Renders context events as a compact time-ordered timeline. */
-export function renderTimeline(events: readonly ContextEvent[], maxChars: number): string {
+/** Renders context events as a compact time-ordered timeline, times on the wall clock of `zone` (an IANA name). */
+export function renderTimeline(events: readonly ContextEvent[], maxChars: number, zone: string = systemTimeZone()): string {
   const lines: string[] = [];
   let used = 0;
   for (let i = events.length - 1; i >= 0; i--) {
-    const line = timelineLine(events[i]);
+    const line = timelineLine(events[i], zone);
     if (used + line.length > maxChars) {
       if (lines.length === 0) lines.push(line.slice(0, maxChars));
       break;
@@ -85,7 +87,11 @@ export function renderTimeline(events: readonly ContextEvent[], maxChars: number
 export class SystemPromptBuilder {
   private readonly providers = new Map<PromptSlot, { provider: PromptSlotProvider; owner: string }[]>();
 
-  constructor(private readonly opts: { persona: () => string; log?: Logger; now?: () => number }) {}
+  /**
+   * @param opts.timeZone the person's zone (an IANA name, `core.agent.timezone` resolved): the
+   *   "Current time" line is its wall clock, with the zone and offset (decision 0270); default the system's.
+   */
+  constructor(private readonly opts: { persona: () => string; log?: Logger; now?: () => number; timeZone?: () => string }) {}
 
   register(slot: PromptSlot, provider: PromptSlotProvider, owner = 'kernel'): Disposer {
     const entry = { provider, owner };
@@ -150,8 +156,8 @@ export class SystemPromptBuilder {
       parts.push(title ? `${title}\n${f.text}` : f.text);
       if (f.sources.length) injected.push({ slot, title, text: f.text, sources: f.sources });
     }
-    const now = new Date(this.opts.now?.() ?? Date.now());
-    parts.push(`Current time: ${now.toISOString()}`);
+    const now = this.opts.now?.() ?? Date.now();
+    parts.push(`Current time: ${localDateTime(now, this.opts.timeZone?.() ?? systemTimeZone())}`);
     return { prompt: parts.join('\n\n'), injected };
   }
 }

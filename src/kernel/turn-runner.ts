@@ -1,7 +1,7 @@
 import type { ChatMessage, ContextEvent, LlmChainEvent, StoredAttachment, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
 import { errorToJSON, HomeAgentError } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
-import { cfg } from './ports.js';
+import { cfg, timeZoneOf } from './ports.js';
 import { llmChainEvent } from './llm-chain-event.js';
 import { interruptMessages, type PendingInterrupt } from './interrupts.js';
 import { renderTimeline } from './system-prompt.js';
@@ -241,7 +241,7 @@ export class TurnRunner {
     const scoped = d.people ? d.people.scopeOf(speaker, conversation) : conversation && (conversation.kind === 'group' || !owner) ? [conversation.id] : undefined;
     const scope = scoped ? new Set(scoped) : undefined;
     const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || (e.conversation !== undefined && scope.has(e.conversation.id))) && !this.deletedByPerson(e) && d.contextVisible(e));
-    const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000));
+    const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000), timeZoneOf(d.config));
     const rules = d.channels.rules();
     const here = conversationBlock(speaker, conversation, owner, person && !person.owner ? person.name : undefined);
     const proactive = isProactive(turn.input, d.channels.get(turn.input.channel) !== undefined)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ToolDef, ToolOutput } from '../spec/index.js';
-import { ValidationError } from '../spec/index.js';
+import { localIso, systemTimeZone, ValidationError } from '../spec/index.js';
 import type { KnowledgeBase } from './knowledge-base.js';
 
 function tool<S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.infer<S>) => Promise<ToolOutput>): ToolDef {
@@ -19,8 +19,11 @@ function tool<S extends z.ZodType>(name: string, description: string, schema: S,
   };
 }
 
-/** The knowledge tools (T-10): knowledge_search, knowledge_create, knowledge_list. */
-export function knowledgeTools(kb: KnowledgeBase): ToolDef[] {
+/**
+ * The knowledge tools (T-10): knowledge_search, knowledge_create, knowledge_list. `timeZone`: the
+ * person's (decision 0270) — an entry's `updatedAt` is ISO 8601 with its offset; default the system's.
+ */
+export function knowledgeTools(kb: KnowledgeBase, timeZone: () => string = systemTimeZone): ToolDef[] {
   return [
     tool('knowledge_search', 'Search the knowledge base (reference notes kept under knowledge/<name>/content.md). Returns names, scores and snippets.', z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(20).optional() }), async (a) => ({
       hits: await kb.search(a.query, a.limit ?? 5),
@@ -35,7 +38,7 @@ export function knowledgeTools(kb: KnowledgeBase): ToolDef[] {
       },
     ),
     tool('knowledge_list', 'List the knowledge base entries (name, size, last update).', z.object({}), async () => ({
-      entries: (await kb.list()).map((e) => ({ name: e.name, size: e.size, updatedAt: new Date(e.updatedAt).toISOString() })),
+      entries: (await kb.list()).map((e) => ({ name: e.name, size: e.size, updatedAt: localIso(e.updatedAt, timeZone()) })),
     })),
   ];
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { ConfigReader, ContextEvent, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SetAsideStore, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
-import { HomeAgentError } from '../spec/index.js';
+import { HomeAgentError, resolveTimeZone, TIME_ZONE_KEY } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
 import { EmbedderService } from './embedder/index.js';
 import { RelevanceContext, type CleanerLookup } from './context/index.js';
@@ -90,9 +90,12 @@ export class MemorySystem {
     const config = opts.config;
     this.embedder = new EmbedderService({ config, log, dataDir: home, fetch: opts.fetch });
     this.controlDb = new ControlDB({ home, clock: opts.now, log });
-    // Both turn tiers keep the days said inside each turn (decision 0160).
-    this.docs = new DocStore({ home, embedder: this.embedder, config, log, clock: opts.now, saidDays });
-    this.archive = new ColdArchive({ home, tokenize: (t) => this.embedder.tokenize(t), log, clock: opts.now, saidDays });
+    // Both turn tiers keep the days said inside each turn (decision 0160), read on the person's
+    // calendar at the time the turn is stored (decision 0270).
+    const zone = () => this.timeZone();
+    const said = (text: string, time: number) => saidDays(text, time, zone());
+    this.docs = new DocStore({ home, embedder: this.embedder, config, log, clock: opts.now, saidDays: said });
+    this.archive = new ColdArchive({ home, tokenize: (t) => this.embedder.tokenize(t), log, clock: opts.now, saidDays: said });
     this.context = new RelevanceContext({
       home,
       embedder: this.embedder,
@@ -126,6 +129,7 @@ export class MemorySystem {
         return src.length > 0 && src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id));
       },
       speakersOf: (relations) => factSpeakers(this.graph, relations, this.recall.participants(), ownerIds(config)),
+      timeZone: zone,
       log,
     });
     this.social = new SocialService(this.graph);
@@ -136,6 +140,7 @@ export class MemorySystem {
       archive: () => (this.up.archive ? this.archive : undefined),
       graph: () => (this.up.graph ? this.graph : undefined),
       now: opts.now,
+      timeZone: zone,
       ownerIds: () => ownerIds(config),
       people: () => opts.people,
     });
@@ -225,6 +230,18 @@ export class MemorySystem {
     if (!docs.length) return 0;
     this.archive.putMany(docs, { vectors: docs.map((d) => this.docs.vectorOf(d.id)) });
     return this.docs.removeMany(docs.map((d) => d.id));
+  }
+
+  /**
+   * The person's time zone: `core.agent.timezone` resolved (the system's when unset; decision 0270).
+   * Days said inside turns are resolved in it when stored, the days a query names when asked.
+   */
+  timeZone(): string {
+    try {
+      return resolveTimeZone(this.opts.config.get(TIME_ZONE_KEY));
+    } catch {
+      return resolveTimeZone('');
+    }
   }
 
   private cfgNumber(key: string, fallback: number): number {
@@ -397,6 +414,7 @@ export class MemorySystem {
           recall: this.recall,
           recallDepth: () => this.cfgNumber('core.memory.recall_depth', 2),
           introspect: () => ({ embedder: this.embedder.modelId(), archived: this.up.archive ? this.archive.size : undefined, heartbeats: this.heartbeats.lastRun }),
+          timeZone: () => this.timeZone(),
         }),
         ...socialTools(this.social),
       );
@@ -410,9 +428,9 @@ export class MemorySystem {
           return doc;
         },
       };
-      out.push(...docTools({ docs, context: this.context, recall: this.recall }));
+      out.push(...docTools({ docs, context: this.context, recall: this.recall, timeZone: () => this.timeZone() }));
     }
-    if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge));
+    if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge, () => this.timeZone()));
     // What a tool changes is recorded as the agent's by the kernel's tool scope (the daemon's).
     return out;
   }

@@ -21,3 +21,4 @@ export * from './people.js';
 export * from './media.js';
 export * from './memory-control.js';
 export * from './transfer.js';
+export * from './local-time.js';

@@ -274,9 +274,11 @@ export async function mergeImport(o: {
   const liveArchive = join(live.home, 'documents', 'archive.db');
   copyDb(liveDocs, join(M, 'documents', 'documents.db'));
   copyDb(liveArchive, join(M, 'documents', 'archive.db'));
-  // Imported turns get their days said resolved here, as the live tiers would (decision 0160).
-  const docs = new DocStore({ home: M, embedder: o.memory.embedder, config: o.config, saidDays });
-  const archive = new ColdArchive({ home: M, tokenize: (t) => o.memory.embedder.tokenize(t), saidDays });
+  // Imported turns get their days said resolved here, as the live tiers would (decision 0160),
+  // on the person's calendar (decision 0270).
+  const said = (text: string, time: number) => saidDays(text, time, o.memory.timeZone());
+  const docs = new DocStore({ home: M, embedder: o.memory.embedder, config: o.config, saidDays: said });
+  const archive = new ColdArchive({ home: M, tokenize: (t) => o.memory.embedder.tokenize(t), saidDays: said });
   await docs.open();
   archive.open();
   try {

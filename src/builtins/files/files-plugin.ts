@@ -2,7 +2,8 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginSDK } from '../../sdk/index.js';
-import { jsonOk, parseArgs, safeHandler, toolParameters } from '../shared/index.js';
+import { localStampWithOffset } from '../../spec/index.js';
+import { jsonOk, parseArgs, personTimeZone, safeHandler, toolParameters } from '../shared/index.js';
 import { PathGuard } from './path-guard.js';
 import { ChangeJournal } from './change-journal.js';
 import { filesTools, type FilesLimits } from './files-tools.js';
@@ -75,7 +76,9 @@ export const filesPlugin = definePlugin({
       parameters: toolParameters(z.object({ limit: z.number().int().min(1).max(500).optional() })),
       handler: (raw) => {
         const list = journal.list({ limit: typeof raw.limit === 'number' ? raw.limit : 20 });
-        return list.map((c) => `${c.id}: ${c.op} ${c.path} at ${new Date(c.at).toISOString()}${c.undone ? ' (undone)' : ''}`).join('\n') || 'no changes';
+        // The person's wall clock, with the offset (decision 0270).
+        const zone = personTimeZone(sdk);
+        return list.map((c) => `${c.id}: ${c.op} ${c.path} at ${localStampWithOffset(c.at, zone)}${c.undone ? ' (undone)' : ''}`).join('\n') || 'no changes';
       },
     });
     sdk.registerTool({

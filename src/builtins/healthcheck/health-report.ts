@@ -1,4 +1,5 @@
 import type { AgentStatusService, PluginAdminService, PluginInfo, ProviderAdminService, ProviderStatus } from '../../spec/index.js';
+import { localStampWithOffset, systemTimeZone } from '../../spec/index.js';
 
 /** Overall verdict: `ok`, `degraded` (something is off but the agent works), `failing`. */
 export type HealthStatus = 'ok' | 'degraded' | 'failing';
@@ -73,10 +74,10 @@ export function buildHealthReport(i: HealthInputs): HealthReport {
   return report;
 }
 
-/** A short text version for the model and `waiter status`. */
-export function formatHealthReport(r: HealthReport): string {
+/** A short text version for the model and `waiter status`; the time on the wall clock of `zone` (the person's, decision 0270). */
+export function formatHealthReport(r: HealthReport, zone: string = systemTimeZone()): string {
   const lines = [
-    `health: ${r.status.toUpperCase()} (at ${new Date(r.at).toISOString()})`,
+    `health: ${r.status.toUpperCase()} (at ${localStampWithOffset(r.at, zone)})`,
     `process: pid ${r.process.pid}, up ${r.process.uptimeSec}s, RSS ${r.process.rssMb} MB, heap ${r.process.heapUsedMb} MB, loop lag mean ${r.process.loopLagMs.mean} ms / p99 ${r.process.loopLagMs.p99} ms`,
   ];
   if (r.agent) lines.push(`agent: ${r.agent.busy ? 'busy' : 'idle'}, ${r.agent.queued} queued, version ${r.agent.version}`);

@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { z } from 'zod';
 import { definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginDefinition } from '../../sdk/index.js';
-import { jsonOk, safeHandler, toolParameters } from '../shared/index.js';
+import { jsonOk, personTimeZone, safeHandler, toolParameters } from '../shared/index.js';
 import { buildHealthReport, formatHealthReport, type HealthReport } from './health-report.js';
 
 const settings: Record<string, ConfigKeyDef> = {
@@ -79,7 +79,7 @@ export function createHealthcheckPlugin(opts: { now?: () => number } = {}): Plug
         name: 'health_report',
         description: 'Check HomeAgent itself: memory, event-loop lag, plugin and LLM provider states.',
         parameters: toolParameters(z.object({})),
-        handler: () => formatHealthReport(check()),
+        handler: () => formatHealthReport(check(), personTimeZone(sdk)),
       });
       sdk.registerRoute({ method: 'GET', path: '/api/v1/health', handler: safeHandler(() => jsonOk(check())) });
     },

@@ -1,6 +1,7 @@
 import type { PluginSDK } from '../../sdk/index.js';
 import { MemorySource } from './memory-source.js';
 import { registerMemoryTools } from './mcp-tools.js';
+import { personTimeZone } from '../shared/index.js';
 
 /** Name and version the server reports to MCP clients. */
 export const SERVER_INFO = { name: 'homeagent-memory', version: '0.1.0' } as const;
@@ -19,7 +20,7 @@ export function mcpHttpHandler(sdk: PluginSDK): (req: Request) => Promise<Respon
   return async (req) => {
     const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
     const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-    registerMemoryTools(server, { source, log: sdk.log, confirm: () => sdk.use('host.confirm'), control: () => sdk.use('host.memory-control'), transport: req.headers.get('x-homeagent-mcp-bridge') ? 'stdio' : 'http' });
+    registerMemoryTools(server, { source, log: sdk.log, confirm: () => sdk.use('host.confirm'), control: () => sdk.use('host.memory-control'), transport: req.headers.get('x-homeagent-mcp-bridge') ? 'stdio' : 'http', timeZone: () => personTimeZone(sdk) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: 1024 * 1024 });
     await server.connect(transport);
     try {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginLogger, ServiceMap } from '../../sdk/index.js';
+import { localStampWithOffset } from '../../spec/index.js';
 import { confirmedForget, personSays, toolTags } from '../shared/index.js';
 import { SEARCH_SOURCES, type MemoryHit, type MemorySource } from './memory-source.js';
 
@@ -18,14 +19,16 @@ export interface ToolContext {
   control(): ServiceMap['host.memory-control'] | undefined;
   /** Who is calling, for the log: `http` or `stdio`. */
   transport: string;
+  /** The person's time zone (an IANA name, decision 0270): a hit's date is on their wall clock, with its offset. */
+  timeZone(): string;
 }
 
-function date(ms: number | undefined): string {
-  return ms && Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 16).replace('T', ' ') : '';
+function date(ms: number | undefined, zone: string): string {
+  return ms && Number.isFinite(ms) ? localStampWithOffset(ms, zone) : '';
 }
 
-function renderHit(h: MemoryHit): string {
-  const where = [h.source, date(h.createdAt), h.sessionId && `session ${h.sessionId}`, h.tags?.length ? `tags ${h.tags.join(', ')}` : ''].filter(Boolean).join(' · ');
+function renderHit(h: MemoryHit, zone: string): string {
+  const where = [h.source, date(h.createdAt, zone), h.sessionId && `session ${h.sessionId}`, h.tags?.length ? `tags ${h.tags.join(', ')}` : ''].filter(Boolean).join(' · ');
   const body = h.text.length > 600 ? `${h.text.slice(0, 600)}…` : h.text;
   return `[${h.ref}] ${h.title ? `${h.title} — ` : ''}(${where})\n${body}`;
 }
@@ -54,7 +57,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     async (a) => {
       const hits = await ctx.source.search(a.query, { limit: a.limit ?? 8, sources: a.sources });
       ctx.log.info('mcp memory_search', { transport: ctx.transport, hits: hits.length });
-      const text = hits.length ? hits.map(renderHit).join('\n\n') : `nothing found for "${a.query}"`;
+      const text = hits.length ? hits.map((h) => renderHit(h, ctx.timeZone())).join('\n\n') : `nothing found for "${a.query}"`;
       return ok(text, { results: hits.map((h) => ({ ...h })) });
     },
   );

@@ -1,21 +1,22 @@
 import { z } from 'zod';
 import { definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginDefinition } from '../../sdk/index.js';
-import { parseArgs, toolParameters } from '../shared/index.js';
+import { localStampWithOffset } from '../../spec/index.js';
+import { parseArgs, personTimeZone, toolParameters } from '../shared/index.js';
 import { TimerScheduler } from './timer-scheduler.js';
 import { TimerStore, type TimerRecord } from './timer-store.js';
 
 const settings: Record<string, ConfigKeyDef> = {
-  timezone: { default: '', description: 'Default IANA time zone of cron timers (empty = the system zone)', schema: z.string().max(100) },
+  timezone: { default: '', description: 'Default IANA time zone of cron timers (empty = the person’s zone, core.agent.timezone)', schema: z.string().max(100) },
   tick_ms: { default: 1000, description: 'How often due timers are checked', schema: z.number().int().min(50).max(60_000) },
   max_timers: { default: 200, description: 'Most timers that may exist at once', schema: z.number().int().min(1).max(100_000) },
 };
 
 const createArgs = z.object({
   text: z.string().min(1).max(4000).describe('What to remind about / the instruction to run when it fires'),
-  when: z.string().max(200).optional().describe('One-shot: "in 10 minutes", "1h30m", "10分钟后" or an ISO time with offset'),
+  when: z.string().max(200).optional().describe('One-shot: "in 10 minutes", "1h30m", "10分钟后", or an ISO time — without an offset ("2026-12-01T21:00") it is the user’s local time'),
   cron: z.string().max(200).optional().describe('Repeating: a cron pattern, e.g. "0 9 * * 1-5" (9:00 on weekdays)'),
-  timezone: z.string().max(100).optional().describe('IANA time zone of the cron pattern, e.g. Asia/Shanghai'),
+  timezone: z.string().max(100).optional().describe('IANA time zone of the cron pattern, e.g. Asia/Shanghai (default: the user’s zone)'),
   delivery: z.enum(['input', 'interrupt']).optional().describe('"input" (default): a new message when the agent is free; "interrupt": breaks into the current work'),
   sessionId: z.string().max(200).optional().describe('Session to deliver to (default: this session)'),
 });
@@ -28,8 +29,12 @@ export interface TimerPluginOptions {
   manualTick?: boolean;
 }
 
-function describe(t: TimerRecord): string {
-  const when = t.kind === 'cron' ? `cron "${t.cron}"${t.timezone ? ` (${t.timezone})` : ''}, next ${new Date(t.nextAt).toISOString()}` : `at ${new Date(t.nextAt).toISOString()}`;
+/** A timer as the model reads it: times on the wall clock of the zone it runs in, with the offset (decision 0270). */
+function describe(t: TimerRecord, sched: TimerScheduler): string {
+  const when =
+    t.kind === 'cron'
+      ? `cron "${t.cron}" (${sched.zoneOf(t)}${t.timezone ? '' : ', the default zone'}), next ${localStampWithOffset(t.nextAt, sched.zoneOf(t))}`
+      : `at ${localStampWithOffset(t.nextAt, sched.timeZone())}`;
   return `${t.id}: ${when} → ${t.delivery} to ${t.sessionId}: ${t.text}`;
 }
 
@@ -50,6 +55,7 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         store: new TimerStore(sdk.dataDir),
         now: opts.now,
         maxTimers: s.get<number>('max_timers'),
+        timeZone: () => personTimeZone(sdk),
         defaultTimezone: () => s.get<string>('timezone'),
         log: sdk.log,
         deliver(t, note) {
@@ -76,7 +82,7 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         async handler(raw, call) {
           const a = parseArgs(createArgs, raw, 'timer_create');
           const t = await sched.create({ ...a, sessionId: a.sessionId ?? call.sessionId });
-          return `created ${describe(t)}`;
+          return `created ${describe(t, sched)}`;
         },
       });
       sdk.registerTool({
@@ -85,7 +91,7 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         parameters: toolParameters(z.object({})),
         handler: () => {
           const all = sched.list();
-          return all.length ? all.map(describe).join('\n') : 'no timers';
+          return all.length ? all.map((t) => describe(t, sched)).join('\n') : 'no timers';
         },
       });
       sdk.registerTool({
@@ -94,7 +100,7 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         parameters: toolParameters(cancelArgs),
         async handler(raw) {
           const a = parseArgs(cancelArgs, raw, 'timer_cancel');
-          return `cancelled ${describe(await sched.cancel(a.id))}`;
+          return `cancelled ${describe(await sched.cancel(a.id), sched)}`;
         },
       });
       if (!opts.manualTick) {

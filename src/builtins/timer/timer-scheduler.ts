@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Cron } from 'croner';
-import { NotFoundError, ValidationError } from '../../spec/index.js';
+import { canonicalTimeZone, localStampWithOffset, NotFoundError, systemTimeZone, ValidationError } from '../../spec/index.js';
 import type { TimerRecord, TimerStore } from './timer-store.js';
 import { parseWhen } from './parse-when.js';
 
@@ -20,7 +20,15 @@ export interface TimerSchedulerOptions {
   deliver: (timer: TimerRecord, note?: string) => void;
   now?: () => number;
   maxTimers?: number;
-  /** Default time zone of cron timers (empty = system). */
+  /**
+   * The person's time zone (an IANA name, `core.agent.timezone` resolved; decision 0270): what an
+   * ISO time without an offset means and what times in notes are shown in. Default: the system's.
+   */
+  timeZone?: () => string;
+  /**
+   * Default zone of cron timers created without their own (`plugin.timer.timezone`); empty: the
+   * person's zone. A cron timer without its own zone follows this default when it changes.
+   */
   defaultTimezone?: () => string;
   log?: { warn(msg: string, data?: Record<string, unknown>): void };
 }
@@ -36,11 +44,7 @@ function nextCron(pattern: string, timezone: string | undefined, after: number):
 
 /** Checks a time zone name; throws ValidationError when the runtime does not know it. */
 export function assertTimezone(tz: string): void {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-  } catch {
-    throw new ValidationError(`unknown time zone ${JSON.stringify(tz)} (use an IANA name such as Asia/Shanghai)`, { timezone: tz });
-  }
+  if (canonicalTimeZone(tz) === undefined) throw new ValidationError(`unknown time zone ${JSON.stringify(tz)} (use an IANA name such as Asia/Shanghai)`, { timezone: tz });
 }
 
 /**
@@ -52,9 +56,25 @@ export class TimerScheduler {
   private timers: TimerRecord[] = [];
   private readonly now: () => number;
   private chain: Promise<unknown> = Promise.resolve();
+  /** The default cron zone the zone-less cron timers' next runs were computed in. */
+  private computedIn: string | undefined;
 
   constructor(private readonly opts: TimerSchedulerOptions) {
     this.now = opts.now ?? Date.now;
+  }
+
+  /** The person's zone (decision 0270). */
+  timeZone(): string {
+    return canonicalTimeZone(this.opts.timeZone?.()) ?? systemTimeZone();
+  }
+
+  /** The zone a cron timer runs in: its own, else `plugin.timer.timezone`, else the person's. */
+  zoneOf(t: Pick<TimerRecord, 'timezone'>): string {
+    return canonicalTimeZone(t.timezone) ?? this.defaultZone();
+  }
+
+  private defaultZone(): string {
+    return canonicalTimeZone(this.opts.defaultTimezone?.()) ?? this.timeZone();
   }
 
   /**
@@ -69,13 +89,14 @@ export class TimerScheduler {
       if (t.nextAt > now) continue;
       if (t.kind === 'once') {
         missed++;
-        this.fire(t, `missed while HomeAgent was not running; it was due at ${new Date(t.nextAt).toISOString()}`);
+        this.fire(t, `missed while HomeAgent was not running; it was due at ${localStampWithOffset(t.nextAt, this.timeZone())}`);
       } else {
         const next = this.safeNext(t, now);
         if (next === undefined) this.remove(t.id);
         else t.nextAt = next;
       }
     }
+    this.computedIn = this.defaultZone();
     await this.persist();
     return missed;
   }
@@ -92,18 +113,19 @@ export class TimerScheduler {
     const base = { id: `t${now.toString(36)}${randomBytes(3).toString('hex')}`, text: spec.text.trim(), sessionId: spec.sessionId, delivery: spec.delivery ?? 'input', createdAt: now, fired: 0 } as const;
     let rec: TimerRecord;
     if (spec.cron) {
-      const timezone = spec.timezone ?? this.opts.defaultTimezone?.() ?? '';
+      // Only a zone the timer was given is kept with it; without one it follows the default (decision 0270).
+      const timezone = spec.timezone || undefined;
       if (timezone) assertTimezone(timezone);
       let next: number | undefined;
       try {
-        next = nextCron(spec.cron, timezone, now);
+        next = nextCron(spec.cron, this.zoneOf({ timezone }), now);
       } catch (e) {
         throw new ValidationError(`invalid cron pattern ${JSON.stringify(spec.cron)}: ${(e as Error).message}`, { field: 'cron' });
       }
       if (next === undefined) throw new ValidationError(`cron pattern ${JSON.stringify(spec.cron)} never fires`, { field: 'cron' });
-      rec = { ...base, kind: 'cron', cron: spec.cron, timezone: timezone || undefined, nextAt: next };
+      rec = { ...base, kind: 'cron', cron: spec.cron, timezone, nextAt: next };
     } else {
-      rec = { ...base, kind: 'once', nextAt: parseWhen(spec.when!, now) };
+      rec = { ...base, kind: 'once', nextAt: parseWhen(spec.when!, now, this.timeZone()) };
     }
     this.timers.push(rec);
     await this.persist();
@@ -118,9 +140,14 @@ export class TimerScheduler {
     return { ...t };
   }
 
-  /** Fires every timer that is due at `now()`; returns how many fired. */
+  /**
+   * Fires every timer that is due at `now()`; returns how many fired. First, when the default cron
+   * zone changed (the person moved, `core.agent.timezone` or `plugin.timer.timezone`), the cron
+   * timers without their own zone move their next run to the new zone's wall clock.
+   */
   async tick(): Promise<number> {
     const now = this.now();
+    if (this.rezone(now)) await this.persist();
     const due = this.timers.filter((t) => t.nextAt <= now);
     if (due.length === 0) return 0;
     for (const t of due) {
@@ -147,9 +174,27 @@ export class TimerScheduler {
     }
   }
 
+  /** Recomputes the next run of zone-less cron timers after the default zone changed; true when it did. */
+  private rezone(now: number): boolean {
+    const zone = this.defaultZone();
+    if (this.computedIn === zone) return false;
+    const first = this.computedIn === undefined;
+    this.computedIn = zone;
+    if (first) return false;
+    let changed = false;
+    for (const t of [...this.timers]) {
+      if (t.kind !== 'cron' || canonicalTimeZone(t.timezone) !== undefined) continue;
+      const next = this.safeNext(t, now);
+      if (next === undefined) this.remove(t.id);
+      else t.nextAt = next;
+      changed = true;
+    }
+    return changed;
+  }
+
   private safeNext(t: TimerRecord, after: number): number | undefined {
     try {
-      return nextCron(t.cron ?? '', t.timezone, after);
+      return nextCron(t.cron ?? '', this.zoneOf(t), after);
     } catch (e) {
       this.opts.log?.warn('dropping a cron timer whose pattern no longer parses', { id: t.id, error: String(e) });
       return undefined;

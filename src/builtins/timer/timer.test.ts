@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWhen, TimerScheduler, TimerStore, createTimerPlugin, type TimerRecord } from './index.js';
 import { startFake } from '../__fixtures__/fake-sdk.js';
+import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
+import { configAdmin } from '../../daemon/host-services.js';
+import { TIME_ZONE_KEY } from '../../spec/index.js';
 
 const T0 = Date.parse('2026-03-01T00:00:00Z');
 
@@ -20,12 +23,12 @@ test('parseWhen: relative English/Chinese durations and ISO times; bad input is 
   }
 });
 
-function rig(t: { after(fn: () => void): void }, dir?: string) {
+function rig(t: { after(fn: () => void): void }, dir?: string, zone = 'UTC') {
   const d = dir ?? mkdtempSync(join(tmpdir(), 'ha-timer-'));
   if (!dir) t.after(() => rmSync(d, { recursive: true, force: true }));
   const clock = { now: T0 };
   const fired: { t: TimerRecord; note?: string }[] = [];
-  const s = new TimerScheduler({ store: new TimerStore(d), now: () => clock.now, deliver: (x, note) => fired.push({ t: x, note }) });
+  const s = new TimerScheduler({ store: new TimerStore(d), now: () => clock.now, deliver: (x, note) => fired.push({ t: x, note }), timeZone: () => zone });
   return { d, clock, fired, s };
 }
 
@@ -68,14 +71,14 @@ test('TimerScheduler: timers survive a restart; a missed one-shot fires once wit
   await a.s.create({ text: 'call mum', sessionId: 's1', when: 'in 5 minutes', delivery: 'interrupt' });
   await a.s.create({ text: 'later', sessionId: 's1', when: 'in 2 days' });
   await a.s.create({ text: 'hourly', sessionId: 's1', cron: '0 * * * *', timezone: 'UTC' });
-  // "restart" 3 hours later: a new scheduler over the same folder
-  const b = rig(t, a.d);
+  // "restart" 3 hours later: a new scheduler over the same folder (the person in Shanghai)
+  const b = rig(t, a.d, 'Asia/Shanghai');
   b.clock.now = T0 + 3 * 3_600_000 + 60_000;
   assert.equal(await b.s.open(), 1);
   assert.equal(b.fired.length, 1);
   assert.equal(b.fired[0].t.text, 'call mum');
   assert.equal(b.fired[0].t.delivery, 'interrupt');
-  assert.match(b.fired[0].note!, /missed while HomeAgent was not running; it was due at 2026-03-01T00:05:00.000Z/);
+  assert.match(b.fired[0].note!, /missed while HomeAgent was not running; it was due at 2026-03-01 08:05 UTC\+08:00/);
   const left = b.s.list();
   assert.deepEqual(left.map((x) => x.text).sort(), ['hourly', 'later']);
   assert.equal(new Date(left.find((x) => x.text === 'hourly')!.nextAt).toISOString(), '2026-03-01T04:00:00.000Z');
@@ -84,6 +87,48 @@ test('TimerScheduler: timers survive a restart; a missed one-shot fires once wit
   c.clock.now = b.clock.now;
   assert.equal(await c.s.open(), 0);
   assert.equal(c.fired.length, 0);
+});
+
+test('decision 0270: an ISO time without an offset is the wall clock of the person’s zone', () => {
+  // 21:00 on 1 March in Shanghai (UTC+8) is 13:00 UTC; in Berlin (UTC+1) 20:00 UTC.
+  assert.equal(parseWhen('2026-03-01T21:00', T0, 'Asia/Shanghai'), Date.parse('2026-03-01T13:00:00Z'));
+  assert.equal(parseWhen('2026-03-01 21:00:30', T0, 'Europe/Berlin'), Date.parse('2026-03-01T20:00:30Z'));
+  assert.equal(parseWhen('2026-03-02', T0, 'Asia/Shanghai'), Date.parse('2026-03-01T16:00:00Z'));
+  // An offset or Z says its own zone.
+  assert.equal(parseWhen('2026-03-01T21:00:00Z', T0, 'Asia/Shanghai'), Date.parse('2026-03-01T21:00:00Z'));
+  // 07:00 in Shanghai is before now (00:00 UTC = 08:00 there): in the past.
+  assert.throws(() => parseWhen('2026-03-01T07:00', T0, 'Asia/Shanghai'), /in the past/);
+  for (const bad of ['2026-02-30T09:00', '2026-03-01T25:00', '2026-13-01']) assert.throws(() => parseWhen(bad, T0, 'Asia/Shanghai'), (e: Error & { code?: string }) => e.code === 'VALIDATION', bad);
+});
+
+test('decision 0270: the timer plugin reads and shows times in core.agent.timezone; zone-less cron timers follow it when it changes', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'ha-timer-tz-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const config = new ConfigRegistry({ dbPath: join(home, 'config.db'), logger: { warn: () => {} } });
+  config.open();
+  t.after(() => config.close());
+  config.register(coreConfigDefaults());
+  await config.set(TIME_ZONE_KEY, 'Asia/Shanghai');
+  const clock = { now: T0 }; // 08:00 on Sunday 1 March in Shanghai
+  const plugin = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const h = await startFake(plugin, { services: { 'host.config': configAdmin(config) } });
+  t.after(() => h.cleanup());
+  // "remind me at 9 tonight": the model writes the person's wall clock.
+  assert.match(await h.callTool('timer_create', { text: 'call mum', when: '2026-03-01T21:00' }), /at 2026-03-01 21:00 UTC\+08:00 → input/);
+  assert.match(await h.callTool('timer_create', { text: 'standup', cron: '0 9 * * *' }), /cron "0 9 \* \* \*" \(Asia\/Shanghai, the default zone\), next 2026-03-01 09:00 UTC\+08:00/);
+  await h.callTool('timer_create', { text: 'utc check', cron: '0 9 * * *', timezone: 'UTC' });
+  const at = (text: string) => plugin.scheduler()!.list().find((x) => x.text === text)!.nextAt;
+  assert.equal(at('call mum'), Date.parse('2026-03-01T13:00:00Z'));
+  assert.equal(at('standup'), Date.parse('2026-03-01T01:00:00Z'));
+  // The person moves to Berlin: 9:00 is now Berlin's 9:00 (08:00 UTC); a timer with its own zone stays.
+  await config.set(TIME_ZONE_KEY, 'Europe/Berlin');
+  await plugin.scheduler()!.tick();
+  assert.equal(at('standup'), Date.parse('2026-03-01T08:00:00Z'));
+  assert.equal(at('utc check'), Date.parse('2026-03-01T09:00:00Z'));
+  assert.match(await h.callTool('timer_list'), /cron "0 9 \* \* \*" \(Europe\/Berlin, the default zone\), next 2026-03-01 09:00 UTC\+01:00 → input to \S+: standup/);
+  // An invalid zone is refused by the setting itself, and the timers keep the last good one.
+  await assert.rejects(config.set(TIME_ZONE_KEY, 'Mars/Olympus'), /unknown time zone/);
+  assert.equal(config.get(TIME_ZONE_KEY), 'Europe/Berlin');
 });
 
 test('TimerScheduler: a corrupt timers file is kept aside', async (t) => {

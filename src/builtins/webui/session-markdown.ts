@@ -1,4 +1,5 @@
 import type { SessionEvent, SessionInfo } from '../../sdk/index.js';
+import { localStamp, localStampWithOffset, systemTimeZone } from '../../spec/index.js';
 
 /** Longest tool argument / result text quoted in an export (the log keeps it whole). */
 const TOOL_TEXT_CHARS = 600;
@@ -6,10 +7,6 @@ const TOOL_TEXT_CHARS = 600;
 function clip(text: string, n: number): string {
   const chars = Array.from(text);
   return chars.length > n ? `${chars.slice(0, n).join('')} …` : text;
-}
-
-function when(at: number): string {
-  return new Date(at).toISOString().replace('T', ' ').slice(0, 16);
 }
 
 /** Quotes text as a Markdown blockquote (each line). */
@@ -37,10 +34,20 @@ function speakerOf(ev: SessionEvent, you: string): string {
 /**
  * A session as Markdown (the chat's "export"): title, where and when, then each turn — the
  * person's message (with its speaker and attachments), tool calls in short, the reply, errors.
- * `events` are what a reader sees (deleted turns already left out).
+ * `events` are what a reader sees (deleted turns already left out). Times are the wall clock of
+ * `zone` (the person's, decision 0270), named in the heading.
  */
-export function sessionMarkdown(info: SessionInfo, events: readonly SessionEvent[], now = Date.now()): string {
-  const out: string[] = [`# ${info.title || info.id}`, '', `- Session: \`${info.id}\` (${info.channel})`, `- Started: ${when(info.createdAt)} UTC`, `- Exported: ${when(now)} UTC`, ''];
+export function sessionMarkdown(info: SessionInfo, events: readonly SessionEvent[], now = Date.now(), zone = systemTimeZone()): string {
+  const when = (at: number) => localStamp(at, zone);
+  const out: string[] = [
+    `# ${info.title || info.id}`,
+    '',
+    `- Session: \`${info.id}\` (${info.channel})`,
+    `- Started: ${localStampWithOffset(info.createdAt, zone)}`,
+    `- Exported: ${localStampWithOffset(now, zone)}`,
+    `- Times: ${zone}`,
+    '',
+  ];
   let n = 0;
   let lastTurn = '';
   for (const ev of events) {

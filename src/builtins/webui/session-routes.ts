@@ -7,6 +7,7 @@ import { json, readJson, ServiceUnavailableError } from './http-json.js';
 import { checkSessionId, parseBody } from './chat-routes.js';
 import { exportFileName, sessionMarkdown } from './session-markdown.js';
 import type { WebuiContext } from './webui-context.js';
+import { personTimeZone } from '../shared/index.js';
 
 /** A page of the chat: at most this many events (and 200 when the client names no limit). */
 const MAX_PAGE = 10_000;
@@ -180,7 +181,8 @@ export function mountSessionRoutes(app: Hono, ctx: WebuiContext): void {
   app.get('/api/v1/sessions/:id/export', async (c) => {
     const id = checkSessionId(c.req.param('id'));
     const info = await mustExist(id);
-    const md = sessionMarkdown(info, await reader().events(id));
+    // Times on the person's wall clock (decision 0270).
+    const md = sessionMarkdown(info, await reader().events(id), Date.now(), personTimeZone(sdk));
     const name = exportFileName(info);
     return new Response(md, {
       headers: {

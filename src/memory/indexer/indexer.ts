@@ -1,5 +1,6 @@
 import { cosine } from '../embedder/index.js';
 import type { GraphEntity, GraphRelation, InjectedSource, PluginLogger, PromptQuery, PromptSlotFill, Speaker } from '../../spec/index.js';
+import { localDay, systemTimeZone } from '../../spec/index.js';
 import type { GraphDB, RecallResult } from '../graph/index.js';
 import { jiebaKeywords } from './jieba-keywords.js';
 
@@ -43,6 +44,8 @@ export interface IndexerOptions {
    * a display name, for facts someone other than the owner stated (the owner's own facts say nobody).
    */
   speakersOf?: (relations: readonly GraphRelation[]) => ReadonlyMap<number, Speaker & { name: string }>;
+  /** The person's time zone (an IANA name, decision 0270): the days facts were said on and ended are theirs. Default: the system's. */
+  timeZone?: () => string;
   log?: PluginLogger;
 }
 
@@ -191,7 +194,7 @@ export class Indexer {
     }
     const shown: GraphRelation[] = [];
     const names = new Map([...said].map(([id, p]) => [id, p.name]));
-    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown, names);
+    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown, names, this.opts.timeZone?.() ?? systemTimeZone());
     return text === undefined ? undefined : { text, sources: shown.map((r) => factSource(r, dated.get(r.id), said.get(r.id))) };
   }
 
@@ -236,6 +239,7 @@ export function formatIndex(
   saidAt: ReadonlyMap<number, number> = new Map(),
   shown?: GraphRelation[],
   saidBy: ReadonlyMap<number, string> = new Map(),
+  zone: string = systemTimeZone(),
 ): string | undefined {
   if (!entities.length && !relations.length) return undefined;
   const lines: string[] = [];
@@ -247,7 +251,8 @@ export function formatIndex(
     return true;
   };
   // K-4: what holds now comes first; a superseded fact follows with the day it ended.
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  // Days of the person's calendar (decision 0270).
+  const day = (ms: number) => localDay(ms, zone);
   const ordered = [...relations.filter((r) => typeof r.validTo !== 'number'), ...relations.filter((r) => typeof r.validTo === 'number')];
   for (const r of ordered) {
     const at = saidAt.get(r.id);

@@ -1,6 +1,9 @@
+import { wallTime } from '../../spec/local-time.js';
+
 /**
- * Calendar days in the daemon's local time zone (the user's calendar is the machine's): what a
- * query's dates are resolved to and what a turn's time is compared with.
+ * Calendar days: what a query's dates are resolved to and what a turn's time is compared with. A
+ * time becomes a day in the person's zone (`core.agent.timezone`, decision 0270) — "Tuesday" is the
+ * person's Tuesday, not the machine's; the arithmetic on days is zone-free (UTC dates).
  */
 
 /** A calendar day; without `year` it is that day of any year ("on 9 November"). */
@@ -17,16 +20,23 @@ export type FullDay = Required<CalendarDay>;
 /** A leap year for arithmetic on days without a year (29 February exists). */
 const ANY_YEAR = 2000;
 
-/** The local calendar day of a time (epoch ms). */
-export function dayOf(time: number): FullDay {
-  const d = new Date(time);
-  return { year: d.getFullYear(), month: d.getMonth(), day: d.getDate() };
+/** The calendar day of a time (epoch ms) in a time zone (an IANA name). */
+export function dayOf(time: number, zone: string): FullDay {
+  const w = wallTime(time, zone);
+  return { year: w.year, month: w.month - 1, day: w.day };
+}
+
+/** A UTC date for calendar arithmetic (years 0–99 are years, not 1900–1999). */
+export function utcDate(year: number, month: number, day: number): Date {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, day);
+  return d;
 }
 
 /** `n` days after (negative: before) a day; a day without a year stays without one. */
 export function shiftDays(c: CalendarDay, n: number): CalendarDay {
-  const d = new Date(c.year ?? ANY_YEAR, c.month, c.day + n);
-  return c.year === undefined ? { month: d.getMonth(), day: d.getDate() } : { year: d.getFullYear(), month: d.getMonth(), day: d.getDate() };
+  const d = utcDate(c.year ?? ANY_YEAR, c.month, c.day + n);
+  return c.year === undefined ? { month: d.getUTCMonth(), day: d.getUTCDate() } : { year: d.getUTCFullYear(), month: d.getUTCMonth(), day: d.getUTCDate() };
 }
 
 /** `shiftDays` for a day with its year. */
@@ -36,12 +46,12 @@ export function shiftFull(c: FullDay, n: number): FullDay {
 
 /** Day of the week, 0 = Sunday … 6 = Saturday. */
 export function weekdayOf(c: FullDay): number {
-  return new Date(c.year, c.month, c.day).getDay();
+  return utcDate(c.year, c.month, c.day).getUTCDay();
 }
 
 /** Days in a month (29 for February of no particular year). */
 export function monthLength(year: number | undefined, month: number): number {
-  return new Date(year ?? ANY_YEAR, month + 1, 0).getDate();
+  return utcDate(year ?? ANY_YEAR, month + 1, 0).getUTCDate();
 }
 
 /** True when the numbers make a real calendar day (years 1900–2199). */

@@ -1,4 +1,5 @@
 import type { RecallTier } from '../../spec/memory.js';
+import { systemTimeZone } from '../../spec/local-time.js';
 import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { addMemberScores, categoryMembers, memberTermsOf } from './category-expansion.js';
@@ -141,6 +142,11 @@ const EMPTY: RankResult = { hits: [], scoreText: () => 0 };
 export interface RankQuery {
   /** The query's own time (epoch ms): "last Saturday" and "上周六" count from it (default: now). */
   now?: number;
+  /**
+   * The person's time zone (an IANA name, decision 0270): the query's days and the days turns were
+   * said on are days of their calendar. Default: the system's zone.
+   */
+  zone?: string;
   /** The tiers the caller shows (a document held by two tiers comes back as a shown tier's copy); default all. */
   tiers?: ReadonlySet<string>;
   /** Speaker ids whose statements the query is about (see `queryFocus`); none: nobody in particular. */
@@ -158,11 +164,12 @@ export interface RankQuery {
  */
 export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: EmbedderService, query: string, k: number, options: Partial<RankOptions> = {}, rq: RankQuery = {}): Promise<RankResult> {
   const o = { ...DEFAULT_RANK_OPTIONS, ...options };
+  const zone = rq.zone ?? systemTimeZone();
   for (const c of corpora) c.begin?.();
   let terms = weightsOf(embedder.tokenize(query));
   let scopes: TimeScope[] = [];
   if (o.dateBoost > 0 || o.dayBoost > 0) {
-    const time = parseTimeScopes(query, rq.now ?? Date.now(), { days: o.dayBoost > 0 });
+    const time = parseTimeScopes(query, rq.now ?? Date.now(), { days: o.dayBoost > 0, zone });
     scopes = time.scopes;
     // Dates named in the query are a time filter, not words to match.
     if (scopes.length > 0) for (const t of embedder.tokenize(time.words)) if (terms.size > 1) terms.delete(t);
@@ -388,7 +395,7 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     }, stats.avgLen, o.setSubstanceEvidence);
   }
   // Turns that say one of the query's days (decision 0160): candidates, boosted like turns dated on them.
-  const said = o.saidDayBoost > 0 && scopes.length > 0 ? admitSaidDays(corpora, scopes, final, baseOf) : undefined;
+  const said = o.saidDayBoost > 0 && scopes.length > 0 ? admitSaidDays(corpora, scopes, final, baseOf, zone) : undefined;
   const focus = o.speakerBoost > 0 && rq.focus?.size ? rq.focus : undefined;
   if (scopes.length > 0 || focus) {
     final.forEach((s, id) => {
@@ -397,7 +404,7 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
       let m = 1;
       for (const sc of scopes) {
         const boost = sc.unit === 'day' ? o.dayBoost : o.dateBoost;
-        if (boost > 0 && 1 + boost > m && inScope(d.createdAt, sc, sc.unit === 'day' ? o.dayGraceDays : MONTH_GRACE_DAYS)) m = 1 + boost;
+        if (boost > 0 && 1 + boost > m && inScope(d.createdAt, sc, sc.unit === 'day' ? o.dayGraceDays : MONTH_GRACE_DAYS, zone)) m = 1 + boost;
       }
       if (said?.has(id) && 1 + o.saidDayBoost > m) m = 1 + o.saidDayBoost;
       if (focus) {

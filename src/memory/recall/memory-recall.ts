@@ -1,4 +1,5 @@
 import type { ContextEvent, ContextWindow, GraphRelation, PromptQuery, RecallHit, RecallTier } from '../../spec/memory.js';
+import { localDay, systemTimeZone } from '../../spec/local-time.js';
 import type { PeopleDirectory } from '../../spec/people.js';
 import type { Speaker } from '../../spec/speaker.js';
 import type { ColdArchive } from '../archive/index.js';
@@ -24,6 +25,11 @@ export interface RecallTiers {
   graph?: () => GraphDB | undefined;
   /** The clock queries are asked on ("last Saturday" counts from it; default Date.now). */
   now?: () => number;
+  /**
+   * The person's time zone (an IANA name, `core.agent.timezone` resolved; decision 0270): the days
+   * a query names and the days turns were said on are days of their calendar. Default: the system's.
+   */
+  timeZone?: () => string;
   /** The owner's own speaker ids on chat channels (`core.identity.owner_ids`): "I" in the owner's query. */
   ownerIds?: () => readonly string[];
   /**
@@ -83,6 +89,11 @@ export class MemoryRecall {
     return this.corp.list;
   }
 
+  /** The person's time zone (decision 0270). */
+  timeZone(): string {
+    return this.tiers.timeZone?.() ?? systemTimeZone();
+  }
+
   /** Hits of every tier for a query, best first, with provenance. */
   async search(query: string, opts: RecallOptions = {}): Promise<RecallHit[]> {
     return (await this.entries(query, opts)).map((e) => e.hit);
@@ -127,7 +138,8 @@ export class MemoryRecall {
     // Linked identities (decision 0090) are one person: every id of a focus person counts as theirs.
     if (focus && people) for (const id of [...focus]) for (const linked of people.personOf(id)?.ids ?? []) focus.add(linked);
     const now = opts.now ?? this.tiers.now?.() ?? Date.now();
-    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want });
+    const zone = this.timeZone();
+    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want, zone });
     const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
     if (!want.has('graph')) return out.slice(0, k);
     for (const f of this.facts(q, ranked.scoreText)) out.push(f);
@@ -169,6 +181,7 @@ export class MemoryRecall {
   private facts(q: string, scoreText: (t: string) => number): RecallEntry[] {
     const graph = this.tiers.graph?.();
     if (!graph?.isOpen) return [];
+    const zone = this.timeZone();
     const kws = this.tiers.embedder.keywords(q, 8).filter((x) => x.trim() && x.length <= 200);
     if (!kws.length) return [];
     const rels = graph.recall(kws, 1, { maxEntities: 40, maxRelations: MAX_FACTS, touch: false }).relations;
@@ -177,7 +190,7 @@ export class MemoryRecall {
       // K-4: a fact that was superseded says until when it held and ranks below the current one,
       // so "where do I live" gets the current value and "where did I live before" still finds the old.
       const closed = typeof r.validTo === 'number';
-      const text = closed ? `${factText(r)} (until ${new Date(r.validTo!).toISOString().slice(0, 10)})` : factText(r);
+      const text = closed ? `${factText(r)} (until ${localDay(r.validTo!, zone)})` : factText(r);
       const score = scoreText(factText(r)) * (closed ? 0.5 : 1);
       if (score <= 0) continue;
       const hit: RecallHit = { tier: 'graph', id: `relation:${r.id}`, text, score, createdAt: 0, sessionId: '', channel: '', source: 'graph', kind: r.predicate, refs: r.refs ?? [] };

@@ -44,8 +44,8 @@ export interface RecallCorpus {
   complete?(docs: readonly MemoryDocument[]): MemoryDocument[];
   /** `adjacent(doc, 1)` for many documents at once (tiers on disk answer in one round trip). */
   adjacentMany?(docs: readonly MemoryDocument[]): Map<string, { before: MemoryDocument[]; after: MemoryDocument[] }>;
-  /** Ids of the documents that say a day in one of the (day-level) scopes, at most `limit` (decision 0160). */
-  saidOn?(scopes: readonly TimeScope[], limit: number): readonly string[];
+  /** Ids of the documents that say a day in one of the (day-level) scopes, at most `limit` (decision 0160); `zone`: the person's, for days resolved at query time (context events). */
+  saidOn?(scopes: readonly TimeScope[], limit: number, zone?: string): readonly string[];
   /**
    * Cosine of the query vector to document vectors of `model`: an in-memory tier scores all its
    * documents, the archive only `ids` (its lexical candidates of this query).

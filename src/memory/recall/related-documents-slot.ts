@@ -1,4 +1,5 @@
 import type { ConfigReader } from '../../spec/config.js';
+import { localStamp, systemTimeZone } from '../../spec/local-time.js';
 import type { InjectedSource, PromptQuery, PromptSlotFill, RecallHit } from '../../spec/memory.js';
 import type { PeopleDirectory } from '../../spec/people.js';
 import { recallScope, type MemoryRecall } from './memory-recall.js';
@@ -21,7 +22,8 @@ export function relatedDocumentsSlot(recall: MemoryRecall, opts: { config?: Conf
     if (top <= 0) return undefined;
     const hits = await recall.related(q.input, top, recallScope(q, ownerIds(opts.config), opts.people), q.speaker);
     if (hits.length === 0) return undefined;
-    return { text: hits.map((h) => relatedLine(h.hit)).join('\n'), sources: hits.map((h) => hitSource(h.hit)) };
+    const zone = recall.timeZone();
+    return { text: hits.map((h) => relatedLine(h.hit, zone)).join('\n'), sources: hits.map((h) => hitSource(h.hit)) };
   };
 }
 
@@ -45,11 +47,12 @@ export function hitSource(h: RecallHit): InjectedSource {
  * One line of 【相关记忆文档】: `- [date · tier · who] text`, who as the timeline names them — `user`
  * (the owner), `user <name>` (someone on a chat channel), `assistant` (the agent's own reply) — so
  * the model can tell what the person said from what it answered. Other documents (notes) name
- * their speaker when they have one.
+ * their speaker when they have one. The date is the wall clock of `zone` (the person's, decision
+ * 0270; the prompt names it).
  */
-export function relatedLine(h: RecallHit): string {
+export function relatedLine(h: RecallHit, zone: string = systemTimeZone()): string {
   const text = h.text.length > SNIPPET_CHARS ? `${h.text.slice(0, SNIPPET_CHARS)}…` : h.text;
-  const when = h.createdAt ? new Date(h.createdAt).toISOString().slice(0, 16).replace('T', ' ') : '?';
+  const when = h.createdAt ? localStamp(h.createdAt, zone) : '?';
   const name = h.speaker ? (h.speaker.name ?? h.speaker.id).replace(/[\n\]·]/g, ' ').slice(0, 40) : undefined;
   const who = h.kind === 'agent' ? 'assistant' : h.kind === 'user' ? (name ? `user ${name}` : 'user') : name;
   return `- [${when} · ${h.tier}${who ? ` · ${who}` : ''}] ${text}`;

@@ -1,4 +1,5 @@
 import type { ContextEvent } from '../../spec/memory.js';
+import { systemTimeZone } from '../../spec/local-time.js';
 import { dayOf, fullKey, isValidDay, shiftDays, type CalendarDay, type FullDay } from './calendar-day.js';
 import { parseTimeScopes } from './temporal-scope.js';
 import type { TimeScope } from './time-scan.js';
@@ -66,16 +67,19 @@ function nearestYear(c: CalendarDay, said: FullDay): number {
  * explicit days with and without a year ("on 9 November 2022", "November 9", 十一月九号) and ranges
  * of at most `MAX_SAID_SPAN` days ("Aug 11-15", 8月11日到15日). Months and years are not days and
  * give none; the turn's own day is left out (its time already says it). Sorted, unique, at most
- * `MAX_SAID_DAYS`. Never throws: text that does not parse gives no days.
+ * `MAX_SAID_DAYS`. Never throws: text that does not parse gives no days. The day it was said is
+ * the day in `zone` (the person's, decision 0270; default the system's): "yesterday" said at 07:00
+ * in Shanghai is the day before in Shanghai.
  */
-export function saidDays(text: string, time: number): number[] {
+export function saidDays(text: string, time: number, zone: string = systemTimeZone()): number[] {
   if (typeof text !== 'string' || !text || !Number.isFinite(time)) return [];
   const head = text.slice(0, MAX_SAID_CHARS);
   if (!MAY_NAME_A_DAY.test(head)) return [];
   let scopes: TimeScope[];
-  const said = dayOf(time);
+  let said: FullDay;
   try {
-    scopes = parseTimeScopes(head, time, { said: true }).scopes;
+    said = dayOf(time, zone);
+    scopes = parseTimeScopes(head, time, { said: true, zone }).scopes;
   } catch {
     // An expression our tables mis-read must not stop a turn from being stored.
     return [];
@@ -97,14 +101,16 @@ export function saidDays(text: string, time: number): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
-/** Days of context events (immutable objects), resolved once each. */
-const eventDays = new WeakMap<ContextEvent, readonly number[]>();
+/** Days of context events (immutable objects), resolved once each (per zone). */
+const eventDays = new WeakMap<ContextEvent, { zone: string; days: readonly number[] }>();
 
-/** `saidDays` of a context event (its input and response, at its timestamp), memoised per event. */
-export function eventSaidDays(e: ContextEvent): readonly number[] {
-  let d = eventDays.get(e);
-  if (!d) eventDays.set(e, (d = saidDays(`${e.input} ${e.response}`, e.timestamp)));
-  return d;
+/** `saidDays` of a context event (its input and response, at its timestamp, in `zone`), memoised per event. */
+export function eventSaidDays(e: ContextEvent, zone: string = systemTimeZone()): readonly number[] {
+  const d = eventDays.get(e);
+  if (d && d.zone === zone) return d.days;
+  const days = saidDays(`${e.input} ${e.response}`, e.timestamp, zone);
+  eventDays.set(e, { zone, days });
+  return days;
 }
 
 /** An inclusive range of day keys; `yearless`: those month-days in every year. */
@@ -160,9 +166,9 @@ function yearsOf(keys: Iterable<number>): { min: number; max: number } | undefin
   return min <= max ? { min, max } : undefined;
 }
 
-/** Ids of the context events that say a day in one of the day `scopes`, at most `limit`. */
-export function eventsSaidOn(events: readonly ContextEvent[], scopes: readonly TimeScope[], limit: number): string[] {
-  const all = events.map((e) => ({ id: e.id, days: eventSaidDays(e) })).filter((x) => x.days.length > 0);
+/** Ids of the context events that say a day in one of the day `scopes` (their days read in `zone`), at most `limit`. */
+export function eventsSaidOn(events: readonly ContextEvent[], scopes: readonly TimeScope[], limit: number, zone: string = systemTimeZone()): string[] {
+  const all = events.map((e) => ({ id: e.id, days: eventSaidDays(e, zone) })).filter((x) => x.days.length > 0);
   if (!all.length) return [];
   const ranges = dayKeyRanges(scopes, yearsOf(all.flatMap((x) => x.days)));
   return all.filter((x) => saidIn(x.days, ranges)).slice(-limit).map((x) => x.id);
@@ -179,7 +185,7 @@ export const SAID_DAY_FLOOR = 0.05;
 
 /** The part of a tier recall asks for the turns that say some days (`RecallCorpus.saidOn`). */
 interface SaysDays {
-  saidOn?(scopes: readonly TimeScope[], limit: number): readonly string[];
+  saidOn?(scopes: readonly TimeScope[], limit: number, zone?: string): readonly string[];
 }
 
 /**
@@ -188,11 +194,11 @@ interface SaysDays {
  * plus `SAID_DAY_FLOOR`) and returned, for the ranking to boost them as it boosts turns dated on
  * those days. No day scopes: nothing.
  */
-export function admitSaidDays(corpora: readonly SaysDays[], scopes: readonly TimeScope[], scores: Map<string, number>, baseOf: (id: string) => number): Set<string> {
+export function admitSaidDays(corpora: readonly SaysDays[], scopes: readonly TimeScope[], scores: Map<string, number>, baseOf: (id: string) => number, zone?: string): Set<string> {
   const out = new Set<string>();
   const days = scopes.filter((s) => s.unit === 'day');
   if (!days.length) return out;
-  for (const c of corpora) for (const id of c.saidOn?.(days, SAID_DAY_LIMIT) ?? []) out.add(id);
+  for (const c of corpora) for (const id of c.saidOn?.(days, SAID_DAY_LIMIT, zone) ?? []) out.add(id);
   for (const id of out) if (!scores.has(id)) scores.set(id, baseOf(id) + SAID_DAY_FLOOR);
   return out;
 }

@@ -1,3 +1,4 @@
+import { systemTimeZone } from '../../spec/local-time.js';
 import { dayOf, fullKey, monthDayKey, shiftDays } from './calendar-day.js';
 import { scanEnglish, scanYears } from './time-expressions-en.js';
 import { scanChinese } from './time-expressions-zh.js';
@@ -16,10 +17,11 @@ export const MAX_TIME_CHARS = 1_000;
  * "yesterday", "two weeks ago", "上周六", "前天", "三天前"). Relative days count from the first
  * absolute day the query names, otherwise from `now` (the query's own time). Month names that are
  * also words ("may", "march") count only when capitalised. Only the first `MAX_TIME_CHARS` are read.
+ * `now` is a day in `opts.zone` (the person's zone; default the system's).
  */
 export function parseTimeScopes(query: string, now: number = Date.now(), opts: TimeParseOptions = {}): ParsedTime {
   // Dates are read from the head of a long query only: a pasted log must not cost a scan per pattern.
-  const scan = new TimeScan(query.slice(0, MAX_TIME_CHARS), dayOf(now), opts.days !== false, opts.said === true);
+  const scan = new TimeScan(query.slice(0, MAX_TIME_CHARS), dayOf(now, opts.zone ?? systemTimeZone()), opts.days !== false, opts.said === true);
   scanEnglish(scan);
   scanChinese(scan);
   scanYears(scan);
@@ -27,8 +29,8 @@ export function parseTimeScopes(query: string, now: number = Date.now(), opts: T
 }
 
 /** Month / year scopes of a query: `parseTimeScopes` without day level (the view `dayBoost` 0 ranks with). */
-export function temporalScopes(query: string, now?: number): TimeScope[] {
-  return parseTimeScopes(query, now, { days: false }).scopes;
+export function temporalScopes(query: string, now?: number, zone?: string): TimeScope[] {
+  return parseTimeScopes(query, now, { days: false, zone }).scopes;
 }
 
 /** Days after a scope's end that still count: people talk about last week's events. */
@@ -36,10 +38,11 @@ export const MONTH_GRACE_DAYS = 14;
 
 /**
  * True when `time` (epoch ms) falls in the scope or up to `graceDays` after its end (a session
- * that tells of the named days comes after them).
+ * that tells of the named days comes after them). The time's day is the one in `zone` (the
+ * person's: a turn said at 23:30 UTC on a Monday is a Tuesday's in Shanghai); default the system's.
  */
-export function inScope(time: number, s: TimeScope, graceDays = MONTH_GRACE_DAYS): boolean {
-  const d = dayOf(time);
+export function inScope(time: number, s: TimeScope, graceDays = MONTH_GRACE_DAYS, zone: string = systemTimeZone()): boolean {
+  const d = dayOf(time, zone);
   const end = shiftDays(s.to, graceDays);
   if (s.from.year !== undefined && end.year !== undefined) return fullKey(d) >= fullKey(s.from) && fullKey(d) <= fullKey(end);
   const k = monthDayKey(d);

@@ -334,7 +334,7 @@ export function contextCorpus(events: () => readonly ContextEvent[], embedder: E
     },
     get: (id) => byId.get(id)?.doc,
     termsOf: (id) => byId.get(id)?.counts,
-    saidOn: (scopes, limit) => eventsSaidOn(live, scopes, limit),
+    saidOn: (scopes, limit, zone) => eventsSaidOn(live, scopes, limit, zone),
     adjacent: (doc, span) => {
       const same = bySession.get(doc.sessionId);
       // Most documents ranked are of sessions the window does not hold (no arrays for those).

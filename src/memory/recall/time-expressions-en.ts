@@ -1,4 +1,4 @@
-import { fullKey, isValidDay, mondayOf, monthLength, shiftFull, weekdayOf, type CalendarDay, type FullDay } from './calendar-day.js';
+import { fullKey, isValidDay, utcDate, mondayOf, monthLength, shiftFull, weekdayOf, type CalendarDay, type FullDay } from './calendar-day.js';
 import { dayScope, monthScope, yearScope, type TimeScan, type TimeScope } from './time-scan.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
@@ -101,8 +101,8 @@ export function offset(ref: FullDay, n: number, unit: string, dir: -1 | 1 = -1):
     const c = shiftFull(ref, dir * 7 * n);
     return dayScope(shiftFull(c, -3), shiftFull(c, 3));
   }
-  const d = new Date(ref.year, ref.month + dir * n, 1);
-  return monthScope(d.getFullYear(), d.getMonth());
+  const d = utcDate(ref.year, ref.month + dir * n, 1);
+  return monthScope(d.getUTCFullYear(), d.getUTCMonth());
 }
 
 /** Explicit English dates, then day expressions counted from them (or from the query's time). */
@@ -218,8 +218,8 @@ export function scanEnglish(scan: TimeScan): void {
       return [dayScope(sat, shiftFull(sat, 1))];
     }
     if (unit === 'month') {
-      const d = new Date(ref.year, ref.month - (last ? 1 : 0), 1);
-      return [monthScope(d.getFullYear(), d.getMonth())];
+      const d = utcDate(ref.year, ref.month - (last ? 1 : 0), 1);
+      return [monthScope(d.getUTCFullYear(), d.getUTCMonth())];
     }
     return [yearScope(ref.year - (last ? 1 : 0))];
   });

@@ -1,4 +1,4 @@
-import { isValidDay, mondayOf, monthLength, shiftFull, weekdayOf, type CalendarDay, type FullDay } from './calendar-day.js';
+import { isValidDay, utcDate, mondayOf, monthLength, shiftFull, weekdayOf, type CalendarDay, type FullDay } from './calendar-day.js';
 import { offset } from './time-expressions-en.js';
 import { dayScope, monthScope, yearScope, type TimeScan, type TimeScope } from './time-scan.js';
 
@@ -145,7 +145,7 @@ export function scanChinese(scan: TimeScan): void {
   relative(re('(上个?月|这个月|本月|去年|前年|今年)'), (m) => {
     const w = m[1];
     if (w.endsWith('年')) return [yearScope(ref.year - (w === '去年' ? 1 : w === '前年' ? 2 : 0))];
-    const d = new Date(ref.year, ref.month - (w.startsWith('上') ? 1 : 0), 1);
-    return [monthScope(d.getFullYear(), d.getMonth())];
+    const d = utcDate(ref.year, ref.month - (w.startsWith('上') ? 1 : 0), 1);
+    return [monthScope(d.getUTCFullYear(), d.getUTCMonth())];
   });
 }

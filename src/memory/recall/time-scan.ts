@@ -1,4 +1,4 @@
-import { latestYear, type CalendarDay, type FullDay } from './calendar-day.js';
+import { latestYear, monthLength, type CalendarDay, type FullDay } from './calendar-day.js';
 
 /**
  * A stretch of calendar days a query names: a year ("in 2022"), a month ("in May 2023", "5月"),
@@ -25,6 +25,11 @@ export interface TimeParseOptions {
    * the ablation in bench/locomo/RESULTS.md.
    */
   days?: boolean;
+  /**
+   * The person's time zone (an IANA name, decision 0270): `now` is a day of their calendar —
+   * "yesterday" asked at 07:00 in Shanghai is the day before there. Default: the system's zone.
+   */
+  zone?: string;
   /**
    * Read as something said in a turn at `now` (decision 0160), not as a question about the past:
    * "yesterday", "last Saturday", 上周六 count from when it was said even when the text also names
@@ -123,7 +128,7 @@ function monthLevel(s: TimeScope): TimeScope[] {
 
 /** The scope of one month. */
 export function monthScope(year: number | undefined, month: number): TimeScope {
-  const last = new Date(year ?? 2000, month + 1, 0).getDate();
+  const last = monthLength(year, month);
   return { unit: 'month', from: { year, month, day: 1 }, to: { year, month, day: last } };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ContextWindow, GraphEntity, GraphRelation, RecallHit, ToolDef } from '../../spec/index.js';
-import { ValidationError } from '../../spec/index.js';
+import { localIso, systemTimeZone, ValidationError } from '../../spec/index.js';
 import type { GraphDB } from '../graph/index.js';
 import { defineTool } from './define-tool.js';
 
@@ -29,13 +29,18 @@ export interface MemoryToolDeps {
   recallDepth?: () => number;
   /** Extra counters for memory_introspect (embedder model, heartbeat runs …). */
   introspect?: () => Record<string, unknown>;
+  /** The person's time zone (an IANA name, decision 0270): a hit's `time` is theirs. Default: the system's. */
+  timeZone?: () => string;
 }
 
-/** A recall hit as a tool shows it: text and provenance, compact. */
-export function toolHit(h: RecallHit, maxChars = 1500): Record<string, unknown> {
+/**
+ * A recall hit as a tool shows it: text and provenance, compact. `time` is ISO 8601 with the
+ * offset of `zone` (the person's, decision 0270): the model reads their wall clock.
+ */
+export function toolHit(h: RecallHit, maxChars = 1500, zone: string = systemTimeZone()): Record<string, unknown> {
   const o: Record<string, unknown> = {
     tier: h.tier,
-    time: h.createdAt ? new Date(h.createdAt).toISOString() : undefined,
+    time: h.createdAt ? localIso(h.createdAt, zone) : undefined,
     text: h.text.length > maxChars ? `${h.text.slice(0, maxChars)}…` : h.text,
   };
   if (h.sessionId) o.session = h.sessionId;
@@ -91,7 +96,7 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
         // The turns that best match the question, from every tier (K-1), with their provenance.
         if (deps.recall) {
           const q = a.query ?? kws.join(' ');
-          out.evidence = (await deps.recall.search(q, { k: 5 })).filter((h) => h.tier !== 'graph').map((h) => toolHit(h, 500));
+          out.evidence = (await deps.recall.search(q, { k: 5 })).filter((h) => h.tier !== 'graph').map((h) => toolHit(h, 500, deps.timeZone?.()));
         }
         return out;
       },
@@ -163,7 +168,7 @@ export function docTools(deps: MemoryToolDeps & { docs: DocToolStore; context: C
       z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(10).optional() }),
       async (a) => {
         const r = await recall.consume(a.query, a.limit ?? 5, context);
-        return { restored: r.restored, documents: r.hits.map((h) => toolHit(h)) };
+        return { restored: r.restored, documents: r.hits.map((h) => toolHit(h, undefined, deps.timeZone?.())) };
       },
     ),
     defineTool('doc_commit', 'Save a note or summary as a memory document (searchable later with doc_query).', z.object({ content: z.string().min(1).max(100_000), title: z.string().max(200).optional() }), (a, call) => {
