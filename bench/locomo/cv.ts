@@ -9,6 +9,8 @@
  * (fresh; ranking is tier-independent, so ageing does not change it). `--write` puts the report into
  * RESULTS.md between `<!-- cv -->` markers.
  */
+// First: the zone the memory counts days in (decision 0270).
+import './utc-person.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

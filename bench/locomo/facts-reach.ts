@@ -8,6 +8,8 @@
  * source turn in" can move at most the gold turns counted here, however well it matched the
  * question to the fact's relation and object.
  */
+// First: the zone the memory counts days in (decision 0270).
+import './utc-person.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extractFacts } from '../../src/memory/distill/index.js';

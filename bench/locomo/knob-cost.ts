@@ -8,6 +8,8 @@
  * wall p50 / p95, for all questions and for the set questions the knob acts on, the first pass apart
  * (it includes the first read of any file the knob uses), and the process RSS before and after.
  */
+// First: the zone the memory counts days in (decision 0270).
+import './utc-person.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';

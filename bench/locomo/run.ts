@@ -9,6 +9,8 @@
  * A minisearch BM25 baseline runs in the same process on the same data. Prints markdown; `--write`
  * also updates RESULTS.md.
  */
+// First: the zone the memory counts days in (decision 0270).
+import './utc-person.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -262,3 +262,20 @@ describe('ConfigRegistry', () => {
     await assert.rejects(reg.set('core.x', 2), /not open/);
   });
 });
+
+test('decision 0270: core.agent.timezone takes IANA names and "" (the system zone), and refuses anything else by name', async () => {
+  const { reg } = makeRegistry(tmpDb());
+  reg.register(coreConfigDefaults());
+  assert.equal(reg.get('core.agent.timezone'), '');
+  await reg.set('core.agent.timezone', 'Europe/Berlin');
+  await reg.set('core.agent.timezone', 'asia/shanghai');
+  for (const bad of ['Mars/Olympus', '+08:00', 'UTC+8', 'x'.repeat(65)]) {
+    await assert.rejects(reg.set('core.agent.timezone', bad), (e: unknown) => {
+      assert.ok(e instanceof ValidationError, bad);
+      assert.match(e.message, /invalid value for core\.agent\.timezone: .*(unknown time zone: use an IANA name such as Europe\/Berlin|at most)/);
+      return true;
+    });
+  }
+  assert.equal(reg.get('core.agent.timezone'), 'asia/shanghai', 'a refused value changes nothing');
+  await reg.set('core.agent.timezone', '');
+});

@@ -97,13 +97,14 @@ function exactOffset(ms: number, zone: string): number {
 }
 
 /**
- * Offsets by zone and quarter hour. Recall asks for the day of thousands of turns per query: one
- * `formatToParts` per distinct quarter hour, not per call. A bucket is cached only when its two ends
- * have the same offset (a zone changes its offset at most once within 15 minutes), so a transition
- * inside a bucket is computed exactly at each call.
+ * Offsets by zone and hour. Recall asks for the day of thousands of turns per query: two
+ * `formatToParts` (≈ 7 µs) per distinct hour, then a map read (≈ 0.3 µs) — not one per call. An
+ * hour is cached only when its two ends have the same offset (no zone changes its offset twice
+ * within an hour), so the hour of a daylight-saving change is computed exactly at each call.
+ * At most 20,000 hours per zone (≈ 2.3 years of distinct hours, well under a megabyte) are kept.
  */
 const offsets = new Map<string, Map<number, number>>();
-const BUCKET_MS = 15 * 60_000;
+const BUCKET_MS = 3_600_000;
 const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Etc/Zulu']);
 
 /** The zone's offset from UTC at `ms`, in ms (`+08:00` → 28,800,000). */
@@ -116,7 +117,7 @@ export function utcOffsetMs(ms: number, zone: string): number {
   if (hit !== undefined) return hit;
   const start = exactOffset(b * BUCKET_MS, zone);
   if (exactOffset(b * BUCKET_MS + BUCKET_MS - 1, zone) !== start) return exactOffset(ms, zone);
-  if (byBucket.size > 50_000) byBucket.clear();
+  if (byBucket.size >= 20_000) byBucket.clear();
   byBucket.set(b, start);
   return start;
 }
@@ -179,9 +180,10 @@ export function zonedEpoch(wall: Omit<WallTime, 'weekday' | 'second'> & { second
   d.setUTCFullYear(wall.year, wall.month - 1, wall.day);
   d.setUTCHours(wall.hour, wall.minute, wall.second ?? 0, wall.ms ?? 0);
   const asUtc = d.getTime();
-  // The offsets an hour and a half either side cover every real change; the earlier reading wins.
-  const before = asUtc - utcOffsetMs(asUtc - 5_400_000, zone);
-  const after = asUtc - utcOffsetMs(asUtc + 5_400_000, zone);
+  // The offsets a day either side are the ones before and after any change near this time (zones
+  // change at most once a day); of two readings that fit, the earlier wins.
+  const before = asUtc - utcOffsetMs(asUtc - 86_400_000, zone);
+  const after = asUtc - utcOffsetMs(asUtc + 86_400_000, zone);
   const fits = (t: number) => t + utcOffsetMs(t, zone) === asUtc;
   if (fits(before) && fits(after)) return Math.min(before, after);
   if (fits(before)) return before;

@@ -16,6 +16,7 @@ test('a session as Markdown: speakers, files, tool calls fenced safely, replies 
       { seq: 6, turnId: 'qq:group:5#2', kind: 'error', at: 0, text: 'no provider', data: { code: 'NO_PROVIDER_CONFIGURED' } },
     ],
     Date.UTC(2026, 0, 3),
+    'UTC',
   );
   assert.match(md, /^# 家庭群 \/ plans\n/);
   assert.match(md, /## 1\. Alice · 2026-01-02 08:01\n\nwhat is for dinner\?/);
@@ -27,4 +28,14 @@ test('a session as Markdown: speakers, files, tool calls fenced safely, replies 
   assert.equal(exportFileName(info), '家庭群-plans.md');
   assert.equal(exportFileName({ ...info, title: '' }), 'qq-group-5.md');
   assert.equal(exportFileName({ ...info, title: '../../' }), 'session.md');
+});
+
+test('decision 0270: the exported chat shows the person’s wall clock and names the zone', () => {
+  // 23:30 UTC on 1 January is 07:30 on 2 January in Shanghai.
+  const at = Date.UTC(2026, 0, 1, 23, 30);
+  const md = sessionMarkdown({ ...info, createdAt: at }, [{ seq: 1, turnId: 'qq:group:5#1', kind: 'user', at, text: 'good morning' }], Date.UTC(2026, 0, 2, 4, 0), 'Asia/Shanghai');
+  assert.match(md, /^- Started: 2026-01-02 07:30 UTC\+08:00$/m);
+  assert.match(md, /^- Exported: 2026-01-02 12:00 UTC\+08:00$/m);
+  assert.match(md, /^- Times: Asia\/Shanghai$/m);
+  assert.match(md, /## 1\. You · 2026-01-02 07:30\n\ngood morning/);
 });

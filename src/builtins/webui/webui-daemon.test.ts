@@ -257,4 +257,38 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     assert.match(sent, /MEDIA-NOTE-CONTENT/);
     assert.ok(!sent.includes(d.authToken), 'the install secret never reaches the model');
   });
+
+  it('decision 0270: with core.agent.timezone set, the model and the exported chat read the person’s wall clock; Mars/Olympus is refused', async () => {
+    const key = '/api/v1/settings/core.agent.timezone';
+    const bad = await api(key, { method: 'PUT', body: JSON.stringify({ value: 'Mars/Olympus' }) });
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /unknown time zone/);
+    assert.equal((await api(key, { method: 'PUT', body: JSON.stringify({ value: 'Asia/Shanghai' }) })).status, 200);
+    try {
+      // Shanghai has no daylight saving: its wall clock is UTC + 8 h (computed here without our formatter).
+      const shanghai = (ms: number) => new Date(ms + 8 * 3_600_000);
+      const stamp = (ms: number) => shanghai(ms).toISOString().slice(0, 16).replace('T', ' ');
+      const before = Date.now();
+      llm.enqueue({ text: 'noted' });
+      const r = await api('/api/v1/chat', { method: 'POST', body: JSON.stringify({ text: 'remind me at 9 tonight' }) });
+      const { sessionId: sid } = (await r.json()) as { sessionId: string };
+      await untilIdle();
+      const after = Date.now();
+      const system = String((chats().at(-1)!.body as { messages: { content: unknown }[] }).messages[0].content);
+      const m = /Current time: (\d{4}-\d\d-\d\d \d\d:\d\d) \((\w+)\), Asia\/Shanghai \(UTC\+08:00\)/.exec(system);
+      assert.ok(m, system.slice(-200));
+      assert.ok([stamp(before), stamp(after)].includes(m[1]), `${m[1]} is Shanghai's wall clock now (${stamp(before)})`);
+      const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+      assert.ok([days[shanghai(before).getUTCDay()], days[shanghai(after).getUTCDay()]].includes(m[2]), m[2]);
+      // The exported chat: each turn at the person's wall clock, the zone named.
+      const events = (await page(sid, '')).events as { kind: string; at: number }[];
+      const said = events.find((e) => e.kind === 'user')!.at;
+      const md = await (await api(`/api/v1/sessions/${encodeURIComponent(sid)}/export`)).text();
+      assert.ok(md.includes(`## 1. You · ${stamp(said)}\n`), md);
+      assert.match(md, /^- Times: Asia\/Shanghai$/m);
+      assert.match(md, /^- Started: \d{4}-\d\d-\d\d \d\d:\d\d UTC\+08:00$/m);
+    } finally {
+      await api(key, { method: 'DELETE' });
+    }
+  });
 });

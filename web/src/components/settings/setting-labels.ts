@@ -20,7 +20,7 @@ const KEYS: Record<string, Entry> = {
   'core.agent.timeline_chars': ['Timeline length (characters)', '时间线长度（字）', '写进系统提示的上下文时间线最多多少字'],
   'core.agent.stream': ['Stream replies', '流式输出', '回复边生成边显示'],
   'core.agent.language': ['Reply language', '回复语言', 'BCP 47 语言标签，如 "zh-CN"；"auto" 表示跟随用户'],
-  'core.agent.timezone': ['Time zone', '时区', 'IANA 时区名，用于提示词和定时器（空 = 系统时区）'],
+  'core.agent.timezone': ['Time zone', '时区', 'IANA 时区名（如 Asia/Shanghai）：智能体和你看到的时间、回忆里的“周二”“昨天”、未设时区的定时器都按它算（空 = 系统时区）'],
   'core.context.top_k': ['Context window size', '上下文窗口条数', '相关性上下文中保留的事件数'],
   'core.context.save_debounce_ms': ['Context save delay (ms)', '上下文保存延迟（毫秒）', '上下文文件合并写入的等待时间'],
   'core.memory.distill_interval': ['Distill every', '提炼间隔', '对话多久提炼一次为记忆（如 "30m"、"2h"）'],
