@@ -281,7 +281,7 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
       const days = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
       assert.ok([days[shanghai(before).getUTCDay()], days[shanghai(after).getUTCDay()]].includes(m[2]), m[2]);
       // The exported chat: each turn at the person's wall clock, the zone named.
-      const events = (await page(sid, '')).events as { kind: string; at: number }[];
+      const events = (await page(sid, '')).events as unknown as { kind: string; at: number }[];
       const said = events.find((e) => e.kind === 'user')!.at;
       const md = await (await api(`/api/v1/sessions/${encodeURIComponent(sid)}/export`)).text();
       assert.ok(md.includes(`## 1. You · ${stamp(said)}\n`), md);
