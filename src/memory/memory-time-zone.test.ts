@@ -90,7 +90,7 @@ test('days said inside a turn are resolved on the person’s calendar when the t
     assert.match(await top(s), /tomorrow morning/);
     // The 【相关记忆文档】 slot dates each turn on the person's wall clock.
     const slot = slotText(await s.mem.promptSlots().related_documents!({ sessionId: 'webui:2', turnId: 'webui:2#1', input: 'dentist appointment', consolidation: false }));
-    assert.match(slot ?? '', /\[2026-12-01 07:00 · document\] I have my dentist appointment tomorrow morning/, slot);
+    assert.match(slot ?? '', /\[2026-12-01 07:00 · document · user\] I have my dentist appointment tomorrow morning/, slot);
     // Ten days on, the archive loop moves the cold turns to the archive, with their days.
     const id = doc(s).id;
     s.clock.t = FRI + 10 * 86_400_000;
