@@ -16,5 +16,4 @@ export { RelevanceContext } from './context/index.js';
 export { DocStore, readDocumentFile, DOC_MIGRATIONS, type MemoryDocument } from './documents/index.js';
 export { ColdArchive, ARCHIVE_MIGRATIONS, type ArchivedRow } from './archive/index.js';
 export { MemoryRecall, DEFAULT_RANK_OPTIONS, saidDays, type RankOptions, type RecallOptions } from './recall/index.js';
-export { MemoryChangeFeed, CHANGE_FEED_WINDOW_MS } from './control/index.js';
 export type { ReindexProgress, RecoveryResult, SessionSource } from './recovery/index.js';
