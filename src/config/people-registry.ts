@@ -35,9 +35,27 @@ type Row = { id: string; name: string; created_at: number; updated_at: number };
 export class PeopleRegistry implements PeopleDirectory {
   private cache: { byId: Map<string, string>; people: Map<string, Row>; chats: Map<string, string>; chatsOf: Map<string, string[]> } | undefined;
   private readonly now: () => number;
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly opts: PeopleRegistryOptions) {
     this.now = opts.now ?? Date.now;
+  }
+
+  /** Listens to every write (link, unlink, rename): views of people read again (decision 0260). */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    this.cache = undefined;
+    for (const fn of [...this.listeners]) {
+      try {
+        fn();
+      } catch {
+        // a listener's failure is its own; the write stands
+      }
+    }
   }
 
   /** Every person, the owner first, then by name. */
@@ -126,7 +144,7 @@ export class PeopleRegistry implements PeopleDirectory {
       }
       db.prepare('UPDATE people SET updated_at = ? WHERE id = ?').run(now, target);
     })();
-    this.cache = undefined;
+    this.changed();
     return this.get(target!);
   }
 
@@ -146,7 +164,7 @@ export class PeopleRegistry implements PeopleDirectory {
         removed = true;
       } else db.prepare('UPDATE people SET updated_at = ? WHERE id = ?').run(this.now(), pid);
     })();
-    this.cache = undefined;
+    this.changed();
     return { person: removed ? undefined : this.person(pid), removed };
   }
 
@@ -155,7 +173,7 @@ export class PeopleRegistry implements PeopleDirectory {
     this.get(personId);
     const n = checkName(name);
     this.writable().prepare('UPDATE people SET name = ?, updated_at = ? WHERE id = ?').run(n, this.now(), personId);
-    this.cache = undefined;
+    this.changed();
     return this.get(personId);
   }
 

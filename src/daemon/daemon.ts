@@ -177,6 +177,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     if (provider) disposers.push(agent.prompt.register(slot as Parameters<typeof agent.prompt.register>[0], provider, 'memory'));
   }
   disposers.push(agent.tools.add('memory', () => memory.tools()));
+  // `memory_changed` (decision 0260): the memory's change feed goes on the bus (and so to the
+  // WebUI's event stream); the people registry and the memory manager (host.memory-changes,
+  // below) report into the same feed, so each burst is one event per kind.
+  disposers.push(memory.changes.on((e) => agent.bus.emit('memory_changed', e)));
+  disposers.push(config.people.onChange(() => memory.changes.notify({ kind: 'people' })));
 
   const pluginStartMs = config.get<number>('core.plugins.start_timeout_ms');
   const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins'), startTimeoutMs: pluginStartMs });
@@ -190,6 +195,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.agent', status);
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
   host.services.provide('host', 'host.people', config.people);
+  host.services.provide('host', 'host.memory-changes', { notify: (c) => memory.changes.notify(c) });
   // Exclusion, forget and history (M-9, K-2, K-3); only while its store opened.
   if (memory.status().control) host.services.provide('host', 'host.memory-control', memory.control);
   // The per-install secret of the local HTTP API (SPEC §9): 0600 in the data folder, read by waiter.

@@ -15,7 +15,7 @@ import { docTools, graphTools, socialTools } from './tools/index.js';
 import { HeartbeatLoops, type ConsolidationTicket, type LoopName, type LoopStatus, type MergeOutcome, type Scheduler } from './heartbeat/index.js';
 import { factSpeakers, speakerIdOf, MemoryRecall, ownerIds, recallScope, relatedDocumentsSlot, saidDays } from './recall/index.js';
 import { recoverContext, reindexArchive, type RecoveryResult, type ReindexProgress, type SessionSource } from './recovery/index.js';
-import { ControlDB, MemoryControl, knowledgeForgetParticipant, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
+import { ControlDB, MemoryChangeFeed, MemoryControl, knowledgeForgetParticipant, withChangeActor, type ControlSessions, type ControlTextLog } from './control/index.js';
 
 export interface MemorySystemOptions {
   /** The HomeAgent data folder. */
@@ -75,6 +75,12 @@ export class MemorySystem {
   readonly heartbeats: HeartbeatLoops;
   /** Exclusion, forget and history (M-9, K-2, K-3): `host.memory-control`. */
   readonly control: MemoryControl;
+  /**
+   * The feed of `memory_changed` (decision 0260): every change recorded in the history, and the
+   * writes that are not recorded (documents moved by the loops; graph and knowledge while the
+   * history is down), coalesced per kind. The daemon puts its events on the bus.
+   */
+  readonly changes: MemoryChangeFeed;
   private readonly controlDb: ControlDB;
   private readonly log: PluginLogger;
   private offKnowledgeForget: (() => void) | undefined;
@@ -89,6 +95,7 @@ export class MemorySystem {
     const log = (this.log = opts.log ?? silent);
     const config = opts.config;
     this.embedder = new EmbedderService({ config, log, dataDir: home, fetch: opts.fetch });
+    this.changes = new MemoryChangeFeed({ now: opts.now, log });
     this.controlDb = new ControlDB({ home, clock: opts.now, log });
     // Both turn tiers keep the days said inside each turn (decision 0160), read on the person's
     // calendar at the time the turn is stored (decision 0270).
@@ -114,6 +121,7 @@ export class MemorySystem {
       now: opts.now,
       onChange: (changes) => {
         if (this.up.control) this.control.onGraphChanges(changes);
+        else for (const c of changes) this.changes.notify({ kind: c.kind });
       },
       admit: (triples) => (this.up.control ? this.control.admitTriples(triples) : triples),
     });
@@ -174,7 +182,10 @@ export class MemorySystem {
     // Every change of a knowledge entry is in the memory history (K-3), undoable like the library's.
     this.knowledge.onChange((c) => {
       if (this.up.control) this.control.recordKnowledge(c);
+      else this.changes.notify({ kind: 'knowledge' });
     });
+    // What the history records is what changed: one place every recorded change passes.
+    this.control.onRecorded((changes) => this.changes.noteRecorded(changes));
     this.heartbeats = new HeartbeatLoops({
       config,
       scheduler: opts.scheduler,
@@ -200,6 +211,14 @@ export class MemorySystem {
    * and a warning is logged at most every `PRUNE_WARN_MS`. Nothing acknowledged is thrown away.
    */
   private takePruned(events: ContextEvent[]): unknown {
+    const taken = this.putPruned(events);
+    // The documents view lists what the window pruned (not recorded in the history: nothing was
+    // learned or lost, the events moved a tier down).
+    if (taken !== false && events.length) this.changes.notify({ kind: 'document' });
+    return taken;
+  }
+
+  private putPruned(events: ContextEvent[]): unknown {
     if (this.up.docs) return this.docs.archiveEvents(events);
     const now = this.now();
     const warn = now - this.prunedWarnAt >= PRUNE_WARN_MS;
@@ -229,7 +248,11 @@ export class MemorySystem {
     const docs = ids.map((id) => this.docs.get(id)).filter((d): d is MemoryDocument => d !== undefined);
     if (!docs.length) return 0;
     this.archive.putMany(docs, { vectors: docs.map((d) => this.docs.vectorOf(d.id)) });
-    return this.docs.removeMany(docs.map((d) => d.id));
+    const n = this.docs.removeMany(docs.map((d) => d.id));
+    // Not a change of what is remembered (the history does not record it), but of where: the
+    // documents view lists the warm tier.
+    this.changes.notify({ kind: 'document', ids: docs.map((d) => d.id) });
+    return n;
   }
 
   /**
@@ -337,6 +360,7 @@ export class MemorySystem {
     if (!this.opened) return;
     this.opened = false;
     this.stopHeartbeats();
+    this.changes.cancel();
     this.offKnowledgeForget?.();
     this.offKnowledgeForget = undefined;
     await this.closeTiers();

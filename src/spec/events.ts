@@ -1,6 +1,7 @@
 import type { ToolCall, Usage, FinishReason } from './provider.js';
 import type { TurnInput } from './stage.js';
 import type { InjectedSource } from './memory.js';
+import type { MemoryChangedEvent } from './memory-changes.js';
 
 /** Published after every LLM round (C-7). */
 export interface LlmChainEvent {
@@ -49,6 +50,8 @@ export interface AgentEvents {
   /** A `.hmap` package was uploaded and waits for the person's confirmation. */
   plugin_pending: { name: string; version: string; permissions: string[]; replaces?: string };
   session_event: { sessionId: string; seq: number; kind: string };
+  /** Memory changed outside or inside a turn (decision 0260): kind, who, opaque ids; coalesced, never content. */
+  memory_changed: MemoryChangedEvent;
   [custom: `custom:${string}`]: unknown;
 }
 

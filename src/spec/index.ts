@@ -20,5 +20,6 @@ export * from './speaker.js';
 export * from './people.js';
 export * from './media.js';
 export * from './memory-control.js';
+export * from './memory-changes.js';
 export * from './transfer.js';
 export * from './local-time.js';

@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { Lang } from './i18n';
+import type { MemoryChangedKind } from '../../src/spec/index.js';
 
 export type Route = { view: 'chat'; sessionId?: string } | { view: 'settings'; section: string } | { view: 'knows'; person?: string };
 
@@ -54,6 +55,12 @@ export interface AppApi {
    * keeping what they show until the answer is back.
    */
   memEpoch: number;
+  /**
+   * Per kind of memory, bumped when the daemon said that kind changed (`memory_changed`: a
+   * `waiter memory forget`, the MCP server, an import, the heartbeat …; decision 0260), through the
+   * same throttled re-read as `memEpoch`. Read it with {@link useMemoryEpoch}.
+   */
+  memKinds: Readonly<Partial<Record<MemoryChangedKind, number>>>;
 }
 
 export const AppContext = createContext<AppApi | null>(null);
@@ -62,6 +69,16 @@ export function useApp(): AppApi {
   const a = useContext(AppContext);
   if (!a) throw new Error('AppContext missing');
   return a;
+}
+
+/**
+ * A number that changes whenever a view showing these kinds of memory should read again: a
+ * `memory_changed` of one of them, and (unless `withTurns` is false) every `memEpoch` bump — a turn
+ * ended, the page came back into view. Use it as a dependency of the view's request.
+ */
+export function useMemoryEpoch(kinds: readonly MemoryChangedKind[], opts: { withTurns?: boolean } = {}): number {
+  const app = useApp();
+  return kinds.reduce((n, k) => n + (app.memKinds[k] ?? 0), opts.withTurns === false ? 0 : app.memEpoch);
 }
 
 /** Parses `#/chat/<id>`, `#/settings/<section>` and `#/knows/<person>`. */

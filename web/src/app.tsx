@@ -14,8 +14,12 @@ import { SettingsView } from './components/settings/settings-view';
 import { KnowsView } from './components/knows/knows-view';
 import { ConfirmDialog } from './components/confirm/confirm-dialog';
 import { SetAsideBanner } from './components/set-aside';
+import type { MemoryChangedEvent, MemoryChangedKind } from '../../src/spec/index.js';
 
 type Theme = 'light' | 'dark' | 'system';
+
+/** Kinds of memory change the memory-manager's state (counts of memories, plan, excluded turns) shows. */
+const MM_STATE_KINDS: ReadonlySet<MemoryChangedKind> = new Set(['memory', 'plan', 'exclusion', 'forget']);
 
 /** Below this viewport width the graph and the memory panel are not open together (the chat keeps ≥ 480 px). */
 const BOTH_PANELS_MIN_WIDTH = 1220;
@@ -39,6 +43,7 @@ export function App() {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const [epoch, setEpoch] = useState(0);
   const [memEpoch, setMemEpoch] = useState(0);
+  const [memKinds, setMemKinds] = useState<AppApi['memKinds']>({});
   const [drawer, setDrawer] = useState(false);
   const toastId = useRef(0);
 
@@ -85,18 +90,39 @@ export function App() {
   }, []);
 
   useEffect(refreshMm, [refreshMm, epoch]);
-  // Memory views read again after a turn — at most every 1.5 s (a burst of turns is one read), and
-  // not while the tab is hidden: coming back reads again anyway (below).
+  // Memory views read again after a turn (every view) and when the daemon says memory changed
+  // (`memory_changed`, the views of that kind; decision 0260) — at most every 1.5 s (a burst is one
+  // read), and not while the tab is hidden: coming back reads everything again anyway (below).
   const bumpTimer = useRef<number | undefined>(undefined);
   const lastBump = useRef(0);
-  const bumpMemory = useCallback(() => {
-    if (document.visibilityState !== 'visible' || bumpTimer.current !== undefined) return;
-    bumpTimer.current = window.setTimeout(() => {
-      bumpTimer.current = undefined;
-      lastBump.current = Date.now();
-      setMemEpoch((n) => n + 1);
-    }, Math.max(0, 1500 - (Date.now() - lastBump.current)));
-  }, []);
+  const pendingAll = useRef(false);
+  const pendingKinds = useRef(new Set<MemoryChangedKind>());
+  const bumpMemory = useCallback(
+    (kinds: 'all' | readonly MemoryChangedKind[]) => {
+      if (document.visibilityState !== 'visible') return;
+      if (kinds === 'all') pendingAll.current = true;
+      else for (const k of kinds) pendingKinds.current.add(k);
+      if (bumpTimer.current !== undefined) return;
+      bumpTimer.current = window.setTimeout(() => {
+        bumpTimer.current = undefined;
+        lastBump.current = Date.now();
+        const all = pendingAll.current;
+        const changed = [...pendingKinds.current];
+        pendingAll.current = false;
+        pendingKinds.current.clear();
+        if (all) setMemEpoch((n) => n + 1);
+        else {
+          setMemKinds((m) => {
+            const next = { ...m };
+            for (const k of changed) next[k] = (next[k] ?? 0) + 1;
+            return next;
+          });
+          if (changed.some((k) => MM_STATE_KINDS.has(k))) refreshMm();
+        }
+      }, Math.max(0, 1500 - (Date.now() - lastBump.current)));
+    },
+    [refreshMm],
+  );
   useEffect(() => () => window.clearTimeout(bumpTimer.current), []);
   useEffect(
     () =>
@@ -104,7 +130,11 @@ export function App() {
         if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
         if (event === 'turn_end') {
           refreshMm();
-          bumpMemory();
+          bumpMemory('all');
+        }
+        if (event === 'memory_changed') {
+          const kind = (payload as Partial<MemoryChangedEvent> | undefined)?.kind;
+          if (typeof kind === 'string') bumpMemory([kind]);
         }
         if (event === 'output') {
           const o = payload as { sessionId?: string; payload?: unknown; type?: string };
@@ -211,8 +241,9 @@ export function App() {
       toast,
       epoch,
       memEpoch,
+      memKinds,
     }),
-    [lang, theme, route, navigate, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch, memEpoch],
+    [lang, theme, route, navigate, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch, memEpoch, memKinds],
   );
 
   return (

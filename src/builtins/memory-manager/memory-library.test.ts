@@ -128,6 +128,20 @@ test('M-1: hand edits while running are picked up by the watcher (add, change, u
   assert.ok(existsSync(file));
 });
 
+test('decision 0260: a hand edit is reported (onFileChange) with its id; a write through the API is not reported as one', async (t) => {
+  const seen: string[] = [];
+  const { dir, lib } = tempLib(t, { debounceMs: 30, onFileChange: (id: string) => seen.push(id) });
+  await lib.save({ id: 'own-1', title: 'mine', snapshot: 'written through the API' });
+  await lib.watching();
+  await lib.updateNotes('own-1', 'more', 'replace');
+  writeFileSync(join(dir, 'memories', 'hand-3.md'), '---\ntitle: by hand\n---\n## 快照\nin Obsidian\n');
+  await until(() => seen.includes('hand-3'), 'the hand edit reported');
+  unlinkSync(join(dir, 'memories', 'hand-3.md'));
+  await until(() => seen.filter((x) => x === 'hand-3').length === 2, 'the hand delete reported');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(!seen.includes('own-1'), `own writes are not hand edits: ${seen.join()}`);
+});
+
 test('a watcher read in flight while a memory is deleted or edited does not bring it back or undo the edit', async (t) => {
   const { dir, lib } = tempLib(t, { watch: false });
   await lib.ready();

@@ -131,6 +131,11 @@ export interface MemoryLibraryOptions {
    * (undefined for a create / a delete). Not called for hand edits seen by the watcher. Must not throw.
    */
   onChange?: (op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined) => void;
+  /**
+   * A memory file changed on disk by something else than this API (a hand edit, a sync tool) and
+   * the index followed it: the memory's id. Must not throw.
+   */
+  onFileChange?: (id: string) => void;
 }
 
 /**
@@ -221,32 +226,38 @@ export class MemoryLibrary implements LinkIndex {
     return MEMORY_ID_RE.test(id) ? id : undefined;
   }
 
-  private async loadFile(path: string): Promise<void> {
+  /** Reads one memory file into the index; true when the index changed (not our own write). */
+  private async loadFile(path: string): Promise<boolean> {
     const id = this.idOf(path);
-    if (!id) return;
+    if (!id) return false;
     const generation = this.generations.get(id);
     const stale = () => this.generations.get(id) !== generation;
     let text: string;
     let mtime: Date;
     try {
       const inside = await this.staysInside(path);
-      if (stale()) return;
+      if (stale()) return false;
       if (!inside) {
         // A link to /etc/… (or anywhere outside) would serve that file as a memory (SPEC §9).
+        const had = this.records.has(id);
         this.forget(id);
         this.opts.log?.('memory file is a link that leaves the library; ignored', { id });
-        return;
+        return had;
       }
       [text, mtime] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtime)]);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !stale()) this.forget(id);
-      return;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || stale()) return false;
+      const had = this.records.has(id);
+      this.forget(id);
+      return had;
     }
-    if (stale() || (this.written.get(id) === text && this.records.has(id))) return;
+    if (stale() || (this.written.get(id) === text && this.records.has(id))) return false;
     try {
       this.index(parseMemoryFile(id, text, mtime.toISOString()));
+      return true;
     } catch (e) {
       this.opts.log?.('memory file unreadable', { id, error: String(e) });
+      return false;
     }
   }
 
@@ -272,7 +283,16 @@ export class MemoryLibrary implements LinkIndex {
         path,
         setTimeout(() => {
           this.timers.delete(path);
-          if (!this.closed) void this.loadFile(path);
+          if (this.closed) return;
+          const id = this.idOf(path)!;
+          void this.loadFile(path).then((changed) => {
+            if (!changed || this.closed) return;
+            try {
+              this.opts.onFileChange?.(id);
+            } catch (e) {
+              this.opts.log?.('reporting a hand edit failed', { error: (e as Error).message });
+            }
+          });
         }, this.opts.debounceMs ?? 120),
       );
     };

@@ -85,9 +85,23 @@ export class MemoryManager {
       memory = this.sdk.memory?.();
     } catch {}
     const embedder = memory && typeof memory.embed === 'function' && typeof memory.embeddingModel === 'function' ? { embed: (texts: string[]) => memory.embed(texts), model: () => memory.embeddingModel() } : undefined;
-    this.lib = new MemoryLibrary(root, { log, embedder, onChange: (op, before, after) => recordLibraryChange(this.sdk.use('host.memory-control'), op, before, after) });
+    // Every write is recorded in the history (K-3) and reported to the change feed (decision
+    // 0260), hand edits of memory files too (the history does not record those).
+    const changed = (kind: 'memory' | 'plan', id?: string) => this.sdk.use('host.memory-changes')?.notify({ kind, ...(id ? { ids: [id] } : {}) });
+    this.lib = new MemoryLibrary(root, {
+      log,
+      embedder,
+      onChange: (op, before, after) => {
+        recordLibraryChange(this.sdk.use('host.memory-control'), op, before, after);
+        changed('memory', (after ?? before)?.id);
+      },
+      onFileChange: (id) => changed('memory', id),
+    });
     this.planStore = new PlanStore(root, log);
-    this.planStore.onChange = (op, before, after) => recordPlanChange(this.sdk.use('host.memory-control'), op, before, after);
+    this.planStore.onChange = (op, before, after) => {
+      recordPlanChange(this.sdk.use('host.memory-control'), op, before, after);
+      changed('plan');
+    };
     this.turnBlocks.clear();
     if (old) {
       this.logBoot('info', 'library folder changed', { from: old.root, to: root });

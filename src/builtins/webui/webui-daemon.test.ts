@@ -237,6 +237,34 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}`, { method: 'DELETE' })).status, 404);
   });
 
+  it('memory_changed reaches the event stream from every surface — coalesced per kind, with who, never the text (decision 0260)', async () => {
+    const ac = new AbortController();
+    const sse = await authedFetch(`${d.url}/api/v1/events`, { signal: ac.signal }, d.authToken);
+    const changes = (evs: { event: string; payload: Record<string, unknown> }[]) => evs.filter((e) => e.event === 'memory_changed').map((e) => e.payload as { kind: string; actors: string[]; ids?: string[] });
+    // The library through the memory manager's API, a burst of 50 facts, a people link.
+    const saved = await api('/api/memory-manager', { method: 'POST', body: JSON.stringify({ op: 'memory.save', args: { title: 'Locker', snapshot: 'the locker code is 9137' } }) });
+    const id = ((await saved.json()) as { value: { id: string } }).value.id;
+    await Promise.all(Array.from({ length: 50 }, (_, i) => d.memory.memoryAPI().commit([{ subject: 'user', predicate: 'likes', object: `Zanzibarfruit ${i}` }])));
+    assert.equal((await api('/api/v1/people/link', { method: 'POST', body: JSON.stringify({ ids: ['telegram:9137'], name: 'Quentin' }) })).status, 200);
+    // A memory file edited by hand (Obsidian): the library's watcher sees it; the history does not record it.
+    const file = join(home, 'memory', 'memories', 'hand-edited.md');
+    // The watcher may start after a first write: write again every 400 ms until it is seen.
+    let tries = 0;
+    const write = () => writeFileSync(file, `---\ntitle: "Hand ${++tries}"\n---\n## 快照\n\nwritten by hand ${tries}: the shed key is under the 9137 stone\n\n<!-- notes -->\n`);
+    write();
+    const again = setInterval(() => tries < 25 && write(), 400);
+    const evs = await readSse(sse, (e) => {
+      const c = changes(e);
+      return c.some((x) => x.kind === 'memory' && x.ids?.includes('hand-edited')) && c.some((x) => x.kind === 'relation') && c.some((x) => x.kind === 'memory' && x.ids?.includes(id)) && c.some((x) => x.kind === 'people');
+    }).finally(() => clearInterval(again));
+    ac.abort();
+    const c = changes(evs);
+    assert.equal(c.filter((x) => x.kind === 'relation').length, 1, `50 facts are one relation event: ${JSON.stringify(c)}`);
+    assert.ok(c.every((x) => Array.isArray(x.actors) && x.actors.every((a) => ['user', 'agent', 'heartbeat', 'import', 'mcp', 'plugin'].includes(a))));
+    const wire = JSON.stringify(evs.filter((e) => e.event === 'memory_changed'));
+    for (const text of ['9137', 'locker', 'Locker', 'Zanzibarfruit', 'Quentin', 'shed key', 'Hand ']) assert.ok(!wire.includes(text), `${text} went over the event stream: ${wire}`);
+  });
+
   it('a resent message carries its files read back from media/ only (a path elsewhere in the log is ignored)', async () => {
     const sid = 'webui:files-resend';
     mkdirSync(join(home, 'media', '2026-01-01'), { recursive: true });

@@ -4,6 +4,7 @@
  */
 export { MemoryControl } from './memory-control.js';
 export { ControlDB } from './control-db.js';
+export { MemoryChangeFeed, type MemoryChangeFeedOptions } from './change-feed.js';
 export { withChangeActor, currentChangeActor } from './change-actor.js';
 export { queryWords, containsAll } from './text-match.js';
 export { knowledgeForgetParticipant, knowledgeForgetId, type ForgetKnowledgeBase } from './knowledge-participant.js';

@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
 import { SessionStore, TextLog } from '../../sessions/index.js';
-import type { ContextEvent, PluginLogger } from '../../spec/index.js';
+import type { ContextEvent, MemoryChangedEvent, PluginLogger } from '../../spec/index.js';
+import { CHANGE_FEED_WINDOW_MS } from './change-feed.js';
+import { withChangeActor } from './change-actor.js';
 import { MemorySystem } from '../memory-system.js';
 import { ManualScheduler } from '../heartbeat/index.js';
 import { eventDocument } from '../documents/index.js';
@@ -467,5 +469,37 @@ test('K-2: forget blanks the forgotten text in damaged copies set aside (a sessi
     assert.match(text, /the ferry leaves at nine/, 'the rest stays as it was');
   }
   assert.match(fs.readFileSync(logAside, 'utf8'), /\[not json$/);
+  await done(mem);
+});
+
+test('decision 0260: every change to memory reaches the change feed — one event per kind per burst, with who, without text', async () => {
+  const { mem, turn, done } = await setup();
+  const events: MemoryChangedEvent[] = [];
+  mem.changes.on((e) => events.push(e));
+  const settle = () => new Promise((r) => setTimeout(r, CHANGE_FEED_WINDOW_MS + 150));
+  // A distillation adding 200 facts, one commit each, as the heartbeat.
+  await withChangeActor({ actor: 'heartbeat', tool: 'distill' }, async () => {
+    for (let i = 0; i < 200; i++) mem.graph.commit([{ subject: 'user', predicate: 'likes', object: `Secretfruit ${i}` }]);
+  });
+  await settle();
+  assert.deepEqual(events.filter((e) => e.kind === 'relation').map((e) => e.actors), [['heartbeat']], 'one relation event for the burst');
+  events.length = 0;
+
+  // The person forgets a turn (as from `waiter memory forget`): one forget event; an exclusion, a knowledge entry.
+  const secret = await turn('The door code is 4711', 'Noted, 4711.');
+  const other = await turn('Remind me about the dentist', 'Sure.');
+  await mem.control.forget({ turnIds: [secret.turnId] });
+  await mem.control.exclude([other.turnId]);
+  await mem.knowledge.create('door codes', 'the shed: 4711');
+  await settle();
+  assert.deepEqual(events.map((e) => `${e.kind}:${e.actors.join()}`).sort(), ['exclusion:user', 'forget:user', 'knowledge:user']);
+  // Pruning moves events into the documents (not in the history, but the documents view lists them).
+  events.length = 0;
+  await mem.control.restore([other.turnId]);
+  for (let i = 0; i < 45; i++) await turn(`small talk ${i}`, `reply ${i}`);
+  await mem.context.prune('weather');
+  await settle();
+  assert.ok(events.some((e) => e.kind === 'document'), JSON.stringify(events));
+  assert.doesNotMatch(JSON.stringify(events), /4711|Secretfruit|door|dentist|small talk/, 'no text in any event');
   await done(mem);
 });

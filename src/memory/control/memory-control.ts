@@ -37,6 +37,7 @@ export class MemoryControl implements MemoryControlService {
   private readonly undoers = new Map<string, UndoHandler>();
   private readonly participants = new Map<string, ForgetParticipant>();
   private readonly exclusionListeners = new Set<(e: { turnIds: string[]; excluded: boolean }) => void>();
+  private readonly recordedListeners = new Set<(changes: readonly MemoryChange[]) => void>();
   /** Serializes exclusion, restore, forget and undo: each reads and rewrites several tiers. */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -329,10 +330,32 @@ export class MemoryControl implements MemoryControlService {
     return withChangeActor(meta, fn);
   }
 
+  /**
+   * Listens to every change recorded in the history (K-3), as recorded: the feed of
+   * `memory_changed` (decision 0260) hears them here — the one place every memory change passes.
+   */
+  onRecorded(fn: (changes: readonly MemoryChange[]) => void): Disposer {
+    this.recordedListeners.add(fn);
+    return () => void this.recordedListeners.delete(fn);
+  }
+
+  private recorded(changes: MemoryChange[]): MemoryChange[] {
+    if (changes.length) {
+      for (const fn of this.recordedListeners) {
+        try {
+          fn(changes);
+        } catch (e) {
+          this.t.log.warn('memory control: a change listener failed', { error: (e as Error).message });
+        }
+      }
+    }
+    return changes;
+  }
+
   private recordMany(changes: NewMemoryChange[]): MemoryChange[] {
     if (!changes.length) return [];
     const who = currentChangeActor();
-    return this.db.insertChanges(
+    return this.recorded(this.db.insertChanges(
       changes.map((c) => ({
         at: this.t.now(),
         actor: c.actor ?? who.actor,
@@ -346,14 +369,16 @@ export class MemoryControl implements MemoryControlService {
         before: c.before,
         after: c.after,
       })),
-    );
+    ));
   }
 
   /** GraphDB's change listener: every committed graph write, with who made it. */
   onGraphChanges(changes: readonly GraphChange[]): void {
     const who = currentChangeActor();
-    this.db.insertChanges(
-      changes.map((c) => ({ at: this.t.now(), actor: who.actor, tool: who.tool, turnId: turnOf(c.refs, who.turnId), kind: c.kind, target: c.target, subjects: c.subjects, op: c.op, summary: c.summary, before: c.before, after: c.after })),
+    this.recorded(
+      this.db.insertChanges(
+        changes.map((c) => ({ at: this.t.now(), actor: who.actor, tool: who.tool, turnId: turnOf(c.refs, who.turnId), kind: c.kind, target: c.target, subjects: c.subjects, op: c.op, summary: c.summary, before: c.before, after: c.after })),
+      ),
     );
   }
 

@@ -2,7 +2,8 @@ import { useEffect, useMemo, useState } from 'react';
 import { ForgetDialog } from '../memory/forget-dialog';
 import { HistoryList } from '../memory/history-list';
 import { api, mm } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { radialLayout, tagColor, type Positions } from '../../lib/graph-layout';
@@ -55,7 +56,8 @@ function MemoryGraph() {
   const [layout, setLayout] = useState<{ data: MemGraph; pos: Positions; n: number } | undefined>();
   const [progress, setProgress] = useState(0);
   useEffect(() => setFocus(app.graphFocus), [app.graphFocus]);
-  const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch, app.memEpoch]);
+  const changed = useMemoryEpoch(VIEW_KINDS.library);
+  const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch, changed]);
   useEffect(() => {
     const d = g.data;
     if (!d) return;
@@ -151,6 +153,7 @@ function KnowledgeGraph() {
   const [history, setHistory] = useState(false);
   const [forget, setForget] = useState(false);
   const [kl, setKl] = useState<{ data: unknown; pos: Positions; n: number } | undefined>();
+  const changed = useMemoryEpoch(VIEW_KINDS.graph);
   const g = useRequest(() => {
     const p = new URLSearchParams({ limit: '400' });
     if (entity) {
@@ -158,7 +161,7 @@ function KnowledgeGraph() {
       p.set('depth', String(depth));
     } else if (query) p.set('q', query);
     return api<KGraph & { ok: boolean }>(`/api/v1/memory/graph?${p}`);
-  }, [query, entity, depth, app.epoch, app.memEpoch]);
+  }, [query, entity, depth, app.epoch, changed]);
   const data = useMemo(() => {
     const d = g.data;
     if (!d) return undefined;

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import { relTime } from '../../lib/format';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
@@ -43,8 +44,10 @@ export function KnowsView({ person }: { person?: string }) {
   const t = useT();
   const lang = useLang();
   const [other, setOther] = useState('');
-  const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people).catch(() => [] as PersonView[]), [app.epoch, app.memEpoch]);
-  const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch, app.memEpoch]);
+  const peopleChanged = useMemoryEpoch(VIEW_KINDS.people);
+  const aboutChanged = useMemoryEpoch(VIEW_KINDS.about);
+  const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people).catch(() => [] as PersonView[]), [app.epoch, peopleChanged]);
+  const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch, aboutChanged]);
   const a = about.data;
   const [forgetting, setForgetting] = useState<ForgetRequest | undefined>();
   const forget = async (target: ForgetTarget) => {

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
@@ -18,7 +19,8 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
   const lang = useLang();
   const [busy, setBusy] = useState<string | undefined>();
   const qs = new URLSearchParams({ limit: String(limit), ...(subject ? { subject } : {}), ...(target ? { target } : {}) });
-  const req = useRequest(() => api<{ history: MemoryChange[] }>(`/api/v1/memory/history?${qs}`).then((j) => j.history), [qs.toString(), app.epoch, app.memEpoch]);
+  const changed = useMemoryEpoch(VIEW_KINDS.history);
+  const req = useRequest(() => api<{ history: MemoryChange[] }>(`/api/v1/memory/history?${qs}`).then((j) => j.history), [qs.toString(), app.epoch, changed]);
   const undo = async (c: MemoryChange) => {
     if (!window.confirm(t('history.undoConfirm', { summary: c.summary }))) return;
     setBusy(c.id);

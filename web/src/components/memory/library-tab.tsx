@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { useVisibleRows } from '../../lib/virtual-rows';
 import { createSequencer } from '../../lib/sequencer';
+import { rowAt, withPage, type PageState } from '../../lib/paged-rows';
 import { relTime } from '../../lib/format';
 import { tagColor } from '../../lib/graph-layout';
 import { Icon } from '../icon';
@@ -18,6 +19,8 @@ const TAGS = ['', 'convention', '会话总结', '复盘'];
 const ROW = 104;
 /** Memories read per `memory.list` page. */
 const PAGE_SIZE = 200;
+/** What the list shows changes with these (`memory_changed`, decision 0260). */
+const LIBRARY_KINDS = ['memory', 'forget'] as const;
 
 /** The library as the list shows it: `total` rows, read page by page as they come into view. */
 interface LibraryRows {
@@ -33,11 +36,12 @@ interface LibraryRows {
  * The rows of the library: a search answers all its hits at once; the whole library (or one tag)
  * is read in pages of PAGE_SIZE as they scroll into view, so opening a big library reads one page.
  * `reloadKey` starts over (an empty list until the first page is back); `refreshKey` re-reads the
- * pages in view and keeps showing the old rows until they are back (a turn may have saved a memory).
+ * pages in view and keeps showing the old rows until each one's new page is back (a turn may have
+ * saved a memory; `memory_changed` said the library changed elsewhere).
  */
 function useLibraryRows(query: string, tag: string, range: { start: number; end: number }, reloadKey: unknown, refreshKey: unknown): LibraryRows {
   // `gen` is the generation the pages were read in: a page of a newer one replaces the older pages.
-  const [state, setState] = useState<{ total?: number; pages: Map<number, MemorySummary[]>; gen: number; error?: Error }>({ pages: new Map(), gen: 0 });
+  const [state, setState] = useState<PageState<MemorySummary>>({ pages: new Map(), stale: new Map(), gen: 0 });
   const asked = useRef(new Set<number>());
   const seq = useRef(createSequencer());
   const gen = useRef(0);
@@ -50,11 +54,7 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
       req.then(
         (r) => {
           if (g !== gen.current) return;
-          setState((s) => {
-            const pages = s.gen === g ? new Map(s.pages) : new Map<number, MemorySummary[]>();
-            pages.set(page, r.items);
-            return { total: r.total, pages, gen: g };
-          });
+          setState((s) => withPage(s, g, page, r.items, r.total));
         },
         (e: Error) => {
           asked.current.delete(page);
@@ -68,7 +68,7 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
   useEffect(() => {
     gen.current++;
     asked.current = new Set();
-    setState({ pages: new Map(), gen: gen.current });
+    setState({ pages: new Map(), stale: new Map(), gen: gen.current });
     fetchPage(0, gen.current);
   }, [fetchPage, reloadKey]);
   // The library may have changed (a turn ended): read the pages in view again, keeping the old rows
@@ -97,12 +97,15 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
   return {
     total: state.total,
     error: state.error,
-    at: (i) => (query ? state.pages.get(0)?.[i] : state.pages.get(Math.floor(i / PAGE_SIZE))?.[i % PAGE_SIZE]),
+    at: (i) => (query ? state.pages.get(0)?.[i] : rowAt(state, i, PAGE_SIZE)),
     patch: (id, fn) =>
       setState((s) => {
-        const pages = new Map(s.pages);
-        for (const [k, items] of pages) if (items.some((m) => m.id === id)) pages.set(k, items.map((m) => (m.id === id ? fn(m) : m)));
-        return { ...s, pages };
+        const change = (m: Map<number, MemorySummary[]>) => {
+          const out = new Map(m);
+          for (const [k, items] of out) if (items.some((x) => x.id === id)) out.set(k, items.map((x) => (x.id === id ? fn(x) : x)));
+          return out;
+        };
+        return { ...s, pages: change(s.pages), stale: change(s.stale) };
       }),
   };
 }
@@ -127,7 +130,7 @@ export function LibraryTab() {
   const listEl = useRef<HTMLDivElement>(null);
   const [count, setCount] = useState(0);
   const range = useVisibleRows(listEl, count, ROW);
-  const rows = useLibraryRows(debounced, tag, range, `${app.epoch}|${app.memoryPanel.memoryId ?? ''}`, app.memEpoch);
+  const rows = useLibraryRows(debounced, tag, range, `${app.epoch}|${app.memoryPanel.memoryId ?? ''}`, useMemoryEpoch(LIBRARY_KINDS));
   useEffect(() => setCount(rows.total ?? 0), [rows.total]);
 
   if (app.memoryPanel.memoryId) return <MemoryDetail id={app.memoryPanel.memoryId} onBack={() => app.setMemoryPanel({ memoryId: undefined })} />;

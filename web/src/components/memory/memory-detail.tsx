@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
@@ -19,9 +20,11 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
   const app = useApp();
   const t = useT();
   const lang = useLang();
-  const rec = useRequest(() => mm<MemoryRecord>('memory.get', { id }), [id, app.epoch]);
-  const related = useRequest(() => mm<MemorySummary[]>('memory.related', { id, depth: 2, limit: 20 }).catch(() => []), [id, app.epoch]);
-  const plan = useRequest(() => mm<Plan>('plan.get'), [id, app.epoch]);
+  // Changed elsewhere (the agent, `waiter`, a hand edit): read again; an unsaved edit here is kept.
+  const changed = useMemoryEpoch(VIEW_KINDS.memory, { withTurns: false });
+  const rec = useRequest(() => mm<MemoryRecord>('memory.get', { id }), [id, app.epoch, changed]);
+  const related = useRequest(() => mm<MemorySummary[]>('memory.related', { id, depth: 2, limit: 20 }).catch(() => []), [id, app.epoch, changed]);
+  const plan = useRequest(() => mm<Plan>('plan.get'), [id, app.epoch, changed]);
   const [notes, setNotes] = useState('');
   const [editMeta, setEditMeta] = useState(false);
   const [meta, setMeta] = useState({ title: '', impressions: '', tags: '', links: '' });
@@ -29,11 +32,16 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
   const [forgetting, setForgetting] = useState(false);
   const [showHistory, setShowHistory] = useState(false);
   const r = rec.data;
+  const shown = useRef<MemoryRecord | undefined>(undefined);
   useEffect(() => {
-    if (r) {
-      setNotes(r.notes);
-      setMeta({ title: r.title, impressions: r.impressions.join(', '), tags: r.tags.join(', '), links: r.links.join(', ') });
-    }
+    if (!r) return;
+    const was = shown.current;
+    shown.current = r;
+    // A newer record (read again after a change elsewhere) does not overwrite what the person is
+    // typing: notes they changed, a meta form they opened.
+    setNotes((n) => (was === undefined || was.id !== r.id || n === was.notes ? r.notes : n));
+    if (!editMeta || was?.id !== r.id) setMeta({ title: r.title, impressions: r.impressions.join(', '), tags: r.tags.join(', '), links: r.links.join(', ') });
+    // Only a new record syncs (editMeta is read, not watched: closing the form must not reset it).
   }, [r]);
 
   if (rec.error) {

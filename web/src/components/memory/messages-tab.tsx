@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { mm } from '../../api/client';
 import { bus } from '../../api/event-stream';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
@@ -33,7 +34,9 @@ export function MessagesTab() {
     if (current) setSid(current);
   }, [current]);
   const sessions = useRequest(() => mm<{ id: string; title: string; updatedAt: number; turns: number }[]>('session.list'), [app.epoch]);
-  const turns = useRequest(() => (sid ? mm<Turn[]>('session.turns', {}, sid) : Promise.resolve([] as Turn[])), [sid, app.epoch]);
+  // A turn excluded or forgotten elsewhere (`waiter memory exclude`); its own turns end below.
+  const turnsChanged = useMemoryEpoch(VIEW_KINDS.turns, { withTurns: false });
+  const turns = useRequest(() => (sid ? mm<Turn[]>('session.turns', {}, sid) : Promise.resolve([] as Turn[])), [sid, app.epoch, turnsChanged]);
   const [picked, setPicked] = useState<Pick[]>([]);
   const [saving, setSaving] = useState(false);
   const [summarizing, setSummarizing] = useState(false);

@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { mm } from '../../api/client';
-import { bus } from '../../api/event-stream';
-import { useApp, type MmState } from '../../app-context';
+import { useApp, useMemoryEpoch, type MmState } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
@@ -12,16 +12,11 @@ import type { Plan, PlanPreview } from './types';
 export function PlanTab() {
   const app = useApp();
   const t = useT();
-  const plan = useRequest(() => mm<Plan>('plan.get'), [app.epoch]);
+  // After a turn (the agent may have planned a memory) and when the plan changed elsewhere.
+  const changed = useMemoryEpoch(VIEW_KINDS.plan);
+  const plan = useRequest(() => mm<Plan>('plan.get'), [app.epoch, changed]);
   const preview = useRequest(() => mm<PlanPreview>('plan.preview', {}, app.route.view === 'chat' ? app.route.sessionId : undefined), [app.epoch, plan.data]);
   const [showBlock, setShowBlock] = useState(false);
-  useEffect(
-    () =>
-      bus.subscribe((event) => {
-        if (event === 'turn_end') plan.reload();
-      }),
-    [plan.reload],
-  );
   const s = app.mm;
 
   /** Optimistic update of the state with rollback when the write fails (M-10). */

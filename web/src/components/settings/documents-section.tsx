@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import type { DictKey } from '../../i18n-dict';
 import { useRequest } from '../../lib/use-request';
@@ -71,7 +72,9 @@ export function DocumentsSection() {
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(0);
   const [forget, setForget] = useState<ForgetRequest | undefined>();
-  const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch, app.memEpoch]);
+  const statsChanged = useMemoryEpoch(VIEW_KINDS.stats);
+  const docsChanged = useMemoryEpoch(VIEW_KINDS.documents);
+  const stats = useRequest(() => api<{ stats: Record<string, unknown> }>('/api/v1/memory/stats').then((j) => j.stats), [app.epoch, statsChanged]);
   const download = stats.data?.embedderDownload as EmbedderDownload | undefined;
   // While a vector file downloads, follow it (long work shows progress).
   useEffect(() => {
@@ -79,7 +82,7 @@ export function DocumentsSection() {
     const timer = setTimeout(stats.reload, 1500);
     return () => clearTimeout(timer);
   }, [download, stats.reload]);
-  const docs = useRequest(() => api<{ documents: Doc[] }>(`/api/v1/memory/documents?limit=30&offset=${page * 30}${query ? `&q=${encodeURIComponent(query)}` : ''}`).then((j) => j.documents), [query, page, app.epoch, app.memEpoch]);
+  const docs = useRequest(() => api<{ documents: Doc[] }>(`/api/v1/memory/documents?limit=30&offset=${page * 30}${query ? `&q=${encodeURIComponent(query)}` : ''}`).then((j) => j.documents), [query, page, app.epoch, docsChanged]);
   if (docs.error) return <ServiceError error={docs.error} />;
   return (
     <div className="documents">

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { bytes, relTime } from '../../lib/format';
@@ -17,8 +18,9 @@ export function KnowledgeSection() {
   const [query, setQuery] = useState('');
   const [open, setOpen] = useState<string | undefined>();
   const [editing, setEditing] = useState<{ name: string; content: string; isNew?: boolean } | undefined>();
-  const list = useRequest(() => api<{ items?: { name: string; updatedAt: number; size: number }[]; hits?: { name: string; score: number; snippet: string }[] }>(`/api/v1/memory/knowledge${query ? `?q=${encodeURIComponent(query)}` : ''}`), [query, app.epoch, app.memEpoch]);
-  const item = useRequest(() => (open ? api<{ item: { name: string; content: string; updatedAt: number } }>(`/api/v1/memory/knowledge/${encodeURIComponent(open)}`).then((j) => j.item) : Promise.resolve(undefined)), [open]);
+  const changed = useMemoryEpoch(VIEW_KINDS.knowledge);
+  const list = useRequest(() => api<{ items?: { name: string; updatedAt: number; size: number }[]; hits?: { name: string; score: number; snippet: string }[] }>(`/api/v1/memory/knowledge${query ? `?q=${encodeURIComponent(query)}` : ''}`), [query, app.epoch, changed]);
+  const item = useRequest(() => (open ? api<{ item: { name: string; content: string; updatedAt: number } }>(`/api/v1/memory/knowledge/${encodeURIComponent(open)}`).then((j) => j.item) : Promise.resolve(undefined)), [open, changed]);
   if (list.error) return <ServiceError error={list.error} />;
   const save = async () => {
     if (!editing) return;

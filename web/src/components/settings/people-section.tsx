@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { useApp } from '../../app-context';
+import { useApp, useMemoryEpoch } from '../../app-context';
+import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { ServiceError } from './knowledge-section';
@@ -22,7 +23,8 @@ export interface PersonView {
 export function PeopleSection() {
   const app = useApp();
   const t = useT();
-  const list = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people), [app.epoch, app.memEpoch]);
+  const changed = useMemoryEpoch(VIEW_KINDS.people);
+  const list = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people), [app.epoch, changed]);
   const [adding, setAdding] = useState<Record<string, string>>({});
   const [renaming, setRenaming] = useState<{ id: string; name: string } | undefined>();
   const [fresh, setFresh] = useState({ name: '', ids: '' });

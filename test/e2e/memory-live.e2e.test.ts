@@ -1,0 +1,162 @@
+/**
+ * Memory changed elsewhere shows live in the WebUI (decision 0260), in a real browser against the
+ * real daemon: with the Library or About me open, a memory saved or forgotten with the `waiter` CLI
+ * (a separate process, over the daemon's socket) or through the HTTP API with the token (from this
+ * test, not the page) appears or goes without a reload, a focus change or a turn — the daemon's
+ * `memory_changed` event makes the view read again. A library scrolled across two pages keeps both
+ * pages' rows on screen while it reads them again.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page, Route } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, ROOT, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { writeLibrary } from './support/long-data.js';
+
+/** Long enough for the event (≈ 0.3 s) and the throttled re-read (≤ 1.5 s); short enough to fail fast. */
+const LIVE = 8_000;
+const T = 20_000;
+const LIBRARY = 250;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+const WAITER_DIST = join(ROOT, 'dist', 'src', 'waiter', 'main.js');
+
+describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 120_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  /** `waiter --home <data> …` as a person types it in a terminal: another process, the daemon's socket. */
+  const waiter = (...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const argv = existsSync(WAITER_DIST) ? [WAITER_DIST] : ['--import', 'tsx', join(ROOT, 'src', 'waiter', 'main.ts')];
+      execFile(process.execPath, [...argv, '--home', h.home, ...args], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  const mmApi = async (op: string, args: Record<string, unknown>) => {
+    const r = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op, args }) });
+    const j = (await r.json()) as { ok: boolean; value: unknown };
+    assert.ok(j.ok, JSON.stringify(j));
+    return j.value as Record<string, unknown>;
+  };
+  /** The page was not reloaded, did not regain focus and ran no turn since `mark()`. */
+  // (A string: tsx would wrap a named function inside the page's code in a helper the page lacks.)
+  const mark = () =>
+    page.evaluate(`{
+      window.__live = { focus: 0 };
+      window.addEventListener('focus', () => (window.__live.focus += 1));
+      document.addEventListener('visibilitychange', () => (window.__live.focus += 1));
+    }`);
+  const stillSamePage = async () => {
+    const live = await page.evaluate(() => (window as unknown as { __live?: { focus: number } }).__live);
+    assert.ok(live, 'the page was not reloaded');
+    assert.equal(live.focus, 0, 'no focus or visibility change');
+    const sessions = (await (await h.api('/api/v1/sessions')).json()) as { sessions: unknown[] };
+    assert.equal(sessions.sessions.length, 0, 'no turn ran');
+  };
+  const count = async () => (await page.locator('[data-testid=library-count]').innerText()).match(/\d+/)?.[0];
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness({ beforeStart: (home) => writeLibrary(home, LIBRARY) });
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, `${h.url}/#/chat`, { lang: 'en', theme: 'light', token: h.token }));
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('the Library shows a memory saved with `waiter library save` and loses one forgotten with `waiter memory forget`', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    if (!(await page.locator('[data-testid=tab-library]').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    await page.waitForFunction((n) => document.querySelector('[data-testid=library-count]')?.textContent?.includes(String(n)), LIBRARY, { timeout: T });
+    await mark();
+
+    const saved = await waiter('--json', 'library', 'save', 'Saved from the terminal', 'the bike is in the blue shed');
+    assert.equal(saved.code, 0, saved.stderr);
+    const id = (JSON.parse(saved.stdout) as { id: string }).id;
+    await page.waitForSelector(`[data-memory-id="${id}"]`, { timeout: LIVE });
+    assert.match(await page.locator(`[data-memory-id="${id}"]`).innerText(), /Saved from the terminal/);
+    assert.equal(await count(), String(LIBRARY + 1));
+    await shot(page, 'memory-live-library-saved');
+
+    const forgot = await waiter('memory', 'forget', '--memory', id, '--yes');
+    assert.equal(forgot.code, 0, forgot.stderr);
+    await page.waitForSelector(`[data-memory-id="${id}"]`, { state: 'detached', timeout: LIVE });
+    await page.waitForFunction((n) => document.querySelector('[data-testid=library-count]')?.textContent?.includes(String(n)), LIBRARY, { timeout: LIVE });
+    await stillSamePage();
+  });
+
+  it('a library scrolled across two pages keeps both pages shown while it reads them again', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    await page.click('[data-testid=tab-library]');
+    // Rows 195–205 in view: pages 0 and 1 (200 rows a page).
+    await page.evaluate(() => {
+      const el = document.querySelector('.memory-panel .panel-body')!;
+      const list = document.querySelector<HTMLElement>('[data-testid=memory-list]')!;
+      el.scrollTop = list.offsetTop + 195 * 104;
+    });
+    await page.waitForSelector('[data-row="201"]:not(.placeholder)', { timeout: T });
+    const secondPage = await page.locator('[data-row="201"]').getAttribute('data-memory-id');
+    // Hold the re-read of the second page until the first page's answer is on screen.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let held = false;
+    const hold = async (route: Route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}') as { op?: string; args?: { offset?: number } };
+      if (body.op === 'memory.list' && body.args?.offset === 200 && !held) {
+        held = true;
+        await released;
+      }
+      // (After a failed assertion the route may be gone already: nothing to continue then.)
+      await route.continue().catch(() => undefined);
+    };
+    await page.route('**/api/memory-manager', hold);
+    try {
+      const firstListAnswer = page.waitForResponse((r) => r.url().endsWith('/api/memory-manager') && /"offset":0\b/.test(r.request().postData() ?? ''), { timeout: LIVE });
+      // Changed through the HTTP API with the token, from here — not through the page.
+      const made = await mmApi('memory.save', { title: 'Saved over the API', snapshot: 'a memory saved by another client' });
+      await firstListAnswer;
+      assert.ok(held, 'the second page is being read again');
+      await page.waitForTimeout(200); // the first page's answer is rendered
+      const placeholders = await page.locator('[data-testid=memory-list] .memory-item.placeholder').count();
+      assert.equal(placeholders, 0, 'no row of the second page blanked while it is read again');
+      assert.equal(await page.locator('[data-row="201"]').getAttribute('data-memory-id'), secondPage, 'the old row stays until its page is back');
+      release();
+      // One memory more at the top: every row moves down by one once the second page is back.
+      await page.waitForFunction((prev) => document.querySelector('[data-row="202"]')?.getAttribute('data-memory-id') === prev, secondPage, { timeout: LIVE });
+      await mmApi('memory.delete', { id: made.id });
+    } finally {
+      release();
+      await page.unroute('**/api/memory-manager', hold);
+    }
+  });
+
+  it('About me shows a fact added with `waiter memory commit` and drops it when forgotten over the HTTP API', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    await page.evaluate(() => (window.location.hash = '#/knows'));
+    await page.waitForSelector('[data-testid=knows]', { timeout: T });
+    await mark();
+    const fact = page.locator('[data-testid=knows-fact]', { hasText: 'Kitesurfing' });
+    assert.equal(await fact.count(), 0);
+
+    const added = await waiter('memory', 'commit', 'user', 'likes', 'Kitesurfing');
+    assert.equal(added.code, 0, added.stderr);
+    await fact.waitFor({ timeout: LIVE });
+    await shot(page, 'memory-live-about-me');
+
+    const about = (await (await h.api('/api/v1/memory/about')).json()) as { about: { facts: { id: number; object: string }[] } };
+    const id = about.about.facts.find((f) => f.object === 'Kitesurfing')!.id;
+    const r = await h.api('/api/v1/memory/forget', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ relationIds: [id] }) });
+    assert.equal(r.status, 200, await r.text());
+    await fact.waitFor({ state: 'detached', timeout: LIVE });
+    await stillSamePage();
+    assert.deepEqual(errors, []);
+  });
+});
