@@ -143,13 +143,14 @@ async function vectorServer(t: { after: (fn: () => unknown) => void }, o: { part
 }
 
 test('download by name from a mirror: a slow transfer is not cut off while bytes flow, progress is logged and visible', async (t) => {
-  // 8 pieces 150 ms apart: 1.2 s in all, far past the 400 ms stall limit, which never trips.
-  const url = await vectorServer(t, { parts: 8, gapMs: 150 });
+  // 8 pieces 200 ms apart: 1.6 s in all, past the 1.2 s stall limit, which never trips (each gap is
+  // a sixth of it: a loaded machine that delays a piece by a second must not fail the test).
+  const url = await vectorServer(t, { parts: 8, gapMs: 200 });
   const log = testLog();
   const target = path.join(root, 'dl-ok', 'cc.en.300.vec');
   // A mirror folder (ending in "/"): the usual file name is appended.
   const folder = url.slice(0, url.lastIndexOf('/') + 1);
-  const e = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': target, 'core.memory.embedding_download_url': folder }), log, downloadStallMs: 400 });
+  const e = new EmbedderService({ config: testConfig({ 'core.memory.embedding_model_path': target, 'core.memory.embedding_download_url': folder }), log, downloadStallMs: 1200 });
   const seen: number[] = [];
   const poll = setInterval(() => {
     const p = e.downloadProgress();
