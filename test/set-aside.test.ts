@@ -5,13 +5,16 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../src/daemon/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { authedFetch } from '../src/builtins/webui/__fixtures__/mini-host.js';
 import type { SetAsideStore } from '../src/spec/index.js';
+import Database from 'better-sqlite3';
+import { startFakeLlm } from './fixtures/fake-llm/index.js';
 
 const homes: string[] = [];
 after(() => {
@@ -66,5 +69,72 @@ test('D6: corrupt stores are listed in the daemon status; an import is refused w
     c.close();
   } finally {
     await d.stop();
+  }
+});
+
+test('0280: memory-control.db damaged (a page overwritten): what was forgotten is read back — the daemon says so, an old export imports and the forgotten turn stays out', async () => {
+  const h = mkdtempSync(join(tmpdir(), 'ha-salvage-'));
+  homes.push(h);
+  const llm = await startFakeLlm();
+  const withLlm = { ...env(h), OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1` };
+  try {
+    let d = await startDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
+    const exported = join(h, 'before-the-forget.zip');
+    let secret = '';
+    try {
+      // Replies differ: a forget tombstones the reply's text too, and an import forgets every turn that says it.
+      const say = async (text: string, reply: string) => {
+        llm.enqueue({ text: reply });
+        const o = await d.agent.injectInput({ sessionId: 'webui:s', source: 'webui', text }).done;
+        assert.equal(o.status, 'ok');
+        return o.turnId;
+      };
+      secret = await say('The safe code is 8086, keep it between us', 'Noted, the safe code.');
+      await say('I like green tea', 'Green tea it is.');
+      // An export made before the forget: it holds the turn.
+      const c = new DaemonClient(d.socketPath);
+      await c.connect();
+      await c.request('transfer.export', { file: exported });
+      c.close();
+      const res = await authedFetch(`${d.url}/api/v1/memory/forget`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: [secret] }) }, d.authToken);
+      assert.equal(res.status, 200);
+      // Enough history that it has pages of its own in the middle of the file.
+      for (let i = 0; i < 40; i++) d.memory.control.record({ kind: 'knowledge', target: `knowledge:k${i}`, op: 'create', summary: `created ${i}`, after: { content: 'note '.repeat(300) } });
+    } finally {
+      await d.stop();
+    }
+    const file = join(h, 'memory-control.db');
+    const db = new Database(file, { readonly: true });
+    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'history' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
+    db.close();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, randomBytes(4096), 0, 4096, (pages[Math.floor(pages.length / 2)] - 1) * 4096);
+    closeSync(fd);
+
+    d = await startDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
+    try {
+      const c = new DaemonClient(d.socketPath);
+      await c.connect();
+      const st = await c.request<{ setAside: SetAsideStore[] }>('status');
+      const mc = st.setAside.find((s) => s.store === 'memory-control');
+      assert.ok(mc?.salvaged, JSON.stringify(st.setAside));
+      assert.ok(mc.salvaged.tombstones >= 2 && mc.salvaged.changes > 0 && mc.salvaged.unreadablePages === 1, JSON.stringify(mc.salvaged));
+      assert.equal(mc.salvaged.tombstonesLostAtMost, 0);
+      const web = (await (await authedFetch(`${d.url}/api/v1/status`, {}, d.authToken)).json()) as { agent: { setAside: SetAsideStore[] } };
+      assert.deepEqual(web.agent.setAside, st.setAside, 'the WebUI reads the same counts');
+      // Every tombstone came back: the old export is not refused, and its copy of the turn stays out.
+      const done = await c.request<{ state: string }>('transfer.import', { file: exported, mode: 'skip' });
+      assert.equal(done.state, 'done');
+      const hits = (await (await authedFetch(`${d.url}/api/v1/memory/documents?q=${encodeURIComponent('safe code 8086')}&limit=50`, {}, d.authToken)).json()) as { documents: { text: string }[] };
+      assert.doesNotMatch(JSON.stringify(hits.documents), /8086/, 'no tier has it');
+      const log = (await (await authedFetch(`${d.url}/api/v1/sessions/${encodeURIComponent('webui:s')}/events`, {}, d.authToken)).json()) as unknown;
+      assert.doesNotMatch(JSON.stringify(log), /8086/, 'nor the conversation log');
+      assert.match(JSON.stringify(log), /green tea/);
+      c.close();
+    } finally {
+      await d.stop();
+    }
+  } finally {
+    await llm.close();
   }
 });

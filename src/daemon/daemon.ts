@@ -252,12 +252,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: log.child('transfer'),
   }, opts.transfer);
   transfer.start();
-  // While forget's tombstones are not in effect (memory-control.db set aside at this start, or not
-  // open), an import is refused unless the person says so: it could bring the forgotten back.
+  // While forget's tombstones are not (all) in effect — memory-control.db set aside at this start
+  // and not every tombstone read back from it (decision 0280), or not open — an import is refused
+  // unless the person says so: it could bring the forgotten back.
   const controlAside = () => memory.setAside().find((s) => s.store === 'memory-control');
   host.services.provide('host', 'host.transfer', guardImports(transfer, () => {
     const a = controlAside();
-    if (a) return { setAside: a };
+    if (a && a.salvaged?.tombstonesLostAtMost !== 0) return { setAside: a };
     return memory.status().control ? undefined : {};
   }));
   const registry: PluginRegistry = new PluginRegistry({ host, pluginsDir: paths.plugins, skillsDir: join(paths.home, 'skills'), external: { startTimeoutMs: pluginStartMs } });

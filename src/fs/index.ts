@@ -9,3 +9,5 @@ export { reserveUniquePath } from './unique-path.js';
 export { removeStaleTempFiles } from './stale-temp-files.js';
 export { scrubbedSqlite } from './sqlite-scrub.js';
 export { privateSqliteFile, setAsideSqlite } from './private-file.js';
+export { SqlitePageReader, decodeRecord, readVarint } from './sqlite-page-reader.js';
+export type { BtreeWalk, SqliteValue } from './sqlite-page-reader.js';

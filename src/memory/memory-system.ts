@@ -296,6 +296,7 @@ export class MemorySystem {
     await this.openTiers();
     // The knowledge base takes part in forget (K-2): entries the agent or the person wrote.
     if (this.up.control && this.up.knowledge && !this.offKnowledgeForget) this.offKnowledgeForget = this.control.registerForgetParticipant('knowledge', knowledgeForgetParticipant(this.knowledge));
+    if (this.up.control) await this.applySalvagedTombstones();
     this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });
   }
 
@@ -394,6 +395,26 @@ export class MemorySystem {
     if (this.up.control) await this.control.reconcile();
   }
 
+  /**
+   * After memory-control.db was salvaged at this open (decision 0280): what the tiers and logs
+   * still hold of the turns, facts and notes the tombstones read back name is forgotten again — as
+   * an import's tombstones are applied — so a forget that was cut short, or a log or tier restored
+   * from an older copy, does not keep it.
+   */
+  private async applySalvagedTombstones(): Promise<void> {
+    const s = this.controlDb.setAside?.salvaged;
+    if (!s?.tombstones) return;
+    try {
+      // By id only: a text tombstone also names every other turn that says the same words (a
+      // forgotten turn's "Noted."), and no one asked for a forget at this start. An import, which
+      // the person starts, applies them all.
+      const r = await this.control.applyTombstones({ actor: 'user', tool: 'salvage' }, { byContent: false });
+      if (r) this.log.warn(`memory control: the tombstones read back from the damaged memory-control.db were applied again: forgot ${r.turns} turns, ${r.relations} facts, ${r.documents + r.archived} documents that the tiers still held`);
+    } catch (e) {
+      this.log.error(`memory control: applying the salvaged tombstones failed: ${(e as Error).message}`);
+    }
+  }
+
   /** Closes the five tiers that hold memory (not the memory-control database nor the embedder). */
   private async closeTiers(): Promise<void> {
     if (this.up.context) await this.closeStep('context', () => this.context.stop());
@@ -415,14 +436,14 @@ export class MemorySystem {
    */
   setAside(): SetAsideStore[] {
     const reindex = 'waiter memory reindex';
-    const parts: [string, { file: string; at: number } | undefined, string?][] = [
+    const parts: [string, { file: string; at: number; salvaged?: SetAsideStore['salvaged'] } | undefined, string?][] = [
       ['memory-control', this.controlDb.setAside],
       ['context', this.context.setAside],
       ['documents', this.docs.setAside, reindex],
       ['archive', this.archive.setAside, reindex],
       ['graph', this.graph.setAside],
     ];
-    return parts.flatMap(([store, a, recover]) => (a ? [{ store, file: a.file, at: a.at, ...(recover ? { recover } : {}) }] : []));
+    return parts.flatMap(([store, a, recover]) => (a ? [{ store, file: a.file, at: a.at, ...(recover ? { recover } : {}), ...(a.salvaged ? { salvaged: { ...a.salvaged } } : {}) }] : []));
   }
 
   /** Memory, document, social and knowledge tools — each group only while its tier is up (C-5). */

@@ -118,6 +118,30 @@ export interface SetAsideStore {
   at: number;
   /** The command that brings its contents back, when there is one (`waiter memory reindex`). */
   recover?: string;
+  /** What was read back of the old file into the new store (memory-control, decision 0280). */
+  salvaged?: StoreSalvage;
+}
+
+/**
+ * What a store set aside as corrupt still gave back (decision 0280): memory-control reads the
+ * forget tombstones (K-2), the excluded turns (M-9) and the history (K-3) it can from the old
+ * file into the new one.
+ */
+export interface StoreSalvage {
+  /** Forget tombstones read back: what they name stays forgotten. */
+  tombstones: number;
+  /**
+   * Tombstones that may be lost: 0 when every page of their table was read and every row in it
+   * was valid; otherwise at most this many (what the unreadable pages could hold); null when not
+   * even that is known (the table's root or an inner page could not be read).
+   */
+  tombstonesLostAtMost: number | null;
+  /** Excluded turns read back (they stay excluded, with what is held for them). */
+  exclusions: number;
+  /** History entries read back. */
+  changes: number;
+  /** Pages of the old file's tables that could not be read (rows on them are lost). */
+  unreadablePages: number;
 }
 
 /** Kernel status and the live event stream (webui SSE, waiter status). */

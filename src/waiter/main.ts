@@ -11,7 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { homePaths, resolveHome, signInUrl } from '../paths/index.js';
 import type { CliCommand, CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
-import { formatWhen, renderHuman } from './output.js';
+import { formatWhen, renderHuman, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
@@ -388,7 +388,14 @@ export function buildProgram(): Command {
       print(opts, await withClient(opts, (c) => c.request('interrupt', { text: words.join(' '), sessionId: o.session })));
     });
 
-  program.command('status').description('daemon status, endpoints (WebUI URL), providers and plugins').action(simple(program, 'status'));
+  program
+    .command('status')
+    .description('daemon status, endpoints (WebUI URL), providers and plugins')
+    .action(async () => {
+      const opts = program.opts<GlobalOpts>();
+      const s = await withClient(opts, (c) => c.request<Record<string, unknown>>('status'));
+      print(opts, opts.json ? s : statusView(s));
+    });
 
   const sessions = program.command('sessions').description('list sessions, or show one').action(simple(program, 'sessions.list'));
   sessions.command('list').action(simple(program, 'sessions.list'));

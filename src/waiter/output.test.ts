@@ -4,7 +4,7 @@ process.env.TZ = 'Asia/Shanghai';
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatWhen, renderHuman } from './output.js';
+import { formatWhen, renderHuman, statusView } from './output.js';
 import { historyRow } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 
@@ -52,4 +52,20 @@ test('renderHuman leaves numbers that are not timestamps alone', () => {
 test('memory history rows use the same format', () => {
   const change = { id: 'c1', at: CREATED, actor: 'user', kind: 'fact', op: 'add', summary: 's' } as unknown as MemoryChange;
   assert.equal(historyRow(change).when, '2026-12-02 07:44');
+});
+
+test('waiter status: a store set aside shows what was read back of it in words (decision 0280)', () => {
+  const out = renderHuman(
+    statusView({
+      busy: false,
+      setAside: [
+        { store: 'memory-control', file: '/h/memory-control.db.corrupt-5', at: CREATED, salvaged: { tombstones: 12, tombstonesLostAtMost: 0, exclusions: 1, changes: 40, unreadablePages: 1 } },
+        { store: 'documents', file: '/h/documents/documents.db.corrupt-5', at: CREATED, recover: 'waiter memory reindex' },
+      ],
+    }),
+  );
+  assert.match(out, /memory-control .*12 tombstones \(none lost\), 1 exclusions, 40 history/);
+  assert.doesNotMatch(out, /tombstonesLostAtMost/);
+  const unknown = renderHuman(statusView({ setAside: [{ store: 'memory-control', file: '/x', at: CREATED, salvaged: { tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0, unreadablePages: 4 } }] }));
+  assert.match(unknown, /0 tombstones \(loss unknown\)/);
 });

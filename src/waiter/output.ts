@@ -62,3 +62,25 @@ function table(rows: Record<string, unknown>[], indent: string): string {
   const line = (vals: string[]) => indent + vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
   return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(c, r[c]))))].join('\n');
 }
+
+/** What memory-control read back of a damaged file (decision 0280), in a table cell's few words. */
+export function salvageSummary(s: { tombstones: number; tombstonesLostAtMost: number | null; exclusions: number; changes: number }): string {
+  const lost = s.tombstonesLostAtMost === 0 ? 'none lost' : s.tombstonesLostAtMost === null ? 'loss unknown' : `up to ${s.tombstonesLostAtMost} lost`;
+  return `${s.tombstones} tombstones (${lost}), ${s.exclusions} exclusions, ${s.changes} history`;
+}
+
+/**
+ * `waiter status` as people read it: the stores set aside at start show what was read back of
+ * them as words (the raw counts are in `--json`).
+ */
+export function statusView(status: Record<string, unknown>): Record<string, unknown> {
+  const aside = status.setAside;
+  if (!Array.isArray(aside)) return status;
+  return {
+    ...status,
+    setAside: aside.map((a: Record<string, unknown>) => {
+      const { salvaged, ...rest } = a;
+      return salvaged && typeof salvaged === 'object' ? { ...rest, readBack: salvageSummary(salvaged as Parameters<typeof salvageSummary>[0]) } : rest;
+    }),
+  };
+}

@@ -50,7 +50,12 @@ export function buildHealthReport(i: HealthInputs): HealthReport {
     const s = i.agent.status();
     report.agent = { busy: s.busy, queued: s.queued, version: s.version };
     // A store found corrupt at start runs empty (the old file kept): the person should know.
-    for (const a of s.setAside ?? []) problems.push(`${a.store} store was corrupt at start: set aside as ${a.file}, running empty${a.recover ? ` (${a.recover} brings its turns back)` : ''}`);
+    for (const a of s.setAside ?? []) {
+      const sv = a.salvaged;
+      // memory-control reads back what it can of the old file (decision 0280): say how much.
+      const state = sv ? `running with what could be read back: ${sv.tombstones} forget tombstones (${sv.tombstonesLostAtMost === 0 ? 'none lost' : sv.tombstonesLostAtMost === null ? 'an unknown number lost' : `up to ${sv.tombstonesLostAtMost} lost`}), ${sv.exclusions} excluded turns, ${sv.changes} history entries` : 'running empty';
+      problems.push(`${a.store} store was corrupt at start: set aside as ${a.file}, ${state}${a.recover ? ` (${a.recover} brings its turns back)` : ''}`);
+    }
   }
   if (i.plugins) {
     const all = i.plugins.list();

@@ -80,4 +80,7 @@ test('D6: a store set aside at start makes the report degraded and names the fil
     'documents store was corrupt at start: set aside as /h/documents/documents.db.corrupt-5, running empty (waiter memory reindex brings its turns back)',
     'memory-control store was corrupt at start: set aside as /h/memory-control.db.corrupt-5, running empty',
   ]);
+  // Decision 0280: memory-control says what it read back of the old file.
+  const salvaged = buildHealthReport({ ...base, agent: agent([{ store: 'memory-control', file: '/h/memory-control.db.corrupt-5', at: 5, salvaged: { tombstones: 12, tombstonesLostAtMost: 0, exclusions: 1, changes: 40, unreadablePages: 1 } }]) });
+  assert.deepEqual(salvaged.problems, ['memory-control store was corrupt at start: set aside as /h/memory-control.db.corrupt-5, running with what could be read back: 12 forget tombstones (none lost), 1 excluded turns, 40 history entries']);
 });

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange } from '../../spec/index.js';
+import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange, StoreSalvage } from '../../spec/index.js';
 import { HomeAgentError } from '../../spec/index.js';
 import { migrateControl } from './control-migrations.js';
+import { salvageControlFile, type ControlSalvage } from './control-salvage.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
-import { privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
+import { fsyncPathsSync, privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
 
 interface HistoryRow {
   id: number;
@@ -62,10 +63,13 @@ export class ControlDB {
     return path.join(this.opts.home, 'memory-control.db');
   }
 
-  private asideAt: { file: string; at: number } | undefined;
+  private asideAt: { file: string; at: number; salvaged: StoreSalvage } | undefined;
 
-  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
-  get setAside(): { file: string; at: number } | undefined {
+  /**
+   * The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if
+   * any, with what was read back of it into the new store (decision 0280).
+   */
+  get setAside(): { file: string; at: number; salvaged: StoreSalvage } | undefined {
     return this.asideAt;
   }
 
@@ -73,24 +77,81 @@ export class ControlDB {
     return this.db !== undefined;
   }
 
-  /** Opens (creating and migrating) the file. A corrupt one is kept aside and a fresh one starts. */
+  /**
+   * Opens (creating and migrating) the file. A corrupt one is read for what can still be read
+   * (decision 0280) into a new file beside it, then set aside, and the new file takes its place:
+   * a kill at any step leaves either the corrupt file in place (the next start salvages it again)
+   * or the complete new one ready (the next start moves it in).
+   */
   open(): void {
     if (this.db) return;
     fs.mkdirSync(path.dirname(this.path), { recursive: true });
+    this.finishSalvage();
     try {
       this.db = this.connect();
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && code !== 'CONTROL_CORRUPT') throw e;
-      this.asideAt = setAsideSqlite(this.path, this.clock());
-      const aside = this.asideAt.file;
-      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting empty — its exclusions, history and forget tombstones are not in effect; an import is refused in this run unless told to go ahead`);
+      const salvage = salvageControlFile(this.path);
+      this.stageSalvage(salvage);
+      const aside = setAsideSqlite(this.path, this.clock());
+      this.finishSalvage();
+      this.asideAt = { ...aside, salvaged: salvage.report };
+      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside.file}; started a new one with what could be read back of it: ${describeSalvage(salvage.report)}`, { salvaged: salvage.report });
       this.db = this.connect();
     }
     this.excludedSet.clear();
     for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
     this.hotStones.clear();
     for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
+  }
+
+  /** The new file a salvage writes before the corrupt one is set aside. */
+  private get stagedPath(): string {
+    return `${this.path}.salvaged`;
+  }
+
+  /**
+   * Writes what was read back of a corrupt file into a new store beside it (`.salvaged`), in one
+   * transaction, flushed to disk before the corrupt file is moved.
+   */
+  private stageSalvage(s: ControlSalvage): void {
+    const tmp = this.stagedPath;
+    for (const f of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
+    privateSqliteFile(tmp);
+    const db = new Database(tmp);
+    try {
+      migrateControl(db);
+      const stone = db.prepare('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
+      const excl = db.prepare('INSERT OR IGNORE INTO exclusions(turn_id, session_id, at, held) VALUES (?, ?, ?, ?)');
+      const change = db.prepare('INSERT OR IGNORE INTO history(id, at, actor, tool, turn_id, kind, target, op, summary, before, after, undone_at, undone_by, undo_of, redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const subject = db.prepare('INSERT OR IGNORE INTO history_subjects(change_id, subject) VALUES (?, ?)');
+      db.transaction(() => {
+        for (const t of s.tombstones) stone.run(t.hash, t.kind, t.at);
+        for (const x of s.exclusions) excl.run(x.turnId, x.sessionId, x.at, x.held);
+        for (const c of s.changes) change.run(c.id, ...c.row.slice(1));
+        for (const x of s.subjects) subject.run(x.changeId, x.subject);
+      })();
+    } finally {
+      db.close();
+    }
+    fsyncPathsSync([tmp]);
+  }
+
+  /**
+   * Moves a staged salvage into place once the corrupt file is gone (set aside — also by a run
+   * killed right after that); while the corrupt file is still there a staged file is unfinished
+   * business of a killed run, and is removed (the salvage runs again).
+   */
+  private finishSalvage(): void {
+    const tmp = this.stagedPath;
+    if (!fs.existsSync(tmp)) return;
+    if (fs.existsSync(this.path)) {
+      fs.rmSync(tmp, { force: true });
+      return;
+    }
+    fs.renameSync(tmp, this.path);
+    fsyncPathsSync([], [path.dirname(this.path)]);
   }
 
   private connect(): Database.Database {
@@ -340,4 +401,11 @@ export class ControlDB {
     return ids.size;
   }
 
+}
+
+/** What a salvage read back, in words for the log and errors. */
+export function describeSalvage(r: StoreSalvage): string {
+  const lost = r.tombstonesLostAtMost === 0 ? 'none lost' : r.tombstonesLostAtMost === null ? 'an unknown number could not be read' : `up to ${r.tombstonesLostAtMost} could not be read`;
+  const tail = r.tombstonesLostAtMost === 0 ? '' : '; until what you forgot is forgotten again, an import is refused unless told to go ahead';
+  return `${r.tombstones} forget tombstones (${lost}), ${r.exclusions} excluded turns, ${r.changes} history entries${r.unreadablePages ? `; ${r.unreadablePages} damaged ${r.unreadablePages === 1 ? 'page' : 'pages'} could not be read` : ''}${tail}`;
 }

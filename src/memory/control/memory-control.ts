@@ -208,12 +208,14 @@ export class MemoryControl implements MemoryControlService {
    * of forgets made elsewhere: turns whose id or text was forgotten (every tier, index and log, as
    * any forget), facts forgotten by hand, and notes without a turn (warm documents, the archive, the
    * context window) forgotten by id or by text. So a forget on one install reaches the copy another
-   * install already had. Nothing when nothing matches (then nothing is recorded).
+   * install already had. Nothing when nothing matches (then nothing is recorded). `byContent:
+   * false` matches by turn id, fact and document id only (a salvage at start, decision 0280).
    */
-  async applyTombstones(meta: ChangeMeta = {}): Promise<ForgetResult | undefined> {
+  async applyTombstones(meta: ChangeMeta = {}, opts: { byContent?: boolean } = {}): Promise<ForgetResult | undefined> {
+    const byContent = opts.byContent ?? true;
     const found = await this.tombstoned({
       turn: (id) => this.isTombstoned(id),
-      content: (text) => this.isTombstonedContent(text),
+      content: (text) => byContent && this.isTombstonedContent(text),
       fact: (s, p, o) => this.isTombstonedFact(s, p, o),
       doc: (id) => this.db.tombstone(docHash(id)) !== undefined,
     });

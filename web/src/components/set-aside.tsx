@@ -31,8 +31,9 @@ function when(at: number, lang: 'zh' | 'en'): string {
 
 /**
  * The stores the daemon found damaged at start and set aside (decision 0250): for each, which
- * store, where the old file is kept, when, and the command that brings its contents back — or,
- * when there is none, that the old file is kept for a manual restore.
+ * store, where the old file is kept, when, what was read back of it (memory-control, decision
+ * 0280) and the command that brings its contents back — or, when there is none, that the old file
+ * is kept for a manual restore.
  */
 export function SetAsideList({ stores }: { stores: SetAsideStore[] }) {
   const t = useT();
@@ -47,6 +48,12 @@ export function SetAsideList({ stores }: { stores: SetAsideStore[] }) {
           <div className="small">
             {t('setAside.keptAt')} <code className="mono">{s.file}</code>
           </div>
+          {s.salvaged && (
+            <div className="small" data-testid="set-aside-salvaged">
+              {t('setAside.salvaged', { tombstones: s.salvaged.tombstones, exclusions: s.salvaged.exclusions, changes: s.salvaged.changes })}{' '}
+              {s.salvaged.tombstonesLostAtMost === 0 ? t('setAside.lostNone') : s.salvaged.tombstonesLostAtMost === null ? t('setAside.lostUnknown') : t('setAside.lostUpTo', { n: s.salvaged.tombstonesLostAtMost })}
+            </div>
+          )}
           <div className="small">
             {s.recover ? (
               <>
