@@ -11,8 +11,12 @@ export function redactPaths(text: string, roots: readonly { path: string; label:
     const p = r.path.replace(/[\\/]+$/, '');
     out = out.split(p).join(r.label);
   }
-  // POSIX absolute paths of two or more segments, and Windows drive paths, not part of a URL.
-  out = out.replace(/(^|[\s'"`(=,:[])(\/(?!api\/|v1\/|mcp\b)(?:[^\s'"`()<>,:;/\\]+\/)+[^\s'"`()<>,:;/\\]*)/g, (_m, pre: string) => `${pre}<path>`);
-  out = out.replace(/(^|[\s'"`(=,:[])([A-Za-z]:\\(?:[^\s'"`()<>,;\\]+\\)*[^\s'"`()<>,;\\]*)/g, (_m, pre: string) => `${pre}<path>`);
+  // `file:` URLs name a path too (`file:///home/ann/x`).
+  out = out.replace(/\bfile:\/\/(?:localhost)?\/[^\s'"`<>]*/gi, 'file://<path>');
+  // POSIX absolute paths of two or more segments, and Windows drive paths, not part of a URL or of
+  // a relative path: at the start, or after anything but a letter, digit, `_ . ~ - / \ >` — and
+  // after a JSON escape (`\n/home/ann/x` in a JSON text: the webui redacts error bodies as text).
+  out = out.replace(/(^|[^\w.~\-/\\>]|\\[nrtbf])(\/(?!api\/|v1\/|mcp\b)(?:[^\s'"`()<>{}[\]|,:;/\\]+\/)+[^\s'"`()<>{}[\]|,:;/\\]*)/g, (_m, pre: string) => `${pre}<path>`);
+  out = out.replace(/(^|[^\w.~\-/\\>]|\\[nrtbf])([A-Za-z]:\\+(?:[^\s'"`()<>,;\\]+\\+)*[^\s'"`()<>,;\\]*)/g, (_m, pre: string) => `${pre}<path>`);
   return out;
 }

@@ -98,8 +98,9 @@ test('M-11: protocol errors: malformed JSON 400, bad envelope 400, unknown op 40
   assert.equal(declared.status, 413, 'a declared length over the limit is refused before reading');
 });
 
-test('M-11: business errors are ok:false with value.error and a code; bad ids never touch the disk', async (t) => {
+test('M-11: business errors are ok:false with value.error, a code and a 4xx status (decision 0280); bad ids never touch the disk', async (t) => {
   const { fake } = setupManager(t);
+  const status = async (op: string, args: Record<string, unknown>) => (await fake.request('POST', { op, args })).status;
   for (const [op, args] of [
     ['memory.get', { id: '../x' }],
     ['memory.get', { id: '../../etc/passwd' }],
@@ -113,13 +114,16 @@ test('M-11: business errors are ok:false with value.error and a code; bad ids ne
     ['plan.pin', { text: '' }],
     ['once.push', {}],
   ] as const) {
-    const r = await fake.op(op, args as Record<string, unknown>);
+    const { status: code, json: r } = await fake.request('POST', { op, args });
     assert.equal(r.ok, false, op);
     assert.equal(r.value.code, 'VALIDATION', `${op} ${JSON.stringify(args)}`);
+    assert.equal(code, 400, op);
     assert.equal(typeof r.value.error, 'string');
   }
   assert.equal((await fake.op('memory.get', { id: 'missing-1' })).value.code, 'NOT_FOUND');
+  assert.equal(await status('memory.get', { id: 'missing-1' }), 404);
   await fake.op('memory.save', { id: 'imm-1', snapshot: '原文' });
+  assert.equal(await status('memory.updateMeta', { id: 'imm-1', patch: { snapshot: '改' } }), 409);
   assert.equal((await fake.op('memory.updateMeta', { id: 'imm-1', patch: { snapshot: '改' } })).value.code, 'CONFLICT');
   assert.equal((await fake.op('memory.updateMeta', { id: 'imm-1', snapshot: '改' })).value.code, 'CONFLICT');
   assert.equal((await fake.op('memory.updateNotes', { id: 'imm-1', notes: 'n', snapshot: '改' })).value.code, 'CONFLICT');
