@@ -113,8 +113,13 @@ export interface TransferService {
   startExport(opts: { passphrase?: string }): TransferJobView;
   /** The finished export of a job, to stream to the browser. */
   exportFile(id: string): { path: string; name: string; bytes: number };
-  /** Receives an archive (a file path of this machine, or bytes as they arrive) into staging. */
-  stageImport(source: { file: string } | { stream: AsyncIterable<Uint8Array> }): Promise<TransferJobView>;
+  /**
+   * Receives an archive (a file path of this machine, or bytes as they arrive, with their declared
+   * length when known) into staging. An archive over the size limit, or one the data folder's disk
+   * cannot take while keeping room free, is refused before a byte is written
+   * (TRANSFER_TOO_LARGE, TRANSFER_NO_SPACE); a receipt that fails or is cut short leaves nothing.
+   */
+  stageImport(source: { file: string } | { stream: AsyncIterable<Uint8Array>; bytes?: number }): Promise<TransferJobView>;
   /** Opens (decrypts) and verifies a staged archive and returns what each mode would do; changes nothing. */
   inspectImport(id: string, opts: ImportOptions): Promise<TransferJobView>;
   /** Applies a staged import (verifying it first if needed). */

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream, openSync, readSync, closeSync, sta
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TransferError } from '../spec/index.js';
+import { isDiskFull } from './zip-unpack.js';
 
 /** The first line of every binary age file (age-encryption.org/v1). */
 export const AGE_MAGIC = 'age-encryption.org/v1\n';
@@ -103,6 +104,7 @@ export async function decryptFile(source: string, target: string, passphrase: st
 }
 
 function mapAgeError(e: unknown, where: 'header' | 'body'): TransferError {
+  if (isDiskFull(e)) return new TransferError('TRANSFER_NO_SPACE', 'the disk of the data folder filled up while decrypting the archive; free some space and try again', {}, e);
   const msg = (e as Error)?.message ?? String(e);
   if (/no identity matched/i.test(msg)) {
     return new TransferError('TRANSFER_WRONG_PASSPHRASE', 'the passphrase does not open this archive');

@@ -22,7 +22,7 @@ import { fsyncPaths, writeFileAtomic } from '../fs/index.js';
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, summarise, type Manifest } from './manifest.js';
 import { takeSnapshot } from './export-snapshot.js';
 import { describeFiles, writeZip } from './zip-pack.js';
-import { DEFAULT_UNPACK_LIMITS, unpackExport, type UnpackLimits } from './zip-unpack.js';
+import { DEFAULT_UNPACK_LIMITS, freeBytes, isDiskFull, unpackExport, type UnpackLimits } from './zip-unpack.js';
 import { decryptFile, encryptFile, sniff } from './age-file.js';
 import { StagedExport } from './staged-export.js';
 import { mergeImport, type SwapFile } from './import-merge.js';
@@ -42,7 +42,12 @@ export interface TransferServiceOptions {
   beforeSwap?: (i: number, file: string) => void;
   /** Fault injection for tests: called before an import sets the setting `key` (a throw there fails it). */
   beforeSetting?: (key: string) => void;
+  /** The free space of a folder's disk (tests stand in for a disk filling up); default statfs. */
+  freeBytes?: (dir: string) => number | undefined;
 }
+
+/** While an archive is received, the disk's free space is looked at again after every this many bytes. */
+const SPACE_CHECK_BYTES = 8 * 1024 * 1024;
 
 interface Job {
   view: TransferJobView;
@@ -140,7 +145,7 @@ export class TransferRuntime implements TransferService {
   }
 
   private fail(job: Job, e: unknown): never {
-    const err = e instanceof HomeAgentError ? e : new TransferError('TRANSFER_APPLY_FAILED', (e as Error).message, {}, e);
+    const err = e instanceof HomeAgentError ? e : isDiskFull(e) ? this.noSpace(e) : new TransferError('TRANSFER_APPLY_FAILED', (e as Error).message, {}, e);
     job.view.state = 'failed';
     job.view.error = { code: err.code, message: err.message, details: err.details };
     throw err;
@@ -247,34 +252,61 @@ export class TransferRuntime implements TransferService {
 
   // ---------------------------------------------------------------- import
 
-  async stageImport(source: { file: string } | { stream: AsyncIterable<Uint8Array> }): Promise<TransferJobView> {
+  /**
+   * Receives an archive into a new job's folder. Its size, when known beforehand (a file's, or the
+   * upload's declared length), is checked before a byte is written: over `maxArchiveBytes` is
+   * TRANSFER_TOO_LARGE, more than the data folder's disk can take while keeping `keepFreeBytes`
+   * free is TRANSFER_NO_SPACE. While bytes arrive the free space is looked at again (an upload of
+   * unknown length, or other writers on the disk) and the receipt stops before the disk is full;
+   * a full disk all the same is TRANSFER_NO_SPACE too. On any failure — an aborted upload
+   * included — the job and its partial file are removed (decision 0280).
+   */
+  async stageImport(source: { file: string } | { stream: AsyncIterable<Uint8Array>; bytes?: number }): Promise<TransferJobView> {
+    const max = this.limits.maxArchiveBytes;
+    let declared: number | undefined;
+    if ('file' in source) {
+      if (typeof source.file !== 'string' || !isAbsolute(source.file)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the archive must be given as an absolute path');
+      let st;
+      try {
+        st = statSync(source.file);
+      } catch {
+        throw new TransferError('TRANSFER_NOT_FOUND', `no file ${basename(source.file)}`);
+      }
+      if (!st.isFile()) throw new TransferError('TRANSFER_NOT_AN_EXPORT', `${basename(source.file)} is not a file`);
+      declared = st.size;
+    } else if (source.bytes !== undefined) {
+      if (!Number.isSafeInteger(source.bytes) || source.bytes < 0) throw new TransferError('TRANSFER_BAD_REQUEST', 'the declared length of the archive is not a byte count');
+      declared = source.bytes;
+    }
+    if (declared !== undefined) {
+      if (declared > max) throw new TransferError('TRANSFER_TOO_LARGE', `the archive is ${declared} bytes; at most ${max} are taken`, { bytes: declared, limit: max });
+      this.checkSpace(declared, 0);
+    }
     const job = this.newJob('import');
     const target = join(job.dir, 'archive');
-    const max = this.limits.maxArchiveBytes;
     try {
       let n = 0;
+      let checkedAt = 0;
       const limit = new Transform({
         transform: (chunk: Buffer, _e, cb) => {
           n += chunk.length;
           if (n > max) return cb(new TransferError('TRANSFER_TOO_LARGE', `the archive is larger than ${max} bytes`, { limit: max }));
-          this.progress(job, { phase: 'receive', done: n, total: 0 });
+          if (n - checkedAt >= SPACE_CHECK_BYTES) {
+            checkedAt = n;
+            try {
+              this.checkSpace(0, n);
+            } catch (e) {
+              return cb(e as Error);
+            }
+          }
+          this.progress(job, { phase: 'receive', done: n, total: declared ?? 0 });
           cb(null, chunk);
         },
       });
-      if ('file' in source) {
-        if (typeof source.file !== 'string' || !isAbsolute(source.file)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the archive must be given as an absolute path');
-        let st;
-        try {
-          st = statSync(source.file);
-        } catch {
-          throw new TransferError('TRANSFER_NOT_FOUND', `no file ${basename(source.file)}`);
-        }
-        if (!st.isFile()) throw new TransferError('TRANSFER_NOT_AN_EXPORT', `${basename(source.file)} is not a file`);
-        await pipeline(createReadStream(source.file), limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
-      } else {
-        await pipeline(Readable.from(source.stream), limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
-      }
+      const from = 'file' in source ? createReadStream(source.file) : Readable.from(source.stream);
+      await pipeline(from, limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
       if (n === 0) throw new TransferError('TRANSFER_TRUNCATED', 'the archive is empty');
+      if (declared !== undefined && n !== declared) throw new TransferError('TRANSFER_TRUNCATED', `the archive ended after ${n} of its ${declared} bytes`, { received: n, declared });
       const kind = sniff(target);
       if (kind === 'unknown') throw new TransferError('TRANSFER_NOT_AN_EXPORT', 'this is not a HomeAgent export (neither a zip nor an age file)');
       if (kind === 'age-armored') throw new TransferError('TRANSFER_NOT_AN_EXPORT', 'ASCII-armored age files are not read; use the binary .age file HomeAgent wrote');
@@ -284,10 +316,28 @@ export class TransferRuntime implements TransferService {
       this.progress(job, { phase: 'staged', done: n, total: n });
       return this.job(job.view.id);
     } catch (e) {
-      const err = e instanceof HomeAgentError ? e : new TransferError('TRANSFER_TRUNCATED', `receiving the archive failed: ${(e as Error).message}`);
+      const err = e instanceof HomeAgentError ? e : isDiskFull(e) ? this.noSpace(e) : new TransferError('TRANSFER_TRUNCATED', `receiving the archive failed: ${(e as Error).message}`);
       this.drop(job.view.id);
+      if (!(e instanceof HomeAgentError)) this.host.log.warn(`import: receiving an archive failed; its partial file was removed: ${err.message}`);
       throw err;
     }
+  }
+
+  /**
+   * Refuses (TRANSFER_NO_SPACE) when `more` bytes would leave less than `keepFreeBytes` free on
+   * the data folder's disk; `received` is what this job already wrote (for the message).
+   */
+  private checkSpace(more: number, received: number): void {
+    const free = (this.opts.freeBytes ?? freeBytes)(this.host.home);
+    const keep = this.limits.keepFreeBytes;
+    if (free === undefined || more + keep <= free) return;
+    const what = received ? `after ${received} bytes of the archive the disk of the data folder has ${free} bytes free` : `the archive is ${more} bytes and the disk of the data folder has ${free} free`;
+    throw new TransferError('TRANSFER_NO_SPACE', `not enough disk space: ${what}, and ${keep} must stay free for HomeAgent to keep working; free some space and try again`, { needed: more, received, free, keepFree: keep });
+  }
+
+  /** A write that failed because the disk is full, as the coded error. */
+  private noSpace(e: unknown): TransferError {
+    return new TransferError('TRANSFER_NO_SPACE', 'the disk of the data folder is full; free some space and try again', { free: (this.opts.freeBytes ?? freeBytes)(this.host.home) ?? null }, e);
   }
 
   /** Decrypts, unpacks and verifies a staged archive (once per passphrase). */
@@ -301,6 +351,8 @@ export class TransferRuntime implements TransferService {
       if (!opts.passphrase) throw new TransferError('TRANSFER_PASSPHRASE_REQUIRED', 'this archive is encrypted: give its passphrase');
       zip = join(job.dir, 'zip');
       const size = statSync(job.archive).size;
+      // The decrypted zip is about as large as the archive.
+      this.checkSpace(size, 0);
       let done = 0;
       await decryptFile(job.archive, zip, opts.passphrase, { onBytes: (n) => this.progress(job, { phase: 'decrypt', done: (done += n), total: size }, onProgress) });
     }
@@ -342,7 +394,7 @@ export class TransferRuntime implements TransferService {
       this.progress(job, { phase: 'staged', done: 1, total: 1 });
       return this.job(id);
     } catch (e) {
-      const err = e instanceof HomeAgentError ? e : new TransferError('TRANSFER_CORRUPT', (e as Error).message, {}, e);
+      const err = e instanceof HomeAgentError ? e : isDiskFull(e) ? this.noSpace(e) : new TransferError('TRANSFER_CORRUPT', (e as Error).message, {}, e);
       job.view.error = { code: err.code, message: err.message, details: err.details };
       throw err;
     } finally {

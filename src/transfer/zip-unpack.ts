@@ -21,9 +21,15 @@ export interface UnpackLimits {
   maxManifestBytes: number;
   /** An entry that unpacks to more than this many times its packed size (and over 1 MiB) is a zip bomb. Default 1000. */
   maxRatio: number;
+  /**
+   * Bytes an import leaves free on the data folder's disk (decision 0280): receiving or unpacking
+   * an archive that would leave less is refused (TRANSFER_NO_SPACE) — the daemon's own databases
+   * and logs need room to keep working. Default 256 MiB.
+   */
+  keepFreeBytes: number;
 }
 
-export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxEntries: 200_000, maxTotalBytes: 64 * 1024 ** 3, maxManifestBytes: 64 * 1024 ** 2, maxRatio: 1000 };
+export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxEntries: 200_000, maxTotalBytes: 64 * 1024 ** 3, maxManifestBytes: 64 * 1024 ** 2, maxRatio: 1000, keepFreeBytes: 256 * 1024 ** 2 };
 
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
@@ -143,7 +149,7 @@ export async function unpackExport(file: string, dir: string, limits: UnpackLimi
     for (const p of listed.keys()) if (!seen.has(p)) throw new TransferError('TRANSFER_CORRUPT', `${p} is in the manifest but not in the archive`, { entry: p });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const free = freeBytes(dir);
-    if (free !== undefined && total + 64 * 1024 * 1024 > free) throw new TransferError('TRANSFER_NO_SPACE', `unpacking needs ${total} bytes; ${free} are free`, { needed: total, free });
+    if (free !== undefined && total + limits.keepFreeBytes > free) throw new TransferError('TRANSFER_NO_SPACE', `unpacking needs ${total} bytes and ${limits.keepFreeBytes} must stay free; the disk has ${free}`, { needed: total, free, keepFree: limits.keepFreeBytes });
     const base = resolve(dir);
     for (const [e, m] of files) {
       const target = resolve(base, m.path);
@@ -164,6 +170,7 @@ export async function unpackExport(file: string, dir: string, limits: UnpackLimi
         await pipeline(await openEntry(zf, e), check, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
       } catch (err) {
         if (err instanceof TransferError) throw err;
+        if (isDiskFull(err)) throw new TransferError('TRANSFER_NO_SPACE', 'the disk of the data folder filled up while unpacking the archive; free some space and try again', { entry: m.path }, err);
         throw new TransferError('TRANSFER_CORRUPT', `entry ${m.path} is damaged: ${(err as Error).message}`, { entry: m.path });
       }
       if (n !== m.bytes || h.digest('hex') !== m.sha256) throw new TransferError('TRANSFER_CORRUPT', `${m.path} does not match its checksum in the manifest (the archive is damaged)`, { entry: m.path });
@@ -174,7 +181,14 @@ export async function unpackExport(file: string, dir: string, limits: UnpackLimi
   }
 }
 
-function freeBytes(dir: string): number | undefined {
+/** True for the error of a full disk or an exhausted quota (ENOSPC, EDQUOT). */
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** Free bytes (for this user) on the disk of `dir`, or undefined when the system does not say. */
+export function freeBytes(dir: string): number | undefined {
   try {
     const s = statfsSync(dir);
     return Number(s.bavail) * Number(s.bsize);

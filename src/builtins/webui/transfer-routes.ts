@@ -24,7 +24,8 @@ const jobId = (id: string) => {
  * Settings → Data (K-5): export and import of the whole memory as jobs the SPA polls for progress.
  * Every route is under /api/v1 and so behind the auth token and the cross-site guard; an upload
  * is `application/octet-stream` (a form cannot send it) and streamed into the daemon's staging
- * folder, never held in memory.
+ * folder, never held in memory; its declared length is checked against the size limit and the
+ * disk's free space before it is read (decision 0280).
  */
 export function mountTransferRoutes(app: Hono, ctx: WebuiContext): void {
   const transfer = () => ctx.sdk.use('host.transfer') ?? (() => {
@@ -53,7 +54,11 @@ export function mountTransferRoutes(app: Hono, ctx: WebuiContext): void {
     if (type !== 'application/octet-stream') throw new TransferError('TRANSFER_BAD_REQUEST', 'send the archive as application/octet-stream');
     const body = c.req.raw.body;
     if (!body) throw new TransferError('TRANSFER_TRUNCATED', 'the archive is empty');
-    const job = await transfer().stageImport({ stream: body as unknown as AsyncIterable<Uint8Array> });
+    // The declared length lets the service refuse an archive too large for the limit or the disk
+    // before a byte is written (413 / 507); without one (chunked) it checks as the bytes arrive.
+    const length = c.req.header('content-length');
+    if (length !== undefined && !/^\d{1,16}$/.test(length.trim())) throw new TransferError('TRANSFER_BAD_REQUEST', 'the Content-Length of the archive is not a byte count');
+    const job = await transfer().stageImport({ stream: body as unknown as AsyncIterable<Uint8Array>, ...(length !== undefined ? { bytes: Number(length.trim()) } : {}) });
     return json({ ok: true, job }, 201);
   });
   app.post('/api/v1/transfer/jobs/:id/inspect', async (c) => {
