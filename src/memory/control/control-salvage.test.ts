@@ -219,13 +219,14 @@ test('0280: ControlDB salvages at open — the new store holds what was read bac
 
 test('0280: a kill during the salvage loses nothing — before the move the salvage runs again, after it the staged store is moved in', () => {
   const { file, home } = closed();
-  overwritePage(file, 1);
-  fs.writeFileSync(path.join(home, 'memory-control.db'), 'garbage '.repeat(1000));
+  overwritePage(file, pagesOf(file, 'history').filter((p) => p.pagetype === 'leaf')[0].pageno);
   // Killed before the corrupt file was moved: a stale staged file is thrown away, the salvage redone.
   fs.writeFileSync(`${file}.salvaged`, 'half-written');
   let db = new ControlDB({ home, clock: () => T0 });
   db.open();
   assert.ok(db.setAside, 'salvaged again');
+  assert.equal(db.setAside.salvaged.tombstones, 600);
+  assert.equal(db.tombstoneCount(), 600, 'from the damaged file, not from the stale staged one');
   assert.equal(fs.existsSync(`${file}.salvaged`), false);
   db.close();
   // Killed after the corrupt file was moved, before the staged one took its place: it is moved in.
