@@ -161,7 +161,7 @@ export interface MemoryControlService {
   forget(request: Omit<ForgetRequest, 'query'>, meta?: ChangeMeta): Promise<ForgetResult>;
   /** True when a turn was forgotten: reindex and import must not bring it back. */
   isTombstoned(turnId: string): boolean;
-  /** True when this text (a message, a reply, a note) was forgotten. */
+  /** True when this text (a message, a reply, a note) was forgotten. Never for a text under 12 characters ("ok", "Noted."): it goes with its turn. */
   isTombstonedContent(text: string): boolean;
   /** True when this fact was forgotten (an import must not bring it back; case-insensitive names). */
   isTombstonedFact(subject: string, predicate: string, object: string): boolean;

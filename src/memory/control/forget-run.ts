@@ -7,10 +7,10 @@ import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { heldTexts } from './held-turn.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { turnRefs } from './forget-plan.js';
-import { contentHash, docHash, factHash, turnHash } from './tombstone-hash.js';
+import { CONTENT_MIN, contentHash, distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
 
 /** Texts shorter than this are not searched for elsewhere (a reply "ok" must not redact every "ok"). */
-const QUOTE_MIN = 12;
+const QUOTE_MIN = CONTENT_MIN;
 /** History entries are redacted when they hold a forgotten text of at least this length. */
 const HISTORY_MIN = 4;
 
@@ -105,7 +105,8 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   // Tombstones: hashes only, before anything is removed.
   const stones: { hash: string; kind: string }[] = [];
   for (const id of turnIds) stones.push({ hash: turnHash(id), kind: 'turn' });
-  for (const x of texts) stones.push({ hash: contentHash(x), kind: 'content' });
+  // A short text goes with its turn's id: a content tombstone of "Noted." would match every "Noted.".
+  for (const x of texts) if (distinctiveContent(x)) stones.push({ hash: contentHash(x), kind: 'content' });
   for (const d of req.documents ?? []) stones.push({ hash: docHash(d.id), kind: 'document' });
   for (const id of goneFacts) {
     const r = graph?.relation(id);

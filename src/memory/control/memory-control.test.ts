@@ -9,6 +9,7 @@ import { SessionStore, TextLog } from '../../sessions/index.js';
 import type { ContextEvent, MemoryChangedEvent, PluginLogger } from '../../spec/index.js';
 import { CHANGE_FEED_WINDOW_MS } from './change-feed.js';
 import { withChangeActor } from './change-actor.js';
+import { contentHash } from './tombstone-hash.js';
 import { MemorySystem } from '../memory-system.js';
 import { ManualScheduler } from '../heartbeat/index.js';
 import { eventDocument } from '../documents/index.js';
@@ -141,6 +142,22 @@ test('M-9 over the natural lifecycle: a turn pruned into the documents, distille
   const back = await traces(mem, '2718');
   assert.ok(back.includes('archive') && back.includes('recall'), back.join());
   assert.ok(mem.graph.matchingFacts(['reykjavik']).length > 0, 'its fact is back');
+  await done(mem);
+});
+
+test('K-2: a short reply ("Noted.") is forgotten with its turn, never by its text: applying tombstones later takes no other turn that says the same', async () => {
+  const { mem, turn, done } = await setup();
+  const secret = await turn('My locker code at the gym is 5521', 'Noted.');
+  const milk = await turn('Remind me to buy oat milk', 'Noted.');
+  await mem.control.forget({ turnIds: [secret.turnId] });
+  assert.deepEqual(await traces(mem, '5521'), []);
+  assert.equal(mem.control.isTombstonedContent('My locker code at the gym is 5521'), true);
+  assert.equal(mem.control.isTombstonedContent('Noted.'), false, 'a text said in countless turns is not matched alone');
+  // What an import's tombstones set off (and an older version's tombstone of the short text itself).
+  assert.equal(mem.control.addTombstoneRefs([{ ref: `sha256:content:${contentHash('Noted.')}`, at: 1 }]), 1);
+  assert.equal(await mem.control.applyTombstones(), undefined, 'nothing more to forget here');
+  assert.ok((await traces(mem, 'oat milk')).includes('context'), 'the other turn that said "Noted." stays');
+  assert.equal(mem.control.isTombstoned(milk.turnId), false);
   await done(mem);
 });
 

@@ -8,7 +8,7 @@ import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
-import { contentHash, docHash, factHash, turnHash } from './tombstone-hash.js';
+import { contentHash, distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
 
 const TURN_ID = /^[^\s#]+#\d+$/;
@@ -243,7 +243,7 @@ export class MemoryControl implements MemoryControlService {
     if (!set.size) return { turns: 0, facts: 0, documents: 0 };
     const found = await this.tombstoned({
       turn: (id) => set.has(`turn:${turnHash(id)}`),
-      content: (text) => typeof text === 'string' && text.trim() !== '' && set.has(`content:${contentHash(text)}`),
+      content: (text) => distinctiveContent(text) && set.has(`content:${contentHash(text)}`),
       fact: (s, p, o) => set.has(`fact:${factHash(s, p, o)}`),
       doc: (id) => set.has(`document:${docHash(id)}`),
     });
@@ -293,7 +293,8 @@ export class MemoryControl implements MemoryControlService {
   }
 
   isTombstonedContent(text: string): boolean {
-    return typeof text === 'string' && text.trim() !== '' && this.db.tombstone(contentHash(text)) !== undefined;
+    // A short text is never matched alone (tombstones of such texts recorded by earlier versions included).
+    return distinctiveContent(text) && this.db.tombstone(contentHash(text)) !== undefined;
   }
 
   isTombstonedFact(subject: string, predicate: string, object: string): boolean {

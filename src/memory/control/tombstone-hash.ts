@@ -16,3 +16,17 @@ export const docHash = (id: string) => h('doc', id);
 export function normaliseContent(text: string): string {
   return cleanText(text).toLowerCase();
 }
+
+/**
+ * Shortest text (normalised) a content tombstone is recorded for and matched by. A shorter one —
+ * "ok", "Noted.", "yes" — is said in countless turns: matched by its text alone, the forget of one
+ * such turn would take every other turn that says the same (on import, or when an import's
+ * tombstones are applied here). Such a text goes with its turn (by id, or with the turn's longer
+ * text), as the local forget's search for quotes already did (same length).
+ */
+export const CONTENT_MIN = 12;
+
+/** True when `text` is long enough to be told apart by its text (see {@link CONTENT_MIN}). */
+export function distinctiveContent(text: string): boolean {
+  return typeof text === 'string' && normaliseContent(text).length >= CONTENT_MIN;
+}
