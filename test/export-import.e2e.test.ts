@@ -561,6 +561,42 @@ test('an import that fails while it sets settings puts every setting back as sto
   assert.deepEqual(rows(), ['core.memory.recall_depth=3', 'plugin.webui.port=9922', 'core.agent.max_tool_rounds=7']);
 });
 
+test('an import whose settings cannot be put back while it runs undoes its files, and the next start puts the settings back (data kept)', async () => {
+  const live: { d?: Daemon } = {};
+  const F = await daemon({ transfer: { ...transferOpts, beforeSetting: (key) => {
+    if (key !== 'core.agent.max_tool_rounds') return;
+    // The config store goes away with the failure (a full disk): putting settings back fails too.
+    live.d!.config.close();
+    throw new Error('database or disk is full (injected)');
+  } } });
+  live.d = F;
+  await turn(F, 'cli:mine', 'My dog is called Rex.', 'Noted.');
+  F.memory.graph.commit([{ subject: 'Rex', predicate: 'is a', object: 'dog' }]);
+  await F.config.set('core.memory.recall_depth', 4);
+  const home = F.homeDir;
+  const file = await variant(exportPlain, join(work, 'settings-restore.zip'), (e) => e.set('settings.json', Buffer.from(JSON.stringify({ 'core.memory.recall_depth': 3, 'core.agent.max_tool_rounds': 7 }))));
+  const t = F.host.services.use('host.transfer')!;
+  const job = await t.stageImport({ file });
+  await assert.rejects(t.applyImport(job.id, { mode: 'overwrite' }), (e: unknown) => (e as TransferError).code === 'TRANSFER_APPLY_FAILED' && /settings will be put back as they were at the next start/.test((e as Error).message));
+  const subjects = (d: Daemon) => d.memory.graph.exportFacts().relations.map((r) => r.subject).sort();
+  assert.deepEqual(subjects(F), ['Rex'], 'the files are undone now');
+  const journal = JSON.parse(readFileSync(journalPath(home), 'utf8')) as { ops: unknown[]; settings: { key: string; value: string | null }[] };
+  assert.deepEqual(journal.ops, [], 'what is undone is not undone again');
+  assert.deepEqual(journal.settings.map((x) => x.key), ['core.memory.recall_depth', 'core.agent.max_tool_rounds']);
+  await F.stop();
+  // Twice: the first start puts the settings back, the second finds nothing to do; the data stays.
+  for (let i = 0; i < 2; i++) {
+    const G = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+    daemons.push(G);
+    assert.equal(G.config.get('core.memory.recall_depth'), 4);
+    assert.equal(G.config.info('core.agent.max_tool_rounds').origin, 'default');
+    assert.deepEqual(subjects(G), ['Rex']);
+    assert.ok((await G.memory.recall.search('dog Rex')).length > 0);
+    assert.ok(!existsSync(journalPath(home)));
+    await G.stop();
+  }
+});
+
 test('a daemon killed while an import set settings starts with the settings as they were', async () => {
   const K = await daemon();
   await K.config.set('core.memory.recall_depth', 4);

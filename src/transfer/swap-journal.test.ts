@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigRegistry } from '../config/index.js';
-import { applyOp, journalPath, journalSettings, planSwap, recoverInterruptedImport, writeJournal } from './swap-journal.js';
+import { applyOp, journalPath, journalSettings, planSwap, recoverInterruptedImport, undoOps, writeJournal } from './swap-journal.js';
 
 /** A data folder with three live files (one with a WAL), and merged copies of two plus one new file. */
 function setup() {
@@ -115,19 +115,29 @@ test('a kill while the import set settings puts them back as stored before (raw 
 });
 
 test('journalled settings that cannot be put back keep the journal; once put back they are not put back again', () => {
+  const { home: ref } = setup();
+  const original = state(ref);
+  rmSync(ref, { recursive: true, force: true });
   const { home, files, backup } = setup();
   mkdirSync(backup, { recursive: true });
   const ops = planSwap(files, backup);
   writeJournal(journalPath(home), ops, [{ key: 'core.memory.recall_depth', value: '5' }]);
+  for (const op of ops) applyOp(op);
   const errors: string[] = [];
   const log = { warn: () => {}, error: (m: string) => void errors.push(m) };
   recoverInterruptedImport(home, { log, restoreSettings: () => { throw new Error('database is locked'); } });
   assert.ok(existsSync(journalPath(home)), 'kept for the next start');
+  assert.deepEqual(state(home), original, 'the files are undone');
+  assert.deepEqual((JSON.parse(readFileSync(journalPath(home), 'utf8')) as { ops: unknown[] }).ops, [], 'what is undone is not undone again');
+  // Undoing the same ops again changes nothing (an original back in place is not a merged copy).
+  assert.deepEqual(undoOps(ops), []);
+  assert.deepEqual(state(home), original);
   assert.ok(errors.some((e) => /could not be put back/.test(e)), errors.join('\n'));
   let calls = 0;
   recoverInterruptedImport(home, { log, restoreSettings: () => void calls++ });
   assert.equal(calls, 1);
   assert.ok(!existsSync(journalPath(home)));
+  assert.deepEqual(state(home), original, 'the second start left the files as they were');
   // A journal that says nothing readable about settings is refused whole, its backups kept.
   writeFileSync(journalPath(home), JSON.stringify({ v: 1, ops: [], settings: [{ key: 1 }] }));
   assert.equal(recoverInterruptedImport(home, { log, restoreSettings: () => assert.fail('must not restore') }), 0);

@@ -58,6 +58,17 @@ export function writeJournal(file: string, ops: readonly SwapOp[], settings?: re
 }
 
 /**
+ * What is left of a journal after an undo: only the ops that could not be undone and the settings
+ * not put back yet — what is done must not be done again at a later start (a new file the person
+ * made since at a path an op once added would go). Removes the journal when nothing is left.
+ */
+export function keepUndone(file: string, ops: readonly SwapOp[], failedLive: readonly string[], settings?: readonly JournalSetting[]): void {
+  const left = ops.filter((o) => failedLive.includes(o.live));
+  if (left.length || settings?.length) writeJournal(file, left, settings?.length ? settings : undefined);
+  else rmSync(file, { force: true });
+}
+
+/**
  * Adds to the journal the settings an import is about to set, as they were, before the first of
  * them changes: a kill after that puts them back at the next start with the files.
  */
@@ -85,14 +96,16 @@ export function applyOp(op: SwapOp): void {
 
 /**
  * Undoes ops in reverse, judging from the files where each op got to: a merged copy that was moved
- * in is removed, an original that was moved aside comes back. Safe on ops never started. Returns
- * the live paths it could not restore.
+ * in is removed, an original that was moved aside comes back. Safe on ops never started, and on
+ * ops already undone (run twice, it changes nothing the second time: an original that is back in
+ * place has no aside copy, which is what tells it from a merged copy moved in). Returns the live
+ * paths it could not restore.
  */
 export function undoOps(ops: readonly SwapOp[]): string[] {
   const failed: string[] = [];
   for (const op of [...ops].reverse()) {
     try {
-      const movedIn = op.merged !== undefined && !existsSync(op.merged) && existsSync(op.live);
+      const movedIn = op.merged !== undefined && !existsSync(op.merged) && existsSync(op.live) && (!op.existed || existsSync(op.aside));
       const movedAside = op.existed && existsSync(op.aside);
       if (movedIn || movedAside) rmSync(op.live, { force: true });
       if (movedAside) renameSync(op.aside, op.live);
@@ -133,27 +146,26 @@ export function recoverInterruptedImport(home: string, opts: RecoverImportOption
   }
   const { ops, settings } = journal;
   const failed = undoOps(ops);
-  let settingsLeft = false;
+  let settingsLeft: JournalSetting[] | undefined;
   if (settings?.length) {
-    if (!opts.restoreSettings) settingsLeft = true;
+    if (!opts.restoreSettings) settingsLeft = settings;
     else {
       try {
         opts.restoreSettings(settings);
-        // Restored once: a journal kept for its files must not put them back again at a later start,
-        // over what the person set in between.
-        if (failed.length) writeJournal(file, ops);
         log?.warn(`an import was interrupted while it set settings; put ${settings.length} back as they were`, { keys: settings.map((s) => s.key).slice(0, 20) });
       } catch (e) {
-        settingsLeft = true;
-        log?.error(`an interrupted import's settings could not be put back (${(e as Error).message}); the journal is kept for the next start`);
+        settingsLeft = settings;
+        log?.error(`an interrupted import's settings could not be put back (${(e as Error).message}); the journal keeps them for the next start`);
       }
     }
   }
+  // Once undone, an op is not undone again at a later start; settings put back are not put back
+  // again over what the person set in between.
+  keepUndone(file, ops, failed, settingsLeft);
   if (failed.length) {
     log?.error('an interrupted import could not be fully undone; the originals are kept aside', { files: failed.slice(0, 20) });
     return ops.length;
   }
-  if (!settingsLeft) rmSync(file, { force: true });
-  log?.warn(`an import was interrupted while it swapped files in; undid it (${ops.length} files back as they were)`);
+  if (ops.length) log?.warn(`an import was interrupted while it swapped files in; undid it (${ops.length} files back as they were)`);
   return ops.length;
 }

@@ -27,7 +27,7 @@ import { decryptFile, encryptFile, sniff } from './age-file.js';
 import { StagedExport } from './staged-export.js';
 import { mergeImport, type SwapFile } from './import-merge.js';
 import { emptyLedger, type TransferHost } from './transfer-host.js';
-import { applyOp, journalPath, journalSettings, planSwap, undoOps, writeJournal, type JournalSetting } from './swap-journal.js';
+import { applyOp, journalPath, journalSettings, keepUndone, planSwap, undoOps, writeJournal, type JournalSetting } from './swap-journal.js';
 
 /** Options of the service beyond the host. */
 export interface TransferServiceOptions {
@@ -94,9 +94,9 @@ export class TransferRuntime implements TransferService {
     rmSync(this.root, { recursive: true, force: true });
   }
 
-  /** Removes every job's files. */
+  /** Removes every job's files — not while an import's journal is left (see `start`). */
   stop(): void {
-    rmSync(this.root, { recursive: true, force: true });
+    if (!existsSync(journalPath(this.host.home))) rmSync(this.root, { recursive: true, force: true });
     this.jobs.clear();
   }
 
@@ -481,17 +481,21 @@ export class TransferRuntime implements TransferService {
           // The commit point: from here a restart keeps the import.
           rmSync(journalPath(this.host.home), { force: true });
         } catch (e) {
+          // The files are always undone; settings that cannot be put back now stay in the journal
+          // for the next start (which puts them back before anything reads them).
+          let pending: JournalSetting[] | undefined;
           if (settingsTouched) {
             try {
               this.host.config.restoreStored(previous);
             } catch (re) {
-              this.host.log.error(`import rollback: the settings could not be put back (${(re as Error).message}); the journal is kept for the next start`);
-              throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying; its files were undone but its settings could not be put back until the next start: ${(e as Error).message}`, {}, e);
+              pending = previous;
+              this.host.log.error(`import rollback: the settings could not be put back (${(re as Error).message}); the journal keeps them for the next start`);
             }
           }
-          undo();
+          undo(pending);
           await this.host.sessions.reload(r.sessionIds).catch(() => {});
-          throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and was undone: ${(e as Error).message}`, {}, e);
+          const what = pending ? 'its files were undone; its settings will be put back as they were at the next start' : 'it was undone';
+          throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and ${what}: ${(e as Error).message}`, {}, e);
         }
         return r.report;
       });
@@ -502,8 +506,12 @@ export class TransferRuntime implements TransferService {
       if (e instanceof TransferError) throw e;
       throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed and changed nothing: ${(e as Error).message}`, {}, e);
     } finally {
-      rmSync(merged, { recursive: true, force: true });
-      rmSync(backup, { recursive: true, force: true });
+      // A journal left (something could not be undone, or settings wait for the next start) may
+      // point into backup/ and merged/: they stay with it.
+      if (!existsSync(journalPath(this.host.home))) {
+        rmSync(merged, { recursive: true, force: true });
+        rmSync(backup, { recursive: true, force: true });
+      }
       releaseLoops();
       releaseAgent();
       await this.host.reloadLibrary?.().catch((e: unknown) => this.host.log.warn(`library reload after import failed: ${(e as Error).message}`));
@@ -531,7 +539,7 @@ export class TransferRuntime implements TransferService {
    * `recoverInterruptedImport`); returns the undo. A failure part-way undoes what was swapped and
    * throws TRANSFER_APPLY_FAILED.
    */
-  private async swap(job: Job, files: readonly SwapFile[], backup: string, onProgress?: TransferProgressFn): Promise<() => void> {
+  private async swap(job: Job, files: readonly SwapFile[], backup: string, onProgress?: TransferProgressFn): Promise<(pendingSettings?: readonly JournalSetting[]) => void> {
     mkdirSync(backup, { recursive: true, mode: 0o700 });
     // The merged copies are on disk before any of them replaces live data (a power cut after the
     // renames must not find empty files where the person's data was).
@@ -539,10 +547,10 @@ export class TransferRuntime implements TransferService {
     const ops = planSwap(files, backup);
     const journal = journalPath(this.host.home);
     writeJournal(journal, ops);
-    const undo = () => {
+    const undo = (pendingSettings?: readonly JournalSetting[]) => {
       const failed = undoOps(ops);
+      keepUndone(journal, ops, failed, pendingSettings);
       if (failed.length) this.host.log.error('import rollback: could not restore every file; the journal is kept for the next start', { files: failed.slice(0, 20) });
-      else rmSync(journal, { force: true });
     };
     try {
       for (let i = 0; i < ops.length; i++) {
