@@ -21,3 +21,10 @@ test('0280: paths after a JSON escape, in file: URLs and after any punctuation a
   assert.equal(redactPaths('<data>/sessions/x.jsonl, ~/notes/a.md, sessions/a/b, http://127.0.0.1:8765/api/v1/x, localhost:80/a/b'), '<data>/sessions/x.jsonl, ~/notes/a.md, sessions/a/b, http://127.0.0.1:8765/api/v1/x, localhost:80/a/b');
   assert.equal(redactPaths('2026/01/02 and and/or'), '2026/01/02 and and/or');
 });
+
+test('a file: URL inside a JSON text is redacted without eating the escaped quote that ends its string', () => {
+  const body = JSON.stringify({ error: 'bad value "file:///home/ann/secret.txt": must match' });
+  const out = redactPaths(body);
+  assert.doesNotMatch(out, /ann|secret/);
+  assert.equal((JSON.parse(out) as { error: string }).error, 'bad value "file://<path>": must match');
+});

@@ -12,7 +12,8 @@ export function redactPaths(text: string, roots: readonly { path: string; label:
     out = out.split(p).join(r.label);
   }
   // `file:` URLs name a path too (`file:///home/ann/x`).
-  out = out.replace(/\bfile:\/\/(?:localhost)?\/[^\s'"`<>]*/gi, 'file://<path>');
+  // Not a backslash: in a JSON text it escapes the quote that ends the string (`\"file:///a\"`).
+  out = out.replace(/\bfile:\/\/(?:localhost)?\/[^\s'"`<>\\]*/gi, 'file://<path>');
   // POSIX absolute paths of two or more segments, and Windows drive paths, not part of a URL or of
   // a relative path: at the start, or after anything but a letter, digit, `_ . ~ - / \ >` — and
   // after a JSON escape (`\n/home/ann/x` in a JSON text: the webui redacts error bodies as text).

@@ -12,6 +12,9 @@ export function assertMemoryId(id: unknown, field = 'id'): string {
   return id;
 }
 
+/** The shape of an id {@link newMemoryId} made (a file named by hand has any other). */
+export const GENERATED_MEMORY_ID = /^m-[0-9a-z]{1,12}-[0-9a-f]{8}$/;
+
 /** A fresh id: `m-<time base36>-<random hex>`. */
 export function newMemoryId(): string {
   return `m-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;

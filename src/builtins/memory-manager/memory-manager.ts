@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError, errorToJSON } from '../../spec/index.js
 import { allocateBudget, memoryHeading, memoryText, renderBlock, type BudgetCandidate, type BudgetResult } from './injection-budget.js';
 import { TAG_CONVENTION, TAG_SUMMARY, type MemoryRecord } from './memory-file.js';
 import { MemoryLibrary } from './memory-library.js';
+import { GENERATED_MEMORY_ID } from './memory-id.js';
 import { PlanStore, type OnceItem } from './plan-store.js';
 import { ClientLog, PluginLogFile } from './plugin-log-file.js';
 import { readConfig, configPatchSchema, type MemoryManagerConfig } from './settings.js';
@@ -87,7 +88,9 @@ export class MemoryManager {
     const embedder = memory && typeof memory.embed === 'function' && typeof memory.embeddingModel === 'function' ? { embed: (texts: string[]) => memory.embed(texts), model: () => memory.embeddingModel() } : undefined;
     // Every write is recorded in the history (K-3) and reported to the change feed (decision
     // 0260), hand edits of memory files too (the history does not record those).
-    const changed = (kind: 'memory' | 'plan', id?: string) => this.sdk.use('host.memory-changes')?.notify({ kind, ...(id ? { ids: [id] } : {}) });
+    // Only ids the library made (`m-<time>-<hex>`) go on the event stream: a file named by hand or
+    // in Obsidian (`bank-pin-4711.md`) names what it holds (decision 0260: no text on the wire).
+    const changed = (kind: 'memory' | 'plan', id?: string) => this.sdk.use('host.memory-changes')?.notify({ kind, ...(id && GENERATED_MEMORY_ID.test(id) ? { ids: [id] } : {}) });
     this.lib = new MemoryLibrary(root, {
       log,
       embedder,
