@@ -150,8 +150,23 @@ export class ControlDB {
       fs.rmSync(tmp, { force: true });
       return;
     }
+    // A kill between the set-aside's renames leaves the corrupt file's -wal (and -shm) here: SQLite
+    // would replay that foreign WAL onto the salvaged file. They go with the file they belong to.
+    this.moveStrayWal();
     fs.renameSync(tmp, this.path);
     fsyncPathsSync([], [path.dirname(this.path)]);
+  }
+
+  /** Moves a `-wal` left at the live path next to the newest set-aside copy (its own); drops a `-shm` (an index SQLite rebuilds). */
+  private moveStrayWal(): void {
+    const wal = `${this.path}-wal`;
+    fs.rmSync(`${this.path}-shm`, { force: true });
+    if (!fs.existsSync(wal)) return;
+    const dir = path.dirname(this.path);
+    const base = `${path.basename(this.path)}.corrupt-`;
+    const asides = fs.readdirSync(dir).filter((f) => f.startsWith(base) && /^\d+(-\d+)?$/.test(f.slice(base.length))).sort((a, b) => Number(b.slice(base.length).split('-')[0]) - Number(a.slice(base.length).split('-')[0]));
+    const owner = asides.find((f) => !fs.existsSync(path.join(dir, `${f}-wal`)));
+    fs.renameSync(wal, owner ? path.join(dir, `${owner}-wal`) : `${wal}.stray-${Date.now()}`);
   }
 
   private connect(): Database.Database {

@@ -240,3 +240,41 @@ test('0280: a kill during the salvage loses nothing — before the move the salv
   assert.equal(db.tombstoneCount(), 50, 'the staged store was moved in, not replaced by an empty one');
   db.close();
 });
+
+test('0280: a kill between setting the corrupt file aside and its -wal: the stray WAL goes with its file, not onto the salvaged store', () => {
+  const home = fs.mkdtempSync(path.join(root, 'wal-'));
+  const db = new ControlDB({ home, clock: () => T0 });
+  db.open();
+  db.addTombstones(Array.from({ length: 300 }, (_, i) => ({ hash: hash(i), kind: 'turn', at: T0 + i })));
+  for (let i = 0; i < 40; i++) db.insertChanges([{ at: T0 + i, actor: 'user', kind: 'document', target: `doc-${i}`, subjects: [`s${i}`], op: 'create', summary: `x ${i}`, after: { content: 'long '.repeat(500) } }]);
+  const file = path.join(home, 'memory-control.db');
+  // The old store's WAL holds more rows (never checkpointed: the process was killed).
+  const raw = new Database(file);
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.pragma('wal_autocheckpoint = 0');
+  for (let i = 40; i < 80; i++) raw.prepare("INSERT INTO history(at, actor, kind, target, op, summary, redacted) VALUES (?, 'user', 'document', ?, 'create', ?, 0)").run(T0 + i, `d${i}`, 'y '.repeat(800));
+  const copy = path.join(fs.mkdtempSync(path.join(root, 'wal-copy-')), 'memory-control.db');
+  fs.copyFileSync(file, copy);
+  fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+  raw.close();
+  db.close();
+  const h = path.dirname(copy);
+  overwritePage(copy, pagesOf(copy, 'tombstones').filter((p) => p.pagetype === 'leaf')[0].pageno);
+  // A full salvage of the same damage (in another folder) is what the killed run had staged.
+  const ref = path.join(fs.mkdtempSync(path.join(root, 'wal-ref-')), 'memory-control.db');
+  fs.copyFileSync(copy, ref);
+  fs.copyFileSync(`${copy}-wal`, `${ref}-wal`);
+  const full = new ControlDB({ home: path.dirname(ref), clock: () => T0 });
+  full.open();
+  const expected = { tombstones: full.tombstoneCount(), history: full.history({ limit: 1000 }).length };
+  full.close();
+  fs.copyFileSync(ref, `${copy}.salvaged`);
+  // The kill: the main file was set aside, its -wal not yet.
+  fs.renameSync(copy, `${copy}.corrupt-${T0}`);
+  const c = new ControlDB({ home: h, clock: () => T0 + 1 });
+  c.open();
+  assert.equal(c.setAside, undefined, 'the staged store opens cleanly: no second salvage');
+  assert.deepEqual({ tombstones: c.tombstoneCount(), history: c.history({ limit: 1000 }).length }, expected);
+  c.close();
+  assert.ok(fs.existsSync(`${copy}.corrupt-${T0}-wal`), 'the WAL is beside the file it belongs to');
+});
