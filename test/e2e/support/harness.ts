@@ -254,6 +254,10 @@ export async function openPage(browser: Browser, url: string, opts: { lang?: 'zh
   const target = new URL(url);
   if (opts.token) target.searchParams.set('token', opts.token);
   await page.goto(target.toString());
+  // The SPA keeps a link's token in an effect after its first render, which can come after the load
+  // event: a test that navigates at once (page.goto to another route) would leave before it, signed
+  // out. The link's token leaves the address bar once it is kept.
+  if (opts.token) await page.waitForFunction(() => !new URL(window.location.href).searchParams.has('token'), undefined, { timeout: 20_000 });
   return { page, errors };
 }
 
