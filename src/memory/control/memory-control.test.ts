@@ -153,6 +153,11 @@ test('K-2: a short reply ("Noted.") is forgotten with its turn, never by its tex
   assert.deepEqual(await traces(mem, '5521'), []);
   assert.equal(mem.control.isTombstonedContent('My locker code at the gym is 5521'), true);
   assert.equal(mem.control.isTombstonedContent('Noted.'), false, 'a text said in countless turns is not matched alone');
+  // A CJK character counts twice: a short Chinese secret is distinctive, a short Chinese "ok" is not.
+  const zh = await turn('门锁密码是4711', '记住了');
+  await mem.control.forget({ turnIds: [zh.turnId] });
+  assert.equal(mem.control.isTombstonedContent('门锁密码是4711'), true);
+  assert.equal(mem.control.isTombstonedContent('记住了'), false);
   // What an import's tombstones set off (and an older version's tombstone of the short text itself).
   assert.equal(mem.control.addTombstoneRefs([{ ref: `sha256:content:${contentHash('Noted.')}`, at: 1 }]), 1);
   assert.equal(await mem.control.applyTombstones(), undefined, 'nothing more to forget here');

@@ -26,7 +26,15 @@ export function normaliseContent(text: string): string {
  */
 export const CONTENT_MIN = 12;
 
-/** True when `text` is long enough to be told apart by its text (see {@link CONTENT_MIN}). */
+/** Han, kana and hangul: one such character says about what two letters do. */
+const WIDE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/gu;
+
+/**
+ * True when `text` is long enough to be told apart by its text (see {@link CONTENT_MIN}); a CJK
+ * character counts twice ("门锁密码是4711" is distinctive, "好的" and "记住了" are not).
+ */
 export function distinctiveContent(text: string): boolean {
-  return typeof text === 'string' && normaliseContent(text).length >= CONTENT_MIN;
+  if (typeof text !== 'string') return false;
+  const t = normaliseContent(text);
+  return t.length + (t.match(WIDE)?.length ?? 0) >= CONTENT_MIN;
 }
