@@ -16,8 +16,11 @@ import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 const MiB = 1024 * 1024;
 
-/** Sends the headers and `first` bytes of an upload, then waits for an answer or `abortAfterMs` and cuts the connection. */
-function upload(d: Daemon, headers: Record<string, string>, first: Buffer, abortAfterMs?: number): Promise<{ status: number; body: { ok: boolean; error?: { code: string; message: string; details?: Record<string, unknown> } } } | 'aborted'> {
+/**
+ * Sends the headers and `first` bytes of an upload, then waits for an answer — or, with
+ * `abortAfterMs`, cuts the connection then, or as soon as `abortWhen()` holds (polled every 10 ms).
+ */
+function upload(d: Daemon, headers: Record<string, string>, first: Buffer, abortAfterMs?: number, abortWhen?: () => boolean): Promise<{ status: number; body: { ok: boolean; error?: { code: string; message: string; details?: Record<string, unknown> } } } | 'aborted'> {
   const u = new URL(`${d.url}/api/v1/transfer/import`);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/octet-stream', ...headers } });
@@ -32,10 +35,14 @@ function upload(d: Daemon, headers: Record<string, string>, first: Buffer, abort
     req.on('error', (e) => (abortAfterMs === undefined ? reject(e) : undefined));
     req.write(first);
     if (abortAfterMs !== undefined) {
-      setTimeout(() => {
+      const cut = () => {
+        clearTimeout(timer);
+        clearInterval(poll);
         req.destroy();
         resolve('aborted');
-      }, abortAfterMs);
+      };
+      const timer = setTimeout(cut, abortAfterMs);
+      const poll = setInterval(() => abortWhen?.() && cut(), 10);
     }
   });
 }
@@ -92,8 +99,11 @@ describe('import upload: size limit, free disk space, cleanup (decision 0280)', 
     ['chunked', {}],
   ] as const) {
     it(`an upload cut off midway (${what}) leaves no partial file and no job`, async () => {
-      const r = await upload(d, headers, zipStart, 300);
+      // Cut once the daemon has begun to receive it (its job folder exists), not at a guess.
+      let receiving = false;
+      const r = await upload(d, headers, zipStart, 10_000, () => (receiving = staging().length > 0));
       assert.equal(r, 'aborted');
+      assert.ok(receiving, 'the upload was cut while the daemon was receiving it');
       for (let i = 0; i < 100 && staging().length; i++) await new Promise((res) => setTimeout(res, 20));
       assert.deepEqual(staging(), [], 'the partial file and its job are gone');
     });
