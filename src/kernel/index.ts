@@ -3,7 +3,7 @@ export { Agent, SimpleContextWindow, CONSOLIDATION, NOTICES_SESSION } from './ag
 export type { AgentOptions } from './agent.js';
 export { EventBus } from './event-bus.js';
 export { StageHost } from './stage-host.js';
-export type { StageFailure, ToolRunResult } from './stage-host.js';
+export type { StageFailure, ToolRunResult, ToolScope } from './stage-host.js';
 export { SystemPromptBuilder, DEFAULT_PERSONA, SLOT_TITLES, renderTimeline } from './system-prompt.js';
 export { ToolAggregator } from './tool-aggregator.js';
 export { OutputChannels, splitMessage, typesFor } from './output-channels.js';

@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/index.js';
 import { fixtureHome, waitFor } from '../__fixtures__/fixture-home.js';
+import { join } from 'node:path';
+import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
+import { MemorySystem } from '../../memory/index.js';
+import { ManualScheduler } from '../../memory/heartbeat/index.js';
 
 const fast = { restartBaseMs: 30, heartbeatMs: 100, heartbeatTimeoutMs: 4000, callTimeoutMs: 1000, startTimeoutMs: 8000 };
 
@@ -100,4 +104,31 @@ test('P-3: a broken manifest fails that plugin with the validation message befor
   assert.match(info.lastError!, /version/);
   assert.match(info.lastError!, /entry/);
   assert.equal(h.plugin('ext-echo')!.state, 'running');
+});
+
+test('K-3: what an external tool writes to memory over the bridge is recorded as the agent\'s, with the tool and its turn (decision 0290)', async (t) => {
+  const homeDir = fixtureHome('ext-mem');
+  const config = new ConfigRegistry({ dbPath: join(homeDir, 'memory-config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
+  config.open();
+  config.register(coreConfigDefaults());
+  const memory = new MemorySystem({ homeDir, config, log: { debug() {}, info() {}, warn() {}, error() {} }, scheduler: new ManualScheduler(Date.now()) });
+  await memory.open();
+  const llm = new ScriptedLlm([{ toolCalls: [{ name: 'ext_remember', arguments: { what: 'kayaking' } }] }, { text: 'done' }]);
+  // The daemon's tool scope (daemon.ts), on a real memory system.
+  const h = await createTestHost({ homeDir, llm, memory, registry: { external: fast }, toolScope: (c, run) => memory.control.runAs({ actor: 'agent', tool: c.tool, turnId: c.turnId }, run) });
+  t.after(async () => {
+    await h.close();
+    await memory.close();
+    config.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  const outcome = await h.send('remember that I like kayaking');
+  assert.equal(outcome.status, 'ok');
+  assert.match(JSON.stringify(llm.requests[1].messages), /committed 1/);
+  const change = memory.control.history({ kind: 'relation' }).find((c) => /kayaking/.test(c.summary));
+  assert.ok(change, JSON.stringify(memory.control.history({ limit: 20 })));
+  assert.deepEqual([change.actor, change.tool, change.turnId], ['agent', 'ext_remember', outcome.turnId]);
+  // A request of the child's own while no tool of it runs keeps the host's actor.
+  await memory.memoryAPI().commit([{ subject: 'user', predicate: 'likes', object: 'tea' }]);
+  assert.equal(memory.control.history({ kind: 'relation' }).find((c) => /tea/.test(c.summary))?.actor, 'user');
 });

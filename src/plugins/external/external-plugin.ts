@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createInterface } from 'node:readline';
 import { join, resolve, sep } from 'node:path';
 import { z } from 'zod';
@@ -59,7 +60,7 @@ interface Generation {
   child: ChildProcess;
   scope: DisposerStack;
   regs: Map<string, Disposer>;
-  calls: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>;
+  calls: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout; context?: RunInContext }>;
   heartbeat?: NodeJS.Timeout;
   lastPong: number;
   exited: boolean;
@@ -67,6 +68,9 @@ interface Generation {
   /** Why the supervisor killed this child, if it did. */
   hung?: string;
 }
+
+/** Runs a function in an async context captured earlier (`AsyncLocalStorage.snapshot()`). */
+type RunInContext = <R>(fn: () => R) => R;
 
 const toolArgs = z.object({ key: z.string(), name: z.string(), description: z.string().default(''), parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }), noMemory: z.boolean().optional() });
 const stageArgs = z.object({ key: z.string(), stage: z.string(), scope: z.enum(['global', 'own']).default('global') });
@@ -325,7 +329,9 @@ export class ExternalPlugin {
         gen.hung = `hung: ${target} ${key} timed out after ${this.o.callTimeoutMs} ms`;
         void this.kill(gen);
       }, this.o.callTimeoutMs);
-      gen.calls.set(id, { resolve: resolvePromise, reject, timer });
+      // A tool call's async context (the kernel's tool scope: whose change, which turn) is kept, so
+      // what the child asks of the host while the tool runs is done in it (decision 0290).
+      gen.calls.set(id, { resolve: resolvePromise, reject, timer, ...(target === 'tool' ? { context: AsyncLocalStorage.snapshot() as RunInContext } : {}) });
       this.send(gen, { t: 'call', id, target, key, payload });
     });
   }
@@ -357,12 +363,18 @@ export class ExternalPlugin {
         else c.reject(new RemoteError(String(msg.error?.code ?? 'PLUGIN_ERROR'), String(msg.error?.message ?? 'failed')));
         break;
       }
-      case 'req':
-        this.handleRequest(gen, msg.op, msg.args ?? {}).then(
+      case 'req': {
+        // In the context of the tool call that is running (the latest, when several are): a request
+        // of the child's own (a timer of its) while none runs keeps the host's.
+        let context: RunInContext | undefined;
+        for (const c of gen.calls.values()) if (c.context) context = c.context;
+        const handled = context ? context(() => this.handleRequest(gen, msg.op, msg.args ?? {})) : this.handleRequest(gen, msg.op, msg.args ?? {});
+        handled.then(
           (value) => this.send(gen, { t: 'res', id: msg.id, ok: true, value: value === undefined ? null : value }),
           (e) => this.send(gen, { t: 'res', id: msg.id, ok: false, error: toRpcError(e) }),
         );
         break;
+      }
     }
   }
 

@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InputOptions, LlmAPI, PluginDefinition, PluginInfo, PluginSDK, StageContext, StageName, TurnOutcome } from '../../spec/index.js';
-import { Agent } from '../../kernel/index.js';
+import { Agent, type ToolScope } from '../../kernel/index.js';
 import { ConfigRegistry } from '../../config/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, SEEDED_SOURCES, providerConfigDefaults, sourceKey } from '../../providers/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
@@ -47,6 +47,8 @@ export interface TestHostOptions {
   /** Data folder; a fresh temp folder (removed by `close`) when omitted. */
   homeDir?: string;
   memory?: MemoryPort;
+  /** What every tool call runs inside (the daemon's: the memory history's actor); none by default. */
+  toolScope?: ToolScope;
   log?: Logger;
   /** Time an in-process plugin's start may take (default 30 s). */
   startTimeoutMs?: number;
@@ -101,7 +103,7 @@ export async function createTestHost(opts: TestHostOptions = {}): Promise<TestHo
     available: () => providers.available(),
     chat: (req, o) => providers.run(req, { signal: o?.signal, onPart: o?.onPart && ((p) => o.onPart!(p)) }),
   };
-  const agent = new Agent({ llm: providers, sessions, config, log, homeDir });
+  const agent = new Agent({ llm: providers, sessions, config, log, homeDir, toolScope: opts.toolScope });
   const host = new PluginHost({ agent, homeDir, config, sessions, llm: sdkLlm, memory: opts.memory, log, startTimeoutMs: opts.startTimeoutMs });
   const registry = new PluginRegistry({ host, watchLua: false, ...opts.registry });
   for (const p of opts.plugins ?? []) registry.registerBuiltin(p as PluginDefinition<PluginSDK>);
