@@ -448,6 +448,8 @@ describe('import', () => {
     const imported = control.history({ limit: 100 }).filter((c) => c.actor === 'import');
     assert.ok(imported.some((c) => c.kind === 'relation' && c.target === `import:${first.id}:graph` && /imported graph: \d+ added/.test(c.summary)), JSON.stringify(imported));
     assert.ok(imported.some((c) => c.target === `import:${first.id}:sessions`), JSON.stringify(imported));
+    // Knowledge entries are found under the history's knowledge filter.
+    assert.ok(control.history({ kind: 'knowledge' }).some((c) => c.actor === 'import' && c.target === `import:${first.id}:knowledge`), JSON.stringify(imported));
     await assert.rejects(control.undo(imported[0].id), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /not undone item by item/.test(e.message));
     await control.forget({ turnIds: [aTurn] });
     assert.ok(!(await fingerprint(R)).includes('called Mochi'));

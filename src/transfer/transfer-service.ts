@@ -611,7 +611,7 @@ const PART_KIND: Partial<Record<TransferPart, ChangeKind>> = {
   context: 'document',
   documents: 'document',
   archive: 'document',
-  knowledge: 'document',
+  knowledge: 'knowledge',
 };
 
 /** One history entry per memory part an import added to or replaced in. */
