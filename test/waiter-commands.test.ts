@@ -249,3 +249,28 @@ test('waiter export --passphrase-env / import --dry-run / import: the whole memo
   assert.equal((await run('import', file, '--mode', 'sideways')).code, 2);
   delete process.env.HA_TEST_PASS;
 });
+
+test('waiter shows times in core.agent.timezone, not the machine\'s zone (decision 0270)', async () => {
+  const { execFile } = await import('node:child_process');
+  const { localStamp } = await import('../src/spec/index.js');
+  const waiter = (...args: string[]) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--home', home, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, TZ: 'Asia/Shanghai' } }, (err, stdout, stderr) =>
+        resolve({ status: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end();
+    });
+  await c.request('knowledge.put', { name: 'zone-note', content: 'a note to show a time' });
+  const entry = (await c.request<{ name: string; updatedAt: number }[]>('knowledge.list')).find((k) => k.name === 'zone-note');
+  assert.ok(entry?.updatedAt, 'the list carries the time it shows');
+  await d.config.set('core.agent.timezone', 'America/New_York');
+  try {
+    const out = await waiter('knowledge', 'list');
+    assert.equal(out.status, 0, out.stderr);
+    assert.ok(out.stdout.includes(localStamp(entry.updatedAt, 'America/New_York')), out.stdout);
+    assert.ok(!out.stdout.includes(localStamp(entry.updatedAt, 'Asia/Shanghai')), out.stdout);
+  } finally {
+    await d.config.reset('core.agent.timezone');
+    await c.request('knowledge.delete', { name: 'zone-note' });
+  }
+});

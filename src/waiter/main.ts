@@ -9,9 +9,9 @@ import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import { homePaths, resolveHome, signInUrl } from '../paths/index.js';
-import type { CliCommand, CliStreamEvent } from '../spec/index.js';
+import { TIME_ZONE_KEY, type CliCommand, type CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
-import { formatWhen, renderHuman, statusView } from './output.js';
+import { formatWhen, renderHuman, setDisplayZone, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
@@ -47,6 +47,8 @@ async function withClient<T>(opts: GlobalOpts, fn: (c: DaemonClient) => Promise<
   const home = opts.home ? resolveHome({ HOMEAGENT_HOME: opts.home }) : resolveHome();
   const c = new DaemonClient(homePaths(home).socket);
   await c.connect();
+  // Human output shows times in the person's zone, which is a daemon setting (decision 0270).
+  if (!opts.json) await c.request<{ value?: unknown }>('config.get', { key: TIME_ZONE_KEY }).then((i) => setDisplayZone(i?.value), () => undefined);
   try {
     return await fn(c);
   } finally {

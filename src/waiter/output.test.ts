@@ -4,7 +4,7 @@ process.env.TZ = 'Asia/Shanghai';
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatWhen, renderHuman, statusView } from './output.js';
+import { formatWhen, renderHuman, setDisplayZone, statusView } from './output.js';
 import { historyRow } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 
@@ -14,6 +14,19 @@ const UPDATED = 1796169136554.654; // fractional, as the knowledge base reports 
 test('formatWhen: local time to the minute', () => {
   assert.equal(formatWhen(CREATED), '2026-12-02 07:44');
   assert.equal(formatWhen(UPDATED), '2026-12-02 07:52');
+});
+
+test('formatWhen: the person\'s zone (core.agent.timezone) once set, the machine\'s for "" or a value that is no zone', () => {
+  try {
+    setDisplayZone('America/New_York');
+    assert.equal(formatWhen(CREATED), '2026-12-01 18:44');
+    assert.match(renderHuman({ createdAt: CREATED }), /createdAt: 2026-12-01 18:44/);
+    setDisplayZone('Mars/Olympus');
+    assert.equal(formatWhen(CREATED), '2026-12-02 07:44');
+  } finally {
+    setDisplayZone('');
+  }
+  assert.equal(formatWhen(CREATED), '2026-12-02 07:44');
 });
 
 test('renderHuman formats date-like keys in tables (sessions, knowledge list)', () => {

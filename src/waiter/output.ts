@@ -3,6 +3,8 @@
  * passes through here: scripts get the daemon's values as they are (epoch milliseconds).
  */
 
+import { localStamp, resolveTimeZone } from '../spec/index.js';
+
 /** Keys whose values are points in time: `at`, `createdAt`, `startedAt`, `validFrom`, `coolDownUntil` … */
 const DATE_KEY = /(?:^at|At|^until|Until|^since|Since|^validFrom|^validTo|^timestamp|Timestamp)$/;
 
@@ -12,15 +14,23 @@ const isEpochMs = (n: number) => Number.isFinite(n) && n >= 1e12 && n < 1e13;
 /** An ISO 8601 date-time as the daemon writes it (`2026-12-01T23:44:10.123Z`). */
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-const two = (n: number) => String(n).padStart(2, '0');
+/** The zone times are shown in: `core.agent.timezone` as the daemon resolves it, once known (decision 0270). */
+let displayZone: string | undefined;
 
 /**
- * A point in time as people read it in waiter's output: local time to the minute,
- * `2026-12-01 23:44`. Every human rendering of a time in waiter goes through here.
+ * Shows waiter's times in the person's zone (`core.agent.timezone`; "" or not a zone = the
+ * machine's). Set once per command from the daemon's setting; before that, the machine's zone.
+ */
+export function setDisplayZone(setting: unknown): void {
+  displayZone = resolveTimeZone(setting);
+}
+
+/**
+ * A point in time as people read it in waiter's output: wall-clock time in the person's zone to the
+ * minute, `2026-12-01 23:44`. Every human rendering of a time in waiter goes through here.
  */
 export function formatWhen(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+  return localStamp(ms, displayZone ?? resolveTimeZone(''));
 }
 
 /** The value of a date-like key as text when it is a timestamp; otherwise undefined. */

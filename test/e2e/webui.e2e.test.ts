@@ -406,6 +406,18 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.fill('[data-testid=settings-filter]', 'time zone');
     await page.waitForSelector('[data-key="core.agent.timezone"]', { timeout: T });
     assert.equal(await page.locator('[data-key="core.agent.max_tool_rounds"]').count(), 0, 'the filter finds settings by their label');
+    // The time zone is picked from the zones the browser knows, not typed (decision 0270).
+    const tz = '[data-key="core.agent.timezone"] [data-testid=tz-picker]';
+    const zones = await page.$$eval(`${tz} option`, (els) => els.map((e) => (e as HTMLOptionElement).value));
+    assert.equal(zones[0], '', 'first: the daemon machine\'s zone');
+    assert.ok(zones.length > 100 && zones.includes('Asia/Tokyo'), `${zones.length} zones`);
+    const stored = async () => ((await (await h.api('/api/v1/settings?prefix=core.agent.timezone')).json()) as { value?: { key: string; value: unknown }[] }).value?.find((k) => k.key === 'core.agent.timezone')?.value;
+    await page.selectOption(tz, 'Asia/Tokyo');
+    await page.waitForSelector('[data-key="core.agent.timezone"] .badge.ok', { timeout: T });
+    assert.equal(await stored(), 'Asia/Tokyo');
+    await page.selectOption(tz, '');
+    for (let i = 0; i < 50 && (await stored()) !== ''; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await stored(), '');
     await page.click('[data-testid=toggle-lang]');
   });
 

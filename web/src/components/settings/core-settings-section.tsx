@@ -5,6 +5,7 @@ import { useLang, useT } from '../../i18n';
 import { groupLabel, settingLabel } from './setting-labels';
 import { useRequest } from '../../lib/use-request';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
+import { TimeZonePicker } from './time-zone-picker';
 
 /** Core settings generated from the config schemas (`GET /api/v1/settings`). */
 export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
@@ -42,7 +43,7 @@ export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
             <span className="count">{keys.length}</span>
           </div>
           {keys.map((k) => (
-            <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} />
+            <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} control={k.key === 'core.agent.timezone' ? (s) => <TimeZonePicker value={String(k.value ?? '')} save={s} /> : undefined} />
           ))}
         </section>
       ))}
