@@ -104,6 +104,7 @@ describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 12
     });
     await page.waitForSelector('[data-row="201"]:not(.placeholder)', { timeout: T });
     const secondPage = await page.locator('[data-row="201"]').getAttribute('data-memory-id');
+    const lastOfFirst = await page.locator('[data-row="198"]').getAttribute('data-memory-id');
     // Hold the re-read of the second page until the first page's answer is on screen.
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
@@ -124,7 +125,8 @@ describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 12
       const made = await mmApi('memory.save', { title: 'Saved over the API', snapshot: 'a memory saved by another client' });
       await firstListAnswer;
       assert.ok(held, 'the second page is being read again');
-      await page.waitForTimeout(200); // the first page's answer is rendered
+      // The first page's answer is rendered: its rows moved down by one (198 → 199).
+      await page.waitForFunction((prev) => document.querySelector('[data-row="199"]')?.getAttribute('data-memory-id') === prev, lastOfFirst, { timeout: LIVE });
       const placeholders = await page.locator('[data-testid=memory-list] .memory-item.placeholder').count();
       assert.equal(placeholders, 0, 'no row of the second page blanked while it is read again');
       assert.equal(await page.locator('[data-row="201"]').getAttribute('data-memory-id'), secondPage, 'the old row stays until its page is back');
