@@ -398,6 +398,28 @@ describe('import', () => {
     }
   });
 
+  test('a line of the archive\'s log that cannot be read is left out and said, the rest of the log comes in', async () => {
+    const file = await variant(exportPlain, join(work, 'their-damaged.zip'), (e) => {
+      const lines = e.get('sessions/cli%3Atrip.jsonl')!.toString('utf8').split('\n').filter(Boolean);
+      lines.splice(2, 0, '{"type":"event","text":"torn');
+      e.set('sessions/cli%3Atrip.jsonl', Buffer.from(`${lines.join('\n')}\n`));
+    });
+    const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));
+    homes.push(home);
+    const P = await daemon({ homeDir: home });
+    try {
+      const t = P.host.services.use('host.transfer')!;
+      const job = await t.stageImport({ file });
+      const r = (await t.applyImport(job.id, { mode: 'skip' })).report!;
+      await t.discard(job.id);
+      assert.equal(r.parts.sessions?.added, 1, JSON.stringify(r.parts.sessions));
+      assert.ok(r.notes.some((n) => /session cli:trip in the archive has 1 line that could not be read: left out/.test(n)), JSON.stringify(r.notes));
+      assert.ok((await P.sessions.events('cli:trip')).some((e) => e.text.includes('blue flowerpot')), 'the readable lines came in');
+    } finally {
+      await P.stop();
+    }
+  });
+
   test('forget tombstones (the memory.tombstones seam): a forgotten turn does not come back through an import', async () => {
     const forgotten = new Set<string>([aTurn]);
     const recorded: Tombstone[] = [];

@@ -208,7 +208,12 @@ export async function mergeImport(o: {
   const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || theirIds.has(id);
   for (const s of theirSessions) {
     const p = plan('sessions');
-    let theirs = logLines(readFileSync(s.file, 'utf8'));
+    const theirRaw = readFileSync(s.file, 'utf8');
+    let theirs = logLines(theirRaw);
+    // Lines of theirs no store can read are not carried over (they cannot be checked against
+    // forget's tombstones); the archive, which keeps them, stays with the person. Said, not silent.
+    const theirDamaged = unreadableLines(theirRaw);
+    if (theirDamaged > 0) notes.push(`session ${s.id} in the archive has ${theirDamaged} line${theirDamaged === 1 ? '' : 's'} that could not be read: left out (the archive still holds them)`);
     const before = theirs.length;
     theirs = theirs.filter((l) => l.type !== 'event' || ((typeof l.turnId !== 'string' || !refs.forgotten(l.turnId)) && !(typeof l.text === 'string' && l.text && textForgotten(l.text))));
     if (theirs.length < before) p.forgotten += before - theirs.length;
