@@ -41,6 +41,8 @@ test('CRUD on knowledge/<name>/content.md, persisted and re-indexed on reopen', 
   await assert.rejects(kb2.get('wifi'), NotFoundError);
   await assert.rejects(kb2.delete('wifi'), NotFoundError);
   assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+  await kb.close();
+  await kb2.close();
 });
 
 test('path-traversal and malformed names are refused; nothing is written outside', async () => {
@@ -55,6 +57,7 @@ test('path-traversal and malformed names are refused; nothing is written outside
   assert.equal(fs.existsSync(path.join(root, 'evil')), false);
   await assert.rejects(kb.create('big', 'x'.repeat(MAX_KNOWLEDGE_BYTES + 1)), PayloadTooLargeError);
   await assert.rejects(kb.create('num', 42 as never), ValidationError);
+  await kb.close();
 });
 
 test('tools and the knowledge prompt slot', async () => {
@@ -75,4 +78,57 @@ test('tools and the knowledge prompt slot', async () => {
   assert.match(filled?.text ?? '', /^- printer: .*TN-2420/, 'no heading of its own: the kernel prints 【知识库】 once');
   assert.deepEqual(filled?.sources?.map((x) => [x.tier, x.id]), [['knowledge', 'printer']], 'the entry is named as the source');
   assert.equal(await slot({ sessionId: 's', turnId: 't', input: 'weather', consolidation: false }), undefined);
+  await kb.close();
+});
+
+/** Polls until `ok()` holds (the watcher's events arrive after its debounce); fails after 5 s. */
+async function until(ok: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`timed out: ${what}`);
+}
+
+test('edits made by hand in the folder reach the index without a restart; linked files and our own writes are handled', async () => {
+  const dir = path.join(root, 'kb-watch');
+  const told: string[] = [];
+  const kb = new KnowledgeBase({ dir, watchDebounceMs: 20, onHandEdit: (n) => void told.push(n) });
+  await kb.open();
+  await kb.watching();
+  const names = async () => (await kb.list()).map((e) => e.name);
+  // Created by hand (an editor, a sync tool).
+  fs.mkdirSync(path.join(dir, 'bins'));
+  fs.writeFileSync(path.join(dir, 'bins', 'content.md'), 'The recycling bin goes out on Thursday');
+  await until(async () => (await kb.search('recycling'))[0]?.name === 'bins', 'a new entry is indexed');
+  // Changed by hand: the old words no longer find it, the new ones do.
+  fs.writeFileSync(path.join(dir, 'bins', 'content.md'), 'The compost bin goes out on Monday');
+  await until(async () => (await kb.search('compost'))[0]?.name === 'bins', 'the edit is indexed');
+  assert.deepEqual(await kb.search('recycling'), []);
+  assert.equal((await kb.get('bins')).content, 'The compost bin goes out on Monday');
+  // Deleted by hand.
+  fs.rmSync(path.join(dir, 'bins'), { recursive: true });
+  await until(async () => !(await names()).includes('bins'), 'a removed entry leaves the index');
+  assert.deepEqual([...new Set(told)], ['bins'], 'each hand edit is told (for memory_changed)');
+  // A content.md that is a link to a file elsewhere is no entry (as at open).
+  const outside = path.join(root, 'outside-secret.txt');
+  fs.writeFileSync(outside, 'outside words');
+  fs.mkdirSync(path.join(dir, 'linked'));
+  fs.symlinkSync(outside, path.join(dir, 'linked', 'content.md'));
+  // Our own writes are not undone by their own watcher events, nor by a hand edit read meanwhile.
+  await kb.create('keys', 'spare key under the blue pot');
+  await kb.update('keys', 'spare key with the neighbour');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal((await kb.get('keys')).content, 'spare key with the neighbour');
+  assert.deepEqual(await kb.search('outside'), []);
+  assert.ok(!(await names()).includes('linked'));
+  assert.deepEqual([...new Set(told)], ['bins'], `our own writes are not told as hand edits: ${told.join()}`);
+  await kb.close();
+  // After close, nothing is watched: a change on disk is read at the next open.
+  fs.writeFileSync(path.join(dir, 'keys', 'content.md'), 'key in the drawer');
+  await new Promise((r) => setTimeout(r, 100));
+  const again = new KnowledgeBase({ dir, watch: false });
+  await again.open();
+  assert.equal((await again.get('keys')).content, 'key in the drawer');
+  await again.close();
 });

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
 import type { InjectedSource, KnowledgeAPI, KnowledgeEntry, PluginLogger, PromptQuery, PromptSlotFill } from '../spec/index.js';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
@@ -36,6 +37,12 @@ export interface KnowledgeBaseOptions {
   index?: TextIndex;
   /** Characters of the `knowledge` prompt slot (default 800). */
   slotChars?: number;
+  /** Watch the folder for edits made by hand (default true). */
+  watch?: boolean;
+  /** Debounce of the watcher's events per entry, in ms (default 120). */
+  watchDebounceMs?: number;
+  /** Told after a hand edit changed the index (for `memory_changed`; not the history). Must not throw. */
+  onHandEdit?: (name: string) => void;
 }
 
 /** One change of an entry, for the memory history (K-3): its content before and after (absent = no entry). */
@@ -60,6 +67,17 @@ export class KnowledgeBase implements KnowledgeAPI {
   private index: TextIndex;
   private opened = false;
   private changeListener?: (c: KnowledgeChange) => void;
+  private watcher: FSWatcher | undefined;
+  private watcherReady: Promise<void> = Promise.resolve();
+  private timers = new Map<string, NodeJS.Timeout>();
+  /**
+   * Bumped when every write and delete of our own starts and ends, per name: a hand edit's read that
+   * overlapped one is stale and must not index what it read (it could bring back a deleted or
+   * forgotten entry, or an edit's old text). A later change on disk raises a new event.
+   */
+  private generations = new Map<string, number>();
+  /** Writes and deletes of ours in flight, per name: a hand-edit read that ends during one is stale too. */
+  private writing = new Map<string, number>();
 
   constructor(private readonly opts: KnowledgeBaseOptions) {
     this.index = opts.index ?? new Bm25Index();
@@ -71,7 +89,8 @@ export class KnowledgeBase implements KnowledgeAPI {
 
   /**
    * Tells `fn` every change made through this object (by the agent's tools, the WebUI, `waiter`,
-   * MCP): the memory history records them. Edits made by hand in the folder are not seen.
+   * MCP): the memory history records them. Edits made by hand in the folder are indexed by the
+   * watcher but not told here.
    */
   onChange(fn: ((c: KnowledgeChange) => void) | undefined): void {
     this.changeListener = fn;
@@ -86,11 +105,80 @@ export class KnowledgeBase implements KnowledgeAPI {
     }
   }
 
-  /** Creates the folder and indexes every `<name>/content.md` in it. */
+  /** Creates the folder, indexes every `<name>/content.md` in it and watches it for hand edits. */
   async open(): Promise<void> {
     await fs.mkdir(this.opts.dir, { recursive: true });
     await this.reload();
     this.opened = true;
+    if (this.opts.watch !== false && !this.watcher) this.startWatcher();
+  }
+
+  /** Resolves when the hand-edit watcher is watching (for tests). */
+  async watching(): Promise<void> {
+    await this.watcherReady;
+  }
+
+  /**
+   * Edits made by hand in the folder (an editor, a sync tool) reach the index without a restart:
+   * `<name>/content.md` created, changed or deleted, or the entry's folder removed. They are not
+   * recorded in the memory history (nothing here knows who made them), as for the library's files.
+   */
+  private startWatcher(): void {
+    const w = watch(this.opts.dir, { ignoreInitial: true, depth: 1 });
+    this.watcher = w;
+    this.watcherReady = new Promise((resolve) => w.once('ready', () => resolve()));
+    w.on('error', (e) => this.opts.log?.warn(`knowledge: watching the folder failed: ${(e as Error).message}`));
+    const onEvent = (p: string) => {
+      const rel = path.relative(this.opts.dir, p).split(path.sep);
+      if (rel.length > 2 || rel[0] === '' || rel[0].startsWith('..') || (rel.length === 2 && rel[1] !== CONTENT_FILE)) return;
+      const folder = rel[0];
+      clearTimeout(this.timers.get(folder));
+      this.timers.set(
+        folder,
+        setTimeout(() => {
+          this.timers.delete(folder);
+          if (this.opened) void this.refresh(folder);
+        }, this.opts.watchDebounceMs ?? 120),
+      );
+    };
+    for (const ev of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) w.on(ev, onEvent);
+  }
+
+  /** Reads one entry's folder again after a hand edit: indexed, updated, or gone. */
+  private async refresh(folder: string): Promise<void> {
+    let name: string;
+    try {
+      name = assertKnowledgeName(folder);
+    } catch {
+      return;
+    }
+    const generation = this.generations.get(name);
+    const stale = () => this.generations.get(name) !== generation || this.writing.has(name) || !this.opened;
+    const dir = path.join(this.opts.dir, folder);
+    const file = path.join(dir, CONTENT_FILE);
+    let read: Entry | undefined;
+    try {
+      // As at open: a linked folder or file is no entry (it could serve a file from anywhere).
+      const [d, st] = await Promise.all([fs.lstat(dir), fs.lstat(file)]);
+      if (d.isDirectory() && st.isFile() && st.size <= MAX_KNOWLEDGE_BYTES) read = { name, content: await fs.readFile(file, 'utf8'), updatedAt: st.mtimeMs, size: st.size };
+      else this.opts.log?.warn(`knowledge: skipping ${file} (not a regular file or too large)`);
+    } catch {
+      // gone: no entry
+    }
+    if (stale()) return;
+    const had = this.entries.get(name);
+    if (read) {
+      if (had && had.content === read.content) return;
+      this.put(read);
+    } else if (had) {
+      this.entries.delete(name);
+      this.index.remove(name);
+    } else return;
+    try {
+      this.opts.onHandEdit?.(name);
+    } catch (e) {
+      this.opts.log?.warn(`knowledge: telling a hand edit of "${name}" failed: ${(e as Error).message}`);
+    }
   }
 
   /** Re-scans the folder (files edited by hand). */
@@ -122,9 +210,14 @@ export class KnowledgeBase implements KnowledgeAPI {
     }
   }
 
-  /** Forgets the in-memory index. Safe to call twice. */
-  close(): void {
+  /** Stops the watcher and forgets the in-memory index. Safe to call twice. */
+  async close(): Promise<void> {
     this.opened = false;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    const w = this.watcher;
+    this.watcher = undefined;
+    await w?.close().catch(() => undefined);
   }
 
   get isOpen(): boolean {
@@ -134,6 +227,14 @@ export class KnowledgeBase implements KnowledgeAPI {
   private put(e: Entry): void {
     this.entries.set(e.name, e);
     this.index.add(e.name, `${e.name}\n${e.content}`);
+  }
+
+  /** A write of ours starts (`+1`) or ends (`-1`): a new generation either way. */
+  private bump(name: string, writing: 1 | -1): void {
+    this.generations.set(name, (this.generations.get(name) ?? 0) + 1);
+    const n = (this.writing.get(name) ?? 0) + writing;
+    if (n > 0) this.writing.set(name, n);
+    else this.writing.delete(name);
   }
 
   private checkContent(content: unknown): string {
@@ -146,10 +247,15 @@ export class KnowledgeBase implements KnowledgeAPI {
     const file = path.join(this.opts.dir, name, CONTENT_FILE);
     // belt and braces: the resolved path must stay inside the folder
     if (path.relative(this.opts.dir, file).startsWith('..')) throw new ValidationError('knowledge name escapes the folder', { key: 'name' });
-    await writeFileAtomic(file, content);
-    const st = await fs.stat(file);
-    this.put({ name, content, updatedAt: st.mtimeMs, size: st.size });
-    return { name, content, updatedAt: st.mtimeMs };
+    this.bump(name, 1);
+    try {
+      await writeFileAtomic(file, content);
+      const st = await fs.stat(file);
+      this.put({ name, content, updatedAt: st.mtimeMs, size: st.size });
+      return { name, content, updatedAt: st.mtimeMs };
+    } finally {
+      this.bump(name, -1);
+    }
   }
 
   /** Creates an entry; an existing name is a ConflictError unless `overwrite`. */
@@ -186,9 +292,14 @@ export class KnowledgeBase implements KnowledgeAPI {
     const n = assertKnowledgeName(name);
     const before = this.entries.get(n)?.content;
     if (before === undefined) throw new NotFoundError('knowledge entry', n);
-    await fs.rm(path.join(this.opts.dir, n), { recursive: true, force: true });
-    this.entries.delete(n);
-    this.index.remove(n);
+    this.bump(n, 1);
+    try {
+      await fs.rm(path.join(this.opts.dir, n), { recursive: true, force: true });
+      this.entries.delete(n);
+      this.index.remove(n);
+    } finally {
+      this.bump(n, -1);
+    }
     this.changed({ op: 'delete', name: n, before }, opts);
   }
 

@@ -332,3 +332,23 @@ test('D6: corrupt stores set aside at open are listed with their files; the docu
   await again.close();
   s.config.close();
 });
+
+test('a knowledge entry edited by hand is searchable without a restart and announced as memory_changed (knowledge), not recorded in the history', async () => {
+  const { mem, home, config } = setup();
+  await mem.open();
+  await mem.knowledge.watching();
+  const events: { kind: string; actors: string[] }[] = [];
+  const off = mem.changes.on((e) => events.push(e));
+  try {
+    fs.mkdirSync(path.join(home, 'knowledge', 'boiler'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'knowledge', 'boiler', 'content.md'), 'The boiler service is due every October');
+    for (let i = 0; i < 100 && !events.some((e) => e.kind === 'knowledge'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(events.filter((e) => e.kind === 'knowledge').map((e) => e.actors), [['user']]);
+    assert.equal((await mem.knowledge.search('boiler service'))[0]?.name, 'boiler');
+    assert.equal(mem.control.history({ kind: 'knowledge' }).length, 0, 'nothing knows who edited it: not in the history');
+  } finally {
+    off();
+    await mem.close();
+    config.close();
+  }
+});

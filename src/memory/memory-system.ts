@@ -152,7 +152,9 @@ export class MemorySystem {
       ownerIds: () => ownerIds(config),
       people: () => opts.people,
     });
-    this.knowledge = new KnowledgeBase({ dir: path.join(home, 'knowledge'), log });
+    // Hand edits in the folder are indexed by its watcher; open views hear of them (0260), the
+    // history does not record them (nothing knows who made them), as for the library's files.
+    this.knowledge = new KnowledgeBase({ dir: path.join(home, 'knowledge'), log, onHandEdit: () => this.changes.notify({ kind: 'knowledge', actor: 'user' }) });
 
     this.rules = new RuleDistillPipeline({
       commit: (t) => (this.up.graph ? this.graph.commit(t) : 0),
