@@ -1,121 +1,17 @@
 import { lstat, readdir, readFile, realpath, stat, unlink, mkdir } from 'node:fs/promises';
 import { join, basename, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { z } from 'zod';
-import { ConflictError, cosine, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
+import { ConflictError, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
 import { cleanStringList, sanitizeImpressions } from './impressions.js';
 import { assertMemoryId, MEMORY_ID_RE, newMemoryId } from './memory-id.js';
-import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryMeta, type MemoryRecord, type MemorySource } from './memory-file.js';
+import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryRecord, type MemorySource } from './memory-file.js';
 import { focusGraph, overviewGraph, relatedOf, type LinkIndex, type MemoryGraph } from './memory-graph.js';
 import { LexicalScorer } from './lexical-scorer.js';
+import { assertNoImmutable, composeInputSchema, metaPatchSchema, parseInput, saveInputSchema, type MemorySummary } from './library-inputs.js';
+import { DENSE_ONLY_MIN, LibraryVectors, type LibraryEmbedder } from './library-vectors.js';
 
-const idList = z.array(z.string().regex(MEMORY_ID_RE, 'invalid memory id')).max(500);
-
-/** Input of `save` (memory.save / library_save). */
-export const saveInputSchema = z
-  .object({
-    id: z.string().regex(MEMORY_ID_RE, 'invalid memory id').optional(),
-    title: z.string().max(300).optional(),
-    snapshot: z.string().min(1).max(500_000),
-    notes: z.string().max(500_000).optional(),
-    impressions: z.array(z.string()).max(100).optional(),
-    tags: z.array(z.string().max(64)).max(50).optional(),
-    enabled: z.boolean().optional(),
-    links: idList.optional(),
-    composedOf: idList.optional(),
-    source: z.object({ sessionId: z.string().min(1).max(300), seqs: z.array(z.number().int()).max(100_000) }).optional(),
-    speaker: z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/, 'a speaker id is <platform>:<user id>'), name: z.string().max(100).optional() }).strict().optional(),
-    conversation: z.string().min(1).max(300).optional(),
-  })
-  .strict();
-export type SaveInput = z.infer<typeof saveInputSchema>;
-
-/** Editable meta (memory.updateMeta). The snapshot, source and times are not in it. */
-export const metaPatchSchema = z
-  .object({
-    title: z.string().min(1).max(300).optional(),
-    impressions: z.array(z.string()).max(100).optional(),
-    tags: z.array(z.string().max(64)).max(50).optional(),
-    enabled: z.boolean().optional(),
-    links: idList.optional(),
-    composedOf: idList.optional(),
-  })
-  .strict();
-export type MetaPatch = z.infer<typeof metaPatchSchema>;
-
-/** Input of `compose`: a new memory made of several (sources untouched). */
-export const composeInputSchema = z
-  .object({
-    ids: idList.min(1),
-    title: z.string().min(1).max(300),
-    impressions: z.array(z.string()).max(100).optional(),
-    tags: z.array(z.string().max(64)).max(50).optional(),
-    notes: z.string().max(500_000).optional(),
-  })
-  .strict();
-
-/** A list entry: meta + a short preview + derived backlinks. */
-export interface MemorySummary extends MemoryMeta {
-  preview: string;
-  backlinks: string[];
-}
-
-const IMMUTABLE_FIELDS = ['snapshot', 'id', 'source', 'createdAt'];
-
-/** Parses with zod, throwing a ValidationError naming the field. */
-export function parseInput<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const r = schema.safeParse(value ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const path = issue?.path.join('.') ?? '';
-    throw new ValidationError(`${what}: ${path ? `${path}: ` : ''}${issue?.message ?? 'invalid'}`, { path });
-  }
-  return r.data;
-}
-
-/** Throws ConflictError when a patch tries to touch the immutable snapshot (or identity/provenance). */
-export function assertNoImmutable(patch: unknown): void {
-  if (patch && typeof patch === 'object') {
-    for (const k of IMMUTABLE_FIELDS) {
-      if (k in patch) throw new ConflictError(`the ${k} of a memory is immutable`, { field: k });
-    }
-  }
-}
-
-/** The agent's embedding space as the library sees it (sdk.memory().embed / embeddingModel). */
-export interface LibraryEmbedder {
-  embed(texts: string[]): Promise<(number[] | null)[]>;
-  model(): Promise<string>;
-}
-
-/** How long a search waits for the embedder (the query's vector, then the library's) before ranking lexically. */
-const QUERY_EMBED_MS = 2000;
-
-/** `p`'s value, or undefined when it takes longer than `ms` (it keeps running). */
-async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Cosine-only candidates below this are not listed (they share no word with the query). */
-const DENSE_ONLY_MIN = 0.35;
-
-/** What a memory is embedded as: its title, impressions and (the start of) its snapshot. */
-function embedText(r: MemoryRecord): string {
-  return `${r.title}\n${r.impressions.join(' ')}\n${r.snapshot.slice(0, 4000)}`;
-}
-
-/** A short key of a text (FNV-1a, 32 bit, plus the length) to notice when a memory changed. */
-function textKey(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return `${text.length}:${(h >>> 0).toString(36)}`;
-}
-
+export { assertNoImmutable, composeInputSchema, metaPatchSchema, parseInput, saveInputSchema, type MemorySummary, type MetaPatch, type SaveInput } from './library-inputs.js';
+export type { LibraryEmbedder } from './library-vectors.js';
 
 export interface MemoryLibraryOptions {
   log?: (msg: string, data?: Record<string, unknown>) => void;
@@ -149,12 +45,8 @@ export class MemoryLibrary implements LinkIndex {
   private readonly opts: MemoryLibraryOptions;
   /** MRU order: most recently used last (Map insertion order). */
   private records = new Map<string, MemoryRecord>();
-  /** Search vectors by memory id, with the model and text they were made from. */
-  private vectors = new Map<string, { model: string; key: string; v: number[] }>();
-  /** While the embedder fails, dense ranking is skipped until this time (0 = fine). */
-  private denseRetryAt = 0;
-  private embedJob: Promise<void> | undefined;
-  private readonly textKeys = new WeakMap<MemoryRecord, string>();
+  /** Dense ranking of search (vectors made in the background). */
+  private readonly vectors: LibraryVectors;
   private backlinkIndex = new Map<string, Set<string>>();
   private scorer = new LexicalScorer();
   private scanning: Promise<void> | undefined;
@@ -175,6 +67,7 @@ export class MemoryLibrary implements LinkIndex {
     this.root = root;
     this.dir = join(root, 'memories');
     this.opts = opts;
+    this.vectors = new LibraryVectors({ embedder: opts.embedder, log: opts.log, records: () => this.records.values(), get: (id) => this.records.get(id) });
   }
 
   /** Starts the scan (not awaited) and the watcher. Idempotent. */
@@ -328,6 +221,7 @@ export class MemoryLibrary implements LinkIndex {
     this.records.delete(id);
     this.scorer.delete(id);
     this.written.delete(id);
+    this.vectors.drop(id);
   }
 
   private async persist(rec: MemoryRecord): Promise<void> {
@@ -585,7 +479,7 @@ export class MemoryLibrary implements LinkIndex {
   async search(query: string, limit = 20, opts: { tag?: string } = {}): Promise<(MemorySummary & { score: number })[]> {
     await this.ready();
     const lexHits = this.scorer.search(query, 5000);
-    const dense = await this.denseScores(query);
+    const dense = await this.vectors.scores(query);
     let ranked: { id: string; score: number }[] = lexHits;
     if (dense.size > 0) {
       const lex = new Map(lexHits.map((h) => [h.id, h.score]));
@@ -612,78 +506,4 @@ export class MemoryLibrary implements LinkIndex {
     return out;
   }
 
-  /**
-   * Cosine of every embedded memory to `query` under the current model (empty when lexical only,
-   * or while the embedder is failing: then it is not asked again for a minute). The query waits at
-   * most QUERY_EMBED_MS for its vector; memories are embedded in the background (and waited for
-   * briefly), so a slow embeddings API never holds a search for long — what is not embedded yet
-   * is ranked lexically.
-   */
-  private async denseScores(query: string): Promise<Map<string, number>> {
-    const emb = this.opts.embedder;
-    const out = new Map<string, number>();
-    if (!emb || Date.now() < this.denseRetryAt) return out;
-    const fail = (why: string) => {
-      if (this.denseRetryAt === 0) this.opts.log?.('library search: dense ranking unavailable, lexical only for a minute', { error: why });
-      this.denseRetryAt = Date.now() + 60_000;
-      return out;
-    };
-    try {
-      const model = await withDeadline(emb.model(), QUERY_EMBED_MS);
-      if (model === undefined) return fail('the embedder did not answer');
-      if (model === 'lexical') return out;
-      const job = this.embedLibrary(emb, model);
-      const qs = await withDeadline(emb.embed([query]), QUERY_EMBED_MS);
-      if (qs === undefined) return fail('the query vector did not come in time');
-      const q = qs[0];
-      if (!q) return out; // no known word in the query (a name, a number): lexical for this one
-      await withDeadline(job, QUERY_EMBED_MS);
-      for (const [id, c] of this.vectors) {
-        const r = this.records.get(id);
-        // A vector of an older text of the memory is not used (its new one may still be coming).
-        if (r && c.model === model && c.key === this.keyOf(r)) out.set(id, cosine(q, c.v));
-      }
-      this.denseRetryAt = 0;
-    } catch (e) {
-      return fail((e as Error).message);
-    }
-    return out;
-  }
-
-  /** The text key of a memory (what its vector was made from), computed once per record object. */
-  private keyOf(r: MemoryRecord): string {
-    let k = this.textKeys.get(r);
-    if (k === undefined) this.textKeys.set(r, (k = textKey(embedText(r))));
-    return k;
-  }
-
-  /** Embeds the memories whose vector is missing or stale, in batches of 64; one job at a time. */
-  private embedLibrary(emb: LibraryEmbedder, model: string): Promise<void> {
-    if (this.embedJob) return this.embedJob;
-    const job = (async () => {
-      try {
-        const todo = [...this.records.values()].filter((r) => {
-          const c = this.vectors.get(r.id);
-          return !c || c.model !== model || c.key !== this.keyOf(r);
-        });
-        for (let i = 0; i < todo.length; i += 64) {
-          const batch = todo.slice(i, i + 64);
-          const vs = await emb.embed(batch.map(embedText));
-          if ((await emb.model()) !== model) return; // the model changed meanwhile: another space
-          batch.forEach((r, j) => {
-            const v = vs[j];
-            if (v) this.vectors.set(r.id, { model, key: this.keyOf(r), v });
-            else this.vectors.delete(r.id);
-          });
-        }
-      } catch (e) {
-        this.opts.log?.('library search: embedding the library failed', { error: (e as Error).message });
-      }
-    })();
-    this.embedJob = job;
-    void job.finally(() => {
-      if (this.embedJob === job) this.embedJob = undefined;
-    });
-    return job;
-  }
 }
