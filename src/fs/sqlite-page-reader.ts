@@ -80,6 +80,17 @@ export class SqlitePageReader {
     this.pageCache.clear();
   }
 
+  /**
+   * `PRAGMA user_version` as the file's header says it (the schema version of our migrations), from
+   * page 1 as SQLite would read it (the WAL's copy when there is one); undefined when page 1's header
+   * is not a SQLite header.
+   */
+  get userVersion(): number | undefined {
+    const p1 = this.page(1);
+    if (!p1 || !p1.subarray(0, 16).equals(HEADER)) return undefined;
+    return p1.readUInt32BE(60);
+  }
+
   /** Pages in the main file (the WAL may add more). */
   get mainPages(): number {
     return Math.floor(this.fileBytes / this.pageSize);

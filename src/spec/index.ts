@@ -23,3 +23,4 @@ export * from './memory-control.js';
 export * from './memory-changes.js';
 export * from './transfer.js';
 export * from './local-time.js';
+export * from './store-salvage.js';

@@ -108,7 +108,8 @@ export interface ProviderAdminService {
 
 /**
  * A store found corrupt when this process opened it: renamed to `file` (`*.corrupt-<time>`) and
- * replaced by an empty one at `at`. Its data is not lost (the file is kept) but not in use either.
+ * replaced at `at` by a new one — empty, or (memory-control, config, graph: decisions 0280, 0310)
+ * holding what could be read back of the old file (`salvaged`). The old file is kept.
  */
 export interface SetAsideStore {
   /** `config`, `memory-control`, `documents`, `archive`, `graph`, `context` or `session-log` (one conversation's log). */
@@ -118,30 +119,58 @@ export interface SetAsideStore {
   at: number;
   /** The command that brings its contents back, when there is one (`waiter memory reindex`). */
   recover?: string;
-  /** What was read back of the old file into the new store (memory-control, decision 0280). */
+  /** What was read back of the old file into the new store. */
   salvaged?: StoreSalvage;
 }
 
-/**
- * What a store set aside as corrupt still gave back (decision 0280): memory-control reads the
- * forget tombstones (K-2), the excluded turns (M-9) and the history (K-3) it can from the old
- * file into the new one.
- */
-export interface StoreSalvage {
-  /** Forget tombstones read back: what they name stays forgotten. */
-  tombstones: number;
+/** How the rows of one table of a damaged file fared in its salvage (decision 0310). */
+export interface SalvageRows {
+  /** Rows found on the readable pages of the old file (cells that did not decode count too). */
+  read: number;
+  /** Of those, rows in the new store. */
+  kept: number;
   /**
-   * Tombstones that may be lost: 0 when every page of their table was read and every row in it
-   * was valid; otherwise at most this many (what the unreadable pages could hold); null when not
-   * even that is known (the table's root or an inner page could not be read).
+   * Of those, rows left out: undecodable, not fitting their table's columns or the store's checks
+   * (config: a setting that no longer fits its key), or refused by a constraint (a fact whose
+   * entity was on an unreadable page).
    */
-  tombstonesLostAtMost: number | null;
-  /** Excluded turns read back (they stay excluded, with what is held for them). */
-  exclusions: number;
-  /** History entries read back. */
-  changes: number;
+  skipped: number;
+}
+
+/**
+ * What a store set aside as corrupt still gave back (decisions 0280, 0310): the rows read from the
+ * readable pages of the old file into the new one — in total and by table of the old file — and
+ * the pages that could not be read (what they held is lost; how many rows, nobody can say).
+ * memory-control adds its forget tombstones (K-2), excluded turns (M-9) and history (K-3); config
+ * names the settings it dropped.
+ */
+export interface StoreSalvage extends SalvageRows {
   /** Pages of the old file's tables that could not be read (rows on them are lost). */
   unreadablePages: number;
+  /** The counts by table of the old file (`config`, `config_<plugin>`, `people`, `relations`, `entities` …). */
+  tables: Record<string, SalvageRows>;
+  /** config: settings read back but dropped because they no longer fit their key (names only, never values). */
+  droppedKeys?: string[];
+  /** memory-control: forget tombstones read back (what they name stays forgotten). */
+  tombstones?: number;
+  /**
+   * memory-control: tombstones that may be lost — 0 when every page of their table was read and
+   * every row in it was valid; otherwise at most this many (what the unreadable pages could hold);
+   * null when not even that is known (the table's root or an inner page could not be read).
+   */
+  tombstonesLostAtMost?: number | null;
+  /** memory-control: excluded turns read back (they stay excluded, with what is held for them). */
+  exclusions?: number;
+  /** memory-control: history entries read back. */
+  changes?: number;
+}
+
+/** memory-control's salvage report (decision 0280): the tombstone, exclusion and history counts are always there. */
+export interface ControlStoreSalvage extends StoreSalvage {
+  tombstones: number;
+  tombstonesLostAtMost: number | null;
+  exclusions: number;
+  changes: number;
 }
 
 /** Kernel status and the live event stream (webui SSE, waiter status). */

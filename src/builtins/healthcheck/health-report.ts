@@ -1,5 +1,5 @@
 import type { AgentStatusService, PluginAdminService, PluginInfo, ProviderAdminService, ProviderStatus } from '../../spec/index.js';
-import { localStampWithOffset, systemTimeZone } from '../../spec/index.js';
+import { localStampWithOffset, salvageInWords, systemTimeZone } from '../../spec/index.js';
 
 /** Overall verdict: `ok`, `degraded` (something is off but the agent works), `failing`. */
 export type HealthStatus = 'ok' | 'degraded' | 'failing';
@@ -49,11 +49,10 @@ export function buildHealthReport(i: HealthInputs): HealthReport {
   if (i.agent) {
     const s = i.agent.status();
     report.agent = { busy: s.busy, queued: s.queued, version: s.version };
-    // A store found corrupt at start runs empty (the old file kept): the person should know.
+    // A store found corrupt at start runs empty or with what could be read back of the old file
+    // (memory-control, config, graph: decisions 0280, 0310; the old file kept): the person should know.
     for (const a of s.setAside ?? []) {
-      const sv = a.salvaged;
-      // memory-control reads back what it can of the old file (decision 0280): say how much.
-      const state = sv ? `running with what could be read back: ${sv.tombstones} forget tombstones (${sv.tombstonesLostAtMost === 0 ? 'none lost' : sv.tombstonesLostAtMost === null ? 'an unknown number lost' : `up to ${sv.tombstonesLostAtMost} lost`}), ${sv.exclusions} excluded turns, ${sv.changes} history entries` : 'running empty';
+      const state = a.salvaged ? `running with what could be read back: ${salvageInWords(a.salvaged)}` : 'running empty';
       problems.push(`${a.store} store was corrupt at start: set aside as ${a.file}, ${state}${a.recover ? ` (${a.recover} brings its turns back)` : ''}`);
     }
   }

@@ -81,6 +81,27 @@ test('D6: a store set aside at start makes the report degraded and names the fil
     'memory-control store was corrupt at start: set aside as /h/memory-control.db.corrupt-5, running empty',
   ]);
   // Decision 0280: memory-control says what it read back of the old file.
-  const salvaged = buildHealthReport({ ...base, agent: agent([{ store: 'memory-control', file: '/h/memory-control.db.corrupt-5', at: 5, salvaged: { tombstones: 12, tombstonesLostAtMost: 0, exclusions: 1, changes: 40, unreadablePages: 1 } }]) });
-  assert.deepEqual(salvaged.problems, ['memory-control store was corrupt at start: set aside as /h/memory-control.db.corrupt-5, running with what could be read back: 12 forget tombstones (none lost), 1 excluded turns, 40 history entries']);
+  const salvaged = buildHealthReport({ ...base, agent: agent([{ store: 'memory-control', file: '/h/memory-control.db.corrupt-5', at: 5, salvaged: { read: 53, kept: 53, skipped: 0, tables: {}, tombstones: 12, tombstonesLostAtMost: 0, exclusions: 1, changes: 40, unreadablePages: 1 } }]) });
+  assert.deepEqual(salvaged.problems, ['memory-control store was corrupt at start: set aside as /h/memory-control.db.corrupt-5, running with what could be read back: 12 forget tombstones (none lost), 1 excluded turns, 40 history entries; 1 damaged page could not be read']);
+});
+
+test('0310: a salvaged config.db or graph.db says in the report how many rows came back, by what they are, and which settings were dropped (by key)', () => {
+  const agent = (setAside: ReturnType<AgentStatusService['status']>['setAside']) => ({ status: () => ({ busy: false, queued: 0, startedAt: 0, version: '1', homeDir: '/h', pid: 1, setAside }) }) as unknown as AgentStatusService;
+  const r = buildHealthReport({
+    ...base,
+    agent: agent([
+      {
+        store: 'config',
+        file: '/h/config.db.corrupt-5',
+        at: 5,
+        salvaged: { read: 44, kept: 41, skipped: 3, unreadablePages: 2, droppedKeys: ['core.agent.max_tool_rounds'], tables: { config: { read: 30, kept: 29, skipped: 1 }, config_webui: { read: 4, kept: 4, skipped: 0 }, people: { read: 10, kept: 8, skipped: 2 } } },
+      },
+      { store: 'graph', file: '/h/graph.db.corrupt-5', at: 5, salvaged: { read: 300, kept: 300, skipped: 0, unreadablePages: 0, tables: { entities: { read: 100, kept: 100, skipped: 0 }, relations: { read: 200, kept: 200, skipped: 0 } } } },
+    ]),
+  });
+  assert.equal(r.status, 'degraded');
+  assert.deepEqual(r.problems, [
+    'config store was corrupt at start: set aside as /h/config.db.corrupt-5, running with what could be read back: 41 of 44 rows (33 settings, 8 people); 3 left out: they did not fit their table; settings dropped as they no longer fit their key: core.agent.max_tool_rounds; 2 damaged pages could not be read: what they held is lost',
+    'graph store was corrupt at start: set aside as /h/graph.db.corrupt-5, running with what could be read back: 300 of 300 rows (100 entities, 200 facts)',
+  ]);
 });

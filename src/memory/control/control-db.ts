@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange, StoreSalvage } from '../../spec/index.js';
-import { HomeAgentError } from '../../spec/index.js';
+import type { ChangeActor, ChangeKind, HistoryQuery, MemoryChange, ControlStoreSalvage } from '../../spec/index.js';
+import { HomeAgentError, salvageInWords } from '../../spec/index.js';
 import { migrateControl } from './control-migrations.js';
-import { salvageControlFile, type ControlSalvage } from './control-salvage.js';
+import { emptyControlReport, salvageControlFile, writeControlSalvage } from './control-salvage.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
-import { fsyncPathsSync, privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
+import { openSalvaging, privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
 
 interface HistoryRow {
   id: number;
@@ -63,13 +63,13 @@ export class ControlDB {
     return path.join(this.opts.home, 'memory-control.db');
   }
 
-  private asideAt: { file: string; at: number; salvaged: StoreSalvage } | undefined;
+  private asideAt: { file: string; at: number; salvaged: ControlStoreSalvage } | undefined;
 
   /**
    * The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if
    * any, with what was read back of it into the new store (decision 0280).
    */
-  get setAside(): { file: string; at: number; salvaged: StoreSalvage } | undefined {
+  get setAside(): { file: string; at: number; salvaged: ControlStoreSalvage } | undefined {
     return this.asideAt;
   }
 
@@ -81,92 +81,33 @@ export class ControlDB {
    * Opens (creating and migrating) the file. A corrupt one is read for what can still be read
    * (decision 0280) into a new file beside it, then set aside, and the new file takes its place:
    * a kill at any step leaves either the corrupt file in place (the next start salvages it again)
-   * or the complete new one ready (the next start moves it in).
+   * or the complete new one ready (the next start moves it in) — see `openSalvaging`.
    */
   open(): void {
     if (this.db) return;
-    fs.mkdirSync(path.dirname(this.path), { recursive: true });
-    this.finishSalvage();
-    try {
-      this.db = this.connect();
-    } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && code !== 'CONTROL_CORRUPT') throw e;
-      const salvage = salvageControlFile(this.path);
-      this.stageSalvage(salvage);
-      const aside = setAsideSqlite(this.path, this.clock());
-      this.finishSalvage();
-      this.asideAt = { ...aside, salvaged: salvage.report };
-      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside.file}; started a new one with what could be read back of it: ${describeSalvage(salvage.report)}`, { salvaged: salvage.report });
-      this.db = this.connect();
+    const opened = openSalvaging({
+      file: this.path,
+      now: this.clock,
+      connect: () => this.connect(),
+      isCorrupt: (e) => ['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'CONTROL_CORRUPT'].includes((e as { code?: string }).code ?? ''),
+      salvage: (file, staged) => {
+        const s = salvageControlFile(file);
+        writeControlSalvage(staged, s);
+        return s.report;
+      },
+    });
+    this.db = opened.db;
+    const a = opened.aside;
+    if (a) {
+      const salvaged = a.salvage ?? emptyControlReport();
+      this.asideAt = { file: a.file, at: a.at, salvaged };
+      const why = a.salvageError ? ` (reading it back failed: ${a.salvageError.message})` : '';
+      this.opts.log?.warn(`memory control: ${this.path} is corrupt (${a.error.message}); kept aside as ${a.file}; started a new one with what could be read back of it${why}: ${describeSalvage(salvaged)}`, { salvaged });
     }
     this.excludedSet.clear();
     for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
     this.hotStones.clear();
     for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
-  }
-
-  /** The new file a salvage writes before the corrupt one is set aside. */
-  private get stagedPath(): string {
-    return `${this.path}.salvaged`;
-  }
-
-  /**
-   * Writes what was read back of a corrupt file into a new store beside it (`.salvaged`), in one
-   * transaction, flushed to disk before the corrupt file is moved.
-   */
-  private stageSalvage(s: ControlSalvage): void {
-    const tmp = this.stagedPath;
-    for (const f of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
-    privateSqliteFile(tmp);
-    const db = new Database(tmp);
-    try {
-      migrateControl(db);
-      const stone = db.prepare('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
-      const excl = db.prepare('INSERT OR IGNORE INTO exclusions(turn_id, session_id, at, held) VALUES (?, ?, ?, ?)');
-      const change = db.prepare('INSERT OR IGNORE INTO history(id, at, actor, tool, turn_id, kind, target, op, summary, before, after, undone_at, undone_by, undo_of, redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-      const subject = db.prepare('INSERT OR IGNORE INTO history_subjects(change_id, subject) VALUES (?, ?)');
-      db.transaction(() => {
-        for (const t of s.tombstones) stone.run(t.hash, t.kind, t.at);
-        for (const x of s.exclusions) excl.run(x.turnId, x.sessionId, x.at, x.held);
-        for (const c of s.changes) change.run(c.id, ...c.row.slice(1));
-        for (const x of s.subjects) subject.run(x.changeId, x.subject);
-      })();
-    } finally {
-      db.close();
-    }
-    fsyncPathsSync([tmp]);
-  }
-
-  /**
-   * Moves a staged salvage into place once the corrupt file is gone (set aside — also by a run
-   * killed right after that); while the corrupt file is still there a staged file is unfinished
-   * business of a killed run, and is removed (the salvage runs again).
-   */
-  private finishSalvage(): void {
-    const tmp = this.stagedPath;
-    if (!fs.existsSync(tmp)) return;
-    if (fs.existsSync(this.path)) {
-      fs.rmSync(tmp, { force: true });
-      return;
-    }
-    // A kill between the set-aside's renames leaves the corrupt file's -wal (and -shm) here: SQLite
-    // would replay that foreign WAL onto the salvaged file. They go with the file they belong to.
-    this.moveStrayWal();
-    fs.renameSync(tmp, this.path);
-    fsyncPathsSync([], [path.dirname(this.path)]);
-  }
-
-  /** Moves a `-wal` left at the live path next to the newest set-aside copy (its own); drops a `-shm` (an index SQLite rebuilds). */
-  private moveStrayWal(): void {
-    const wal = `${this.path}-wal`;
-    fs.rmSync(`${this.path}-shm`, { force: true });
-    if (!fs.existsSync(wal)) return;
-    const dir = path.dirname(this.path);
-    const base = `${path.basename(this.path)}.corrupt-`;
-    const asides = fs.readdirSync(dir).filter((f) => f.startsWith(base) && /^\d+(-\d+)?$/.test(f.slice(base.length))).sort((a, b) => Number(b.slice(base.length).split('-')[0]) - Number(a.slice(base.length).split('-')[0]));
-    const owner = asides.find((f) => !fs.existsSync(path.join(dir, `${f}-wal`)));
-    fs.renameSync(wal, owner ? path.join(dir, `${owner}-wal`) : `${wal}.stray-${Date.now()}`);
   }
 
   private connect(): Database.Database {
@@ -419,8 +360,7 @@ export class ControlDB {
 }
 
 /** What a salvage read back, in words for the log and errors. */
-export function describeSalvage(r: StoreSalvage): string {
-  const lost = r.tombstonesLostAtMost === 0 ? 'none lost' : r.tombstonesLostAtMost === null ? 'an unknown number could not be read' : `up to ${r.tombstonesLostAtMost} could not be read`;
+export function describeSalvage(r: ControlStoreSalvage): string {
   const tail = r.tombstonesLostAtMost === 0 ? '' : '; until what you forgot is forgotten again, an import is refused unless told to go ahead';
-  return `${r.tombstones} forget tombstones (${lost}), ${r.exclusions} excluded turns, ${r.changes} history entries${r.unreadablePages ? `; ${r.unreadablePages} damaged ${r.unreadablePages === 1 ? 'page' : 'pages'} could not be read` : ''}${tail}`;
+  return `${salvageInWords(r)}${tail}`;
 }

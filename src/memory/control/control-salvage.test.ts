@@ -12,6 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ControlDB } from './control-db.js';
 import { salvageControlFile } from './control-salvage.js';
+import type { ControlStoreSalvage } from '../../spec/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -60,6 +61,9 @@ function overwritePage(file: string, page: number): void {
   fs.closeSync(fd);
 }
 
+/** The counts decision 0280 reports (0310 added rows read / kept / skipped by table). */
+const counts0280 = (r: ControlStoreSalvage) => ({ tombstones: r.tombstones, tombstonesLostAtMost: r.tombstonesLostAtMost, exclusions: r.exclusions, changes: r.changes, unreadablePages: r.unreadablePages });
+
 const real = (count: number) => new Set(Array.from({ length: count }, (_, i) => hash(i)));
 
 /** Every salvaged tombstone is a real one with its kind and time; returns how many real ones are missing. */
@@ -77,7 +81,10 @@ test('0280: a sound file is read whole by the page reader (the same rows SQLite 
   const { file } = closed();
   const s = salvageControlFile(file);
   assert.equal(checkStones(s, 600), 0);
-  assert.deepEqual(s.report, { tombstones: 600, tombstonesLostAtMost: 0, exclusions: 5, changes: 40, unreadablePages: 0 });
+  assert.deepEqual(counts0280(s.report), { tombstones: 600, tombstonesLostAtMost: 0, exclusions: 5, changes: 40, unreadablePages: 0 });
+  // Decision 0310: the same in rows read / kept / skipped, by table.
+  assert.deepEqual(s.report.tables, { tombstones: { read: 600, kept: 600, skipped: 0 }, exclusions: { read: 5, kept: 5, skipped: 0 }, history: { read: 40, kept: 40, skipped: 0 }, history_subjects: { read: 40, kept: 40, skipped: 0 } });
+  assert.deepEqual([s.report.read, s.report.kept, s.report.skipped], [685, 685, 0]);
   const db = new Database(file, { readonly: true });
   const rows = db.prepare('SELECT * FROM history ORDER BY id').all() as Record<string, unknown>[];
   assert.deepEqual(
@@ -141,7 +148,7 @@ test('0280: a garbage header (the first 100 bytes) loses nothing: the pages are 
   assert.throws(() => new Database(file, { readonly: true }).pragma('quick_check'), /not a database|malformed|corrupt/i);
   const s = salvageControlFile(file);
   assert.equal(checkStones(s, 600), 0);
-  assert.deepEqual(s.report, { tombstones: 600, tombstonesLostAtMost: 0, exclusions: 5, changes: 40, unreadablePages: 0 });
+  assert.deepEqual(counts0280(s.report), { tombstones: 600, tombstonesLostAtMost: 0, exclusions: 5, changes: 40, unreadablePages: 0 });
 });
 
 test('0280: a first page all garbage (the schema gone): the tables are where a new file lays them out; nothing is lost', () => {
@@ -149,7 +156,7 @@ test('0280: a first page all garbage (the schema gone): the tables are where a n
   overwritePage(file, 1);
   const s = salvageControlFile(file);
   assert.equal(checkStones(s, 600), 0, 'every tombstone');
-  assert.deepEqual(s.report, { tombstones: 600, tombstonesLostAtMost: 0, exclusions: 5, changes: 40, unreadablePages: 0 });
+  assert.deepEqual(counts0280(s.report), { tombstones: 600, tombstonesLostAtMost: 0, exclusions: 5, changes: 40, unreadablePages: 0 });
 });
 
 test('0280: the root page of the tombstones overwritten: the raw scan finds the rows below it; how many were lost is unknown', () => {
@@ -167,7 +174,7 @@ test('0280: a file of garbage gives nothing back, and says the loss is unknown',
   const { file } = closed();
   fs.writeFileSync(file, 'garbage '.repeat(1000));
   const s = salvageControlFile(file);
-  assert.deepEqual({ ...s.report, unreadablePages: s.report.unreadablePages > 0 }, { tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0, unreadablePages: true });
+  assert.deepEqual({ ...counts0280(s.report), unreadablePages: s.report.unreadablePages > 0 }, { tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0, unreadablePages: true });
 });
 
 test('0280: tombstones still in the WAL of a killed run are read back with the main file damaged', () => {

@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { StoreSalvage } from '../../spec/index.js';
-import { SqlitePageReader, type BtreeWalk, type SqliteValue } from '../../fs/index.js';
-import { CONTROL_MIGRATIONS, migrateControl } from './control-migrations.js';
+import type { SalvageRows, ControlStoreSalvage } from '../../spec/index.js';
+import { layoutRoots, SalvageSource, type SqliteValue } from '../../fs/index.js';
+import { migrateControl } from './control-migrations.js';
 
 const TOMBSTONE_KINDS = ['turn', 'content', 'document', 'fact'] as const;
 const int = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -55,7 +55,7 @@ export interface ControlSalvage {
   exclusions: { turnId: string; sessionId: string; at: number; held: string }[];
   changes: SalvagedChange[];
   subjects: { changeId: number; subject: string }[];
-  report: StoreSalvage;
+  report: ControlStoreSalvage;
 }
 
 /** The smallest tombstone record: header 5 bytes, the 64-byte hash, a 4-letter kind, `at` 0 or 1. */
@@ -69,21 +69,6 @@ const MIN_TOMBSTONE_RECORD = 5 + 64 + 4;
 // eslint-disable-next-line no-control-regex -- a record header is bytes, matched in a latin1 string
 const TOMBSTONE_BYTES = /\x05\x81\x0d([\x15\x1b\x1d])([\x01-\x06\x08\x09])([0-9a-f]{64})/g;
 
-/** Root pages of the four tables as this build's migrations lay a new file out (when the schema page is unreadable). */
-let freshRoots: Map<string, number> | undefined;
-function layoutRoots(): Map<string, number> {
-  if (!freshRoots) {
-    const db = new Database(':memory:');
-    try {
-      migrateControl(db);
-      freshRoots = new Map((db.prepare('SELECT name, rootpage FROM sqlite_schema').all() as { name: string; rootpage: number }[]).map((r) => [r.name, r.rootpage]));
-    } finally {
-      db.close();
-    }
-  }
-  return freshRoots;
-}
-
 /**
  * Reads what can still be read of a corrupt `memory-control.db` (set aside, with its `-wal`): the
  * four tables by walking their b-trees page by page (rows that decode and validate are kept; rows
@@ -93,50 +78,41 @@ function layoutRoots(): Map<string, number> {
  * nothing, with the loss unknown.
  */
 export function salvageControlFile(file: string): ControlSalvage {
-  const out: ControlSalvage = { tombstones: [], exclusions: [], changes: [], subjects: [], report: { tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0, unreadablePages: 0 } };
-  let r: SqlitePageReader;
-  try {
-    r = SqlitePageReader.open(file);
-  } catch {
-    return out;
-  }
+  const out: ControlSalvage = { tombstones: [], exclusions: [], changes: [], subjects: [], report: emptyControlReport() };
+  const src = SalvageSource.open(file, () => layoutRoots(migrateControl));
+  if (!src) return out;
+  const r = src.reader;
   const stones = new Map<string, SalvagedTombstone>();
+  const tables: Record<string, SalvageRows> = {};
+  /** Counts a walk: rows found (decoded or not) and the ones taken. */
+  const count = (name: string, w: { rows: number; badCells: number } | undefined, kept: number, extraRead = 0) => {
+    if (w) tables[name] = { read: w.rows + w.badCells + extraRead, kept, skipped: w.rows + w.badCells + extraRead - kept };
+  };
   try {
-    const roots = schemaRoots(r);
-    let unreadable = 0;
-    const walk = (name: string, kind: 'table' | 'index', visit: (v: SqliteValue[], rowid: number | undefined) => boolean): (BtreeWalk & { invalid: number }) | undefined => {
-      const root = roots.get(name);
-      if (root === undefined) return undefined;
-      let invalid = 0;
-      const w = r.walk(root, kind, (v, rowid) => {
-        if (!visit(v, rowid)) invalid++;
-      });
-      unreadable += w.unreadable;
-      return { ...w, invalid };
-    };
-
-    const tw = walk('tombstones', 'index', (v) => {
+    const tw = src.walk('tombstones', 'index', (v) => {
       const p = tombstoneRow.safeParse(v);
       if (p.success) stones.set(p.data[0], { hash: p.data[0], kind: p.data[1], at: p.data[2] });
       return p.success;
     });
-    walk('exclusions', 'table', (v) => {
+    const walked = stones.size;
+    count('exclusions', src.walk('exclusions', 'table', (v) => {
       const p = exclusionRow.safeParse(v);
       if (p.success) out.exclusions.push({ turnId: p.data[0], sessionId: p.data[1], at: p.data[2], held: p.data[3] });
       return p.success;
-    });
-    walk('history', 'table', (v, rowid) => {
+    }), out.exclusions.length);
+    count('history', src.walk('history', 'table', (v, rowid) => {
       const p = historyRow.safeParse(v);
       const ok = p.success && rowid !== undefined && rowid > 0;
       if (ok) out.changes.push({ id: rowid, row: p.data });
       return ok;
-    });
+    }), out.changes.length);
     const ids = new Set(out.changes.map((c) => c.id));
-    walk('history_subjects', 'index', (v) => {
+    count('history_subjects', src.walk('history_subjects', 'index', (v) => {
       const p = subjectRow.safeParse(v);
-      if (p.success && ids.has(p.data[1])) out.subjects.push({ subject: p.data[0], changeId: p.data[1] });
-      return p.success;
-    });
+      const ok = p.success && ids.has(p.data[1]);
+      if (ok) out.subjects.push({ subject: p.data[0], changeId: p.data[1] });
+      return ok;
+    }), out.subjects.length);
 
     // Tombstones wherever their bytes are: pages the walk could not reach or read, the WAL.
     r.scanRaw((chunk) => {
@@ -148,36 +124,52 @@ export function salvageControlFile(file: string): ControlSalvage {
     });
 
     out.tombstones = [...stones.values()];
+    count('tombstones', tw ?? { rows: 0, badCells: 0 }, out.tombstones.length, out.tombstones.length - walked);
     // What may be lost: nothing when every page of the tree was read and every row was valid;
     // else at most what the unreadable leaves could hold plus the rows that did not decode;
     // unknown when the tree's root or an interior page could not be read (its subtree is unknown).
     let lost: number | null = null;
     if (tw && tw.unreadable === tw.unreadableLeaves) lost = tw.unreadableLeaves * r.maxRowsPerLeaf(MIN_TOMBSTONE_RECORD) + tw.badCells + tw.invalid;
     if (tw && tw.pages === 0) lost = null;
-    out.report = { tombstones: out.tombstones.length, tombstonesLostAtMost: lost, exclusions: out.exclusions.length, changes: out.changes.length, unreadablePages: unreadable };
+    out.report = report(out, tables, lost, src.unreadablePages);
     return out;
   } catch {
     // A reader bug on a file stranger than the tests': keep what was read; the loss is unknown.
     out.tombstones = [...stones.values()];
-    out.report = { tombstones: out.tombstones.length, tombstonesLostAtMost: null, exclusions: out.exclusions.length, changes: out.changes.length, unreadablePages: out.report.unreadablePages };
+    out.report = report(out, tables, null, src.unreadablePages);
     return out;
   } finally {
-    r.close();
+    src.close();
   }
 }
 
+/** Nothing read back, the loss unknown: the report of a file that could not be read at all. */
+export function emptyControlReport(): ControlStoreSalvage {
+  return { read: 0, kept: 0, skipped: 0, unreadablePages: 0, tables: {}, tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0 };
+}
+
+function report(s: ControlSalvage, tables: Record<string, SalvageRows>, lost: number | null, unreadablePages: number): ControlStoreSalvage {
+  const all = Object.values(tables);
+  const sum = (k: keyof SalvageRows) => all.reduce((n, t) => n + t[k], 0);
+  return { read: sum('read'), kept: sum('kept'), skipped: sum('skipped'), unreadablePages, tables, tombstones: s.tombstones.length, tombstonesLostAtMost: lost, exclusions: s.exclusions.length, changes: s.changes.length };
+}
+
 /**
- * Root pages by table name from the schema (page 1); where the schema cannot be read (a garbage
- * first page), the roots a new file has — the layout of the first migration does not move (no
- * auto-vacuum), and a wrong guess only finds rows that fail validation.
+ * Writes what was read back into `db` (a new store, migrated), in one transaction: the staged
+ * file of a salvage at open (decision 0280).
  */
-function schemaRoots(r: SqlitePageReader): Map<string, number> {
-  const roots = new Map<string, number>();
-  r.walk(1, 'table', (v) => {
-    if ((v[0] === 'table' || v[0] === 'index') && typeof v[1] === 'string' && typeof v[3] === 'number' && v[3] > 0) roots.set(v[1], v[3]);
-  });
-  if (!roots.has('tombstones') && CONTROL_MIGRATIONS.length >= 1) for (const [k, v] of layoutRoots()) if (!roots.has(k)) roots.set(k, v);
-  return roots;
+export function writeControlSalvage(db: Database.Database, s: ControlSalvage): void {
+  migrateControl(db);
+  const stone = db.prepare('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
+  const excl = db.prepare('INSERT OR IGNORE INTO exclusions(turn_id, session_id, at, held) VALUES (?, ?, ?, ?)');
+  const change = db.prepare('INSERT OR IGNORE INTO history(id, at, actor, tool, turn_id, kind, target, op, summary, before, after, undone_at, undone_by, undo_of, redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const subject = db.prepare('INSERT OR IGNORE INTO history_subjects(change_id, subject) VALUES (?, ?)');
+  db.transaction(() => {
+    for (const t of s.tombstones) stone.run(t.hash, t.kind, t.at);
+    for (const x of s.exclusions) excl.run(x.turnId, x.sessionId, x.at, x.held);
+    for (const c of s.changes) change.run(c.id, ...c.row.slice(1));
+    for (const x of s.subjects) subject.run(x.changeId, x.subject);
+  })();
 }
 
 /** The rest of a tombstone record after its hash: the kind's text and `at`; undefined when they do not fit. */
