@@ -118,7 +118,7 @@ test('0280: memory-control.db damaged (a page overwritten): what was forgotten i
       const st = await c.request<{ setAside: SetAsideStore[] }>('status');
       const mc = st.setAside.find((s) => s.store === 'memory-control');
       assert.ok(mc?.salvaged, JSON.stringify(st.setAside));
-      assert.ok(mc.salvaged.tombstones >= 2 && mc.salvaged.changes > 0 && mc.salvaged.unreadablePages === 1, JSON.stringify(mc.salvaged));
+      assert.ok((mc.salvaged.tombstones ?? 0) >= 2 && (mc.salvaged.changes ?? 0) > 0 && mc.salvaged.unreadablePages === 1, JSON.stringify(mc.salvaged));
       assert.equal(mc.salvaged.tombstonesLostAtMost, 0);
       const web = (await (await authedFetch(`${d.url}/api/v1/status`, {}, d.authToken)).json()) as { agent: { setAside: SetAsideStore[] } };
       assert.deepEqual(web.agent.setAside, st.setAside, 'the WebUI reads the same counts');

@@ -70,8 +70,15 @@ function moveCoreWebuiKeys(db: Database.Database, names: readonly string[]): voi
   }
 }
 
-/** Applies the pending migrations. Throws when the file was written by a newer HomeAgent. */
-export function migrateConfigDb(db: Database.Database): number {
+/** The newest schema version of the config database. */
+export const CONFIG_DB_VERSION = CONFIG_MIGRATIONS[CONFIG_MIGRATIONS.length - 1].version;
+
+/**
+ * Applies the pending migrations (up to `upTo`, default all: a salvage stops at the damaged file's
+ * version, copies its rows, then goes on — decision 0310). Throws when the file was written by a
+ * newer HomeAgent.
+ */
+export function migrateConfigDb(db: Database.Database, upTo = CONFIG_DB_VERSION): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   const latest = CONFIG_MIGRATIONS[CONFIG_MIGRATIONS.length - 1].version;
   if (current > latest) {
@@ -80,7 +87,7 @@ export function migrateConfigDb(db: Database.Database): number {
     });
   }
   for (const m of CONFIG_MIGRATIONS) {
-    if (m.version <= current) continue;
+    if (m.version <= current || m.version > upTo) continue;
     db.transaction(() => {
       m.up(db);
       db.pragma(`user_version = ${m.version}`);

@@ -12,13 +12,16 @@ import {
   type ConfigReader,
   type ConfigValue,
   type SettingsAPI,
+  type StoreSalvage,
+  salvageInWords,
 } from '../spec/index.js';
 import { assertPluginName, keyMatchesPrefix, locateConfigKey, type ConfigKeyLocation } from './config-key.js';
 import { PeopleRegistry } from './people-registry.js';
 import { ensureNamespaceTable, migrateConfigDb } from './config-migrations.js';
 import { maskSecret } from './mask-secret.js';
 import { PluginSettings } from './plugin-settings.js';
-import { privateSqliteFile, setAsideSqlite } from '../fs/index.js';
+import { openSalvaging, privateSqliteFile } from '../fs/index.js';
+import { salvageConfigFile } from './config-salvage.js';
 
 /** Where the registry reports problems (bad stored values, failing listeners). Never given secret values. */
 export interface ConfigLogger {
@@ -108,25 +111,62 @@ export class ConfigRegistry implements ConfigReader {
     });
   }
 
-  private asideAt: { file: string; at: number } | undefined;
+  private asideAt: { file: string; at: number; salvaged: StoreSalvage } | undefined;
+  /** Settings read back from a damaged file at this open, not yet checked against their key (decision 0310). */
+  private readonly salvagedUnchecked = new Set<string>();
+  /** Settings read back but dropped: they no longer fit their key. */
+  private readonly salvagedDropped: string[] = [];
 
-  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
-  get setAside(): { file: string; at: number } | undefined {
-    return this.asideAt;
+  /**
+   * The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any,
+   * with what was read back of it into the new one (decision 0310) — the settings dropped since,
+   * as their keys were registered, counted in.
+   */
+  get setAside(): { file: string; at: number; salvaged: StoreSalvage } | undefined {
+    const a = this.asideAt;
+    if (!a) return undefined;
+    const dropped = this.salvagedDropped;
+    if (!dropped.length) return { ...a, salvaged: { ...a.salvaged, tables: { ...a.salvaged.tables } } };
+    const tables = { ...a.salvaged.tables };
+    for (const key of dropped) {
+      const t = locateConfigKey(key).table;
+      const c = tables[t] ?? { read: 0, kept: 0, skipped: 0 };
+      tables[t] = { read: c.read, kept: c.kept - 1, skipped: c.skipped + 1 };
+    }
+    return { ...a, salvaged: { ...a.salvaged, kept: a.salvaged.kept - dropped.length, skipped: a.salvaged.skipped + dropped.length, tables, droppedKeys: [...(a.salvaged.droppedKeys ?? []), ...dropped] } };
   }
 
-  /** Opens (creating if needed) the database, migrates it and loads the stored values. Idempotent. */
+  /**
+   * Opens (creating if needed) the database, migrates it and loads the stored values. Idempotent.
+   * A damaged file is read for what can still be read into a new one, then set aside, and the new
+   * one takes its place (decision 0310, `openSalvaging`): the settings and people on its readable
+   * pages stay in effect.
+   */
   open(): void {
     if (this.db) return;
-    fs.mkdirSync(path.dirname(this.opts.dbPath), { recursive: true });
-    try {
-      this.db = this.openDb();
-    } catch (e) {
-      if (!isCorruptDbError(e)) throw e;
-      this.asideAt = setAsideSqlite(this.opts.dbPath, this.now());
-      const aside = this.asideAt.file;
-      this.logger.warn('config database is corrupt; moved aside and starting with defaults', { path: this.opts.dbPath, movedTo: aside });
-      this.db = this.openDb();
+    const opened = openSalvaging({
+      file: this.opts.dbPath,
+      now: this.now,
+      connect: () => this.openDb(),
+      isCorrupt: isCorruptDbError,
+      salvage: (file, staged) => salvageConfigFile(file, staged),
+    });
+    this.db = opened.db;
+    const a = opened.aside;
+    if (a) {
+      const salvaged = a.salvage?.report ?? { read: 0, kept: 0, skipped: 0, unreadablePages: 0, tables: {} };
+      this.asideAt = { file: a.file, at: a.at, salvaged };
+      this.salvagedDropped.length = 0;
+      this.salvagedUnchecked.clear();
+      for (const k of a.salvage?.keys ?? []) this.salvagedUnchecked.add(k);
+      // Counts and keys only: a value (an API key) is never logged.
+      const people = a.salvage?.peopleRecreated ? `; ${a.salvage.peopleRecreated} people re-created from their linked ids (their names were lost)` : '';
+      const why = a.salvageError ? ` (reading it back failed: ${a.salvageError.message})` : '';
+      this.logger.warn(`config database is corrupt (${a.error.message}); kept aside as ${a.file}; started a new one with what could be read back of it${why}: ${salvageInWords(salvaged)}${people}`, {
+        path: this.opts.dbPath,
+        movedTo: a.file,
+        salvaged,
+      });
     }
     this.people.reset();
     this.tables.clear();
@@ -387,25 +427,41 @@ export class ConfigRegistry implements ConfigReader {
     this.tables.add(table);
   }
 
-  /** Validates the stored row of `key` (if any) against its schema; bad rows are ignored with a warning. */
+  /**
+   * Validates the stored row of `key` (if any) against its schema; bad rows are ignored with a
+   * warning — and a row read back from a damaged file at this open is dropped (decision 0310),
+   * named by its key only (the value may be a secret).
+   */
   private resolveStored(key: string): void {
     this.stored.delete(key);
     const text = this.raw.get(key);
     const entry = this.entries.get(key);
     if (text === undefined || !entry) return;
+    const salvaged = this.salvagedUnchecked.delete(key);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      this.logger.warn(`stored value of ${key} is not valid JSON; using the default`, { key });
+      if (salvaged) this.dropSalvaged(key, entry);
+      else this.logger.warn(`stored value of ${key} is not valid JSON; using the default`, { key });
       return;
     }
     const r = entry.def.schema.safeParse(value);
     if (!r.success) {
-      this.logger.warn(`stored value of ${key} no longer passes its schema (${issuesText(r.error.issues)}); using the default`, { key });
+      if (salvaged) this.dropSalvaged(key, entry);
+      else this.logger.warn(`stored value of ${key} no longer passes its schema (${issuesText(r.error.issues)}); using the default`, { key });
       return;
     }
     this.stored.set(key, value as ConfigValue);
+  }
+
+  /** Deletes a salvaged setting that does not fit its key, and says so by key. */
+  private dropSalvaged(key: string, entry: Entry): void {
+    const db = this.db;
+    if (db && this.tables.has(entry.loc.table)) db.prepare(`DELETE FROM "${entry.loc.table}" WHERE key = ?`).run(key);
+    this.raw.delete(key);
+    this.salvagedDropped.push(key);
+    this.logger.warn(`config: the setting ${key} read back from the damaged config.db no longer fits its key; dropped (it is still in ${this.asideAt?.file ?? 'the old file'})`, { key });
   }
 
   private resolveEnv(key: string, entry: Entry): void {

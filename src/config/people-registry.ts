@@ -5,7 +5,8 @@ import type { Conversation, PeopleDirectory, LinkedPerson, Speaker } from '../sp
 
 /** A channel speaker id: `<platform>:<user id>` (the same rule as `core.identity.owner_ids`). */
 export const SPEAKER_ID_RE = /^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/;
-const PERSON_ID_RE = /^(owner|p-[0-9a-f]{8,32})$/;
+/** A person's id: the owner's, or `p-` and hex. */
+export const PERSON_ID_RE = /^(owner|p-[0-9a-f]{8,32})$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 

@@ -32,6 +32,8 @@ export interface RowCopyHooks {
    * `config_<plugin>`) creates it in `staged` and returns true; false leaves it out.
    */
   adopt?(table: string, staged: Database.Database): boolean;
+  /** Told of each row that decoded but was left out (its values as read), e.g. to name it in a log. */
+  skipped?(table: string, values: SqliteValue[]): void;
 }
 
 interface Column {
@@ -121,6 +123,15 @@ function copyTable(src: SalvageSource, staged: Database.Database, table: string,
   };
   let kept = 0;
   const walk = src.walk(table, withoutRowid ? 'index' : 'table', (values, rowid) => {
+    const ok = take(values, rowid);
+    if (!ok) hooks.skipped?.(table, values);
+    return ok;
+  });
+  if (!walk) return undefined;
+  const read = walk.rows + walk.badCells;
+  return { read, kept, skipped: read - kept };
+
+  function take(values: SqliteValue[], rowid: number | undefined): boolean {
     if (values.length > recordCols.length) return false;
     const row: SalvagedRow = {};
     for (let i = 0; i < recordCols.length; i++) {
@@ -147,10 +158,7 @@ function copyTable(src: SalvageSource, staged: Database.Database, table: string,
       // A constraint refused it (its parent row was lost): left out, counted.
       return false;
     }
-  });
-  if (!walk) return undefined;
-  const read = walk.rows + walk.badCells;
-  return { read, kept, skipped: read - kept };
+  }
 }
 
 /** better-sqlite3 binds Buffers, not bare Uint8Arrays. */
