@@ -56,7 +56,7 @@ function check(table: string, row: SalvagedRow): boolean {
 export function salvageConfigFile(file: string, staged: Database.Database): ConfigSalvage {
   let peopleRecreated = 0;
   const dropped: string[] = [];
-  const report = salvageRowsInto(file, staged, {
+  const report: StoreSalvage = salvageRowsInto(file, staged, {
     migrate: migrateConfigDb,
     newest: CONFIG_DB_VERSION,
     check,
