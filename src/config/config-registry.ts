@@ -62,7 +62,7 @@ function issuesText(issues: { message: string; path: PropertyKey[] }[]): string 
 
 function isCorruptDbError(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+  return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
 }
 
 /**

@@ -42,7 +42,7 @@ export function salvageInWords(s: StoreSalvage): string {
   }
   const groups = salvageGroups(s);
   const what = groups.length ? ` (${groups.map((g) => `${g.counts.kept} ${g.what}`).join(', ')})` : '';
-  const skipped = s.skipped ? `; ${s.skipped} left out: they did not fit their table` : '';
+  const skipped = s.skipped ? `; ${s.skipped} left out: invalid, or belonging to a row that was lost` : '';
   const dropped = s.droppedKeys?.length ? `; settings dropped as they no longer fit their key: ${s.droppedKeys.join(', ')}` : '';
   return `${s.kept} of ${s.read} rows${what}${skipped}${dropped}${pages}${s.unreadablePages ? ': what they held is lost' : ''}`;
 }

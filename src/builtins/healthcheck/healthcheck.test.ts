@@ -101,7 +101,7 @@ test('0310: a salvaged config.db or graph.db says in the report how many rows ca
   });
   assert.equal(r.status, 'degraded');
   assert.deepEqual(r.problems, [
-    'config store was corrupt at start: set aside as /h/config.db.corrupt-5, running with what could be read back: 41 of 44 rows (33 settings, 8 people); 3 left out: they did not fit their table; settings dropped as they no longer fit their key: core.agent.max_tool_rounds; 2 damaged pages could not be read: what they held is lost',
+    'config store was corrupt at start: set aside as /h/config.db.corrupt-5, running with what could be read back: 41 of 44 rows (33 settings, 8 people); 3 left out: invalid, or belonging to a row that was lost; settings dropped as they no longer fit their key: core.agent.max_tool_rounds; 2 damaged pages could not be read: what they held is lost',
     'graph store was corrupt at start: set aside as /h/graph.db.corrupt-5, running with what could be read back: 300 of 300 rows (100 entities, 200 facts)',
   ]);
 });

@@ -86,17 +86,21 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Applies the missing migration steps in one transaction each. Returns the final version. */
-export function migrateGraph(db: Database.Database): number {
+/**
+ * Applies the missing migration steps in one transaction each, up to `upTo` (default all: a
+ * salvage stops at the damaged file's version, copies its rows, then goes on — decision 0310).
+ * Returns the final version.
+ */
+export function migrateGraph(db: Database.Database, upTo = GRAPH_MIGRATIONS.length): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > GRAPH_MIGRATIONS.length) {
     throw new Error(`graph.db has schema version ${current}, newer than this HomeAgent (${GRAPH_MIGRATIONS.length})`);
   }
-  for (let v = current; v < GRAPH_MIGRATIONS.length; v++) {
+  for (let v = current; v < Math.min(upTo, GRAPH_MIGRATIONS.length); v++) {
     db.transaction(() => {
       db.exec(GRAPH_MIGRATIONS[v]);
       db.pragma(`user_version = ${v + 1}`);
     })();
   }
-  return GRAPH_MIGRATIONS.length;
+  return Math.max(current, Math.min(upTo, GRAPH_MIGRATIONS.length));
 }

@@ -1,12 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { GraphEntity, GraphRelation, PluginLogger, Triple } from '../../spec/index.js';
-import { HomeAgentError, NotFoundError } from '../../spec/index.js';
+import type { GraphEntity, GraphRelation, PluginLogger, StoreSalvage, Triple } from '../../spec/index.js';
+import { HomeAgentError, NotFoundError, salvageInWords } from '../../spec/index.js';
 import { migrateGraph } from './graph-migrations.js';
 import type { GraphChange } from './graph-state.js';
 import { escapeLike, parseDepth, parseKeywords, parseName } from './graph-input.js';
-import { privateSqliteFile, setAsideSqlite } from '../../fs/index.js';
+import { openSalvaging, privateSqliteFile } from '../../fs/index.js';
+import { salvageGraphFile } from './graph-salvage.js';
 
 export interface EntityRow { id: number; name: string; type: string; attributes: string; created_at: number; updated_at: number; recalled_at: number | null; recall_count: number }
 export interface RelationRow { id: number; subject_id: number; predicate: string; object_id: number; confidence: number; sentence: string | null; refs: string; subject: string; object: string; created_at: number; reviewed_at: number | null; valid_from: number | null; valid_to: number | null }
@@ -110,7 +109,7 @@ export const REL_SELECT = `SELECT r.*, s.name AS subject, o.name AS object FROM 
 /** True when an error from better-sqlite3 means the file is not a usable database. */
 function isCorruption(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || (e instanceof GraphCorruptError);
+  return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')) || e instanceof GraphCorruptError;
 }
 
 class GraphCorruptError extends Error {}
@@ -139,11 +138,14 @@ export class GraphStore {
     return this.opts.path;
   }
 
-  private asideAt: { file: string; at: number } | undefined;
+  private asideAt: { file: string; at: number; salvaged: StoreSalvage } | undefined;
 
-  /** The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if any. */
-  get setAside(): { file: string; at: number } | undefined {
-    return this.asideAt;
+  /**
+   * The corrupt file this process set aside when it opened the store (`*.corrupt-<time>`), if
+   * any, with what was read back of it into the new graph (decision 0310).
+   */
+  get setAside(): { file: string; at: number; salvaged: StoreSalvage } | undefined {
+    return this.asideAt && { ...this.asideAt, salvaged: { ...this.asideAt.salvaged, tables: { ...this.asideAt.salvaged.tables } } };
   }
 
   /** True between open() and close(). */
@@ -152,22 +154,24 @@ export class GraphStore {
   }
 
   /**
-   * Opens (creating and migrating) graph.db. A corrupt file is renamed to
-   * `graph.db.corrupt-<time>` with a log line, and a fresh database is started.
+   * Opens (creating and migrating) graph.db. A corrupt file is read for what can still be read
+   * into a new one (decision 0310: facts, their validity, sources and entities on readable pages),
+   * then set aside as `graph.db.corrupt-<time>`, and the new one takes its place — atomically
+   * (`openSalvaging`); a log line says how much came back.
    */
   open(): void {
     if (this.db) return;
     this.opens++;
     this.touches = 0;
-    fs.mkdirSync(path.dirname(this.opts.path), { recursive: true });
-    try {
-      this.db = this.connect();
-    } catch (e) {
-      if (!isCorruption(e)) throw e;
-      this.asideAt = setAsideSqlite(this.opts.path, this.now());
-      const aside = this.asideAt.file;
-      this.opts.log?.error(`graph.db is corrupt (${(e as Error).message}); kept aside as ${aside}; starting a fresh graph`, { path: this.opts.path, aside });
-      this.db = this.connect();
+    const opened = openSalvaging({ file: this.opts.path, now: this.now, connect: () => this.connect(), isCorrupt: isCorruption, salvage: (file, staged) => salvageGraphFile(file, staged) });
+    this.db = opened.db;
+    const a = opened.aside;
+    if (a) {
+      const salvaged = a.salvage?.report ?? { read: 0, kept: 0, skipped: 0, unreadablePages: 0, tables: {} };
+      this.asideAt = { file: a.file, at: a.at, salvaged };
+      const why = a.salvageError ? ` (reading it back failed: ${a.salvageError.message})` : '';
+      const sources = a.salvage?.sourcesFromRefs ? `; ${a.salvage.sourcesFromRefs} fact sources put back from the facts' refs` : '';
+      this.opts.log?.error(`graph.db is corrupt (${a.error.message}); kept aside as ${a.file}; started a new graph with what could be read back of it${why}: ${salvageInWords(salvaged)}${sources}`, { path: this.opts.path, aside: a.file, salvaged });
     }
   }
 
