@@ -138,3 +138,58 @@ test('0280: memory-control.db damaged (a page overwritten): what was forgotten i
     await llm.close();
   }
 });
+
+test('0310: config.db damaged (a page overwritten): the daemon starts with the settings read back — the LLM source the person added answers, with its key; the status says what came back; the key is in no log', async () => {
+  const h = mkdtempSync(join(tmpdir(), 'ha-config-salvage-'));
+  homes.push(h);
+  const llm = await startFakeLlm();
+  const KEY = 'sk-mine-SALVAGED-5f3a9c0e7d';
+  try {
+    let d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+    try {
+      await d.providers.addSource({ name: 'mine', baseUrl: `${llm.url}/v1`, apiKey: KEY, model: 'fake-model' });
+      await d.providers.setOrder(['mine']);
+      await d.config.set('core.agent.name', 'Jarvis');
+      // People enough to fill pages of their own.
+      for (let i = 0; i < 150; i++) d.config.people.link([`telegram:${100 + i}`], { name: `Person ${i}` });
+    } finally {
+      await d.stop();
+    }
+    const file = join(h, 'config.db');
+    const db = new Database(file, { readonly: true });
+    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'people' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
+    db.close();
+    assert.ok(pages.length >= 2);
+    const fd = openSync(file, 'r+');
+    writeSync(fd, randomBytes(4096), 0, 4096, (pages[0] - 1) * 4096);
+    closeSync(fd);
+
+    d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+    try {
+      const c = new DaemonClient(d.socketPath);
+      await c.connect();
+      const st = await c.request<{ setAside: SetAsideStore[] }>('status');
+      const cfg = st.setAside.find((s) => s.store === 'config');
+      assert.ok(cfg?.salvaged, JSON.stringify(st.setAside));
+      assert.equal(cfg.salvaged.unreadablePages, 1);
+      assert.ok(cfg.salvaged.kept > 100 && (cfg.salvaged.tables.people?.kept ?? 0) < 151, JSON.stringify(cfg.salvaged));
+      const web = (await (await authedFetch(`${d.url}/api/v1/status`, {}, d.authToken)).json()) as { agent: { setAside: SetAsideStore[] } };
+      assert.deepEqual(web.agent.setAside, st.setAside, 'the WebUI reads the same counts');
+      c.close();
+      // The settings are in effect: the source the person added answers the chat, with its key.
+      assert.equal(d.config.get('core.agent.name'), 'Jarvis');
+      llm.enqueue({ text: 'Hello from the salvaged source.' });
+      const o = await d.agent.injectInput({ sessionId: 'webui:s', source: 'webui', text: 'hello?' }).done;
+      assert.equal(o.status, 'ok');
+      const chat = llm.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+      assert.equal(chat?.headers.authorization, `Bearer ${KEY}`);
+      assert.ok((d.config.people.list().length) > 1, 'the people on readable pages are back');
+    } finally {
+      await d.stop();
+    }
+    assert.doesNotMatch(readFileSync(join(h, 'logs', 'homed.log'), 'utf8'), new RegExp(KEY), 'the key is never logged');
+    assert.match(readFileSync(join(h, 'logs', 'homed.log'), 'utf8'), /config database is corrupt.*started a new one with what could be read back of it/);
+  } finally {
+    await llm.close();
+  }
+});
