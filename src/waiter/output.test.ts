@@ -82,3 +82,17 @@ test('waiter status: a store set aside shows what was read back of it in words (
   const unknown = renderHuman(statusView({ setAside: [{ store: 'memory-control', file: '/x', at: CREATED, salvaged: { tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0, unreadablePages: 4 } }] }));
   assert.match(unknown, /0 tombstones \(loss unknown\)/);
 });
+
+test('waiter status: a salvaged config.db or graph.db shows rows kept of those read, what was left out, pages lost and settings dropped (decision 0310)', () => {
+  const out = renderHuman(
+    statusView({
+      setAside: [
+        { store: 'config', file: '/h/config.db.corrupt-5', at: CREATED, salvaged: { read: 44, kept: 41, skipped: 3, unreadablePages: 2, tables: {}, droppedKeys: ['core.agent.max_tool_rounds'] } },
+        { store: 'graph', file: '/h/graph.db.corrupt-5', at: CREATED, salvaged: { read: 300, kept: 300, skipped: 0, unreadablePages: 0, tables: {} } },
+      ],
+    }),
+  );
+  assert.match(out, /config .*41\/44 rows, 3 left out, 2 pages lost, dropped: core\.agent\.max_tool_rounds/);
+  assert.match(out, /graph .*300\/300 rows/);
+  assert.doesNotMatch(out, /undefined|tombstones/);
+});

@@ -2,6 +2,7 @@
  * Human-readable rendering of command results (waiter's default output). `--json` output never
  * passes through here: scripts get the daemon's values as they are (epoch milliseconds).
  */
+import type { StoreSalvage } from '../spec/index.js';
 
 import { localStamp, resolveTimeZone } from '../spec/index.js';
 
@@ -73,10 +74,21 @@ function table(rows: Record<string, unknown>[], indent: string): string {
   return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(c, r[c]))))].join('\n');
 }
 
-/** What memory-control read back of a damaged file (decision 0280), in a table cell's few words. */
-export function salvageSummary(s: { tombstones: number; tombstonesLostAtMost: number | null; exclusions: number; changes: number }): string {
-  const lost = s.tombstonesLostAtMost === 0 ? 'none lost' : s.tombstonesLostAtMost === null ? 'loss unknown' : `up to ${s.tombstonesLostAtMost} lost`;
-  return `${s.tombstones} tombstones (${lost}), ${s.exclusions} exclusions, ${s.changes} history`;
+/**
+ * What was read back of a damaged store (decisions 0280, 0310), in a table cell's few words:
+ * memory-control's tombstones, exclusions and history; any other store's rows kept of those read,
+ * left out, the damaged pages and the settings dropped (by key).
+ */
+export function salvageSummary(s: Partial<StoreSalvage>): string {
+  if (s.tombstones !== undefined) {
+    const lost = s.tombstonesLostAtMost === 0 ? 'none lost' : s.tombstonesLostAtMost === null || s.tombstonesLostAtMost === undefined ? 'loss unknown' : `up to ${s.tombstonesLostAtMost} lost`;
+    return `${s.tombstones} tombstones (${lost}), ${s.exclusions ?? 0} exclusions, ${s.changes ?? 0} history`;
+  }
+  const parts = [`${s.kept ?? 0}/${s.read ?? 0} rows`];
+  if (s.skipped) parts.push(`${s.skipped} left out`);
+  if (s.unreadablePages) parts.push(`${s.unreadablePages} ${s.unreadablePages === 1 ? 'page' : 'pages'} lost`);
+  if (s.droppedKeys?.length) parts.push(`dropped: ${s.droppedKeys.join(' ')}`);
+  return parts.join(', ');
 }
 
 /**

@@ -4,7 +4,7 @@ import { useLang, useT, type T } from '../i18n';
 import type { DictKey } from '../i18n-dict';
 import { relTime } from '../lib/format';
 import { Icon } from './icon';
-import type { SetAsideStore } from '../../../src/spec/index.js';
+import type { SetAsideStore, StoreSalvage } from '../../../src/spec/index.js';
 
 const STORE_LABELS: Record<string, DictKey> = {
   config: 'setAside.store.config',
@@ -22,6 +22,49 @@ function storeName(t: T, store: string): string {
   return k ? t(k) : store;
 }
 
+/** Words for the rows of each table a salvage reports, with their count (decision 0310); `config_<plugin>` tables are settings too. */
+const ROW_LABELS: Record<string, DictKey> = {
+  config: 'setAside.rows.config',
+  people: 'setAside.rows.people',
+  person_ids: 'setAside.rows.person_ids',
+  private_chats: 'setAside.rows.private_chats',
+  entities: 'setAside.rows.entities',
+  relations: 'setAside.rows.relations',
+  relation_sources: 'setAside.rows.relation_sources',
+  merge_decisions: 'setAside.rows.merge_decisions',
+};
+
+/** The rows kept, grouped as people know them: "369 facts, 463 entities" (「369 条事实、463 个实体」). */
+function rowsKept(t: T, lang: 'zh' | 'en', tables: StoreSalvage['tables'] | undefined): string {
+  const groups = new Map<string, number>();
+  for (const [table, c] of Object.entries(tables ?? {})) {
+    if (!c.read) continue;
+    const g = table.startsWith('config_') ? 'config' : table;
+    groups.set(g, (groups.get(g) ?? 0) + c.kept);
+  }
+  return [...groups].map(([g, n]) => (ROW_LABELS[g] ? t(ROW_LABELS[g], { n }) : `${n} ${g}`)).join(lang === 'zh' ? '、' : ', ');
+}
+
+/**
+ * What was read back of a damaged config.db or graph.db (decision 0310): the rows kept by what
+ * they are, of how many found; what was left out (settings by key); and whether anything is
+ * missing — pages that could not be read, for which the old file is kept.
+ */
+function RowsSalvaged({ s }: { s: StoreSalvage }) {
+  const t = useT();
+  const lang = useLang();
+  return (
+    <>
+      <div className="small" data-testid="set-aside-salvaged">
+        {s.read > 0 ? t('setAside.rows', { what: rowsKept(t, lang, s.tables), kept: s.kept, read: s.read }) : t('setAside.rowsNone')}
+        {s.skipped > 0 && <> {t('setAside.rowsSkipped', { n: s.skipped })}</>}
+        {s.droppedKeys?.length ? <> {t('setAside.droppedKeys', { keys: s.droppedKeys.join(', ') })}</> : null}
+      </div>
+      <div className="small">{s.unreadablePages > 0 ? t('setAside.pagesLost', { n: s.unreadablePages }) : s.skipped > 0 ? t('setAside.noRecover') : t('setAside.nothingLost')}</div>
+    </>
+  );
+}
+
 /** A date the person can read, with how long ago (the file's suffix is a raw timestamp). */
 function when(at: number, lang: 'zh' | 'en'): string {
   const d = new Date(at);
@@ -32,8 +75,8 @@ function when(at: number, lang: 'zh' | 'en'): string {
 /**
  * The stores the daemon found damaged at start and set aside (decision 0250): for each, which
  * store, where the old file is kept, when, what was read back of it (memory-control, decision
- * 0280) and the command that brings its contents back — or, when there is none, that the old file
- * is kept for a manual restore.
+ * 0280; config and graph, decision 0310) and the command that brings its contents back — or, when
+ * there is none, whether anything is missing and that the old file is kept for a manual restore.
  */
 export function SetAsideList({ stores }: { stores: SetAsideStore[] }) {
   const t = useT();
@@ -48,21 +91,25 @@ export function SetAsideList({ stores }: { stores: SetAsideStore[] }) {
           <div className="small">
             {t('setAside.keptAt')} <code className="mono">{s.file}</code>
           </div>
-          {s.salvaged && (
+          {s.salvaged && s.salvaged.tombstones !== undefined && (
             <div className="small" data-testid="set-aside-salvaged">
-              {t('setAside.salvaged', { tombstones: s.salvaged.tombstones, exclusions: s.salvaged.exclusions, changes: s.salvaged.changes })}{' '}
-              {s.salvaged.tombstonesLostAtMost === 0 ? t('setAside.lostNone') : s.salvaged.tombstonesLostAtMost === null ? t('setAside.lostUnknown') : t('setAside.lostUpTo', { n: s.salvaged.tombstonesLostAtMost })}
+              {t('setAside.salvaged', { tombstones: s.salvaged.tombstones, exclusions: s.salvaged.exclusions ?? 0, changes: s.salvaged.changes ?? 0 })}{' '}
+              {s.salvaged.tombstonesLostAtMost === 0 ? t('setAside.lostNone') : s.salvaged.tombstonesLostAtMost == null ? t('setAside.lostUnknown') : t('setAside.lostUpTo', { n: s.salvaged.tombstonesLostAtMost })}
             </div>
           )}
-          <div className="small">
-            {s.recover ? (
-              <>
-                {t('setAside.recover')} <code className="mono">{s.recover}</code>
-              </>
-            ) : (
-              t('setAside.noRecover')
-            )}
-          </div>
+          {s.salvaged && s.salvaged.tombstones === undefined ? (
+            <RowsSalvaged s={s.salvaged} />
+          ) : (
+            <div className="small">
+              {s.recover ? (
+                <>
+                  {t('setAside.recover')} <code className="mono">{s.recover}</code>
+                </>
+              ) : (
+                t('setAside.noRecover')
+              )}
+            </div>
+          )}
         </li>
       ))}
     </ul>
