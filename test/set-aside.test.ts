@@ -5,15 +5,14 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../src/daemon/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { authedFetch } from '../src/builtins/webui/__fixtures__/mini-host.js';
 import type { SetAsideStore } from '../src/spec/index.js';
-import Database from 'better-sqlite3';
+import { overwritePage, tablePages } from '../src/fs/__fixtures__/sqlite-damage.js';
 import { startFakeLlm } from './fixtures/fake-llm/index.js';
 
 const homes: string[] = [];
@@ -104,12 +103,8 @@ test('0280: memory-control.db damaged (a page overwritten): what was forgotten i
       await d.stop();
     }
     const file = join(h, 'memory-control.db');
-    const db = new Database(file, { readonly: true });
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'history' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
-    db.close();
-    const fd = openSync(file, 'r+');
-    writeSync(fd, randomBytes(4096), 0, 4096, (pages[Math.floor(pages.length / 2)] - 1) * 4096);
-    closeSync(fd);
+    const pages = tablePages(file, 'history', 'leaf');
+    overwritePage(file, pages[Math.floor(pages.length / 2)].pageno);
 
     d = await startDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
     try {
@@ -156,13 +151,9 @@ test('0310: config.db damaged (a page overwritten): the daemon starts with the s
       await d.stop();
     }
     const file = join(h, 'config.db');
-    const db = new Database(file, { readonly: true });
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'people' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
-    db.close();
+    const pages = tablePages(file, 'people', 'leaf');
     assert.ok(pages.length >= 2);
-    const fd = openSync(file, 'r+');
-    writeSync(fd, randomBytes(4096), 0, 4096, (pages[0] - 1) * 4096);
-    closeSync(fd);
+    overwritePage(file, pages[0].pageno);
 
     d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
     try {

@@ -6,7 +6,6 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { z } from 'zod';
 import type { ConfigKeyDef, ConfigValue } from '../spec/index.js';
 import { ConfigRegistry } from './config-registry.js';
 import { coreConfigDefaults } from './core-defaults.js';
+import { overwriteHeader, overwritePage, tablePages } from '../fs/__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-config-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -69,15 +69,7 @@ async function build(): Promise<{ file: string; before: Map<string, string> }> {
   return { file, before };
 }
 
-/** Pages SQLite says belong to a table, leaves first. */
-function leaves(file: string, name: string): { pageno: number; ncell: number }[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare("SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno").all(name) as { pageno: number; ncell: number }[];
-  } finally {
-    db.close();
-  }
-}
+const leaves = (file: string, name: string) => tablePages(file, name, 'leaf');
 
 /** A leaf of `name` whose bytes hold `has` and not `hasNot` (which page a row is on is the file's business). */
 function leafWith(file: string, name: string, has: string, hasNot: string): { pageno: number; ncell: number } {
@@ -88,12 +80,6 @@ function leafWith(file: string, name: string, has: string, hasNot: string): { pa
   });
   assert.ok(page, `a leaf of ${name} with ${has}`);
   return page;
-}
-
-function overwritePage(file: string, page: number): void {
-  const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, randomBytes(4096), 0, 4096, (page - 1) * 4096);
-  fs.closeSync(fd);
 }
 
 /** No secret in any log line or its data. */
@@ -165,9 +151,7 @@ test('0310: a garbage header (the first 100 bytes) or a garbage first page (the 
   for (const damage of ['header', 'page 1'] as const) {
     const { file, before } = await build();
     if (damage === 'header') {
-      const fd = fs.openSync(file, 'r+');
-      fs.writeSync(fd, randomBytes(100), 0, 100, 0);
-      fs.closeSync(fd);
+      overwriteHeader(file);
     } else overwritePage(file, 1);
     const o = registry(file);
     assert.ok(o.reg.setAside, damage);

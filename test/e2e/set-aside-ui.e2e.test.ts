@@ -10,9 +10,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { overwritePage, tablePages } from '../../src/fs/__fixtures__/sqlite-damage.js';
 import { ControlDB } from '../../src/memory/control/index.js';
 import { GraphDB } from '../../src/memory/graph/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../../src/config/index.js';
@@ -32,23 +31,12 @@ function damagedControl(home: string): void {
   db.addTombstones([1, 2, 3].map((i) => ({ hash: String(i).repeat(64), kind: 'turn' })));
   for (let i = 0; i < 40; i++) db.insertChanges([{ at: Date.now(), actor: 'user', kind: 'knowledge', target: `knowledge:k${i}`, subjects: [], op: 'create', summary: `created ${i}`, after: { content: 'note '.repeat(300) } }]);
   db.close();
-  const file = join(home, 'memory-control.db');
-  const sqlite = new Database(file, { readonly: true });
-  const page = sqlite.prepare("SELECT pageno FROM dbstat WHERE name = 'history' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1").pluck().get() as number;
-  sqlite.close();
-  const fd = openSync(file, 'r+');
-  writeSync(fd, randomBytes(4096), 0, 4096, (page - 1) * 4096);
-  closeSync(fd);
+  overwriteLeaf(join(home, 'memory-control.db'), 'history');
 }
 
 /** Overwrites the first leaf page of `table` in a closed SQLite file. */
 function overwriteLeaf(file: string, table: string): void {
-  const sqlite = new Database(file, { readonly: true });
-  const page = sqlite.prepare("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno LIMIT 1").pluck().get(table) as number;
-  sqlite.close();
-  const fd = openSync(file, 'r+');
-  writeSync(fd, randomBytes(4096), 0, 4096, (page - 1) * 4096);
-  closeSync(fd);
+  overwritePage(file, tablePages(file, table, 'leaf')[0].pageno);
 }
 
 /** A graph.db of 300 facts, one page of facts overwritten. */

@@ -5,13 +5,14 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ControlDB } from './control-db.js';
 import { salvageControlFile } from './control-salvage.js';
+import { overwriteHeader, overwritePage, tablePages } from '../../fs/__fixtures__/sqlite-damage.js';
 import type { ControlStoreSalvage } from '../../spec/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-salvage-'));
@@ -45,21 +46,7 @@ function closed(stones?: number) {
   return b;
 }
 
-/** The pages SQLite says belong to a table or index, by kind. */
-function pagesOf(file: string, name: string): { pageno: number; pagetype: string; ncell: number }[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare('SELECT pageno, pagetype, ncell FROM dbstat WHERE name = ? ORDER BY pageno').all(name) as { pageno: number; pagetype: string; ncell: number }[];
-  } finally {
-    db.close();
-  }
-}
-
-function overwritePage(file: string, page: number): void {
-  const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, randomBytes(4096), 0, 4096, (page - 1) * 4096);
-  fs.closeSync(fd);
-}
+const pagesOf = (file: string, name: string) => tablePages(file, name);
 
 /** The counts decision 0280 reports (0310 added rows read / kept / skipped by table). */
 const counts0280 = (r: ControlStoreSalvage) => ({ tombstones: r.tombstones, tombstonesLostAtMost: r.tombstonesLostAtMost, exclusions: r.exclusions, changes: r.changes, unreadablePages: r.unreadablePages });
@@ -142,9 +129,7 @@ test('0280: a file cut short keeps what is before the cut; the bound covers what
 
 test('0280: a garbage header (the first 100 bytes) loses nothing: the pages are still read', () => {
   const { file } = closed();
-  const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, randomBytes(100), 0, 100, 0);
-  fs.closeSync(fd);
+  overwriteHeader(file);
   assert.throws(() => new Database(file, { readonly: true }).pragma('quick_check'), /not a database|malformed|corrupt/i);
   const s = salvageControlFile(file);
   assert.equal(checkStones(s, 600), 0);

@@ -6,7 +6,6 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import Database from 'better-sqlite3';
 import type { GraphChange } from './graph-state.js';
 import { GraphDB } from './graph-db.js';
 import { migrateGraph } from './graph-migrations.js';
+import { overwriteHeader, overwritePage, tablePages } from '../../fs/__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-graph-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -75,20 +75,7 @@ function build(): { file: string; before: Snapshot; last: GraphChange } {
   return { file, before: snapshot(file), last: changes.at(-1)! };
 }
 
-function pages(file: string, name: string, type = 'leaf'): { pageno: number; ncell: number }[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare('SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = ? ORDER BY pageno').all(name, type) as { pageno: number; ncell: number }[];
-  } finally {
-    db.close();
-  }
-}
-
-function overwritePage(file: string, page: number): void {
-  const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, randomBytes(4096), 0, 4096, (page - 1) * 4096);
-  fs.closeSync(fd);
-}
+const pages = (file: string, name: string) => tablePages(file, name, 'leaf');
 
 function reopen(file: string, clock = T0 + 1e6): { g: GraphDB; logs: string[] } {
   const logs: string[] = [];
@@ -193,9 +180,7 @@ test('0310: a garbage header, a garbage schema page, a file cut short — nothin
   for (const damage of ['header', 'page 1', 'cut'] as const) {
     const { file, before } = build();
     if (damage === 'header') {
-      const fd = fs.openSync(file, 'r+');
-      fs.writeSync(fd, randomBytes(100), 0, 100, 0);
-      fs.closeSync(fd);
+      overwriteHeader(file);
     } else if (damage === 'page 1') overwritePage(file, 1);
     else fs.truncateSync(file, Math.floor(fs.statSync(file).size / 4096 / 2) * 4096);
     const { g } = reopen(file);
