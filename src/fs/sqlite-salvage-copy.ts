@@ -122,16 +122,8 @@ function copyTable(src: SalvageSource, staged: Database.Database, table: string,
     return st;
   };
   let kept = 0;
-  const walk = src.walk(table, withoutRowid ? 'index' : 'table', (values, rowid) => {
-    const ok = take(values, rowid);
-    if (!ok) hooks.skipped?.(table, values);
-    return ok;
-  });
-  if (!walk) return undefined;
-  const read = walk.rows + walk.badCells;
-  return { read, kept, skipped: read - kept };
-
-  function take(values: SqliteValue[], rowid: number | undefined): boolean {
+  /** Checks one record against the columns and the store, and inserts it; false: left out. */
+  const take = (values: SqliteValue[], rowid: number | undefined): boolean => {
     if (values.length > recordCols.length) return false;
     const row: SalvagedRow = {};
     for (let i = 0; i < recordCols.length; i++) {
@@ -158,7 +150,15 @@ function copyTable(src: SalvageSource, staged: Database.Database, table: string,
       // A constraint refused it (its parent row was lost): left out, counted.
       return false;
     }
-  }
+  };
+  const walk = src.walk(table, withoutRowid ? 'index' : 'table', (values, rowid) => {
+    const ok = take(values, rowid);
+    if (!ok) hooks.skipped?.(table, values);
+    return ok;
+  });
+  if (!walk) return undefined;
+  const read = walk.rows + walk.badCells;
+  return { read, kept, skipped: read - kept };
 }
 
 /** better-sqlite3 binds Buffers, not bare Uint8Arrays. */
