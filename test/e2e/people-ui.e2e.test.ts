@@ -105,7 +105,8 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     // Forget shows what goes first (the forget dialog), and removes it only on confirm.
     await page.click('[data-testid=knows-forget-fact]');
     await page.waitForSelector('[data-testid=forget-dialog]', { timeout: T });
-    assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', /green tea/);
+    // The dialog first says it is looking for every trace; what goes shows when that is done.
+    await page.waitForFunction(() => /green tea/.test(document.querySelector('[data-testid=forget-dialog]')?.textContent ?? ''), undefined, { timeout: T });
     await page.click('[data-testid=forget-confirm]');
     await page.waitForSelector('[data-testid=knows-fact]', { state: 'detached', timeout: T });
     const about = (await (await h.api(`/api/v1/memory/about?person=${aliceId}`)).json()) as { about: { facts: unknown[] } };
