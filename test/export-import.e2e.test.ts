@@ -211,7 +211,7 @@ describe('export', () => {
     const entries = await readZip(exportPlain);
     assert.equal([...entries.keys()][0], 'manifest.json');
     const m = parseManifest(entries.get('manifest.json')!.toString('utf8'));
-    assert.equal(m.formatVersion, 1);
+    assert.equal(m.formatVersion, 2);
     assert.equal(m.counts.sessions, 1);
     assert.equal(m.counts.knowledge, 1);
     assert.equal(m.counts.library, 1);

@@ -231,9 +231,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       const c = host.services.use('host.memory-control');
       if (!c) return undefined;
       return {
-        isForgotten: (ref) => c.isTombstoned(ref),
+        isForgotten: (ref) => c.isTombstoned(ref) || c.isTombstonedDocument(ref),
         isForgottenFact: (s, p, o) => c.isTombstonedFact(s, p, o),
         isForgottenText: (t) => c.isTombstonedContent(t),
+        isForgottenPair: (m, r) => c.isTombstonedPair(m, r),
         tombstones: () => c.tombstoneRefs(),
         record: (ts) => void c.addTombstoneRefs(ts),
         applyToExisting: async () => {
@@ -274,6 +275,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const probing = providers.probeLocalSources();
   await started;
   await probing;
+  // An import a kill cut off after its commit point: the forgets it brought are recorded (and
+  // applied to what is here) now — once plugins are up, so a `memory.tombstones` provider is asked.
+  await transfer.finishCommitted().catch((e: unknown) => log.error(`finishing an interrupted import failed: ${(e as Error).message}`));
   if (opts.heartbeats !== false) memory.startHeartbeats();
   const counts = () => registry.list().reduce<Record<string, number>>((n, p) => ((n[p.state] = (n[p.state] ?? 0) + 1), n), {});
   log.info('homed ready', { ms: Date.now() - startedAt, llm: providers.available(), endpoints: status.endpoints(), plugins: counts() });

@@ -161,8 +161,20 @@ export interface MemoryControlService {
   forget(request: Omit<ForgetRequest, 'query'>, meta?: ChangeMeta): Promise<ForgetResult>;
   /** True when a turn was forgotten: reindex and import must not bring it back. */
   isTombstoned(turnId: string): boolean;
-  /** True when this text (a message, a reply, a note) was forgotten. Never for a text under 12 characters ("ok", "Noted."): it goes with its turn. */
+  /**
+   * True when this text was forgotten: what a person said (a message, a note, the sentence of a
+   * fact forgotten by hand) — and, recorded before decision 0320, any text of a forgotten turn.
+   * Never for a text under 12 characters ("ok", "Noted.", a CJK character counting twice): it goes
+   * with its turn.
+   */
   isTombstonedContent(text: string): boolean;
+  /**
+   * True when this message with this reply was forgotten (a pair tombstone, decision 0320): the
+   * same answer to the same message. A reply alone is never matched ("Sorry, this turn failed: …").
+   */
+  isTombstonedPair(message: string, reply: string): boolean;
+  /** True when a document, archived row or context event of this id was forgotten (by its id, or with its turn). */
+  isTombstonedDocument(id: string): boolean;
   /** True when this fact was forgotten (an import must not bring it back; case-insensitive names). */
   isTombstonedFact(subject: string, predicate: string, object: string): boolean;
   /**

@@ -137,8 +137,8 @@ export interface TransferService {
  * What forget (K-2) tells export and import: a forgotten turn must not come back through an
  * import, and an export carries the tombstones so that a folder restored from it keeps them.
  *
- * `ref` is a kernel turn id (`<session>#<n>`) or a context / document event id; library memories
- * are `library:<id>`. The forget work provides the implementation; until it is wired, the daemon
+ * `ref` is a kernel turn id (`<session>#<n>`) or a context / document / archived row id; library
+ * memories are `library:<id>`. The forget work provides the implementation; until it is wired, the daemon
  * passes none and nothing counts as forgotten.
  */
 export interface ForgetLedger {
@@ -150,8 +150,13 @@ export interface ForgetLedger {
   record(tombstones: readonly Tombstone[]): void | Promise<void>;
   /** Optional: true when this fact was forgotten (names compared case-insensitively by the provider). */
   isForgottenFact?(subject: string, predicate: string, object: string): boolean;
-  /** Optional: true when this text (a message, a reply, a note) was forgotten. */
+  /** Optional: true when this text (what a person said, a note) was forgotten; a turn that holds it goes whole. */
   isForgottenText?(text: string): boolean;
+  /**
+   * Optional: true when this message with this reply was forgotten (decision 0320): the turn that
+   * holds both goes whole. A reply alone is not asked about: it is said in countless turns.
+   */
+  isForgottenPair?(message: string, reply: string): boolean;
   /**
    * Optional: after an import recorded tombstones, forgets what this install already held of them
    * (a forget made on the archive's install reaches the copy here). Counts of what went.

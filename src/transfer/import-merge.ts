@@ -102,6 +102,18 @@ function isRecordLine(line: string): boolean {
   }
 }
 
+/** The events of a log, turn by turn: what was said (`user`) and answered (`assistant`). */
+function logTurns(lines: readonly Record<string, unknown>[]): Map<string, { messages: unknown[]; replies: unknown[] }> {
+  const out = new Map<string, { messages: unknown[]; replies: unknown[] }>();
+  for (const l of lines) {
+    if (l.type !== 'event' || typeof l.turnId !== 'string' || (l.kind !== 'user' && l.kind !== 'assistant')) continue;
+    let g = out.get(l.turnId);
+    if (!g) out.set(l.turnId, (g = { messages: [], replies: [] }));
+    (l.kind === 'user' ? g.messages : g.replies).push(l.text);
+  }
+  return out;
+}
+
 /** A log event of a session imported under a new id: its turn id, and the turns a deletion marker names. */
 function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, unknown> {
   const out = { ...l };
@@ -123,7 +135,6 @@ function isPrefix(a: readonly string[], b: readonly string[]): boolean {
 
 const serialise = (lines: readonly Record<string, unknown>[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join('');
 
-/** A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten. */
 /**
  * Counts an imported document against our copy (in either tier) and says whether to put it: new,
  * or a conflict that `overwrite` settles (`evict` drops our copy in the other tier) or `keep-both`
@@ -153,10 +164,15 @@ function settleDocument(p: TransferPartPlan, mode: TransferMode, ours: MemoryDoc
   return true;
 }
 
-function mapDocument(d: MemoryDocument, refs: RefMap, textForgotten: (t: string) => boolean): MemoryDocument | undefined {
+/**
+ * A document as it is imported: session renamed, refs mapped, id mapped; undefined when forgotten
+ * (its id, its turn, a text forgotten here, or its message with its reply).
+ */
+function mapDocument(d: MemoryDocument, refs: RefMap, textForgotten: (t: string) => boolean, pairForgotten: (m: string, r: string) => boolean): MemoryDocument | undefined {
   const turn = d.refs[0];
   if (refs.forgotten(d.id) || (turn !== undefined && refs.forgotten(turn))) return undefined;
   if ([d.content, d.input, d.response].some((t) => t && textForgotten(t))) return undefined;
+  if (d.input && d.response && pairForgotten(d.input, d.response)) return undefined;
   const id = refs.ref(d.id) ?? d.id;
   return { ...d, id, sessionId: refs.session(d.sessionId), refs: d.refs.map((r) => refs.ref(r)).filter((r): r is string => r !== undefined) };
 }
@@ -193,8 +209,29 @@ export async function mergeImport(o: {
   const files: SwapFile[] = [];
   const notes: string[] = [];
   const theirTombs = staged.tombstones();
-  const refs = new RefMap(o.ledger, new Set(theirTombs.map((t) => t.ref)));
   const textForgotten = (t: string) => o.ledger.isForgottenText?.(t) === true;
+  const pairForgotten = (m: string, r: string) => o.ledger.isForgottenPair?.(m, r) === true;
+  const theirSessions = staged.sessions();
+  const theirDocs = staged.documents();
+  const theirCtx = staged.context();
+  // Turns of theirs forgotten here by what was said in them (decision 0320): a message forgotten
+  // (content), or a message with its reply (pair). Such a turn is left out whole — its log
+  // events, window events, documents, archived rows and graph sources — also when its session
+  // comes in under a new id (keep-both), where its turn id cannot tell.
+  const forgottenRefs = new Set(theirTombs.map((t) => t.ref));
+  const judge = (turn: string | undefined, messages: readonly unknown[], replies: readonly unknown[]) => {
+    if (turn === undefined || forgottenRefs.has(turn)) return;
+    const said = (x: unknown): x is string => typeof x === 'string' && x.trim() !== '';
+    const ms = messages.filter(said);
+    const rs = replies.filter(said);
+    if (ms.some(textForgotten) || ms.some((m) => rs.some((r) => pairForgotten(m, r)))) forgottenRefs.add(turn);
+  };
+  if (o.ledger.isForgottenText || o.ledger.isForgottenPair) {
+    for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) judge(turn, g.messages, g.replies);
+    for (const e of theirCtx.events) judge(e.refs?.[0], [e.input], [e.response]);
+    for (const { doc } of theirDocs.docs) judge(doc.refs[0], [doc.input], [doc.response]);
+  }
+  const refs = new RefMap(o.ledger, forgottenRefs);
   const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };
   mkdirSync(M, { recursive: true, mode: 0o700 });
 
@@ -203,7 +240,6 @@ export async function mergeImport(o: {
   const mergedSess = join(M, 'sessions');
   mkdirSync(mergedSess, { recursive: true, mode: 0o700 });
   const sessionIds: string[] = [];
-  const theirSessions = staged.sessions();
   const theirIds = new Set(theirSessions.map((s) => s.id));
   const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || theirIds.has(id);
   for (const s of theirSessions) {
@@ -287,13 +323,12 @@ export async function mergeImport(o: {
   await docs.open();
   archive.open();
   try {
-    const theirDocs = staged.documents();
     if (theirDocs.unreadable) notes.push(`${theirDocs.unreadable} unreadable documents in the archive were left out`);
     const putDocs: MemoryDocument[] = [];
     const putVecs: (typeof theirDocs.docs)[number]['vector'][] = [];
     for (const { doc, vector } of theirDocs.docs) {
       const p = plan('documents');
-      const d = mapDocument(doc, refs, textForgotten);
+      const d = mapDocument(doc, refs, textForgotten, pairForgotten);
       if (!d) {
         p.forgotten++;
         continue;
@@ -314,7 +349,7 @@ export async function mergeImport(o: {
           const vecs: ArchivedRow['vec'][] = [];
           for (const r of rows) {
             const p = plan('archive');
-            const d = mapDocument(r.doc, refs, textForgotten);
+            const d = mapDocument(r.doc, refs, textForgotten, pairForgotten);
             if (!d) {
               p.forgotten++;
               continue;
@@ -340,14 +375,13 @@ export async function mergeImport(o: {
         return { events: [], turns: {} };
       }
     })();
-    const theirCtx = staged.context();
     if (theirCtx.dropped) notes.push(`${theirCtx.dropped} invalid context events in the archive were left out`);
     const ourIds = new Set(ourCtx.events.map((e) => e.id));
     let ctxChanged = false;
     for (const e of theirCtx.events) {
       const p = plan('context');
       const turn = e.refs?.[0];
-      if (refs.forgotten(e.id) || (turn !== undefined && refs.forgotten(turn)) || [e.input, e.response].some((t) => t && textForgotten(t))) {
+      if (refs.forgotten(e.id) || (turn !== undefined && refs.forgotten(turn)) || [e.input, e.response].some((t) => t && textForgotten(t)) || (!!e.input && !!e.response && pairForgotten(e.input, e.response))) {
         p.forgotten++;
         continue;
       }

@@ -6,4 +6,4 @@
 export { TransferRuntime, type TransferServiceOptions } from './transfer-service.js';
 export { emptyLedger, type TransferHost } from './transfer-host.js';
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, type Manifest } from './manifest.js';
-export { recoverInterruptedImport, planSwap, writeJournal, journalSettings, applyOp, journalPath, type SwapOp, type JournalSetting, type RecoverImportOptions } from './swap-journal.js';
+export { recoverInterruptedImport, planSwap, writeJournal, journalSettings, commitJournal, committedImport, applyOp, journalPath, type SwapOp, type JournalSetting, type JournalTombstone, type RecoverImportOptions } from './swap-journal.js';

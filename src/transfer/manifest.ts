@@ -6,8 +6,14 @@ import { sessionIdFromFileStem } from '../sessions/index.js';
 
 /** The `format` of every HomeAgent export. */
 export const EXPORT_FORMAT = 'homeagent-export';
-/** The format version this build writes and reads. Bump it when a reader of the old one would misread the new. */
-export const EXPORT_FORMAT_VERSION = 1;
+/**
+ * The format version this build writes and reads. Bump it when a reader of the old one would
+ * misread the new. 2 (decision 0320): `tombstones.json` holds pair tombstones
+ * (`sha256:pair:…`, a turn's message with its reply); a version-1 reader skips refs of a kind it
+ * does not know, so it would import the archive and quietly keep what those forgets took. A
+ * version-1 archive reads as before (its `content` tombstones keep their meaning).
+ */
+export const EXPORT_FORMAT_VERSION = 2;
 /** The oldest format version this build still reads. */
 export const MIN_READ_FORMAT_VERSION = 1;
 /** Name of the manifest entry (written first). */

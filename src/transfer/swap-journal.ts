@@ -40,11 +40,24 @@ export interface JournalSetting {
   value: string | null;
 }
 
+/** A tombstone an import brings (`sha256:<kind>:<hex>`, with the time of its forget). */
+export interface JournalTombstone {
+  ref: string;
+  at: number;
+}
+
 interface Journal {
   v: 1;
   ops: SwapOp[];
   /** The settings the import is about to set, as they were; absent until it starts setting them. */
   settings?: JournalSetting[];
+  /**
+   * Written at the commit point, replacing the ops and settings (decision 0320): the import is
+   * kept from here, and these are the tombstones it brings, recorded only now — a failed or undone
+   * import must not leave forgets behind that the person never asked for. Removed once they are
+   * recorded and applied; a kill before that finishes them at the next start.
+   */
+  committed?: { tombstones: JournalTombstone[] };
 }
 
 /**
@@ -84,7 +97,36 @@ function readJournal(file: string): Journal {
   if (settings !== undefined && (!Array.isArray(settings) || !settings.every((s) => s && typeof s.key === 'string' && (s.value === null || typeof s.value === 'string')))) {
     throw new Error('unreadable settings');
   }
-  return { v: 1, ops: j.ops, settings };
+  const committed = j.committed;
+  if (committed !== undefined && (!committed || !Array.isArray(committed.tombstones) || !committed.tombstones.every((t) => t && typeof t.ref === 'string' && typeof t.at === 'number'))) {
+    throw new Error('unreadable tombstones');
+  }
+  return { v: 1, ops: j.ops, settings, ...(committed ? { committed: { tombstones: committed.tombstones } } : {}) };
+}
+
+/**
+ * The commit point of an import that brings tombstones: one atomic write turns the journal (what
+ * to undo) into the list of tombstones still to record (what to finish). From here a restart keeps
+ * the import and records them (see {@link committedImport}).
+ */
+export function commitJournal(file: string, tombstones: readonly JournalTombstone[]): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const journal: Journal = { v: 1, ops: [], committed: { tombstones: [...tombstones] } };
+  writeFileAtomicSync(file, JSON.stringify(journal), { mode: 0o600 });
+}
+
+/**
+ * The tombstones of an import that passed its commit point and whose tombstones were not yet
+ * recorded and applied (a kill, or their store failed), or undefined (no journal, or one of an
+ * import that did not commit: that one is undone instead).
+ */
+export function committedImport(file: string): { tombstones: JournalTombstone[] } | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return readJournal(file).committed;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Performs one op. */
@@ -144,6 +186,9 @@ export function recoverInterruptedImport(home: string, opts: RecoverImportOption
     log?.error(`an interrupted import left an unreadable journal (${(e as Error).message}); its backups are kept in ${dirname(file)}`);
     return 0;
   }
+  // Committed: nothing to undo; its tombstones are recorded once memory control is open
+  // (`TransferRuntime.finishCommitted`).
+  if (journal.committed) return 0;
   const { ops, settings } = journal;
   const failed = undoOps(ops);
   let settingsLeft: JournalSetting[] | undefined;

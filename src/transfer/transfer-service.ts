@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, copyFileSync, unlinkSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, copyFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,7 +27,7 @@ import { decryptFile, encryptFile, sniff } from './age-file.js';
 import { StagedExport } from './staged-export.js';
 import { mergeImport, type SwapFile } from './import-merge.js';
 import { emptyLedger, type TransferHost } from './transfer-host.js';
-import { applyOp, journalPath, journalSettings, keepUndone, planSwap, undoOps, writeJournal, type JournalSetting } from './swap-journal.js';
+import { applyOp, commitJournal, committedImport, journalPath, journalSettings, keepUndone, planSwap, undoOps, writeJournal, type JournalSetting } from './swap-journal.js';
 
 /** Options of the service beyond the host. */
 export interface TransferServiceOptions {
@@ -42,6 +42,8 @@ export interface TransferServiceOptions {
   beforeSwap?: (i: number, file: string) => void;
   /** Fault injection for tests: called before an import sets the setting `key` (a throw there fails it). */
   beforeSetting?: (key: string) => void;
+  /** Fault injection for tests: called at an import's commit point, its settings set (a throw there is a failure just before it). */
+  beforeCommit?: () => void;
   /** The free space of a folder's disk (tests stand in for a disk filling up); default statfs. */
   freeBytes?: (dir: string) => number | undefined;
 }
@@ -87,6 +89,12 @@ export class TransferRuntime implements TransferService {
    * is still there (it could not be undone): then its backups stay for a person to recover.
    */
   start(): void {
+    if (committedImport(journalPath(this.host.home))) {
+      // An import past its commit point: nothing to undo, only its tombstones to record
+      // (`finishCommitted`); its work files go, the journal stays.
+      for (const f of readdirSync(this.root)) if (join(this.root, f) !== journalPath(this.host.home)) rmSync(join(this.root, f), { recursive: true, force: true });
+      return;
+    }
     if (existsSync(journalPath(this.host.home))) {
       this.host.log.error(`an interrupted import could not be undone; ${this.root} is kept (its backup/ folders hold the original files)`);
       return;
@@ -452,13 +460,21 @@ export class TransferRuntime implements TransferService {
   /**
    * Applies a verified import: agent and memory loops held, tiers closed; merged into copies;
    * the copies swapped in (each original kept aside until the end); session logs re-read; settings
-   * set; tombstones recorded. Any failure puts every original back.
+   * set; then the commit point; then the tombstones it brings recorded and applied to what is here.
+   * Any failure before the commit point puts every original back, and leaves no tombstone of it.
    */
   private async apply(job: Job, staged: StagedExport, opts: ImportOptions, onProgress?: TransferProgressFn): Promise<TransferReport> {
+    // An earlier import's journal: its tombstones are finished first; one that is still there
+    // (they cannot be recorded now, or an undo that could not be done) must not be overwritten.
+    await this.finishCommitted();
+    if (existsSync(journalPath(this.host.home))) {
+      throw new TransferError('TRANSFER_BUSY', `an earlier import is not finished (${committedImport(journalPath(this.host.home)) ? 'the forgets it brought could not be recorded yet' : 'it could not be fully undone'}); restart the daemon and try again`);
+    }
     const releaseAgent = await this.host.holdAgent();
     const releaseLoops = await this.host.memory.holdLoops();
     const merged = join(job.dir, 'merged');
     const backup = join(job.dir, 'backup');
+    let recorded = false;
     try {
       const report = await this.host.memory.withTiersClosed(async () => {
         this.progress(job, { phase: 'plan', done: 0, total: 1 }, onProgress);
@@ -477,9 +493,13 @@ export class TransferRuntime implements TransferService {
             this.opts.beforeSetting?.(s.key);
             await this.host.config.set(s.key, s.value as never);
           }
-          if (r.tombstones.length) await ledger.record(r.tombstones);
-          // The commit point: from here a restart keeps the import.
-          rmSync(journalPath(this.host.home), { force: true });
+          this.opts.beforeCommit?.();
+          // The commit point: from here a restart keeps the import. The archive's tombstones are
+          // recorded only after it (decision 0320): recorded before, a failure or a kill in between
+          // undid the files but kept the forgets — of data here the person never asked to forget.
+          // The journal turns into the list of them still to record, in one atomic write.
+          if (r.tombstones.length) commitJournal(journalPath(this.host.home), r.tombstones);
+          else rmSync(journalPath(this.host.home), { force: true });
         } catch (e) {
           // The files are always undone; settings that cannot be put back now stay in the journal
           // for the next start (which puts them back before anything reads them).
@@ -497,18 +517,21 @@ export class TransferRuntime implements TransferService {
           const what = pending ? 'its files were undone; its settings will be put back as they were at the next start' : 'it was undone';
           throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and ${what}: ${(e as Error).message}`, {}, e);
         }
+        // Past the commit point (nothing here undoes the import): the tombstones it brings, while
+        // the tiers are still closed (their reopening replays no turn they name by id).
+        recorded = await this.recordCommitted(r.report);
         return r.report;
       });
       // The tiers are open again: what is here of a forget made on the archive's install goes too.
-      if (report.parts.tombstones?.added) await this.applyTombstones(report);
+      if (recorded) await this.finishCommitted(report, true);
       return report;
     } catch (e) {
       if (e instanceof TransferError) throw e;
       throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed and changed nothing: ${(e as Error).message}`, {}, e);
     } finally {
       // A journal left (something could not be undone, or settings wait for the next start) may
-      // point into backup/ and merged/: they stay with it.
-      if (!existsSync(journalPath(this.host.home))) {
+      // point into backup/ and merged/: they stay with it. A committed one does not.
+      if (!existsSync(journalPath(this.host.home)) || committedImport(journalPath(this.host.home))) {
         rmSync(merged, { recursive: true, force: true });
         rmSync(backup, { recursive: true, force: true });
       }
@@ -519,17 +542,49 @@ export class TransferRuntime implements TransferService {
   }
 
   /**
+   * Finishes an import past its commit point (decision 0320): records the tombstones it brought
+   * (idempotent: a tombstone recorded twice is one), forgets what this install holds of them, and
+   * removes the journal. Runs right after the commit point, and at start for an import a kill cut
+   * off there (the daemon calls it once plugins are up, so a `memory.tombstones` provider is
+   * asked). When they cannot be recorded the journal stays, for the next start; the report says so.
+   */
+  async finishCommitted(report?: TransferReport, recorded = false): Promise<void> {
+    const file = journalPath(this.host.home);
+    const c = committedImport(file);
+    if (!c) return;
+    if (!recorded && !(await this.recordCommitted(report))) return;
+    if (!report) this.host.log.warn(`an import was interrupted after its commit point; recorded the ${c.tombstones.length} forget tombstones it brought`);
+    if (report ? report.parts.tombstones?.added : c.tombstones.length) await this.applyTombstones(report);
+    rmSync(file, { force: true });
+  }
+
+  /** Records the tombstones of a committed import's journal; false (the journal kept, the report told) when they cannot be. */
+  private async recordCommitted(report?: TransferReport): Promise<boolean> {
+    const c = committedImport(journalPath(this.host.home));
+    if (!c) return false;
+    try {
+      await this.ledger().record(c.tombstones);
+      return true;
+    } catch (e) {
+      this.host.log.error(`the forgets an import brought could not be recorded (${(e as Error).message}); the next start tries again`, { tombstones: c.tombstones.length });
+      report?.notes.push(`the archive's forgets could not be recorded yet (${(e as Error).message}); they will be at the next start`);
+      return false;
+    }
+  }
+
+  /**
    * After the import's commit point: forgets what this install held of the tombstones it brought
    * (the same K-2 forget as any, recorded as the import's). A failure here does not undo the import
    * (the tombstones are recorded; the next forget or reindex honours them): the report says so.
    */
-  private async applyTombstones(report: TransferReport): Promise<void> {
+  private async applyTombstones(report?: TransferReport): Promise<void> {
     try {
       const r = await this.ledger().applyToExisting?.();
-      if (r && r.turns + r.facts + r.documents > 0) report.notes.push(`forgotten here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
+      if (r && r.turns + r.facts + r.documents > 0 && !report) this.host.log.warn(`forgot here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
+      if (r && r.turns + r.facts + r.documents > 0) report?.notes.push(`forgotten here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
     } catch (e) {
       this.host.log.warn(`applying the imported tombstones failed: ${(e as Error).message}`);
-      report.notes.push(`the archive's forgets were recorded but could not be applied to what is here yet (${(e as Error).message}); forget those things again to remove them`);
+      report?.notes.push(`the archive's forgets were recorded but could not be applied to what is here yet (${(e as Error).message}); forget those things again to remove them`);
     }
   }
 

@@ -29,7 +29,7 @@ interface HistoryRow {
 export type HistoryInsert = Omit<MemoryChange, 'id' | 'undoneAt' | 'undoneBy' | 'redacted'>;
 
 /** Tombstone kinds kept in memory (see `hotStones`). */
-const HOT_KINDS = new Set(['turn', 'fact']);
+const HOT_KINDS = new Set(['turn', 'fact', 'document']);
 
 export interface ControlDBOptions {
   /** Data folder; the file is `<home>/memory-control.db`. */
@@ -106,7 +106,7 @@ export class ControlDB {
     this.excludedSet.clear();
     for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
     this.hotStones.clear();
-    for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
+    for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact', 'document')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
   }
 
   private connect(): Database.Database {

@@ -4,13 +4,11 @@ import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, Sessio
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
-import { heldTexts } from './held-turn.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { turnRefs } from './forget-plan.js';
-import { CONTENT_MIN, contentHash, distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
+import { ForgetTexts } from './forget-texts.js';
+import { docHash, factHash, turnHash } from './tombstone-hash.js';
 
-/** Texts shorter than this are not searched for elsewhere (a reply "ok" must not redact every "ok"). */
-const QUOTE_MIN = CONTENT_MIN;
 /** History entries are redacted when they hold a forgotten text of at least this length. */
 const HISTORY_MIN = 4;
 
@@ -52,23 +50,53 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   const archive = t.archive();
   const graph = t.graph();
 
-  // What goes, and every text it carries.
-  const texts = new Set<string>();
-  const add = (...xs: (string | undefined)[]) => xs.forEach((x) => x && x.trim() && texts.add(x));
+  // What goes, and every text it carries — sorted by what each text is (decision 0320).
+  const ft = new ForgetTexts();
+  const askedDoc = (tier: string, id: string) => (req.documents ?? []).some((d) => d.tier === tier && d.id === id);
+  /** The forgotten turn an item belongs to (its first ref), or undefined for a note asked for by its id. */
+  const turnOfItem = (itemRefs: readonly string[] | undefined) => itemRefs?.find((r) => turnSet.has(r));
   const refs = new Set<string>();
   const eventIds: string[] = [];
+  /** Ids of every context event, document and archived row that goes: tombstoned by id (exact, and kept across an import). */
+  const itemIds = new Set<string>();
   for (const id of turnIds) for (const r of turnRefs(t, id)) refs.add(r);
-  const ctxEvents = (context?.events() ?? []).filter((e) => (e.refs ?? []).some((r) => turnSet.has(r)) || (req.documents ?? []).some((d) => d.tier === 'context' && d.id === e.id));
-  for (const e of ctxEvents) add(e.input, e.response, ...(e.toolOutputs ?? []).map((o) => o.text));
+  const ctxEvents = (context?.events() ?? []).filter((e) => (e.refs ?? []).some((r) => turnSet.has(r)) || askedDoc('context', e.id));
+  for (const e of ctxEvents) {
+    ft.exchange(turnOfItem(e.refs), e.input, e.response);
+    ft.other(...(e.toolOutputs ?? []).map((o) => o.text));
+    itemIds.add(e.id);
+  }
+  /** A document or archived row: of a forgotten turn (its message and reply), or a note asked for (what it says). */
+  const addDoc = (d: { id: string; content: string; input: string; response: string; title?: string; refs: string[] }) => {
+    const turn = turnOfItem(d.refs);
+    ft.exchange(turn, d.input, d.response);
+    if (turn === undefined) ft.written(d.content);
+    else ft.other(d.content);
+    ft.other(d.title);
+    itemIds.add(d.id);
+  };
   const warmIds = [...turnIds.flatMap((id) => docs?.idsOfTurn(id) ?? []), ...(req.documents ?? []).filter((d) => d.tier === 'document').map((d) => d.id)];
   for (const id of warmIds) {
     const d = docs?.get(id);
-    if (d) add(d.content, d.input, d.response, d.title);
+    if (d) addDoc(d);
   }
   const coldRows = [...turnIds.flatMap((id) => archive?.rowsOfTurn(id) ?? []), ...(req.documents ?? []).filter((d) => d.tier === 'archive').flatMap((d) => (archive?.get(d.id) ? [archive.get(d.id)!] : []))];
-  for (const r of coldRows) add(r.doc.content, r.doc.input, r.doc.response, r.doc.title);
+  for (const r of coldRows) addDoc(r.doc);
   const excluded = turnIds.filter((id) => t.db.isExcluded(id));
-  for (const id of excluded) add(...heldTexts(t.db.held(id)));
+  for (const id of excluded) {
+    const h = t.db.held(id);
+    for (const e of h.events) {
+      ft.exchange(id, e.input, e.response);
+      ft.other(...(e.toolOutputs ?? []).map((o) => o.text));
+      itemIds.add(e.id);
+    }
+    for (const d of [...h.docs, ...h.archived]) {
+      ft.exchange(id, d.doc.input, d.doc.response);
+      ft.other(d.doc.content, d.doc.title);
+      itemIds.add(d.doc.id);
+    }
+    ft.other(...h.triples.flatMap((tr) => [tr.sentence, `${tr.subject} ${tr.predicate} ${tr.object}`]));
+  }
   const logged = new Map<string, SessionEvent[]>();
   if (t.sessions) {
     const sids = new Set(turnIds.map((id) => id.slice(0, Math.max(0, id.lastIndexOf('#')))));
@@ -79,7 +107,9 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
       logged.set(sid, evs);
       for (const e of evs) {
         if (e.data?.redacted) continue;
-        add(e.text);
+        if (e.kind === 'user') ft.message(e.turnId, e.text);
+        else if (e.kind === 'assistant') ft.reply(e.turnId, e.text);
+        else ft.other(e.text);
         if (e.kind === 'user' || e.kind === 'assistant') eventIds.push(`log:${sid}:${e.seq}`);
       }
     }
@@ -92,7 +122,8 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     const r = graph!.relation(id);
     if (!r) continue;
     factTexts.push(factText(r));
-    if (relationIds.includes(id)) add(r.sentence);
+    // The sentence of a fact forgotten by hand is what was said of it; a fact that goes with its turn goes by the turn.
+    if (relationIds.includes(id)) ft.written(r.sentence);
   }
   const entityNames = new Set<string>();
   if (graph) {
@@ -102,12 +133,16 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     }
   }
 
-  // Tombstones: hashes only, before anything is removed.
+  // Tombstones: hashes only, before anything is removed. A turn by its id; what the person said
+  // by its text (content), each message with its reply (pair) — never a reply or a derived text
+  // alone (decision 0320: "Sorry, this turn failed: …" would take every turn that failed); each
+  // item of the turn and each note by its id; each fact.
   const stones: { hash: string; kind: string }[] = [];
   for (const id of turnIds) stones.push({ hash: turnHash(id), kind: 'turn' });
-  // A short text goes with its turn's id: a content tombstone of "Noted." would match every "Noted.".
-  for (const x of texts) if (distinctiveContent(x)) stones.push({ hash: contentHash(x), kind: 'content' });
-  for (const d of req.documents ?? []) stones.push({ hash: docHash(d.id), kind: 'document' });
+  stones.push(...ft.stones());
+  for (const id of new Set([...itemIds, ...(req.documents ?? []).map((d) => d.id)])) stones.push({ hash: docHash(id), kind: 'document' });
+  // A library memory by its id (an import leaves out `library:<id>` when it is forgotten).
+  for (const id of req.memoryIds ?? []) stones.push({ hash: turnHash(`library:${id}`), kind: 'turn' });
   for (const id of goneFacts) {
     const r = graph?.relation(id);
     if (r) stones.push({ hash: factHash(r.subject, r.predicate, r.object), kind: 'fact' });
@@ -123,7 +158,7 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   if (docs && warmIds.length) res.documents = docs.scrubbed(() => docs.removeMany(warmIds));
   if (archive && coldRows.length) res.archived = archive.scrubbed(() => archive.deleteIds(coldRows.map((r) => r.doc.id)));
   if (graph) {
-    const allTexts = [...texts];
+    const allTexts = [...ft.all];
     graph.scrubbed(() => {
       const d = graph.detachRefs([...refs], allTexts);
       const f = graph.forgetRelations(relationIds);
@@ -140,13 +175,17 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     if (req.memoryIds?.length) {
       const r = await p.remove(req.memoryIds, meta);
       res.memories += r.removed;
-      add(...r.texts);
+      // What the person ticked is theirs: its copies are searched for below, like what they said.
+      ft.written(...r.texts);
     }
-    await p.scrub?.([...texts].filter((x) => x.length >= QUOTE_MIN)).catch(() => 0);
   }
+  // Quotes: what the person said or wrote, when distinctive — the very rule of content tombstones
+  // (a CJK character counts twice: "门锁密码是4711" is searched for, "好的" is not). Never a reply:
+  // the same generic reply in another turn is not what was forgotten (decision 0320).
+  const quotes = ft.distinctive();
+  for (const p of participants.values()) await p.scrub?.(quotes).catch(() => 0);
 
   // The logs.
-  const quotes = [...texts].filter((x) => x.length >= QUOTE_MIN);
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
   // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
@@ -168,16 +207,16 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   if (t.textLog) res.textLogLines = await t.textLog.redact((r) => (r.turnId !== undefined && turnSet.has(r.turnId)) || quoted(r.text));
   // Damaged copies set aside (a log or context.json that could not be read): not parsed, so the
   // forgotten texts are blanked where they appear as written (JSON-escaped), byte for byte elsewhere.
-  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], [...texts], t.log);
+  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], [...ft.all], t.log);
 
   // History: entries that hold the text, or are about what went.
-  const needles = [...texts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  const needles = [...ft.all, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
   const refNeedles = [...refs].map((r) => JSON.stringify(r));
   const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? []), ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
   // Names whose entity went with the forget (a name still in the graph names something else too).
   const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
-  t.embedder.forgetTexts([...texts]);
+  t.embedder.forgetTexts([...ft.all]);
   return res;
 }
 

@@ -3,15 +3,15 @@ import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '.
 import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor, withChangeActor } from './change-actor.js';
-import { allLogs, type ControlTiers } from './control-tiers.js';
+import type { ControlTiers } from './control-tiers.js';
 import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
-import { contentHash, distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
+import { contentHash, distinctiveContent, distinctivePair, docHash, factHash, pairHash, turnHash } from './tombstone-hash.js';
+import { findTombstoned, TURN_ID } from './tombstone-match.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
 
-const TURN_ID = /^[^\s#]+#\d+$/;
 
 /** The turn a change came from: a kernel turn id among its refs, else the caller's. */
 function turnOf(refs: readonly string[], fallback?: string): string | undefined {
@@ -25,7 +25,7 @@ interface DocumentState {
 }
 
 /** A tombstone as an export carries it: its kind and the SHA-256 of what was forgotten. */
-const TOMBSTONE_REF = /^sha256:(turn|content|document|fact):([0-9a-f]{64})$/;
+const TOMBSTONE_REF = /^sha256:(turn|content|pair|document|fact):([0-9a-f]{64})$/;
 
 /**
  * Memory the user controls (M-9, K-2, K-3): the exclusion gate every tier and ingest path consults,
@@ -213,11 +213,12 @@ export class MemoryControl implements MemoryControlService {
    */
   async applyTombstones(meta: ChangeMeta = {}, opts: { byContent?: boolean } = {}): Promise<ForgetResult | undefined> {
     const byContent = opts.byContent ?? true;
-    const found = await this.tombstoned({
+    const found = await findTombstoned(this.t, {
       turn: (id) => this.isTombstoned(id),
       content: (text) => byContent && this.isTombstonedContent(text),
+      pair: (message, reply) => byContent && this.isTombstonedPair(message, reply),
       fact: (s, p, o) => this.isTombstonedFact(s, p, o),
-      doc: (id) => this.db.tombstone(docHash(id)) !== undefined,
+      doc: (id) => this.isTombstonedDocument(id),
     });
     if (!found.turnIds.length && !found.relationIds.length && !found.documents.length) return undefined;
     // A forget request takes at most 5,000 of each: larger sets go in batches.
@@ -241,51 +242,14 @@ export class MemoryControl implements MemoryControlService {
       if (m) set.add(`${m[1]}:${m[2]}`);
     }
     if (!set.size) return { turns: 0, facts: 0, documents: 0 };
-    const found = await this.tombstoned({
+    const found = await findTombstoned(this.t, {
       turn: (id) => set.has(`turn:${turnHash(id)}`),
       content: (text) => distinctiveContent(text) && set.has(`content:${contentHash(text)}`),
+      pair: (message, reply) => distinctivePair(message, reply) && set.has(`pair:${pairHash(message, reply)}`),
       fact: (s, p, o) => set.has(`fact:${factHash(s, p, o)}`),
       doc: (id) => set.has(`document:${docHash(id)}`),
     });
     return { turns: found.turnIds.length, facts: found.relationIds.length, documents: found.documents.length };
-  }
-
-  /** Turns, facts and notes (warm, archived, in the window) held here that `is` says were forgotten (not yet forgotten here). */
-  private async tombstoned(is: { turn(id: string): boolean; content(text: string): boolean; fact(s: string, p: string, o: string): boolean; doc(id: string): boolean }): Promise<{ turnIds: string[]; relationIds: number[]; documents: { tier: 'document' | 'archive' | 'context'; id: string }[] }> {
-    const turnIds = new Set<string>();
-    for (const events of (await allLogs(this.t)).values()) {
-      for (const e of events) {
-        if (!e.turnId || e.data?.redacted || turnIds.has(e.turnId)) continue;
-        if (is.turn(e.turnId) || (typeof e.text === 'string' && e.text.trim() !== '' && is.content(e.text))) turnIds.add(e.turnId);
-      }
-    }
-    for (const e of this.t.context()?.events() ?? []) {
-      const hit = (e.refs ?? []).some((r) => is.turn(r)) || (!!e.input?.trim() && is.content(e.input)) || (!!e.response?.trim() && is.content(e.response));
-      if (hit) for (const r of e.refs ?? []) turnIds.add(r);
-    }
-    const relationIds: number[] = [];
-    const graph = this.t.graph();
-    for (let offset = 0; graph; offset += 500) {
-      const page = graph.relations({ limit: 500, offset }).items;
-      for (const r of page) if (is.fact(r.subject, r.predicate, r.object)) relationIds.push(r.id);
-      if (page.length < 500) break;
-    }
-    // Notes (no turn of their own) in every tier, forgotten elsewhere by their id or their text.
-    const documents: { tier: 'document' | 'archive' | 'context'; id: string }[] = (this.t.docs()?.list() ?? []).filter((d) => is.doc(d.id) || is.content(d.content)).map((d) => ({ tier: 'document' as const, id: d.id }));
-    const archive = this.t.archive();
-    for (let after = 0; archive; ) {
-      const page = archive.pageWithoutTurn(after, 500);
-      for (const r of page) if (is.doc(r.doc.id) || (r.doc.content.trim() !== '' && is.content(r.doc.content))) documents.push({ tier: 'archive', id: r.doc.id });
-      if (page.length < 500) break;
-      after = page[page.length - 1].n;
-    }
-    for (const e of this.t.context()?.events() ?? []) {
-      if (e.refs?.length) continue;
-      if (is.doc(e.id) || (!!e.input?.trim() && is.content(e.input)) || (!!e.response?.trim() && is.content(e.response))) documents.push({ tier: 'context', id: e.id });
-    }
-    // Notes already gone with a forgotten turn are counted once, with their turn.
-    const docsOfTurns = new Set([...turnIds].flatMap((id) => this.t.docs()?.idsOfTurn(id) ?? []));
-    return { turnIds: [...turnIds].filter((id) => TURN_ID.test(id)), relationIds, documents: documents.filter((d) => !docsOfTurns.has(d.id)) };
   }
 
   isTombstoned(turnId: string): boolean {
@@ -295,6 +259,15 @@ export class MemoryControl implements MemoryControlService {
   isTombstonedContent(text: string): boolean {
     // A short text is never matched alone (tombstones of such texts recorded by earlier versions included).
     return distinctiveContent(text) && this.db.tombstone(contentHash(text)) !== undefined;
+  }
+
+  isTombstonedPair(message: string, reply: string): boolean {
+    // A reply alone is never matched: only the same reply to the same message (decision 0320).
+    return distinctivePair(message, reply) && this.db.tombstone(pairHash(message, reply)) !== undefined;
+  }
+
+  isTombstonedDocument(id: string): boolean {
+    return typeof id === 'string' && this.db.hotTombstone(docHash(id)) !== undefined;
   }
 
   isTombstonedFact(subject: string, predicate: string, object: string): boolean {

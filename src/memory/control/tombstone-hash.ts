@@ -12,6 +12,12 @@ export const turnHash = (turnId: string) => h('turn', turnId);
 export const contentHash = (text: string) => h('text', normaliseContent(text));
 export const factHash = (subject: string, predicate: string, object: string) => h('fact', `${subject.toLowerCase()}\u0000${predicate}\u0000${object.toLowerCase()}`);
 export const docHash = (id: string) => h('doc', id);
+/**
+ * A turn's message and reply together (decision 0320): the tombstone of what was said *in that
+ * exchange*. A reply alone ("Sorry, this turn failed: …", said in countless turns) matches nothing;
+ * the same reply to the same message does.
+ */
+export const pairHash = (message: string, reply: string) => h('pair', `${normaliseContent(message)}\u0000${normaliseContent(reply)}`);
 
 export function normaliseContent(text: string): string {
   return cleanText(text).toLowerCase();
@@ -37,4 +43,14 @@ export function distinctiveContent(text: string): boolean {
   if (typeof text !== 'string') return false;
   const t = normaliseContent(text);
   return t.length + (t.match(WIDE)?.length ?? 0) >= CONTENT_MIN;
+}
+
+/**
+ * True when a message and its reply make a pair tombstone (decision 0320): both said (a turn with
+ * no message — a proactive one — or no reply goes by its id and its message alone), and together
+ * distinctive ("ok" / "Sure." is said in countless turns).
+ */
+export function distinctivePair(message: string, reply: string): boolean {
+  if (typeof message !== 'string' || typeof reply !== 'string' || !message.trim() || !reply.trim()) return false;
+  return distinctiveContent(`${message} ${reply}`);
 }
