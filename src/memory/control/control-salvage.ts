@@ -4,7 +4,8 @@ import type { SalvageRows, ControlStoreSalvage } from '../../spec/index.js';
 import { layoutRoots, SalvageSource, type SqliteValue } from '../../fs/index.js';
 import { migrateControl } from './control-migrations.js';
 
-const TOMBSTONE_KINDS = ['turn', 'content', 'document', 'fact'] as const;
+// The kinds forget records (`pair`: a message with its reply, decision 0320); a 4-letter kind has the header byte of `turn`.
+const TOMBSTONE_KINDS = ['turn', 'content', 'pair', 'document', 'fact'] as const;
 const int = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const json = z.string().refine((s) => {
   try {

@@ -14,6 +14,11 @@ const HISTORY_MIN = 4;
 
 const limits = { turns: 5000, relations: 5000, documents: 5000, memories: 1000 };
 
+/** A document archived from a window event (its input is a message, its response a reply), not a note. */
+function isArchivedEvent(d: { kind?: string; eventKind?: string }): boolean {
+  return d.eventKind === 'user' || d.eventKind === 'agent';
+}
+
 /** Checks the shape of a forget request (it comes from HTTP, the socket, a tool). */
 export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
   const list = (v: unknown, max: number, what: string) => {
@@ -66,12 +71,20 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     ft.other(...(e.toolOutputs ?? []).map((o) => o.text));
     itemIds.add(e.id);
   }
-  /** A document or archived row: of a forgotten turn (its message and reply), or a note asked for (what it says). */
-  const addDoc = (d: { id: string; content: string; input: string; response: string; title?: string; refs: string[] }) => {
+  /**
+   * A document or archived row: one archived from a window event of a forgotten turn holds its
+   * message and reply; any other of the turn (a note written in it) is what the turn produced and
+   * goes by its id; a note asked for by its id is what was written.
+   */
+  const addDoc = (d: { id: string; content: string; input: string; response: string; title?: string; refs: string[]; kind?: string; eventKind?: string }) => {
     const turn = turnOfItem(d.refs);
-    ft.exchange(turn, d.input, d.response);
-    if (turn === undefined) ft.written(d.content);
-    else ft.other(d.content);
+    if (turn === undefined) {
+      ft.written(d.content);
+      ft.exchange(undefined, d.input, d.response);
+    } else if (isArchivedEvent(d)) {
+      ft.exchange(turn, d.input, d.response);
+      ft.other(d.content);
+    } else ft.other(d.content, d.input, d.response);
     ft.other(d.title);
     itemIds.add(d.id);
   };
@@ -91,8 +104,8 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
       itemIds.add(e.id);
     }
     for (const d of [...h.docs, ...h.archived]) {
-      ft.exchange(id, d.doc.input, d.doc.response);
-      ft.other(d.doc.content, d.doc.title);
+      if (isArchivedEvent(d.doc)) ft.exchange(id, d.doc.input, d.doc.response);
+      ft.other(d.doc.content, d.doc.input, d.doc.response, d.doc.title);
       itemIds.add(d.doc.id);
     }
     ft.other(...h.triples.flatMap((tr) => [tr.sentence, `${tr.subject} ${tr.predicate} ${tr.object}`]));

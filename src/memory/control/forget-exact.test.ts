@@ -1,0 +1,132 @@
+/**
+ * Decision 0320: a forget takes exactly what the person forgot. A reply is remembered only with
+ * its message (a pair tombstone), so a long generic reply ("Sorry, this turn failed: …") takes no
+ * other turn — here, or where the tombstones are applied; what the person said is remembered by
+ * its text, and found quoted elsewhere by the same rule as its tombstone (a CJK character counts
+ * twice); the items of a turn by their ids; tombstones an older version recorded keep their
+ * meaning. Real SQLite files, session logs and text log; a simulated clock.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { contentHash, pairHash, turnHash } from './tombstone-hash.js';
+import { setup, traces } from './__fixtures__/control-setup.js';
+
+const FAIL = 'Sorry, this turn failed: the provider did not answer in time.';
+const PIN = 'My bank PIN is 8642, keep it safe';
+const PASSPORT = 'Noted: your passport number is X1234567.';
+
+test('0320: a long generic reply goes with its turn — another turn that got the same reply keeps it, here and when the tombstones are applied', async () => {
+  const { mem, turn, sessions, done } = await setup();
+  const pin = await turn(PIN, FAIL);
+  const peru = await turn('What is the capital of Peru?', FAIL);
+  const res = await mem.control.forget({ turnIds: [pin.turnId] });
+  assert.equal(res.turns, 1);
+  assert.deepEqual(await traces(mem, '8642'), []);
+  // The other turn's reply is not a quote of what was forgotten: its log keeps it.
+  const log = await sessions.events('webui:1');
+  assert.ok(log.some((e) => e.turnId === peru.turnId && e.kind === 'assistant' && e.text === FAIL && !e.data?.redacted), JSON.stringify(log));
+  assert.ok(log.filter((e) => e.turnId === pin.turnId).every((e) => e.data?.redacted), 'the forgotten turn is redacted whole');
+  // What is remembered: the message by its text, the reply only with its message.
+  assert.equal(mem.control.isTombstonedContent(PIN), true);
+  assert.equal(mem.control.isTombstonedContent(FAIL), false, 'a reply alone is no tombstone');
+  assert.equal(mem.control.isTombstonedPair(PIN, FAIL), true);
+  assert.equal(mem.control.isTombstonedPair('What is the capital of Peru?', FAIL), false);
+  // Applied later (after an import brought any tombstone): nothing more goes.
+  assert.equal(await mem.control.applyTombstones(), undefined);
+  assert.ok((await traces(mem, 'Peru')).includes('context'));
+  assert.ok((await sessions.events('webui:1')).some((e) => e.turnId === peru.turnId && e.text === FAIL));
+  await done(mem);
+});
+
+test('0320: on another install, a turn goes by what was said in it — its message, or its message with its reply — never by a reply alone', async () => {
+  // R forgets two turns: a secret message with the generic reply, and "ok" with a reply that says it all.
+  const r = await setup();
+  const pin = await r.turn(PIN, FAIL);
+  const passport = await r.turn('ok', PASSPORT);
+  await r.mem.control.forget({ turnIds: [pin.turnId, passport.turnId] });
+  // Under another session id (an import that kept both), turn ids tell nothing: only what was said can.
+  const refs = r.mem.control.tombstoneRefs().map((x) => x.ref).filter((ref) => !ref.startsWith('sha256:turn:'));
+  assert.ok(refs.includes(`sha256:pair:${pairHash('ok', PASSPORT)}`), 'the "ok" turn is remembered with its reply');
+  assert.ok(!refs.includes(`sha256:content:${contentHash(PASSPORT)}`) && !refs.includes(`sha256:content:${contentHash(FAIL)}`), 'no reply alone');
+  assert.ok(!refs.includes(`sha256:content:${contentHash('ok')}`), 'nor a short message');
+  await r.done(r.mem);
+
+  // S holds copies under other turn ids (another session id on import, say) and turns of its own.
+  const s = await setup();
+  await s.turn('First things first', 'Sure.');
+  const peru = await s.turn('What is the capital of Peru?', FAIL);
+  const copyPair = await s.turn('ok', PASSPORT);
+  const copyMessage = await s.turn(PIN, 'Got it.');
+  const okSure = await s.turn('ok', 'Sure, done.');
+  const joke = await s.turn('Tell me a joke about passports', PASSPORT);
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 2, facts: 0, documents: 0 });
+  s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 })));
+  const res = await s.mem.control.applyTombstones({ actor: 'import', tool: 'import' });
+  assert.equal(res?.turns, 2);
+  const log = await s.sessions.events('webui:1', { includeDeleted: true });
+  const gone = (id: string) => log.filter((e) => e.turnId === id).every((e) => e.data?.redacted);
+  assert.ok(gone(copyPair.turnId), 'the same reply to the same "ok" goes');
+  assert.ok(gone(copyMessage.turnId), 'what the person said goes, whatever was answered');
+  for (const kept of [peru, okSure, joke]) assert.ok(!gone(kept.turnId), `${kept.turnId} stays`);
+  assert.equal(await s.mem.control.applyTombstones(), undefined, 'nothing more to forget');
+  await s.done(s.mem);
+});
+
+test('0320: quotes of what was said are found by the rule of its tombstone — a short Chinese secret is, a short generic reply is not (zh, en)', async () => {
+  const { mem, turn, sessions, home, done } = await setup();
+  const zh = await turn('门锁密码是4711', '好的');
+  const quoting = await turn('我之前说过：门锁密码是4711，别忘了', '好的');
+  const okZh = await turn('好的', '好的');
+  const en = await turn('The gate code is 1357', 'OK.');
+  const quotingEn = await turn('Did I say "The gate code is 1357" yesterday?', 'You did.');
+  const okEn = await turn('OK.', 'OK.');
+  await mem.control.forget({ turnIds: [zh.turnId, en.turnId] });
+  const log = await sessions.events('webui:1', { includeDeleted: true });
+  const redacted = (id: string, kind: string) => log.find((e) => e.turnId === id && e.kind === kind)?.data?.redacted === true;
+  assert.ok(redacted(quoting.turnId, 'user'), 'the message quoting the Chinese secret is redacted');
+  assert.ok(redacted(quotingEn.turnId, 'user'), 'the message quoting the English one too');
+  assert.ok(!redacted(quoting.turnId, 'assistant') && !redacted(okZh.turnId, 'user') && !redacted(okZh.turnId, 'assistant'), '好的 is said everywhere: not a quote');
+  assert.ok(!redacted(okEn.turnId, 'user') && !redacted(quotingEn.turnId, 'assistant'), 'nor is OK.');
+  const text = fs.readFileSync(path.join(home, 'logs', 'text.jsonl'), 'utf8');
+  assert.doesNotMatch(text, /4711|1357/, 'the text log keeps no quote of them either');
+  assert.match(text, /好的/);
+  await done(mem);
+});
+
+test('0320: each item of a forgotten turn is remembered by its id — not by a text it produced', async () => {
+  const { mem, turn, done } = await setup();
+  const t = await turn('ok', 'Sure.');
+  const doc = mem.docs.add({ content: 'A note the agent wrote in that turn: the boat is moored at pier 9', sessionId: 'webui:1', refs: [t.turnId] });
+  await mem.control.forget({ turnIds: [t.turnId] });
+  for (const id of [t.user.id, t.agent.id, doc.id]) assert.equal(mem.control.isTombstonedDocument(id), true, id);
+  assert.equal(mem.control.isTombstonedContent(doc.content), false, 'a text the turn produced is no content tombstone');
+  assert.equal(mem.control.isTombstonedDocument('another-id'), false);
+  await done(mem);
+});
+
+test('0320: tombstones an older version recorded keep their meaning — a text of any turn, a turn by its id — across a reopen', async () => {
+  const { home, mem, mk, turn, sessions, done } = await setup();
+  const a = await turn('What time is it in Lima?', 'It is nine in the morning in Lima right now.');
+  const b = await turn('Where do I park at the office?', 'Level -2, spot 118, next to the lifts.');
+  const c = await turn('Something else entirely', 'Fine.');
+  await mem.close();
+  // What an older version wrote: a content tombstone of a reply (it recorded one for every text
+  // of a turn) and a turn tombstone, straight into memory-control.db.
+  const db = new Database(path.join(home, 'memory-control.db'));
+  db.prepare('INSERT INTO tombstones(hash, kind, at) VALUES (?, ?, ?)').run(contentHash('It is nine in the morning in Lima right now.'), 'content', 1);
+  db.prepare('INSERT INTO tombstones(hash, kind, at) VALUES (?, ?, ?)').run(turnHash(b.turnId), 'turn', 1);
+  db.close();
+  const again = mk();
+  await again.open();
+  assert.equal(again.control.isTombstoned(b.turnId), true);
+  assert.equal(again.control.isTombstonedContent('It is nine in the morning in Lima right now.'), true);
+  const res = await again.control.applyTombstones();
+  assert.equal(res?.turns, 2, 'the turn whose reply an older forget named, and the turn by its id');
+  const log = await sessions.events('webui:1', { includeDeleted: true });
+  assert.ok(log.filter((e) => e.turnId === a.turnId || e.turnId === b.turnId).every((e) => e.data?.redacted));
+  assert.ok(log.filter((e) => e.turnId === c.turnId).every((e) => !e.data?.redacted));
+  await done(again);
+});
