@@ -16,7 +16,8 @@ import { startDaemon, type Daemon, type DaemonOptions } from '../src/daemon/inde
 import type { ForgetLedger, PluginDefinition, Tombstone, TransferJobView } from '../src/spec/index.js';
 import { TransferError } from '../src/spec/index.js';
 // The archive tools of the format itself, to make damaged archives from a real one.
-import { applyOp, journalPath, parseManifest, planSwap, writeJournal, type Manifest } from '../src/transfer/index.js';
+import { applyOp, commitJournal, journalPath, parseManifest, planSwap, writeJournal, type Manifest } from '../src/transfer/index.js';
+import { contentHash, turnHash } from '../src/memory/control/index.js';
 
 const require = createRequire(import.meta.url);
 const yazl = require('yazl') as typeof import('yazl');
@@ -484,7 +485,7 @@ describe('import', () => {
     // The tombstones travel (hashes only): R's export carries them, a new machine that imports it
     // and later an old export (made before the forget) still keeps the forgotten turn out.
     const stones = control.tombstoneRefs();
-    assert.ok(stones.length > 0 && stones.every((x) => /^sha256:(turn|content|document|fact):[0-9a-f]{64}$/.test(x.ref)), JSON.stringify(stones));
+    assert.ok(stones.length > 0 && stones.every((x) => /^sha256:(turn|content|pair|document|fact):[0-9a-f]{64}$/.test(x.ref)), JSON.stringify(stones));
     const moved = join(work, 'after-forget.zip');
     await t.exportTo({ file: moved });
     const zip = await readZip(moved);
@@ -559,6 +560,116 @@ describe('import', () => {
     assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Rex'));
     assert.ok(F.memory.graph.exportFacts().relations.some((x) => x.subject === 'Mochi'));
   });
+});
+
+test('0320: a forget takes the turns the person forgot — not every turn that got the same generic reply — here, on an install that held them, and through an older export under another session id', async () => {
+  const P = await daemon();
+  // Two turns the provider failed: the same long reply, "Sorry, this turn failed: …".
+  const failing = async (text: string) => {
+    fake.enqueue({ status: 400 });
+    const out = await P.agent.injectInput({ sessionId: 'cli:f', source: 'cli', text }).done;
+    assert.equal(out.status, 'error', JSON.stringify(out));
+    return out;
+  };
+  const pin = await failing('My bank PIN is 8642, keep it safe');
+  const peru = await failing('What is the capital of Peru?');
+  assert.match(peru.text, /^Sorry, this turn failed/);
+  assert.equal(pin.text, peru.text);
+  // "ok" with a reply that says it all; and a library memory.
+  const passport = await turn(P, 'cli:f', 'ok', 'Noted: your passport number is X1234567.');
+  const saved = await op(P, { op: 'memory.save', args: { title: 'Bank', snapshot: 'The bank PIN is 8642.' } });
+  assert.equal(saved.ok, true, JSON.stringify(saved));
+  const tp = P.host.services.use('host.transfer')!;
+  const older = join(work, 'p-before-forget.zip');
+  await tp.exportTo({ file: older });
+  // The person forgets the PIN turn, the passport turn and the memory, through the daemon's forget route.
+  const res = await fetch(`${P.url}/api/v1/memory/forget`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${P.authToken}` }, body: JSON.stringify({ turnIds: [pin.turnId, passport], memoryIds: [(saved.value as { id: string }).id] }) });
+  assert.equal(res.status, 200, await res.clone().text());
+  const keepsReply = async (d: Daemon, sessionId: string) => (await d.sessions.events(sessionId)).some((e) => e.kind === 'assistant' && e.text === peru.text && !e.data?.redacted);
+  assert.ok(await keepsReply(P, 'cli:f'), 'the Peru turn keeps its reply here');
+  assert.doesNotMatch(await fingerprint(P), /8642|X1234567/);
+  const later = join(work, 'p-after-forget.zip');
+  await tp.exportTo({ file: later });
+
+  // Q held the same memory (an export made before the forget, as a version-1 archive: old archives
+  // still import) and imports the later export: the forget reaches Q, the Peru turn stays whole.
+  const Q = await daemon();
+  const tq = Q.host.services.use('host.transfer')!;
+  const v1 = await variant(older, join(work, 'p-before-forget-v1.zip'), (_e, m) => Object.assign(m, { formatVersion: 1 }));
+  await tq.applyImport((await tq.stageImport({ file: v1 })).id, { mode: 'skip' });
+  assert.match(await fingerprint(Q), /8642/);
+  const rq = await tq.applyImport((await tq.stageImport({ file: later })).id, { mode: 'skip' });
+  assert.ok(rq.report!.notes.some((n) => /forgotten here too.*: 2 turns/.test(n)), JSON.stringify(rq.report!.notes));
+  // (What Q's library holds is the library's: an import's tombstones reach the tiers and logs here.)
+  const qb = JSON.stringify({ ...JSON.parse(await fingerprint(Q)), library: undefined });
+  assert.doesNotMatch(qb, /8642|X1234567/);
+  assert.match(qb, /capital of Peru/);
+  assert.ok(await keepsReply(Q, 'cli:f'), 'the Peru turn keeps its reply on Q');
+
+  // R imports the later export, then the older one: its cli:f diverged from R's and comes in beside
+  // it under a new id, where turn ids tell nothing — what was said does: the PIN message (content),
+  // "ok" with its reply (pair); the memory by its id. The Peru turn comes in whole.
+  const R = await daemon();
+  const tr = R.host.services.use('host.transfer')!;
+  await tr.applyImport((await tr.stageImport({ file: later })).id, { mode: 'skip' });
+  const rr = await tr.applyImport((await tr.stageImport({ file: older })).id, { mode: 'keep-both' });
+  const beside = rr.report!.renamedSessions['cli:f'];
+  assert.ok(beside, JSON.stringify(rr.report));
+  const rb = await fingerprint(R);
+  assert.doesNotMatch(rb, /8642|X1234567/, 'nothing of what was forgotten came back');
+  assert.ok(await keepsReply(R, beside), 'the Peru turn came in with its reply');
+  const turnsBeside = [...new Set((await R.sessions.events(beside)).map((e) => e.turnId))];
+  assert.deepEqual(turnsBeside, [`${beside}${peru.turnId.slice('cli:f'.length)}`], "of the older export's cli:f, only the Peru turn came in");
+});
+
+test('0320: an import that fails at its commit point leaves none of its tombstones in effect; one killed just after it records them at the next start', async () => {
+  let fail = false;
+  const F = await daemon({ transfer: { ...transferOpts, beforeCommit: () => {
+    if (fail) throw new Error('disk I/O error (injected)');
+  } } });
+  const mine = await turn(F, 'cli:mine', 'My locker at the pool is number 42, by the window.', 'Noted.');
+  const control = F.host.services.use('host.memory-control')!;
+  // An archive whose tombstones name this turn (a forget made elsewhere of the same turn).
+  const stones = [{ ref: `sha256:turn:${turnHash(mine)}`, at: 1 }, { ref: `sha256:content:${contentHash('My locker at the pool is number 42, by the window.')}`, at: 1 }];
+  const file = await variant(exportPlain, join(work, 'forgets-mine.zip'), (e, m) => {
+    e.set('tombstones.json', Buffer.from(JSON.stringify(stones)));
+    m.counts.tombstones = stones.length;
+  });
+  const t = F.host.services.use('host.transfer')!;
+  fail = true;
+  const job = await t.stageImport({ file });
+  await assert.rejects(t.applyImport(job.id, { mode: 'skip' }), (e: unknown) => (e as TransferError).code === 'TRANSFER_APPLY_FAILED');
+  assert.equal(control.isTombstoned(mine), false, 'the undone import left a tombstone in effect');
+  assert.equal(control.isTombstonedContent('My locker at the pool is number 42, by the window.'), false);
+  assert.ok(!existsSync(journalPath(F.homeDir)));
+  // Applied later (after another import, or a salvage), nothing of it forgets the turn either.
+  assert.equal(await control.applyTombstones(), undefined);
+  assert.match(await fingerprint(F), /pool is number 42/);
+  assert.doesNotMatch(await fingerprint(F), /called Mochi/, 'the files are undone');
+
+  // Killed just after the commit point: the journal is the commit record of its tombstones.
+  const home = F.homeDir;
+  await F.stop();
+  commitJournal(journalPath(home), stones);
+  const G = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  daemons.push(G);
+  assert.ok(!existsSync(journalPath(home)), 'finished at start');
+  assert.equal(G.host.services.use('host.memory-control')!.isTombstoned(mine), true, 'recorded');
+  assert.doesNotMatch(await fingerprint(G), /pool is number 42/, 'and applied to what is here');
+  await G.stop();
+  // Without the fault the import records them and applies them at once.
+  fail = false;
+  const H = await daemon({ transfer: { ...transferOpts, beforeCommit: () => {
+    if (fail) throw new Error('disk I/O error (injected)');
+  } } });
+  const hers = await turn(H, 'cli:mine', 'My locker at the pool is number 42, by the window.', 'Noted.');
+  assert.equal(hers, mine);
+  const th = H.host.services.use('host.transfer')!;
+  const r = await th.applyImport((await th.stageImport({ file })).id, { mode: 'skip' });
+  assert.ok(r.report!.notes.some((n) => /forgotten here too.*: 1 turns/.test(n)), JSON.stringify(r.report!.notes));
+  assert.ok(!existsSync(journalPath(H.homeDir)));
+  assert.doesNotMatch(await fingerprint(H), /pool is number 42/);
+  assert.match(await fingerprint(H), /called Mochi/);
 });
 
 test('an import that fails while it sets settings puts every setting back as stored, an overridden one included', async () => {

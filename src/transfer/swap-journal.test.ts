@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigRegistry } from '../config/index.js';
-import { applyOp, journalPath, journalSettings, planSwap, recoverInterruptedImport, undoOps, writeJournal } from './swap-journal.js';
+import { applyOp, commitJournal, committedImport, journalPath, journalSettings, planSwap, recoverInterruptedImport, undoOps, writeJournal } from './swap-journal.js';
 
 /** A data folder with three live files (one with a WAL), and merged copies of two plus one new file. */
 function setup() {
@@ -142,5 +142,27 @@ test('journalled settings that cannot be put back keep the journal; once put bac
   writeFileSync(journalPath(home), JSON.stringify({ v: 1, ops: [], settings: [{ key: 1 }] }));
   assert.equal(recoverInterruptedImport(home, { log, restoreSettings: () => assert.fail('must not restore') }), 0);
   assert.ok(errors.some((e) => /unreadable journal/.test(e)));
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('0320: a journal turned into its commit record undoes nothing at start and keeps the tombstones to record; a damaged one is not taken for one', () => {
+  const { home, files, backup } = setup();
+  mkdirSync(backup, { recursive: true });
+  const ops = planSwap(files, backup);
+  writeJournal(journalPath(home), ops);
+  for (const op of ops) applyOp(op);
+  const stones = [{ ref: `sha256:pair:${'a'.repeat(64)}`, at: 5 }];
+  // The commit point: one atomic write; the import is kept from here.
+  commitJournal(journalPath(home), stones);
+  assert.equal(statSync(journalPath(home)).mode & 0o777, 0o600);
+  assert.equal(recoverInterruptedImport(home), 0);
+  assert.equal(state(home).graph, 'graph.db-merged', 'the import is not undone');
+  assert.deepEqual(committedImport(journalPath(home)), { tombstones: stones }, 'the tombstones wait to be recorded');
+  // Before the commit point the journal is no commit record; a damaged one neither.
+  writeJournal(journalPath(home), ops);
+  assert.equal(committedImport(journalPath(home)), undefined);
+  writeFileSync(journalPath(home), JSON.stringify({ v: 1, ops: [], committed: { tombstones: [{ ref: 1 }] } }));
+  assert.equal(committedImport(journalPath(home)), undefined);
+  assert.equal(committedImport(join(home, 'nothing.json')), undefined);
   rmSync(home, { recursive: true, force: true });
 });
