@@ -102,11 +102,11 @@ function isRecordLine(line: string): boolean {
   }
 }
 
-/** The events of a log, turn by turn: what was said (`user`) and answered (`assistant`). */
+/** The events of a log, turn by turn: what was said (`user`) and answered (`assistant`, `tool_result`). */
 function logTurns(lines: readonly Record<string, unknown>[]): Map<string, { messages: unknown[]; replies: unknown[] }> {
   const out = new Map<string, { messages: unknown[]; replies: unknown[] }>();
   for (const l of lines) {
-    if (l.type !== 'event' || typeof l.turnId !== 'string' || (l.kind !== 'user' && l.kind !== 'assistant')) continue;
+    if (l.type !== 'event' || typeof l.turnId !== 'string' || (l.kind !== 'user' && l.kind !== 'assistant' && l.kind !== 'tool_result')) continue;
     let g = out.get(l.turnId);
     if (!g) out.set(l.turnId, (g = { messages: [], replies: [] }));
     (l.kind === 'user' ? g.messages : g.replies).push(l.text);
@@ -228,7 +228,7 @@ export async function mergeImport(o: {
   };
   if (o.ledger.isForgottenText || o.ledger.isForgottenPair) {
     for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) judge(turn, g.messages, g.replies);
-    for (const e of theirCtx.events) judge(e.refs?.[0], [e.input], [e.response]);
+    for (const e of theirCtx.events) judge(e.refs?.[0], [e.input], [e.response, ...(e.toolOutputs ?? []).map((x) => x.text)]);
     for (const { doc } of theirDocs.docs) judge(doc.refs[0], [doc.input], [doc.response]);
   }
   const refs = new RefMap(o.ledger, forgottenRefs);

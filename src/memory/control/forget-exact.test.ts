@@ -17,6 +17,17 @@ import { setup, traces } from './__fixtures__/control-setup.js';
 const FAIL = 'Sorry, this turn failed: the provider did not answer in time.';
 const PIN = 'My bank PIN is 8642, keep it safe';
 const PASSPORT = 'Noted: your passport number is X1234567.';
+const FILE = 'notes.txt: the safe combination is 31-7-22';
+
+/** A turn that called a tool, as the kernel logs it (the message, the tool's result, the reply). */
+async function toolTurn(s: Awaited<ReturnType<typeof setup>>, input: string, output: string, reply: string): Promise<string> {
+  const { turnId } = s.sessions.nextTurn('webui:1');
+  await s.sessions.append('webui:1', { turnId, kind: 'user', text: input });
+  await s.sessions.append('webui:1', { turnId, kind: 'tool_call', text: 'cat', data: { arguments: '{"path":"notes.txt"}' } });
+  await s.sessions.append('webui:1', { turnId, kind: 'tool_result', text: output });
+  await s.sessions.append('webui:1', { turnId, kind: 'assistant', text: reply });
+  return turnId;
+}
 
 test('0320: a long generic reply goes with its turn — another turn that got the same reply keeps it, here and when the tombstones are applied', async () => {
   const { mem, turn, sessions, done } = await setup();
@@ -46,11 +57,13 @@ test('0320: on another install, a turn goes by what was said in it — its messa
   const r = await setup();
   const pin = await r.turn(PIN, FAIL);
   const passport = await r.turn('ok', PASSPORT);
-  await r.mem.control.forget({ turnIds: [pin.turnId, passport.turnId] });
+  const file = await toolTurn(r, 'ok', FILE, 'Done.');
+  await r.mem.control.forget({ turnIds: [pin.turnId, passport.turnId, file] });
   // Under another session id (an import that kept both), turn ids tell nothing: only what was said can.
   const refs = r.mem.control.tombstoneRefs().map((x) => x.ref).filter((ref) => !ref.startsWith('sha256:turn:'));
   assert.ok(refs.includes(`sha256:pair:${pairHash('ok', PASSPORT)}`), 'the "ok" turn is remembered with its reply');
-  assert.ok(!refs.includes(`sha256:content:${contentHash(PASSPORT)}`) && !refs.includes(`sha256:content:${contentHash(FAIL)}`), 'no reply alone');
+  assert.ok(refs.includes(`sha256:pair:${pairHash('ok', FILE)}`), 'what a tool gave the turn, with its message');
+  assert.ok(![PASSPORT, FAIL, FILE].some((x) => refs.includes(`sha256:content:${contentHash(x)}`)), 'no answer alone');
   assert.ok(!refs.includes(`sha256:content:${contentHash('ok')}`), 'nor a short message');
   await r.done(r.mem);
 
@@ -62,15 +75,18 @@ test('0320: on another install, a turn goes by what was said in it — its messa
   const copyMessage = await s.turn(PIN, 'Got it.');
   const okSure = await s.turn('ok', 'Sure, done.');
   const joke = await s.turn('Tell me a joke about passports', PASSPORT);
-  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 2, facts: 0, documents: 0 });
+  const copyFile = await toolTurn(s, 'ok', FILE, 'Done.');
+  const otherFile = await toolTurn(s, 'What does my notes file say?', FILE, 'It holds a combination.');
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 3, facts: 0, documents: 0 });
   s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 })));
   const res = await s.mem.control.applyTombstones({ actor: 'import', tool: 'import' });
-  assert.equal(res?.turns, 2);
+  assert.equal(res?.turns, 3);
   const log = await s.sessions.events('webui:1', { includeDeleted: true });
   const gone = (id: string) => log.filter((e) => e.turnId === id).every((e) => e.data?.redacted);
   assert.ok(gone(copyPair.turnId), 'the same reply to the same "ok" goes');
   assert.ok(gone(copyMessage.turnId), 'what the person said goes, whatever was answered');
-  for (const kept of [peru, okSure, joke]) assert.ok(!gone(kept.turnId), `${kept.turnId} stays`);
+  assert.ok(gone(copyFile), 'the same tool output for the same "ok" goes');
+  for (const kept of [peru.turnId, okSure.turnId, joke.turnId, otherFile]) assert.ok(!gone(kept), `${kept} stays`);
   assert.equal(await s.mem.control.applyTombstones(), undefined, 'nothing more to forget');
   await s.done(s.mem);
 });

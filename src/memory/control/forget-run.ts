@@ -67,8 +67,11 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   for (const id of turnIds) for (const r of turnRefs(t, id)) refs.add(r);
   const ctxEvents = (context?.events() ?? []).filter((e) => (e.refs ?? []).some((r) => turnSet.has(r)) || askedDoc('context', e.id));
   for (const e of ctxEvents) {
-    ft.exchange(turnOfItem(e.refs), e.input, e.response);
-    ft.other(...(e.toolOutputs ?? []).map((o) => o.text));
+    const turn = turnOfItem(e.refs);
+    ft.exchange(turn, e.input, e.response);
+    // What a tool gave the turn answers its message as the reply does (a pair), never alone.
+    for (const o of e.toolOutputs ?? []) if (turn !== undefined) ft.reply(turn, o.text);
+    else ft.other(o.text);
     itemIds.add(e.id);
   }
   /**
@@ -100,7 +103,7 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     const h = t.db.held(id);
     for (const e of h.events) {
       ft.exchange(id, e.input, e.response);
-      ft.other(...(e.toolOutputs ?? []).map((o) => o.text));
+      for (const o of e.toolOutputs ?? []) ft.reply(id, o.text);
       itemIds.add(e.id);
     }
     for (const d of [...h.docs, ...h.archived]) {
@@ -121,7 +124,7 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
       for (const e of evs) {
         if (e.data?.redacted) continue;
         if (e.kind === 'user') ft.message(e.turnId, e.text);
-        else if (e.kind === 'assistant') ft.reply(e.turnId, e.text);
+        else if (e.kind === 'assistant' || e.kind === 'tool_result') ft.reply(e.turnId, e.text);
         else ft.other(e.text);
         if (e.kind === 'user' || e.kind === 'assistant') eventIds.push(`log:${sid}:${e.seq}`);
       }

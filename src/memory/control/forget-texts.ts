@@ -10,10 +10,11 @@ const has = (x: string | undefined): x is string => typeof x === 'string' && x.t
  *   sentence of a fact forgotten by hand, a library memory or knowledge entry they ticked. A
  *   distinctive one gets a content tombstone (its copies elsewhere go too: an imported log under
  *   another session id, a document that holds it) and is searched for as a quote in the logs.
- * - **replies** — what the agent answered in a turn. Never a tombstone of its own, never a quote:
- *   "Sorry, this turn failed: …" is the reply of countless turns. It is remembered with its
- *   message as a *pair* tombstone, which matches only the same answer to the same message.
- * - **everything else** (tool outputs, titles, documents derived from the turn, injections):
+ * - **answers** — what the agent replied in a turn, and what its tools gave it there. Never a
+ *   tombstone of its own, never a quote: "Sorry, this turn failed: …" is the reply of countless
+ *   turns, the same command output comes back in many. Each is remembered with the turn's message
+ *   as a *pair* tombstone, which matches only the same answer to the same message.
+ * - **everything else** (titles, documents the turn produced, tool calls, injections):
  *   goes with its turn's id, and is only used here (history entries that hold it, set-aside
  *   copies, the embedder's cache, sentences the graph keeps).
  */
@@ -52,7 +53,7 @@ export class ForgetTexts {
     this.turn(turnId).messages.add(x);
   }
 
-  /** A reply of turn `turnId`. */
+  /** A reply of turn `turnId`, or what a tool gave it. */
   reply(turnId: string, x: string | undefined): void {
     if (!has(x)) return;
     this.all.add(x);

@@ -28,14 +28,14 @@ export function turnForgotten(is: StoneMatcher, turnId: string | undefined, mess
   return messages.some((m) => said(m) && replies.some((r) => said(r) && is.pair(m, r)));
 }
 
-/** The events of a log, turn by turn: its messages (`user`), replies (`assistant`) and other texts. */
+/** The events of a log, turn by turn: its messages (`user`), answers (`assistant`, `tool_result`) and other texts. */
 export function logTurns(events: readonly SessionEvent[]): Map<string, { messages: string[]; replies: string[]; others: string[] }> {
   const out = new Map<string, { messages: string[]; replies: string[]; others: string[] }>();
   for (const e of events) {
     if (!e.turnId || e.data?.redacted || !said(e.text)) continue;
     let g = out.get(e.turnId);
     if (!g) out.set(e.turnId, (g = { messages: [], replies: [], others: [] }));
-    (e.kind === 'user' ? g.messages : e.kind === 'assistant' ? g.replies : g.others).push(e.text);
+    (e.kind === 'user' ? g.messages : e.kind === 'assistant' || e.kind === 'tool_result' ? g.replies : g.others).push(e.text);
   }
   return out;
 }
@@ -59,14 +59,16 @@ export async function findTombstoned(t: ControlTiers, is: StoneMatcher): Promise
   for (const events of (await allLogs(t)).values()) {
     for (const [id, g] of logTurns(events)) if (!turnIds.has(id) && turnForgotten(is, id, g.messages, g.replies, g.others)) turnIds.add(id);
   }
-  // The window: a user event holds the message (input), an agent event the message and the reply.
+  // The window: a user event holds the message (input), an agent event the message, the reply and
+  // what the tools gave.
   for (const e of t.context()?.events() ?? []) {
     const refs = e.refs ?? [];
+    const answers = [e.response, ...(e.toolOutputs ?? []).map((o) => o.text)];
     if (!refs.length) {
-      if (is.doc(e.id) || turnForgotten(is, undefined, [e.input], [e.response])) documents.push({ tier: 'context', id: e.id });
+      if (is.doc(e.id) || turnForgotten(is, undefined, [e.input], answers)) documents.push({ tier: 'context', id: e.id });
       continue;
     }
-    if (refs.some((r) => is.turn(r)) || turnForgotten(is, undefined, [e.input], [e.response])) for (const r of refs) turnIds.add(r);
+    if (refs.some((r) => is.turn(r)) || turnForgotten(is, undefined, [e.input], answers)) for (const r of refs) turnIds.add(r);
     else if (is.doc(e.id)) documents.push({ tier: 'context', id: e.id });
   }
   const relationIds: number[] = [];
