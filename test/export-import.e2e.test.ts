@@ -718,6 +718,9 @@ test('an import whose settings cannot be put back while it runs undoes its files
   const journal = JSON.parse(readFileSync(journalPath(home), 'utf8')) as { ops: unknown[]; settings: { key: string; value: string | null }[] };
   assert.deepEqual(journal.ops, [], 'what is undone is not undone again');
   assert.deepEqual(journal.settings.map((x) => x.key), ['core.memory.recall_depth', 'core.agent.max_tool_rounds']);
+  // No other import overwrites that journal before the next start has used it.
+  await assert.rejects(t.applyImport((await t.stageImport({ file })).id, { mode: 'overwrite' }), (e: unknown) => (e as TransferError).code === 'TRANSFER_BUSY' && /restart the daemon/.test((e as Error).message));
+  assert.deepEqual((JSON.parse(readFileSync(journalPath(home), 'utf8')) as typeof journal).settings, journal.settings);
   await F.stop();
   // Twice: the first start puts the settings back, the second finds nothing to do; the data stays.
   for (let i = 0; i < 2; i++) {
