@@ -230,6 +230,15 @@ export class ControlDB {
     return this.hotStones.get(hash);
   }
 
+  /**
+   * The hashes of tombstones of these kinds, read at once: a scan that asks about every text of
+   * every tier (applying tombstones) asks a set, not the file, each time.
+   */
+  tombstoneSet(kinds: readonly string[]): Set<string> {
+    if (!kinds.length) return new Set();
+    return new Set(this.conn.prepare(`SELECT hash FROM tombstones WHERE kind IN (${kinds.map(() => '?').join(',')})`).pluck().all(...kinds) as string[]);
+  }
+
   /** When a hash was tombstoned, or undefined. */
   tombstone(hash: string): number | undefined {
     return this.st('SELECT at FROM tombstones WHERE hash = ?').pluck().get(hash) as number | undefined;

@@ -8,7 +8,7 @@ import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
-import { contentHash, distinctiveContent, distinctivePair, docHash, factHash, pairHash, turnHash } from './tombstone-hash.js';
+import { contentHash, contentKey, distinctiveContent, distinctivePair, docHash, factHash, pairHash, pairKey, turnHash } from './tombstone-hash.js';
 import { findTombstoned, TURN_ID } from './tombstone-match.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
 
@@ -213,10 +213,19 @@ export class MemoryControl implements MemoryControlService {
    */
   async applyTombstones(meta: ChangeMeta = {}, opts: { byContent?: boolean } = {}): Promise<ForgetResult | undefined> {
     const byContent = opts.byContent ?? true;
+    // Every text of every tier is asked about — a message in the log, the window and a document —
+    // so the text tombstones are read once, and each text is hashed once.
+    const texts = byContent ? this.db.tombstoneSet(['content', 'pair']) : new Set<string>();
+    const seen = new Map<string, boolean>();
+    const once = (key: string, ask: () => boolean) => {
+      let v = seen.get(key);
+      if (v === undefined) seen.set(key, (v = ask()));
+      return v;
+    };
     const found = await findTombstoned(this.t, {
       turn: (id) => this.isTombstoned(id),
-      content: (text) => byContent && this.isTombstonedContent(text),
-      pair: (message, reply) => byContent && this.isTombstonedPair(message, reply),
+      content: (text) => texts.size > 0 && once(`c\u0000${text}`, () => texts.has(contentKey(text) ?? '')),
+      pair: (message, reply) => texts.size > 0 && once(`p\u0000${message}\u0000${reply}`, () => texts.has(pairKey(message, reply) ?? '')),
       fact: (s, p, o) => this.isTombstonedFact(s, p, o),
       doc: (id) => this.isTombstonedDocument(id),
     });

@@ -41,8 +41,24 @@ const WIDE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff
  */
 export function distinctiveContent(text: string): boolean {
   if (typeof text !== 'string') return false;
+  return weighs(normaliseContent(text));
+}
+
+const weighs = (normalised: string) => normalised.length + (normalised.match(WIDE)?.length ?? 0) >= CONTENT_MIN;
+
+/** The content tombstone a text is matched by, or undefined when it is not distinctive (normalised once: a scan asks this of every text). */
+export function contentKey(text: string): string | undefined {
+  if (typeof text !== 'string') return undefined;
   const t = normaliseContent(text);
-  return t.length + (t.match(WIDE)?.length ?? 0) >= CONTENT_MIN;
+  return weighs(t) ? h('text', t) : undefined;
+}
+
+/** The pair tombstone a message and its answer are matched by, or undefined (see {@link distinctivePair}). */
+export function pairKey(message: string, reply: string): string | undefined {
+  if (typeof message !== 'string' || typeof reply !== 'string') return undefined;
+  const m = normaliseContent(message);
+  const r = normaliseContent(reply);
+  return m && r && weighs(`${m} ${r}`) ? h('pair', `${m}\u0000${r}`) : undefined;
 }
 
 /**
