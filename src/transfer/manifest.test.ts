@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TransferError } from '../spec/index.js';
-import { EXPORT_FORMAT, parseManifest, partOfEntry } from './manifest.js';
+import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, parseManifest, partOfEntry } from './manifest.js';
 import { RefMap } from './ref-map.js';
 import { emptyLedger } from './transfer-host.js';
 
@@ -28,6 +28,11 @@ test('entry names: each place of the format maps to its part; traversal and stra
 
 test('manifest: a newer format says so before anything else is checked; a foreign one is not an export', () => {
   assert.equal(code(() => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: 7, files: 'whatever' }))), 'TRANSFER_FORMAT_TOO_NEW');
+  // Version 2 (decision 0320: pair tombstones) is written; version 1 still reads.
+  const ok = (v: number) => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: v, homeagentVersion: '1', createdAt: 'x', counts: {}, files: [] })).formatVersion;
+  assert.equal(EXPORT_FORMAT_VERSION, 2);
+  assert.deepEqual([ok(1), ok(2)], [1, 2]);
+  assert.equal(code(() => ok(3)), 'TRANSFER_FORMAT_TOO_NEW');
   assert.equal(code(() => parseManifest(JSON.stringify({ format: 'zip-of-cats', formatVersion: 1 }))), 'TRANSFER_NOT_AN_EXPORT');
   assert.equal(code(() => parseManifest('{not json')), 'TRANSFER_CORRUPT');
   assert.equal(code(() => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: 1, homeagentVersion: '1', createdAt: 'x', counts: {}, files: [{ path: 'a', part: 'sessions', bytes: 1, sha256: 'nothex' }] }))), 'TRANSFER_CORRUPT');

@@ -127,6 +127,9 @@ for (const [what, damage] of damages) {
     assert.ok((aside.salvaged.tombstones ?? 0) >= 2, `the turn's tombstones: ${JSON.stringify(aside.salvaged)}`);
     assert.equal(aside.salvaged.tombstonesLostAtMost, 0, 'nothing of the tombstones is lost');
     assert.equal(b.mem.control.isTombstoned(f.secret), true);
+    // The kinds of decision 0320 are read back too: the message by its text, the exchange as a pair.
+    assert.equal(b.mem.control.isTombstonedContent(SECRET), true);
+    assert.equal(b.mem.control.isTombstonedPair(SECRET, 'Noted, 4711.'), true);
     assert.deepEqual(await traces(b.mem, '4711'), [], 'not replayed into the window at open');
     assert.equal((await b.mem.reindex()).added, 0, 'a reindex brings nothing back');
     assert.deepEqual(await traces(b.mem, '4711'), []);
