@@ -229,7 +229,8 @@ export async function mergeImport(o: {
   if (o.ledger.isForgottenText || o.ledger.isForgottenPair) {
     for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) judge(turn, g.messages, g.replies);
     for (const e of theirCtx.events) judge(e.refs?.[0], [e.input], [e.response, ...(e.toolOutputs ?? []).map((x) => x.text)]);
-    for (const { doc } of theirDocs.docs) judge(doc.refs[0], [doc.input], [doc.response]);
+    // A document archived from a window event holds its turn's message and reply; a note does not.
+    for (const { doc } of theirDocs.docs) if (doc.eventKind === 'user' || doc.eventKind === 'agent') judge(doc.refs[0], [doc.input], [doc.response]);
   }
   const refs = new RefMap(o.ledger, forgottenRefs);
   const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };

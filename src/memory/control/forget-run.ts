@@ -7,17 +7,13 @@ import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { turnRefs } from './forget-plan.js';
 import { ForgetTexts } from './forget-texts.js';
+import { isArchivedEvent } from './tombstone-match.js';
 import { docHash, factHash, turnHash } from './tombstone-hash.js';
 
 /** History entries are redacted when they hold a forgotten text of at least this length. */
 const HISTORY_MIN = 4;
 
 const limits = { turns: 5000, relations: 5000, documents: 5000, memories: 1000 };
-
-/** A document archived from a window event (its input is a message, its response a reply), not a note. */
-function isArchivedEvent(d: { kind?: string; eventKind?: string }): boolean {
-  return d.eventKind === 'user' || d.eventKind === 'agent';
-}
 
 /** Checks the shape of a forget request (it comes from HTTP, the socket, a tool). */
 export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {

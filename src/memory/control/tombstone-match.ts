@@ -17,6 +17,11 @@ export interface StoneMatcher {
 
 const said = (x: unknown): x is string => typeof x === 'string' && x.trim() !== '';
 
+/** A document archived from a window event (its input is a message, its response a reply), not a note. */
+export function isArchivedEvent(d: { eventKind?: string }): boolean {
+  return d.eventKind === 'user' || d.eventKind === 'agent';
+}
+
 /**
  * True when a turn with these texts was forgotten: its id; any whole text of it (a content
  * tombstone names what a person said — and, recorded before decision 0320, any text of a forgotten
@@ -78,12 +83,12 @@ export async function findTombstoned(t: ControlTiers, is: StoneMatcher): Promise
     for (const r of page) if (is.fact(r.subject, r.predicate, r.object)) relationIds.push(r.id);
     if (page.length < 500) break;
   }
-  // Warm documents: one of a turn is its message (and reply) — the turn is judged by them; its
-  // content is derived (`message reply`), matched only as a text forgotten before 0320 was. A note
-  // goes by its id or its text.
+  // Warm documents: one archived from a window event of a turn holds its message (and reply) —
+  // the turn is judged by them; its content is derived (`message reply`), matched only as a text
+  // forgotten before 0320 was. A note (of a turn or not) goes by its id or its text.
   for (const d of t.docs()?.list() ?? []) {
     const turn = d.refs.find((r) => TURN_ID.test(r));
-    if (turn !== undefined && (is.turn(turn) || turnForgotten(is, undefined, [d.input], [d.response]))) turnIds.add(turn);
+    if (turn !== undefined && (is.turn(turn) || (isArchivedEvent(d) && turnForgotten(is, undefined, [d.input], [d.response])))) turnIds.add(turn);
     else if (is.doc(d.id) || (said(d.content) && is.content(d.content))) documents.push({ tier: 'document', id: d.id });
   }
   // The archive's notes (rows of a turn go with their turn, found above).
