@@ -106,6 +106,9 @@ export interface RankOptions {
  * Decision 0170: a named person's own questions lose a quarter of the speaker bonus
  * (`focusAskDiscount` 0.25, every fold's choice; held-out gain above noise at 95 %); substance for set
  * questions (`setSubstanceEvidence`) raises multi-hop by ≈ 1 point but its gain is inside noise: off.
+ * Decisions 0210 and 0300: WordNet's kinds (`hyponymSenseWeight`) and word-vector neighbours
+ * (`wordNeighbourWeight`, `setWordNeighbourWeight`) raise multi-hop held out but their gains are inside
+ * noise: off.
  */
 export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   lexicalWeight: 0.5,
