@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the daemon (tsc → dist/) and the WebUI (vite → dist/web/), and copies runtime assets
-// (Lua adapters …). Runs on `npm install` through `prepare`, so a fresh clone is ready to start.
+// (Lua adapters, the word-neighbour table …). Runs on `npm install` through `prepare`, so a fresh clone is ready to start.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -25,7 +25,7 @@ function copyAssets(dir) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) { if (name !== '__fixtures__') copyAssets(p); continue; }
-    if (/\.(lua|md|json|html|css)$/.test(name)) {
+    if (/\.(lua|md|json|html|css|gz)$/.test(name)) {
       const out = join(root, 'dist', relative(root, p));
       mkdirSync(dirname(out), { recursive: true });
       cpSync(p, out);

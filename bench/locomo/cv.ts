@@ -22,7 +22,7 @@ import { ask, replay, type ConversationMemory } from './lifecycle.js';
 import { scoreRanking } from './metrics.js';
 import { rng } from '../stats.js';
 
-type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost' | 'speakerBoost' | 'neighbour2Weight' | 'answerWeight' | 'dayBoost' | 'categoryWeight' | 'setSubstanceEvidence' | 'focusAskDiscount' | 'saidDayBoost' | 'hyponymSenseWeight';
+type Knob = 'neighbourWeight' | 'sessionWeight' | 'prfWeight' | 'dateBoost' | 'speakerBoost' | 'neighbour2Weight' | 'answerWeight' | 'dayBoost' | 'categoryWeight' | 'setSubstanceEvidence' | 'focusAskDiscount' | 'saidDayBoost' | 'hyponymSenseWeight' | 'wordNeighbourWeight' | 'setWordNeighbourWeight';
 type Setting = Pick<RankOptions, Knob>;
 
 /** The grid each knob is tuned on (0 = off). The last four are issue 15's (speaker, dialogue, day-level dates). */
@@ -46,6 +46,10 @@ const GRID: Record<Knob, number[]> = {
   // Decision 0210: the kinds of a set question's category noun, from WordNet (0130's grid). (H1, the
   // first sense only, was `hyponymWeight`: removed after measuring; its commit is in the history.)
   hyponymSenseWeight: [0, 0.15, 0.3, 0.5, 0.75, 1],
+  // Decision 0300: word-vector neighbours of an English query's content words (W1: every English
+  // question; W2: set questions only). Grid pre-registered with the design, before any run.
+  wordNeighbourWeight: [0, 0.1, 0.2, 0.35, 0.5],
+  setWordNeighbourWeight: [0, 0.1, 0.2, 0.35, 0.5],
 };
 const KNOBS = Object.keys(GRID) as Knob[];
 /** The value that switches a knob off. */
@@ -138,6 +142,15 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
   const tuned_ = ki >= 0 ? (argv[ki + 1].split(',') as Knob[]) : KNOBS;
   for (const k of tuned_) if (!KNOBS.includes(k)) throw new Error(`unknown knob ${k}`);
   const subset = ki >= 0;
+  // --grid knob=a,b,c: another grid for a knob (decision 0300's pre-registered widening rule); the
+  // grids used are printed with the report.
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--grid') continue;
+    const [k, vs] = argv[i + 1].split('=');
+    if (!KNOBS.includes(k as Knob)) throw new Error(`unknown knob ${k}`);
+    GRID[k as Knob] = vs.split(',').map(Number);
+    if (GRID[k as Knob].some((v) => !Number.isFinite(v)) || !GRID[k as Knob].includes(0)) throw new Error(`--grid ${k}: numbers, one of them 0 (off)`);
+  }
   // --designs N: this knob is one of N designs judged on the same questions; the interval at
   // 1 − 0.05/N (Bonferroni) is reported beside the 95 % one.
   const gi = argv.indexOf('--designs');
@@ -150,7 +163,7 @@ export async function runCv(argv: string[] = process.argv.slice(2)): Promise<str
   const defaults = pick(DEFAULT_RANK_OPTIONS);
   const off = { ...OFF } as Setting;
   // Issue 11's ranking: the issue-15 knobs off, the others at their defaults (the before of this work).
-  const before: Setting = { ...defaults, speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0, categoryWeight: 0, hyponymSenseWeight: 0, setSubstanceEvidence: 0, focusAskDiscount: 0 };
+  const before: Setting = { ...defaults, speakerBoost: 0, neighbour2Weight: 0, answerWeight: 0, dayBoost: 0, categoryWeight: 0, hyponymSenseWeight: 0, wordNeighbourWeight: 0, setWordNeighbourWeight: 0, setSubstanceEvidence: 0, focusAskDiscount: 0 };
   // The ranking before the tuned knobs: each of them off, the rest at the defaults.
   const without: Setting = { ...defaults, ...Object.fromEntries(tuned_.map((k) => [k, OFF[k]])) };
   const foldRows: string[] = [];

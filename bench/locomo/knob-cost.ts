@@ -1,6 +1,7 @@
 /**
  * The query cost of one ranking knob, on and off, in the same process (decision 0210):
- * `node --import tsx bench/locomo/knob-cost.ts --knob hyponymSenseWeight=0.5 [--limit 2] [--passes 3] [--data PATH]`.
+ * `node --import tsx bench/locomo/knob-cost.ts --knob hyponymSenseWeight=0.5 [--limit 2] [--passes 3] [--data PATH]`
+ * (decision 0300: `--knob wordNeighbourWeight=0.35`; the word-neighbour table's read time is reported).
  *
  * Replays the first `limit` conversations through the daemon's memory composition, then asks every
  * question with the knob on and off in alternating order (which goes first alternates per question),
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import type { RankOptions } from '../../src/memory/index.js';
 import { asksForSet } from '../../src/memory/recall/turn-substance.js';
+import { wordNeighbourFile } from '../../src/memory/recall/word-neighbours.js';
 import { loadLocomo } from './dataset.js';
 import { ask, replay } from './lifecycle.js';
 import { percentile } from './metrics.js';
@@ -74,7 +76,7 @@ export async function knobCost(argv: string[]): Promise<string> {
     rows.push(row(`off, ${label}`, samples.off.filter(pick)));
   }
   return [
-    `${convs.length} conversations, ${passes} passes, on/off alternating per question; load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, Node ${process.version}. RSS after replay and warm-up ${(rss0 / 2 ** 20).toFixed(1)} MiB, after all passes ${(rss1 / 2 ** 20).toFixed(1)} MiB.`,
+    `${convs.length} conversations, ${passes} passes, on/off alternating per question; load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}, Node ${process.version}. RSS after replay and warm-up ${(rss0 / 2 ** 20).toFixed(1)} MiB, after all passes ${(rss1 / 2 ** 20).toFixed(1)} MiB.${wordNeighbourFile.loaded ? ` The word-neighbour table was read on the first query with the knob on (${wordNeighbourFile.loadMs?.toFixed(0) ?? 'failed'} ms).` : ''}`,
     '',
     '| setting | queries | CPU ms per query | wall p50 / p95 ms |',
     '|---|---|---|---|',

@@ -151,6 +151,7 @@ export class MemorySystem {
       timeZone: zone,
       ownerIds: () => ownerIds(config),
       people: () => opts.people,
+      log,
     });
     // Hand edits in the folder are indexed by its watcher; open views hear of them (0260), the
     // history does not record them (nothing knows who made them), as for the library's files.

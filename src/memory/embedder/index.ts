@@ -13,4 +13,4 @@ export { takeAccumulated, topEntries } from './top-entries.js';
 export { cleanText } from './clean-text.js';
 export { StaticVectors } from './static-vectors.js';
 export { EmbeddingsApiClient } from './embeddings-api-client.js';
-export { extractKeywords, hasCjk, isStopWord, looksLikeChineseName } from './tokenizer.js';
+export { extractKeywords, hasCjk, isStopWord, looksLikeChineseName, surfaceWords } from './tokenizer.js';

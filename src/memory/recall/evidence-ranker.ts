@@ -4,12 +4,15 @@ import { asksQuestion, type MemoryDocument } from '../documents/index.js';
 import { bm25Idf, bm25Score, topEntries, weightsOf, type Bm25Stats, type EmbedderService } from '../embedder/index.js';
 import { addMemberScores, categoryMembers, memberTermsOf } from './category-expansion.js';
 import { presentMembers, wordNetNouns } from './hyponym-expansion.js';
+import { properNames } from './proper-names.js';
 import { timeOrder, type RecallCorpus } from './recall-corpus.js';
 import { admitSaidDays } from './said-days.js';
 import { speakerIdOf } from './speaker-focus.js';
 import { inScope, MONTH_GRACE_DAYS, parseTimeScopes, type TimeScope } from './temporal-scope.js';
 import { discountOwnQuestions } from './own-questions.js';
 import { addSubstance, asksForSet } from './turn-substance.js';
+import { expansionWords, neighbourTerms } from './word-neighbour-expansion.js';
+import { wordNeighbourFile, type WordNeighbours } from './word-neighbours.js';
 
 /** Knobs of evidence ranking; which are on is decided by cross-validation on the LoCoMo dev half (bench/locomo/RESULTS.md). */
 export interface RankOptions {
@@ -38,6 +41,14 @@ export interface RankOptions {
    * decision 0210; held-out gain inside noise, so 0: off).
    */
   hyponymSenseWeight: number;
+  /**
+   * Weight of the word-vector neighbours of an English query's content words ("pets" → dog, puppy …;
+   * GloVe, a precomputed table) as extra query terms, each at this weight × its cosine, counted like
+   * `categoryWeight`'s members (word-neighbour-expansion.ts, decision 0300); 0: off.
+   */
+  wordNeighbourWeight: number;
+  /** The same for set questions only (0170's `asksForSet`); a set question takes the larger of the two. */
+  setWordNeighbourWeight: number;
   /**
    * For a question that asks for a set ("What books has she read?", 她去过哪些地方): each candidate gains
    * `w · min(1, its tokens / average tokens)` before the speaker and date multipliers, so a person's
@@ -95,6 +106,9 @@ export interface RankOptions {
  * Decision 0170: a named person's own questions lose a quarter of the speaker bonus
  * (`focusAskDiscount` 0.25, every fold's choice; held-out gain above noise at 95 %); substance for set
  * questions (`setSubstanceEvidence`) raises multi-hop by ≈ 1 point but its gain is inside noise: off.
+ * Decisions 0210 and 0300: WordNet's kinds (`hyponymSenseWeight`) and word-vector neighbours
+ * (`wordNeighbourWeight`, `setWordNeighbourWeight`) raise multi-hop held out but their gains are inside
+ * noise: off.
  */
 export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   lexicalWeight: 0.5,
@@ -104,6 +118,8 @@ export const DEFAULT_RANK_OPTIONS: Readonly<RankOptions> = Object.freeze({
   answerWeight: 0.25,
   categoryWeight: 0,
   hyponymSenseWeight: 0,
+  wordNeighbourWeight: 0,
+  setWordNeighbourWeight: 0,
   setSubstanceEvidence: 0,
   focusAskDiscount: 0.25,
   prfDocs: 3,
@@ -151,6 +167,10 @@ export interface RankQuery {
   tiers?: ReadonlySet<string>;
   /** Speaker ids whose statements the query is about (see `queryFocus`); none: nobody in particular. */
   focus?: ReadonlySet<string>;
+  /** Lower-case words of the names of the known participants the query names (never expanded, decision 0300). */
+  names?: ReadonlySet<string>;
+  /** Where word neighbours come from (default: the shipped table, read on first use). */
+  wordNeighbours?: { table(): WordNeighbours | undefined };
 }
 
 /**
@@ -168,9 +188,11 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   for (const c of corpora) c.begin?.();
   let terms = weightsOf(embedder.tokenize(query));
   let scopes: TimeScope[] = [];
+  let dateWords = '';
   if (o.dateBoost > 0 || o.dayBoost > 0) {
     const time = parseTimeScopes(query, rq.now ?? Date.now(), { days: o.dayBoost > 0, zone });
     scopes = time.scopes;
+    dateWords = time.words;
     // Dates named in the query are a time filter, not words to match.
     if (scopes.length > 0) for (const t of embedder.tokenize(time.words)) if (terms.size > 1) terms.delete(t);
   }
@@ -257,6 +279,18 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
     const held = (ts: readonly string[]) => (needDf(ts), (t: string) => (dfs.get(t) ?? 0) > 0);
     const sense = memberTermsOf(terms, presentMembers(wordNetNouns.sensesOf(query), tok, held), tok, o.hyponymSenseWeight);
     if (sense) addMemberScores(lex, sense, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
+  }
+  // Decision 0300: word-vector neighbours of an English query's content words, scored the same way.
+  const wnWeight = Math.max(o.wordNeighbourWeight, o.setWordNeighbourWeight > 0 && asksForSet(query) ? o.setWordNeighbourWeight : 0);
+  if (wnWeight > 0) {
+    const words = expansionWords(query, { names: rq.names, dateWords });
+    const table = words.length ? (rq.wordNeighbours ?? wordNeighbourFile).table() : undefined;
+    if (table) {
+      const extra = neighbourTerms(words, table, (t) => embedder.tokenize(t), terms, wnWeight);
+      needDf(extra.keys());
+      for (const t of [...extra.keys()]) if (!((dfs.get(t) ?? 0) > 0)) extra.delete(t);
+      if (extra.size) addMemberScores(lex, extra, corpora, (ts) => needDf(ts), stats, owner, o.maxCandidates, focusOnly);
+    }
   }
 
   let dense = new Map<string, number>();
@@ -531,16 +565,6 @@ function nearestNeighbours(
 /** The document itself, or another tier's copy of the same turn (same session, time and kind): not its neighbour. */
 function sameTurn(d: MemoryDocument, doc: MemoryDocument): boolean {
   return d.id === doc.id || (d.createdAt === doc.createdAt && d.sessionId === doc.sessionId && d.eventKind === doc.eventKind);
-}
-
-/** Capitalised words that do not start a sentence: likely names of people, places, things. */
-function properNames(q: string): string {
-  const out: string[] = [];
-  for (const m of q.matchAll(/(^|[.!?]\s+|\s)([A-Z][\p{L}'’-]*)/gu)) {
-    if (m.index === 0 || /[.!?]\s+$/.test(m[1])) continue;
-    out.push(m[2]);
-  }
-  return out.join(' ');
 }
 
 function maxOf(m: Map<string, number>): number {

@@ -1,6 +1,7 @@
 import type { ContextEvent, ContextWindow, GraphRelation, PromptQuery, RecallHit, RecallTier } from '../../spec/memory.js';
 import { localDay, systemTimeZone } from '../../spec/local-time.js';
 import type { PeopleDirectory } from '../../spec/people.js';
+import type { PluginLogger } from '../../spec/plugin.js';
 import type { Speaker } from '../../spec/speaker.js';
 import type { ColdArchive } from '../archive/index.js';
 import type { DocStore, MemoryDocument } from '../documents/index.js';
@@ -8,7 +9,8 @@ import type { EmbedderService } from '../embedder/index.js';
 import type { GraphDB } from '../graph/index.js';
 import { rankEvidence, textScorer, type RankOptions, type RankedDoc } from './evidence-ranker.js';
 import type { RecallCorpus } from './recall-corpus.js';
-import { queryFocus, type Participant } from './speaker-focus.js';
+import { namedWords, queryFocus, type Participant } from './speaker-focus.js';
+import { wordNeighbourFile, type WordNeighbourFile } from './word-neighbours.js';
 import { archiveCorpus, contextCorpus, documentCorpus, eventAsDoc } from './tier-corpora.js';
 
 /** Longest query text used for ranking (a pasted log must not stall recall). */
@@ -37,6 +39,12 @@ export interface RecallTiers {
    * to them count as theirs, and a person's registry name is a name a query may call them by.
    */
   people?: () => PeopleDirectory | undefined;
+  /**
+   * The word-neighbour table (decision 0300; default the shipped one, read on the first English
+   * query with the knob on). A missing or corrupt table is logged once through `log`.
+   */
+  wordNeighbours?: WordNeighbourFile;
+  log?: Pick<PluginLogger, 'error'>;
 }
 
 export interface RecallOptions {
@@ -134,12 +142,17 @@ export class MemoryRecall {
     }
     const people = this.tiers.people?.();
     const owners = [...(this.tiers.ownerIds?.() ?? []), ...(people?.list().find((p) => p.owner)?.ids ?? [])];
-    const focus = queryFocus(q, this.participants(), { speaker: opts.asker, ownerIds: owners });
+    const participants = this.participants();
+    const focus = queryFocus(q, participants, { speaker: opts.asker, ownerIds: owners });
     // Linked identities (decision 0090) are one person: every id of a focus person counts as theirs.
     if (focus && people) for (const id of [...focus]) for (const linked of people.personOf(id)?.ids ?? []) focus.add(linked);
     const now = opts.now ?? this.tiers.now?.() ?? Date.now();
     const zone = this.timeZone();
-    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want, zone });
+    const neighbours = this.tiers.wordNeighbours ?? wordNeighbourFile;
+    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want, zone, names: namedWords(q, participants), wordNeighbours: neighbours });
+    // A missing or corrupt word-neighbour table: recall went on without expansion; say why, once.
+    const tableError = neighbours.takeError();
+    if (tableError) this.tiers.log?.error(`memory: ${tableError.message}; recall goes on without word-neighbour expansion`, { code: tableError.code, ...tableError.details });
     const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
     if (!want.has('graph')) return out.slice(0, k);
     for (const f of this.facts(q, ranked.scoreText)) out.push(f);

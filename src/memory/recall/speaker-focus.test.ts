@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { asksQuestion } from '../documents/index.js';
-import { namesPerson, queryFocus, speakerIdOf, speaksOfSelf } from './speaker-focus.js';
+import { namedWords, namesPerson, queryFocus, speakerIdOf, speaksOfSelf } from './speaker-focus.js';
 
 const PEOPLE = [
   { id: 'locomo:Caroline', name: 'Caroline' },
@@ -61,4 +61,12 @@ test('a large group: every participant is tested against the query’s words onc
   many.push({ id: 'qq:x', name: 'Ada Lovelace' });
   assert.deepEqual([...(queryFocus(`${'word '.repeat(1500)} what did Ada Lovelace say`, many, { ownerIds: [] }) ?? [])], ['qq:x']);
   assert.deepEqual([...(queryFocus('what did member2999 lee say', many, { ownerIds: [] }) ?? [])], ['qq:2999']);
+});
+
+test('the words of the names a query contains (never expanded by word neighbours, decision 0300)', () => {
+  assert.deepEqual([...namedWords('What pets does Caroline have?', PEOPLE)], ['caroline']);
+  assert.deepEqual([...namedWords('what did will turner say', PEOPLE)].sort(), ['turner', 'will'], 'every word of a matched full name, lower case');
+  assert.deepEqual([...namedWords('Where will they live?', PEOPLE)], [], '"will" in a query with capitals is no name');
+  assert.deepEqual([...namedWords('What did the Assistant say?', PEOPLE)], [], 'the agent is never a named person');
+  assert.deepEqual([...namedWords('王小明喜欢什么', PEOPLE)], ['王小明']);
 });

@@ -98,6 +98,21 @@ export function queryFocus(query: string, participants: readonly Participant[], 
 }
 
 /**
+ * The lower-case words of every name of a known participant that the query contains ("What pets
+ * does Nate have?" → nate): word-neighbour expansion (decision 0300) never expands them — a
+ * person's name has neighbours that are other people's names.
+ */
+export function namedWords(query: string, participants: readonly Participant[]): Set<string> {
+  const out = new Set<string>();
+  const names = nameMatcher(query);
+  for (const p of participants) {
+    if (p.id === AGENT_ID) continue;
+    for (const n of namesOf(p)) if (names(n)) for (const w of wordsOf(n)) out.add(w.toLowerCase());
+  }
+  return out;
+}
+
+/**
  * Who said each fact, for 【记忆索引】: relation id → the first non-owner, non-agent speaker
  * recorded with its sources (graph `relation_sources.speaker_id`), named by the
  * participants memory knows (the id when no name was recorded). The owner's own facts get none.
