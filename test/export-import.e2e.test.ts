@@ -7,7 +7,7 @@
  */
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -651,6 +651,18 @@ test('0320: an import that fails at its commit point leaves none of its tombston
   const home = F.homeDir;
   await F.stop();
   commitJournal(journalPath(home), stones);
+  // A start whose memory-control store does not open cannot record them: the record stays.
+  const ctl = join(home, 'memory-control.db');
+  const sidecars = ['', '-wal', '-shm'].filter((x) => existsSync(ctl + x));
+  for (const x of sidecars) renameSync(ctl + x, `${ctl}${x}.kept`);
+  mkdirSync(ctl);
+  const D = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  daemons.push(D);
+  assert.equal(D.host.services.use('host.memory-control'), undefined, 'the store is down in this start');
+  assert.ok(existsSync(journalPath(home)), 'the commit record is kept for the next start');
+  await D.stop();
+  rmSync(ctl, { recursive: true });
+  for (const x of sidecars) renameSync(`${ctl}${x}.kept`, ctl + x);
   const G = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
   daemons.push(G);
   assert.ok(!existsSync(journalPath(home)), 'finished at start');

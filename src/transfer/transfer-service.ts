@@ -562,8 +562,16 @@ export class TransferRuntime implements TransferService {
   private async recordCommitted(report?: TransferReport): Promise<boolean> {
     const c = committedImport(journalPath(this.host.home));
     if (!c) return false;
+    // Without the memory control (its store did not open) there is nowhere to keep them: the
+    // fallback ledger would only hold them in memory, and the journal would go with them.
+    const ledger = this.host.forget?.();
+    if (!ledger && c.tombstones.length > 0) {
+      this.host.log.error('the forgets an import brought could not be recorded (the memory-control store is not open); the next start tries again', { tombstones: c.tombstones.length });
+      report?.notes.push('the archive\'s forgets could not be recorded yet (the memory-control store is not open); they will be at the next start');
+      return false;
+    }
     try {
-      await this.ledger().record(c.tombstones);
+      await (ledger ?? emptyLedger()).record(c.tombstones);
       return true;
     } catch (e) {
       this.host.log.error(`the forgets an import brought could not be recorded (${(e as Error).message}); the next start tries again`, { tombstones: c.tombstones.length });
