@@ -118,11 +118,16 @@ test('edits made by hand in the folder reach the index without a restart; linked
   // Our own writes are not undone by their own watcher events, nor by a hand edit read meanwhile.
   await kb.create('keys', 'spare key under the blue pot');
   await kb.update('keys', 'spare key with the neighbour');
-  await new Promise((r) => setTimeout(r, 300));
+  // The watcher has seen those events once a later hand edit is indexed (the same debounce; the
+  // earlier events' timers fire first), so the checks below are not made before it could act.
+  fs.mkdirSync(path.join(dir, 'sentinel'));
+  fs.writeFileSync(path.join(dir, 'sentinel', 'content.md'), 'sentinel entry');
+  await until(async () => (await names()).includes('sentinel'), 'a later hand edit is indexed');
+  await new Promise((r) => setTimeout(r, 50));
   assert.equal((await kb.get('keys')).content, 'spare key with the neighbour');
   assert.deepEqual(await kb.search('outside'), []);
   assert.ok(!(await names()).includes('linked'));
-  assert.deepEqual([...new Set(told)], ['bins'], `our own writes are not told as hand edits: ${told.join()}`);
+  assert.deepEqual([...new Set(told)], ['bins', 'sentinel'], `our own writes are not told as hand edits: ${told.join()}`);
   await kb.close();
   // After close, nothing is watched: a change on disk is read at the next open.
   fs.writeFileSync(path.join(dir, 'keys', 'content.md'), 'key in the drawer');
