@@ -19,6 +19,22 @@ export interface BtreeWalk {
   badCells: number;
   /** Rows read. */
   rows: number;
+  /**
+   * Pages the tree points to that are on the file's freelist (decision 0310): a stale interior
+   * page (a lost write) still names pages freed since — their rows were deleted. Never read.
+   */
+  freePages: number;
+}
+
+/**
+ * The file's freelist as its header (page 1, the WAL's copy when there is one) and trunk pages
+ * say: every trunk and leaf page number read. `damaged` says why reading stopped early (a loop, a
+ * page number out of range, a trunk that does not parse, a total that does not match the
+ * header's): pages on the unread rest of the list are not known to be free.
+ */
+export interface Freelist {
+  pages: ReadonlySet<number>;
+  damaged?: string;
 }
 
 const WAL_MAGIC_LE = 0x377f0682;
@@ -45,6 +61,7 @@ export class SqlitePageReader {
   /** The newest committed WAL frame of each page: its offset in the `-wal`. */
   private readonly walPages = new Map<number, number>();
   private readonly pageCache = new Map<number, Buffer | null>();
+  private freelistRead: Freelist | undefined;
 
   private constructor(file: string) {
     this.fd = openSync(file, 'r');
@@ -94,6 +111,60 @@ export class SqlitePageReader {
   /** Pages in the main file (the WAL may add more). */
   get mainPages(): number {
     return Math.floor(this.fileBytes / this.pageSize);
+  }
+
+  /** The highest page number either file holds (the main file's pages, or a WAL frame's beyond them). */
+  get lastPage(): number {
+    let n = this.mainPages;
+    for (const p of this.walPages.keys()) if (p > n) n = p;
+    return n;
+  }
+
+  /**
+   * The freelist (fileformat2 §1.5), read once: header offset 32 names the first trunk page, 36 the
+   * total of free pages; a trunk holds the next trunk's number, a count of leaves and their numbers.
+   * Reading stops — and `damaged` says why — at a trunk seen before, a number out of range, a
+   * trunk that is unreadable or whose count does not fit its page; the leaves of a trunk that
+   * does not parse are not taken (random numbers would hide live pages). Never throws.
+   */
+  get freelist(): Freelist {
+    if (!this.freelistRead) {
+      try {
+        this.freelistRead = this.readFreelist();
+      } catch (e) {
+        this.freelistRead = { pages: new Set(), damaged: `the freelist could not be read: ${(e as Error).message}` };
+      }
+    }
+    return this.freelistRead;
+  }
+
+  private readFreelist(): Freelist {
+    const pages = new Set<number>();
+    const done = (damaged?: string): Freelist => (damaged ? { pages, damaged } : { pages });
+    const p1 = this.page(1);
+    if (!p1 || !p1.subarray(0, 16).equals(HEADER)) return done('page 1 is not a SQLite header: the freelist is unknown');
+    const total = p1.readUInt32BE(36);
+    const last = this.lastPage;
+    const perTrunk = Math.floor(this.usable / 4) - 2;
+    const inRange = (n: number) => n >= 2 && n <= last;
+    let trunk = p1.readUInt32BE(32);
+    while (trunk !== 0) {
+      if (!inRange(trunk)) return done(`freelist trunk page ${trunk} is out of range (1–${last})`);
+      if (pages.has(trunk)) return done(`freelist trunk page ${trunk} is named twice (a loop)`);
+      pages.add(trunk);
+      const buf = this.page(trunk);
+      if (!buf) return done(`freelist trunk page ${trunk} is unreadable`);
+      const count = buf.readUInt32BE(4);
+      if (count > perTrunk) return done(`freelist trunk page ${trunk} says ${count} leaves; at most ${perTrunk} fit`);
+      const leaves: number[] = [];
+      for (let i = 0; i < count; i++) leaves.push(buf.readUInt32BE(8 + 4 * i));
+      const bad = leaves.find((l) => !inRange(l) || pages.has(l));
+      if (bad !== undefined) return done(`freelist trunk page ${trunk} names leaf ${bad}, out of range or named before`);
+      for (const l of leaves) pages.add(l);
+      if (pages.size > total) return done(`the freelist holds more pages than the header's ${total}`);
+      trunk = buf.readUInt32BE(0);
+    }
+    return done(pages.size === total ? undefined : `the freelist holds ${pages.size} pages; the header says ${total}`);
   }
 
   /**
@@ -146,10 +217,13 @@ export class SqlitePageReader {
   /**
    * Every row of the b-tree rooted at `root`: `table` trees give `(rowid, values)`, `index` trees
    * (and WITHOUT ROWID tables) `values`. Pages that do not parse are skipped and counted; a cell
-   * that does not decode is counted and skipped.
+   * that does not decode is counted and skipped. A page on the freelist is never read — neither
+   * descended into nor its cells decoded — and is counted (`freePages`); a cell whose overflow
+   * chain runs into a free page does not decode.
    */
   walk(root: number, kind: 'table' | 'index', visit: (values: SqliteValue[], rowid: number | undefined) => void): BtreeWalk {
-    const out: BtreeWalk = { pages: 0, unreadable: 0, unreadableLeaves: 0, badCells: 0, rows: 0 };
+    const out: BtreeWalk = { pages: 0, unreadable: 0, unreadableLeaves: 0, badCells: 0, rows: 0, freePages: 0 };
+    const free = this.freelist.pages;
     const seen = new Set<number>();
     const leafDepths = new Set<number>();
     const failedAt: number[] = [];
@@ -162,6 +236,11 @@ export class SqlitePageReader {
         continue;
       }
       seen.add(n);
+      // Freed pages keep their old cells (no secure_delete): a stale pointer would bring back deleted rows.
+      if (free.has(n)) {
+        out.freePages++;
+        continue;
+      }
       const parsed = this.btreePage(n, kind);
       if (!parsed) {
         out.unreadable++;
@@ -275,7 +354,7 @@ export class SqlitePageReader {
     let got = local;
     const seen = new Set<number>();
     while (got < total) {
-      if (next === 0 || seen.has(next)) throw new Error('broken overflow chain');
+      if (next === 0 || seen.has(next) || this.freelist.pages.has(next)) throw new Error('broken overflow chain');
       seen.add(next);
       const ov = this.page(next);
       if (!ov) throw new Error('overflow page unreadable');

@@ -12,9 +12,13 @@ export interface SalvageRowCounts {
   skipped: number;
 }
 
-/** A salvage's counts over every table, and the pages that could not be read. */
+/** A salvage's counts over every table, the pages that could not be read, and the free pages skipped. */
 export interface RowSalvageReport extends SalvageRowCounts {
   unreadablePages: number;
+  /** Pages on the freelist a (stale) interior page pointed to: not read (decision 0310). */
+  freePagesSkipped: number;
+  /** Set when the freelist could not be read whole: why (then a stale pointer into its unread part is followed). */
+  freelistDamaged?: string;
   tables: Record<string, SalvageRowCounts>;
 }
 
@@ -90,7 +94,7 @@ export function copyReadableRows(src: SalvageSource, staged: Database.Database, 
     if (order.includes(name) || name.startsWith('sqlite_') || kinds.has(name)) continue;
     if (hooks.adopt?.(name, staged)) order.push(name);
   }
-  const report: RowSalvageReport = { read: 0, kept: 0, skipped: 0, unreadablePages: 0, tables: {} };
+  const report: RowSalvageReport = { read: 0, kept: 0, skipped: 0, unreadablePages: 0, freePagesSkipped: 0, tables: {} };
   for (const table of order) {
     const counts = copyTable(src, staged, table, hooks);
     if (!counts) continue;
@@ -100,6 +104,8 @@ export function copyReadableRows(src: SalvageSource, staged: Database.Database, 
     report.skipped += counts.skipped;
   }
   report.unreadablePages = src.unreadablePages;
+  report.freePagesSkipped = src.freePagesSkipped;
+  if (src.freelistDamaged) report.freelistDamaged = src.freelistDamaged;
   return report;
 }
 
@@ -190,7 +196,7 @@ export function salvageRowsInto(file: string, staged: Database.Database, opts: R
   const src = SalvageSource.open(file, () => layoutRoots(opts.migrate));
   staged.pragma('foreign_keys = ON');
   try {
-    let report: RowSalvageReport = { read: 0, kept: 0, skipped: 0, unreadablePages: src ? src.unreadablePages : 0, tables: {} };
+    let report: RowSalvageReport = { read: 0, kept: 0, skipped: 0, unreadablePages: src ? src.unreadablePages : 0, freePagesSkipped: 0, tables: {} };
     staged.transaction(() => {
       const from = src?.userVersion;
       opts.migrate(staged, from !== undefined && from > 0 && from < opts.newest ? from : opts.newest);

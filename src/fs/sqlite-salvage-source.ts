@@ -39,6 +39,11 @@ export function layoutRoots(migrate: (db: Database.Database) => unknown): Map<st
 export class SalvageSource {
   /** Pages of the walked tables that could not be read (their rows are lost). */
   unreadablePages = 0;
+  /**
+   * Pages the walked tables pointed to that are on the freelist: skipped, never read (a stale
+   * interior page names pages freed since; their rows were deleted).
+   */
+  freePagesSkipped = 0;
 
   private constructor(
     readonly reader: SqlitePageReader,
@@ -64,18 +69,26 @@ export class SalvageSource {
         if ((v[0] === 'table' || v[0] === 'index') && typeof v[1] === 'string' && typeof v[3] === 'number' && v[3] > 0) roots.set(v[1], v[3]);
       });
     } catch {
-      schema = { pages: 0, unreadable: 1, unreadableLeaves: 0, badCells: 0, rows: 0 };
+      schema = { pages: 0, unreadable: 1, unreadableLeaves: 0, badCells: 0, rows: 0, freePages: 0 };
     }
     // A schema not (wholly) read: the tables it did not name are where a new file has them.
-    if (schema.unreadable > 0 || schema.badCells > 0 || roots.size === 0) {
+    if (schema.unreadable > 0 || schema.freePages > 0 || schema.badCells > 0 || roots.size === 0) {
       try {
         for (const [name, root] of layout()) if (!roots.has(name)) roots.set(name, root);
       } catch {
         // no layout to guess from: only what the schema named is read
       }
     }
-    // The schema's own pages are not counted as unreadable: no row of the store is on them.
+    // The schema's own pages are not counted as unreadable (no row of the store is on them), nor as free.
     return new SalvageSource(reader, roots);
+  }
+
+  /**
+   * Why the freelist could not be read whole (undefined: it was): pages on its unread part are
+   * not known to be free, so a stale pointer into them is followed.
+   */
+  get freelistDamaged(): string | undefined {
+    return this.reader.freelist.damaged;
   }
 
   /** The schema version the file's header gives (`PRAGMA user_version`), if it is readable. */
@@ -99,9 +112,10 @@ export class SalvageSource {
       });
     } catch {
       // A reader bug on a file stranger than the tests': what was visited stays; the rest is lost.
-      w = { pages: 0, unreadable: 1, unreadableLeaves: 0, badCells: 0, rows: 0 };
+      w = { pages: 0, unreadable: 1, unreadableLeaves: 0, badCells: 0, rows: 0, freePages: 0 };
     }
     this.unreadablePages += w.unreadable;
+    this.freePagesSkipped += w.freePages;
     return { ...w, invalid };
   }
 

@@ -147,6 +147,14 @@ export interface SalvageRows {
 export interface StoreSalvage extends SalvageRows {
   /** Pages of the old file's tables that could not be read (rows on them are lost). */
   unreadablePages: number;
+  /**
+   * Pages a table pointed to that are on the old file's freelist (a stale inner page, a lost
+   * write): skipped unread — their rows were deleted. Rows the stale page should have pointed to
+   * instead are not reached. Absent: none (or a report from before decision 0310's amendment).
+   */
+  freePagesSkipped?: number;
+  /** Why the old file's freelist could not be read whole (absent: it was); pages on its unread part are not known to be free. */
+  freelistDamaged?: string;
   /** The counts by table of the old file (`config`, `config_<plugin>`, `people`, `relations`, `entities` …). */
   tables: Record<string, SalvageRows>;
   /** config: settings read back but dropped because they no longer fit their key (names only, never values). */

@@ -35,7 +35,11 @@ export function salvageGroups(s: Pick<StoreSalvage, 'tables'>): { what: string; 
  * its own in both languages). Never names a value — config's dropped settings by key only.
  */
 export function salvageInWords(s: StoreSalvage): string {
-  const pages = s.unreadablePages ? `; ${s.unreadablePages} damaged ${s.unreadablePages === 1 ? 'page' : 'pages'} could not be read` : '';
+  const unread = s.unreadablePages ? `; ${s.unreadablePages} damaged ${s.unreadablePages === 1 ? 'page' : 'pages'} could not be read` : '';
+  // Decision 0310: a stale page pointing into free space; its deleted rows are not read back.
+  const free = s.freePagesSkipped ? `; ${s.freePagesSkipped} free ${s.freePagesSkipped === 1 ? 'page' : 'pages'} a stale page pointed to skipped (deleted rows stay deleted)` : '';
+  const list = s.freelistDamaged ? '; the free-page list could not be read whole' : '';
+  const pages = `${unread}${free}${list}`;
   if (s.tombstones !== undefined) {
     const lost = s.tombstonesLostAtMost === 0 ? 'none lost' : s.tombstonesLostAtMost === null || s.tombstonesLostAtMost === undefined ? 'an unknown number could not be read' : `up to ${s.tombstonesLostAtMost} could not be read`;
     return `${s.tombstones} forget tombstones (${lost}), ${s.exclusions ?? 0} excluded turns, ${s.changes ?? 0} history entries${pages}`;
@@ -44,5 +48,5 @@ export function salvageInWords(s: StoreSalvage): string {
   const what = groups.length ? ` (${groups.map((g) => `${g.counts.kept} ${g.what}`).join(', ')})` : '';
   const skipped = s.skipped ? `; ${s.skipped} left out: invalid, or belonging to a row that was lost` : '';
   const dropped = s.droppedKeys?.length ? `; settings dropped as they no longer fit their key: ${s.droppedKeys.join(', ')}` : '';
-  return `${s.kept} of ${s.read} rows${what}${skipped}${dropped}${pages}${s.unreadablePages ? ': what they held is lost' : ''}`;
+  return `${s.kept} of ${s.read} rows${what}${skipped}${dropped}${unread}${s.unreadablePages ? ': what they held is lost' : ''}${free}${list}`;
 }

@@ -87,6 +87,7 @@ export function salvageSummary(s: Partial<StoreSalvage>): string {
   const parts = [`${s.kept ?? 0}/${s.read ?? 0} rows`];
   if (s.skipped) parts.push(`${s.skipped} left out`);
   if (s.unreadablePages) parts.push(`${s.unreadablePages} ${s.unreadablePages === 1 ? 'page' : 'pages'} lost`);
+  if (s.freePagesSkipped) parts.push(`${s.freePagesSkipped} free ${s.freePagesSkipped === 1 ? 'page' : 'pages'} skipped`);
   if (s.droppedKeys?.length) parts.push(`dropped: ${s.droppedKeys.join(' ')}`);
   return parts.join(', ');
 }

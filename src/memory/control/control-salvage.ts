@@ -132,12 +132,14 @@ export function salvageControlFile(file: string): ControlSalvage {
     let lost: number | null = null;
     if (tw && tw.unreadable === tw.unreadableLeaves) lost = tw.unreadableLeaves * r.maxRowsPerLeaf(MIN_TOMBSTONE_RECORD) + tw.badCells + tw.invalid;
     if (tw && tw.pages === 0) lost = null;
-    out.report = report(out, tables, lost, src.unreadablePages);
+    // A pointer into the freelist: that inner page is stale, so which leaves it should name is unknown.
+    if (tw && tw.freePages > 0) lost = null;
+    out.report = report(out, tables, lost, src);
     return out;
   } catch {
     // A reader bug on a file stranger than the tests': keep what was read; the loss is unknown.
     out.tombstones = [...stones.values()];
-    out.report = report(out, tables, null, src.unreadablePages);
+    out.report = report(out, tables, null, src);
     return out;
   } finally {
     src.close();
@@ -149,10 +151,11 @@ export function emptyControlReport(): ControlStoreSalvage {
   return { read: 0, kept: 0, skipped: 0, unreadablePages: 0, tables: {}, tombstones: 0, tombstonesLostAtMost: null, exclusions: 0, changes: 0 };
 }
 
-function report(s: ControlSalvage, tables: Record<string, SalvageRows>, lost: number | null, unreadablePages: number): ControlStoreSalvage {
+function report(s: ControlSalvage, tables: Record<string, SalvageRows>, lost: number | null, src: SalvageSource): ControlStoreSalvage {
   const all = Object.values(tables);
   const sum = (k: keyof SalvageRows) => all.reduce((n, t) => n + t[k], 0);
-  return { read: sum('read'), kept: sum('kept'), skipped: sum('skipped'), unreadablePages, tables, tombstones: s.tombstones.length, tombstonesLostAtMost: lost, exclusions: s.exclusions.length, changes: s.changes.length };
+  const free = { freePagesSkipped: src.freePagesSkipped, ...(src.freelistDamaged ? { freelistDamaged: src.freelistDamaged } : {}) };
+  return { read: sum('read'), kept: sum('kept'), skipped: sum('skipped'), unreadablePages: src.unreadablePages, ...free, tables, tombstones: s.tombstones.length, tombstonesLostAtMost: lost, exclusions: s.exclusions.length, changes: s.changes.length };
 }
 
 /**
