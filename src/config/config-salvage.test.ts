@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { ConfigKeyDef, ConfigValue } from '../spec/index.js';
 import { ConfigRegistry } from './config-registry.js';
 import { coreConfigDefaults } from './core-defaults.js';
-import { overwriteHeader, overwritePage, tablePages } from '../fs/__fixtures__/sqlite-damage.js';
+import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../fs/__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-config-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -130,6 +130,58 @@ test('0310: a page of a plugin’s settings overwritten — every other setting 
   assert.equal(again.reg.get('core.agent.name'), 'Friday');
   assert.equal(again.reg.get('core.memory.embedding_api.api_key'), SECRET);
   again.reg.close();
+});
+
+test('0310: settings deleted long ago stay deleted — a stale inner page of a plugin’s table pointing at a freed page that still holds them is skipped, the rest comes back', async () => {
+  const { file } = await build();
+  const { reg } = registry(file);
+  // SQLite's default (no secure_delete): deleting rows one by one merges leaves, and a freed leaf
+  // keeps the cells it held — copies of settings that were moved to its siblings.
+  for (let i = 100; i < 200; i++) await reg.reset(`plugin.bulk.k${i}`);
+  const keysOn = (page: number) => [...readPageBytes(file, page, 0, 4096).toString('latin1').matchAll(/plugin\.bulk\.k(\d+)/g)].map((m) => Number(m[1]));
+  reg.close();
+  const freed = freePages(file).find((p) => readPageBytes(file, p, 0, 1)[0] === 0x0a && keysOn(p).length > 0);
+  assert.ok(freed, 'a freed leaf still holds settings');
+  const copied = [...new Set(keysOn(freed))];
+  // Then those settings are deleted too (a removed secret): their only bytes left are the freed page's.
+  const again = registry(file);
+  for (const i of copied) await again.reg.reset(`plugin.bulk.k${i}`);
+  again.reg.close();
+  assert.ok(freePages(file).includes(freed), 'the page is still free');
+  assert.deepEqual([...new Set(keysOn(freed))], copied, 'and still holds the deleted settings');
+  const deleted = new Set([...Array.from({ length: 100 }, (_, i) => 100 + i), ...copied]);
+  // The lost write: the root of config_bulk names the freed page as its first child.
+  const db = new Database(file, { readonly: true });
+  const rootPage = db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'config_bulk'").pluck().get() as number;
+  db.close();
+  const head = readPageBytes(file, rootPage, 0, 14);
+  assert.equal(head[0], 0x02, 'the root is an interior index page (a WITHOUT ROWID table)');
+  const cell = head.readUInt16BE(12);
+  const child = readPageBytes(file, rootPage, cell, 4).readUInt32BE(0);
+  const lostLeaf = leaves(file, 'config_bulk').find((p) => p.pageno === child)!;
+  assert.ok(lostLeaf, 'the first child is a live leaf');
+  writeUint32(file, rootPage, cell, freed);
+
+  const o = registry(file, T0 + 9);
+  const aside = o.reg.setAside;
+  assert.ok(aside, 'SQLite refuses the file (a page both free and in a tree)');
+  const back: number[] = [];
+  let lost = 0;
+  for (let i = 0; i < BULK; i++) {
+    const v = o.reg.get(`plugin.bulk.k${i}`);
+    if (deleted.has(i)) {
+      if (v !== '') back.push(i);
+    } else if (v === '') lost++;
+    else assert.equal(v, bulkValue(i));
+  }
+  assert.deepEqual(back, [], 'no deleted setting comes back');
+  assert.equal(lost, lostLeaf.ncell, "only the rows of the leaf the stale pointer replaced are lost");
+  assert.equal(o.reg.get('plugin.bulk.token'), PLUGIN_SECRET);
+  assert.equal(o.reg.get('core.memory.embedding_api.api_key'), SECRET);
+  assert.equal(aside.salvaged.freePagesSkipped, 1);
+  assert.match(o.warnings.map((w) => w.msg).join('\n'), /1 free page a stale page pointed to skipped \(deleted rows stay deleted\)/);
+  assertNoSecret(o);
+  o.reg.close();
 });
 
 test('0310: a page of people overwritten — a linked id whose person was lost keeps its link (the person re-created, named after the id)', async () => {
