@@ -175,7 +175,7 @@ test('0310: settings deleted long ago stay deleted — a stale inner page of a p
     else assert.equal(v, bulkValue(i));
   }
   assert.deepEqual(back, [], 'no deleted setting comes back');
-  assert.equal(lost, lostLeaf.ncell, "only the rows of the leaf the stale pointer replaced are lost");
+  assert.equal(lost, lostLeaf.ncell, 'only the rows of the leaf the stale pointer replaced are lost');
   assert.equal(o.reg.get('plugin.bulk.token'), PLUGIN_SECRET);
   assert.equal(o.reg.get('core.memory.embedding_api.api_key'), SECRET);
   assert.equal(aside.salvaged.freePagesSkipped, 1);
