@@ -89,10 +89,12 @@ test('waiter status: a salvaged config.db or graph.db shows rows kept of those r
       setAside: [
         { store: 'config', file: '/h/config.db.corrupt-5', at: CREATED, salvaged: { read: 44, kept: 41, skipped: 3, unreadablePages: 2, tables: {}, droppedKeys: ['core.agent.max_tool_rounds'] } },
         { store: 'graph', file: '/h/graph.db.corrupt-5', at: CREATED, salvaged: { read: 300, kept: 300, skipped: 0, unreadablePages: 0, tables: {} } },
+        { store: 'graph', file: '/h/graph.db.corrupt-6', at: CREATED, salvaged: { read: 90, kept: 90, skipped: 0, unreadablePages: 0, freePagesSkipped: 2, tables: {} } },
       ],
     }),
   );
   assert.match(out, /config .*41\/44 rows, 3 left out, 2 pages lost, dropped: core\.agent\.max_tool_rounds/);
   assert.match(out, /graph .*300\/300 rows/);
+  assert.match(out, /graph .*90\/90 rows, 2 free pages skipped/, 'a stale page pointed into the freelist (0310, Free pages)');
   assert.doesNotMatch(out, /undefined|tombstones/);
 });
