@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ControlDB } from './control-db.js';
 import { salvageControlFile } from './control-salvage.js';
-import { overwriteHeader, overwritePage, tablePages } from '../../fs/__fixtures__/sqlite-damage.js';
+import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../fs/__fixtures__/sqlite-damage.js';
 import type { ControlStoreSalvage } from '../../spec/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-salvage-'));
@@ -102,6 +102,28 @@ test('0280: a tombstone page overwritten with garbage loses only its rows, and s
   assert.ok(s.report.tombstonesLostAtMost !== null && s.report.tombstonesLostAtMost >= missing, `lost at most ${s.report.tombstonesLostAtMost} ≥ ${missing}`);
   assert.ok(s.report.tombstonesLostAtMost! < 100, 'the bound is one page, not the table');
   assert.deepEqual([s.report.exclusions, s.report.changes, s.report.unreadablePages], [5, 40, 1]);
+});
+
+test('0310: the tombstones’ root pointing into the freelist (a stale page) — the free page is skipped unread, the loss bound becomes unknown, the carving still finds every tombstone', () => {
+  const { file } = closed();
+  // Free pages with old rows in them: a table filled and dropped without secure_delete.
+  const raw = new Database(file);
+  raw.pragma('secure_delete = OFF');
+  raw.exec("CREATE TABLE scratch (id INTEGER PRIMARY KEY, t TEXT); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300) INSERT INTO scratch SELECT i, printf('old row %d', i) || zeroblob(40) FROM c; DROP TABLE scratch;");
+  raw.close();
+  const free = freePages(file);
+  assert.ok(free.length > 2, 'the drop freed pages');
+  const rootPage = tablePages(file, 'tombstones').find((p) => p.pagetype === 'internal')!.pageno;
+  const head = readPageBytes(file, rootPage, 0, 14);
+  assert.equal(head[0], 0x02, 'the tombstones’ root is an interior index page');
+  const cell = head.readUInt16BE(12);
+  writeUint32(file, rootPage, cell, free[free.length - 1]);
+  const s = salvageControlFile(file);
+  assert.equal(checkStones(s, 600), 0, 'the leaf no longer pointed to is carved from the raw bytes');
+  assert.equal(s.report.freePagesSkipped, 1);
+  assert.equal(s.report.unreadablePages, 0, 'the free page was not read as a page of the tree');
+  assert.equal(s.report.tombstonesLostAtMost, null, 'which leaves the stale page should name is unknown');
+  assert.deepEqual([s.report.exclusions, s.report.changes], [5, 40]);
 });
 
 test('0280: a history page overwritten in the middle of the file leaves every tombstone', () => {
