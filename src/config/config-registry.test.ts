@@ -36,6 +36,24 @@ const def = <T extends ConfigValue>(schema: z.ZodType<T>, d: T, extra: Partial<C
 const SECRET = 'sk-live-0123456789abcdef';
 
 describe('ConfigRegistry', () => {
+  test('a replaced or removed API key is overwritten on disk (secure_delete), not left in a freed cell', () => {
+    const db = tmpDb();
+    const { reg } = makeRegistry(db);
+    reg.register({ 'core.memory.embedding_api.api_key': coreConfigDefaults()['core.memory.embedding_api.api_key'] });
+    const first = 'sk-first-key-aaaaaaaaaaaaaaaaaaaa';
+    const second = 'sk-second-key-bbbbbbbbbbbbbbbbbbb';
+    reg.set('core.memory.embedding_api.api_key', first);
+    reg.set('core.memory.embedding_api.api_key', second);
+    reg.reset('core.memory.embedding_api.api_key');
+    reg.close();
+    open.splice(open.indexOf(reg), 1);
+    // Closing checkpoints the WAL into the file and removes it: the file is all there is.
+    const bytes = fs.readFileSync(db);
+    for (const f of fs.readdirSync(path.dirname(db))) assert.ok(!f.endsWith('-wal') || fs.statSync(path.join(path.dirname(db), f)).size === 0, f);
+    assert.equal(bytes.includes(first), false, 'the replaced key is not in the file');
+    assert.equal(bytes.includes(second), false, 'the removed key is not in the file');
+  });
+
   test('default, set, get, and persistence across close/open', async () => {
     const db = tmpDb();
     const { reg } = makeRegistry(db);

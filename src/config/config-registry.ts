@@ -397,6 +397,9 @@ export class ConfigRegistry implements ConfigReader {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
+      // API keys live here: a key replaced or removed is overwritten on disk, not left in a freed
+      // page or cell for a copy of the file (or a salvage, 0310) to read. Config writes are rare.
+      db.pragma('secure_delete = ON');
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw Object.assign(new Error(`quick_check: ${String(check)}`), { code: 'SQLITE_CORRUPT' });
       migrateConfigDb(db);

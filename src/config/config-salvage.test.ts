@@ -134,19 +134,23 @@ test('0310: a page of a plugin’s settings overwritten — every other setting 
 
 test('0310: settings deleted long ago stay deleted — a stale inner page of a plugin’s table pointing at a freed page that still holds them is skipped, the rest comes back', async () => {
   const { file } = await build();
-  const { reg } = registry(file);
-  // SQLite's default (no secure_delete): deleting rows one by one merges leaves, and a freed leaf
-  // keeps the cells it held — copies of settings that were moved to its siblings.
-  for (let i = 100; i < 200; i++) await reg.reset(`plugin.bulk.k${i}`);
+  // A config.db written before the registry turned secure_delete on (or by another tool): with
+  // SQLite's default, deleting rows one by one merges leaves, and a freed leaf keeps the cells it
+  // held — copies of settings that were moved to its siblings.
+  const raw = (keys: number[]) => {
+    const w = new Database(file);
+    w.pragma('secure_delete = OFF');
+    const del = w.prepare('DELETE FROM config_bulk WHERE key = ?');
+    for (const i of keys) del.run(`plugin.bulk.k${i}`);
+    w.close();
+  };
+  raw(Array.from({ length: 100 }, (_, i) => 100 + i));
   const keysOn = (page: number) => [...readPageBytes(file, page, 0, 4096).toString('latin1').matchAll(/plugin\.bulk\.k(\d+)/g)].map((m) => Number(m[1]));
-  reg.close();
   const freed = freePages(file).find((p) => readPageBytes(file, p, 0, 1)[0] === 0x0a && keysOn(p).length > 0);
   assert.ok(freed, 'a freed leaf still holds settings');
   const copied = [...new Set(keysOn(freed))];
   // Then those settings are deleted too (a removed secret): their only bytes left are the freed page's.
-  const again = registry(file);
-  for (const i of copied) await again.reg.reset(`plugin.bulk.k${i}`);
-  again.reg.close();
+  raw(copied);
   assert.ok(freePages(file).includes(freed), 'the page is still free');
   assert.deepEqual([...new Set(keysOn(freed))], copied, 'and still holds the deleted settings');
   const deleted = new Set([...Array.from({ length: 100 }, (_, i) => 100 + i), ...copied]);
