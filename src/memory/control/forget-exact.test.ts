@@ -146,3 +146,28 @@ test('0320: tombstones an older version recorded keep their meaning — a text o
   assert.ok(log.filter((e) => e.turnId === c.turnId).every((e) => !e.data?.redacted));
   await done(again);
 });
+
+test('0320: a fact\'s sentence and a note are the model\'s text — forgetting them takes no message of the person that says the same, here or where the tombstones go', async () => {
+  const { mem, turn, sessions, done } = await setup();
+  const THANKS = 'thanks so much for your help';
+  const LENA = `My daughter Lena starts school on Monday, ${THANKS}`;
+  const NOTE = 'The person likes to start the week with a plan';
+  // The model sets a fact's sentence freely (memory_commit), and writes notes (doc_commit).
+  mem.graph.commit([{ subject: 'user', predicate: 'says', object: 'thanks', sentence: THANKS }]);
+  const fact = mem.graph.relations({ limit: 10, offset: 0 }).items.find((r) => r.sentence === THANKS)!;
+  const note = mem.docs.add({ content: NOTE, sessionId: 'webui:1', refs: [] });
+  const lena = await turn(LENA, 'Good luck to Lena!');
+  const week = await turn(NOTE, 'Noted.');
+  const res = await mem.control.forget({ relationIds: [fact.id], documents: [{ tier: 'document', id: note.id }] });
+  assert.equal(res.relations, 1);
+  assert.equal(res.documents, 1);
+  const log = await sessions.events('webui:1', { includeDeleted: true });
+  for (const t of [lena, week]) assert.ok(log.filter((e) => e.turnId === t.turnId).every((e) => !e.data?.redacted), `${t.turnId}: the person's message is not a quote of the model's text`);
+  assert.equal(mem.control.isTombstonedContent(THANKS), false, 'no content tombstone of a fact sentence');
+  assert.equal(mem.control.isTombstonedContent(NOTE), false, 'nor of a note');
+  assert.equal(mem.control.isTombstonedDocument(note.id), true, 'the note goes by its id');
+  // Applied again (after an import): the person's turns stay.
+  assert.equal(await mem.control.applyTombstones(), undefined);
+  assert.ok((await traces(mem, 'Lena')).includes('context'));
+  await done(mem);
+});

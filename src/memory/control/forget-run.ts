@@ -71,16 +71,15 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     itemIds.add(e.id);
   }
   /**
-   * A document or archived row: one archived from a window event of a forgotten turn holds its
-   * message and reply; any other of the turn (a note written in it) is what the turn produced and
-   * goes by its id; a note asked for by its id is what was written.
+   * A document or archived row: one archived from a window event holds a message and its reply
+   * (of a forgotten turn, or asked for by its id); any other — a note, of a turn or asked for by
+   * its id — goes by its id alone. A note is usually the agent's text (`doc_commit`), not what the
+   * person said: remembered by its text, or searched for as a quote, it would take whatever else
+   * says the same — a forget wider than the list the person confirmed (decision 0320).
    */
   const addDoc = (d: { id: string; content: string; input: string; response: string; title?: string; refs: string[]; kind?: string; eventKind?: string }) => {
     const turn = turnOfItem(d.refs);
-    if (turn === undefined) {
-      ft.written(d.content);
-      ft.exchange(undefined, d.input, d.response);
-    } else if (isArchivedEvent(d)) {
+    if (isArchivedEvent(d)) {
       ft.exchange(turn, d.input, d.response);
       ft.other(d.content);
     } else ft.other(d.content, d.input, d.response);
@@ -134,8 +133,9 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     const r = graph!.relation(id);
     if (!r) continue;
     factTexts.push(factText(r));
-    // The sentence of a fact forgotten by hand is what was said of it; a fact that goes with its turn goes by the turn.
-    if (relationIds.includes(id)) ft.written(r.sentence);
+    // A fact's sentence is whatever the model wrote (`memory_commit` sets it freely): it goes with
+    // the fact (its hash), never by its text — no content tombstone, no quote (decision 0320).
+    if (relationIds.includes(id)) ft.other(r.sentence);
   }
   const entityNames = new Set<string>();
   if (graph) {

@@ -6,15 +6,18 @@ const has = (x: string | undefined): x is string => typeof x === 'string' && x.t
  * The texts of what a forget removes, sorted by what each is (decision 0320), because each kind is
  * remembered differently:
  *
- * - **said** — what the person said or wrote: a turn's message, a note forgotten by its id, the
- *   sentence of a fact forgotten by hand, a library memory or knowledge entry they ticked. A
- *   distinctive one gets a content tombstone (its copies elsewhere go too: an imported log under
- *   another session id, a document that holds it) and is searched for as a quote in the logs.
+ * - **said** — what the person said: a turn's message (a window event's input). A distinctive one
+ *   gets a content tombstone (its copies elsewhere go too: an imported log under another session
+ *   id, a document that holds it) and is searched for as a quote in the logs. A library memory or
+ *   knowledge entry they ticked is searched for as a quote too (after the tombstones are written).
+ *   Not a note or a fact's sentence: the model writes those freely (`doc_commit`,
+ *   `memory_commit`), and remembered by text they would take whatever else says the same — a
+ *   forget wider than the list the person confirmed. They go by their id or hash.
  * - **answers** — what the agent replied in a turn, and what its tools gave it there. Never a
  *   tombstone of its own, never a quote: "Sorry, this turn failed: …" is the reply of countless
  *   turns, the same command output comes back in many. Each is remembered with the turn's message
  *   as a *pair* tombstone, which matches only the same answer to the same message.
- * - **everything else** (titles, documents the turn produced, tool calls, injections):
+ * - **everything else** (titles, notes, fact sentences, tool calls, injections):
  *   goes with its turn's id, and is only used here (history entries that hold it, set-aside
  *   copies, the embedder's cache, sentences the graph keeps).
  */
@@ -37,7 +40,7 @@ export class ForgetTexts {
     for (const x of xs) if (has(x)) this.all.add(x);
   }
 
-  /** What the person said or wrote, outside a turn's exchange (a note, a fact's sentence, a memory). */
+  /** What the person said or chose, outside a turn's exchange (a message with no turn, a ticked library memory). */
   written(...xs: (string | undefined)[]): void {
     for (const x of xs) {
       if (!has(x)) continue;
