@@ -237,8 +237,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         isForgottenPair: (m, r) => c.isTombstonedPair(m, r),
         tombstones: () => c.tombstoneRefs(),
         record: (ts) => void c.addTombstoneRefs(ts),
-        applyToExisting: async () => {
-          const r = await c.applyTombstones({ actor: 'import', tool: 'import' });
+        applyToExisting: async (refs) => {
+          const r = await c.applyTombstones({ actor: 'import', tool: 'import' }, refs ? { refs } : {});
           return r && { turns: r.turns, facts: r.relations, documents: r.documents + r.archived };
         },
         previewExisting: (refs) => c.previewTombstones(refs),

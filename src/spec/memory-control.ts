@@ -190,8 +190,10 @@ export interface MemoryControlService {
   /**
    * Forgets what is still held of the tombstones (after an import added some): turns whose id or
    * text, facts and notes whose hash was forgotten elsewhere. Undefined when nothing matched.
+   * `opts.refs` (`sha256:<kind>:<hex>`): match by these tombstones only — what an import brought
+   * that was not recorded here before (a forget made here acted here already, exactly).
    */
-  applyTombstones(meta?: ChangeMeta): Promise<ForgetResult | undefined>;
+  applyTombstones(meta?: ChangeMeta, opts?: { refs?: readonly string[] }): Promise<ForgetResult | undefined>;
   /** What `applyTombstones` would forget here once these refs (an archive's tombstones) are recorded: counts only, nothing changes. */
   previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }>;
   /** Records a change the caller made (library, plan); returns it with its id. */

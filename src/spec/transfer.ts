@@ -159,9 +159,11 @@ export interface ForgetLedger {
   isForgottenPair?(message: string, reply: string): boolean;
   /**
    * Optional: after an import recorded tombstones, forgets what this install already held of them
-   * (a forget made on the archive's install reaches the copy here). Counts of what went.
+   * (a forget made on the archive's install reaches the copy here). Counts of what went. `refs`:
+   * the tombstones the import brought that were new here — only they are matched (a forget made
+   * here acted here already, knowing the turn ids; matched again by text it would take more).
    */
-  applyToExisting?(): Promise<{ turns: number; facts: number; documents: number } | undefined>;
+  applyToExisting?(refs?: readonly string[]): Promise<{ turns: number; facts: number; documents: number } | undefined>;
   /** Optional: what `applyToExisting` would forget here once these tombstones are recorded (the import's preview). */
   previewExisting?(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }>;
 }

@@ -516,7 +516,12 @@ export async function mergeImport(o: {
   }
   if (leftOut.length) plan('settings').privilegedLeftOut = leftOut;
 
-  const tombstones = theirTombs.filter((t) => !o.ledger.isForgotten(t.ref));
+  // Only the tombstones new here are recorded, and only they are applied to what is here (0320
+  // review fix 2): one recorded here already is a forget made here (or an earlier import's, applied
+  // then), which acted here exactly. (\`isForgotten\` is asked of a turn or item id; a ref is
+  // compared with the ledger's own refs.)
+  const have = new Set(theirTombs.length ? o.ledger.tombstones().map((t) => t.ref) : []);
+  const tombstones = theirTombs.filter((t) => !have.has(t.ref) && !o.ledger.isForgotten(t.ref));
   if (theirTombs.length) plan('tombstones').added = tombstones.length;
   for (const [from, to] of Object.entries(renamedSessions)) notes.push(`session ${from} was imported as ${to} (both kept)`);
   return { files, settings, tombstones, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };

@@ -554,7 +554,9 @@ export class TransferRuntime implements TransferService {
     if (!c) return;
     if (!recorded && !(await this.recordCommitted(report))) return;
     if (!report) this.host.log.warn(`an import was interrupted after its commit point; recorded the ${c.tombstones.length} forget tombstones it brought`);
-    if (report ? report.parts.tombstones?.added : c.tombstones.length) await this.applyTombstones(report);
+    // Only the tombstones this import brought that were new here (the commit record holds just
+    // those): one recorded here before was a forget made here, which acted here exactly.
+    if (report ? report.parts.tombstones?.added : c.tombstones.length) await this.applyTombstones(c.tombstones.map((t) => t.ref), report);
     rmSync(file, { force: true });
   }
 
@@ -585,9 +587,9 @@ export class TransferRuntime implements TransferService {
    * (the same K-2 forget as any, recorded as the import's). A failure here does not undo the import
    * (the tombstones are recorded; the next forget or reindex honours them): the report says so.
    */
-  private async applyTombstones(report?: TransferReport): Promise<void> {
+  private async applyTombstones(refs: readonly string[], report?: TransferReport): Promise<void> {
     try {
-      const r = await this.ledger().applyToExisting?.();
+      const r = await this.ledger().applyToExisting?.(refs);
       if (r && r.turns + r.facts + r.documents > 0 && !report) this.host.log.warn(`forgot here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
       if (r && r.turns + r.facts + r.documents > 0) report?.notes.push(`forgotten here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
     } catch (e) {

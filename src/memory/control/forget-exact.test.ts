@@ -171,3 +171,31 @@ test('0320: a fact\'s sentence and a note are the model\'s text — forgetting t
   assert.ok((await traces(mem, 'Lena')).includes('context'));
   await done(mem);
 });
+
+test('0320: a forget made here is not applied again by text when an import brings other tombstones — the person\'s other turns that said the same stay', async () => {
+  const { mem, turn, sessions, done } = await setup();
+  const HELLO = 'Hello! How can I help you today?';
+  const ASK = 'What is the weather like in Lima?';
+  const hi1 = await turn('hi', HELLO);
+  const hi2 = await turn('hi', HELLO);
+  const ask1 = await turn(ASK, 'Sunny, 24 degrees.');
+  const ask2 = await turn(ASK, 'Cloudy, 19 degrees.');
+  await mem.control.forget({ turnIds: [hi1.turnId, ask1.turnId] });
+  assert.equal(mem.control.isTombstonedPair('hi', HELLO), true, 'the pair is distinctive (it weighs ≥ 12)');
+  const kept = (id: string) => mem.context.events().some((e) => e.refs?.includes(id));
+  assert.ok(kept(hi2.turnId) && kept(ask2.turnId), 'the forget took the turns asked for, by id');
+  // An import brings a tombstone new here (a forget made elsewhere of something else): only it is applied.
+  const other = `sha256:turn:${turnHash('webui:9#1')}`;
+  assert.equal(mem.control.addTombstoneRefs([{ ref: other, at: 1 }]), 1);
+  assert.equal(await mem.control.applyTombstones({ actor: 'import', tool: 'import' }, { refs: [other] }), undefined);
+  assert.ok(kept(hi2.turnId), 'the second "hi" stays');
+  assert.ok(kept(ask2.turnId), 'the question asked again stays');
+  const log = await sessions.events('webui:1', { includeDeleted: true });
+  assert.ok(log.filter((e) => e.turnId === hi2.turnId).every((e) => !e.data?.redacted));
+  assert.ok(log.some((e) => e.turnId === ask2.turnId && e.kind === 'assistant' && !e.data?.redacted), 'its answer stays');
+  // An import's tombstone that names what is here still takes it.
+  const ref = `sha256:pair:${pairHash('hi', HELLO)}`;
+  assert.equal((await mem.control.applyTombstones({}, { refs: [ref] }))?.turns, 1, 'given as new, the pair takes the turn that has it');
+  assert.ok(!kept(hi2.turnId));
+  await done(mem);
+});

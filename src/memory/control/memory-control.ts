@@ -210,12 +210,18 @@ export class MemoryControl implements MemoryControlService {
    * context window) forgotten by id or by text. So a forget on one install reaches the copy another
    * install already had. Nothing when nothing matches (then nothing is recorded). `byContent:
    * false` matches by turn id, fact and document id only (a salvage at start, decision 0280).
+   * `refs` (`sha256:<kind>:<hex>`, what an import brought that was not recorded here before)
+   * matches by those tombstones only: a forget made here already acted here, exactly — matched
+   * again by its texts, it would take the person's other turns that said the same (a second "hi"
+   * with the same answer), which that forget, knowing the turn ids, had kept (0320 review fix 2).
    */
-  async applyTombstones(meta: ChangeMeta = {}, opts: { byContent?: boolean } = {}): Promise<ForgetResult | undefined> {
+  async applyTombstones(meta: ChangeMeta = {}, opts: { byContent?: boolean; refs?: readonly string[] } = {}): Promise<ForgetResult | undefined> {
     const byContent = opts.byContent ?? true;
+    const only = opts.refs === undefined ? undefined : refSet(opts.refs);
+    if (only && !only.size) return undefined;
     // Every text of every tier is asked about — a message in the log, the window and a document —
     // so the text tombstones are read once, and each text is hashed once.
-    const texts = byContent ? this.db.tombstoneSet(['content', 'pair']) : new Set<string>();
+    const texts = !byContent ? new Set<string>() : only ? new Set([...only].filter((k) => k.startsWith('content:') || k.startsWith('pair:')).map((k) => k.slice(k.indexOf(':') + 1))) : this.db.tombstoneSet(['content', 'pair']);
     const seen = new Map<string, boolean>();
     const once = (key: string, ask: () => boolean) => {
       let v = seen.get(key);
@@ -223,11 +229,11 @@ export class MemoryControl implements MemoryControlService {
       return v;
     };
     const found = await findTombstoned(this.t, {
-      turn: (id) => this.isTombstoned(id),
+      turn: (id) => (only ? only.has(`turn:${turnHash(id)}`) : this.isTombstoned(id)),
       content: (text) => texts.size > 0 && once(`c\u0000${text}`, () => texts.has(contentKey(text) ?? '')),
       pair: (message, reply) => texts.size > 0 && once(`p\u0000${message}\u0000${reply}`, () => texts.has(pairKey(message, reply) ?? '')),
-      fact: (s, p, o) => this.isTombstonedFact(s, p, o),
-      doc: (id) => this.isTombstonedDocument(id),
+      fact: (s, p, o) => (only ? only.has(`fact:${factHash(s, p, o)}`) : this.isTombstonedFact(s, p, o)),
+      doc: (id) => (only ? only.has(`document:${docHash(id)}`) : this.isTombstonedDocument(id)),
     });
     if (!found.turnIds.length && !found.relationIds.length && !found.documents.length) return undefined;
     // A forget request takes at most 5,000 of each: larger sets go in batches.
@@ -245,11 +251,7 @@ export class MemoryControl implements MemoryControlService {
 
   /** What {@link applyTombstones} would forget here if these refs (`sha256:<kind>:<hex>`, an archive's) were recorded: counts only. */
   async previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }> {
-    const set = new Set<string>();
-    for (const ref of refs) {
-      const m = typeof ref === 'string' ? TOMBSTONE_REF.exec(ref) : null;
-      if (m) set.add(`${m[1]}:${m[2]}`);
-    }
+    const set = refSet(refs);
     if (!set.size) return { turns: 0, facts: 0, documents: 0 };
     const found = await findTombstoned(this.t, {
       turn: (id) => set.has(`turn:${turnHash(id)}`),
@@ -460,6 +462,16 @@ export class MemoryControl implements MemoryControlService {
       docs.restore([before.doc], [unpackVector(before.vec)]);
     }
   }
+}
+
+/** Tombstone refs (`sha256:<kind>:<hex>`) as `<kind>:<hex>` keys; anything else is skipped. */
+function refSet(refs: readonly string[]): Set<string> {
+  const set = new Set<string>();
+  for (const ref of refs) {
+    const m = typeof ref === 'string' ? TOMBSTONE_REF.exec(ref) : null;
+    if (m) set.add(`${m[1]}:${m[2]}`);
+  }
+  return set;
 }
 
 function asState(v: unknown): GraphState {
