@@ -684,6 +684,23 @@ test('0320: an import that fails at its commit point leaves none of its tombston
   assert.match(await fingerprint(H), /called Mochi/);
 });
 
+test('0320 review: a forget made here is not applied again by text when an import brings its tombstones back — the same "hi" asked later stays', async () => {
+  const D = await daemon();
+  const HELLO = 'Hello! How can I help you today?';
+  const first = await turn(D, 'cli:hi', 'hi', HELLO);
+  const second = await turn(D, 'cli:hi', 'hi', HELLO);
+  await D.host.services.use('host.memory-control')!.forget({ turnIds: [first] });
+  const t = D.host.services.use('host.transfer')!;
+  const file = join(work, 'hi-after-forget.zip');
+  await t.exportTo({ file });
+  // The archive's tombstones are this install's own (its pair of "hi" with the greeting among them).
+  const r = await t.applyImport((await t.stageImport({ file })).id, { mode: 'skip' });
+  assert.equal(r.report!.parts.tombstones?.added ?? 0, 0, JSON.stringify(r.report!.parts.tombstones));
+  const log = await D.sessions.events('cli:hi', { includeDeleted: true });
+  assert.ok(log.some((e) => e.turnId === second && e.kind === 'assistant' && e.text === HELLO && !e.data?.redacted), 'the second "hi" keeps its turn');
+  assert.ok(log.filter((e) => e.turnId === first).every((e) => e.data?.redacted));
+});
+
 test('an import that fails while it sets settings puts every setting back as stored, an overridden one included', async () => {
   let failOn: string | undefined;
   // webuiPort 0 is this run's override of plugin.webui.port: the stored row under it must survive.
