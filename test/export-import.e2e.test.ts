@@ -701,6 +701,24 @@ test('0320 review: a forget made here is not applied again by text when an impor
   assert.ok(log.filter((e) => e.turnId === first).every((e) => e.data?.redacted));
 });
 
+test('0320 review: a turn whose reply an older forget named (a content tombstone of the reply) is left out of an import whole, its message too', async () => {
+  const P = await daemon();
+  const LIMA = 'It is nine in the morning in Lima right now.';
+  const lima = await turn(P, 'cli:lima', 'What time is it in Lima?', LIMA);
+  const kept = await turn(P, 'cli:lima', 'And in Quito?', 'Also nine in the morning.');
+  const file = join(work, 'lima.zip');
+  await P.host.services.use('host.transfer')!.exportTo({ file });
+  const Q = await daemon();
+  // What a forget before 0320 recorded on Q: a content tombstone of every text of the turn, its reply among them.
+  Q.host.services.use('host.memory-control')!.addTombstoneRefs([{ ref: `sha256:content:${contentHash(LIMA)}`, at: 1 }]);
+  const t = Q.host.services.use('host.transfer')!;
+  await t.applyImport((await t.stageImport({ file })).id, { mode: 'skip' });
+  const log = await Q.sessions.events('cli:lima', { includeDeleted: true });
+  assert.deepEqual(log.filter((e) => e.turnId === lima).map((e) => e.kind), [], 'nothing of the turn came in: not its message alone');
+  assert.ok(log.some((e) => e.turnId === kept && e.kind === 'user'), JSON.stringify(log.map((e) => [e.turnId, e.kind])));
+  assert.doesNotMatch(await fingerprint(Q), /time is it in Lima/);
+});
+
 test('an import that fails while it sets settings puts every setting back as stored, an overridden one included', async () => {
   let failOn: string | undefined;
   // webuiPort 0 is this run's override of plugin.webui.port: the stored row under it must survive.

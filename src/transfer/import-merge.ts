@@ -5,6 +5,7 @@ import type { ConfigKeyInfo, ContextEvent, ForgetLedger, TransferMode, TransferP
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
+import { turnForgotten } from '../memory/control/index.js';
 import { RefMap } from './ref-map.js';
 import type { StagedExport } from './staged-export.js';
 
@@ -102,14 +103,16 @@ function isRecordLine(line: string): boolean {
   }
 }
 
-/** The events of a log, turn by turn: what was said (`user`) and answered (`assistant`, `tool_result`). */
-function logTurns(lines: readonly Record<string, unknown>[]): Map<string, { messages: unknown[]; replies: unknown[] }> {
-  const out = new Map<string, { messages: unknown[]; replies: unknown[] }>();
+/** The events of a log, turn by turn: what was said (`user`), answered (`assistant`, `tool_result`), and its other texts. */
+function logTurns(lines: readonly Record<string, unknown>[]): Map<string, { messages: unknown[]; replies: unknown[]; others: unknown[] }> {
+  const out = new Map<string, { messages: unknown[]; replies: unknown[]; others: unknown[] }>();
   for (const l of lines) {
-    if (l.type !== 'event' || typeof l.turnId !== 'string' || (l.kind !== 'user' && l.kind !== 'assistant' && l.kind !== 'tool_result')) continue;
+    if (l.type !== 'event' || typeof l.turnId !== 'string') continue;
+    const redacted = !!l.data && typeof l.data === 'object' && (l.data as { redacted?: unknown }).redacted === true;
+    if (redacted) continue;
     let g = out.get(l.turnId);
-    if (!g) out.set(l.turnId, (g = { messages: [], replies: [] }));
-    (l.kind === 'user' ? g.messages : g.replies).push(l.text);
+    if (!g) out.set(l.turnId, (g = { messages: [], replies: [], others: [] }));
+    (l.kind === 'user' ? g.messages : l.kind === 'assistant' || l.kind === 'tool_result' ? g.replies : g.others).push(l.text);
   }
   return out;
 }
@@ -219,15 +222,18 @@ export async function mergeImport(o: {
   // events, window events, documents, archived rows and graph sources — also when its session
   // comes in under a new id (keep-both), where its turn id cannot tell.
   const forgottenRefs = new Set(theirTombs.map((t) => t.ref));
-  const judge = (turn: string | undefined, messages: readonly unknown[], replies: readonly unknown[]) => {
+  // The same whole-turn test as applying tombstones here (`turnForgotten`): any whole text of the
+  // turn with a content tombstone — a reply too, as a tombstone recorded before 0320 may name one
+  // (0320 review fix 3: the turn came in as its message alone, its reply dropped event by event) —
+  // or a message with an answer carrying a pair tombstone.
+  const stones = { turn: () => false, content: textForgotten, pair: pairForgotten, fact: () => false, doc: () => false };
+  const judge = (turn: string | undefined, messages: readonly unknown[], replies: readonly unknown[], others: readonly unknown[] = []) => {
     if (turn === undefined || forgottenRefs.has(turn)) return;
     const said = (x: unknown): x is string => typeof x === 'string' && x.trim() !== '';
-    const ms = messages.filter(said);
-    const rs = replies.filter(said);
-    if (ms.some(textForgotten) || ms.some((m) => rs.some((r) => pairForgotten(m, r)))) forgottenRefs.add(turn);
+    if (turnForgotten(stones, undefined, messages.filter(said), replies.filter(said), others.filter(said))) forgottenRefs.add(turn);
   };
   if (o.ledger.isForgottenText || o.ledger.isForgottenPair) {
-    for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) judge(turn, g.messages, g.replies);
+    for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) judge(turn, g.messages, g.replies, g.others);
     for (const e of theirCtx.events) judge(e.refs?.[0], [e.input], [e.response, ...(e.toolOutputs ?? []).map((x) => x.text)]);
     // A document archived from a window event holds its turn's message and reply; a note does not.
     for (const { doc } of theirDocs.docs) if (doc.eventKind === 'user' || doc.eventKind === 'agent') judge(doc.refs[0], [doc.input], [doc.response]);

@@ -9,4 +9,5 @@ export { withChangeActor, currentChangeActor } from './change-actor.js';
 export { queryWords, containsAll } from './text-match.js';
 export { knowledgeForgetParticipant, knowledgeForgetId, type ForgetKnowledgeBase } from './knowledge-participant.js';
 export { turnHash, contentHash } from './tombstone-hash.js';
+export { turnForgotten, type StoneMatcher } from './tombstone-match.js';
 export type { ControlSessions, ControlTextLog, ControlTiers } from './control-tiers.js';
