@@ -233,10 +233,22 @@ export async function mergeImport(o: {
     if (turnForgotten(stones, undefined, messages.filter(said), replies.filter(said), others.filter(said))) forgottenRefs.add(turn);
   };
   if (o.ledger.isForgottenText || o.ledger.isForgottenPair) {
-    for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) judge(turn, g.messages, g.replies, g.others);
-    for (const e of theirCtx.events) judge(e.refs?.[0], [e.input], [e.response, ...(e.toolOutputs ?? []).map((x) => x.text)]);
+    // Each turn's texts from its log, its window events and its archived events, judged together (a
+    // turn has no message only when none of them holds one).
+    const texts = new Map<string, { messages: unknown[]; replies: unknown[]; others: unknown[] }>();
+    const add = (turn: string | undefined, messages: readonly unknown[], replies: readonly unknown[], others: readonly unknown[] = []) => {
+      if (turn === undefined) return;
+      let g = texts.get(turn);
+      if (!g) texts.set(turn, (g = { messages: [], replies: [], others: [] }));
+      g.messages.push(...messages);
+      g.replies.push(...replies);
+      g.others.push(...others);
+    };
+    for (const s of theirSessions) for (const [turn, g] of logTurns(logLines(readFileSync(s.file, 'utf8')))) add(turn, g.messages, g.replies, g.others);
+    for (const e of theirCtx.events) add(e.refs?.[0], [e.input], [e.response, ...(e.toolOutputs ?? []).map((x) => x.text)]);
     // A document archived from a window event holds its turn's message and reply; a note does not.
-    for (const { doc } of theirDocs.docs) if (doc.eventKind === 'user' || doc.eventKind === 'agent') judge(doc.refs[0], [doc.input], [doc.response]);
+    for (const { doc } of theirDocs.docs) if (doc.eventKind === 'user' || doc.eventKind === 'agent') add(doc.refs[0], [doc.input], [doc.response]);
+    for (const [turn, g] of texts) judge(turn, g.messages, g.replies, g.others);
   }
   const refs = new RefMap(o.ledger, forgottenRefs);
   const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };

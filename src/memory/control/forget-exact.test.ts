@@ -199,3 +199,35 @@ test('0320: a forget made here is not applied again by text when an import bring
   assert.ok(!kept(hi2.turnId));
   await done(mem);
 });
+
+test('0320: a turn with no message (proactive) is remembered by its reply paired with "" — a copy under another turn id goes, a person\'s turn with the same answer stays', async () => {
+  const BRIEF = 'Good morning! Your dentist appointment is at 9:00 today.';
+  /** A proactive turn as the kernel would log it from a heartbeat with no chat message: a reply only. */
+  const proactive = async (s: Awaited<ReturnType<typeof setup>>) => {
+    const { turnId } = s.sessions.nextTurn('webui:1');
+    await s.sessions.append('webui:1', { turnId, kind: 'assistant', text: BRIEF });
+    s.mem.context.append({ source: 'heartbeat', channel: 'webui', sessionId: 'webui:1', refs: [turnId], kind: 'agent', input: '', response: BRIEF });
+    return turnId;
+  };
+  const r = await setup();
+  const p = await proactive(r);
+  await r.mem.control.forget({ turnIds: [p] });
+  assert.equal(r.mem.control.isTombstonedPair('', BRIEF), true, 'its reply, with no message');
+  assert.equal(r.mem.control.isTombstonedContent(BRIEF), false, 'never a content tombstone of a reply');
+  const refs = r.mem.control.tombstoneRefs().map((x) => x.ref).filter((ref) => !ref.startsWith('sha256:turn:') && !ref.startsWith('sha256:document:'));
+  assert.deepEqual(refs, [`sha256:pair:${pairHash('', BRIEF)}`]);
+  await r.done(r.mem);
+
+  // Another install (or a session renamed by keep-both): turn ids tell nothing.
+  const s = await setup();
+  await s.turn('First things first', 'Sure.');
+  const asked = await s.turn('What is on today?', BRIEF);
+  const copy = await proactive(s);
+  s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 })));
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 1, facts: 0, documents: 0 });
+  assert.equal((await s.mem.control.applyTombstones({}, { refs }))?.turns, 1);
+  const log = await s.sessions.events('webui:1', { includeDeleted: true });
+  assert.ok(log.filter((e) => e.turnId === copy).every((e) => e.data?.redacted), 'the copy of the proactive turn goes');
+  assert.ok(log.filter((e) => e.turnId === asked.turnId).every((e) => !e.data?.redacted), 'a turn that asked and got the same answer stays');
+  await s.done(s.mem);
+});

@@ -86,7 +86,11 @@ export class ForgetTexts {
   /** Every message × reply of each turn (a turn logs one of each, a window event may hold its own), and the loose ones. */
   pairs(): { message: string; reply: string }[] {
     const out = [...this.loose];
-    for (const t of this.turns.values()) for (const message of t.messages) for (const reply of t.replies) out.push({ message, reply });
+    for (const t of this.turns.values()) {
+      // A turn with no message (proactive): each reply with "" (distinctive alone; review fix 4).
+      const messages = t.messages.size ? [...t.messages] : [''];
+      for (const message of messages) for (const reply of t.replies) out.push({ message, reply });
+    }
     return out.filter((p) => distinctivePair(p.message, p.reply));
   }
 

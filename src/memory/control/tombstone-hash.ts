@@ -58,15 +58,19 @@ export function pairKey(message: string, reply: string): string | undefined {
   if (typeof message !== 'string' || typeof reply !== 'string') return undefined;
   const m = normaliseContent(message);
   const r = normaliseContent(reply);
-  return m && r && weighs(`${m} ${r}`) ? h('pair', `${m}\u0000${r}`) : undefined;
+  if (!r) return undefined;
+  // A turn with no message (a proactive one): its reply with "" — distinctive on its own.
+  return (m ? weighs(`${m} ${r}`) : weighs(r)) ? h('pair', `${m}\u0000${r}`) : undefined;
 }
 
 /**
- * True when a message and its reply make a pair tombstone (decision 0320): both said (a turn with
- * no message — a proactive one — or no reply goes by its id and its message alone), and together
- * distinctive ("ok" / "Sure." is said in countless turns).
+ * True when a message and its reply make a pair tombstone (decision 0320): a reply said, and
+ * together distinctive ("ok" / "Sure." is said in countless turns). A turn with no message (a
+ * proactive one, a heartbeat's) pairs its reply with "" when the reply is distinctive alone — it
+ * matches only another turn with no message that said the same (0320 review fix 4); a turn with
+ * no reply goes by its id and its message.
  */
 export function distinctivePair(message: string, reply: string): boolean {
-  if (typeof message !== 'string' || typeof reply !== 'string' || !message.trim() || !reply.trim()) return false;
-  return distinctiveContent(`${message} ${reply}`);
+  if (typeof message !== 'string' || typeof reply !== 'string' || !reply.trim()) return false;
+  return message.trim() ? distinctiveContent(`${message} ${reply}`) : distinctiveContent(reply);
 }

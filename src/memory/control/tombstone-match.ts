@@ -9,7 +9,7 @@ export interface StoneMatcher {
   turn(id: string): boolean;
   /** A whole text (never under 12 characters, a CJK one counting twice). */
   content(text: string): boolean;
-  /** A message with its reply (decision 0320); never a reply alone. */
+  /** A message with its reply (decision 0320); a reply alone only as "" — of a turn with no message. */
   pair(message: string, reply: string): boolean;
   fact(subject: string, predicate: string, object: string): boolean;
   doc(id: string): boolean;
@@ -30,7 +30,9 @@ export function isArchivedEvent(d: { eventKind?: string }): boolean {
 export function turnForgotten(is: StoneMatcher, turnId: string | undefined, messages: readonly string[], replies: readonly string[], others: readonly string[] = []): boolean {
   if (turnId !== undefined && is.turn(turnId)) return true;
   if ([...messages, ...replies, ...others].some((x) => said(x) && is.content(x))) return true;
-  return messages.some((m) => said(m) && replies.some((r) => said(r) && is.pair(m, r)));
+  // A turn with no message (proactive): its reply paired with "" (decision 0320, review fix 4).
+  const ms = messages.filter(said);
+  return (ms.length ? ms : ['']).some((m) => replies.some((r) => said(r) && is.pair(m, r)));
 }
 
 /** The events of a log, turn by turn: its messages (`user`), answers (`assistant`, `tool_result`) and other texts. */
@@ -66,6 +68,9 @@ export async function findTombstoned(t: ControlTiers, is: StoneMatcher): Promise
   }
   // The window: a user event holds the message (input), an agent event the message, the reply and
   // what the tools gave.
+  // The events of one turn are judged together (its user event holds the message an agent event
+  // may not: a turn has no message only when none of its events has one).
+  const ctxTurns = new Map<string, { refs: Set<string>; messages: string[]; answers: string[]; ids: string[] }>();
   for (const e of t.context()?.events() ?? []) {
     const refs = e.refs ?? [];
     const answers = [e.response, ...(e.toolOutputs ?? []).map((o) => o.text)];
@@ -73,8 +78,16 @@ export async function findTombstoned(t: ControlTiers, is: StoneMatcher): Promise
       if (is.doc(e.id) || turnForgotten(is, undefined, [e.input], answers)) documents.push({ tier: 'context', id: e.id });
       continue;
     }
-    if (refs.some((r) => is.turn(r)) || turnForgotten(is, undefined, [e.input], answers)) for (const r of refs) turnIds.add(r);
-    else if (is.doc(e.id)) documents.push({ tier: 'context', id: e.id });
+    let g = ctxTurns.get(refs[0]);
+    if (!g) ctxTurns.set(refs[0], (g = { refs: new Set(), messages: [], answers: [], ids: [] }));
+    for (const r of refs) g.refs.add(r);
+    g.messages.push(e.input);
+    g.answers.push(...answers);
+    g.ids.push(e.id);
+  }
+  for (const g of ctxTurns.values()) {
+    if ([...g.refs].some((r) => is.turn(r)) || turnForgotten(is, undefined, g.messages, g.answers)) for (const r of g.refs) turnIds.add(r);
+    else for (const id of g.ids) if (is.doc(id)) documents.push({ tier: 'context', id });
   }
   const relationIds: number[] = [];
   const graph = t.graph();
