@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { salvageRowsInto } from './sqlite-salvage-copy.js';
 import { SqlitePageReader } from './sqlite-page-reader.js';
-import { freePages, overwritePage, readPageBytes, tablePages, writeUint32 } from './__fixtures__/sqlite-damage.js';
+import { freePages, overwritePage, readPageBytes, stepMigrator, tablePages, writeUint32 } from './__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-fs-freelist-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -19,14 +19,7 @@ let n = 0;
 const dir = () => fs.mkdtempSync(path.join(root, `d${n++}-`));
 
 const STEPS = [`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, n INTEGER);`];
-function migrate(db: Database.Database, upTo = STEPS.length): number {
-  const v = db.pragma('user_version', { simple: true }) as number;
-  for (let i = v; i < Math.min(upTo, STEPS.length); i++) {
-    db.exec(STEPS[i]);
-    db.pragma(`user_version = ${i + 1}`);
-  }
-  return upTo;
-}
+const migrate = stepMigrator(STEPS);
 
 const name = (i: number) => `item ${i} `.padEnd(60, '-');
 const DELETED = { from: 801, to: 1200 };

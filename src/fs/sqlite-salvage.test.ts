@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openSalvaging } from './sqlite-salvage-open.js';
 import { salvageRowsInto } from './sqlite-salvage-copy.js';
-import { overwritePage, tablePages } from './__fixtures__/sqlite-damage.js';
+import { overwritePage, stepMigrator, tablePages } from './__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-fs-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -24,14 +24,7 @@ const STEPS = [
    CREATE TABLE tags (item_id INTEGER NOT NULL REFERENCES items(id), tag TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (tag, item_id)) WITHOUT ROWID;`,
   `ALTER TABLE items ADD COLUMN flag INTEGER NOT NULL DEFAULT 7;`,
 ];
-function migrate(db: Database.Database, upTo = STEPS.length): number {
-  const v = db.pragma('user_version', { simple: true }) as number;
-  for (let i = v; i < Math.min(upTo, STEPS.length); i++) {
-    db.exec(STEPS[i]);
-    db.pragma(`user_version = ${i + 1}`);
-  }
-  return upTo;
-}
+const migrate = stepMigrator(STEPS);
 
 test('0310: rows are copied by the new file’s columns — a wrong type, a row the store refuses and a row whose parent is gone left out and counted, ids and key order kept, a column added later gets its default', () => {
   const file = path.join(dir(), 'store.db');

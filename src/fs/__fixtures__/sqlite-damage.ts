@@ -82,3 +82,18 @@ export function readPageBytes(file: string, page: number, offset: number, length
     closeSync(fd);
   }
 }
+
+/**
+ * A store's versioned migrations as the salvage calls them: runs `steps` from the file's
+ * `user_version` up to `upTo` (default all), and returns the version reached.
+ */
+export function stepMigrator(steps: readonly string[]): (db: Database.Database, upTo?: number) => number {
+  return (db, upTo = steps.length) => {
+    const v = db.pragma('user_version', { simple: true }) as number;
+    for (let i = v; i < Math.min(upTo, steps.length); i++) {
+      db.exec(steps[i]);
+      db.pragma(`user_version = ${i + 1}`);
+    }
+    return upTo;
+  };
+}

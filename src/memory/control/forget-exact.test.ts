@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { contentHash, pairHash, turnHash } from './tombstone-hash.js';
-import { setup, traces } from './__fixtures__/control-setup.js';
+import { setup, traces } from '../__fixtures__/memory-on-disk.js';
 
 const FAIL = 'Sorry, this turn failed: the provider did not answer in time.';
 const PIN = 'My bank PIN is 8642, keep it safe';

@@ -9,7 +9,7 @@ import { withChangeActor } from './change-actor.js';
 import { contentHash } from './tombstone-hash.js';
 import { eventDocument } from '../documents/index.js';
 import Database from 'better-sqlite3';
-import { setup, traces } from './__fixtures__/control-setup.js';
+import { setup, traces } from '../__fixtures__/memory-on-disk.js';
 
 const DAY = 86_400_000;
 

@@ -3,15 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
-import { SessionStore, TextLog } from '../../sessions/index.js';
-import type { ContextEvent, PluginLogger } from '../../spec/index.js';
+import type { ContextEvent } from '../../spec/index.js';
 import { ColdArchive } from '../archive/index.js';
 import { eventDocument, type MemoryDocument } from '../documents/index.js';
 import { testConfig } from '../embedder/__fixtures__/test-config.js';
 import { EmbedderService } from '../embedder/index.js';
-import { ManualScheduler } from '../heartbeat/index.js';
-import { MemorySystem } from '../memory-system.js';
+import { setup } from '../__fixtures__/memory-on-disk.js';
 import { ARCHIVE_EXACT_BELOW, ARCHIVE_KEPT_DOCS, ARCHIVE_KEPT_FOREIGN, archiveCorpus } from './tier-corpora.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tier-corpora-test-'));
@@ -203,23 +200,9 @@ test('a row number SQLite gives again after a delete is read afresh, not as the 
   archive.close();
 });
 
-/** A memory system over real files on a simulated clock (as memory-control.test.ts builds it). */
+/** A memory system over real files on a simulated clock (the memory tests' fixture), said to turn by turn. */
 async function system() {
-  const home = path.join(root, `m${n++}`);
-  fs.mkdirSync(home, { recursive: true });
-  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
-  config.open();
-  config.register(coreConfigDefaults());
-  const clock = { t: Date.UTC(2026, 0, 1) };
-  const now = () => clock.t;
-  const log: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
-  const sessions = new SessionStore({ dir: path.join(home, 'sessions'), now });
-  await sessions.open();
-  const textLog = new TextLog({ file: path.join(home, 'logs', 'text.jsonl'), now });
-  await textLog.open();
-  const mem = new MemorySystem({ homeDir: home, config, log, scheduler: new ManualScheduler(clock.t), now, sessions, textLog });
-  await mem.open();
-  await sessions.create({ channel: 'webui', id: 'webui:1' });
+  const { mem, clock, sessions, textLog, done } = await setup();
   const say = async (input: string): Promise<{ turnId: string; event: ContextEvent }> => {
     clock.t += 60_000;
     const { turnId } = sessions.nextTurn('webui:1');
@@ -227,13 +210,7 @@ async function system() {
     await textLog.append({ role: 'user', text: input, sessionId: 'webui:1', turnId });
     return { turnId, event: mem.context.append({ source: 'webui', channel: 'webui', sessionId: 'webui:1', refs: [turnId], kind: 'user', input, response: '' }) };
   };
-  const close = async () => {
-    await mem.close();
-    await textLog.close();
-    await sessions.close();
-    config.close();
-  };
-  return { mem, clock, say, close };
+  return { mem, clock, say, close: () => done(mem) };
 }
 
 for (const how of ['forget', 'exclude'] as const) {

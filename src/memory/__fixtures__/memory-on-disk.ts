@@ -1,16 +1,16 @@
 /**
  * A memory system over real files (SQLite tiers, session logs, text log) on a simulated clock, as
- * the memory-control tests use it; and where a word still is in it.
+ * the memory-control and recall tests use it; and where a word still is in it.
  */
 import { after } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigRegistry, coreConfigDefaults } from '../../../config/index.js';
-import { SessionStore, TextLog } from '../../../sessions/index.js';
-import type { ContextEvent, PluginLogger } from '../../../spec/index.js';
-import { MemorySystem } from '../../memory-system.js';
-import { ManualScheduler } from '../../heartbeat/index.js';
+import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
+import { SessionStore, TextLog } from '../../sessions/index.js';
+import type { ContextEvent, PluginLogger } from '../../spec/index.js';
+import { MemorySystem } from '../memory-system.js';
+import { ManualScheduler } from '../heartbeat/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-control-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
