@@ -1,7 +1,8 @@
 /**
  * Damaged stores are not hidden (decision 0250, D6) in a real browser against the real daemon:
- * its data folder has a corrupt documents.db — and a memory-control.db, a graph.db and a config.db
- * each with a page overwritten — before it starts; the daemon sets them aside, and the WebUI shows
+ * its data folder has a corrupt documents.db, a memory-control.db and a graph.db each with a page
+ * overwritten, and a config.db whose people table points into free space — before it starts; the
+ * daemon sets them aside, and the WebUI shows
  * a warning banner naming each store, where the old file is kept, when, the recovery command and
  * what was read back of memory-control.db (decision 0280), graph.db and config.db (decision 0310)
  * — in both languages — and the same list in Settings → About. The
@@ -11,7 +12,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { overwritePage, tablePages } from '../../src/fs/__fixtures__/sqlite-damage.js';
+import Database from 'better-sqlite3';
+import { freePages, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../src/fs/__fixtures__/sqlite-damage.js';
 import { ControlDB } from '../../src/memory/control/index.js';
 import { GraphDB } from '../../src/memory/graph/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../../src/config/index.js';
@@ -49,15 +51,26 @@ function damagedGraph(home: string): void {
   overwriteLeaf(join(home, 'graph.db'), 'relations');
 }
 
-/** A config.db with a setting and 150 people, one page of people overwritten. */
+/**
+ * A config.db with a setting and 600 people, 300 of them removed since (their pages freed), and a
+ * lost write: the people table's root names a freed page instead of its first leaf (decision 0310,
+ * amended — the salvage skips a free page and says so).
+ */
 function damagedConfig(home: string): void {
-  const c = new ConfigRegistry({ dbPath: join(home, 'config.db'), env: {}, logger: { warn: () => {} } });
+  const file = join(home, 'config.db');
+  const c = new ConfigRegistry({ dbPath: file, env: {}, logger: { warn: () => {} } });
   c.open();
   c.register(coreConfigDefaults());
   c.restoreStored([{ key: 'core.agent.name', value: JSON.stringify('Jarvis') }]);
-  for (let i = 0; i < 150; i++) c.people.link([`telegram:${100 + i}`], { name: `Person ${i}` });
+  for (let i = 0; i < 600; i++) c.people.link([`telegram:${100 + i}`], { name: `Person ${i} `.padEnd(80, '-') });
   c.close();
-  overwriteLeaf(join(home, 'config.db'), 'people');
+  const db = new Database(file);
+  db.prepare('DELETE FROM people WHERE id IN (SELECT id FROM people ORDER BY id LIMIT 300 OFFSET 150)').run();
+  const rootPage = db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'people'").pluck().get() as number;
+  db.close();
+  const head = readPageBytes(file, rootPage, 0, 14);
+  assert.equal(head[0], 0x02, 'the people table (WITHOUT ROWID) has an interior root');
+  writeUint32(file, rootPage, head.readUInt16BE(12), freePages(file)[0]);
 }
 
 describe('WebUI: stores set aside at start', { skip, timeout: 120_000 }, () => {
@@ -99,7 +112,7 @@ describe('WebUI: stores set aside at start', { skip, timeout: 120_000 }, () => {
     const graph = stores.find((s) => s.store === 'graph')!.salvaged!;
     assert.ok(graph.tables.relations.kept > 200 && graph.tables.relations.kept < 300 && graph.unreadablePages === 1, JSON.stringify(graph));
     const config = stores.find((s) => s.store === 'config')!.salvaged!;
-    assert.ok(config.tables.config.kept >= 1 && config.tables.people.kept < 151 && config.unreadablePages === 1, JSON.stringify(config));
+    assert.ok(config.tables.config.kept >= 1 && config.tables.people.kept < 300 && config.unreadablePages === 0 && config.freePagesSkipped === 1, JSON.stringify(config));
   });
 
   it('shows a banner naming each store, where its old file is, and how to recover it (zh, en)', async () => {
@@ -121,6 +134,8 @@ describe('WebUI: stores set aside at start', { skip, timeout: 120_000 }, () => {
     assert.match(graphZh, /1 个损坏的页面无法读取：其中的内容没有找回。没有命令可以重建它；旧文件已保留，可从备份手动恢复。/);
     const config = banner.locator('[data-testid=set-aside-item][data-store=config]');
     assert.match((await config.textContent()) ?? '', /已从旧文件读回到新文件：\d+ 项设置、\d+ 个人、\d+ 个关联账号/);
+    // A page the damaged root pointed to was free space: skipped, and what that may mean.
+    assert.match((await config.locator('[data-testid=set-aside-missing]').textContent()) ?? '', /一个损坏的页面指向了 1 个空闲页面：它们已被跳过，因此之前删除的记录不会回来，但它本应指向的记录可能缺失。/);
     // memory-control.db: what was read back of it, and that nothing it forgot is lost.
     const control = banner.locator('[data-testid=set-aside-item][data-store=memory-control]');
     assert.match((await control.textContent()) ?? '', /已从旧文件读回到新文件：3 条遗忘记录、0 个被排除的轮次、\d+ 条历史记录。\s*所有遗忘记录都已读回/);
@@ -132,6 +147,7 @@ describe('WebUI: stores set aside at start', { skip, timeout: 120_000 }, () => {
     assert.match(en, /4 damaged stores were set aside at start/);
     assert.match((await graph.textContent()) ?? '', /Read back from the old file into the new one: \d+ entities, \d+ facts, 1 merge decision, \d+ fact sources — \d+ of the \d+ records on its readable pages\.[\s\S]*A damaged page could not be read: what it held is not back\. No command rebuilds it; the old file is kept for a manual restore from a backup\./);
     assert.match((await config.textContent()) ?? '', /Read back from the old file into the new one: \d+ settings?, \d+ people, \d+ linked ids — /);
+    assert.match((await config.locator('[data-testid=set-aside-missing]').textContent()) ?? '', /A damaged page pointed into free space: that page was skipped, so rows deleted before stay deleted, but rows it should have led to may be missing\./);
     assert.match((await control.textContent()) ?? '', /Read back from the old file into the new one: 3 forget records, 0 excluded turns, \d+ history entries\.\s*Every forget record was read back/);
     assert.match(en, /Documents \(documents\.db\)[\s\S]*Old file kept at[\s\S]*To bring its contents back, run\s*waiter memory reindex/);
     await shot(page, 'set-aside-banner-en');

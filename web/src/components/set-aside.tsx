@@ -60,7 +60,11 @@ function RowsSalvaged({ s }: { s: StoreSalvage }) {
         {s.skipped > 0 && <> {t('setAside.rowsSkipped', { n: s.skipped })}</>}
         {s.droppedKeys?.length ? <> {t('setAside.droppedKeys', { keys: s.droppedKeys.join(', ') })}</> : null}
       </div>
-      <div className="small">{s.unreadablePages > 0 ? t('setAside.pagesLost', { n: s.unreadablePages }) : s.skipped > 0 ? t('setAside.noRecover') : t('setAside.nothingLost')}</div>
+      <div className="small" data-testid="set-aside-missing">
+        {s.unreadablePages > 0 ? t('setAside.pagesLost', { n: s.unreadablePages }) : s.skipped > 0 || s.freePagesSkipped ? t('setAside.noRecover') : t('setAside.nothingLost')}
+        {s.freePagesSkipped ? <> {t('setAside.freePagesSkipped', { n: s.freePagesSkipped })}</> : null}
+        {s.freelistDamaged ? <> {t('setAside.freelistDamaged', { why: s.freelistDamaged })}</> : null}
+      </div>
     </>
   );
 }
