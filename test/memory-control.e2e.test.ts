@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -97,6 +97,10 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.doesNotMatch(await search('garage door code 4711'), /4711/);
     assert.doesNotMatch(await sessionLog(), /4711/, 'redacted in the session log');
     assert.match(await sessionLog(), /jasmine/, 'other turns stay');
+    // The conversation was named after that message: its title goes too (named after the next one).
+    const titled = (await api('/api/v1/sessions')).body.sessions as { id: string; title: string }[];
+    assert.equal(titled.find((s) => s.id === SID)?.title, 'I like green tea with jasmine');
+    for (const f of readdirSync(join(home, 'sessions'))) assert.doesNotMatch(readFileSync(join(home, 'sessions', f), 'utf8'), /4711/, f);
     assert.equal((await d.memory.reindex()).added, 0);
     await turn('Tell me the garage code again', 'I cannot.');
     assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), /4711/, 'in no prompt after the forget');

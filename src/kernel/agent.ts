@@ -19,7 +19,7 @@ import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
 /** Where notices are recorded when no session is named (R-6). */
 export const NOTICES_SESSION = 'system:notices';
 const MAX_NOTICE_CHARS = 20_000;
-import { titleFromMessage } from './session-title.js';
+import { titleFromMessage } from '../spec/session-title.js';
 
 /** The consolidation channel (seed: `_consolidation_`). */
 export const CONSOLIDATION = '_consolidation_';

@@ -25,8 +25,9 @@ export function toEvent(r: Record<string, unknown>): SessionEvent | undefined {
  * line — one that does not parse (damaged by hand, another encoding) included — is copied byte for
  * byte, so a forget never drops what the store could not read. `n` is how many were redacted.
  */
-export function redactLogBytes(buf: Buffer, match: (e: SessionEvent) => boolean): { bytes: Buffer; n: number } {
+export function redactLogBytes(buf: Buffer, match: (e: SessionEvent) => boolean): { bytes: Buffer; n: number; texts: string[] } {
   let n = 0;
+  const texts: string[] = [];
   const parts: Buffer[] = [];
   for (let start = 0; start < buf.length; ) {
     const nl = buf.indexOf(0x0a, start);
@@ -37,9 +38,45 @@ export function redactLogBytes(buf: Buffer, match: (e: SessionEvent) => boolean)
     const ev = r && toEvent(r);
     if (ev && !ev.data?.redacted && match(ev)) {
       n++;
+      if (ev.text) texts.push(ev.text);
       const keep = ev.kind === 'marker' && ev.data?.op === 'delete' ? ev.data : { redacted: true };
       const redacted = JSON.stringify({ type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep });
       parts.push(Buffer.from(nl === -1 ? redacted : `${redacted}\n`, 'utf8'));
+    } else parts.push(line);
+  }
+  return { bytes: n ? Buffer.concat(parts) : buf, n, texts };
+}
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * Whether a session title may have been made from one of `texts` (K-2: a forgotten message must not
+ * live on as its conversation's name). A title is made from the first message — its first line,
+ * cut with an ellipsis (`titleFromMessage`), or its first 40 characters — so it counts when what is
+ * left of it without the ellipsis occurs in one of the texts, whitespace collapsed.
+ */
+export function titleFromForgotten(title: string, texts: readonly string[]): boolean {
+  const stem = collapse(title).replace(/…$/, '').trimEnd();
+  return stem !== '' && texts.some((t) => collapse(t).includes(stem));
+}
+
+/**
+ * Forget's rewrite of a log's titles (K-2): the `title` of each `session` header and `title` line
+ * that `forgotten` selects becomes `replacement`; every other line is copied byte for byte.
+ */
+export function retitleLogBytes(buf: Buffer, forgotten: (title: string) => boolean, replacement: string): { bytes: Buffer; n: number } {
+  let n = 0;
+  const parts: Buffer[] = [];
+  for (let start = 0; start < buf.length; ) {
+    const nl = buf.indexOf(0x0a, start);
+    const end = nl === -1 ? buf.length : nl + 1;
+    const line = buf.subarray(start, end);
+    start = end;
+    const r = parseObject(line.toString('utf8'));
+    if (r && (r.type === 'session' || r.type === 'title') && typeof r.title === 'string' && r.title !== replacement && forgotten(r.title)) {
+      n++;
+      const json = JSON.stringify({ ...r, title: replacement });
+      parts.push(Buffer.from(nl === -1 ? json : `${json}\n`, 'utf8'));
     } else parts.push(line);
   }
   return { bytes: n ? Buffer.concat(parts) : buf, n };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, type SessionEvent } from '../spec/index.js';
 import { SessionStore } from './session-store.js';
 import { sessionFileStem, sessionIdFromFileStem } from './session-id.js';
 
@@ -333,6 +333,32 @@ describe('SessionStore', () => {
     assert.equal(fs.readdirSync(dir).filter((f) => !f.endsWith('.jsonl')).length, 0, 'no temp file left');
     const { store: again } = await openStore(dir);
     assert.deepEqual((await again.events('webui:r')).map((e) => e.text), ['[forgotten]', '[forgotten]', 'hello', 'hi']);
+  });
+
+  test('K-2: a title made from a forgotten message goes with it — renamed after the first message left, or emptied; other titles stay', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    // Named after its first message (as the kernel names it), then renamed by a WebUI-style 40-character cut.
+    await store.create({ channel: 'cli', id: 'cli:t', title: 'Hello, my name is Alice and I live in…' });
+    await store.rename('cli:t', 'Hello, my name is Alice and I live in Pa');
+    await store.append('cli:t', { turnId: 'cli:t#1', kind: 'user', text: 'Hello, my name is Alice and I live in Paris near the river' });
+    await store.append('cli:t', { turnId: 'cli:t#1', kind: 'assistant', text: 'Nice to meet you' });
+    await store.append('cli:t', { turnId: 'cli:t#2', kind: 'user', text: 'what should I cook tonight?' });
+    // A title the person chose that no forgotten message holds stays.
+    await store.create({ channel: 'cli', id: 'cli:k', title: 'Recipes' });
+    await store.append('cli:k', { turnId: 'cli:k#1', kind: 'user', text: 'I live in Paris, what is cheap to cook?' });
+    // The only message forgotten: no title is left.
+    await store.create({ channel: 'cli', id: 'cli:o', title: 'my bank pin is 4711' });
+    await store.append('cli:o', { turnId: 'cli:o#1', kind: 'user', text: 'my bank pin is 4711' });
+
+    const forgotten = (e: SessionEvent) => /Paris|4711/.test(e.text);
+    assert.equal(await store.redactAll(forgotten), 3);
+    const titles = async (st: SessionStore) => Object.fromEntries((await st.list()).map((x) => [x.id, x.title]));
+    const expected = { 'cli:t': 'what should I cook tonight?', 'cli:k': 'Recipes', 'cli:o': '' };
+    assert.deepEqual(await titles(store), expected);
+    for (const f of fs.readdirSync(dir)) assert.doesNotMatch(fs.readFileSync(path.join(dir, f), 'utf8'), /Alice|4711/, f);
+    const { store: again } = await openStore(dir);
+    assert.deepEqual(await titles(again), expected, 'a reopen reads the same titles');
   });
 
   test('K-2: redact keeps every line it does not redact byte for byte — a line that does not parse included', async () => {

@@ -16,9 +16,10 @@ import {
   type SessionsAPI,
 } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
-import { appendDurable, createDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
+import { appendDurable, createDurable, parseObject, scanJsonl, type JsonlLogger } from './jsonl-file.js';
 import { MARK_EVERY, markAtOrAfter, markAtOrBefore, pickBackward, pickForward, type OffsetMark } from './session-offsets.js';
-import { redactLogBytes, toEvent } from './session-record.js';
+import { redactLogBytes, retitleLogBytes, titleFromForgotten, toEvent } from './session-record.js';
+import { titleFromMessage } from '../spec/session-title.js';
 import { setAsideUnreadableLog } from './session-repair.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
@@ -283,8 +284,13 @@ export class SessionStore implements SessionsAPI {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
         throw e;
       }
-      const { bytes, n } = redactLogBytes(buf, match);
+      const red = redactLogBytes(buf, match);
+      const { n } = red;
       if (!n) return 0;
+      // A title made from a forgotten message goes too: the conversation is named after the first
+      // message still in it (or nothing, and its next message names it).
+      const renamed = retitleLogBytes(red.bytes, (t) => titleFromForgotten(t, red.texts), this.firstMessageTitle(red.bytes, s));
+      const bytes = renamed.bytes;
       await writeFileAtomic(s.file, bytes);
       // New byte offsets: the sparse index is rebuilt (visibility is unchanged: same seqs, turns, markers).
       const scan = await scanJsonl(s.file, this.logger);
@@ -297,6 +303,7 @@ export class SessionStore implements SessionsAPI {
         count++;
       }
       s.eventCount = count;
+      if (renamed.n) s.info.title = this.currentTitle(scan.records);
       s.cache = undefined;
       this.cacheOrder.delete(id);
       return n;
@@ -590,6 +597,23 @@ export class SessionStore implements SessionsAPI {
     }
     s.turnCounter = info.turns;
     this.sessions.set(id, s);
+  }
+
+  /** A title from the first message still in a log (visible, not forgotten), or "". */
+  private firstMessageTitle(buf: Buffer, s: SessionState): string {
+    for (const line of buf.toString('utf8').split('\n')) {
+      const r = parseObject(line);
+      const ev = r && toEvent(r);
+      if (ev && ev.kind === 'user' && !ev.data?.redacted && s.vis.visible(ev) && ev.text.trim()) return titleFromMessage(ev.text);
+    }
+    return '';
+  }
+
+  /** The title a rewritten log now gives: its last header or `title` line's, as the scan at open reads it. */
+  private currentTitle(records: Record<string, unknown>[]): string {
+    let title = '';
+    for (const r of records) if ((r.type === 'session' || r.type === 'title') && typeof r.title === 'string') title = r.title;
+    return title;
   }
 
   private parseTitle(title: unknown): string {
