@@ -246,6 +246,11 @@ test('K-2: bad forget requests get coded errors and change nothing', async () =>
   await assert.rejects(mem.control.forget({ turnIds: 'webui:1#1' as never }), { code: 'VALIDATION' });
   await assert.rejects(mem.control.forget({ memoryIds: ['../../etc/passwd'] }), { code: 'VALIDATION' });
   await assert.rejects(mem.control.exclude(['../x']), { code: 'VALIDATION' });
+  // A turn that was never said is refused, not recorded to wait for the day it is.
+  await assert.rejects(mem.control.exclude(['nosuch#1']), { code: 'NOT_FOUND' });
+  await assert.rejects(mem.control.exclude(['webui:1#99']), { code: 'NOT_FOUND' });
+  assert.deepEqual(mem.control.excluded(), []);
+  assert.deepEqual(mem.control.history({ kind: 'exclusion' }), []);
   await assert.rejects(mem.control.undo('no-such'), { code: 'NOT_FOUND' });
   assert.ok((await mem.recall.search('tea', { k: 5 })).length > 0);
   await done(mem);

@@ -3,7 +3,7 @@ import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '.
 import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor, withChangeActor } from './change-actor.js';
-import type { ControlTiers } from './control-tiers.js';
+import { ALL, type ControlTiers } from './control-tiers.js';
 import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
@@ -81,7 +81,23 @@ export class MemoryControl implements MemoryControlService {
 
   async exclude(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; held: number }> {
     const ids = checkTurnIds(turnIds);
-    return this.serial(() => this.excludeNow(ids, meta, true));
+    return this.serial(async () => {
+      // A turn that does not exist is refused, not recorded: an exclusion of `cli:default#99` would
+      // otherwise wait for that turn and take it out of memory the day it is said.
+      const unknown: string[] = [];
+      for (const id of ids) if (!(await this.turnKnown(id))) unknown.push(id);
+      if (unknown.length) throw new NotFoundError('turn', unknown.slice(0, 5).join(', '));
+      return this.excludeNow(ids, meta, true);
+    });
+  }
+
+  /** Whether a turn is in its session's log or in a memory tier (or already excluded). */
+  private async turnKnown(id: string): Promise<boolean> {
+    if (this.db.isExcluded(id)) return true;
+    const events = this.t.sessions ? await this.t.sessions.events(sessionOfTurn(id), ALL).catch(() => []) : [];
+    if (events.some((e) => e.turnId === id)) return true;
+    if (this.t.context()?.events().some((e) => e.refs?.includes(id))) return true;
+    return (this.t.docs()?.idsOfTurn(id).length ?? 0) > 0 || (this.t.archive()?.rowsOfTurn(id).length ?? 0) > 0;
   }
 
   private async excludeNow(ids: string[], meta: ChangeMeta, record: boolean): Promise<{ turns: number; held: number }> {

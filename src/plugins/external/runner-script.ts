@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +13,24 @@ let devRunner: Promise<{ script: string; execArgv: string[] }> | undefined;
  * cached temp file, so each child starts as fast as plain node; without esbuild the child loads
  * tsx by absolute URL.
  */
+/**
+ * The files the bundled runner is made of, for the cache key: a change to any of them makes a new
+ * bundle (the key once covered only the runner's own three files, and a stale bundle outlived a
+ * change of what they import). `runner-inputs.test.ts` checks the list against esbuild's own.
+ */
+export function runnerInputs(): string[] {
+  const dir = join(RUNNER, '..');
+  const spec = join(dir, '..', '..', 'spec');
+  const specFiles = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? specFiles(join(d, e.name)) : /\.ts$/.test(e.name) && !e.name.endsWith('.test.ts') ? [join(d, e.name)] : []));
+  return [...['external-runner.ts', 'rpc-protocol.ts', 'sdk-shim.ts'].map((f) => join(dir, f)), join(dir, '..', '..', 'fs', 'redact-paths.ts'), ...specFiles(spec).sort()];
+}
+
 export function runnerScript(): Promise<{ script: string; execArgv: string[] }> {
   if (!RUNNER.endsWith('.ts')) return Promise.resolve({ script: RUNNER, execArgv: [] });
   devRunner ??= (async () => {
     try {
-      const src = ['external-runner.ts', 'rpc-protocol.ts', 'sdk-shim.ts'].map((f) => readFileSync(join(RUNNER, '..', f), 'utf8')).join('');
+      const src = runnerInputs().map((f) => readFileSync(f, 'utf8')).join('');
       const out = join(tmpdir(), `homeagent-plugin-runner-${createHash('sha256').update(src).digest('hex').slice(0, 16)}.mjs`);
       if (!existsSync(out)) {
         const esbuild = await import('esbuild');
