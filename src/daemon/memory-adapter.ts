@@ -22,7 +22,8 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       ...(m.embedder.downloadProgress() ? { embedderDownload: m.embedder.downloadProgress() } : {}),
     }),
     contextEvents: () => m.context.events(),
-    searchDocuments: (q, k) => m.recall.search(q, { k }),
+    // A search a person reads (WebUI, `waiter memory search`, MCP): what matches, not its neighbours.
+    searchDocuments: (q, k) => m.recall.search(q, { k, matchesOnly: true }),
     reindex: (onProgress) => m.reindex(onProgress),
     readMemory: async (tier, id) => {
       const when = (at: number) => ({ createdAt: at });

@@ -143,6 +143,11 @@ export interface RankedDoc {
   score: number;
   /** Its normalised lexical score before neighbour/session/date evidence (0…1). */
   lexical: number;
+  /**
+   * Whether it matches the query itself (lexically, or by meaning with a dense model) — not only
+   * through a neighbour's, its session's or a date's evidence. A search a person reads shows only these.
+   */
+  direct: boolean;
 }
 
 /** A ranking, and how an outside text (a graph fact) would score under the same query and statistics. */
@@ -462,7 +467,7 @@ export async function rankEvidence(corpora: readonly RecallCorpus[], embedder: E
   for (const { id, score } of ranked) {
     const c = corpusOf(id);
     const doc = c?.get(id);
-    if (c && doc && score > 0) hits.push({ doc, tier: c.tier, score, lexical: (lex.get(id) ?? 0) / maxL });
+    if (c && doc && score > 0) hits.push({ doc, tier: c.tier, score, lexical: (lex.get(id) ?? 0) / maxL, direct: (base.get(id) ?? 0) > 0 });
   }
   // Tiers that ranked from partial rows return the whole documents of the hits only.
   for (const c of corpora) {

@@ -224,6 +224,23 @@ test('dialogue evidence: an answer two turns after the matching question is foun
   await r.close();
 });
 
+test('a search a person reads (matchesOnly) shows what matches the query, not the small talk around it', async () => {
+  const t0 = Date.UTC(2024, 2, 2, 15);
+  const r = await recallOver([
+    ev('a1', 'hi there', t0, JOANNA, 'S1'),
+    ev('a2', 'My name is Alice and I live in Paris', t0 + 60_000, JOANNA, 'S1'),
+    ev('a3', 'I bought a new bike yesterday', t0 + 120_000, JOANNA, 'S1'),
+    ev('b1', 'The weather was fine', t0 + 180_000, NATE, 'S2'),
+  ]);
+  const ids = async (matchesOnly: boolean) => (await r.recall.search('Paris', { k: 10, matchesOnly })).map((h) => h.id);
+  const recall = await ids(false);
+  assert.equal(recall[0], 'a2');
+  assert.ok(recall.includes('a1') && recall.includes('a3'), `the model's recall lends the neighbours the match's evidence: ${recall}`);
+  assert.deepEqual(await ids(true), ['a2']);
+  assert.deepEqual(await r.recall.search('Lisbon', { k: 10, matchesOnly: true }), []);
+  await r.close();
+});
+
 test('day-level dates in the product path: "last Saturday" and 上周六 resolve against the query’s own time; explicit days scope too', async () => {
   const sat = (d: number, m: number) => new Date(2024, m - 1, d, 15).getTime();
   const r = await recallOver([

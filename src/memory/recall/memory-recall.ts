@@ -58,6 +58,11 @@ export interface RecallOptions {
   asker?: Speaker;
   /** The query's own time (epoch ms; default the tiers' clock). */
   now?: number;
+  /**
+   * Only turns that match the query themselves, not those ranked up by a neighbour's, their
+   * session's or a date's evidence alone (a search box a person reads; the model's recall keeps them).
+   */
+  matchesOnly?: boolean;
 }
 
 /** A hit with the document behind it (turn tiers) or the relation (graph). */
@@ -149,11 +154,11 @@ export class MemoryRecall {
     const now = opts.now ?? this.tiers.now?.() ?? Date.now();
     const zone = this.timeZone();
     const neighbours = this.tiers.wordNeighbours ?? wordNeighbourFile;
-    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want, zone, names: namedWords(q, participants), wordNeighbours: neighbours });
+    const ranked = await rankEvidence(corpora, this.tiers.embedder, q, want.size === 4 && !opts.matchesOnly ? k : Math.max(k, 200), opts.rank, { now, focus, tiers: want, zone, names: namedWords(q, participants), wordNeighbours: neighbours });
     // A missing or corrupt word-neighbour table: recall went on without expansion; say why, once.
     const tableError = neighbours.takeError();
     if (tableError) this.tiers.log?.error(`memory: ${tableError.message}; recall goes on without word-neighbour expansion`, { code: tableError.code, ...tableError.details });
-    const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
+    const out: RecallEntry[] = ranked.hits.filter((h) => want.has(h.tier) && (h.direct || !opts.matchesOnly)).map((h) => ({ hit: turnHit(h), doc: h.doc }));
     if (!want.has('graph')) return out.slice(0, k);
     for (const f of this.facts(q, ranked.scoreText)) out.push(f);
     out.sort((a, b) => b.hit.score - a.hit.score);
@@ -221,7 +226,7 @@ export class MemoryRecall {
     if (!refs.length) return [];
     const seen = new Map<string, RecallHit>();
     const add = (d: MemoryDocument, tier: RecallTier) => {
-      if (!seen.has(d.id)) seen.set(d.id, turnHit({ doc: d, tier: tier as RankedDoc['tier'], score: 0, lexical: 0 }));
+      if (!seen.has(d.id)) seen.set(d.id, turnHit({ doc: d, tier: tier as RankedDoc['tier'], score: 0, lexical: 0, direct: false }));
     };
     const want = new Set(refs);
     for (const e of this.tiers.context?.()?.events() ?? []) if (want.has(e.id) || want.has(e.refs?.[0] ?? '')) add(ctxDoc(e), 'context');
