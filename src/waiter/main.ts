@@ -684,7 +684,7 @@ export function buildProgram(): Command {
   lib.command('preview').action(libOp('plan.preview'));
   lib
     .command('summarize <sessionId>')
-    .description('summarize a session into library memories (M-8)')
+    .description('summarize a session into library memories')
     .option('-n, --last <n>', 'only the last N turns')
     .option('--merge', 'let the model group consecutive turns of one task')
     .action(async (sessionId: string, o: { last?: string; merge?: boolean }) => {

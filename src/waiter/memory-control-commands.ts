@@ -92,7 +92,8 @@ export function historyRow(c: MemoryChange): Record<string, string> {
     id: c.id,
     when: date(c.at),
     who: c.tool ? `${c.actor} (${c.tool})` : c.actor,
-    what: `${c.kind} ${c.op}`,
+    // "forget forget" said nothing twice: a kind and an op of the same word read as one.
+    what: c.kind === c.op ? c.op : `${c.kind} ${c.op}`,
     summary: c.summary,
     turn: c.turnId ?? '',
     state: c.redacted ? 'forgotten' : c.undoneBy ? `undone by #${c.undoneBy}` : c.undoOf ? `undoes #${c.undoOf}` : '',

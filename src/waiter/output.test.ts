@@ -3,6 +3,7 @@
 process.env.TZ = 'Asia/Shanghai';
 
 import { test } from 'node:test';
+import stringWidth from 'string-width';
 import assert from 'node:assert/strict';
 import { formatWhen, renderHuman, setDisplayZone, statusView } from './output.js';
 import { historyRow } from './memory-control-commands.js';
@@ -62,6 +63,23 @@ test('renderHuman leaves numbers that are not timestamps alone', () => {
   assert.match(out, /^latencyMs: 1200$/m);
 });
 
+test('tables line up with Chinese text (two columns a character), cut long cells by width, and show scores to two places', () => {
+  const out = renderHuman([
+    { name: '菜谱', score: 0.5956733582937029, n: 3 },
+    { name: 'wifi', score: 1, n: 12 },
+    { name: '我叫小明，我住在杭州。'.repeat(10), score: 0.8000000000000002, n: 1 },
+  ]);
+  const lines = out.split('\n');
+  const col = (line: string, text: string) => stringWidth(line.slice(0, line.indexOf(text)));
+  assert.equal(col(lines[2], '0.6'), col(lines[3], '1'), 'the score column starts at the same terminal column after 菜谱 and after wifi');
+  assert.equal(col(lines[2], '0.6'), col(lines[0], 'score'));
+  assert.match(lines[2], /^菜谱\s+0\.6\s+3$/);
+  assert.match(lines[4], /…\s+0\.8\s+1$/);
+  assert.ok(stringWidth(lines[4].split(/\s{2,}/)[0]) <= 80, 'a long Chinese cell is cut to 80 columns, not 80 characters');
+  assert.doesNotMatch(out, /0\.5956|0\.80000/);
+  assert.match(renderHuman({ confidence: 0.8000000000000002, count: 7 }), /^confidence: 0\.8\ncount: 7$/);
+});
+
 test('memory history rows use the same format', () => {
   const change = { id: 'c1', at: CREATED, actor: 'user', kind: 'fact', op: 'add', summary: 's' } as unknown as MemoryChange;
   assert.equal(historyRow(change).when, '2026-12-02 07:44');
@@ -97,4 +115,12 @@ test('waiter status: a salvaged config.db or graph.db shows rows kept of those r
   assert.match(out, /graph .*300\/300 rows/);
   assert.match(out, /graph .*90\/90 rows, 2 free pages skipped/, 'a stale page pointed into the freelist (0310, Free pages)');
   assert.doesNotMatch(out, /undefined|tombstones/);
+});
+
+test('waiter status as people read it leaves out the V8 heap settings (they stay in --json); history says "forget", not "forget forget"', () => {
+  const view = statusView({ pid: 1, v8: { flags: ['--heap-growing-percent=100'] }, setAside: [] });
+  assert.equal('v8' in view, false);
+  assert.equal(view.pid, 1);
+  const change = { id: 'c2', at: CREATED, actor: 'user', kind: 'forget', op: 'forget', target: 'forget', subjects: [], summary: 'forgot 1 turn' } as MemoryChange;
+  assert.equal(historyRow(change).what, 'forget');
 });

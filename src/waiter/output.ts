@@ -4,6 +4,7 @@
  */
 import type { StoreSalvage } from '../spec/index.js';
 
+import stringWidth from 'string-width';
 import { localStamp, resolveTimeZone } from '../spec/index.js';
 
 /** Keys whose values are points in time: `at`, `createdAt`, `startedAt`, `validFrom`, `coolDownUntil` … */
@@ -55,22 +56,47 @@ export function renderHuman(value: unknown, indent = ''): string {
     return value.map((v) => renderHuman(v, indent + '- ')).join('\n');
   }
   return Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => (v && typeof v === 'object' ? `${indent}${k}:\n${renderHuman(v, indent + '  ')}` : `${indent}${k}: ${v === undefined ? '' : (whenOf(k, v) ?? String(v))}`))
+    .map(([k, v]) => (v && typeof v === 'object' ? `${indent}${k}:\n${renderHuman(v, indent + '  ')}` : `${indent}${k}: ${v === undefined ? '' : (whenOf(k, v) ?? (typeof v === 'number' ? numberText(v) : String(v)))}`))
     .join('\n');
 }
+
+/** A number as people read it: integers as they are, fractions (scores, confidences) to two places. */
+function numberText(n: number): string {
+  return Number.isInteger(n) || !Number.isFinite(n) ? String(n) : String(Math.round(n * 100) / 100);
+}
+
+/** `text` cut to `max` terminal columns (a CJK character takes two), with an ellipsis when cut. */
+function fit(text: string, max: number): string {
+  if (stringWidth(text) <= max) return text;
+  let out = '';
+  let w = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const sw = stringWidth(segment);
+    if (w + sw > max - 1) break;
+    out += segment;
+    w += sw;
+  }
+  return `${out}…`;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 function cell(key: string, v: unknown): string {
   if (v === null || v === undefined) return '';
   const when = whenOf(key, v);
   if (when !== undefined) return when;
-  if (typeof v === 'object') return JSON.stringify(v).slice(0, 60);
-  return String(v).replace(/\s+/g, ' ').slice(0, 80);
+  if (typeof v === 'number') return numberText(v);
+  if (typeof v === 'object') return fit(JSON.stringify(v), 60);
+  return fit(String(v).replace(/\s+/g, ' '), 80);
 }
+
+/** Pads to `width` terminal columns: Chinese text lines up with the Latin around it. */
+const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - stringWidth(text)));
 
 function table(rows: Record<string, unknown>[], indent: string): string {
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 8);
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(c, r[c]).length)));
-  const line = (vals: string[]) => indent + vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const widths = cols.map((c) => Math.max(stringWidth(c), ...rows.map((r) => stringWidth(cell(c, r[c])))));
+  const line = (vals: string[]) => indent + vals.map((v, i) => pad(v, widths[i])).join('  ').trimEnd();
   return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(c, r[c]))))].join('\n');
 }
 
@@ -96,7 +122,9 @@ export function salvageSummary(s: Partial<StoreSalvage>): string {
  * `waiter status` as people read it: the stores set aside at start show what was read back of
  * them as words (the raw counts are in `--json`).
  */
-export function statusView(status: Record<string, unknown>): Record<string, unknown> {
+export function statusView(full: Record<string, unknown>): Record<string, unknown> {
+  // The V8 heap settings are for diagnosis (decision 0220): in `--json`, not in what people read.
+  const { v8: _v8, ...status } = full;
   const aside = status.setAside;
   if (!Array.isArray(aside)) return status;
   return {

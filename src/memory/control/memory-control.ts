@@ -214,7 +214,7 @@ export class MemoryControl implements MemoryControlService {
     return this.serial(async () => {
       const res = await runForget(this.t, request, { ...currentChangeActor(), ...meta }, this.participants);
       const n = res.turns + res.relations + res.documents + res.archived + res.memories;
-      this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${res.turns} turns, ${res.relations} facts, ${res.documents + res.archived} documents, ${res.memories} memories`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
+      this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
       return res;
     });
   }
@@ -499,4 +499,9 @@ function checkTurnIds(ids: unknown): string[] {
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000) throw new ValidationError('turnIds must be a list of 1–1000 turn ids', { key: 'turnIds' });
   for (const id of ids) if (typeof id !== 'string' || !TURN_ID.test(id) || id.length > 400) throw new ValidationError(`invalid turn id ${JSON.stringify(String(id).slice(0, 80))}`, { key: 'turnIds' });
   return [...new Set(ids as string[])];
+}
+
+/** `1 turn`, `2 turns` (a history summary people read). */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
