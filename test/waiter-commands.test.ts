@@ -237,6 +237,11 @@ test('waiter export --passphrase-env / import --dry-run / import: the whole memo
   assert.match(ex.err, /"event":"progress","phase":"pack"/);
   assert.match(JSON.parse(ex.out).file.name, /backup\.zip\.age/);
   assert.equal((await run('export', file)).code, 1, 'an existing file is never replaced');
+  assert.doesNotMatch(ex.err, /note:/);
+  // A name that says another format is written all the same, with a note of what it really is.
+  const tgz = await run('export', join(home, 'out', 'backup.tar.gz'));
+  assert.equal(tgz.code, 0, tgz.err);
+  assert.match(tgz.err, /note: the archive is a zip file whatever its name; "backup\.tar\.gz" does not end in \.zip/);
   const wrong = await run('import', file, '--passphrase-env', 'HOME');
   assert.equal(wrong.code, 1);
   assert.match(wrong.err, /TRANSFER_WRONG_PASSPHRASE/);

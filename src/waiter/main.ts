@@ -707,6 +707,8 @@ export function buildProgram(): Command {
       const pass = await passphrase(o, true);
       const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
       const target = resolve(file ?? `homeagent-export-${stamp}.zip${pass ? '.age' : ''}`);
+      const ext = pass ? '.age' : '.zip';
+      if (!target.toLowerCase().endsWith(ext)) io.err(`waiter: note: the archive is ${pass ? 'age-encrypted' : 'a zip file'} whatever its name; "${basename(target)}" does not end in ${ext}\n`);
       const job = await withClient(opts, (c) => c.request('transfer.export', { file: target, passphrase: pass }, transferProgress(opts)));
       if (!opts.json) io.err('\n');
       print(opts, opts.json ? job : { file: target, ...(job as { file?: object; manifest?: object }).file, counts: (job as { manifest?: { counts?: object } }).manifest?.counts });
