@@ -139,3 +139,31 @@ test('0280: a real disk that fills (a small tmpfs): TRANSFER_NO_SPACE, the parti
     disk.unmount();
   }
 });
+
+test('an upload may take as long as it needs while bytes keep coming; one that sends nothing for uploadIdleMs is given up, its partial file removed', async () => {
+  const { t, jobs } = runtime({ limits: { uploadIdleMs: 300 } });
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  // Slow but moving: a chunk every 100 ms for 1.2 s in all, four times the idle limit.
+  async function* trickle(): AsyncIterable<Uint8Array> {
+    for (let i = 0; i < 12; i++) {
+      if (i) await pause(100);
+      yield Buffer.from(i === 0 ? 'PK\x03\x04' : 'slow', 'latin1');
+    }
+  }
+  const staged = await t.stageImport({ stream: trickle() });
+  assert.equal(staged.state, 'staged');
+  await t.discard(staged.id);
+  // Stalled: one chunk, then nothing (a connection left open).
+  let stop: () => void = () => {};
+  async function* stalled(): AsyncIterable<Uint8Array> {
+    yield Buffer.from('PK\x03\x04 first bytes', 'latin1');
+    await new Promise<void>((r) => (stop = r));
+  }
+  await assert.rejects(t.stageImport({ stream: stalled() }), (e: TransferError) => {
+    assert.equal(e.code, 'TRANSFER_TRUNCATED');
+    assert.match(e.message, /no byte of the archive arrived for 0 s: the upload stalled/);
+    return true;
+  });
+  stop();
+  assert.deepEqual(jobs(), [], 'no partial file, no job');
+});

@@ -32,7 +32,7 @@ import { applyOp, commitJournal, committedImport, journalPath, journalSettings, 
 /** Options of the service beyond the host. */
 export interface TransferServiceOptions {
   /** Limits of archives being imported (tests lower them). */
-  limits?: Partial<UnpackLimits> & { maxArchiveBytes?: number };
+  limits?: Partial<UnpackLimits> & { maxArchiveBytes?: number; uploadIdleMs?: number };
   /** scrypt work factor of encrypted exports (2^n; default 18 as `age -p`). Tests lower it. */
   scryptLogN?: number;
   /**
@@ -74,14 +74,14 @@ export class TransferRuntime implements TransferService {
   private readonly jobs = new Map<string, Job>();
   private busy: string | undefined;
   private readonly root: string;
-  private readonly limits: UnpackLimits & { maxArchiveBytes: number };
+  private readonly limits: UnpackLimits & { maxArchiveBytes: number; uploadIdleMs: number };
 
   constructor(
     private readonly host: TransferHost,
     private readonly opts: TransferServiceOptions = {},
   ) {
     this.root = join(host.home, '.transfer');
-    this.limits = { ...DEFAULT_UNPACK_LIMITS, maxArchiveBytes: 64 * 1024 ** 3, ...opts.limits };
+    this.limits = { ...DEFAULT_UNPACK_LIMITS, maxArchiveBytes: 64 * 1024 ** 3, uploadIdleMs: 120_000, ...opts.limits };
   }
 
   /**
@@ -292,11 +292,32 @@ export class TransferRuntime implements TransferService {
     }
     const job = this.newJob('import');
     const target = join(job.dir, 'archive');
+    let idle: ReturnType<typeof setTimeout> | undefined;
     try {
       let n = 0;
       let checkedAt = 0;
+      const from = 'file' in source ? createReadStream(source.file) : Readable.from(source.stream);
+      // An upload may take as long as it needs (the HTTP server sets no time limit on a request):
+      // only one that sends nothing for `uploadIdleMs` is given up.
+      const to = createWriteStream(target, { flags: 'wx', mode: 0o600 });
+      let stalled: (e: Error) => void = () => {};
+      const stall = new Promise<never>((_, reject) => (stalled = reject));
+      const watch = () => {
+        if ('file' in source) return;
+        clearTimeout(idle);
+        const ms = this.limits.uploadIdleMs;
+        idle = setTimeout(() => {
+          const e = new TransferError('TRANSFER_TRUNCATED', `no byte of the archive arrived for ${Math.round(ms / 1000)} s: the upload stalled`, { received: n });
+          // Given up at once: a source stuck in a read may take its time to close.
+          stalled(e);
+          from.destroy(e);
+          to.destroy(e);
+        }, ms);
+      };
+      watch();
       const limit = new Transform({
         transform: (chunk: Buffer, _e, cb) => {
+          watch();
           n += chunk.length;
           if (n > max) return cb(new TransferError('TRANSFER_TOO_LARGE', `the archive is larger than ${max} bytes`, { limit: max }));
           if (n - checkedAt >= SPACE_CHECK_BYTES) {
@@ -311,8 +332,8 @@ export class TransferRuntime implements TransferService {
           cb(null, chunk);
         },
       });
-      const from = 'file' in source ? createReadStream(source.file) : Readable.from(source.stream);
-      await pipeline(from, limit, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
+      await Promise.race([pipeline(from, limit, to), stall]);
+      clearTimeout(idle);
       if (n === 0) throw new TransferError('TRANSFER_TRUNCATED', 'the archive is empty');
       if (declared !== undefined && n !== declared) throw new TransferError('TRANSFER_TRUNCATED', `the archive ended after ${n} of its ${declared} bytes`, { received: n, declared });
       const kind = sniff(target);
@@ -324,6 +345,7 @@ export class TransferRuntime implements TransferService {
       this.progress(job, { phase: 'staged', done: n, total: n });
       return this.job(job.view.id);
     } catch (e) {
+      clearTimeout(idle);
       const err = e instanceof HomeAgentError ? e : isDiskFull(e) ? this.noSpace(e) : new TransferError('TRANSFER_TRUNCATED', `receiving the archive failed: ${(e as Error).message}`);
       this.drop(job.view.id);
       if (!(e instanceof HomeAgentError)) this.host.log.warn(`import: receiving an archive failed; its partial file was removed: ${err.message}`);

@@ -133,6 +133,11 @@ export class WebuiServer {
       const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
       s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, host, port, portFlag)));
     });
+    // Node cuts a request whose body is still arriving after 5 minutes (requestTimeout): an
+    // archive uploaded from another machine on the LAN can take longer. No limit on the whole
+    // request; headers still must come within headersTimeout, and the import upload gives up after
+    // two minutes without a byte (transfer-service.ts). Other bodies are at most 50 MiB.
+    (server as { requestTimeout?: number }).requestTimeout = 0;
     this.server = server;
     hub.start();
     const addr = server.address() as AddressInfo;
