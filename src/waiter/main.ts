@@ -400,7 +400,7 @@ export function buildProgram(): Command {
     });
 
   const sessions = program.command('sessions').description('list sessions, or show one').action(simple(program, 'sessions.list'));
-  sessions.command('list').action(simple(program, 'sessions.list'));
+  sessions.command('list').description('every conversation, newest first').action(simple(program, 'sessions.list'));
   sessions
     .command('show <id>')
     .option('-n, --limit <n>', 'events', '200')
@@ -410,7 +410,7 @@ export function buildProgram(): Command {
     });
 
   const config = program.command('config').description('read and change settings');
-  config.command('get <key>').action(simple(program, 'config.get', (key) => ({ key })));
+  config.command('get <key>').description('one setting: its value, default and where it comes from').action(simple(program, 'config.get', (key) => ({ key })));
   // A value fixed for this run (homed --port) hides what set/reset stores: the daemon's warning
   // goes to stderr so that the printed `origin: override` is not read as success.
   const configChange = (cmd: CliCommand, args: (...a: string[]) => Record<string, unknown>) => async (...a: unknown[]) => {
@@ -422,11 +422,11 @@ export function buildProgram(): Command {
     io.err(`waiter: warning: ${warning}\n`);
   };
   config.command('set <key> <value>').description('value is parsed as JSON when it parses, else taken as a string').action(configChange('config.set', (key, value) => ({ key, value: parseValue(value) })));
-  config.command('reset <key>').action(configChange('config.reset', (key) => ({ key })));
-  config.command('list [prefix]').action(simple(program, 'config.list', (prefix) => ({ prefix })));
+  config.command('reset <key>').description('back to its default').action(configChange('config.reset', (key) => ({ key })));
+  config.command('list [prefix]').description('every setting (or those under a prefix, e.g. core.llm)').action(simple(program, 'config.list', (prefix) => ({ prefix })));
 
   const providers = program.command('providers').description('LLM sources: list, add, update, remove, order, test, models').action(simple(program, 'providers.list'));
-  providers.command('list').action(simple(program, 'providers.list'));
+  providers.command('list').description('the LLM sources, their state and model').action(simple(program, 'providers.list'));
   providers.command('order <names...>').description('set the fallback order').action(async (names: string[]) => {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('providers.order', { names })));
@@ -487,7 +487,7 @@ export function buildProgram(): Command {
   providers.command('models <name>').description("the models the source's API offers").action(simple(program, 'providers.models', (name) => ({ name })));
 
   const plugins = program.command('plugins').description('plugins: list, enable, disable, reload, install').action(simple(program, 'plugins.list'));
-  plugins.command('list').action(simple(program, 'plugins.list'));
+  plugins.command('list').description('every plugin, its kind and state').action(simple(program, 'plugins.list'));
   plugins.command('enable <name>').action(simple(program, 'plugins.enable', (name) => ({ name })));
   plugins.command('disable <name>').action(simple(program, 'plugins.disable', (name) => ({ name })));
   plugins.command('reload <name>').action(simple(program, 'plugins.reload', (name) => ({ name })));
@@ -528,7 +528,7 @@ export function buildProgram(): Command {
     });
 
   const people = program.command('people').description("who is who across chat channels: link one person's ids (telegram:42, qq:10001) so their facts follow them").action(peopleList(program));
-  people.command('list').action(peopleList(program));
+  people.command('list').description('everyone linked, with their ids').action(peopleList(program));
   people
     .command('link <ids...>')
     .description('link speaker ids into one person (the person one of them already belongs to, --to, or a new one)')
@@ -542,7 +542,7 @@ export function buildProgram(): Command {
   people.command('rename <person> <name>').description('rename a person (by id, name, a linked speaker id, or "me")').action(simple(program, 'people.rename', (person, name) => ({ person, name })));
 
   const memory = program.command('memory').description('the memory tiers: context, documents, graph');
-  memory.command('stats').action(simple(program, 'memory.stats'));
+  memory.command('stats').description('how much each memory tier holds').action(simple(program, 'memory.stats'));
   memory
     .command('about [person]')
     .description('what HomeAgent holds about you (default) or a person: graph facts, library memories, turns — each with its source')
@@ -552,8 +552,8 @@ export function buildProgram(): Command {
       if (opts.json) print(opts, about);
       else io.out(aboutText(about));
     });
-  memory.command('context').action(simple(program, 'memory.context'));
-  memory.command('docs').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
+  memory.command('context').description('what is in the context window now').action(simple(program, 'memory.context'));
+  memory.command('docs').description('the newest documents of the document tier').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
   memory
     .command('search <query...>')
     .description('recall over every tier (context, documents, cold archive, graph facts), with provenance')
@@ -598,12 +598,12 @@ export function buildProgram(): Command {
         }
       }
     });
-  memory.command('graph [query]').option('-e, --entity <name>').action(async (query: string | undefined, o: { entity?: string }) => {
+  memory.command('graph [query]').description('facts of the knowledge graph (matching a query, or around one entity)').option('-e, --entity <name>').action(async (query: string | undefined, o: { entity?: string }) => {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('memory.graph', { query, entity: o.entity })));
   });
   memory.command('delete-fact <id>').description('delete one graph fact (its #id from memory about / search)').action(simple(program, 'memory.delete-fact', (id) => ({ id })));
-  memory.command('delete-doc <id>').action(simple(program, 'memory.delete-doc', (id) => ({ id })));
+  memory.command('delete-doc <id>').description('delete one document of the document tier').action(simple(program, 'memory.delete-doc', (id) => ({ id })));
   memory.command('commit <subject> <predicate> <object>').description('add a fact to the knowledge graph').action(simple(program, 'memory.commit', (subject, predicate, object) => ({ triples: [{ subject, predicate, object }] })));
   memory
     .command('edit-entity <name>')
@@ -619,7 +619,7 @@ export function buildProgram(): Command {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('memory.add-doc', { text: words.join(' ') })));
   });
-  memory.command('delete-entity <name>').action(simple(program, 'memory.delete-entity', (name) => ({ name })));
+  memory.command('delete-entity <name>').description('delete an entity and every fact about it').action(simple(program, 'memory.delete-entity', (name) => ({ name })));
   memory
     .command('forget [words...]')
     .description('forget every trace of something: shows what will go (turns, facts, notes, library memories, knowledge-base entries), then asks (or --yes)')
@@ -661,27 +661,27 @@ export function buildProgram(): Command {
   });
 
   const knowledge = program.command('knowledge').description('the knowledge base');
-  knowledge.command('list').action(simple(program, 'knowledge.list'));
-  knowledge.command('get <name>').action(simple(program, 'knowledge.get', (name) => ({ name })));
+  knowledge.command('list').description('every entry of the knowledge base').action(simple(program, 'knowledge.list'));
+  knowledge.command('get <name>').description('one entry, whole').action(simple(program, 'knowledge.get', (name) => ({ name })));
   knowledge.command('put <name> <file>').description('create or replace an entry from a file (- for stdin)').action(simple(program, 'knowledge.put', (name, file) => ({ name, content: readFileSync(file === '-' ? 0 : file, 'utf8') })));
-  knowledge.command('search <query...>').action(async (q: string[]) => {
+  knowledge.command('search <query...>').description('entries matching the words, best first').action(async (q: string[]) => {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('knowledge.search', { query: q.join(' ') })));
   });
-  knowledge.command('delete <name>').action(simple(program, 'knowledge.delete', (name) => ({ name })));
+  knowledge.command('delete <name>').description('delete one entry').action(simple(program, 'knowledge.delete', (name) => ({ name })));
 
   const lib = program.command('library').description('the curated memory library (memory-manager)');
   const libOp = (op: string, build: (...a: string[]) => Record<string, unknown> = () => ({}), session?: (...a: string[]) => string | undefined) =>
     simple(program, 'library', (...a) => ({ op, args: build(...a), sessionId: session?.(...a) }));
-  lib.command('list').action(libOp('memory.list'));
-  lib.command('search <query>').action(libOp('memory.search', (query) => ({ query })));
-  lib.command('show <id>').action(libOp('memory.get', (id) => ({ id })));
+  lib.command('list').description('every memory of the library').action(libOp('memory.list'));
+  lib.command('search <query>').description('memories matching the words').action(libOp('memory.search', (query) => ({ query })));
+  lib.command('show <id>').description('one memory, whole').action(libOp('memory.get', (id) => ({ id })));
   lib.command('save <title> <text>').description('save a new memory (snapshot = text)').action(libOp('memory.save', (title, text) => ({ title, snapshot: text })));
-  lib.command('annotate <id> <notes>').action(libOp('memory.updateNotes', (id, notes) => ({ id, notes })));
-  lib.command('plan').action(libOp('plan.get'));
-  lib.command('plan-add <id>').action(libOp('plan.addMemory', (id) => ({ id })));
-  lib.command('plan-remove <id>').action(libOp('plan.removeMemory', (id) => ({ id })));
-  lib.command('preview').action(libOp('plan.preview'));
+  lib.command('annotate <id> <notes>').description('replace a memory\'s notes').action(libOp('memory.updateNotes', (id, notes) => ({ id, notes })));
+  lib.command('plan').description('the injection plan: what goes into every conversation').action(libOp('plan.get'));
+  lib.command('plan-add <id>').description('put a memory into the injection plan').action(libOp('plan.addMemory', (id) => ({ id })));
+  lib.command('plan-remove <id>').description('take a memory out of the injection plan').action(libOp('plan.removeMemory', (id) => ({ id })));
+  lib.command('preview').description('the text the plan injects now, within its budgets').action(libOp('plan.preview'));
   lib
     .command('summarize <sessionId>')
     .description('summarize a session into library memories')
@@ -694,8 +694,8 @@ export function buildProgram(): Command {
       if (o.merge) args.merge = true;
       print(opts, await withClient(opts, (c) => c.request('library', { op: 'session.summarize', sessionId, args })));
     });
-  lib.command('exclude <sessionId> <turnId>').action(libOp('turn.exclude', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
-  lib.command('restore <sessionId> <turnId>').action(libOp('turn.restore', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
+  lib.command('exclude <sessionId> <turnId>').description('hide a turn from the model and from session summaries').action(libOp('turn.exclude', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
+  lib.command('restore <sessionId> <turnId>').description('bring an excluded turn back').action(libOp('turn.restore', (sessionId, turnId) => ({ turnId, sessionId }), (s) => s));
 
   program
     .command('export [file]')
@@ -733,7 +733,7 @@ export function buildProgram(): Command {
     });
 
   const changes = program.command('changes').description('files changed by agent tools, with undo').action(simple(program, 'changes.list'));
-  changes.command('list').action(simple(program, 'changes.list'));
+  changes.command('list').description('files changed by agent tools').action(simple(program, 'changes.list'));
   changes.command('undo <id>').action(simple(program, 'changes.undo', (id) => ({ id })));
   return program;
 }
