@@ -403,6 +403,7 @@ export function buildProgram(): Command {
   sessions.command('list').description('every conversation, newest first').action(simple(program, 'sessions.list'));
   sessions
     .command('show <id>')
+    .description('one conversation: its newest events')
     .option('-n, --limit <n>', 'events', '200')
     .action(async (id: string, o: { limit: string }) => {
       const opts = program.opts<GlobalOpts>();
@@ -488,9 +489,9 @@ export function buildProgram(): Command {
 
   const plugins = program.command('plugins').description('plugins: list, enable, disable, reload, install').action(simple(program, 'plugins.list'));
   plugins.command('list').description('every plugin, its kind and state').action(simple(program, 'plugins.list'));
-  plugins.command('enable <name>').action(simple(program, 'plugins.enable', (name) => ({ name })));
-  plugins.command('disable <name>').action(simple(program, 'plugins.disable', (name) => ({ name })));
-  plugins.command('reload <name>').action(simple(program, 'plugins.reload', (name) => ({ name })));
+  plugins.command('enable <name>').description('enable a plugin and start it').action(simple(program, 'plugins.enable', (name) => ({ name })));
+  plugins.command('disable <name>').description('stop a plugin and keep it off').action(simple(program, 'plugins.disable', (name) => ({ name })));
+  plugins.command('reload <name>').description('restart a plugin with its current settings').action(simple(program, 'plugins.reload', (name) => ({ name })));
   plugins
     .command('install <file.hmap>')
     .description('unpack and check a package, show what it asks for, then install and start it once you confirm')
@@ -734,7 +735,7 @@ export function buildProgram(): Command {
 
   const changes = program.command('changes').description('files changed by agent tools, with undo').action(simple(program, 'changes.list'));
   changes.command('list').description('files changed by agent tools').action(simple(program, 'changes.list'));
-  changes.command('undo <id>').action(simple(program, 'changes.undo', (id) => ({ id })));
+  changes.command('undo <id>').description('put a changed file back as it was').action(simple(program, 'changes.undo', (id) => ({ id })));
   return program;
 }
 
