@@ -11,7 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { homePaths, resolveHome, signInUrl } from '../paths/index.js';
 import { TIME_ZONE_KEY, type CliCommand, type CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
-import { formatWhen, renderHuman, setDisplayZone, statusView } from './output.js';
+import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
@@ -730,7 +730,7 @@ export function buildProgram(): Command {
       const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, withoutTombstones: o.withoutTombstones === true, dryRun: o.dryRun === true }, transferProgress(opts)));
       if (!opts.json) io.err('\n');
       const j = job as { report?: { parts?: object; notes?: string[]; renamedSessions?: object } };
-      print(opts, opts.json ? job : { dryRun: o.dryRun === true, ...j.report });
+      print(opts, opts.json ? job : importView(o.dryRun === true, j.report ?? {}));
     });
 
   const changes = program.command('changes').description('files changed by agent tools, with undo').action(simple(program, 'changes.list'));

@@ -5,7 +5,7 @@ process.env.TZ = 'Asia/Shanghai';
 import { test } from 'node:test';
 import stringWidth from 'string-width';
 import assert from 'node:assert/strict';
-import { formatWhen, renderHuman, setDisplayZone, statusView } from './output.js';
+import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { historyRow } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 
@@ -123,4 +123,14 @@ test('waiter status as people read it leaves out the V8 heap settings (they stay
   assert.equal(view.pid, 1);
   const change = { id: 'c2', at: CREATED, actor: 'user', kind: 'forget', op: 'forget', target: 'forget', subjects: [], summary: 'forgot 1 turn' } as MemoryChange;
   assert.equal(historyRow(change).what, 'forget');
+});
+
+test('an import report as people read it: a table of parts with the counts that are not all zero; empty maps left out', () => {
+  const zero = { added: 0, same: 0, conflicts: 0, skipped: 0, overwritten: 0, keptBoth: 0, forgotten: 0 };
+  const view = importView(true, { mode: 'skip', parts: { sessions: { ...zero, same: 1 }, graph: { ...zero, added: 3, same: 9 } }, renamedSessions: {}, renamed: { library: {}, knowledge: {} }, notes: [] });
+  assert.deepEqual(view, { dryRun: true, parts: [{ part: 'sessions', added: 0, same: 1 }, { part: 'graph', added: 3, same: 9 }], mode: 'skip' });
+  const text = renderHuman(view);
+  assert.match(text, /^ {2}part\s+added\s+same$/m);
+  assert.match(text, /^ {2}graph\s+3\s+9$/m);
+  assert.doesNotMatch(text, /renamed|notes|conflicts/);
 });

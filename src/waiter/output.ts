@@ -135,3 +135,20 @@ export function statusView(full: Record<string, unknown>): Record<string, unknow
     }),
   };
 }
+
+/**
+ * An import's report as people read it: one table row per part with its counts (only the columns
+ * some part has a number in), then what was renamed and the notes; empty maps are left out.
+ */
+export function importView(dryRun: boolean, report: Record<string, unknown>): Record<string, unknown> {
+  const { parts, ...rest } = report;
+  const out: Record<string, unknown> = { dryRun };
+  if (parts && typeof parts === 'object') {
+    const rows = Object.entries(parts as Record<string, Record<string, unknown>>).map(([part, counts]) => ({ part, ...counts }));
+    const cols = new Set(rows.flatMap((r) => Object.entries(r).filter(([k, v]) => k === 'part' || (typeof v === 'number' && v !== 0) || typeof v !== 'number').map(([k]) => k)));
+    out.parts = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => cols.has(k))));
+  }
+  const empty = (v: unknown): boolean => v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' ? Object.values(v as object).every(empty) : false);
+  for (const [k, v] of Object.entries(rest)) if (!empty(v)) out[k] = v;
+  return out;
+}
