@@ -27,6 +27,8 @@ export function mediaTools(d: KernelDeps, pending: Attachment[], mediaDir: strin
   return [
     {
       name: 'media_describe',
+      // The turn's own attachment (decision 0360); media_save and media_forward are the owner's.
+      audience: 'anyone',
       description: `Describe a pending media attachment with a vision-capable model. Pending: ${list}`,
       parameters: { type: 'object', properties: { index: { type: 'number' }, question: { type: 'string' } } },
       interruptible: true, // its work is a vision LLM call: a user interrupt stops it (C-2 a)

@@ -1,5 +1,11 @@
 import type { Disposer, OutputChannel, OutputChannelOptions, OutputHandler, OutputMessage, ToolDef } from '../spec/index.js';
-import { Cap, ConflictError, NotFoundError, ValidationError } from '../spec/index.js';
+import { Cap, ConflictError, HomeAgentError, NotFoundError, ValidationError } from '../spec/index.js';
+
+/** A payload naming a file on this machine (an absolute path, `~`, a Windows drive or `file:`), not a URL or base64. */
+function isLocalPath(payload: string): boolean {
+  const p = payload.trim();
+  return p.startsWith('/') || p.startsWith('~') || p.startsWith('.') || /^[A-Za-z]:[\\/]/.test(p) || /^file:/i.test(p);
+}
 
 const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const TYPE_BY_CAP: [number, OutputMessage['type']][] = [
@@ -140,6 +146,8 @@ export class OutputChannels {
       const types = typesFor(ch.caps);
       out.push({
         name: `output_send__${ch.name}`,
+        // Anyone's turn may send to its own chat; only the owner's may pick another target or a local file (decision 0360).
+        audience: 'anyone',
         description: `${ch.description} Send a message through the "${ch.name}" output channel. Call output_send__${ch.name}_help for the meta format.`,
         parameters: {
           type: 'object',
@@ -162,6 +170,14 @@ export class OutputChannels {
             }
           } else if (args.meta && typeof args.meta === 'object') meta = args.meta as Record<string, unknown>;
           const type = (typeof args.type === 'string' ? args.type : 'text') as OutputMessage['type'];
+          if (call.owner === false) {
+            // Someone else's turn: its own chat only, no routing of its own, no file from this machine.
+            if (!call.sessionId.startsWith(`${ch.name}:`) || (meta.sessionId !== undefined && meta.sessionId !== call.sessionId)) {
+              throw new HomeAgentError('FORBIDDEN', `a turn from a group or someone else's chat can only send to that same chat, not through ${ch.name} elsewhere`);
+            }
+            if (type !== 'text' && isLocalPath(String(args.payload ?? ''))) throw new HomeAgentError('FORBIDDEN', "a turn from a group or someone else's chat cannot send files from this machine");
+            meta = Object.fromEntries(Object.entries(meta).filter(([k]) => k === 'caption' || k === 'mimeType' || k === 'name'));
+          }
           const sessionId = typeof meta.sessionId === 'string' ? meta.sessionId : call.sessionId || defaultSessionId();
           const n = await this.send(ch.name, { sessionId, turnId: call.turnId, payload: String(args.payload ?? ''), type, meta });
           return `sent to ${ch.name}${n > 1 ? ` in ${n} parts` : ''}`;
@@ -169,6 +185,7 @@ export class OutputChannels {
       });
       out.push({
         name: `output_send__${ch.name}_help`,
+        audience: 'anyone',
         description: `Explains the meta format and message types of the "${ch.name}" output channel.`,
         parameters: { type: 'object', properties: {} },
         handler: () =>

@@ -88,3 +88,30 @@ test("R-5: a private chat with someone else sees only itself; the owner's own ch
   assert.match(mine, /the owner, Me \(telegram:42\)/);
   assert.match(mine, /hi, what do you know/, 'the owner sees every conversation');
 });
+
+test('decision 0360: a non-owner turn is offered only tools for anyone and a forced call to another is refused; tools get owner and scope; the owner in a group keeps every tool', async (t) => {
+  const h = await harness(t);
+  const calls: { tool: string; owner?: boolean; scope?: readonly string[] }[] = [];
+  const tool = (name: string, audience?: 'anyone') => ({ name, description: name, parameters: { type: 'object', properties: {} }, ...(audience ? { audience } : {}), handler: (_a: unknown, call: { owner?: boolean; scope?: readonly string[] }) => (calls.push({ tool: name, owner: call.owner, scope: call.scope }), `${name} ran`) });
+  h.agent.stages.registerTool(tool('plugin_secret'), 'p');
+  h.agent.stages.registerTool(tool('chat_ok', 'anyone'), 'p');
+  await h.config.set('core.identity.owner_ids', ['qq:1']);
+  h.fake.enqueue({ toolCalls: [{ name: 'plugin_secret', arguments: {} }, { name: 'chat_ok', arguments: {} }] }, { text: 'done' });
+  await h.send('@bot run it', { sessionId: group.id, source: 'qq', speaker: alice, conversation: group });
+  const offered = h.requestTools(0);
+  assert.ok(offered.includes('chat_ok') && !offered.includes('plugin_secret'), `offered: ${offered.join(', ')}`);
+  const rejected = h.events('tool_end').find((e) => e.call.name === 'plugin_secret');
+  assert.match(String(rejected?.rejected), /^FORBIDDEN: plugin_secret is the owner's/);
+  assert.deepEqual(calls, [{ tool: 'chat_ok', owner: false, scope: [group.id] }], 'the refused tool never ran; the other got the turn\'s scope');
+  assert.ok(h.log.some((l) => /plugin_secret refused in a non-owner turn/.test(l.msg)));
+
+  calls.length = 0;
+  const owner = { id: 'qq:1', name: 'Olivia', platform: 'qq', userId: '1' };
+  h.fake.enqueue({ toolCalls: [{ name: 'plugin_secret', arguments: {} }] }, { text: 'done' });
+  await h.send('@bot run it too', { sessionId: group.id, source: 'qq', speaker: owner, conversation: group });
+  assert.deepEqual(calls, [{ tool: 'plugin_secret', owner: true, scope: [group.id] }], 'the owner keeps their tools in a group, with the group\'s scope');
+  calls.length = 0;
+  h.fake.enqueue({ toolCalls: [{ name: 'plugin_secret', arguments: {} }] }, { text: 'done' });
+  await h.send('from the WebUI');
+  assert.deepEqual(calls, [{ tool: 'plugin_secret', owner: true, scope: undefined }]);
+});

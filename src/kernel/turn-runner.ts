@@ -1,5 +1,5 @@
 import type { ChatMessage, ContextEvent, LlmChainEvent, StoredAttachment, StageContext, StageName, ToolCall, ToolDef, ToolOutputRecord, TurnInput, TurnOutcome } from '../spec/index.js';
-import { errorToJSON, HomeAgentError } from '../spec/index.js';
+import { errorToJSON, HomeAgentError, turnAudience, type TurnAudience } from '../spec/index.js';
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg, timeZoneOf } from './ports.js';
 import { llmChainEvent } from './llm-chain-event.js';
@@ -237,8 +237,7 @@ export class TurnRunner {
     // conversation there — or, for a person the owner linked across channels, their private chats
     // on every platform (R-5, decision 0090); the owner's ids see everything.
     const person = speaker ? d.people?.personOf(speaker.id) : undefined;
-    const owner = !speaker || (person?.owner ?? false) || cfg<string[]>(d.config, 'core.identity.owner_ids', []).includes(speaker.id);
-    const scoped = d.people ? d.people.scopeOf(speaker, conversation) : conversation && (conversation.kind === 'group' || !owner) ? [conversation.id] : undefined;
+    const { owner, scope: scoped } = this.audience(turn);
     const scope = scoped ? new Set(scoped) : undefined;
     const visible = d.context.events().filter((e: ContextEvent) => !(e.refs ?? []).includes(turn.turnId) && (!scope || (e.conversation !== undefined && scope.has(e.conversation.id))) && !this.deletedByPerson(e) && d.contextVisible(e));
     const timeline = renderTimeline(visible, cfg(d.config, 'core.agent.timeline_chars', 12000), timeZoneOf(d.config));
@@ -248,6 +247,24 @@ export class TurnRunner {
       ? `This turn was started by ${turn.input.source}, not by a message in a chat: your final reply is delivered to the owner proactively (their default channel).`
       : undefined;
     return [base, rules ? `【输出通道】\n${rules}` : '', here || proactive ? `【当前对话】\n${[here, proactive].filter(Boolean).join('\n')}` : '', timeline ? `【时间线】\n${timeline}` : ''].filter(Boolean).join('\n\n');
+  }
+
+  /**
+   * Whose the turn is (decision 0360), by the one rule (`turnAudience`) the timeline, the tool gate
+   * and the memory tools share; computed once per turn.
+   */
+  private audience(turn: TurnState): TurnAudience {
+    const cached = turn.state.__audience as TurnAudience | undefined;
+    if (cached) return cached;
+    const { speaker, conversation } = turn.input;
+    const a = turnAudience(speaker, conversation, cfg<string[]>(this.d.config, 'core.identity.owner_ids', []), this.d.people);
+    turn.state.__audience = a;
+    return a;
+  }
+
+  /** The tools a turn is offered: all for the owner; for anyone else only those whose audience is `anyone` (decision 0360). */
+  private offered(turn: TurnState, tools: ToolDef[]): ToolDef[] {
+    return this.audience(turn).owner ? tools : tools.filter((t) => t.audience === 'anyone');
   }
 
   /**
@@ -325,7 +342,7 @@ export class TurnRunner {
       this.checkStop(hooks);
       const tools = [...d.tools.build(), ...(hooks.turnTools?.(turn) ?? [])];
       const byName = new Map(tools.map((t) => [t.name, t]));
-      const res = await this.callLlm(turn, hooks, tools);
+      const res = await this.callLlm(turn, hooks, this.offered(turn, tools));
       turn.round++;
       const chain = llmChainEvent(res, { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round, consolidation: turn.consolidation, injected: res.injected, at: d.now() });
       d.bus.emit('agent_llm_chain', chain);
@@ -377,6 +394,13 @@ export class TurnRunner {
       return { text, rejected: extra.rejected !== undefined };
     };
     if (!def) return finish(`Error: unknown tool "${call.name}"`, { error: 'unknown tool' });
+    const audience = this.audience(turn);
+    if (!audience.owner && def.audience !== 'anyone') {
+      // A model talked into calling an owner tool from a group or someone else's chat (decision 0360).
+      const why = `FORBIDDEN: ${call.name} is the owner's; it cannot be used from a group or someone else's chat`;
+      d.log.warn(`tool ${call.name} refused in a non-owner turn`, { turnId: turn.turnId, speaker: turn.input.speaker?.id });
+      return finish(`Rejected: ${why}`, { rejected: why });
+    }
     if (parseError) {
       d.log.warn(`tool ${call.name}: ${parseError}`, { turnId: turn.turnId });
       return finish(`Error: ${parseError}`, { error: parseError });
@@ -409,7 +433,7 @@ export class TurnRunner {
     let r: Awaited<ReturnType<typeof d.stages.executeTool>>;
     let interrupted = false;
     try {
-      r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal, ...place(turn.input, true) });
+      r = await d.stages.executeTool(def, before.args ?? args, { sessionId: turn.input.sessionId, turnId: turn.turnId, callId: call.id, signal, ...place(turn.input, true), owner: audience.owner, ...(audience.scope ? { scope: audience.scope } : {}) });
     } finally {
       if (ac) {
         hooks.setLlmAbort(undefined);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import type { ConfigReader, ContextEvent, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SetAsideStore, SocialAPI, SocialReadAPI, ToolDef } from '../spec/index.js';
+import type { ConfigReader, ContextEvent, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SetAsideStore, SocialAPI, SocialReadAPI, ToolDef, ToolInvocation } from '../spec/index.js';
 import { HomeAgentError, resolveTimeZone, TIME_ZONE_KEY } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
 import { EmbedderService } from './embedder/index.js';
@@ -132,10 +132,7 @@ export class MemorySystem {
       depth: () => this.cfgNumber('core.memory.recall_depth', 2),
       rankedFacts: (input) => this.recall.search(input, { k: 20, tiers: ['graph'] }),
       scopeOf: (q) => recallScope(q, ownerIds(config), opts.people),
-      factInScope: (r, scope) => {
-        const src = this.recall.sources(r.refs ?? [], 20);
-        return src.length > 0 && src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id));
-      },
+      factInScope: (r, scope) => this.recall.factInScope(r, scope),
       speakersOf: (relations) => factSpeakers(this.graph, relations, this.recall.participants(), ownerIds(config)),
       timeZone: zone,
       log,
@@ -450,6 +447,14 @@ export class MemorySystem {
   }
 
   /** Memory, document, social and knowledge tools — each group only while its tier is up (C-5). */
+  /**
+   * The conversations a tool call may read memory from (R-5, decision 0360): the scope the kernel
+   * put on the call, else the same rule computed from its speaker and place (a direct caller).
+   */
+  private toolScope(call: ToolInvocation): readonly string[] | undefined {
+    return call.scope ?? recallScope(call, ownerIds(this.opts.config), this.opts.people);
+  }
+
   tools(): ToolDef[] {
     const out: ToolDef[] = [];
     if (this.up.graph) {
@@ -463,6 +468,8 @@ export class MemorySystem {
           recallDepth: () => this.cfgNumber('core.memory.recall_depth', 2),
           introspect: () => ({ embedder: this.embedder.modelId(), archived: this.up.archive ? this.archive.size : undefined, heartbeats: this.heartbeats.lastRun }),
           timeZone: () => this.timeZone(),
+          scopeOf: (call) => this.toolScope(call),
+          factInScope: (r, scope) => this.recall.factInScope(r, scope),
         }),
         ...socialTools(this.social),
       );
@@ -476,7 +483,7 @@ export class MemorySystem {
           return doc;
         },
       };
-      out.push(...docTools({ docs, context: this.context, recall: this.recall, timeZone: () => this.timeZone() }));
+      out.push(...docTools({ docs, context: this.context, recall: this.recall, timeZone: () => this.timeZone(), scopeOf: (call) => this.toolScope(call) }));
     }
     if (this.up.knowledge) out.push(...knowledgeTools(this.knowledge, () => this.timeZone()));
     // What a tool changes is recorded as the agent's by the kernel's tool scope (the daemon's).

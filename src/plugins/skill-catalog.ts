@@ -89,6 +89,8 @@ export function skillsPlugin(catalog: SkillCatalog): PluginDefinition<PluginSDK>
       });
       sdk.registerTool({
         name: 'skill_load',
+        // Instructions shipped with HomeAgent or installed by the owner, nothing remembered (decision 0360).
+        audience: 'anyone',
         description: 'Load the full instructions of a skill listed under Skills.',
         parameters: { type: 'object', properties: { name: { type: 'string', description: 'The skill name' } }, required: ['name'] },
         handler: (args) => {

@@ -1,4 +1,5 @@
 import type { Conversation, Speaker } from './speaker.js';
+import { OWNER_SPEAKER_ID } from './speaker.js';
 
 /**
  * People (issue 13 part 5, decision 0090): the owner links one person's identities across chat
@@ -44,4 +45,26 @@ export interface PeopleDirectory {
    * turn). A private chat has one other party for ever: the first speaker seen keeps it.
    */
   notePrivateChat(speakerId: string, conversationId: string): void;
+}
+
+/** Whose a turn is, for what it may see and call (R-5, decisions 0090 and 0360). */
+export interface TurnAudience {
+  /** The owner speaks (no speaker: the WebUI, `waiter`, the API; or one of the owner's ids). */
+  owner: boolean;
+  /** The conversations the turn's memory must stay inside; undefined: everything. */
+  scope: readonly string[] | undefined;
+}
+
+/**
+ * The one rule for who a turn is (decision 0360): the kernel scopes the timeline with it, gates
+ * owner-only tools with it, and the memory tools scope what they return with it. The owner is a
+ * turn without a speaker, the speaker `user`, an id linked to the owner, or an id in
+ * `core.identity.owner_ids`. The scope is {@link PeopleDirectory.scopeOf} when there is a people
+ * registry; without one a group, or a private chat with anyone but the owner, sees only itself.
+ */
+export function turnAudience(speaker: Speaker | undefined, conversation: Conversation | undefined, ownerIds: readonly string[], people?: PeopleDirectory): TurnAudience {
+  const person = speaker ? people?.personOf(speaker.id) : undefined;
+  const owner = !speaker || speaker.id === OWNER_SPEAKER_ID || (person?.owner ?? false) || ownerIds.includes(speaker.id);
+  const scope = people ? people.scopeOf(speaker, conversation) : conversation && (conversation.kind === 'group' || !owner) ? [conversation.id] : undefined;
+  return { owner, scope };
 }

@@ -13,6 +13,16 @@ export interface ToolInvocation {
   speaker?: Speaker;
   /** Where the turn's message was said (absent: the owner's own private place). */
   conversation?: Conversation;
+  /**
+   * False when the turn is not the owner's (a group member, someone else's private chat; decision
+   * 0360): the kernel offers such a turn only tools whose `audience` is `anyone`. Absent: the owner.
+   */
+  owner?: boolean;
+  /**
+   * The conversations whose memory this turn may see (R-5, `turnAudience`); absent:
+   * everything (the owner in their own places). A tool that returns remembered content keeps to it.
+   */
+  scope?: readonly string[];
 }
 
 /** The result of a tool. A string is shown to the model as is; objects are JSON-encoded. */
@@ -35,6 +45,14 @@ export interface ToolDef {
    * run to their end and the interrupt waits for the next LLM call.
    */
   interruptible?: boolean;
+  /**
+   * Who may have the tool called (decision 0360). `owner` (the default, also for every plugin tool
+   * that does not say): only a turn of the owner — the WebUI, `waiter`, the API and MCP token
+   * holders, the owner's own chat ids. `anyone`: also a turn of someone else (a group member, an
+   * allowlisted person's private chat); such a tool must keep to the turn's `scope` and session.
+   * A non-owner turn is not offered an owner tool, and a call to one is refused (FORBIDDEN).
+   */
+  audience?: 'owner' | 'anyone';
   handler: (args: Record<string, unknown>, call: ToolInvocation) => Promise<ToolOutput> | ToolOutput;
 }
 

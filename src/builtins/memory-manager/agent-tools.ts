@@ -38,6 +38,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
   const tools: ToolDef[] = [
     {
       name: 'library_search',
+      audience: 'anyone', // kept to the turn's scope (decision 0360)
       description: '在记忆库中检索记忆（按印象、标题、正文排序）。Search the curated memory library.',
       parameters: { type: 'object', properties: { query: str('search words'), limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] },
       handler: guard<{ query: string; limit?: number }>(async (a, call) => {
@@ -50,6 +51,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
     },
     {
       name: 'library_read',
+      audience: 'anyone',
       description: '读取一条记忆的快照、批注与元数据；组合记忆会展开其来源记忆。Read a memory (expands composedOf).',
       parameters: { type: 'object', properties: { id: str('memory id') }, required: ['id'] },
       handler: guard<{ id: string }>(async (a, call) => {
@@ -64,6 +66,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
     },
     {
       name: 'library_save',
+      audience: 'anyone',
       description: '把一段内容保存为新记忆（快照保存后不可修改）。Save a new memory; its snapshot is immutable.',
       parameters: {
         type: 'object',
@@ -83,6 +86,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
     },
     {
       name: 'library_annotate',
+      audience: 'anyone',
       description: '给记忆追加或替换批注（不改快照）。Append to or replace the notes of a memory.',
       parameters: { type: 'object', properties: { id: str('memory id'), notes: str('notes text'), mode: { type: 'string', enum: ['append', 'replace'] } }, required: ['id', 'notes'] },
       handler: guard<{ id: string; notes: string; mode?: 'append' | 'replace' }>(async (a, call) => {
@@ -97,6 +101,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
     },
     {
       name: 'library_link',
+      audience: 'anyone',
       description: '在两条记忆之间建立（或移除）关联。Link (or unlink) two memories.',
       parameters: { type: 'object', properties: { from: str('memory id'), to: str('memory id'), remove: { type: 'boolean' } }, required: ['from', 'to'] },
       handler: guard<{ from: string; to: string; remove?: boolean }>(async (a, call) => {

@@ -1,5 +1,4 @@
-import { readFile, realpath } from 'node:fs/promises';
-import { basename, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { HomeAgentError, ValidationError } from '../../sdk/index.js';
 import type { OutputMessage, PluginLogger } from '../../sdk/index.js';
 import type { OneBotLink } from './onebot-link.js';
@@ -7,6 +6,7 @@ import type { Segment } from './onebot-types.js';
 import type { RecentIds, Trigger } from './qq-inbound.js';
 import type { SendPacer } from './rate-limit.js';
 import { toSegments } from './segments.js';
+import { sendableFile } from '../shared/index.js';
 
 /** No QQ chat to send to, or a target outside the allowlists. */
 export class QqTargetError extends HomeAgentError {
@@ -64,17 +64,11 @@ export function qqOutput(d: QqOutputDeps): (msg: OutputMessage) => Promise<void>
     const p = payload.trim();
     if (/^https?:\/\//i.test(p)) return p;
     if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:\\/.test(p)) {
-      let real: string;
-      try {
-        real = await realpath(p);
-      } catch {
-        throw new ValidationError(`no such file: ${basename(p)}`);
-      }
-      const home = await realpath(d.homeDir);
-      if (!real.startsWith(home + sep)) throw new ValidationError('only files inside the HomeAgent data folder can be sent to QQ');
+      // Only the media folder, never a secret (decision 0360): an injected instruction cannot send auth-token to a group.
+      const real = await sendableFile(d.homeDir, p, 'QQ');
       return `base64://${(await readFile(real)).toString('base64')}`;
     }
-    if (!/^[A-Za-z0-9+/=\s]+$/.test(p) || !p.replace(/\s/g, '')) throw new ValidationError('the payload of an image or audio message must be an http(s) URL, a file in the data folder, or base64');
+    if (!/^[A-Za-z0-9+/=\s]+$/.test(p) || !p.replace(/\s/g, '')) throw new ValidationError('the payload of an image or audio message must be an http(s) URL, a file in the media folder, or base64');
     return `base64://${p.replace(/\s/g, '')}`;
   };
 

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/index.js';
 import type { ScriptedReply } from '../../sdk/testing/index.js';
@@ -184,7 +186,11 @@ test('R-4: sends are paced one at a time at send_interval_ms', async (t) => {
   const at = bot.sent().map((a) => a.at);
   assert.ok(at[2] - calledAt >= 2 * 200 - 5, `the third arrived ${at[2] - calledAt} ms after the sends were asked for`);
   await assert.rejects(h.callTool('output_send__qq', { payload: 'x', meta: JSON.stringify({ groupId: OTHER_GROUP }) }), /not on the allowlist/);
-  await assert.rejects(h.callTool('output_send__qq', { payload: '/etc/passwd', type: 'image' }), /inside the HomeAgent data folder/);
+  await assert.rejects(h.callTool('output_send__qq', { payload: '/etc/passwd', type: 'image' }), /only files in the media folder/);
+  writeFileSync(join(h.homeDir, 'auth-token'), 'secret-token-value');
+  await assert.rejects(h.callTool('output_send__qq', { payload: join(h.homeDir, 'auth-token'), type: 'image' }), /auth-token holds secrets of HomeAgent and is never sent to QQ/);
+  writeFileSync(join(h.homeDir, 'config.db'), 'keys');
+  await assert.rejects(h.callTool('output_send__qq', { payload: join(h.homeDir, 'config.db'), type: 'image' }), /config\.db holds secrets/);
   bot.failNext('send_private_msg', 100);
   await assert.rejects(h.callTool('output_send__qq', { payload: 'x' }), /send_private_msg failed \(retcode 100/);
 });

@@ -8,3 +8,4 @@ export { gatherAbout, forgetAvailable, type AboutPerson, type AboutMemory } from
 export { confirmedForget, describePlan, type ConfirmedForget } from './confirmed-forget.js';
 export { TAG_CONVENTION, TAG_SUMMARY, AUTO_INJECT_TAGS, autoInjectTagsIn, isAutoInjected, toolTags, personSays } from './auto-inject-tags.js';
 export { personTimeZone } from './person-time-zone.js';
+export { sendableFile } from './sendable-file.js';

@@ -1,8 +1,8 @@
-import { readFile, realpath } from 'node:fs/promises';
-import { basename, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { HomeAgentError, ValidationError } from '../../sdk/index.js';
 import type { OutputMessage, PluginLogger } from '../../sdk/index.js';
-import { Backoff, sleep } from '../shared/index.js';
+import { Backoff, sendableFile, sleep } from '../shared/index.js';
 import { TelegramApiError, TelegramUnreachableError, type TelegramBotApi } from './bot-api.js';
 import { TELEGRAM_LIMITS } from './bot-types.js';
 
@@ -84,18 +84,12 @@ export function telegramOutput(d: OutputDeps): (msg: OutputMessage) => Promise<v
     const name = typeof msg.meta.name === 'string' && msg.meta.name ? basename(msg.meta.name) : `${msg.type}-${Date.now()}`;
     if (/^https?:\/\//i.test(p)) return p;
     if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:\\/.test(p)) {
-      // A path: only inside the data folder, so an injected instruction cannot send ~/.ssh to a chat.
-      let real: string;
-      try {
-        real = await realpath(p);
-      } catch {
-        throw new ValidationError(`no such file: ${basename(p)}`);
-      }
-      const home = await realpath(d.homeDir);
-      if (real !== home && !real.startsWith(home + sep)) throw new ValidationError('only files inside the HomeAgent data folder can be sent to Telegram');
+      // A path: only inside the media folder and never a secret (decision 0360), so an injected
+      // instruction cannot send ~/.ssh or the data folder's auth-token to a chat.
+      const real = await sendableFile(d.homeDir, p, 'Telegram');
       return { bytes: await readFile(real), name: basename(real), mimeType };
     }
-    if (!/^[A-Za-z0-9+/=\s_-]+$/.test(p)) throw new ValidationError('the payload of an image, file or audio message must be an http(s) URL, a file in the data folder, or base64');
+    if (!/^[A-Za-z0-9+/=\s_-]+$/.test(p)) throw new ValidationError('the payload of an image, file or audio message must be an http(s) URL, a file in the media folder, or base64');
     const bytes = Buffer.from(p, 'base64');
     if (bytes.length === 0) throw new ValidationError('the payload is empty');
     return { bytes, name, mimeType };

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/index.js';
 import type { ScriptedReply } from '../../sdk/testing/index.js';
 import { callRoute } from '../__fixtures__/call-route.js';
+import { coreConfigDefaults } from '../../config/index.js';
 import { startFakeBotApi, type FakeBotApi } from './__fixtures__/fake-bot-api.js';
 import { createTelegramPlugin } from './index.js';
 
@@ -108,6 +109,9 @@ test('R-3: an allowed user chats; a stranger gets one polite refusal and nothing
 test('R-3: a photo reaches the media tools, voice and files are saved into the data folder, too-large files are reported', async (t) => {
   const { h, tg, llm, status } = await setup(t, [{ text: 'Nice photo.' }, { text: 'Got your voice message and the PDF.' }]);
   await h.config.set('plugin.telegram.max_file_mb', 1);
+  // The owner's own chat (decision 0360): media_save is an owner tool, not offered to anyone else.
+  h.config.register(coreConfigDefaults());
+  await h.config.set('core.identity.owner_ids', [`telegram:${OWNER.id}`]);
   await until(async () => (await status()).status === 'running', 'polling');
   tg.addFile('photo-small', PNG.subarray(0, 40), 'photos/small.jpg');
   tg.addFile('photo-big', PNG, 'photos/big.jpg');
@@ -176,7 +180,7 @@ test('R-3: long replies are split at 4096 without breaking code; a long caption 
   void h;
 });
 
-test('R-3/R-6: output_send__telegram from another session goes to the owner; strangers and files outside the data folder are refused', async (t) => {
+test('R-3/R-6: output_send__telegram from another session goes to the owner; strangers, files outside the media folder and secrets are refused (decision 0360)', async (t) => {
   const { h, tg, status } = await setup(t);
   await until(async () => (await status()).status === 'running', 'polling');
   tg.pushMessage(OWNER, { text: '/start' });
@@ -185,12 +189,20 @@ test('R-3/R-6: output_send__telegram from another session goes to the owner; str
   assert.match(await h.callTool('output_send__telegram', { payload: 'The laundry is done.', meta: '{}' }), /sent to telegram/);
   assert.deepEqual(tg.sent.at(-1), { ...tg.sent.at(-1), chatId: '4242', text: 'The laundry is done.' });
   await assert.rejects(h.callTool('output_send__telegram', { payload: 'psst', meta: JSON.stringify({ chatId: STRANGER.id }) }), /not an allowed user's chat/);
-  await assert.rejects(h.callTool('output_send__telegram', { payload: '/etc/hostname', type: 'file' }), /inside the HomeAgent data folder/);
-  const inside = join(h.homeDir, 'report.txt');
+  await assert.rejects(h.callTool('output_send__telegram', { payload: '/etc/hostname', type: 'file' }), /only files in the media folder/);
+  // The data folder holds the API token and the config database (API keys): never sendable.
+  writeFileSync(join(h.homeDir, 'auth-token'), 'secret-token-value');
+  await assert.rejects(h.callTool('output_send__telegram', { payload: join(h.homeDir, 'auth-token'), type: 'file' }), /auth-token holds secrets of HomeAgent and is never sent/);
+  writeFileSync(join(h.homeDir, 'notes.txt'), 'not media');
+  await assert.rejects(h.callTool('output_send__telegram', { payload: join(h.homeDir, 'notes.txt'), type: 'file' }), /only files in the media folder/);
+  mkdirSync(join(h.homeDir, 'media'), { recursive: true });
+  symlinkSync(join(h.homeDir, 'auth-token'), join(h.homeDir, 'media', 'innocent.png'));
+  await assert.rejects(h.callTool('output_send__telegram', { payload: join(h.homeDir, 'media', 'innocent.png'), type: 'image' }), /holds secrets/, 'a link in the media folder to a secret is refused');
+  const inside = join(h.homeDir, 'media', 'report.txt');
   writeFileSync(inside, 'quarterly numbers');
   assert.match(await h.callTool('output_send__telegram', { payload: inside, type: 'file' }), /sent/);
   assert.equal((tg.sent.at(-1)!.file as { bytes: Buffer }).bytes.toString(), 'quarterly numbers');
-  await assert.rejects(h.callTool('output_send__telegram', { payload: 'not base64 at all!!', type: 'image' }), /URL, a file in the data folder, or base64/);
+  await assert.rejects(h.callTool('output_send__telegram', { payload: 'not base64 at all!!', type: 'image' }), /URL, a file in the media folder, or base64/);
 });
 
 test('R-3: an unreachable Bot API or a rejected token is a clear status, not a crash; polling backs off and recovers; 429 on getUpdates waits retry_after', async (t) => {

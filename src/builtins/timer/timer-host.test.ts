@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestHost, ScriptedLlm } from '../../sdk/testing/index.js';
@@ -72,4 +72,66 @@ test("R-6: a timer's answer reaches the owner's default channel; without an LLM 
   assert.match(got2[0].payload, /provider|LLM/i, 'the turn says why it could not answer');
   assert.equal(got2[1].payload, '⏰ call the dentist');
   assert.equal(got2[1].meta.notice, true);
+});
+
+const MALLORY = { id: 'qq:10666', name: 'Mallory', platform: 'qq', userId: '10666' };
+const BOB = { id: 'qq:10002', name: 'Bob', platform: 'qq', userId: '10002' };
+const GROUP = { kind: 'group' as const, id: 'qq:group:777', platform: 'qq', title: 'Family' };
+
+test("decision 0360: a group member's timer records them and fires as their turn in their group; another member neither lists nor cancels it", async (t) => {
+  const clock = { now: T0 };
+  const p = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm = new ScriptedLlm([
+    { toolCalls: [{ name: 'timer_create', arguments: { text: 'say something', when: 'in 5 minutes', delivery: 'interrupt' } }] },
+    { text: 'set.' },
+    { toolCalls: [{ name: 'timer_list', arguments: {} }] },
+    { text: 'listed.' },
+  ]);
+  const h = await createTestHost({ plugins: [p], llm });
+  t.after(() => h.close());
+  const starts: AgentEvents['turn_start'][] = [];
+  h.agent.bus.on('turn_start', (e) => void starts.push(e));
+  const inGroup = (speaker: typeof MALLORY, text: string) => h.send(text, { sessionId: GROUP.id, source: 'qq', speaker, conversation: GROUP });
+  await inGroup(MALLORY, 'remind me');
+  const [timer] = p.scheduler()!.list();
+  assert.deepEqual(timer.creator, { owner: false, speaker: MALLORY, conversation: GROUP });
+  assert.equal(timer.delivery, 'input', "a non-owner's timer never interrupts another turn");
+  assert.equal(timer.sessionId, GROUP.id);
+
+  await inGroup(BOB, 'what timers are there?');
+  assert.equal(llm.requests.at(-1)?.messages.at(-1)?.content, 'no timers', "Bob does not see Mallory's timer");
+  llm.enqueue({ toolCalls: [{ name: 'timer_cancel', arguments: { id: timer.id } }] }, { text: 'tried.' });
+  await inGroup(BOB, 'cancel it');
+  assert.match(String(llm.requests.at(-1)?.messages.at(-1)?.content), /not found/i);
+  assert.equal(p.scheduler()!.list().length, 1, 'still there');
+  assert.match(await h.callTool('timer_list'), new RegExp(timer.id), 'the owner sees every timer');
+
+  clock.now = T0 + 5 * 60_000;
+  await p.scheduler()!.tick();
+  for (let i = 0; i < 400 && !starts.some((s) => s.input.source === 'timer'); i++) await new Promise((r) => setTimeout(r, 25));
+  const fired = starts.find((s) => s.input.source === 'timer')!;
+  assert.deepEqual(fired.input.speaker, MALLORY, 'it fires as the creator');
+  assert.deepEqual(fired.input.conversation, GROUP);
+  assert.equal(fired.input.sessionId, GROUP.id);
+});
+
+test('decision 0360: a timer persisted without a creator is the owner\'s only in an owner session; in a group it fires as nobody in that group', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'ha-timer-legacy-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const old = (id: string, sessionId: string) => ({ id, kind: 'once', nextAt: T0 - 60_000, text: `old ${id}`, sessionId, delivery: 'input', createdAt: T0 - 3_600_000, fired: 0 });
+  mkdirSync(join(home, 'plugins-data', 'timer'), { recursive: true });
+  writeFileSync(join(home, 'plugins-data', 'timer', 'timers.json'), JSON.stringify({ version: 1, timers: [old('tgroup', 'qq:group:777'), old('towner', 'webui:abc')] }));
+  const p = createTimerPlugin({ now: () => T0, manualTick: true });
+  const h = await createTestHost({ plugins: [p], llm: new ScriptedLlm([{ text: 'a' }, { text: 'b' }]), homeDir: home });
+  t.after(() => h.close());
+  // They fired while the host started (missed while stopped): read who they fired as from the session logs.
+  const userEvent = async (sessionId: string) => (await h.sessions.events(sessionId)).find((e) => e.kind === 'user');
+  for (let i = 0; i < 400 && (!(await userEvent('qq:group:777')) || !(await userEvent('webui:abc'))); i++) await new Promise((r) => setTimeout(r, 25));
+  const group = await userEvent('qq:group:777');
+  assert.ok(group, 'the group timer fired');
+  assert.equal((group.data?.speaker as { id?: string } | undefined)?.id, 'timer:unknown-creator', 'not as the owner');
+  assert.deepEqual(group.data?.conversation, { kind: 'group', id: 'qq:group:777' });
+  const owner = await userEvent('webui:abc');
+  assert.ok(owner, 'the owner timer fired');
+  assert.equal(owner.data?.speaker, undefined, "a timer of the owner's own session is still the owner's");
 });

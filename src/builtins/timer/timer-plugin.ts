@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginDefinition } from '../../sdk/index.js';
-import { localStampWithOffset } from '../../spec/index.js';
+import type { PluginSDK, ToolInvocation } from '../../spec/index.js';
+import { HomeAgentError, localStampWithOffset, NotFoundError } from '../../spec/index.js';
 import { parseArgs, personTimeZone, toolParameters } from '../shared/index.js';
 import { TimerScheduler } from './timer-scheduler.js';
-import { TimerStore, type TimerRecord } from './timer-store.js';
+import { TimerStore, type TimerCreator, type TimerRecord } from './timer-store.js';
 
 const settings: Record<string, ConfigKeyDef> = {
   timezone: { default: '', description: 'Default IANA time zone of cron timers (empty = the person’s zone, core.agent.timezone)', schema: z.string().max(100) },
@@ -38,6 +39,43 @@ function describe(t: TimerRecord, sched: TimerScheduler): string {
   return `${t.id}: ${when} → ${t.delivery} to ${t.sessionId}: ${t.text}`;
 }
 
+/** The creator a timer records: the creating turn's speaker and place, and whether it was the owner's (decision 0360). */
+function creatorOf(call: ToolInvocation): TimerCreator {
+  return { owner: call.owner !== false, ...(call.speaker ? { speaker: call.speaker } : {}), ...(call.conversation ? { conversation: call.conversation } : {}) };
+}
+
+/** Whether a non-owner turn may see or cancel a timer: only one its own speaker set in its own session. */
+function ownTimer(t: TimerRecord, call: ToolInvocation): boolean {
+  if (call.owner !== false) return true;
+  return t.sessionId === call.sessionId && t.creator !== undefined && !t.creator.owner && t.creator.speaker?.id === call.speaker?.id;
+}
+
+/** The speaker an old timer of a group fires as: nobody's id, so it is not the owner. */
+const UNKNOWN_CREATOR = { id: 'timer:unknown-creator', name: 'a reminder set before HomeAgent recorded who set it' };
+
+/**
+ * Who an old timer (no recorded creator, before decision 0360) fires as. It is the owner's only
+ * when its session is one of the owner's own places — no message in it was ever said in a chat
+ * channel's conversation. Otherwise it fires in that conversation: a private chat as the chat's
+ * other party (the last speaker there), a group as nobody — either way with that chat's scope.
+ */
+async function legacyCreator(sdk: PluginSDK, sessionId: string): Promise<TimerCreator> {
+  let events: Awaited<ReturnType<ReturnType<PluginSDK['sessions']>['events']>> = [];
+  try {
+    events = await sdk.sessions().events(sessionId);
+  } catch {
+    events = [];
+  }
+  const last = [...events].reverse().find((e) => e.kind === 'user' && e.data && typeof e.data.conversation === 'object' && e.data.conversation !== null);
+  const conversation = last?.data?.conversation as TimerCreator['conversation'];
+  if (!conversation) {
+    // A chat session with no message left to read (deleted) is still a chat: its id says so.
+    return /^(telegram|qq):/.test(sessionId) ? { owner: false, speaker: UNKNOWN_CREATOR, conversation: { kind: sessionId.includes(':group:') ? 'group' : 'private', id: sessionId } } : { owner: true };
+  }
+  const speaker = conversation.kind === 'private' ? (last?.data?.speaker as TimerCreator['speaker']) : undefined;
+  return { owner: false, speaker: speaker ?? UNKNOWN_CREATOR, conversation };
+}
+
 /**
  * Builds the `timer` plugin (P-7): cron and one-shot reminders persisted in its data folder,
  * delivered as input (`injectInput`, source `timer`, trigger `system`) or as an interrupt.
@@ -60,16 +98,23 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         log: sdk.log,
         deliver(t, note) {
           const text = `[timer ${t.id}] ${t.text}${note ? `\n(${note})` : ''}`;
-          if (t.delivery === 'interrupt') sdk.injectInterrupt({ sessionId: t.sessionId, source: 'timer', text });
-          else {
+          void (async () => {
+            // The fired turn is its creator's (decision 0360): same speaker, same conversation, so the
+            // kernel gives it that turn's scope and tools. Only the owner's timers may interrupt.
+            const creator = t.creator ?? (await legacyCreator(sdk, t.sessionId));
+            if (t.delivery === 'interrupt' && creator.owner) {
+              sdk.injectInterrupt({ sessionId: t.sessionId, source: 'timer', text });
+              return;
+            }
             // The turn's reply reaches the owner proactively (R-6). When the turn fails (no LLM
             // configured, provider down), the reminder itself still reaches them, as a notice.
-            const ticket = sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', meta: { timerId: t.id, late: !!note } });
+            const who = { ...(creator.speaker ? { speaker: creator.speaker } : {}), ...(creator.conversation ? { conversation: creator.conversation } : {}) };
+            const ticket = sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', ...who, meta: { timerId: t.id, late: !!note } });
             void ticket.done.then((o) => {
               if (o.status !== 'error') return;
               return sdk.use('host.notify')?.send({ text: `⏰ ${t.text}${note ? ` (${note})` : ''}`, source: 'timer', sessionId: t.sessionId, meta: { timerId: t.id } });
             }).catch((e) => sdk.log.warn('could not deliver a reminder as a notice', { error: String(e) }));
-          }
+          })().catch((e) => sdk.log.warn('timer delivery failed', { id: t.id, error: String(e) }));
         },
       });
       scheduler = sched;
@@ -79,9 +124,17 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         name: 'timer_create',
         description: 'Create a reminder: one-shot (when) or repeating (cron). When it fires, its text comes back to you as a message.',
         parameters: toolParameters(createArgs),
+        audience: 'anyone',
         async handler(raw, call) {
           const a = parseArgs(createArgs, raw, 'timer_create');
-          const t = await sched.create({ ...a, sessionId: a.sessionId ?? call.sessionId });
+          const creator = creatorOf(call);
+          let delivery = a.delivery;
+          if (!creator.owner) {
+            // Someone else's turn sets reminders for its own chat only, as a new message (decision 0360).
+            if (a.sessionId !== undefined && a.sessionId !== call.sessionId) throw new HomeAgentError('FORBIDDEN', 'a reminder set from a group or someone else\'s chat can only go to that same chat');
+            delivery = 'input';
+          }
+          const t = await sched.create({ ...a, delivery, sessionId: a.sessionId ?? call.sessionId, creator });
           return `created ${describe(t, sched)}`;
         },
       });
@@ -89,8 +142,9 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         name: 'timer_list',
         description: 'List the reminders that are set.',
         parameters: toolParameters(z.object({})),
-        handler: () => {
-          const all = sched.list();
+        audience: 'anyone',
+        handler: (_raw, call) => {
+          const all = sched.list().filter((t) => ownTimer(t, call));
           return all.length ? all.map((t) => describe(t, sched)).join('\n') : 'no timers';
         },
       });
@@ -98,8 +152,12 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         name: 'timer_cancel',
         description: 'Cancel a reminder by id.',
         parameters: toolParameters(cancelArgs),
-        async handler(raw) {
+        audience: 'anyone',
+        async handler(raw, call) {
           const a = parseArgs(cancelArgs, raw, 'timer_cancel');
+          const mine = sched.list().find((t) => t.id === a.id);
+          // Another's timer is "not found" to a non-owner turn: it does not learn that it exists.
+          if (mine && !ownTimer(mine, call)) throw new NotFoundError('timer', a.id);
           return `cancelled ${describe(await sched.cancel(a.id), sched)}`;
         },
       });

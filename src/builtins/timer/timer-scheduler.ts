@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cron } from 'croner';
 import { canonicalTimeZone, localStampWithOffset, NotFoundError, systemTimeZone, ValidationError } from '../../spec/index.js';
-import type { TimerRecord, TimerStore } from './timer-store.js';
+import type { TimerCreator, TimerRecord, TimerStore } from './timer-store.js';
 import { parseWhen } from './parse-when.js';
 
 /** What to create: exactly one of `when` (one-shot) or `cron`. */
@@ -12,6 +12,7 @@ export interface TimerSpec {
   cron?: string;
   timezone?: string;
   delivery?: 'input' | 'interrupt';
+  creator?: TimerCreator;
 }
 
 export interface TimerSchedulerOptions {
@@ -110,7 +111,7 @@ export class TimerScheduler {
     if (!!spec.when === !!spec.cron) throw new ValidationError('give exactly one of "when" (one-shot) or "cron" (repeating)', { field: 'when' });
     if (this.timers.length >= (this.opts.maxTimers ?? 200)) throw new ValidationError(`too many timers (max ${this.opts.maxTimers ?? 200}); cancel some first`, { field: 'count' });
     const now = this.now();
-    const base = { id: `t${now.toString(36)}${randomBytes(3).toString('hex')}`, text: spec.text.trim(), sessionId: spec.sessionId, delivery: spec.delivery ?? 'input', createdAt: now, fired: 0 } as const;
+    const base = { id: `t${now.toString(36)}${randomBytes(3).toString('hex')}`, text: spec.text.trim(), sessionId: spec.sessionId, delivery: spec.delivery ?? 'input', createdAt: now, ...(spec.creator ? { creator: spec.creator } : {}), fired: 0 } as const;
     let rec: TimerRecord;
     if (spec.cron) {
       // Only a zone the timer was given is kept with it; without one it follows the default (decision 0270).

@@ -1,6 +1,18 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../sdk/index.js';
+import type { Conversation, Speaker } from '../../spec/index.js';
 import { readJsonFile } from '../shared/index.js';
+
+/**
+ * Who created a timer (decision 0360): it fires as a turn of that same speaker in that same
+ * conversation, so it sees and may call what its creator's turn could — no more.
+ */
+export interface TimerCreator {
+  /** Whether the creating turn was the owner's. */
+  owner: boolean;
+  speaker?: Speaker;
+  conversation?: Conversation;
+}
 
 /** One timer as persisted. */
 export interface TimerRecord {
@@ -17,6 +29,8 @@ export interface TimerRecord {
   /** `input`: a new system input; `interrupt`: an interrupt (aborts/queues into a running turn). */
   delivery: 'input' | 'interrupt';
   createdAt: number;
+  /** Absent on timers created before decision 0360: see the timer plugin's `legacyCreator`. */
+  creator?: TimerCreator;
   lastFiredAt?: number;
   fired: number;
 }

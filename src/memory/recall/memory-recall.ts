@@ -1,6 +1,6 @@
 import type { ContextEvent, ContextWindow, GraphRelation, PromptQuery, RecallHit, RecallTier } from '../../spec/memory.js';
 import { localDay, systemTimeZone } from '../../spec/local-time.js';
-import type { PeopleDirectory } from '../../spec/people.js';
+import { turnAudience, type PeopleDirectory } from '../../spec/people.js';
 import type { PluginLogger } from '../../spec/plugin.js';
 import type { Speaker } from '../../spec/speaker.js';
 import type { ColdArchive } from '../archive/index.js';
@@ -63,6 +63,11 @@ export interface RecallOptions {
    * session's or a date's evidence alone (a search box a person reads; the model's recall keeps them).
    */
   matchesOnly?: boolean;
+  /**
+   * The conversations the asking turn may see (R-5, decision 0360): only turns said there, and
+   * facts all of whose sources were said there, are returned. Absent: everything (the owner).
+   */
+  scope?: readonly string[];
 }
 
 /** A hit with the document behind it (turn tiers) or the relation (graph). */
@@ -109,7 +114,32 @@ export class MemoryRecall {
 
   /** Hits of every tier for a query, best first, with provenance. */
   async search(query: string, opts: RecallOptions = {}): Promise<RecallHit[]> {
-    return (await this.entries(query, opts)).map((e) => e.hit);
+    return (await this.scoped(query, opts)).map((e) => e.hit);
+  }
+
+  /** `entries` kept inside `opts.scope` (when given): more are ranked, those outside are dropped, then `k` kept. */
+  private async scoped(query: string, opts: RecallOptions): Promise<RecallEntry[]> {
+    const { scope, ...rest } = opts;
+    if (!scope) return this.entries(query, rest);
+    const k = rest.k ?? 10;
+    const all = await this.entries(query, { ...rest, k: Math.max(50, k * 10) });
+    return all.filter((e) => this.entryInScope(e, scope)).slice(0, k);
+  }
+
+  /** Whether a hit may be shown to a turn scoped to `scope` (R-5): a turn said there, or a fact {@link factInScope}. */
+  entryInScope(e: RecallEntry, scope: readonly string[]): boolean {
+    if (e.relation) return this.factInScope(e.relation, scope);
+    return e.hit.conversation !== undefined && scope.includes(e.hit.conversation.id);
+  }
+
+  /**
+   * Whether a fact may be shown in a turn scoped to `scope` (R-5, decisions 0090 and 0360): it has
+   * sources, and every turn it was distilled from was said in one of those conversations. A fact
+   * also said in the owner's private chat stays the owner's.
+   */
+  factInScope(r: Pick<GraphRelation, 'refs'>, scope: readonly string[]): boolean {
+    const src = this.sources(r.refs ?? [], 20);
+    return src.length > 0 && src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id));
   }
 
   /**
@@ -260,8 +290,8 @@ export class MemoryRecall {
    * window holds a copy with the same id, so recall counts it once). The window is written before
    * any document is removed, so a kill in between loses nothing.
    */
-  async consume(query: string, k: number, context: ContextWindow): Promise<{ restored: number; hits: RecallHit[] }> {
-    const entries = await this.entries(query, { k });
+  async consume(query: string, k: number, context: ContextWindow, scope?: readonly string[]): Promise<{ restored: number; hits: RecallHit[] }> {
+    const entries = await this.scoped(query, { k, ...(scope ? { scope } : {}) });
     const present = new Set(context.events().map((e) => e.id));
     const back = entries.filter((e) => (e.hit.tier === 'document' || e.hit.tier === 'archive') && e.doc && !present.has(e.doc.id));
     for (const e of back) {
@@ -295,9 +325,7 @@ export class MemoryRecall {
  * is `core.identity.owner_ids`.
  */
 export function recallScope(q: Pick<PromptQuery, 'speaker' | 'conversation'>, ownerIds: readonly string[], people?: PeopleDirectory): readonly string[] | undefined {
-  if (people) return people.scopeOf(q.speaker, q.conversation);
-  const owner = !q.speaker || ownerIds.includes(q.speaker.id);
-  return q.conversation && (q.conversation.kind === 'group' || !owner) ? [q.conversation.id] : undefined;
+  return turnAudience(q.speaker, q.conversation, ownerIds, people).scope;
 }
 
 /** A fact as text: `subject predicate object` (predicate words spaced). */

@@ -2,9 +2,13 @@ import { z } from 'zod';
 import type { ToolDef, ToolInvocation, ToolOutput } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 
-/** Builds a ToolDef from a zod schema: JSON Schema parameters, arguments validated into a typed ValidationError. */
-export function defineTool<S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.infer<S>, call: ToolInvocation) => Promise<ToolOutput> | ToolOutput): ToolDef {
+/**
+ * Builds a ToolDef from a zod schema: JSON Schema parameters, arguments validated into a typed
+ * ValidationError. `extra.audience`: `anyone` for a tool a non-owner turn may call (decision 0360).
+ */
+export function defineTool<S extends z.ZodType>(name: string, description: string, schema: S, run: (args: z.infer<S>, call: ToolInvocation) => Promise<ToolOutput> | ToolOutput, extra: Pick<ToolDef, 'audience'> = {}): ToolDef {
   return {
+    ...extra,
     name,
     description,
     parameters: z.toJSONSchema(schema) as Record<string, unknown>,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContextWindow, GraphEntity, GraphRelation, RecallHit, ToolDef } from '../../spec/index.js';
+import type { ContextWindow, GraphEntity, GraphRelation, RecallHit, ToolDef, ToolInvocation } from '../../spec/index.js';
 import { localIso, systemTimeZone, ValidationError } from '../../spec/index.js';
 import type { GraphDB } from '../graph/index.js';
 import { defineTool } from './define-tool.js';
@@ -12,9 +12,10 @@ export interface DocToolStore {
 
 /** The recall over every tier the tools use (MemoryRecall fits). */
 export interface ToolRecall {
-  search(query: string, opts?: { k?: number }): Promise<RecallHit[]>;
-  /** doc_query: recalls, and brings documents and archived turns back into the context window. */
-  consume(query: string, k: number, context: ContextWindow): Promise<{ restored: number; hits: RecallHit[] }>;
+  /** `scope`: only what was said in these conversations (R-5); absent: everything. */
+  search(query: string, opts?: { k?: number; scope?: readonly string[] }): Promise<RecallHit[]>;
+  /** doc_query: recalls (inside `scope` when given), and brings documents and archived turns back into the context window. */
+  consume(query: string, k: number, context: ContextWindow, scope?: readonly string[]): Promise<{ restored: number; hits: RecallHit[] }>;
 }
 
 export interface MemoryToolDeps {
@@ -31,6 +32,18 @@ export interface MemoryToolDeps {
   introspect?: () => Record<string, unknown>;
   /** The person's time zone (an IANA name, decision 0270): a hit's `time` is theirs. Default: the system's. */
   timeZone?: () => string;
+  /**
+   * The conversations a call may read memory from (R-5, decision 0360); undefined: everything.
+   * Without it, a call is scoped by the kernel's `call.scope` alone.
+   */
+  scopeOf?: (call: ToolInvocation) => readonly string[] | undefined;
+  /** Whether a fact may be shown inside a scope (its sources were said there); without it a scoped call gets no facts. */
+  factInScope?: (relation: GraphRelation, scope: readonly string[]) => boolean;
+}
+
+/** The scope of a call: the deps' rule, else what the kernel put on the call. */
+function scopeOfCall(deps: MemoryToolDeps, call: ToolInvocation): readonly string[] | undefined {
+  return deps.scopeOf ? deps.scopeOf(call) : call.scope;
 }
 
 /**
@@ -87,19 +100,30 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
           if (!kws.length) kws = [a.query.slice(0, 200)];
         }
         if (!kws.length) throw new ValidationError('memory_recall: give keywords or a query', { tool: 'memory_recall' });
-        const r = graph.recall(kws.slice(0, 50), a.depth ?? deps.recallDepth?.() ?? 2, { maxEntities: 40, maxRelations: 80 });
+        const scope = scopeOfCall(deps, call);
+        const r = graph.recall(kws.slice(0, 50), a.depth ?? deps.recallDepth?.() ?? 2, { maxEntities: 40, maxRelations: 80, ...(scope ? { touch: false } : {}) });
+        let { entities, relations } = r;
+        if (scope) {
+          // A group (or someone else's chat) gets only facts distilled from what was said there,
+          // and only the entities those facts name (R-5, decision 0360).
+          const inScope = deps.factInScope;
+          relations = inScope ? relations.filter((x) => inScope(x, scope)) : [];
+          const named = new Set(relations.flatMap((x) => [x.subject.toLowerCase(), x.object.toLowerCase()]));
+          entities = entities.filter((e) => named.has(e.name.toLowerCase()));
+        }
         deps.indexer?.markRecalled(
-          r.entities.map((e) => e.name),
+          entities.map((e) => e.name),
           call.turnId,
         );
-        const out: Record<string, unknown> = { entities: r.entities.map(compactEntity), relations: r.relations.map(compactRelation) };
+        const out: Record<string, unknown> = { entities: entities.map(compactEntity), relations: relations.map(compactRelation) };
         // The turns that best match the question, from every tier (K-1), with their provenance.
         if (deps.recall) {
           const q = a.query ?? kws.join(' ');
-          out.evidence = (await deps.recall.search(q, { k: 5 })).filter((h) => h.tier !== 'graph').map((h) => toolHit(h, 500, deps.timeZone?.()));
+          out.evidence = (await deps.recall.search(q, { k: 5, ...(scope ? { scope } : {}) })).filter((h) => h.tier !== 'graph').map((h) => toolHit(h, 500, deps.timeZone?.()));
         }
         return out;
       },
+      { audience: 'anyone' },
     ),
     defineTool(
       'memory_commit',
@@ -166,10 +190,11 @@ export function docTools(deps: MemoryToolDeps & { docs: DocToolStore; context: C
       'doc_query',
       'Search the long-term memory of conversations (recent and archived turns, documents, facts). What is found is put back into the current context timeline at its original time.',
       z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(10).optional() }),
-      async (a) => {
-        const r = await recall.consume(a.query, a.limit ?? 5, context);
+      async (a, call) => {
+        const r = await recall.consume(a.query, a.limit ?? 5, context, scopeOfCall(deps, call));
         return { restored: r.restored, documents: r.hits.map((h) => toolHit(h, undefined, deps.timeZone?.())) };
       },
+      { audience: 'anyone' },
     ),
     defineTool('doc_commit', 'Save a note or summary as a memory document (searchable later with doc_query).', z.object({ content: z.string().min(1).max(100_000), title: z.string().max(200).optional() }), (a, call) => {
       const d = docs.commit(a.content, { title: a.title, kind: 'commit', sessionId: call.sessionId, refs: [call.turnId] });
