@@ -12,7 +12,7 @@ import { startDaemon } from '../src/daemon/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { authedFetch } from '../src/builtins/webui/__fixtures__/mini-host.js';
 import type { SetAsideStore } from '../src/spec/index.js';
-import { overwritePage, tablePages } from '../src/fs/__fixtures__/sqlite-damage.js';
+import { overwritePage, tablePages } from '../src/fs/sqlite/__fixtures__/sqlite-damage.js';
 import { startFakeLlm } from './fixtures/fake-llm/index.js';
 
 const homes: string[] = [];

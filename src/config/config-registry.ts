@@ -18,7 +18,8 @@ import { PeopleRegistry } from './people-registry.js';
 import { ensureNamespaceTable, migrateConfigDb } from './config-migrations.js';
 import { maskSecret } from './mask-secret.js';
 import { PluginSettings } from './plugin-settings.js';
-import { openSalvaging, privateSqliteFile } from '../fs/index.js';
+import { privateSqliteFile } from '../fs/index.js';
+import { openSalvaging } from '../fs/sqlite/index.js';
 import { salvageConfigFile } from './config-salvage.js';
 
 /** Where the registry reports problems (bad stored values, failing listeners). Never given secret values. */

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { ConfigKeyDef, ConfigValue } from '../spec/index.js';
 import { ConfigRegistry } from './config-registry.js';
 import { coreConfigDefaults } from './core-defaults.js';
-import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../fs/__fixtures__/sqlite-damage.js';
+import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../fs/sqlite/__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-config-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { StoreSalvage } from '../spec/index.js';
-import { salvageRowsInto, type SalvagedRow } from '../fs/index.js';
+import { salvageRowsInto, type SalvagedRow } from '../fs/sqlite/index.js';
 import { locateConfigKey } from './config-key.js';
 import { CONFIG_DB_VERSION, ensureNamespaceTable, migrateConfigDb } from './config-migrations.js';
 import { PERSON_ID_RE, SPEAKER_ID_RE } from './people-registry.js';

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { freePages, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../src/fs/__fixtures__/sqlite-damage.js';
+import { freePages, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../src/fs/sqlite/__fixtures__/sqlite-damage.js';
 import { ControlDB } from '../../src/memory/control/index.js';
 import { GraphDB } from '../../src/memory/graph/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../../src/config/index.js';

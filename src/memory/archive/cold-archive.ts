@@ -6,7 +6,8 @@ import { HomeAgentError } from '../../spec/errors/index.js';
 import { asksQuestion, safeDays, type DayKeyRange, type MemoryDocument, type SaidDaysResolver } from '../documents/index.js';
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
-import { privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
+import { privateSqliteFile, setAsideSqlite } from '../../fs/index.js';
+import { scrubbedSqlite } from '../../fs/sqlite/index.js';
 
 /**
  * How much of a row is read: `light` (id, session, time, speaker, neighbours — what ranking

@@ -5,7 +5,8 @@ import { HomeAgentError, salvageInWords } from '../../spec/index.js';
 import { migrateControl } from './control-migrations.js';
 import { emptyControlReport, salvageControlFile, writeControlSalvage } from './control-salvage.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
-import { openSalvaging, privateSqliteFile, scrubbedSqlite } from '../../fs/index.js';
+import { privateSqliteFile } from '../../fs/index.js';
+import { openSalvaging, scrubbedSqlite } from '../../fs/sqlite/index.js';
 
 interface HistoryRow {
   id: number;

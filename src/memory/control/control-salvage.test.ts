@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ControlDB } from './control-db.js';
 import { salvageControlFile } from './control-salvage.js';
-import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../fs/__fixtures__/sqlite-damage.js';
+import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../fs/sqlite/__fixtures__/sqlite-damage.js';
 import type { ControlStoreSalvage } from '../../spec/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-salvage-'));

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { SalvageRows, ControlStoreSalvage } from '../../spec/index.js';
-import { layoutRoots, SalvageSource, type SqliteValue } from '../../fs/index.js';
+import { layoutRoots, SalvageSource, type SqliteValue } from '../../fs/sqlite/index.js';
 import { migrateControl } from './control-migrations.js';
 
 // The kinds forget records (`pair`: a message with its reply, decision 0320); a 4-letter kind has the header byte of `turn`.

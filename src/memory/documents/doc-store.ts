@@ -9,7 +9,8 @@ import { cleanText, HybridIndex, type EmbedderLog, type EmbedderService, type Re
 import { migrateDocs } from './doc-migrations.js';
 import { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
-import { privateSqliteFile, scrubbedSqlite, setAsideSqlite } from '../../fs/index.js';
+import { privateSqliteFile, setAsideSqlite } from '../../fs/index.js';
+import { scrubbedSqlite } from '../../fs/sqlite/index.js';
 import { WarmLexicon } from './warm-lexicon.js';
 
 export interface DocStoreOptions {

@@ -9,7 +9,7 @@ import { chainIds, isSingleValued, reorderChain } from './supersede.js';
 export { GraphStore };
 export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
 import { mergeFacts, readFacts, type FactMergeCounts, type FactMergeOptions, type GraphFacts } from './graph-transfer.js';
-import { scrubbedSqlite } from '../../fs/index.js';
+import { scrubbedSqlite } from '../../fs/sqlite/index.js';
 
 /** Default confidence of a triple committed without one. */
 export const DEFAULT_CONFIDENCE = 0.8;

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import type { GraphChange } from './graph-state.js';
 import { GraphDB } from './graph-db.js';
 import { migrateGraph } from './graph-migrations.js';
-import { overwriteHeader, overwritePage, tablePages } from '../../fs/__fixtures__/sqlite-damage.js';
+import { overwriteHeader, overwritePage, tablePages } from '../../fs/sqlite/__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-graph-salvage-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));

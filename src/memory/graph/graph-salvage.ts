@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { StoreSalvage } from '../../spec/index.js';
-import { salvageRowsInto, type SalvagedRow } from '../../fs/index.js';
+import { salvageRowsInto, type SalvagedRow } from '../../fs/sqlite/index.js';
 import { GRAPH_MIGRATIONS, migrateGraph } from './graph-migrations.js';
 
 /** What was read back of a damaged `graph.db` (decision 0310). */

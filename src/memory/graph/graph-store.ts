@@ -4,7 +4,8 @@ import { HomeAgentError, NotFoundError, salvageInWords } from '../../spec/index.
 import { migrateGraph } from './graph-migrations.js';
 import type { GraphChange } from './graph-state.js';
 import { escapeLike, parseDepth, parseKeywords, parseName } from './graph-input.js';
-import { openSalvaging, privateSqliteFile } from '../../fs/index.js';
+import { privateSqliteFile } from '../../fs/index.js';
+import { openSalvaging } from '../../fs/sqlite/index.js';
 import { salvageGraphFile } from './graph-salvage.js';
 
 export interface EntityRow { id: number; name: string; type: string; attributes: string; created_at: number; updated_at: number; recalled_at: number | null; recall_count: number }

@@ -1,7 +1,5 @@
 import { Cap, STAGES } from '../../spec/index.js';
-// The leaf module, not fs/index.js: the runner is bundled, and the index also carries the SQLite
-// salvage code (better-sqlite3, a native addon that cannot be bundled into an ES module).
-import { redactPaths } from '../../fs/redact-paths.js';
+import { redactPaths } from '../../fs/index.js';
 
 /**
  * Source of the `homeagent/sdk` module an external plugin sees in its child process: the same

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { fsyncPathsSync } from './atomic-file.js';
-import { privateSqliteFile, setAsideSqlite } from './private-file.js';
+import { fsyncPathsSync } from '../atomic-file.js';
+import { privateSqliteFile, setAsideSqlite } from '../private-file.js';
 
 /** How a store opens its SQLite file and what it reads back of one that is damaged. */
 export interface SalvagingOpenOptions<S> {
