@@ -222,6 +222,13 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       const sid = sidRef.current;
       const p = (payload ?? {}) as { sessionId?: string; turnId?: string; kind?: string };
       if (event === 'custom:memory-manager.plan') loadPins();
+      // A forget (here or anywhere: a terminal, another tab) rewrites the logs it reaches; the event
+      // does not say which session (decision 0260), so the open chat reads its span again.
+      if (event === 'memory_changed' && (payload as { kind?: string } | undefined)?.kind === 'forget' && sid) {
+        clearTimeout(refresh);
+        refresh = setTimeout(() => void refreshWindow(), 200);
+        return;
+      }
       if (!sid || p.sessionId !== sid) return;
       // The session came into being (its first event was written, or its first turn started):
       // read its log now (a turn that started already arrives on the bus as well).
@@ -335,6 +342,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
 
   const actionsRef = useRef<TurnActions | undefined>(undefined);
   actionsRef.current = {
+    reload: () => void refreshWindow(),
     togglePin: (text) => void togglePin(text),
     async remove(turn, scope) {
       const sid = sidRef.current;
@@ -372,6 +380,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
     },
   };
   const actions = useRef<TurnActions>({
+    reload: () => actionsRef.current?.reload(),
     togglePin: (x) => actionsRef.current?.togglePin(x),
     remove: (a, b) => actionsRef.current!.remove(a, b),
     resend: (a, b) => actionsRef.current!.resend(a, b),
