@@ -69,4 +69,48 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     assert.ok(Math.abs((await scrollState()).top - before) < 2, 'the view stays where the person scrolled');
     assert.deepEqual(errors, []);
   });
+
+  const setSetting = async (key: string, value: unknown) => {
+    const r = await h.api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+    assert.equal(r.status, 200, await r.text());
+  };
+
+  it('Settings → General follows a setting changed elsewhere, and keeps a field the person is editing', async () => {
+    await page.goto(`${h.url}/#/settings/general`);
+    const field = page.locator('[data-key="core.agent.name"] input');
+    await field.waitFor({ timeout: T });
+    // As `waiter config set core.agent.name Jeeves` does it: the daemon publishes config_changed.
+    await setSetting('core.agent.name', 'Jeeves');
+    await until(async () => (await field.inputValue()) === 'Jeeves', 'the field to show the new value');
+    // The person is typing: a change made elsewhere meanwhile does not overwrite their text.
+    await field.fill('Alfred');
+    await setSetting('core.agent.name', 'Bertie');
+    const note = page.locator('[data-key="core.agent.name"] [data-testid=changed-elsewhere]');
+    await note.waitFor({ timeout: T });
+    assert.match((await note.textContent()) ?? '', /Bertie/);
+    assert.equal(await field.inputValue(), 'Alfred');
+    await shot(page, 'qa-settings-changed-elsewhere');
+    // "Use that value" takes the stored one.
+    await note.locator('[data-testid=take-stored]').click();
+    assert.equal(await field.inputValue(), 'Bertie');
+    assert.equal(await note.count(), 0);
+  });
+
+  it('Settings → Memory manager follows a setting changed elsewhere, and keeps a field the person is editing', async () => {
+    await page.goto(`${h.url}/#/settings/memory`);
+    const field = page.getByTestId('mmset-memoryChars');
+    await field.waitFor({ timeout: T });
+    await setSetting('plugin.memory-manager.memoryChars', 3210);
+    await until(async () => (await field.inputValue()) === '3210', 'the field to show the new value');
+    await field.fill('2000');
+    await setSetting('plugin.memory-manager.memoryChars', 3333);
+    const note = page.locator('[data-testid=changed-elsewhere]');
+    await note.waitFor({ timeout: T });
+    assert.match((await note.textContent()) ?? '', /3333/);
+    assert.equal(await field.inputValue(), '2000');
+    // Leaving the field saves the person's edit.
+    await field.blur();
+    await until(async () => ((await (await h.api('/api/v1/settings')).text()).match(/"key":"plugin\.memory-manager\.memoryChars"[^}]*"value":2000/) !== null), 'the edit to be saved');
+    assert.deepEqual(errors, []);
+  });
 });

@@ -3,6 +3,7 @@ import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
+import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { Icon } from '../icon';
 import { Dialog } from '../dialog';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
@@ -28,7 +29,8 @@ export function ProvidersSection() {
   const app = useApp();
   const t = useT();
   const prov = useRequest(() => api<{ providers: ProviderStatus[]; order: string[]; adapters: string[] }>('/api/v1/providers'), [app.epoch]);
-  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings').catch(() => ({})), 'keys', 'settings'), [app.epoch]);
+  const changed = useConfigEpoch('core.llm.');
+  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings').catch(() => ({})), 'keys', 'settings'), [app.epoch, changed]);
   const [tests, setTests] = useState<Record<string, { ok: boolean; latencyMs: number; error?: string } | 'running'>>({});
   const [open, setOpen] = useState<string | undefined>();
   const [editing, setEditing] = useState<ProviderStatus | 'new' | undefined>();
