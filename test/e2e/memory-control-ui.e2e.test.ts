@@ -57,7 +57,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.waitForSelector('[data-testid=forget-turn]', { timeout: T });
     const shown = (await page.textContent('[data-testid=forget-dialog]')) ?? '';
     assert.match(shown, /bike lock code is 8086/);
-    assert.match(shown, /session-log/);
+    assert.match(shown, /session log/);
     assert.doesNotMatch(shown, /pasta/);
     await shot(page, 'forget-dialog');
     assert.match(await hits('bike lock code'), /8086/, 'the preview removed nothing');
@@ -112,7 +112,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.goto(`${h.url}/#/settings/history`);
     const row = page.locator('[data-testid=history-row]', { hasText: `excluded turn ${turnId}` });
     await row.waitFor({ timeout: T });
-    assert.match((await row.textContent()) ?? '', /user \(webui\)/);
+    assert.match((await row.textContent()) ?? '', /you \(webui\)/);
     await shot(page, 'memory-history');
     await row.locator('[data-testid=history-undo]').click();
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));

@@ -10,6 +10,7 @@ import { Markdown } from '../../lib/markdown';
 import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
 import { SaveMemoryDialog } from './save-memory-dialog';
+import { FORGOTTEN_TEXT } from '../../lib/vocab';
 
 /** What the chat does for the actions on a turn's messages (stable across renders). */
 export interface TurnActions {
@@ -22,8 +23,6 @@ export interface TurnActions {
   reload(): void;
 }
 
-/** What the session log holds in place of a forgotten text (the daemon's REDACTED_TEXT). */
-const FORGOTTEN_TEXT = '[forgotten]';
 
 type Pending = { kind: 'delete'; scope: 'turn' | 'reply' } | { kind: 'regenerate' } | { kind: 'edit'; text: string };
 
