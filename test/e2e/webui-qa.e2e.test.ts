@@ -113,4 +113,69 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     await until(async () => ((await (await h.api('/api/v1/settings')).text()).match(/"key":"plugin\.memory-manager\.memoryChars"[^}]*"value":2000/) !== null), 'the edit to be saved');
     assert.deepEqual(errors, []);
   });
+
+  it('the knowledge search says in full what it searches (its placeholder fits its box), in both languages', async () => {
+    for (const lang of ['en', 'zh'] as const) {
+      const { page } = await openPage(browser, `${h.url}/#/settings/knowledge`, { lang, token: h.token });
+      await page.goto(`${h.url}/#/settings/knowledge`);
+      const input = page.getByTestId('knowledge-search');
+      await input.waitFor({ timeout: T });
+      const fit = await input.evaluate((el: HTMLInputElement) => {
+        const cs = getComputedStyle(el);
+        const ctx = document.createElement('canvas').getContext('2d')!;
+        ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        return { text: ctx.measureText(el.placeholder).width, room: el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight), placeholder: el.placeholder };
+      });
+      assert.ok(fit.text <= fit.room, `${lang}: "${fit.placeholder}" needs ${Math.ceil(fit.text)} px, the box has ${fit.room}`);
+      await page.context().close();
+    }
+  });
+
+  it('the Chinese UI names history changes, who made them and plugin kinds in Chinese', async () => {
+    const zh = await openPage(browser, `${h.url}/#/settings/history`, { lang: 'zh', token: h.token });
+    const page = zh.page;
+    await page.goto(`${h.url}/#/settings/history`);
+    await page.locator('[data-testid=history-badge]').first().waitFor({ timeout: T });
+    const badges = await page.locator('[data-testid=history-badge]').allTextContents();
+    const actors = await page.locator('[data-testid=history-actor]').allTextContents();
+    for (const b of badges) assert.match(b, /[\u4e00-\u9fff]/, `badge "${b}"`);
+    for (const b of badges) assert.doesNotMatch(b, /\b(relation|entity|memory|plan|forget|create|update|delete|addMemory)\b/, `badge "${b}"`);
+    for (const a of actors) assert.doesNotMatch(a, /^(user|agent|heartbeat|import|plugin)\b/, `actor "${a}"`);
+    await page.goto(`${h.url}/#/settings/plugins`);
+    await page.locator('[data-testid=plugin-kind]').first().waitFor({ timeout: T });
+    const kinds = await page.locator('[data-testid=plugin-kind]').allTextContents();
+    assert.ok(kinds.includes('内置'), kinds.join(', '));
+    assert.ok(!kinds.includes('builtin'), kinds.join(', '));
+    await page.goto(`${h.url}/#/settings/channels`);
+    const help = page.getByTestId('channels-setup');
+    await help.waitFor({ timeout: T });
+    await help.locator('summary').click();
+    assert.match((await help.textContent()) ?? '', /@BotFather[\s\S]*OneBot[\s\S]*docs\/channels\.md/);
+    assert.deepEqual(zh.errors, []);
+    await page.context().close();
+  });
+
+  it('on a phone (390 px) a provider card keeps its name and details readable, its actions on their own line', async () => {
+    const phone = await openPage(browser, `${h.url}/#/settings/providers`, { lang: 'en', width: 390, height: 800, token: h.token });
+    try {
+      await phone.page.goto(`${h.url}/#/settings/providers`);
+      await phone.page.locator('[data-testid=providers] [data-provider]').first().waitFor({ timeout: T });
+      const cards = await phone.page.$$eval('[data-testid=providers] [data-provider]', (els) =>
+        els.map((card) => {
+          const info = card.querySelector('.provider-head > .grow')!.getBoundingClientRect();
+          const buttons = Array.from(card.querySelectorAll('.provider-head button')).map((b) => b.getBoundingClientRect());
+          return { name: card.getAttribute('data-provider'), infoWidth: info.width, cardWidth: card.getBoundingClientRect().width, overflow: card.scrollWidth - card.clientWidth, buttonsBelow: buttons.every((b) => b.top >= info.bottom - 1) };
+        }),
+      );
+      await shot(phone.page, 'qa-providers-phone');
+      for (const c of cards) {
+        assert.ok(c.infoWidth >= c.cardWidth * 0.7, `${c.name}: the name and details get ${Math.round(c.infoWidth)} of ${Math.round(c.cardWidth)} px`);
+        assert.ok(c.buttonsBelow, `${c.name}: the actions are below the details`);
+        assert.ok(c.overflow <= 0, `${c.name}: nothing sticks out of the card`);
+      }
+      assert.deepEqual(phone.errors, []);
+    } finally {
+      await phone.page.context().close();
+    }
+  });
 });

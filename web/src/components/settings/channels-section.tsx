@@ -67,6 +67,14 @@ export function ChannelsSection() {
   return (
     <div className="channels" data-testid="channels">
       <p className="muted">{t('channels.hint')}</p>
+      <details className="card setup-help" data-testid="channels-setup">
+        <summary>{t('channels.setupTitle')}</summary>
+        <ul className="muted small">
+          <li>{t('channels.setupTelegram')}</li>
+          <li>{t('channels.setupQq')}</li>
+        </ul>
+        <p className="muted small">{t('channels.setupMore')}</p>
+      </details>
       <section className="card" data-testid="channel-default">
         <div className="card-head">
           <span>{t('channels.default')}</span>

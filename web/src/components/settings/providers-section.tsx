@@ -118,10 +118,11 @@ export function ProvidersSection() {
                   {p.label ?? p.name} {p.label && p.label !== p.name && <span className="muted small mono">{p.name}</span>} {p.custom && <span className="badge">{t('providers.own')}</span>}{' '}
                   <span className={`badge state-${p.state}`}>{t(`providers.state.${p.state}` as 'providers.state.ready')}</span>
                 </div>
-                <div className="muted small mono">
+                <div className="muted small mono provider-meta">
                   {p.adapter} · {p.model || '—'} · {p.baseUrl || '—'}
                 </div>
               </div>
+              <div className="provider-actions" data-testid="provider-actions">
               <button className="icon-btn tiny" disabled={i === 0} onClick={() => void move(p.name, -1)} aria-label={t('providers.up')} title={t('providers.up')}>
                 ↑
               </button>
@@ -144,6 +145,7 @@ export function ProvidersSection() {
                   </button>
                 </>
               )}
+              </div>
             </div>
             {r && r !== 'running' && <div className={`test-result ${r.ok ? 'ok' : 'bad'}`}>{r.ok ? t('providers.testOk', { ms: r.latencyMs }) : t('providers.testFailed', { error: r.error ?? '' })}</div>}
             {p.lastError && p.state !== 'ready' && <div className="muted small clamp2">{p.lastError}</div>}
