@@ -118,7 +118,7 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     for (const lang of ['en', 'zh'] as const) {
       const { page } = await openPage(browser, `${h.url}/#/settings/knowledge`, { lang, token: h.token });
       await page.goto(`${h.url}/#/settings/knowledge`);
-      const input = page.getByTestId('knowledge-search');
+      const input = page.locator('.split-list .search-box input');
       await input.waitFor({ timeout: T });
       const fit = await input.evaluate((el: HTMLInputElement) => {
         const cs = getComputedStyle(el);
@@ -135,15 +135,16 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     const zh = await openPage(browser, `${h.url}/#/settings/history`, { lang: 'zh', token: h.token });
     const page = zh.page;
     await page.goto(`${h.url}/#/settings/history`);
-    await page.locator('[data-testid=history-badge]').first().waitFor({ timeout: T });
-    const badges = await page.locator('[data-testid=history-badge]').allTextContents();
-    const actors = await page.locator('[data-testid=history-actor]').allTextContents();
+    const badge = page.locator('[data-testid=history-row] > .badge:first-child');
+    await badge.first().waitFor({ timeout: T });
+    const badges = await badge.allTextContents();
+    const actors = await page.locator('[data-testid=history-row] > .muted.small').allTextContents();
     for (const b of badges) assert.match(b, /[\u4e00-\u9fff]/, `badge "${b}"`);
     for (const b of badges) assert.doesNotMatch(b, /\b(relation|entity|memory|plan|forget|create|update|delete|addMemory)\b/, `badge "${b}"`);
     for (const a of actors) assert.doesNotMatch(a, /^(user|agent|heartbeat|import|plugin)\b/, `actor "${a}"`);
     await page.goto(`${h.url}/#/settings/plugins`);
-    await page.locator('[data-testid=plugin-kind]').first().waitFor({ timeout: T });
-    const kinds = await page.locator('[data-testid=plugin-kind]').allTextContents();
+    await page.locator('[data-plugin]').first().waitFor({ timeout: T });
+    const kinds = await page.locator('[data-plugin] .provider-name > .badge:not([data-testid=plugin-state])').allTextContents();
     assert.ok(kinds.includes('内置'), kinds.join(', '));
     assert.ok(!kinds.includes('builtin'), kinds.join(', '));
     await page.goto(`${h.url}/#/settings/channels`);
