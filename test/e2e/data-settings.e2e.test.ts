@@ -81,8 +81,8 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.waitForSelector('[data-testid=knowledge-entry] [data-testid=history-row]', { timeout: T });
     const rows = await page.$$eval('[data-testid=knowledge-entry] [data-testid=history-row]', (els) => els.map((e) => e.textContent ?? ''));
     assert.equal(rows.length, 2, rows.join(' | '));
-    assert.match(rows[0], /knowledge update[\s\S]*edited knowledge entry "wifi"[\s\S]*user/);
-    assert.match(rows[1], /knowledge create/);
+    assert.match(rows[0], /knowledge · updated[\s\S]*edited knowledge entry "wifi"[\s\S]*you/);
+    assert.match(rows[1], /knowledge · created/);
     await page.click('[data-testid=knowledge-entry] [data-testid=history-row]:first-child [data-testid=history-undo]');
     await page.waitForFunction(() => /key tulip/.test(document.querySelector('[data-testid=knowledge-entry]')?.textContent ?? ''), undefined, { timeout: T });
     await shot(page, 'knowledge-history');

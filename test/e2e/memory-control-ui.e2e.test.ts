@@ -57,7 +57,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.waitForSelector('[data-testid=forget-turn]', { timeout: T });
     const shown = (await page.textContent('[data-testid=forget-dialog]')) ?? '';
     assert.match(shown, /bike lock code is 8086/);
-    assert.match(shown, /session-log/);
+    assert.match((await page.textContent('[data-testid=forget-dialog] [data-testid=forget-turn]')) ?? '', /session log/);
     assert.doesNotMatch(shown, /pasta/);
     await shot(page, 'forget-dialog');
     assert.match(await hits('bike lock code'), /8086/, 'the preview removed nothing');
@@ -85,6 +85,22 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
     assert.doesNotMatch(await hits('allotment gate PIN 5566'), /5566/);
     assert.doesNotMatch(JSON.stringify(await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()), /5566/);
+    // The open chat shows the turn as forgotten at once (no reload), in the page's language.
+    await turn.locator('[data-testid=forgotten-text]').first().waitFor({ timeout: 5000 });
+    assert.doesNotMatch((await turn.textContent()) ?? '', /5566|Noted the PIN|\[forgotten\]/);
+    assert.match((await turn.textContent()) ?? '', /\(forgotten\)/);
+  });
+
+  it('a forget made elsewhere (the API, as `waiter memory forget` does) shows in the open chat at once', async () => {
+    const turnId = await chat('My locker number at the gym is 4242', 'Noted the locker.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    const turn = page.locator(`[data-turn-id="${turnId}"]`);
+    await turn.getByText('Noted the locker.').waitFor({ timeout: T });
+    const r = await h.api('/api/v1/memory/forget', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: [turnId] }) });
+    assert.equal(r.status, 200);
+    await turn.locator('[data-testid=forgotten-text]').first().waitFor({ timeout: 5000 });
+    assert.doesNotMatch((await turn.textContent()) ?? '', /4242|Noted the locker/);
   });
 
   it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {
@@ -96,7 +112,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.goto(`${h.url}/#/settings/history`);
     const row = page.locator('[data-testid=history-row]', { hasText: `excluded turn ${turnId}` });
     await row.waitFor({ timeout: T });
-    assert.match((await row.textContent()) ?? '', /user \(webui\)/);
+    assert.match((await row.textContent()) ?? '', /you \(webui\)/);
     await shot(page, 'memory-history');
     await row.locator('[data-testid=history-undo]').click();
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));

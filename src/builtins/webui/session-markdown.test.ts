@@ -39,3 +39,22 @@ test('decision 0270: the exported chat shows the person’s wall clock and names
   assert.match(md, /^- Times: Asia\/Shanghai$/m);
   assert.match(md, /## 1\. You · 2026-01-02 07:30\n\ngood morning/);
 });
+
+test('a failed reply (the log holds its error message as the reply too) is written once, as the error', () => {
+  const md = sessionMarkdown(
+    info,
+    [
+      { seq: 1, turnId: 'qq:group:5#1', kind: 'user', at: Date.UTC(2026, 0, 2, 8, 1), text: 'hello' },
+      { seq: 2, turnId: 'qq:group:5#1', kind: 'assistant', at: 0, text: 'No LLM provider is configured.', data: { status: 'error' } },
+      { seq: 3, turnId: 'qq:group:5#1', kind: 'error', at: 0, text: 'No LLM provider is configured.', data: { code: 'NO_PROVIDER_CONFIGURED' } },
+      { seq: 4, turnId: 'qq:group:5#2', kind: 'user', at: Date.UTC(2026, 0, 2, 8, 2), text: 'again' },
+      { seq: 5, turnId: 'qq:group:5#2', kind: 'assistant', at: 0, text: 'Here.' },
+    ],
+    Date.UTC(2026, 0, 3),
+    'UTC',
+  );
+  assert.equal(md.split('No LLM provider is configured.').length - 1, 1, md);
+  assert.match(md, /> Error \(NO_PROVIDER_CONFIGURED\): No LLM provider is configured\./);
+  assert.doesNotMatch(md, /hello\n\n\*\*HomeAgent:\*\*/);
+  assert.match(md, /\*\*HomeAgent:\*\*\n\nHere\./);
+});

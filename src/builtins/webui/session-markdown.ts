@@ -50,6 +50,8 @@ export function sessionMarkdown(info: SessionInfo, events: readonly SessionEvent
   ];
   let n = 0;
   let lastTurn = '';
+  // A failed turn logs its error message as the reply too: it is written once, as the error.
+  const errors = new Set(events.filter((e) => e.kind === 'error').map((e) => `${e.turnId}\n${e.text}`));
   for (const ev of events) {
     const d = ev.data ?? {};
     if (ev.kind === 'user') {
@@ -74,8 +76,9 @@ export function sessionMarkdown(info: SessionInfo, events: readonly SessionEvent
         n++;
         lastTurn = ev.turnId;
         out.push(`## ${n}. HomeAgent · ${when(ev.at)}`, '');
-      } else out.push(`**HomeAgent:**`, '');
-      out.push(ev.text, '');
+      } else if (errors.has(`${ev.turnId}\n${ev.text}`)) continue;
+      else out.push(`**HomeAgent:**`, '');
+      if (!errors.has(`${ev.turnId}\n${ev.text}`)) out.push(ev.text, '');
     } else if (ev.kind === 'system' && ev.text) {
       out.push(quote(ev.text), '');
     } else if (ev.kind === 'error') {

@@ -60,6 +60,8 @@ export interface TurnView {
   at: number;
   /** Who wrote the message, when a chat channel named them (Telegram, QQ); absent = the owner. */
   speaker?: { id: string; name?: string; platform?: string };
+  /** Texts of the turn were forgotten (K-2): the log holds them as `[forgotten]` with `{ redacted: true }`. */
+  forgotten?: boolean;
 }
 
 /** Where one injected item came from (the kernel's `InjectedSource`, as the session log has it). */
@@ -135,6 +137,7 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
     }
     t.seqs.push(ev.seq);
     const d = ev.data ?? {};
+    if (d.redacted === true) t.forgotten = true;
     switch (ev.kind) {
       case 'user':
         if (t.userSeq === undefined) {
@@ -368,7 +371,7 @@ export function visibleAnswer(t: TurnView): string {
 
 /** What tells two versions of a turn apart for the view (a finished turn is fixed by its seqs). */
 function fingerprint(t: TurnView): string {
-  return [t.seqs.join(','), t.status, t.finalText.length, t.rounds.length, t.excluded, t.live.text.length, t.live.reasoning.length, t.outputs.length, t.interrupts.length, t.stageNotes.length, t.rounds.reduce((n, r) => n + r.toolCalls.filter((c) => c.running || c.result !== undefined).length, 0)].join('|');
+  return [t.seqs.join(','), t.status, !!t.forgotten, t.userText.length, t.finalText.length, t.rounds.length, t.excluded, t.live.text.length, t.live.reasoning.length, t.outputs.length, t.interrupts.length, t.stageNotes.length, t.rounds.reduce((n, r) => n + r.toolCalls.filter((c) => c.running || c.result !== undefined).length, 0)].join('|');
 }
 
 /**

@@ -52,7 +52,11 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
   const [loadError, setLoadError] = useState<string | undefined>();
   const [pinned, setPinned] = useState<{ id: string; text: string }[]>([]);
   const scroller = useRef<HTMLDivElement>(null);
+  /** The view follows the newest text (stays at the bottom) until the person scrolls up. */
   const stick = useRef(true);
+  /** The last scroll position seen: a smaller one is a scroll up (growth below never lowers it). */
+  const lastTop = useRef(0);
+  const turnsBox = useRef<HTMLDivElement>(null);
   const seq = useRef(createSequencer());
   const sidRef = useRef(sessionId);
   sidRef.current = sessionId;
@@ -222,6 +226,13 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       const sid = sidRef.current;
       const p = (payload ?? {}) as { sessionId?: string; turnId?: string; kind?: string };
       if (event === 'custom:memory-manager.plan') loadPins();
+      // A forget (here or anywhere: a terminal, another tab) rewrites the logs it reaches; the event
+      // does not say which session (decision 0260), so the open chat reads its span again.
+      if (event === 'memory_changed' && (payload as { kind?: string } | undefined)?.kind === 'forget' && sid) {
+        clearTimeout(refresh);
+        refresh = setTimeout(() => void refreshWindow(), 200);
+        return;
+      }
       if (!sid || p.sessionId !== sid) return;
       // The session came into being (its first event was written, or its first turn started):
       // read its log now (a turn that started already arrives on the bus as well).
@@ -261,7 +272,24 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       el.scrollTop = el.scrollHeight - keepFromBottom.current;
       keepFromBottom.current = undefined;
     } else if (stick.current) el.scrollTop = el.scrollHeight;
+    lastTop.current = el.scrollTop;
   }, [turns]);
+
+  // What the turns show can grow after they rendered (fonts, Markdown, an opened detail, a page
+  // above): while the view sticks to the bottom it stays there, not only when the turns change.
+  useEffect(() => {
+    const el = scroller.current;
+    const box = turnsBox.current;
+    if (!el || !box || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => {
+      if (!stick.current || keepFromBottom.current !== undefined || pendingJump.current) return;
+      el.scrollTop = el.scrollHeight;
+      lastTop.current = el.scrollTop;
+    });
+    ro.observe(box);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
 
   // A jump waiting for its page: scroll to the message and highlight it.
   useEffect(() => {
@@ -335,6 +363,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
 
   const actionsRef = useRef<TurnActions | undefined>(undefined);
   actionsRef.current = {
+    reload: () => void refreshWindow(),
     togglePin: (text) => void togglePin(text),
     async remove(turn, scope) {
       const sid = sidRef.current;
@@ -372,6 +401,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
     },
   };
   const actions = useRef<TurnActions>({
+    reload: () => actionsRef.current?.reload(),
     togglePin: (x) => actionsRef.current?.togglePin(x),
     remove: (a, b) => actionsRef.current!.remove(a, b),
     resend: (a, b) => actionsRef.current!.resend(a, b),
@@ -387,7 +417,13 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         data-testid="chat-scroll"
         onScroll={(e) => {
           const el = e.currentTarget;
-          stick.current = !win.current.hasLater && el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+          const up = el.scrollTop < lastTop.current - 1;
+          lastTop.current = el.scrollTop;
+          // Near the bottom: follow again. Away from it only by the person's scrolling up — content
+          // growing above or below (scroll anchoring moves the position down) keeps following.
+          if (win.current.hasLater) stick.current = false;
+          else if (el.scrollHeight - el.scrollTop - el.clientHeight < 80) stick.current = true;
+          else if (up) stick.current = false;
           if (el.scrollTop < 400 && win.current.hasEarlier) void loadEarlier();
           if (el.scrollHeight - el.scrollTop - el.clientHeight < 400 && win.current.hasLater) void loadLater();
         }}
@@ -422,7 +458,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
           </div>
         )}
         {paging.loading === 'jump' && <div className="muted pad">{t('common.loading')}</div>}
-        <div className="turns" data-testid="turns">
+        <div className="turns" data-testid="turns" ref={turnsBox}>
           {turns.map((turn) => (
             <TurnView key={turn.turnId} turn={turn} pinned={pinned.some((p) => p.text === turn.finalText)} isLast={turn.turnId === lastTurnId && !paging.hasLater} sessionBusy={running} actions={actions} />
           ))}

@@ -5,7 +5,7 @@ import { I18nContext, translate } from '../../i18n';
 import { TurnView, type TurnActions } from './turn-view';
 import { applyBusEvent, turnsFromEvents } from '../../state/chat-model';
 
-const actions: TurnActions = { togglePin: () => undefined, remove: async () => undefined, resend: async () => undefined };
+const actions: TurnActions = { togglePin: () => undefined, remove: async () => undefined, resend: async () => undefined, reload: () => undefined };
 
 const app = { toast: () => undefined, refreshMm: () => undefined } as unknown as AppApi;
 
@@ -69,5 +69,27 @@ describe('TurnView', () => {
       { seq: 2, turnId: `${S}#1`, kind: 'assistant', at: 2, text: 'hello', data: { status: 'ok', rounds: 1 } },
     ]);
     expect(render(<TurnView turn={turn} pinned={false} isLast sessionBusy={false} actions={actions} />)).not.toContain('rounds-toggle');
+  });
+
+  it('a forgotten turn reads as forgotten in the person\'s language, not the log\'s "[forgotten]"', () => {
+    const [turn] = turnsFromEvents(S, [
+      { seq: 1, turnId: `${S}#1`, kind: 'user', at: 1, text: '[forgotten]', data: { redacted: true } },
+      { seq: 2, turnId: `${S}#1`, kind: 'assistant', at: 2, text: '[forgotten]', data: { redacted: true } },
+    ]);
+    const html = render(<TurnView turn={turn} pinned={false} isLast sessionBusy={false} actions={actions} />, 'zh');
+    expect(html).not.toContain('[forgotten]');
+    expect(html.match(/data-testid="forgotten-text"/g)?.length).toBe(2);
+    expect(html).toContain(translate('zh', 'chat.forgottenText'));
+  });
+
+  it('a failed reply read back from the log shows its error once (the reply is the error message)', () => {
+    const [turn] = turnsFromEvents(S, [
+      { seq: 1, turnId: `${S}#1`, kind: 'user', at: 1, text: 'hi' },
+      { seq: 2, turnId: `${S}#1`, kind: 'assistant', at: 2, text: 'The provider timed out', data: { status: 'error' } },
+      { seq: 3, turnId: `${S}#1`, kind: 'error', at: 3, text: 'The provider timed out', data: { code: 'LLM_TIMEOUT' } },
+    ]);
+    const html = render(<TurnView turn={turn} pinned={false} isLast sessionBusy={false} actions={actions} />);
+    expect(html.split('The provider timed out').length - 1).toBe(1);
+    expect(html).toContain('turn-error');
   });
 });

@@ -10,6 +10,7 @@ import { Markdown } from '../../lib/markdown';
 import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
 import { SaveMemoryDialog } from './save-memory-dialog';
+import { FORGOTTEN_TEXT } from '../../lib/vocab';
 
 /** What the chat does for the actions on a turn's messages (stable across renders). */
 export interface TurnActions {
@@ -18,7 +19,10 @@ export interface TurnActions {
   remove(turn: Turn, scope: 'turn' | 'reply'): Promise<void>;
   /** Regenerate (`text` undefined) or edit and resend: the turn and the later ones are replaced. */
   resend(turn: Turn, text?: string): Promise<void>;
+  /** Reads the turns shown again from the log (after a forget rewrote it). */
+  reload(): void;
 }
+
 
 type Pending = { kind: 'delete'; scope: 'turn' | 'reply' } | { kind: 'regenerate' } | { kind: 'edit'; text: string };
 
@@ -55,7 +59,11 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
   };
   // Regenerating or resending an earlier message replaces the later turns too: ask first.
   const ask = (p: Pending) => (p.kind !== 'delete' && isLast ? void run(p) : setConfirm(p));
-  const answer = visibleAnswer(turn);
+  // A forgotten text is shown as such, in the person's language (not the log's `[forgotten]`).
+  const isForgotten = (text: string) => !!turn.forgotten && text === FORGOTTEN_TEXT;
+  const forgottenNote = <span className="forgotten-text" data-testid="forgotten-text">{t('chat.forgottenText')}</span>;
+  // A failed reply is the error message itself: shown once, as the error.
+  const answer = turn.status === 'error' && turn.error && visibleAnswer(turn) === turn.error.message ? '' : visibleAnswer(turn);
   const toolCount = turn.rounds.reduce((n, r) => n + r.toolCalls.length, 0);
   const activeTool = turn.rounds.flatMap((r) => r.toolCalls).find((c) => c.running);
   const setup = turn.error?.code === 'NO_PROVIDER_CONFIGURED';
@@ -84,7 +92,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
             </div>
           ) : (
           <div className="bubble">
-            {turn.userText && <div className="text">{turn.userText}</div>}
+            {turn.userText && <div className="text">{isForgotten(turn.userText) ? forgottenNote : turn.userText}</div>}
             {turn.attachments.length > 0 && (
               <div className="attachments">
                 {turn.attachments.map((a, i) => (
@@ -165,8 +173,8 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
             )}
             {open && <RoundsDetail turn={turn} />}
             {!open && turn.live.reasoning && running && <div className="reasoning-live">{turn.live.reasoning.slice(-300)}</div>}
-            {answer ? <Markdown text={answer} /> : running ? <div className="typing"><span /><span /><span /></div> : null}
-            {turn.status === 'error' && turn.error && <div className="turn-error">{turn.error.message}</div>}
+            {answer ? isForgotten(answer) ? forgottenNote : <Markdown text={answer} /> : running ? <div className="typing"><span /><span /><span /></div> : null}
+            {turn.status === 'error' && turn.error && <div className="turn-error">{isForgotten(turn.error.message) ? forgottenNote : turn.error.message}</div>}
             {turn.status === 'aborted' && <div className="muted small">{t('chat.aborted')}</div>}
           </div>
           {!running && (turn.finalText || turn.status === 'error') && (
@@ -234,7 +242,10 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
           </div>
         </Dialog>
       )}
-      {forgetting && <ForgetDialog request={{ turnIds: [turn.turnId] }} onClose={() => setForgetting(false)} onDone={() => app.refreshMm()} />}
+      {forgetting && <ForgetDialog request={{ turnIds: [turn.turnId] }} onClose={() => setForgetting(false)} onDone={() => {
+        actions.reload();
+        app.refreshMm();
+      }} />}
       {saving && (
         <SaveMemoryDialog
           initial={{ title: turn.userText.slice(0, 60), snapshot: `${t('chat.userLabel')}${t('common.colon')}${turn.userText}\n\n${t('chat.assistantLabel')}${t('common.colon')}${turn.finalText}` }}

@@ -7,6 +7,7 @@ import { relTime } from '../../lib/format';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
+import { tierLabel } from '../../lib/vocab';
 import { ForgetDialog } from '../memory/forget-dialog';
 import { ServiceError } from '../settings/knowledge-section';
 import type { PersonView } from '../settings/people-section';
@@ -146,7 +147,7 @@ export function KnowsView({ person }: { person?: string }) {
                 {d.turnId && <button className="btn small danger" onClick={() => void forget({ kind: 'turn', sessionId: d.sessionId, turnId: d.turnId! })} data-testid="knows-forget-turn">{t('knows.forget')}</button>}
               </div>
               <span className="muted small">
-                {d.tier} · {sourceLine(d)}
+                {tierLabel(t, d.tier)} · {sourceLine(d)}
               </span>
             </div>
           ))}

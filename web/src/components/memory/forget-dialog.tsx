@@ -3,6 +3,7 @@ import { api } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { Dialog } from '../dialog';
+import { tierLabel } from '../../lib/vocab';
 import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/spec/index.js';
 
 /**
@@ -87,7 +88,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
                 <div className="list-item" key={x.turnId} data-testid="forget-turn">
                   <span className="mono small">{x.turnId}</span>
                   <span className="grow clamp1">{x.text}</span>
-                  <span className="muted small">{x.places.join(', ')}</span>
+                  <span className="muted small" data-testid="forget-places">{x.places.map((p) => tierLabel(t, p)).join(t('common.listSep'))}</span>
                 </div>
               ))}
             </section>

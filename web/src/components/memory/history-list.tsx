@@ -6,6 +6,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
+import { actorLabel, changeBadge } from '../../lib/vocab';
 import type { MemoryChange } from '../../../../src/spec/index.js';
 
 /**
@@ -40,12 +41,14 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
     <div className="history" data-testid="memory-history">
       {req.data?.map((c) => (
         <div className={`list-item change${c.undoneBy ? ' undone' : ''}`} key={c.id} data-testid="history-row">
-          <span className="badge">{`${c.kind} ${c.op}`}</span>
+          <span className="badge" data-testid="history-badge" title={`${c.kind} ${c.op}`}>
+            {changeBadge(t, c.kind, c.op)}
+          </span>
           <span className="grow clamp1" title={c.summary}>
             {c.summary}
           </span>
           <span className="muted small">
-            {c.tool ? `${c.actor} (${c.tool})` : c.actor} · {relTime(c.at, lang)}
+            <span data-testid="history-actor">{c.tool ? `${actorLabel(t, c.actor)} (${c.tool})` : actorLabel(t, c.actor)}</span> · {relTime(c.at, lang)}
             {c.turnId ? ` · ${c.turnId}` : ''}
           </span>
           {c.redacted ? (

@@ -7,6 +7,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
+import { shownText } from '../../lib/vocab';
 import { ProgressCard } from '../progress-card';
 import { Dialog } from '../dialog';
 import { SaveMemoryDialog } from '../chat/save-memory-dialog';
@@ -149,7 +150,7 @@ export function MessagesTab() {
               <label className="step">
                 <input type="checkbox" checked={isPicked(r.turnId, 'user')} onChange={() => toggle(r.turnId, 'user')} />
                 <span className="role user">{t('chat.userLabel')}</span>
-                <span className="clamp3">{r.user}</span>
+                <span className="clamp3">{shownText(t, r.user)}</span>
               </label>
             )}
             {r.tools.map((x, i) => (
@@ -162,7 +163,7 @@ export function MessagesTab() {
               <label className="step">
                 <input type="checkbox" checked={isPicked(r.turnId, 'assistant')} onChange={() => toggle(r.turnId, 'assistant')} />
                 <span className="role assistant">{t('chat.assistantLabel')}</span>
-                <span className="clamp3">{r.assistant}</span>
+                <span className="clamp3">{shownText(t, r.assistant)}</span>
               </label>
             )}
           </div>

@@ -3,6 +3,7 @@ import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
+import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { notificationState, requestNotifications } from '../../lib/browser-notify';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
 
@@ -47,7 +48,8 @@ const WAITING = new Set(['connecting', 'listening', 'retrying']);
 export function ChannelsSection() {
   const app = useApp();
   const t = useT();
-  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch]);
+  const changed = useConfigEpoch('');
+  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch, changed]);
   const list = useRequest(() => api<{ value: ChannelList }>('/api/v1/channels').then((r) => r.value), [app.epoch]);
   const [perm, setPerm] = useState(notificationState());
   const save = async (key: string, value: unknown) => {
@@ -65,6 +67,14 @@ export function ChannelsSection() {
   return (
     <div className="channels" data-testid="channels">
       <p className="muted">{t('channels.hint')}</p>
+      <details className="card setup-help" data-testid="channels-setup">
+        <summary>{t('channels.setupTitle')}</summary>
+        <ul className="muted small">
+          <li>{t('channels.setupTelegram')}</li>
+          <li>{t('channels.setupQq')}</li>
+        </ul>
+        <p className="muted small">{t('channels.setupMore')}</p>
+      </details>
       <section className="card" data-testid="channel-default">
         <div className="card-head">
           <span>{t('channels.default')}</span>

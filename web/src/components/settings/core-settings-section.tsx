@@ -4,6 +4,7 @@ import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { groupLabel, settingLabel } from './setting-labels';
 import { useRequest } from '../../lib/use-request';
+import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
 import { TimeZonePicker } from './time-zone-picker';
 
@@ -13,7 +14,10 @@ export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
   const t = useT();
   const lang = useLang();
   const [filter, setFilter] = useState('');
-  const req = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch]);
+  // Read again when a setting changes anywhere (`waiter config set`, another tab): a field being
+  // edited keeps the person's text and says the stored value changed (SchemaField).
+  const changed = useConfigEpoch(prefix);
+  const req = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch, changed]);
   const groups = useMemo(() => {
     const out = new Map<string, ConfigKeyInfo[]>();
     for (const k of req.data ?? []) {

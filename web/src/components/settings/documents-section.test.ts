@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenStats } from './documents-section';
+import { flattenStats, statLabelKey, statValue } from './documents-section';
 
 describe('flattenStats', () => {
   it('shows numbers and short strings, one nesting level flattened', () => {
@@ -13,5 +13,22 @@ describe('flattenStats', () => {
 
   it('leaves a running vector download to its progress bar', () => {
     expect(flattenStats({ embedder: 'lexical', embedderDownload: { file: 'cc.zh.300.vec', bytes: 10, total: 100 } })).toEqual([['embedder', 'lexical']]);
+  });
+});
+
+describe('statValue', () => {
+  it('formats numbers for people: sensible precision, the page locale', () => {
+    expect(statValue('graph.avgConfidence', 0.8000000000000002, 'en')).toBe('0.8');
+    expect(statValue('graph.avgConfidence', 0.876543, 'zh')).toBe('0.88');
+    expect(statValue('graph.relations', 12345, 'en')).toBe('12,345');
+    expect(statValue('context.events', 3, 'zh')).toBe('3');
+    expect(statValue('archive.bytes', 86528, 'en')).toBe('84.5 KB');
+    expect(statValue('embedder', 'lexical', 'en')).toBe('lexical');
+  });
+
+  it('labels the size of an archive with no archived turn as the empty store', () => {
+    expect(statLabelKey('archive.bytes', { archive: { count: 0, bytes: 86528 } })).toBe('stats.archive.bytesEmpty');
+    expect(statLabelKey('archive.bytes', { archive: { count: 2, bytes: 86528 } })).toBe('stats.archive.bytes');
+    expect(statLabelKey('graph.nested', {})).toBeUndefined();
   });
 });

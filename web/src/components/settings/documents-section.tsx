@@ -55,6 +55,24 @@ export function flattenStats(stats: Record<string, unknown>): [string, string | 
   return out;
 }
 
+/**
+ * A stat as people read it: sizes in KB/MB, other numbers in the page's locale with a sensible
+ * precision (0.8000000000000002 → "0.8", 12345 → "12,345"), short strings as they are.
+ */
+export function statValue(key: string, v: string | number, lang: 'zh' | 'en'): string {
+  if (typeof v !== 'number') return v;
+  if (!Number.isFinite(v)) return String(v);
+  if (key.endsWith('.bytes')) return bytes(v);
+  const digits = Number.isInteger(v) ? 0 : Math.abs(v) < 10 ? 2 : 1;
+  return new Intl.NumberFormat(lang === 'zh' ? 'zh-CN' : 'en-US', { maximumFractionDigits: digits }).format(v);
+}
+
+/** The label of a stat: the archive's size says when it is the empty store (no archived turn yet). */
+export function statLabelKey(key: string, stats: Record<string, unknown>): string | undefined {
+  if (key === 'archive.bytes' && (stats.archive as { count?: unknown } | undefined)?.count === 0) return 'stats.archive.bytesEmpty';
+  return STAT_LABELS.has(key) ? `stats.${key}` : undefined;
+}
+
 /** A word-vector file being downloaded by the embedder (`core.memory.embedding_model_path`). */
 interface EmbedderDownload {
   file: string;
@@ -99,12 +117,15 @@ export function DocumentsSection() {
         <div className="stats">
           {flattenStats(stats.data)
             .slice(0, 12)
-            .map(([k, v]) => (
-              <div className="stat" key={k} title={k}>
-                <div className="stat-value">{k.endsWith('.bytes') && typeof v === 'number' ? bytes(v) : String(v)}</div>
-                <div className="stat-label">{STAT_LABELS.has(k) ? t(`stats.${k}` as DictKey, typeof v === 'number' ? { n: v } : undefined) : k}</div>
-              </div>
-            ))}
+            .map(([k, v]) => {
+              const label = statLabelKey(k, stats.data!);
+              return (
+                <div className="stat" key={k} title={k} data-stat={k}>
+                  <div className="stat-value">{statValue(k, v, lang)}</div>
+                  <div className="stat-label">{label ? t(label as DictKey, typeof v === 'number' ? { n: v } : undefined) : k}</div>
+                </div>
+              );
+            })}
         </div>
       )}
       <form className="search-box" onSubmit={(e) => { e.preventDefault(); setPage(0); setQuery(q.trim()); }}>

@@ -41,7 +41,7 @@ export function KnowledgeSection() {
         <div className="row gap">
           <form className="search-box grow" onSubmit={(e) => { e.preventDefault(); setQuery(q.trim()); }}>
             <Icon name="search" size={16} />
-            <input className="input bare" value={q} placeholder={t('knowledge.search')} onChange={(e) => setQ(e.target.value)} />
+            <input className="input bare" value={q} placeholder={t('knowledge.search')} onChange={(e) => setQ(e.target.value)} data-testid="knowledge-search" />
           </form>
           <button className="btn small" onClick={() => setEditing({ name: '', content: '', isNew: true })}>
             <Icon name="plus" size={14} /> {t('knowledge.new')}

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
+import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { Switch } from '../switch';
 import type { MmConfig, PlanPreview } from '../memory/types';
 
@@ -16,8 +17,37 @@ const NUMBERS = ['memoryChars', 'totalChars', 'pinChars'] as const;
 export function MemorySettingsSection() {
   const app = useApp();
   const t = useT();
-  const cfg = useRequest(() => mm<MmConfig>('config.get'), [app.epoch]);
-  const [drafts, setDrafts] = useState<Partial<Record<(typeof NUMBERS)[number] | 'libraryPath', string>>>({});
+  // Read again when a memory-manager setting changes anywhere (`waiter config set`, another tab).
+  const changed = useConfigEpoch('plugin.memory-manager.');
+  const cfg = useRequest(() => mm<MmConfig>('config.get'), [app.epoch, changed]);
+  type Field = (typeof NUMBERS)[number] | 'libraryPath';
+  const [drafts, setDrafts] = useState<Partial<Record<Field, string>>>({});
+  /** The stored value each draft started from: when it changed since, the field says so (the edit stays). */
+  const bases = useRef<Partial<Record<Field, string>>>({});
+  const edit = (k: Field, v: string) => {
+    if (drafts[k] === undefined && cfg.data) bases.current[k] = String(cfg.data[k] ?? '');
+    setDrafts((d) => ({ ...d, [k]: v }));
+  };
+  const endEdit = (k: Field) => {
+    delete bases.current[k];
+    setDrafts((d) => ({ ...d, [k]: undefined }));
+  };
+  const changedElsewhere = (k: Field) => {
+    const b = bases.current[k];
+    const now = String(cfg.data?.[k] ?? '');
+    return drafts[k] !== undefined && b !== undefined && b !== now && drafts[k] !== now ? now : undefined;
+  };
+  const elsewhereNote = (k: Field) => {
+    const now = changedElsewhere(k);
+    return now === undefined ? null : (
+      <span className="muted small changed-elsewhere" data-testid="changed-elsewhere">
+        {t('settings.changedElsewhere', { value: now === '' ? '—' : now })}{' '}
+        <button className="link-btn" type="button" onMouseDown={(e) => e.preventDefault()} onClick={() => endEdit(k)} data-testid="take-stored">
+          {t('settings.takeStored')}
+        </button>
+      </span>
+    );
+  };
   const [errors, setErrors] = useState<Record<string, string>>({});
   const limits = cfg.data ? Object.fromEntries(NUMBERS.map((k) => [k, Number(drafts[k] ?? cfg.data![k])])) : undefined;
   const limitsKey = JSON.stringify(limits);
@@ -98,16 +128,18 @@ export function MemorySettingsSection() {
               type="number"
               min={0}
               value={drafts[k] ?? String(c[k])}
-              onChange={(e) => setDrafts((d) => ({ ...d, [k]: e.target.value }))}
+              onChange={(e) => edit(k, e.target.value)}
               onBlur={() => {
                 const v = drafts[k];
-                if (v === undefined || Number(v) === c[k]) return;
-                setDrafts((d) => ({ ...d, [k]: undefined }));
+                if (v === undefined) return;
+                endEdit(k);
+                if (Number(v) === c[k]) return;
                 if (!Number.isInteger(Number(v)) || Number(v) < 0) return setErrors((x) => ({ ...x, [k]: t('settings.notANumber') }));
                 void set({ [k]: Number(v) });
               }}
               data-testid={`mmset-${k}`}
             />
+            {elsewhereNote(k)}
             {errors[k] && <span className="form-error">{errors[k]}</span>}
           </label>
         ))}
@@ -125,13 +157,14 @@ export function MemorySettingsSection() {
             className="input mono"
             value={drafts.libraryPath ?? c.libraryPath}
             placeholder={c.effectiveLibraryPath}
-            onChange={(e) => setDrafts((d) => ({ ...d, libraryPath: e.target.value }))}
+            onChange={(e) => edit('libraryPath', e.target.value)}
             onBlur={() => {
               const v = drafts.libraryPath;
-              setDrafts((d) => ({ ...d, libraryPath: undefined }));
+              endEdit('libraryPath');
               if (v !== undefined && v !== c.libraryPath) void set({ libraryPath: v });
             }}
           />
+          {elsewhereNote('libraryPath')}
           <small className="muted">{t('mmset.libraryPathHint', { path: c.effectiveLibraryPath ?? '' })}</small>
           {errors.libraryPath && <span className="form-error">{errors.libraryPath}</span>}
         </label>

@@ -6,6 +6,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
+import { pluginKindLabel } from '../../lib/vocab';
 import { Switch } from '../switch';
 import { Dialog } from '../dialog';
 import type { PendingPluginInstall, PluginInfo } from '../../../../src/spec/index.js';
@@ -154,7 +155,7 @@ export function PluginsSection() {
             <div className="provider-head">
               <div className="grow">
                 <div className="provider-name">
-                  {p.name} {p.version && <span className="muted small">v{p.version}</span>} <span className="badge">{p.kind}</span>{' '}
+                  {p.name} {p.version && <span className="muted small">v{p.version}</span>} <span className="badge" data-testid="plugin-kind">{pluginKindLabel(t, p.kind)}</span>{' '}
                   <span className={`badge state-${p.state}`} data-testid="plugin-state">
                     {p.state === 'starting' && <span className="spinner" />} {t(`plugins.state.${p.state}` as 'plugins.state.running')}
                   </span>

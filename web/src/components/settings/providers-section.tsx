@@ -3,6 +3,7 @@ import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
+import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { Icon } from '../icon';
 import { Dialog } from '../dialog';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
@@ -28,7 +29,8 @@ export function ProvidersSection() {
   const app = useApp();
   const t = useT();
   const prov = useRequest(() => api<{ providers: ProviderStatus[]; order: string[]; adapters: string[] }>('/api/v1/providers'), [app.epoch]);
-  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings').catch(() => ({})), 'keys', 'settings'), [app.epoch]);
+  const changed = useConfigEpoch('core.llm.');
+  const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings').catch(() => ({})), 'keys', 'settings'), [app.epoch, changed]);
   const [tests, setTests] = useState<Record<string, { ok: boolean; latencyMs: number; error?: string } | 'running'>>({});
   const [open, setOpen] = useState<string | undefined>();
   const [editing, setEditing] = useState<ProviderStatus | 'new' | undefined>();
@@ -116,10 +118,11 @@ export function ProvidersSection() {
                   {p.label ?? p.name} {p.label && p.label !== p.name && <span className="muted small mono">{p.name}</span>} {p.custom && <span className="badge">{t('providers.own')}</span>}{' '}
                   <span className={`badge state-${p.state}`}>{t(`providers.state.${p.state}` as 'providers.state.ready')}</span>
                 </div>
-                <div className="muted small mono">
+                <div className="muted small mono provider-meta">
                   {p.adapter} · {p.model || '—'} · {p.baseUrl || '—'}
                 </div>
               </div>
+              <div className="provider-actions" data-testid="provider-actions">
               <button className="icon-btn tiny" disabled={i === 0} onClick={() => void move(p.name, -1)} aria-label={t('providers.up')} title={t('providers.up')}>
                 ↑
               </button>
@@ -142,6 +145,7 @@ export function ProvidersSection() {
                   </button>
                 </>
               )}
+              </div>
             </div>
             {r && r !== 'running' && <div className={`test-result ${r.ok ? 'ok' : 'bad'}`}>{r.ok ? t('providers.testOk', { ms: r.latencyMs }) : t('providers.testFailed', { error: r.error ?? '' })}</div>}
             {p.lastError && p.state !== 'ready' && <div className="muted small clamp2">{p.lastError}</div>}

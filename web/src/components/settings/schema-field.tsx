@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLang, useT } from '../../i18n';
 import { settingLabel } from './setting-labels';
 import { Switch } from '../switch';
@@ -30,7 +30,25 @@ export function SchemaField({ info, onSave, control: custom }: { info: ConfigKey
   const [draft, setDraft] = useState(() => toDraft(control, info));
   const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
-  useEffect(() => setDraft(toDraft(control, info)), [info.value]);
+  /** The stored value the draft started from: a draft that differs is the person's edit. */
+  const base = useRef(draft);
+  /** The stored value changed (elsewhere) while the person was editing: their text is kept. */
+  const [elsewhere, setElsewhere] = useState<string | undefined>();
+  useEffect(() => {
+    const next = toDraft(control, info);
+    if (draft === base.current || draft === next) {
+      base.current = next;
+      setDraft(next);
+      setElsewhere(undefined);
+    } else if (next !== base.current) setElsewhere(next);
+    // Only a new stored value decides this; the draft is read as it is at that moment.
+  }, [info.value]);
+  const takeStored = () => {
+    const next = toDraft(control, info);
+    base.current = next;
+    setDraft(next);
+    setElsewhere(undefined);
+  };
 
   const save = async (value: unknown) => {
     setError(undefined);
@@ -40,7 +58,7 @@ export function SchemaField({ info, onSave, control: custom }: { info: ConfigKey
       setTimeout(() => setSaved(false), 1500);
     } catch (e) {
       setError((e as Error).message);
-      setDraft(toDraft(control, info));
+      takeStored();
     }
   };
   const commitText = () => {
@@ -101,6 +119,14 @@ export function SchemaField({ info, onSave, control: custom }: { info: ConfigKey
           />
         )}
         {!custom && control === 'json' && <textarea className="input mono" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={commitText} />}
+        {elsewhere !== undefined && (
+          <div className="muted small changed-elsewhere" data-testid="changed-elsewhere">
+            {t('settings.changedElsewhere', { value: info.secret ? '•••' : elsewhere === '' ? '—' : elsewhere })}{' '}
+            <button className="link-btn" type="button" onMouseDown={(e) => e.preventDefault()} onClick={takeStored} data-testid="take-stored">
+              {t('settings.takeStored')}
+            </button>
+          </div>
+        )}
         {error && <div className="form-error">{error}</div>}
       </div>
     </div>

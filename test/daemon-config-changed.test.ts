@@ -1,0 +1,39 @@
+/**
+ * A setting set on a running daemon — by the WebUI, `waiter config set` or a plugin — is published
+ * as `config_changed` on the bus (and so on the WebUI's event stream, which shows settings live);
+ * a secret's value travels masked.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { startDaemon } from '../src/daemon/index.js';
+
+let fake: FakeLlm;
+const h = mkdtempSync(join(tmpdir(), 'ha-cc-'));
+before(async () => {
+  fake = await startFakeLlm();
+});
+after(async () => {
+  await fake.close();
+  rmSync(h, { recursive: true, force: true });
+});
+
+test('config.set publishes config_changed with the key and its value, a secret masked', async () => {
+  const env = { PATH: process.env.PATH, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1` };
+  const d = await startDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
+  try {
+    const seen: { key: string; value: unknown }[] = [];
+    const off = d.agent.bus.on('config_changed', (p) => void seen.push(p));
+    await d.config.set('core.agent.name', 'Jeeves');
+    await d.config.set('core.llm.sources.deepseek.api_key', 'sk-very-secret-key-123456');
+    off();
+    assert.deepEqual(seen[0], { key: 'core.agent.name', value: 'Jeeves' });
+    assert.equal(seen[1]?.key, 'core.llm.sources.deepseek.api_key');
+    assert.doesNotMatch(JSON.stringify(seen), /very-secret/);
+  } finally {
+    await d.stop();
+  }
+});
