@@ -30,6 +30,8 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
         const g = new GraphDB({ path: join(home, 'graph.db') });
         g.open();
         g.commit([{ subject: 'Alice', predicate: 'likes', object: 'green tea' }]);
+        // The owner's own fact: the distiller's subject for "I …" is `user`.
+        g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Lyon' }]);
         g.close();
       },
     });
@@ -66,6 +68,20 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     const alice = people.people.find((p) => p.name === 'Alice');
     assert.deepEqual(alice?.ids, ['qq:10001', 'telegram:42']);
     aliceId = alice!.id;
+  });
+
+  it('what it knows about me: named as I named myself, my facts say my name (not `user`), validity and source apart', async () => {
+    await page.goto(`${h.url}/#/knows`);
+    await page.waitForSelector('[data-testid=knows-fact]', { timeout: T });
+    assert.match((await page.textContent('.knows h2')) ?? '', /What HomeAgent knows about Me \(owner\)/);
+    assert.match((await page.textContent('[data-testid=knows-fact]')) ?? '', /^you\s*lives in\s*Lyon/);
+    const res = await h.api('/api/v1/people/owner', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Sam' }) });
+    assert.equal(res.status, 200, await res.clone().text());
+    await page.reload();
+    await page.waitForFunction(() => /Sam \(you\)/.test(document.querySelector('.knows h2')?.textContent ?? ''), undefined, { timeout: T });
+    const fact = (await page.textContent('[data-testid=knows-fact]')) ?? '';
+    assert.match(fact, /^Sam\s*lives in\s*Lyon/);
+    assert.match(fact, /since \d{4}-\d{2}-\d{2} · no source turn recorded/, 'the validity and the source line read apart');
   });
 
   it('the library shows who said a memory, in the list and the detail', async () => {

@@ -68,6 +68,11 @@ export function KnowsView({ person }: { person?: string }) {
       app.toast((e as Error).message, 'error');
     }
   };
+  // The owner as the page names them: by the name they gave themselves (Settings → People,
+  // `waiter people rename me …`), "(you)" after it; "Me (owner)" while they have none.
+  const ownerName = a?.person.owner && a.person.name && !/^(owner|me)$/i.test(a.person.name) ? t('knows.meNamed', { name: a.person.name }) : t('knows.me');
+  // The graph calls the owner `user` (the distiller's subject for "I …"): on this page, their name.
+  const who = (x: string) => (a?.person.owner && x === 'user' ? (a.person.name && !/^(owner|me)$/i.test(a.person.name) ? a.person.name : t('knows.you')) : x);
   const sourceLine = (s: Source | undefined) =>
     s ? (
       <span className="muted small">
@@ -82,7 +87,7 @@ export function KnowsView({ person }: { person?: string }) {
     );
   return (
     <div className="knows settings-body" data-testid="knows">
-      <h2>{t('knows.title', { name: a ? (a.person.owner ? t('knows.me') : a.person.name) : '…' })}</h2>
+      <h2>{t('knows.title', { name: a ? (a.person.owner ? ownerName : a.person.name) : '…' })}</h2>
       <p className="muted">{t('knows.hint')}</p>
       <div className="row gap wrap">
         <label className="row gap">
@@ -109,16 +114,19 @@ export function KnowsView({ person }: { person?: string }) {
             <div key={f.id} className={`card knows-item${f.validTo ? ' superseded' : ''}`} data-testid="knows-fact">
               <div className="card-head">
                 <strong>
-                  {f.subject} <span className="muted">{f.predicate.replace(/_/g, ' ')}</span> {f.object}
+                  {who(f.subject)} <span className="muted">{f.predicate.replace(/_/g, ' ')}</span> {who(f.object)}
                 </strong>
                 <button className="btn small danger" onClick={() => void forget({ kind: 'fact', id: f.id })} data-testid="knows-forget-fact">{t('knows.forget')}</button>
               </div>
-              {(f.validFrom || f.validTo) && (
-                <span className="muted small">
-                  {f.validFrom ? t('knows.since', { date: day(f.validFrom) }) : ''} {f.validTo ? t('knows.until', { date: day(f.validTo) }) : ''}
-                </span>
-              )}
-              {sourceLine(f.sources[0])}
+              <div>
+                {(f.validFrom || f.validTo) && (
+                  <span className="muted small" data-testid="knows-validity">
+                    {[f.validFrom ? t('knows.since', { date: day(f.validFrom) }) : '', f.validTo ? t('knows.until', { date: day(f.validTo) }) : ''].filter(Boolean).join(' ')}
+                    {' · '}
+                  </span>
+                )}
+                {sourceLine(f.sources[0])}
+              </div>
             </div>
           ))}
           <h3>{t('knows.memories', { n: a.memories.length })}</h3>
