@@ -184,18 +184,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   disposers.push(config.people.onChange(() => memory.changes.notify({ kind: 'people' })));
   // `config_changed` (the event the spec names): a setting set or reset anywhere — the WebUI, `waiter
   // config set`, a plugin — goes on the bus (and so to the WebUI's event stream, which shows
-  // settings live). Secrets travel masked, as every read-out surface has them.
-  disposers.push(
-    config.onChange((key) => {
-      let value: unknown;
-      try {
-        value = config.getMasked(key);
-      } catch {
-        value = undefined;
-      }
-      agent.bus.emit('config_changed', { key, value });
-    }),
-  );
+  // settings live). The key only: any plugin may subscribe, and values that are not marked secret
+  // can still carry credentials (an MCP server's headers and env) or another plugin's settings.
+  disposers.push(config.onChange((key) => agent.bus.emit('config_changed', { key })));
 
   const pluginStartMs = config.get<number>('core.plugins.start_timeout_ms');
   const host: PluginHost = new PluginHost({ agent, homeDir: paths.home, config, sessions, llm, memory, log: log.child('plugins'), startTimeoutMs: pluginStartMs });

@@ -45,7 +45,11 @@ export interface AgentEvents {
     at: number;
   };
   interrupt: { sessionId?: string; source: string; text: string; delivery: 'abort+queue' | 'queued' | 'new-turn'; at: number };
-  config_changed: { key: string; value: unknown };
+  /**
+   * A setting was set or reset. Only its key: every plugin may subscribe, and a value (an MCP
+   * server's headers, a plugin's own settings) is read where its reader may read it.
+   */
+  config_changed: { key: string; value?: unknown };
   plugin_state: { plugin: string; state: string; error?: string };
   /** A `.hmap` package was uploaded and waits for the person's confirmation. */
   plugin_pending: { name: string; version: string; permissions: string[]; replaces?: string };
