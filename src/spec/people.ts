@@ -65,6 +65,11 @@ export interface TurnAudience {
 export function turnAudience(speaker: Speaker | undefined, conversation: Conversation | undefined, ownerIds: readonly string[], people?: PeopleDirectory): TurnAudience {
   const person = speaker ? people?.personOf(speaker.id) : undefined;
   const owner = !speaker || speaker.id === OWNER_SPEAKER_ID || (person?.owner ?? false) || ownerIds.includes(speaker.id);
-  const scope = people ? people.scopeOf(speaker, conversation) : conversation && (conversation.kind === 'group' || !owner) ? [conversation.id] : undefined;
+  let scope = people ? people.scopeOf(speaker, conversation) : conversation && (conversation.kind === 'group' || !owner) ? [conversation.id] : undefined;
+  // The owner's own private chat sees everything — also by an id only in `owner_ids`, not linked.
+  if (owner && conversation?.kind === 'private') scope = undefined;
+  // Someone else never sees everything: a turn with a speaker but no conversation (a channel
+  // plugin that names no chat) gets a closed world, not the owner's.
+  if (!owner && scope === undefined) scope = conversation ? [conversation.id] : [];
   return { owner, scope };
 }

@@ -20,7 +20,9 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
   // A group, or someone else's private chat, sees only memories saved in its own conversations
   // (R-5, decision 0090): the owner's library is theirs, and a stranger's words must not steer
   // the model into reading or changing it.
-  const scopeOf = (call?: ToolInvocation) => m.scopeOf(call?.speaker, call?.conversation);
+  // The kernel's own rule when it ran the call (`owner` set: decision 0360's turnAudience, which
+  // gives someone else a closed scope even with no conversation); the registry's otherwise.
+  const scopeOf = (call?: ToolInvocation) => (call?.owner !== undefined ? call.scope : m.scopeOf(call?.speaker, call?.conversation));
   const visible = (id: string, scope: readonly string[] | undefined) => {
     if (!scope) return true;
     const c = m.library.get(id)?.conversation;

@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Disposer, PluginSDK, StageContext } from '../../sdk/index.js';
 import type { Conversation, ContextEvent, InjectedSource, Speaker } from '../../spec/index.js';
-import { NotFoundError, ValidationError, errorToJSON } from '../../spec/index.js';
+import { NotFoundError, OWNER_SPEAKER_ID, ValidationError, errorToJSON } from '../../spec/index.js';
 import { allocateBudget, memoryHeading, memoryText, renderBlock, type BudgetCandidate, type BudgetResult } from './injection-budget.js';
 import { TAG_CONVENTION, TAG_SUMMARY, type MemoryRecord } from './memory-file.js';
 import { MemoryLibrary } from './memory-library.js';
@@ -286,6 +286,8 @@ export class MemoryManager {
    */
   scopeOf(speaker: Speaker | undefined, conversation: Conversation | undefined): readonly string[] | undefined {
     const people = this.sdk.use('host.people');
+    // Someone else's turn that names no conversation sees none of the library (decision 0360).
+    if (speaker && !conversation && speaker.id !== OWNER_SPEAKER_ID && !people?.find(speaker.id)?.owner) return [];
     if (people) return people.scopeOf(speaker, conversation);
     return conversation && (conversation.kind === 'group' || speaker) ? [conversation.id] : undefined;
   }
