@@ -91,8 +91,22 @@ async function syncExclusions(h: ControlLinkHost, mc: MemoryControlService): Pro
     const have = new Set(mc.excluded());
     const missing = Object.values(await h.plan.excluded()).flat().filter((id) => !have.has(id));
     if (missing.length) {
-      const r = await mc.exclude(missing, { actor: 'user', tool: 'memory-manager' });
-      h.log('info', 'excluded turns handed to memory control', { turns: r.turns, held: r.held });
+      // One at a time: a turn no log or tier holds any more (its session deleted) is refused as
+      // unknown, and must not keep the others from being excluded.
+      let turns = 0;
+      let held = 0;
+      const unknown: string[] = [];
+      for (const id of missing) {
+        try {
+          const r = await mc.exclude([id], { actor: 'user', tool: 'memory-manager' });
+          turns += r.turns;
+          held += r.held;
+        } catch (e) {
+          if ((e as { code?: string }).code !== 'NOT_FOUND') throw e;
+          unknown.push(id);
+        }
+      }
+      h.log('info', 'excluded turns handed to memory control', { turns, held, ...(unknown.length ? { unknown } : {}) });
     }
   } catch (e) {
     h.log('warn', 'handing excluded turns to memory control failed', { error: (e as Error).message });
