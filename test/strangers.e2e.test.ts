@@ -114,6 +114,8 @@ describe('what a stranger in a group can reach', { timeout: 150_000 }, () => {
     assert.ok(groupTurn);
     await d.memory.graph.commit([{ subject: 'Vault', predicate: 'has_code', object: SECRET }]);
     await d.memory.graph.commit([{ subject: 'Picnic', predicate: 'is_at', object: 'the lake', refs: [groupTurn] }]);
+    // An attribute the owner typed in (memory_edit): it has no source, so no group sees it.
+    d.memory.graph.editEntity('Picnic', { attributes: { note: `bring ${SECRET}` } });
   });
   after(async () => {
     await d?.stop();
@@ -130,6 +132,7 @@ describe('what a stranger in a group can reach', { timeout: 150_000 }, () => {
     const facts = toolResult('recall please');
     assert.doesNotMatch(facts, new RegExp(SECRET), 'memory_recall shows no fact without a source in the group');
     assert.match(facts, /Picnic/, 'a fact distilled from the group is shown');
+    assert.doesNotMatch(facts, /attributes|bring/, "an entity's attributes (no source) are not shown to a group");
     // The doc_query above did not bring the private chat into the group's timeline either.
     await askGroup(MALLORY, 'anything new?');
     assert.doesNotMatch(systemOf(firstRequest('anything new?')), new RegExp(SECRET));

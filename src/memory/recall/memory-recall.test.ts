@@ -166,6 +166,23 @@ test('R-5: a group (or someone else’s private chat) gets only turns said there
   await docs.close();
 });
 
+test('decision 0360 (review fix): a fact is in a scope only when every one of its sources is held and was said there — not its oldest twenty, not past a source no tier holds', async () => {
+  const home = path.join(root, `h${n++}`);
+  const archive = new ColdArchive({ home, tokenize: (t) => embedder.tokenize(t) });
+  archive.open();
+  const group = { kind: 'group' as const, id: 'qq:group:7' };
+  const said = (i: number, conversation?: typeof group): ContextEvent => ({ id: `g${i}`, timestamp: Date.UTC(2024, 0, 1, 0, i), kind: 'user', source: 'qq', channel: 'qq', sessionId: conversation?.id ?? 'webui:1', input: `the boat is blue ${i}`, response: '', refs: [`${conversation?.id ?? 'webui:1'}#${i}`], ...(conversation ? { conversation } : {}) });
+  const inGroup = Array.from({ length: 25 }, (_, i) => said(i + 1, group));
+  archive.putMany([...inGroup, said(40)].map((e) => eventDocument(e, 0)));
+  const recall = new MemoryRecall({ embedder, archive: () => archive });
+  const refs = inGroup.map((e) => e.refs![0]);
+  assert.equal(recall.factInScope({ refs }, [group.id]), true, 'every source said in the group');
+  assert.equal(recall.factInScope({ refs: [...refs, 'webui:1#40'] }, [group.id]), false, 'a 26th source said in private keeps it out');
+  assert.equal(recall.factInScope({ refs: [refs[0], 'webui:gone#9'] }, [group.id]), false, 'a source no tier holds cannot be shown to be the group’s');
+  assert.equal(recall.factInScope({ refs: [] }, [group.id]), false, 'no source: not shown');
+  archive.close();
+});
+
 /** A recall over an archive and a warm tier holding these events (half each, alternating). */
 async function recallOver(evs: ContextEvent[]) {
   const home = path.join(root, `h${n++}`);

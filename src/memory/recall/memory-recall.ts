@@ -138,8 +138,13 @@ export class MemoryRecall {
    * also said in the owner's private chat stays the owner's.
    */
   factInScope(r: Pick<GraphRelation, 'refs'>, scope: readonly string[]): boolean {
-    const src = this.sources(r.refs ?? [], 20);
-    return src.length > 0 && src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id));
+    const refs = r.refs ?? [];
+    if (!refs.length) return false;
+    // Every source, not the oldest few; and a source no tier holds any more cannot be shown to
+    // have been said here, so it keeps the fact out.
+    const src = this.sources(refs, Math.max(20, refs.length * 4));
+    if (!src.every((h) => h.conversation !== undefined && scope.includes(h.conversation.id))) return false;
+    return refs.every((ref) => src.some((h) => h.id === ref || h.turnId === ref || h.refs.includes(ref)));
   }
 
   /**

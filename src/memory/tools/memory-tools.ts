@@ -115,7 +115,9 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
           entities.map((e) => e.name),
           call.turnId,
         );
-        const out: Record<string, unknown> = { entities: entities.map(compactEntity), relations: relations.map(compactRelation) };
+        // An entity's attributes have no source (typed in with memory_edit, aliases from merges):
+        // a scoped turn gets the names and types alone (decision 0360: nothing unsourced).
+        const out: Record<string, unknown> = { entities: entities.map((e) => (scope ? { name: e.name, type: e.type } : compactEntity(e))), relations: relations.map(compactRelation) };
         // The turns that best match the question, from every tier (K-1), with their provenance.
         if (deps.recall) {
           const q = a.query ?? kws.join(' ');
