@@ -51,7 +51,11 @@ export interface TransferPartPlan {
   keptBoth: number;
   /** Left out because they were forgotten (a tombstone here or in the archive). */
   forgotten: number;
-  /** Settings only: privileged keys left out (import them with `privilegedSettings`). */
+  /**
+   * Settings only: keys held back because only the person sets them (decision 0350) — privileged
+   * keys, and those this install's `plugin.cfgmgr.tool_protected_keys` protects from `config_set`.
+   * Import them with `privilegedSettings`.
+   */
   privilegedLeftOut?: string[];
 }
 
@@ -88,7 +92,11 @@ export interface TransferJobView {
 export interface ImportOptions {
   mode: TransferMode;
   passphrase?: string;
-  /** Also import privileged settings (command allowlists, paths, endpoints …); off by default. */
+  /**
+   * Also import settings only the person sets (privileged ones: programs, paths, endpoints,
+   * listen addresses, allowlists, the protections themselves; and those `config_set` may not
+   * change); off by default (decision 0350).
+   */
   privilegedSettings?: boolean;
   /**
    * Import although forget's tombstones are not in effect in this run (memory-control.db was set

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ConfigKeyInfo, ContextEvent, ForgetLedger, TransferMode, TransferPart, TransferPartPlan, TransferReport } from '../spec/index.js';
+import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
@@ -29,6 +29,14 @@ export interface LivePaths {
   home: string;
   library: string;
   persona: string;
+}
+
+/** The setting that lists what `config_set` may not change (the cfgmgr plugin's). */
+const PROTECTED_KEYS_SETTING = 'plugin.cfgmgr.tool_protected_keys';
+
+/** The live protected-key patterns; the default list when the setting is absent or not a list of strings. */
+function protectedPatterns(value: unknown): readonly string[] {
+  return Array.isArray(value) && value.every((p) => typeof p === 'string') ? (value as string[]) : DEFAULT_PROTECTED_KEYS;
 }
 
 const emptyPlan = (): TransferPartPlan => ({ added: 0, same: 0, conflicts: 0, skipped: 0, overwritten: 0, keptBoth: 0, forgotten: 0 });
@@ -501,19 +509,28 @@ export async function mergeImport(o: {
   if (staged.has('persona.md')) fileItem('persona', join(staged.dir, 'persona.md'), live.persona, join(M, 'persona.md'), undefined);
   for (const m of staged.media()) fileItem('media', m.file, join(live.home, 'media', ...m.rel.split('/')), join(M, 'media', ...m.rel.split('/')), undefined);
 
-  // Settings: set through the registry after the swap (validated there); secrets never.
+  // Settings: set through the registry after the swap (validated there); secrets never. Without
+  // `privilegedSettings` an archive sets only what the agent's `config_set` may set (decision
+  // 0350): not a privileged key, and none that this install's live `tool_protected_keys` protects
+  // (the live list, not the archive's: the archive may carry one of its own).
   const settings: { key: string; value: unknown }[] = [];
   const leftOut: string[] = [];
   const known = new Map<string, ConfigKeyInfo>(o.config.list().map((i) => [i.key, i]));
+  const protectedHere = protectedPatterns(known.get(PROTECTED_KEYS_SETTING)?.value);
   for (const [key, value] of Object.entries(staged.settings())) {
     const p = plan('settings');
     const info = known.get(key);
-    if (!info || info.secret) {
-      notes.push(`setting ${key} is not known here (or is a secret) and was left out`);
+    if (!info) {
+      notes.push(`setting ${key} is not known here and was left out`);
       p.skipped++;
       continue;
     }
-    if (info.privileged && !o.privilegedSettings) {
+    if (info.secret) {
+      notes.push(`setting ${key} is a secret and was left out (secrets are never imported)`);
+      p.skipped++;
+      continue;
+    }
+    if (!o.privilegedSettings && (info.privileged || isProtectedKey(key, protectedHere))) {
       leftOut.push(key);
       p.skipped++;
       continue;
