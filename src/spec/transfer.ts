@@ -57,6 +57,13 @@ export interface TransferPartPlan {
    * Import them with `privilegedSettings`.
    */
   privilegedLeftOut?: string[];
+  /**
+   * Library and persona only: what would reach every session and waits for the person's yes
+   * (decision 0350): library memories (`memories/<id>.md`) imported disabled, plan files
+   * (`pinned/plan.json`, `pinned/once.json`) and `persona.md` left out. Take them with
+   * `approveInjected` (or enable a memory in the library).
+   */
+  heldForApproval?: string[];
 }
 
 /** The plan (inspect) or the outcome (apply) of an import. */
@@ -98,6 +105,12 @@ export interface ImportOptions {
    * change); off by default (decision 0350).
    */
   privilegedSettings?: boolean;
+  /**
+   * The person's yes to what the archive would put into every session — convention and session
+   * summary memories, the injection plan and one-shot queue, the persona — after the inspect
+   * report named them (`heldForApproval`); off by default (decision 0350).
+   */
+  approveInjected?: boolean;
   /**
    * Import although forget's tombstones are not in effect in this run (memory-control.db was set
    * aside at start): what was forgotten here may come back with the archive. Off by default (the
