@@ -513,7 +513,8 @@ export async function mergeImport(o: {
     }
     const liveFile = join(live.library, sub, name);
     let source = f.file;
-    if (!approved && sub === 'memories') {
+    // One that is here already, byte for byte, was approved here (or is plain): left as it is.
+    if (!approved && sub === 'memories' && !(existsSync(liveFile) && readFileSync(liveFile).equals(readFileSync(f.file)))) {
       const h = holdMemoryFile(readFileSync(f.file, 'utf8'));
       if (h.held) {
         heldLibrary.push(f.rel);
