@@ -48,7 +48,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.memory.warm_max_docs': key(int(100, 10_000_000), 5_000, 'Most documents kept in the warm tier (in memory); the least recently used beyond it move to the cold archive'),
     'core.memory.merge_threshold': key(ratio(), 0.75, 'Similarity above which memories are merged (0…1)'),
     'core.memory.recall_depth': key(int(0, 10), 2, 'Graph hops followed when recalling memories'),
-    'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)'),
+    'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)', { privileged: true }),
     'core.memory.embedding_max_words': key(int(1_000, 10_000_000), 200_000, 'Vocabulary size cap of the local embedder'),
     'core.memory.embedding_model_path': key(z.string(), '', 'Local embedding model folder ("" = none)', { privileged: true }),
     'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from: "" = by its name (ConceptNet Numberbatch or fastText); a URL ending in "/" = a mirror folder with the usual file names; any other URL = the file itself', { privileged: true }),

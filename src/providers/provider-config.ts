@@ -54,7 +54,7 @@ export const customSourcesSchema = z.array(customSourceSchema).max(100).superRef
 /** Config key of a source field. */
 export const sourceKey = (name: string, field: 'adapter' | 'base_url' | 'model' | 'api_key' | 'enabled' | 'options'): string => `core.llm.sources.${name}.${field}`;
 
-function def<T extends ConfigValue>(value: T, description: string, schema: z.ZodType, extra: { secret?: boolean; env?: string } = {}): ConfigKeyDef {
+function def<T extends ConfigValue>(value: T, description: string, schema: z.ZodType, extra: { secret?: boolean; env?: string; privileged?: boolean } = {}): ConfigKeyDef {
   return { default: value, description, schema: schema as unknown as SchemaLike<ConfigValue>, jsonSchema: z.toJSONSchema(schema) as Record<string, unknown>, ...extra };
 }
 
@@ -86,11 +86,11 @@ export function providerConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.llm.cooldown_ms': def(60_000, 'How long a failing source is skipped, in ms', z.number().int().min(0).max(86_400_000)),
     'core.llm.timeout_ms': def(120_000, 'Time limit of one LLM request (headers to last byte), in ms', z.number().int().min(1_000).max(3_600_000)),
     'core.llm.idle_timeout_ms': def(60_000, 'Longest silence between two streamed chunks, in ms', z.number().int().min(1_000).max(3_600_000)),
-    [CUSTOM_SOURCES_KEY]: def([], 'Your own LLM sources (name, label, declared models); each has the same core.llm.sources.<name>.* keys as a built-in one. Add them with "waiter providers add" or in the WebUI', customSourcesSchema),
+    [CUSTOM_SOURCES_KEY]: def([], 'Your own LLM sources (name, label, declared models); each has the same core.llm.sources.<name>.* keys as a built-in one. Add them with "waiter providers add" or in the WebUI', customSourcesSchema, { privileged: true }),
   };
   for (const s of SEEDED_SOURCES) {
-    out[sourceKey(s.name, 'adapter')] = def(s.adapter, `${s.label}: Lua adapter (file name in the adapters folders, without .lua)`, name);
-    out[sourceKey(s.name, 'base_url')] = def(s.baseUrl, `${s.label}: API base URL`, z.string(), s.baseUrlEnv ? { env: s.baseUrlEnv } : {});
+    out[sourceKey(s.name, 'adapter')] = def(s.adapter, `${s.label}: Lua adapter (file name in the adapters folders, without .lua)`, name, { privileged: true });
+    out[sourceKey(s.name, 'base_url')] = def(s.baseUrl, `${s.label}: API base URL`, z.string(), { privileged: true, ...(s.baseUrlEnv ? { env: s.baseUrlEnv } : {}) });
     out[sourceKey(s.name, 'model')] = def(s.model, `${s.label}: model name`, z.string().min(1));
     out[sourceKey(s.name, 'api_key')] = def('', `${s.label}: API key`, z.string(), { secret: true, env: s.keyEnv[0] });
     out[sourceKey(s.name, 'enabled')] = def(true, `${s.label}: use this source`, z.boolean());

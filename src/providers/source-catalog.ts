@@ -43,7 +43,7 @@ export interface CatalogConfig extends ConfigReader {
   has?(key: string): boolean;
 }
 
-function key(value: ConfigValue, description: string, schema: z.ZodType, extra: { secret?: boolean } = {}): ConfigKeyDef {
+function key(value: ConfigValue, description: string, schema: z.ZodType, extra: { secret?: boolean; privileged?: boolean } = {}): ConfigKeyDef {
   return { default: value, description, schema: schema as unknown as SchemaLike<ConfigValue>, ...extra };
 }
 
@@ -51,8 +51,8 @@ function key(value: ConfigValue, description: string, schema: z.ZodType, extra: 
 function customKeys(s: CustomSource): Record<string, ConfigKeyDef> {
   const label = s.label || s.name;
   return {
-    [sourceKey(s.name, 'adapter')]: key('openai-compatible', `${label}: Lua adapter`, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)),
-    [sourceKey(s.name, 'base_url')]: key('', `${label}: API base URL`, z.string()),
+    [sourceKey(s.name, 'adapter')]: key('openai-compatible', `${label}: Lua adapter`, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/), { privileged: true }),
+    [sourceKey(s.name, 'base_url')]: key('', `${label}: API base URL`, z.string(), { privileged: true }),
     [sourceKey(s.name, 'model')]: key('', `${label}: model name`, z.string()),
     [sourceKey(s.name, 'api_key')]: key('', `${label}: API key`, z.string(), { secret: true }),
     [sourceKey(s.name, 'enabled')]: key(true, `${label}: use this source`, z.boolean()),

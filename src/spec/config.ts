@@ -38,3 +38,30 @@ export interface SettingsAPI {
   list(): ConfigKeyInfo[];
   onChange(listener: (key: string, value: ConfigValue) => void): () => void;
 }
+
+/**
+ * The default of `plugin.cfgmgr.tool_protected_keys`: settings the agent may not change through
+ * `config_set` — its own guard rails (what it may run, touch or start) and the access to the
+ * daemon. People change them over HTTP, the WebUI or `waiter config`. An import without
+ * `privilegedSettings` holds back what matches the live list too (decision 0350).
+ */
+export const DEFAULT_PROTECTED_KEYS: readonly string[] = [
+  'plugin.cmd.*',
+  'plugin.files.*',
+  'plugin.agentcli.*',
+  'plugin.mcp.servers',
+  'plugin.webui.*',
+  'plugin.cli.*',
+  'plugin.cfgmgr.*',
+  'plugin.pluginmgr.*',
+  'plugin.telegram.*',
+  'plugin.qq.*',
+  'core.llm.*',
+  'core.notify.*',
+  'core.identity.*',
+];
+
+/** True when `key` matches one of the patterns (exact, or a prefix ending in `*`). */
+export function isProtectedKey(key: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => typeof p === 'string' && (p.endsWith('*') ? key.startsWith(p.slice(0, -1)) : key === p));
+}

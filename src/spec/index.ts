@@ -24,3 +24,4 @@ export * from './memory-changes.js';
 export * from './transfer.js';
 export * from './local-time.js';
 export * from './store-salvage.js';
+export * from './auto-inject-tags.js';

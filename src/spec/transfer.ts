@@ -51,8 +51,19 @@ export interface TransferPartPlan {
   keptBoth: number;
   /** Left out because they were forgotten (a tombstone here or in the archive). */
   forgotten: number;
-  /** Settings only: privileged keys left out (import them with `privilegedSettings`). */
+  /**
+   * Settings only: keys held back because only the person sets them (decision 0350) — privileged
+   * keys, and those this install's `plugin.cfgmgr.tool_protected_keys` protects from `config_set`.
+   * Import them with `privilegedSettings`.
+   */
   privilegedLeftOut?: string[];
+  /**
+   * Library and persona only: what would reach every session and waits for the person's yes
+   * (decision 0350): library memories (`memories/<id>.md`) imported disabled, plan files
+   * (`pinned/plan.json`, `pinned/once.json`) and `persona.md` left out. Take them with
+   * `approveInjected` (or enable a memory in the library).
+   */
+  heldForApproval?: string[];
 }
 
 /** The plan (inspect) or the outcome (apply) of an import. */
@@ -88,8 +99,18 @@ export interface TransferJobView {
 export interface ImportOptions {
   mode: TransferMode;
   passphrase?: string;
-  /** Also import privileged settings (command allowlists, paths, endpoints …); off by default. */
+  /**
+   * Also import settings only the person sets (privileged ones: programs, paths, endpoints,
+   * listen addresses, allowlists, the protections themselves; and those `config_set` may not
+   * change); off by default (decision 0350).
+   */
   privilegedSettings?: boolean;
+  /**
+   * The person's yes to what the archive would put into every session — convention and session
+   * summary memories, the injection plan and one-shot queue, the persona — after the inspect
+   * report named them (`heldForApproval`); off by default (decision 0350).
+   */
+  approveInjected?: boolean;
   /**
    * Import although forget's tombstones are not in effect in this run (memory-control.db was set
    * aside at start): what was forgotten here may come back with the archive. Off by default (the

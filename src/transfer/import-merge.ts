@@ -1,11 +1,12 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ConfigKeyInfo, ContextEvent, ForgetLedger, TransferMode, TransferPart, TransferPartPlan, TransferReport } from '../spec/index.js';
+import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
-import { turnForgotten } from '../memory/control/index.js';
+import { turnForgotten, turnHash } from '../memory/control/index.js';
+import { holdMemoryFile, planInjects } from './every-session.js';
 import { RefMap } from './ref-map.js';
 import type { StagedExport } from './staged-export.js';
 
@@ -29,6 +30,17 @@ export interface LivePaths {
   home: string;
   library: string;
   persona: string;
+}
+
+/** Tombstone refs of a turn id (`sha256:turn:<hex>`). */
+const TURN_STONE = 'sha256:turn:';
+
+/** The setting that lists what `config_set` may not change (the cfgmgr plugin's). */
+const PROTECTED_KEYS_SETTING = 'plugin.cfgmgr.tool_protected_keys';
+
+/** The live protected-key patterns; the default list when the setting is absent or not a list of strings. */
+function protectedPatterns(value: unknown): readonly string[] {
+  return Array.isArray(value) && value.every((p) => typeof p === 'string') ? (value as string[]) : DEFAULT_PROTECTED_KEYS;
 }
 
 const emptyPlan = (): TransferPartPlan => ({ added: 0, same: 0, conflicts: 0, skipped: 0, overwritten: 0, keptBoth: 0, forgotten: 0 });
@@ -205,6 +217,8 @@ export async function mergeImport(o: {
   memory: MemorySystem;
   config: ConfigRegistry;
   privilegedSettings: boolean;
+  /** The person's yes to what reaches every session (convention and summary memories, the plan, the persona); decision 0350. */
+  approveInjected?: boolean;
 }): Promise<MergeResult> {
   const { staged, live, mergedHome: M, mode } = o;
   const parts: Partial<Record<TransferPart, TransferPartPlan>> = {};
@@ -250,7 +264,12 @@ export async function mergeImport(o: {
     for (const { doc } of theirDocs.docs) if (doc.eventKind === 'user' || doc.eventKind === 'agent') add(doc.refs[0], [doc.input], [doc.response]);
     for (const [turn, g] of texts) judge(turn, g.messages, g.replies, g.others);
   }
-  const refs = new RefMap(o.ledger, forgottenRefs);
+  // The archive's turn-id tombstones name turns of the archive's install: `cli:default#5` there is
+  // not `cli:default#5` here (session ids are the same on every install). They leave the archive's
+  // own turns out, and nothing more — never recorded here, never matched against a turn here
+  // (decision 0350). What a forget there took that is here too, its text and pair tombstones find.
+  const theirTurnStones = new Set(theirTombs.filter((t) => t.ref.startsWith(TURN_STONE)).map((t) => t.ref.slice(TURN_STONE.length)));
+  const refs = new RefMap(o.ledger, forgottenRefs, (ref) => theirTurnStones.size > 0 && ref.includes('#') && theirTurnStones.has(turnHash(ref)));
   const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };
   mkdirSync(M, { recursive: true, mode: 0o700 });
 
@@ -270,7 +289,10 @@ export async function mergeImport(o: {
     const theirDamaged = unreadableLines(theirRaw);
     if (theirDamaged > 0) notes.push(`session ${s.id} in the archive has ${theirDamaged} line${theirDamaged === 1 ? '' : 's'} that could not be read: left out (the archive still holds them)`);
     const before = theirs.length;
-    theirs = theirs.filter((l) => l.type !== 'event' || ((typeof l.turnId !== 'string' || !refs.forgotten(l.turnId)) && !(typeof l.text === 'string' && l.text && textForgotten(l.text))));
+    // A redacted event (the "[forgotten]" marker a forget leaves in its log) holds nothing: the
+    // archive's own turn-id tombstones do not take it out of the log it came with.
+    const redacted = (l: Record<string, unknown>) => (l.data as { redacted?: unknown } | undefined)?.redacted === true;
+    theirs = theirs.filter((l) => l.type !== 'event' || ((typeof l.turnId !== 'string' || !refs.forgotten(l.turnId, !redacted(l))) && !(typeof l.text === 'string' && l.text && textForgotten(l.text))));
     if (theirs.length < before) p.forgotten += before - theirs.length;
     const liveFile = join(sessDir, `${sessionFileStem(s.id)}.jsonl`);
     const oursText = readText(liveFile);
@@ -477,6 +499,12 @@ export async function mergeImport(o: {
     copyFileSync(source, merged);
     files.push({ live: target, merged });
   };
+  // What reaches every session needs the person's yes (decisions 0240, 0350): without
+  // `approveInjected`, a convention or summary memory comes in disabled, and a plan, a one-shot
+  // queue or a persona that would change ours is held back; the report names each.
+  const approved = o.approveInjected === true;
+  const heldLibrary: string[] = [];
+  const heldPersona: string[] = [];
   for (const f of staged.libraryFiles()) {
     const [sub, name] = f.rel.split('/');
     if (sub === 'memories' && refs.forgotten(`library:${name.slice(0, -3)}`)) {
@@ -484,7 +512,35 @@ export async function mergeImport(o: {
       continue;
     }
     const liveFile = join(live.library, sub, name);
-    fileItem('library', f.file, liveFile, join(M, 'library', sub, name), sub === 'memories' ? () => {
+    let source = f.file;
+    // One that is here already, byte for byte, was approved here (or is plain): left as it is.
+    if (!approved && sub === 'memories' && !(existsSync(liveFile) && readFileSync(liveFile).equals(readFileSync(f.file)))) {
+      const h = holdMemoryFile(readFileSync(f.file, 'utf8'));
+      if (h.held) {
+        heldLibrary.push(f.rel);
+        if (h.text === undefined) {
+          plan('library').skipped++;
+          notes.push(`library memory ${name.slice(0, -3)} would reach every session and its front matter could not be marked disabled: left out (the archive still holds it)`);
+          continue;
+        }
+        source = join(M, 'held', name);
+        mkdirSync(dirname(source), { recursive: true, mode: 0o700 });
+        writeFileSync(source, h.text, { mode: 0o600 });
+      }
+    }
+    if (!approved && sub === 'pinned' && (name === 'plan.json' || name === 'once.json') && planInjects(name, readFileSync(f.file, 'utf8'))) {
+      const same = existsSync(liveFile) && readFileSync(liveFile).equals(readFileSync(f.file));
+      if (same) plan('library').same++;
+      else if (existsSync(liveFile) && mode !== 'overwrite') {
+        plan('library').conflicts++;
+        plan('library').skipped++;
+      } else {
+        plan('library').skipped++;
+        heldLibrary.push(f.rel);
+      }
+      continue;
+    }
+    fileItem('library', source, liveFile, join(M, 'library', sub, name), sub === 'memories' ? () => {
       const id = name.slice(0, -3);
       const to = freeName(id, 64, (n) => existsSync(join(live.library, 'memories', `${n}.md`)));
       renamed.library[id] = to;
@@ -498,22 +554,49 @@ export async function mergeImport(o: {
       return join(live.home, 'knowledge', to, 'content.md');
     });
   }
-  if (staged.has('persona.md')) fileItem('persona', join(staged.dir, 'persona.md'), live.persona, join(M, 'persona.md'), undefined);
+  if (staged.has('persona.md')) {
+    const theirs = join(staged.dir, 'persona.md');
+    const here = existsSync(live.persona);
+    const wouldChange = (!here || mode === 'overwrite') && !(here && readFileSync(live.persona).equals(readFileSync(theirs)));
+    if (!approved && wouldChange) {
+      plan('persona').skipped++;
+      heldPersona.push('persona.md');
+    } else fileItem('persona', theirs, live.persona, join(M, 'persona.md'), undefined);
+  }
+  if (heldLibrary.length) {
+    plan('library').heldForApproval = heldLibrary;
+    const memories = heldLibrary.filter((r) => r.startsWith('memories/')).length;
+    if (memories) notes.push(`${memories} library memor${memories === 1 ? 'y' : 'ies'} of the archive would reach every session (convention or session summary): imported disabled — enable each in the library once you have read it, or import again approving them`);
+    if (heldLibrary.some((r) => r.startsWith('pinned/'))) notes.push("the archive's injection plan would reach every turn: left out — import again approving it to take it");
+  }
+  if (heldPersona.length) {
+    plan('persona').heldForApproval = heldPersona;
+    notes.push("the archive's persona would replace this one and reach every session: left out — import again approving it to take it");
+  }
   for (const m of staged.media()) fileItem('media', m.file, join(live.home, 'media', ...m.rel.split('/')), join(M, 'media', ...m.rel.split('/')), undefined);
 
-  // Settings: set through the registry after the swap (validated there); secrets never.
+  // Settings: set through the registry after the swap (validated there); secrets never. Without
+  // `privilegedSettings` an archive sets only what the agent's `config_set` may set (decision
+  // 0350): not a privileged key, and none that this install's live `tool_protected_keys` protects
+  // (the live list, not the archive's: the archive may carry one of its own).
   const settings: { key: string; value: unknown }[] = [];
   const leftOut: string[] = [];
   const known = new Map<string, ConfigKeyInfo>(o.config.list().map((i) => [i.key, i]));
+  const protectedHere = protectedPatterns(known.get(PROTECTED_KEYS_SETTING)?.value);
   for (const [key, value] of Object.entries(staged.settings())) {
     const p = plan('settings');
     const info = known.get(key);
-    if (!info || info.secret) {
-      notes.push(`setting ${key} is not known here (or is a secret) and was left out`);
+    if (!info) {
+      notes.push(`setting ${key} is not known here and was left out`);
       p.skipped++;
       continue;
     }
-    if (info.privileged && !o.privilegedSettings) {
+    if (info.secret) {
+      notes.push(`setting ${key} is a secret and was left out (secrets are never imported)`);
+      p.skipped++;
+      continue;
+    }
+    if (!o.privilegedSettings && (info.privileged || isProtectedKey(key, protectedHere))) {
       leftOut.push(key);
       p.skipped++;
       continue;
@@ -538,8 +621,10 @@ export async function mergeImport(o: {
   // review fix 2): one recorded here already is a forget made here (or an earlier import's, applied
   // then), which acted here exactly. (\`isForgotten\` is asked of a turn or item id; a ref is
   // compared with the ledger's own refs.)
+  // The archive's turn-id tombstones are not among them (decision 0350, above).
   const have = new Set(theirTombs.length ? o.ledger.tombstones().map((t) => t.ref) : []);
-  const tombstones = theirTombs.filter((t) => !have.has(t.ref) && !o.ledger.isForgotten(t.ref));
+  const tombstones = theirTombs.filter((t) => !t.ref.startsWith(TURN_STONE) && !have.has(t.ref) && !o.ledger.isForgotten(t.ref));
+  if (theirTurnStones.size) notes.push(`${theirTurnStones.size} turn tombstone${theirTurnStones.size === 1 ? '' : 's'} of the archive kept its own forgotten turns out; they are not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead)`);
   if (theirTombs.length) plan('tombstones').added = tombstones.length;
   for (const [from, to] of Object.entries(renamedSessions)) notes.push(`session ${from} was imported as ${to} (both kept)`);
   return { files, settings, tombstones, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };

@@ -19,6 +19,8 @@ export class RefMap {
   constructor(
     private readonly ledger: ForgetLedger,
     private readonly archived: ReadonlySet<string>,
+    /** True when the archive's own turn-id tombstones name this turn of the archive (decision 0350). */
+    private readonly archivedTurn: (ref: string) => boolean = () => false,
   ) {}
 
   /** Imports session `from` as `to` (and every turn of it). */
@@ -41,8 +43,8 @@ export class RefMap {
    * True when the archive's ref was forgotten: a tombstone in the archive, or one here — except
    * for a renamed session, whose turns are not ours and so cannot have been forgotten here.
    */
-  forgotten(ref: string): boolean {
-    if (this.archived.has(ref)) return true;
+  forgotten(ref: string, byArchiveTurnIds = true): boolean {
+    if (this.archived.has(ref) || (byArchiveTurnIds && this.archivedTurn(ref))) return true;
     const s = sessionOfRef(ref);
     if (s !== undefined && this.sessions.has(s)) return false;
     return this.ledger.isForgotten(ref);

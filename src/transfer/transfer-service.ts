@@ -399,7 +399,7 @@ export class TransferRuntime implements TransferService {
   private checkOptions(opts: ImportOptions): ImportOptions {
     if (!opts || !TRANSFER_MODES.includes(opts.mode)) throw new TransferError('TRANSFER_BAD_REQUEST', `mode must be one of ${TRANSFER_MODES.join(', ')}`);
     if (opts.passphrase !== undefined && typeof opts.passphrase !== 'string') throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must be a string');
-    return { mode: opts.mode, passphrase: opts.passphrase || undefined, privilegedSettings: opts.privilegedSettings === true };
+    return { mode: opts.mode, passphrase: opts.passphrase || undefined, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true };
   }
 
   private live() {
@@ -416,7 +416,7 @@ export class TransferRuntime implements TransferService {
     try {
       const staged = await this.open(job, opts);
       this.progress(job, { phase: 'plan', done: 0, total: 1 });
-      const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
+      const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
       // The archive's forgets reach what is here too (see applyTombstones): the preview says how much.
       const here = r.tombstones.length ? await this.ledger().previewExisting?.(r.tombstones.map((t) => t.ref)) : undefined;
       if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(`would also forget here what was forgotten on the archive's install: ${here.turns} turns, ${here.facts} facts, ${here.documents} documents`);
@@ -501,7 +501,7 @@ export class TransferRuntime implements TransferService {
       const report = await this.host.memory.withTiersClosed(async () => {
         this.progress(job, { phase: 'plan', done: 0, total: 1 }, onProgress);
         const ledger = this.ledger();
-        const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true });
+        const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
         const undo = await this.swap(job, r.files, backup, onProgress);
         // The settings as stored before (raw rows: a secret is put back as it was, not masked),
         // journalled before the first changes, so a kill before the commit point puts them back too.

@@ -720,14 +720,15 @@ export function buildProgram(): Command {
     .option('--mode <mode>', 'when an item exists here and differs: skip (keep ours), overwrite (take theirs), keep-both', 'skip')
     .option('--passphrase', 'the archive is encrypted: asks for the passphrase, or reads it from standard input')
     .option('--passphrase-env <var>', 'the passphrase is in this environment variable')
-    .option('--privileged-settings', 'also import privileged settings (allowlists, paths, endpoints)')
+    .option('--privileged-settings', 'also import settings only you set (programs, paths, endpoints, listen addresses, allowlists, protected keys)')
+    .option('--approve-injected', 'also take what would reach every session (convention and summary memories, the injection plan, the persona): read the --dry-run report first')
     .option('--dry-run', 'verify and show what each part would do; change nothing')
     .option('--without-tombstones', 'import although memory-control.db was set aside at this start (what you forgot may come back)')
-    .action(async (file: string, o: { mode: string; passphrase?: boolean; passphraseEnv?: string; privilegedSettings?: boolean; dryRun?: boolean; withoutTombstones?: boolean }) => {
+    .action(async (file: string, o: { mode: string; passphrase?: boolean; passphraseEnv?: string; privilegedSettings?: boolean; approveInjected?: boolean; dryRun?: boolean; withoutTombstones?: boolean }) => {
       const opts = program.opts<GlobalOpts>();
       if (!['skip', 'overwrite', 'keep-both'].includes(o.mode)) throw new UsageError(`--mode is skip, overwrite or keep-both, not "${o.mode}"`);
       const pass = await passphrase(o, false);
-      const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, withoutTombstones: o.withoutTombstones === true, dryRun: o.dryRun === true }, transferProgress(opts)));
+      const job = await withClient(opts, (c) => c.request('transfer.import', { file: resolve(file), mode: o.mode, passphrase: pass, privilegedSettings: o.privilegedSettings === true, approveInjected: o.approveInjected === true, withoutTombstones: o.withoutTombstones === true, dryRun: o.dryRun === true }, transferProgress(opts)));
       if (!opts.json) io.err('\n');
       const j = job as { report?: { parts?: object; notes?: string[]; renamedSessions?: object } };
       print(opts, opts.json ? job : importView(o.dryRun === true, j.report ?? {}));

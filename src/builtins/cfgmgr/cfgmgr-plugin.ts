@@ -1,36 +1,13 @@
 import { z } from 'zod';
 import { definePlugin, HomeAgentError, ValidationError } from '../../sdk/index.js';
 import type { ConfigKeyInfo, ConfigValue, PluginSDK } from '../../sdk/index.js';
-import type { ConfigAdminService } from '../../spec/index.js';
+import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigAdminService } from '../../spec/index.js';
 import { jsonOk, parseArgs, readJsonBody, safeHandler, toolParameters } from '../shared/index.js';
 
 const KEY_RE = /^(core|plugin)(\.[A-Za-z0-9][A-Za-z0-9_-]*)+$/;
 
-/**
- * Settings the agent may not change through `config_set`: they are its own guard rails
- * (what it may run, touch or start) and the access to the daemon. Users change them over
- * HTTP, the WebUI or `waiter config`.
- */
-export const DEFAULT_PROTECTED_KEYS = [
-  'plugin.cmd.*',
-  'plugin.files.*',
-  'plugin.agentcli.*',
-  'plugin.mcp.servers',
-  'plugin.webui.*',
-  'plugin.cli.*',
-  'plugin.cfgmgr.*',
-  'plugin.pluginmgr.*',
-  'plugin.telegram.*',
-  'plugin.qq.*',
-  'core.llm.*',
-  'core.notify.*',
-  'core.identity.*',
-];
-
-/** True when `key` matches one of the patterns (exact, or a prefix ending in `*`). */
-export function isProtectedKey(key: string, patterns: readonly string[]): boolean {
-  return patterns.some((p) => (p.endsWith('*') ? key.startsWith(p.slice(0, -1)) : key === p));
-}
+/** The default of `plugin.cfgmgr.tool_protected_keys` and its matcher live in the spec: an import applies the same rule (decision 0350). */
+export { DEFAULT_PROTECTED_KEYS, isProtectedKey };
 
 function admin(sdk: PluginSDK): ConfigAdminService {
   const s = sdk.use('host.config');
@@ -70,9 +47,11 @@ export const cfgmgrPlugin = definePlugin({
   description: 'Read and change settings over HTTP and tools',
   settings: {
     tool_protected_keys: {
-      default: DEFAULT_PROTECTED_KEYS,
+      default: [...DEFAULT_PROTECTED_KEYS],
       description: 'Settings the agent may not change with config_set (exact keys or prefixes ending in *); secrets and settings marked privileged are always protected',
       schema: z.array(z.string().min(1).max(300)).max(500),
+      // The protections themselves: only the person changes them (decision 0350).
+      privileged: true,
     },
   },
   start(sdk) {

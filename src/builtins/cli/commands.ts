@@ -283,7 +283,7 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return need(sdk, 'host.transfer').exportTo({ file: str(a, 'file'), passphrase: optStr(a, 'passphrase') }, (p) => stream('progress', { ...p }));
     case 'transfer.import': {
       const t = need(sdk, 'host.transfer');
-      const opts = { mode: (optStr(a, 'mode') ?? 'skip') as 'skip', passphrase: optStr(a, 'passphrase'), privilegedSettings: a?.privilegedSettings === true, withoutTombstones: a?.withoutTombstones === true };
+      const opts = { mode: (optStr(a, 'mode') ?? 'skip') as 'skip', passphrase: optStr(a, 'passphrase'), privilegedSettings: a?.privilegedSettings === true, approveInjected: a?.approveInjected === true, withoutTombstones: a?.withoutTombstones === true };
       const job = await t.stageImport({ file: str(a, 'file') });
       try {
         if (a?.dryRun === true) return await t.inspectImport(job.id, opts);

@@ -9,7 +9,7 @@ import { ChangeJournal } from './change-journal.js';
 import { filesTools, type FilesLimits } from './files-tools.js';
 
 const settings: Record<string, ConfigKeyDef> = {
-  roots: { default: ['files'], description: 'Folders the files_* tools may touch (relative entries are inside the data folder)', schema: z.array(z.string().min(1)).min(1).max(32) },
+  roots: { default: ['files'], description: 'Folders the files_* tools may touch (relative entries are inside the data folder)', schema: z.array(z.string().min(1)).min(1).max(32), privileged: true },
   max_read_bytes: { default: 1024 * 1024, description: 'Largest slice files_read returns / files_search scans', schema: z.number().int().min(1024).max(64 * 1024 * 1024) },
   max_write_bytes: { default: 1024 * 1024, description: 'Largest file files_write produces', schema: z.number().int().min(1).max(64 * 1024 * 1024) },
   max_list_entries: { default: 500, description: 'Most entries files_list returns', schema: z.number().int().min(1).max(100_000) },

@@ -10,6 +10,8 @@ const settings: Record<string, ConfigKeyDef> = {
     default: [],
     description: 'MCP servers: [{name, command, args?, env?, cwd?} | {name, url, headers?}] (add enabled:false to keep one configured but off)',
     schema: serversSchema as never,
+    // Programs it starts and endpoints it calls: only the person sets them (decision 0350).
+    privileged: true,
   },
   call_timeout_ms: { default: 60_000, description: 'Timeout of one MCP tool call', schema: z.number().int().min(100).max(3_600_000) },
   reconnect_base_ms: { default: 1000, description: 'First reconnect delay after a server drops (doubles each failure)', schema: z.number().int().min(10).max(600_000) },

@@ -105,7 +105,7 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
     res.headers.set('x-webui-unmatched', '1');
     return res;
   });
-  app.get('*', (c) => serveStatic(ctx.webRoot, c.req.path));
+  app.get('*', (c) => serveStatic(ctx.webRoot, c.req.path, ctx.dataDir ? [ctx.dataDir] : []));
   app.all('*', (c) => jsonError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
   return app;
 }

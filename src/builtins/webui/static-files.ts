@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,12 +39,45 @@ export const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charse
 <p>Run <code>npm run build</code> in the HomeAgent folder, then reload this page.</p>
 <p lang="zh">WebUI 尚未构建：请在 HomeAgent 目录运行 <code>npm run build</code> 后刷新本页。</p></body></html>`;
 
+/** A path with its symlinks resolved as far as it exists (the rest appended): where it really is. */
+function realPath(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const up = dirname(abs);
+    return up === abs ? abs : join(realPath(up), abs.slice(up.length));
+  }
+}
+
+/** True when `p` is `dir` or inside it. */
+function within(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+/**
+ * The folder the WebUI serves: `plugin.webui.web_root`, unless it is the data folder, inside it or
+ * holds it — static files are served without the token, and the data folder holds the auth token,
+ * config.db and every memory (decision 0350) — then the bundled build, with a warning saying why.
+ */
+export function chooseWebRoot(configured: string, home: string, bundled: string): { root: string; warning?: string } {
+  if (!configured) return { root: bundled };
+  const root = realPath(configured);
+  const data = realPath(home);
+  if (within(root, data) || within(data, root)) {
+    return { root: bundled, warning: `plugin.webui.web_root (${configured}) is the data folder, inside it or holds it: static files are served without the token, so it is not used — serving the bundled WebUI instead` };
+  }
+  return { root: configured };
+}
+
 /**
  * Serves the built SPA from `root` (e.g. `dist/web`): exact files with long caching for hashed
  * assets, `index.html` for every other GET path (client-side routing), and a clear page
- * asking to run `npm run build` when nothing is built. Paths never escape `root`.
+ * asking to run `npm run build` when nothing is built. Paths never escape `root`; a dotfile (any
+ * part of the path starting with `.`) and any file that really is inside one of `deny` (the data
+ * folder: the auth token, config.db) are never served — a 404 (decision 0350).
  */
-export async function serveStatic(root: string, pathname: string): Promise<Response> {
+export async function serveStatic(root: string, pathname: string, deny: readonly string[] = []): Promise<Response> {
   const base = resolve(root);
   let rel: string;
   try {
@@ -54,8 +87,11 @@ export async function serveStatic(root: string, pathname: string): Promise<Respo
   }
   const target = normalize(join(base, rel));
   if (target.startsWith(base + sep) && !rel.includes('\0')) {
-    const s = await stat(target).catch(() => undefined);
+    const hidden = target.slice(base.length + 1).split(sep).some((part) => part.startsWith('.'));
+    const s = hidden ? undefined : await stat(target).catch(() => undefined);
     if (s?.isFile()) {
+      const real = await realpath(target).catch(() => target);
+      if (deny.some((d) => within(real, realPath(d)))) return new Response('not found', { status: 404 });
       const body = await readFile(target);
       const hashed = rel.startsWith('/assets/');
       return new Response(body, {
@@ -66,7 +102,7 @@ export async function serveStatic(root: string, pathname: string): Promise<Respo
         },
       });
     }
-    if (rel.startsWith('/assets/')) return new Response('not found', { status: 404 });
+    if (hidden || rel.startsWith('/assets/')) return new Response('not found', { status: 404 });
   }
   const index = await readFile(join(base, 'index.html')).catch(() => undefined);
   const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };

@@ -12,6 +12,7 @@ const importSchema = z.strictObject({
   mode: z.enum(TRANSFER_MODES).default('skip'),
   passphrase: z.string().max(1024).optional(),
   privilegedSettings: z.boolean().optional(),
+  approveInjected: z.boolean().optional(),
   // Import although forget's tombstones are not in effect in this run (TRANSFER_TOMBSTONES_LOST).
   withoutTombstones: z.boolean().optional(),
 });

@@ -14,6 +14,8 @@ export interface WebuiContext {
   confirm: ConfirmBroker;
   /** Folder of the built SPA (`dist/web`). */
   webRoot: string;
+  /** The data folder: no file inside it is ever served as a static file (decision 0350). */
+  dataDir?: string;
   /** Origins of chat apps allowed on `/v1/` and `/mcp` (`plugin.webui.app_origins`). */
   appOrigins?: () => readonly string[];
   /** The configured token ('' = none). */

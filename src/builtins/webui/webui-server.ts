@@ -10,7 +10,7 @@ import { RouteTable } from './route-table.js';
 import { InflightTurns } from './inflight-turns.js';
 import { ConfirmBroker } from './confirm-broker.js';
 import { isLoopbackHost } from './auth.js';
-import { packageRoot } from './static-files.js';
+import { chooseWebRoot, packageRoot } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
 
 /** The webui refuses to listen on a non-loopback address without a token. */
@@ -114,14 +114,16 @@ export class WebuiServer {
     const confirm = new ConfirmBroker({ clients: () => hub.clientCount, publish: (event, payload) => hub.publish(event, payload) }, () => Number(settings.get('confirm_timeout_ms') ?? 60_000));
     this.confirm = confirm;
     this.disposers.push(this.sdk.provide('host.confirm', confirm));
-    const webRootSetting = String(settings.get('web_root') ?? '');
+    const web = chooseWebRoot(String(settings.get('web_root') ?? ''), this.sdk.homeDir, join(packageRoot(), 'dist', 'web'));
+    if (web.warning) this.sdk.log.warn(web.warning);
     const ctx: WebuiContext = {
       sdk: this.sdk,
       hub,
       routes,
       inflight,
       confirm,
-      webRoot: webRootSetting || join(packageRoot(), 'dist', 'web'),
+      webRoot: web.root,
+      dataDir: this.sdk.homeDir,
       token: tokenNow,
       appOrigins: () => (settings.get('app_origins') as string[] | undefined) ?? [],
       loopback,

@@ -153,8 +153,11 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   for (const id of turnIds) stones.push({ hash: turnHash(id), kind: 'turn' });
   stones.push(...ft.stones());
   for (const id of new Set([...itemIds, ...(req.documents ?? []).map((d) => d.id)])) stones.push({ hash: docHash(id), kind: 'document' });
-  // A library memory by its id (an import leaves out `library:<id>` when it is forgotten).
-  for (const id of req.memoryIds ?? []) stones.push({ hash: turnHash(`library:${id}`), kind: 'turn' });
+  // A library memory by its id (an import leaves out `library:<id>` when it is forgotten): as a
+  // turn-id stone (what earlier versions matched) and as an item stone — an import records an
+  // archive's item stones but not its turn-id stones (decision 0350: a turn id names another turn
+  // on another install; a memory id, random, names the same memory).
+  for (const id of req.memoryIds ?? []) stones.push({ hash: turnHash(`library:${id}`), kind: 'turn' }, { hash: docHash(`library:${id}`), kind: 'document' });
   for (const id of goneFacts) {
     const r = graph?.relation(id);
     if (r) stones.push({ hash: factHash(r.subject, r.predicate, r.object), kind: 'fact' });
