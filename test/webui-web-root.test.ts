@@ -28,6 +28,9 @@ after(async () => {
 
 /** Starts a daemon on `home` with `web_root` stored (set, then a restart: the WebUI reads it at start). */
 async function withWebRoot(home: string, webRoot: string): Promise<Daemon> {
+  // One daemon at a time: the one a test left running is stopped (it kept the test process alive).
+  await running?.stop();
+  running = undefined;
   const env = { HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1` };
   const first = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
   await first.config.set('plugin.webui.web_root', webRoot);
