@@ -115,6 +115,31 @@ test("decision 0360: a group member's timer records them and fires as their turn
   assert.equal(fired.input.sessionId, GROUP.id);
 });
 
+test('decision 0360 (review fix): someone other than the owner keeps at most five reminders, repeating at most hourly; the owner is not limited so', async (t) => {
+  const clock = { now: T0 };
+  const p = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm = new ScriptedLlm([]);
+  const h = await createTestHost({ plugins: [p], llm });
+  t.after(() => h.close());
+  const inGroup = async (args: Record<string, unknown>) => {
+    llm.enqueue({ toolCalls: [{ name: 'timer_create', arguments: args }] }, { text: 'ok.' });
+    await h.send('remind me', { sessionId: GROUP.id, source: 'qq', speaker: MALLORY, conversation: GROUP });
+    return String(llm.requests.at(-1)?.messages.at(-1)?.content);
+  };
+  assert.match(await inGroup({ text: 'spam', cron: '* * * * *' }), /at most once an hour/);
+  assert.match(await inGroup({ text: 'spam', cron: '*/30 * * * *' }), /at most once an hour/);
+  assert.match(await inGroup({ text: 'daily', cron: '0 9 * * *' }), /^created/);
+  for (let i = 0; i < 4; i++) assert.match(await inGroup({ text: `later ${i}`, when: `in ${i + 1} hours` }), /^created/);
+  assert.match(await inGroup({ text: 'one more', when: 'in 9 hours' }), /at most 5 reminders/);
+  assert.equal(p.scheduler()!.list().length, 5);
+  // Bob has his own five; the owner is not limited so.
+  llm.enqueue({ toolCalls: [{ name: 'timer_create', arguments: { text: 'bob', when: 'in 2 hours' } }] }, { text: 'ok.' });
+  await h.send('remind me', { sessionId: GROUP.id, source: 'qq', speaker: BOB, conversation: GROUP });
+  assert.match(String(llm.requests.at(-1)?.messages.at(-1)?.content), /^created/);
+  assert.match(await h.callTool('timer_create', { text: 'owner every minute', cron: '* * * * *' }), /^created/);
+  assert.equal(p.scheduler()!.list().length, 7);
+});
+
 test('decision 0360: a timer persisted without a creator is the owner\'s only in an owner session; in a group it fires as nobody in that group', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'ha-timer-legacy-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));

@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginDefinition } from '../../sdk/index.js';
@@ -42,6 +43,27 @@ function describe(t: TimerRecord, sched: TimerScheduler): string {
 /** The creator a timer records: the creating turn's speaker and place, and whether it was the owner's (decision 0360). */
 function creatorOf(call: ToolInvocation): TimerCreator {
   return { owner: call.owner !== false, ...(call.speaker ? { speaker: call.speaker } : {}), ...(call.conversation ? { conversation: call.conversation } : {}) };
+}
+
+/** How many reminders one person other than the owner may keep (decision 0360, review fix). */
+const STRANGER_TIMERS = 5;
+/** The shortest gap between two runs of a repeating reminder someone other than the owner sets. */
+const STRANGER_CRON_GAP_MS = 60 * 60_000;
+
+/** The shortest gap between the next few runs of a cron pattern (Infinity when it does not parse: the scheduler refuses it, saying why). */
+function cronGapMs(pattern: string, timezone: string | undefined): number {
+  let c: Cron | undefined;
+  try {
+    c = new Cron(pattern, { timezone: timezone || undefined, paused: true });
+    const runs = c.nextRuns(6).map((d) => d.getTime());
+    let gap = Number.POSITIVE_INFINITY;
+    for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i] - runs[i - 1]);
+    return gap;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  } finally {
+    c?.stop();
+  }
 }
 
 /** Whether a non-owner turn may see or cancel a timer: only one its own speaker set in its own session. */
@@ -133,6 +155,11 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
             // Someone else's turn sets reminders for its own chat only, as a new message (decision 0360).
             if (a.sessionId !== undefined && a.sessionId !== call.sessionId) throw new HomeAgentError('FORBIDDEN', 'a reminder set from a group or someone else\'s chat can only go to that same chat');
             delivery = 'input';
+            // Each fires a turn the owner pays for, and the timer store is shared: a few per person,
+            // repeating at most hourly (the owner's own are not limited this way).
+            const theirs = sched.list().filter((t) => t.creator && !t.creator.owner && t.creator.speaker?.id === creator.speaker?.id).length;
+            if (theirs >= STRANGER_TIMERS) throw new HomeAgentError('FORBIDDEN', `someone other than the owner can keep at most ${STRANGER_TIMERS} reminders; cancel one first`);
+            if (a.cron && cronGapMs(a.cron, a.timezone) < STRANGER_CRON_GAP_MS) throw new HomeAgentError('FORBIDDEN', 'a repeating reminder set by someone other than the owner runs at most once an hour');
           }
           const t = await sched.create({ ...a, delivery, sessionId: a.sessionId ?? call.sessionId, creator });
           return `created ${describe(t, sched)}`;
