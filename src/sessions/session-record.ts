@@ -26,8 +26,23 @@ export function toEvent(r: Record<string, unknown>): SessionEvent | undefined {
  * byte, so a forget never drops what the store could not read. `n` is how many were redacted.
  */
 export function redactLogBytes(buf: Buffer, match: (e: SessionEvent) => boolean): { bytes: Buffer; n: number; texts: string[] } {
-  let n = 0;
   const texts: string[] = [];
+  const { bytes, n } = rewriteLogLines(buf, (r) => {
+    const ev = toEvent(r);
+    if (!ev || ev.data?.redacted || !match(ev)) return undefined;
+    if (ev.text) texts.push(ev.text);
+    const keep = ev.kind === 'marker' && ev.data?.op === 'delete' ? ev.data : { redacted: true };
+    return { type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep };
+  });
+  return { bytes, n, texts };
+}
+
+/**
+ * A log's lines, each parsed and offered to `rewrite`: a record it returns replaces the line (same
+ * line ending); every other line — one that does not parse included — is copied byte for byte.
+ */
+function rewriteLogLines(buf: Buffer, rewrite: (r: Record<string, unknown>) => Record<string, unknown> | undefined): { bytes: Buffer; n: number } {
+  let n = 0;
   const parts: Buffer[] = [];
   for (let start = 0; start < buf.length; ) {
     const nl = buf.indexOf(0x0a, start);
@@ -35,16 +50,14 @@ export function redactLogBytes(buf: Buffer, match: (e: SessionEvent) => boolean)
     const line = buf.subarray(start, end);
     start = end;
     const r = parseObject(line.toString('utf8'));
-    const ev = r && toEvent(r);
-    if (ev && !ev.data?.redacted && match(ev)) {
+    const next = r ? rewrite(r) : undefined;
+    if (next) {
       n++;
-      if (ev.text) texts.push(ev.text);
-      const keep = ev.kind === 'marker' && ev.data?.op === 'delete' ? ev.data : { redacted: true };
-      const redacted = JSON.stringify({ type: 'event', seq: ev.seq, turnId: ev.turnId, kind: ev.kind, at: ev.at, text: REDACTED_TEXT, data: keep });
-      parts.push(Buffer.from(nl === -1 ? redacted : `${redacted}\n`, 'utf8'));
+      const json = JSON.stringify(next);
+      parts.push(Buffer.from(nl === -1 ? json : `${json}\n`, 'utf8'));
     } else parts.push(line);
   }
-  return { bytes: n ? Buffer.concat(parts) : buf, n, texts };
+  return { bytes: n ? Buffer.concat(parts) : buf, n };
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -65,19 +78,5 @@ export function titleFromForgotten(title: string, texts: readonly string[]): boo
  * that `forgotten` selects becomes `replacement`; every other line is copied byte for byte.
  */
 export function retitleLogBytes(buf: Buffer, forgotten: (title: string) => boolean, replacement: string): { bytes: Buffer; n: number } {
-  let n = 0;
-  const parts: Buffer[] = [];
-  for (let start = 0; start < buf.length; ) {
-    const nl = buf.indexOf(0x0a, start);
-    const end = nl === -1 ? buf.length : nl + 1;
-    const line = buf.subarray(start, end);
-    start = end;
-    const r = parseObject(line.toString('utf8'));
-    if (r && (r.type === 'session' || r.type === 'title') && typeof r.title === 'string' && r.title !== replacement && forgotten(r.title)) {
-      n++;
-      const json = JSON.stringify({ ...r, title: replacement });
-      parts.push(Buffer.from(nl === -1 ? json : `${json}\n`, 'utf8'));
-    } else parts.push(line);
-  }
-  return { bytes: n ? Buffer.concat(parts) : buf, n };
+  return rewriteLogLines(buf, (r) => ((r.type === 'session' || r.type === 'title') && typeof r.title === 'string' && r.title !== replacement && forgotten(r.title) ? { ...r, title: replacement } : undefined));
 }
