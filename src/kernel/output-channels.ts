@@ -176,6 +176,9 @@ export class OutputChannels {
               throw new HomeAgentError('FORBIDDEN', `a turn from a group or someone else's chat can only send to that same chat, not through ${ch.name} elsewhere`);
             }
             if (type !== 'text' && isLocalPath(String(args.payload ?? ''))) throw new HomeAgentError('FORBIDDEN', "a turn from a group or someone else's chat cannot send files from this machine");
+            // Nor a file by its address: the chat app's side fetches it (a OneBot implementation on
+            // this machine or network would reach a camera or router page and post it to the chat).
+            if (type !== 'text' && /^\s*https?:/i.test(String(args.payload ?? ''))) throw new HomeAgentError('FORBIDDEN', "a turn from a group or someone else's chat cannot send a file by its address; send the link as text");
             meta = Object.fromEntries(Object.entries(meta).filter(([k]) => k === 'caption' || k === 'mimeType' || k === 'name'));
           }
           const sessionId = typeof meta.sessionId === 'string' ? meta.sessionId : call.sessionId || defaultSessionId();
