@@ -275,7 +275,11 @@ export class Agent {
     if (i.sessionId !== undefined && (typeof i.sessionId !== 'string' || !SESSION_ID.test(i.sessionId) || i.sessionId.includes('..'))) throw new ValidationError(`invalid session id "${String(i.sessionId).slice(0, 60)}"`);
     if (i.text.length > MAX_INPUT_CHARS) throw new ValidationError(`interrupt text is longer than ${MAX_INPUT_CHARS} characters`);
     const at = this.now();
-    if (this.current) {
+    const cur = this.current?.input;
+    // An interrupt joins the running turn (C-2) — unless that turn is someone's on a chat channel
+    // and the interrupt is for another session or names none: then it waits as a turn of its own,
+    // so the owner's words are not answered inside a group member's turn (decision 0360, review).
+    if (cur && (!cur.speaker || i.sessionId === cur.sessionId)) {
       this.interrupts.push({ ...i, at });
       if (this.llmAbort && !this.llmAbort.signal.aborted) {
         this.interruptAborted = true;
@@ -446,7 +450,7 @@ export class Agent {
       for (const i of this.interrupts.splice(0)) {
         if (signal.aborted) break;
         try {
-          this.injectInput({ sessionId: i.sessionId ?? q.input.sessionId, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+          this.injectInput({ sessionId: i.sessionId ?? (q.input.speaker ? `${i.source}:default` : q.input.sessionId), source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
         } catch (e) {
           // Never let one bad interrupt end the loop (the agent would stop answering).
           this.log.error(`dropped an interrupt that could not become a turn: ${(e as Error).message}`);

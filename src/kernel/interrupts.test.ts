@@ -271,3 +271,30 @@ test('C-1/T-2: a consolidation turn stays out of the context window and the user
     ['user', 'assistant'],
   );
 });
+
+test("decision 0360 (review fix): the owner's interrupt does not join a group member's running turn — it waits as a turn of its own; one for that group's session still joins", async (t) => {
+  const h = await harness(t);
+  const group = { kind: 'group' as const, id: 'qq:group:9', platform: 'qq' };
+  const mallory = { id: 'qq:666', name: 'Mallory' };
+  h.agent.stages.registerTool(
+    {
+      // For anyone: the group member's turn runs it (decision 0360).
+      audience: 'anyone',
+      ...recordingTool('slow_job', () => {
+        h.agent.injectInterrupt({ source: 'waiter', text: 'my bank PIN is 4321, remind me later' });
+        h.agent.injectInterrupt({ sessionId: group.id, source: 'timer', text: 'the picnic starts now' });
+        return 'job done';
+      }),
+    },
+    'p',
+  );
+  h.fake.enqueue({ toolCalls: [{ name: 'slow_job', arguments: {} }] }, { text: 'done' }, { text: 'noted, owner' });
+  const out = await h.send('run the job', { sessionId: group.id, source: 'qq', speaker: mallory, conversation: group });
+  assert.equal(out.status, 'ok');
+  const groupCall = JSON.stringify(h.requestMessages(1));
+  assert.ok(groupCall.includes('the picnic starts now'), "an interrupt for the group's own session joins its turn");
+  assert.ok(!groupCall.includes('4321'), "the owner's words are not answered inside the group member's turn");
+  for (let i = 0; i < 200 && h.fake.requests.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+  const ownerTurn = JSON.stringify(h.requestMessages(2));
+  assert.ok(ownerTurn.includes('4321'), 'it became a turn of its own');
+});
