@@ -70,9 +70,10 @@ export function KnowsView({ person }: { person?: string }) {
   };
   // The owner as the page names them: by the name they gave themselves (Settings → People,
   // `waiter people rename me …`), "(you)" after it; "Me (owner)" while they have none.
-  const ownerName = a?.person.owner && a.person.name && !/^(owner|me)$/i.test(a.person.name) ? t('knows.meNamed', { name: a.person.name }) : t('knows.me');
+  const named = a?.person.owner && a.person.name && !/^(owner|me)$/i.test(a.person.name) ? a.person.name : undefined;
+  const ownerName = named ? t('knows.meNamed', { name: named }) : t('knows.me');
   // The graph calls the owner `user` (the distiller's subject for "I …"): on this page, their name.
-  const who = (x: string) => (a?.person.owner && x === 'user' ? (a.person.name && !/^(owner|me)$/i.test(a.person.name) ? a.person.name : t('knows.you')) : x);
+  const who = (x: string) => (a?.person.owner && x === 'user' ? (named ?? t('knows.you')) : x);
   const sourceLine = (s: Source | undefined) =>
     s ? (
       <span className="muted small">
