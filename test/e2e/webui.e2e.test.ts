@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yazl from 'yazl';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, graphNodePosition, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 
 const T = 20_000;
 
@@ -217,21 +217,25 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
 
   it('opens the graph and clicks through to a memory', async () => {
     await page.click('[data-testid=toggle-graph]');
-    await page.waitForSelector('[data-testid=graph-canvas]', { timeout: T });
-    await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) >= 2, undefined, { timeout: T });
-    const id = await page.evaluate(() => window.__haGraph!.ids()[0]);
-    const pos = await page.evaluate((x) => window.__haGraph!.positionOf(x), id);
-    assert.ok(pos);
-    await shot(page, '08-graph-overview');
-    await page.mouse.click(pos.x, pos.y);
-    await page.waitForSelector(`[data-testid=memory-detail]:has-text("${id}")`, { timeout: T });
-    await page.waitForSelector('[data-testid=graph-overview]', { timeout: T });
-    await shot(page, '09-graph-focus');
-    await page.click('[data-testid=tab-knowledge]');
-    await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) > 3, undefined, { timeout: T });
-    await shot(page, '10-knowledge-graph');
-    await page.click('[data-testid=graph-panel] .panel-head .icon-btn'); // its own close button
-    await page.waitForSelector('[data-testid=graph-panel]', { state: 'detached', timeout: T });
+    try {
+      await page.waitForSelector('[data-testid=graph-canvas]', { timeout: T });
+      await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) >= 2, undefined, { timeout: T });
+      const id = await page.evaluate(() => window.__haGraph!.ids()[0]);
+      const pos = await graphNodePosition(page, id);
+      await shot(page, '08-graph-overview');
+      await page.mouse.click(pos.x, pos.y);
+      await page.waitForSelector(`[data-testid=memory-detail]:has-text("${id}")`, { timeout: T });
+      await page.waitForSelector('[data-testid=graph-overview]', { timeout: T });
+      await shot(page, '09-graph-focus');
+      await page.click('[data-testid=tab-knowledge]');
+      await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) > 3, undefined, { timeout: T });
+      await shot(page, '10-knowledge-graph');
+      await page.click('[data-testid=graph-panel] .panel-head .icon-btn'); // its own close button
+      await page.waitForSelector('[data-testid=graph-panel]', { state: 'detached', timeout: T });
+    } finally {
+      // Whatever failed above, the overlay must not stay over the page for the tests after this one.
+      if (await page.$('[data-testid=graph-panel]')) await page.click('[data-testid=toggle-graph]').catch(() => undefined);
+    }
   });
 
   it('installs a plugin package and shows its tool', async () => {

@@ -264,3 +264,30 @@ export async function openPage(browser: Browser, url: string, opts: { lang?: 'zh
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 }
+
+/**
+ * The page position of a graph node once it stands still: the graph overlay has finished sliding in
+ * (its opening animation moves the canvas by 20 px), the picture is settled, and two readings one
+ * frame apart agree. A click at a position read mid-animation can miss the node on a slow machine.
+ */
+export async function graphNodePosition(page: Page, id: string): Promise<{ x: number; y: number }> {
+  await page.waitForFunction(
+    (nodeId) =>
+      new Promise<boolean>((resolve) => {
+        const g = window.__haGraph;
+        const overlay = document.querySelector('.graph-overlay');
+        const moving = overlay?.getAnimations().some((a) => a.playState === 'running' || a.pending) ?? false;
+        const first = g?.positionOf(nodeId);
+        if (!g || !first || moving || !g.settled()) return resolve(false);
+        requestAnimationFrame(() => {
+          const second = g.positionOf(nodeId);
+          resolve(!!second && Math.abs(second.x - first.x) < 0.5 && Math.abs(second.y - first.y) < 0.5);
+        });
+      }),
+    id,
+    { timeout: 30_000 },
+  );
+  const pos = await page.evaluate((nodeId) => window.__haGraph!.positionOf(nodeId), id);
+  if (!pos) throw new Error(`graph node ${id} has no position`);
+  return pos;
+}
