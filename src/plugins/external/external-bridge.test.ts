@@ -96,6 +96,33 @@ test('P-3: the agent calls an external tool in a whole turn; an external plugin 
   assert.equal((await h.sessions.events('ext:1'))[0].text, 'from the plugin');
 });
 
+test('decision 0360: an external tool declared for anyone is offered in a group member\'s turn and gets the turn\'s owner flag, scope, speaker and place; an undeclared one stays the owner\'s', async (t) => {
+  const homeDir = fixtureHome('ext-echo');
+  const llm = new ScriptedLlm();
+  const h = await createTestHost({ homeDir, llm, registry: { external: fast } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  const alice = { id: 'qq:10001', name: 'Alice', platform: 'qq', userId: '10001' };
+  const group = { kind: 'group' as const, id: 'qq:group:555', platform: 'qq', title: 'Family' };
+  llm.enqueue({ toolCalls: [{ name: 'ext_whoami' }, { name: 'ext_echo', arguments: { text: 'x' } }] }, { text: 'done' });
+  await h.send('@bot who am I', { sessionId: group.id, source: 'qq', speaker: alice, conversation: group });
+  const offered = (llm.requests[0].tools ?? []).map((x) => x.name);
+  assert.ok(offered.includes('ext_whoami'), `offered: ${offered.join(', ')}`);
+  assert.ok(!offered.includes('ext_echo'), 'a tool that declares nothing is the owner\'s, in an external plugin too');
+  const results = llm.requests[1].messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+  assert.deepEqual(JSON.parse(results[0]), { owner: false, scope: [group.id], speaker: alice.id, conversation: group.id, sessionId: group.id });
+  assert.match(results[1], /FORBIDDEN/);
+  // The owner's own turn: owner true, no scope (everything).
+  llm.enqueue({ toolCalls: [{ name: 'ext_whoami' }] }, { text: 'done' });
+  await h.send('and me?');
+  const mine = JSON.parse(String(llm.requests[3].messages.filter((m) => m.role === 'tool').at(-1)?.content));
+  assert.equal(mine.owner, true);
+  assert.equal(mine.scope, undefined);
+  assert.equal(mine.speaker, undefined);
+});
+
 test('P-3: a broken manifest fails that plugin with the validation message before any of its code runs', async (t) => {
   const h = await host(t, 'broken-manifest', 'ext-echo');
   const info = h.plugin('broken-manifest')!;

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createInterface } from 'node:readline';
 import { join, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import type { ConfigKeyDef, ConfigKeyInfo, Disposer, PluginSDK, PluginInfo, StageContext, StageName, StageScope, SocialReadAPI } from '../../spec/index.js';
+import type { ConfigKeyDef, ConfigKeyInfo, Disposer, PluginSDK, PluginInfo, StageContext, StageName, StageScope, SocialReadAPI, ToolInvocation } from '../../spec/index.js';
 import { PluginError, ValidationError } from '../../spec/index.js';
 import { DisposerStack } from '../disposer-stack.js';
 import type { PluginManifest } from '../plugin-manifest.js';
@@ -72,7 +72,7 @@ interface Generation {
 /** Runs a function in an async context captured earlier (`AsyncLocalStorage.snapshot()`). */
 type RunInContext = <R>(fn: () => R) => R;
 
-const toolArgs = z.object({ key: z.string(), name: z.string(), description: z.string().default(''), parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }), noMemory: z.boolean().optional() });
+const toolArgs = z.object({ key: z.string(), name: z.string(), description: z.string().default(''), parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }), noMemory: z.boolean().optional(), audience: z.enum(['owner', 'anyone']).optional() });
 const stageArgs = z.object({ key: z.string(), stage: z.string(), scope: z.enum(['global', 'own']).default('global') });
 const keyed = z.object({ key: z.string(), event: z.string().optional(), slot: z.string().optional() });
 const outputArgs = z.object({ key: z.string(), name: z.string(), caps: z.number(), description: z.string().default(''), options: z.object({ maxMessageLength: z.number().optional(), help: z.string().optional() }).default({}) });
@@ -391,7 +391,10 @@ export class ExternalPlugin {
     switch (op) {
       case 'registerTool': {
         const t = toolArgs.parse(a);
-        return own(t.key, sdk.registerTool({ name: t.name, description: t.description, parameters: t.parameters, noMemory: t.noMemory, handler: (args, c) => this.call(gen, 'tool', t.key, { args, call: { sessionId: c.sessionId, turnId: c.turnId, callId: c.callId } }) as never }));
+        // The child gets whose turn it is (decision 0360): a tool it declares for `anyone` must keep
+        // to the turn's scope, so the scope, the speaker and the place cross the bridge with the call.
+        const who = (c: ToolInvocation) => ({ speaker: c.speaker, conversation: c.conversation, owner: c.owner, scope: c.scope ? [...c.scope] : undefined });
+        return own(t.key, sdk.registerTool({ name: t.name, description: t.description, parameters: t.parameters, noMemory: t.noMemory, audience: t.audience, handler: (args, c) => this.call(gen, 'tool', t.key, { args, call: { sessionId: c.sessionId, turnId: c.turnId, callId: c.callId, ...who(c) } }) as never }));
       }
       case 'registerStage': {
         const s = stageArgs.parse(a);

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { register as registerLoaderHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import type { ConfigKeyInfo, ConfigValue, RestrictedPluginSDK, StageContext, ToolDef, TurnOutcome } from '../../spec/index.js';
+import type { ConfigKeyInfo, ConfigValue, RestrictedPluginSDK, StageContext, ToolDef, ToolInvocation, TurnOutcome } from '../../spec/index.js';
 import { sdkHooksSource } from './sdk-shim.js';
 import { RemoteError, STAGE_MUTABLE, toRpcError, type ChildMessage, type ParentMessage } from './rpc-protocol.js';
 
@@ -70,9 +70,9 @@ function buildSdk(init: Extract<ParentMessage, { t: 'init' }>): RestrictedPlugin
     registerTool(def: ToolDef) {
       if (!def || typeof def.handler !== 'function') throw new TypeError('registerTool: a tool needs a handler');
       return register('registerTool', `tool:${def.name}`, 'tool', (p) => {
-        const { args, call: c } = p as { args: Record<string, unknown>; call: { sessionId: string; turnId: string; callId: string } };
+        const { args, call: c } = p as { args: Record<string, unknown>; call: Omit<ToolInvocation, 'signal'> };
         return def.handler(args ?? {}, { ...c, signal: new AbortController().signal });
-      }, { name: def.name, description: def.description, parameters: def.parameters, noMemory: def.noMemory === true });
+      }, { name: def.name, description: def.description, parameters: def.parameters, noMemory: def.noMemory === true, ...(def.audience === 'anyone' ? { audience: 'anyone' } : {}) });
     },
     registerStage(stage: string, handler: (ctx: StageContext) => unknown, scope?: string) {
       return register('registerStage', `stage:${nextKey++}`, 'stage', async (p) => {

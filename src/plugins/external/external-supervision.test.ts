@@ -31,7 +31,7 @@ test('P-3: an external plugin runs in its own process; a crash is survived, it r
   const info = h.plugin('ext-echo')!;
   assert.equal(info.state, 'running', info.lastError);
   assert.equal(info.kind, 'external');
-  assert.deepEqual(info.tools, ['ext_answers', 'ext_ask', 'ext_crash', 'ext_echo', 'ext_freeze', 'ext_hang', 'ext_missing', 'ext_outbox', 'ext_probe', 'ext_sneak', 'ext_spawn', 'ext_token']);
+  assert.deepEqual(info.tools, ['ext_answers', 'ext_ask', 'ext_crash', 'ext_echo', 'ext_freeze', 'ext_hang', 'ext_missing', 'ext_outbox', 'ext_probe', 'ext_sneak', 'ext_spawn', 'ext_token', 'ext_whoami']);
   const first = await h.callTool('ext_echo', { text: 'hi' });
   assert.match(first, /^echo:hi pid:\d+$/);
   const pid1 = pidOf(first);

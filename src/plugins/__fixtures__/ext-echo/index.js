@@ -62,6 +62,13 @@ export default definePlugin({
       },
     });
     sdk.registerTool({
+      name: 'ext_whoami',
+      description: 'Say whose turn called it (a tool safe for anyone)',
+      parameters: noArgs,
+      audience: 'anyone',
+      handler: (_args, call) => JSON.stringify({ owner: call.owner, scope: call.scope, speaker: call.speaker?.id, conversation: call.conversation?.id, sessionId: call.sessionId }),
+    });
+    sdk.registerTool({
       name: 'ext_hang',
       description: 'Block the plugin process forever',
       parameters: noArgs,
