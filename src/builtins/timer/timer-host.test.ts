@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestHost, ScriptedLlm } from '../../sdk/testing/index.js';
 import type { AgentEvents } from '../../spec/index.js';
+import { coreConfigDefaults } from '../../config/index.js';
 import { createTimerPlugin } from './index.js';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
@@ -77,6 +78,7 @@ test("R-6: a timer's answer reaches the owner's default channel; without an LLM 
 const MALLORY = { id: 'qq:10666', name: 'Mallory', platform: 'qq', userId: '10666' };
 const BOB = { id: 'qq:10002', name: 'Bob', platform: 'qq', userId: '10002' };
 const GROUP = { kind: 'group' as const, id: 'qq:group:777', platform: 'qq', title: 'Family' };
+const OWNER = { id: 'qq:1', name: 'Olivia', platform: 'qq', userId: '1' };
 
 test("decision 0360: a group member's timer records them and fires as their turn in their group; another member neither lists nor cancels it", async (t) => {
   const clock = { now: T0 };
@@ -159,4 +161,40 @@ test('decision 0360: a timer persisted without a creator is the owner\'s only in
   const owner = await userEvent('webui:abc');
   assert.ok(owner, 'the owner timer fired');
   assert.equal(owner.data?.speaker, undefined, "a timer of the owner's own session is still the owner's");
+});
+
+test("decision 0360: the owner in a group lists and cancels only that group's timers (the group reads the answer); their timer set there fires with the group's view", async (t) => {
+  const clock = { now: T0 };
+  const p = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm = new ScriptedLlm([]);
+  const h = await createTestHost({ plugins: [p], llm });
+  t.after(() => h.close());
+  h.config.register({ 'core.identity.owner_ids': coreConfigDefaults()['core.identity.owner_ids'] });
+  await h.config.set('core.identity.owner_ids', [OWNER.id]);
+  // A private reminder, set in the owner's own place, and something private said there.
+  assert.match(await h.callTool('timer_create', { text: 'take the blood-pressure pills', when: 'in 2 hours' }), /^created/);
+  const privateTimer = p.scheduler()!.list()[0];
+  await h.send('my bank PIN is 4321');
+  const asOwner = async (calls: { name: string; arguments: Record<string, unknown> }[], text: string) => {
+    llm.enqueue({ toolCalls: calls }, { text: 'ok.' });
+    await h.send(text, { sessionId: GROUP.id, source: 'qq', speaker: OWNER, conversation: GROUP });
+    return llm.requests.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+  };
+  const [created] = await asOwner([{ name: 'timer_create', arguments: { text: 'tell everyone dinner is ready', when: 'in 5 minutes' } }], 'remind us');
+  assert.match(created, /^created/);
+  const [listed] = await asOwner([{ name: 'timer_list', arguments: {} }], 'what timers are there?');
+  assert.match(listed, /dinner is ready/);
+  assert.doesNotMatch(listed, /blood-pressure/, "the owner's private reminder is not read out in the group");
+  const [cancel] = await asOwner([{ name: 'timer_cancel', arguments: { id: privateTimer.id } }], 'cancel the pills one');
+  assert.match(cancel, /not found/i);
+  assert.equal(p.scheduler()!.list().length, 2, 'still there');
+  assert.match(await h.callTool('timer_list'), /blood-pressure[\s\S]*dinner|dinner[\s\S]*blood-pressure/, 'in their own place the owner sees both');
+
+  const n = llm.requests.length;
+  clock.now = T0 + 5 * 60_000;
+  await p.scheduler()!.tick();
+  for (let i = 0; i < 400 && llm.requests.length === n; i++) await new Promise((r) => setTimeout(r, 25));
+  const system = String(llm.requests[n].messages[0].content);
+  assert.match(system, /dinner is ready|remind us/);
+  assert.doesNotMatch(system, /4321/, "the fired turn in the group has the group's view, not the owner's private chats");
 });

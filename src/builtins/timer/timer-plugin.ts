@@ -66,9 +66,14 @@ function cronGapMs(pattern: string, timezone: string | undefined): number {
   }
 }
 
-/** Whether a non-owner turn may see or cancel a timer: only one its own speaker set in its own session. */
+/**
+ * Whether a turn may see or cancel a timer. Someone else: only one their own speaker set in their
+ * own session. The owner: every timer in their own places; in a group (a turn with a scope) only
+ * those of the conversations that turn may see, since the answer is read by the group — a private
+ * reminder's text is not theirs to read.
+ */
 function ownTimer(t: TimerRecord, call: ToolInvocation): boolean {
-  if (call.owner !== false) return true;
+  if (call.owner !== false) return !call.scope || call.scope.includes(t.creator?.conversation?.id ?? t.sessionId);
   return t.sessionId === call.sessionId && t.creator !== undefined && !t.creator.owner && t.creator.speaker?.id === call.speaker?.id;
 }
 
@@ -183,7 +188,7 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         async handler(raw, call) {
           const a = parseArgs(cancelArgs, raw, 'timer_cancel');
           const mine = sched.list().find((t) => t.id === a.id);
-          // Another's timer is "not found" to a non-owner turn: it does not learn that it exists.
+          // A timer the turn may not see is "not found": it does not learn that it exists.
           if (mine && !ownTimer(mine, call)) throw new NotFoundError('timer', a.id);
           return `cancelled ${describe(await sched.cancel(a.id), sched)}`;
         },
