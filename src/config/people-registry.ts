@@ -102,13 +102,14 @@ export class PeopleRegistry implements PeopleDirectory {
     return [...chats];
   }
 
-  notePrivateChat(speakerId: string, conversationId: string): void {
+  notePrivateChat(speakerId: string, conversationId: string): boolean {
     const c = this.load();
-    if (c.chats.has(conversationId)) return;
+    if (c.chats.has(conversationId)) return false;
     const db = this.opts.db();
-    if (!db) return;
-    db.prepare('INSERT OR IGNORE INTO private_chats (conversation_id, speaker_id, first_seen) VALUES (?, ?, ?)').run(conversationId, speakerId, this.now());
+    if (!db) return false;
+    const r = db.prepare('INSERT OR IGNORE INTO private_chats (conversation_id, speaker_id, first_seen) VALUES (?, ?, ?)').run(conversationId, speakerId, this.now());
     this.cache = undefined;
+    return r.changes > 0;
   }
 
   /**

@@ -147,6 +147,7 @@ export class Agent {
       textLog: opts.textLog,
       media: opts.media,
       now: this.now,
+      notice: (n) => this.notify(n),
       contextVisible: (e) => [...this.filters].every((f) => {
         try {
           return f(e);

@@ -25,6 +25,8 @@ export interface KernelDeps {
   /** Keeps and reads attachments (C-11); without it only images reach the model. */
   media?: AttachmentPort;
   now: () => number;
+  /** A proactive notice to the owner, with no LLM turn (the Agent's `notify`). */
+  notice?: (n: { text: string; source: string }) => Promise<unknown>;
   /** Context filters (M-9): an event is hidden from the timeline when any returns false. */
   contextVisible: (e: ContextEvent) => boolean;
 }

@@ -115,3 +115,27 @@ test('decision 0360: a non-owner turn is offered only tools for anyone and a for
   await h.send('from the WebUI');
   assert.deepEqual(calls, [{ tool: 'plugin_secret', owner: true, scope: undefined }]);
 });
+
+test("a new private chat with someone who is not the owner, on a platform where the owner has no id, sends the owner one notice saying how to mark the id as theirs", async (t) => {
+  // The harnesses share one config backend; its people registry is the real one the daemon uses.
+  const { config } = await harness(t, { noStart: true });
+  const h = await harness(t, { agent: { people: config.people } });
+  const sam = { id: 'telegram:9001', name: 'Sam', platform: 'telegram', userId: '9001' };
+  const chat = { kind: 'private' as const, id: 'telegram:9001', platform: 'telegram' };
+  const notices = async () => (await h.sessions.events('system:notices').catch(() => [])).map((e) => String(e.text));
+  await h.send('hi, it is me', { sessionId: chat.id, source: 'telegram', speaker: sam, conversation: chat });
+  for (let i = 0; i < 100 && (await notices()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const [notice, ...more] = await notices();
+  assert.match(notice, /Sam \(telegram:9001\) started a private chat with me on telegram/);
+  assert.match(notice, /waiter people link telegram:9001 --to owner/);
+  assert.equal(more.length, 0);
+  // Once per chat: the next message does not repeat it.
+  await h.send('still me', { sessionId: chat.id, source: 'telegram', speaker: sam, conversation: chat });
+  // The owner has a Telegram id now: a new chat there with someone else sends none.
+  await h.config.set('core.identity.owner_ids', ['telegram:1']);
+  await h.send('hello', { sessionId: 'telegram:9002', source: 'telegram', speaker: { ...sam, id: 'telegram:9002', name: 'Kim', userId: '9002' }, conversation: { ...chat, id: 'telegram:9002' } });
+  // A group is no one's private chat: none either.
+  await h.send('@bot hi', { sessionId: group.id, source: 'qq', speaker: alice, conversation: group });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await notices()).length, 1);
+});

@@ -141,7 +141,7 @@ export class TurnRunner {
         // Whose private chat this is, so a person linked across channels finds it (decision 0090).
         if (input.speaker && input.conversation?.kind === 'private') {
           try {
-            d.people?.notePrivateChat(input.speaker.id, input.conversation.id);
+            if (d.people?.notePrivateChat(input.speaker.id, input.conversation.id)) this.noticeUnknownOwner(turn);
           } catch (e) {
             d.log.warn(`could not record the private chat ${input.conversation.id}: ${(e as Error).message}`);
           }
@@ -247,6 +247,27 @@ export class TurnRunner {
       ? `This turn was started by ${turn.input.source}, not by a message in a chat: your final reply is delivered to the owner proactively (their default channel).`
       : undefined;
     return [base, rules ? `【输出通道】\n${rules}` : '', here || proactive ? `【当前对话】\n${[here, proactive].filter(Boolean).join('\n')}` : '', timeline ? `【时间线】\n${timeline}` : ''].filter(Boolean).join('\n\n');
+  }
+
+  /**
+   * A new private chat with someone who is not the owner, on a platform where the owner has no id
+   * yet: maybe it is the owner themselves, whose own chat then gets only the tools for anyone and
+   * sees only itself. Once per chat (the first time it is seen), a notice tells the owner how to
+   * mark that id as theirs.
+   */
+  private noticeUnknownOwner(turn: TurnState): void {
+    const d = this.d;
+    const { speaker, conversation } = turn.input;
+    if (!speaker || !conversation || this.audience(turn).owner || !d.notice) return;
+    const platform = speaker.platform ?? speaker.id.split(':')[0];
+    const ownerIds = [...cfg<string[]>(d.config, 'core.identity.owner_ids', []), ...(d.people?.list().find((p) => p.owner)?.ids ?? [])];
+    if (ownerIds.some((id) => id.startsWith(`${platform}:`))) return;
+    const who = speaker.name ? `${speaker.name} (${speaker.id})` : speaker.id;
+    const text =
+      `${who} started a private chat with me on ${platform}. I treat them as someone other than you: their chat sees only itself and gets only the tools meant for anyone. ` +
+      `If this is you, mark the id as yours: Settings → People → on your own card, link ${speaker.id}, or \`waiter people link ${speaker.id} --to owner\`.\n` +
+      `${who} 在 ${platform} 上开始了与我的私聊。我把对方当作你以外的人：这个对话只看到它自己，也只能用给所有人的工具。如果这是你本人，请把这个 id 标为你的：设置 → 人物 → 在你自己的卡片上关联 ${speaker.id}，或运行 \`waiter people link ${speaker.id} --to owner\`。`;
+    void d.notice({ text, source: 'people' }).catch((e: Error) => d.log.warn(`could not send the notice about ${speaker.id}: ${e.message}`));
   }
 
   /**

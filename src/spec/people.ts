@@ -42,9 +42,10 @@ export interface PeopleDirectory {
   scopeOf(speaker: Speaker | undefined, conversation: Conversation | undefined): readonly string[] | undefined;
   /**
    * Records whose private chat a conversation is (the kernel calls it for every private channel
-   * turn). A private chat has one other party for ever: the first speaker seen keeps it.
+   * turn). A private chat has one other party for ever: the first speaker seen keeps it. True when
+   * the chat was new (recorded now), false when it was known or could not be recorded.
    */
-  notePrivateChat(speakerId: string, conversationId: string): void;
+  notePrivateChat(speakerId: string, conversationId: string): boolean;
 }
 
 /** Whose a turn is, for what it may see and call (R-5, decisions 0090 and 0360). */
