@@ -18,9 +18,9 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
   return {
     // agent (C-)
     'core.agent.name': key(z.string().min(1).max(64), 'HomeAgent', 'Name the agent uses for itself'),
-    'core.agent.persona_file': key(z.string().min(1), 'persona.md', 'Persona file, relative to the data folder (C-8)', { privileged: true }),
-    'core.agent.max_tool_rounds': key(int(1, 100), 8, 'Most LLM rounds with tool calls in one turn (C-4)'),
-    'core.agent.stage_timeout_ms': key(int(100, 600_000), 10_000, 'Time limit of one stage handler in ms (C-3)'),
+    'core.agent.persona_file': key(z.string().min(1), 'persona.md', 'Persona file, relative to the data folder', { privileged: true }),
+    'core.agent.max_tool_rounds': key(int(1, 100), 8, 'Most LLM rounds with tool calls in one turn'),
+    'core.agent.stage_timeout_ms': key(int(100, 600_000), 10_000, 'Time limit of one plugin stage handler in ms'),
     'core.agent.tool_timeout_ms': key(int(100, 3_600_000), 120_000, 'Time limit of one tool call in ms'),
     'core.agent.llm_timeout_ms': key(int(1_000, 3_600_000), 180_000, 'Time limit of one LLM call in ms'),
     'core.agent.consolidation_max_rounds': key(int(1, 100), 8, 'Most LLM rounds of a consolidation turn'),
@@ -48,7 +48,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.memory.warm_max_docs': key(int(100, 10_000_000), 5_000, 'Most documents kept in the warm tier (in memory); the least recently used beyond it move to the cold archive'),
     'core.memory.merge_threshold': key(ratio(), 0.75, 'Similarity above which memories are merged (0…1)'),
     'core.memory.recall_depth': key(int(0, 10), 2, 'Graph hops followed when recalling memories'),
-    'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder (M-1)', { privileged: true }),
+    'core.memory.library_dir': key(z.string().min(1), 'memory', 'Memory library folder, relative to the data folder', { privileged: true }),
     'core.memory.embedding_max_words': key(int(1_000, 10_000_000), 200_000, 'Vocabulary size cap of the local embedder'),
     'core.memory.embedding_model_path': key(z.string(), '', 'Local embedding model folder ("" = none)', { privileged: true }),
     'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from: "" = by its name (ConceptNet Numberbatch or fastText); a URL ending in "/" = a mirror folder with the usual file names; any other URL = the file itself', { privileged: true }),

@@ -79,7 +79,7 @@ export function providerConfigDefaults(): Record<string, ConfigKeyDef> {
   const out: Record<string, ConfigKeyDef> = {
     'core.llm.order': def(
       SEEDED_SOURCES.map((s) => s.name),
-      'Fallback order of LLM sources (C-6); sources left out are tried after the listed ones',
+      'Fallback order of LLM sources; sources left out are tried after the listed ones',
       z.array(z.string()),
     ),
     'core.llm.failure_threshold': def(3, 'Consecutive failures of a source before it cools down', z.number().int().min(1).max(100)),

@@ -66,7 +66,7 @@ interface KeyDef {
 
 const CORE_KEYS: Record<string, KeyDef> = {
   'core.agent.name': { default: 'HomeAgent', description: 'Name the agent uses for itself', schema: { type: 'string', minLength: 1, maxLength: 64 } },
-  'core.agent.max_tool_rounds': { default: 8, description: 'Most LLM rounds with tool calls in one turn (C-4)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+  'core.agent.max_tool_rounds': { default: 8, description: 'Most LLM rounds with tool calls in one turn', schema: { type: 'integer', minimum: 1, maximum: 100 } },
   'core.agent.stream': { default: true, description: 'Stream LLM output to channels as it arrives', schema: { type: 'boolean' } },
   'core.agent.language': { default: 'auto', description: 'Reply language (BCP 47 tag or "auto")', schema: { type: 'string' } },
   'core.context.top_k': { default: 40, description: 'Events kept in the relevance context window', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
