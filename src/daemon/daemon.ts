@@ -31,7 +31,7 @@ export interface DaemonOptions {
   logLevel?: LogLevel;
   /** Extra plugins (tests, embedding). */
   plugins?: PluginDefinition<PluginSDK>[];
-  /** Built-ins to leave out by name. */
+  /** Built-ins to leave out by name (a plugin of `plugins` may take the place of one). */
   without?: string[];
   /** Start the memory heartbeat loops (default true). */
   heartbeats?: boolean;
@@ -271,7 +271,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.plugins', registry);
   lateRegistry.registry = registry;
   const without = new Set(opts.without ?? []);
-  for (const def of [...builtinPlugins(), ...(opts.plugins ?? [])]) if (!without.has(def.name)) registry.registerBuiltin(def);
+  for (const def of [...builtinPlugins().filter((b) => !without.has(b.name)), ...(opts.plugins ?? [])]) registry.registerBuiltin(def);
   agent.start();
   // Plugins start concurrently and never hold up readiness for long: after ready_wait_ms the
   // daemon is ready and the slow ones settle in the background (their state is in the list).

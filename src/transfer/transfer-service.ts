@@ -297,8 +297,9 @@ export class TransferRuntime implements TransferService {
       let n = 0;
       let checkedAt = 0;
       const from = 'file' in source ? createReadStream(source.file) : Readable.from(source.stream);
-      // An upload may take as long as it needs (the HTTP server sets no time limit on a request):
-      // only one that sends nothing for `uploadIdleMs` is given up.
+      // An upload may take as long as it needs (the WebUI server spares the signed-in upload its
+      // whole-request deadline, request-deadline.ts): only one that sends nothing for
+      // `uploadIdleMs` is given up.
       const to = createWriteStream(target, { flags: 'wx', mode: 0o600 });
       let stalled: (e: Error) => void = () => {};
       const stall = new Promise<never>((_, reject) => (stalled = reject));

@@ -21,11 +21,16 @@ export { isApiPath } from '../../spec/index.js';
  */
 export const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/api/v1/events']);
 
+/** The token of an `Authorization: Bearer …` header value, if it is one. */
+export function bearerToken(header: string | null | undefined): string | undefined {
+  const m = header ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
+  return m ? m[1].trim() : undefined;
+}
+
 /** The token a request carries: `Authorization: Bearer …`, or `?token=` where allowed. */
 export function requestToken(req: Request, allowQuery = false): string | undefined {
-  const auth = req.headers.get('authorization');
-  const m = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim()) : null;
-  if (m) return m[1].trim();
+  const bearer = bearerToken(req.headers.get('authorization'));
+  if (bearer) return bearer;
   if (!allowQuery) return undefined;
   const q = new URL(req.url).searchParams.get('token');
   return q ?? undefined;

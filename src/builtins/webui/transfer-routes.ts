@@ -22,6 +22,13 @@ const jobId = (id: string) => {
 };
 
 /**
+ * The route of the import upload: the one request the server lets take longer than its
+ * whole-request deadline (request-deadline.ts); the transfer service gives it up when no byte
+ * arrives for two minutes instead.
+ */
+export const IMPORT_UPLOAD_ROUTE = { method: 'POST', path: '/api/v1/transfer/import' } as const;
+
+/**
  * Settings → Data (K-5): export and import of the whole memory as jobs the SPA polls for progress.
  * Every route is under /api/v1 and so behind the auth token and the cross-site guard; an upload
  * is `application/octet-stream` (a form cannot send it) and streamed into the daemon's staging
@@ -50,7 +57,7 @@ export function mountTransferRoutes(app: Hono, ctx: WebuiContext): void {
       },
     });
   });
-  app.post('/api/v1/transfer/import', async (c) => {
+  app.post(IMPORT_UPLOAD_ROUTE.path, async (c) => {
     const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/octet-stream') throw new TransferError('TRANSFER_BAD_REQUEST', 'send the archive as application/octet-stream');
     const body = c.req.raw.body;

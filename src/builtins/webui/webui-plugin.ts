@@ -1,15 +1,16 @@
 import { definePlugin } from '../../sdk/index.js';
 import type { PluginDefinition } from '../../spec/index.js';
 import { webuiSettings } from './settings.js';
-import type { WebuiServer } from './webui-server.js';
+import type { WebuiServer, WebuiServerOptions } from './webui-server.js';
 
 /**
  * Builds the `webui` plugin definition. Each call has its own server, so two hosts in one process
  * (tests, an embedding app) never share or leak one. The server (hono, the routes, the SPA files)
  * is imported when the plugin starts, not when the daemon loads its built-ins: the CLI socket
- * answers while the WebUI is still coming up (cold start, issue 14).
+ * answers while the WebUI is still coming up (cold start, issue 14). `opts` are the server's
+ * options that are no settings (tests lower the request deadlines).
  */
-export function createWebuiPlugin(): PluginDefinition {
+export function createWebuiPlugin(opts: WebuiServerOptions = {}): PluginDefinition {
   let server: WebuiServer | undefined;
   return definePlugin({
     name: 'webui',
@@ -17,7 +18,7 @@ export function createWebuiPlugin(): PluginDefinition {
     settings: webuiSettings,
     async start(sdk) {
       const { WebuiServer } = await import('./webui-server.js');
-      server = new WebuiServer(sdk);
+      server = new WebuiServer(sdk, opts);
       await server.start();
     },
     async stop() {

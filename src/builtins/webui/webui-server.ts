@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
@@ -12,6 +13,13 @@ import { ConfirmBroker } from './confirm-broker.js';
 import { isLoopbackHost } from './auth.js';
 import { chooseWebRoot, packageRoot } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
+import { DEFAULT_REQUEST_DEADLINES, enforceRequestDeadlines, type RequestDeadlines } from './request-deadline.js';
+
+/** Options of the server that are no settings (tests lower them). */
+export interface WebuiServerOptions {
+  /** How long a request may take to arrive whole (request-deadline.ts); default 5 min / 30 s. */
+  deadlines?: Partial<RequestDeadlines>;
+}
 
 /** The webui refuses to listen on a non-loopback address without a token. */
 export class WebuiConfigError extends HomeAgentError {
@@ -47,7 +55,10 @@ export class WebuiServer {
   private readonly disposers: Disposer[] = [];
   private publicUrl: string | undefined;
 
-  constructor(private readonly sdk: PluginSDK) {}
+  constructor(
+    private readonly sdk: PluginSDK,
+    private readonly opts: WebuiServerOptions = {},
+  ) {}
 
   private tokenOf: (() => string) | undefined;
 
@@ -135,11 +146,14 @@ export class WebuiServer {
       const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
       s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, host, port, portFlag)));
     });
-    // Node cuts a request whose body is still arriving after 5 minutes (requestTimeout): an
-    // archive uploaded from another machine on the LAN can take longer. No limit on the whole
-    // request; headers still must come within headersTimeout, and the import upload gives up after
-    // two minutes without a byte (transfer-service.ts). Other bodies are at most 50 MiB.
+    // Node's own whole-request limit (requestTimeout, 5 minutes) cannot spare one route, and an
+    // archive uploaded from another machine on the LAN can take longer: it is off, and every
+    // request gets its deadline from enforceRequestDeadlines instead — 5 minutes with the token,
+    // 30 s without — except the import upload sent with the token, which the transfer service
+    // gives up after two minutes without a byte (transfer-service.ts). Headers still must come
+    // within headersTimeout (a minute); other bodies are at most 50 MiB.
     (server as { requestTimeout?: number }).requestTimeout = 0;
+    enforceRequestDeadlines(server as Server, tokenNow, { ...DEFAULT_REQUEST_DEADLINES, ...this.opts.deadlines }, (what) => this.sdk.log.debug(`cut a request: ${what}`));
     this.server = server;
     hub.start();
     const addr = server.address() as AddressInfo;
