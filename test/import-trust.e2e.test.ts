@@ -137,6 +137,8 @@ test('0350: an archive cannot set what only the person sets — programs, paths,
   const held = Object.keys(hostile).filter((k) => k !== 'core.memory.recall_depth').sort();
   // The preview names them before anything is applied.
   const preview = await t.inspectImport(job.id, { mode: 'overwrite' });
+  // The preview's view is the job as it is now: staged, waiting for the person's apply.
+  assert.equal(preview.state, 'staged');
   assert.deepEqual([...(preview.report!.parts.settings?.privilegedLeftOut ?? [])].sort(), held);
   const r = await t.applyImport(job.id, { mode: 'overwrite' });
   assert.deepEqual([...(r.report!.parts.settings?.privilegedLeftOut ?? [])].sort(), held);

@@ -423,6 +423,9 @@ export class TransferRuntime implements TransferService {
       if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(`would also forget here what was forgotten on the archive's install: ${here.turns} turns, ${here.facts} facts, ${here.documents} documents`);
       job.view.report = r.report;
       this.progress(job, { phase: 'staged', done: 1, total: 1 });
+      // The view returned says what the job is once this returns: staged again, waiting to be
+      // applied (it said `running`, so the WebUI took a checked archive for a new upload).
+      job.view.state = 'staged';
       return this.job(id);
     } catch (e) {
       const err = e instanceof HomeAgentError ? e : isDiskFull(e) ? this.noSpace(e) : new TransferError('TRANSFER_CORRUPT', (e as Error).message, {}, e);

@@ -1,7 +1,9 @@
 /**
  * Settings → Data in a real browser against the real daemon (K-5): an encrypted export is
- * downloaded, checked and imported back through the page with a progress bar and a report; a file
- * that is not an export shows its coded error and changes nothing.
+ * downloaded, checked and imported back through the page with a progress bar and a report; what an
+ * archive would put into every session or privileged settings it holds are held back until the
+ * person ticks a box for each (decision 0350); a file that is not an export shows its coded error
+ * and changes nothing.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,6 +70,97 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await shot(page, 'settings-data');
     const k = (await (await h.api('/api/v1/memory/knowledge/recipes')).json()) as { item: { content: string } };
     assert.match(k.item.content, /pine nuts/);
+    assert.deepEqual(errors, []);
+  });
+
+  it('decision 0350: what the checked archive holds back gets an unticked box each; without them it stays out, with "take" the plan comes in, with "privileged" the setting', async () => {
+    const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const op = async (body: Record<string, unknown>) => {
+      const r = (await (await h.api('/api/memory-manager', json(body))).json()) as { ok: boolean; value: unknown };
+      assert.equal(r.ok, true, JSON.stringify(r));
+      return r.value;
+    };
+    const setting = async (key: string) => ((await (await h.api(`/api/v1/settings/${key}`)).json()) as { value: { value: unknown } }).value.value;
+    const planText = async () => JSON.stringify(await op({ op: 'plan.get', args: {} }));
+    const PIN = 'PINNED: water the ferns on Sundays';
+    const ROOTS = 'plugin.files.roots';
+    const rootsHere = JSON.stringify(await setting(ROOTS));
+
+    // An archive of this install with a pinned plan and a privileged setting (files the agent may open) …
+    await op({ op: 'plan.pin', args: { text: PIN } });
+    const put = await h.api(`/api/v1/settings/${ROOTS}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: ['files', 'notes'] }) });
+    assert.equal(put.status, 200, await put.text());
+    const started = (await (await h.api('/api/v1/transfer/export', json({}))).json()) as { job: { id: string } };
+    for (let i = 0; ; i++) {
+      const j = (await (await h.api(`/api/v1/transfer/jobs/${started.job.id}`)).json()) as { job: { state: string } };
+      if (j.job.state === 'done') break;
+      assert.notEqual(j.job.state, 'failed', JSON.stringify(j));
+      assert.ok(i < 600, 'the export did not finish');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const file = join(dir, 'held.zip');
+    writeFileSync(file, Buffer.from(await (await h.api(`/api/v1/transfer/jobs/${started.job.id}/download`)).arrayBuffer()));
+    // … then both change back here: importing it would change them.
+    await op({ op: 'plan.clear', args: {} });
+    assert.equal((await h.api(`/api/v1/settings/${ROOTS}`, { method: 'DELETE' })).status, 200);
+    assert.doesNotMatch(await planText(), /water the ferns/);
+    assert.equal(JSON.stringify(await setting(ROOTS)), rootsHere);
+
+    const checkArchive = async () => {
+      await page.click('[data-testid=import-check]');
+      await page.waitForFunction(() => /An import would do/.test(document.querySelector('[data-testid=data-section]')?.textContent ?? ''), undefined, { timeout: T });
+    };
+    const importNow = async () => {
+      await page.click('[data-testid=import-start]');
+      await page.waitForFunction(() => /Imported:/.test(document.querySelector('[data-testid=data-section]')?.textContent ?? ''), undefined, { timeout: T });
+    };
+    await page.goto(`${h.url}/#/settings/data`);
+    await page.waitForSelector('[data-testid=data-section]', { timeout: T });
+    await page.setInputFiles('[data-testid=import-file]', file);
+    await page.selectOption('[data-testid=import-mode]', 'overwrite');
+    await page.fill('[data-testid=import-passphrase]', '');
+    // Before the check there is no report, so no box.
+    assert.equal(await page.$('[data-testid=import-held]'), null);
+    await checkArchive();
+    // The check's report names each held thing beside its box, unticked; privileged settings in a warning tone.
+    assert.ok(await page.$('[data-testid=import-held-injected]'), (await page.textContent('[data-testid=data-section]')) ?? '');
+    const injected = (await page.textContent('[data-testid=import-held-injected]')) ?? '';
+    assert.match(injected, /Take what this archive would put into every conversation/);
+    assert.match(injected, /the injection plan \(pinned\/plan\.json\)/);
+    const privileged = (await page.textContent('[data-testid=import-held-privileged]')) ?? '';
+    assert.match(privileged, /Also apply the archive’s privileged settings/);
+    assert.match(privileged, /Warning: these settings can name programs to run/);
+    assert.match(privileged, /plugin\.files\.roots/);
+    assert.equal(await page.isChecked('[data-testid=import-approve-injected]'), false);
+    assert.equal(await page.isChecked('[data-testid=import-privileged-settings]'), false);
+    await page.locator('[data-testid=import-held]').scrollIntoViewIfNeeded();
+    await shot(page, 'settings-data-held');
+
+    // Imported without ticking: the plan and the setting stay out; the report says what was held.
+    await importNow();
+    assert.doesNotMatch(await planText(), /water the ferns/);
+    assert.equal(JSON.stringify(await setting(ROOTS)), rootsHere);
+    const done = (await page.textContent('[data-testid=import-held-done]')) ?? '';
+    assert.match(done, /the injection plan/);
+    assert.match(done, /plugin\.files\.roots/);
+    assert.equal(await page.$('[data-testid=import-approve-injected]'), null, 'a box after the import is applied');
+
+    // Checked again and "take" ticked: the plan comes in; the privileged setting, not ticked, does not.
+    await checkArchive();
+    assert.equal(await page.isChecked('[data-testid=import-approve-injected]'), false);
+    await page.check('[data-testid=import-approve-injected]');
+    await importNow();
+    assert.match(await planText(), /water the ferns on Sundays/);
+    assert.equal(JSON.stringify(await setting(ROOTS)), rootsHere);
+
+    // The plan is here now: checked again, only the privileged box is left; ticked, the setting comes in.
+    await checkArchive();
+    assert.equal(await page.$('[data-testid=import-held-injected]'), null);
+    assert.equal(await page.isChecked('[data-testid=import-privileged-settings]'), false);
+    await page.check('[data-testid=import-privileged-settings]');
+    await importNow();
+    assert.deepEqual(await setting(ROOTS), ['files', 'notes']);
+    assert.equal(await page.$('[data-testid=import-held-done]'), null);
     assert.deepEqual(errors, []);
   });
 

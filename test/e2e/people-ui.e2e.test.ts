@@ -84,6 +84,32 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     assert.match(fact, /since \d{4}-\d{2}-\d{2} · no source turn recorded/, 'the validity and the source line read apart');
   });
 
+  it("decision 0270: a fact's day is on the agent's calendar (core.agent.timezone), not the UTC day, and follows a change of the setting", async () => {
+    const about = (await (await h.api('/api/v1/memory/about')).json()) as { about: { facts: { object: string; validFrom?: number }[] } };
+    const at = about.about.facts.find((f) => f.object === 'Lyon')?.validFrom;
+    assert.ok(at, JSON.stringify(about));
+    const dayIn = (zone: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+    // UTC+14 is a day ahead of UTC from 10:00 UTC on, UTC-11 a day behind until 11:00 UTC: one of them is another day now.
+    const zone = new Date(at).getUTCHours() >= 10 ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago';
+    assert.notEqual(dayIn(zone), dayIn('UTC'));
+    const set = async (value: string) => {
+      const res = await h.api('/api/v1/settings/core.agent.timezone', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+      assert.equal(res.status, 200, await res.clone().text());
+    };
+    const since = (day: string) => page.waitForFunction((d) => (document.querySelector('[data-testid=knows-fact]')?.textContent ?? '').includes(`since ${d}`), day, { timeout: T });
+    await set('UTC');
+    await page.goto(`${h.url}/#/knows`);
+    await page.waitForSelector('[data-testid=knows-fact]', { timeout: T });
+    await since(dayIn('UTC'));
+    // Changed while the page is open (Settings → General, `waiter config set`): the page follows.
+    await set(zone);
+    await since(dayIn(zone));
+    await page.reload();
+    await since(dayIn(zone));
+    assert.equal((await h.api('/api/v1/settings/core.agent.timezone', { method: 'DELETE' })).status, 200);
+    assert.deepEqual(errors, []);
+  });
+
   it('the library shows who said a memory, in the list and the detail', async () => {
     const res = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { title: 'Tea for Alice', snapshot: 'Alice drinks green tea every morning.', speaker: { id: 'telegram:42', name: 'Alice' }, conversation: 'telegram:42' } }) });
     assert.equal(res.status, 200, await res.clone().text());

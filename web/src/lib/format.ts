@@ -31,3 +31,33 @@ export function bytes(n: number | undefined): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/** `YYYY-MM-DD` formatters by zone (`''`: this device's zone). */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormat(zone: string): Intl.DateTimeFormat {
+  let f = dayFormats.get(zone);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat('en-CA', { timeZone: zone || undefined, year: 'numeric', month: '2-digit', day: '2-digit' });
+    } catch {
+      // Not a zone this browser knows: this device's zone, as for "".
+      f = zone ? dayFormat('') : new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
+    }
+    if (dayFormats.size > 100) dayFormats.clear();
+    dayFormats.set(zone, f);
+  }
+  return f;
+}
+
+/**
+ * The calendar day (`2026-05-01`) of a time in ms on the person's calendar (decision 0270): in
+ * `zone`, the agent's `core.agent.timezone` (an IANA name); this device's zone when it is empty
+ * or a name the browser does not know. Not the UTC day: 23:30 on 1 May in Shanghai is 1 May.
+ */
+export function localDay(ms: number, zone = ''): string {
+  if (!Number.isFinite(ms)) return '';
+  const parts = dayFormat(zone).formatToParts(ms);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}

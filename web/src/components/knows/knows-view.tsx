@@ -3,7 +3,8 @@ import { api } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
 import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
-import { relTime } from '../../lib/format';
+import { localDay, relTime } from '../../lib/format';
+import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
@@ -33,8 +34,6 @@ interface About {
   capabilities: { forget: boolean };
 }
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
 /**
  * "What it knows about me" (issue 12 part 7): the facts, library memories and turns HomeAgent holds
  * about the owner or a person, each with its source (jump to the turn in the chat) and a way to
@@ -44,6 +43,9 @@ export function KnowsView({ person }: { person?: string }) {
   const app = useApp();
   const t = useT();
   const lang = useLang();
+  // Days on the person's calendar, in the agent's zone (decision 0270), not UTC days.
+  const zone = useAgentTimeZone();
+  const day = (ms: number) => localDay(ms, zone);
   const [other, setOther] = useState('');
   const peopleChanged = useMemoryEpoch(VIEW_KINDS.people);
   const aboutChanged = useMemoryEpoch(VIEW_KINDS.about);

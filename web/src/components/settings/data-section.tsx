@@ -54,6 +54,73 @@ function Progress({ job, label }: { job?: TransferJobView; label?: string }) {
   );
 }
 
+/**
+ * What an import report says was held back (decision 0350): what would reach every session (the
+ * library's and the persona's `heldForApproval`) and settings only the person sets
+ * (`settings.privilegedLeftOut`).
+ */
+export function heldBack(report: TransferReport | undefined): { injected: string[]; privileged: string[] } {
+  const p = report?.parts;
+  return {
+    injected: [...(p?.library?.heldForApproval ?? []), ...(p?.persona?.heldForApproval ?? [])],
+    privileged: [...(p?.settings?.privilegedLeftOut ?? [])],
+  };
+}
+
+/** One held item in words: the plan, the one-shot queue, the persona, a library memory; else its path. */
+function HeldItem({ path }: { path: string }) {
+  const t = useT();
+  const memory = /^memories\/(.+)\.md$/.exec(path);
+  const text =
+    path === 'pinned/plan.json' ? t('data.held.plan') : path === 'pinned/once.json' ? t('data.held.once') : path === 'persona.md' ? t('data.held.persona') : memory ? t('data.held.memory', { id: memory[1] }) : path;
+  return <li>{text}</li>;
+}
+
+/**
+ * The person's yes to what the checked archive holds back (decision 0350), unticked by default and
+ * shown only for what the report names: what would reach every conversation (`approveInjected`),
+ * and privileged settings (`privilegedSettings`, in a warning tone: they name programs, paths and
+ * addresses).
+ */
+function HeldChoices({ held, approve, setApprove, privileged, setPrivileged }: { held: { injected: string[]; privileged: string[] }; approve: boolean; setApprove: (v: boolean) => void; privileged: boolean; setPrivileged: (v: boolean) => void }) {
+  const t = useT();
+  if (held.injected.length === 0 && held.privileged.length === 0) return null;
+  return (
+    <div className="held-choices" data-testid="import-held">
+      {held.injected.length > 0 && (
+        <div className="held-choice" data-testid="import-held-injected">
+          <label className="check">
+            <input type="checkbox" checked={approve} onChange={(e) => setApprove(e.target.checked)} data-testid="import-approve-injected" />
+            <span>{t('data.approveInjected')}</span>
+          </label>
+          <p className="muted small">{t('data.approveInjectedHint')}</p>
+          <ul className="small">
+            {held.injected.map((x) => (
+              <HeldItem key={x} path={x} />
+            ))}
+          </ul>
+        </div>
+      )}
+      {held.privileged.length > 0 && (
+        <div className="held-choice warn" data-testid="import-held-privileged">
+          <label className="check">
+            <input type="checkbox" checked={privileged} onChange={(e) => setPrivileged(e.target.checked)} data-testid="import-privileged-settings" />
+            <span>{t('data.privilegedSettings')}</span>
+          </label>
+          <p className="small warn-text">{t('data.privilegedHint')}</p>
+          <ul className="small">
+            {held.privileged.map((k) => (
+              <li key={k}>
+                <code>{k}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </div>
+  );
+}
+
 function ReportTable({ report }: { report: TransferReport }) {
   const t = useT();
   const rows = Object.entries(report.parts);
@@ -107,6 +174,9 @@ export function DataSection() {
   const [uploadLabel, setUploadLabel] = useState<string>();
   const [mode, setMode] = useState<TransferMode>('skip');
   const [imPass, setImPass] = useState('');
+  /** The person's yes to what the checked report held back (decision 0350); unticked until they tick it. */
+  const [approveInjected, setApproveInjected] = useState(false);
+  const [privilegedSettings, setPrivilegedSettings] = useState(false);
   /** The last export or import failure: its message is shown, its code is kept for the tooltip. */
   const [error, setError] = useState<{ op: 'export' | 'import'; code?: string; message: string }>();
   const [busy, setBusy] = useState(false);
@@ -142,6 +212,9 @@ export function DataSection() {
     const job = await upload(file, (d, total) => setUploadLabel(t('data.uploading', { pct: String(Math.floor((100 * d) / Math.max(1, total))) })));
     setUploadLabel(undefined);
     setImJob(job);
+    // A new upload has had no report yet: no earlier yes carries over to it.
+    setApproveInjected(false);
+    setPrivilegedSettings(false);
     return job;
   };
 
@@ -153,10 +226,14 @@ export function DataSection() {
       if (!staged) return;
       const opts = { mode, ...(imPass ? { passphrase: imPass } : {}) };
       if (!apply) {
+        // The check never passes the yes: its report names what is held back without it.
         setImJob((await api<{ job: TransferJobView }>(`/api/v1/transfer/jobs/${staged.id}/inspect`, { method: 'POST', json: opts })).job);
         return;
       }
-      await api(`/api/v1/transfer/jobs/${staged.id}/apply`, { method: 'POST', json: opts });
+      // A yes counts only for what the checked report showed (the boxes are there only then).
+      const held = heldBack(staged.state === 'staged' ? staged.report : undefined);
+      const yes = { ...(approveInjected && held.injected.length > 0 ? { approveInjected: true } : {}), ...(privilegedSettings && held.privileged.length > 0 ? { privilegedSettings: true } : {}) };
+      await api(`/api/v1/transfer/jobs/${staged.id}/apply`, { method: 'POST', json: { ...opts, ...yes } });
       const job = await follow(staged.id, setImJob);
       if (job.state === 'done') {
         app.toast(t('data.imported'), 'ok');
@@ -173,7 +250,10 @@ export function DataSection() {
     if (imJob && imJob.state !== 'running') void api(`/api/v1/transfer/jobs/${imJob.id}`, { method: 'DELETE' }).catch(() => {});
     setImJob(undefined);
     setError(undefined);
+    setApproveInjected(false);
+    setPrivilegedSettings(false);
   };
+  const held = heldBack(imJob?.report);
 
   return (
     <div className="data-section" data-testid="data-section">
@@ -221,6 +301,23 @@ export function DataSection() {
         <>
           <p className="small">{imJob.state === 'done' ? t('data.done') : t('data.wouldDo')}</p>
           <ReportTable report={imJob.report} />
+          {imJob.state === 'staged' ? (
+            <HeldChoices held={held} approve={approveInjected} setApprove={setApproveInjected} privileged={privilegedSettings} setPrivileged={setPrivilegedSettings} />
+          ) : imJob.state === 'done' && held.injected.length + held.privileged.length > 0 ? (
+            <div className="muted small" data-testid="import-held-done">
+              {t('data.heldDone')}
+              <ul>
+                {held.injected.map((x) => (
+                  <HeldItem key={x} path={x} />
+                ))}
+                {held.privileged.map((k) => (
+                  <li key={k}>
+                    <code>{k}</code>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
         </>
       )}
       {error && (
