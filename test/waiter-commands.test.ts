@@ -282,3 +282,20 @@ test('waiter shows times in core.agent.timezone, not the machine\'s zone (decisi
     await c.request('knowledge.delete', { name: 'zone-note' });
   }
 });
+
+test('waiter output that does not fit a pipe buffer arrives whole (it exits only once stdout has drained)', async () => {
+  const { execFile } = await import('node:child_process');
+  // 200,000 characters: three times the 64 KiB a pipe takes at once.
+  const content = Array.from({ length: 4000 }, (_, i) => `line ${String(i).padStart(4, '0')} of the long entry, padded to fifty chars.`).join('\n');
+  await c.request('knowledge.put', { name: 'long-entry', content });
+  const out = await new Promise<string>((resolve, reject) => {
+    // Through a pipe whose reader starts late (`| (sleep 1; cat)`), as `| less` or a busy `jq`: what
+    // did not fit the pipe is still queued in waiter when its command is done.
+    const q = (x: string) => `'${x.replace(/'/g, `'\\''`)}'`;
+    const cmd = [process.execPath, '--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--home', home, '--json', 'knowledge', 'get', 'long-entry'].map(q).join(' ');
+    const child = execFile('sh', ['-c', `${cmd} | (sleep 1; cat)`], { encoding: 'utf8', timeout: 30_000, maxBuffer: 10 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    child.stdin?.end();
+  });
+  assert.ok(out.length > 200_000, `got ${out.length} characters`);
+  assert.equal((JSON.parse(out) as { content: string }).content, content);
+});

@@ -764,4 +764,15 @@ export async function main(argv = process.argv, sinks: WaiterIo = terminal): Pro
 }
 
 const invoked = process.argv[1] && /waiter(\/main)?(\.[jt]s)?$/.test(process.argv[1]);
-if (invoked) void main().then((code) => process.exit(code));
+/**
+ * Exits once what was written has left: a pipe takes writes asynchronously, so `process.exit` at
+ * once would cut the output after 64 KiB (`waiter --json config list | jq`). The exit itself stays
+ * explicit — an interactive chat or a socket may still hold the event loop.
+ */
+async function exitAfterOutput(code: number): Promise<never> {
+  process.exitCode = code;
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => (s.writableLength === 0 || s.destroyed ? resolve() : s.write('', () => resolve())))));
+  process.exit(code);
+}
+
+if (invoked) void main().then(exitAfterOutput);
