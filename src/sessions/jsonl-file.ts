@@ -94,7 +94,7 @@ export function parseObject(text: string): Record<string, unknown> | undefined {
 export async function appendDurable(file: string, data: string | Buffer, sizeBefore?: number): Promise<void> {
   const fh = await fs.promises.open(file, 'a', 0o600);
   try {
-    await fh.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    await writeAll(fh, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     await fh.datasync();
   } catch (e) {
     if (sizeBefore !== undefined) await fh.truncate(sizeBefore).catch(() => undefined);
@@ -104,15 +104,33 @@ export async function appendDurable(file: string, data: string | Buffer, sizeBef
   }
 }
 
-/** Creates a file with `data` (fails with EEXIST if it exists), fsyncs it and its folder. */
+/**
+ * Writes all of `buf`. A write may take only part of it — on a full disk the kernel writes what fits
+ * and Node resolves with the count, no error — so the rest is written again; a write that takes
+ * nothing fails with ENOSPC, and the caller cuts the file back. Without this a torn line was
+ * reported durable, and the next append was glued onto it.
+ */
+async function writeAll(fh: fs.promises.FileHandle, buf: Buffer): Promise<void> {
+  let off = 0;
+  while (off < buf.length) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    if (bytesWritten <= 0) throw Object.assign(new Error(`ENOSPC: no space left on device, write (${buf.length - off} of ${buf.length} bytes not written)`), { code: 'ENOSPC' });
+    off += bytesWritten;
+  }
+}
+
+/** Creates a file with `data` (fails with EEXIST if it exists), fsyncs it and its folder; on failure no partial file stays. */
 export async function createDurable(file: string, data: string): Promise<void> {
   const fh = await fs.promises.open(file, 'wx', 0o600);
   try {
-    await fh.write(Buffer.from(data, 'utf8'));
+    await writeAll(fh, Buffer.from(data, 'utf8'));
     await fh.sync();
-  } finally {
-    await fh.close();
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await fs.promises.unlink(file).catch(() => undefined);
+    throw e;
   }
+  await fh.close();
   await syncDir(path.dirname(file));
 }
 
