@@ -82,7 +82,7 @@ export function providerConfigDefaults(): Record<string, ConfigKeyDef> {
       'Fallback order of LLM sources; sources left out are tried after the listed ones',
       z.array(z.string()),
     ),
-    'core.llm.failure_threshold': def(3, 'Consecutive failures of a source before it cools down', z.number().int().min(1).max(100)),
+    'core.llm.failure_threshold': def(3, 'Consecutive failures of a source before it cools down (a refused request — 400, 413, 422 — is not counted)', z.number().int().min(1).max(100)),
     'core.llm.cooldown_ms': def(60_000, 'How long a failing source is skipped, in ms', z.number().int().min(0).max(86_400_000)),
     'core.llm.timeout_ms': def(120_000, 'Time limit of one LLM request (headers to last byte), in ms', z.number().int().min(1_000).max(3_600_000)),
     'core.llm.idle_timeout_ms': def(60_000, 'Longest silence between two streamed chunks, in ms', z.number().int().min(1_000).max(3_600_000)),

@@ -136,6 +136,19 @@ test('500s count; after the threshold the source cools down until the clock pass
   assert.equal(statusOf(manager, 'deepseek').consecutiveFailures, 0);
 });
 
+test('a refusal of one request (400, 413, 422) falls back but does not count towards the cooldown', async (t) => {
+  const { llm, manager, config } = await rig(t);
+  config.values.set('core.llm.failure_threshold', 2);
+  for (const status of [400, 422, 413, 400]) {
+    llm.enqueue({ status }, { text: 'from openai' });
+    assert.equal((await manager.run(ask)).provider, 'openai', `after a ${status}`);
+    assert.equal(statusOf(manager, 'deepseek').state, 'ready', `a ${status} is the request's, not the source's`);
+    assert.equal(statusOf(manager, 'deepseek').consecutiveFailures, 0);
+  }
+  llm.enqueue({ text: 'deepseek answers' });
+  assert.equal((await manager.run(ask)).provider, 'deepseek');
+});
+
 test('a hanging source times out and falls back', async (t) => {
   const { llm, manager, config } = await rig(t);
   // The limit covers each source, so the fallback must answer within it too: 2 s keeps this

@@ -452,6 +452,14 @@ export class ProviderManager {
       this.log?.warn(`LLM source ${name} disabled until its config changes: ${e.message}`, { provider: name, status: e.status });
       return;
     }
+    // A refusal of this one request (400 bad request, 413 too large, 422 unprocessable: an image to a
+    // model without vision, a context too long) says nothing about the source: it still falls back
+    // to the next one, but does not count towards the cooldown — three bad requests from one API
+    // client would otherwise put the source out of service for every channel.
+    if (e.kind === 'http' && (e.status === 400 || e.status === 413 || e.status === 422)) {
+      this.log?.warn(`LLM source ${name} refused the request (${e.status}): ${e.message}`, { provider: name, kind: e.kind, status: e.status });
+      return;
+    }
     st.failures++;
     const threshold = this.num('core.llm.failure_threshold', 3);
     if (st.failures >= threshold) {
