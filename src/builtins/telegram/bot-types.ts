@@ -47,7 +47,13 @@ export const tgMessageSchema = z.looseObject({
   audio: tgDocumentSchema.extend({ duration: z.number().optional(), title: z.string().optional() }).optional(),
   document: tgDocumentSchema.optional(),
   video: tgDocumentSchema.optional(),
+  video_note: tgVoiceSchema.optional(),
   sticker: z.looseObject({ emoji: z.string().optional() }).optional(),
+  location: z.looseObject({ latitude: z.number(), longitude: z.number() }).optional(),
+  venue: z.looseObject({ title: z.string().optional(), address: z.string().optional() }).optional(),
+  contact: z.looseObject({ phone_number: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional() }).optional(),
+  poll: z.looseObject({ question: z.string().optional(), options: z.array(z.looseObject({ text: z.string().optional() })).optional() }).optional(),
+  dice: z.looseObject({ emoji: z.string().optional(), value: z.number().optional() }).optional(),
 });
 export type TgMessage = z.infer<typeof tgMessageSchema>;
 

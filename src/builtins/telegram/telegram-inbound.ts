@@ -77,7 +77,7 @@ export async function handleUpdate(raw: unknown, d: InboundDeps): Promise<Inboun
     return 'command';
   }
   const { attachments, notes } = await collectMedia(m, d);
-  const body = [text || (m.sticker?.emoji ?? ''), ...notes].filter(Boolean).join('\n');
+  const body = [text || (m.sticker?.emoji ?? ''), ...sharedNotes(m), ...notes].filter(Boolean).join('\n');
   if (!body && attachments.length === 0) return 'ignored';
   const speaker: Speaker = { id: `telegram:${userId}`, name: displayName(m.from), platform: 'telegram', userId };
   const conversation: Conversation = { kind: 'private', id: sessionOf(m.chat.id), platform: 'telegram', title: displayName(m.from) };
@@ -97,6 +97,25 @@ export async function handleUpdate(raw: unknown, d: InboundDeps): Promise<Inboun
 }
 
 type Attachment = NonNullable<InputOptions['attachments']>[number];
+
+/** Kinds of message Telegram can carry that the channel does not read (Bot API "Message" fields). */
+const UNREADABLE_KINDS: Record<string, string> = { game: 'a game', invoice: 'an invoice', story: 'a story', giveaway: 'a giveaway', paid_media: 'paid media', checklist: 'a checklist' };
+
+/**
+ * What a shared location, place, contact, poll or dice roll says, as text for the agent; and a note
+ * for a kind the channel cannot read, so the person gets an answer instead of silence.
+ */
+function sharedNotes(m: TgMessage): string[] {
+  const out: string[] = [];
+  const place = m.location ? `${m.location.latitude.toFixed(5)}, ${m.location.longitude.toFixed(5)}` : '';
+  if (m.venue) out.push(`[shared a place: ${[m.venue.title, m.venue.address].filter(Boolean).join(', ')}${place ? ` (${place})` : ''}]`);
+  else if (m.location) out.push(`[shared a location: ${place}]`);
+  if (m.contact) out.push(`[shared a contact: ${[m.contact.first_name, m.contact.last_name].filter(Boolean).join(' ') || 'no name'}${m.contact.phone_number ? `, ${m.contact.phone_number}` : ''}]`);
+  if (m.poll) out.push(`[sent a poll: ${m.poll.question ?? ''}${m.poll.options?.length ? ` — ${m.poll.options.map((o) => o.text ?? '').join(' / ')}` : ''}]`);
+  if (m.dice) out.push(`[rolled ${m.dice.emoji ?? '🎲'}: ${m.dice.value ?? '?'}]`);
+  for (const [k, what] of Object.entries(UNREADABLE_KINDS)) if (k in m) out.push(`[sent ${what} — HomeAgent cannot read these from Telegram]`);
+  return out;
+}
 
 async function collectMedia(m: TgMessage, d: InboundDeps): Promise<{ attachments: Attachment[]; notes: string[] }> {
   const attachments: Attachment[] = [];
@@ -131,11 +150,12 @@ async function collectMedia(m: TgMessage, d: InboundDeps): Promise<{ attachments
   if (m.audio) files.push({ kind: 'audio file', ref: m.audio, name: m.audio.file_name ?? 'audio.mp3', extra: m.audio.duration ? `${m.audio.duration} s` : undefined });
   if (m.document) files.push({ kind: 'file', ref: m.document, name: m.document.file_name ?? 'document' });
   if (m.video) files.push({ kind: 'video', ref: m.video, name: m.video.file_name ?? 'video.mp4' });
+  if (m.video_note) files.push({ kind: 'video message', ref: m.video_note, name: 'video-message.mp4', extra: m.video_note.duration ? `${m.video_note.duration} s` : undefined });
   for (const f of files) {
     try {
       const bytes = await fetchFile(f.ref.file_id, f.ref.file_size);
       const path = await save(f.name, bytes);
-      const mimeType = f.ref.mime_type ?? (f.kind === 'voice message' ? 'audio/ogg' : 'application/octet-stream');
+      const mimeType = f.ref.mime_type ?? (f.kind === 'voice message' ? 'audio/ogg' : f.kind === 'video message' ? 'video/mp4' : 'application/octet-stream');
       attachments.push({ mimeType, name: safeName(f.name), data: Buffer.from(bytes).toString('base64') });
       notes.push(`[${f.kind}${f.extra ? ` (${f.extra})` : ''} saved to ${path}]`);
     } catch (e) {

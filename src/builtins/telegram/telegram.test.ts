@@ -148,6 +148,28 @@ test('R-3: a photo reaches the media tools, voice and files are saved into the d
   assert.ok(!tg.calls.some((c) => c.method === 'getFile' && c.params.file_id === 'doc-huge'), 'a too-large file is not even requested');
 });
 
+test('R-3: a shared location, place, contact, poll or dice roll reaches the agent as text; a kind it cannot read gets an answer, not silence', async (t) => {
+  const { h, tg, status } = await setup(t, [{ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'd' }, { text: 'e' }, { text: 'f' }]);
+  await until(async () => (await status()).status === 'running', 'polling');
+  tg.pushMessage(OWNER, { location: { latitude: 48.858093, longitude: 2.294694 } });
+  tg.pushMessage(OWNER, { venue: { title: 'Café de Flore', address: '172 Bd Saint-Germain', location: { latitude: 48.854, longitude: 2.3325 } }, location: { latitude: 48.854, longitude: 2.3325 } });
+  tg.pushMessage(OWNER, { contact: { phone_number: '+33 1 23 45 67 89', first_name: 'Marie', last_name: 'Curie' } });
+  tg.pushMessage(OWNER, { poll: { id: 'p1', question: 'Dinner?', options: [{ text: 'pizza' }, { text: 'sushi' }] } });
+  tg.pushMessage(OWNER, { dice: { emoji: '🎲', value: 4 } });
+  tg.pushMessage(OWNER, { game: { title: 'Tetris' } });
+  await until(async () => (await h.sessions.events('telegram:4242').catch(() => [])).filter((e) => e.kind === 'user').length >= 6, 'six user messages');
+  const texts = (await h.sessions.events('telegram:4242')).filter((e) => e.kind === 'user').map((e) => e.text);
+  assert.deepEqual(texts, [
+    '[shared a location: 48.85809, 2.29469]',
+    '[shared a place: Café de Flore, 172 Bd Saint-Germain (48.85400, 2.33250)]',
+    '[shared a contact: Marie Curie, +33 1 23 45 67 89]',
+    '[sent a poll: Dinner? — pizza / sushi]',
+    '[rolled 🎲: 4]',
+    '[sent a game — HomeAgent cannot read these from Telegram]',
+  ]);
+  await until(() => tg.sent.filter((s) => s.chatId === String(OWNER.id)).length >= 6, 'an answer to each');
+});
+
 test('R-3: long replies are split at 4096 without breaking code; a long caption is cut at 1024 and the rest follows; 429 is waited out', async (t) => {
   const code = Array.from({ length: 250 }, (_, i) => `    result_${i} = compute_something(${i})  # step ${i}`).join('\n');
   const long = `Here is the script:\n\n\`\`\`python\n${code}\n\`\`\`\n\nRun it with python3.`;
