@@ -104,7 +104,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
                 if (triggers.size > 1000) triggers.delete(triggers.keys().next().value!);
               },
               refuse: (userId) =>
-                pacer.run(() => l.call('send_private_msg', { user_id: Number(userId), message: [{ type: 'text', data: { text: 'Sorry — this is a private assistant and only talks with the people its owner allowed. 抱歉，这是私人助理，只和主人允许的人对话。' } }] })).then(() => {}),
+                pacer.run(() => l.call('send_private_msg', { user_id: Number(userId), message: [{ type: 'text', data: { text: `Sorry — this is a private assistant and only talks with the people its owner allowed.\n抱歉，这是私人助理，只和主人允许的人对话。\n(Your QQ number: ${userId}. If this is your own HomeAgent, add it under Settings → Channels → QQ. 如果这是你自己的 HomeAgent，请在 设置 → 渠道 → QQ 中添加这个号码。)` } }] })).then(() => {}),
               groupTitle: async (gid) => {
                 if (!groupNames.has(gid)) groupNames.set(gid, (await l.call<{ group_name?: string }>('get_group_info', { group_id: Number(gid) }).catch(() => undefined))?.group_name);
                 return groupNames.get(gid);

@@ -112,7 +112,7 @@ test('R-4 forward: private chat with the owner; a stranger gets one refusal and 
   const [refusal, reply] = bot.sent();
   assert.equal(refusal.action, 'send_private_msg');
   assert.equal(refusal.params.user_id, STRANGER.user_id);
-  assert.match(texts(bot)[0], /private assistant/);
+  assert.match(texts(bot)[0], new RegExp(`private assistant[\\s\\S]*Your QQ number: ${STRANGER.user_id}\\.`), "the refusal names the number to allow, as Telegram's does");
   assert.deepEqual(reply.params, { user_id: OWNER.user_id, message: [{ type: 'text', data: { text: 'Hi Olivia ' } }, { type: 'face', data: { id: '178' } }] });
 
   // Group: chatter without a mention is neither answered nor stored.
