@@ -140,8 +140,10 @@ describe('the local HTTP surface refuses forged requests on every route', { time
     for (const r of routes) {
       for (const v of variants) {
         const res = await call(fill(r.path) + (v.query ?? ''), { ...v.init, method: r.method });
-        const body = (await res.json().catch(() => ({}))) as { error?: { code?: string } };
-        if (res.status !== v.want || !GUARD_CODES.has(body.error?.code ?? '')) failures.push(`${r.method} ${r.path} (${r.owner}) — ${v.name}: ${res.status} ${body.error?.code}`);
+        // On /v1/ the refusal is OpenAI-shaped; the guard's own code is its `homeagent_code` there.
+        const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; homeagent_code?: string } };
+        const code = body.error?.homeagent_code ?? body.error?.code ?? '';
+        if (res.status !== v.want || !GUARD_CODES.has(code)) failures.push(`${r.method} ${r.path} (${r.owner}) — ${v.name}: ${res.status} ${code}`);
         if (res.headers.get('x-frame-options') !== 'DENY' || res.headers.get('x-content-type-options') !== 'nosniff') failures.push(`${r.method} ${r.path} — ${v.name}: the refusal lacks the security headers`);
       }
     }

@@ -183,6 +183,36 @@ describe('MCP server over the memory', { timeout: 180_000 }, () => {
     }
   });
 
+  it('`waiter mcp` answers every request it read before stdin closed (requests piped in, then EOF)', async () => {
+    const msgs = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'memory_search', arguments: { query: 'Longjing tea' } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+    ];
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
+      const p = spawn(tsx, [waiterBin, 'mcp'], { env: { ...getDefaultEnvironment(), HOMEAGENT_HOME: home } });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (b) => (stdout += b));
+      p.stderr.on('data', (b) => (stderr += b));
+      p.on('exit', (code) => res({ code, stdout, stderr }));
+      // All at once, then EOF: what `printf … | waiter mcp` does.
+      p.stdin.end(msgs.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    });
+    const replies = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: number; result?: { content?: { text: string }[]; tools?: unknown[] }; error?: unknown });
+    assert.deepEqual(
+      replies.map((m) => m.id).sort(),
+      [1, 2, 3],
+      `replies: ${r.stdout}\nstderr: ${r.stderr}`,
+    );
+    assert.match(JSON.stringify(replies.find((m) => m.id === 2)?.result), /Longjing/);
+    assert.equal(r.code, 0, r.stderr);
+  });
+
   it('`waiter mcp` without a running daemon exits with code 3 and says why on stderr (stdout stays clean)', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'ha-mcp-none-'));
     try {

@@ -178,7 +178,10 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${d.authToken}` } } }));
     const r = (await mcp.callTool({ name: 'memory_forget', arguments: { query: 'jasmine' } })) as CallToolResult;
     assert.equal((r.structuredContent as { forgotten: boolean }).forgotten, false);
-    assert.match(JSON.stringify(r.content), /confirm/);
+    // Nobody was asked (no WebUI page open): said as such, not as a person's "no".
+    const reason = (r.structuredContent as { reason: string }).reason;
+    assert.match(reason, /nobody could be asked[\s\S]*no WebUI page is open[\s\S]*waiter forget/);
+    assert.doesNotMatch(reason, /did not confirm/);
     await mcp.close();
     assert.match(await search('jasmine tea'), /jasmine/, 'nothing forgotten silently');
 

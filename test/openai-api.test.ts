@@ -109,7 +109,13 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     assert.match(msgs[0].content, /HomeAgent/);
     assert.match(msgs[0].content, /openai/, 'the output channel rules name the API client');
     assert.ok(msgs.some((m) => m.role === 'user' && m.content === 'Hi, who are you?'));
-    assert.ok(msgs.some((m) => m.role === 'system' && /Instructions from the chat client[\s\S]*Answer briefly\./.test(m.content)));
+    // System-first, one system message: strict chat templates (Mistral, Gemma on vLLM or llama.cpp)
+    // refuse a system message after the user's; the client's instructions join the leading one.
+    assert.deepEqual(
+      msgs.map((m) => m.role),
+      ['system', 'user'],
+    );
+    assert.match(msgs[0].content, /Instructions from the chat client[\s\S]*Answer briefly\./);
     // Logged in its session like any turn (the WebUI lists it).
     const events = await d.sessions.events('openai:alice');
     assert.deepEqual(
@@ -171,9 +177,12 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
       { headers: { 'X-HomeAgent-Session': 'trip' } },
     );
     const msgs = messagesOf(chatRequests(llm).at(-1)!);
-    const transcript = msgs.find((m) => m.role === 'system' && /Earlier conversation in the chat client/.test(m.content));
-    assert.ok(transcript, 'transcript injected');
-    assert.match(transcript.content, /user: I fly to Hangzhou on Friday\.\nassistant: Have a good trip!/);
+    assert.deepEqual(
+      msgs.map((m) => m.role),
+      ['system', 'user'],
+      'the transcript is part of the leading system message',
+    );
+    assert.match(msgs[0].content, /Earlier conversation in the chat client[\s\S]*user: I fly to Hangzhou on Friday\.\nassistant: Have a good trip!/);
     assert.deepEqual(
       msgs.filter((m) => m.role === 'user').map((m) => m.content),
       ['It will rain there.'],
@@ -268,6 +277,50 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     assert.equal(chatRequests(llm).length, turnsBefore, 'no bad request reached the LLM');
   });
 
+  it('a refused input (longer than a turn takes) leaves no empty session behind', async () => {
+    const turnsBefore = chatRequests(llm).length;
+    await assert.rejects(client.chat.completions.create({ model: 'homeagent', user: 'huge', messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024) }] }), (e: unknown) => {
+      assert.ok(e instanceof OpenAI.BadRequestError, String(e));
+      assert.equal(e.type, 'invalid_request_error');
+      assert.equal(e.code, 'invalid_value');
+      assert.match(e.message, /longer than/);
+      return true;
+    });
+    assert.equal(await d.sessions.get('openai:huge'), undefined, 'no session was created');
+    assert.ok(!(await d.sessions.list()).some((x) => x.id === 'openai:huge'), 'nothing new in `waiter sessions`');
+    assert.equal(chatRequests(llm).length, turnsBefore);
+  });
+
+  it('every /v1 error is OpenAI-shaped: unknown routes, wrong methods, the guard, a form body (curl -d)', async () => {
+    const shape = async (res: Response, status: number, type: string, code: string) => {
+      assert.equal(res.status, status, `${res.url}`);
+      const body = (await res.json()) as { ok?: unknown; error: Record<string, unknown> };
+      assert.equal(body.ok, undefined, 'not the WebUI API shape');
+      assert.deepEqual(Object.keys(body.error).filter((k) => k !== 'homeagent_code').sort(), ['code', 'message', 'param', 'type']);
+      assert.equal(body.error.type, type);
+      assert.equal(body.error.code, code);
+      assert.equal(typeof body.error.message, 'string');
+      return body.error;
+    };
+    const auth = { authorization: `Bearer ${d.authToken}` };
+    await assert.rejects(client.embeddings.create({ model: 'homeagent', input: 'x' }), (e: unknown) => e instanceof OpenAI.NotFoundError && e.type === 'invalid_request_error' && e.code === 'unknown_url');
+    await shape(await fetch(`${d.url}/v1/responses`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' }), 404, 'invalid_request_error', 'unknown_url');
+    await shape(await fetch(`${d.url}/v1/chat/completions`, { headers: auth }), 405, 'invalid_request_error', 'method_not_allowed');
+    await shape(await fetch(`${d.url}/v1/models`, { headers: { authorization: 'Bearer wrong' } }), 401, 'authentication_error', 'invalid_api_key');
+    // What `curl -d '{…}'` sends: a form type, which a cross-site page can POST without a preflight,
+    // so the guard keeps refusing it (docs/security.md) and says which header to send.
+    const form = await shape(
+      await fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: JSON.stringify({ model: 'homeagent', messages: [{ role: 'user', content: 'x' }] }) }),
+      415,
+      'invalid_request_error',
+      'unsupported_media_type',
+    );
+    assert.match(String(form.message), /Content-Type: application\/json/);
+    // The WebUI's own API keeps its shape.
+    const webui = (await (await fetch(`${d.url}/api/v1/nope`, { headers: auth })).json()) as { ok: boolean; error: { code: string } };
+    assert.deepEqual([webui.ok, webui.error.code], [false, 'NOT_FOUND']);
+  });
+
   it('needs the token as the API key, and refuses cross-site requests even with it — before any handler runs', async () => {
     const turnsBefore = chatRequests(llm).length;
     const sessionsBefore = (await d.sessions.list()).length;
@@ -275,8 +328,9 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     await assert.rejects(wrong.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'forged' }] }), (e: unknown) => {
       assert.ok(e instanceof OpenAI.AuthenticationError);
       assert.equal(e.status, 401);
-      assert.equal(e.code, 'UNAUTHORIZED');
+      assert.equal(e.code, 'invalid_api_key');
       assert.equal(e.type, 'authentication_error');
+      assert.equal((e.error as { homeagent_code?: string }).homeagent_code, 'UNAUTHORIZED');
       return true;
     });
     await assert.rejects(wrong.models.list(), (e: unknown) => e instanceof OpenAI.AuthenticationError);
@@ -286,7 +340,15 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
       body: JSON.stringify({ model: 'homeagent', messages: [{ role: 'user', content: 'forged' }] }),
     });
     assert.equal(evil.status, 403);
-    assert.equal(((await evil.json()) as { error: { code: string } }).error.code, 'CROSS_SITE_REQUEST');
+    assert.deepEqual(await evil.json(), {
+      error: {
+        message: 'cross-site requests are refused (Origin: http://evil.example); use the WebUI served by this daemon, or a client with the token',
+        type: 'permission_error',
+        param: null,
+        code: 'cross_site_request',
+        homeagent_code: 'CROSS_SITE_REQUEST',
+      },
+    });
     assert.equal(chatRequests(llm).length, turnsBefore);
     assert.equal((await d.sessions.list()).length, sessionsBefore);
   });
@@ -418,7 +480,9 @@ describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }
       await assert.rejects(client.chat.completions.create({ model: 'homeagent', messages: [{ role: 'user', content: 'hello' }] }), (e: unknown) => {
         assert.ok(e instanceof OpenAI.APIError);
         assert.equal(e.status, 503);
-        assert.equal(e.code, 'NO_PROVIDER_CONFIGURED');
+        assert.equal(e.code, 'no_provider_configured');
+        assert.equal(e.type, 'server_error');
+        assert.equal((e.error as { homeagent_code?: string }).homeagent_code, 'NO_PROVIDER_CONFIGURED');
         assert.match(e.message, /OPENAI_API_KEY|DEEPSEEK_API_KEY/);
         assert.doesNotMatch(e.message, /at .*\.ts:\d+/);
         return true;
@@ -428,14 +492,19 @@ describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }
       assert.equal(raw.status, 503);
       assert.equal(raw.headers.get('x-should-retry'), 'false', 'the error of a turn that ran tells clients not to retry it');
       assert.equal(raw.headers.get('x-homeagent-session'), 'openai:default');
-      const s = await client.chat.completions.create({ model: 'homeagent', stream: true, messages: [{ role: 'user', content: 'stream anyway' }] });
-      await assert.rejects(
-        (async () => {
-          for await (const _ of s) void _;
-        })(),
-        (e: unknown) => e instanceof OpenAI.APIError && /OPENAI_API_KEY/.test(e.message),
-        'the stream ends with the error event (it does not hang)',
-      );
+      // Streamed, the same 503 (the daemon knows before the turn that no LLM can answer), not a 200 stream.
+      await assert.rejects(client.chat.completions.create({ model: 'homeagent', stream: true, messages: [{ role: 'user', content: 'stream anyway' }] }), (e: unknown) => {
+        assert.ok(e instanceof OpenAI.APIError);
+        assert.equal(e.status, 503);
+        assert.equal(e.code, 'no_provider_configured');
+        assert.match(e.message, /OPENAI_API_KEY/);
+        return true;
+      });
+      const streamed = await fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'homeagent', stream: true, messages: [{ role: 'user', content: 'stream again' }] }) });
+      assert.equal(streamed.status, 503);
+      assert.match(streamed.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(streamed.headers.get('x-should-retry'), 'false');
+      assert.equal(((await streamed.json()) as { error: { code: string } }).error.code, 'no_provider_configured');
     } finally {
       await d.stop();
     }

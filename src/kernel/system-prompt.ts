@@ -1,4 +1,4 @@
-import type { ContextEvent, Disposer, InjectedSource, PromptQuery, PromptSlot, PromptSlotProvider } from '../spec/index.js';
+import type { ChatMessage, ContextEvent, Disposer, InjectedSource, PromptQuery, PromptSlot, PromptSlotProvider } from '../spec/index.js';
 import { localDateTime, localStamp, PROMPT_SLOTS, systemTimeZone } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
 import { silentLogger } from '../log/index.js';
@@ -84,6 +84,17 @@ export function renderTimeline(events: readonly ContextEvent[], maxChars: number
  * later subsystems register (memory index, related documents, knowledge, library, skills, output
  * rules, timeline). A failing provider leaves its slot empty and is logged.
  */
+/**
+ * A request's messages with the system prompt first and no other system message: the system
+ * text a stage handler added to the turn (a chat client's instructions, a plugin's note) joins
+ * the leading system message, in order. Strict chat templates (Mistral, Gemma on vLLM or
+ * llama.cpp) refuse a system message that is not the first one.
+ */
+export function systemFirst(system: string, messages: readonly ChatMessage[]): ChatMessage[] {
+  const added = messages.filter((m) => m.role === 'system' && m.content.trim()).map((m) => m.content);
+  return [{ role: 'system', content: [system, ...added].join('\n\n') }, ...messages.filter((m) => m.role !== 'system')];
+}
+
 export class SystemPromptBuilder {
   private readonly providers = new Map<PromptSlot, { provider: PromptSlotProvider; owner: string }[]>();
 

@@ -4,7 +4,7 @@ import type { KernelDeps } from './kernel-deps.js';
 import { cfg, timeZoneOf } from './ports.js';
 import { llmChainEvent } from './llm-chain-event.js';
 import { interruptMessages, type PendingInterrupt } from './interrupts.js';
-import { renderTimeline } from './system-prompt.js';
+import { renderTimeline, systemFirst } from './system-prompt.js';
 import { conversationBlock } from './speaker-input.js';
 
 /** Hooks the Agent gives a running turn (interrupt plumbing and the shutdown signal). */
@@ -329,7 +329,7 @@ export class TurnRunner {
       hooks.setLlmAbort(ac);
       try {
         const res = await d.llm.run(
-          { messages: [{ role: 'system', content: system }, ...turn.messages], tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) },
+          { messages: systemFirst(system, turn.messages), tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) },
           {
             signal: ac.signal,
             onPart: (p) => {

@@ -41,6 +41,12 @@ test('C-4 pre_action: an injected message reaches the LLM request and agent_llm_
     msgs.some((m) => String(m.content).includes('INJECTED: the user is called Ada.')),
     JSON.stringify(msgs),
   );
+  // System-first: strict chat templates (Mistral, Gemma) refuse a system message after the user's.
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ['system', 'user'],
+  );
+  assert.match(String(msgs[0].content), /INJECTED: the user is called Ada\.$/);
   const chain = h.events('agent_llm_chain');
   assert.equal(chain.length, 1);
   assert.deepEqual(chain[0].injected, [{ source: 'profile-plugin', text: 'INJECTED: the user is called Ada.' }]);
@@ -179,7 +185,7 @@ test('C-3 through a turn: a throwing handler beside a good one → stage_error w
   const out = await h.send('hello');
   assert.equal(out.status, 'ok');
   assert.equal(out.text, 'fine');
-  assert.ok(h.requestMessages(0).some((m) => m.content === 'GOOD INJECTION'));
+  assert.match(String(h.requestMessages(0)[0].content), /GOOD INJECTION$/);
   const errs = h.events('stage_error');
   assert.equal(errs.length, 1);
   assert.equal(errs[0].plugin, 'buggy');

@@ -89,4 +89,13 @@ test('SPEC §9: each new terminal asks the person first (default); refused witho
   t.after(() => h2.cleanup());
   assert.match(await h2.callTool('terminal_open', {}), /refused: a new terminal needs the user's approval/);
   assert.equal(bare.manager()!.list().length, 0);
+
+  // A confirmation service nobody can answer now (no WebUI page open): refused, and said so.
+  const headless = createAgentcliPlugin();
+  const h3 = await startFake(headless, { settings: { programs: ['sh'] }, services: { 'host.confirm': { ask: async () => false, reachable: () => false } } });
+  t.after(() => h3.cleanup());
+  const refused = await h3.callTool('terminal_open', {});
+  assert.match(refused, /refused: a new terminal needs the user's approval, and no WebUI page is open/);
+  assert.doesNotMatch(refused, /did not approve/);
+  assert.equal(headless.manager()!.list().length, 0);
 });

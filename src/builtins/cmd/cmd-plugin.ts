@@ -58,6 +58,7 @@ export const cmdPlugin = definePlugin({
         if (decision.kind === 'confirm') {
           const confirm = sdk.use('host.confirm');
           if (!confirm) return refusalMessage(a.command, `${decision.reason} and it needs the user's confirmation, which no channel can ask for here`);
+          if (confirm.reachable?.() === false) return refusalMessage(a.command, `${decision.reason} and it needs the user's approval, but no WebUI page is open to ask it in (the user can open the WebUI with \`waiter webui\` and ask again)`);
           const ok = await confirm.ask({ plugin: 'cmd', sessionId: call.sessionId, title: `Run ${a.command}?`, detail: [a.command, ...(a.args ?? [])].join(' ') }).catch(() => false);
           if (!ok) return `the user did not approve running ${JSON.stringify(a.command)}`;
         }

@@ -41,12 +41,12 @@ function turnError(outcome: TurnOutcome): OpenAiApiError | undefined {
   const code = outcome.error?.code ?? (outcome.status === 'aborted' ? 'ABORTED' : 'TURN_FAILED');
   const message = outcome.error?.code === 'NO_PROVIDER_CONFIGURED' ? outcome.text || outcome.error.message : (outcome.error?.message ?? outcome.text) || 'the turn failed';
   const status = code === 'NO_PROVIDER_CONFIGURED' || outcome.status === 'aborted' ? 503 : 502;
-  return new OpenAiApiError(status, message, 'server_error', code);
+  return OpenAiApiError.of(status, message, code);
 }
 
 async function readBody(req: Request, limit: number): Promise<{ bytes: Uint8Array; json: unknown }> {
   const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type && type !== 'application/json') throw new OpenAiApiError(415, `send the body as application/json (got ${type})`, 'invalid_request_error', 'unsupported_media_type');
+  if (type && type !== 'application/json') throw new OpenAiApiError(415, `${type} bodies are not accepted: send the body as JSON with the header Content-Type: application/json`, 'invalid_request_error', 'unsupported_media_type');
   const bytes = await readRawBody(req, limit);
   const text = Buffer.from(bytes).toString('utf8');
   try {
@@ -58,7 +58,7 @@ async function readBody(req: Request, limit: number): Promise<{ bytes: Uint8Arra
 
 /** An error response of a turn that ran (never retried as a new request). */
 function turnErrorResponse(err: OpenAiApiError, headers: Record<string, string>): Response {
-  return openAiErrorResponse(err.status, err.message, err.type, err.apiCode, err.param, { ...headers, ...NO_RETRY });
+  return openAiErrorResponse(err.status, err.message, err.type, err.apiCode, err.param, { ...headers, ...NO_RETRY }, err.homeagentCode);
 }
 
 /**
@@ -88,16 +88,9 @@ export async function chatCompletions(deps: CompletionsDeps, req: Request): Prom
     if (claim.prior) return replay(deps, claim.prior, body.stream === true, includeUsage);
     claimed = claim;
     const { sdk } = deps;
+    // The session is not created here: the kernel creates it (named after the first message) once
+    // it has accepted the input, so a refused request (too long, empty …) leaves no empty session.
     const known = await sdk.sessions().get(sessionId);
-    if (!known) {
-      // Two first requests of one session may race: the loser finds it created.
-      await sdk
-        .sessions()
-        .create({ channel: OPENAI_SOURCE, id: sessionId, title: plan.text.slice(0, 40) || 'OpenAI API' })
-        .catch(async (e: unknown) => {
-          if (!(await sdk.sessions().get(sessionId))) throw e;
-        });
-    }
     const meta = {
       openai: {
         instructions: plan.instructions || undefined,
@@ -111,6 +104,9 @@ export async function chatCompletions(deps: CompletionsDeps, req: Request): Prom
     const settle = claim.settle;
     claimed = undefined;
     if (!body.stream) return await answer(deps, ticket, { id, created, model: body.model, headers, settle });
+    // Without any LLM source the turn can only fail (unless a stage answers it): its error is an
+    // HTTP status (503) as without `stream`, not a 200 stream that carries it as an event.
+    if (!sdk.llm().available()) return await answer(deps, ticket, { id, created, model: body.model, headers, settle, asStream: { includeUsage } });
     return stream(deps, ticket, { id, created, model: body.model, headers, includeUsage, settle });
   } catch (e) {
     // Refused before a turn started: a retry with this key is a new attempt.
@@ -126,6 +122,8 @@ interface ReplyOpts {
   headers: Record<string, string>;
   /** Hands the turn's end to the request's retries (a no-op without an idempotency key). */
   settle(s: Settled): void;
+  /** The client asked for a stream: a successful answer is sent as one (errors stay a status). */
+  asStream?: { includeUsage: boolean };
 }
 
 function completionJson(o: { id: string; created: number; model: string }, content: string, reasoning: string, usage: Usage): string {
@@ -148,6 +146,7 @@ async function answer(deps: CompletionsDeps, ticket: { turnId: string; done: Pro
     watch.finish(outcome);
     const usage = usageOf(watch);
     o.settle({ ok: true, content: watch.content, reasoning, usage });
+    if (o.asStream) return settledStream(deps, o, Promise.resolve({ ok: true, content: watch.content, reasoning, usage }), o.asStream.includeUsage).response(o.headers);
     return new Response(completionJson(o, watch.content, reasoning, usage), { status: 200, headers: { ...o.headers, 'content-type': 'application/json; charset=utf-8' } });
   } catch (e) {
     // The turn was started (its words are in the session) and then failed.
@@ -172,8 +171,13 @@ function replay(deps: CompletionsDeps, prior: ReplayEntry, streamed: boolean, in
       s.ok ? new Response(completionJson(prior, s.content, s.reasoning, s.usage), { status: 200, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } }) : turnErrorResponse(s.error, headers),
     );
   }
-  const out = new ChunkStream(prior, { keepAliveMs: deps.keepAliveMs() });
-  void prior.result.then((s) => {
+  return settledStream(deps, prior, prior.result, includeUsage).response(headers);
+}
+
+/** A turn's end (once known) as a stream: the whole answer as one chunk, or the error event. */
+function settledStream(deps: CompletionsDeps, ident: { id: string; created: number; model: string }, result: Promise<Settled>, includeUsage: boolean): ChunkStream {
+  const out = new ChunkStream(ident, { keepAliveMs: deps.keepAliveMs() });
+  void result.then((s) => {
     if (s.ok) {
       if (s.reasoning) out.chunk({ reasoning_content: s.reasoning });
       if (s.content) out.chunk({ content: s.content });
@@ -182,7 +186,7 @@ function replay(deps: CompletionsDeps, prior: ReplayEntry, streamed: boolean, in
     } else out.error(s.error);
     out.end();
   });
-  return out.response(headers);
+  return out;
 }
 
 function stream(deps: CompletionsDeps, ticket: { turnId: string; done: Promise<TurnOutcome> }, o: ReplyOpts & { includeUsage: boolean }): Response {

@@ -50,7 +50,7 @@ export class ChunkStream {
   }
 
   error(err: OpenAiApiError): void {
-    this.event({ error: { message: err.message, type: err.type, param: null, code: err.apiCode } });
+    this.event({ error: err.body() });
   }
 
   /** `[DONE]`, and the stream closes. */

@@ -45,7 +45,8 @@ export function createOpenaiApiPlugin(): PluginDefinition {
         else sdk.log.info('a message for the openai channel had no open request to join', { sessionId: msg.sessionId });
       });
       // The client's system messages (and, for a session HomeAgent has not seen, its earlier
-      // messages) reach the model for this turn only, marked as what they are.
+      // messages) reach the model for this turn only, marked as what they are. The kernel puts a
+      // stage's system text into the leading system message (strict chat templates want it first).
       sdk.registerStage('pre_action', (ctx: StageContext) => {
         if (ctx.input.source !== OPENAI_SOURCE) return;
         const m = (ctx.input.meta as { openai?: { instructions?: unknown; history?: unknown } } | undefined)?.openai;

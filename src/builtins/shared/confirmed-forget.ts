@@ -18,6 +18,10 @@ export function describePlan(p: ForgetPlan, withMemories: boolean): string {
   return lines.join('\n');
 }
 
+/** Why nothing was forgotten when nobody could be asked (not the person's "no"). */
+const NO_WEBUI =
+  'nobody could be asked to confirm it: forgetting needs the user\'s yes in the HomeAgent WebUI, and no WebUI page is open. The user can open the WebUI (`waiter webui`) and ask again, or forget it themselves there (Memory) or with `waiter forget <words>`';
+
 /**
  * A forget a model asked for (K-2): what would go is previewed, shown to the person through
  * `host.confirm` (the WebUI's dialog) with the plan the daemon made — never the model's own words
@@ -34,10 +38,10 @@ export async function confirmedForget(
   const plan = await mc.forgetPreview(req);
   const withMemories = !!o.withMemories && plan.memories.length > 0;
   if (!plan.turns.length && !plan.facts.length && !plan.documents.length && !withMemories) return { status: 'nothing', plan };
-  if (!confirm) return { status: 'refused', plan, reason: 'forgetting needs the user to confirm it in the HomeAgent WebUI, and no WebUI is open' };
+  if (!confirm || confirm.reachable?.() === false) return { status: 'refused', plan, reason: NO_WEBUI };
   const n = plan.turns.length + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : 0);
   const yes = await confirm.ask({ plugin: o.plugin, sessionId: o.sessionId, title: `${o.who} asks to forget ${n} item(s) from every memory tier and the session log. This cannot be undone. Forget them?`, detail: describePlan(plan, withMemories) }).catch(() => false);
-  if (!yes) return { status: 'refused', plan, reason: 'the user did not confirm' };
+  if (!yes) return { status: 'refused', plan, reason: 'the user did not confirm it (they said no, or did not answer in time)' };
   const result = await mc.forget(
     {
       turnIds: plan.turns.map((t) => t.turnId),

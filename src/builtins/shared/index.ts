@@ -9,3 +9,4 @@ export { confirmedForget, describePlan, type ConfirmedForget } from './confirmed
 export { TAG_CONVENTION, TAG_SUMMARY, AUTO_INJECT_TAGS, autoInjectTagsIn, isAutoInjected, toolTags, personSays } from './auto-inject-tags.js';
 export { personTimeZone } from './person-time-zone.js';
 export { sendableFile } from './sendable-file.js';
+export { isOpenAiPath, openAiErrorJson, openAiErrorType, snakeCode, type OpenAiErrorBody, type OpenAiErrorType } from './openai-error-body.js';

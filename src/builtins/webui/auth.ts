@@ -127,7 +127,7 @@ export function checkApiRequest(req: Request, path: string, token: string, appOr
   }
   if (!['GET', 'HEAD', 'OPTIONS'].includes(req.method)) {
     const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (SIMPLE_TYPES.has(type)) return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: `${type} bodies are not accepted; send application/json` };
+    if (SIMPLE_TYPES.has(type)) return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: `${type} bodies are not accepted: send the body as JSON with the header Content-Type: application/json` };
   }
   return undefined;
 }

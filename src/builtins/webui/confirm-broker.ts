@@ -15,7 +15,7 @@ export interface ConfirmChannel {
  * `host.confirm` provided by the webui (P-7, `src/spec/confirm.ts`): each question is published
  * to the SPA as `confirm_request`, answered through `POST /api/v1/confirm/:id`, and resolves
  * false ("denied") after `timeoutMs()`, at `stop()`, or at once when no WebUI client is
- * connected (a headless daemon never waits). Every outcome is published as `confirm_resolved`
+ * connected (a headless daemon never waits; {@link reachable} tells callers that case apart). Every outcome is published as `confirm_resolved`
  * `{id, approved, reason: 'user' | 'timeout' | 'stopped'}` so other open tabs close the dialog.
  */
 export class ConfirmBroker implements ConfirmService {
@@ -26,8 +26,13 @@ export class ConfirmBroker implements ConfirmService {
     private readonly timeoutMs: () => number,
   ) {}
 
+  /** False while no WebUI page is open: nobody would see the question. */
+  reachable(): boolean {
+    return this.channel.clients() > 0;
+  }
+
   ask(request: { plugin: string; sessionId: string; title: string; detail: string }): Promise<boolean> {
-    if (this.channel.clients() === 0) return Promise.resolve(false);
+    if (!this.reachable()) return Promise.resolve(false);
     const timeoutMs = this.timeoutMs();
     const info: PendingConfirm = {
       id: randomUUID(),

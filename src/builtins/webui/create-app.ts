@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { errorResponse, json, jsonError } from './http-json.js';
+import { errorResponse, jsonError } from './http-json.js';
 import { appOriginAllowed, checkApiRequest, hostHeaderAllowed, isApiPath } from './auth.js';
 import { mountChatRoutes } from './chat-routes.js';
 import { mountSessionRoutes } from './session-routes.js';
@@ -11,6 +11,7 @@ import { mountPeopleRoutes } from './people-routes.js';
 import { mountTransferRoutes } from './transfer-routes.js';
 import { homedir, tmpdir } from 'node:os';
 import { redactPaths } from '../../sdk/index.js';
+import { isOpenAiPath, openAiErrorJson, snakeCode } from '../shared/index.js';
 import { packageRoot, serveStatic } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
 
@@ -41,8 +42,27 @@ function secured(res: Response): Response {
   return res;
 }
 
-/** The OpenAI-style error type of each refusal of the API guard. */
-const REFUSAL_TYPE = { 401: 'authentication_error', 403: 'permission_error', 415: 'invalid_request_error' } as const;
+/**
+ * The OpenAI-style code of each refusal of the API guard on `/v1/` (a wrong key is
+ * `invalid_api_key` there, as OpenAI names it); our own code rides along as `homeagent_code`.
+ */
+const REFUSAL_OPENAI_CODE: Record<string, string> = { UNAUTHORIZED: 'invalid_api_key' };
+
+/**
+ * An error answered by the server itself (a guard, the router) on `path`: on the OpenAI-compatible
+ * API (`/v1/…`) in OpenAI's shape, `{error:{message, type, param, code}}`, which its clients read;
+ * everywhere else as every webui endpoint answers, `{ok:false, error:{code, message}}`.
+ */
+function errorFor(path: string, status: number, code: string, message: string): Response {
+  if (isOpenAiPath(path)) return openAiErrorJson(status, { message, code: REFUSAL_OPENAI_CODE[code] ?? snakeCode(code), homeagentCode: code });
+  return jsonError(status, code, message);
+}
+
+/** What a thrown error became, as the OpenAI-compatible API answers it. */
+async function openAiShaped(res: Response): Promise<Response> {
+  const body = (await res.json()) as { error?: { code?: string; message?: string } };
+  return openAiErrorJson(res.status, { message: body.error?.message ?? 'the request failed', code: snakeCode(body.error?.code ?? 'INTERNAL'), homeagentCode: body.error?.code });
+}
 
 /**
  * The webui HTTP app (W-1…W-5, P-7): auth and DNS-rebinding guard, the routes plugins registered
@@ -52,19 +72,18 @@ const REFUSAL_TYPE = { 401: 'authentication_error', 403: 'permission_error', 415
 export function createWebuiApp(ctx: WebuiContext): Hono {
   const app = new Hono();
 
-  app.onError((err) => errorResponse(err));
+  app.onError(async (err, c) => (isOpenAiPath(c.req.path) ? openAiShaped(errorResponse(err)) : errorResponse(err)));
 
   app.use('*', async (c, next) => {
-    if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return secured(jsonError(403, 'FORBIDDEN', 'this server only answers requests addressed to localhost'));
     const path = c.req.path;
+    if (ctx.loopback && !hostHeaderAllowed(c.req.raw)) return secured(errorFor(path, 403, 'FORBIDDEN', 'this server only answers requests addressed to localhost'));
     const appOrigin = appOriginAllowed(c.req.raw, path, ctx.appOrigins?.() ?? []) ? c.req.header('origin') : undefined;
     // A listed chat app's CORS preflight; every other preflight stays unanswered (refused below).
     if (appOrigin && c.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: corsHeaders(appOrigin, true) });
     if (isApiPath(path)) {
       const refusal = checkApiRequest(c.req.raw, path, ctx.token(), ctx.appOrigins?.() ?? []);
-      // `type` as well as `code`: OpenAI-compatible clients (the `/v1` API) show `error.message`
-      // and read `error.type`, so they report a missing token the way they report a bad key.
-      if (refusal) return secured(json({ ok: false, error: { code: refusal.code, message: refusal.message, type: REFUSAL_TYPE[refusal.status] } }, refusal.status));
+      // On `/v1/` in OpenAI's shape: its clients report a missing token the way they report a bad key.
+      if (refusal) return secured(errorFor(path, refusal.status, refusal.code, refusal.message));
     }
     await next();
     if (c.res.status >= 400) c.res = await withoutPaths(c.res, pathRoots(ctx.sdk.homeDir));
@@ -81,12 +100,12 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
         return await hit.route.handler(c.req.raw, hit.params);
       } catch (e) {
         ctx.sdk.log.error(`route ${hit.route.method} ${hit.route.path} of ${hit.route.plugin ?? 'a plugin'} failed: ${(e as Error).message}`);
-        return errorResponse(e);
+        return isOpenAiPath(c.req.path) ? openAiShaped(errorResponse(e)) : errorResponse(e);
       }
     }
     await next();
     if (hit && 'pathOnly' in hit && c.res.headers.get('x-webui-unmatched')) {
-      c.res = jsonError(405, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`);
+      c.res = errorFor(c.req.path, 405, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`);
     }
   });
 
@@ -101,7 +120,9 @@ export function createWebuiApp(ctx: WebuiContext): Hono {
 
   app.all('*', (c, next) => {
     if (!isApiPath(c.req.path)) return next();
-    const res = jsonError(404, 'NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);
+    const res = isOpenAiPath(c.req.path)
+      ? openAiErrorJson(404, { message: `Invalid URL (${c.req.method} ${c.req.path}): this daemon answers GET /v1/models and POST /v1/chat/completions`, code: 'unknown_url' })
+      : jsonError(404, 'NOT_FOUND', `no API route ${c.req.method} ${c.req.path}`);
     res.headers.set('x-webui-unmatched', '1');
     return res;
   });

@@ -108,13 +108,14 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     assert.doesNotMatch(toolResultOf(), /denied-output-43/);
   });
 
-  it('host.confirm: denied at once when no WebUI client is connected (a headless daemon never hangs)', async () => {
+  it('host.confirm: refused at once when no WebUI client is connected (a headless daemon never hangs), saying nobody could be asked', async () => {
     const n = chats().length;
     llm.enqueue({ toolCalls: [{ name: 'cmd_run', arguments: { command: 'printf', args: ['headless-44'] } }] }, { text: 'done' });
     const res = await authedFetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'run headless' }) }, d.authToken);
     assert.equal(res.status, 202);
     for (let i = 0; i < 250 && chats().length < n + 2; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.match(toolResultOf(), /did not approve running/);
+    assert.match(toolResultOf(), /refused to run \\?"printf\\?"[\s\S]*no WebUI page is open/);
+    assert.doesNotMatch(toolResultOf(), /did not approve/, 'nobody said no: nobody was asked');
     assert.doesNotMatch(toolResultOf(), /headless-44/);
   });
 
