@@ -299,3 +299,12 @@ test('waiter output that does not fit a pipe buffer arrives whole (it exits only
   assert.ok(out.length > 200_000, `got ${out.length} characters`);
   assert.equal((JSON.parse(out) as { content: string }).content, content);
 });
+
+test('`waiter --version` prints the package version and exits 0, with no daemon needed', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { readFileSync } = await import('node:fs');
+  const version = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOMEAGENT_HOME: join(home, 'nowhere') } });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), version);
+});

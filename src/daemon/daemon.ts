@@ -1,6 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { LlmAPI, PluginDefinition, PluginSDK, SetAsideStore } from '../spec/index.js';
 import { createLogger, type Logger, type LogLevel } from '../log/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
@@ -12,7 +11,7 @@ import { removeStaleTempFiles } from '../fs/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
 import { builtinPlugins } from '../builtins/index.js';
-import { ensureAuthToken, homePaths, type HomePaths } from '../paths/index.js';
+import { ensureAuthToken, homePaths, packageVersion, type HomePaths } from '../paths/index.js';
 import { agentStatus, configAdmin, memoryAdmin, providerAdmin } from './host-services.js';
 import { memoryAdapter } from './memory-adapter.js';
 import { guardImports } from './import-guard.js';
@@ -61,19 +60,6 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-function packageVersion(): string {
-  try {
-    let dir = dirname(fileURLToPath(import.meta.url));
-    for (let i = 0; i < 5; i++) {
-      try {
-        return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version as string;
-      } catch {
-        dir = dirname(dir);
-      }
-    }
-  } catch {}
-  return '0.0.0';
-}
 
 /**
  * Creates the data folder as 0700; an existing one that we own and that others can read is

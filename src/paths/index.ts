@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export { AUTH_TOKEN_FILE, authTokenPath, ensureAuthToken, readAuthToken, signInUrl } from './auth-token.js';
+export { packageVersion } from './package-version.js';
 
 /** The data folder: `$HOMEAGENT_HOME`, default `~/.homeagent` (SPEC §0). */
 export function resolveHome(env: Record<string, string | undefined> = process.env): string {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
-import { homePaths, resolveHome, signInUrl } from '../paths/index.js';
+import { homePaths, packageVersion, resolveHome, signInUrl } from '../paths/index.js';
 import { TIME_ZONE_KEY, type CliCommand, type CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
@@ -352,6 +352,7 @@ async function installPlugin(opts: GlobalOpts, c: DaemonClient, bytes: Buffer, y
 export function buildProgram(): Command {
   const program = new Command('waiter')
     .description('HomeAgent command-line client')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--json', 'machine-readable JSON output')
     .option('--home <dir>', 'data folder (default $HOMEAGENT_HOME or ~/.homeagent)')
     .exitOverride()
