@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { LlmAPI, PluginDefinition, PluginSDK, SetAsideStore } from '../spec/index.js';
+import { resolveTimeZone, TIME_ZONE_KEY, type LlmAPI, type PluginDefinition, type PluginSDK, type SetAsideStore } from '../spec/index.js';
 import { createLogger, type Logger, type LogLevel } from '../log/index.js';
 import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
 import { SessionStore, TextLog } from '../sessions/index.js';
@@ -179,7 +179,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // Stores found corrupt at this start and replaced by empty ones (the old files kept): shown by
   // `waiter status`, /api/v1/status and the healthcheck, not only in the log.
   const setAside = (): SetAsideStore[] => [...(config.setAside ? [{ store: 'config', ...config.setAside }] : []), ...memory.setAside(), ...sessions.setAside.map((s) => ({ store: 'session-log', ...s }))];
-  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home, setAside });
+  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home, setAside, timeZone: () => resolveTimeZone(config.get(TIME_ZONE_KEY)) });
   ownEndpoints.list = () => status.endpoints();
   host.services.provide('host', 'host.config', configAdmin(config));
   host.services.provide('host', 'host.providers', providerAdmin(providers));

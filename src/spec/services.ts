@@ -195,6 +195,8 @@ export interface AgentStatusService {
     v8?: { flags: string[]; youngGenerationBound: number | null; newSpaceBytes: number; heapTotalBytes: number };
     /** Stores found corrupt and set aside at this start (empty when none). */
     setAside?: SetAsideStore[];
+    /** The person's time zone as the daemon resolves it (`core.agent.timezone`, else this machine's; decision 0270): what a view prints days in. */
+    timeZone?: string;
   };
   /** Every bus event, for SSE. */
   onAny(fn: (event: string, payload: unknown) => void): Disposer;

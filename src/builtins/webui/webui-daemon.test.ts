@@ -145,6 +145,17 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     throw new Error('the agent stayed busy');
   };
 
+  it('status gives the time zone the daemon resolves: the setting, or this machine\'s when it is empty (decision 0270)', async () => {
+    const zone = async () => ((await (await api('/api/v1/status')).json()) as { agent?: { timeZone?: string } }).agent?.timeZone;
+    assert.equal(await zone(), Intl.DateTimeFormat().resolvedOptions().timeZone);
+    await api('/api/v1/settings/core.agent.timezone', { method: 'PUT', body: JSON.stringify({ value: 'Pacific/Kiritimati' }) });
+    try {
+      assert.equal(await zone(), 'Pacific/Kiritimati');
+    } finally {
+      await api('/api/v1/settings/core.agent.timezone', { method: 'DELETE' });
+    }
+  });
+
   it('pages a history from its end, backwards, forwards and around a turn or seq; bad ranges are 400, unknown turns 404', async () => {
     const sid = 'webui:paged';
     await d.sessions.create({ channel: 'webui', id: sid, title: 'paged' });
