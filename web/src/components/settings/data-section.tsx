@@ -2,7 +2,8 @@ import { useRef, useState } from 'react';
 import { api, token, ApiError } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
-import { bytes } from '../../lib/format';
+import { bytes, localDay } from '../../lib/format';
+import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import type { TransferJobView, TransferMode, TransferReport } from '../../../../src/spec/index.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -164,6 +165,7 @@ function ReportTable({ report }: { report: TransferReport }) {
  * passphrase) and import one, with a check first and a progress bar for each job.
  */
 export function DataSection() {
+  const zone = useAgentTimeZone();
   const app = useApp();
   const t = useT();
   const [exPass, setExPass] = useState('');
@@ -294,7 +296,7 @@ export function DataSection() {
       {(busy || uploadLabel) && <Progress job={imJob?.state === 'running' ? imJob : undefined} label={uploadLabel ?? (imJob?.state === 'running' ? undefined : t('data.checking'))} />}
       {imJob?.manifest && (
         <p className="muted small" data-testid="import-manifest">
-          {t('data.archiveOf', { version: imJob.manifest.homeagentVersion, date: imJob.manifest.createdAt.slice(0, 10), size: bytes(imJob.manifest.bytes) })}
+          {t('data.archiveOf', { version: imJob.manifest.homeagentVersion, date: localDay(Date.parse(imJob.manifest.createdAt), zone) || imJob.manifest.createdAt.slice(0, 10), size: bytes(imJob.manifest.bytes) })}
         </p>
       )}
       {imJob?.report && (
