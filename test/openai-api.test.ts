@@ -84,6 +84,26 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     await assert.rejects(client.models.retrieve('gpt-4o'), (e: unknown) => e instanceof OpenAI.NotFoundError);
   });
 
+  it("answers a chat app's own title request (Open WebUI's `### Task:` template) with one plain LLM call: no turn, no session, nothing kept", async () => {
+    const before = (await d.sessions.list()).length;
+    const n = chatRequests(llm).length;
+    llm.enqueue({ text: '{ "title": "🐈 Naming the Cat" }', usage: { inputTokens: 50, outputTokens: 8 } });
+    const task = '### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n### Output:\nJSON format: { "title": "your concise title here" }\n### Chat History:\n<chat_history>\nUSER: my cat is called Mochi\nASSISTANT: Lovely name!\n</chat_history>';
+    const { data, response } = await client.chat.completions.create({ model: 'homeagent', user: 'alice', messages: [{ role: 'user', content: task }], stream: false }).withResponse();
+    assert.equal(data.choices[0].message.content, '{ "title": "🐈 Naming the Cat" }');
+    assert.deepEqual(data.usage, { prompt_tokens: 50, completion_tokens: 8, total_tokens: 58 });
+    assert.equal(response.headers.get('x-homeagent-client-task'), '1');
+    assert.equal(response.headers.get('x-homeagent-turn'), null);
+    const sent = messagesOf(chatRequests(llm)[n]);
+    assert.deepEqual(sent.map((m) => m.role), ['user'], 'no system prompt, no memory, no tools');
+    assert.equal(sent[0].content, task);
+    assert.equal((await d.sessions.list()).length, before, 'no session was created or touched');
+    // A person who merely mentions a task heading is still talking to the agent.
+    llm.enqueue({ text: 'Sure.' });
+    const { response: r2 } = await client.chat.completions.create({ model: 'homeagent', user: 'task-heading', messages: [{ role: 'user', content: '### Task: buy milk' }] }).withResponse();
+    assert.ok(r2.headers.get('x-homeagent-turn'), 'a full turn');
+  });
+
   it('answers a chat completion from a full turn in the session named by `user`; the WebUI sees the LLM chain live', async () => {
     llm.enqueue({ text: 'Hello Alice, I am HomeAgent.', usage: { inputTokens: 120, outputTokens: 9 } });
     const next = await openSse(d.url!, d.authToken);

@@ -5,6 +5,7 @@ import { parseChatCompletion, planTurn, SESSION_HEADER, sessionFor } from './cha
 import { OpenAiApiError, openAiErrorResponse, toOpenAiError, toOpenAiResponse } from './openai-error.js';
 import { ReplayTable, type Claim, type ReplayEntry, type Settled, type Usage } from './replay-table.js';
 import { ChunkStream } from './chunk-stream.js';
+import { answerClientTask, isClientTask } from './client-task.js';
 import { TurnWatch, type TurnSink } from './turn-watch.js';
 
 /** Input source and output channel of turns started through the OpenAI-compatible API. */
@@ -77,6 +78,13 @@ export async function chatCompletions(deps: CompletionsDeps, req: Request): Prom
       throw new OpenAiApiError(404, `the model '${body.model}' does not exist; this daemon answers as ${deps.models().map((m) => `'${m}'`).join(', ')} (GET /v1/models)`, 'invalid_request_error', 'model_not_found', 'model');
     }
     const plan = planTurn(body.messages);
+    if (!body.stream && plan.attachments.length === 0 && isClientTask(plan.text) && deps.sdk.llm().available()) {
+      // A chat app's title / tags / follow-ups request: answered without a turn, so it is neither
+      // a message of the person's nor memory (client-task.ts).
+      const r = await answerClientTask(deps.sdk, plan.text, req.signal);
+      const o = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: body.model };
+      return new Response(completionJson(o, r.content, '', r.usage), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-homeagent-client-task': '1' } });
+    }
     const sessionId = sessionFor(req.headers.get(SESSION_HEADER), body.user);
     const includeUsage = body.stream_options?.include_usage === true;
     const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
