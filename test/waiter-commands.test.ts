@@ -308,3 +308,24 @@ test('`waiter --version` prints the package version and exits 0, with no daemon 
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), version);
 });
+
+test('`status` lists each chat channel\'s own state, as its Channels card shows it (a running plugin may be a stopped channel)', async () => {
+  await d.config.set('plugin.telegram.bot_token', '123456:AAbad-token-for-the-test-only-xx');
+  await d.config.set('plugin.telegram.api_root', 'http://127.0.0.1:9');
+  try {
+    let channels: { name: string; status: string; detail?: string }[] = [];
+    for (let i = 0; i < 100; i++) {
+      channels = (await c.request<{ channels: typeof channels }>('status')).channels;
+      if (channels.find((x) => x.name === 'telegram')?.status !== 'idle') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const tg = channels.find((x) => x.name === 'telegram');
+    assert.ok(tg, JSON.stringify(channels));
+    assert.notEqual(tg.status, 'running', 'an unreachable Bot API is not reported as running');
+    assert.ok(tg.detail, 'it says why');
+    assert.ok(channels.some((x) => x.name === 'qq'));
+  } finally {
+    await d.config.reset('plugin.telegram.bot_token');
+    await d.config.reset('plugin.telegram.api_root');
+  }
+});

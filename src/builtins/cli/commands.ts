@@ -72,6 +72,26 @@ function withOverrideWarning(info: ConfigKeyInfo, value: unknown, op: 'set' | 'r
   return { ...info, warning: `${what}, but it does not take effect now: this run's ${by} ${info.secret ? '' : `(${JSON.stringify(info.value)}) `}overrides ${info.key}. It applies from the next start without ${by}.` };
 }
 
+/**
+ * The chat channels' own states (a plugin `running` may have a revoked token): each serves it at
+ * `GET /api/v1/channels/<name>` as `{ status, detail? }`, the route the WebUI's Channels page reads.
+ */
+async function channelStates(sdk: PluginSDK): Promise<{ name: string; status: string; detail?: string }[]> {
+  const out: { name: string; status: string; detail?: string }[] = [];
+  for (const r of sdk.use('host.routes')?.list() ?? []) {
+    const m = /^\/api\/v1\/channels\/([a-z0-9_-]+)$/.exec(r.path);
+    if (r.method !== 'GET' || !m) continue;
+    try {
+      const res = await r.handler(new Request(`http://homed.local${r.path}`), {});
+      const v = ((await res.json()) as { value?: { status?: unknown; detail?: unknown } }).value;
+      if (typeof v?.status === 'string') out.push({ name: m[1], status: v.status, ...(typeof v.detail === 'string' && v.detail ? { detail: v.detail } : {}) });
+    } catch {
+      // A channel whose status cannot be read is left out; its plugin's state still shows.
+    }
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
 export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: StreamFn): Promise<unknown> {
   const a = req.args;
   switch (req.cmd) {
@@ -87,6 +107,7 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
         providers: providers?.status().map((p) => ({ name: p.name, state: p.state, model: p.model, configured: p.configured })) ?? [],
         llmAvailable: sdk.llm().available(),
         plugins: plugins?.list().map((p) => ({ name: p.name, kind: p.kind, state: p.state })) ?? [],
+        channels: await channelStates(sdk),
       };
     }
     case 'webui.sign-in': {
