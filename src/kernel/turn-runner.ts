@@ -285,6 +285,10 @@ export class TurnRunner {
 
   /** The tools a turn is offered: all for the owner; for anyone else only those whose audience is `anyone` (decision 0360). */
   private offered(turn: TurnState, tools: ToolDef[]): ToolDef[] {
+    // A memory-upkeep turn quotes remembered text — which anyone in a group may have written — and
+    // answers in its text (JSON its caller checks): it is offered no tool, so an injected line in
+    // a remembered name cannot reach the owner's tools through it.
+    if (turn.consolidation) return [];
     return this.audience(turn).owner ? tools : tools.filter((t) => t.audience === 'anyone');
   }
 
@@ -415,6 +419,11 @@ export class TurnRunner {
       return { text, rejected: extra.rejected !== undefined };
     };
     if (!def) return finish(`Error: unknown tool "${call.name}"`, { error: 'unknown tool' });
+    if (turn.consolidation) {
+      const why = `FORBIDDEN: ${call.name}: a memory-upkeep turn uses no tools; answer in text`;
+      d.log.warn(`tool ${call.name} refused in a memory-upkeep turn`, { turnId: turn.turnId });
+      return finish(`Rejected: ${why}`, { rejected: why });
+    }
     const audience = this.audience(turn);
     if (!audience.owner && def.audience !== 'anyone') {
       // A model talked into calling an owner tool from a group or someone else's chat (decision 0360).
