@@ -1,6 +1,7 @@
 import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
+import { forgottenFiles } from './forget-files.js';
 import { heldTexts } from './held-turn.js';
 import { containsAll, preview, queryWords, sessionOfTurn } from './text-match.js';
 
@@ -28,7 +29,7 @@ export function turnRefs(t: ControlTiers, turnId: string): string[] {
  * exclusion and every session log, so nothing the recall ranks low escapes — the facts that
  * mention the words, the facts whose only sources are those turns, notes without a turn, and the
  * library memories that mention them (listed for the person to choose). By ids: those things and
- * the facts only they support.
+ * the facts only they support. With the turns, how many files their messages brought go too.
  */
 export async function planForget(t: ControlTiers, req: ForgetRequest, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetPlan> {
   const turns = new Map<string, ForgetTurn>();
@@ -104,8 +105,11 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       if (r) facts.set(id, { id, text: factText(r), reason: 'only-source' });
     }
   }
+  // The files the turns' messages brought, less those a turn that stays names (decision 0370).
+  const files = turns.size && t.homeDir && t.sessions ? forgottenFiles(await allLogs(t), (e) => turns.has(e.turnId), t.homeDir).length : 0;
   return {
     ...(query ? { query } : {}),
+    ...(files ? { files } : {}),
     turns: [...turns.values()].sort((a, b) => a.at - b.at || a.turnId.localeCompare(b.turnId)),
     facts: [...facts.values()].sort((a, b) => a.id - b.id),
     documents: [...documents.values()],
