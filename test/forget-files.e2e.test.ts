@@ -1,8 +1,9 @@
 /**
  * Decision 0370 in the real daemon: a file the person sent on Telegram is kept twice (the
  * channel's copy under `media/telegram/<chat>/`, the kernel's under `media/<date>/`); `waiter
- * memory forget --turn … --yes` deletes both, counts them in its preview and its report, and an
- * export made after holds neither — while the files of a turn that stays stay. The fake Telegram
+ * memory forget --turn … --yes` deletes both, counts them in its preview and its report, an
+ * export made after holds neither, and an export made before, imported again, does not bring them
+ * back — while the files of a turn that stays stay. The fake Telegram
  * Bot API and the scripted fake LLM on loopback.
  */
 import { after, before, describe, it } from 'node:test';
@@ -113,6 +114,10 @@ describe('forget takes the files sent with a turn (decision 0370)', { timeout: 1
     assert.ok(secretCopies.some((f) => f.startsWith(join('telegram', String(OWNER.id)))), all.join(', '));
     assert.equal(keptCopies.length, 2, all.join(', '));
     for (const f of secretCopies) assert.equal(readFileSync(join(media, f), 'utf8'), 'my passport number is X1234567');
+    const transfer = d.host.services.use('host.transfer')!;
+    const beforeForget = join(home, 'before.zip');
+    assert.equal((await transfer.exportTo({ file: beforeForget })).state, 'done');
+    assert.equal((await zipNames(beforeForget)).filter((n) => n.endsWith('notes.txt')).length, 2, 'the export before the forget holds both copies');
 
     const preview = await waiter('memory', 'forget', '--turn', forgotten, '--dry-run');
     assert.equal(preview.code, 0, preview.err);
@@ -127,10 +132,18 @@ describe('forget takes the files sent with a turn (decision 0370)', { timeout: 1
     for (const f of keptCopies) assert.equal(readFileSync(join(media, f), 'utf8'), 'milk, eggs, bread', `${f} of the kept turn ${kept} went`);
 
     const out = join(home, 'after.zip');
-    const job = await d.host.services.use('host.transfer')!.exportTo({ file: out });
-    assert.equal(job.state, 'done');
+    assert.equal((await transfer.exportTo({ file: out })).state, 'done');
     const names = await zipNames(out);
     assert.deepEqual(names.filter((n) => n.includes('notes.txt')), [], 'the export holds no copy of the forgotten file');
     assert.equal(names.filter((n) => n.startsWith('media/') && n.endsWith('shopping.txt')).length, 2, names.filter((n) => n.startsWith('media/')).join(', '));
+
+    // The export from before the forget, imported again: the forgotten turn stays out, and so do its files.
+    const job = await transfer.stageImport({ file: beforeForget });
+    const applied = await transfer.applyImport(job.id, { mode: 'overwrite' });
+    await transfer.discard(job.id);
+    assert.equal(applied.state, 'done', JSON.stringify(applied));
+    for (const f of secretCopies) assert.equal(existsSync(join(media, f)), false, `${f} came back with the import`);
+    assert.equal(applied.report?.parts.media?.forgotten, 2, JSON.stringify(applied.report?.parts.media));
+    for (const f of keptCopies) assert.equal(readFileSync(join(media, f), 'utf8'), 'milk, eggs, bread');
   });
 });

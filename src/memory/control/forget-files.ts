@@ -24,7 +24,7 @@ function inside(home: string, folder: string, path: string): string | undefined 
  * not a pointer anywhere on disk.
  */
 export function attachedFiles(e: SessionEvent, home: string): string[] {
-  if (e.kind !== 'user' || e.data?.redacted) return [];
+  if (e.kind !== 'user' || e.data?.redacted || typeof e.text !== 'string') return [];
   const out = new Set<string>();
   const list = Array.isArray(e.data?.attachments) ? (e.data.attachments as { path?: unknown; channelPath?: unknown }[]) : [];
   for (const a of list) {
@@ -48,6 +48,14 @@ export function attachedFiles(e: SessionEvent, home: string): string[] {
  * files that are there.
  */
 export function forgottenFiles(logs: ReadonlyMap<string, readonly SessionEvent[]>, gone: (e: SessionEvent) => boolean, home: string): string[] {
+  return filesOnlyOf(logs, gone, home).filter(exists);
+}
+
+/**
+ * What {@link forgottenFiles} lists, whether or not the files are there (absolute paths under
+ * `home`): an import asks it of an archive's logs, whose files are not in place yet.
+ */
+export function filesOnlyOf(logs: ReadonlyMap<string, readonly SessionEvent[]>, gone: (e: SessionEvent) => boolean, home: string): string[] {
   const files = new Set<string>();
   for (const evs of logs.values()) for (const e of evs) if (gone(e)) for (const f of attachedFiles(e, home)) files.add(f);
   if (!files.size) return [];
@@ -67,7 +75,7 @@ export function forgottenFiles(logs: ReadonlyMap<string, readonly SessionEvent[]
       }
     }
   }
-  return [...files].filter(exists).sort();
+  return [...files].sort();
 }
 
 function exists(file: string): boolean {

@@ -1,7 +1,7 @@
-import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn } from '../../spec/index.js';
+import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn, SessionEvent } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
-import { forgottenFiles } from './forget-files.js';
+import { attachedFiles, forgottenFiles } from './forget-files.js';
 import { heldTexts } from './held-turn.js';
 import { containsAll, preview, queryWords, sessionOfTurn } from './text-match.js';
 
@@ -106,7 +106,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     }
   }
   // The files the turns' messages brought, less those a turn that stays names (decision 0370).
-  const files = turns.size && t.homeDir && t.sessions ? forgottenFiles(await allLogs(t), (e) => turns.has(e.turnId), t.homeDir).length : 0;
+  const files = await filesOfTurns(t, new Set(turns.keys()));
   return {
     ...(query ? { query } : {}),
     ...(files ? { files } : {}),
@@ -115,6 +115,22 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     documents: [...documents.values()],
     memories: [...memories.values()],
   };
+}
+
+/**
+ * How many files go with these turns (decision 0370). Their own sessions' logs are read first;
+ * every log (for the files a turn that stays names) only when one of their messages brought a file.
+ */
+async function filesOfTurns(t: ControlTiers, turnIds: ReadonlySet<string>): Promise<number> {
+  const home = t.homeDir;
+  if (!turnIds.size || !home || !t.sessions) return 0;
+  const gone = (e: SessionEvent) => turnIds.has(e.turnId);
+  let any = false;
+  for (const sid of new Set([...turnIds].map(sessionOfTurn))) {
+    const evs = await t.sessions.events(sid, ALL).catch(() => [] as SessionEvent[]);
+    if (evs.some((e) => gone(e) && attachedFiles(e, home).length > 0)) any = true;
+  }
+  return any ? forgottenFiles(await allLogs(t), gone, home).length : 0;
 }
 
 /** Where a turn lives now, with its text (user message and reply) for the preview. */
