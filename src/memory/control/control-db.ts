@@ -225,7 +225,7 @@ export class ControlDB {
     return n;
   }
 
-  /** Files a committed forget has still to delete (absolute paths, decision 0370). */
+  /** Files a committed forget has still to delete (paths from the data folder, decision 0370). */
   forgetFiles(): string[] {
     return this.st('SELECT path FROM forget_files ORDER BY path').pluck().all() as string[];
   }

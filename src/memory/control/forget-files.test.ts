@@ -115,13 +115,15 @@ test('0370: a forget cut off after its commit point (its file list left in memor
   // before the files are deleted.
   const db = new Database(path.join(w.home, 'memory-control.db'));
   const ins = db.prepare('INSERT INTO forget_files(path, at) VALUES (?, ?)');
-  for (const f of [kernel, channel]) ins.run(path.join(w.home, f), Date.now());
+  for (const f of [kernel, channel, '../persona.md']) ins.run(f, Date.now());
+  put(w.home, 'persona.md', 'I am the agent');
   db.close();
   assert.equal(there(w.home, kernel) && there(w.home, channel), true);
   const b = await openAll(w.home);
   assert.equal(there(w.home, kernel), false, "the kernel's copy is deleted at the next open");
   assert.equal(there(w.home, channel), false, "the channel's copy is deleted at the next open");
   assert.equal(there(w.home, stay), true);
+  assert.equal(there(w.home, 'persona.md'), true, 'a listed path outside media/ is never deleted');
   await b.close();
   const after = new Database(path.join(w.home, 'memory-control.db'), { readonly: true });
   assert.equal(after.prepare('SELECT count(*) FROM forget_files').pluck().get(), 0, 'the list is emptied once done');

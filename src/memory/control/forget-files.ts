@@ -88,16 +88,25 @@ function exists(file: string): boolean {
 }
 
 /**
- * Deletes files a committed forget took and drops them from its list (`forget_files`). A file
- * already gone counts as done; one that cannot be deleted stays listed for the next open.
- * Returns how many files were deleted.
+ * Deletes files a committed forget took and drops them from its list (`forget_files`, paths from
+ * the data folder: a data folder moved between a kill and the next open is still the one cleaned).
+ * A file already gone counts as done, as does a listed path that leads outside `<home>/media/`
+ * (never deleted); one that cannot be deleted stays listed for the next open. Returns how many
+ * files were deleted.
  */
-export function deleteForgottenFiles(t: Pick<ControlTiers, 'db' | 'log'>, files: readonly string[]): number {
+export function deleteForgottenFiles(t: Pick<ControlTiers, 'db' | 'log' | 'homeDir'>, files: readonly string[]): number {
+  const home = t.homeDir;
+  if (!home) return 0;
   const done: string[] = [];
   let deleted = 0;
   for (const f of files) {
+    const abs = inside(home, 'media', f);
+    if (!abs) {
+      done.push(f);
+      continue;
+    }
     try {
-      unlinkSync(f);
+      unlinkSync(abs);
       deleted++;
       done.push(f);
     } catch (e) {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
@@ -170,7 +170,7 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   // The commit point: the tombstones and the files to delete, in one transaction. The caller
   // deletes the files once this returns or throws (MemoryControl.forget); a kill before that
   // leaves them listed, and the next open deletes them (decision 0370).
-  res.tombstones = t.db.addTombstones(stones, files);
+  res.tombstones = t.db.addTombstones(stones, files.map((f) => relative(t.homeDir!, f)));
   res.turns = turnIds.length;
 
   // The tiers, with secure delete.
