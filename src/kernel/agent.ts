@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import type { AttachmentPort, StoredAttachment, ConfigReader, ContextEvent, ContextWindow, PeopleDirectory, Disposer, InputOptions, InputTicket, NewContextEvent, ToolDef, TurnInput, TurnOutcome } from '../spec/index.js';
 import { NotFoundError, ValidationError } from '../spec/index.js';
 import type { Logger } from '../log/index.js';
@@ -57,6 +57,8 @@ interface QueuedInput {
   turnId: string;
   /** Where its attachments were kept (when a media port is wired). */
   stored?: StoredAttachment[];
+  /** Where the channel saved each attachment itself, from the data folder (decision 0370). */
+  channelPaths?: (string | undefined)[];
   resolve: (o: TurnOutcome) => void;
   /** Settles once recording the user message ended (never rejects: see `recordError`). */
   accepted?: Promise<void>;
@@ -240,7 +242,7 @@ export class Agent {
     const turnId = this.allocateTurn(input.sessionId);
     let resolve!: (o: TurnOutcome) => void;
     const done = new Promise<TurnOutcome>((r) => (resolve = r));
-    const q: QueuedInput = { input, turnId, resolve };
+    const q: QueuedInput = { input, turnId, resolve, channelPaths: this.channelPaths(opts) };
     const accepted = this.record(q);
     q.accepted = accepted;
     // What a channel awaits before it acknowledges the message (a 202, a Telegram offset): the
@@ -340,6 +342,21 @@ export class Agent {
     return `${sessionId}#${n}`;
   }
 
+  /**
+   * Where the channel saved each attachment itself, from the data folder — only inside
+   * `<home>/media/`: recorded with the message so a forget of the turn deletes that copy too
+   * (decision 0370).
+   */
+  private channelPaths(o: InputOptions): (string | undefined)[] | undefined {
+    if (!o.attachments?.some((a) => typeof a.savedAt === 'string') || !this.opts.homeDir) return undefined;
+    const home = this.opts.homeDir;
+    const media = resolvePath(home, 'media');
+    return o.attachments.map((a) => {
+      const abs = typeof a.savedAt === 'string' ? resolvePath(home, a.savedAt) : undefined;
+      return abs?.startsWith(media + sep) ? relative(home, abs) : undefined;
+    });
+  }
+
   private normalize(o: InputOptions): TurnInput {
     if (typeof o.text !== 'string') throw new ValidationError('input text must be a string');
     if (o.text.length > MAX_INPUT_CHARS) throw new ValidationError(`input text is longer than ${MAX_INPUT_CHARS} characters`);
@@ -348,7 +365,9 @@ export class Agent {
     const channel = o.channel ?? o.source;
     if (typeof o.source !== 'string' || !CHANNEL.test(o.source)) throw new ValidationError(`invalid input source "${String(o.source).slice(0, 60)}": use 1-64 of A-Z a-z 0-9 _ -`);
     if (!CHANNEL.test(channel)) throw new ValidationError(`invalid channel "${String(channel).slice(0, 60)}": use 1-64 of A-Z a-z 0-9 _ -`);
-    const input: TurnInput = { sessionId: o.sessionId, source: o.source, channel, text: o.text, attachments: o.attachments, trigger: o.trigger ?? 'user', meta: o.meta };
+    // A channel's own copy (`savedAt`) is recorded with the message only (see channelPaths).
+    const attachments = o.attachments?.map((a) => ({ mimeType: a.mimeType, data: a.data, ...(a.name !== undefined ? { name: a.name } : {}) }));
+    const input: TurnInput = { sessionId: o.sessionId, source: o.source, channel, text: o.text, attachments, trigger: o.trigger ?? 'user', meta: o.meta };
     const speaker = normalizeSpeaker(o.speaker);
     const conversation = normalizeConversation(o.conversation);
     if (speaker) input.speaker = speaker;
@@ -374,7 +393,7 @@ export class Agent {
       const data: Record<string, unknown> = {
         source: q.input.source,
         trigger: q.input.trigger,
-        attachments: q.input.attachments?.map((a, i) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4), ...(q.stored?.[i]?.path ? { path: q.stored[i].path, kind: q.stored[i].kind } : {}) })),
+        attachments: q.input.attachments?.map((a, i) => ({ name: a.name, mimeType: a.mimeType, bytes: Math.round((a.data.length * 3) / 4), ...(q.stored?.[i]?.path ? { path: q.stored[i].path, kind: q.stored[i].kind } : {}), ...(q.channelPaths?.[i] ? { channelPath: q.channelPaths[i] } : {}) })),
       };
       // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.
       if (q.input.speaker) data.speaker = q.input.speaker;

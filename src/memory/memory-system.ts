@@ -176,6 +176,7 @@ export class MemorySystem {
       sessions: opts.sessions,
       textLog: opts.textLog,
       asideCopies: () => asideCopies(home),
+      homeDir: home,
       log,
       now: opts.now ?? Date.now,
     });

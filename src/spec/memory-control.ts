@@ -105,6 +105,8 @@ export interface ForgetPlan {
   documents: { tier: string; id: string; text: string }[];
   /** Library memories that mention it: removed only when the person includes them. */
   memories: { id: string; title: string; preview: string }[];
+  /** How many files the turns' messages brought go with them (decision 0370); absent = none. */
+  files?: number;
 }
 
 /** What a forget removed, by place. */
@@ -123,6 +125,8 @@ export interface ForgetResult {
   tombstones: number;
   /** Copies set aside as damaged (session logs, `context.json`) in which a forgotten text was blanked. */
   asideCopies: number;
+  /** Files the forgotten turns' messages brought (both copies of a chat app's file) that were deleted. */
+  files: number;
 }
 
 /**

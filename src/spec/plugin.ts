@@ -74,7 +74,16 @@ export interface HttpRoute {
   handler: (req: Request, params: Record<string, string>) => Response | Promise<Response>;
 }
 
-export type InputOptions = Omit<TurnInput, 'trigger' | 'channel'> & { trigger?: TurnInput['trigger']; channel?: string };
+export type InputOptions = Omit<TurnInput, 'trigger' | 'channel' | 'attachments'> & {
+  trigger?: TurnInput['trigger'];
+  channel?: string;
+  /**
+   * The files sent with the message. `savedAt`: where the channel saved the file itself (an
+   * absolute path inside `<home>/media/`); it is recorded with the message, so a forget of the
+   * turn deletes that copy too (decision 0370). The turn's stages and the model never see it.
+   */
+  attachments?: (NonNullable<TurnInput['attachments']>[number] & { savedAt?: string })[];
+};
 
 /**
  * The full plugin SDK (P-1). Every `register*`/`subscribe` returns a disposer owned by the

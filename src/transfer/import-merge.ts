@@ -1,11 +1,11 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
+import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
-import { turnForgotten, turnHash } from '../memory/control/index.js';
+import { filesOnlyOf, turnForgotten, turnHash } from '../memory/control/index.js';
 import { holdMemoryFile, planInjects } from './every-session.js';
 import { RefMap } from './ref-map.js';
 import type { StagedExport } from './staged-export.js';
@@ -573,7 +573,18 @@ export async function mergeImport(o: {
     plan('persona').heldForApproval = heldPersona;
     notes.push("the archive's persona would replace this one and reach every session: left out — import again approving it to take it");
   }
-  for (const m of staged.media()) fileItem('media', m.file, join(live.home, 'media', ...m.rel.split('/')), join(M, 'media', ...m.rel.split('/')), undefined);
+  // A file the archive's logs name only in events left out as forgotten (a message sent with it)
+  // stays out too: an export made before a forget brings back no file the forget deleted (decision 0370).
+  const leftOutEvent = (e: SessionEvent) => (typeof e.turnId === 'string' && refs.forgotten(e.turnId, e.data?.redacted !== true)) || (typeof e.text === 'string' && e.text !== '' && textForgotten(e.text));
+  const theirLogs = new Map(theirSessions.map((s) => [s.id, logLines(readFileSync(s.file, 'utf8')).filter((l) => l.type === 'event') as unknown as SessionEvent[]]));
+  const forgottenMedia = new Set(filesOnlyOf(theirLogs, leftOutEvent, live.home).map((f) => relative(join(live.home, 'media'), f).split(sep).join('/')));
+  for (const m of staged.media()) {
+    if (forgottenMedia.has(m.rel)) {
+      plan('media').forgotten++;
+      continue;
+    }
+    fileItem('media', m.file, join(live.home, 'media', ...m.rel.split('/')), join(M, 'media', ...m.rel.split('/')), undefined);
+  }
 
   // Settings: set through the registry after the swap (validated there); secrets never. Without
   // `privilegedSettings` an archive sets only what the agent's `config_set` may set (decision

@@ -33,6 +33,7 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {
   if (p.turns.length) {
     lines.push(`Turns (${p.turns.length}) — removed from every memory tier; their text is redacted in the session log:`);
     for (const t of p.turns) lines.push(`  ${t.turnId}  ${date(t.at)}  [${t.places.join(', ')}]  ${t.text}`);
+    if (p.files) lines.push(`  and ${p.files === 1 ? 'the file' : `${p.files} files`} sent with them (deleted from the data folder)`);
   }
   if (p.facts.length) {
     lines.push(`Facts (${p.facts.length}):`);

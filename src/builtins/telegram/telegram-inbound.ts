@@ -156,7 +156,8 @@ async function collectMedia(m: TgMessage, d: InboundDeps): Promise<{ attachments
       const bytes = await fetchFile(f.ref.file_id, f.ref.file_size);
       const path = await save(f.name, bytes);
       const mimeType = f.ref.mime_type ?? (f.kind === 'voice message' ? 'audio/ogg' : f.kind === 'video message' ? 'video/mp4' : 'application/octet-stream');
-      attachments.push({ mimeType, name: safeName(f.name), data: Buffer.from(bytes).toString('base64') });
+      // `savedAt`: the message records this copy too, so forgetting the turn deletes it (decision 0370).
+      attachments.push({ mimeType, name: safeName(f.name), data: Buffer.from(bytes).toString('base64'), savedAt: path });
       notes.push(`[${f.kind}${f.extra ? ` (${f.extra})` : ''} saved to ${path}]`);
     } catch (e) {
       notes.push(`[a ${f.kind} could not be downloaded: ${(e as Error).message}]`);

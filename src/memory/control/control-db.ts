@@ -209,16 +209,32 @@ export class ControlDB {
 
   // ---------- tombstones ----------
 
-  /** Adds tombstones (now, or at the time an import says they were made); returns how many were new. */
-  addTombstones(items: { hash: string; kind: string; at?: number }[]): number {
+  /** Adds tombstones (now, or at the time an import says they were made), and the files a forget takes; returns how many tombstones were new. */
+  addTombstones(items: { hash: string; kind: string; at?: number }[], files: readonly string[] = []): number {
     const ins = this.st('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
+    const file = this.st('INSERT OR IGNORE INTO forget_files(path, at) VALUES (?, ?)');
     const now = this.clock();
     let n = 0;
+    // The files a forget takes are recorded with its tombstones, at once (decision 0370): once the
+    // forget is committed they are deleted, by it or — after a kill — at the next open.
     this.conn.transaction(() => {
       for (const t of items) n += ins.run(t.hash, t.kind, t.at ?? now).changes;
+      for (const f of files) file.run(f, now);
     })();
     for (const t of items) if (HOT_KINDS.has(t.kind) && !this.hotStones.has(t.hash)) this.hotStones.set(t.hash, t.at ?? now);
     return n;
+  }
+
+  /** Files a committed forget has still to delete (paths from the data folder, decision 0370). */
+  forgetFiles(): string[] {
+    return this.st('SELECT path FROM forget_files ORDER BY path').pluck().all() as string[];
+  }
+
+  /** Drops files from the list once deleted (with secure delete: the rows name them). */
+  dropForgetFiles(paths: readonly string[]): void {
+    if (!paths.length) return;
+    const del = this.st('DELETE FROM forget_files WHERE path = ?');
+    this.scrubbed(() => paths.forEach((p) => del.run(p)));
   }
 
   /** Every tombstone (hashes only), oldest first: what an export carries. */

@@ -9,7 +9,8 @@ import { HomeAgentError } from '../../spec/errors/index.js';
  * until it is restored. `tombstones`: hashes (never text) of forgotten turn ids, contents, facts
  * and documents, so reindex and import do not bring them back. `history`: every change to memory
  * with who made it, when, from which turn, and the rows before and after (what undo puts back);
- * `history_subjects` indexes it by the names a person looks it up by.
+ * `history_subjects` indexes it by the names a person looks it up by. `forget_files`: files a
+ * forget committed to deleting and has not deleted yet (decision 0370).
  */
 export const CONTROL_MIGRATIONS: readonly string[] = [
   `
@@ -48,6 +49,14 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     change_id INTEGER NOT NULL REFERENCES history(id) ON DELETE CASCADE,
     subject TEXT NOT NULL COLLATE NOCASE,
     PRIMARY KEY (subject, change_id)
+  ) WITHOUT ROWID;
+  `,
+  // Decision 0370: the files a forget takes (attachments of its turns), recorded with its
+  // tombstones in one transaction and deleted after; what a kill leaves here is deleted at the next open.
+  `
+  CREATE TABLE forget_files (
+    path TEXT PRIMARY KEY,
+    at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
 ];

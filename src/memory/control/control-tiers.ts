@@ -51,6 +51,8 @@ export interface ControlTiers {
   textLog?: ControlTextLog;
   /** Text files set aside as damaged that may hold what was said (`sessions/*.jsonl.corrupt-*`, `context.json.corrupt-*`). */
   asideCopies?(): string[];
+  /** The data folder: a forget deletes the files of its turns' messages under `<home>/media/` (decision 0370). */
+  homeDir?: string;
   log: PluginLogger;
   now: () => number;
 }

@@ -1,6 +1,7 @@
-import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn } from '../../spec/index.js';
+import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn, SessionEvent } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
+import { attachedFiles, forgottenFiles } from './forget-files.js';
 import { heldTexts } from './held-turn.js';
 import { containsAll, preview, queryWords, sessionOfTurn } from './text-match.js';
 
@@ -28,7 +29,7 @@ export function turnRefs(t: ControlTiers, turnId: string): string[] {
  * exclusion and every session log, so nothing the recall ranks low escapes — the facts that
  * mention the words, the facts whose only sources are those turns, notes without a turn, and the
  * library memories that mention them (listed for the person to choose). By ids: those things and
- * the facts only they support.
+ * the facts only they support. With the turns, how many files their messages brought go too.
  */
 export async function planForget(t: ControlTiers, req: ForgetRequest, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetPlan> {
   const turns = new Map<string, ForgetTurn>();
@@ -104,13 +105,32 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       if (r) facts.set(id, { id, text: factText(r), reason: 'only-source' });
     }
   }
+  // The files the turns' messages brought, less those a turn that stays names (decision 0370).
+  const files = await filesOfTurns(t, new Set(turns.keys()));
   return {
     ...(query ? { query } : {}),
+    ...(files ? { files } : {}),
     turns: [...turns.values()].sort((a, b) => a.at - b.at || a.turnId.localeCompare(b.turnId)),
     facts: [...facts.values()].sort((a, b) => a.id - b.id),
     documents: [...documents.values()],
     memories: [...memories.values()],
   };
+}
+
+/**
+ * How many files go with these turns (decision 0370). Their own sessions' logs are read first;
+ * every log (for the files a turn that stays names) only when one of their messages brought a file.
+ */
+async function filesOfTurns(t: ControlTiers, turnIds: ReadonlySet<string>): Promise<number> {
+  const home = t.homeDir;
+  if (!turnIds.size || !home || !t.sessions) return 0;
+  const gone = (e: SessionEvent) => turnIds.has(e.turnId);
+  let any = false;
+  for (const sid of new Set([...turnIds].map(sessionOfTurn))) {
+    const evs = await t.sessions.events(sid, ALL).catch(() => [] as SessionEvent[]);
+    if (evs.some((e) => gone(e) && attachedFiles(e, home).length > 0)) any = true;
+  }
+  return any ? forgottenFiles(await allLogs(t), gone, home).length : 0;
 }
 
 /** Where a turn lives now, with its text (user message and reply) for the preview. */

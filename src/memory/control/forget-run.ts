@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
+import { forgottenFiles } from './forget-files.js';
 import { turnRefs } from './forget-plan.js';
 import { ForgetTexts } from './forget-texts.js';
 import { isArchivedEvent } from './tombstone-match.js';
@@ -39,11 +40,12 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
  * held, the facts asked for, the distiller's marks; then the library memories the person chose;
  * then the session logs (the turn's events stay as redaction markers, and any event quoting a
  * forgotten text is redacted too), the text log, and every history entry that holds the text; last,
- * a `forget` entry without any text.
+ * a `forget` entry without any text. The files the turns' messages brought are listed with the
+ * tombstones; the caller deletes them (`deleteForgottenFiles`) and sets `files`.
  */
 export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query'>, meta: ChangeMeta, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetResult> {
   checkForgetRequest(req);
-  const res: ForgetResult = { turns: 0, contextEvents: 0, documents: 0, archived: 0, relations: 0, entities: 0, held: 0, memories: 0, sessionEvents: 0, textLogLines: 0, historyRedacted: 0, tombstones: 0, asideCopies: 0 };
+  const res: ForgetResult = { turns: 0, contextEvents: 0, documents: 0, archived: 0, relations: 0, entities: 0, held: 0, memories: 0, sessionEvents: 0, textLogLines: 0, historyRedacted: 0, tombstones: 0, asideCopies: 0, files: 0 };
   const turnIds = [...new Set(req.turnIds ?? [])];
   const turnSet = new Set(turnIds);
   const context = t.context();
@@ -109,10 +111,13 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     ft.other(...h.triples.flatMap((tr) => [tr.sentence, `${tr.subject} ${tr.predicate} ${tr.object}`]));
   }
   const logged = new Map<string, SessionEvent[]>();
+  let files: string[] = [];
   if (t.sessions) {
     const sids = new Set(turnIds.map((id) => id.slice(0, Math.max(0, id.lastIndexOf('#')))));
     // Deleted sessions too: their logs still hold the text.
     const logs = sids.size ? await allLogs(t) : new Map<string, SessionEvent[]>();
+    // The files the turns' messages brought, unless a turn that stays names them (decision 0370).
+    if (t.homeDir) files = forgottenFiles(logs, (e) => turnSet.has(e.turnId), t.homeDir);
     for (const sid of sids) {
       const evs = (logs.get(sid) ?? []).filter((e) => turnSet.has(e.turnId));
       logged.set(sid, evs);
@@ -162,7 +167,10 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     const r = graph?.relation(id);
     if (r) stones.push({ hash: factHash(r.subject, r.predicate, r.object), kind: 'fact' });
   }
-  res.tombstones = t.db.addTombstones(stones);
+  // The commit point: the tombstones and the files to delete, in one transaction. The caller
+  // deletes the files once this returns or throws (MemoryControl.forget); a kill before that
+  // leaves them listed, and the next open deletes them (decision 0370).
+  res.tombstones = t.db.addTombstones(stones, files.map((f) => relative(t.homeDir!, f)));
   res.turns = turnIds.length;
 
   // The tiers, with secure delete.

@@ -10,4 +10,5 @@ export { queryWords, containsAll } from './text-match.js';
 export { knowledgeForgetParticipant, knowledgeForgetId, type ForgetKnowledgeBase } from './knowledge-participant.js';
 export { turnHash, contentHash } from './tombstone-hash.js';
 export { turnForgotten, type StoneMatcher } from './tombstone-match.js';
+export { filesOnlyOf } from './forget-files.js';
 export type { ControlSessions, ControlTextLog, ControlTiers } from './control-tiers.js';

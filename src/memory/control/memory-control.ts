@@ -4,6 +4,7 @@ import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
+import { deleteForgottenFiles } from './forget-files.js';
 import { planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
@@ -53,8 +54,14 @@ export class MemoryControl implements MemoryControlService {
     return this.t.db;
   }
 
-  /** At open: turns excluded before a kill may still sit in a tier; they are swept again. */
+  /**
+   * At open: the files a forget committed to deleting are deleted (a kill cut it off); turns
+   * excluded before a kill may still sit in a tier, they are swept again.
+   */
   async reconcile(): Promise<void> {
+    // Files a committed forget had not deleted yet when it was cut off (decision 0370).
+    const left = this.db.forgetFiles();
+    if (left.length) this.t.log.info(`memory control: deleted ${deleteForgottenFiles(this.t, left)} file(s) of a forget that was cut off`);
     for (const id of this.db.excluded()) {
       try {
         await sweepTurn(this.t, id);
@@ -212,7 +219,16 @@ export class MemoryControl implements MemoryControlService {
 
   forget(request: Omit<ForgetRequest, 'query'>, meta: ChangeMeta = {}): Promise<ForgetResult> {
     return this.serial(async () => {
-      const res = await runForget(this.t, request, { ...currentChangeActor(), ...meta }, this.participants);
+      let res: ForgetResult | undefined;
+      try {
+        res = await runForget(this.t, request, { ...currentChangeActor(), ...meta }, this.participants);
+      } finally {
+        // After its commit point (the tombstones), also when a later step failed: what the
+        // forget listed goes now, not at the next start (decision 0370).
+        const files = this.db.forgetFiles();
+        const n = files.length ? deleteForgottenFiles(this.t, files) : 0;
+        if (res) res.files = n;
+      }
       const n = res.turns + res.relations + res.documents + res.archived + res.memories;
       this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
       return res;

@@ -91,6 +91,11 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
                   <span className="muted small" data-testid="forget-places">{x.places.map((p) => tierLabel(t, p)).join(t('common.listSep'))}</span>
                 </div>
               ))}
+              {plan.files ? (
+                <p className="muted small" data-testid="forget-files">
+                  {t('forget.files', { n: plan.files })}
+                </p>
+              ) : null}
             </section>
           )}
           {plan.facts.length > 0 && (
