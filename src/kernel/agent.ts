@@ -251,14 +251,25 @@ export class Agent {
       if (q.recordError) throw q.recordError;
     });
     recorded.catch(() => {});
+    // The turn id as recorded: the one handed out now, unless the session's log was replaced by an
+    // import before the message was written and holds it already (decision 0380; rare — turns
+    // handed out while an import is applied start above the archive's).
+    const ticket: InputTicket = {
+      get turnId() {
+        return q.turnId;
+      },
+      sessionId: input.sessionId,
+      done,
+      accepted: recorded,
+    };
     if (this.stopped) {
       // Nothing will process it: keep the message, tell the caller at once instead of never.
       void accepted.then(() => resolve(this.abortedOutcome(q)));
-      return { turnId, sessionId: input.sessionId, done, accepted: recorded };
+      return ticket;
     }
     (input.trigger === 'system' && input.source === CONSOLIDATION ? this.selfInputs : this.external).push(q);
     void accepted.then(() => this.wake?.());
-    return { turnId, sessionId: input.sessionId, done, accepted: recorded };
+    return ticket;
   }
 
   /** Internal self-input: takes the consolidation path (C-1, seed selfInputCh). */
@@ -312,7 +323,8 @@ export class Agent {
     try {
       home = (await this.opts.sessions.ensure(sessionId, sessionId === NOTICES_SESSION ? 'system' : n.source)).channel;
       turnId = this.allocateTurn(sessionId);
-      const ev = await this.opts.sessions.append(sessionId, { turnId, kind: 'system', text: n.text, data: { source: n.source, notice: true } });
+      const ev = await this.opts.sessions.append(sessionId, { turnId, kind: 'system', text: n.text, data: { source: n.source, notice: true } }, { renumber: () => (turnId = this.allocateTurn(sessionId)) });
+      turnId = ev.turnId;
       this.bus.emit('session_event', { sessionId, seq: ev.seq, kind: 'system' });
     } catch (e) {
       this.log.error(`could not record a notice from ${n.source}: ${(e as Error).message}`);
@@ -398,7 +410,11 @@ export class Agent {
       // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.
       if (q.input.speaker) data.speaker = q.input.speaker;
       if (q.input.conversation) data.conversation = q.input.conversation;
-      const ev = await this.opts.sessions.append(q.input.sessionId, { turnId: q.turnId, kind: 'user', text: q.input.text, data });
+      const ev = await this.opts.sessions.append(q.input.sessionId, { turnId: q.turnId, kind: 'user', text: q.input.text, data }, { renumber: () => this.allocateTurn(q.input.sessionId) });
+      if (ev.turnId !== q.turnId) {
+        this.log.warn(`turn ${q.turnId} is in the session log an import swapped in; the message was recorded as ${ev.turnId}`);
+        q.turnId = ev.turnId;
+      }
       this.bus.emit('session_event', { sessionId: q.input.sessionId, seq: ev.seq, kind: 'user' });
     } catch (e) {
       q.recordError = e instanceof Error ? e : new Error(String(e));

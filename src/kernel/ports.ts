@@ -29,7 +29,11 @@ export interface SessionPort {
   /** Renames a session (an untitled one is named after the first message a person sends). */
   rename?(id: string, title: string): Promise<void>;
   nextTurn(sessionId: string): { turnId: string; turnSeq: number };
-  append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }): Promise<SessionEvent>;
+  /**
+   * `opts.renumber`: the event starts a new turn; when its id is already in the log by the time
+   * it is written (an import swapped a log in meanwhile, decision 0380), it takes the id this gives.
+   */
+  append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }, opts?: { renumber?: () => string }): Promise<SessionEvent>;
   /** What the person deleted of a turn (its reply, or all of it): kept out of the model's timeline. */
   deleted?(sessionId: string, turnId: string): DeletionScope | undefined;
 }

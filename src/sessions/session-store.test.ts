@@ -388,3 +388,53 @@ describe('SessionStore', () => {
     assert.equal(e4.seq, 4);
   });
 });
+
+describe('SessionStore write gate (decision 0380)', () => {
+  test('writes wait while the gate is closed and land, in order, in the log swapped in meanwhile; turns handed out meanwhile start above the floor', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    const id = 'webui:g';
+    await store.create({ channel: 'webui', id });
+    await store.append(id, { ...store.nextTurn(id), kind: 'user', text: 'one' });
+    const file = store.fileOf(id);
+    const open = await store.holdWrites(new Map([[id, 5]]));
+    assert.equal(store.writesHeld, true);
+    // Turns handed out while it is closed start above the archive's (5), also for a session not here yet.
+    const t1 = store.nextTurn(id);
+    const t2 = store.nextTurn(id);
+    assert.deepEqual([t1.turnSeq, t2.turnSeq], [6, 7]);
+    assert.equal(store.nextTurn('webui:new').turnSeq, 1);
+    let written = 0;
+    const a = store.append(id, { turnId: t1.turnId, kind: 'user', text: 'two' }).then((e) => (written++, e));
+    const b = store.append(id, { turnId: t2.turnId, kind: 'user', text: 'three' }).then((e) => (written++, e));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(written, 0, 'no write while the gate is closed');
+    // The import's part: a longer log (turns 1…5) swapped in and re-read, under the closed gate.
+    const lines = [fs.readFileSync(file, 'utf8').split('\n')[0]];
+    for (let n = 1; n <= 5; n++) lines.push(JSON.stringify({ type: 'event', seq: n, turnId: `${id}#${n}`, kind: 'user', at: 1, text: `imported ${n}` }));
+    fs.writeFileSync(`${file}.tmp`, `${lines.join('\n')}\n`);
+    fs.renameSync(`${file}.tmp`, file);
+    await store.reload([id]);
+    open();
+    assert.equal(store.writesHeld, false);
+    const [ea, eb] = await Promise.all([a, b]);
+    assert.deepEqual([ea.seq, ea.turnId, eb.seq, eb.turnId], [6, t1.turnId, 7, t2.turnId]);
+    const log = await store.events(id);
+    assert.deepEqual(log.map((e) => `${e.seq}:${e.turnId.slice(id.length)}:${e.text}`), ['1:#1:imported 1', '2:#2:imported 2', '3:#3:imported 3', '4:#4:imported 4', '5:#5:imported 5', '6:#6:two', '7:#7:three']);
+    // Numbers handed out stay handed out after the reload.
+    assert.equal(store.nextTurn(id).turnSeq, 8);
+  });
+
+  test('an event that starts a turn whose id the log already holds takes the id `renumber` gives', async () => {
+    const dir = tmpDir();
+    const { store } = await openStore(dir);
+    const id = 'webui:r';
+    await store.create({ channel: 'webui', id });
+    await store.append(id, { turnId: `${id}#1`, kind: 'user', text: 'one' });
+    let n = 1;
+    const ev = await store.append(id, { turnId: `${id}#1`, kind: 'user', text: 'again' }, { renumber: () => `${id}#${++n}` });
+    assert.equal(ev.turnId, `${id}#2`);
+    // Without it (a reply of the turn) the id is kept.
+    assert.equal((await store.append(id, { turnId: `${id}#2`, kind: 'assistant', text: 'hi' })).turnId, `${id}#2`);
+  });
+});

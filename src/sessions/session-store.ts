@@ -34,6 +34,12 @@ export interface SessionStoreOptions {
   maxEventBytes?: number;
 }
 
+/** Options of {@link SessionStore.append}. */
+export interface AppendOptions {
+  /** The event starts a new turn: another turn id when its own is already in the log. */
+  renumber?: () => string;
+}
+
 /** One turn of a session: its id, the seqs and events that carry it, in log order. */
 export interface SessionTurn {
   turnId: string;
@@ -114,6 +120,10 @@ export class SessionStore implements SessionsAPI {
   /** Sessions with cached events, least recently read first. */
   private readonly cacheOrder = new Set<string>();
   private state: 'new' | 'open' | 'closed' = 'new';
+  /** Closed while an import merges and swaps logs in (decision 0380): writes wait for it, in order. */
+  private gate: { opened: Promise<void>; floors: ReadonlyMap<string, number> } | undefined;
+  /** Turn numbers handed out for sessions this store does not know yet (kept across a reload). */
+  private readonly reserved = new Map<string, number>();
 
   constructor(private readonly opts: SessionStoreOptions) {
     this.now = opts.now ?? Date.now;
@@ -166,7 +176,7 @@ export class SessionStore implements SessionsAPI {
     const id = opts.id ?? `${opts.channel}:${randomBytes(4).toString('hex')}`;
     assertSessionId(id);
     const title = this.parseTitle(opts.title ?? '');
-    return this.withLock(id, async () => {
+    return this.withWriteLock(id, async () => {
       const s = this.sessions.get(id);
       if (s && s.deletedAt === undefined) throw new ConflictError(`session already exists: ${id}`, { id });
       return s ? this.reviveLocked(s, opts.channel, title) : this.createLocked(id, opts.channel, title);
@@ -179,7 +189,7 @@ export class SessionStore implements SessionsAPI {
     assertSessionId(id);
     assertChannel(channel);
     const t = this.parseTitle(title ?? '');
-    return this.withLock(id, async () => {
+    return this.withWriteLock(id, async () => {
       const s = this.sessions.get(id);
       if (!s) return this.createLocked(id, channel, t);
       return s.deletedAt === undefined ? { ...s.info } : this.reviveLocked(s, channel, t);
@@ -190,7 +200,7 @@ export class SessionStore implements SessionsAPI {
     this.requireOpen();
     assertSessionId(id);
     const t = this.parseTitle(title);
-    await this.withLock(id, async () => {
+    await this.withWriteLock(id, async () => {
       const s = this.mustGet(id);
       const at = this.now();
       await this.appendLine(s, { type: 'title', title: t, at });
@@ -199,8 +209,13 @@ export class SessionStore implements SessionsAPI {
     });
   }
 
-  /** Appends an event with the next seq; durable when the promise resolves. */
-  async append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }): Promise<SessionEvent> {
+  /**
+   * Appends an event with the next seq; durable when the promise resolves. `opts.renumber` marks
+   * the event as the first of a new turn: should its turn id already be in the log when the write
+   * happens (an import swapped in a log that has it since the id was handed out, decision 0380),
+   * the event takes the id `renumber` gives instead (called under the session's lock).
+   */
+  async append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }, opts?: AppendOptions): Promise<SessionEvent> {
     this.requireOpen();
     assertSessionId(id);
     const parsed = EventInputSchema.safeParse(event);
@@ -215,9 +230,14 @@ export class SessionStore implements SessionsAPI {
     } catch {
       throw new ValidationError('invalid session event: data is not JSON-serializable', { key: 'event.data', sessionId: id });
     }
-    return this.withLock(id, async () => {
+    return this.withWriteLock(id, async () => {
       const s = this.mustGet(id);
-      const ev: SessionEvent = { seq: s.info.lastSeq + 1, turnId: input.turnId, kind: input.kind, at: input.at ?? this.now(), text: input.text };
+      let turnId = input.turnId;
+      for (let tries = 0; opts?.renumber && s.vis.firstSeq(turnId) !== undefined; tries++) {
+        if (tries >= 1000) throw new ConflictError(`no free turn id in ${id}`, { id });
+        turnId = opts.renumber();
+      }
+      const ev: SessionEvent = { seq: s.info.lastSeq + 1, turnId, kind: input.kind, at: input.at ?? this.now(), text: input.text };
       if (dataJson !== undefined) ev.data = JSON.parse(dataJson) as Record<string, unknown>;
       const line = `${JSON.stringify({ type: 'event', ...ev })}\n`;
       const bytes = Buffer.byteLength(line);
@@ -272,7 +292,7 @@ export class SessionStore implements SessionsAPI {
   async redact(id: string, match: (e: SessionEvent) => boolean): Promise<number> {
     this.requireOpen();
     assertSessionId(id);
-    return this.withLock(id, async () => {
+    return this.withWriteLock(id, async () => {
       // A deleted session's log still holds its text: it is redacted too.
       const s = this.sessions.get(id);
       if (!s) throw new NotFoundError('session', id);
@@ -430,7 +450,7 @@ export class SessionStore implements SessionsAPI {
   async remove(id: string): Promise<void> {
     this.requireOpen();
     assertSessionId(id);
-    await this.withLock(id, async () => {
+    await this.withWriteLock(id, async () => {
       const s = this.mustGet(id);
       const at = this.now();
       await this.appendLine(s, { type: 'deleted', at, throughSeq: s.info.lastSeq });
@@ -455,8 +475,18 @@ export class SessionStore implements SessionsAPI {
     assertSessionId(sessionId);
     // A deleted session counts on too: its next incarnation must not reuse a deleted turn's id.
     const s = this.sessions.get(sessionId);
-    if (!s) throw new NotFoundError('session', sessionId);
-    s.turnCounter = Math.max(s.turnCounter, s.info.turns) + 1;
+    // While an import is being applied, a turn of a session it brings starts above the archive's
+    // turns of it (decision 0380): the log swapped in may hold those numbers.
+    const floor = this.gate?.floors.get(sessionId) ?? 0;
+    if (!s) {
+      if (!this.gate && !this.reserved.has(sessionId)) throw new NotFoundError('session', sessionId);
+      // Not here yet, but an import may bring it: handed out from the floor, remembered for the
+      // log that arrives (by the import, or by the input being recorded).
+      const n = Math.max(this.reserved.get(sessionId) ?? 0, floor) + 1;
+      this.reserved.set(sessionId, n);
+      return { turnId: `${sessionId}#${n}`, turnSeq: n };
+    }
+    s.turnCounter = Math.max(s.turnCounter, s.info.turns, floor) + 1;
     return { turnId: `${sessionId}#${s.turnCounter}`, turnSeq: s.turnCounter };
   }
 
@@ -499,7 +529,8 @@ export class SessionStore implements SessionsAPI {
       throw e;
     }
     const info: SessionInfo = { id, channel, title, createdAt, updatedAt: createdAt, turns: 0, lastSeq: 0 };
-    this.sessions.set(id, { info, file, size: Buffer.byteLength(line), turnCounter: 0, marks: [], eventCount: 0, vis: new SessionVisibility(id) });
+    this.sessions.set(id, { info, file, size: Buffer.byteLength(line), turnCounter: this.reserved.get(id) ?? 0, marks: [], eventCount: 0, vis: new SessionVisibility(id) });
+    this.reserved.delete(id);
     return { ...info };
   }
 
@@ -526,6 +557,9 @@ export class SessionStore implements SessionsAPI {
       assertSessionId(id);
       await this.withLock(id, async () => {
         const file = path.join(this.opts.dir, `${sessionFileStem(id)}.jsonl`);
+        // Turn numbers already handed out stay handed out (an input may be on its way with one).
+        const old = this.sessions.get(id);
+        if (old) this.reserved.set(id, Math.max(this.reserved.get(id) ?? 0, old.turnCounter, old.info.turns));
         this.sessions.delete(id);
         this.cacheOrder.delete(id);
         if (fs.existsSync(file)) await this.load(file);
@@ -595,7 +629,8 @@ export class SessionStore implements SessionsAPI {
       const n = kernelTurnNumber(id, ev.turnId);
       if (n !== undefined && n > info.turns) info.turns = n;
     }
-    s.turnCounter = info.turns;
+    s.turnCounter = Math.max(info.turns, this.reserved.get(id) ?? 0);
+    this.reserved.delete(id);
     this.sessions.set(id, s);
   }
 
@@ -631,6 +666,47 @@ export class SessionStore implements SessionsAPI {
 
   private requireOpen(): void {
     if (this.state !== 'open') throw new HomeAgentError('SESSIONS_CLOSED', 'the session store is not open');
+  }
+
+  /**
+   * Closes the write gate for an import (decision 0380) and resolves once every write already
+   * under way has finished: from then until `release` no log is written — creates, appends,
+   * renames, deletions and forgets wait (they are not refused), and run in the order they came
+   * once it opens, against the logs then on disk (an import swaps logs in and `reload`s them while
+   * it is closed; `reload` and reads do not wait). `turnFloors` are the highest turn numbers the
+   * import may bring per session: turns handed out meanwhile start above them, so the id an input
+   * is given at once is not one the swapped-in log holds. One gate at a time; `release` is
+   * idempotent.
+   */
+  async holdWrites(turnFloors: ReadonlyMap<string, number> = new Map()): Promise<() => void> {
+    this.requireOpen();
+    while (this.gate) await this.gate.opened;
+    let open!: () => void;
+    const gate = { opened: new Promise<void>((r) => (open = r)), floors: new Map(turnFloors) };
+    this.gate = gate;
+    await Promise.allSettled([...this.locks.values()]);
+    return () => {
+      if (this.gate !== gate) return;
+      this.gate = undefined;
+      open();
+    };
+  }
+
+  /** Whether the write gate is closed (an import is being applied): writes wait. */
+  get writesHeld(): boolean {
+    return this.gate !== undefined;
+  }
+
+  /**
+   * {@link withLock} for a write: while the gate is closed it waits for it to open first. Checked
+   * and queued in one step, so no write slips in between the gate closing and the import's read.
+   */
+  private withWriteLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.gate) return this.withLock(id, fn);
+    return this.gate.opened.then(() => {
+      this.requireOpen(); // closed while it waited: refused, as any write after close()
+      return this.withWriteLock(id, fn);
+    });
   }
 
   /** Runs `fn` after every earlier locked operation on the same session. */

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
-import { SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
+import { kernelTurnNumber, SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
 import { filesOnlyOf, turnForgotten, turnHash } from '../memory/control/index.js';
 import { holdMemoryFile, planInjects } from './every-session.js';
 import { RefMap } from './ref-map.js';
@@ -116,6 +116,27 @@ function isRecordLine(line: string): boolean {
 }
 
 /** The events of a log, turn by turn: what was said (`user`), answered (`assistant`, `tool_result`), and its other texts. */
+/**
+ * The highest turn number of each session log in the archive (decision 0380): while an import is
+ * applied, turns handed out for these sessions start above them — the log swapped in may hold them.
+ */
+export function archiveTurnFloors(staged: StagedExport): Map<string, number> {
+  const floors = new Map<string, number>();
+  for (const s of staged.sessions()) {
+    let max = 0;
+    try {
+      for (const l of logLines(readFileSync(s.file, 'utf8'))) {
+        const n = l.type === 'event' && typeof l.turnId === 'string' ? kernelTurnNumber(s.id, l.turnId) : undefined;
+        if (n !== undefined && n > max) max = n;
+      }
+    } catch {
+      continue; // an unreadable log is the merge's to report
+    }
+    if (max > 0) floors.set(s.id, max);
+  }
+  return floors;
+}
+
 function logTurns(lines: readonly Record<string, unknown>[]): Map<string, { messages: unknown[]; replies: unknown[]; others: unknown[] }> {
   const out = new Map<string, { messages: unknown[]; replies: unknown[]; others: unknown[] }>();
   for (const l of lines) {

@@ -25,7 +25,7 @@ import { describeFiles, writeZip } from './zip-pack.js';
 import { DEFAULT_UNPACK_LIMITS, freeBytes, isDiskFull, unpackExport, type UnpackLimits } from './zip-unpack.js';
 import { decryptFile, encryptFile, sniff } from './age-file.js';
 import { StagedExport } from './staged-export.js';
-import { mergeImport, type SwapFile } from './import-merge.js';
+import { archiveTurnFloors, mergeImport, type SwapFile } from './import-merge.js';
 import { emptyLedger, type TransferHost } from './transfer-host.js';
 import { applyOp, commitJournal, committedImport, journalPath, journalSettings, keepUndone, planSwap, undoOps, writeJournal, type JournalSetting } from './swap-journal.js';
 
@@ -504,49 +504,59 @@ export class TransferRuntime implements TransferService {
     try {
       const report = await this.host.memory.withTiersClosed(async () => {
         this.progress(job, { phase: 'plan', done: 0, total: 1 }, onProgress);
-        const ledger = this.ledger();
-        const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
-        const undo = await this.swap(job, r.files, backup, onProgress);
-        // The settings as stored before (raw rows: a secret is put back as it was, not masked),
-        // journalled before the first changes, so a kill before the commit point puts them back too.
-        const previous: JournalSetting[] = r.settings.map((s) => ({ key: s.key, value: this.host.config.storedText(s.key) ?? null }));
-        let settingsTouched = false;
+        // The session logs are read for the merge and swapped in under the store's write gate
+        // (decision 0380): an input that comes meanwhile waits to be written (its 202 with it) and
+        // lands in the log that is there once the import is in — or undone — never in one it replaces.
+        const openWrites = await this.host.sessions.holdWrites(archiveTurnFloors(staged));
         try {
-          await this.host.sessions.reload(r.sessionIds);
-          if (previous.length) journalSettings(journalPath(this.host.home), previous);
-          for (const s of r.settings) {
-            settingsTouched = true;
-            this.opts.beforeSetting?.(s.key);
-            await this.host.config.set(s.key, s.value as never);
-          }
-          this.opts.beforeCommit?.();
-          // The commit point: from here a restart keeps the import. The archive's tombstones are
-          // recorded only after it (decision 0320): recorded before, a failure or a kill in between
-          // undid the files but kept the forgets — of data here the person never asked to forget.
-          // The journal turns into the list of them still to record, in one atomic write.
-          if (r.tombstones.length) commitJournal(journalPath(this.host.home), r.tombstones);
-          else rmSync(journalPath(this.host.home), { force: true });
-        } catch (e) {
-          // The files are always undone; settings that cannot be put back now stay in the journal
-          // for the next start (which puts them back before anything reads them).
-          let pending: JournalSetting[] | undefined;
-          if (settingsTouched) {
-            try {
-              this.host.config.restoreStored(previous);
-            } catch (re) {
-              pending = previous;
-              this.host.log.error(`import rollback: the settings could not be put back (${(re as Error).message}); the journal keeps them for the next start`);
+          const ledger = this.ledger();
+          const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
+          const undo = await this.swap(job, r.files, backup, onProgress);
+          // The settings as stored before (raw rows: a secret is put back as it was, not masked),
+          // journalled before the first changes, so a kill before the commit point puts them back too.
+          const previous: JournalSetting[] = r.settings.map((s) => ({ key: s.key, value: this.host.config.storedText(s.key) ?? null }));
+          let settingsTouched = false;
+          try {
+            await this.host.sessions.reload(r.sessionIds);
+            if (previous.length) journalSettings(journalPath(this.host.home), previous);
+            for (const s of r.settings) {
+              settingsTouched = true;
+              this.opts.beforeSetting?.(s.key);
+              await this.host.config.set(s.key, s.value as never);
             }
+            this.opts.beforeCommit?.();
+            // The commit point: from here a restart keeps the import. The archive's tombstones are
+            // recorded only after it (decision 0320): recorded before, a failure or a kill in between
+            // undid the files but kept the forgets — of data here the person never asked to forget.
+            // The journal turns into the list of them still to record, in one atomic write.
+            if (r.tombstones.length) commitJournal(journalPath(this.host.home), r.tombstones);
+            else rmSync(journalPath(this.host.home), { force: true });
+          } catch (e) {
+            // The files are always undone; settings that cannot be put back now stay in the journal
+            // for the next start (which puts them back before anything reads them).
+            let pending: JournalSetting[] | undefined;
+            if (settingsTouched) {
+              try {
+                this.host.config.restoreStored(previous);
+              } catch (re) {
+                pending = previous;
+                this.host.log.error(`import rollback: the settings could not be put back (${(re as Error).message}); the journal keeps them for the next start`);
+              }
+            }
+            undo(pending);
+            await this.host.sessions.reload(r.sessionIds).catch(() => {});
+            const what = pending ? 'its files were undone; its settings will be put back as they were at the next start' : 'it was undone';
+            throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and ${what}: ${(e as Error).message}`, {}, e);
           }
-          undo(pending);
-          await this.host.sessions.reload(r.sessionIds).catch(() => {});
-          const what = pending ? 'its files were undone; its settings will be put back as they were at the next start' : 'it was undone';
-          throw new TransferError('TRANSFER_APPLY_FAILED', `the import failed while applying and ${what}: ${(e as Error).message}`, {}, e);
+          // Past the commit point, the logs in place and re-read: the writes that waited go on.
+          openWrites();
+          // Past the commit point (nothing here undoes the import): the tombstones it brings, while
+          // the tiers are still closed (their reopening replays no turn they name by id).
+          recorded = await this.recordCommitted(r.report);
+          return r.report;
+        } finally {
+          openWrites();
         }
-        // Past the commit point (nothing here undoes the import): the tombstones it brings, while
-        // the tiers are still closed (their reopening replays no turn they name by id).
-        recorded = await this.recordCommitted(r.report);
-        return r.report;
       });
       // The tiers are open again: what is here of a forget made on the archive's install goes too.
       if (recorded) await this.finishCommitted(report, true);
