@@ -1,7 +1,7 @@
 /**
  * Forget and history in a real browser against the real daemon (K-2, K-3): "Forget…" on a search
  * in Settings → Documents shows what will go and removes it from every tier only on "Forget";
- * Settings → Memory history lists an exclusion with who made it, and Undo brings the turn back.
+ * Settings → Memory history lists an exclusion with who made it (in Chinese too), and Undo brings the turn back.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -114,6 +114,15 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await row.waitFor({ timeout: T });
     assert.match((await row.textContent()) ?? '', /you \(webui\)/);
     await shot(page, 'memory-history');
+    // The daemon stores English sentences; the Chinese UI says them in Chinese (the turn id as it is).
+    const zh = await openPage(browser, `${h.url}/#/settings/history`, { lang: 'zh', token: h.token });
+    await zh.page.goto(`${h.url}/#/settings/history`);
+    await zh.page.locator('[data-testid=history-row]', { hasText: `排除了对话轮次 ${turnId}` }).waitFor({ timeout: T });
+    const summaries = await zh.page.locator('[data-testid=history-summary]').allTextContents();
+    assert.ok(summaries.some((s) => /^遗忘了 \d+ 轮对话、\d+ 条事实、\d+ 份文档、\d+ 条记忆$/.test(s)), summaries.join(' | '));
+    assert.ok(!summaries.some((s) => /^(forgot|excluded turn|added document) /.test(s)), summaries.join(' | '));
+    assert.deepEqual(zh.errors, []);
+    await zh.page.context().close();
     await row.locator('[data-testid=history-undo]').click();
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));
     const left = (await (await h.api('/api/v1/memory/exclusions')).json()) as { turnIds: string[] };

@@ -7,6 +7,7 @@ import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
 import { actorLabel, changeBadge } from '../../lib/vocab';
+import { changeSummary } from '../../lib/change-summary';
 import type { MemoryChange } from '../../../../src/spec/index.js';
 
 /**
@@ -23,7 +24,7 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
   const changed = useMemoryEpoch(VIEW_KINDS.history);
   const req = useRequest(() => api<{ history: MemoryChange[] }>(`/api/v1/memory/history?${qs}`).then((j) => j.history), [qs.toString(), app.epoch, changed]);
   const undo = async (c: MemoryChange) => {
-    if (!window.confirm(t('history.undoConfirm', { summary: c.summary }))) return;
+    if (!window.confirm(t('history.undoConfirm', { summary: changeSummary(t, c) }))) return;
     setBusy(c.id);
     try {
       await api(`/api/v1/memory/history/${encodeURIComponent(c.id)}/undo`, { method: 'POST', json: {} });
@@ -39,29 +40,32 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
   if (req.data?.length === 0) return <div className="empty-state small">{t('history.empty')}</div>;
   return (
     <div className="history" data-testid="memory-history">
-      {req.data?.map((c) => (
-        <div className={`list-item change${c.undoneBy ? ' undone' : ''}`} key={c.id} data-testid="history-row">
-          <span className="badge" data-testid="history-badge" title={`${c.kind} ${c.op}`}>
-            {changeBadge(t, c.kind, c.op)}
-          </span>
-          <span className="grow clamp1" title={c.summary}>
-            {c.summary}
-          </span>
-          <span className="muted small">
-            <span data-testid="history-actor">{c.tool ? `${actorLabel(t, c.actor)} (${c.tool})` : actorLabel(t, c.actor)}</span> · {relTime(c.at, lang)}
-            {c.turnId ? ` · ${c.turnId}` : ''}
-          </span>
-          {c.redacted ? (
-            <span className="badge">{t('history.forgotten')}</span>
-          ) : c.undoneBy ? (
-            <span className="badge">{t('history.undoneBadge')}</span>
-          ) : c.kind === 'forget' || c.op === 'undo' ? null : (
-            <button className="btn small" disabled={busy === c.id} onClick={() => void undo(c)} data-testid="history-undo">
-              <Icon name="undo" size={14} /> {t('history.undo')}
-            </button>
-          )}
-        </div>
-      ))}
+      {req.data?.map((c) => {
+        const summary = changeSummary(t, c);
+        return (
+          <div className={`list-item change${c.undoneBy ? ' undone' : ''}`} key={c.id} data-testid="history-row">
+            <span className="badge" data-testid="history-badge" title={`${c.kind} ${c.op}`}>
+              {changeBadge(t, c.kind, c.op)}
+            </span>
+            <span className="grow clamp1" title={summary} data-testid="history-summary">
+              {summary}
+            </span>
+            <span className="muted small">
+              <span data-testid="history-actor">{c.tool ? `${actorLabel(t, c.actor)} (${c.tool})` : actorLabel(t, c.actor)}</span> · {relTime(c.at, lang)}
+              {c.turnId ? ` · ${c.turnId}` : ''}
+            </span>
+            {c.redacted ? (
+              <span className="badge">{t('history.forgotten')}</span>
+            ) : c.undoneBy ? (
+              <span className="badge">{t('history.undoneBadge')}</span>
+            ) : c.kind === 'forget' || c.op === 'undo' ? null : (
+              <button className="btn small" disabled={busy === c.id} onClick={() => void undo(c)} data-testid="history-undo">
+                <Icon name="undo" size={14} /> {t('history.undo')}
+              </button>
+            )}
+          </div>
+        );
+      })}
     </div>
   );
 }
