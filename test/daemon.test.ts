@@ -235,8 +235,11 @@ test('a WebUI message answered 202 is in the session log, its attachment kept, e
 
 test('decision 0390: a turn killed (kill -9) while it ran is answered after the restart, once, as the same turn', async (t) => {
   const h = home();
+  // Its own fake LLM: replies another test queued and never used must not answer this one.
+  const llm = await startFakeLlm();
+  t.after(() => llm.close());
   const run = () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: { ...env(h), HOMEAGENT_WEBUI_PORT: '0' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: { ...env(h), OPENAI_BASE_URL: `${llm.url}/v1`, HOMEAGENT_WEBUI_PORT: '0' } });
     t.after(() => child.kill('SIGKILL'));
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -245,10 +248,9 @@ test('decision 0390: a turn killed (kill -9) while it ran is answered after the 
       return /WebUI:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     } };
   };
-  const asked = () => fake.requests.filter((r) => r.format !== 'embeddings' && JSON.stringify(r.body.messages ?? []).includes('Mochi')).length;
+  const asked = () => llm.requests.filter((r) => r.format !== 'embeddings' && JSON.stringify(r.body.messages ?? []).includes('Mochi')).length;
   // While the first run holds the question, the LLM never answers it.
-  fake.setDefault((req) => (JSON.stringify(req.body.messages ?? []).includes('Mochi') ? (asked() <= 1 ? { hang: true } : { text: 'Noted: your cat is Mochi.' }) : { text: 'ok' }));
-  t.after(() => fake.setDefault(() => ({ text: 'ok' })));
+  llm.setDefault((req) => (JSON.stringify(req.body.messages ?? []).includes('Mochi') ? (asked() <= 1 ? { hang: true } : { text: 'Noted: your cat is Mochi.' }) : { text: 'ok' }));
   const first = run();
   const url = await first.url();
   assert.ok(url);
