@@ -232,3 +232,45 @@ test('a WebUI message answered 202 is in the session log, its attachment kept, e
   const path = user?.data?.attachments?.[0]?.path;
   assert.ok(path && statSync(join(h, path)).size === 4 * 1024 * 1024, `the attachment is kept: ${JSON.stringify(user?.data)}`);
 });
+
+test('decision 0390: a turn killed (kill -9) while it ran is answered after the restart, once, as the same turn', async (t) => {
+  const h = home();
+  // Its own fake LLM: replies another test queued and never used must not answer this one.
+  const llm = await startFakeLlm();
+  t.after(() => llm.close());
+  const run = () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: { ...env(h), OPENAI_BASE_URL: `${llm.url}/v1`, HOMEAGENT_WEBUI_PORT: '0' } });
+    t.after(() => child.kill('SIGKILL'));
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    return { child, exited: new Promise((r) => child.once('exit', r)), url: async () => {
+      for (let i = 0; i < 600 && !/WebUI:\s+http/.test(out); i++) await sleep(100);
+      return /WebUI:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    } };
+  };
+  const asked = () => llm.requests.filter((r) => r.format !== 'embeddings' && JSON.stringify(r.body.messages ?? []).includes('Mochi')).length;
+  // While the first run holds the question, the LLM never answers it.
+  llm.setDefault((req) => (JSON.stringify(req.body.messages ?? []).includes('Mochi') ? (asked() <= 1 ? { hang: true } : { text: 'Noted: your cat is Mochi.' }) : { text: 'ok' }));
+  const first = run();
+  const url = await first.url();
+  assert.ok(url);
+  const token = readFileSync(join(h, 'auth-token'), 'utf8').trim();
+  const res = await fetch(`${url}/api/v1/chat`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'my cat is called Mochi' }) });
+  assert.equal(res.status, 202);
+  const { sessionId, turnId } = (await res.json()) as { sessionId: string; turnId: string };
+  for (let i = 0; i < 600 && asked() === 0; i++) await sleep(50);
+  assert.equal(asked(), 1, 'the turn was running');
+  first.child.kill('SIGKILL');
+  await first.exited;
+
+  const second = run();
+  assert.ok(await second.url());
+  const file = join(h, 'sessions', `${encodeURIComponent(sessionId)}.jsonl`);
+  const events = () => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { turnId?: string; kind?: string; text?: string; data?: Record<string, unknown> }).filter((l) => l.turnId === turnId);
+  for (let i = 0; i < 600 && !events().some((e) => e.kind === 'assistant'); i++) await sleep(100);
+  const mine = events();
+  assert.deepEqual(mine.filter((e) => e.kind === 'assistant').map((e) => e.text), ['Noted: your cat is Mochi.']);
+  assert.deepEqual(mine.map((e) => e.kind), ['user', 'marker', 'assistant']);
+  assert.equal(mine[1].data?.op, 'resume');
+  assert.equal(asked(), 2, 'asked once more, not in a loop');
+});

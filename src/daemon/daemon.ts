@@ -265,6 +265,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // A local Ollama is looked for once the channels are coming up (see ProviderManager.deferProbe).
   const probing = providers.probeLocalSources();
   await started;
+  // Inputs the last run acknowledged and never answered (a kill): answered now — once the channels
+  // are registered, so the replies reach them — or marked not answered (decision 0390).
+  await agent.resumeUnanswered().catch((e: unknown) => log.error(`resuming unanswered inputs failed: ${(e as Error).message}`));
   await probing;
   // An import a kill cut off after its commit point: the forgets it brought are recorded (and
   // applied to what is here) now — once plugins are up, so a `memory.tombstones` provider is asked.

@@ -15,6 +15,8 @@ import { cfg, timeZoneOf, type LlmPort, type PluginAdminPort, type ProviderAdmin
 import { subAgentTool } from './subagent.js';
 import { mediaTools } from './media-tools.js';
 import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
+import { actionFor, inputOf, MARK_MAX_AGE_MS, NOT_ANSWERED, notAnsweredText, recordableMeta } from './unanswered-inputs.js';
+import { readFileSync } from 'node:fs';
 
 /** Where notices are recorded when no session is named (R-6). */
 export const NOTICES_SESSION = 'system:notices';
@@ -119,6 +121,8 @@ export class Agent {
   private started = false;
   /** True after stop() until the next start(): new input is recorded, then ends `aborted`. */
   private stopped = false;
+  /** Turns this process handed out before {@link resumeUnanswered} ran: theirs are not a past run's. */
+  private ownTurns: Set<string> | undefined = new Set();
 
   constructor(private readonly opts: AgentOptions) {
     this.log = opts.log ?? silentLogger;
@@ -280,9 +284,10 @@ export class Agent {
   /**
    * An interrupt (C-2). While a turn runs: (a) the in-flight LLM request is aborted and (b) the
    * text is queued for the next LLM call as `[打断消息]` (the aborted call is retried with it).
-   * When idle: (c) it starts a new turn.
+   * When idle: (c) it starts a new turn. Settles once the interrupt is in a session log (as the
+   * running turn's `interrupt` event or a new turn's input); never for one a stop dropped.
    */
-  injectInterrupt(i: { sessionId?: string; source: string; text: string }): void {
+  injectInterrupt(i: { sessionId?: string; source: string; text: string }): Promise<void> {
     if (typeof i.text !== 'string' || !i.text.trim()) throw new ValidationError('interrupt text is required');
     // Checked now: a queued interrupt may become a new turn later, inside the event loop.
     if (typeof i.source !== 'string' || !CHANNEL.test(i.source)) throw new ValidationError(`invalid interrupt source "${String(i.source).slice(0, 60)}"`);
@@ -293,8 +298,10 @@ export class Agent {
     // An interrupt joins the running turn (C-2) — unless that turn is someone's on a chat channel
     // and the interrupt is for another session or names none: then it waits as a turn of its own,
     // so the owner's words are not answered inside a group member's turn (decision 0360, review).
+    let recorded!: () => void;
+    const inLog = new Promise<void>((r) => (recorded = r));
     if (cur && (!cur.speaker || i.sessionId === cur.sessionId)) {
-      this.interrupts.push({ ...i, at });
+      this.interrupts.push({ ...i, at, recorded });
       if (this.llmAbort && !this.llmAbort.signal.aborted) {
         this.interruptAborted = true;
         this.llmAbort.abort(new Error('interrupted'));
@@ -302,8 +309,9 @@ export class Agent {
       this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'abort+queue', at });
     } else {
       this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'new-turn', at });
-      this.injectInput({ sessionId: i.sessionId ?? `${i.source}:default`, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+      void this.injectInput({ sessionId: i.sessionId ?? `${i.source}:default`, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } }).accepted.then(recorded, () => {});
     }
+    return inLog;
   }
 
   /**
@@ -351,6 +359,7 @@ export class Agent {
     }
     n = Math.max(n, (this.lastTurn.get(sessionId) ?? 0) + 1);
     this.lastTurn.set(sessionId, n);
+    this.ownTurns?.add(`${sessionId}#${n}`);
     return `${sessionId}#${n}`;
   }
 
@@ -410,6 +419,10 @@ export class Agent {
       // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.
       if (q.input.speaker) data.speaker = q.input.speaker;
       if (q.input.conversation) data.conversation = q.input.conversation;
+      // What running it again after a restart needs besides (decision 0390).
+      if (q.input.channel !== q.input.source) data.channel = q.input.channel;
+      const meta = recordableMeta(q.input.meta);
+      if (meta) data.meta = meta;
       const ev = await this.opts.sessions.append(q.input.sessionId, { turnId: q.turnId, kind: 'user', text: q.input.text, data }, { renumber: () => this.allocateTurn(q.input.sessionId) });
       if (ev.turnId !== q.turnId) {
         this.log.warn(`turn ${q.turnId} is in the session log an import swapped in; the message was recorded as ${ev.turnId}`);
@@ -427,6 +440,68 @@ export class Agent {
     } catch (e) {
       this.log.warn(`could not add ${q.turnId} to the text log: ${(e as Error).message}`);
     }
+  }
+
+  /**
+   * Deals once, at start, with the inputs the session logs hold that never got an outcome — a kill
+   * (or a stop) came after the input was acknowledged and before or while its turn ran (decision
+   * 0390). Each one logged within a day, and resumed by fewer than two earlier restarts, runs again
+   * as the same turn (its turn id, session, source, channel, speaker, conversation, trigger and meta),
+   * in the order they were logged, ahead of what arrived since; a `resume` marker is logged first,
+   * so a turn that kills the daemon again is not retried forever. Any other gets an `error` event
+   * the chat shows ("Not answered: …"). Consolidation turns are left alone. Call it once the
+   * output channels are registered (after the plugins started), so the replies can reach them.
+   */
+  async resumeUnanswered(): Promise<{ resumed: string[]; marked: string[] }> {
+    const own = this.ownTurns;
+    this.ownTurns = undefined;
+    const out = { resumed: [] as string[], marked: [] as string[] };
+    if (!own) return out;
+    let found: ReturnType<NonNullable<SessionPort['unanswered']>> = [];
+    try {
+      found = this.opts.sessions.unanswered?.() ?? [];
+    } catch (e) {
+      this.log.error(`could not look for unanswered inputs: ${(e as Error).message}`);
+      return out;
+    }
+    const queued: QueuedInput[] = [];
+    const mediaRoot = this.opts.homeDir ?? '.';
+    for (const u of found) {
+      const { sessionId, event } = u;
+      if (own.has(event.turnId) || event.data?.source === CONSOLIDATION || sessionId === 'system:consolidation') continue;
+      if (this.now() - event.at > MARK_MAX_AGE_MS) continue;
+      const rebuilt = inputOf(sessionId, event, (s) => {
+        try {
+          return readFileSync(join(mediaRoot, s.path)).toString('base64');
+        } catch {
+          return undefined;
+        }
+      });
+      const action = rebuilt ? actionFor(event.at, u.resumes, this.now()) : ({ kind: 'mark', why: 'too-old' } as const);
+      try {
+        if (action.kind === 'mark') {
+          const ev = await this.opts.sessions.append(sessionId, { turnId: event.turnId, kind: 'error', text: notAnsweredText(action.why), data: { code: NOT_ANSWERED, why: action.why } });
+          this.bus.emit('session_event', { sessionId, seq: ev.seq, kind: 'error' });
+          out.marked.push(event.turnId);
+          continue;
+        }
+        // Logged before it runs: a kill during this run counts as an attempt (MAX_RESUMES).
+        await this.opts.sessions.append(sessionId, { turnId: event.turnId, kind: 'marker', text: '[resumed after a restart]', data: { op: 'resume', attempt: action.attempt } });
+      } catch (e) {
+        this.log.error(`could not record what happens to the unanswered input ${event.turnId}: ${(e as Error).message}`);
+        continue;
+      }
+      const turnNo = Number(event.turnId.slice(sessionId.length + 1));
+      if (Number.isSafeInteger(turnNo)) this.lastTurn.set(sessionId, Math.max(this.lastTurn.get(sessionId) ?? 0, turnNo));
+      const q: QueuedInput = { input: rebuilt!.input, turnId: event.turnId, stored: rebuilt!.stored, home: u.channel, resolve: () => {}, accepted: Promise.resolve() };
+      queued.push(q);
+      out.resumed.push(event.turnId);
+    }
+    if (out.resumed.length || out.marked.length) this.log.info(`inputs left unanswered by the last run: ${out.resumed.length} answered now, ${out.marked.length} marked not answered`, { resumed: out.resumed.slice(0, 20), marked: out.marked.slice(0, 20) });
+    if (this.stopped) return out;
+    this.external.unshift(...queued);
+    if (queued.length) this.wake?.();
+    return out;
   }
 
   private builtinTools(): ToolDef[] {
@@ -486,7 +561,8 @@ export class Agent {
       for (const i of this.interrupts.splice(0)) {
         if (signal.aborted) break;
         try {
-          this.injectInput({ sessionId: i.sessionId ?? (q.input.speaker ? `${i.source}:default` : q.input.sessionId), source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+          const ticket = this.injectInput({ sessionId: i.sessionId ?? (q.input.speaker ? `${i.source}:default` : q.input.sessionId), source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } });
+          if (i.recorded) void ticket.accepted.then(i.recorded, () => {});
         } catch (e) {
           // Never let one bad interrupt end the loop (the agent would stop answering).
           this.log.error(`dropped an interrupt that could not become a turn: ${(e as Error).message}`);

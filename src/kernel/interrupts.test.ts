@@ -301,3 +301,32 @@ test("decision 0360 (review fix): the owner's interrupt does not join a group me
   const ownerTurn = JSON.stringify(h.requestMessages(2));
   assert.ok(ownerTurn.includes('4321'), 'it became a turn of its own');
 });
+
+test('decision 0390: injectInterrupt settles once the interrupt is in the session log (joined to a running turn, or a new turn when idle); one a stop drops never settles', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ text: LONG, chunkDelayMs: 25 }, { text: 'noted' }, { text: 'idle answer' });
+  const ticket = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'write a long essay' });
+  await nextEvent(h, 'turn_delta', (d) => d.text.length > 0);
+  let joined = false;
+  const p = h.agent.injectInterrupt({ sessionId: SESSION, source: 'timer', text: 'the oven timer rang' });
+  void p.then(() => (joined = true));
+  await p;
+  assert.ok((await h.sessionLog()).some((e) => e.kind === 'interrupt' && e.text.includes('the oven timer rang')), 'logged before it settled');
+  assert.ok(joined);
+  await ticket.done;
+  // Idle: it becomes a turn of its own, and settles once that input is recorded.
+  await h.agent.injectInterrupt({ sessionId: 'test:idle', source: 'timer', text: 'tea is ready' });
+  assert.deepEqual((await h.sessionLog('test:idle')).filter((e) => e.kind === 'user').map((e) => e.text), ['tea is ready']);
+  await until(() => !h.agent.busy && h.agent.queued === 0, 'the idle turn');
+  // Dropped by a stop before any LLM call drained it: never settles (a reminder keeps it for the next start).
+  h.fake.enqueue({ hang: true });
+  const running = h.agent.injectInput({ sessionId: SESSION, source: 'test', text: 'slow one' });
+  await until(() => h.agent.busy, 'the slow turn');
+  await until(() => h.fake.requests.length === 4, 'its LLM call');
+  let dropped = false;
+  void h.agent.injectInterrupt({ sessionId: SESSION, source: 'timer', text: 'too late' }).then(() => (dropped = true));
+  await h.agent.stop();
+  await running.done;
+  assert.equal(dropped, false);
+  assert.ok(!(await h.sessionLog()).some((e) => e.text.includes('too late')));
+});

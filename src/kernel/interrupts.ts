@@ -5,6 +5,8 @@ export interface PendingInterrupt {
   source: string;
   text: string;
   at: number;
+  /** Called once the interrupt is in a session log (as an `interrupt` event or a new turn's input). */
+  recorded?: () => void;
 }
 
 /** The interrupt prefix the model sees (seed: 以 [打断消息] 格式注入消息历史). */

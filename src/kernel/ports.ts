@@ -36,6 +36,11 @@ export interface SessionPort {
   append(id: string, event: Omit<SessionEvent, 'seq' | 'at'> & { at?: number }, opts?: { renumber?: () => string }): Promise<SessionEvent>;
   /** What the person deleted of a turn (its reply, or all of it): kept out of the model's timeline. */
   deleted?(sessionId: string, turnId: string): DeletionScope | undefined;
+  /**
+   * Logged inputs that never got an outcome (decision 0390), oldest first: what the agent resumes
+   * or marks as not answered at start. A store without it resumes nothing.
+   */
+  unanswered?(): { sessionId: string; event: SessionEvent; channel: string; resumes: number }[];
 }
 
 /** The raw conversation text log (seed: Text Memory). */

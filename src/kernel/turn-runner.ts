@@ -182,6 +182,9 @@ export class TurnRunner {
     }
     if (finalText) await this.emit(turn, finalText, status);
     if (error) await this.log(turn, 'error', error.message, { code: error.code });
+    // A turn that ended with nothing to say still ends in the log: else a restart would take its
+    // input for one a kill left unanswered and run it again (decision 0390).
+    if (!finalText && !error) await this.log(turn, 'marker', '', { op: 'done', status });
     try {
       await this.stage(turn, 'after_output', this.ctx(turn, 'after_output', { text: finalText }));
     } catch {
@@ -314,11 +317,14 @@ export class TurnRunner {
       if (pending.length) {
         const msgs = interruptMessages(pending);
         turn.messages.push(...msgs);
-        for (const m of msgs) {
+        msgs.forEach((m, i) => {
           reported.add(m);
           injected.push({ source: 'interrupt', text: m.content });
-          this.logStep(turn, 'interrupt', m.content);
-        }
+          const logged = this.log(turn, 'interrupt', m.content);
+          ((turn.state.__pendingLogs as Promise<void>[] | undefined) ??= []).push(logged);
+          // Its sender (a reminder) learns it is in a session log only now (decision 0390).
+          void logged.then(() => pending[i].recorded?.());
+        });
       }
       this.checkStop(hooks);
       const system = await this.systemPrompt(turn);

@@ -1,5 +1,5 @@
 /** Sessions, turns and the raw text log (C-9). */
-export { SessionStore, type AppendOptions, type SessionStoreOptions, type SessionTurn } from './session-store.js';
+export { SessionStore, type AppendOptions, type SessionStoreOptions, type SessionTurn, type UnansweredInput } from './session-store.js';
 export { kernelTurnNumber } from './session-visibility.js';
 export { REDACTED_TEXT } from './session-record.js';
 export { TextLog, type TextLogOptions, type TextLogRecord } from './text-log.js';

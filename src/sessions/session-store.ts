@@ -87,6 +87,21 @@ interface SessionState {
   vis: SessionVisibility;
   /** Set while the session is deleted (it stays loaded so deletions keep hiding its turns). */
   deletedAt?: number;
+  /** Turns whose input is logged and that have no outcome (reply, error, done marker) yet, by turn id. */
+  unanswered: Map<string, SessionEvent>;
+  /** How many times a turn was resumed after a restart (`marker` events with `op: 'resume'`). */
+  resumes: Map<string, number>;
+}
+
+/** A logged input that never got an outcome (decision 0390): what the kernel resumes or marks at start. */
+export interface UnansweredInput {
+  sessionId: string;
+  /** The `user` event that recorded the input. */
+  event: SessionEvent;
+  /** The session's channel (its chat). */
+  channel: string;
+  /** How many restarts already resumed this turn. */
+  resumes: number;
 }
 
 /** How many sessions keep their parsed events in memory (the ones read most recently)… */
@@ -323,6 +338,8 @@ export class SessionStore implements SessionsAPI {
         count++;
       }
       s.eventCount = count;
+      // A forgotten input is not answered after a restart either (its text is gone).
+      for (const [turnId, ev] of s.unanswered) if (match(ev)) s.unanswered.delete(turnId);
       if (renamed.n) s.info.title = this.currentTitle(scan.records);
       s.cache = undefined;
       this.cacheOrder.delete(id);
@@ -490,6 +507,25 @@ export class SessionStore implements SessionsAPI {
     return { turnId: `${sessionId}#${s.turnCounter}`, turnSeq: s.turnCounter };
   }
 
+  /**
+   * Inputs the logs hold that never got an outcome — no `assistant` or `error` event, nor a `done`
+   * marker, after the turn's `user` event: acknowledged, then the daemon stopped (a kill) before or
+   * while it ran (decision 0390). Tracked while the logs are read at open and on every append, so
+   * this reads no file. Deleted turns and sessions are left out; oldest first.
+   */
+  unanswered(): UnansweredInput[] {
+    this.requireOpen();
+    const out: UnansweredInput[] = [];
+    for (const [id, s] of this.sessions) {
+      if (s.deletedAt !== undefined) continue;
+      for (const [turnId, event] of s.unanswered) {
+        if (s.vis.scopeOf(turnId) === 'turn' || !s.vis.visible(event)) continue;
+        out.push({ sessionId: id, event: { ...event, ...(event.data ? { data: structuredClone(event.data) } : {}) }, channel: s.info.channel, resumes: s.resumes.get(turnId) ?? 0 });
+      }
+    }
+    return out.sort((a, b) => a.event.at - b.event.at || a.sessionId.localeCompare(b.sessionId) || a.event.seq - b.event.seq);
+  }
+
   /** The session's events grouped by turn, in order of each turn's first event. */
   async turns(sessionId: string): Promise<SessionTurn[]> {
     const byTurn = new Map<string, SessionTurn>();
@@ -516,6 +552,14 @@ export class SessionStore implements SessionsAPI {
     if (s.eventCount % MARK_EVERY === 0) s.marks.push({ seq: ev.seq, offset });
     s.eventCount++;
     s.vis.note(ev);
+    // Which inputs still wait for an outcome (decision 0390): a turn's first `user` event opens
+    // it; its reply, its error or a `done` marker (a turn that ended with nothing to say) closes it.
+    if (ev.kind === 'user') {
+      if (!s.unanswered.has(ev.turnId)) s.unanswered.set(ev.turnId, { ...ev });
+    } else if (ev.kind === 'assistant' || ev.kind === 'error' || (ev.kind === 'marker' && ev.data?.op === 'done')) {
+      s.unanswered.delete(ev.turnId);
+      s.resumes.delete(ev.turnId);
+    } else if (ev.kind === 'marker' && ev.data?.op === 'resume') s.resumes.set(ev.turnId, (s.resumes.get(ev.turnId) ?? 0) + 1);
   }
 
   private async createLocked(id: string, channel: string, title: string): Promise<SessionInfo> {
@@ -529,7 +573,7 @@ export class SessionStore implements SessionsAPI {
       throw e;
     }
     const info: SessionInfo = { id, channel, title, createdAt, updatedAt: createdAt, turns: 0, lastSeq: 0 };
-    this.sessions.set(id, { info, file, size: Buffer.byteLength(line), turnCounter: this.reserved.get(id) ?? 0, marks: [], eventCount: 0, vis: new SessionVisibility(id) });
+    this.sessions.set(id, { info, file, size: Buffer.byteLength(line), turnCounter: this.reserved.get(id) ?? 0, marks: [], eventCount: 0, vis: new SessionVisibility(id), unanswered: new Map(), resumes: new Map() });
     this.reserved.delete(id);
     return { ...info };
   }
@@ -600,7 +644,7 @@ export class SessionStore implements SessionsAPI {
       lastSeq: 0,
     };
     info.updatedAt = info.createdAt;
-    const s: SessionState = { info, file, size, turnCounter: 0, marks: [], eventCount: 0, vis: new SessionVisibility(id) };
+    const s: SessionState = { info, file, size, turnCounter: 0, marks: [], eventCount: 0, vis: new SessionVisibility(id), unanswered: new Map(), resumes: new Map() };
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
       if (r.type === 'title' && typeof r.title === 'string') {

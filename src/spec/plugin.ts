@@ -115,7 +115,12 @@ export interface PluginSDK {
   onDispose(fn: () => void | Promise<void>): Disposer;
 
   injectInput(input: InputOptions): InputTicket;
-  injectInterrupt(input: { sessionId?: string; source: string; text: string }): void;
+  /**
+   * Breaks into the running turn (or starts one when idle). The kernel's returns a promise that
+   * settles once the interrupt is in a session log — it never settles for one the daemon stopped
+   * before recording, so a sender that must not lose it (a reminder) keeps it until then.
+   */
+  injectInterrupt(input: { sessionId?: string; source: string; text: string }): void | Promise<void>;
 
   memory(): MemoryAPI;
   knowledge(): KnowledgeAPI;

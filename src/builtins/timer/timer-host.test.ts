@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createTestHost, ScriptedLlm } from '../../sdk/testing/index.js';
 import type { AgentEvents } from '../../spec/index.js';
 import { coreConfigDefaults } from '../../config/index.js';
-import { createTimerPlugin } from './index.js';
+import { createTimerPlugin, TimerScheduler, TimerStore } from './index.js';
 
 const T0 = Date.parse('2026-05-01T08:00:00Z');
 
@@ -197,4 +197,45 @@ test("decision 0360: the owner in a group lists and cancels only that group's ti
   const system = String(llm.requests[n].messages[0].content);
   assert.match(system, /dinner is ready|remind us/);
   assert.doesNotMatch(system, /4321/, "the fired turn in the group has the group's view, not the owner's private chats");
+});
+
+test('decision 0390: reminders fired right before a kill reach the person after the restart, exactly once; an interrupt one comes as input', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'ha-timer-kill-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const dataDir = join(home, 'plugins-data', 'timer');
+  mkdirSync(dataDir, { recursive: true });
+  const clock = { now: T0 };
+  // The run that is killed: both reminders fire, and neither input is ever recorded.
+  const dying = new TimerScheduler({ store: new TimerStore(dataDir), now: () => clock.now, deliver: () => new Promise(() => {}) });
+  await dying.open();
+  await dying.create({ text: 'stretch your legs', sessionId: 'test:1', when: 'in 5 minutes', creator: { owner: true } });
+  await dying.create({ text: 'stop the build', sessionId: 'test:1', when: 'in 5 minutes', delivery: 'interrupt', creator: { owner: true } });
+  clock.now = T0 + 5 * 60_000;
+  assert.equal(await dying.tick(), 2);
+
+  clock.now += 60_000;
+  const p = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm = new ScriptedLlm([{ text: 'Time to stretch.' }, { text: 'Stopping the build.' }]);
+  const h = await createTestHost({ plugins: [p], llm, homeDir: home });
+  // (the turns start while the host starts its plugins: the LLM's requests are what is counted)
+  for (let i = 0; i < 400 && (llm.requests.length < 2 || h.agent.busy || h.agent.queued); i++) await new Promise((r) => setTimeout(r, 25));
+  await p.scheduler()!.settled();
+  assert.equal(llm.requests.length, 2, 'each reminder once');
+  const seen = JSON.stringify(llm.requests.map((r) => r.messages));
+  assert.match(seen, /stretch your legs/);
+  assert.match(seen, /stop the build/);
+  assert.doesNotMatch(seen, /打断消息/, 'the interrupt reminder came as an input: the turn it was for is gone');
+  const inputs = (await h.sessions.events('test:1')).filter((e) => e.kind === 'user');
+  assert.deepEqual(inputs.map((e) => [e.data?.source, e.data?.trigger, typeof (e.data?.meta as Record<string, unknown>)?.timerFire]), [['timer', 'system', 'string'], ['timer', 'system', 'string']]);
+  assert.deepEqual(p.scheduler()!.pending(), []);
+  await h.close();
+
+  // A later start delivers nothing again.
+  const p2 = createTimerPlugin({ now: () => clock.now, manualTick: true });
+  const llm2 = new ScriptedLlm();
+  const h2 = await createTestHost({ plugins: [p2], llm: llm2, homeDir: home });
+  t.after(() => h2.close());
+  await p2.scheduler()!.settled();
+  assert.equal(h2.agent.queued + (h2.agent.busy ? 1 : 0), 0);
+  assert.equal(llm2.requests.length, 0);
 });

@@ -104,6 +104,25 @@ async function legacyCreator(sdk: PluginSDK, sessionId: string): Promise<TimerCr
 }
 
 /**
+ * Whether a fire is already in its session's log (decision 0390): an input carrying its key
+ * (`meta.timerFire`), or — an interrupt carries no key — its text, logged since it fired.
+ */
+async function alreadyRecorded(sdk: PluginSDK, t: TimerRecord, fire: { key: string; firedAt: number }): Promise<boolean> {
+  let events: Awaited<ReturnType<ReturnType<PluginSDK['sessions']>['events']>> = [];
+  try {
+    events = await sdk.sessions().events(t.sessionId);
+  } catch {
+    return false;
+  }
+  const tag = `[timer ${t.id}] `;
+  return events.some((e) => {
+    const meta = e.data?.meta as Record<string, unknown> | undefined;
+    if (e.kind === 'user' && meta?.timerFire === fire.key) return true;
+    return t.delivery === 'interrupt' && e.at >= fire.firedAt && (e.kind === 'user' || e.kind === 'interrupt') && e.text.includes(tag);
+  });
+}
+
+/**
  * Builds the `timer` plugin (P-7): cron and one-shot reminders persisted in its data folder,
  * delivered as input (`injectInput`, source `timer`, trigger `system`) or as an interrupt.
  */
@@ -123,25 +142,32 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         timeZone: () => personTimeZone(sdk),
         defaultTimezone: () => s.get<string>('timezone'),
         log: sdk.log,
-        deliver(t, note) {
+        deliver(t, note, fire) {
           const text = `[timer ${t.id}] ${t.text}${note ? `\n(${note})` : ''}`;
-          void (async () => {
+          // Resolves once the reminder is in a session log: until then timers.json keeps it as
+          // fired-not-delivered, and the next start delivers it (decision 0390).
+          return (async () => {
+            // After a restart: a fire whose input the log already holds is the kernel's to answer
+            // (it resumes unanswered inputs), not to be delivered twice.
+            if (fire.restarted && (await alreadyRecorded(sdk, t, fire))) return;
             // The fired turn is its creator's (decision 0360): same speaker, same conversation, so the
-            // kernel gives it that turn's scope and tools. Only the owner's timers may interrupt.
+            // kernel gives it that turn's scope and tools. Only the owner's timers may interrupt —
+            // and not after a restart: the turn it was to break into is gone, so it comes as input.
             const creator = t.creator ?? (await legacyCreator(sdk, t.sessionId));
-            if (t.delivery === 'interrupt' && creator.owner) {
-              sdk.injectInterrupt({ sessionId: t.sessionId, source: 'timer', text });
+            if (t.delivery === 'interrupt' && creator.owner && !fire.restarted) {
+              await sdk.injectInterrupt({ sessionId: t.sessionId, source: 'timer', text });
               return;
             }
             // The turn's reply reaches the owner proactively (R-6). When the turn fails (no LLM
             // configured, provider down), the reminder itself still reaches them, as a notice.
             const who = { ...(creator.speaker ? { speaker: creator.speaker } : {}), ...(creator.conversation ? { conversation: creator.conversation } : {}) };
-            const ticket = sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', ...who, meta: { timerId: t.id, late: !!note } });
+            const ticket = sdk.injectInput({ sessionId: t.sessionId, source: 'timer', text, trigger: 'system', ...who, meta: { timerId: t.id, late: !!note, timerFire: fire.key } });
             void ticket.done.then((o) => {
               if (o.status !== 'error') return;
               return sdk.use('host.notify')?.send({ text: `⏰ ${t.text}${note ? ` (${note})` : ''}`, source: 'timer', sessionId: t.sessionId, meta: { timerId: t.id } });
             }).catch((e) => sdk.log.warn('could not deliver a reminder as a notice', { error: String(e) }));
-          })().catch((e) => sdk.log.warn('timer delivery failed', { id: t.id, error: String(e) }));
+            await ticket.accepted;
+          })();
         },
       });
       scheduler = sched;
@@ -202,10 +228,11 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         arm();
         sdk.onDispose(s.onChange((k) => k === 'tick_ms' && arm()));
       }
-      sdk.onDispose(() => {
+      sdk.onDispose(async () => {
         if (interval) clearInterval(interval);
         interval = undefined;
         scheduler = undefined;
+        await sched.close();
       });
     },
   });

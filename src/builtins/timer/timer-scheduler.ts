@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cron } from 'croner';
 import { canonicalTimeZone, localStampWithOffset, NotFoundError, systemTimeZone, ValidationError } from '../../spec/index.js';
-import type { TimerCreator, TimerRecord, TimerStore } from './timer-store.js';
+import type { FiredReminder, TimerCreator, TimerRecord, TimerStore } from './timer-store.js';
 import { parseWhen } from './parse-when.js';
 
 /** What to create: exactly one of `when` (one-shot) or `cron`. */
@@ -17,8 +17,13 @@ export interface TimerSpec {
 
 export interface TimerSchedulerOptions {
   store: TimerStore;
-  /** Delivers a due timer; `note` explains a late (missed) delivery. */
-  deliver: (timer: TimerRecord, note?: string) => void;
+  /**
+   * Delivers a due timer; `note` explains a late (missed) delivery. May return a promise that
+   * resolves once the reminder is recorded (its input in a session log): until then it stays in
+   * timers.json as fired-not-delivered, and a restart delivers it again with `fire.restarted`
+   * (decision 0390). A rejected promise keeps it for the next start.
+   */
+  deliver: (timer: TimerRecord, note: string | undefined, fire: { key: string; firedAt: number; restarted: boolean }) => unknown;
   now?: () => number;
   maxTimers?: number;
   /**
@@ -55,6 +60,10 @@ export function assertTimezone(tz: string): void {
  */
 export class TimerScheduler {
   private timers: TimerRecord[] = [];
+  /** Fired, not yet recorded by whoever it was delivered to (persisted: decision 0390). */
+  private undelivered: FiredReminder[] = [];
+  private readonly deliveries = new Set<Promise<unknown>>();
+  private closed = false;
   private readonly now: () => number;
   private chain: Promise<unknown> = Promise.resolve();
   /** The default cron zone the zone-less cron timers' next runs were computed in. */
@@ -83,14 +92,19 @@ export class TimerScheduler {
    * note; cron timers skip the runs they missed and move to their next run.
    */
   async open(): Promise<number> {
-    this.timers = await this.opts.store.load((m) => this.opts.log?.warn('timers file was corrupt; kept aside', { movedTo: m }));
+    const loaded = await this.opts.store.load((m) => this.opts.log?.warn('timers file was corrupt; kept aside', { movedTo: m }));
+    this.timers = loaded.timers;
+    // Fired before a stop (a kill) and never recorded: delivered now, once (decision 0390).
+    const carried = loaded.undelivered;
+    this.undelivered = [...carried];
     const now = this.now();
     let missed = 0;
+    const fired: FiredReminder[] = [];
     for (const t of [...this.timers]) {
       if (t.nextAt > now) continue;
       if (t.kind === 'once') {
         missed++;
-        this.fire(t, `missed while HomeAgent was not running; it was due at ${localStampWithOffset(t.nextAt, this.timeZone())}`);
+        fired.push(this.fire(t, `missed while HomeAgent was not running; it was due at ${localStampWithOffset(t.nextAt, this.timeZone())}`));
       } else {
         const next = this.safeNext(t, now);
         if (next === undefined) this.remove(t.id);
@@ -99,7 +113,30 @@ export class TimerScheduler {
     }
     this.computedIn = this.defaultZone();
     await this.persist();
-    return missed;
+    for (const f of carried) this.deliver(f, true);
+    for (const f of fired) this.deliver(f, false);
+    return missed + carried.length;
+  }
+
+  /** Resolves once every delivery started so far has settled (tests; a clean stop). */
+  async settled(): Promise<void> {
+    while (this.deliveries.size) await Promise.allSettled([...this.deliveries]);
+    await this.chain;
+  }
+
+  /**
+   * Stops saving: a delivery recorded after this leaves its fire in `undelivered`, and the next
+   * start finds its input in the log and does not deliver it again. Waits for the save in flight.
+   * Safe to call twice.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.chain;
+  }
+
+  /** Reminders fired and not yet recorded (decision 0390). */
+  pending(): FiredReminder[] {
+    return this.undelivered.map((f) => ({ ...f, timer: { ...f.timer } }));
   }
 
   list(): TimerRecord[] {
@@ -151,28 +188,52 @@ export class TimerScheduler {
     if (this.rezone(now)) await this.persist();
     const due = this.timers.filter((t) => t.nextAt <= now);
     if (due.length === 0) return 0;
+    const fired: FiredReminder[] = [];
     for (const t of due) {
-      if (t.kind === 'once') this.fire(t);
-      else {
-        this.fire(t);
+      fired.push(this.fire(t));
+      if (t.kind === 'cron') {
         const next = this.safeNext(t, now);
         if (next === undefined) this.remove(t.id);
         else t.nextAt = next;
       }
     }
+    // Saved as fired-not-delivered before it is delivered: a kill from here on loses nothing, and
+    // a reminder already recorded in a session log is never left due in timers.json (decision 0390).
     await this.persist();
+    for (const f of fired) this.deliver(f, false);
     return due.length;
   }
 
-  private fire(t: TimerRecord, note?: string): void {
+  /** Marks a timer fired: a one-shot leaves the list, and the fire waits in `undelivered` until recorded. */
+  private fire(t: TimerRecord, note?: string): FiredReminder {
     t.lastFiredAt = this.now();
     t.fired++;
     if (t.kind === 'once') this.remove(t.id);
+    const f: FiredReminder = { key: `${t.id}#${t.fired}`, timer: { ...t }, ...(note ? { note } : {}), firedAt: t.lastFiredAt };
+    this.undelivered.push(f);
+    return f;
+  }
+
+  /** Hands a fire to `deliver`; once that resolves (recorded), it leaves timers.json. */
+  private deliver(f: FiredReminder, restarted: boolean): void {
+    let r: unknown;
     try {
-      this.opts.deliver({ ...t }, note);
+      r = this.opts.deliver({ ...f.timer }, f.note, { key: f.key, firedAt: f.firedAt, restarted });
     } catch (e) {
-      this.opts.log?.warn('timer delivery failed', { id: t.id, error: String(e) });
+      // A delivery that throws at once would throw again at every start: it is dropped, as before.
+      this.opts.log?.warn('timer delivery failed', { id: f.timer.id, error: String(e) });
+      r = undefined;
     }
+    const done = Promise.resolve(r).then(
+      () => {
+        this.undelivered = this.undelivered.filter((x) => x.key !== f.key);
+        return this.persist();
+      },
+      (e: unknown) => this.opts.log?.warn('a reminder could not be recorded; it is delivered again at the next start', { id: f.timer.id, error: String(e) }),
+    );
+    const tracked = done.catch((e: unknown) => this.opts.log?.warn('could not save timers after a delivery', { id: f.timer.id, error: String(e) }));
+    this.deliveries.add(tracked);
+    void tracked.finally(() => this.deliveries.delete(tracked));
   }
 
   /** Recomputes the next run of zone-less cron timers after the default zone changed; true when it did. */
@@ -207,8 +268,10 @@ export class TimerScheduler {
   }
 
   private persist(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     const snapshot = this.timers.map((t) => ({ ...t }));
-    const next = this.chain.then(() => this.opts.store.save(snapshot));
+    const fired = this.undelivered.map((f) => ({ ...f }));
+    const next = this.chain.then(() => this.opts.store.save(snapshot, fired));
     this.chain = next.catch(() => {});
     return next;
   }

@@ -35,9 +35,24 @@ export interface TimerRecord {
   fired: number;
 }
 
+/**
+ * A reminder that fired and has not reached a session log yet (decision 0390): kept in timers.json
+ * from the moment it fires until its input is recorded, so a kill in between loses nothing — the
+ * next start delivers it.
+ */
+export interface FiredReminder {
+  /** `<timer id>#<fire count>`: one fire of one timer; travels in the input's meta as `timerFire`. */
+  key: string;
+  /** The timer as it was when it fired (a one-shot is gone from the list by then). */
+  timer: TimerRecord;
+  note?: string;
+  firedAt: number;
+}
+
 interface TimerFile {
   version: 1;
   timers: TimerRecord[];
+  undelivered?: FiredReminder[];
 }
 
 /** Timers in `<dataDir>/timers.json`, written atomically after every change. */
@@ -48,12 +63,16 @@ export class TimerStore {
     this.path = join(dataDir, 'timers.json');
   }
 
-  async load(onCorrupt?: (movedTo: string) => void): Promise<TimerRecord[]> {
+  async load(onCorrupt?: (movedTo: string) => void): Promise<{ timers: TimerRecord[]; undelivered: FiredReminder[] }> {
     const f = await readJsonFile<TimerFile>(this.path, { version: 1, timers: [] }, (m) => onCorrupt?.(m));
-    return Array.isArray(f.timers) ? f.timers.filter((t) => t && typeof t.id === 'string' && typeof t.nextAt === 'number') : [];
+    const ok = (t: TimerRecord | undefined) => !!t && typeof t.id === 'string' && typeof t.nextAt === 'number';
+    return {
+      timers: Array.isArray(f.timers) ? f.timers.filter(ok) : [],
+      undelivered: Array.isArray(f.undelivered) ? f.undelivered.filter((r) => r && typeof r.key === 'string' && typeof r.firedAt === 'number' && ok(r.timer)) : [],
+    };
   }
 
-  save(timers: TimerRecord[]): Promise<void> {
-    return writeFileAtomic(this.path, JSON.stringify({ version: 1, timers } satisfies TimerFile, null, 1));
+  save(timers: TimerRecord[], undelivered: FiredReminder[] = []): Promise<void> {
+    return writeFileAtomic(this.path, JSON.stringify({ version: 1, timers, ...(undelivered.length ? { undelivered } : {}) } satisfies TimerFile, null, 1));
   }
 }

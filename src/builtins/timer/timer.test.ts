@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWhen, TimerScheduler, TimerStore, createTimerPlugin, type TimerRecord } from './index.js';
@@ -82,11 +82,58 @@ test('TimerScheduler: timers survive a restart; a missed one-shot fires once wit
   const left = b.s.list();
   assert.deepEqual(left.map((x) => x.text).sort(), ['hourly', 'later']);
   assert.equal(new Date(left.find((x) => x.text === 'hourly')!.nextAt).toISOString(), '2026-03-01T04:00:00.000Z');
-  // and a third start does not fire the one-shot again
+  // and a third start, once the delivery was recorded, does not fire the one-shot again
+  await b.s.settled();
   const c = rig(t, a.d);
   c.clock.now = b.clock.now;
   assert.equal(await c.s.open(), 0);
   assert.equal(c.fired.length, 0);
+});
+
+test('decision 0390: a fired one-shot stays in timers.json as fired-not-delivered until its input is recorded; killed before that, the restart delivers it exactly once', async (t) => {
+  const d = mkdtempSync(join(tmpdir(), 'ha-timer-'));
+  t.after(() => rmSync(d, { recursive: true, force: true }));
+  const clock = { now: T0 };
+  let record!: () => void;
+  const calls: { text: string; restarted: boolean; key: string }[] = [];
+  const s = new TimerScheduler({
+    store: new TimerStore(d),
+    now: () => clock.now,
+    deliver: (x, _note, fire) => {
+      calls.push({ text: x.text, restarted: fire.restarted, key: fire.key });
+      return new Promise<void>((r) => (record = r)); // recorded when the test says so
+    },
+  });
+  await s.open();
+  await s.create({ text: 'take the pills', sessionId: 's1', when: 'in 5 minutes' });
+  clock.now = T0 + 5 * 60_000;
+  assert.equal(await s.tick(), 1);
+  assert.equal(calls.length, 1);
+  // The reminder is out, its input not yet recorded: what a kill -9 now leaves on disk.
+  const onDisk = JSON.parse(readFileSync(join(d, 'timers.json'), 'utf8')) as { timers: TimerRecord[]; undelivered?: { key: string; timer: TimerRecord }[] };
+  assert.deepEqual(onDisk.timers, [], 'the one-shot left the list');
+  assert.deepEqual(onDisk.undelivered?.map((f) => [f.key, f.timer.text]), [[calls[0].key, 'take the pills']]);
+  const killed = mkdtempSync(join(tmpdir(), 'ha-timer-killed-'));
+  t.after(() => rmSync(killed, { recursive: true, force: true }));
+  cpSync(join(d, 'timers.json'), join(killed, 'timers.json'));
+  // Recorded: it leaves timers.json.
+  record();
+  await s.settled();
+  assert.equal(JSON.parse(readFileSync(join(d, 'timers.json'), 'utf8')).undelivered, undefined);
+
+  // The restart after the kill delivers it (once), and once recorded, never again.
+  const fired: { text: string; restarted: boolean }[] = [];
+  const open = async () => {
+    const r = new TimerScheduler({ store: new TimerStore(killed), now: () => clock.now + 60_000, deliver: (x, _n, f) => void fired.push({ text: x.text, restarted: f.restarted }) });
+    await r.open();
+    await r.settled();
+    return r;
+  };
+  await open();
+  assert.deepEqual(fired, [{ text: 'take the pills', restarted: true }]);
+  const third = await open();
+  assert.equal(fired.length, 1);
+  assert.deepEqual(third.pending(), []);
 });
 
 test('decision 0270: an ISO time without an offset is the wall clock of the person’s zone', () => {
