@@ -298,6 +298,11 @@ test('0380: a daemon killed while an import swaps logs in loses no acknowledged 
   await Promise.all(burst);
   release();
   assert.ok(killedAt, 'the commit hook ran');
+  // Messages were sent while the gate was closed, and none was acknowledged before the kill: they
+  // wait, unacknowledged, until the import is through (a regression that acknowledged one while
+  // the logs were being swapped would have to keep it below).
+  assert.ok(sentNow.length > 0, 'messages were sent during the import');
+  assert.deepEqual(killedAt.acked.map((s) => s.tag), [], 'nothing was acknowledged while the gate was closed');
   // The next start on the killed disk undoes the import (its journal) and keeps every message
   // that had been acknowledged when the daemon died.
   assert.ok(recoverInterruptedImport(killedAt.home) > 0, 'there was an import to undo');

@@ -16,7 +16,7 @@ import { subAgentTool } from './subagent.js';
 import { mediaTools } from './media-tools.js';
 import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
 import { actionFor, inputOf, MARK_MAX_AGE_MS, NOT_ANSWERED, notAnsweredText, recordableMeta } from './unanswered-inputs.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 
 /** Where notices are recorded when no session is named (R-6). */
 export const NOTICES_SESSION = 'system:notices';
@@ -419,7 +419,10 @@ export class Agent {
       // Who said it and where, as data (R-5): the WebUI and the memory tiers read it from here.
       if (q.input.speaker) data.speaker = q.input.speaker;
       if (q.input.conversation) data.conversation = q.input.conversation;
-      // What running it again after a restart needs besides (decision 0390).
+      // What running it again after a restart needs besides (decision 0390). `outcome`: this turn's
+      // end is always logged (a reply, an error or a `done` marker) — a log written before that
+      // may end a turn with nothing, so only events that say so are taken for unanswered.
+      data.outcome = 'logged';
       if (q.input.channel !== q.input.source) data.channel = q.input.channel;
       const meta = recordableMeta(q.input.meta);
       if (meta) data.meta = meta;
@@ -469,10 +472,16 @@ export class Agent {
     for (const u of found) {
       const { sessionId, event } = u;
       if (own.has(event.turnId) || event.data?.source === CONSOLIDATION || sessionId === 'system:consolidation') continue;
-      if (this.now() - event.at > MARK_MAX_AGE_MS) continue;
+      if (event.data?.outcome !== 'logged') continue;
+      // Older than a week, or dated in the future (not a time this install wrote): left alone.
+      if (this.now() - event.at > MARK_MAX_AGE_MS || event.at > this.now() + 60_000) continue;
       const rebuilt = inputOf(sessionId, event, (s) => {
         try {
-          return readFileSync(join(mediaRoot, s.path)).toString('base64');
+          // The log is data, not a pointer anywhere on disk: only a file under <data>/media is read.
+          const media = realpathSync(join(mediaRoot, 'media'));
+          const file = realpathSync(join(mediaRoot, s.path));
+          if (!file.startsWith(media + sep)) return undefined;
+          return readFileSync(file).toString('base64');
         } catch {
           return undefined;
         }

@@ -66,14 +66,21 @@ test('decision 0390: an unanswered input older than a day is not answered late; 
   const seed = new SessionStore({ dir, now: () => Date.now() - 25 * HOUR, logger: { warn: () => {} } });
   await seed.open();
   await seed.ensure('webui:old', 'webui');
-  await seed.append('webui:old', { turnId: 'webui:old#1', kind: 'user', text: 'remind me about yesterday', data: { source: 'webui', trigger: 'user' } });
+  await seed.append('webui:old', { turnId: 'webui:old#1', kind: 'user', text: 'remind me about yesterday', data: { source: 'webui', trigger: 'user', outcome: 'logged' } });
   await seed.close();
   // Older than a week (a log from before this decision may end a turn with no outcome): left alone.
   const ancient = new SessionStore({ dir, now: () => Date.now() - 8 * 24 * HOUR, logger: { warn: () => {} } });
   await ancient.open();
   await ancient.ensure('webui:ancient', 'webui');
-  await ancient.append('webui:ancient', { turnId: 'webui:ancient#1', kind: 'user', text: 'an old turn with an empty reply', data: { source: 'webui', trigger: 'user' } });
+  await ancient.append('webui:ancient', { turnId: 'webui:ancient#1', kind: 'user', text: 'an old turn with an empty reply', data: { source: 'webui', trigger: 'user', outcome: 'logged' } });
   await ancient.close();
+  // Recent, but logged before outcomes were always logged (no `outcome` flag: an empty reply then
+  // left nothing after the message): neither run nor marked (review finding 2).
+  const legacy = new SessionStore({ dir, now: () => Date.now() - 2 * HOUR, logger: { warn: () => {} } });
+  await legacy.open();
+  await legacy.ensure('webui:legacy', 'webui');
+  await legacy.append('webui:legacy', { turnId: 'webui:legacy#1', kind: 'user', text: 'answered with nothing, before 0390', data: { source: 'webui', trigger: 'user' } });
+  await legacy.close();
 
   const { h, store } = await restart(t, dir);
   assert.deepEqual(await h.agent.resumeUnanswered(), { resumed: [], marked: ['webui:old#1'] });
@@ -83,6 +90,7 @@ test('decision 0390: an unanswered input older than a day is not answered late; 
   assert.match(log[1].text, /^Not answered: HomeAgent stopped before it could/);
   assert.equal(h.fake.requests.length, 0, 'no LLM call for it');
   assert.deepEqual(kinds(await store.events('webui:ancient')), ['user'], 'a week-old one is neither run nor marked');
+  assert.deepEqual(kinds(await store.events('webui:legacy')), ['user'], 'nor one logged before outcomes were');
 });
 
 test('decision 0390: a turn killed mid-run is run again once; one that died with the daemon on two resumed runs is marked, not looped', async (t) => {
@@ -91,11 +99,11 @@ test('decision 0390: a turn killed mid-run is run again once; one that died with
   await seed.open();
   // Killed while its tool ran: the input, a tool call, no outcome.
   await seed.ensure('webui:a', 'webui');
-  await seed.append('webui:a', { turnId: 'webui:a#1', kind: 'user', text: 'look it up', data: { source: 'webui', trigger: 'user' } });
+  await seed.append('webui:a', { turnId: 'webui:a#1', kind: 'user', text: 'look it up', data: { source: 'webui', trigger: 'user', outcome: 'logged' } });
   await seed.append('webui:a', { turnId: 'webui:a#1', kind: 'tool_call', text: 'search', data: { call: { id: 'c1', name: 'search', arguments: '{}' } } });
   // Resumed twice already, and killed during each run.
   await seed.ensure('webui:b', 'webui');
-  await seed.append('webui:b', { turnId: 'webui:b#1', kind: 'user', text: 'the one that crashes', data: { source: 'webui', trigger: 'user' } });
+  await seed.append('webui:b', { turnId: 'webui:b#1', kind: 'user', text: 'the one that crashes', data: { source: 'webui', trigger: 'user', outcome: 'logged' } });
   for (const attempt of [1, 2]) await seed.append('webui:b', { turnId: 'webui:b#1', kind: 'marker', text: '[resumed after a restart]', data: { op: 'resume', attempt } });
   // Consolidation (internal) turns are not run again.
   await seed.ensure('system:consolidation', '_consolidation_');
@@ -123,4 +131,34 @@ test('decision 0390: a turn that ends with nothing to say is closed in the log, 
   assert.equal(out.text, '');
   assert.deepEqual(kinds(await h.sessionLog()), ['user', 'marker']);
   assert.deepEqual(h.sessions.unanswered(), []);
+});
+
+test('decision 0390 (review fixes): a resumed input reads an attachment only from <data>/media, and one dated in the future is not run', async (t) => {
+  const dir = path.join((await harness(t, { noStart: true })).home, 'sessions');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-outside-'));
+  t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'TOP-SECRET-OUTSIDE');
+  const seed = new SessionStore({ dir, logger: { warn: () => {} } });
+  await seed.open();
+  await seed.ensure('webui:p', 'webui');
+  // A path that climbs out of the data folder, whatever its depth (extra ".." stop at the root).
+  const climb = `${'../'.repeat(30)}${outside.replace(/^\//, '')}/secret.txt`;
+  await seed.append('webui:p', { turnId: 'webui:p#1', kind: 'user', text: 'look at this', data: { source: 'webui', trigger: 'user', outcome: 'logged', attachments: [{ name: 'secret.txt', mimeType: 'text/plain', bytes: 18, kind: 'text', path: climb }] } });
+  await seed.close();
+  const future = new SessionStore({ dir, now: () => Date.now() + 48 * HOUR, logger: { warn: () => {} } });
+  await future.open();
+  await future.ensure('webui:f', 'webui');
+  await future.append('webui:f', { turnId: 'webui:f#1', kind: 'user', text: 'from the future', data: { source: 'webui', trigger: 'user', outcome: 'logged' } });
+  await future.close();
+
+  const { h } = await restart(t, dir);
+  h.fake.enqueue({ text: 'ok' });
+  const out = await h.agent.resumeUnanswered();
+  assert.deepEqual(out, { resumed: ['webui:p#1'], marked: [] }, 'the future-dated one is neither run nor marked');
+  await until(() => h.fake.requests.length >= 1, 'the resumed turn');
+  const sent = JSON.stringify(h.fake.requests.map((r) => r.body));
+  assert.doesNotMatch(sent, /TOP-SECRET-OUTSIDE/, 'a file outside the media folder is not read');
+  assert.doesNotMatch(sent, /from the future/);
 });

@@ -85,6 +85,26 @@ function freeName(base: string, maxLen: number, taken: (n: string) => boolean): 
 }
 
 /** Parsed lines of a session log (header, titles, events); torn lines dropped. */
+/**
+ * An archive's inputs that never got an outcome (a turn in flight when it was exported) are closed
+ * with a `done` marker in the log that comes in: this install never acknowledged them, and its
+ * next start must not run them as live turns (decision 0390; a crafted archive could otherwise
+ * plant an input with no speaker — an owner turn — to be run after a restart).
+ */
+function closeUnanswered(lines: Record<string, unknown>[], now: number): Record<string, unknown>[] {
+  const open = new Set<string>();
+  let lastSeq = 0;
+  for (const l of lines) {
+    if (l.type !== 'event' || typeof l.turnId !== 'string') continue;
+    if (typeof l.seq === 'number' && l.seq > lastSeq) lastSeq = l.seq;
+    const data = l.data as { op?: unknown } | undefined;
+    if (l.kind === 'user') open.add(l.turnId);
+    else if (l.kind === 'assistant' || l.kind === 'error' || (l.kind === 'marker' && data?.op === 'done')) open.delete(l.turnId);
+  }
+  if (!open.size) return lines;
+  return [...lines, ...[...open].map((turnId) => ({ type: 'event', seq: ++lastSeq, turnId, kind: 'marker', at: now, text: '[imported without an answer]', data: { op: 'done', imported: true } }))];
+}
+
 function logLines(text: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const line of text.split('\n')) {
@@ -366,6 +386,7 @@ export async function mergeImport(o: {
       }
     }
     const target = join(mergedSess, `${sessionFileStem(id)}.jsonl`);
+    theirs = closeUnanswered(theirs, Date.now());
     writeFileSync(target, serialise(theirs), { mode: 0o600 });
     files.push({ live: join(sessDir, `${sessionFileStem(id)}.jsonl`), merged: target });
     sessionIds.push(id);

@@ -115,7 +115,12 @@ test('0370: a forget cut off after its commit point (its file list left in memor
   // before the files are deleted.
   const db = new Database(path.join(w.home, 'memory-control.db'));
   const ins = db.prepare('INSERT INTO forget_files(path, at) VALUES (?, ?)');
-  for (const f of [kernel, channel, '../persona.md']) ins.run(f, Date.now());
+  // A folder inside media that is a link to one outside it (review finding): not followed.
+  const outside = path.join(root, `outside-${n++}`);
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'keep.txt'), 'not the data folder');
+  fs.symlinkSync(outside, path.join(w.home, 'media', 'linked'));
+  for (const f of [kernel, channel, '../persona.md', 'media/linked/keep.txt']) ins.run(f, Date.now());
   put(w.home, 'persona.md', 'I am the agent');
   db.close();
   assert.equal(there(w.home, kernel) && there(w.home, channel), true);
@@ -124,6 +129,7 @@ test('0370: a forget cut off after its commit point (its file list left in memor
   assert.equal(there(w.home, channel), false, "the channel's copy is deleted at the next open");
   assert.equal(there(w.home, stay), true);
   assert.equal(there(w.home, 'persona.md'), true, 'a listed path outside media/ is never deleted');
+  assert.equal(fs.existsSync(path.join(outside, 'keep.txt')), true, 'nor one that a linked folder leads outside media/');
   await b.close();
   const after = new Database(path.join(w.home, 'memory-control.db'), { readonly: true });
   assert.equal(after.prepare('SELECT count(*) FROM forget_files').pluck().get(), 0, 'the list is emptied once done');

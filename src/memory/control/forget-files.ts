@@ -1,5 +1,5 @@
-import { lstatSync, unlinkSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstatSync, realpathSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SessionEvent } from '../../spec/index.js';
 import type { ControlTiers } from './control-tiers.js';
 
@@ -106,6 +106,14 @@ export function deleteForgottenFiles(t: Pick<ControlTiers, 'db' | 'log' | 'homeD
       continue;
     }
     try {
+      // Also by the folders' real paths: a symlinked folder inside media must not lead outside it.
+      const media = realpathSync(resolve(home, 'media'));
+      const folder = realpathSync(dirname(abs));
+      if (folder !== media && !folder.startsWith(media + sep)) {
+        t.log.warn('forget: a listed file lies outside the media folder once links are followed; it was left alone');
+        done.push(f);
+        continue;
+      }
       unlinkSync(abs);
       deleted++;
       done.push(f);
