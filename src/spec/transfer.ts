@@ -186,7 +186,7 @@ export interface ForgetLedger {
    */
   applyToExisting?(refs?: readonly string[]): Promise<{ turns: number; facts: number; documents: number } | undefined>;
   /** Optional: what `applyToExisting` would forget here once these tombstones are recorded (the import's preview). */
-  previewExisting?(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }>;
+  previewExisting?(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number; files?: number }>;
 }
 
 /** One forgotten thing. */

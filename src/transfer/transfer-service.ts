@@ -420,7 +420,7 @@ export class TransferRuntime implements TransferService {
       const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
       // The archive's forgets reach what is here too (see applyTombstones): the preview says how much.
       const here = r.tombstones.length ? await this.ledger().previewExisting?.(r.tombstones.map((t) => t.ref)) : undefined;
-      if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(`would also forget here what was forgotten on the archive's install: ${here.turns} turns, ${here.facts} facts, ${here.documents} documents`);
+      if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(`would also forget here what was forgotten on the archive's install: ${here.turns} turns, ${here.facts} facts, ${here.documents} documents${here.files ? `, and ${here.files} files sent with those turns (deleted from the data folder)` : ''}`);
       job.view.report = r.report;
       this.progress(job, { phase: 'staged', done: 1, total: 1 });
       // The view returned says what the job is once this returns: staged again, waiting to be

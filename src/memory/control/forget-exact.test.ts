@@ -77,7 +77,7 @@ test('0320: on another install, a turn goes by what was said in it — its messa
   const joke = await s.turn('Tell me a joke about passports', PASSPORT);
   const copyFile = await toolTurn(s, 'ok', FILE, 'Done.');
   const otherFile = await toolTurn(s, 'What does my notes file say?', FILE, 'It holds a combination.');
-  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 3, facts: 0, documents: 0 });
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 3, facts: 0, documents: 0, files: 0 });
   s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 })));
   const res = await s.mem.control.applyTombstones({ actor: 'import', tool: 'import' });
   assert.equal(res?.turns, 3);
@@ -224,7 +224,7 @@ test('0320: a turn with no message (proactive) is remembered by its reply paired
   const asked = await s.turn('What is on today?', BRIEF);
   const copy = await proactive(s);
   s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 })));
-  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 1, facts: 0, documents: 0 });
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 1, facts: 0, documents: 0, files: 0 });
   assert.equal((await s.mem.control.applyTombstones({}, { refs }))?.turns, 1);
   const log = await s.sessions.events('webui:1', { includeDeleted: true });
   assert.ok(log.filter((e) => e.turnId === copy).every((e) => e.data?.redacted), 'the copy of the proactive turn goes');

@@ -15,6 +15,7 @@ import { SessionStore, TextLog } from '../../sessions/index.js';
 import type { PluginLogger } from '../../spec/index.js';
 import { MemorySystem } from '../memory-system.js';
 import { ManualScheduler } from '../heartbeat/index.js';
+import { turnHash } from './tombstone-hash.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-files-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -81,6 +82,9 @@ test('0370: forgetting a turn deletes both copies of its file, counted in previe
 
   const plan = await w.mem.control.forgetPreview({ turnIds: [secret] });
   assert.equal(plan.files, 2, JSON.stringify(plan));
+  // An archive's tombstone of that turn (what an import would apply here) says the files go too.
+  const preview = await w.mem.control.previewTombstones([`sha256:turn:${turnHash(secret)}`]);
+  assert.deepEqual(preview, { turns: 1, facts: 0, documents: 0, files: 2 });
   const res = await w.mem.control.forget({ turnIds: [secret] });
   assert.equal(res.turns, 1);
   assert.equal(res.files, 2);

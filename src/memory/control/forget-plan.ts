@@ -121,7 +121,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
  * How many files go with these turns (decision 0370). Their own sessions' logs are read first;
  * every log (for the files a turn that stays names) only when one of their messages brought a file.
  */
-async function filesOfTurns(t: ControlTiers, turnIds: ReadonlySet<string>): Promise<number> {
+export async function filesOfTurns(t: ControlTiers, turnIds: ReadonlySet<string>): Promise<number> {
   const home = t.homeDir;
   if (!turnIds.size || !home || !t.sessions) return 0;
   const gone = (e: SessionEvent) => turnIds.has(e.turnId);

@@ -391,7 +391,7 @@ test('K-2 / K-5: a note without a turn forgotten on one install is forgotten on 
   s.mem.context.append({ kind: 'cold_storage', source: 'agent', channel: 'webui', sessionId: 'webui:1', input: secret, response: '' });
   const held = await traces(s.mem, 'flowerpot');
   assert.deepEqual(held, ['context', 'documents', 'archive', 'recall']);
-  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 0, facts: 0, documents: 1 });
+  assert.deepEqual(await s.mem.control.previewTombstones(refs), { turns: 0, facts: 0, documents: 1, files: 0 });
   assert.deepEqual(await traces(s.mem, 'flowerpot'), held, 'a preview changes nothing');
   assert.ok(s.mem.control.addTombstoneRefs(refs.map((ref) => ({ ref, at: 1 }))) > 0);
   const res = await s.mem.control.applyTombstones({ actor: 'import', tool: 'import' });

@@ -5,7 +5,7 @@ import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
 import { deleteForgottenFiles } from './forget-files.js';
-import { planForget } from './forget-plan.js';
+import { filesOfTurns, planForget } from './forget-plan.js';
 import { runForget } from './forget-run.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
@@ -282,9 +282,9 @@ export class MemoryControl implements MemoryControlService {
   }
 
   /** What {@link applyTombstones} would forget here if these refs (`sha256:<kind>:<hex>`, an archive's) were recorded: counts only. */
-  async previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number }> {
+  async previewTombstones(refs: readonly string[]): Promise<{ turns: number; facts: number; documents: number; files: number }> {
     const set = refSet(refs);
-    if (!set.size) return { turns: 0, facts: 0, documents: 0 };
+    if (!set.size) return { turns: 0, facts: 0, documents: 0, files: 0 };
     const found = await findTombstoned(this.t, {
       turn: (id) => set.has(`turn:${turnHash(id)}`),
       content: (text) => distinctiveContent(text) && set.has(`content:${contentHash(text)}`),
@@ -292,7 +292,9 @@ export class MemoryControl implements MemoryControlService {
       fact: (s, p, o) => set.has(`fact:${factHash(s, p, o)}`),
       doc: (id) => set.has(`document:${docHash(id)}`),
     });
-    return { turns: found.turnIds.length, facts: found.relationIds.length, documents: found.documents.length };
+    // The files those turns' messages brought go with them too (decision 0370).
+    const files = await filesOfTurns(this.t, new Set(found.turnIds));
+    return { turns: found.turnIds.length, facts: found.relationIds.length, documents: found.documents.length, files };
   }
 
   isTombstoned(turnId: string): boolean {
