@@ -16,6 +16,32 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-control-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
+/**
+ * Memory, session logs, text log and config over the data folder `home` (new or one opened before:
+ * a "restart"); warnings and errors the memory system logs are collected. `close` closes all of it.
+ */
+export async function openMemoryAt(home: string, clock: { t: number } = { t: Date.UTC(2026, 0, 1) }) {
+  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
+  config.open();
+  config.register(coreConfigDefaults());
+  const now = () => clock.t;
+  const warnings: string[] = [];
+  const log: PluginLogger = { debug() {}, info() {}, warn: (m) => void warnings.push(m), error: (m) => void warnings.push(m) };
+  const sessions = new SessionStore({ dir: path.join(home, 'sessions'), now });
+  await sessions.open();
+  const textLog = new TextLog({ file: path.join(home, 'logs', 'text.jsonl'), now });
+  await textLog.open();
+  const mem = new MemorySystem({ homeDir: home, config, log, scheduler: new ManualScheduler(clock.t), now, sessions, textLog });
+  await mem.open();
+  const close = async () => {
+    await mem.close();
+    await textLog.close();
+    await sessions.close();
+    config.close();
+  };
+  return { mem, sessions, textLog, warnings, close };
+}
+
 /** A memory system over real files (SQLite tiers, session logs, text log) on a simulated clock. */
 export async function setup() {
   const home = path.join(root, `h${n++}`);

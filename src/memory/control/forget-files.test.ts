@@ -10,39 +10,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
-import { SessionStore, TextLog } from '../../sessions/index.js';
-import type { PluginLogger } from '../../spec/index.js';
-import { MemorySystem } from '../memory-system.js';
-import { ManualScheduler } from '../heartbeat/index.js';
+import { openMemoryAt } from '../__fixtures__/memory-on-disk.js';
 import { turnHash } from './tombstone-hash.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-files-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const SID = 'telegram:77';
-
-async function openAll(home: string) {
-  const clock = { t: Date.UTC(2026, 0, 1) };
-  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
-  config.open();
-  config.register(coreConfigDefaults());
-  const now = () => clock.t;
-  const log: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
-  const sessions = new SessionStore({ dir: path.join(home, 'sessions'), now });
-  await sessions.open();
-  const textLog = new TextLog({ file: path.join(home, 'logs', 'text.jsonl'), now });
-  await textLog.open();
-  const mem = new MemorySystem({ homeDir: home, config, log, scheduler: new ManualScheduler(clock.t), now, sessions, textLog });
-  await mem.open();
-  const close = async () => {
-    await mem.close();
-    await textLog.close();
-    await sessions.close();
-    config.close();
-  };
-  return { mem, sessions, close };
-}
 
 /** Writes a file under the data folder; returns its path from there. */
 function put(home: string, rel: string, body: string): string {
@@ -56,7 +30,7 @@ function put(home: string, rel: string, body: string): string {
 async function world() {
   const home = path.join(root, `h${n++}`);
   fs.mkdirSync(home, { recursive: true });
-  const a = await openAll(home);
+  const a = await openMemoryAt(home);
   await a.sessions.create({ channel: 'telegram', id: SID });
   const say = async (text: string, attachments: { path?: string; channelPath?: string }[] = [], reply = 'Got it.') => {
     const { turnId } = a.sessions.nextTurn(SID);
@@ -128,7 +102,7 @@ test('0370: a forget cut off after its commit point (its file list left in memor
   put(w.home, 'persona.md', 'I am the agent');
   db.close();
   assert.equal(there(w.home, kernel) && there(w.home, channel), true);
-  const b = await openAll(w.home);
+  const b = await openMemoryAt(w.home);
   assert.equal(there(w.home, kernel), false, "the kernel's copy is deleted at the next open");
   assert.equal(there(w.home, channel), false, "the channel's copy is deleted at the next open");
   assert.equal(there(w.home, stay), true);

@@ -11,39 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigRegistry, coreConfigDefaults } from '../../config/index.js';
-import { SessionStore, TextLog } from '../../sessions/index.js';
-import type { PluginLogger } from '../../spec/index.js';
-import { MemorySystem } from '../memory-system.js';
-import { ManualScheduler } from '../heartbeat/index.js';
+import type { MemorySystem } from '../memory-system.js';
+import { openMemoryAt } from '../__fixtures__/memory-on-disk.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-salvaged-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const SECRET = 'The door code is 4711, I live in Reykjavik';
-
-/** Memory, session logs, text log and config over one data folder; `close` closes all of it. */
-async function openAll(home: string, clock: { t: number }) {
-  const config = new ConfigRegistry({ dbPath: path.join(home, 'config.db'), env: {}, logger: { info() {}, warn() {}, error() {} } as never });
-  config.open();
-  config.register(coreConfigDefaults());
-  const now = () => clock.t;
-  const warnings: string[] = [];
-  const log: PluginLogger = { debug() {}, info() {}, warn: (m) => void warnings.push(m), error: (m) => void warnings.push(m) };
-  const sessions = new SessionStore({ dir: path.join(home, 'sessions'), now });
-  await sessions.open();
-  const textLog = new TextLog({ file: path.join(home, 'logs', 'text.jsonl'), now });
-  await textLog.open();
-  const mem = new MemorySystem({ homeDir: home, config, log, scheduler: new ManualScheduler(clock.t), now, sessions, textLog });
-  await mem.open();
-  const close = async () => {
-    await mem.close();
-    await textLog.close();
-    await sessions.close();
-    config.close();
-  };
-  return { mem, sessions, textLog, warnings, close };
-}
 
 /** Where the secret still is: window, documents, archive, graph, recall. */
 async function traces(mem: MemorySystem, word: string): Promise<string[]> {
@@ -63,7 +37,7 @@ async function forgottenTurn() {
   const home = path.join(root, `h${n++}`);
   fs.mkdirSync(home, { recursive: true });
   const clock = { t: Date.UTC(2026, 0, 1) };
-  const a = await openAll(home, clock);
+  const a = await openMemoryAt(home, clock);
   await a.sessions.create({ channel: 'webui', id: 'webui:1' });
   const say = async (input: string, reply: string) => {
     clock.t += 60_000;
@@ -121,7 +95,7 @@ for (const [what, damage] of damages) {
     damage(f.file);
     // The log from before the forget is back (a backup restored by hand, an older export's copy).
     fs.writeFileSync(f.logFile, f.oldLog);
-    const b = await openAll(f.home, f.clock);
+    const b = await openMemoryAt(f.home, f.clock);
     const aside = b.mem.setAside().find((s) => s.store === 'memory-control');
     assert.ok(aside?.salvaged, 'set aside, with what was read back of it');
     assert.ok((aside.salvaged.tombstones ?? 0) >= 2, `the turn's tombstones: ${JSON.stringify(aside.salvaged)}`);
@@ -144,7 +118,7 @@ test('0280: a memory-control.db of garbage gives nothing back — the loss is re
   const f = await forgottenTurn();
   fs.writeFileSync(f.file, 'garbage '.repeat(1000));
   fs.writeFileSync(f.logFile, f.oldLog);
-  const b = await openAll(f.home, f.clock);
+  const b = await openMemoryAt(f.home, f.clock);
   const aside = b.mem.setAside().find((s) => s.store === 'memory-control');
   const sv = aside?.salvaged;
   assert.deepEqual({ tombstones: sv?.tombstones, lost: sv?.tombstonesLostAtMost, exclusions: sv?.exclusions, changes: sv?.changes, read: sv?.read }, { tombstones: 0, lost: null, exclusions: 0, changes: 0, read: 0 });
