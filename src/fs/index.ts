@@ -8,5 +8,6 @@ export { writeFileAtomic, writeJsonAtomic, writeFileAtomicSync, fsyncPaths, fsyn
 export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from './atomic-file.js';
 export { redactPaths } from './redact-paths.js';
 export { reserveUniquePath } from './unique-path.js';
+export { realPath, within } from './real-path.js';
 export { removeStaleTempFiles } from './stale-temp-files.js';
 export { privateSqliteFile, setAsideSqlite } from './private-file.js';

@@ -16,7 +16,8 @@ import { subAgentTool } from './subagent.js';
 import { mediaTools } from './media-tools.js';
 import { normalizeConversation, normalizeSpeaker } from './speaker-input.js';
 import { actionFor, inputOf, MARK_MAX_AGE_MS, NOT_ANSWERED, notAnsweredText, recordableMeta } from './unanswered-inputs.js';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { realPath, within } from '../fs/index.js';
 
 /** Where notices are recorded when no session is named. */
 export const NOTICES_SESSION = 'system:notices';
@@ -478,9 +479,8 @@ export class Agent {
       const rebuilt = inputOf(sessionId, event, (s) => {
         try {
           // The log is data, not a pointer anywhere on disk: only a file under <data>/media is read.
-          const media = realpathSync(join(mediaRoot, 'media'));
-          const file = realpathSync(join(mediaRoot, s.path));
-          if (!file.startsWith(media + sep)) return undefined;
+          const file = realPath(join(mediaRoot, s.path));
+          if (!within(file, realPath(join(mediaRoot, 'media')))) return undefined;
           return readFileSync(file).toString('base64');
         } catch {
           return undefined;

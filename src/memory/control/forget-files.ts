@@ -1,4 +1,5 @@
-import { lstatSync, realpathSync, unlinkSync } from 'node:fs';
+import { lstatSync, unlinkSync } from 'node:fs';
+import { realPath, within } from '../../fs/index.js';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SessionEvent } from '../../spec/index.js';
 import type { ControlTiers } from './control-tiers.js';
@@ -107,9 +108,7 @@ export function deleteForgottenFiles(t: Pick<ControlTiers, 'db' | 'log' | 'homeD
     }
     try {
       // Also by the folders' real paths: a symlinked folder inside media must not lead outside it.
-      const media = realpathSync(resolve(home, 'media'));
-      const folder = realpathSync(dirname(abs));
-      if (folder !== media && !folder.startsWith(media + sep)) {
+      if (!within(realPath(dirname(abs)), realPath(resolve(home, 'media')))) {
         t.log.warn('forget: a listed file lies outside the media folder once links are followed; it was left alone');
         done.push(f);
         continue;
