@@ -387,8 +387,10 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     const before = await names();
     await page.click(`[data-testid=providers] [data-provider="${before[0]}"] [aria-label="下移"]`);
     await page.waitForFunction((first) => document.querySelector('[data-testid=providers] [data-provider]')?.getAttribute('data-provider') !== first, before[0], { timeout: T });
-    const order = ((await (await h.api('/api/v1/providers')).json()) as { order: string[] }).order;
-    assert.deepEqual(order.slice(0, 2), [before[1], before[0]]);
+    // The list moves at once; the daemon has it once the PUT is through.
+    const serverOrder = async () => ((await (await h.api('/api/v1/providers')).json()) as { order: string[] }).order.slice(0, 2);
+    for (let i = 0; i < 100 && (await serverOrder())[0] !== before[1]; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await serverOrder(), [before[1], before[0]]);
     await page.click('[data-testid=test-openai]');
     await page.waitForSelector('[data-provider=openai] .test-result.ok', { timeout: T });
     await shot(page, '24-providers-order-test');
