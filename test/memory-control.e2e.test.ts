@@ -120,6 +120,40 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.match(await search('jasmine tea'), /jasmine/, 'nothing changed');
   });
 
+  it('decision 0400: a reminder set in a forgotten turn goes with it — it would say the text again when it fired; a reminder of another turn stays', async () => {
+    const timersFile = () => {
+      const find = (dir: string): string | undefined => {
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+          const p = join(dir, e.name);
+          if (e.isDirectory()) {
+            const f = find(p);
+            if (f) return f;
+          } else if (e.name === 'timers.json') return p;
+        }
+        return undefined;
+      };
+      const f = find(home);
+      return f ? (JSON.parse(readFileSync(f, 'utf8')) as { timers: { text: string; creator?: { turnId?: string } }[] }) : { timers: [] };
+    };
+    llm.enqueue({ toolCalls: [{ name: 'timer_create', arguments: { text: 'tell them the bike shed code is 8642', when: 'in 2 hours' } }] }, { text: 'I will remind you.' });
+    const t1 = d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'Remind me in two hours: the bike shed code is 8642' });
+    assert.equal((await t1.done).status, 'ok');
+    llm.enqueue({ toolCalls: [{ name: 'timer_create', arguments: { text: 'water the plants', when: 'in 3 hours' } }] }, { text: 'Sure.' });
+    const t2 = d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'Remind me to water the plants in three hours' });
+    assert.equal((await t2.done).status, 'ok');
+    assert.deepEqual(
+      timersFile().timers.map((x) => [x.text, x.creator?.turnId]),
+      [
+        ['tell them the bike shed code is 8642', t1.turnId],
+        ['water the plants', t2.turnId],
+      ],
+    );
+    const res = await api('/api/v1/memory/forget', { body: { turnIds: [t1.turnId] } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((res.body.result as { elsewhere?: number }).elsewhere, 1, JSON.stringify(res.body));
+    assert.deepEqual(timersFile().timers.map((x) => x.text), ['water the plants']);
+  });
+
   it('K-3: a graph change is in the history with who made it; undo over HTTP puts it back', async () => {
     await d.host.services.use('host.memory')!.commitTriples([{ subject: 'Mochi', predicate: 'is_cat_of', object: 'user' }]);
     const hist = (await api('/api/v1/memory/history?subject=Mochi')).body.history as { id: string; op: string; actor: string }[];

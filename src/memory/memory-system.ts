@@ -605,14 +605,27 @@ export class MemorySystem {
   }
 }
 
-/** Damaged text files set aside at start that may hold what was said: forget blanks in them too (K-2). */
+/**
+ * Copies set aside as damaged that may hold what was said: forget blanks in them too (K-2,
+ * decision 0400) — session logs and `context.json`, the memory databases (with their `-wal`), and
+ * the JSON files of plugins (the plan, timers) anywhere in the data folder but `media/`.
+ */
 function asideCopies(home: string): string[] {
-  const list = (dir: string, re: RegExp) => {
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: fs.Dirent[];
     try {
-      return fs.readdirSync(dir).filter((f) => re.test(f)).map((f) => path.join(dir, f));
+      entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
-      return [];
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (depth < 4 && !(depth === 0 && e.name === 'media') && e.name !== 'node_modules') walk(p, depth + 1);
+      } else if (e.isFile() && /\.corrupt-\d/.test(e.name) && !e.name.endsWith('-shm')) out.push(p);
     }
   };
-  return [...list(path.join(home, 'sessions'), /\.jsonl\.corrupt-/), ...list(home, /^context\.json\.corrupt-/)];
+  walk(home, 0);
+  return out;
 }

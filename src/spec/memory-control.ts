@@ -127,6 +127,13 @@ export interface ForgetResult {
   asideCopies: number;
   /** Files the forgotten turns' messages brought (both copies of a chat app's file) that were deleted. */
   files: number;
+  /** Pinned messages, reminders and other items of participants (the library, timers) dropped because they held what went. */
+  elsewhere?: number;
+  /**
+   * What could not be finished (decision 0400): a participant that failed to scrub, a database file
+   * a reader held while its freed pages were to be emptied. Absent when everything was done.
+   */
+  unfinished?: { part: string; message: string }[];
 }
 
 /**
@@ -140,8 +147,11 @@ export interface ForgetParticipant {
   describe(ids: string[]): Promise<{ id: string; title: string; preview: string }[]>;
   /** Removes them without a history entry of their text; returns the texts they held (scrubbed elsewhere). */
   remove(ids: string[], meta: ChangeMeta): Promise<{ removed: number; texts: string[] }>;
-  /** Drops other things that hold one of `texts` (pinned messages, one-shot items); returns how many. */
-  scrub?(texts: string[]): Promise<number>;
+  /**
+   * Drops other things that hold one of `texts` (pinned messages, one-shot items) or were made in
+   * one of the forgotten turns `turnIds` (a reminder set there); returns how many.
+   */
+  scrub?(texts: string[], turnIds: string[]): Promise<number>;
 }
 
 /** Undoes one recorded change of a kind the memory subsystem does not own (`memory`, `plan`). */

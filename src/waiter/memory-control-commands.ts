@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { ForgetPlan, ForgetRequest, MemoryChange } from '../spec/index.js';
+import type { ForgetPlan, ForgetRequest, ForgetResult, MemoryChange } from '../spec/index.js';
 import type { DaemonClient } from './daemon-client.js';
 import { formatWhen } from './output.js';
 
@@ -82,9 +82,13 @@ export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRe
     io.out('nothing was forgotten\n');
     return 1;
   }
-  const res = await c.request<Record<string, number>>('memory.forget', forgetRequestOf(plan, withMemories) as Record<string, unknown>);
-  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${Object.entries(res).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}`) + '\n');
-  return 0;
+  const res = await c.request<ForgetResult>('memory.forget', forgetRequestOf(plan, withMemories) as Record<string, unknown>);
+  const counts = Object.entries(res).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
+  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${counts.map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}`) + '\n');
+  // A part that could not be done is said, and the exit code says it too (decision 0400).
+  if (!res.unfinished?.length) return 0;
+  if (!io.json) for (const u of res.unfinished) io.err(`waiter: not finished — ${u.part}: ${u.message}\n`);
+  return 1;
 }
 
 /** One line of `waiter memory history`. */

@@ -96,7 +96,7 @@ test("decision 0360: a group member's timer records them and fires as their turn
   const inGroup = (speaker: typeof MALLORY, text: string) => h.send(text, { sessionId: GROUP.id, source: 'qq', speaker, conversation: GROUP });
   await inGroup(MALLORY, 'remind me');
   const [timer] = p.scheduler()!.list();
-  assert.deepEqual(timer.creator, { owner: false, speaker: MALLORY, conversation: GROUP });
+  assert.deepEqual(timer.creator, { owner: false, speaker: MALLORY, conversation: GROUP, turnId: `${GROUP.id}#1` });
   assert.equal(timer.delivery, 'input', "a non-owner's timer never interrupts another turn");
   assert.equal(timer.sessionId, GROUP.id);
 

@@ -42,7 +42,7 @@ function describe(t: TimerRecord, sched: TimerScheduler): string {
 
 /** The creator a timer records: the creating turn's speaker and place, and whether it was the owner's (decision 0360). */
 function creatorOf(call: ToolInvocation): TimerCreator {
-  return { owner: call.owner !== false, ...(call.speaker ? { speaker: call.speaker } : {}), ...(call.conversation ? { conversation: call.conversation } : {}) };
+  return { owner: call.owner !== false, ...(call.speaker ? { speaker: call.speaker } : {}), ...(call.conversation ? { conversation: call.conversation } : {}), ...(call.turnId ? { turnId: call.turnId } : {}) };
 }
 
 /** How many reminders one person other than the owner may keep (decision 0360, review fix). */
@@ -227,6 +227,22 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         };
         arm();
         sdk.onDispose(s.onChange((k) => k === 'tick_ms' && arm()));
+      }
+      // A forget takes the reminders set in the turns it forgets, and those whose text holds what
+      // the person said there: a reminder firing later would bring it back (decision 0400).
+      const mc = sdk.use('host.memory-control');
+      if (mc) {
+        sdk.onDispose(
+          mc.registerForgetParticipant('timers', {
+            find: async () => [],
+            describe: async () => [],
+            remove: async () => ({ removed: 0, texts: [] }),
+            scrub: (texts, turnIds) => {
+              const turns = new Set(turnIds);
+              return sched.drop((t) => (t.creator?.turnId !== undefined && turns.has(t.creator.turnId)) || texts.some((x) => t.text.includes(x)));
+            },
+          }),
+        );
       }
       sdk.onDispose(async () => {
         if (interval) clearInterval(interval);

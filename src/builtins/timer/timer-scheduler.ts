@@ -263,6 +263,19 @@ export class TimerScheduler {
     }
   }
 
+  /**
+   * Drops every timer, and every fire not yet delivered, that `match` names (a forget, decision
+   * 0400); returns how many went. Saved before it resolves.
+   */
+  async drop(match: (t: TimerRecord) => boolean): Promise<number> {
+    const before = this.timers.length + this.undelivered.length;
+    this.timers = this.timers.filter((t) => !match(t));
+    this.undelivered = this.undelivered.filter((f) => !match(f.timer));
+    const n = before - this.timers.length - this.undelivered.length;
+    if (n) await this.persist();
+    return n;
+  }
+
   private remove(id: string): void {
     this.timers = this.timers.filter((x) => x.id !== id);
   }

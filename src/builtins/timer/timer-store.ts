@@ -12,6 +12,8 @@ export interface TimerCreator {
   owner: boolean;
   speaker?: Speaker;
   conversation?: Conversation;
+  /** The turn that set it: a forget of that turn takes the reminder too (decision 0400). */
+  turnId?: string;
 }
 
 /** One timer as persisted. */

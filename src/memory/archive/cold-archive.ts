@@ -7,7 +7,7 @@ import { asksQuestion, safeDays, type DayKeyRange, type MemoryDocument, type Sai
 import { BM25_B, BM25_K1, type Bm25Stats, type EmbedderLog, type StoredVector } from '../embedder/index.js';
 import { migrateArchive } from './archive-migrations.js';
 import { privateSqliteFile, setAsideSqlite } from '../../fs/index.js';
-import { scrubbedSqlite } from '../../fs/sqlite/index.js';
+import { compactSqlite, scrubbedSqlite, secureDeleteOn, type CompactOutcome } from '../../fs/sqlite/index.js';
 
 /**
  * How much of a row is read: `light` (id, session, time, speaker, neighbours — what ranking
@@ -274,6 +274,8 @@ export class ColdArchive {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // What was said leaves no copy in a page when its row moves or goes (decision 0400).
+      secureDeleteOn(db);
       db.pragma('busy_timeout = 3000');
       // Reads here are random over a large file: the OS page cache serves them, and SQLite's own cache
       // (16 MiB per connection as better-sqlite3 builds it) would only add resident memory.
@@ -697,6 +699,11 @@ export class ColdArchive {
    */
   scrubbed<T>(fn: () => T): T {
     return scrubbedSqlite(this.conn, fn);
+  }
+
+  /** After a forget: rebuilds the file (when not too large) and empties the WAL (decision 0400). */
+  compact(): CompactOutcome {
+    return compactSqlite(this.conn);
   }
 
   /** Archived documents, newest first, paged. */

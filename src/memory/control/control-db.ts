@@ -6,7 +6,7 @@ import { migrateControl } from './control-migrations.js';
 import { emptyControlReport, salvageControlFile, writeControlSalvage } from './control-salvage.js';
 import { emptyHeld, parseHeld, type HeldTurn } from './held-turn.js';
 import { privateSqliteFile } from '../../fs/index.js';
-import { openSalvaging, scrubbedSqlite } from '../../fs/sqlite/index.js';
+import { compactSqlite, openSalvaging, scrubbedSqlite, secureDeleteOn, type CompactOutcome } from '../../fs/sqlite/index.js';
 
 interface HistoryRow {
   id: number;
@@ -116,6 +116,8 @@ export class ControlDB {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // What was said leaves no copy in a page when its row moves or goes (decision 0400).
+      secureDeleteOn(db);
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 3000');
       const check = db.pragma('quick_check', { simple: true });
@@ -152,6 +154,11 @@ export class ControlDB {
   scrubbed<T>(fn: () => T): T {
     const db = this.conn;
     return scrubbedSqlite(db, () => db.transaction(fn)());
+  }
+
+  /** After a forget: rebuilds the file (when not too large) and empties the WAL (decision 0400). */
+  compact(): CompactOutcome {
+    return compactSqlite(this.conn);
   }
 
   // ---------- exclusions ----------

@@ -49,7 +49,7 @@ export interface ControlTiers {
   rules?: RuleDistillPipeline;
   sessions?: ControlSessions;
   textLog?: ControlTextLog;
-  /** Text files set aside as damaged that may hold what was said (`sessions/*.jsonl.corrupt-*`, `context.json.corrupt-*`). */
+  /** Files set aside as damaged that may hold what was said (`*.corrupt-*`: logs, `context.json`, databases and their `-wal`, plugin JSON). */
   asideCopies?(): string[];
   /** The data folder: a forget deletes the files of its turns' messages under `<home>/media/` (decision 0370). */
   homeDir?: string;

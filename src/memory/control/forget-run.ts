@@ -206,7 +206,41 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   // (a CJK character counts twice: "门锁密码是4711" is searched for, "好的" is not). Never a reply:
   // the same generic reply in another turn is not what was forgotten (decision 0320).
   const quotes = ft.distinctive();
-  for (const p of participants.values()) await p.scrub?.(quotes).catch(() => 0);
+  for (const [name, p] of participants) {
+    if (!p.scrub) continue;
+    try {
+      res.elsewhere = (res.elsewhere ?? 0) + (await p.scrub(quotes, turnIds));
+    } catch (e) {
+      // Reported, not swallowed: the person is told this part did not go (decision 0400).
+      unfinished(res, name, `could not drop what holds the forgotten text: ${(e as Error).message}`);
+      t.log.warn(`forget: the ${name} participant failed to scrub`, { error: (e as Error).message });
+    }
+  }
+
+  // Copies of what the person said held by other items of the tiers (decision 0400): a message
+  // quoted in a later turn ("as I said: my locker code is …"). The logs below redact such events;
+  // the window events, documents and archived rows that hold them go too, by their id — else the
+  // chat would no longer show the text while recall still finds it.
+  const q = quotedItems(t, quotes, itemIds);
+  if (q.ids.length) {
+    for (const id of q.ids) itemIds.add(id);
+    if (context && q.context.length) {
+      res.contextEvents += context.removeIds(q.context);
+      await context.flush();
+    }
+    if (docs && q.documents.length) res.documents += docs.scrubbed(() => docs.removeMany(q.documents));
+    if (archive && q.archived.length) res.archived += archive.scrubbed(() => archive.deleteIds(q.archived));
+    // Facts those items alone supported go with them; a fact other sources support stays.
+    if (graph) {
+      graph.scrubbed(() => {
+        const d = graph.detachRefs(q.ids, quotes);
+        res.relations += d.relations;
+        res.entities += d.entities;
+      });
+    }
+    res.tombstones += t.db.addTombstones(q.ids.map((id) => ({ hash: docHash(id), kind: 'document' })));
+    for (const id of q.ids) warmIds.push(id);
+  }
 
   // The logs.
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
@@ -230,31 +264,87 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   if (t.textLog) res.textLogLines = await t.textLog.redact((r) => (r.turnId !== undefined && turnSet.has(r.turnId)) || quoted(r.text));
   // Damaged copies set aside (a log or context.json that could not be read): not parsed, so the
   // forgotten texts are blanked where they appear as written (JSON-escaped), byte for byte elsewhere.
-  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], [...ft.all], t.log);
+  // Names whose entity went with the forget (a name still in the graph names something else too).
+  const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
+  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], [...ft.all], [...factTexts, ...goneNames], t.log);
 
   // History: entries that hold the text, or are about what went.
   const needles = [...ft.all, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
   const refNeedles = [...refs].map((r) => JSON.stringify(r));
   const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? []), ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
-  // Names whose entity went with the forget (a name still in the graph names something else too).
-  const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...ft.all]);
   return res;
 }
 
-/** Replaces each forgotten text (as JSON writes it) by `[forgotten]` in files set aside; returns how many files changed. */
-async function blankInCopies(files: readonly string[], texts: readonly string[], log: ControlTiers['log']): Promise<number> {
-  const needles = texts.filter((x) => x.trim().length >= 4).map((x) => JSON.stringify(x).slice(1, -1));
-  if (!needles.length) return 0;
+/**
+ * The window events, warm documents and archived rows not already going (`going`) that hold one of
+ * `quotes` — a distinctive message of a forgotten turn, word for word — in what they carry.
+ */
+function quotedItems(t: ControlTiers, quotes: readonly string[], going: ReadonlySet<string>): { context: string[]; documents: string[]; archived: string[]; ids: string[] } {
+  const out = { context: [] as string[], documents: [] as string[], archived: [] as string[], ids: [] as string[] };
+  if (!quotes.length) return out;
+  const holds = (...xs: (string | undefined)[]) => xs.some((x) => typeof x === 'string' && quotes.some((q) => x.includes(q)));
+  for (const e of t.context()?.events() ?? []) {
+    if (!going.has(e.id) && holds(e.input, e.response, ...(e.toolOutputs ?? []).map((o) => o.text))) out.context.push(e.id);
+  }
+  for (const d of t.docs()?.list() ?? []) if (!going.has(d.id) && holds(d.content, d.input, d.response, d.title)) out.documents.push(d.id);
+  const archive = t.archive();
+  if (archive) {
+    const seen = new Set<string>();
+    for (const q of quotes) {
+      for (const r of archive.rowsWithAll(t.embedder.tokenize(q))) {
+        const id = r.doc.id;
+        if (seen.has(id) || going.has(id)) continue;
+        seen.add(id);
+        if (holds(r.doc.content, r.doc.input, r.doc.response, r.doc.title)) out.archived.push(id);
+      }
+    }
+  }
+  out.ids = [...out.context, ...out.documents, ...out.archived];
+  return out;
+}
+
+/** Notes a part of the forget that could not be finished (`ForgetResult.unfinished`). */
+export function unfinished(res: ForgetResult, part: string, message: string): void {
+  (res.unfinished ??= []).push({ part, message });
+}
+
+/**
+ * Blanks each forgotten text in files set aside as damaged; returns how many files changed. A text
+ * file (a log, JSON) is not parsed: the text as JSON writes it becomes `[forgotten]`. A database
+ * copy (`*.db.corrupt-*`, its `-wal`) — where a forgotten fact's line and the names of the entities
+ * that went with it (`graphTexts`) are looked for too — has each UTF-8 byte run overwritten by as many spaces in
+ * place, so every record keeps its length and the file stays what the salvage can read (decision
+ * 0400). A text split across two pages of a copy, or kept only as index terms, is not found there.
+ */
+async function blankInCopies(files: readonly string[], texts: readonly string[], graphTexts: readonly string[], log: ControlTiers['log']): Promise<number> {
+  const long = (xs: readonly string[]) => xs.filter((x) => x.trim().length >= 4);
+  if (!long(texts).length && !long(graphTexts).length) return 0;
+  const jsonNeedles = long(texts).map((x) => JSON.stringify(x).slice(1, -1));
+  // Longest first: a name inside a sentence must not leave the rest of the sentence unmatched.
+  const byteNeedles = [...new Set(long([...texts, ...graphTexts]))].sort((a, b) => b.length - a.length).map((x) => Buffer.from(x, 'utf8'));
   let changed = 0;
   for (const file of files) {
     try {
-      const before = await readFile(file, 'utf8');
-      let after = before;
-      for (const n of needles) after = after.split(n).join('[forgotten]');
-      if (after === before) continue;
-      await writeFileAtomic(file, after);
+      if (/\.db\.corrupt-/.test(basename(file))) {
+        const bytes = await readFile(file);
+        let hit = false;
+        for (const n of byteNeedles) {
+          for (let i = bytes.indexOf(n); i >= 0; i = bytes.indexOf(n, i + n.length)) {
+            bytes.fill(0x20, i, i + n.length);
+            hit = true;
+          }
+        }
+        if (!hit) continue;
+        await writeFileAtomic(file, bytes);
+      } else {
+        const before = await readFile(file, 'utf8');
+        let after = before;
+        for (const n of jsonNeedles) after = after.split(n).join('[forgotten]');
+        if (after === before) continue;
+        await writeFileAtomic(file, after);
+      }
       changed++;
     } catch (e) {
       log.warn(`forget: could not blank a set-aside copy: ${(e as Error).message}`, { file: basename(file) });

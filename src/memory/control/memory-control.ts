@@ -6,7 +6,8 @@ import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
 import { deleteForgottenFiles } from './forget-files.js';
 import { filesOfTurns, planForget } from './forget-plan.js';
-import { runForget } from './forget-run.js';
+import { runForget, unfinished } from './forget-run.js';
+import type { CompactOutcome } from '../../fs/sqlite/index.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
 import { contentHash, contentKey, distinctiveContent, distinctivePair, docHash, factHash, pairHash, pairKey, turnHash } from './tombstone-hash.js';
@@ -231,8 +232,29 @@ export class MemoryControl implements MemoryControlService {
       }
       const n = res.turns + res.relations + res.documents + res.archived + res.memories;
       this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
+      this.compactAfterForget(res);
       return res;
     });
+  }
+
+  /**
+   * Every memory file rebuilt and its WAL emptied after a forget (decision 0400): the rows went
+   * with secure delete; a rebuild also takes copies an install wrote before secure delete was on
+   * for good. A file a reader held is reported in `unfinished` (its next checkpoint empties it).
+   */
+  private compactAfterForget(res: ForgetResult): void {
+    const stores: [string, { compact(): CompactOutcome } | undefined][] = [
+      ['documents', this.t.docs()],
+      ['archive', this.t.archive()],
+      ['graph', this.t.graph()],
+      ['memory-control', this.db],
+    ];
+    for (const [part, store] of stores) {
+      if (!store) continue;
+      const outcome = store.compact();
+      if (outcome === 'busy') unfinished(res, part, 'the file was busy: removed rows are zeroed, and its write-ahead log is emptied at the next checkpoint');
+      else if (outcome === 'too-large') this.t.log.info(`forget: ${part} is too large to rebuild after a forget; its removed rows were zeroed in place`);
+    }
   }
 
   /**
@@ -276,7 +298,12 @@ export class MemoryControl implements MemoryControlService {
       const [t, r, d] = [turnIds.slice(i, i + B), relationIds.slice(i, i + B), documents.slice(i, i + B)];
       const res = await this.forget({ ...(t.length ? { turnIds: t } : {}), ...(r.length ? { relationIds: r } : {}), ...(d.length ? { documents: d } : {}) }, meta);
       if (!total) total = res;
-      else for (const k of Object.keys(res) as (keyof ForgetResult)[]) total[k] += res[k];
+      else {
+        for (const [k, v] of Object.entries(res) as [keyof ForgetResult, unknown][]) {
+          if (typeof v === 'number') (total as unknown as Record<string, number>)[k] = ((total[k] as number | undefined) ?? 0) + v;
+        }
+        if (res.unfinished) (total.unfinished ??= []).push(...res.unfinished);
+      }
     }
     return total;
   }

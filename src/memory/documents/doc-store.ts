@@ -10,7 +10,7 @@ import { migrateDocs } from './doc-migrations.js';
 import { safeDays, type DayKeyRange, type SaidDaysResolver } from './turn-days.js';
 import { newDocumentSchema, type MemoryDocument, type NewDocument } from './memory-document.js';
 import { privateSqliteFile, setAsideSqlite } from '../../fs/index.js';
-import { scrubbedSqlite } from '../../fs/sqlite/index.js';
+import { compactSqlite, scrubbedSqlite, secureDeleteOn, type CompactOutcome } from '../../fs/sqlite/index.js';
 import { WarmLexicon } from './warm-lexicon.js';
 
 export interface DocStoreOptions {
@@ -347,6 +347,11 @@ export class DocStore {
     return scrubbedSqlite(this.conn, fn);
   }
 
+  /** After a forget: rebuilds the file (when not too large) and empties the WAL (decision 0400). */
+  compact(): CompactOutcome {
+    return compactSqlite(this.conn);
+  }
+
   /** True when the store holds this document id. */
   has(id: string): boolean {
     return this.index?.has(id) ?? false;
@@ -590,6 +595,8 @@ export class DocStore {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // What was said leaves no copy in a page when its row moves or goes (decision 0400).
+      secureDeleteOn(db);
       db.pragma('busy_timeout = 3000');
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new HomeAgentError('DOCS_CORRUPT', `quick_check: ${String(check)}`);

@@ -9,7 +9,7 @@ import { chainIds, isSingleValued, reorderChain } from './supersede.js';
 export { GraphStore };
 export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
 import { mergeFacts, readFacts, type FactMergeCounts, type FactMergeOptions, type GraphFacts } from './graph-transfer.js';
-import { scrubbedSqlite } from '../../fs/sqlite/index.js';
+import { compactSqlite, scrubbedSqlite, type CompactOutcome } from '../../fs/sqlite/index.js';
 
 /** Default confidence of a triple committed without one. */
 export const DEFAULT_CONFIDENCE = 0.8;
@@ -69,6 +69,20 @@ export class GraphDB extends GraphStore {
   /** Runs deletes with SQLite's secure_delete on and the WAL truncated after: forgotten text is overwritten on disk (K-2). */
   scrubbed<T>(fn: () => T): T {
     return scrubbedSqlite(this.conn, fn);
+  }
+
+  /**
+   * After a forget (decision 0400): the name index is merged into one segment — FTS5 keeps a
+   * deleted name's trigrams in its older segments until a merge — then the file is rebuilt (when
+   * not too large) and the WAL emptied.
+   */
+  compact(): CompactOutcome {
+    try {
+      this.conn.prepare("INSERT INTO entities_fts(entities_fts) VALUES ('optimize')").run();
+    } catch {
+      // A damaged index is the salvage's to mend; the rebuild below still runs.
+    }
+    return compactSqlite(this.conn);
   }
 
   private upsertEntity(name: string, type: string | undefined, t: number, created?: number[]): number {

@@ -5,7 +5,7 @@ import { migrateGraph } from './graph-migrations.js';
 import type { GraphChange } from './graph-state.js';
 import { escapeLike, parseDepth, parseKeywords, parseName } from './graph-input.js';
 import { privateSqliteFile } from '../../fs/index.js';
-import { openSalvaging } from '../../fs/sqlite/index.js';
+import { openSalvaging, secureDeleteOn } from '../../fs/sqlite/index.js';
 import { salvageGraphFile } from './graph-salvage.js';
 
 export interface EntityRow { id: number; name: string; type: string; attributes: string; created_at: number; updated_at: number; recalled_at: number | null; recall_count: number }
@@ -182,6 +182,8 @@ export class GraphStore {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // What was said leaves no copy in a page when its row moves or goes (decision 0400).
+      secureDeleteOn(db);
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 3000');
       const check = db.pragma('quick_check', { simple: true });

@@ -44,6 +44,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
       };
       const j = await api<{ result: ForgetResult }>('/api/v1/memory/forget', { method: 'POST', json: body });
       app.toast(t('forget.done', { turns: j.result.turns, facts: j.result.relations, memories: j.result.memories }), 'ok');
+      // What could not be done is said, not hidden behind "forgotten" (decision 0400).
+      if (j.result.unfinished?.length) app.toast(t('forget.unfinished', { parts: j.result.unfinished.map((u) => `${u.part}: ${u.message}`).join('; ') }), 'error');
       onDone?.();
       onClose();
     } catch (e) {

@@ -1,0 +1,208 @@
+/**
+ * Decision 0400 over the real memory system on disk: after a forget, no file of the data folder
+ * holds the forgotten text — not a page a row moved out of as the databases grew, not a copy
+ * written before secure delete was on, not another turn quoting it in a tier, not a damaged copy set
+ * aside — and a part that could not be done is reported, not swallowed.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
+import { eventDocument } from '../documents/index.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-nothing-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const SECRET = 'ZEBRA-SECRET-4711';
+const SID = 'webui:1';
+
+/** Every file under `dir` whose bytes hold `word` (as UTF-8), by its path from `dir`. */
+function filesHolding(dir: string, word: string): string[] {
+  const out: string[] = [];
+  const needle = Buffer.from(word, 'utf8');
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (fs.readFileSync(p).includes(needle)) out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+async function world() {
+  const home = path.join(root, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const clock = { t: Date.UTC(2026, 0, 1) };
+  const a = await openMemoryAt(home, clock);
+  await a.sessions.create({ channel: 'webui', id: SID });
+  /** One turn as the kernel records it: logged, text-logged, in the context window. */
+  const say = async (input: string, reply: string) => {
+    clock.t += 60_000;
+    const { turnId } = a.sessions.nextTurn(SID);
+    await a.sessions.append(SID, { turnId, kind: 'user', text: input });
+    await a.sessions.append(SID, { turnId, kind: 'assistant', text: reply });
+    await a.textLog.append({ role: 'user', text: input, sessionId: SID, turnId });
+    await a.textLog.append({ role: 'assistant', text: reply, sessionId: SID, turnId });
+    const base = { source: 'webui', channel: 'webui', sessionId: SID, refs: [turnId] };
+    const user = a.mem.context.append({ ...base, kind: 'user', input, response: '' });
+    const agent = a.mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
+    return { turnId, user, agent };
+  };
+  /** A turn moved out of the window: its message to the warm documents, its reply to the archive. */
+  const sink = (x: { user: { id: string }; agent: { id: string } } & Awaited<ReturnType<typeof say>>) => {
+    a.mem.context.removeIds([x.user.id, x.agent.id]);
+    a.mem.docs.archiveEvents([x.user]);
+    a.mem.archive.putMany([eventDocument(x.agent, clock.t)]);
+  };
+  return { home, clock, ...a, say, sink };
+}
+
+test('0400: a secret that every tier held, and that rows written after it pushed around the pages, is in no file of the data folder after the forget', async () => {
+  const w = await world();
+  await w.say('Hello there, how are you today?', 'Fine thanks.');
+  const secret = await w.say(`My locker code is ${SECRET} please remember it`, `Noted: your locker code is ${SECRET}.`);
+  w.sink(secret);
+  w.mem.graph.commit([{ subject: 'user', predicate: 'locker_code', object: SECRET, refs: [secret.turnId] }]);
+  // Sixty more turns: the tables' pages split and move their rows (the old copies of the secret's
+  // rows stayed in the page's free space when secure delete was on only during a forget).
+  for (let i = 0; i < 60; i++) {
+    const x = await w.say(`unrelated question number ${i} about trains and buses on the coast`, `unrelated answer ${i} `.repeat(5));
+    w.sink(x);
+    w.mem.graph.commit([{ subject: `station ${i}`, predicate: 'near', object: `harbour ${i}`, refs: [x.turnId] }]);
+  }
+  await w.mem.docs.whenIdle?.();
+  assert.ok(filesHolding(w.home, SECRET).length >= 4, 'the secret is on disk before the forget');
+
+  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
+  assert.equal(res.unfinished, undefined, JSON.stringify(res.unfinished));
+  assert.ok(res.relations >= 1 && res.documents >= 1 && res.archived >= 1, JSON.stringify(res));
+  assert.deepEqual(await traces(w.mem, SECRET), []);
+  // The turns that stay are all still there.
+  assert.equal(w.mem.archive.list({ limit: 1000 }).length, 60);
+  await w.close();
+  assert.deepEqual(filesHolding(w.home, SECRET), []);
+  assert.deepEqual(filesHolding(w.home, 'zebra'), [], 'no index term of it either');
+});
+
+test('0400: a copy an older install left in a page (secure delete off) goes with the rebuild after the next forget', async () => {
+  const w = await world();
+  const a = await w.say('What is the weather like?', 'Sunny.');
+  w.mem.graph.commit([{ subject: 'user', predicate: 'gate_code', object: SECRET, refs: [a.turnId] }]);
+  const other = await w.say('Tell me a joke', 'Why did the chicken cross the road?');
+  await w.close();
+  // An older version deleted the fact without secure delete: its bytes stay in the freed space.
+  const raw = new Database(path.join(w.home, 'graph.db'));
+  raw.pragma('secure_delete = OFF');
+  raw.prepare('DELETE FROM relation_sources').run();
+  raw.prepare('DELETE FROM relations').run();
+  raw.prepare("DELETE FROM entities WHERE name <> 'user'").run();
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.close();
+  assert.deepEqual(filesHolding(w.home, SECRET).filter((f) => f.startsWith('graph.db')), ['graph.db'], 'the old bytes are there');
+
+  const again = await openMemoryAt(w.home, w.clock);
+  // Any forget rebuilds the files after it.
+  await again.mem.control.forget({ turnIds: [other.turnId] });
+  await again.close();
+  assert.deepEqual(filesHolding(w.home, SECRET).filter((f) => f.startsWith('graph.db')), []);
+});
+
+test('0400: other turns that quote the forgotten message go from the window, the documents and the archive as from the logs; a turn that does not quote it stays', async () => {
+  const w = await world();
+  const secret = await w.say(`My locker code is ${SECRET} please remember it`, 'Noted.');
+  const q1 = await w.say(`As I said before: My locker code is ${SECRET} please remember it. Thanks`, 'Sure.');
+  const q2 = await w.say(`Repeating: My locker code is ${SECRET} please remember it!`, 'Okay.');
+  const q3 = await w.say(`Once more: My locker code is ${SECRET} please remember it.`, 'Fine.');
+  const kept = await w.say('My locker is the blue one by the door', 'Got it.');
+  w.mem.context.removeIds([q1.user.id, q2.user.id, q1.agent.id, q2.agent.id]);
+  w.mem.docs.archiveEvents([q1.user]);
+  w.mem.archive.putMany([eventDocument(q2.user, w.clock.t)]);
+  w.mem.graph.commit([{ subject: 'user', predicate: 'repeated', object: 'locker code', refs: [q2.user.id] }]);
+  await w.mem.docs.whenIdle?.();
+
+  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
+  // The secret's own two window events, q3's message in the window, q1's document and q2's row.
+  assert.equal(res.contextEvents, 3, JSON.stringify(res));
+  assert.equal(res.documents, 1, JSON.stringify(res));
+  assert.equal(res.archived, 1, JSON.stringify(res));
+  assert.equal(res.relations, 1, 'the fact only q2 supported went with it');
+  assert.deepEqual(await traces(w.mem, SECRET), []);
+  assert.ok(w.mem.context.events().some((e) => e.refs?.[0] === kept.turnId), 'a turn that does not quote it stays');
+  assert.ok(w.mem.context.events().some((e) => e.refs?.[0] === q3.turnId && e.response === 'Fine.'), "a quoting turn's reply that does not quote it stays");
+  // What went by id is remembered: an import of an older export leaves it out.
+  assert.ok(w.mem.control.isTombstonedDocument(q1.user.id) && w.mem.control.isTombstonedDocument(q2.user.id));
+  await w.close();
+  assert.deepEqual(filesHolding(w.home, SECRET), []);
+});
+
+test('0400: damaged copies set aside — a database with its WAL, a plugin JSON file — are blanked; the database copy keeps its size', async () => {
+  const w = await world();
+  const secret = await w.say(`My locker code is ${SECRET} please remember it`, 'Noted.');
+  w.mem.graph.commit([{ subject: 'user', predicate: 'locker_code', object: `${SECRET}`, refs: [secret.turnId] }]);
+  w.mem.graph.commit([{ subject: 'user', predicate: 'note', object: `My locker code is ${SECRET} please remember it`, refs: [secret.turnId] }]);
+  // Copies as a salvage sets them aside (decision 0250): the database file, its WAL, a plan file.
+  const graph = path.join(w.home, 'graph.db');
+  const aside = `${graph}.corrupt-1767225600000`;
+  const probe = new Database(graph);
+  probe.pragma('wal_checkpoint(TRUNCATE)');
+  probe.close();
+  fs.copyFileSync(graph, aside);
+  fs.writeFileSync(`${aside}-wal`, Buffer.concat([Buffer.alloc(64, 1), Buffer.from(`My locker code is ${SECRET} please remember it`), Buffer.alloc(64, 2)]));
+  const plan = path.join(w.home, 'plugins', 'memory-manager', 'pinned', 'plan.json.corrupt-1767225600000');
+  fs.mkdirSync(path.dirname(plan), { recursive: true });
+  fs.writeFileSync(plan, JSON.stringify({ pinned: [{ text: `My locker code is ${SECRET} please remember it` }] }));
+  const media = path.join(w.home, 'media', 'x.corrupt-1');
+  fs.mkdirSync(path.dirname(media), { recursive: true });
+  fs.writeFileSync(media, `My locker code is ${SECRET} please remember it`);
+  const size = fs.statSync(aside).size;
+
+  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
+  assert.equal(res.asideCopies, 3, JSON.stringify(res));
+  await w.close();
+  assert.deepEqual(filesHolding(w.home, SECRET), ['media/x.corrupt-1'], 'only the media file, which is no copy the daemon set aside');
+  assert.equal(fs.statSync(aside).size, size);
+  assert.ok(fs.readFileSync(plan, 'utf8').includes('[forgotten]'));
+  // The copy is still a database the salvage can read.
+  const copy = new Database(aside, { readonly: true });
+  assert.ok((copy.prepare('SELECT count(*) AS n FROM entities').get() as { n: number }).n >= 1);
+  copy.close();
+});
+
+test('0400: a participant that fails to scrub is reported in `unfinished`; the rest of the forget is done and the count of what others dropped is kept', async () => {
+  const w = await world();
+  const secret = await w.say(`My locker code is ${SECRET} please remember it`, 'Noted.');
+  const seen: { texts: string[]; turnIds: string[] }[] = [];
+  const offA = w.mem.control.registerForgetParticipant('broken', {
+    find: async () => [],
+    describe: async () => [],
+    remove: async () => ({ removed: 0, texts: [] }),
+    scrub: async () => {
+      throw new Error('disk full');
+    },
+  });
+  const offB = w.mem.control.registerForgetParticipant('reminders', {
+    find: async () => [],
+    describe: async () => [],
+    remove: async () => ({ removed: 0, texts: [] }),
+    scrub: async (texts, turnIds) => {
+      seen.push({ texts, turnIds });
+      return 2;
+    },
+  });
+  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
+  offA();
+  offB();
+  assert.deepEqual(res.unfinished?.map((u) => u.part), ['broken']);
+  assert.match(res.unfinished![0].message, /disk full/);
+  assert.equal(res.elsewhere, 2);
+  assert.deepEqual(seen[0].turnIds, [secret.turnId], 'a participant is told which turns went');
+  assert.ok(seen[0].texts.some((x) => x.includes(SECRET)));
+  assert.deepEqual(await traces(w.mem, SECRET), []);
+  await w.close();
+  assert.deepEqual(filesHolding(w.home, SECRET), []);
+});
