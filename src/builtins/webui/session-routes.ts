@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { ConflictError, HomeAgentError, NotFoundError, ValidationError, type SessionEvent, type SessionsAPI } from '../../sdk/index.js';
 import { json, readJson, ServiceUnavailableError } from './http-json.js';
 import { checkSessionId, parseBody } from './chat-routes.js';
 import { exportFileName, sessionMarkdown } from './session-markdown.js';
+import { realPath, within } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
 import { personTimeZone } from '../shared/index.js';
 
@@ -196,17 +197,19 @@ export function mountSessionRoutes(app: Hono, ctx: WebuiContext): void {
 
 /**
  * The files of a logged message, read back from `<home>/media/` for a resend (paths outside it
- * are ignored: the log is data, not a pointer anywhere on disk). Missing files are skipped.
+ * are ignored, as is a link inside it that leads out: the log is data, not a pointer anywhere on
+ * disk). Missing files are skipped.
  */
 async function storedAttachments(home: string, user: SessionEvent, limitBytes: number): Promise<{ mimeType: string; name?: string; data: string }[]> {
   const list = Array.isArray(user.data?.attachments) ? (user.data.attachments as { path?: unknown; mimeType?: unknown; name?: unknown }[]) : [];
-  const media = resolve(join(home, 'media'));
+  const media = realPath(join(home, 'media'));
   const out: { mimeType: string; name?: string; data: string }[] = [];
   let total = 0;
   for (const a of list) {
     if (typeof a?.path !== 'string' || typeof a.mimeType !== 'string') continue;
-    const file = resolve(home, a.path);
-    if (!file.startsWith(media + sep)) continue;
+    // Where the file really is: a link inside media/ that leads elsewhere is not followed.
+    const file = realPath(resolve(home, a.path));
+    if (file === media || !within(file, media)) continue;
     let buf: Buffer;
     try {
       buf = await readFile(file);

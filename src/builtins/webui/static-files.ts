@@ -40,7 +40,7 @@ export const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charse
 <p lang="zh">WebUI 尚未构建：请在 HomeAgent 目录运行 <code>npm run build</code> 后刷新本页。</p></body></html>`;
 
 /** A path with its symlinks resolved as far as it exists (the rest appended): where it really is. */
-function realPath(p: string): string {
+export function realPath(p: string): string {
   const abs = resolve(p);
   try {
     return realpathSync(abs);
@@ -51,7 +51,7 @@ function realPath(p: string): string {
 }
 
 /** True when `p` is `dir` or inside it. */
-function within(p: string, dir: string): boolean {
+export function within(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../../daemon/index.js';
@@ -280,17 +280,20 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     assert.ok(c.filter((x) => x.kind === 'memory' && x.ids).every((x) => x.ids!.every((i) => i === id)), JSON.stringify(c));
   });
 
-  it('a resent message carries its files read back from media/ only (a path elsewhere in the log is ignored)', async () => {
+  it('a resent message carries its files read back from media/ only (a path elsewhere in the log, or a link in media/ leading out, is ignored)', async () => {
     const sid = 'webui:files-resend';
     mkdirSync(join(home, 'media', '2026-01-01'), { recursive: true });
     writeFileSync(join(home, 'media', '2026-01-01', 'note.txt'), 'MEDIA-NOTE-CONTENT');
+    // A link inside media/ that leads to the install's secret, and a linked folder: not followed.
+    symlinkSync(join(home, 'auth-token'), join(home, 'media', '2026-01-01', 'link.txt'));
+    symlinkSync(home, join(home, 'media', 'home-link'));
     await d.sessions.create({ channel: 'webui', id: sid });
     const turnId = `${sid}#${d.sessions.nextTurn(sid).turnSeq}`;
     await d.sessions.append(sid, {
       turnId,
       kind: 'user',
       text: 'read these',
-      data: { attachments: [{ name: 'note.txt', mimeType: 'text/plain', path: 'media/2026-01-01/note.txt' }, { name: 'token.txt', mimeType: 'text/plain', path: 'auth-token' }, { name: 'up.txt', mimeType: 'text/plain', path: 'media/../auth-token' }] },
+      data: { attachments: [{ name: 'note.txt', mimeType: 'text/plain', path: 'media/2026-01-01/note.txt' }, { name: 'token.txt', mimeType: 'text/plain', path: 'auth-token' }, { name: 'up.txt', mimeType: 'text/plain', path: 'media/../auth-token' }, { name: 'link.txt', mimeType: 'text/plain', path: 'media/2026-01-01/link.txt' }, { name: 'dir.txt', mimeType: 'text/plain', path: 'media/home-link/auth-token' }] },
     });
     llm.enqueue({ text: 'read them' });
     const r = await api(`/api/v1/sessions/${encodeURIComponent(sid)}/turns/${encodeURIComponent(turnId)}/resend`, { method: 'POST', body: '{}' });
