@@ -137,7 +137,9 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       ctx.log.info('mcp memory_forget', { transport: ctx.transport, status: r.status });
       if (r.status === 'nothing') return ok(`nothing found to forget for "${a.query}"`, { forgotten: false, found: 0 });
       if (r.status === 'refused') return ok(`not forgotten: ${r.reason}`, { forgotten: false, reason: r.reason });
-      return ok(`forgotten: ${Object.entries(r.result).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join(', ')}`, { forgotten: true, ...r.result });
+      const counts = Object.entries(r.result).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
+      const left = (r.result.unfinished ?? []).map((u) => `; not finished — ${u.part}: ${u.message}`).join('');
+      return ok(`forgotten: ${counts.map(([k, v]) => `${k} ${v}`).join(', ')}${left}`, { forgotten: true, ...r.result });
     },
   );
 }

@@ -228,8 +228,15 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         arm();
         sdk.onDispose(s.onChange((k) => k === 'tick_ms' && arm()));
       }
+      sdk.onDispose(async () => {
+        if (interval) clearInterval(interval);
+        interval = undefined;
+        scheduler = undefined;
+        await sched.close();
+      });
       // A forget takes the reminders set in the turns it forgets, and those whose text holds what
       // the person said there: a reminder firing later would bring it back (decision 0400).
+      // Registered after the close above, so it is unregistered before the scheduler closes.
       const mc = sdk.use('host.memory-control');
       if (mc) {
         sdk.onDispose(
@@ -244,12 +251,6 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
           }),
         );
       }
-      sdk.onDispose(async () => {
-        if (interval) clearInterval(interval);
-        interval = undefined;
-        scheduler = undefined;
-        await sched.close();
-      });
     },
   });
   return Object.assign(def, { scheduler: () => scheduler });

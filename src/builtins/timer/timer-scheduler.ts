@@ -62,6 +62,8 @@ export class TimerScheduler {
   private timers: TimerRecord[] = [];
   /** Fired, not yet recorded by whoever it was delivered to (persisted: decision 0390). */
   private undelivered: FiredReminder[] = [];
+  /** Keys of fires handed to `deliver` and not settled yet. */
+  private readonly handed = new Set<string>();
   private readonly deliveries = new Set<Promise<unknown>>();
   private closed = false;
   private readonly now: () => number;
@@ -216,6 +218,9 @@ export class TimerScheduler {
 
   /** Hands a fire to `deliver`; once that resolves (recorded), it leaves timers.json. */
   private deliver(f: FiredReminder, restarted: boolean): void {
+    // Dropped by a forget while it waited for the save before delivery (decision 0400).
+    if (!this.undelivered.some((x) => x.key === f.key)) return;
+    this.handed.add(f.key);
     let r: unknown;
     try {
       r = this.opts.deliver({ ...f.timer }, f.note, { key: f.key, firedAt: f.firedAt, restarted });
@@ -233,7 +238,10 @@ export class TimerScheduler {
     );
     const tracked = done.catch((e: unknown) => this.opts.log?.warn('could not save timers after a delivery', { id: f.timer.id, error: String(e) }));
     this.deliveries.add(tracked);
-    void tracked.finally(() => this.deliveries.delete(tracked));
+    void tracked.finally(() => {
+      this.deliveries.delete(tracked);
+      this.handed.delete(f.key);
+    });
   }
 
   /** Recomputes the next run of zone-less cron timers after the default zone changed; true when it did. */
@@ -270,7 +278,8 @@ export class TimerScheduler {
   async drop(match: (t: TimerRecord) => boolean): Promise<number> {
     const before = this.timers.length + this.undelivered.length;
     this.timers = this.timers.filter((t) => !match(t));
-    this.undelivered = this.undelivered.filter((f) => !match(f.timer));
+    // A fire already handed to `deliver` is on its way (in the session log soon): not counted.
+    this.undelivered = this.undelivered.filter((f) => this.handed.has(f.key) || !match(f.timer));
     const n = before - this.timers.length - this.undelivered.length;
     if (n) await this.persist();
     return n;

@@ -212,3 +212,47 @@ test('timer plugin: tools create/list/cancel; due timers are injected as system 
   assert.match(await h.callTool('timer_cancel', { id: weekly }), /cancelled/);
   assert.equal(await h.callTool('timer_list'), 'no timers');
 });
+
+test('decision 0400: a forget drops a reminder set in its turn and a fire still waiting for its save — that fire is never delivered; one already handed over is not counted', async (t) => {
+  const d = mkdtempSync(join(tmpdir(), 'ha-timer-drop-'));
+  t.after(() => rmSync(d, { recursive: true, force: true }));
+  const clock = { now: T0 };
+  const store = new TimerStore(d);
+  let hold: Promise<void> | undefined;
+  const save = store.save.bind(store);
+  // A save that waits until the test lets it go: the window between a fire and its delivery.
+  store.save = async (...a) => {
+    await hold;
+    return save(...a);
+  };
+  const delivered: string[] = [];
+  const s = new TimerScheduler({ store, now: () => clock.now, deliver: (x) => void delivered.push(x.text), timeZone: () => 'UTC' });
+  await s.open();
+  await s.create({ text: 'the code is 8642', sessionId: 's1', when: 'in 1 minute', creator: { owner: true, turnId: 's1#4' } });
+  await s.create({ text: 'water the plants', sessionId: 's1', when: 'in 1 minute' });
+  await s.create({ text: 'later: the code is 8642', sessionId: 's1', when: 'in 2 hours', creator: { owner: true, turnId: 's1#4' } });
+  clock.now = T0 + 60_000;
+  let release!: () => void;
+  hold = new Promise<void>((r) => (release = r));
+  const ticking = s.tick();
+  // Both fired, both waiting for the save; the forget of turn s1#4 comes now.
+  const dropping = s.drop((x) => x.creator?.turnId === 's1#4');
+  release();
+  assert.equal(await ticking, 2);
+  assert.equal(await dropping, 2, 'the waiting fire and the later timer');
+  await s.settled();
+  assert.deepEqual(delivered, ['water the plants']);
+  assert.deepEqual(s.list().map((x) => x.text), []);
+  // A fire already handed over is on its way to the log: not dropped, not counted.
+  hold = undefined;
+  let record!: () => void;
+  const s2 = new TimerScheduler({ store: new TimerStore(mkdtempSync(join(d, 'b-'))), now: () => clock.now, deliver: () => new Promise<void>((r) => (record = r)), timeZone: () => 'UTC' });
+  await s2.open();
+  await s2.create({ text: 'the code is 8642', sessionId: 's1', when: 'in 1 minute', creator: { owner: true, turnId: 's1#4' } });
+  clock.now = T0 + 2 * 60_000;
+  await s2.tick();
+  assert.equal(await s2.drop((x) => x.creator?.turnId === 's1#4'), 0);
+  record();
+  await s2.settled();
+  assert.deepEqual(s2.pending(), [], "recorded, it left the list");
+});

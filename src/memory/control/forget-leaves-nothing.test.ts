@@ -112,34 +112,6 @@ test('0400: a copy an older install left in a page (secure delete off) goes with
   assert.deepEqual(filesHolding(w.home, SECRET).filter((f) => f.startsWith('graph.db')), []);
 });
 
-test('0400: other turns that quote the forgotten message go from the window, the documents and the archive as from the logs; a turn that does not quote it stays', async () => {
-  const w = await world();
-  const secret = await w.say(`My locker code is ${SECRET} please remember it`, 'Noted.');
-  const q1 = await w.say(`As I said before: My locker code is ${SECRET} please remember it. Thanks`, 'Sure.');
-  const q2 = await w.say(`Repeating: My locker code is ${SECRET} please remember it!`, 'Okay.');
-  const q3 = await w.say(`Once more: My locker code is ${SECRET} please remember it.`, 'Fine.');
-  const kept = await w.say('My locker is the blue one by the door', 'Got it.');
-  w.mem.context.removeIds([q1.user.id, q2.user.id, q1.agent.id, q2.agent.id]);
-  w.mem.docs.archiveEvents([q1.user]);
-  w.mem.archive.putMany([eventDocument(q2.user, w.clock.t)]);
-  w.mem.graph.commit([{ subject: 'user', predicate: 'repeated', object: 'locker code', refs: [q2.user.id] }]);
-  await w.mem.docs.whenIdle?.();
-
-  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
-  // The secret's own two window events, q3's message in the window, q1's document and q2's row.
-  assert.equal(res.contextEvents, 3, JSON.stringify(res));
-  assert.equal(res.documents, 1, JSON.stringify(res));
-  assert.equal(res.archived, 1, JSON.stringify(res));
-  assert.equal(res.relations, 1, 'the fact only q2 supported went with it');
-  assert.deepEqual(await traces(w.mem, SECRET), []);
-  assert.ok(w.mem.context.events().some((e) => e.refs?.[0] === kept.turnId), 'a turn that does not quote it stays');
-  assert.ok(w.mem.context.events().some((e) => e.refs?.[0] === q3.turnId && e.response === 'Fine.'), "a quoting turn's reply that does not quote it stays");
-  // What went by id is remembered: an import of an older export leaves it out.
-  assert.ok(w.mem.control.isTombstonedDocument(q1.user.id) && w.mem.control.isTombstonedDocument(q2.user.id));
-  await w.close();
-  assert.deepEqual(filesHolding(w.home, SECRET), []);
-});
-
 test('0400: damaged copies set aside — a database with its WAL, a plugin JSON file — are blanked; the database copy keeps its size', async () => {
   const w = await world();
   const secret = await w.say(`My locker code is ${SECRET} please remember it`, 'Noted.');

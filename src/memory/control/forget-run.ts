@@ -217,31 +217,6 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     }
   }
 
-  // Copies of what the person said held by other items of the tiers (decision 0400): a message
-  // quoted in a later turn ("as I said: my locker code is …"). The logs below redact such events;
-  // the window events, documents and archived rows that hold them go too, by their id — else the
-  // chat would no longer show the text while recall still finds it.
-  const q = quotedItems(t, quotes, itemIds);
-  if (q.ids.length) {
-    for (const id of q.ids) itemIds.add(id);
-    if (context && q.context.length) {
-      res.contextEvents += context.removeIds(q.context);
-      await context.flush();
-    }
-    if (docs && q.documents.length) res.documents += docs.scrubbed(() => docs.removeMany(q.documents));
-    if (archive && q.archived.length) res.archived += archive.scrubbed(() => archive.deleteIds(q.archived));
-    // Facts those items alone supported go with them; a fact other sources support stays.
-    if (graph) {
-      graph.scrubbed(() => {
-        const d = graph.detachRefs(q.ids, quotes);
-        res.relations += d.relations;
-        res.entities += d.entities;
-      });
-    }
-    res.tombstones += t.db.addTombstones(q.ids.map((id) => ({ hash: docHash(id), kind: 'document' })));
-    for (const id of q.ids) warmIds.push(id);
-  }
-
   // The logs.
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
@@ -277,34 +252,6 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   return res;
 }
 
-/**
- * The window events, warm documents and archived rows not already going (`going`) that hold one of
- * `quotes` — a distinctive message of a forgotten turn, word for word — in what they carry.
- */
-function quotedItems(t: ControlTiers, quotes: readonly string[], going: ReadonlySet<string>): { context: string[]; documents: string[]; archived: string[]; ids: string[] } {
-  const out = { context: [] as string[], documents: [] as string[], archived: [] as string[], ids: [] as string[] };
-  if (!quotes.length) return out;
-  const holds = (...xs: (string | undefined)[]) => xs.some((x) => typeof x === 'string' && quotes.some((q) => x.includes(q)));
-  for (const e of t.context()?.events() ?? []) {
-    if (!going.has(e.id) && holds(e.input, e.response, ...(e.toolOutputs ?? []).map((o) => o.text))) out.context.push(e.id);
-  }
-  for (const d of t.docs()?.list() ?? []) if (!going.has(d.id) && holds(d.content, d.input, d.response, d.title)) out.documents.push(d.id);
-  const archive = t.archive();
-  if (archive) {
-    const seen = new Set<string>();
-    for (const q of quotes) {
-      for (const r of archive.rowsWithAll(t.embedder.tokenize(q))) {
-        const id = r.doc.id;
-        if (seen.has(id) || going.has(id)) continue;
-        seen.add(id);
-        if (holds(r.doc.content, r.doc.input, r.doc.response, r.doc.title)) out.archived.push(id);
-      }
-    }
-  }
-  out.ids = [...out.context, ...out.documents, ...out.archived];
-  return out;
-}
-
 /** Notes a part of the forget that could not be finished (`ForgetResult.unfinished`). */
 export function unfinished(res: ForgetResult, part: string, message: string): void {
   (res.unfinished ??= []).push({ part, message });
@@ -323,15 +270,23 @@ async function blankInCopies(files: readonly string[], texts: readonly string[],
   if (!long(texts).length && !long(graphTexts).length) return 0;
   const jsonNeedles = long(texts).map((x) => JSON.stringify(x).slice(1, -1));
   // Longest first: a name inside a sentence must not leave the rest of the sentence unmatched.
-  const byteNeedles = [...new Set(long([...texts, ...graphTexts]))].sort((a, b) => b.length - a.length).map((x) => Buffer.from(x, 'utf8'));
+  // In a database copy only runs of 8+ bytes, and never on its first page (the header and the
+  // schema's SQL): a short reply or an entity called "name" must not blank what keeps it readable.
+  const byteNeedles = [...new Set([...texts, ...graphTexts])]
+    .map((x) => Buffer.from(x, 'utf8'))
+    .filter((b) => b.length >= 8)
+    .sort((a, b) => b.length - a.length);
   let changed = 0;
   for (const file of files) {
     try {
       if (/\.db\.corrupt-/.test(basename(file))) {
         const bytes = await readFile(file);
+        // The page size from the header (1 means 65536); a WAL copy starts with its own header.
+        const raw = bytes.length >= 18 && bytes.subarray(0, 16).toString('latin1') === 'SQLite format 3\0' ? bytes.readUInt16BE(16) : 0;
+        const firstPage = raw === 1 ? 65536 : raw;
         let hit = false;
         for (const n of byteNeedles) {
-          for (let i = bytes.indexOf(n); i >= 0; i = bytes.indexOf(n, i + n.length)) {
+          for (let i = bytes.indexOf(n, firstPage); i >= 0; i = bytes.indexOf(n, i + n.length)) {
             bytes.fill(0x20, i, i + n.length);
             hit = true;
           }
