@@ -75,10 +75,9 @@ export type {
 export { Cap, STAGES, HomeAgentError, ValidationError, NotFoundError, ConflictError, PayloadTooLargeError, PluginError } from '../spec/index.js';
 /**
  * Utilities for plugin authors: replace a file atomically (temp file in the same folder, fsync,
- * rename, fsync of the folder), so a crash never leaves a torn file. New files are 0600. And
- * where a path really is (`realPath`, links resolved) and whether it is inside a folder (`within`).
+ * rename, fsync of the folder), so a crash never leaves a torn file. New files are 0600.
  */
-export { writeFileAtomic, writeJsonAtomic, redactPaths, realPath, within } from '../fs/index.js';
+export { writeFileAtomic, writeJsonAtomic, redactPaths } from '../fs/index.js';
 /** Cosine similarity of two vectors (e.g. from `sdk.memory().embed`); 0 for different dimensions. */
 export { cosine } from '../vector/index.js';
 export type { AtomicWriteOptions, AtomicJsonOptions, AtomicData } from '../fs/index.js';

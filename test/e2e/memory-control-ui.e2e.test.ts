@@ -100,6 +100,8 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     const r = await h.api('/api/v1/memory/forget', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: [turnId] }) });
     assert.equal(r.status, 200);
     await turn.locator('[data-testid=forgotten-text]').first().waitFor({ timeout: 5000 });
+    // The message and the reply are marked in turn, not in one paint: wait for both, then check.
+    await turn.locator('[data-testid=forgotten-text]').nth(1).waitFor({ timeout: 5000 }).catch(() => undefined);
     assert.doesNotMatch((await turn.textContent()) ?? '', /4242|Noted the locker/);
   });
 

@@ -2,10 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ConflictError, HomeAgentError, NotFoundError, realPath, ValidationError, within, type SessionEvent, type SessionsAPI } from '../../sdk/index.js';
+import { ConflictError, HomeAgentError, NotFoundError, ValidationError, type SessionEvent, type SessionsAPI } from '../../sdk/index.js';
 import { json, readJson, ServiceUnavailableError } from './http-json.js';
 import { checkSessionId, parseBody } from './chat-routes.js';
 import { exportFileName, sessionMarkdown } from './session-markdown.js';
+import { realPath, within } from './static-files.js';
 import type { WebuiContext } from './webui-context.js';
 import { personTimeZone } from '../shared/index.js';
 

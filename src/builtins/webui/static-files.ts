@@ -1,8 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { realPath, within } from '../../sdk/index.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -39,6 +38,22 @@ export const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charse
 <p>The daemon is running and its HTTP API answers under <code>/api/v1/…</code>, but the web app has not been built.</p>
 <p>Run <code>npm run build</code> in the HomeAgent folder, then reload this page.</p>
 <p lang="zh">WebUI 尚未构建：请在 HomeAgent 目录运行 <code>npm run build</code> 后刷新本页。</p></body></html>`;
+
+/** A path with its symlinks resolved as far as it exists (the rest appended): where it really is. */
+export function realPath(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const up = dirname(abs);
+    return up === abs ? abs : join(realPath(up), abs.slice(up.length));
+  }
+}
+
+/** True when `p` is `dir` or inside it. */
+export function within(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
 
 /**
  * The folder the WebUI serves: `plugin.webui.web_root`, unless it is the data folder, inside it or
