@@ -136,6 +136,12 @@ export interface ForgetResult {
   unfinished?: { part: string; message: string }[];
 }
 
+/** The counts of a forget that are not zero, as `name n, …` (`nothing` when all are): what a CLI or a tool prints. */
+export function forgetCounts(res: ForgetResult): string {
+  const counts = Object.entries(res).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
+  return counts.map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing';
+}
+
 /**
  * A participant in forget that the memory subsystem cannot reach itself (the library of the
  * memory manager): it finds what mentions a query and removes what the person chose.

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { ForgetPlan, ForgetRequest, ForgetResult, MemoryChange } from '../spec/index.js';
+import { forgetCounts, type ForgetPlan, type ForgetRequest, type ForgetResult, type MemoryChange } from '../spec/index.js';
 import type { DaemonClient } from './daemon-client.js';
 import { formatWhen } from './output.js';
 
@@ -83,8 +83,7 @@ export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRe
     return 1;
   }
   const res = await c.request<ForgetResult>('memory.forget', forgetRequestOf(plan, withMemories) as Record<string, unknown>);
-  const counts = Object.entries(res).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
-  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${counts.map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}`) + '\n');
+  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${forgetCounts(res)}`) + '\n');
   // A part that could not be done is said, and the exit code says it too (decision 0400).
   if (!res.unfinished?.length) return 0;
   if (!io.json) for (const u of res.unfinished) io.err(`waiter: not finished — ${u.part}: ${u.message}\n`);

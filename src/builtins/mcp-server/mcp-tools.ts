@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginLogger, ServiceMap } from '../../sdk/index.js';
-import { localStampWithOffset } from '../../spec/index.js';
+import { forgetCounts, localStampWithOffset } from '../../spec/index.js';
 import { confirmedForget, personSays, toolTags } from '../shared/index.js';
 import { SEARCH_SOURCES, type MemoryHit, type MemorySource } from './memory-source.js';
 
@@ -137,9 +137,8 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       ctx.log.info('mcp memory_forget', { transport: ctx.transport, status: r.status });
       if (r.status === 'nothing') return ok(`nothing found to forget for "${a.query}"`, { forgotten: false, found: 0 });
       if (r.status === 'refused') return ok(`not forgotten: ${r.reason}`, { forgotten: false, reason: r.reason });
-      const counts = Object.entries(r.result).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
       const left = (r.result.unfinished ?? []).map((u) => `; not finished — ${u.part}: ${u.message}`).join('');
-      return ok(`forgotten: ${counts.map(([k, v]) => `${k} ${v}`).join(', ')}${left}`, { forgotten: true, ...r.result });
+      return ok(`forgotten: ${forgetCounts(r.result)}${left}`, { forgotten: true, ...r.result });
     },
   );
 }

@@ -3,7 +3,7 @@
  * salvage of readable rows into a new file, the open that salvages, and scrubbing freed bytes.
  * Apart from `fs/index.ts` because it needs better-sqlite3, which the plugin runner cannot bundle.
  */
-export { COMPACT_MAX_BYTES, compactSqlite, scrubbedSqlite, secureDeleteOn, truncateWal } from './sqlite-scrub.js';
+export { compactSqlite, scrubbedSqlite, secureDeleteOn, truncateWal } from './sqlite-scrub.js';
 export type { CompactOutcome } from './sqlite-scrub.js';
 export { SqlitePageReader, decodeRecord, readVarint } from './sqlite-page-reader.js';
 export type { BtreeWalk, SqliteValue } from './sqlite-page-reader.js';

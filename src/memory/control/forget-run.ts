@@ -252,6 +252,13 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   return res;
 }
 
+/** Adds the counts and the unfinished parts of `res` to `total` (an import's tombstones, forgotten in batches). */
+export function addForgetResult(total: ForgetResult, res: ForgetResult): void {
+  const sums = total as unknown as Record<string, number | undefined>;
+  for (const [k, v] of Object.entries(res)) if (typeof v === 'number') sums[k] = (sums[k] ?? 0) + v;
+  if (res.unfinished) (total.unfinished ??= []).push(...res.unfinished);
+}
+
 /** Notes a part of the forget that could not be finished (`ForgetResult.unfinished`). */
 export function unfinished(res: ForgetResult, part: string, message: string): void {
   (res.unfinished ??= []).push({ part, message });
@@ -266,9 +273,7 @@ export function unfinished(res: ForgetResult, part: string, message: string): vo
  * 0400). A text split across two pages of a copy, or kept only as index terms, is not found there.
  */
 async function blankInCopies(files: readonly string[], texts: readonly string[], graphTexts: readonly string[], log: ControlTiers['log']): Promise<number> {
-  const long = (xs: readonly string[]) => xs.filter((x) => x.trim().length >= 4);
-  if (!long(texts).length && !long(graphTexts).length) return 0;
-  const jsonNeedles = long(texts).map((x) => JSON.stringify(x).slice(1, -1));
+  const jsonNeedles = texts.filter((x) => x.trim().length >= 4).map((x) => JSON.stringify(x).slice(1, -1));
   // Longest first: a name inside a sentence must not leave the rest of the sentence unmatched.
   // In a database copy only runs of 8+ bytes, and never on its first page (the header and the
   // schema's SQL): a short reply or an entity called "name" must not blank what keeps it readable.
@@ -276,6 +281,7 @@ async function blankInCopies(files: readonly string[], texts: readonly string[],
     .map((x) => Buffer.from(x, 'utf8'))
     .filter((b) => b.length >= 8)
     .sort((a, b) => b.length - a.length);
+  if (!jsonNeedles.length && !byteNeedles.length) return 0;
   let changed = 0;
   for (const file of files) {
     try {

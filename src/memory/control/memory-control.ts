@@ -6,7 +6,7 @@ import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
 import { deleteForgottenFiles } from './forget-files.js';
 import { filesOfTurns, planForget } from './forget-plan.js';
-import { runForget, unfinished } from './forget-run.js';
+import { addForgetResult, runForget, unfinished } from './forget-run.js';
 import type { CompactOutcome } from '../../fs/sqlite/index.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
@@ -298,12 +298,7 @@ export class MemoryControl implements MemoryControlService {
       const [t, r, d] = [turnIds.slice(i, i + B), relationIds.slice(i, i + B), documents.slice(i, i + B)];
       const res = await this.forget({ ...(t.length ? { turnIds: t } : {}), ...(r.length ? { relationIds: r } : {}), ...(d.length ? { documents: d } : {}) }, meta);
       if (!total) total = res;
-      else {
-        for (const [k, v] of Object.entries(res) as [keyof ForgetResult, unknown][]) {
-          if (typeof v === 'number') (total as unknown as Record<string, number>)[k] = ((total[k] as number | undefined) ?? 0) + v;
-        }
-        if (res.unfinished) (total.unfinished ??= []).push(...res.unfinished);
-      }
+      else addForgetResult(total, res);
     }
     return total;
   }
