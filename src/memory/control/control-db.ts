@@ -217,19 +217,35 @@ export class ControlDB {
   // ---------- tombstones ----------
 
   /** Adds tombstones (now, or at the time an import says they were made), and the files a forget takes; returns how many tombstones were new. */
-  addTombstones(items: { hash: string; kind: string; at?: number }[], files: readonly string[] = []): number {
+  addTombstones(items: { hash: string; kind: string; at?: number }[], files: readonly string[] = [], pending?: { key: string; body: string }): number {
     const ins = this.st('INSERT OR IGNORE INTO tombstones(hash, kind, at) VALUES (?, ?, ?)');
     const file = this.st('INSERT OR IGNORE INTO forget_files(path, at) VALUES (?, ?)');
     const now = this.clock();
     let n = 0;
-    // The files a forget takes are recorded with its tombstones, at once (decision 0370): once the
-    // forget is committed they are deleted, by it or — after a kill — at the next open.
+    // The files a forget takes, and the forget itself until it is done, are recorded with its
+    // tombstones, at once (decisions 0370, 0410): once the forget is committed it is finished, by
+    // itself or — after a kill — at the next open.
     this.conn.transaction(() => {
       for (const t of items) n += ins.run(t.hash, t.kind, t.at ?? now).changes;
       for (const f of files) file.run(f, now);
+      if (pending) this.st('INSERT INTO forget_pending(key, body, at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET body = excluded.body').run(pending.key, pending.body, now);
     })();
     for (const t of items) if (HOT_KINDS.has(t.kind) && !this.hotStones.has(t.hash)) this.hotStones.set(t.hash, t.at ?? now);
     return n;
+  }
+
+  /** Forgets committed and not finished (decision 0410), oldest first; each read counts as a try. */
+  pendingForgets(): { key: string; body: string; tries: number }[] {
+    const rows = this.st('SELECT key, body, tries FROM forget_pending ORDER BY at, key').all() as { key: string; body: string; tries: number }[];
+    const bump = this.st('UPDATE forget_pending SET tries = tries + 1 WHERE key = ?');
+    this.conn.transaction(() => rows.forEach((r) => bump.run(r.key)))();
+    return rows;
+  }
+
+  /** A forget is finished: its record (which holds the texts it removed) goes, with secure delete. */
+  dropPendingForget(key: string): void {
+    const del = this.st('DELETE FROM forget_pending WHERE key = ?');
+    this.scrubbed(() => del.run(key));
   }
 
   /** Files a committed forget has still to delete (paths from the data folder, decision 0370). */

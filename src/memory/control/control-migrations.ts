@@ -59,6 +59,17 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Decision 0410: a forget committed but not finished (a kill, a failing step) — its request and
+  // the texts it was removing, recorded with its tombstones and dropped when it is done; the next
+  // open finishes it.
+  `
+  CREATE TABLE forget_pending (
+    key TEXT PRIMARY KEY,
+    body TEXT NOT NULL,
+    tries INTEGER NOT NULL DEFAULT 0,
+    at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Applies the pending migrations in one transaction each; a newer file is refused. */

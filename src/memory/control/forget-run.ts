@@ -33,6 +33,24 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
 }
 
 /**
+ * What a committed forget records until it is done (decision 0410): its request, and the texts it
+ * is removing that the tiers it empties first would no longer give a second run — so a forget cut
+ * off after its commit point is finished at the next open, logs and history included.
+ */
+export interface PendingForget {
+  request: Omit<ForgetRequest, 'query'>;
+  meta: ChangeMeta;
+  /** What the person said (content tombstones, quotes). */
+  said: string[];
+  /** Every other text of what goes. */
+  other: string[];
+  /** The lines of the facts that go. */
+  factTexts: string[];
+  /** Names of the entities of the facts that go. */
+  names: string[];
+}
+
+/**
  * Removes every trace of what is named (K-2). Tombstones first (hashes only), so a reindex or an
  * import running meanwhile already skips it; then, with SQLite's secure delete, the context events,
  * warm documents, archived rows and postings, the graph's sources (facts only these turns support
@@ -43,7 +61,13 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
  * a `forget` entry without any text. The files the turns' messages brought are listed with the
  * tombstones; the caller deletes them (`deleteForgottenFiles`) and sets `files`.
  */
-export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query'>, meta: ChangeMeta, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetResult> {
+export async function runForget(
+  t: ControlTiers,
+  req: Omit<ForgetRequest, 'query'>,
+  meta: ChangeMeta,
+  participants: ReadonlyMap<string, ForgetParticipant>,
+  journal: { key: string; resume?: PendingForget } = { key: '' },
+): Promise<ForgetResult> {
   checkForgetRequest(req);
   const res: ForgetResult = { turns: 0, contextEvents: 0, documents: 0, archived: 0, relations: 0, entities: 0, held: 0, memories: 0, sessionEvents: 0, textLogLines: 0, historyRedacted: 0, tombstones: 0, asideCopies: 0, files: 0 };
   const turnIds = [...new Set(req.turnIds ?? [])];
@@ -150,6 +174,16 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
     }
   }
 
+  // A second run of a forget cut off (decision 0410): the texts the first run had taken from tiers
+  // it already emptied.
+  const resume = journal.resume;
+  if (resume) {
+    ft.written(...resume.said);
+    ft.other(...resume.other);
+    factTexts.push(...resume.factTexts.filter((x) => !factTexts.includes(x)));
+    for (const n of resume.names) entityNames.add(n);
+  }
+
   // Tombstones: hashes only, before anything is removed. A turn by its id; what the person said
   // by its text (content), each message with its reply (pair) — never a reply or a derived text
   // alone (decision 0320: "Sorry, this turn failed: …" would take every turn that failed); each
@@ -170,7 +204,13 @@ export async function runForget(t: ControlTiers, req: Omit<ForgetRequest, 'query
   // The commit point: the tombstones and the files to delete, in one transaction. The caller
   // deletes the files once this returns or throws (MemoryControl.forget); a kill before that
   // leaves them listed, and the next open deletes them (decision 0370).
-  res.tombstones = t.db.addTombstones(stones, files.map((f) => relative(t.homeDir!, f)));
+  // The forget itself is recorded there too, until it is done (decision 0410).
+  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames] };
+  res.tombstones = t.db.addTombstones(
+    stones,
+    files.map((f) => relative(t.homeDir!, f)),
+    journal.key ? { key: journal.key, body: JSON.stringify(pending) } : undefined,
+  );
   res.turns = turnIds.length;
 
   // The tiers, with secure delete.

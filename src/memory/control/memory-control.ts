@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChangeMeta, ContextEvent, Disposer, ForgetParticipant, ForgetPlan, ForgetRequest, ForgetResult, HistoryQuery, MemoryChange, MemoryControlService, NewMemoryChange, Triple, UndoHandler } from '../../spec/index.js';
 import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
 import type { MemoryDocument } from '../documents/index.js';
@@ -6,7 +7,7 @@ import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
 import { deleteForgottenFiles } from './forget-files.js';
 import { filesOfTurns, planForget } from './forget-plan.js';
-import { addForgetResult, runForget, unfinished } from './forget-run.js';
+import { addForgetResult, runForget, unfinished, type PendingForget } from './forget-run.js';
 import type { CompactOutcome } from '../../fs/sqlite/index.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
@@ -63,6 +64,7 @@ export class MemoryControl implements MemoryControlService {
     // Files a committed forget had not deleted yet when it was cut off (decision 0370).
     const left = this.db.forgetFiles();
     if (left.length) this.t.log.info(`memory control: deleted ${deleteForgottenFiles(this.t, left)} file(s) of a forget that was cut off`);
+    await this.finishPendingForgets();
     for (const id of this.db.excluded()) {
       try {
         await sweepTurn(this.t, id);
@@ -219,22 +221,58 @@ export class MemoryControl implements MemoryControlService {
   }
 
   forget(request: Omit<ForgetRequest, 'query'>, meta: ChangeMeta = {}): Promise<ForgetResult> {
-    return this.serial(async () => {
-      let res: ForgetResult | undefined;
+    return this.serial(() => this.forgetNow(request, { ...currentChangeActor(), ...meta }));
+  }
+
+  /**
+   * One forget, inside `serial`. Recorded in `forget_pending` with its tombstones and dropped when
+   * done (decision 0410); `resume` is that record, when a forget cut off is finished at open.
+   */
+  private async forgetNow(request: Omit<ForgetRequest, 'query'>, meta: ChangeMeta, resume?: { key: string; body: PendingForget }): Promise<ForgetResult> {
+    const key = resume?.key ?? randomUUID();
+    let res: ForgetResult | undefined;
+    try {
+      res = await runForget(this.t, request, meta, this.participants, { key, ...(resume ? { resume: resume.body } : {}) });
+    } finally {
+      // After its commit point (the tombstones), also when a later step failed: what the
+      // forget listed goes now, not at the next start (decision 0370).
+      const files = this.db.forgetFiles();
+      const n = files.length ? deleteForgottenFiles(this.t, files) : 0;
+      if (res) res.files = n;
+    }
+    const n = res.turns + res.relations + res.documents + res.archived + res.memories;
+    this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
+    this.db.dropPendingForget(key);
+    this.compactAfterForget(res);
+    return res;
+  }
+
+  /**
+   * Finishes the forgets a kill or a failing step cut off after their commit point (decision 0410):
+   * each runs again from its record — the tiers it had emptied give nothing, the logs, history and
+   * copies set aside are redacted with the texts it recorded. One that fails three times is given
+   * up (logged; its tombstones still keep what it forgot out of every tier).
+   */
+  private async finishPendingForgets(): Promise<void> {
+    for (const p of this.db.pendingForgets()) {
+      let body: PendingForget;
       try {
-        res = await runForget(this.t, request, { ...currentChangeActor(), ...meta }, this.participants);
-      } finally {
-        // After its commit point (the tombstones), also when a later step failed: what the
-        // forget listed goes now, not at the next start (decision 0370).
-        const files = this.db.forgetFiles();
-        const n = files.length ? deleteForgottenFiles(this.t, files) : 0;
-        if (res) res.files = n;
+        body = JSON.parse(p.body) as PendingForget;
+      } catch {
+        body = undefined as unknown as PendingForget;
       }
-      const n = res.turns + res.relations + res.documents + res.archived + res.memories;
-      this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
-      this.compactAfterForget(res);
-      return res;
-    });
+      if (!body?.request || p.tries >= 3) {
+        this.db.dropPendingForget(p.key);
+        this.t.log.error(`memory control: gave up finishing a forget that was cut off (${body?.request ? 'it failed three times' : 'its record is unreadable'}); its tombstones stay in effect`);
+        continue;
+      }
+      try {
+        await this.serial(() => this.forgetNow(body.request, body.meta ?? {}, { key: p.key, body }));
+        this.t.log.info('memory control: finished a forget that was cut off');
+      } catch (e) {
+        this.t.log.error(`memory control: finishing a forget that was cut off failed; the next start tries again: ${(e as Error).message}`);
+      }
+    }
   }
 
   /**

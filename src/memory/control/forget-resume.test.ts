@@ -1,0 +1,96 @@
+/**
+ * Decision 0410 over the real memory system on disk: a forget cut off after its commit point (here a
+ * step that fails — the session log could not be rewritten — as a kill would) is finished at the
+ * next open: the log and the history lose the text too, the forget is in the history once, and
+ * its record (which held the texts) is gone from the file. An unreadable record is given up, said
+ * in the log; the tombstones stay in effect.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-resume-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const SECRET = 'the alarm code is ORCA-5150';
+const SID = 'webui:1';
+
+async function world() {
+  const home = path.join(root, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const clock = { t: Date.UTC(2026, 0, 1) };
+  const a = await openMemoryAt(home, clock);
+  await a.sessions.create({ channel: 'webui', id: SID });
+  const say = async (input: string, reply: string) => {
+    clock.t += 60_000;
+    const { turnId } = a.sessions.nextTurn(SID);
+    await a.sessions.append(SID, { turnId, kind: 'user', text: input });
+    await a.sessions.append(SID, { turnId, kind: 'assistant', text: reply });
+    const base = { source: 'webui', channel: 'webui', sessionId: SID, refs: [turnId] };
+    a.mem.context.append({ ...base, kind: 'user', input, response: '' });
+    a.mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
+    return turnId;
+  };
+  return { home, clock, ...a, say };
+}
+
+const logText = (home: string) => fs.readdirSync(path.join(home, 'sessions')).map((f) => fs.readFileSync(path.join(home, 'sessions', f), 'utf8')).join('\n');
+const pendingRows = (home: string) => {
+  const db = new Database(path.join(home, 'memory-control.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM forget_pending').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+test('0410: a forget cut off after its commit point is finished at the next open — the log and the history lose the text, the record goes', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted, the alarm code.');
+  await w.say('What a lovely day', 'It is.');
+  // A fact of the secret, recorded in the history with its text.
+  w.mem.graph.commit([{ subject: 'alarm', predicate: 'code', object: 'ORCA-5150', refs: [secret] }]);
+  assert.match(JSON.stringify(w.mem.control.history({ limit: 100 })), /ORCA-5150/);
+  const rewrite = w.sessions.redactAll.bind(w.sessions);
+  w.sessions.redactAll = async () => {
+    throw new Error('disk full');
+  };
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret] }), /disk full/);
+  // Committed: the tiers are clean and the tombstones hold; the log still has it, and the record.
+  assert.deepEqual(await traces(w.mem, 'ORCA-5150'), []);
+  assert.ok(w.mem.control.isTombstoned(secret));
+  assert.match(logText(w.home), /ORCA-5150/);
+  w.sessions.redactAll = rewrite;
+  await w.close();
+  assert.equal(pendingRows(w.home), 1);
+
+  const again = await openMemoryAt(w.home, w.clock);
+  assert.doesNotMatch(logText(w.home), /ORCA-5150/, 'the next open finished it');
+  const history = again.mem.control.history({ limit: 100 });
+  assert.doesNotMatch(JSON.stringify(history), /ORCA-5150/);
+  assert.equal(history.filter((h) => h.op === 'forget').length, 1, 'recorded once, by the run that finished it');
+  assert.match(logText(w.home), /What a lovely day/, 'the other turn stays');
+  await again.close();
+  assert.equal(pendingRows(w.home), 0);
+  const bytes = fs.readFileSync(path.join(w.home, 'memory-control.db'));
+  assert.ok(!bytes.includes(Buffer.from('ORCA-5150')), 'the record held the texts; nothing of it is left in the file');
+});
+
+test('0410: an unreadable record of a forget is given up at open, said in the log; the forget’s tombstones stay', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted.');
+  await w.mem.control.forget({ turnIds: [secret] });
+  await w.close();
+  const db = new Database(path.join(w.home, 'memory-control.db'));
+  db.prepare('INSERT INTO forget_pending(key, body, at) VALUES (?, ?, ?)').run('k1', '{not json', 1);
+  db.close();
+  const again = await openMemoryAt(w.home, w.clock);
+  assert.ok(again.warnings.some((m) => /gave up finishing a forget that was cut off \(its record is unreadable\)/.test(m)), again.warnings.join('\n'));
+  assert.ok(again.mem.control.isTombstoned(secret));
+  await again.close();
+  assert.equal(pendingRows(w.home), 0);
+});
