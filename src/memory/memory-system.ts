@@ -295,8 +295,6 @@ export class MemorySystem {
     // First: every tier consults the exclusion gate and the tombstones as it opens and recovers.
     await this.tryOpen('control', () => this.controlDb.open());
     await this.openTiers();
-    // The knowledge base takes part in forget (K-2): entries the agent or the person wrote.
-    if (this.up.control && this.up.knowledge && !this.offKnowledgeForget) this.offKnowledgeForget = this.control.registerForgetParticipant('knowledge', knowledgeForgetParticipant(this.knowledge));
     if (this.up.control) await this.applySalvagedTombstones();
     this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });
   }
@@ -393,6 +391,9 @@ export class MemorySystem {
     await this.tryOpen('knowledge', () => this.knowledge.open());
     if (this.up.graph) await this.rules.load();
     if (this.up.context) await this.recover();
+    // The knowledge base takes part in forget (K-2): entries the agent or the person wrote — before
+    // `reconcile`, so a forget cut off and finished there reaches it too (decision 0410).
+    if (this.up.control && this.up.knowledge && !this.offKnowledgeForget) this.offKnowledgeForget = this.control.registerForgetParticipant('knowledge', knowledgeForgetParticipant(this.knowledge));
     if (this.up.control) await this.control.reconcile();
   }
 

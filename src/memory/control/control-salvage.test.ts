@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { ControlDB } from './control-db.js';
-import { salvageControlFile } from './control-salvage.js';
+import { salvageControlFile, writeControlSalvage } from './control-salvage.js';
 import { freePages, overwriteHeader, overwritePage, readPageBytes, tablePages, writeUint32 } from '../../fs/sqlite/__fixtures__/sqlite-damage.js';
 import type { ControlStoreSalvage } from '../../spec/index.js';
 
@@ -291,4 +291,20 @@ test('0280: a kill between setting the corrupt file aside and its -wal: the stra
   assert.deepEqual({ tombstones: c.tombstoneCount(), history: c.history({ limit: 1000 }).length }, expected);
   c.close();
   assert.ok(fs.existsSync(`${copy}.corrupt-${T0}-wal`), 'the WAL is beside the file it belongs to');
+});
+
+test('0410: a forget cut off before the damage is read back, so the next open finishes it', () => {
+  const b = build(50);
+  const body = JSON.stringify({ request: { turnIds: ['webui:1#9'] }, meta: {}, said: ['the alarm code is ORCA-5150'], other: [], factTexts: [], names: [] });
+  b.db.addTombstones([{ hash: hash(9999), kind: 'turn' }], [], { key: 'k-cut-off', body });
+  b.db.close();
+  overwriteHeader(b.file);
+  const s = salvageControlFile(b.file);
+  assert.deepEqual(s.pending.map((p) => [p.key, p.body, p.tries]), [['k-cut-off', body, 0]]);
+  assert.deepEqual(s.report.tables?.forget_pending, { read: 1, kept: 1, skipped: 0 });
+  const fresh = path.join(root, `fresh-${n++}.db`);
+  const db = new Database(fresh);
+  writeControlSalvage(db, s);
+  assert.deepEqual(db.prepare('SELECT key, body FROM forget_pending').all(), [{ key: 'k-cut-off', body }]);
+  db.close();
 });

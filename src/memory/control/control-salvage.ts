@@ -17,6 +17,7 @@ const json = z.string().refine((s) => {
 });
 
 const tombstoneRow = z.tuple([z.string().regex(/^[0-9a-f]{64}$/), z.enum(TOMBSTONE_KINDS), int]);
+const pendingRow = z.tuple([z.string().min(1).max(200), z.string(), int, int]);
 const exclusionRow = z.tuple([z.string().min(1).max(400), z.string().min(1).max(400), int, z.string()]);
 const historyRow = z.tuple([
   z.null(), // id: the rowid (INTEGER PRIMARY KEY is stored as NULL in the record)
@@ -56,6 +57,8 @@ export interface ControlSalvage {
   exclusions: { turnId: string; sessionId: string; at: number; held: string }[];
   changes: SalvagedChange[];
   subjects: { changeId: number; subject: string }[];
+  /** Forgets cut off before the damage (decision 0410): finished at this open like any other. */
+  pending: { key: string; body: string; tries: number; at: number }[];
   report: ControlStoreSalvage;
 }
 
@@ -79,7 +82,7 @@ const TOMBSTONE_BYTES = /\x05\x81\x0d([\x15\x1b\x1d])([\x01-\x06\x08\x09])([0-9a
  * nothing, with the loss unknown.
  */
 export function salvageControlFile(file: string): ControlSalvage {
-  const out: ControlSalvage = { tombstones: [], exclusions: [], changes: [], subjects: [], report: emptyControlReport() };
+  const out: ControlSalvage = { tombstones: [], exclusions: [], changes: [], subjects: [], pending: [], report: emptyControlReport() };
   const src = SalvageSource.open(file, () => layoutRoots(migrateControl));
   if (!src) return out;
   const r = src.reader;
@@ -114,6 +117,14 @@ export function salvageControlFile(file: string): ControlSalvage {
       if (ok) out.subjects.push({ subject: p.data[0], changeId: p.data[1] });
       return ok;
     }), out.subjects.length);
+
+    const pw = src.walk('forget_pending', 'index', (v) => {
+      const p = pendingRow.safeParse(v);
+      if (p.success) out.pending.push({ key: p.data[0], body: p.data[1], tries: p.data[2], at: p.data[3] });
+      return p.success;
+    });
+    // Named in the report only when it held something: it is empty but for a forget cut off.
+    if (pw && pw.rows + pw.badCells > 0) count('forget_pending', pw, out.pending.length);
 
     // Tombstones wherever their bytes are: pages the walk could not reach or read, the WAL.
     r.scanRaw((chunk) => {
@@ -168,7 +179,9 @@ export function writeControlSalvage(db: Database.Database, s: ControlSalvage): v
   const excl = db.prepare('INSERT OR IGNORE INTO exclusions(turn_id, session_id, at, held) VALUES (?, ?, ?, ?)');
   const change = db.prepare('INSERT OR IGNORE INTO history(id, at, actor, tool, turn_id, kind, target, op, summary, before, after, undone_at, undone_by, undo_of, redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const subject = db.prepare('INSERT OR IGNORE INTO history_subjects(change_id, subject) VALUES (?, ?)');
+  const pending = db.prepare('INSERT OR IGNORE INTO forget_pending(key, body, tries, at) VALUES (?, ?, ?, ?)');
   db.transaction(() => {
+    for (const p of s.pending) pending.run(p.key, p.body, p.tries, p.at);
     for (const t of s.tombstones) stone.run(t.hash, t.kind, t.at);
     for (const x of s.exclusions) excl.run(x.turnId, x.sessionId, x.at, x.held);
     for (const c of s.changes) change.run(c.id, ...c.row.slice(1));

@@ -321,7 +321,7 @@ async function blankInCopies(files: readonly string[], texts: readonly string[],
     .map((x) => Buffer.from(x, 'utf8'))
     .filter((b) => b.length >= 8)
     .sort((a, b) => b.length - a.length);
-  if (!jsonNeedles.length && !byteNeedles.length) return 0;
+  if (![...texts, ...graphTexts].some((x) => x.trim().length >= 4)) return 0;
   let changed = 0;
   for (const file of files) {
     try {

@@ -241,7 +241,8 @@ export class MemoryControl implements MemoryControlService {
       if (res) res.files = n;
     }
     const n = res.turns + res.relations + res.documents + res.archived + res.memories;
-    this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0));
+    // A resumed forget is recorded whatever it still found: its first run was cut off before this.
+    this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0 || resume !== undefined));
     this.db.dropPendingForget(key);
     this.compactAfterForget(res);
     return res;
@@ -253,7 +254,20 @@ export class MemoryControl implements MemoryControlService {
    * copies set aside are redacted with the texts it recorded. One that fails three times is given
    * up (logged; its tombstones still keep what it forgot out of every tier).
    */
-  private async finishPendingForgets(): Promise<void> {
+  private finishPendingForgets(): Promise<void> {
+    // One job in `serial`: a forget in flight (tiers reopened by an import) has dropped its record
+    // before the rows are read here.
+    return this.serial(async () => {
+      try {
+        await this.finishEach();
+      } catch (e) {
+        // A full disk here (the tries are counted by a write) must not stop the daemon's start.
+        this.t.log.error(`memory control: forgets that were cut off could not be finished now; the next start tries again: ${(e as Error).message}`);
+      }
+    });
+  }
+
+  private async finishEach(): Promise<void> {
     for (const p of this.db.pendingForgets()) {
       let body: PendingForget;
       try {
@@ -267,7 +281,7 @@ export class MemoryControl implements MemoryControlService {
         continue;
       }
       try {
-        await this.serial(() => this.forgetNow(body.request, body.meta ?? {}, { key: p.key, body }));
+        await this.forgetNow(body.request, body.meta ?? {}, { key: p.key, body });
         this.t.log.info('memory control: finished a forget that was cut off');
       } catch (e) {
         this.t.log.error(`memory control: finishing a forget that was cut off failed; the next start tries again: ${(e as Error).message}`);
