@@ -294,6 +294,7 @@ export class MemorySystem {
     await this.embedder.start();
     // First: every tier consults the exclusion gate and the tombstones as it opens and recovers.
     await this.tryOpen('control', () => this.controlDb.open());
+    if (this.up.control) this.control.ageOwed();
     await this.openTiers();
     if (this.up.control) await this.applySalvagedTombstones();
     this.log.info('memory tiers open', { ms: Date.now() - t0, context: this.up.context ? this.context.events().length : -1, documents: this.up.docs ? this.docs.size : -1, archived: this.up.archive ? this.archive.size : -1 });

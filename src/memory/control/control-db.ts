@@ -248,6 +248,61 @@ export class ControlDB {
     this.scrubbed(() => del.run(key));
   }
 
+  /**
+   * A forget is finished: its history entries are written and its record dropped in one
+   * transaction, so a kill between the two cannot record it twice at the next open.
+   */
+  finishForget(key: string, changes: readonly HistoryInsert[]): MemoryChange[] {
+    const del = this.st('DELETE FROM forget_pending WHERE key = ?');
+    return this.scrubbed(() => {
+      const out = changes.length ? this.insertChanges(changes) : [];
+      del.run(key);
+      return out;
+    });
+  }
+
+  /**
+   * What a forget finished at open owes the participants that had not registered (decision
+   * 0420); written before its record is dropped, so a kill between the two writes it again.
+   */
+  addOwed(key: string, participants: readonly string[], body: string): void {
+    if (!participants.length) return;
+    const ins = this.st('INSERT INTO forget_owed(key, participant, body, at) VALUES (?, ?, ?, ?) ON CONFLICT(participant, key) DO UPDATE SET body = excluded.body');
+    const now = this.clock();
+    this.conn.transaction(() => participants.forEach((p) => ins.run(key, p, body, now)))();
+  }
+
+  /** What is owed to one participant, oldest first; each read counts as a try. */
+  owedTo(participant: string): { key: string; body: string; tries: number }[] {
+    const rows = this.st('SELECT key, body, tries FROM forget_owed WHERE participant = ? ORDER BY at, key').all(participant) as { key: string; body: string; tries: number }[];
+    const bump = this.st('UPDATE forget_owed SET tries = tries + 1 WHERE participant = ? AND key = ?');
+    this.conn.transaction(() => rows.forEach((r) => bump.run(participant, r.key)))();
+    return rows;
+  }
+
+  /** Whether anything is owed to `participant` (a cheap check at every registration). */
+  owes(participant: string): boolean {
+    return this.st('SELECT 1 FROM forget_owed WHERE participant = ? LIMIT 1').pluck().get(participant) !== undefined;
+  }
+
+  /**
+   * At start: counts one more start for every debt, and drops (with secure delete) those whose
+   * participant has not taken them in the `maxStarts` starts before this one — a plugin switched off or removed; they
+   * hold the forgotten texts. Returns the participants given up on.
+   */
+  ageOwed(maxStarts: number): string[] {
+    this.st('UPDATE forget_owed SET starts = starts + 1').run();
+    const gone = this.st('SELECT DISTINCT participant FROM forget_owed WHERE starts >= ?').pluck().all(maxStarts) as string[];
+    if (gone.length) this.scrubbed(() => this.st('DELETE FROM forget_owed WHERE starts >= ?').run(maxStarts));
+    return gone;
+  }
+
+  /** A debt paid (or given up): dropped with secure delete (it holds the texts). */
+  dropOwed(participant: string, key: string): void {
+    const del = this.st('DELETE FROM forget_owed WHERE participant = ? AND key = ?');
+    this.scrubbed(() => del.run(participant, key));
+  }
+
   /** Files a committed forget has still to delete (paths from the data folder, decision 0370). */
   forgetFiles(): string[] {
     return this.st('SELECT path FROM forget_files ORDER BY path').pluck().all() as string[];

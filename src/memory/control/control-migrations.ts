@@ -70,6 +70,20 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Decision 0420: what a forget finished at open owes a plugin's participant that had not
+  // registered yet (the library, timers): its memory ids, quotes and turn ids, kept until that
+  // participant registers and takes them, or dropped after three starts without it.
+  `
+  CREATE TABLE forget_owed (
+    key TEXT NOT NULL,
+    participant TEXT NOT NULL,
+    body TEXT NOT NULL,
+    starts INTEGER NOT NULL DEFAULT 0,
+    tries INTEGER NOT NULL DEFAULT 0,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (participant, key)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Applies the pending migrations in one transaction each; a newer file is refused. */

@@ -18,6 +18,8 @@ const json = z.string().refine((s) => {
 
 const tombstoneRow = z.tuple([z.string().regex(/^[0-9a-f]{64}$/), z.enum(TOMBSTONE_KINDS), int]);
 const pendingRow = z.tuple([z.string().min(1).max(200), z.string(), int, int]);
+/** `forget_owed` (WITHOUT ROWID: the key's columns first — participant, key — then body, starts, tries, at). */
+const owedRow = z.tuple([z.string().min(1).max(200), z.string().min(1).max(200), z.string(), int, int, int]);
 const exclusionRow = z.tuple([z.string().min(1).max(400), z.string().min(1).max(400), int, z.string()]);
 const historyRow = z.tuple([
   z.null(), // id: the rowid (INTEGER PRIMARY KEY is stored as NULL in the record)
@@ -59,6 +61,8 @@ export interface ControlSalvage {
   subjects: { changeId: number; subject: string }[];
   /** Forgets cut off before the damage (decision 0410): finished at this open like any other. */
   pending: { key: string; body: string; tries: number; at: number }[];
+  /** What finished forgets owed a plugin's participant (decision 0420): taken when it registers. */
+  owed: { participant: string; key: string; body: string; starts: number; tries: number; at: number }[];
   report: ControlStoreSalvage;
 }
 
@@ -82,7 +86,7 @@ const TOMBSTONE_BYTES = /\x05\x81\x0d([\x15\x1b\x1d])([\x01-\x06\x08\x09])([0-9a
  * nothing, with the loss unknown.
  */
 export function salvageControlFile(file: string): ControlSalvage {
-  const out: ControlSalvage = { tombstones: [], exclusions: [], changes: [], subjects: [], pending: [], report: emptyControlReport() };
+  const out: ControlSalvage = { tombstones: [], exclusions: [], changes: [], subjects: [], pending: [], owed: [], report: emptyControlReport() };
   const src = SalvageSource.open(file, () => layoutRoots(migrateControl));
   if (!src) return out;
   const r = src.reader;
@@ -125,6 +129,12 @@ export function salvageControlFile(file: string): ControlSalvage {
     });
     // Named in the report only when it held something: it is empty but for a forget cut off.
     if (pw && pw.rows + pw.badCells > 0) count('forget_pending', pw, out.pending.length);
+    const ow = src.walk('forget_owed', 'index', (v) => {
+      const p = owedRow.safeParse(v);
+      if (p.success) out.owed.push({ participant: p.data[0], key: p.data[1], body: p.data[2], starts: p.data[3], tries: p.data[4], at: p.data[5] });
+      return p.success;
+    });
+    if (ow && ow.rows + ow.badCells > 0) count('forget_owed', ow, out.owed.length);
 
     // Tombstones wherever their bytes are: pages the walk could not reach or read, the WAL.
     r.scanRaw((chunk) => {
@@ -180,8 +190,10 @@ export function writeControlSalvage(db: Database.Database, s: ControlSalvage): v
   const change = db.prepare('INSERT OR IGNORE INTO history(id, at, actor, tool, turn_id, kind, target, op, summary, before, after, undone_at, undone_by, undo_of, redacted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const subject = db.prepare('INSERT OR IGNORE INTO history_subjects(change_id, subject) VALUES (?, ?)');
   const pending = db.prepare('INSERT OR IGNORE INTO forget_pending(key, body, tries, at) VALUES (?, ?, ?, ?)');
+  const owed = db.prepare('INSERT OR IGNORE INTO forget_owed(participant, key, body, starts, tries, at) VALUES (?, ?, ?, ?, ?, ?)');
   db.transaction(() => {
     for (const p of s.pending) pending.run(p.key, p.body, p.tries, p.at);
+    for (const o of s.owed) owed.run(o.participant, o.key, o.body, o.starts, o.tries, o.at);
     for (const t of s.tombstones) stone.run(t.hash, t.kind, t.at);
     for (const x of s.exclusions) excl.run(x.turnId, x.sessionId, x.at, x.held);
     for (const c of s.changes) change.run(c.id, ...c.row.slice(1));

@@ -94,3 +94,79 @@ test('0410: an unreadable record of a forget is given up at open, said in the lo
   await again.close();
   assert.equal(pendingRows(w.home), 0);
 });
+
+const owedRows = (home: string) => {
+  const db = new Database(path.join(home, 'memory-control.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT participant, starts FROM forget_owed ORDER BY participant').all() as { participant: string; starts: number }[];
+  } finally {
+    db.close();
+  }
+};
+const fileHas = (home: string, text: string) =>
+  ['memory-control.db', 'memory-control.db-wal'].some((f) => fs.existsSync(path.join(home, f)) && fs.readFileSync(path.join(home, f)).includes(Buffer.from(text)));
+
+/** A plugin's participant (the library, timers): what it was asked to remove and to drop. */
+function pluginParticipant(fail = false) {
+  const calls: { removed: string[][]; scrubbed: { texts: string[]; turnIds: string[] }[] } = { removed: [], scrubbed: [] };
+  const p = {
+    find: async () => [],
+    describe: async () => [],
+    remove: async (ids: string[]) => {
+      if (fail) throw new Error('disk full');
+      calls.removed.push(ids);
+      return { removed: ids.length, texts: ['the pinned alarm note'] };
+    },
+    scrub: async (texts: string[], turnIds: string[]) => {
+      calls.scrubbed.push({ texts, turnIds });
+      return 1;
+    },
+  };
+  return { p, calls };
+}
+
+test('0420: a forget finished at open before a plugin registered its participant gives that participant its part when it registers', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted, the alarm code.');
+  // The plugin's participant fails inside the forget, after its commit point (a kill would too).
+  const broken = pluginParticipant(true);
+  w.mem.control.registerForgetParticipant('pins', broken.p);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret], memoryIds: ['mem-alarm'] }), /disk full/);
+  await w.close();
+
+  const again = await openMemoryAt(w.home, w.clock);
+  // Finished at open — before any plugin started: what the plugin holds is owed to it.
+  assert.doesNotMatch(logText(w.home), /ORCA-5150/);
+  assert.equal(pendingRows(w.home), 0);
+  assert.deepEqual(owedRows(w.home).map((r) => r.participant), ['pins']);
+  const late = pluginParticipant();
+  again.mem.control.registerForgetParticipant('pins', late.p);
+  // Taken in the control's queue, after the registration returns.
+  for (let i = 0; i < 200 && owedRows(w.home).length; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(late.calls.removed, [['mem-alarm']], 'the memory the person ticked is removed');
+  assert.equal(late.calls.scrubbed.length, 1);
+  assert.ok(late.calls.scrubbed[0].texts.some((t) => t.includes('ORCA-5150')), 'what quotes the forgotten message is dropped');
+  assert.ok(late.calls.scrubbed[0].texts.includes('the pinned alarm note'), 'and what quotes the removed memory');
+  assert.deepEqual(late.calls.scrubbed[0].turnIds, [secret], 'and what was made in the forgotten turn');
+  assert.ok(again.warnings.every((m) => !/could not take its part/.test(m)), again.warnings.join('\n'));
+  await again.close();
+  assert.deepEqual(owedRows(w.home), [], 'the debt is paid');
+  assert.ok(!fileHas(w.home, 'ORCA-5150'), 'the debt held the texts; nothing of it is left in the file');
+});
+
+test('0420: what a plugin that never starts again is owed is given up after three starts, said in the log', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted.');
+  w.mem.control.registerForgetParticipant('pins', pluginParticipant(true).p);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret], memoryIds: ['mem-alarm'] }), /disk full/);
+  await w.close();
+  // Start 1 finishes the forget and owes the plugin its part; it could have taken it in starts 1–3.
+  for (let start = 1; start <= 4; start++) {
+    const again = await openMemoryAt(w.home, w.clock);
+    const gaveUp = again.warnings.some((m) => /the pins participant did not start in three starts/.test(m));
+    await again.close();
+    assert.equal(gaveUp, start === 4, `start ${start}: ${again.warnings.join('\n')}`);
+    assert.equal(owedRows(w.home).length, start === 4 ? 0 : 1);
+  }
+  assert.ok(!fileHas(w.home, 'ORCA-5150'));
+});

@@ -48,6 +48,20 @@ export interface PendingForget {
   factTexts: string[];
   /** Names of the entities of the facts that go. */
   names: string[];
+  /**
+   * The participants registered when it was committed (decision 0420): one not registered yet
+   * when it is finished at open (a plugin's) is owed its part, and takes it when it registers.
+   */
+  participants?: string[];
+}
+
+/** What a forget finished at open owes a participant that had not registered yet (decision 0420). */
+export interface OwedForget {
+  memoryIds: string[];
+  /** What it drops items holding (`ForgetParticipant.scrub`). */
+  quotes: string[];
+  turnIds: string[];
+  meta: ChangeMeta;
 }
 
 /**
@@ -205,7 +219,7 @@ export async function runForget(
   // deletes the files once this returns or throws (MemoryControl.forget); a kill before that
   // leaves them listed, and the next open deletes them (decision 0370).
   // The forget itself is recorded there too, until it is done (decision 0410).
-  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames] };
+  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames], participants: [...new Set([...participants.keys(), ...(resume?.participants ?? [])])] };
   res.tombstones = t.db.addTombstones(
     stones,
     files.map((f) => relative(t.homeDir!, f)),
@@ -246,6 +260,13 @@ export async function runForget(
   // (a CJK character counts twice: "门锁密码是4711" is searched for, "好的" is not). Never a reply:
   // the same generic reply in another turn is not what was forgotten (decision 0320).
   const quotes = ft.distinctive();
+  // Finished at open, before the plugins registered theirs: what they hold is owed to them, taken
+  // when they register (decision 0420) — written before this forget's record is dropped.
+  const absent = (resume?.participants ?? []).filter((name) => !participants.has(name));
+  if (absent.length) {
+    const owed: OwedForget = { memoryIds: req.memoryIds ?? [], quotes, turnIds, meta };
+    t.db.addOwed(journal.key, absent, JSON.stringify(owed));
+  }
   for (const [name, p] of participants) {
     if (!p.scrub) continue;
     try {

@@ -7,13 +7,14 @@ import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
 import { deleteForgottenFiles } from './forget-files.js';
 import { filesOfTurns, planForget } from './forget-plan.js';
-import { addForgetResult, runForget, unfinished, type PendingForget } from './forget-run.js';
+import { addForgetResult, runForget, unfinished, type OwedForget, type PendingForget } from './forget-run.js';
 import type { CompactOutcome } from '../../fs/sqlite/index.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
 import { contentHash, contentKey, distinctiveContent, distinctivePair, docHash, factHash, pairHash, pairKey, turnHash } from './tombstone-hash.js';
 import { findTombstoned, TURN_ID } from './tombstone-match.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
+import type { HistoryInsert } from './control-db.js';
 
 
 /** The turn a change came from: a kernel turn id among its refs, else the caller's. */
@@ -71,6 +72,19 @@ export class MemoryControl implements MemoryControlService {
       } catch (e) {
         this.t.log.error(`memory control: sweeping excluded turn ${id} failed: ${(e as Error).message}`);
       }
+    }
+  }
+
+  /**
+   * Once per start (not at an import's reopen): what finished forgets owe a participant that has
+   * not registered in three starts (a plugin switched off or removed) is given up — the record
+   * holds the forgotten texts (decision 0420).
+   */
+  ageOwed(): void {
+    try {
+      for (const name of this.db.ageOwed(3)) this.t.log.warn(`memory control: the ${name} participant did not start in three starts; what it holds of a forgotten text stays there`);
+    } catch (e) {
+      this.t.log.error(`memory control: ageing what forgets owe failed: ${(e as Error).message}`);
     }
   }
 
@@ -242,8 +256,10 @@ export class MemoryControl implements MemoryControlService {
     }
     const n = res.turns + res.relations + res.documents + res.archived + res.memories;
     // A resumed forget is recorded whatever it still found: its first run was cut off before this.
-    this.recordMany([{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0 || resume !== undefined));
-    this.db.dropPendingForget(key);
+    const entry = [{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0 || resume !== undefined);
+    // The entry and the drop of the record in one transaction: a kill between them would have
+    // recorded the forget twice at the next open.
+    this.recorded(this.db.finishForget(key, this.inserts(entry)));
     this.compactAfterForget(res);
     return res;
   }
@@ -285,6 +301,49 @@ export class MemoryControl implements MemoryControlService {
         this.t.log.info('memory control: finished a forget that was cut off');
       } catch (e) {
         this.t.log.error(`memory control: finishing a forget that was cut off failed; the next start tries again: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * Gives a participant that registered after a forget was finished at open what that forget owed
+   * it (decision 0420): the memories the person ticked are removed, and what holds a forgotten text
+   * or was made in a forgotten turn is dropped. A debt that fails three times is given up (logged).
+   */
+  private async payOwed(name: string, p: ForgetParticipant): Promise<void> {
+    if (this.participants.get(name) !== p) return;
+    let rows: { key: string; body: string; tries: number }[];
+    try {
+      rows = this.db.owedTo(name);
+    } catch (e) {
+      this.t.log.error(`memory control: what forgets owe the ${name} participant could not be read: ${(e as Error).message}`);
+      return;
+    }
+    for (const row of rows) {
+      let owed: OwedForget | undefined;
+      try {
+        owed = JSON.parse(row.body) as OwedForget;
+      } catch {
+        owed = undefined;
+      }
+      try {
+        if (!owed || !Array.isArray(owed.quotes) || row.tries >= 3) {
+          this.db.dropOwed(name, row.key);
+          this.t.log.error(`memory control: gave up giving the ${name} participant its part of a forget (${owed ? 'it failed three times' : 'its record is unreadable'})`);
+          continue;
+        }
+        let removed = 0;
+        const quotes = [...owed.quotes];
+        if (owed.memoryIds?.length) {
+          const r = await p.remove(owed.memoryIds, owed.meta ?? {});
+          removed = r.removed;
+          quotes.push(...r.texts.filter((x) => x.trim()));
+        }
+        const dropped = p.scrub ? await p.scrub(quotes, owed.turnIds ?? []) : 0;
+        this.db.dropOwed(name, row.key);
+        this.t.log.info(`memory control: the ${name} participant took its part of a forget finished at start (${count(removed, 'memory', 'memories')} removed, ${count(dropped, 'item')} dropped)`);
+      } catch (e) {
+        this.t.log.error(`memory control: the ${name} participant could not take its part of a forget; it is tried again when it next registers: ${(e as Error).message}`);
       }
     }
   }
@@ -410,6 +469,8 @@ export class MemoryControl implements MemoryControlService {
 
   registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer {
     this.participants.set(name, participant);
+    // A forget finished at open before this participant registered owes it its part (decision 0420).
+    if (this.db.owes(name)) void this.serial(() => this.payOwed(name, participant));
     return () => {
       if (this.participants.get(name) === participant) this.participants.delete(name);
     };
@@ -449,22 +510,25 @@ export class MemoryControl implements MemoryControlService {
 
   private recordMany(changes: NewMemoryChange[]): MemoryChange[] {
     if (!changes.length) return [];
+    return this.recorded(this.db.insertChanges(this.inserts(changes)));
+  }
+
+  /** History rows of new changes: now, by whoever is acting unless a change says. */
+  private inserts(changes: readonly NewMemoryChange[]): HistoryInsert[] {
     const who = currentChangeActor();
-    return this.recorded(this.db.insertChanges(
-      changes.map((c) => ({
-        at: this.t.now(),
-        actor: c.actor ?? who.actor,
-        tool: c.tool ?? who.tool,
-        turnId: c.turnId ?? who.turnId,
-        kind: c.kind,
-        target: c.target,
-        subjects: c.subjects ?? [],
-        op: c.op,
-        summary: c.summary,
-        before: c.before,
-        after: c.after,
-      })),
-    ));
+    return changes.map((c) => ({
+      at: this.t.now(),
+      actor: c.actor ?? who.actor,
+      tool: c.tool ?? who.tool,
+      turnId: c.turnId ?? who.turnId,
+      kind: c.kind,
+      target: c.target,
+      subjects: c.subjects ?? [],
+      op: c.op,
+      summary: c.summary,
+      before: c.before,
+      after: c.after,
+    }));
   }
 
   /** GraphDB's change listener: every committed graph write, with who made it. */
