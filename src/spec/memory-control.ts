@@ -103,8 +103,11 @@ export interface ForgetPlan {
   /** Facts that go: asked for, or whose only sources are the turns above. */
   facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches' }[];
   documents: { tier: string; id: string; text: string }[];
-  /** Library memories that mention it: removed only when the person includes them. */
-  memories: { id: string; title: string; preview: string }[];
+  /**
+   * Library memories that mention it: removed only when the person includes them; those made from
+   * the turns above (`madeFrom`, a summary of them) go with the turns (decision 0430).
+   */
+  memories: { id: string; title: string; preview: string; madeFrom?: boolean }[];
   /** How many files the turns' messages brought go with them (decision 0370); absent = none. */
   files?: number;
 }
@@ -158,6 +161,22 @@ export interface ForgetParticipant {
    * one of the forgotten turns `turnIds` (a reminder set there); returns how many.
    */
   scrub?(texts: string[], turnIds: string[]): Promise<number>;
+  /**
+   * Items made from the forgotten turns — a summary of a session whose events `sources` names
+   * (decision 0430): derived from what goes, they go with it, listed in the preview.
+   */
+  madeFrom?(sources: TurnSource[]): Promise<{ id: string; title: string; preview: string }[]>;
+  /**
+   * Holds nothing across a restart (a buffer in memory): a forget finished at the next start owes
+   * it nothing (decision 0420).
+   */
+  inMemoryOnly?: boolean;
+}
+
+/** The events of forgotten turns in one session log, by seq (what a library memory's `source` names). */
+export interface TurnSource {
+  sessionId: string;
+  seqs: number[];
 }
 
 /** Undoes one recorded change of a kind the memory subsystem does not own (`memory`, `plan`). */

@@ -43,9 +43,15 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {
     lines.push(`Notes without a turn (${p.documents.length}):`);
     for (const d of p.documents) lines.push(`  ${d.tier}:${d.id}  ${d.text}`);
   }
-  if (p.memories.length) {
-    lines.push(`Library memories that mention it (${p.memories.length}) — ${withMemories ? 'removed too (--memories)' : 'kept; pass --memories to remove them as well'}:`);
-    for (const m of p.memories) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
+  const made = p.memories.filter((m) => m.madeFrom);
+  const mentioning = p.memories.filter((m) => !m.madeFrom);
+  if (made.length) {
+    lines.push(`Library memories made from these turns (${made.length}) — a summary of them; removed with them:`);
+    for (const m of made) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
+  }
+  if (mentioning.length) {
+    lines.push(`Library memories that mention it (${mentioning.length}) — ${withMemories ? 'removed too (--memories)' : 'kept; pass --memories to remove them as well'}:`);
+    for (const m of mentioning) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
   }
   return lines.length ? lines.join('\n') : 'Nothing found to forget.';
 }
@@ -67,7 +73,7 @@ export function forgetRequestOf(p: ForgetPlan, withMemories: boolean): Omit<Forg
 export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRequest, o: { yes?: boolean; memories?: boolean; dryRun?: boolean }): Promise<number> {
   const plan = await c.request<ForgetPlan>('memory.forget-preview', req as Record<string, unknown>);
   const withMemories = !!o.memories || !!req.memoryIds?.length;
-  const empty = !plan.turns.length && !plan.facts.length && !plan.documents.length && !(withMemories && plan.memories.length);
+  const empty = !plan.turns.length && !plan.facts.length && !plan.documents.length && !(withMemories && plan.memories.length) && !plan.memories.some((m) => m.madeFrom);
   if (!io.json || o.dryRun || empty) io.out((io.json ? JSON.stringify({ plan }, null, 2) : renderForgetPlan(plan, withMemories)) + '\n');
   if (empty || o.dryRun) return empty ? 1 : 0;
   let ok = !!o.yes;

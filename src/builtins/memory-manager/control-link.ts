@@ -63,6 +63,19 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
     },
     // Pinned messages and one-shot items quoting what was forgotten go too.
     scrub: async (texts) => (texts.length ? h.plan.scrub((t) => texts.some((x) => t.includes(x))) : 0),
+    // A memory made from events of the forgotten turns (a session summary, a message saved as a
+    // memory) holds what they said: it goes with them (decision 0430).
+    madeFrom: async (sources) => {
+      await h.library.ready();
+      const bySession = new Map(sources.map((s) => [s.sessionId, new Set(s.seqs)]));
+      return h.library
+        .all()
+        .filter((r) => {
+          const seqs = r.source && bySession.get(r.source.sessionId);
+          return !!seqs && r.source!.seqs.some((q) => seqs.has(q));
+        })
+        .map((r) => ({ id: r.id, title: r.title, preview: preview(r) }));
+    },
   };
 }
 

@@ -108,6 +108,7 @@ export async function chatCompletions(deps: CompletionsDeps, req: Request): Prom
       },
     };
     const ticket = sdk.injectInput({ sessionId, source: OPENAI_SOURCE, channel: OPENAI_SOURCE, text: plan.text, attachments: plan.attachments.length ? plan.attachments : undefined, trigger: 'user', meta });
+    claim.started(ticket.turnId);
     const headers = { 'x-homeagent-session': sessionId, 'x-homeagent-turn': ticket.turnId, 'cache-control': 'no-store' };
     const settle = claim.settle;
     claimed = undefined;

@@ -27,6 +27,19 @@ export function createOpenaiApiPlugin(): PluginDefinition {
     },
     start(sdk) {
       const started = Math.floor(Date.now() / 1000);
+      // A forget drops the kept answers of its turns (decision 0430): a retry would bring one back.
+      const mc = sdk.use('host.memory-control');
+      if (mc) {
+        sdk.onDispose(
+          mc.registerForgetParticipant('openai-replays', {
+            inMemoryOnly: true,
+            find: async () => [],
+            describe: async () => [],
+            remove: async () => ({ removed: 0, texts: [] }),
+            scrub: async (texts, turnIds) => replays.dropForgotten(new Set(turnIds), texts),
+          }),
+        );
+      }
       const models = () => [String(sdk.settings().get('model_id') ?? 'homeagent')];
       const deps: CompletionsDeps = { sdk, models, maxBodyBytes: 20 * 1024 * 1024, keepAliveMs: () => Number(sdk.settings().get('keep_alive_ms') ?? 15_000), open, replays };
       const model = (id: string) => ({ id, object: 'model', created: started, owned_by: 'homeagent' });

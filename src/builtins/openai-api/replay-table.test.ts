@@ -88,3 +88,21 @@ test('keys must be printable ASCII of at most 255 characters', () => {
     );
   }
 });
+
+test('0430: a forget drops the kept answers of its turns and those quoting what was said; the others stay', () => {
+  const t = new ReplayTable({ maxEntries: 10, ttlMs: 60_000 });
+  const fp = (s: string) => ReplayTable.fingerprint(new TextEncoder().encode(s), null);
+  const a = t.claim('a', fp('a'), ident('a'));
+  a.started('openai:default#1');
+  a.settle(ok('your code is ORCA-5150'));
+  const b = t.claim('b', fp('b'), ident('b'));
+  b.started('openai:default#10');
+  b.settle(ok('the weather is fine'));
+  const c = t.claim('c', fp('c'), ident('c'));
+  c.started('openai:other#3');
+  c.settle(ok('I remember ORCA-5150 too'));
+  assert.equal(t.dropForgotten(new Set(['openai:default#1']), ['ORCA-5150']), 2);
+  assert.equal(t.claim('a', fp('a'), ident('a2')).prior, undefined, 'the forgotten turn’s answer is gone: a retry is new');
+  assert.equal(t.claim('b', fp('b'), ident('b2')).prior?.id, 'b', '#10 is not #1');
+  assert.equal(t.claim('c', fp('c'), ident('c2')).prior, undefined, 'an answer quoting what was said goes too');
+});

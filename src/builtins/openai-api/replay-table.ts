@@ -33,6 +33,8 @@ export interface Claim {
   settle(s: Settled): void;
   /** This request started no turn (it was refused): a retry is a new attempt. */
   release(): void;
+  /** The turn this request started (a forget of it drops the answer, decision 0430). */
+  started(turnId: string): void;
 }
 
 interface Slot {
@@ -40,6 +42,9 @@ interface Slot {
   settle(s: Settled): void;
   /** When the turn ended (ms), for expiry; undefined while it runs. */
   settledAt?: number;
+  turnId?: string;
+  /** The answer's text once ended (a forget quoting it drops the entry). */
+  text?: string;
 }
 
 /** A key of printable ASCII, as the SDKs make them (`stainless-node-retry-<uuid>`); at most 255 characters. */
@@ -102,7 +107,7 @@ export class ReplayTable {
       if (prior.entry.fingerprint !== fingerprint) {
         throw new OpenAiApiError(422, 'this Idempotency-Key was already used for a different request; send a new key for a new request', 'invalid_request_error', 'idempotency_key_reused');
       }
-      return { prior: prior.entry, settle: () => {}, release: () => {} };
+      return { prior: prior.entry, settle: () => {}, release: () => {}, started: () => {} };
     }
     let resolve!: (s: Settled) => void;
     const result = new Promise<Settled>((r) => (resolve = r));
@@ -111,6 +116,7 @@ export class ReplayTable {
       settle: (s) => {
         if (slot.settledAt !== undefined) return;
         slot.settledAt = this.now();
+        if (s.ok) slot.text = `${s.content}\n${s.reasoning}`;
         resolve(s);
       },
     };
@@ -122,7 +128,26 @@ export class ReplayTable {
       release: () => {
         if (this.slots.get(key) === slot) this.slots.delete(key);
       },
+      started: (turnId) => {
+        slot.turnId = turnId;
+      },
     };
+  }
+
+  /**
+   * A forget (decision 0430): the answers of the forgotten turns, and those quoting what was said
+   * there, go — a retry would otherwise be answered with a forgotten reply for up to `ttlMs`.
+   * Returns how many.
+   */
+  dropForgotten(turnIds: ReadonlySet<string>, quotes: readonly string[]): number {
+    let n = 0;
+    for (const [k, s] of this.slots) {
+      if ((s.turnId !== undefined && turnIds.has(s.turnId)) || (s.text !== undefined && quotes.some((q) => s.text!.includes(q)))) {
+        this.slots.delete(k);
+        n++;
+      }
+    }
+    return n;
   }
 
   get size(): number {

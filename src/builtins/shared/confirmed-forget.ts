@@ -14,7 +14,8 @@ export function describePlan(p: ForgetPlan, withMemories: boolean): string {
   for (const f of p.facts.slice(0, 20)) lines.push(`fact #${f.id}: ${f.text.slice(0, 160)}`);
   if (p.facts.length > 20) lines.push(`… and ${p.facts.length - 20} more facts`);
   for (const d of p.documents.slice(0, 10)) lines.push(`note ${d.tier}:${d.id}: ${d.text.slice(0, 160)}`);
-  if (withMemories) for (const m of p.memories.slice(0, 10)) lines.push(`library memory ${m.id} "${m.title.slice(0, 80)}"`);
+  // Made from the turns (a summary of them), a memory goes with them: always shown (decision 0430).
+  for (const m of p.memories.filter((x) => x.madeFrom || withMemories).slice(0, 10)) lines.push(`library memory ${m.id} "${m.title.slice(0, 80)}"${m.madeFrom ? ' (made from these turns)' : ''}`);
   return lines.join('\n');
 }
 
@@ -39,7 +40,7 @@ export async function confirmedForget(
   const withMemories = !!o.withMemories && plan.memories.length > 0;
   if (!plan.turns.length && !plan.facts.length && !plan.documents.length && !withMemories) return { status: 'nothing', plan };
   if (!confirm || confirm.reachable?.() === false) return { status: 'refused', plan, reason: NO_WEBUI };
-  const n = plan.turns.length + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : 0);
+  const n = plan.turns.length + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : plan.memories.filter((m) => m.madeFrom).length);
   const yes = await confirm.ask({ plugin: o.plugin, sessionId: o.sessionId, title: `${o.who} asks to forget ${n} item(s) from every memory tier and the session log. This cannot be undone. Forget them?`, detail: describePlan(plan, withMemories) }).catch(() => false);
   if (!yes) return { status: 'refused', plan, reason: 'the user did not confirm it (they said no, or did not answer in time)' };
   const result = await mc.forget(

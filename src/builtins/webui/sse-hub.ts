@@ -86,6 +86,17 @@ export class SseHub {
     return ev;
   }
 
+  /**
+   * Drops buffered events `match` picks (a forget: what a reconnecting client is sent again must
+   * not bring a forgotten turn back, decision 0430); returns how many.
+   */
+  drop(match: (ev: SseEvent) => boolean): number {
+    const before = this.buffer.length;
+    const keep = this.buffer.filter((ev) => !match(ev));
+    this.buffer.splice(0, this.buffer.length, ...keep);
+    return before - keep.length;
+  }
+
   private broadcast(chunk: string): void {
     for (const c of [...this.clients]) {
       try {

@@ -7,6 +7,7 @@ import { Cap, HomeAgentError } from '../../sdk/index.js';
 import type { Disposer, PluginSDK } from '../../sdk/index.js';
 import { createWebuiApp } from './create-app.js';
 import { SseHub } from './sse-hub.js';
+import { eventBufferParticipant } from './event-buffer-forget.js';
 import { RouteTable } from './route-table.js';
 import { InflightTurns } from './inflight-turns.js';
 import { ConfirmBroker } from './confirm-broker.js';
@@ -99,6 +100,10 @@ export class WebuiServer {
       sync();
       this.disposers.push(table.onChange(sync));
     }
+    // A forget drops the buffered events of its turns, and those quoting what was said there
+    // (decision 0430): a client reconnecting with `Last-Event-ID` would be sent them again.
+    const mc = this.sdk.use('host.memory-control');
+    if (mc) this.disposers.push(mc.registerForgetParticipant('webui-events', eventBufferParticipant(hub)));
     const agent = this.sdk.use('host.agent');
     if (agent) {
       this.disposers.push(

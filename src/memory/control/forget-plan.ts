@@ -1,4 +1,4 @@
-import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn, SessionEvent } from '../../spec/index.js';
+import type { ForgetParticipant, ForgetPlan, ForgetRequest, ForgetTurn, SessionEvent, TurnSource } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { attachedFiles, forgottenFiles } from './forget-files.js';
@@ -22,6 +22,36 @@ export function turnRefs(t: ControlTiers, turnId: string): string[] {
   return [...refs];
 }
 
+/** The seqs of the turns' events in each session log: what a library memory's `source` names (decision 0430). */
+export function turnSources(logs: ReadonlyMap<string, readonly SessionEvent[]>, turnIds: ReadonlySet<string>): TurnSource[] {
+  const out: TurnSource[] = [];
+  if (!turnIds.size) return out;
+  for (const [sessionId, evs] of logs) {
+    const seqs = evs.filter((e) => turnIds.has(e.turnId)).map((e) => e.seq);
+    if (seqs.length) out.push({ sessionId, seqs });
+  }
+  return out;
+}
+
+/**
+ * What participants made from the turns (a session summary, decision 0430), by participant; a
+ * participant that fails to say is reported by `failed` and left out.
+ */
+export async function madeFromTurns(participants: ReadonlyMap<string, ForgetParticipant>, sources: TurnSource[], failed: (name: string, e: Error) => void): Promise<Map<string, { id: string; title: string; preview: string }[]>> {
+  const out = new Map<string, { id: string; title: string; preview: string }[]>();
+  if (!sources.length) return out;
+  for (const [name, p] of participants) {
+    if (!p.madeFrom) continue;
+    try {
+      const items = await p.madeFrom(sources);
+      if (items.length) out.set(name, items);
+    } catch (e) {
+      failed(name, e as Error);
+    }
+  }
+  return out;
+}
+
 /**
  * What a forget would remove (K-2), shown before anything goes. By words: every turn whose message,
  * reply or tool output holds every word — found by the recall over every tier, then by exact scans
@@ -29,7 +59,7 @@ export function turnRefs(t: ControlTiers, turnId: string): string[] {
  * exclusion and every session log, so nothing the recall ranks low escapes — the facts that
  * mention the words, the facts whose only sources are those turns, notes without a turn, and the
  * library memories that mention them (listed for the person to choose). By ids: those things and
- * the facts only they support. With the turns, how many files their messages brought go too.
+ * the facts only they support. The library memories made from the turns go with them (decision 0430). With the turns, how many files their messages brought go too.
  */
 export async function planForget(t: ControlTiers, req: ForgetRequest, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetPlan> {
   const turns = new Map<string, ForgetTurn>();
@@ -104,6 +134,11 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       const r = graph.relation(id);
       if (r) facts.set(id, { id, text: factText(r), reason: 'only-source' });
     }
+  }
+  // Library memories made from the turns (a summary of them) go with them (decision 0430).
+  if (turns.size && t.sessions) {
+    const made = await madeFromTurns(participants, turnSources(await allLogs(t), new Set(turns.keys())), () => undefined);
+    for (const items of made.values()) for (const m of items) memories.set(m.id, { ...m, madeFrom: true });
   }
   // The files the turns' messages brought, less those a turn that stays names (decision 0370).
   const files = await filesOfTurns(t, new Set(turns.keys()));

@@ -1,15 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
-import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
+import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent, TurnSource } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { forgottenFiles } from './forget-files.js';
-import { turnRefs } from './forget-plan.js';
+import { madeFromTurns, turnRefs, turnSources } from './forget-plan.js';
 import { ForgetTexts } from './forget-texts.js';
 import { isArchivedEvent } from './tombstone-match.js';
-import { docHash, factHash, turnHash } from './tombstone-hash.js';
+import { distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
 
 /** History entries are redacted when they hold a forgotten text of at least this length. */
 const HISTORY_MIN = 4;
@@ -58,6 +58,8 @@ export interface PendingForget {
 /** What a forget finished at open owes a participant that had not registered yet (decision 0420). */
 export interface OwedForget {
   memoryIds: string[];
+  /** The forgotten turns' events, for what the participant made from them (decision 0430). */
+  sources?: TurnSource[];
   /** What it drops items holding (`ForgetParticipant.scrub`). */
   quotes: string[];
   turnIds: string[];
@@ -188,6 +190,13 @@ export async function runForget(
     }
   }
 
+  // Library memories made from the turns (a session summary of them): derived from what goes,
+  // they go with it, as the preview listed them (decision 0430).
+  const sources = turnSources(logged, turnSet);
+  const made = await madeFromTurns(participants, sources, (name, e) => unfinished(res, name, `could not say what it made from the forgotten turns: ${e.message}`));
+  const removeIds = (name: string) => [...new Set([...(req.memoryIds ?? []), ...(made.get(name) ?? []).map((m) => m.id)])];
+  const memoryIds = [...new Set([...(req.memoryIds ?? []), ...[...made.values()].flat().map((m) => m.id)])];
+
   // A second run of a forget cut off (decision 0410): the texts the first run had taken from tiers
   // it already emptied.
   const resume = journal.resume;
@@ -210,7 +219,7 @@ export async function runForget(
   // turn-id stone (what earlier versions matched) and as an item stone — an import records an
   // archive's item stones but not its turn-id stones (decision 0350: a turn id names another turn
   // on another install; a memory id, random, names the same memory).
-  for (const id of req.memoryIds ?? []) stones.push({ hash: turnHash(`library:${id}`), kind: 'turn' }, { hash: docHash(`library:${id}`), kind: 'document' });
+  for (const id of memoryIds) stones.push({ hash: turnHash(`library:${id}`), kind: 'turn' }, { hash: docHash(`library:${id}`), kind: 'document' });
   for (const id of goneFacts) {
     const r = graph?.relation(id);
     if (r) stones.push({ hash: factHash(r.subject, r.predicate, r.object), kind: 'fact' });
@@ -219,7 +228,7 @@ export async function runForget(
   // deletes the files once this returns or throws (MemoryControl.forget); a kill before that
   // leaves them listed, and the next open deletes them (decision 0370).
   // The forget itself is recorded there too, until it is done (decision 0410).
-  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames], participants: [...new Set([...participants.keys(), ...(resume?.participants ?? [])])] };
+  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames], participants: [...new Set([...[...participants].filter(([, p]) => !p.inMemoryOnly).map(([name]) => name), ...(resume?.participants ?? [])])] };
   res.tombstones = t.db.addTombstones(
     stones,
     files.map((f) => relative(t.homeDir!, f)),
@@ -247,14 +256,18 @@ export async function runForget(
   if (excluded.length) t.db.scrubbed(() => excluded.forEach((id) => (res.held += t.db.removeExclusion(id) ? 1 : 0)));
   await t.rules?.forget(eventIds).catch((e: unknown) => t.log.warn('forget: the distiller marks could not be updated', { error: (e as Error).message }));
 
-  // The library (only what the person chose).
-  for (const p of participants.values()) {
-    if (req.memoryIds?.length) {
-      const r = await p.remove(req.memoryIds, meta);
-      res.memories += r.removed;
-      // What the person ticked is theirs: its copies are searched for below, like what they said.
-      ft.written(...r.texts);
-    }
+  // The library: what the person chose, and what was made from the turns (decision 0430).
+  const memoryTexts: string[] = [];
+  for (const [name, p] of participants) {
+    const ids = removeIds(name);
+    if (!ids.length) continue;
+    const r = await p.remove(ids, meta);
+    res.memories += r.removed;
+    // A memory's text is the agent's as often as the person's (`library_save`, a summary): it goes
+    // with its id and is searched for only in the copies of memory — tool calls and results,
+    // injections — never in what someone said, which the preview did not list (decision 0430).
+    memoryTexts.push(...r.texts);
+    ft.other(...r.texts);
   }
   // Quotes: what the person said or wrote, when distinctive — the very rule of content tombstones
   // (a CJK character counts twice: "门锁密码是4711" is searched for, "好的" is not). Never a reply:
@@ -264,13 +277,15 @@ export async function runForget(
   // when they register (decision 0420) — written before this forget's record is dropped.
   const absent = (resume?.participants ?? []).filter((name) => !participants.has(name));
   if (absent.length) {
-    const owed: OwedForget = { memoryIds: req.memoryIds ?? [], quotes, turnIds, meta };
+    const owed: OwedForget = { memoryIds: req.memoryIds ?? [], sources, quotes, turnIds, meta };
     t.db.addOwed(journal.key, absent, JSON.stringify(owed));
   }
   for (const [name, p] of participants) {
     if (!p.scrub) continue;
     try {
-      res.elsewhere = (res.elsewhere ?? 0) + (await p.scrub(quotes, turnIds));
+      const n = await p.scrub(quotes, turnIds);
+      // A buffer in memory (the event stream's, the API's kept answers) is not memory kept.
+      if (!p.inMemoryOnly) res.elsewhere = (res.elsewhere ?? 0) + n;
     } catch (e) {
       // Reported, not swallowed: the person is told this part did not go (decision 0400).
       unfinished(res, name, `could not drop what holds the forgotten text: ${(e as Error).message}`);
@@ -280,15 +295,19 @@ export async function runForget(
 
   // The logs.
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
+  // A removed memory's text, in a copy of memory (a tool call or result, an injection): not in a
+  // message or a reply (decision 0430).
+  const memoryQuotes = memoryTexts.filter((x) => distinctiveContent(x));
+  const copiesMemory = (e: SessionEvent) => memoryQuotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && memoryQuotes.some((q) => e.text.includes(q) || (e.data !== undefined && JSON.stringify(e.data).includes(JSON.stringify(q).slice(1, -1))));
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
   // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
   // alone would miss.
-  const goneIds = new Set<string>([...eventIds, ...warmIds, ...coldRows.map((r) => r.doc.id), ...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? [])]);
+  const goneIds = new Set<string>([...eventIds, ...warmIds, ...coldRows.map((r) => r.doc.id), ...goneFacts.map((id) => `relation:${id}`), ...memoryIds]);
   const namesGone = (e: SessionEvent) =>
     e.kind === 'injection' &&
     Array.isArray(e.data?.sources) &&
     (e.data.sources as { id?: unknown; turnId?: unknown }[]).some((s) => (typeof s?.turnId === 'string' && turnSet.has(s.turnId)) || (typeof s?.id === 'string' && goneIds.has(s.id)));
-  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))) || namesGone(e));
+  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))) || namesGone(e) || copiesMemory(e));
   if (t.sessions?.redactAll) res.sessionEvents = await t.sessions.redactAll(hit);
   else if (t.sessions?.redact) {
     for (const s of await t.sessions.list()) {
@@ -307,7 +326,7 @@ export async function runForget(
   // History: entries that hold the text, or are about what went.
   const needles = [...ft.all, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
   const refNeedles = [...refs].map((r) => JSON.stringify(r));
-  const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...(req.memoryIds ?? []), ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
+  const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...memoryIds, ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...ft.all]);
   return res;

@@ -56,8 +56,10 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
   // The memories the dialog was opened for (forget on one memory) are not "memories that mention
   // it": they get their own heading; the ones a query found keep the "tick to remove" one.
   const askedIds = new Set(request.memoryIds ?? []);
-  const asked = plan?.memories.filter((m) => askedIds.has(m.id)) ?? [];
-  const mentioning = plan?.memories.filter((m) => !askedIds.has(m.id)) ?? [];
+  const asked = plan?.memories.filter((m) => askedIds.has(m.id) && !m.madeFrom) ?? [];
+  const mentioning = plan?.memories.filter((m) => !askedIds.has(m.id) && !m.madeFrom) ?? [];
+  // Made from the turns (a summary of them): they go with the turns, no choice (decision 0430).
+  const madeFrom = plan?.memories.filter((m) => m.madeFrom) ?? [];
   const memoryRow = (m: ForgetPlan['memories'][number]) => (
     <label className="list-item" key={m.id}>
       <input
@@ -116,6 +118,18 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
               {plan.documents.map((d) => (
                 <div className="list-item" key={`${d.tier}:${d.id}`}>
                   <span className="grow clamp1">{d.text}</span>
+                </div>
+              ))}
+            </section>
+          )}
+          {madeFrom.length > 0 && (
+            <section data-testid="forget-made-from-memories">
+              <h4>{t('forget.madeFrom', { n: madeFrom.length })}</h4>
+              {madeFrom.map((m) => (
+                <div className="list-item" key={m.id} data-testid="forget-made-from">
+                  <span className="grow clamp1">
+                    <b>{m.title}</b> {m.preview}
+                  </span>
                 </div>
               ))}
             </section>

@@ -1,0 +1,142 @@
+/**
+ * Decision 0430 on the REAL daemon, with the fake LLM server over loopback: what was made from a
+ * forgotten turn, and what keeps a copy of it in memory, goes with it.
+ * - A session summary of the turn (a library memory whose source is its events) is listed in the
+ *   preview as made from it, goes with it, and reaches no later prompt.
+ * - The WebUI's event buffer does not send the forgotten turn again to a client that reconnects
+ *   with `Last-Event-ID`.
+ * - The OpenAI-compatible API does not answer a retry with the forgotten reply.
+ * - Forgetting a library memory the agent wrote takes its copies (the tool call that saved it), not
+ *   a person's message that happens to hold the same words.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
+
+const SID = 'webui:derived';
+const SECRET = 'zebra-quokka-7731';
+
+describe('forget takes what was made from the turn (decision 0430)', { timeout: 120_000 }, () => {
+  let llm: FakeLlm;
+  let d: Daemon;
+  let home: string;
+  const headers = () => ({ authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' });
+  const api = async (path: string, body?: unknown) => {
+    const res = await fetch(`${d.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: headers(), body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const mm = async (op: string, args: Record<string, unknown>, sessionId = SID) => (await api('/api/memory-manager', { op, sessionId, args })).body.value as Record<string, unknown>;
+  const chats = () => llm.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  const turn = async (text: string, reply: string, sessionId = SID) => {
+    llm.enqueue({ text: reply });
+    const outcome = await d.agent.injectInput({ sessionId, source: 'webui', text }).done;
+    assert.equal(outcome.status, 'ok');
+    return outcome.turnId;
+  };
+  const filesHolding = (needle: string) => {
+    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+    return walk(home).filter((f) => {
+      try {
+        return readFileSync(f).includes(Buffer.from(needle));
+      } catch {
+        return false;
+      }
+    });
+  };
+
+  before(async () => {
+    llm = await startFakeLlm();
+    home = mkdtempSync(join(tmpdir(), 'ha-forget-derived-'));
+    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  });
+  after(async () => {
+    await d?.stop();
+    await llm?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a session summary of the forgotten turn is listed as made from it, goes with it, and reaches no later prompt; the event buffer forgets it too', async () => {
+    const kept = await turn('Hello, I want to tell you something about my week', 'Sure, go ahead.');
+    // A summary of that turn: made from events that stay, it stays.
+    llm.enqueue({ text: JSON.stringify({ user: 'wants to talk about the week', thinking: 'listen', processing: 'asked', result: 'listening' }) });
+    const other = (await mm('session.summarize', { lastN: 1 })) as { summaries: { id: string }[] };
+    const secret = await turn(`My vault passphrase is ${SECRET}, remember it`, `Noted: your vault passphrase is ${SECRET}.`);
+    // A summary of the secret turn, which quotes it (summaries are injected into every new session).
+    llm.enqueue({ text: JSON.stringify({ user: `told the vault passphrase ${SECRET}`, thinking: 'keep it', processing: 'confirmed', result: `remembered ${SECRET}` }) });
+    const sum = (await mm('session.summarize', { lastN: 1 })) as { count: number; summaries: { id: string; source?: unknown }[] };
+    assert.equal(sum.count, 1);
+    assert.ok(other.summaries[0].id !== sum.summaries[0].id);
+    assert.ok(filesHolding(SECRET).some((f) => f.includes(`${join('memory', 'memories')}`)), 'the summary is a memory file');
+
+    const plan = (await api('/api/v1/memory/forget/preview', { turnIds: [secret] })).body.plan as { memories: { id: string; madeFrom?: boolean }[] };
+    assert.deepEqual(
+      plan.memories.map((m) => [m.id, m.madeFrom]),
+      [[sum.summaries[0].id, true]],
+      'the summary of the turn is listed as going with it; the summary of turns that stay is not',
+    );
+    // Before the forget: a client that reconnects with Last-Event-ID 1 is sent the turn again.
+    const res = await api('/api/v1/memory/forget', { turnIds: [secret] });
+    assert.equal(res.status, 200);
+    assert.equal((res.body.result as { memories: number }).memories, 1);
+
+    const ids = ((await mm('memory.list', {})) as { items: { id: string }[] }).items.map((m) => m.id);
+    assert.ok(!ids.includes(sum.summaries[0].id), 'the summary of the forgotten turn is gone');
+    assert.ok(ids.includes(other.summaries[0].id), 'the other summary stays');
+    assert.deepEqual(filesHolding(SECRET), [], 'no file of the data folder holds it');
+    // A new session: summaries are injected into it, this one is not.
+    await turn('What is new today?', 'Nothing much.', 'webui:later');
+    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), new RegExp(SECRET), 'the forgotten summary reaches no prompt');
+    assert.deepEqual(filesHolding(SECRET), []);
+
+    // The event stream: a client reconnecting from the start is not sent the forgotten turn.
+    const sse = await fetch(`${d.url}/api/v1/events`, { headers: { authorization: `Bearer ${d.authToken}`, 'last-event-id': '1' } });
+    const done = turn('And tomorrow?', 'We will see.', 'webui:later');
+    const evs = await readSse(sse, (e) => e.some((x) => x.event === 'turn_end' && JSON.stringify(x.payload).includes('We will see.')));
+    await done;
+    assert.ok(evs.some((e) => e.payload?.turnId === kept), 'the buffer is replayed (the kept turn is in it)');
+    assert.ok(!evs.some((e) => e.payload?.turnId === secret), 'no event of the forgotten turn is replayed');
+    assert.doesNotMatch(JSON.stringify(evs), new RegExp(SECRET));
+  });
+
+  it('the OpenAI-compatible API answers no retry with a forgotten reply', async () => {
+    const models = (await (await fetch(`${d.url}/v1/models`, { headers: headers() })).json()) as { data: { id: string }[] };
+    const body = JSON.stringify({ model: models.data[0].id, messages: [{ role: 'user', content: `The safe combination is ${SECRET}` }] });
+    const ask = () => fetch(`${d.url}/v1/chat/completions`, { method: 'POST', headers: { ...headers(), 'idempotency-key': 'k-forget-1' }, body });
+    llm.enqueue({ text: `Noted: the safe combination is ${SECRET}.` });
+    const first = await ask();
+    const turnId = first.headers.get('x-homeagent-turn')!;
+    assert.match(await first.text(), new RegExp(SECRET));
+    const n = chats().length;
+    const retry = await ask();
+    assert.match(await retry.text(), new RegExp(SECRET), 'before the forget a retry gets the kept answer');
+    assert.equal(chats().length, n, 'without a new turn');
+
+    assert.equal((await api('/api/v1/memory/forget', { turnIds: [turnId] })).status, 200);
+    llm.enqueue({ text: 'A new answer.' });
+    const after = await (await ask()).text();
+    assert.doesNotMatch(after, new RegExp(`Noted: the safe combination is ${SECRET}`), 'the kept answer went with the turn');
+    assert.equal(chats().length, n + 1, 'the retry is a new request');
+  });
+
+  it('forgetting a memory the agent wrote takes its copies, not a person’s message with the same words', async () => {
+    llm.enqueue({ toolCalls: [{ name: 'library_save', arguments: { title: 'Gratitude', snapshot: 'thanks so much for your help' } }] }, { text: 'Saved.' });
+    const saved = await d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'save a note please' }).done;
+    const lena = await turn('My daughter Lena starts school on Monday, thanks so much for your help', 'Good luck to Lena!');
+    const mem = ((await mm('memory.list', {})) as { items: { id: string; title: string }[] }).items.find((m) => m.title === 'Gratitude')!;
+    const plan = (await api('/api/v1/memory/forget/preview', { memoryIds: [mem.id] })).body.plan as { turns: unknown[]; memories: { id: string }[] };
+    assert.deepEqual(plan.turns, [], 'the preview lists no turn');
+    assert.equal((await api('/api/v1/memory/forget', { memoryIds: [mem.id] })).status, 200);
+    const events = ((await api(`/api/v1/sessions/${encodeURIComponent(SID)}/events?limit=500`)).body.events as { turnId: string; kind: string; text: string; data?: Record<string, unknown> }[]) ?? [];
+    const lenaMsg = events.find((e) => e.turnId === lena && e.kind === 'user');
+    assert.equal(lenaMsg?.text, 'My daughter Lena starts school on Monday, thanks so much for your help', 'the person’s message was not listed: it stays');
+    const saveEvents = events.filter((e) => e.turnId === saved.turnId && (e.kind === 'tool_call' || e.kind === 'tool_result'));
+    assert.ok(saveEvents.length > 0);
+    assert.doesNotMatch(JSON.stringify(saveEvents), /thanks so much for your help/, 'the tool call that saved the memory is a copy of it: redacted');
+    assert.ok(readFileSync(join(home, 'logs', 'text.jsonl'), 'utf8').includes('Lena starts school'), 'the text log keeps the message');
+  });
+});
