@@ -2,7 +2,7 @@
  * Decision 0430 on the REAL daemon, with the fake LLM server over loopback: what was made from a
  * forgotten turn, and what keeps a copy of it in memory, goes with it.
  * - A session summary of the turn (a library memory whose source is its events) is listed in the
- *   preview as made from it, goes with it, and reaches no later prompt.
+ *   preview as made from it, goes with it (as the clients send it), and reaches no later prompt.
  * - The WebUI's event buffer does not send the forgotten turn again to a client that reconnects
  *   with `Last-Event-ID`.
  * - The OpenAI-compatible API does not answer a retry with the forgotten reply.
@@ -79,8 +79,8 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
       [[sum.summaries[0].id, true]],
       'the summary of the turn is listed as going with it; the summary of turns that stay is not',
     );
-    // Before the forget: a client that reconnects with Last-Event-ID 1 is sent the turn again.
-    const res = await api('/api/v1/memory/forget', { turnIds: [secret] });
+    // What every client sends after the preview (the WebUI ticks it, waiter and memory_forget include it).
+    const res = await api('/api/v1/memory/forget', { turnIds: [secret], memoryIds: plan.memories.filter((m) => m.madeFrom).map((m) => m.id) });
     assert.equal(res.status, 200);
     assert.equal((res.body.result as { memories: number }).memories, 1);
 

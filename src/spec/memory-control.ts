@@ -104,8 +104,9 @@ export interface ForgetPlan {
   facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches' }[];
   documents: { tier: string; id: string; text: string }[];
   /**
-   * Library memories that mention it: removed only when the person includes them; those made from
-   * the turns above (`madeFrom`, a summary of them) go with the turns (decision 0430).
+   * Library memories that mention it: removed only when the person includes them. Those made from
+   * the turns above (`madeFrom`, a summary of them) are included unless the person keeps them
+   * (decision 0430): the WebUI ticks them, `waiter` and `memory_forget` include them.
    */
   memories: { id: string; title: string; preview: string; madeFrom?: boolean }[];
   /** How many files the turns' messages brought go with them (decision 0370); absent = none. */
@@ -162,8 +163,9 @@ export interface ForgetParticipant {
    */
   scrub?(texts: string[], turnIds: string[]): Promise<number>;
   /**
-   * Items made from the forgotten turns — a summary of a session whose events `sources` names
-   * (decision 0430): derived from what goes, they go with it, listed in the preview.
+   * Items made from the turns a forget takes — a summary of a session whose events `sources` names
+   * (decision 0430): listed in the preview as made from them, ticked (they go unless the person
+   * keeps them).
    */
   madeFrom?(sources: TurnSource[]): Promise<{ id: string; title: string; preview: string }[]>;
   /**

@@ -46,7 +46,7 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {
   const made = p.memories.filter((m) => m.madeFrom);
   const mentioning = p.memories.filter((m) => !m.madeFrom);
   if (made.length) {
-    lines.push(`Library memories made from these turns (${made.length}) — a summary of them; removed with them:`);
+    lines.push(`Library memories made from these turns (${made.length}) — a summary of them; removed with them (to keep one, forget with the WebUI and untick it):`);
     for (const m of made) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
   }
   if (mentioning.length) {
@@ -62,7 +62,8 @@ export function forgetRequestOf(p: ForgetPlan, withMemories: boolean): Omit<Forg
     turnIds: p.turns.map((t) => t.turnId),
     relationIds: p.facts.map((f) => f.id),
     documents: p.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
-    ...(withMemories && p.memories.length ? { memoryIds: p.memories.map((m) => m.id) } : {}),
+    // Made from the turns (a summary of them), a memory goes with them (decision 0430).
+    ...(p.memories.some((m) => withMemories || m.madeFrom) ? { memoryIds: p.memories.filter((m) => withMemories || m.madeFrom).map((m) => m.id) } : {}),
   };
 }
 

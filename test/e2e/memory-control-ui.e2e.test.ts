@@ -105,6 +105,33 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     assert.doesNotMatch((await turn.textContent()) ?? '', /4242|Noted the locker/);
   });
 
+  it('a summary made from the turn is listed in the dialog, ticked, and goes with it (decision 0430)', async () => {
+    const turnId = await chat('My passport number is X9Q2-7781', 'Noted the passport number.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    h.script({ rounds: [{ text: JSON.stringify({ user: 'gave the passport number X9Q2-7781', thinking: 'keep it', processing: 'noted', result: 'remembered X9Q2-7781' }) }] });
+    const mm = async (op: string, args: Record<string, unknown>) =>
+      ((await (await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op, sessionId: 'webui:forget-ui', args }) })).json()) as { value: Record<string, unknown> }).value;
+    const sum = (await mm('session.summarize', { lastN: 1 })) as { summaries: { id: string; title: string }[] };
+    assert.equal(sum.summaries.length, 1);
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    const turn = page.locator(`[data-turn-id="${turnId}"]`);
+    await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await turn.locator('.msg.user').hover();
+    await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
+    const made = page.locator('[data-testid=forget-made-from]');
+    await made.first().waitFor({ timeout: T });
+    assert.match((await page.textContent('[data-testid=forget-made-from-memories]')) ?? '', /made from these turns/);
+    assert.match((await made.first().textContent()) ?? '', /X9Q2-7781/);
+    const box = page.locator('[data-testid=forget-made-from-memories] input[type=checkbox]');
+    assert.equal(await box.count(), 1);
+    assert.equal(await box.isChecked(), true, 'ticked: it goes with the turn unless the person keeps it');
+    await shot(page, 'forget-made-from');
+    await page.click('[data-testid=forget-confirm]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    const ids = ((await mm('memory.list', {})) as { items: { id: string }[] }).items.map((m) => m.id);
+    assert.ok(!ids.includes(sum.summaries[0].id), 'the summary went with the turn');
+  });
+
   it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {
     const turnId = await chat('My favourite mountain is the Eiger', 'A fine mountain.');
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));

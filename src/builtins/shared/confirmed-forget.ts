@@ -37,6 +37,7 @@ export async function confirmedForget(
   o: { plugin: string; sessionId: string; who: string; withMemories?: boolean; meta: ChangeMeta },
 ): Promise<ConfirmedForget> {
   const plan = await mc.forgetPreview(req);
+  // Memories made from the turns (a summary of them) go with them, as the dialog says (decision 0430).
   const withMemories = !!o.withMemories && plan.memories.length > 0;
   if (!plan.turns.length && !plan.facts.length && !plan.documents.length && !withMemories) return { status: 'nothing', plan };
   if (!confirm || confirm.reachable?.() === false) return { status: 'refused', plan, reason: NO_WEBUI };
@@ -48,7 +49,7 @@ export async function confirmedForget(
       turnIds: plan.turns.map((t) => t.turnId),
       relationIds: plan.facts.map((f) => f.id),
       documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
-      ...(withMemories ? { memoryIds: plan.memories.map((m) => m.id) } : {}),
+      ...(withMemories || plan.memories.some((m) => m.madeFrom) ? { memoryIds: plan.memories.filter((m) => withMemories || m.madeFrom).map((m) => m.id) } : {}),
     },
     o.meta,
   );

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { basename, relative } from 'node:path';
-import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent, TurnSource } from '../../spec/index.js';
+import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { forgottenFiles } from './forget-files.js';
-import { madeFromTurns, turnRefs, turnSources } from './forget-plan.js';
+import { turnRefs } from './forget-plan.js';
 import { ForgetTexts } from './forget-texts.js';
 import { isArchivedEvent } from './tombstone-match.js';
 import { distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
@@ -58,8 +58,6 @@ export interface PendingForget {
 /** What a forget finished at open owes a participant that had not registered yet (decision 0420). */
 export interface OwedForget {
   memoryIds: string[];
-  /** The forgotten turns' events, for what the participant made from them (decision 0430). */
-  sources?: TurnSource[];
   /** What it drops items holding (`ForgetParticipant.scrub`). */
   quotes: string[];
   turnIds: string[];
@@ -190,12 +188,7 @@ export async function runForget(
     }
   }
 
-  // Library memories made from the turns (a session summary of them): derived from what goes,
-  // they go with it, as the preview listed them (decision 0430).
-  const sources = turnSources(logged, turnSet);
-  const made = await madeFromTurns(participants, sources, (name, e) => unfinished(res, name, `could not say what it made from the forgotten turns: ${e.message}`));
-  const removeIds = (name: string) => [...new Set([...(req.memoryIds ?? []), ...(made.get(name) ?? []).map((m) => m.id)])];
-  const memoryIds = [...new Set([...(req.memoryIds ?? []), ...[...made.values()].flat().map((m) => m.id)])];
+  const memoryIds = [...new Set(req.memoryIds ?? [])];
 
   // A second run of a forget cut off (decision 0410): the texts the first run had taken from tiers
   // it already emptied.
@@ -256,12 +249,11 @@ export async function runForget(
   if (excluded.length) t.db.scrubbed(() => excluded.forEach((id) => (res.held += t.db.removeExclusion(id) ? 1 : 0)));
   await t.rules?.forget(eventIds).catch((e: unknown) => t.log.warn('forget: the distiller marks could not be updated', { error: (e as Error).message }));
 
-  // The library: what the person chose, and what was made from the turns (decision 0430).
+  // The library: what the person chose (the preview ticks what was made from the turns, 0430).
   const memoryTexts: string[] = [];
-  for (const [name, p] of participants) {
-    const ids = removeIds(name);
-    if (!ids.length) continue;
-    const r = await p.remove(ids, meta);
+  for (const p of participants.values()) {
+    if (!memoryIds.length) continue;
+    const r = await p.remove(memoryIds, meta);
     res.memories += r.removed;
     // A memory's text is the agent's as often as the person's (`library_save`, a summary): it goes
     // with its id and is searched for only in the copies of memory — tool calls and results,
@@ -277,7 +269,7 @@ export async function runForget(
   // when they register (decision 0420) — written before this forget's record is dropped.
   const absent = (resume?.participants ?? []).filter((name) => !participants.has(name));
   if (absent.length) {
-    const owed: OwedForget = { memoryIds: req.memoryIds ?? [], sources, quotes, turnIds, meta };
+    const owed: OwedForget = { memoryIds, quotes, turnIds, meta };
     t.db.addOwed(journal.key, absent, JSON.stringify(owed));
   }
   for (const [name, p] of participants) {

@@ -333,10 +333,7 @@ export class MemoryControl implements MemoryControlService {
           continue;
         }
         let removed = 0;
-        // What it made from the forgotten turns goes with them (decision 0430).
-        const made = owed.sources?.length && p.madeFrom ? (await p.madeFrom(owed.sources)).map((m) => m.id) : [];
-        const ids = [...new Set([...(owed.memoryIds ?? []), ...made])];
-        if (ids.length) removed = (await p.remove(ids, owed.meta ?? {})).removed;
+        if (owed.memoryIds?.length) removed = (await p.remove(owed.memoryIds, owed.meta ?? {})).removed;
         const dropped = p.scrub ? await p.scrub(owed.quotes, owed.turnIds ?? []) : 0;
         this.db.dropOwed(name, row.key);
         this.t.log.info(`memory control: the ${name} participant took its part of a forget finished at start (${count(removed, 'memory', 'memories')} removed, ${count(dropped, 'item')} dropped)`);

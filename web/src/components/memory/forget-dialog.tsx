@@ -9,7 +9,8 @@ import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/sp
 /**
  * "Forget…" (K-2): asks the daemon what would go — turns with where they live, facts, notes, and the
  * library memories that mention it (kept unless ticked; the ones it was opened for come ticked, under
- * their own heading) — shows it, and on "Forget" removes exactly
+ * their own heading; those made from the turns — a summary of them — come ticked, decision 0430) —
+ * shows it, and on "Forget" removes exactly
  * what was shown. Nothing goes before the person presses the button.
  */
 export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequest; onClose: () => void; onDone?: () => void }) {
@@ -23,7 +24,13 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
   useEffect(() => {
     let live = true;
     api<{ plan: ForgetPlan }>('/api/v1/memory/forget/preview', { method: 'POST', json: request }).then(
-      (j) => live && setPlan(j.plan),
+      (j) => {
+        if (!live) return;
+        setPlan(j.plan);
+        // Made from the turns (a summary of them): ticked, they go with them (decision 0430).
+        const made = j.plan.memories.filter((m) => m.madeFrom).map((m) => m.id);
+        if (made.length) setMemories((cur) => new Set([...cur, ...made]));
+      },
       (e: Error) => live && setError(e.message),
     );
     return () => {
@@ -58,7 +65,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
   const askedIds = new Set(request.memoryIds ?? []);
   const asked = plan?.memories.filter((m) => askedIds.has(m.id) && !m.madeFrom) ?? [];
   const mentioning = plan?.memories.filter((m) => !askedIds.has(m.id) && !m.madeFrom) ?? [];
-  // Made from the turns (a summary of them): they go with the turns, no choice (decision 0430).
+  // Made from the turns (a summary of them): ticked, under their own heading (decision 0430).
   const madeFrom = plan?.memories.filter((m) => m.madeFrom) ?? [];
   const memoryRow = (m: ForgetPlan['memories'][number]) => (
     <label className="list-item" key={m.id}>
@@ -126,10 +133,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
             <section data-testid="forget-made-from-memories">
               <h4>{t('forget.madeFrom', { n: madeFrom.length })}</h4>
               {madeFrom.map((m) => (
-                <div className="list-item" key={m.id} data-testid="forget-made-from">
-                  <span className="grow clamp1">
-                    <b>{m.title}</b> {m.preview}
-                  </span>
+                <div key={m.id} data-testid="forget-made-from">
+                  {memoryRow(m)}
                 </div>
               ))}
             </section>
