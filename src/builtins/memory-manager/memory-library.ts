@@ -54,6 +54,8 @@ export class MemoryLibrary implements LinkIndex {
   private watcherReady: Promise<void> = Promise.resolve();
   private timers = new Map<string, NodeJS.Timeout>();
   private written = new Map<string, string>();
+  /** Our own writes of an id in flight: a read meanwhile may see the old text (not a hand edit). */
+  private writing = new Map<string, number>();
   /**
    * Bumped by every write and delete of our own, per id: a file read that was in flight meanwhile
    * (a watcher event's) is stale and must not index what it read — it could bring a deleted or
@@ -144,7 +146,9 @@ export class MemoryLibrary implements LinkIndex {
       this.forget(id);
       return had;
     }
-    if (stale() || (this.written.get(id) === text && this.records.has(id))) return false;
+    // A read that ended while our own write of the file was in flight saw the old text or ours:
+    // neither is a hand edit, and indexing the old one would undo the write in the index.
+    if (stale() || this.writing.has(id) || (this.written.get(id) === text && this.records.has(id))) return false;
     try {
       this.index(parseMemoryFile(id, text, mtime.toISOString()));
       return true;
@@ -228,11 +232,15 @@ export class MemoryLibrary implements LinkIndex {
     const text = serializeMemory(rec);
     this.written.set(rec.id, text);
     this.bump(rec.id);
+    this.writing.set(rec.id, (this.writing.get(rec.id) ?? 0) + 1);
     const job = this.writeChain.then(() => writeFileAtomic(join(this.dir, `${rec.id}.md`), text));
     this.writeChain = job.catch(() => undefined);
     try {
       await job;
     } finally {
+      const n = (this.writing.get(rec.id) ?? 1) - 1;
+      if (n > 0) this.writing.set(rec.id, n);
+      else this.writing.delete(rec.id);
       // A read that started while the file was being replaced may have seen the old text.
       this.bump(rec.id);
     }
