@@ -307,7 +307,7 @@ export class Agent {
         this.interruptAborted = true;
         this.llmAbort.abort(new Error('interrupted'));
       }
-      this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'abort+queue', at });
+      this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'abort+queue', at, ...(this.current ? { turnId: this.current.turnId } : {}) });
     } else {
       this.bus.emit('interrupt', { sessionId: i.sessionId, source: i.source, text: i.text, delivery: 'new-turn', at });
       void this.injectInput({ sessionId: i.sessionId ?? `${i.source}:default`, source: i.source, text: i.text, trigger: 'user', meta: { interrupt: true } }).accepted.then(recorded, () => {});

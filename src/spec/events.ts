@@ -44,7 +44,8 @@ export interface AgentEvents {
     rounds: number;
     at: number;
   };
-  interrupt: { sessionId?: string; source: string; text: string; delivery: 'abort+queue' | 'queued' | 'new-turn'; at: number };
+  /** `turnId`: the running turn an interrupt joins (`abort+queue`); a forget of that turn drops it (decision 0430). */
+  interrupt: { sessionId?: string; source: string; text: string; delivery: 'abort+queue' | 'queued' | 'new-turn'; at: number; turnId?: string };
   /**
    * A setting was set or reset. Only its key: every plugin may subscribe, and a value (an MCP
    * server's headers, a plugin's own settings) is read where its reader may read it.

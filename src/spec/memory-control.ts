@@ -249,6 +249,12 @@ export interface MemoryControlService {
   undo(id: string, meta?: ChangeMeta): Promise<MemoryChange>;
   registerUndo(kind: 'memory' | 'plan', handler: UndoHandler): Disposer;
   registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer;
+  /**
+   * Resolves once what a forget finished at start owed participant `name` has been given to it
+   * (decision 0420); at once when nothing was owed. Await it after registering, before delivering
+   * or injecting anything that could hold what was forgotten.
+   */
+  settled?(name: string): Promise<void>;
   /** Listens to exclusions and restores (the memory manager mirrors them in its plan files). */
   onExclusionChange(fn: (e: { turnIds: string[]; excluded: boolean }) => void): Disposer;
 }

@@ -296,6 +296,9 @@ export class MemoryManager {
   async onPreAction(ctx: StageContext): Promise<void> {
     if (ctx.input?.trigger !== 'user') return;
     if (!this.cfg().enabled) return;
+    // What a forget finished at this start owed the library is taken before anything is injected
+    // (decision 0420): a memory the person ticked must not reach the first turn.
+    await this.sdk.use('host.memory-control')?.settled?.('library');
     const turnId = ctx.turnId;
     let pending = this.turnBlocks.get(turnId);
     if (!pending) {

@@ -171,7 +171,28 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         },
       });
       scheduler = sched;
-      const missed = await sched.open();
+      // A forget takes the reminders set in the turns it forgets, and those whose text holds what
+      // the person said there: a reminder firing later would bring it back (decision 0400). It is
+      // registered once the timers are loaded and before any is delivered, and what a forget
+      // finished at this start owes it is taken first: a reminder it took is not delivered as
+      // missed (decision 0420). After the stop began (`scheduler` unset) it drops nothing.
+      const mc = sdk.use('host.memory-control');
+      const missed = await sched.open(async () => {
+        if (!mc) return;
+        sdk.onDispose(
+          mc.registerForgetParticipant('timers', {
+            find: async () => [],
+            describe: async () => [],
+            remove: async () => ({ removed: 0, texts: [] }),
+            scrub: async (texts, turnIds) => {
+              if (scheduler !== sched) return 0;
+              const turns = new Set(turnIds);
+              return sched.drop((t) => (t.creator?.turnId !== undefined && turns.has(t.creator.turnId)) || texts.some((x) => t.text.includes(x)));
+            },
+          }),
+        );
+        await mc.settled?.('timers');
+      });
       if (missed) sdk.log.info('delivered reminders missed while stopped', { missed });
       sdk.registerTool({
         name: 'timer_create',
@@ -234,23 +255,6 @@ export function createTimerPlugin(opts: TimerPluginOptions = {}): PluginDefiniti
         scheduler = undefined;
         await sched.close();
       });
-      // A forget takes the reminders set in the turns it forgets, and those whose text holds what
-      // the person said there: a reminder firing later would bring it back (decision 0400).
-      // Registered after the close above, so it is unregistered before the scheduler closes.
-      const mc = sdk.use('host.memory-control');
-      if (mc) {
-        sdk.onDispose(
-          mc.registerForgetParticipant('timers', {
-            find: async () => [],
-            describe: async () => [],
-            remove: async () => ({ removed: 0, texts: [] }),
-            scrub: (texts, turnIds) => {
-              const turns = new Set(turnIds);
-              return sched.drop((t) => (t.creator?.turnId !== undefined && turns.has(t.creator.turnId)) || texts.some((x) => t.text.includes(x)));
-            },
-          }),
-        );
-      }
     },
   });
   return Object.assign(def, { scheduler: () => scheduler });

@@ -93,12 +93,15 @@ export class TimerScheduler {
    * Loads the timers. One-shots that came due while HomeAgent was down fire once now, with a
    * note; cron timers skip the runs they missed and move to their next run.
    */
-  async open(): Promise<number> {
+  async open(beforeDelivery?: () => Promise<void>): Promise<number> {
     const loaded = await this.opts.store.load((m) => this.opts.log?.warn('timers file was corrupt; kept aside', { movedTo: m }));
     this.timers = loaded.timers;
+    this.undelivered = [...loaded.undelivered];
+    // Loaded, nothing delivered yet: a forget finished at start drops what it owes here first
+    // (decision 0420), so a reminder it took is not delivered as missed.
+    if (beforeDelivery) await beforeDelivery();
     // Fired before a stop (a kill) and never recorded: delivered now, once (decision 0390).
-    const carried = loaded.undelivered;
-    this.undelivered = [...carried];
+    const carried = [...this.undelivered];
     const now = this.now();
     let missed = 0;
     const fired: FiredReminder[] = [];

@@ -256,3 +256,20 @@ test('decision 0400: a forget drops a reminder set in its turn and a fire still 
   await s2.settled();
   assert.deepEqual(s2.pending(), [], "recorded, it left the list");
 });
+
+test('0420: what a forget finished at start owes the timers is dropped after they load and before any missed one is delivered', async (t) => {
+  const a = rig(t);
+  await a.s.open();
+  await a.s.create({ text: 'alarm code is ORCA-5150', sessionId: 's1', when: 'in 5 minutes', creator: { owner: true, turnId: 's1#3' } });
+  await a.s.create({ text: 'call mum', sessionId: 's1', when: 'in 6 minutes' });
+  const b = rig(t, a.d);
+  b.clock.now = T0 + 3_600_000;
+  let dropped = 0;
+  const missed = await b.s.open(async () => {
+    // What the timers' forget participant does with the debt (the turn id, the quote).
+    dropped = await b.s.drop((x) => x.creator?.turnId === 's1#3');
+  });
+  assert.equal(dropped, 1, 'the loaded timers were there to drop');
+  assert.equal(missed, 1);
+  assert.deepEqual(b.fired.map((f) => f.t.text), ['call mum'], 'the forgotten reminder is not delivered as missed');
+});

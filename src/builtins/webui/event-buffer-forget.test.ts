@@ -9,6 +9,9 @@ test('0430: an event belongs to a forgotten turn by its turnId (or a sub-agentâ€
   assert.equal(eventOfForgotten(ev({ turnId: 'webui:a#1' }), turns, []), true);
   assert.equal(eventOfForgotten(ev({ chain: { turnId: 'webui:a#1/sub-2' } }), turns, []), true, 'a sub-agent of the turn');
   assert.equal(eventOfForgotten(ev({ turnId: 'webui:a#10' }), turns, []), false);
+  assert.equal(eventOfForgotten(ev({ turnId: 'xwebui:a#1' }), turns, []), false);
+  assert.equal(eventOfForgotten(ev({ detail: 'turn webui:a#1 [context]: my code is 47â€¦' }), turns, []), true, 'a confirmation naming the turn');
+  assert.equal(eventOfForgotten(ev({ text: 'the interrupt', turnId: 'webui:a#1', delivery: 'abort+queue' }), turns, []), true);
   assert.equal(eventOfForgotten(ev({ turnId: 'webui:b#2', text: 'the code is "ORCA-5150"' }), turns, ['the code is "ORCA-5150"']), true, 'a quote, as JSON writes it');
   assert.equal(eventOfForgotten(ev({ turnId: 'webui:b#2', text: 'hello' }), turns, ['ORCA-5150']), false);
 });

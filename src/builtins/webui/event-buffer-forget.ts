@@ -4,19 +4,21 @@ import type { SseEvent, SseHub } from './sse-hub.js';
 /** The JSON of a string as it appears inside a serialized payload (without its quotes). */
 const inJson = (x: string) => JSON.stringify(x).slice(1, -1);
 
+const ID_CHAR = /[A-Za-z0-9_:#-]/;
+
 /**
- * Whether a buffered event belongs to one of the forgotten turns (its `turnId`, or a sub-agent's
- * `<turnId>/…`, anywhere in the payload) or quotes what was said there.
+ * Whether a buffered event belongs to one of the forgotten turns — its id anywhere in the payload
+ * as a whole token (`turnId`, a sub-agent's `<turnId>/…`, the turn named in a confirmation's
+ * text; `#1` is not `#10`) — or quotes what was said there.
  */
 export function eventOfForgotten(ev: SseEvent, turnIds: ReadonlySet<string>, quotes: readonly string[]): boolean {
   const json = JSON.stringify(ev.payload ?? null);
   for (const id of turnIds) {
-    const key = `"turnId":"${inJson(id)}`;
-    let at = json.indexOf(key);
-    while (at >= 0) {
-      const next = json[at + key.length];
-      if (next === '"' || next === '/') return true;
-      at = json.indexOf(key, at + 1);
+    const needle = inJson(id);
+    for (let at = json.indexOf(needle); at >= 0; at = json.indexOf(needle, at + 1)) {
+      const before = json[at - 1];
+      const after = json[at + needle.length];
+      if ((before === undefined || !ID_CHAR.test(before)) && (after === undefined || !ID_CHAR.test(after))) return true;
     }
   }
   return quotes.some((q) => json.includes(inJson(q)));

@@ -231,3 +231,23 @@ test('0320: a turn with no message (proactive) is remembered by its reply paired
   assert.ok(log.filter((e) => e.turnId === asked.turnId).every((e) => !e.data?.redacted), 'a turn that asked and got the same answer stays');
   await s.done(s.mem);
 });
+
+test('0430: an interrupt joined to a forgotten turn is what the person said — remembered by its text, its copies elsewhere go', async () => {
+  const { mem, sessions, done } = await setup();
+  const INTERRUPT = 'wait, the garage code is actually 9911-X';
+  const { turnId } = sessions.nextTurn('webui:1');
+  await sessions.append('webui:1', { turnId, kind: 'user', text: 'Tell me about my garage' });
+  await sessions.append('webui:1', { turnId, kind: 'interrupt', text: INTERRUPT });
+  await sessions.append('webui:1', { turnId, kind: 'assistant', text: 'Noted.' });
+  // A copy in another turn (a tool quoting it back).
+  const other = sessions.nextTurn('webui:1').turnId;
+  await sessions.append('webui:1', { turnId: other, kind: 'user', text: 'What did I say?' });
+  await sessions.append('webui:1', { turnId: other, kind: 'tool_result', text: `earlier: ${INTERRUPT}` });
+  await sessions.append('webui:1', { turnId: other, kind: 'assistant', text: 'You told me a code.' });
+  await mem.control.forget({ turnIds: [turnId] });
+  assert.equal(mem.control.isTombstonedContent(INTERRUPT), true);
+  const log = await sessions.events('webui:1');
+  assert.doesNotMatch(JSON.stringify(log), /9911-X/);
+  assert.ok(log.some((e) => e.turnId === other && e.kind === 'assistant' && e.text === 'You told me a code.'), 'the rest of the other turn stays');
+  await done(mem);
+});

@@ -141,8 +141,9 @@ test('0420: a forget finished at open before a plugin registered its participant
   assert.deepEqual(owedRows(w.home).map((r) => r.participant), ['pins']);
   const late = pluginParticipant();
   again.mem.control.registerForgetParticipant('pins', late.p);
-  // Taken in the control's queue, after the registration returns.
-  for (let i = 0; i < 200 && owedRows(w.home).length; i++) await new Promise((r) => setTimeout(r, 10));
+  // Taken in the control's queue; `settled` says when (a plugin awaits it before delivering anything).
+  assert.equal(late.calls.scrubbed.length, 0, 'not yet: queued');
+  await again.mem.control.settled('pins');
   assert.deepEqual(late.calls.removed, [['mem-alarm']], 'the memory the person ticked is removed');
   assert.equal(late.calls.scrubbed.length, 1);
   assert.ok(late.calls.scrubbed[0].texts.some((t) => t.includes('ORCA-5150')), 'what quotes the forgotten message is dropped');

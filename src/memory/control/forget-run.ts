@@ -161,7 +161,9 @@ export async function runForget(
       logged.set(sid, evs);
       for (const e of evs) {
         if (e.data?.redacted) continue;
+        // An interrupt is the person's words too, joined to the running turn (decision 0430).
         if (e.kind === 'user') ft.message(e.turnId, e.text);
+        else if (e.kind === 'interrupt') ft.written(e.text);
         else if (e.kind === 'assistant' || e.kind === 'tool_result') ft.reply(e.turnId, e.text);
         else ft.other(e.text);
         if (e.kind === 'user' || e.kind === 'assistant') eventIds.push(`log:${sid}:${e.seq}`);
@@ -290,7 +292,7 @@ export async function runForget(
   // A removed memory's text, in a copy of memory (a tool call or result, an injection): not in a
   // message or a reply (decision 0430).
   const memoryQuotes = memoryTexts.filter((x) => distinctiveContent(x));
-  const copiesMemory = (e: SessionEvent) => memoryQuotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && memoryQuotes.some((q) => e.text.includes(q) || (e.data !== undefined && JSON.stringify(e.data).includes(JSON.stringify(q).slice(1, -1))));
+  const copiesMemory = (e: SessionEvent) => memoryQuotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt' && memoryQuotes.some((q) => e.text.includes(q) || (e.data !== undefined && JSON.stringify(e.data).includes(JSON.stringify(q).slice(1, -1))));
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
   // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
   // alone would miss.

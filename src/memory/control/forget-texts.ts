@@ -8,8 +8,10 @@ const has = (x: string | undefined): x is string => typeof x === 'string' && x.t
  *
  * - **said** — what the person said: a turn's message (a window event's input). A distinctive one
  *   gets a content tombstone (its copies elsewhere go too: an imported log under another session
- *   id, a document that holds it) and is searched for as a quote in the logs. A library memory or
- *   knowledge entry they ticked is searched for as a quote too (after the tombstones are written).
+ *   id, a document that holds it) and is searched for as a quote in the logs. So is an interrupt
+ *   they typed into the turn (decision 0430). Not the text of a library memory or knowledge entry
+ *   they ticked: the agent writes those as often as the person, so it is searched for only in
+ *   copies of memory (tool calls and results, injections; decision 0430).
  *   Not a note or a fact's sentence: the model writes those freely (`doc_commit`,
  *   `memory_commit`), and remembered by text they would take whatever else says the same — a
  *   forget wider than the list the person confirmed. They go by their id or hash.
@@ -40,7 +42,7 @@ export class ForgetTexts {
     for (const x of xs) if (has(x)) this.all.add(x);
   }
 
-  /** What the person said or chose, outside a turn's exchange (a message with no turn, a ticked library memory). */
+  /** What the person said outside a turn's exchange (a message with no turn, an interrupt). */
   written(...xs: (string | undefined)[]): void {
     for (const x of xs) {
       if (!has(x)) continue;

@@ -40,6 +40,8 @@ const TOMBSTONE_REF = /^sha256:(turn|content|pair|document|fact):([0-9a-f]{64})$
 export class MemoryControl implements MemoryControlService {
   private readonly undoers = new Map<string, UndoHandler>();
   private readonly participants = new Map<string, ForgetParticipant>();
+  /** A participant's debt being paid (decision 0420), by name: `settled` waits for it. */
+  private readonly paying = new Map<string, Promise<void>>();
   private readonly exclusionListeners = new Set<(e: { turnIds: string[]; excluded: boolean }) => void>();
   private readonly recordedListeners = new Set<(changes: readonly MemoryChange[]) => void>();
   /** Serializes exclusion, restore, forget and undo: each reads and rewrites several tiers. */
@@ -465,10 +467,25 @@ export class MemoryControl implements MemoryControlService {
   registerForgetParticipant(name: string, participant: ForgetParticipant): Disposer {
     this.participants.set(name, participant);
     // A forget finished at open before this participant registered owes it its part (decision 0420).
-    if (this.db.owes(name)) void this.serial(() => this.payOwed(name, participant));
+    let owes = false;
+    try {
+      owes = this.db.owes(name);
+    } catch (e) {
+      this.t.log.error(`memory control: what forgets owe the ${name} participant could not be read: ${(e as Error).message}`);
+    }
+    if (owes) this.paying.set(name, this.serial(() => this.payOwed(name, participant)).catch(() => undefined));
     return () => {
       if (this.participants.get(name) === participant) this.participants.delete(name);
     };
+  }
+
+  /**
+   * Resolves once what forgets finished at open owed `name` has been given to it (decision 0420) —
+   * at once when nothing was owed. A plugin awaits it after registering its participant, before it
+   * delivers or injects anything (a reminder missed while stopped, a memory).
+   */
+  settled(name: string): Promise<void> {
+    return this.paying.get(name) ?? Promise.resolve();
   }
 
   // ---------- history (K-3) ----------
