@@ -251,3 +251,24 @@ test('0430: an interrupt joined to a forgotten turn is what the person said — 
   assert.ok(log.some((e) => e.turnId === other && e.kind === 'assistant' && e.text === 'You told me a code.'), 'the rest of the other turn stays');
   await done(mem);
 });
+
+test('0430: a fact forgotten by itself takes its own history, not that of the other facts its sentence gave', async () => {
+  const { mem, turn, done } = await setup();
+  const SENTENCE = 'Hello! My name is Alex and I live in Berlin.';
+  const t = await turn(SENTENCE, 'Nice to meet you.');
+  mem.graph.commit([
+    { subject: 'you', predicate: 'name', object: 'Alex', refs: [t.turnId], sentence: SENTENCE },
+    { subject: 'you', predicate: 'lives in', object: 'Berlin', refs: [t.turnId], sentence: SENTENCE },
+  ]);
+  const facts = mem.graph.matchingFacts(['you']);
+  const name = facts.find((r) => r.object === 'Alex')!;
+  const city = facts.find((r) => r.object === 'Berlin')!;
+  await mem.control.forget({ relationIds: [name.id] });
+  const history = mem.control.history({ limit: 100 });
+  const about = (id: number) => history.filter((h) => h.target === `relation:${id}`);
+  assert.ok(about(name.id).length > 0 && about(name.id).every((h) => h.redacted), 'the forgotten fact’s entries are redacted');
+  assert.ok(about(city.id).length > 0 && about(city.id).every((h) => !h.redacted), 'the other fact from the same sentence keeps its history');
+  // The fact and its entity are gone from the history; the sentence (the person's message, kept) stays.
+  assert.doesNotMatch(JSON.stringify(history), /name Alex|"name":"Alex"/);
+  await done(mem);
+});

@@ -48,6 +48,8 @@ export interface PendingForget {
   factTexts: string[];
   /** Names of the entities of the facts that go. */
   names: string[];
+  /** Sentences of facts forgotten by themselves: not searched for in the history or copies. */
+  factSentences?: string[];
   /**
    * The participants registered when it was committed (decision 0420): one not registered yet
    * when it is finished at open (a plugin's) is owed its part, and takes it when it registers.
@@ -173,6 +175,12 @@ export async function runForget(
   for (const e of ctxEvents) eventIds.push(e.id);
   const relationIds = [...new Set(req.relationIds ?? [])];
   const factTexts: string[] = [];
+  /**
+   * Sentences of facts forgotten by themselves (not with their turn): the message they came from
+   * stays, and so do the other facts and memories it gave — their history entries and copies hold
+   * the sentence too, and are not what was forgotten (the fact's own entries go by its id).
+   */
+  const factSentences = new Set<string>();
   const goneFacts = graph ? [...new Set([...relationIds, ...graph.onlySourcedBy([...refs])])] : [];
   for (const id of goneFacts) {
     const r = graph!.relation(id);
@@ -180,7 +188,10 @@ export async function runForget(
     factTexts.push(factText(r));
     // A fact's sentence is whatever the model wrote (`memory_commit` sets it freely): it goes with
     // the fact (its hash), never by its text — no content tombstone, no quote (decision 0320).
-    if (relationIds.includes(id)) ft.other(r.sentence);
+    if (relationIds.includes(id) && r.sentence && !ft.all.has(r.sentence)) {
+      ft.other(r.sentence);
+      factSentences.add(r.sentence);
+    }
   }
   const entityNames = new Set<string>();
   if (graph) {
@@ -200,6 +211,7 @@ export async function runForget(
     ft.other(...resume.other);
     factTexts.push(...resume.factTexts.filter((x) => !factTexts.includes(x)));
     for (const n of resume.names) entityNames.add(n);
+    for (const x of resume.factSentences ?? []) if (!ft.said.has(x)) factSentences.add(x);
   }
 
   // Tombstones: hashes only, before anything is removed. A turn by its id; what the person said
@@ -223,7 +235,7 @@ export async function runForget(
   // deletes the files once this returns or throws (MemoryControl.forget); a kill before that
   // leaves them listed, and the next open deletes them (decision 0370).
   // The forget itself is recorded there too, until it is done (decision 0410).
-  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames], participants: [...new Set([...[...participants].filter(([, p]) => !p.inMemoryOnly).map(([name]) => name), ...(resume?.participants ?? [])])] };
+  const pending: PendingForget = { request: req, meta, said: [...ft.said], other: [...ft.all].filter((x) => !ft.said.has(x)), factTexts, names: [...entityNames], factSentences: [...factSentences], participants: [...new Set([...[...participants].filter(([, p]) => !p.inMemoryOnly).map(([name]) => name), ...(resume?.participants ?? [])])] };
   res.tombstones = t.db.addTombstones(
     stones,
     files.map((f) => relative(t.homeDir!, f)),
@@ -315,10 +327,11 @@ export async function runForget(
   // forgotten texts are blanked where they appear as written (JSON-escaped), byte for byte elsewhere.
   // Names whose entity went with the forget (a name still in the graph names something else too).
   const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
-  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], [...ft.all], [...factTexts, ...goneNames], t.log);
+  const removedTexts = [...ft.all].filter((x) => !factSentences.has(x));
+  res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], removedTexts, [...factTexts, ...goneNames], t.log);
 
   // History: entries that hold the text, or are about what went.
-  const needles = [...ft.all, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  const needles = [...removedTexts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
   const refNeedles = [...refs].map((r) => JSON.stringify(r));
   const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...memoryIds, ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
