@@ -57,7 +57,7 @@ test('§8 exit codes: no LLM source, an unknown source, a failing test, a bad fl
   assert.equal(JSON.parse(failing.out).code, 'PROVIDER_NO_KEY');
   const noKeyModels = await waiter('providers', 'models', 'openai');
   assert.equal(noKeyModels.code, 1);
-  assert.equal(noKeyModels.err, 'waiter: openai has no API key: add one with `waiter providers update openai --key-stdin` (or in the WebUI settings)\n');
+  assert.equal(noKeyModels.err, 'waiter: openai has no API key: add one in the WebUI (Settings → LLM providers) or with `waiter providers update openai --key-stdin`\n');
 
   const bad = await waiter('library', 'summarize', 'cli:nokey', '--last', 'three');
   assert.equal(bad.code, 2);
@@ -159,7 +159,7 @@ test('HTTP: POST/PATCH/DELETE /api/v1/providers and the model list, with coded e
   assert.equal(noKey.status, 409);
   const noKeyBody = (await noKey.json()) as { error: { code: string; message: string } };
   assert.equal(noKeyBody.error.code, 'PROVIDER_NO_KEY');
-  assert.match(noKeyBody.error.message, /^openai has no API key: add one with `waiter providers update openai --key-stdin` \(or in the WebUI settings\)$/);
+  assert.match(noKeyBody.error.message, /^openai has no API key: add one in the WebUI \(Settings → LLM providers\) or with `waiter providers update openai --key-stdin`$/);
 
   assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy`, { method: 'DELETE', headers: auth })).status, 200);
   assert.equal((await fetch(`${url}/api/v1/providers/claude-proxy/models`, { headers: auth })).status, 404);

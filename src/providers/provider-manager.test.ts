@@ -350,8 +350,8 @@ test('a hosted source without a key: test and model list say so (PROVIDER_NO_KEY
   const r = await manager.testSource('openai');
   assert.equal(r.ok, false);
   assert.equal(r.code, 'PROVIDER_NO_KEY');
-  assert.equal(r.error, 'openai has no API key: add one with `waiter providers update openai --key-stdin` (or in the WebUI settings)');
-  await assert.rejects(manager.listModels('openai'), (e: unknown) => (e as { code?: string }).code === 'PROVIDER_NO_KEY' && /^openai has no API key: add one with `waiter providers update openai --key-stdin`/.test((e as Error).message));
+  assert.equal(r.error, 'openai has no API key: add one in the WebUI (Settings → LLM providers) or with `waiter providers update openai --key-stdin`');
+  await assert.rejects(manager.listModels('openai'), (e: unknown) => (e as { code?: string }).code === 'PROVIDER_NO_KEY' && /^openai has no API key: add one in the WebUI \(Settings → LLM providers\) or with `waiter providers update openai --key-stdin`/.test((e as Error).message));
   assert.equal(llm.requests.length, before, 'the fake server behind openai received no request');
 
   // Ollama needs no key: its model list is asked for as before.

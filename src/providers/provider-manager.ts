@@ -231,7 +231,9 @@ export class ProviderManager {
       if (attempts === undefined) throw new NoProviderError(noProviderMessage(), [], true);
     }
     if ('result' in attempts) return attempts.result;
-    throw new NoProviderError(`All LLM sources failed:\n${attempts.list.map((a) => `  • ${a.provider}: ${a.error}`).join('\n')}`, attempts.list, false);
+    // An attempt's error often names its source already ("deepseek: network error …"): said once.
+    const line = (a: { provider: string; error: string }) => `  • ${a.error.startsWith(`${a.provider}: `) ? a.error : `${a.provider}: ${a.error}`}`;
+    throw new NoProviderError(`All LLM sources failed:\n${attempts.list.map(line).join('\n')}`, attempts.list, false);
   }
 
   /**
@@ -527,7 +529,7 @@ export class ProviderManager {
     const setUrl = this.get<ConfigValue>(sourceKey(src.name, 'base_url'));
     const norm = (u: string | undefined) => (u ? normalizeBaseUrl(u) : '');
     if (typeof setUrl === 'string' && setUrl.trim() && norm(setUrl) !== norm(seeded?.baseUrl) && norm(setUrl) !== norm(seeded?.baseUrlEnv ? this.env[seeded.baseUrlEnv] : undefined)) return undefined;
-    return new HomeAgentError('PROVIDER_NO_KEY', `${src.name} has no API key: add one with \`waiter providers update ${src.name} --key-stdin\` (or in the WebUI settings)`, { details: { provider: src.name } });
+    return new HomeAgentError('PROVIDER_NO_KEY', `${src.name} has no API key: add one in the WebUI (Settings → LLM providers) or with \`waiter providers update ${src.name} --key-stdin\``, { details: { provider: src.name } });
   }
 
   private resolve(name: string): ResolvedSource {

@@ -58,6 +58,8 @@ export interface Harness {
   setLlmAvailable(v: boolean): void | Promise<void>;
   /** Daemon mode: every un-scripted LLM answer (summaries …) waits this long first (0 = off). */
   slowLlm?(ms: number): void;
+  /** Daemon mode: every un-scripted LLM answer is this HTTP error (0 = back to answering). */
+  failLlm?(status: number): void;
   stop(): Promise<void>;
 }
 
@@ -203,6 +205,9 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
     },
     slowLlm(ms) {
       llm.setDefault((req) => ({ ...defaultReply(req), delayMs: ms }));
+    },
+    failLlm(status) {
+      llm.setDefault(status ? () => ({ status }) : defaultReply);
     },
     async setLlmAvailable(v) {
       // Ollama is a default source too (pointed at a closed port): switch both so no source is left.

@@ -62,8 +62,11 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
   // A forgotten text is shown as such, in the person's language (not the log's `[forgotten]`).
   const isForgotten = (text: string) => !!turn.forgotten && text === FORGOTTEN_TEXT;
   const forgottenNote = <span className="forgotten-text" data-testid="forgotten-text">{t('chat.forgottenText')}</span>;
-  // A failed reply is the error message itself: shown once, as the error.
-  const answer = turn.status === 'error' && turn.error && visibleAnswer(turn) === turn.error.message ? '' : visibleAnswer(turn);
+  // A failed reply is the error message itself (the kernel logs it as "Sorry, this turn failed: …"
+  // for the channels that only show text): shown once, as the error.
+  const failedReply = (text: string) => !!turn.error && (text === turn.error.message || text === `Sorry, this turn failed: ${turn.error.message}`);
+  const answer = turn.status === 'error' && failedReply(visibleAnswer(turn)) ? '' : visibleAnswer(turn);
+  const providersFailed = turn.error?.code === 'ALL_PROVIDERS_FAILED';
   const toolCount = turn.rounds.reduce((n, r) => n + r.toolCalls.length, 0);
   const activeTool = turn.rounds.flatMap((r) => r.toolCalls).find((c) => c.running);
   const setup = turn.error?.code === 'NO_PROVIDER_CONFIGURED';
@@ -174,7 +177,24 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
             {open && <RoundsDetail turn={turn} />}
             {!open && turn.live.reasoning && running && <div className="reasoning-live">{turn.live.reasoning.slice(-300)}</div>}
             {answer ? isForgotten(answer) ? forgottenNote : <Markdown text={answer} /> : running ? <div className="typing"><span /><span /><span /></div> : null}
-            {turn.status === 'error' && turn.error && <div className="turn-error">{isForgotten(turn.error.message) ? forgottenNote : turn.error.message}</div>}
+            {turn.status === 'error' && turn.error && (
+              <div className="turn-error" data-testid="turn-error">
+                {isForgotten(turn.error.message) ? (
+                  forgottenNote
+                ) : (
+                  <>
+                    <b>{t('chat.turnFailed')}</b> {turn.error.message}
+                  </>
+                )}
+                {providersFailed && (
+                  <div>
+                    <a href="#/settings/providers" data-testid="turn-error-providers">
+                      {t('chat.checkProviders')}
+                    </a>
+                  </div>
+                )}
+              </div>
+            )}
             {turn.status === 'aborted' && <div className="muted small">{t('chat.aborted')}</div>}
           </div>
           {!running && (turn.finalText || turn.status === 'error') && (

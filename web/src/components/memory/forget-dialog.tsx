@@ -50,7 +50,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
         ...(memories.size ? { memoryIds: [...memories] } : {}),
       };
       const j = await api<{ result: ForgetResult }>('/api/v1/memory/forget', { method: 'POST', json: body });
-      app.toast(t('forget.done', { turns: j.result.turns, facts: j.result.relations, memories: j.result.memories }), 'ok');
+      app.toast(t('forget.done', { turns: t('forget.nTurns', { n: j.result.turns }), facts: t('forget.nFacts', { n: j.result.relations }), memories: t('forget.nMemories', { n: j.result.memories }) }), 'ok');
       // What could not be done is said, not hidden behind "forgotten" (decision 0400).
       if (j.result.unfinished?.length) app.toast(t('forget.unfinished', { parts: j.result.unfinished.map((u) => `${u.part}: ${u.message}`).join('; ') }), 'error');
       onDone?.();

@@ -78,6 +78,11 @@ export function ProvidersSection() {
     settings.reload();
     prov.reload();
   };
+  const resetKey = async (key: string) => {
+    await api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'DELETE' });
+    settings.reload();
+    prov.reload();
+  };
   const remove = async (p: ProviderStatus) => {
     setRemoving(undefined);
     try {
@@ -116,7 +121,16 @@ export function ProvidersSection() {
               <div className="grow">
                 <div className="provider-name">
                   {p.label ?? p.name} {p.label && p.label !== p.name && <span className="muted small mono">{p.name}</span>} {p.custom && <span className="badge">{t('providers.own')}</span>}{' '}
-                  <span className={`badge state-${p.state}`}>{t(`providers.state.${p.state}` as 'providers.state.ready')}</span>
+                  {/* A test that just failed says so: "ready" only means configured and not cooling down. */}
+                  {r && r !== 'running' && !r.ok ? (
+                    <span className="badge state-disabled-auth" data-testid={`state-${p.name}`}>
+                      {t('providers.testFailedBadge')}
+                    </span>
+                  ) : (
+                    <span className={`badge state-${p.state}`} data-testid={`state-${p.name}`}>
+                      {t(`providers.state.${p.state}` as 'providers.state.ready')}
+                    </span>
+                  )}
                 </div>
                 <div className="muted small mono provider-meta">
                   {p.adapter} · {p.model || '—'} · {p.baseUrl || '—'}
@@ -153,7 +167,7 @@ export function ProvidersSection() {
               <div className="provider-keys">
                 {keys.length === 0 && <div className="muted small">{t('providers.noKeys')}</div>}
                 {keys.map((k) => (
-                  <SchemaField key={k.key} info={k} onSave={(v) => saveKey(k.key, v)} control={/\.model$/.test(k.key) ? (save) => <ModelPicker source={p} value={String(k.value ?? '')} save={save} /> : undefined} />
+                  <SchemaField key={k.key} info={k} onSave={(v) => saveKey(k.key, v)} onReset={() => resetKey(k.key)} control={/\.model$/.test(k.key) ? (save) => <ModelPicker source={p} value={String(k.value ?? '')} save={save} /> : undefined} />
                 ))}
               </div>
             )}

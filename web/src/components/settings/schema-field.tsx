@@ -22,7 +22,18 @@ export function controlFor(schema: Record<string, unknown>, value: unknown): 'bo
  * labelled in words (setting-labels.ts) with help below; the key itself stays as a small hint for
  * `waiter config`. `control` replaces the generated input (the model picker).
  */
-export function SchemaField({ info, onSave, control: custom }: { info: ConfigKeyInfo; onSave: (value: unknown) => Promise<void>; control?: (save: (value: unknown) => Promise<void>) => ReactNode }) {
+export function SchemaField({
+  info,
+  onSave,
+  onReset,
+  control: custom,
+}: {
+  info: ConfigKeyInfo;
+  onSave: (value: unknown) => Promise<void>;
+  /** Removes the stored value (back to the default): offered for a stored secret — a key pasted by mistake. */
+  onReset?: () => Promise<void>;
+  control?: (save: (value: unknown) => Promise<void>) => ReactNode;
+}) {
   const t = useT();
   const lang = useLang();
   const { label, help } = settingLabel(info.key, info.description, lang);
@@ -126,6 +137,19 @@ export function SchemaField({ info, onSave, control: custom }: { info: ConfigKey
               {t('settings.takeStored')}
             </button>
           </div>
+        )}
+        {onReset && info.secret && info.origin === 'stored' && (
+          <button
+            className="link-btn small"
+            type="button"
+            onClick={() => {
+              setError(undefined);
+              onReset().catch((e: Error) => setError(e.message));
+            }}
+            data-testid="secret-remove"
+          >
+            {t('settings.removeSecret')}
+          </button>
         )}
         {error && <div className="form-error">{error}</div>}
       </div>
