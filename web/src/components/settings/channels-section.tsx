@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { channelDetail } from '../../lib/builtin-texts';
 import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { notificationState, requestNotifications } from '../../lib/browser-notify';
@@ -114,6 +115,7 @@ export function ChannelsSection() {
 function ChannelCard({ name, title, keys, save }: { name: string; title: string; keys: ConfigKeyInfo[]; save: (key: string, value: unknown) => Promise<void> }) {
   const app = useApp();
   const t = useT();
+  const lang = useLang();
   const status = useRequest(() => api<{ value: ChannelStatus }>(`/api/v1/channels/${name}`).then((r) => r.value), [app.epoch]);
   const [result, setResult] = useState<TestResult | 'running' | undefined>();
   const test = async () => {
@@ -142,7 +144,7 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
           )
         )}
       </div>
-      {st?.detail && <div className="muted small" data-testid={`channel-${name}-detail`}>{st.detail}</div>}
+      {st?.detail && <div className="muted small" data-testid={`channel-${name}-detail`}>{channelDetail(lang, st.detail)}</div>}
       <div className="muted small">{t(`channels.${name}.setup` as 'channels.telegram.setup')}</div>
       {[...keys].sort((a, b) => rank(a) - rank(b)).map((k) => (
         <SchemaField key={k.key} info={k} onSave={async (v) => {

@@ -3,6 +3,7 @@ import { api, pickList } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
+import { pluginDescription } from '../../lib/builtin-texts';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
@@ -160,7 +161,7 @@ export function PluginsSection() {
                     {p.state === 'starting' && <span className="spinner" />} {t(`plugins.state.${p.state}` as 'plugins.state.running')}
                   </span>
                 </div>
-                {p.description && <div className="muted small">{p.description}</div>}
+                {p.description && <div className="muted small" data-testid="plugin-description">{p.kind === 'builtin' ? pluginDescription(lang, p.name, p.description) : p.description}</div>}
                 <div className="muted small">
                   {t('plugins.restarts', { n: p.restarts })}
                   {p.lastHeartbeat ? ` · ${t('plugins.heartbeat', { when: relTime(p.lastHeartbeat, lang) })}` : ''}

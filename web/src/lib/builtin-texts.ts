@@ -1,0 +1,41 @@
+/**
+ * Chinese for what the daemon says in English about its built-in plugins: their descriptions and
+ * the channels' idle states (the Plugins and Channels pages). The English comes from the server as
+ * it is; a plugin installed later, or a text not listed here, is shown as the server wrote it.
+ */
+export const PLUGIN_ZH: Record<string, string> = {
+  agentcli: '供智能体使用的终端（PTY）会话',
+  cfgmgr: '通过 HTTP 和工具读取、修改设置',
+  cli: '供 waiter 命令行使用的 Unix 套接字服务',
+  cmd: '运行命令（不经 shell）：白名单、确认策略、超时和输出上限',
+  files: '允许的文件夹内的文件操作，每次写入和删除都可撤销',
+  healthcheck: '定期自检守护进程、插件和 LLM 来源',
+  mcp: 'MCP 客户端：已配置的 MCP 服务器的工具成为智能体的工具',
+  'mcp-server': '记忆的 MCP 服务器（搜索、读取、保存到记忆库、知识库），地址 /mcp，或通过 `waiter mcp`',
+  'memory-manager': '精选记忆库：兼容 Obsidian 的记忆、注入计划、会话总结、排除对话轮次',
+  'openai-api': '兼容 OpenAI 的聊天 API（/v1/models、/v1/chat/completions），由完整的 HomeAgent 轮次回答',
+  pluginmgr: '通过 HTTP 安装、启用、停用、重载和删除插件',
+  qq: '通过 OneBot v11（NapCat、Lagrange）接入 QQ',
+  telegram: 'Telegram 渠道：通过机器人与智能体私聊',
+  timer: 'Cron 与一次性提醒，到时注入输入或打断',
+  web: 'web_fetch（把网页读成文本，默认只访问公网地址）和 web_search（SearXNG、Brave 或 Tavily）',
+  webui: 'WebUI：在浏览器中聊天、查看记忆面板、图谱和设置',
+};
+
+const DETAIL_ZH: Record<string, string> = {
+  'no bot token: set plugin.telegram.bot_token': '没有机器人令牌：请设置 plugin.telegram.bot_token',
+  'plugin.qq.mode is off': 'plugin.qq.mode 已关闭',
+  stopped: '已停止',
+  'checking the bot token (getMe)': '正在检查机器人令牌（getMe）',
+  'the OneBot connection closed': 'OneBot 连接已关闭',
+};
+
+/** A built-in plugin's description in the page's language (the server's text otherwise). */
+export function pluginDescription(lang: 'zh' | 'en', name: string, description: string | undefined): string | undefined {
+  return lang === 'zh' && description ? (PLUGIN_ZH[name] ?? description) : description;
+}
+
+/** A channel's state detail in the page's language (the server's text otherwise). */
+export function channelDetail(lang: 'zh' | 'en', detail: string | undefined): string | undefined {
+  return lang === 'zh' && detail ? (DETAIL_ZH[detail] ?? detail) : detail;
+}
