@@ -7,6 +7,7 @@ import { localDay, relTime } from '../../lib/format';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
+import { secondPerson } from '../../lib/second-person';
 import { Icon } from '../icon';
 import { tierLabel } from '../../lib/vocab';
 import { ForgetDialog } from '../memory/forget-dialog';
@@ -76,6 +77,8 @@ export function KnowsView({ person }: { person?: string }) {
   const ownerName = named ? t('knows.meNamed', { name: named }) : t('knows.me');
   // The graph calls the owner `user` (the distiller's subject for "I …"): on this page, their name.
   const who = (x: string) => (a?.person.owner && x === 'user' ? (named ?? t('knows.you')) : x);
+  // "you lives in Berlin" reads "you live in Berlin" (English only; a name keeps the third person).
+  const verbAfter = (subject: string, predicate: string) => (lang === 'en' && a?.person.owner && subject === 'user' && !named ? secondPerson(predicate) : predicate);
   const sourceLine = (s: Source | undefined) =>
     s ? (
       <span className="muted small">
@@ -90,7 +93,7 @@ export function KnowsView({ person }: { person?: string }) {
     );
   return (
     <div className="knows settings-body" data-testid="knows">
-      <h2>{t('knows.title', { name: a ? (a.person.owner ? ownerName : a.person.name) : '…' })}</h2>
+      <h2>{a?.person.owner && !named ? t('knows.titleYou') : t('knows.title', { name: a ? (a.person.owner ? ownerName : a.person.name) : '…' })}</h2>
       <p className="muted">{t('knows.hint')}</p>
       <div className="row gap wrap">
         <label className="row gap">
@@ -117,7 +120,7 @@ export function KnowsView({ person }: { person?: string }) {
             <div key={f.id} className={`card knows-item${f.validTo ? ' superseded' : ''}`} data-testid="knows-fact">
               <div className="card-head">
                 <strong>
-                  {who(f.subject)} <span className="muted">{f.predicate.replace(/_/g, ' ')}</span> {who(f.object)}
+                  {who(f.subject)} <span className="muted">{verbAfter(f.subject, f.predicate.replace(/_/g, ' '))}</span> {who(f.object)}
                 </strong>
                 <button className="btn small danger" onClick={() => void forget({ kind: 'fact', id: f.id })} data-testid="knows-forget-fact">{t('knows.forget')}</button>
               </div>
