@@ -2,7 +2,8 @@
  * What a new-user walk of the WebUI found about failing providers, checked in a real browser against
  * the real daemon (the fake LLM answering HTTP 500): a failed turn says its error once, in the
  * page's language, with a way to the provider settings; a source whose test just failed does not
- * show "ready"; a key stored for a built-in source can be removed.
+ * show "ready"; a key stored for a built-in source can be removed; with no model set up, the
+ * welcome screen says so before the first message.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,6 +38,22 @@ describe('Failing providers in the WebUI', { skip, timeout: 180_000 }, () => {
     h?.failLlm?.(0);
     await browser?.close();
     await h?.stop();
+  });
+
+  it('with no model set up, the welcome screen says so before the first message; once one is, it does not', async () => {
+    await h.setLlmAvailable(false);
+    try {
+      await page.goto(`${h.url}/#/settings/general`);
+      await page.goto(`${h.url}/#/chat`);
+      await page.getByTestId('setup-card-welcome').waitFor({ timeout: T });
+      await shot(page, 'welcome-setup-card');
+    } finally {
+      await h.setLlmAvailable(true);
+    }
+    await page.goto(`${h.url}/#/settings/providers`);
+    await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
+    await page.goto(`${h.url}/#/chat`);
+    await page.getByTestId('setup-card-welcome').waitFor({ state: 'detached', timeout: T });
   });
 
   it('a turn whose every source failed shows its error once, with a way to the provider settings', async (t) => {

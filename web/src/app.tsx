@@ -89,7 +89,8 @@ export function App() {
     setTimeout(() => setToasts((l) => l.filter((x) => x.id !== id)), kind === 'error' ? 7000 : 3500);
   }, []);
 
-  useEffect(refreshMm, [refreshMm, epoch]);
+  // Read again on each change of page too: a key added in Settings takes the chat's setup card away.
+  useEffect(refreshMm, [refreshMm, epoch, route.view]);
   // Memory views read again after a turn (every view) and when the daemon says memory changed
   // (`memory_changed`, the views of that kind; decision 0260) — at most every 1.5 s (a burst is one
   // read), and not while the tab is hidden: coming back reads everything again anyway (below).
@@ -127,7 +128,8 @@ export function App() {
   useEffect(
     () =>
       bus.subscribe((event, payload) => {
-        if (event === 'config_changed' && String((payload as { key?: string }).key ?? '').startsWith('plugin.memory-manager.')) refreshMm();
+        // The memory manager's settings, and the LLM sources (its state says whether a model is set up).
+        if (event === 'config_changed' && /^(plugin\.memory-manager\.|core\.llm\.)/.test(String((payload as { key?: string }).key ?? ''))) refreshMm();
         if (event === 'turn_end') {
           refreshMm();
           bumpMemory('all');

@@ -8,6 +8,7 @@ import { createSequencer } from '../../lib/sequencer';
 import { TurnView, type TurnActions } from './turn-view';
 import { InputBar } from './input-bar';
 import { Icon } from '../icon';
+import { SetupCard } from './setup-card';
 
 /** Events per page of the history (a page back, a page forward, the page around a jump). */
 const PAGE = 150;
@@ -435,6 +436,8 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
             </div>
             <h2>{t('chat.welcomeTitle')}</h2>
             <p className="muted">{t('chat.welcomeText')}</p>
+            {/* No model yet: said before the first message, not only after it (a new user's first look). */}
+            {app.mm?.llmAvailable === false && <SetupCard testId="setup-card-welcome" />}
           </div>
         )}
         {notYet && sessionId && !turns.length && (

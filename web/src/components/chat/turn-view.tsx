@@ -9,6 +9,7 @@ import { visibleAnswer, type InjectedView, type RoundView, type TurnView as Turn
 import { Markdown } from '../../lib/markdown';
 import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
+import { SetupCard } from './setup-card';
 import { SaveMemoryDialog } from './save-memory-dialog';
 import { FORGOTTEN_TEXT } from '../../lib/vocab';
 
@@ -144,21 +145,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
         </div>
       ))}
       {setup ? (
-        <div className="setup-card" data-testid="setup-card">
-          <div className="setup-title">
-            <Icon name="spark" /> {t('setup.title')}
-          </div>
-          <p>{t('setup.text')}</p>
-          <ul className="setup-list">
-            <li>
-              <code>DEEPSEEK_API_KEY</code> / <code>OPENAI_API_KEY</code> / <code>ANTHROPIC_API_KEY</code>
-            </li>
-            <li>{t('setup.ollama')}</li>
-          </ul>
-          <a className="btn primary" href="#/settings/providers">
-            {t('setup.open')}
-          </a>
-        </div>
+        <SetupCard />
       ) : !running && !answer && !turn.error && turn.status !== 'aborted' && !hasDetail ? null : (
         <div className={`msg assistant${running ? ' streaming' : ''}`} data-seq={turn.assistantSeq}>
           <div className="bubble">
