@@ -133,6 +133,8 @@ export interface ForgetResult {
   files: number;
   /** Pinned messages, reminders and other items of participants (the library, timers) dropped because they held what went. */
   elsewhere?: number;
+  /** The daemon's log files (`logs/*.log`) in which a quote of what went was blanked (decision 0430). */
+  daemonLogs?: number;
   /**
    * What could not be finished (decision 0400): a participant that failed to scrub, a database file
    * a reader held while its freed pages were to be emptied. Absent when everything was done.

@@ -178,3 +178,27 @@ test('0400: a participant that fails to scrub is reported in `unfinished`; the r
   await w.close();
   assert.deepEqual(filesHolding(w.home, SECRET), []);
 });
+
+test('0430: the daemon’s log files are blanked in place where an error quoted the forgotten message; the other lines stay, the size too', async () => {
+  const w = await world();
+  const secret = await w.say(`My locker code is ${SECRET} please remember it`, 'Noted.');
+  const logs = path.join(w.home, 'logs');
+  const line = (msg: string) => `${JSON.stringify({ t: '2026-01-01T00:00:00Z', level: 'error', scope: 'homed', msg })}\n`;
+  const homed = path.join(logs, 'homed.log');
+  fs.writeFileSync(homed, line('starting homed') + line(`provider said: bad request for "My locker code is ${SECRET} please remember it"`) + line('memory tiers open'));
+  fs.writeFileSync(path.join(logs, 'homed.log.1'), line(`an older file quoting My locker code is ${SECRET} please remember it`));
+  const size = fs.statSync(homed).size;
+  // A logger holding the file open for appending (as the daemon's does) keeps writing after it.
+  const fd = fs.openSync(homed, 'a');
+  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
+  fs.writeSync(fd, line('after the forget'));
+  fs.closeSync(fd);
+  assert.equal(res.daemonLogs, 2);
+  const text = fs.readFileSync(homed, 'utf8');
+  assert.doesNotMatch(text, new RegExp(SECRET));
+  assert.equal(fs.statSync(homed).size, size + Buffer.byteLength(line('after the forget')), 'blanked in place, byte for byte; the append landed after');
+  const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+  assert.deepEqual(lines.map((l) => l.msg.slice(0, 16)), ['starting homed', 'provider said: b', 'memory tiers ope', 'after the forget'], 'every line still parses; the others are as they were');
+  await w.close();
+  assert.deepEqual(filesHolding(w.home, SECRET), []);
+});

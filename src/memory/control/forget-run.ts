@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { basename, relative } from 'node:path';
+import { open, readdir, readFile } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
 import { factText } from '../recall/index.js';
@@ -328,6 +328,9 @@ export async function runForget(
   // Names whose entity went with the forget (a name still in the graph names something else too).
   const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
   const removedTexts = [...ft.all].filter((x) => !factSentences.has(x));
+  // The daemon's own logs (homed.log, a plugin's): they hold no message by design, but an error
+  // can quote one (a provider's answer, a tool's failure). Blanked in place (decision 0430).
+  if (t.homeDir) res.daemonLogs = await blankInDaemonLogs(join(t.homeDir, 'logs'), quotes, t.log);
   res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], removedTexts, [...factTexts, ...goneNames], t.log);
 
   // History: entries that hold the text, or are about what went.
@@ -349,6 +352,47 @@ export function addForgetResult(total: ForgetResult, res: ForgetResult): void {
 /** Notes a part of the forget that could not be finished (`ForgetResult.unfinished`). */
 export function unfinished(res: ForgetResult, part: string, message: string): void {
   (res.unfinished ??= []).push({ part, message });
+}
+
+/**
+ * Overwrites, in place and byte for byte, each quote (as written and as JSON writes it) in the
+ * daemon's log files (`*.log`, rotated `*.log.N`; not the text log, which is redacted by line):
+ * the loggers append to them with `O_APPEND`, so the file is never replaced — what they write
+ * meanwhile lands after the bytes read. Returns how many files changed.
+ */
+async function blankInDaemonLogs(dir: string, quotes: readonly string[], log: ControlTiers['log']): Promise<number> {
+  const needles = [...new Set(quotes.flatMap((q) => [q, JSON.stringify(q).slice(1, -1)]))]
+    .map((x) => Buffer.from(x, 'utf8'))
+    .filter((b) => b.length >= 4)
+    .sort((a, b) => b.length - a.length);
+  if (!needles.length) return 0;
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => /\.log(\.\d+)?$/.test(n));
+  } catch {
+    return 0;
+  }
+  let changed = 0;
+  for (const name of names) {
+    const file = join(dir, name);
+    try {
+      const bytes = await readFile(file);
+      const spans: [number, number][] = [];
+      for (const n of needles) for (let i = bytes.indexOf(n); i >= 0; i = bytes.indexOf(n, i + n.length)) spans.push([i, n.length]);
+      if (!spans.length) continue;
+      const fh = await open(file, 'r+');
+      try {
+        for (const [at, len] of spans) await fh.write(Buffer.alloc(len, 0x2a), 0, len, at);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      changed++;
+    } catch (e) {
+      log.warn(`forget: could not blank a log file: ${(e as Error).message}`, { file: name });
+    }
+  }
+  return changed;
 }
 
 /**
