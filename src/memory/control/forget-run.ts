@@ -376,18 +376,20 @@ async function blankInDaemonLogs(dir: string, quotes: readonly string[], log: Co
   for (const name of names) {
     const file = join(dir, name);
     try {
-      const bytes = await readFile(file);
-      const spans: [number, number][] = [];
-      for (const n of needles) for (let i = bytes.indexOf(n); i >= 0; i = bytes.indexOf(n, i + n.length)) spans.push([i, n.length]);
-      if (!spans.length) continue;
+      // Read and written through one handle: a rotation meanwhile (homed.log → homed.log.1) moves
+      // the file this handle has, so the bytes written are the bytes read.
       const fh = await open(file, 'r+');
       try {
+        const bytes = await fh.readFile();
+        const spans: [number, number][] = [];
+        for (const n of needles) for (let i = bytes.indexOf(n); i >= 0; i = bytes.indexOf(n, i + n.length)) spans.push([i, n.length]);
+        if (!spans.length) continue;
         for (const [at, len] of spans) await fh.write(Buffer.alloc(len, 0x2a), 0, len, at);
         await fh.sync();
+        changed++;
       } finally {
         await fh.close();
       }
-      changed++;
     } catch (e) {
       log.warn(`forget: could not blank a log file: ${(e as Error).message}`, { file: name });
     }
