@@ -187,13 +187,21 @@ test('0430: the daemon’s log files are blanked in place where an error quoted 
   const homed = path.join(logs, 'homed.log');
   fs.writeFileSync(homed, line('starting homed') + line(`provider said: bad request for "My locker code is ${SECRET} please remember it"`) + line('memory tiers open'));
   fs.writeFileSync(path.join(logs, 'homed.log.1'), line(`an older file quoting My locker code is ${SECRET} please remember it`));
+  // A large log that never rotates, the quote across the first 1 MiB read and again at its end.
+  const quote = `My locker code is ${SECRET} please remember it`;
+  const big = path.join(logs, 'supervisor.log');
+  const pad = 'x'.repeat((1 << 20) - 20);
+  fs.writeFileSync(big, `${pad}${quote}\n${'y'.repeat(1 << 20)}${quote}\n`);
+  const bigSize = fs.statSync(big).size;
   const size = fs.statSync(homed).size;
   // A logger holding the file open for appending (as the daemon's does) keeps writing after it.
   const fd = fs.openSync(homed, 'a');
   const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
   fs.writeSync(fd, line('after the forget'));
   fs.closeSync(fd);
-  assert.equal(res.daemonLogs, 2);
+  assert.equal(res.daemonLogs, 3);
+  assert.equal(fs.statSync(big).size, bigSize);
+  assert.doesNotMatch(fs.readFileSync(big, 'utf8'), new RegExp(SECRET), 'found across a chunk boundary and at the end');
   const text = fs.readFileSync(homed, 'utf8');
   assert.doesNotMatch(text, new RegExp(SECRET));
   assert.equal(fs.statSync(homed).size, size + Buffer.byteLength(line('after the forget')), 'blanked in place, byte for byte; the append landed after');

@@ -327,10 +327,12 @@ export async function runForget(
   // forgotten texts are blanked where they appear as written (JSON-escaped), byte for byte elsewhere.
   // Names whose entity went with the forget (a name still in the graph names something else too).
   const goneNames = [...entityNames].filter((n) => !graph?.getEntity(n));
-  const removedTexts = [...ft.all].filter((x) => !factSentences.has(x));
+  // A fact's sentence that is also what goes otherwise (said in a turn of this forget, the text of
+  // a memory it removes) is searched for like the rest.
+  const removedTexts = [...ft.all].filter((x) => !factSentences.has(x) || ft.said.has(x) || memoryTexts.includes(x));
   // The daemon's own logs (homed.log, a plugin's): they hold no message by design, but an error
   // can quote one (a provider's answer, a tool's failure). Blanked in place (decision 0430).
-  if (t.homeDir) res.daemonLogs = await blankInDaemonLogs(join(t.homeDir, 'logs'), quotes, t.log);
+  if (t.homeDir) res.daemonLogs = await blankInDaemonLogs(join(t.homeDir, 'logs'), quotes, res, t.log);
   res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], removedTexts, [...factTexts, ...goneNames], t.log);
 
   // History: entries that hold the text, or are about what went.
@@ -354,47 +356,80 @@ export function unfinished(res: ForgetResult, part: string, message: string): vo
   (res.unfinished ??= []).push({ part, message });
 }
 
+/** Bytes read at a time from a log file (a file that never rotates can grow large). */
+const LOG_CHUNK = 1 << 20;
+
 /**
  * Overwrites, in place and byte for byte, each quote (as written and as JSON writes it) in the
  * daemon's log files (`*.log`, rotated `*.log.N`; not the text log, which is redacted by line):
- * the loggers append to them with `O_APPEND`, so the file is never replaced — what they write
- * meanwhile lands after the bytes read. Returns how many files changed.
+ * the loggers append to them, so the file is never replaced — what they write meanwhile lands
+ * after the bytes read. Each file is read in chunks through the handle that writes it; a file a
+ * rotation renamed during the pass is scanned again under its new name. A file that could not be
+ * done is reported in `unfinished`. Returns how many files changed.
  */
-async function blankInDaemonLogs(dir: string, quotes: readonly string[], log: ControlTiers['log']): Promise<number> {
+async function blankInDaemonLogs(dir: string, quotes: readonly string[], res: ForgetResult, log: ControlTiers['log']): Promise<number> {
   const needles = [...new Set(quotes.flatMap((q) => [q, JSON.stringify(q).slice(1, -1)]))]
     .map((x) => Buffer.from(x, 'utf8'))
     .filter((b) => b.length >= 4)
     .sort((a, b) => b.length - a.length);
   if (!needles.length) return 0;
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => /\.log(\.\d+)?$/.test(n));
-  } catch {
-    return 0;
-  }
-  let changed = 0;
-  for (const name of names) {
-    const file = join(dir, name);
+  const longest = needles[0].length;
+  const changed = new Set<string>();
+  /** name → inode of what was scanned under it. */
+  const done = new Map<string, number>();
+  for (let pass = 0; pass < 3; pass++) {
+    let names: string[];
     try {
-      // Read and written through one handle: a rotation meanwhile (homed.log → homed.log.1) moves
-      // the file this handle has, so the bytes written are the bytes read.
-      const fh = await open(file, 'r+');
-      try {
-        const bytes = await fh.readFile();
-        const spans: [number, number][] = [];
-        for (const n of needles) for (let i = bytes.indexOf(n); i >= 0; i = bytes.indexOf(n, i + n.length)) spans.push([i, n.length]);
-        if (!spans.length) continue;
-        for (const [at, len] of spans) await fh.write(Buffer.alloc(len, 0x2a), 0, len, at);
-        await fh.sync();
-        changed++;
-      } finally {
-        await fh.close();
-      }
-    } catch (e) {
-      log.warn(`forget: could not blank a log file: ${(e as Error).message}`, { file: name });
+      names = (await readdir(dir)).filter((n) => /\.log(\.\d+)?$/.test(n));
+    } catch {
+      return changed.size;
     }
+    let any = false;
+    for (const name of names) {
+      const file = join(dir, name);
+      try {
+        const fh = await open(file, 'r+');
+        try {
+          const ino = (await fh.stat()).ino;
+          if (done.get(name) === ino) continue;
+          any = true;
+          done.set(name, ino);
+          if (await blankHandle(fh, needles, longest)) changed.add(String(ino));
+        } finally {
+          await fh.close();
+        }
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        unfinished(res, 'logs', `a quote could not be blanked in logs/${name}: ${(e as Error).message}`);
+        log.warn(`forget: could not blank a log file: ${(e as Error).message}`, { file: name });
+      }
+    }
+    // Nothing new under any name (no rotation meanwhile): done.
+    if (!any && pass > 0) break;
   }
-  return changed;
+  return changed.size;
+}
+
+/** Blanks every needle in the file behind `fh`, chunk by chunk (overlapping by the longest needle). */
+async function blankHandle(fh: Awaited<ReturnType<typeof open>>, needles: readonly Buffer[], longest: number): Promise<boolean> {
+  let hit = false;
+  const buf = Buffer.alloc(LOG_CHUNK + longest);
+  for (let pos = 0; ; ) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) break;
+    const view = buf.subarray(0, bytesRead);
+    for (const n of needles) {
+      for (let i = view.indexOf(n); i >= 0; i = view.indexOf(n, i + n.length)) {
+        await fh.write(Buffer.alloc(n.length, 0x2a), 0, n.length, pos + i);
+        view.fill(0x2a, i, i + n.length);
+        hit = true;
+      }
+    }
+    if (bytesRead < buf.length) break;
+    pos += bytesRead - (longest - 1);
+  }
+  if (hit) await fh.sync();
+  return hit;
 }
 
 /**

@@ -18,5 +18,7 @@ describe('secondPerson', () => {
     expect(secondPerson('status')).toBe('status');
     expect(secondPerson('address')).toBe('address');
     expect(secondPerson('plays')).toBe('play');
+    for (const noun of ['pets', 'kids', 'hobbies', 'news', 'series', 'alias', 'shoes']) expect(secondPerson(noun)).toBe(noun);
+    expect(secondPerson('focuses on')).toBe('focus on');
   });
 });

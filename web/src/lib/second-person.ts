@@ -1,18 +1,57 @@
 /**
  * A fact's predicate as it reads after "you" in English: the graph writes facts in the third person
  * ("user lives_in Berlin"), and the About-me page says the owner as "you" ("you live in Berlin").
- * Only the first word changes; anything it does not know to be a verb in -s stays as it is.
+ * Only a first word known to be such a verb changes: a predicate is whatever the model named it,
+ * and a plural noun ("pets", "kids", "hobbies") must stay as it is.
  */
+const VERBS: Record<string, string> = {
+  is: 'are',
+  was: 'were',
+  has: 'have',
+  does: 'do',
+  goes: 'go',
+  lives: 'live',
+  likes: 'like',
+  loves: 'love',
+  dislikes: 'dislike',
+  hates: 'hate',
+  enjoys: 'enjoy',
+  prefers: 'prefer',
+  wants: 'want',
+  needs: 'need',
+  works: 'work',
+  owns: 'own',
+  plays: 'play',
+  speaks: 'speak',
+  studies: 'study',
+  knows: 'know',
+  uses: 'use',
+  drives: 'drive',
+  eats: 'eat',
+  drinks: 'drink',
+  visits: 'visit',
+  watches: 'watch',
+  reads: 'read',
+  teaches: 'teach',
+  attends: 'attend',
+  wears: 'wear',
+  collects: 'collect',
+  keeps: 'keep',
+  believes: 'believe',
+  supports: 'support',
+  practices: 'practice',
+  practises: 'practise',
+  writes: 'write',
+  runs: 'run',
+  grows: 'grow',
+  cooks: 'cook',
+  follows: 'follow',
+  misses: 'miss',
+  focuses: 'focus',
+};
+
 export function secondPerson(predicate: string): string {
   const [first, ...rest] = predicate.split(' ');
-  const w = first.toLowerCase();
-  const irregular: Record<string, string> = { is: 'are', has: 'have', does: 'do', was: 'were' };
-  let out = irregular[w];
-  if (!out) {
-    if (w.length <= 3 || !w.endsWith('s') || w.endsWith('ss') || w.endsWith('us') || w.endsWith('is')) return predicate;
-    if (/[^aeiou]ies$/.test(w)) out = `${w.slice(0, -3)}y`;
-    else if (/(ches|shes|sses|xes|zes|oes)$/.test(w)) out = w.slice(0, -2);
-    else out = w.slice(0, -1);
-  }
-  return [out, ...rest].join(' ');
+  const verb = VERBS[first.toLowerCase()];
+  return verb ? [verb, ...rest].join(' ') : predicate;
 }

@@ -73,13 +73,20 @@ export function ProvidersSection() {
     }
     prov.reload();
   };
+  /** A source's last test result no longer says anything once its settings changed. */
+  const forgetTest = (key: string) => {
+    const name = /^core\.llm\.sources\.([^.]+)\./.exec(key)?.[1];
+    if (name) setTests((s) => Object.fromEntries(Object.entries(s).filter(([n]) => n !== name)));
+  };
   const saveKey = async (key: string, value: unknown) => {
     await api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', json: { value } });
+    forgetTest(key);
     settings.reload();
     prov.reload();
   };
   const resetKey = async (key: string) => {
     await api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'DELETE' });
+    forgetTest(key);
     settings.reload();
     prov.reload();
   };
