@@ -102,6 +102,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   config.register(coreConfigDefaults());
   config.register(providerConfigDefaults());
 
+  // The daemon log's rotation follows its settings (they existed, and were not applied), hot.
+  log.setRotation({ rotateBytes: config.get<number>('core.log.rotate_bytes'), keep: config.get<number>('core.log.keep_files') });
+  const offLogRotation = config.onChange((key, value) => {
+    if (key === 'core.log.rotate_bytes') log.setRotation({ rotateBytes: value as number });
+    else if (key === 'core.log.keep_files') log.setRotation({ keep: value as number });
+  });
   const sessions = new SessionStore({ dir: paths.sessions, logger: log.child('sessions') });
   await sessions.open();
   const textLog = new TextLog({ file: paths.textLog, rotateBytes: config.get<number>('core.textlog.rotate_bytes'), keepFiles: config.get<number>('core.textlog.keep_files'), logger: log.child('textlog') });
@@ -306,6 +312,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         transfer.stop();
         await providers.stop();
         offTextLogLimits();
+        offLogRotation();
         await textLog.close();
         await sessions.close();
         config.close();

@@ -10,6 +10,7 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { homePaths, resolveHome } from '../paths/index.js';
+import { rotateIfLarge } from '../log/index.js';
 import { DaemonClient } from '../waiter/daemon-client.js';
 import { processAlive, readPid, removePid, writePid } from './pid-file.js';
 import { Supervisor } from './supervisor.js';
@@ -127,6 +128,7 @@ async function start(home: string, json: boolean, port?: number): Promise<number
   }
   const p = homePaths(home);
   mkdirSync(p.logs, { recursive: true });
+  rotateIfLarge(p.supervisorLog);
   const fd = openSync(p.supervisorLog, 'a');
   const child = spawn(process.execPath, [...process.execArgv, self, 'supervise', ...(port !== undefined ? ['--port', String(port)] : [])], { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, HOMEAGENT_HOME: home } });
   closeSync(fd);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { rotateIfLarge } from '../log/index.js';
 
 export interface SupervisorOptions {
   /** Command that runs the daemon in the foreground. */
@@ -39,6 +40,8 @@ export class Supervisor {
 
   private spawnChild(): void {
     mkdirSync(dirname(this.opts.logFile), { recursive: true });
+    // The daemon's stdout and stderr: rotated at each (re)start, so it cannot grow for ever.
+    rotateIfLarge(this.opts.logFile);
     const fd = openSync(this.opts.logFile, 'a');
     const startedAt = Date.now();
     const child = spawn(this.opts.command, this.opts.args, { env: this.opts.env, stdio: ['ignore', fd, fd] });

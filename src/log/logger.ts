@@ -1,4 +1,5 @@
-import { appendFileSync, mkdirSync, renameSync, statSync, existsSync, unlinkSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync, existsSync } from 'node:fs';
+import { rotateFile } from './rotate-file.js';
 import { dirname } from 'node:path';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -35,27 +36,23 @@ export function redact(data: unknown, depth = 0): unknown {
   return out;
 }
 
+/** The daemon's root logger: its rotation follows `core.log.rotate_bytes` / `keep_files`. */
+export interface RootLogger extends Logger {
+  setRotation(o: { rotateBytes?: number; keep?: number }): void;
+}
+
 /** Creates a logger that never throws (a failing log write is swallowed). */
-export function createLogger(opts: LoggerOptions = {}, scope = 'homed'): Logger {
+export function createLogger(opts: LoggerOptions = {}, scope = 'homed'): RootLogger {
   const min = LEVELS[opts.level ?? 'info'];
-  const rotateBytes = opts.rotateBytes ?? 5 * 1024 * 1024;
-  const keep = opts.keep ?? 3;
+  let rotateBytes = opts.rotateBytes ?? 5 * 1024 * 1024;
+  let keep = opts.keep ?? 3;
   if (opts.file) {
     try {
       mkdirSync(dirname(opts.file), { recursive: true });
     } catch {}
   }
   let written = 0;
-  function rotate(file: string): void {
-    try {
-      for (let i = keep - 1; i >= 1; i--) {
-        const from = `${file}.${i}`;
-        if (existsSync(from)) renameSync(from, `${file}.${i + 1}`);
-      }
-      if (existsSync(`${file}.${keep}`)) unlinkSync(`${file}.${keep}`);
-      renameSync(file, `${file}.1`);
-    } catch {}
-  }
+  const rotate = (file: string) => rotateFile(file, keep);
   function write(level: LogLevel, s: string, msg: string, data?: Record<string, unknown>): void {
     if (LEVELS[level] < min) return;
     try {
@@ -80,7 +77,12 @@ export function createLogger(opts: LoggerOptions = {}, scope = 'homed'): Logger 
     error: (m, d) => write('error', s, m, d),
     child: (c) => make(`${s}:${c}`),
   });
-  return make(scope);
+  return Object.assign(make(scope), {
+    setRotation(o: { rotateBytes?: number; keep?: number }) {
+      if (o.rotateBytes !== undefined && Number.isFinite(o.rotateBytes) && o.rotateBytes > 0) rotateBytes = o.rotateBytes;
+      if (o.keep !== undefined && Number.isInteger(o.keep) && o.keep >= 1) keep = o.keep;
+    },
+  });
 }
 
 /** A logger that drops everything (tests). */

@@ -1,11 +1,16 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+
+/** Size at which a plugin log is moved to `<file>.1` (the one old file kept). */
+export const PLUGIN_LOG_BYTES = 5 * 1024 * 1024;
 
 /**
  * An append-only text log (M-13). Writing never throws: a failing disk only loses log lines.
  */
 export class PluginLogFile {
   readonly path: string;
+  /** Bytes written since the size was last looked at (the file is stat'ed every 1/64 of the limit). */
+  private written = Number.POSITIVE_INFINITY;
 
   constructor(path: string) {
     this.path = path;
@@ -26,6 +31,13 @@ export class PluginLogFile {
       const text = String(msg).slice(0, 4000).replace(/[\r\n\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16)}`));
       const line = `${new Date().toISOString()} ${level.toUpperCase()} ${text}${extra.slice(0, 8000)}\n`;
       mkdirSync(dirname(this.path), { recursive: true });
+      // Rotated (one old file kept): a client's diag.log must not fill the disk.
+      if ((this.written += line.length) > PLUGIN_LOG_BYTES / 64) {
+        this.written = 0;
+        try {
+          if (statSync(this.path).size >= PLUGIN_LOG_BYTES) renameSync(this.path, `${this.path}.1`);
+        } catch {}
+      }
       appendFileSync(this.path, line, { encoding: 'utf8', mode: 0o600 });
     } catch {}
   }
