@@ -110,6 +110,29 @@ describe('long histories and big libraries in the browser', { skip, timeout: 300
     await rows.nth(0).locator('[data-testid=open-source]').click();
     await page.waitForSelector(`[data-turn-id="${LONG_SESSION}#7"] .msg.user.flash`, { timeout: T });
     assert.equal(await inView(`[data-turn-id="${LONG_SESSION}#7"] .msg.user`), true, 'the turn it was said in, in view');
+    // At the foot of an older page the next page is read; as it arrives, "Jump to the latest" stays
+    // where it was, so a click on it cannot land on a message instead (CI saw that click lost).
+    const nextPage = /\/events\?afterSeq=/;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(nextPage, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const asked = page.waitForRequest(nextPage, { timeout: T });
+    await page.evaluate(() => {
+      const el = document.querySelector('[data-testid=chat-scroll]')!;
+      el.scrollTop = el.scrollHeight;
+    });
+    await asked;
+    const turnsBefore = await page.locator('[data-testid=turn]').count();
+    const at = await page.locator('[data-testid=jump-latest]').boundingBox();
+    release();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=turn]').length > n, turnsBefore, { timeout: T });
+    await page.unroute(nextPage);
+    const now = await page.locator('[data-testid=jump-latest]').boundingBox();
+    assert.ok(at && now && Math.abs(now.y - at.y) < 2 && Math.abs(now.x - at.x) < 2, `the button did not move while the next page came in (${JSON.stringify(at)} → ${JSON.stringify(now)})`);
+    await shot(page, '25-older-page-foot');
     // The memory's source is a message (seq 84: turn 42's answer).
     await page.click('[data-testid=jump-latest]');
     await page.waitForSelector(`${last} [data-testid=injection]`, { timeout: T });
