@@ -15,6 +15,9 @@ const strList = (description: string) => ({ type: 'array', items: { type: 'strin
 export function createAgentTools(m: MemoryManager): ToolDef[] {
   const guard = <A extends Record<string, unknown>>(fn: (a: A, call?: ToolInvocation) => Promise<unknown>) => async (a: Record<string, unknown>, call?: ToolInvocation) => {
     if (!m.cfg().enabled) throw new DisabledError('the memory library');
+    // A memory a forget finished at this start still owes the library is gone before any tool
+    // reads or writes it (decision 0420), whatever started the turn.
+    await m.sdk.use('host.memory-control')?.settled?.('library');
     return (await fn(a as A, call)) as Record<string, unknown>;
   };
   // A group, or someone else's private chat, sees only memories saved in its own conversations

@@ -207,5 +207,8 @@ export async function runOp(m: MemoryManager, req: ApiRequest): Promise<unknown>
   const handler = API_OPS[req.op];
   if (!handler) throw new NotFoundError('op', req.op);
   if (!m.cfg().enabled && !OPS_WHEN_DISABLED.has(req.op)) throw new DisabledError();
+  // The WebUI, waiter and MCP read the library through here: what a forget finished at this start
+  // still owes it goes first (decision 0420).
+  await m.sdk.use('host.memory-control')?.settled?.('library');
   return handler(m, req);
 }
