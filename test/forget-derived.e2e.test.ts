@@ -139,4 +139,31 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.doesNotMatch(JSON.stringify(saveEvents), /thanks so much for your help/, 'the tool call that saved the memory is a copy of it: redacted');
     assert.ok(readFileSync(join(home, 'logs', 'text.jsonl'), 'utf8').includes('Lena starts school'), 'the text log keeps the message');
   });
+  it('waiter memory forget --keep keeps a summary made from the turn; a mistyped --keep forgets nothing', async () => {
+    const { main } = await import('../src/waiter/main.js');
+    const waiter = async (...args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await main(['node', 'waiter', '--home', home, ...args], { out: (t) => void (out += t), err: (t) => void (err += t) });
+      process.exitCode = undefined; // main reports through it; this process is the test's
+      return { code, out, err };
+    };
+    const said = await turn('My bike lock number is 60417', 'Noted, 60417.', 'webui:keep');
+    llm.enqueue({ text: JSON.stringify({ user: 'told the bike lock number', thinking: 'keep it', processing: 'noted', result: 'a bike lock' }) });
+    const sum = (await mm('session.summarize', { lastN: 1 }, 'webui:keep')) as { summaries: { id: string }[] };
+    const id = sum.summaries[0].id;
+    // A mistyped id keeps nothing: refused before anything goes.
+    const typo = await waiter('memory', 'forget', '--turn', said, '--keep', 'no-such-memory', '--yes');
+    assert.equal(typo.code, 2);
+    assert.match(typo.err, /--keep no-such-memory: no such library memory/);
+    assert.equal(((await api('/api/v1/memory/forget/preview', { turnIds: [said] })).body.plan as { turns: unknown[] }).turns.length, 1, 'the turn is still there');
+    const kept = await waiter('memory', 'forget', '--turn', said, '--keep', id, '--yes');
+    assert.equal(kept.code, 0, kept.err);
+    assert.match(kept.out, new RegExp(`made from these turns \\(1\\)[^\\n]*\\n {2}${id}[^\\n]*\\(kept: --keep\\)`));
+    assert.match(kept.out, /forgotten: turns 1/);
+    assert.doesNotMatch(kept.out, /memories 1/);
+    const ids = ((await mm('memory.list', {})) as { items: { id: string }[] }).items.map((m) => m.id);
+    assert.ok(ids.includes(id), 'the summary the person kept stays');
+    assert.equal((await waiter('memory', 'forget', '--memory', id, '--keep', id)).code, 2, 'to forget and to keep at once is a usage error');
+  });
 });

@@ -21,3 +21,11 @@ test('0430: waiter shows a memory made from the turns under its own heading and 
   assert.deepEqual(forgetRequestOf(plan, true).memoryIds, ['m-summary', 'm-mentions']);
   assert.equal(forgetRequestOf({ ...plan, memories: [plan.memories[1]] }, false).memoryIds, undefined);
 });
+
+test('0430: --keep keeps a memory of the preview out of the forget and says so beside it', () => {
+  const keep = new Set(['m-summary']);
+  assert.match(renderForgetPlan(plan, false, keep), /m-summary[^\n]*\(kept: --keep\)/);
+  assert.equal(forgetRequestOf(plan, false, keep).memoryIds, undefined, 'nothing of the library goes');
+  assert.deepEqual(forgetRequestOf(plan, true, keep).memoryIds, ['m-mentions']);
+  assert.deepEqual(forgetRequestOf(plan, true, new Set(['m-mentions'])).memoryIds, ['m-summary']);
+});

@@ -28,7 +28,7 @@ export function terminalAsk(): ForgetIo['ask'] {
 const date = (ms: number) => (ms ? formatWhen(ms) : '—');
 
 /** The preview as a person reads it before anything goes (K-2). */
-export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {
+export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set()): string {
   const lines: string[] = [];
   if (p.turns.length) {
     lines.push(`Turns (${p.turns.length}) — removed from every memory tier; their text is redacted in the session log:`);
@@ -46,24 +46,28 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean): string {
   const made = p.memories.filter((m) => m.madeFrom);
   const mentioning = p.memories.filter((m) => !m.madeFrom);
   if (made.length) {
-    lines.push(`Library memories made from these turns (${made.length}) — a summary of them; removed with them (to keep one, forget with the WebUI and untick it):`);
-    for (const m of made) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
+    lines.push(`Library memories made from these turns (${made.length}) — a summary of them; removed with them (to keep one, pass --keep <id>):`);
+    for (const m of made) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}${keep.has(m.id) ? '  (kept: --keep)' : ''}`);
   }
   if (mentioning.length) {
     lines.push(`Library memories that mention it (${mentioning.length}) — ${withMemories ? 'removed too (--memories)' : 'kept; pass --memories to remove them as well'}:`);
-    for (const m of mentioning) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}`);
+    for (const m of mentioning) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}${withMemories && keep.has(m.id) ? '  (kept: --keep)' : ''}`);
   }
   return lines.length ? lines.join('\n') : 'Nothing found to forget.';
 }
 
-/** What the preview named, as a forget request (library memories only when asked for). */
-export function forgetRequestOf(p: ForgetPlan, withMemories: boolean): Omit<ForgetRequest, 'query'> {
+/**
+ * What the preview named, as a forget request: library memories made from the turns, and the ones
+ * that mention it only when asked for; none that the person keeps (`--keep`).
+ */
+export function forgetRequestOf(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set()): Omit<ForgetRequest, 'query'> {
+  const memoryIds = p.memories.filter((m) => (withMemories || m.madeFrom) && !keep.has(m.id)).map((m) => m.id);
   return {
     turnIds: p.turns.map((t) => t.turnId),
     relationIds: p.facts.map((f) => f.id),
     documents: p.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
     // Made from the turns (a summary of them), a memory goes with them (decision 0430).
-    ...(p.memories.some((m) => withMemories || m.madeFrom) ? { memoryIds: p.memories.filter((m) => withMemories || m.madeFrom).map((m) => m.id) } : {}),
+    ...(memoryIds.length ? { memoryIds } : {}),
   };
 }
 
@@ -71,11 +75,24 @@ export function forgetRequestOf(p: ForgetPlan, withMemories: boolean): Omit<Forg
  * `waiter memory forget <words…> | --turn <id> | --memory <id> | --fact <id>`: shows what will go,
  * asks (or `--yes`), then forgets exactly what was shown. Returns the exit code.
  */
-export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRequest, o: { yes?: boolean; memories?: boolean; dryRun?: boolean }): Promise<number> {
+export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRequest, o: { yes?: boolean; memories?: boolean; dryRun?: boolean; keep?: string[] }): Promise<number> {
+  const keep = new Set(o.keep ?? []);
+  const asked = req.memoryIds?.find((id) => keep.has(id));
+  if (asked) {
+    io.err(`waiter: ${asked} is both to forget (--memory) and to keep (--keep)\n`);
+    return 2;
+  }
   const plan = await c.request<ForgetPlan>('memory.forget-preview', req as Record<string, unknown>);
   const withMemories = !!o.memories || !!req.memoryIds?.length;
-  const empty = !plan.turns.length && !plan.facts.length && !plan.documents.length && !(withMemories && plan.memories.length) && !plan.memories.some((m) => m.madeFrom);
-  if (!io.json || o.dryRun || empty) io.out((io.json ? JSON.stringify({ plan }, null, 2) : renderForgetPlan(plan, withMemories)) + '\n');
+  // A memory to keep must be one the preview lists: a mistyped id would otherwise keep nothing.
+  const unknown = [...keep].find((id) => !plan.memories.some((m) => m.id === id));
+  if (unknown) {
+    io.err(`waiter: --keep ${unknown}: no such library memory in what would be forgotten (nothing was forgotten)\n`);
+    return 2;
+  }
+  const request = forgetRequestOf(plan, withMemories, keep);
+  const empty = !plan.turns.length && !plan.facts.length && !plan.documents.length && !request.memoryIds?.length;
+  if (!io.json || o.dryRun || empty) io.out((io.json ? JSON.stringify({ plan }, null, 2) : renderForgetPlan(plan, withMemories, keep)) + '\n');
   if (empty || o.dryRun) return empty ? 1 : 0;
   let ok = !!o.yes;
   if (!ok) {
@@ -89,7 +106,7 @@ export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRe
     io.out('nothing was forgotten\n');
     return 1;
   }
-  const res = await c.request<ForgetResult>('memory.forget', forgetRequestOf(plan, withMemories) as Record<string, unknown>);
+  const res = await c.request<ForgetResult>('memory.forget', request as Record<string, unknown>);
   io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${forgetCounts(res)}`) + '\n');
   // A part that could not be done is said, and the exit code says it too (decision 0400).
   if (!res.unfinished?.length) return 0;
