@@ -87,7 +87,7 @@ export class MemorySource {
       type LibHit = { id: string; title: string; tags: string[]; preview: string; score: number; updatedAt?: string; source?: { sessionId?: string } };
       let hits: LibHit[] = [];
       try {
-        hits = (await this.library('memory.search', { query, limit: opts.limit })) as LibHit[];
+        hits = (await this.library('memory.search', { query, limit: opts.limit, forModel: true })) as LibHit[];
       } catch (e) {
         // A library that is off (plugin stopped, master switch) leaves a search of everything to the tiers.
         if (opts.sources?.includes('library')) throw e;
@@ -156,7 +156,7 @@ export class MemorySource {
     if (!id) throw new ValidationError(`"${ref.slice(0, 80)}" is not a memory reference: use one that memory_search returned (library:…, context:…, document:…, archive:…, graph:…, entity:…, knowledge:…)`);
     switch (kind) {
       case 'library': {
-        const m = (await this.library('memory.get', { id })) as { id: string; title: string; snapshot: string; notes: string; impressions: string[]; tags: string[]; links: string[]; backlinks?: string[]; createdAt: string; updatedAt: string };
+        const m = (await this.library('memory.get', { id, forModel: true })) as { id: string; title: string; snapshot: string; notes: string; impressions: string[]; tags: string[]; links: string[]; backlinks?: string[]; createdAt: string; updatedAt: string };
         const text = [m.snapshot, m.notes ? `\n--- notes ---\n${m.notes}` : ''].join('');
         return { ref, title: m.title, text, meta: { id: m.id, impressions: m.impressions, tags: m.tags, links: m.links, backlinks: m.backlinks ?? [], createdAt: m.createdAt, updatedAt: m.updatedAt } };
       }

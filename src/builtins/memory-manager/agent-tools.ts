@@ -1,7 +1,7 @@
 import type { ToolInvocation, ToolDef } from '../../sdk/index.js';
 import { HomeAgentError, NotFoundError, ValidationError } from '../../sdk/index.js';
 import { isAutoInjected, personSays, toolTags } from '../shared/index.js';
-import { DisabledError } from './errors.js';
+import { DisabledError, SetAsideError } from './errors.js';
 import { assertMemoryId } from './memory-id.js';
 import type { MemoryManager } from './memory-manager.js';
 
@@ -50,7 +50,10 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
         if (typeof a.query !== 'string' || !a.query.trim()) throw new ValidationError('query is required', { path: 'query' });
         const scope = scopeOf(call);
         const limit = Math.min(Math.max(Number(a.limit) || 8, 1), 50);
-        const hits = (await m.library.search(a.query, scope ? 200 : limit)).filter((h) => visible(h.id, scope)).slice(0, limit);
+        const found = (await m.library.search(a.query, 200)).filter((h) => visible(h.id, scope));
+        // Made from a turn the person excluded: not found while it stays excluded (decision 0440).
+        const aside = await m.setAside(found.map((h) => m.library.get(h.id)));
+        const hits = found.filter((h) => !aside.has(h.id)).slice(0, limit);
         return { results: hits.map((h) => ({ id: h.id, title: h.title, impressions: h.impressions, tags: h.tags, preview: h.preview, score: h.score })) };
       }),
     },
@@ -60,10 +63,14 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
       description: '读取一条记忆的快照、批注与元数据；组合记忆会展开其来源记忆。Read a memory (expands composedOf).',
       parameters: { type: 'object', properties: { id: str('memory id') }, required: ['id'] },
       handler: guard<{ id: string }>(async (a, call) => {
-        const rec = await m.library.read(mustSee(assertMemoryId(a.id), call));
+        const id = mustSee(assertMemoryId(a.id), call);
+        const aside = await m.setAside([m.library.get(id)]);
+        if (aside.has(id)) throw new SetAsideError(id);
+        const rec = await m.library.read(id);
+        const hidden = await m.setAside(rec.composedOf.map((c) => m.library.get(c)));
         const sources = [];
         for (const sid of rec.composedOf) {
-          const s = visible(sid, scopeOf(call)) ? m.library.get(sid) : undefined;
+          const s = visible(sid, scopeOf(call)) && !hidden.has(sid) ? m.library.get(sid) : undefined;
           sources.push(s ? { id: s.id, title: s.title, impressions: s.impressions, snapshot: s.snapshot, notes: s.notes } : { id: sid, missing: true });
         }
         return { ...rec, sources };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../../sdk/index.js';
-import { DisabledError } from './errors.js';
+import { DisabledError, SetAsideError } from './errors.js';
 import { assertMemoryId, MEMORY_ID_RE } from './memory-id.js';
 import { assertNoImmutable, parseInput } from './memory-library.js';
 import type { MemoryManager } from './memory-manager.js';
@@ -32,7 +32,9 @@ const schemas = {
   }),
   list: z.object({ tag: z.string().optional(), enabledOnly: z.boolean().optional(), limit: z.number().int().min(0).max(5000).optional(), offset: z.number().int().min(0).optional(), order: z.enum(['updated', 'mru']).optional() }),
   idOnly: z.object({ id }),
-  search: z.object({ query: z.string().max(2000), limit: z.number().int().min(1).max(200).optional(), tag: z.string().optional() }),
+  // forModel: the caller hands the result to a model (MCP), so memories an excluded turn sets aside are left out (decision 0440).
+  search: z.object({ query: z.string().max(2000), limit: z.number().int().min(1).max(200).optional(), tag: z.string().optional(), forModel: z.boolean().optional() }),
+  get: z.object({ id, forModel: z.boolean().optional() }),
   notes: z.object({ id, notes: z.string(), mode: z.enum(['replace', 'append']).optional() }),
   related: z.object({ id, depth: z.number().int().min(1).max(5).optional(), limit: z.number().int().min(1).max(500).optional() }),
   graph: z.object({ focus: id.optional(), hops: z.union([z.literal(1), z.literal(2)]).optional(), limit: z.number().int().min(1).max(2000).optional() }),
@@ -102,10 +104,18 @@ export const API_OPS: Record<string, OpHandler> = {
     return { ...cfg, effectiveLibraryPath: m.libraryRoot() };
   },
   'memory.list': async (m, r) => m.library.list(args(schemas.list, r)),
-  'memory.get': async (m, r) => m.library.read(assertMemoryId(r.args.id)),
+  'memory.get': async (m, r) => {
+    const id = assertMemoryId(r.args.id);
+    const a = args(schemas.get, r);
+    if (a.forModel && (await m.setAside([m.library.get(id)])).has(id)) throw new SetAsideError(id);
+    return m.library.read(id);
+  },
   'memory.search': async (m, r) => {
     const a = args(schemas.search, r);
-    return m.library.search(a.query, a.limit ?? 20, { tag: a.tag });
+    if (!a.forModel) return m.library.search(a.query, a.limit ?? 20, { tag: a.tag });
+    const hits = await m.library.search(a.query, 200, { tag: a.tag });
+    const aside = await m.setAside(hits.map((h) => m.library.get(h.id)));
+    return hits.filter((h) => !aside.has(h.id)).slice(0, a.limit ?? 20);
   },
   'memory.save': async (m, r) => m.library.save(r.args),
   'memory.updateNotes': async (m, r) => {

@@ -16,3 +16,10 @@ export class DisabledError extends MemoryManagerError {
     super('MM_DISABLED', `${what} is disabled (plugin.memory-manager.enabled = false)`);
   }
 }
+
+/** A memory made from a turn the person excluded, asked for by a model (decision 0440). */
+export class SetAsideError extends MemoryManagerError {
+  constructor(id: string) {
+    super('MM_SET_ASIDE', `memory ${id} was made from a turn the user excluded; it is not given to a model while that turn stays excluded`, { id });
+  }
+}

@@ -14,6 +14,7 @@ import { summarizeSession, type SummarizeArgs, type SummaryProgress } from './su
 import { createAgentTools } from './agent-tools.js';
 import { createApiRoutes } from './http-api.js';
 import { linkMemoryControl, recordLibraryChange, recordPlanChange } from './control-link.js';
+import { setAsideByExclusion } from './set-aside.js';
 import type { ConfigValue } from '../../sdk/index.js';
 
 /** How many summaries are auto-injected into a new session (seed: SUMMARY_AUTO_INJECT_MAX). */
@@ -209,6 +210,16 @@ export class MemoryManager {
     await Promise.all([this.plan.ready(), this.library.ready()]);
   }
 
+  /**
+   * Which of these memories a turn excluded now sets aside (decision 0440): made from its events,
+   * they reach no prompt while it stays excluded.
+   */
+  async setAside(records: Iterable<MemoryRecord | undefined>): Promise<Set<string>> {
+    const list = [...records].filter((r): r is MemoryRecord => !!r?.source);
+    if (!list.length) return new Set();
+    return setAsideByExclusion(list, { excluded: () => this.plan.excluded(), events: (sid) => this.sdk.sessions().events(sid) });
+  }
+
   /** The context filter of M-9: false hides an event whose turn is excluded. */
   contextVisible(event: ContextEvent): boolean {
     if (!this.planStore) return true;
@@ -252,26 +263,29 @@ export class MemoryManager {
     const pinned: BudgetCandidate[] = active ? plan.pinned.map((p) => ({ id: p.id, heading: ROLE_LABEL[p.role], text: p.text })) : [];
     const memories: BudgetCandidate[] = [];
     const seen = new Set<string>();
+    const auto = isNew ? this.autoMemories() : [];
+    // A memory made from a turn excluded now reaches no prompt (decision 0440).
+    const aside = await this.setAside([...(active ? plan.memories.map((m) => this.library.get(m.id)) : []), ...auto, ...once.map((o) => (o.memoryId ? this.library.get(o.memoryId) : undefined))]);
     const addMemory = (r: MemoryRecord | undefined) => {
-      if (!r || !r.enabled || seen.has(r.id)) return;
+      if (!r || !r.enabled || seen.has(r.id) || aside.has(r.id)) return;
       seen.add(r.id);
       memories.push({ id: r.id, heading: memoryHeading(r), text: memoryText(r, cfg.view) });
     };
     if (active) for (const m of plan.memories) addMemory(this.library.get(m.id));
     const autoInjected: string[] = [];
     if (isNew) {
-      for (const r of this.autoMemories()) {
+      for (const r of auto) {
         // A group, or someone else's private chat, gets no summary of a conversation outside its
         // scope (R-5): a summary records where it was said; one without a place is the owner's.
         if (opts.scope && !r.tags.includes(TAG_CONVENTION) && !(r.conversation && opts.scope.includes(r.conversation))) continue;
-        if (!seen.has(r.id)) autoInjected.push(r.id);
+        if (!seen.has(r.id) && !aside.has(r.id)) autoInjected.push(r.id);
         addMemory(r);
       }
     }
     const onceCands: BudgetCandidate[] = once.flatMap((o) => {
       if (o.memoryId) {
         const r = this.library.get(o.memoryId);
-        return r ? [{ id: o.id, heading: memoryHeading(r), text: memoryText(r, cfg.view) }] : [];
+        return r && !aside.has(r.id) ? [{ id: o.id, heading: memoryHeading(r), text: memoryText(r, cfg.view) }] : [];
       }
       return o.text ? [{ id: o.id, heading: '[一次性]', text: o.text }] : [];
     });
