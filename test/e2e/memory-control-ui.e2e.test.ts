@@ -132,6 +132,32 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     assert.ok(!ids.includes(sum.summaries[0].id), 'the summary went with the turn');
   });
 
+  it('a summary made from an excluded turn is marked "set aside" in the library, with why; restored, the mark goes (decision 0440)', async () => {
+    const turnId = await chat('My locker at the gym is number 318', 'Noted the locker.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    h.script({ rounds: [{ text: JSON.stringify({ user: 'said the gym locker is 318', thinking: 'keep it', processing: 'noted', result: 'locker 318' }) }] });
+    const mm = async (op: string, args: Record<string, unknown>) =>
+      ((await (await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op, sessionId: 'webui:forget-ui', args }) })).json()) as { value: Record<string, unknown> }).value;
+    const id = ((await mm('session.summarize', { lastN: 1 })) as { summaries: { id: string }[] }).summaries[0].id;
+    const post = (path: string) => h.api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: [turnId] }) });
+    assert.equal((await post('/api/v1/memory/exclusions')).status, 200);
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    if (!(await page.locator('[data-testid=tab-library]').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    const row = page.locator(`[data-memory-id="${id}"]`);
+    await row.locator('[data-testid=memory-set-aside]').waitFor({ timeout: T });
+    assert.match((await row.locator('[data-testid=memory-set-aside]').getAttribute('title')) ?? '', /turn you excluded/);
+    await row.locator('.memory-main').click();
+    assert.match((await page.locator('[data-testid=detail-set-aside]').textContent({ timeout: T })) ?? '', /model does not get it until you restore/);
+    await shot(page, 'library-set-aside');
+    assert.equal((await post('/api/v1/memory/exclusions/restore')).status, 200);
+    await page.click('[data-testid=tab-plan]');
+    await page.click('[data-testid=tab-library]');
+    await page.locator(`[data-memory-id="${id}"]`).waitFor({ timeout: T });
+    // Restored: the list read again has no mark on it.
+    await page.locator(`[data-memory-id="${id}"] [data-testid=memory-set-aside]`).waitFor({ state: 'detached', timeout: T });
+  });
+
   it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {
     const turnId = await chat('My favourite mountain is the Eiger', 'A fine mountain.');
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));

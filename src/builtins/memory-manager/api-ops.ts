@@ -103,16 +103,22 @@ export const API_OPS: Record<string, OpHandler> = {
     const cfg = await m.setConfig(patch);
     return { ...cfg, effectiveLibraryPath: m.libraryRoot() };
   },
-  'memory.list': async (m, r) => m.library.list(args(schemas.list, r)),
+  // The person's own view marks what an excluded turn sets aside from the model (decision 0440).
+  'memory.list': async (m, r) => {
+    const page = await m.library.list(args(schemas.list, r));
+    return { ...page, items: await markSetAside(m, page.items) };
+  },
   'memory.get': async (m, r) => {
     const id = assertMemoryId(r.args.id);
     const a = args(schemas.get, r);
-    if (a.forModel && (await m.setAside([m.library.get(id)])).has(id)) throw new SetAsideError(id);
-    return m.library.read(id);
+    const aside = (await m.setAside([m.library.get(id)])).has(id);
+    if (aside && a.forModel) throw new SetAsideError(id);
+    const rec = await m.library.read(id);
+    return aside ? { ...rec, setAside: true } : rec;
   },
   'memory.search': async (m, r) => {
     const a = args(schemas.search, r);
-    if (!a.forModel) return m.library.search(a.query, a.limit ?? 20, { tag: a.tag });
+    if (!a.forModel) return markSetAside(m, await m.library.search(a.query, a.limit ?? 20, { tag: a.tag }));
     const hits = await m.library.search(a.query, 200, { tag: a.tag });
     const aside = await m.setAside(hits.map((h) => m.library.get(h.id)));
     return hits.filter((h) => !aside.has(h.id)).slice(0, a.limit ?? 20);
@@ -211,6 +217,12 @@ export const API_OPS: Record<string, OpHandler> = {
   'turn.exclude': async (m, r) => m.excludeTurn(sessionArg(r), args(schemas.turn, r).turnId),
   'turn.restore': async (m, r) => m.restoreTurn(sessionArg(r), args(schemas.turn, r).turnId),
 };
+
+/** Adds `setAside: true` to the items an excluded turn keeps from the model (decision 0440). */
+async function markSetAside<T extends { id: string }>(m: MemoryManager, items: T[]): Promise<(T & { setAside?: true })[]> {
+  const aside = await m.setAside(items.map((i) => m.library.get(i.id)));
+  return aside.size ? items.map((i) => (aside.has(i.id) ? { ...i, setAside: true as const } : i)) : items;
+}
 
 /** Runs one op; throws the op's typed errors (the route turns them into envelopes). */
 export async function runOp(m: MemoryManager, req: ApiRequest): Promise<unknown> {

@@ -52,13 +52,19 @@ test('0440: a summary made from an excluded turn is not injected, found or read 
   assert.equal((got.value as { code: string }).code, 'MM_SET_ASIDE');
   const own = (await fake.op('memory.search', { query: 'locker code 8841' })).value as { id: string }[];
   assert.ok(own.some((h) => h.id === summary) && own.some((h) => h.id === saved), 'the person still sees both');
-  assert.equal((await fake.op('memory.get', { id: saved })).ok, true);
+  const opened = await fake.op('memory.get', { id: saved });
+  assert.equal(opened.ok, true);
+  assert.equal((opened.value as { setAside?: boolean }).setAside, true, 'marked, so the person sees why the model does not get it');
+  const listed = ((await fake.op('memory.list', {})).value as { items: { id: string; setAside?: boolean }[] }).items;
+  assert.deepEqual(listed.filter((i) => i.setAside).map((i) => i.id).sort(), [summary, saved].sort());
+  assert.ok(own.filter((h) => (h as { setAside?: boolean }).setAside).length === 2);
 
   assert.equal((await fake.op('turn.restore', { turnId: t1 }, SID)).ok, true);
   const back = injected(await fake.runPreAction({ sessionId: 'webui:new-3', text: 'hi' }));
   assert.match(back, /locker code 8841 \(saved message\)/);
   assert.match(back, /told the locker code 8841/);
   assert.equal(((await fake.callTool('library_read', { id: summary })) as { id: string }).id, summary);
+  assert.equal(((await fake.op('memory.get', { id: saved })).value as { setAside?: boolean }).setAside, undefined);
 });
 
 test('0440: when the log of a session with excluded turns cannot be read, its memories are set aside (the safe side); one without a source never is', async () => {

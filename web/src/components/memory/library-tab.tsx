@@ -201,6 +201,11 @@ export function LibraryTab() {
                     {g}
                   </span>
                 ))}
+                {m.setAside && (
+                  <span className="tag aside" title={t('memory.setAsideHint')} data-testid="memory-set-aside">
+                    {t('memory.setAside')}
+                  </span>
+                )}
                 {m.speaker && (
                   <span className="speaker muted small" title={m.speaker.id} data-testid="memory-speaker">
                     <Icon name="user" size={12} /> {m.speaker.name ?? m.speaker.id}

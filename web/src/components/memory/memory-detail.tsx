@@ -99,6 +99,11 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
         <span className="dot" style={{ background: tagColor(r.tags) }} />
         {r.title}
       </h3>
+      {r.setAside && (
+        <div className="set-aside-note" data-testid="detail-set-aside">
+          {t('memory.setAsideHint')}
+        </div>
+      )}
       <div className="muted small">
         {t('memory.updated', { when: relTime(r.updatedAt, lang) })}
         {r.composedOf.length > 0 && ` · ${t('memory.composedOfN', { n: r.composedOf.length })}`}

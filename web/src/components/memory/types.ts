@@ -15,6 +15,8 @@ export interface MemorySummary {
   createdAt: string;
   updatedAt: string;
   preview?: string;
+  /** Made from a turn excluded now: kept from the model until it is restored (decision 0440). */
+  setAside?: boolean;
   score?: number;
   distance?: number;
 }
