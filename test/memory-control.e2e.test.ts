@@ -76,6 +76,26 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.deepEqual(hist.map((h) => h.op), ['restore', 'exclude']);
   });
 
+  it('M-9: an exclusion made outside the memory manager (the API, waiter, an undo) is marked in the session log, as the chat shows it; one made by it is marked once', async () => {
+    const markers = async (turnId: string) =>
+      ((await api(`/api/v1/sessions/${encodeURIComponent(SID)}/events?limit=2000`)).body.events as { kind: string; data?: { op?: string; turnId?: string } }[]).filter((e) => e.kind === 'marker' && e.data?.turnId === turnId).map((e) => e.data!.op);
+    const until = async (fn: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await fn()); i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    const t = await turn('My cycling club meets on Thursdays', 'Noted.');
+    assert.equal((await api('/api/v1/memory/exclusions', { body: { turnIds: [t] } })).status, 200);
+    await until(async () => (await markers(t)).length === 1);
+    assert.deepEqual(await markers(t), ['exclude']);
+    assert.equal((await api('/api/v1/memory/exclusions/restore', { body: { turnIds: [t] } })).status, 200);
+    await until(async () => (await markers(t)).length === 2);
+    assert.deepEqual(await markers(t), ['exclude', 'restore']);
+    // Through the memory manager: the memory control tells it back, and no second marker is written.
+    await mm('turn.exclude', { turnId: t });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(await markers(t), ['exclude', 'restore', 'exclude']);
+    await mm('turn.restore', { turnId: t });
+  });
+
   it('K-2: forget over HTTP previews, then removes every trace; nothing brings it back', async () => {
     await mm('plan.pin', { role: 'user', text: 'Remember: the garage door code is 4711' });
     // A later turn was given the secret by recall (a fact distilled from it): its logged injection

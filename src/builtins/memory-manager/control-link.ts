@@ -2,6 +2,7 @@ import type { Disposer, PluginSDK } from '../../sdk/index.js';
 import type { ChangeMeta, ForgetParticipant, MemoryChange, MemoryControlService, ToolDef } from '../../spec/index.js';
 import { ConflictError, ValidationError } from '../../spec/index.js';
 import { confirmedForget } from '../shared/index.js';
+import { appendExclusionMarker } from './exclusion-marker.js';
 import type { MemoryRecord } from './memory-file.js';
 import type { MemoryLibrary } from './memory-library.js';
 import type { Plan, PlanStore } from './plan-store.js';
@@ -92,7 +93,11 @@ export function linkMemoryControl(h: ControlLinkHost): Disposer[] {
   const off = mc.onExclusionChange(({ turnIds, excluded }) => {
     for (const id of turnIds) {
       const sid = id.slice(0, Math.max(0, id.lastIndexOf('#')));
-      void (excluded ? h.plan.exclude(sid, id) : h.plan.restore(sid, id)).catch((e: unknown) => h.log('warn', 'mirroring an exclusion failed', { error: (e as Error).message }));
+      // Made here (`turn.exclude`), the plan has it already and the marker is written; made
+      // elsewhere, the chat is told by the marker too.
+      void (excluded ? h.plan.exclude(sid, id) : h.plan.restore(sid, id))
+        .then((changed) => (changed ? appendExclusionMarker(h.sdk, sid, id, excluded ? 'exclude' : 'restore') : undefined))
+        .catch((e: unknown) => h.log('warn', 'mirroring an exclusion failed', { error: (e as Error).message }));
     }
   });
   return [mc.registerForgetParticipant('library', libraryForgetParticipant(h)), off, h.sdk.registerTool(forgetTool(h, mc)), mc.registerUndo('memory', (c) => undoMemoryChange(h, c)), mc.registerUndo('plan', (c) => h.plan.replace(c.before as Plan, c.after as Plan))];

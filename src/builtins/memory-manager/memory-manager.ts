@@ -15,6 +15,7 @@ import { createAgentTools } from './agent-tools.js';
 import { createApiRoutes } from './http-api.js';
 import { linkMemoryControl, recordLibraryChange, recordPlanChange } from './control-link.js';
 import { setAsideByExclusion } from './set-aside.js';
+import { appendExclusionMarker } from './exclusion-marker.js';
 import type { ConfigValue } from '../../sdk/index.js';
 
 /** How many summaries are auto-injected into a new session (seed: SUMMARY_AUTO_INJECT_MAX). */
@@ -392,10 +393,7 @@ export class MemoryManager {
       if (op === 'exclude') await mc.exclude([tid], { tool: 'memory-manager' });
       else await mc.restore([tid], { tool: 'memory-manager' });
     }
-    if (changed) {
-      const text = op === 'exclude' ? `[记忆管理] 该轮已被排除 | turn=${tid}` : `[记忆管理] 该轮已恢复 | turn=${tid}`;
-      await this.sdk.sessions().append(sid, { turnId: tid, kind: 'marker', text, data: { op, turnId: tid, source: SOURCE } });
-    }
+    if (changed) await appendExclusionMarker(this.sdk, sid, tid, op);
     return { turnId: tid, excluded: op === 'exclude', changed };
   }
 
