@@ -84,6 +84,28 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     assert.ok(!shown.some((s) => s.body === 'I will remind you.'), 'the chat turn itself is no notification');
   });
 
+  it('the allowed ids are chips to add and remove, not JSON to type; a bad id is refused with the reason and changes nothing', async () => {
+    const field = page.locator('[data-key="plugin.telegram.allowed_user_ids"]');
+    const stored = async () => ((await (await h.api('/api/v1/settings/plugin.telegram.allowed_user_ids')).json()) as { value: { value: string[] } }).value.value;
+    await field.locator('[data-testid=list-item]', { hasText: '4242' }).waitFor({ timeout: T });
+    assert.equal(await field.locator('textarea').count(), 0);
+    // Pasted, several at once, one of them there already.
+    await field.locator('[data-testid=list-add-input]').fill('5151, 6262 4242');
+    await field.locator('[data-testid=list-add-input]').press('Enter');
+    await field.locator('[data-testid=list-item]', { hasText: '6262' }).waitFor({ timeout: T });
+    assert.deepEqual(await stored(), ['4242', '5151', '6262']);
+    await field.locator('[data-testid=list-item]', { hasText: '5151' }).locator('[data-testid=list-remove]').click();
+    await field.locator('[data-testid=list-item]', { hasText: '5151' }).waitFor({ state: 'detached', timeout: T });
+    assert.deepEqual(await stored(), ['4242', '6262']);
+    await field.locator('[data-testid=list-add-input]').fill('not-an-id');
+    await field.locator('[data-testid=list-add]').click();
+    await field.locator('.form-error').waitFor({ timeout: T });
+    assert.deepEqual(await stored(), ['4242', '6262'], 'refused: nothing changed');
+    assert.equal(await field.locator('[data-testid=list-item]').count(), 2);
+    assert.equal(await field.locator('[data-testid=list-add-input]').inputValue(), 'not-an-id', 'what was typed stays, to be mended');
+    await shot(page, 'settings-allowed-ids');
+  });
+
   it('logged no client errors', () => {
     assert.deepEqual(errors, []);
   });

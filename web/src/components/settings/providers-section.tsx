@@ -219,7 +219,7 @@ const OTHER = '\u0000other';
  * and the models declared for it; "Other…" types a name the list lacks. When the API cannot be
  * asked (no key yet, offline), the name is typed.
  */
-function ModelPicker({ source, value, save }: { source: ProviderStatus; value: string; save: (v: unknown) => Promise<void> }) {
+function ModelPicker({ source, value, save }: { source: ProviderStatus; value: string; save: (v: unknown) => Promise<unknown> }) {
   const t = useT();
   const models = useRequest(() => api<{ models: string[]; declared: string[] }>(`/api/v1/providers/${encodeURIComponent(source.name)}/models`), [source.name, source.baseUrl, source.hasKey]);
   const [typing, setTyping] = useState(false);

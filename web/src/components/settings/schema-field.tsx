@@ -2,14 +2,17 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLang, useT } from '../../i18n';
 import { settingLabel } from './setting-labels';
 import { Switch } from '../switch';
+import { ListControl } from './list-control';
 import type { ConfigKeyInfo } from '../../../../src/spec/index.js';
 
 /** One setting as `GET /api/v1/settings` lists it (the daemon's own type). */
 export type { ConfigKeyInfo };
 
 /** The kind of form control a JSON schema asks for. */
-export function controlFor(schema: Record<string, unknown>, value: unknown): 'boolean' | 'number' | 'enum' | 'string' | 'json' {
+export function controlFor(schema: Record<string, unknown>, value: unknown): 'boolean' | 'number' | 'enum' | 'string' | 'list' | 'json' {
   const type = schema.type;
+  // A list of texts (ids, programs, folders): chips to add and remove, not JSON to type.
+  if (type === 'array' && (schema.items as { type?: unknown } | undefined)?.type === 'string' && (value === undefined || (Array.isArray(value) && value.every((x) => typeof x === 'string')))) return 'list';
   if (Array.isArray(schema.enum) && schema.enum.every((x) => typeof x === 'string')) return 'enum';
   if (type === 'boolean' || typeof value === 'boolean') return 'boolean';
   if (type === 'integer' || type === 'number' || typeof value === 'number') return 'number';
@@ -32,7 +35,7 @@ export function SchemaField({
   onSave: (value: unknown) => Promise<void>;
   /** Removes the stored value (back to the default): offered for a stored secret — a key pasted by mistake. */
   onReset?: () => Promise<void>;
-  control?: (save: (value: unknown) => Promise<void>) => ReactNode;
+  control?: (save: (value: unknown) => Promise<unknown>) => ReactNode;
 }) {
   const t = useT();
   const lang = useLang();
@@ -61,15 +64,18 @@ export function SchemaField({
     setElsewhere(undefined);
   };
 
-  const save = async (value: unknown) => {
+  /** Saves; false when the daemon refused (the error shows under the field). */
+  const save = async (value: unknown): Promise<boolean> => {
     setError(undefined);
     try {
       await onSave(value);
       setSaved(true);
       setTimeout(() => setSaved(false), 1500);
+      return true;
     } catch (e) {
       setError((e as Error).message);
       takeStored();
+      return false;
     }
   };
   const commitText = () => {
@@ -129,6 +135,7 @@ export function SchemaField({
             aria-label={label}
           />
         )}
+        {!custom && control === 'list' && <ListControl value={Array.isArray(info.value) ? (info.value as string[]) : []} label={label} onSave={save} />}
         {!custom && control === 'json' && <textarea className="input mono" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={commitText} />}
         {elsewhere !== undefined && (
           <div className="muted small changed-elsewhere" data-testid="changed-elsewhere">

@@ -25,7 +25,7 @@ export function browserTimeZone(): string {
  * machine's zone (""), this browser's zone first, then every zone the browser knows. A stored value
  * the list lacks is kept as an option, so the picker never shows a value that is not the setting.
  */
-export function TimeZonePicker({ value, save }: { value: string; save: (value: unknown) => Promise<void> }) {
+export function TimeZonePicker({ value, save }: { value: string; save: (value: unknown) => Promise<unknown> }) {
   const t = useT();
   const here = browserTimeZone();
   const zones = useMemo(() => {
