@@ -2,7 +2,7 @@
  * WebUI layout and liveness in a real browser against the real daemon: the memory panel sits
  * beside the chat on a laptop (Send and the person's own bubbles stay usable), the Library tab
  * shows a memory the agent saved during a turn without a reload, About me's Forget previews every
- * trace before anything goes (the memory it was opened for headed "This memory"), nothing on the phone-width settings pages runs off the screen, and
+ * trace before anything goes (the memory it was opened for headed "This memory"), nothing on the phone-width settings pages runs off the screen, going to another page closes what would cover it, known tags read in the page's language, and
  * a sign-in link with a refused token says so.
  */
 import { after, before, describe, it } from 'node:test';
@@ -124,6 +124,61 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
     } finally {
       await phone.context().close();
     }
+  });
+
+  it('going to another page puts it in front: on a phone the memory panel closes, the graph drawer closes at any width', async () => {
+    const { page: phone, errors: phoneErrors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', width: 390, height: 844, token: h.token });
+    try {
+      await phone.waitForSelector('[data-testid=conn].open', { timeout: T });
+      await phone.goto(`${h.url}/#/chat`);
+      if (!(await phone.locator('aside.memory-panel').count())) await phone.click('[data-testid=toggle-memory]');
+      await phone.waitForSelector('aside.memory-panel', { timeout: T });
+      await phone.click('[data-testid=nav-settings]');
+      await phone.waitForSelector('.settings-body', { timeout: T });
+      await phone.waitForSelector('aside.memory-panel', { state: 'detached', timeout: T });
+      // The page itself is what a tap reaches: the settings nav's centre is the topmost element there.
+      const nav = phone.locator('.settings-nav button').first();
+      assert.equal(await nav.evaluate((el) => { const r = el.getBoundingClientRect(); return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }), true, 'Settings is in front');
+      // The panel still opens on top of Settings when asked for.
+      await phone.click('[data-testid=toggle-memory]');
+      await phone.waitForSelector('aside.memory-panel', { timeout: T });
+      await shot(phone, 'layout-phone-panel-over-settings-on-request');
+      assert.deepEqual(phoneErrors, []);
+    } finally {
+      await phone.context().close();
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=toggle-graph]');
+    await page.waitForSelector('.graph-overlay', { timeout: T });
+    await page.click('[data-testid=nav-knows]');
+    await page.waitForSelector('.graph-overlay', { state: 'detached', timeout: T });
+    // On a laptop the memory panel sits beside the page, so it stays open across pages.
+    if (!(await page.locator('aside.memory-panel').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=nav-settings]');
+    await page.waitForSelector('.settings-body', { timeout: T });
+    assert.equal(await page.locator('aside.memory-panel').count(), 1, 'beside the page, the panel stays');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('a memory tagged 会话总结 reads "Session summary" in the English UI; the stored tag is kept and shown on hover', async () => {
+    const save = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { id: 'tag-label-summary', title: 'Sunday sailing summary', snapshot: 'We talked about sailing on Sundays.', tags: ['会话总结', 'boats'] } }) });
+    assert.equal(save.status, 200);
+    await page.goto(`${h.url}/#/chat`);
+    if (!(await page.locator('aside.memory-panel').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    const row = page.locator('.memory-item', { hasText: 'Sunday sailing summary' });
+    await row.waitFor({ timeout: T });
+    const tags = row.locator('.memory-meta .tag');
+    await tags.first().waitFor({ timeout: T });
+    assert.deepEqual(await tags.allTextContents(), ['Session summary', 'boats'], 'a known tag is translated, a person\'s own tag is shown as typed');
+    assert.equal(await tags.first().getAttribute('title'), '会话总结');
+    assert.doesNotMatch((await row.textContent()) ?? '', /会话总结/);
+    await row.locator('.memory-main').click();
+    const detailTags = page.locator('aside.memory-panel dd .tag');
+    await detailTags.first().waitFor({ timeout: T });
+    assert.deepEqual(await detailTags.allTextContents(), ['Session summary', 'boats']);
+    await shot(page, 'layout-tag-labels');
   });
 
   it('a sign-in link with a refused token says so on the sign-in page', async () => {

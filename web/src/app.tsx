@@ -23,6 +23,8 @@ const MM_STATE_KINDS: ReadonlySet<MemoryChangedKind> = new Set(['memory', 'plan'
 
 /** Below this viewport width the graph and the memory panel are not open together (the chat keeps ≥ 480 px). */
 const BOTH_PANELS_MIN_WIDTH = 1220;
+/** Below this viewport width the memory panel lies over the page instead of beside it (styles.css, tablet). */
+const PANEL_OVERLAYS_BELOW = 1024;
 
 function applyTheme(theme: Theme) {
   const dark = theme === 'dark' || (theme === 'system' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
@@ -189,6 +191,17 @@ export function App() {
       return next;
     });
   }, []);
+
+  // Going to another page (the top bar, a link, the address bar) puts the page in front: the graph
+  // drawer closes, and where the memory panel overlays the page (narrower than a laptop) it closes too
+  // — on a phone it covered Settings entirely, with no sign of the page behind it.
+  const lastView = useRef(route.view);
+  useEffect(() => {
+    if (lastView.current === route.view) return;
+    lastView.current = route.view;
+    setGraphOpenState(false);
+    if (window.innerWidth < PANEL_OVERLAYS_BELOW) setMemoryPanel({ open: false });
+  }, [route.view, setMemoryPanel]);
 
   // Escape closes the side panels, the one in front first (graph, then memory panel, then the
   // phone drawer). Dialogs close themselves; a field keeps its own Escape (cancel an edit).

@@ -1,3 +1,4 @@
+import { tagLabel } from '../../lib/tag-label';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
@@ -157,7 +158,7 @@ export function LibraryTab() {
         {TAGS.map((g) => (
           <button key={g || 'all'} className={`chip-btn${tag === g ? ' active' : ''}`} onClick={() => setTag(g)}>
             {g && <span className="dot" style={{ background: tagColor([g]) }} />}
-            {g ? t(`tag.${g}` as 'tag.convention') : t('library.all')}
+            {g ? tagLabel(t, g) : t('library.all')}
           </button>
         ))}
       </div>
@@ -197,8 +198,8 @@ export function LibraryTab() {
               {m.preview && <span className="memory-preview clamp2">{m.preview.replace(/\*\*|__|`|^#+\s*/gm, '')}</span>}
               <span className="memory-meta">
                 {m.tags.map((g) => (
-                  <span className="tag" key={g}>
-                    {g}
+                  <span className="tag" key={g} title={g}>
+                    {tagLabel(t, g)}
                   </span>
                 ))}
                 {m.setAside && (

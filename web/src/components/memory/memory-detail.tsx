@@ -1,3 +1,4 @@
+import { tagLabel } from '../../lib/tag-label';
 import { useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
@@ -173,7 +174,7 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
             <dt>{t('memory.impressions')}</dt>
             <dd>{r.impressions.length ? r.impressions.map((x) => <span className="chip" key={x}>{x}</span>) : '—'}</dd>
             <dt>{t('memory.tags')}</dt>
-            <dd>{r.tags.length ? r.tags.map((x) => <span className="tag" key={x}>{x}</span>) : '—'}</dd>
+            <dd>{r.tags.length ? r.tags.map((x) => <span className="tag" key={x} title={x}>{tagLabel(t, x)}</span>) : '—'}</dd>
             <dt>{t('memory.links')}</dt>
             <dd>{r.links.length ? r.links.map((x) => <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>{x}</button>) : '—'}</dd>
             {r.composedOf.length > 0 && (

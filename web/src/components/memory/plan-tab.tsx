@@ -1,3 +1,4 @@
+import { tagLabel } from '../../lib/tag-label';
 import { useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp, useMemoryEpoch, type MmState } from '../../app-context';
@@ -126,8 +127,8 @@ export function PlanTab() {
               {x.title}
             </button>
             {x.tags.map((g) => (
-              <span className="tag" key={g}>
-                {g}
+              <span className="tag" key={g} title={g}>
+                {tagLabel(t, g)}
               </span>
             ))}
             <button className="icon-btn tiny" title={t('common.remove')} onClick={() => void act(() => mm('plan.removeMemory', { id: x.id }))}>

@@ -1,0 +1,13 @@
+import type { T } from '../i18n';
+
+/** The tags the seed gives a meaning (convention, 会话总结, 复盘) and their dictionary keys. */
+const KNOWN = { convention: 'tag.convention', 会话总结: 'tag.会话总结', 复盘: 'tag.复盘' } as const;
+
+/**
+ * What a memory's tag is called in the page's language. The stored tag stays as written (it is the
+ * seed's and Obsidian's format: `会话总结` in an English UI is data, not a word to read); only the
+ * known ones are translated, a person's own tags are shown as they typed them.
+ */
+export function tagLabel(t: T, tag: string): string {
+  return tag in KNOWN ? t(KNOWN[tag as keyof typeof KNOWN]) : tag;
+}
