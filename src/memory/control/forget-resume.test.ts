@@ -154,6 +154,61 @@ test('0420: a forget finished at open before a plugin registered its participant
   assert.ok(!fileHas(w.home, 'ORCA-5150'), 'the debt held the texts; nothing of it is left in the file');
 });
 
+test('0420: a debt taken also redacts the removed memories’ texts where memory was copied (a tool result, the history), not a message that says the same', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted, the alarm code.');
+  const other = await w.say('Show me my pinned notes', 'Here they are.');
+  // The agent read the pinned memory in another turn: its text is in a tool result there.
+  await w.sessions.append(SID, { turnId: other, kind: 'tool_result', text: 'library_read → the pinned alarm note' });
+  // The person said the same words in a message of their own: not a copy of the memory.
+  await w.say('I wrote the pinned alarm note myself', 'Good.');
+  // A change of the plan recorded the memory's text (another target than the memory's id).
+  w.mem.control.record({ kind: 'plan', target: 'plan', op: 'plan.add', summary: 'pinned a note', after: { snapshot: 'the pinned alarm note' } });
+  w.mem.control.registerForgetParticipant('pins', pluginParticipant(true).p);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret], memoryIds: ['mem-alarm'] }), /disk full/);
+  await w.close();
+
+  const again = await openMemoryAt(w.home, w.clock);
+  assert.match(logText(w.home), /library_read → the pinned alarm note/, 'the forget at open could not know the memory’s text');
+  const late = pluginParticipant();
+  again.mem.control.registerForgetParticipant('pins', late.p);
+  await again.mem.control.settled('pins');
+  assert.deepEqual(late.calls.removed, [['mem-alarm']]);
+  const log = logText(w.home);
+  assert.doesNotMatch(log, /library_read → the pinned alarm note/, 'the tool result that copied the memory is redacted');
+  assert.match(log, /I wrote the pinned alarm note myself/, 'the person’s own message stays');
+  assert.doesNotMatch(JSON.stringify(again.mem.control.history({ limit: 100 })), /the pinned alarm note/, 'the history entry that held it is redacted');
+  await again.close();
+});
+
+test('0420: a forget given up at open after three failed runs still gives a plugin not started yet its part', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted, the alarm code.');
+  w.mem.control.registerForgetParticipant('pins', pluginParticipant(true).p);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret], memoryIds: ['mem-alarm'] }), /disk full/);
+  await w.close();
+  // Its runs at three opens failed (counted in its record): the next open gives it up.
+  const db = new Database(path.join(w.home, 'memory-control.db'));
+  db.prepare('UPDATE forget_pending SET tries = 3').run();
+  db.close();
+
+  const again = await openMemoryAt(w.home, w.clock);
+  assert.equal(pendingRows(w.home), 0, 'given up');
+  assert.ok(again.warnings.some((m) => /gave up finishing a forget that was cut off \(it failed three times\).*what pins hold of it is owed to them/.test(m)), again.warnings.join('\n'));
+  assert.ok(again.mem.control.isTombstoned(secret), 'its tombstones stay in effect');
+  assert.deepEqual(owedRows(w.home).map((r) => r.participant), ['pins']);
+  const late = pluginParticipant();
+  again.mem.control.registerForgetParticipant('pins', late.p);
+  await again.mem.control.settled('pins');
+  assert.deepEqual(late.calls.removed, [['mem-alarm']], 'the memory the person ticked is removed');
+  assert.equal(late.calls.scrubbed.length, 1);
+  assert.ok(late.calls.scrubbed[0].texts.some((t) => t.includes('ORCA-5150')), 'what quotes the forgotten message is dropped');
+  assert.deepEqual(late.calls.scrubbed[0].turnIds, [secret]);
+  await again.close();
+  assert.deepEqual(owedRows(w.home), []);
+  assert.ok(!fileHas(w.home, 'ORCA-5150'), 'the record and the debt held the texts; nothing of them is left in the file');
+});
+
 test('0420: what a plugin that never starts again is owed is given up after three starts, said in the log', async () => {
   const w = await world();
   const secret = await w.say(`Remember: ${SECRET}`, 'Noted.');

@@ -303,8 +303,7 @@ export async function runForget(
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
   // A removed memory's text, in a copy of memory (a tool call or result, an injection): not in a
   // message or a reply (decision 0430).
-  const memoryQuotes = memoryTexts.filter((x) => distinctiveContent(x));
-  const copiesMemory = (e: SessionEvent) => memoryQuotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt' && memoryQuotes.some((q) => e.text.includes(q) || (e.data !== undefined && JSON.stringify(e.data).includes(JSON.stringify(q).slice(1, -1))));
+  const copiesMemory = copiesOfMemory(memoryTexts);
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
   // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
   // alone would miss.
@@ -342,6 +341,50 @@ export async function runForget(
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...ft.all]);
   return res;
+}
+
+/**
+ * Whether a logged event is a copy of memory holding one of `texts` (a removed library memory's):
+ * a tool call or result, an injection — never a message, a reply or an interrupt, which a memory's
+ * words may match without being it (decision 0430).
+ */
+function copiesOfMemory(texts: readonly string[]): (e: SessionEvent) => boolean {
+  const quotes = texts.filter((x) => distinctiveContent(x));
+  const escaped = quotes.map((q) => JSON.stringify(q).slice(1, -1));
+  return (e) => quotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt' && (quotes.some((q) => e.text.includes(q)) || (e.data !== undefined && escaped.some((q) => JSON.stringify(e.data).includes(q))));
+}
+
+/**
+ * The copies of the memories a participant removed when it took a debt (decision 0420): the
+ * forget that owed them ran before the participant could say what the memories held, so their
+ * texts were not searched for then. Redacts the copies of memory in the session logs (as a forget
+ * run does) and the history entries holding the texts. Returns the redacted events and entries.
+ */
+export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'>, texts: readonly string[]): Promise<{ sessionEvents: number; historyRedacted: number }> {
+  const copies = copiesOfMemory(texts);
+  const hit = (e: SessionEvent) => !e.data?.redacted && copies(e);
+  let sessionEvents = 0;
+  if (texts.some((x) => distinctiveContent(x))) {
+    if (t.sessions?.redactAll) sessionEvents = await t.sessions.redactAll(hit);
+    else if (t.sessions?.redact) for (const s of await t.sessions.list()) sessionEvents += await t.sessions.redact(s.id, hit);
+  }
+  const needles = texts.filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  const historyRedacted = needles.length ? t.db.scrubbed(() => t.db.redactHistory({ turnIds: [], targets: [], subjects: [], needles })) : 0;
+  return { sessionEvents, historyRedacted };
+}
+
+/**
+ * What a forget recorded at its commit point owes the plugins when no run of it will give them
+ * their part (decision 0420): one given up at open after three failed runs. The memories the
+ * person ticked, what they said (distinctive, as quotes are), the turns.
+ */
+export function owedOfPending(body: PendingForget): OwedForget {
+  return {
+    memoryIds: [...new Set(body.request.memoryIds ?? [])],
+    quotes: (body.said ?? []).filter((x) => distinctiveContent(x)),
+    turnIds: [...new Set(body.request.turnIds ?? [])],
+    meta: body.meta ?? {},
+  };
 }
 
 /** Adds the counts and the unfinished parts of `res` to `total` (an import's tombstones, forgotten in batches). */

@@ -7,7 +7,7 @@ import { currentChangeActor, withChangeActor } from './change-actor.js';
 import { ALL, type ControlTiers } from './control-tiers.js';
 import { deleteForgottenFiles } from './forget-files.js';
 import { filesOfTurns, planForget } from './forget-plan.js';
-import { addForgetResult, runForget, unfinished, type OwedForget, type PendingForget } from './forget-run.js';
+import { addForgetResult, owedOfPending, redactMemoryCopies, runForget, unfinished, type OwedForget, type PendingForget } from './forget-run.js';
 import type { CompactOutcome } from '../../fs/sqlite/index.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
@@ -294,8 +294,12 @@ export class MemoryControl implements MemoryControlService {
         body = undefined as unknown as PendingForget;
       }
       if (!body?.request || p.tries >= 3) {
+        // Given up, a readable record still gives the plugins not started yet their part: owed,
+        // taken when they register (a run that failed three times never reached that step).
+        const absent = body?.request ? (body.participants ?? []).filter((name) => !this.participants.has(name)) : [];
+        if (absent.length) this.db.addOwed(p.key, absent, JSON.stringify(owedOfPending(body)));
         this.db.dropPendingForget(p.key);
-        this.t.log.error(`memory control: gave up finishing a forget that was cut off (${body?.request ? 'it failed three times' : 'its record is unreadable'}); its tombstones stay in effect`);
+        this.t.log.error(`memory control: gave up finishing a forget that was cut off (${body?.request ? 'it failed three times' : 'its record is unreadable'}); its tombstones stay in effect${absent.length ? `; what ${absent.join(', ')} hold of it is owed to them` : ''}`);
         continue;
       }
       try {
@@ -335,10 +339,14 @@ export class MemoryControl implements MemoryControlService {
           continue;
         }
         let removed = 0;
-        if (owed.memoryIds?.length) removed = (await p.remove(owed.memoryIds, owed.meta ?? {})).removed;
+        let texts: string[] = [];
+        if (owed.memoryIds?.length) ({ removed, texts } = await p.remove(owed.memoryIds, owed.meta ?? {}));
+        // What the removed memories said, in copies of memory (tool calls, injections) and the
+        // history: the forget that owed them could not know it (its participant was not there).
+        const copies = texts.length ? await redactMemoryCopies(this.t, texts) : { sessionEvents: 0, historyRedacted: 0 };
         const dropped = p.scrub ? await p.scrub(owed.quotes, owed.turnIds ?? []) : 0;
         this.db.dropOwed(name, row.key);
-        this.t.log.info(`memory control: the ${name} participant took its part of a forget finished at start (${count(removed, 'memory', 'memories')} removed, ${count(dropped, 'item')} dropped)`);
+        this.t.log.info(`memory control: the ${name} participant took its part of a forget finished at start (${count(removed, 'memory', 'memories')} removed, ${count(dropped, 'item')} dropped, ${count(copies.sessionEvents + copies.historyRedacted, 'copy', 'copies')} of their texts redacted)`);
       } catch (e) {
         this.t.log.error(`memory control: the ${name} participant could not take its part of a forget; it is tried again when it next registers: ${(e as Error).message}`);
       }
