@@ -210,3 +210,42 @@ test('0430: the daemon’s log files are blanked in place where an error quoted 
   await w.close();
   assert.deepEqual(filesHolding(w.home, SECRET), []);
 });
+
+test('0430: a quote escaped in a log line — twice JSON-escaped, or with \\u escapes as a provider echoes it (lower or upper hex) — is blanked too, and one an error clipped, as far as it goes; every line still parses', async () => {
+  const w = await world();
+  const quote = `我的储物柜 "密码" 是 ${SECRET}，请记住`;
+  const secret = await w.say(quote, '记下了。');
+  const logs = path.join(w.home, 'logs');
+  const line = (msg: string) => `${JSON.stringify({ t: '2026-01-01T00:00:00Z', level: 'error', scope: 'homed', msg })}\n`;
+  /** A JSON body as Python's json.dumps writes it: every non-ASCII character as \uXXXX. */
+  const pyDumps = (v: unknown, upper = false) => JSON.stringify(v).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')[upper ? 'toUpperCase' : 'toLowerCase']()}`);
+  const homed = path.join(logs, 'homed.log');
+  const body = [
+    line('starting homed'),
+    line(`provider 400: ${JSON.stringify({ error: { message: `bad input: ${quote}` } })}`),
+    line(`provider 400: ${pyDumps({ error: { message: `bad input: ${quote}` } })}`),
+    // Clipped by the provider inside its JSON body, then quoted in ours.
+    line(`provider 400: ${JSON.stringify({ error: { message: `bad input: ${quote.slice(0, 20)}…` } })}`),
+    line('memory tiers open'),
+  ].join('');
+  fs.writeFileSync(homed, body);
+  // A plain-text log (a plugin's stderr) with the body as the provider sent it, upper-case hex.
+  const plugin = path.join(logs, 'plugin-telegram.log');
+  fs.writeFileSync(plugin, `upstream said ${pyDumps({ message: quote }, true)} and gave up\nclipped: ${quote.slice(0, 20)}... (truncated)\n`);
+  const sizes = [fs.statSync(homed).size, fs.statSync(plugin).size];
+  const res = await w.mem.control.forget({ turnIds: [secret.turnId] });
+  assert.equal(res.daemonLogs, 2);
+  assert.deepEqual([fs.statSync(homed).size, fs.statSync(plugin).size], sizes, 'blanked in place, byte for byte');
+  for (const f of [homed, plugin]) {
+    const text = fs.readFileSync(f, 'utf8');
+    assert.doesNotMatch(text, new RegExp(SECRET), f);
+    assert.doesNotMatch(text, /ZEBRA-S/, `${f}: the clipped quote is blanked as far as it goes`);
+    assert.doesNotMatch(text, /储物柜|\\u50a8|\\u50A8/, `${f}: no form of the message is left`);
+  }
+  const lines = fs.readFileSync(homed, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+  assert.deepEqual(lines.map((l) => l.msg.slice(0, 14)), ['starting homed', 'provider 400: ', 'provider 400: ', 'provider 400: ', 'memory tiers o']);
+  assert.match(lines[3].msg, /^provider 400: \{"error":\{"message":"bad input: \*+…"\}\}$/, 'the clip mark and the JSON around it stay');
+  assert.match(fs.readFileSync(plugin, 'utf8'), /^upstream said .* and gave up\nclipped: \*+\.\.\. \(truncated\)\n$/);
+  await w.close();
+  assert.deepEqual(filesHolding(w.home, SECRET), []);
+});

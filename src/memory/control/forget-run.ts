@@ -399,6 +399,27 @@ export function unfinished(res: ForgetResult, part: string, message: string): vo
   (res.unfinished ??= []).push({ part, message });
 }
 
+/** `x` as JSON writes it inside a string (without the quotes). */
+const jsonInner = (x: string) => JSON.stringify(x).slice(1, -1);
+/** `x` with every character past ASCII as `\uXXXX` (Python's `json.dumps`, many providers' error bodies). */
+const asciiEscaped = (x: string, upper: boolean) => x.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')[upper ? 'toUpperCase' : 'toLowerCase']()}`);
+
+/**
+ * The forms a quote takes in a log line (decision 0430): as said; JSON-escaped once (our loggers)
+ * and twice (a provider's JSON error body quoted in our JSON line); with its non-ASCII characters
+ * `\u`-escaped (lower and upper hex), and that escaped again.
+ */
+export function escapedForms(q: string): string[] {
+  const forms = [q, jsonInner(q), jsonInner(jsonInner(q))];
+  if (/[\u0080-\uffff]/.test(q)) {
+    for (const upper of [false, true]) {
+      const u = asciiEscaped(jsonInner(q), upper);
+      forms.push(u, jsonInner(u));
+    }
+  }
+  return [...new Set(forms)];
+}
+
 /** Bytes read at a time from a log file (a file that never rotates can grow large). */
 const LOG_CHUNK = 1 << 20;
 
@@ -411,12 +432,13 @@ const LOG_CHUNK = 1 << 20;
  * done is reported in `unfinished`. Returns how many files changed.
  */
 async function blankInDaemonLogs(dir: string, quotes: readonly string[], res: ForgetResult, log: ControlTiers['log']): Promise<number> {
-  const needles = [...new Set(quotes.flatMap((q) => [q, JSON.stringify(q).slice(1, -1)]))]
+  const needles = [...new Set(quotes.flatMap(escapedForms))]
     .map((x) => Buffer.from(x, 'utf8'))
     .filter((b) => b.length >= 4)
-    .sort((a, b) => b.length - a.length);
+    .sort((a, b) => b.length - a.length)
+    .map((full) => ({ head: full.subarray(0, headLength(full)), full }));
   if (!needles.length) return 0;
-  const longest = needles[0].length;
+  const longest = needles[0].full.length;
   const changed = new Set<string>();
   /** name → inode of what was scanned under it. */
   const done = new Map<string, number>();
@@ -453,18 +475,47 @@ async function blankInDaemonLogs(dir: string, quotes: readonly string[], res: Fo
   return changed.size;
 }
 
-/** Blanks every needle in the file behind `fh`, chunk by chunk (overlapping by the longest needle). */
-async function blankHandle(fh: Awaited<ReturnType<typeof open>>, needles: readonly Buffer[], longest: number): Promise<boolean> {
+/**
+ * Bytes of a quote's form that, found in a log, start a match: the whole form when short; else its
+ * first 32 bytes (ending on a character), so a quote an error clipped (providers clip theirs to
+ * 120–200 characters) is found by its start and blanked as far as it goes.
+ */
+function headLength(full: Buffer): number {
+  if (full.length <= CLIP_HEAD) return full.length;
+  let n = CLIP_HEAD;
+  while (n > 4 && (full[n] & 0xc0) === 0x80) n--;
+  return n;
+}
+const CLIP_HEAD = 32;
+
+/** A quote's form to blank: found by `head` (a prefix of `full`), blanked as far as the bytes go on agreeing with `full`. */
+interface Needle {
+  head: Buffer;
+  full: Buffer;
+}
+
+/**
+ * Blanks every needle in the file behind `fh`, chunk by chunk (overlapping by the longest needle):
+ * from each place its head is found, as many bytes as agree with the whole form, ending on a
+ * character of it (a clipped quote is blanked up to the clip, never half a character).
+ */
+async function blankHandle(fh: Awaited<ReturnType<typeof open>>, needles: readonly Needle[], longest: number): Promise<boolean> {
   let hit = false;
   const buf = Buffer.alloc(LOG_CHUNK + longest);
   for (let pos = 0; ; ) {
     const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
     if (bytesRead === 0) break;
     const view = buf.subarray(0, bytesRead);
-    for (const n of needles) {
-      for (let i = view.indexOf(n); i >= 0; i = view.indexOf(n, i + n.length)) {
-        await fh.write(Buffer.alloc(n.length, 0x2a), 0, n.length, pos + i);
-        view.fill(0x2a, i, i + n.length);
+    for (const { head, full } of needles) {
+      for (let i = view.indexOf(head); i >= 0; i = view.indexOf(head, i + 1)) {
+        let n = head.length;
+        while (n < full.length && i + n < view.length && view[i + n] === full[n]) n++;
+        // Cut by the chunk's end, not by the quote's: the next chunk (overlapping by the longest
+        // form) reads it again whole.
+        if (n < full.length && i + n === view.length && bytesRead === buf.length) continue;
+        while (n < full.length && n > head.length && (full[n] & 0xc0) === 0x80) n--;
+        await fh.write(Buffer.alloc(n, 0x2a), 0, n, pos + i);
+        view.fill(0x2a, i, i + n);
         hit = true;
       }
     }
