@@ -111,6 +111,13 @@ export interface ForgetPlan {
   memories: { id: string; title: string; preview: string; madeFrom?: boolean }[];
   /** How many files the turns' messages brought go with them (decision 0370); absent = none. */
   files?: number;
+  /**
+   * Other turns that quote what the person said in the turns above ("As I said: my locker code
+   * is …", decision 0450): not part of the forget unless the person includes them (as `turnIds`).
+   * The WebUI ticks them, `waiter` includes them unless `--keep`, `memory_forget` lists them in the
+   * dialog and includes them. Absent = none.
+   */
+  quoting?: ForgetTurn[];
 }
 
 /** What a forget removed, by place. */

@@ -629,7 +629,7 @@ export function buildProgram(): Command {
     .option('-m, --memory <id...>', 'forget these library memories or knowledge-base entries (ids from the preview)')
     .option('-f, --fact <id...>', 'forget these graph facts (relation ids)')
     .option('--memories', 'also remove the library memories and knowledge-base entries that mention the words')
-    .option('-k, --keep <id...>', 'keep these library memories of the preview (a summary made from the turns is removed with them otherwise)')
+    .option('-k, --keep <id...>', 'keep these library memories or quoting turns of the preview (a summary made from the turns, or another turn that quotes them, is removed with them otherwise)')
     .option('--dry-run', 'only show what would go')
     .option('-y, --yes', 'forget without asking')
     .action(async (words: string[], o: { turn?: string[]; memory?: string[]; fact?: string[]; memories?: boolean; keep?: string[]; dryRun?: boolean; yes?: boolean }) => {

@@ -29,3 +29,20 @@ test('0430: --keep keeps a memory of the preview out of the forget and says so b
   assert.deepEqual(forgetRequestOf(plan, true, keep).memoryIds, ['m-mentions']);
   assert.deepEqual(forgetRequestOf(plan, true, new Set(['m-mentions'])).memoryIds, ['m-summary']);
 });
+
+test('0450: waiter lists the other turns that quote what was said and forgets them too, unless --keep names one', () => {
+  const quoting: ForgetPlan = {
+    ...plan,
+    quoting: [
+      { turnId: 'cli:default#7', sessionId: 'cli:default', at: 0, text: 'as I said, my code is 4711', places: ['document', 'session-log'] },
+      { turnId: 'webui:a#2', sessionId: 'webui:a', at: 0, text: 'You told me: my code is 4711', places: ['context'] },
+    ],
+  };
+  const text = renderForgetPlan(quoting, false);
+  assert.match(text, /Other turns that quote what was said \(2\) — removed too \(to keep one, pass --keep <turn id>\):\n {2}cli:default#7[^\n]*as I said/);
+  assert.deepEqual(forgetRequestOf(quoting, false).turnIds, ['cli:default#3', 'cli:default#7', 'webui:a#2']);
+  const keep = new Set(['webui:a#2']);
+  assert.match(renderForgetPlan(quoting, false, keep), /webui:a#2[^\n]*\(kept: --keep\)/);
+  assert.deepEqual(forgetRequestOf(quoting, false, keep).turnIds, ['cli:default#3', 'cli:default#7']);
+  assert.deepEqual(forgetRequestOf(plan, false).turnIds, ['cli:default#3'], 'none listed, none added');
+});

@@ -35,6 +35,10 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: Rea
     for (const t of p.turns) lines.push(`  ${t.turnId}  ${date(t.at)}  [${t.places.join(', ')}]  ${t.text}`);
     if (p.files) lines.push(`  and ${p.files === 1 ? 'the file' : `${p.files} files`} sent with them (deleted from the data folder)`);
   }
+  if (p.quoting?.length) {
+    lines.push(`Other turns that quote what was said (${p.quoting.length}) — removed too (to keep one, pass --keep <turn id>):`);
+    for (const t of p.quoting) lines.push(`  ${t.turnId}  ${date(t.at)}  [${t.places.join(', ')}]  ${t.text}${keep.has(t.turnId) ? '  (kept: --keep)' : ''}`);
+  }
   if (p.facts.length) {
     lines.push(`Facts (${p.facts.length}):`);
     for (const f of p.facts) lines.push(`  #${f.id}  ${f.text}  (${f.reason})`);
@@ -58,12 +62,14 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: Rea
 
 /**
  * What the preview named, as a forget request: library memories made from the turns, and the ones
- * that mention it only when asked for; none that the person keeps (`--keep`).
+ * that mention it only when asked for; the other turns that quote what was said; none that the
+ * person keeps (`--keep`).
  */
 export function forgetRequestOf(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set()): Omit<ForgetRequest, 'query'> {
   const memoryIds = p.memories.filter((m) => (withMemories || m.madeFrom) && !keep.has(m.id)).map((m) => m.id);
   return {
-    turnIds: p.turns.map((t) => t.turnId),
+    // Other turns that quote what was said go too, unless kept (decision 0450).
+    turnIds: [...p.turns.map((t) => t.turnId), ...(p.quoting ?? []).filter((t) => !keep.has(t.turnId)).map((t) => t.turnId)],
     relationIds: p.facts.map((f) => f.id),
     documents: p.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
     // Made from the turns (a summary of them), a memory goes with them (decision 0430).
@@ -84,10 +90,11 @@ export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRe
   }
   const plan = await c.request<ForgetPlan>('memory.forget-preview', req as Record<string, unknown>);
   const withMemories = !!o.memories || !!req.memoryIds?.length;
-  // A memory to keep must be one the preview lists: a mistyped id would otherwise keep nothing.
-  const unknown = [...keep].find((id) => !plan.memories.some((m) => m.id === id));
+  // What to keep must be what the preview lists (a library memory, a turn that quotes it): a
+  // mistyped id would otherwise keep nothing.
+  const unknown = [...keep].find((id) => !plan.memories.some((m) => m.id === id) && !plan.quoting?.some((t) => t.turnId === id));
   if (unknown) {
-    io.err(`waiter: --keep ${unknown}: no such library memory in what would be forgotten (nothing was forgotten)\n`);
+    io.err(`waiter: --keep ${unknown}: no such library memory or quoting turn in what would be forgotten (nothing was forgotten)\n`);
     return 2;
   }
   const request = forgetRequestOf(plan, withMemories, keep);

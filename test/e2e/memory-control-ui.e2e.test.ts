@@ -132,6 +132,38 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     assert.ok(!ids.includes(sum.summaries[0].id), 'the summary went with the turn');
   });
 
+  it('other turns that quote what was said are listed ticked; the ticked ones go with the turn, an unticked one stays in memory (decision 0450)', async () => {
+    const turnId = await chat('My bike lock combination is 8-3-1-9-0', 'Noted the bike lock.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    const first = await chat('Reminder for me: My bike lock combination is 8-3-1-9-0, write it on a note', 'Written down.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    await chat('Tell my sister: My bike lock combination is 8-3-1-9-0 (the blue bike)', 'I will tell her.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    await until(async () => (await hits('blue bike sister')).includes('8-3-1-9-0'));
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    const turn = page.locator(`[data-turn-id="${turnId}"]`);
+    await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await turn.locator('.msg.user').hover();
+    await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
+    const rows = page.locator('[data-testid=forget-quoting]');
+    await rows.first().waitFor({ timeout: T });
+    assert.equal(await rows.count(), 2);
+    assert.match((await page.textContent('[data-testid=forget-quoting-turns] h4')) ?? '', /Other turns that quote what was said \(2\)/);
+    assert.match((await rows.nth(0).textContent()) ?? '', new RegExp(first.replace(/[#:]/g, '.')));
+    assert.match((await rows.nth(1).textContent()) ?? '', /blue bike/);
+    for (const i of [0, 1]) assert.equal(await rows.nth(i).locator('input[type=checkbox]').isChecked(), true, 'ticked: they go unless the person keeps one');
+    // The person keeps the message for their sister.
+    await rows.nth(1).locator('input[type=checkbox]').uncheck();
+    await shot(page, 'forget-quoting-turns');
+    await page.click('[data-testid=forget-confirm]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    const left = await hits('bike lock combination');
+    assert.doesNotMatch(left, /write it on a note/, 'the ticked quoting turn went');
+    assert.match(left, /blue bike/, 'the unticked one stays in memory');
+    const history = JSON.stringify(await (await h.api('/api/v1/memory/history?limit=5')).json());
+    assert.match(history, /forgot 2 turns/);
+  });
+
   it('a summary made from an excluded turn is marked "set aside" in the library, with why; restored, the mark goes (decision 0440)', async () => {
     const turnId = await chat('My locker at the gym is number 318', 'Noted the locker.');
     await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);

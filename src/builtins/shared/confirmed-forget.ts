@@ -11,6 +11,10 @@ export function describePlan(p: ForgetPlan, withMemories: boolean): string {
   const lines: string[] = [];
   for (const t of p.turns.slice(0, 20)) lines.push(`turn ${t.turnId} [${t.places.join(', ')}]: ${t.text.slice(0, 160)}`);
   if (p.turns.length > 20) lines.push(`… and ${p.turns.length - 20} more turns`);
+  // Other turns that quote what was said go with them (decision 0450): always shown.
+  const quoting = p.quoting ?? [];
+  for (const t of quoting.slice(0, 20)) lines.push(`turn ${t.turnId} (quotes what was said) [${t.places.join(', ')}]: ${t.text.slice(0, 160)}`);
+  if (quoting.length > 20) lines.push(`… and ${quoting.length - 20} more turns that quote it`);
   for (const f of p.facts.slice(0, 20)) lines.push(`fact #${f.id}: ${f.text.slice(0, 160)}`);
   if (p.facts.length > 20) lines.push(`… and ${p.facts.length - 20} more facts`);
   for (const d of p.documents.slice(0, 10)) lines.push(`note ${d.tier}:${d.id}: ${d.text.slice(0, 160)}`);
@@ -43,12 +47,12 @@ export async function confirmedForget(
   const withMemories = !!o.withMemories && plan.memories.length > 0;
   if (!plan.turns.length && !plan.facts.length && !plan.documents.length && !withMemories) return { status: 'nothing', plan };
   if (!confirm || confirm.reachable?.() === false) return { status: 'refused', plan, reason: NO_WEBUI };
-  const n = plan.turns.length + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : plan.memories.filter((m) => m.madeFrom).length);
+  const n = plan.turns.length + (plan.quoting?.length ?? 0) + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : plan.memories.filter((m) => m.madeFrom).length);
   const yes = await confirm.ask({ plugin: o.plugin, sessionId: o.sessionId, title: `${o.who} asks to forget ${n} item(s) from every memory tier and the session log. This cannot be undone. Forget them?`, detail: describePlan(plan, withMemories) }).catch(() => false);
   if (!yes) return { status: 'refused', plan, reason: 'the user did not confirm it (they said no, or did not answer in time)' };
   const result = await mc.forget(
     {
-      turnIds: plan.turns.map((t) => t.turnId),
+      turnIds: [...plan.turns.map((t) => t.turnId), ...(plan.quoting ?? []).map((t) => t.turnId)],
       relationIds: plan.facts.map((f) => f.id),
       documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
       ...(withMemories || plan.memories.some((m) => m.madeFrom) ? { memoryIds: plan.memories.filter((m) => withMemories || m.madeFrom).map((m) => m.id) } : {}),

@@ -3,6 +3,7 @@ import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { attachedFiles, forgottenFiles } from './forget-files.js';
 import { heldTexts } from './held-turn.js';
+import { quotingTurns } from './forget-quoting.js';
 import { containsAll, preview, queryWords, sessionOfTurn } from './text-match.js';
 
 /** Hits read from the recall per forget preview; exact scans of every tier and log follow it. */
@@ -135,16 +136,21 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       if (r) facts.set(id, { id, text: factText(r), reason: 'only-source' });
     }
   }
+  // Every log, read once for what was made from the turns and what quotes them.
+  const logs = turns.size && t.sessions ? await allLogs(t) : new Map<string, SessionEvent[]>();
   // Library memories made from the turns (a summary of them) go with them (decision 0430).
   if (turns.size && t.sessions) {
-    const made = await madeFromTurns(participants, turnSources(await allLogs(t), new Set(turns.keys())), () => undefined);
+    const made = await madeFromTurns(participants, turnSources(logs, new Set(turns.keys())), () => undefined);
     for (const items of made.values()) for (const m of items) memories.set(m.id, { ...m, madeFrom: true });
   }
+  // Other turns that quote what was said in them, for the person to include (decision 0450).
+  const quoting = turns.size ? quotingTurns(t, new Set(turns.keys()), logs) : [];
   // The files the turns' messages brought, less those a turn that stays names (decision 0370).
   const files = await filesOfTurns(t, new Set(turns.keys()));
   return {
     ...(query ? { query } : {}),
     ...(files ? { files } : {}),
+    ...(quoting.length ? { quoting } : {}),
     turns: [...turns.values()].sort((a, b) => a.at - b.at || a.turnId.localeCompare(b.turnId)),
     facts: [...facts.values()].sort((a, b) => a.id - b.id),
     documents: [...documents.values()],

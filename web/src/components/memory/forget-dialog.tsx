@@ -9,7 +9,8 @@ import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/sp
 /**
  * "Forget…" (K-2): asks the daemon what would go — turns with where they live, facts, notes, and the
  * library memories that mention it (kept unless ticked; the ones it was opened for come ticked, under
- * their own heading; those made from the turns — a summary of them — come ticked, decision 0430) —
+ * their own heading; those made from the turns — a summary of them — come ticked, decision 0430;
+ * other turns that quote what was said come ticked too, decision 0450) —
  * shows it, and on "Forget" removes exactly
  * what was shown. Nothing goes before the person presses the button.
  */
@@ -20,6 +21,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
   const [error, setError] = useState<string | undefined>();
   const [memories, setMemories] = useState<Set<string>>(new Set(request.memoryIds ?? []));
   const [busy, setBusy] = useState(false);
+  // Other turns that quote what was said (decision 0450): ticked, listed under their own heading.
+  const [quoting, setQuoting] = useState<Set<string>>(new Set());
   const key = JSON.stringify(request);
   useEffect(() => {
     let live = true;
@@ -30,6 +33,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
         // Made from the turns (a summary of them): ticked, they go with them (decision 0430).
         const made = j.plan.memories.filter((m) => m.madeFrom).map((m) => m.id);
         if (made.length) setMemories((cur) => new Set([...cur, ...made]));
+        setQuoting(new Set((j.plan.quoting ?? []).map((x) => x.turnId)));
       },
       (e: Error) => live && setError(e.message),
     );
@@ -44,7 +48,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
     setBusy(true);
     try {
       const body: Omit<ForgetRequest, 'query'> = {
-        turnIds: plan.turns.map((x) => x.turnId),
+        turnIds: [...plan.turns.map((x) => x.turnId), ...(plan.quoting ?? []).filter((x) => quoting.has(x.turnId)).map((x) => x.turnId)],
         relationIds: plan.facts.map((f) => f.id),
         documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
         ...(memories.size ? { memoryIds: [...memories] } : {}),
@@ -107,6 +111,28 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
                   {t('forget.files', { n: plan.files })}
                 </p>
               ) : null}
+            </section>
+          )}
+          {plan.quoting && plan.quoting.length > 0 && (
+            <section data-testid="forget-quoting-turns">
+              <h4>{t('forget.quoting', { n: plan.quoting.length })}</h4>
+              {plan.quoting.map((x) => (
+                <label className="list-item" key={x.turnId} data-testid="forget-quoting">
+                  <input
+                    type="checkbox"
+                    checked={quoting.has(x.turnId)}
+                    onChange={(e) => {
+                      const next = new Set(quoting);
+                      if (e.target.checked) next.add(x.turnId);
+                      else next.delete(x.turnId);
+                      setQuoting(next);
+                    }}
+                  />
+                  <span className="mono small">{x.turnId}</span>
+                  <span className="grow clamp1">{x.text}</span>
+                  <span className="muted small">{x.places.map((p) => tierLabel(t, p)).join(t('common.listSep'))}</span>
+                </label>
+              ))}
             </section>
           )}
           {plan.facts.length > 0 && (

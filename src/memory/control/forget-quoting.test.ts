@@ -1,0 +1,105 @@
+/**
+ * Decision 0450 over the real memory system on disk: forgetting a turn lists the other turns that
+ * quote what the person said in it — in the window, the warm documents, the archive and the logs —
+ * for the person to include. Included, the quote is in no tier; left out, those turns stay whole.
+ * A generic message said again elsewhere is not "quoted".
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eventDocument } from '../documents/index.js';
+import { openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-quoting-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const SID = 'webui:1';
+const MESSAGE = 'my locker code is KESTREL-2291';
+
+async function world() {
+  const home = path.join(root, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const clock = { t: Date.UTC(2026, 0, 1) };
+  const a = await openMemoryAt(home, clock);
+  await a.sessions.create({ channel: 'webui', id: SID });
+  const say = async (input: string, reply: string) => {
+    clock.t += 60_000;
+    const { turnId } = a.sessions.nextTurn(SID);
+    await a.sessions.append(SID, { turnId, kind: 'user', text: input });
+    await a.sessions.append(SID, { turnId, kind: 'assistant', text: reply });
+    const base = { source: 'webui', channel: 'webui', sessionId: SID, refs: [turnId] };
+    const user = a.mem.context.append({ ...base, kind: 'user', input, response: '' });
+    const agent = a.mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
+    return { turnId, user, agent };
+  };
+  /** Moves a turn out of the window: its message to the warm documents, its reply to the archive. */
+  const sink = (x: Awaited<ReturnType<typeof say>>) => {
+    a.mem.context.removeIds([x.user.id, x.agent.id]);
+    a.mem.docs.archiveEvents([x.user]);
+    a.mem.archive.putMany([eventDocument(x.agent, clock.t)]);
+  };
+  return { ...a, say, sink };
+}
+
+test('0450: the preview of a turn lists the other turns that quote what was said, with where they live; a generic message is not a quote', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  await w.say('ok thanks', 'You are welcome.');
+  // Quoted in a later message (sunk to the warm documents) and in a reply still in the window.
+  const quotedByMe = await w.say(`As I said before: ${MESSAGE}. Can you remind me at 6?`, 'Sure.');
+  w.sink(quotedByMe);
+  const quotedByAgent = await w.say('What did I tell you about my locker?', `You told me: "${MESSAGE}".`);
+  await w.say('What a lovely day', 'It is.');
+  await w.say('ok thanks', 'Any time.');
+
+  const plan = await w.mem.control.forgetPreview({ turnIds: [secret.turnId] });
+  assert.deepEqual(plan.turns.map((t) => t.turnId), [secret.turnId]);
+  assert.deepEqual(plan.quoting?.map((t) => t.turnId), [quotedByMe.turnId, quotedByAgent.turnId]);
+  assert.ok(plan.quoting![0].places.includes('document') && plan.quoting![0].places.includes('session-log'), plan.quoting![0].places.join());
+  assert.ok(plan.quoting![1].places.includes('context'), plan.quoting![1].places.join());
+  assert.match(plan.quoting![0].text, /As I said before/);
+
+  // "ok thanks" is said in two turns; it is not distinctive, so neither quotes the other.
+  const generic = (await w.sessions.events(SID)).find((e) => e.kind === 'user' && e.text === 'ok thanks')!;
+  const other = await w.mem.control.forgetPreview({ turnIds: [generic.turnId] });
+  assert.equal(other.quoting, undefined);
+  await w.close();
+});
+
+test('0450: included, the quoting turns go too and the quote is in no tier; left out, they stay whole', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  const quoting = await w.say(`As I said before: ${MESSAGE}. Can you remind me at 6?`, 'Sure.');
+  w.sink(quoting);
+  await w.say('What a lovely day', 'It is.');
+
+  // Left out (the person unticked it): the forgotten turn goes, the quoting one stays in the tiers.
+  await w.mem.control.forget({ turnIds: [secret.turnId] });
+  assert.ok(w.mem.control.isTombstoned(secret.turnId));
+  assert.ok(!w.mem.control.isTombstoned(quoting.turnId));
+  assert.deepEqual(await traces(w.mem, 'KESTREL-2291'), ['documents', 'recall'], 'the turn the person kept stays where it was');
+  // Now the person forgets it too, by the turn the preview listed.
+  const plan = await w.mem.control.forgetPreview({ turnIds: [quoting.turnId] });
+  assert.deepEqual(plan.turns.map((t) => t.turnId), [quoting.turnId]);
+  await w.mem.control.forget({ turnIds: plan.turns.map((t) => t.turnId) });
+  assert.deepEqual(await traces(w.mem, 'KESTREL-2291'), []);
+  assert.ok((await w.sessions.events(SID)).some((e) => e.text === 'What a lovely day'), 'the other turn stays');
+  await w.close();
+});
+
+test('0450: a forget that includes the quoting turns the preview listed leaves the quote in no tier', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  const a = await w.say(`As I said before: ${MESSAGE}. Can you remind me at 6?`, 'Sure.');
+  w.sink(a);
+  await w.say('What did I tell you about my locker?', `You told me: "${MESSAGE}".`);
+  const plan = await w.mem.control.forgetPreview({ turnIds: [secret.turnId] });
+  assert.equal(plan.quoting?.length, 2);
+  const res = await w.mem.control.forget({ turnIds: [...plan.turns, ...(plan.quoting ?? [])].map((t) => t.turnId) });
+  assert.equal(res.turns, 3);
+  assert.deepEqual(await traces(w.mem, 'KESTREL-2291'), []);
+  assert.ok(!(await w.sessions.events(SID)).some((e) => e.text.includes('KESTREL-2291')), 'nor in the session log');
+  await w.close();
+});
