@@ -82,6 +82,12 @@ export interface ForgetRequest {
   documents?: { tier: 'document' | 'archive' | 'context'; id: string }[];
   /** Library memories (removed only when listed here: the person was asked). */
   memoryIds?: string[];
+  /**
+   * Turns the preview listed as quoting what was said (`ForgetPlan.quoting`) that the person keeps
+   * (decision 0450): their events in the session logs and the text log are not redacted for the
+   * quote. Not one of `turnIds`.
+   */
+  keepTurnIds?: string[];
 }
 
 /** One turn a forget would remove, with where it lives now. */

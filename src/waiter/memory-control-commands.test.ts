@@ -44,5 +44,7 @@ test('0450: waiter lists the other turns that quote what was said and forgets th
   const keep = new Set(['webui:a#2']);
   assert.match(renderForgetPlan(quoting, false, keep), /webui:a#2[^\n]*\(kept: --keep\)/);
   assert.deepEqual(forgetRequestOf(quoting, false, keep).turnIds, ['cli:default#3', 'cli:default#7']);
+  assert.deepEqual(forgetRequestOf(quoting, false, keep).keepTurnIds, ['webui:a#2'], 'kept: its log events are not redacted for the quote');
+  assert.equal(forgetRequestOf(quoting, false).keepTurnIds, undefined);
   assert.deepEqual(forgetRequestOf(plan, false).turnIds, ['cli:default#3'], 'none listed, none added');
 });

@@ -74,6 +74,8 @@ export function forgetRequestOf(p: ForgetPlan, withMemories: boolean, keep: Read
     documents: p.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
     // Made from the turns (a summary of them), a memory goes with them (decision 0430).
     ...(memoryIds.length ? { memoryIds } : {}),
+    // A quoting turn kept: its log events stay as they are (decision 0450).
+    ...(p.quoting?.some((t) => keep.has(t.turnId)) ? { keepTurnIds: p.quoting.filter((t) => keep.has(t.turnId)).map((t) => t.turnId) } : {}),
   };
 }
 

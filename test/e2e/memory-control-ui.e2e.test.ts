@@ -160,6 +160,12 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     const left = await hits('bike lock combination');
     assert.doesNotMatch(left, /write it on a note/, 'the ticked quoting turn went');
     assert.match(left, /blue bike/, 'the unticked one stays in memory');
+    const log = JSON.stringify(await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json());
+    assert.match(log, /Tell my sister: My bike lock combination is 8-3-1-9-0/, 'and its message stays in the chat (kept: keepTurnIds)');
+    assert.doesNotMatch(log, /write it on a note/);
+    // A request naming a turn both to forget and to keep is refused over HTTP.
+    const bad = await h.api('/api/v1/memory/forget', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: ['webui:forget-ui#1'], keepTurnIds: ['webui:forget-ui#1'] }) });
+    assert.equal(bad.status, 400);
     const history = JSON.stringify(await (await h.api('/api/v1/memory/history?limit=5')).json());
     assert.match(history, /forgot 2 turns/);
   });

@@ -75,11 +75,15 @@ test('0450: included, the quoting turns go too and the quote is in no tier; left
   w.sink(quoting);
   await w.say('What a lovely day', 'It is.');
 
-  // Left out (the person unticked it): the forgotten turn goes, the quoting one stays in the tiers.
-  await w.mem.control.forget({ turnIds: [secret.turnId] });
+  // Left out (the person unticked it): the forgotten turn goes, the quoting one stays in the tiers
+  // and, kept by the person, in the session log as it was.
+  await w.mem.control.forget({ turnIds: [secret.turnId], keepTurnIds: [quoting.turnId] });
   assert.ok(w.mem.control.isTombstoned(secret.turnId));
   assert.ok(!w.mem.control.isTombstoned(quoting.turnId));
   assert.deepEqual(await traces(w.mem, 'KESTREL-2291'), ['documents', 'recall'], 'the turn the person kept stays where it was');
+  const log = await w.sessions.events(SID);
+  assert.ok(log.some((e) => e.turnId === quoting.turnId && e.text.startsWith('As I said before: my locker code is KESTREL-2291')), 'its message is not redacted in the log');
+  assert.ok(!log.some((e) => e.turnId === secret.turnId && e.text.includes('KESTREL')), 'the forgotten turn is');
   // Now the person forgets it too, by the turn the preview listed.
   const plan = await w.mem.control.forgetPreview({ turnIds: [quoting.turnId] });
   assert.deepEqual(plan.turns.map((t) => t.turnId), [quoting.turnId]);
@@ -101,5 +105,24 @@ test('0450: a forget that includes the quoting turns the preview listed leaves t
   assert.equal(res.turns, 3);
   assert.deepEqual(await traces(w.mem, 'KESTREL-2291'), []);
   assert.ok(!(await w.sessions.events(SID)).some((e) => e.text.includes('KESTREL-2291')), 'nor in the session log');
+  await w.close();
+});
+
+test('0450: a forget told to keep a turn it also forgets is refused, and nothing goes', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret.turnId], keepTurnIds: [secret.turnId] }), /both to forget and to keep/);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret.turnId], keepTurnIds: 'x' as unknown as string[] }), /keepTurnIds must be a list/);
+  assert.ok(!w.mem.control.isTombstoned(secret.turnId));
+  assert.deepEqual(await traces(w.mem, 'KESTREL-2291'), ['context', 'recall']);
+  await w.close();
+});
+
+test('0450: without keepTurnIds a quoting event in the log is still redacted (a client that shows no preview)', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  const quoting = await w.say(`As I said before: ${MESSAGE}. Can you remind me at 6?`, 'Sure.');
+  await w.mem.control.forget({ turnIds: [secret.turnId] });
+  assert.ok(!(await w.sessions.events(SID)).some((e) => e.turnId === quoting.turnId && e.text.includes('KESTREL')));
   await w.close();
 });

@@ -26,10 +26,14 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
   list(req.relationIds, limits.relations, 'relationIds');
   list(req.documents, limits.documents, 'documents');
   list(req.memoryIds, limits.memories, 'memoryIds');
+  list(req.keepTurnIds, limits.turns, 'keepTurnIds');
   for (const id of req.turnIds ?? []) if (typeof id !== 'string' || !id || id.length > 400) throw new ValidationError('turnIds must be turn ids', { key: 'turnIds' });
   for (const id of req.relationIds ?? []) if (!Number.isSafeInteger(id)) throw new ValidationError('relationIds must be integers', { key: 'relationIds' });
   for (const d of req.documents ?? []) if (!d || typeof d.id !== 'string' || !['document', 'archive', 'context'].includes(d.tier)) throw new ValidationError('documents must be {tier: document|archive|context, id}', { key: 'documents' });
   for (const id of req.memoryIds ?? []) if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{3,64}$/.test(id)) throw new ValidationError('memoryIds must be memory ids', { key: 'memoryIds' });
+  for (const id of req.keepTurnIds ?? []) if (typeof id !== 'string' || !id || id.length > 400) throw new ValidationError('keepTurnIds must be turn ids', { key: 'keepTurnIds' });
+  const both = (req.keepTurnIds ?? []).find((id) => req.turnIds?.includes(id));
+  if (both) throw new ValidationError(`turn ${both} is both to forget and to keep`, { key: 'keepTurnIds' });
 }
 
 /**
@@ -301,6 +305,9 @@ export async function runForget(
 
   // The logs.
   const quoted = (text: string) => quotes.some((q) => text.includes(q));
+  // A turn that quotes what was said and that the person kept (decision 0450): not redacted for
+  // the quote — still for what it copies of memory that went (an injection, a tool result).
+  const kept = new Set(req.keepTurnIds ?? []);
   // A removed memory's text, in a copy of memory (a tool call or result, an injection): not in a
   // message or a reply (decision 0430).
   const copiesMemory = copiesOfMemory(memoryTexts);
@@ -312,7 +319,7 @@ export async function runForget(
     e.kind === 'injection' &&
     Array.isArray(e.data?.sources) &&
     (e.data.sources as { id?: unknown; turnId?: unknown }[]).some((s) => (typeof s?.turnId === 'string' && turnSet.has(s.turnId)) || (typeof s?.id === 'string' && goneIds.has(s.id)));
-  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))) || namesGone(e) || copiesMemory(e));
+  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || (!kept.has(e.turnId) && (quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))))) || namesGone(e) || copiesMemory(e));
   if (t.sessions?.redactAll) res.sessionEvents = await t.sessions.redactAll(hit);
   else if (t.sessions?.redact) {
     for (const s of await t.sessions.list()) {
@@ -321,7 +328,7 @@ export async function runForget(
       res.sessionEvents += await t.sessions.redact(s.id, hit);
     }
   }
-  if (t.textLog) res.textLogLines = await t.textLog.redact((r) => (r.turnId !== undefined && turnSet.has(r.turnId)) || quoted(r.text));
+  if (t.textLog) res.textLogLines = await t.textLog.redact((r) => (r.turnId !== undefined && turnSet.has(r.turnId)) || (!(r.turnId !== undefined && kept.has(r.turnId)) && quoted(r.text)));
   // Damaged copies set aside (a log or context.json that could not be read): not parsed, so the
   // forgotten texts are blanked where they appear as written (JSON-escaped), byte for byte elsewhere.
   // Names whose entity went with the forget (a name still in the graph names something else too).

@@ -52,6 +52,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
         relationIds: plan.facts.map((f) => f.id),
         documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
         ...(memories.size ? { memoryIds: [...memories] } : {}),
+        // Quoting turns the person unticked: kept whole, their log events too (decision 0450).
+        ...((plan.quoting ?? []).some((x) => !quoting.has(x.turnId)) ? { keepTurnIds: (plan.quoting ?? []).filter((x) => !quoting.has(x.turnId)).map((x) => x.turnId) } : {}),
       };
       const j = await api<{ result: ForgetResult }>('/api/v1/memory/forget', { method: 'POST', json: body });
       app.toast(t('forget.done', { turns: t('forget.nTurns', { n: j.result.turns }), facts: t('forget.nFacts', { n: j.result.relations }), memories: t('forget.nMemories', { n: j.result.memories }) }), 'ok');
