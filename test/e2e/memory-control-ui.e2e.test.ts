@@ -196,6 +196,24 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await page.locator(`[data-memory-id="${id}"] [data-testid=memory-set-aside]`).waitFor({ state: 'detached', timeout: T });
   });
 
+  it('excluding a turn in the Messages tab says how many memories made from it are set aside, and restoring says they are back (decision 0440)', async () => {
+    const turnId = await chat('My bike shed key is the red one, number 77', 'Noted the shed key.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    h.script({ rounds: [{ text: JSON.stringify({ user: 'said the shed key is the red one, 77', thinking: 'keep it', processing: 'noted', result: 'shed key 77' }) }] });
+    const r = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'session.summarize', sessionId: 'webui:forget-ui', args: { lastN: 1 } }) });
+    assert.equal(r.status, 200);
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    if (!(await page.locator('[data-testid=tab-messages]').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-messages]');
+    const row = page.locator(`[data-turn-row="${turnId}"]`);
+    await row.waitFor({ timeout: T });
+    await row.locator('[data-testid=exclude-turn]').click();
+    await page.locator('.toast', { hasText: 'Turn excluded from the context; 1 memory made from it is set aside too' }).waitFor({ timeout: T });
+    await shot(page, 'messages-exclude-sets-aside');
+    await row.locator('[data-testid=restore-turn]').click();
+    await page.locator('.toast', { hasText: 'Turn restored; 1 memory made from it is back' }).waitFor({ timeout: T });
+  });
+
   it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {
     const turnId = await chat('My favourite mountain is the Eiger', 'A fine mountain.');
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));

@@ -380,7 +380,7 @@ export class MemoryManager {
     return buildTurns(await this.sdk.sessions().events(sid), excluded);
   }
 
-  private async toggleTurn(op: 'exclude' | 'restore', sessionId: unknown, turnId: unknown): Promise<{ turnId: string; excluded: boolean; changed: boolean }> {
+  private async toggleTurn(op: 'exclude' | 'restore', sessionId: unknown, turnId: unknown): Promise<{ turnId: string; excluded: boolean; changed: boolean; madeFrom: number; setAside: number }> {
     const sid = await this.requireSession(sessionId);
     const tid = assertTurnId(sid, turnId);
     const events = await this.sdk.sessions().events(sid);
@@ -394,7 +394,12 @@ export class MemoryManager {
       else await mc.restore([tid], { tool: 'memory-manager' });
     }
     if (changed) await appendExclusionMarker(this.sdk, sid, tid, op);
-    return { turnId: tid, excluded: op === 'exclude', changed };
+    // The library memories made from the turn (a summary of it, a message saved from it) and how
+    // many of them are set aside now (decision 0440): the person is told what the toggle took along.
+    const seqs = new Set(events.filter((e) => e.turnId === tid).map((e) => e.seq));
+    const made = this.library.all().filter((r) => r.source?.sessionId === sid && r.source.seqs.some((q) => seqs.has(q)));
+    const aside = made.length ? await this.setAside(made) : new Set<string>();
+    return { turnId: tid, excluded: op === 'exclude', changed, madeFrom: made.length, setAside: aside.size };
   }
 
   /** M-9: hides a turn from the model's context and from summaries (non-destructive). */

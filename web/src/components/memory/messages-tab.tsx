@@ -69,8 +69,12 @@ export function MessagesTab() {
   const [forgetTurn, setForgetTurn] = useState<string | undefined>();
   const exclude = async (r: Turn) => {
     try {
-      await mm(r.excluded ? 'turn.restore' : 'turn.exclude', { turnId: r.turnId }, sid);
-      app.toast(r.excluded ? t('messages.restored') : t('messages.excludedToast'), 'ok');
+      const res = await mm<{ madeFrom?: number; setAside?: number }>(r.excluded ? 'turn.restore' : 'turn.exclude', { turnId: r.turnId }, sid);
+      // What the toggle took along (decision 0440): the memories made from the turn.
+      const madeFrom = res?.madeFrom ?? 0;
+      const back = madeFrom - (res?.setAside ?? 0);
+      const along = !madeFrom ? '' : r.excluded ? (back ? t('messages.memoriesBack', { n: back }) : t('messages.memoriesStillAside', { n: madeFrom })) : t('messages.memoriesSetAside', { n: res?.setAside ?? 0 });
+      app.toast((r.excluded ? t('messages.restored') : t('messages.excludedToast')) + along, 'ok');
       turns.reload();
       app.refreshMm();
     } catch (e) {
