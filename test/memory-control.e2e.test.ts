@@ -16,6 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
+import { until } from './fixtures/until.js';
 
 const SID = 'webui:control';
 
@@ -79,9 +80,6 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
   it('M-9: an exclusion made outside the memory manager (the API, waiter, an undo) is marked in the session log, as the chat shows it; one made by it is marked once', async () => {
     const markers = async (turnId: string) =>
       ((await api(`/api/v1/sessions/${encodeURIComponent(SID)}/events?limit=2000`)).body.events as { kind: string; data?: { op?: string; turnId?: string } }[]).filter((e) => e.kind === 'marker' && e.data?.turnId === turnId).map((e) => e.data!.op);
-    const until = async (fn: () => Promise<boolean>) => {
-      for (let i = 0; i < 200 && !(await fn()); i++) await new Promise((r) => setTimeout(r, 25));
-    };
     const t = await turn('My cycling club meets on Thursdays', 'Noted.');
     assert.equal((await api('/api/v1/memory/exclusions', { body: { turnIds: [t] } })).status, 200);
     await until(async () => (await markers(t)).length === 1);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { until } from '../fixtures/until.js';
 
 const T = 20_000;
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
@@ -23,13 +24,6 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text, sessionId: 'webui:forget-ui' }) });
     assert.equal(r.status, 202);
     return ((await r.json()) as { turnId: string }).turnId;
-  };
-  const until = async (fn: () => Promise<boolean>) => {
-    for (let i = 0; i < 200; i++) {
-      if (await fn()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail('timed out');
   };
 
   before(async () => {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { until } from '../fixtures/until.js';
 
 const T = 20_000;
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
@@ -20,13 +21,6 @@ describe('Failing providers in the WebUI', { skip, timeout: 180_000 }, () => {
   let browser: Browser;
   let page: Page;
   let errors: string[];
-  const until = async (fn: () => Promise<boolean>, what = 'condition') => {
-    for (let i = 0; i < 200; i++) {
-      if (await fn()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail(`timed out waiting for ${what}`);
-  };
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });

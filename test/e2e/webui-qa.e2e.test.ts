@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { until } from '../fixtures/until.js';
 
 const T = 20_000;
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
@@ -19,13 +20,6 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
   let browser: Browser;
   let page: Page;
   let errors: string[];
-  const until = async (fn: () => Promise<boolean>, what = 'condition') => {
-    for (let i = 0; i < 200; i++) {
-      if (await fn()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail(`timed out waiting for ${what}`);
-  };
   const idle = async () => (((await (await h.api(`/api/v1/sessions/${encodeURIComponent(SID)}/events`)).json()) as { inflight?: string }).inflight ?? null) === null;
   const chat = async (text: string, reply: string) => {
     h.script({ rounds: [{ text: reply }] });

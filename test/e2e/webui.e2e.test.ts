@@ -363,7 +363,8 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=memory-enabled]');
     await page.waitForSelector('[data-testid=add-to-plan]:enabled', { timeout: T });
     await page.click('[data-testid=memory-detail] .setting-row:has-text("规约") [role=switch]');
-    await page.waitForSelector('[data-testid=memory-detail] .tag:has-text("convention")', { timeout: T });
+    // The stored tag is `convention`; the page, in Chinese, calls it 规约 (the stored tag on hover).
+    await page.waitForSelector('[data-testid=memory-detail] .tag[title="convention"]:has-text("规约")', { timeout: T });
     await shot(page, '22-memory-tags-enabled');
   });
 
