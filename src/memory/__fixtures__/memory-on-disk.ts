@@ -11,6 +11,7 @@ import { SessionStore, TextLog } from '../../sessions/index.js';
 import type { ContextEvent, PluginLogger } from '../../spec/index.js';
 import { MemorySystem } from '../memory-system.js';
 import { ManualScheduler } from '../heartbeat/index.js';
+import { eventDocument } from '../documents/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-control-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -40,6 +41,38 @@ export async function openMemoryAt(home: string, clock: { t: number } = { t: Dat
     config.close();
   };
   return { mem, sessions, textLog, warnings, close };
+}
+
+/**
+ * A chat over a new data folder under `root` (`openMemoryAt`, session `webui:1`): `say` records a
+ * turn as the kernel does (logged, text-logged, in the context window); `sink` moves one out of the
+ * window as ageing does (its message to the warm documents, its reply to the archive).
+ */
+export async function chatAt(dir: string) {
+  const home = path.join(dir, `h${n++}`);
+  fs.mkdirSync(home, { recursive: true });
+  const clock = { t: Date.UTC(2026, 0, 1) };
+  const a = await openMemoryAt(home, clock);
+  const sid = 'webui:1';
+  await a.sessions.create({ channel: 'webui', id: sid });
+  const say = async (input: string, reply: string): Promise<{ turnId: string; user: ContextEvent; agent: ContextEvent }> => {
+    clock.t += 60_000;
+    const { turnId } = a.sessions.nextTurn(sid);
+    await a.sessions.append(sid, { turnId, kind: 'user', text: input });
+    await a.sessions.append(sid, { turnId, kind: 'assistant', text: reply });
+    await a.textLog.append({ role: 'user', text: input, sessionId: sid, turnId });
+    await a.textLog.append({ role: 'assistant', text: reply, sessionId: sid, turnId });
+    const base = { source: 'webui', channel: 'webui', sessionId: sid, refs: [turnId] };
+    const user = a.mem.context.append({ ...base, kind: 'user', input, response: '' });
+    const agent = a.mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
+    return { turnId, user, agent };
+  };
+  const sink = (x: { user: ContextEvent; agent: ContextEvent }) => {
+    a.mem.context.removeIds([x.user.id, x.agent.id]);
+    a.mem.docs.archiveEvents([x.user]);
+    a.mem.archive.putMany([eventDocument(x.agent, clock.t)]);
+  };
+  return { home, clock, ...a, say, sink };
 }
 
 /** A memory system over real files (SQLite tiers, session logs, text log) on a simulated clock. */

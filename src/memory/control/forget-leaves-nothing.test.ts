@@ -10,14 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
-import { eventDocument } from '../documents/index.js';
+import { chatAt, openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-nothing-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
 const SECRET = 'ZEBRA-SECRET-4711';
-const SID = 'webui:1';
 
 /** Every file under `dir` whose bytes hold `word` (as UTF-8), by its path from `dir`. */
 function filesHolding(dir: string, word: string): string[] {
@@ -34,33 +31,7 @@ function filesHolding(dir: string, word: string): string[] {
   return out.sort();
 }
 
-async function world() {
-  const home = path.join(root, `h${n++}`);
-  fs.mkdirSync(home, { recursive: true });
-  const clock = { t: Date.UTC(2026, 0, 1) };
-  const a = await openMemoryAt(home, clock);
-  await a.sessions.create({ channel: 'webui', id: SID });
-  /** One turn as the kernel records it: logged, text-logged, in the context window. */
-  const say = async (input: string, reply: string) => {
-    clock.t += 60_000;
-    const { turnId } = a.sessions.nextTurn(SID);
-    await a.sessions.append(SID, { turnId, kind: 'user', text: input });
-    await a.sessions.append(SID, { turnId, kind: 'assistant', text: reply });
-    await a.textLog.append({ role: 'user', text: input, sessionId: SID, turnId });
-    await a.textLog.append({ role: 'assistant', text: reply, sessionId: SID, turnId });
-    const base = { source: 'webui', channel: 'webui', sessionId: SID, refs: [turnId] };
-    const user = a.mem.context.append({ ...base, kind: 'user', input, response: '' });
-    const agent = a.mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
-    return { turnId, user, agent };
-  };
-  /** A turn moved out of the window: its message to the warm documents, its reply to the archive. */
-  const sink = (x: { user: { id: string }; agent: { id: string } } & Awaited<ReturnType<typeof say>>) => {
-    a.mem.context.removeIds([x.user.id, x.agent.id]);
-    a.mem.docs.archiveEvents([x.user]);
-    a.mem.archive.putMany([eventDocument(x.agent, clock.t)]);
-  };
-  return { home, clock, ...a, say, sink };
-}
+const world = () => chatAt(root);
 
 test('0400: a secret that every tier held, and that rows written after it pushed around the pages, is in no file of the data folder after the forget', async () => {
   const w = await world();
@@ -248,4 +219,26 @@ test('0430: a quote escaped in a log line — twice JSON-escaped, or with \\u es
   assert.match(fs.readFileSync(plugin, 'utf8'), /^upstream said .* and gave up\nclipped: \*+\.\.\. \(truncated\)\n$/);
   await w.close();
   assert.deepEqual(filesHolding(w.home, SECRET), []);
+});
+
+test('0430: a quote whose forms share their first 32 bytes (a newline, a double quote, a non-ASCII letter after them) is blanked whole and the line still parses; another message that only starts the same way is left alone', async () => {
+  for (const quote of ['Please remember this for me ok?\nmy locker code is ' + SECRET, `Please remember this for me ok? "my locker code is ${SECRET}"`, `Please remember this for me ok? café code ${SECRET}`]) {
+    const w = await world();
+    const secret = await w.say(quote, 'Noted.');
+    const logs = path.join(w.home, 'logs');
+    fs.mkdirSync(logs, { recursive: true });
+    const line = (msg: string) => `${JSON.stringify({ t: '2026-01-01T00:00:00Z', level: 'error', scope: 'homed', msg })}\n`;
+    const other = 'Please remember this for me ok? the dentist is on Friday';
+    fs.writeFileSync(path.join(logs, 'homed.log'), line(`provider 400: bad input: ${quote}`) + line(`provider 400: bad input: ${other}`));
+    fs.writeFileSync(path.join(logs, 'plugin-x.log'), `stderr: ${quote}\n`);
+    await w.mem.control.forget({ turnIds: [secret.turnId] });
+    const homed = fs.readFileSync(path.join(logs, 'homed.log'), 'utf8');
+    const plugin = fs.readFileSync(path.join(logs, 'plugin-x.log'), 'utf8');
+    assert.doesNotMatch(homed + plugin, new RegExp(SECRET), JSON.stringify(quote));
+    assert.doesNotMatch(homed + plugin, /locker|café/, `${JSON.stringify(quote)}: nothing of it is left`);
+    const lines = homed.trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    assert.match(lines[0].msg, /^provider 400: bad input: \*+$/);
+    assert.equal(lines[1].msg, `provider 400: bad input: ${other}`, 'a message that only starts the same way stays');
+    await w.close();
+  }
 });

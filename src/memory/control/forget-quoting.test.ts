@@ -9,39 +9,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { eventDocument } from '../documents/index.js';
-import { openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
+import { chatAt, traces } from '../__fixtures__/memory-on-disk.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-forget-quoting-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
 const SID = 'webui:1';
 const MESSAGE = 'my locker code is KESTREL-2291';
 
-async function world() {
-  const home = path.join(root, `h${n++}`);
-  fs.mkdirSync(home, { recursive: true });
-  const clock = { t: Date.UTC(2026, 0, 1) };
-  const a = await openMemoryAt(home, clock);
-  await a.sessions.create({ channel: 'webui', id: SID });
-  const say = async (input: string, reply: string) => {
-    clock.t += 60_000;
-    const { turnId } = a.sessions.nextTurn(SID);
-    await a.sessions.append(SID, { turnId, kind: 'user', text: input });
-    await a.sessions.append(SID, { turnId, kind: 'assistant', text: reply });
-    const base = { source: 'webui', channel: 'webui', sessionId: SID, refs: [turnId] };
-    const user = a.mem.context.append({ ...base, kind: 'user', input, response: '' });
-    const agent = a.mem.context.append({ ...base, kind: 'agent', input: '', response: reply });
-    return { turnId, user, agent };
-  };
-  /** Moves a turn out of the window: its message to the warm documents, its reply to the archive. */
-  const sink = (x: Awaited<ReturnType<typeof say>>) => {
-    a.mem.context.removeIds([x.user.id, x.agent.id]);
-    a.mem.docs.archiveEvents([x.user]);
-    a.mem.archive.putMany([eventDocument(x.agent, clock.t)]);
-  };
-  return { ...a, say, sink };
-}
+const world = () => chatAt(root);
 
 test('0450: the preview of a turn lists the other turns that quote what was said, with where they live; a generic message is not a quote', async () => {
   const w = await world();

@@ -442,10 +442,9 @@ async function blankInDaemonLogs(dir: string, quotes: readonly string[], res: Fo
   const needles = [...new Set(quotes.flatMap(escapedForms))]
     .map((x) => Buffer.from(x, 'utf8'))
     .filter((b) => b.length >= 4)
-    .sort((a, b) => b.length - a.length)
-    .map((full) => ({ head: full.subarray(0, headLength(full)), full }));
+    .sort((a, b) => b.length - a.length);
   if (!needles.length) return 0;
-  const longest = needles[0].full.length;
+  const longest = needles[0].length;
   const changed = new Set<string>();
   /** name → inode of what was scanned under it. */
   const done = new Map<string, number>();
@@ -483,9 +482,8 @@ async function blankInDaemonLogs(dir: string, quotes: readonly string[], res: Fo
 }
 
 /**
- * Bytes of a quote's form that, found in a log, start a match: the whole form when short; else its
- * first 32 bytes (ending on a character), so a quote an error clipped (providers clip theirs to
- * 120–200 characters) is found by its start and blanked as far as it goes.
+ * Bytes of a quote's form that, found in a log, start a clipped match: its first 32 bytes (ending
+ * on a character). Providers clip their errors to 120–200 characters, so a clipped quote keeps them.
  */
 function headLength(full: Buffer): number {
   if (full.length <= CLIP_HEAD) return full.length;
@@ -495,38 +493,75 @@ function headLength(full: Buffer): number {
 }
 const CLIP_HEAD = 32;
 
-/** A quote's form to blank: found by `head` (a prefix of `full`), blanked as far as the bytes go on agreeing with `full`. */
-interface Needle {
-  head: Buffer;
-  full: Buffer;
+/** Bytes that may follow a clipped quote: `.`, a closing quote or bracket, an escape, the line's end (and `…`, below). */
+const CLIP_MARKS = new Set([0x2e, 0x22, 0x27, 0x5c, 0x0a, 0x0d, 0x5d, 0x7d, 0x29, 0x5b, 0x3c]);
+/** Whether what follows a clipped quote at `j` says it was clipped (or the file ends there). */
+const clipMarkAt = (view: Buffer, j: number) => j >= view.length || CLIP_MARKS.has(view[j]) || (view[j] === 0xe2 && view[j + 1] === 0x80 && view[j + 2] === 0xa6);
+
+/**
+ * How much of `view[i, i + n)` can be blanked without breaking an escape the log wrote: not a
+ * backslash without the character it escapes, not part of a `\uXXXX`.
+ */
+function escapeSafe(view: Buffer, i: number, n: number): number {
+  let slashes = 0;
+  while (slashes < n && view[i + n - 1 - slashes] === 0x5c) slashes++;
+  if (slashes % 2) n--;
+  for (let k = Math.max(i, i + n - 5); k < i + n - 1; k++) {
+    if (view[k] === 0x5c && view[k + 1] === 0x75 && k + 6 > i + n) return k - i;
+  }
+  return n;
 }
 
 /**
- * Blanks every needle in the file behind `fh`, chunk by chunk (overlapping by the longest needle):
- * from each place its head is found, as many bytes as agree with the whole form, ending on a
- * character of it (a clipped quote is blanked up to the clip, never half a character).
+ * Blanks every form of every quote in the file behind `fh`, chunk by chunk (overlapping by the
+ * longest form). First each whole form, longest first. Then what is left of a quote an error
+ * clipped: where a form's first 32 bytes still appear, as far as the bytes agree with the form that
+ * agrees longest — only when a clip mark follows (`…`, a closing quote, the line's end), so another
+ * message that merely starts the same way is left alone — ending on a character, and never leaving
+ * half an escape.
  */
-async function blankHandle(fh: Awaited<ReturnType<typeof open>>, needles: readonly Needle[], longest: number): Promise<boolean> {
+async function blankHandle(fh: Awaited<ReturnType<typeof open>>, needles: readonly Buffer[], longest: number): Promise<boolean> {
   let hit = false;
+  const heads = new Map<string, { head: Buffer; forms: Buffer[] }>();
+  for (const full of needles) {
+    if (full.length <= CLIP_HEAD) continue;
+    const head = full.subarray(0, headLength(full));
+    const key = head.toString('latin1');
+    const g = heads.get(key);
+    if (g) g.forms.push(full);
+    else heads.set(key, { head, forms: [full] });
+  }
   const buf = Buffer.alloc(LOG_CHUNK + longest);
+  const blank = async (view: Buffer, pos: number, i: number, n: number) => {
+    await fh.write(Buffer.alloc(n, 0x2a), 0, n, pos + i);
+    view.fill(0x2a, i, i + n);
+    hit = true;
+  };
   for (let pos = 0; ; ) {
     const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
     if (bytesRead === 0) break;
     const view = buf.subarray(0, bytesRead);
-    for (const { head, full } of needles) {
+    const more = bytesRead === buf.length;
+    for (const n of needles) for (let i = view.indexOf(n); i >= 0; i = view.indexOf(n, i + n.length)) await blank(view, pos, i, n.length);
+    for (const { head, forms } of heads.values()) {
       for (let i = view.indexOf(head); i >= 0; i = view.indexOf(head, i + 1)) {
-        let n = head.length;
-        while (n < full.length && i + n < view.length && view[i + n] === full[n]) n++;
-        // Cut by the chunk's end, not by the quote's: the next chunk (overlapping by the longest
-        // form) reads it again whole.
-        if (n < full.length && i + n === view.length && bytesRead === buf.length) continue;
-        while (n < full.length && n > head.length && (full[n] & 0xc0) === 0x80) n--;
-        await fh.write(Buffer.alloc(n, 0x2a), 0, n, pos + i);
-        view.fill(0x2a, i, i + n);
-        hit = true;
+        let n = 0;
+        let cut = false;
+        for (const full of forms) {
+          let m = head.length;
+          while (m < full.length && i + m < view.length && view[i + m] === full[m]) m++;
+          // Cut by the chunk's end, not by the quote's: the next chunk reads it again whole.
+          if (m < full.length && i + m === view.length && more) cut = true;
+          n = Math.max(n, m);
+        }
+        if (cut) continue;
+        while (n > head.length && i + n < view.length && (view[i + n] & 0xc0) === 0x80) n--;
+        if (!clipMarkAt(view, i + n)) continue;
+        n = escapeSafe(view, i, n);
+        if (n >= head.length) await blank(view, pos, i, n);
       }
     }
-    if (bytesRead < buf.length) break;
+    if (!more) break;
     pos += bytesRead - (longest - 1);
   }
   if (hit) await fh.sync();
