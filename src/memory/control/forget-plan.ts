@@ -144,7 +144,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     for (const items of made.values()) for (const m of items) memories.set(m.id, { ...m, madeFrom: true });
   }
   // Other turns that quote what was said in them, for the person to include (decision 0450).
-  const quoting = turns.size ? quotingTurns(t, new Set(turns.keys()), logs) : [];
+  const quoting = turns.size ? await quotingTurns(t, new Set(turns.keys()), logs) : [];
   // The files the turns' messages brought, less those a turn that stays names (decision 0370).
   const files = await filesOfTurns(t, new Set(turns.keys()));
   return {

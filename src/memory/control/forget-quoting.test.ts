@@ -101,3 +101,16 @@ test('0450: without keepTurnIds a quoting event in the log is still redacted (a 
   assert.ok(!(await w.sessions.events(SID)).some((e) => e.turnId === quoting.turnId && e.text.includes('KESTREL')));
   await w.close();
 });
+
+test('0450 (review): a turn that only looked the message up (a tool result, an injection) is not a quoting turn; a quote in other letter case is', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  // The agent recalled it in another turn: a copy of memory in a tool result, not something said.
+  const lookedUp = await w.say('What is on my list today?', 'Groceries and the gym.');
+  await w.sessions.append('webui:1', { turnId: lookedUp.turnId, kind: 'tool_result', text: `memory_recall → ${MESSAGE}` });
+  await w.sessions.append('webui:1', { turnId: lookedUp.turnId, kind: 'injection', text: `【相关记忆文档】 ${MESSAGE}` });
+  const shouted = await w.say(`REMINDER: ${MESSAGE.toUpperCase()}!`, 'Got it.');
+  const plan = await w.mem.control.forgetPreview({ turnIds: [secret.turnId] });
+  assert.deepEqual(plan.quoting?.map((t) => t.turnId), [shouted.turnId]);
+  await w.close();
+});

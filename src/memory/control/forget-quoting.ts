@@ -22,16 +22,28 @@ export function saidInTurns(t: ControlTiers, turnIds: ReadonlySet<string>, logs:
   return [...said].filter((x) => distinctiveContent(x)).sort((a, b) => b.length - a.length);
 }
 
+/** Messages looked for at most (the longest): a broad word query lists turns enough by its words. */
+const MAX_QUOTES = 100;
+
+/** The quote looked up in the archive's postings: its inner words (a CJK segmenter splits a phrase's edges by what is around it). */
+function innerTokens(tokens: string[]): string[] {
+  return tokens.length > 2 ? tokens.slice(1, -1) : tokens;
+}
+
 /**
  * Other turns that quote what the person said in `turnIds` ("As I said: my locker code is …"),
- * in every tier, the turns held by an exclusion and every session log (decision 0450). A forget
- * lists them for the person to include; they are not part of it otherwise — the same words said
- * again are not always what was forgotten (0320), and nothing goes that the preview did not show
- * (0400). Injections are copies of memory, not what was said: they go with what they name.
+ * in every tier, the turns held by an exclusion and every session log (decision 0450), matched
+ * without regard to case. A forget lists them for the person to include; they are not part of it
+ * otherwise — the same words said again are not always what was forgotten (0320), and nothing goes
+ * that the preview did not show (0400). Only what someone said counts — messages and replies: a
+ * tool's result (a recall, a library read) and an injection are copies of memory, which go with
+ * what they name, not turns to forget whole. Yields between session logs (a preview must not hold
+ * the daemon's loop for long).
  */
-export function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>, logs: ReadonlyMap<string, readonly SessionEvent[]>): ForgetTurn[] {
-  const quotes = saidInTurns(t, turnIds, logs);
-  if (!quotes.length) return [];
+export async function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>, logs: ReadonlyMap<string, readonly SessionEvent[]>): Promise<ForgetTurn[]> {
+  const said = saidInTurns(t, turnIds, logs).slice(0, MAX_QUOTES);
+  if (!said.length) return [];
+  const quotes = said.map((q) => q.toLowerCase());
   const found = new Map<string, ForgetTurn>();
   const add = (turnId: string | undefined, at: number, text: string, place: string) => {
     if (!turnId || turnIds.has(turnId) || turnId.startsWith('library:')) return;
@@ -43,22 +55,28 @@ export function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>, logs
     }
     if (found.size < MAX_QUOTING) found.set(turnId, { turnId, sessionId: sessionOfTurn(turnId), at, text: preview(text), places: [place] });
   };
-  const quotes_ = (text: string | undefined) => !!text && quotes.some((q) => text.includes(q));
+  const quotes_ = (text: string | undefined) => {
+    if (!text) return false;
+    const low = text.toLowerCase();
+    return quotes.some((q) => low.includes(q));
+  };
   for (const evs of logs.values()) {
     for (const e of evs) {
-      if (e.data?.redacted || e.kind === 'injection') continue;
+      if (e.data?.redacted || (e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt')) continue;
       if (quotes_(e.text)) add(e.turnId, e.at, e.text, 'session-log');
     }
+    await new Promise((r) => setImmediate(r));
   }
-  for (const e of t.context()?.events() ?? []) {
-    const text = [e.input, e.response, ...(e.toolOutputs ?? []).map((x) => x.text)].join('\n');
-    if (quotes_(text)) add(e.refs?.[0], e.timestamp, e.input || e.response, 'context');
-  }
+  for (const e of t.context()?.events() ?? []) if (quotes_(e.input) || quotes_(e.response)) add(e.refs?.[0], e.timestamp, e.input || e.response, 'context');
   for (const d of t.docs()?.list() ?? []) if (quotes_(d.content)) add(d.refs[0], d.createdAt, d.content, 'document');
   const archive = t.archive();
   if (archive) {
-    for (const q of quotes) {
-      for (const r of archive.rowsWithAll(t.embedder.tokenize(q))) if (quotes_(r.doc.content) || quotes_(r.doc.input) || quotes_(r.doc.response)) add(r.doc.refs[0], r.doc.createdAt, r.doc.content, 'archive');
+    for (const q of said) {
+      for (const r of archive.rowsWithAll(innerTokens(t.embedder.tokenize(q)))) {
+        // An archived exchange by what was said in it; a row without one (an imported text) by its text.
+        const hit = r.doc.input || r.doc.response ? quotes_(r.doc.input) || quotes_(r.doc.response) : quotes_(r.doc.content);
+        if (hit) add(r.doc.refs[0], r.doc.createdAt, r.doc.content, 'archive');
+      }
     }
   }
   for (const h of t.db.allHeld()) {

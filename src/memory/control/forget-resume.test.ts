@@ -181,6 +181,67 @@ test('0420: a debt taken also redacts the removed memories’ texts where memory
   await again.close();
 });
 
+test('0420 (review): a debt whose payment fails after the memories were removed keeps their texts, and the retry still redacts their copies', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted, the alarm code.');
+  const other = await w.say('Show me my pinned notes', 'Here they are.');
+  await w.sessions.append(SID, { turnId: other, kind: 'tool_result', text: 'library_read → the pinned alarm note' });
+  w.mem.control.registerForgetParticipant('pins', pluginParticipant(true).p);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret], memoryIds: ['mem-alarm'] }), /disk full/);
+  await w.close();
+
+  const again = await openMemoryAt(w.home, w.clock);
+  // The plugin removes the memory; then the payment fails: the debt stays, with the memory's text.
+  let removedOnce = false;
+  const flaky = {
+    find: async () => [],
+    describe: async () => [],
+    remove: async (ids: string[]) => {
+      const first = !removedOnce;
+      removedOnce = true;
+      return { removed: first ? ids.length : 0, texts: first ? ['the pinned alarm note'] : [] };
+    },
+    scrub: async () => {
+      throw new Error('disk full');
+    },
+  };
+  again.mem.control.registerForgetParticipant('pins', flaky);
+  // …and the copies cannot be redacted this time (the session logs could not be rewritten).
+  again.sessions.redactAll = async () => {
+    throw new Error('disk full');
+  };
+  await again.mem.control.settled('pins');
+  assert.ok(again.warnings.some((m) => /could not take its part/.test(m)), again.warnings.join('\n'));
+  await again.close();
+  assert.deepEqual(owedRows(w.home).map((r) => r.participant), ['pins'], 'still owed');
+
+  const third = await openMemoryAt(w.home, w.clock);
+  const late = pluginParticipant();
+  late.p.remove = async () => ({ removed: 0, texts: [] });
+  third.mem.control.registerForgetParticipant('pins', late.p);
+  await third.mem.control.settled('pins');
+  assert.doesNotMatch(logText(w.home), /library_read → the pinned alarm note/, 'the retry knew the removed memory’s text');
+  await third.close();
+  assert.deepEqual(owedRows(w.home), []);
+  assert.ok(!fileHas(w.home, 'the pinned alarm note'), 'the debt held the text; nothing of it is left in the file');
+});
+
+test('0420 (review): a removed memory with a short title ("Work") does not take, when its debt is paid, the history entries that merely say it', async () => {
+  const w = await world();
+  const secret = await w.say(`Remember: ${SECRET}`, 'Noted.');
+  w.mem.control.record({ kind: 'plan', target: 'plan', op: 'plan.add', summary: 'pinned "Work trip checklist"', after: { title: 'Work trip checklist' } });
+  w.mem.control.registerForgetParticipant('pins', pluginParticipant(true).p);
+  await assert.rejects(w.mem.control.forget({ turnIds: [secret], memoryIds: ['mem-work'] }), /disk full/);
+  await w.close();
+  const again = await openMemoryAt(w.home, w.clock);
+  const p = pluginParticipant();
+  p.p.remove = async (ids: string[]) => ({ removed: ids.length, texts: ['Work'] });
+  again.mem.control.registerForgetParticipant('pins', p.p);
+  await again.mem.control.settled('pins');
+  assert.match(JSON.stringify(again.mem.control.history({ limit: 100 })), /Work trip checklist/);
+  await again.close();
+});
+
 test('0420: a forget given up at open after three failed runs still gives a plugin not started yet its part', async () => {
   const w = await world();
   const secret = await w.say(`Remember: ${SECRET}`, 'Noted, the alarm code.');

@@ -64,6 +64,11 @@ export interface PendingForget {
 /** What a forget finished at open owes a participant that had not registered yet (decision 0420). */
 export interface OwedForget {
   memoryIds: string[];
+  /**
+   * The texts of the memories already removed by an earlier try of this debt: a retry's `remove`
+   * finds them gone and returns none, so they are kept here until their copies are redacted.
+   */
+  memoryTexts?: string[];
   /** What it drops items holding (`ForgetParticipant.scrub`). */
   quotes: string[];
   turnIds: string[];
@@ -277,7 +282,9 @@ export async function runForget(
     // with its id and is searched for only in the copies of memory — tool calls and results,
     // injections — never in what someone said, which the preview did not list (decision 0430).
     memoryTexts.push(...r.texts);
-    ft.other(...r.texts);
+    // Searched for (history, damaged copies) only when distinctive: a memory titled "Work" must not
+    // take every history entry that says "Work" (review of 0420).
+    ft.other(...r.texts.filter((x) => distinctiveContent(x)));
   }
   // Quotes: what the person said or wrote, when distinctive — the very rule of content tombstones
   // (a CJK character counts twice: "门锁密码是4711" is searched for, "好的" is not). Never a reply:
@@ -375,7 +382,7 @@ export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'
     if (t.sessions?.redactAll) sessionEvents = await t.sessions.redactAll(hit);
     else if (t.sessions?.redact) for (const s of await t.sessions.list()) sessionEvents += await t.sessions.redact(s.id, hit);
   }
-  const needles = texts.filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  const needles = texts.filter((x) => distinctiveContent(x)).map((x) => JSON.stringify(x).slice(1, -1));
   const historyRedacted = needles.length ? t.db.scrubbed(() => t.db.redactHistory({ turnIds: [], targets: [], subjects: [], needles })) : 0;
   return { sessionEvents, historyRedacted };
 }

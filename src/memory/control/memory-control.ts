@@ -339,8 +339,14 @@ export class MemoryControl implements MemoryControlService {
           continue;
         }
         let removed = 0;
-        let texts: string[] = [];
-        if (owed.memoryIds?.length) ({ removed, texts } = await p.remove(owed.memoryIds, owed.meta ?? {}));
+        let texts: string[] = [...(owed.memoryTexts ?? [])];
+        if (owed.memoryIds?.length) {
+          const r = await p.remove(owed.memoryIds, owed.meta ?? {});
+          removed = r.removed;
+          texts = [...new Set([...texts, ...r.texts])];
+          // Kept with the debt before anything can fail: a retry's remove finds the memories gone.
+          if (r.texts.length) this.db.addOwed(row.key, [name], JSON.stringify({ ...owed, memoryIds: [], memoryTexts: texts } satisfies OwedForget));
+        }
         // What the removed memories said, in copies of memory (tool calls, injections) and the
         // history: the forget that owed them could not know it (its participant was not there).
         const copies = texts.length ? await redactMemoryCopies(this.t, texts) : { sessionEvents: 0, historyRedacted: 0 };
