@@ -103,7 +103,24 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     assert.deepEqual(await stored(), ['4242', '6262'], 'refused: nothing changed');
     assert.equal(await field.locator('[data-testid=list-item]').count(), 2);
     assert.equal(await field.locator('[data-testid=list-add-input]').inputValue(), 'not-an-id', 'what was typed stays, to be mended');
+    // The reason names what was typed, in words — not the key, an index or a regular expression.
+    assert.equal((await field.locator('.form-error').textContent())?.trim(), '"not-an-id": a Telegram user id is a number such as "123456789"');
     await shot(page, 'settings-allowed-ids');
+    // Two quick removals both count (the second builds on the first, not on the list shown before).
+    await field.locator('[data-testid=list-add-input]').fill('7373');
+    await field.locator('[data-testid=list-add-input]').press('Enter');
+    await field.locator('[data-testid=list-item]', { hasText: '7373' }).waitFor({ timeout: T });
+    await field.locator('[data-testid=list-item]', { hasText: '6262' }).locator('[data-testid=list-remove]').click();
+    await field.locator('[data-testid=list-item]', { hasText: '7373' }).locator('[data-testid=list-remove]').click();
+    await field.locator('[data-testid=list-item]', { hasText: '7373' }).waitFor({ state: 'detached', timeout: T });
+    await page.waitForTimeout(300);
+    assert.deepEqual(await stored(), ['4242']);
+    assert.deepEqual(await field.locator('[data-testid=list-item]').allTextContents(), ['4242×']);
+    // Your own ids: the reason says what an id looks like.
+    const owner = page.locator('[data-key="core.identity.owner_ids"]');
+    await owner.locator('[data-testid=list-add-input]').fill('42');
+    await owner.locator('[data-testid=list-add-input]').press('Enter');
+    assert.match((await owner.locator('.form-error').textContent({ timeout: T })) ?? '', /^"42": an id is the chat app and your id there, such as "telegram:42"/);
   });
 
   it('logged no client errors', () => {

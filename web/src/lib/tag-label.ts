@@ -9,5 +9,6 @@ const KNOWN = { convention: 'tag.convention', 会话总结: 'tag.会话总结', 
  * known ones are translated, a person's own tags are shown as they typed them.
  */
 export function tagLabel(t: T, tag: string): string {
-  return tag in KNOWN ? t(KNOWN[tag as keyof typeof KNOWN]) : tag;
+  // Own keys only: a tag called "constructor" or "toString" is a person's own tag, not a key.
+  return Object.prototype.hasOwnProperty.call(KNOWN, tag) ? t(KNOWN[tag as keyof typeof KNOWN]) : tag;
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLang, useT } from '../../i18n';
 import { settingLabel } from './setting-labels';
 import { Switch } from '../switch';
-import { ListControl } from './list-control';
+import { ListControl, listSplitOf } from './list-control';
 import type { ConfigKeyInfo } from '../../../../src/spec/index.js';
 
 /** One setting as `GET /api/v1/settings` lists it (the daemon's own type). */
@@ -73,7 +73,7 @@ export function SchemaField({
       setTimeout(() => setSaved(false), 1500);
       return true;
     } catch (e) {
-      setError((e as Error).message);
+      setError(readableError((e as Error).message, info.key, value));
       takeStored();
       return false;
     }
@@ -135,7 +135,7 @@ export function SchemaField({
             aria-label={label}
           />
         )}
-        {!custom && control === 'list' && <ListControl value={Array.isArray(info.value) ? (info.value as string[]) : []} label={label} onSave={save} />}
+        {!custom && control === 'list' && <ListControl value={Array.isArray(info.value) ? (info.value as string[]) : []} label={label} split={listSplitOf(info.schema.items as Record<string, unknown> | undefined)} onSave={save} />}
         {!custom && control === 'json' && <textarea className="input mono" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onBlur={commitText} />}
         {elsewhere !== undefined && (
           <div className="muted small changed-elsewhere" data-testid="changed-elsewhere">
@@ -168,4 +168,18 @@ function toDraft(control: string, info: ConfigKeyInfo): string {
   if (info.secret) return '';
   if (control === 'json') return JSON.stringify(info.value, null, 1);
   return info.value === null || info.value === undefined ? '' : String(info.value);
+}
+
+/**
+ * The daemon's refusal as a person reads it: "invalid value for plugin.telegram.allowed_user_ids:
+ * 2: a Telegram user id is …" names the item by what was typed ("abc": a Telegram user id is …),
+ * not by the setting's key and an index.
+ */
+export function readableError(message: string, key: string, value: unknown): string {
+  const prefix = `invalid value for ${key}: `;
+  if (!message.startsWith(prefix)) return message;
+  const rest = message.slice(prefix.length);
+  const m = /^(\d+): ([\s\S]*)$/.exec(rest);
+  if (m && Array.isArray(value) && typeof value[Number(m[1])] === 'string') return `"${value[Number(m[1])]}": ${m[2]}`;
+  return rest;
 }
