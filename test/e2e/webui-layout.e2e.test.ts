@@ -161,6 +161,34 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('at 390×844 the Forget dialog of a chat turn fits the screen: Cancel and Forget can be tapped', async () => {
+    h.script({ rounds: [{ text: 'Noted the bike shed code.' }] });
+    const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'The bike shed code is 2468 and the gate code is 1357', sessionId: 'webui:phone-forget' }) });
+    assert.equal(r.status, 202);
+    const { turnId } = (await r.json()) as { turnId: string };
+    const { page: phone, errors: phoneErrors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', width: 390, height: 844, token: h.token });
+    try {
+      await phone.goto(`${h.url}/#/chat/${encodeURIComponent('webui:phone-forget')}`);
+      const turn = phone.locator(`[data-turn-id="${turnId}"]`);
+      await turn.getByText('Noted the bike shed code.').waitFor({ timeout: T });
+      await turn.locator('[data-testid=forget-chat-turn]').dispatchEvent('click');
+      await phone.waitForSelector('[data-testid=forget-turn]', { timeout: T });
+      const box = (await phone.locator('[data-testid=forget-dialog]').boundingBox())!;
+      assert.ok(box.x >= 0 && box.x + box.width <= 390, `the dialog (${Math.round(box.x)}…${Math.round(box.x + box.width)}) is inside the 390 px screen`);
+      for (const sel of ['[data-testid=forget-confirm]', '[data-testid=forget-dialog] .btn:not(.danger)']) {
+        const b = (await phone.locator(sel).boundingBox())!;
+        assert.ok(b.x >= 0 && b.x + b.width <= 390, `${sel} is on the screen`);
+      }
+      await shot(phone, 'layout-phone-forget-dialog');
+      await phone.click('[data-testid=forget-confirm]');
+      await phone.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+      assert.doesNotMatch(JSON.stringify(await (await h.api('/api/v1/sessions/webui%3Aphone-forget/events')).json()), /2468/);
+      assert.deepEqual(phoneErrors, []);
+    } finally {
+      await phone.context().close();
+    }
+  });
+
   it('a memory tagged 会话总结 reads "Session summary" in the English UI; the stored tag is kept and shown on hover', async () => {
     const save = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { id: 'tag-label-summary', title: 'Sunday sailing summary', snapshot: 'We talked about sailing on Sundays.', tags: ['会话总结', 'boats'] } }) });
     assert.equal(save.status, 200);
