@@ -166,4 +166,19 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.ok(ids.includes(id), 'the summary the person kept stays');
     assert.equal((await waiter('memory', 'forget', '--memory', id, '--keep', id)).code, 2, 'to forget and to keep at once is a usage error');
   });
+  it('a summary of later turns named after the forgotten first message is renamed after the session id; it stays, and no file holds the message', async () => {
+    const sid = 'webui:derived-title';
+    const first = await turn('Keep this: my bike lock is 9182-OTTER', 'Noted the bike lock.', sid);
+    await turn('What should I cook tonight?', 'Try a risotto.', sid);
+    llm.enqueue({ text: JSON.stringify({ user: 'asked what to cook', thinking: 'simple', processing: 'suggested', result: 'risotto' }) });
+    const made = (await mm('session.summarize', { lastN: 1 }, sid)) as { summaries: { id: string; title: string }[] };
+    assert.match(made.summaries[0].title, /^会话总结（Keep this: my bike lock is 9182-OTTER · 轮次 2-2）$/, 'the session is named after its first message');
+    const plan = (await api('/api/v1/memory/forget/preview', { turnIds: [first] })).body.plan as { memories: unknown[] };
+    assert.deepEqual(plan.memories, [], 'not made from the forgotten turn: it is not listed and it stays');
+    assert.equal((await api('/api/v1/memory/forget', { turnIds: [first] })).status, 200);
+    const after = (await mm('memory.get', { id: made.summaries[0].id }, sid)) as { title: string; snapshot: string };
+    assert.equal(after.title, `会话总结（${sid} · 轮次 2-2）`);
+    assert.match(after.snapshot, /risotto/);
+    assert.deepEqual(filesHolding('9182-OTTER'), []);
+  });
 });

@@ -60,19 +60,6 @@ function rewriteLogLines(buf: Buffer, rewrite: (r: Record<string, unknown>) => R
   return { bytes: n ? Buffer.concat(parts) : buf, n };
 }
 
-const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-/**
- * Whether a session title may have been made from one of `texts` (K-2: a forgotten message must not
- * live on as its conversation's name). A title is made from the first message — its first line,
- * cut with an ellipsis (`titleFromMessage`), or its first 40 characters — so it counts when what is
- * left of it without the ellipsis occurs in one of the texts, whitespace collapsed.
- */
-export function titleFromForgotten(title: string, texts: readonly string[]): boolean {
-  const stem = collapse(title).replace(/…$/, '').trimEnd();
-  return stem !== '' && texts.some((t) => collapse(t).includes(stem));
-}
-
 /**
  * Forget's rewrite of a log's titles (K-2): the `title` of each `session` header and `title` line
  * that `forgotten` selects becomes `replacement`; every other line is copied byte for byte.

@@ -18,8 +18,8 @@ import {
 import { writeFileAtomic } from '../fs/index.js';
 import { appendDurable, createDurable, parseObject, scanJsonl, type JsonlLogger } from './jsonl-file.js';
 import { MARK_EVERY, markAtOrAfter, markAtOrBefore, pickBackward, pickForward, type OffsetMark } from './session-offsets.js';
-import { redactLogBytes, retitleLogBytes, titleFromForgotten, toEvent } from './session-record.js';
-import { titleFromMessage } from '../spec/session-title.js';
+import { redactLogBytes, retitleLogBytes, toEvent } from './session-record.js';
+import { titleFromForgotten, titleFromMessage } from '../spec/session-title.js';
 import { setAsideUnreadableLog } from './session-repair.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';

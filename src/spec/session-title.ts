@@ -15,3 +15,17 @@ export function titleFromMessage(text: string, attachmentNames: string[] = []): 
   if (space >= TITLE_CHARS / 2) cut = cut.slice(0, space);
   return `${cut.trimEnd()}…`;
 }
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * Whether a session title may have been made from one of `texts` (K-2: a forgotten message must not
+ * live on as its conversation's name). A title is made from the first message — its first line,
+ * cut with an ellipsis (`titleFromMessage`), or its first 40 characters — so it counts when what is
+ * left of it without the ellipsis occurs in one of the texts, whitespace collapsed.
+ */
+export function titleFromForgotten(title: string, texts: readonly string[]): boolean {
+  const stem = collapse(title).replace(/…$/, '').trimEnd();
+  return stem !== '' && texts.some((t) => collapse(t).includes(stem));
+}
+

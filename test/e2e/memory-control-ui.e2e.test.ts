@@ -206,6 +206,13 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await shot(page, 'messages-exclude-sets-aside');
     await row.locator('[data-testid=restore-turn]').click();
     await page.locator('.toast', { hasText: 'Turn restored; 1 memory made from it is back' }).waitFor({ timeout: T });
+    // Forgotten, the turn is listed as forgotten with nothing left to exclude, forget or save.
+    assert.equal((await h.api('/api/v1/memory/forget', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ turnIds: [turnId] }) })).status, 200);
+    await page.click('[data-testid=tab-plan]');
+    await page.click('[data-testid=tab-messages]');
+    await row.locator('[data-testid=turn-forgotten]').waitFor({ timeout: T });
+    assert.equal(await row.locator('[data-testid=exclude-turn], [data-testid=forget-turn-open], input[type=checkbox]').count(), 0);
+    assert.doesNotMatch((await row.textContent()) ?? '', /shed key|\(forgotten\)/);
   });
 
   it('Settings → Memory history shows an exclusion; Undo brings the turn back', async () => {

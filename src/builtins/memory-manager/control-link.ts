@@ -1,4 +1,5 @@
 import type { Disposer, PluginSDK } from '../../sdk/index.js';
+import { retitleForgottenSummaries } from './forgotten-titles.js';
 import type { ChangeMeta, ForgetParticipant, MemoryChange, MemoryControlService, ToolDef } from '../../spec/index.js';
 import { ConflictError, ValidationError } from '../../spec/index.js';
 import { confirmedForget } from '../shared/index.js';
@@ -62,8 +63,9 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
       await h.plan.scrub(() => false, ids);
       return { removed, texts: texts.filter((t) => t.trim()) };
     },
-    // Pinned messages and one-shot items quoting what was forgotten go too.
-    scrub: async (texts) => (texts.length ? h.plan.scrub((t) => texts.some((x) => t.includes(x))) : 0),
+    // Pinned messages and one-shot items quoting what was forgotten go too; a session summary
+    // named after a forgotten first message is renamed.
+    scrub: async (texts) => (texts.length ? (await h.plan.scrub((t) => texts.some((x) => t.includes(x)))) + (await retitleForgottenSummaries(h.library, texts)) : 0),
     // A memory made from events of the forgotten turns (a session summary, a message saved as a
     // memory) holds what they said: it goes with them (decision 0430).
     madeFrom: async (sources) => {

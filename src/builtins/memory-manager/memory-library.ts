@@ -372,7 +372,7 @@ export class MemoryLibrary implements LinkIndex {
     return out;
   }
 
-  private async mutate(id: string, fn: (rec: MemoryRecord) => MemoryRecord): Promise<MemoryRecord> {
+  private async mutate(id: string, fn: (rec: MemoryRecord) => MemoryRecord, opts: { unrecorded?: boolean } = {}): Promise<MemoryRecord> {
     assertMemoryId(id);
     await this.ready();
     const rec = this.records.get(id);
@@ -382,8 +382,16 @@ export class MemoryLibrary implements LinkIndex {
     const next = { ...fn(rec), id, snapshot: rec.snapshot, createdAt: rec.createdAt, updatedAt: this.now() };
     await this.persist(next);
     this.index(next);
-    this.changed('update', rec, next);
+    if (!opts.unrecorded) this.changed('update', rec, next);
     return next;
+  }
+
+  /**
+   * A new title, recorded nowhere (K-2): the old one named a forgotten message, and a history entry
+   * of the change would keep it (`before`).
+   */
+  async retitle(id: string, title: string): Promise<MemoryRecord> {
+    return this.mutate(id, (r) => ({ ...r, title: title.trim() || r.title }), { unrecorded: true });
   }
 
   /** Replaces (or appends to) the editable notes. */

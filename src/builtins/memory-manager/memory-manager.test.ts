@@ -189,7 +189,7 @@ test('M-9: exclude / restore a turn: marker events, context filter, turns view; 
   const ev = (turnId: string): ContextEvent => ({ id: 'e', timestamp: 1, kind: 'user', source: 'webui', channel: 'webui', sessionId: 'webui:ex', input: 'x', response: '', refs: [turnId] });
 
   const r = await fake.op('turn.exclude', { turnId: t2 }, 'webui:ex');
-  assert.deepEqual(r.value, { turnId: t2, excluded: true, changed: true });
+  assert.deepEqual(r.value, { turnId: t2, excluded: true, changed: true, madeFrom: 0, setAside: 0 });
   assert.equal(fake.visible(ev(t2)), false);
   assert.equal(fake.visible(ev(t1)), true);
   const log = await fake.sessions.events('webui:ex');
@@ -204,7 +204,7 @@ test('M-9: exclude / restore a turn: marker events, context filter, turns view; 
   assert.equal((await fake.op('turn.exclude', { turnId: t2 }, 'webui:ex')).value.changed, false, 'idempotent');
 
   const back = await fake.op('turn.restore', { turnId: t2 }, 'webui:ex');
-  assert.deepEqual(back.value, { turnId: t2, excluded: false, changed: true });
+  assert.deepEqual(back.value, { turnId: t2, excluded: false, changed: true, madeFrom: 0, setAside: 0 });
   assert.equal(fake.visible(ev(t2)), true);
   const after = (await fake.sessions.events('webui:ex')).filter((e) => e.turnId === t2 && e.kind !== 'marker');
   assert.deepEqual(after, before, 'the turn is back exactly as it was');

@@ -17,6 +17,11 @@ export interface Turn {
   tools: string[];
   at: number;
   excluded: boolean;
+  /**
+   * Forgotten (K-2): what was said in it was redacted in the log (`[forgotten]`). Nothing of it is
+   * shown, summarized or saved; the turn stays listed so the numbering holds.
+   */
+  forgotten?: true;
   /** Who said the user message, on a chat channel (the log's `data.speaker`). */
   speaker?: { id: string; name?: string };
   /** Where (the log's `data.conversation.id`). */
@@ -42,9 +47,14 @@ export function isOwnEvent(e: SessionEvent): boolean {
   return (e.kind === 'injection' || e.kind === 'marker') && (e.data as { source?: unknown } | undefined)?.source === SOURCE;
 }
 
-/** Groups log events by turn id, in log order; turns without a user or assistant message are left out. */
+/**
+ * Groups log events by turn id, in log order; turns without a user or assistant message are left
+ * out, except a forgotten one (marked `forgotten`, with no text). A forgotten event's text is never
+ * taken (a quoting message redacted in a turn that stays leaves that turn without it).
+ */
 export function buildTurns(events: SessionEvent[], excluded: ReadonlySet<string> = new Set()): Turn[] {
   const byId = new Map<string, Turn>();
+  const redacted = new Set<string>();
   for (const e of events) {
     if (isOwnEvent(e) || e.kind === 'marker' || e.kind === 'injection') continue;
     let t = byId.get(e.turnId);
@@ -52,6 +62,11 @@ export function buildTurns(events: SessionEvent[], excluded: ReadonlySet<string>
       const n = Number(/#(\d+)$/.exec(e.turnId)?.[1] ?? NaN);
       t = { turnId: e.turnId, n: Number.isFinite(n) ? n : byId.size + 1, seqs: [], user: '', assistant: '', tools: [], at: e.at, excluded: excluded.has(e.turnId) };
       byId.set(e.turnId, t);
+    }
+    // A forgotten event holds "[forgotten]", not what was said: never a text to summarize or save.
+    if (e.data?.redacted) {
+      if (e.kind === 'user' || e.kind === 'assistant') redacted.add(t.turnId);
+      continue;
     }
     t.seqs.push(e.seq);
     if (e.kind === 'user') {
@@ -63,7 +78,9 @@ export function buildTurns(events: SessionEvent[], excluded: ReadonlySet<string>
     else if (e.kind === 'assistant') t.assistant = t.assistant ? `${t.assistant}\n${e.text}` : e.text;
     else if (e.kind === 'tool_call' || e.kind === 'tool_result') t.tools.push(`${e.kind === 'tool_call' ? '→' : '←'} ${e.text}`);
   }
-  return [...byId.values()].filter((t) => t.user || t.assistant);
+  return [...byId.values()]
+    .map((t) => (!t.user && !t.assistant && redacted.has(t.turnId) ? { ...t, forgotten: true as const, tools: [] } : t))
+    .filter((t) => t.user || t.assistant || t.forgotten);
 }
 
 /** M-7: a session is new while its log has no user/assistant message outside the current turn. */

@@ -130,3 +130,26 @@ test('issue 13 part 5: a summary of one speaker’s turns records the speaker an
   assert.equal(group.speaker, undefined, 'two people said it');
   assert.equal(group.conversation, 'qq:group:5');
 });
+
+test('K-2: a forgotten turn is not summarized — its "[forgotten]" events are no text to send; all forgotten → nothing to summarize', async (t) => {
+  const { fake, m } = setupManager(t, { llm: provider.llm });
+  await fake.sessions.create({ channel: 'webui', id: 'webui:gone', title: 'gone' });
+  // As the session store leaves a forgotten turn: its events in place, text and data redacted.
+  const gone = fake.sessions.nextTurnId('webui:gone');
+  await fake.sessions.append('webui:gone', { turnId: gone, kind: 'user', text: '[forgotten]', data: { redacted: true } });
+  await fake.sessions.append('webui:gone', { turnId: gone, kind: 'assistant', text: '[forgotten]', data: { redacted: true } });
+  await assert.rejects(m.summarize({ sessionId: 'webui:gone', lastN: 5 }), /no turns to summarize/);
+  const kept = await fake.sessions.addTurn('webui:gone', '周六去爬山', '好的');
+  const start = llm.requests.length;
+  llm.enqueue({ text: parts(1) });
+  const res = await m.summarize({ sessionId: 'webui:gone', lastN: 5 });
+  assert.equal(res.count, 1);
+  const sent = JSON.stringify(llm.requests.slice(start).map((r) => r.body.messages));
+  assert.ok(sent.includes('周六去爬山') && !sent.includes('forgotten'), sent);
+  assert.match(res.summaries[0].title, /轮次 2-2/);
+  const events = await fake.sessions.events('webui:gone');
+  assert.deepEqual(res.summaries[0].source?.seqs, events.filter((e) => e.turnId === kept).map((e) => e.seq), 'made from the kept turn only');
+  // The Messages tab lists the forgotten turn as forgotten, with nothing of it.
+  const turns = (await fake.op('session.turns', {}, 'webui:gone')).value as { turnId: string; forgotten?: true; user: string }[];
+  assert.deepEqual(turns.map((x) => [x.turnId, x.forgotten ?? false, x.user]), [[gone, true, ''], [kept, false, '周六去爬山']]);
+});

@@ -126,7 +126,8 @@ export async function summarizeSession(deps: SummarizeDeps, args: SummarizeArgs,
   const info = await deps.sessions.get(sessionId);
   if (!info) throw new NotFoundError('session', sessionId);
   const excluded = new Set(await deps.excluded(sessionId));
-  let turns = buildTurns(await deps.sessions.events(sessionId), excluded).filter((t) => !t.excluded);
+  // Excluded and forgotten turns are not summarized (M-9, K-2).
+  let turns = buildTurns(await deps.sessions.events(sessionId), excluded).filter((t) => !t.excluded && !t.forgotten);
   if (args.lastN !== undefined) turns = turns.slice(-Math.max(1, args.lastN));
   if (!turns.length) throw new ValidationError(`session ${sessionId} has no turns to summarize`, { path: 'sessionId' });
   const report = (phase: SummaryProgress['phase'], done: number, total: number, message: string) => onProgress({ sessionId, phase, done, total, message });

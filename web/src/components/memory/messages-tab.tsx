@@ -140,15 +140,24 @@ export function MessagesTab() {
               <span className="badge">#{r.n}</span>
               <span className="muted small grow">{relTime(r.at, lang)}</span>
               {r.excluded && <span className="badge warn">{t('messages.excluded')}</span>}
-              <button className="icon-btn tiny" title={t('messages.locate')} aria-label={t('messages.locate')} onClick={() => app.locate(sid!, r.seqs, r.turnId)}>
-                <Icon name="locate" size={14} />
-              </button>
-              <button className="btn tiny" onClick={() => void exclude(r)} data-testid={r.excluded ? 'restore-turn' : 'exclude-turn'}>
-                {r.excluded ? t('messages.restore') : t('messages.exclude')}
-              </button>
-              <button className="btn tiny danger" onClick={() => setForgetTurn(r.turnId)} data-testid="forget-turn-open">
-                {t('forget.action')}
-              </button>
+              {/* Forgotten: nothing is left to exclude, forget again, save or pin. */}
+              {r.forgotten ? (
+                <span className="badge" data-testid="turn-forgotten">
+                  {t('messages.forgotten')}
+                </span>
+              ) : (
+                <>
+                  <button className="icon-btn tiny" title={t('messages.locate')} aria-label={t('messages.locate')} onClick={() => app.locate(sid!, r.seqs, r.turnId)}>
+                    <Icon name="locate" size={14} />
+                  </button>
+                  <button className="btn tiny" onClick={() => void exclude(r)} data-testid={r.excluded ? 'restore-turn' : 'exclude-turn'}>
+                    {r.excluded ? t('messages.restore') : t('messages.exclude')}
+                  </button>
+                  <button className="btn tiny danger" onClick={() => setForgetTurn(r.turnId)} data-testid="forget-turn-open">
+                    {t('forget.action')}
+                  </button>
+                </>
+              )}
             </div>
             {r.user && (
               <label className="step">
@@ -193,7 +202,7 @@ export function MessagesTab() {
       {summarizing && sid && (
         <SummarizeDialog
           sessionId={sid}
-          turns={rows.filter((r) => !r.excluded).length}
+          turns={rows.filter((r) => !r.excluded && !r.forgotten).length}
           onClose={(n) => {
             setSummarizing(false);
             if (n !== undefined) {

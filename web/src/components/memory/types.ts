@@ -49,6 +49,8 @@ export interface Turn {
   tools: string[];
   at: number;
   excluded: boolean;
+  /** Forgotten (K-2): nothing of it is shown or offered. */
+  forgotten?: true;
 }
 export interface MmConfig {
   enabled: boolean;
