@@ -80,6 +80,9 @@ describe('TurnView', () => {
     expect(html).not.toContain('[forgotten]');
     expect(html.match(/data-testid="forgotten-text"/g)?.length).toBe(2);
     expect(html).toContain(translate('zh', 'chat.forgottenText'));
+    // Nothing is left to copy, edit, regenerate, save, pin or forget again; it can still be deleted.
+    for (const id of ['copy-user', 'edit', 'forget-chat-turn', 'copy-answer', 'regenerate', 'save-memory', 'pin']) expect(html).not.toContain(`data-testid="${id}"`);
+    expect(html).toContain('data-testid="delete-turn"');
   });
 
   it('a failed reply read back from the log shows its error once (the reply is the error message)', () => {

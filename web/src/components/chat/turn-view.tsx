@@ -110,18 +110,25 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
           )}
           {editing === undefined && !running && logged && (
             <div className="msg-actions user-actions">
-              <button className="action icon" onClick={() => void copy(turn.userText)} title={t('chat.copy')} aria-label={t('chat.copy')} data-testid="copy-user">
-                <Icon name="copy" size={14} />
-              </button>
-              <button className="action icon" disabled={sessionBusy} onClick={() => setEditing(turn.userText)} title={t('chat.edit')} aria-label={t('chat.edit')} data-testid="edit">
-                <Icon name="edit" size={14} />
-              </button>
+              {/* A forgotten message has nothing to copy, edit or forget again; it can still be deleted. */}
+              {!isForgotten(turn.userText) && (
+                <>
+                  <button className="action icon" onClick={() => void copy(turn.userText)} title={t('chat.copy')} aria-label={t('chat.copy')} data-testid="copy-user">
+                    <Icon name="copy" size={14} />
+                  </button>
+                  <button className="action icon" disabled={sessionBusy} onClick={() => setEditing(turn.userText)} title={t('chat.edit')} aria-label={t('chat.edit')} data-testid="edit">
+                    <Icon name="edit" size={14} />
+                  </button>
+                </>
+              )}
               <button className="action icon" disabled={sessionBusy} onClick={() => setConfirm({ kind: 'delete', scope: 'turn' })} title={t('chat.deleteTurn')} aria-label={t('chat.deleteTurn')} data-testid="delete-turn">
                 <Icon name="trash" size={14} />
               </button>
-              <button className="action icon" onClick={() => setForgetting(true)} title={t('forget.action')} aria-label={t('forget.action')} data-testid="forget-chat-turn">
-                <Icon name="brain" size={14} />
-              </button>
+              {!isForgotten(turn.userText) && (
+                <button className="action icon danger" onClick={() => setForgetting(true)} title={t('forget.action')} aria-label={t('forget.action')} data-testid="forget-chat-turn">
+                  <Icon name="forget" size={14} />
+                </button>
+              )}
             </div>
           )}
         </div>
@@ -186,12 +193,12 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
           </div>
           {!running && (turn.finalText || turn.status === 'error') && (
             <div className="msg-actions">
-              {turn.finalText && (
+              {turn.finalText && !isForgotten(turn.finalText) && (
                 <button className="action icon" onClick={() => void copy(turn.finalText)} title={t('chat.copy')} aria-label={t('chat.copy')} data-testid="copy-answer">
                   <Icon name="copy" size={14} />
                 </button>
               )}
-              {logged && turn.userSeq !== undefined && (
+              {logged && turn.userSeq !== undefined && !isForgotten(turn.userText) && (
                 <button className="action icon" disabled={sessionBusy} onClick={() => ask({ kind: 'regenerate' })} title={t('chat.regenerate')} aria-label={t('chat.regenerate')} data-testid="regenerate">
                   <Icon name="regen" size={14} />
                 </button>
@@ -201,7 +208,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
                   <Icon name="trash" size={14} />
                 </button>
               )}
-              {turn.finalText && turn.status !== 'error' && (
+              {turn.finalText && turn.status !== 'error' && !isForgotten(turn.finalText) && (
                 <>
                   <button className="action" onClick={() => setSaving(true)} data-testid="save-memory">
                     <Icon name="save" size={14} /> {t('chat.saveAsMemory')}
