@@ -30,6 +30,8 @@ export interface AppApi {
   setTheme(t: 'light' | 'dark' | 'system'): void;
   route: Route;
   navigate(r: Route): void;
+  /** The conversation last open in Chat (the top bar's Chat goes back to it), if any. */
+  lastChat?: string;
   /** Memory-manager state (undefined while loading or when the plugin is absent). */
   mm: MmState | undefined;
   mmError: Error | undefined;

@@ -192,6 +192,20 @@ export function App() {
     });
   }, []);
 
+  // The conversation last open in Chat: the top bar's Chat returns to it, not to an empty new chat.
+  const [lastChat, setLastChat] = useState<string | undefined>(() => (route.view === 'chat' ? route.sessionId : undefined));
+  useEffect(() => {
+    if (route.view === 'chat') setLastChat(route.sessionId);
+  }, [route]);
+  useEffect(
+    () =>
+      bus.subscribe((event, payload) => {
+        const p = payload as { kind?: string; sessionId?: string } | undefined;
+        if (event === 'session_event' && p?.kind === 'session_deleted') setLastChat((cur) => (cur === p.sessionId ? undefined : cur));
+      }),
+    [],
+  );
+
   // Going to another page (the top bar, a link, the address bar) puts the page in front: the graph
   // drawer closes, and where the memory panel overlays the page (narrower than a laptop) it closes too
   // — on a phone it covered Settings entirely, with no sign of the page behind it.
@@ -233,6 +247,7 @@ export function App() {
       },
       route,
       navigate,
+      lastChat,
       mm: mmState,
       mmError,
       refreshMm,
@@ -258,7 +273,7 @@ export function App() {
       memEpoch,
       memKinds,
     }),
-    [lang, theme, route, navigate, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch, memEpoch, memKinds],
+    [lang, theme, route, navigate, lastChat, mmState, mmError, refreshMm, memoryPanel, setMemoryPanel, graphOpen, graphFocus, highlight, toast, epoch, memEpoch, memKinds],
   );
 
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useApp } from '../app-context';
+import { routeHash, useApp } from '../app-context';
 import { useT } from '../i18n';
 import { bus, type StreamState } from '../api/event-stream';
 import { Icon } from './icon';
@@ -25,7 +25,7 @@ export function TopBar({ onMenu }: { onMenu: () => void }) {
         <span className="brand-name">HomeAgent</span>
       </a>
       <nav className="nav">
-        <a className={app.route.view === 'chat' ? 'active' : ''} href="#/chat" data-testid="nav-chat">
+        <a className={app.route.view === 'chat' ? 'active' : ''} href={routeHash({ view: 'chat', sessionId: app.route.view === 'chat' ? undefined : app.lastChat })} data-testid="nav-chat">
           <Icon name="chat" />
           <span className="label">{t('nav.chat')}</span>
         </a>
