@@ -69,6 +69,8 @@ export interface OwedForget {
    * finds them gone and returns none, so they are kept here until their copies are redacted.
    */
   memoryTexts?: string[];
+  /** The ids of the memories those texts were of (their history entries are found by id). */
+  memoryTextsOf?: string[];
   /** What it drops items holding (`ForgetParticipant.scrub`). */
   quotes: string[];
   turnIds: string[];
@@ -350,7 +352,9 @@ export async function runForget(
 
   // History: entries that hold the text, or are about what went.
   const needles = [...removedTexts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
-  const refNeedles = [...refs].map((r) => JSON.stringify(r));
+  // Ids as JSON writes them: a removed memory's id names it in the entries of other targets (the
+  // plan's before/after), where its title — short, not distinctive — is not looked for.
+  const refNeedles = [...refs, ...memoryIds].map((r) => JSON.stringify(r));
   const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...memoryIds, ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...ft.all]);
@@ -374,7 +378,7 @@ function copiesOfMemory(texts: readonly string[]): (e: SessionEvent) => boolean 
  * texts were not searched for then. Redacts the copies of memory in the session logs (as a forget
  * run does) and the history entries holding the texts. Returns the redacted events and entries.
  */
-export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'>, texts: readonly string[]): Promise<{ sessionEvents: number; historyRedacted: number }> {
+export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'>, texts: readonly string[], memoryIds: readonly string[] = []): Promise<{ sessionEvents: number; historyRedacted: number }> {
   const copies = copiesOfMemory(texts);
   const hit = (e: SessionEvent) => !e.data?.redacted && copies(e);
   let sessionEvents = 0;
@@ -382,7 +386,7 @@ export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'
     if (t.sessions?.redactAll) sessionEvents = await t.sessions.redactAll(hit);
     else if (t.sessions?.redact) for (const s of await t.sessions.list()) sessionEvents += await t.sessions.redact(s.id, hit);
   }
-  const needles = texts.filter((x) => distinctiveContent(x)).map((x) => JSON.stringify(x).slice(1, -1));
+  const needles = [...texts.filter((x) => distinctiveContent(x)).map((x) => JSON.stringify(x).slice(1, -1)), ...memoryIds.map((id) => JSON.stringify(id))];
   const historyRedacted = needles.length ? t.db.scrubbed(() => t.db.redactHistory({ turnIds: [], targets: [], subjects: [], needles })) : 0;
   return { sessionEvents, historyRedacted };
 }

@@ -345,11 +345,12 @@ export class MemoryControl implements MemoryControlService {
           removed = r.removed;
           texts = [...new Set([...texts, ...r.texts])];
           // Kept with the debt before anything can fail: a retry's remove finds the memories gone.
-          if (r.texts.length) this.db.addOwed(row.key, [name], JSON.stringify({ ...owed, memoryIds: [], memoryTexts: texts } satisfies OwedForget));
+          if (r.texts.length) this.db.addOwed(row.key, [name], JSON.stringify({ ...owed, memoryIds: [], memoryTexts: texts, memoryTextsOf: [...new Set([...(owed.memoryTextsOf ?? []), ...owed.memoryIds])] } satisfies OwedForget));
         }
         // What the removed memories said, in copies of memory (tool calls, injections) and the
         // history: the forget that owed them could not know it (its participant was not there).
-        const copies = texts.length ? await redactMemoryCopies(this.t, texts) : { sessionEvents: 0, historyRedacted: 0 };
+        const ids = [...new Set([...(owed.memoryIds ?? []), ...(owed.memoryTextsOf ?? [])])];
+        const copies = texts.length || ids.length ? await redactMemoryCopies(this.t, texts, ids) : { sessionEvents: 0, historyRedacted: 0 };
         const dropped = p.scrub ? await p.scrub(owed.quotes, owed.turnIds ?? []) : 0;
         this.db.dropOwed(name, row.key);
         this.t.log.info(`memory control: the ${name} participant took its part of a forget finished at start (${count(removed, 'memory', 'memories')} removed, ${count(dropped, 'item')} dropped, ${count(copies.sessionEvents + copies.historyRedacted, 'copy', 'copies')} of their texts redacted)`);
