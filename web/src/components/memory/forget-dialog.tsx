@@ -104,8 +104,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
               {plan.turns.map((x) => (
                 <div className="list-item" key={x.turnId} data-testid="forget-turn">
                   <span className="mono small">{x.turnId}</span>
-                  <span className="grow clamp1">{x.text}</span>
-                  <span className="muted small" data-testid="forget-places">{x.places.map((p) => tierLabel(t, p)).join(t('common.listSep'))}</span>
+                  <span className="grow clamp1" title={x.text}>{x.text}</span>
+                  <span className="muted small" data-testid="forget-places">{placesText(t, x.places)}</span>
                 </div>
               ))}
               {plan.files ? (
@@ -131,8 +131,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
                     }}
                   />
                   <span className="mono small">{x.turnId}</span>
-                  <span className="grow clamp1">{x.text}</span>
-                  <span className="muted small">{x.places.map((p) => tierLabel(t, p)).join(t('common.listSep'))}</span>
+                  <span className="grow clamp1" title={x.text}>{x.text}</span>
+                  <span className="muted small">{placesText(t, x.places)}</span>
                 </label>
               ))}
             </section>
@@ -192,4 +192,11 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
       )}
     </Dialog>
   );
+}
+
+/** Where a turn lives, always in the same order (the window first, the log last). */
+const PLACE_ORDER = ['context', 'document', 'archive', 'held', 'session-log', 'nowhere'];
+function placesText(t: ReturnType<typeof useT>, places: readonly string[]): string {
+  const rank = (p: string) => (PLACE_ORDER.includes(p) ? PLACE_ORDER.indexOf(p) : PLACE_ORDER.length);
+  return [...places].sort((a, b) => rank(a) - rank(b)).map((p) => tierLabel(t, p)).join(t('common.listSep'));
 }
