@@ -120,6 +120,12 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
         await shot(phone, `layout-phone-${section}`);
         assert.deepEqual(over, [], `${section}: controls past the ${390} px screen`);
       }
+      // Memory history: each entry's summary is read whole (it was cut to "sav…" beside its badges).
+      await phone.evaluate(() => (window.location.hash = '#/settings/history'));
+      const summary = phone.locator('[data-testid=history-summary]').first();
+      await summary.waitFor({ timeout: T });
+      assert.equal(await summary.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.getBoundingClientRect().width > 250), true, 'the summary has the row to itself and is not cut');
+      await shot(phone, 'layout-phone-history');
       assert.deepEqual(phoneErrors, []);
     } finally {
       await phone.context().close();
