@@ -181,4 +181,35 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.match(after.snapshot, /risotto/);
     assert.deepEqual(filesHolding('9182-OTTER'), []);
   });
+  it('(review) a summary of another conversation whose name a forgotten message merely contains ("Hi") keeps its name; the renamed summary’s history holds no trace of the message', async () => {
+    await turn('Hi', 'Hello!', 'webui:derived-hi');
+    llm.enqueue({ text: JSON.stringify({ user: 'greeted', thinking: 't', processing: 'p', result: 'r' }) });
+    const hi = ((await mm('session.summarize', { lastN: 1 }, 'webui:derived-hi')) as { summaries: { id: string; title: string }[] }).summaries[0];
+    const long = 'Hi again, the garage door code is 5531-PLUM and the shed key hangs behind the fuse box';
+    const first = await turn(long, 'Noted.', 'webui:derived-long');
+    await turn('What should I cook tonight?', 'Risotto.', 'webui:derived-long');
+    llm.enqueue({ text: JSON.stringify({ user: 'asked what to cook', thinking: 't', processing: 'p', result: 'risotto' }) });
+    const sum = ((await mm('session.summarize', { lastN: 1 }, 'webui:derived-long')) as { summaries: { id: string; title: string }[] }).summaries[0];
+    assert.match(sum.title, /garage door code is…/);
+    assert.equal((await api('/api/v1/memory/forget', { turnIds: [first] })).status, 200);
+    assert.equal(((await mm('memory.get', { id: hi.id }, 'webui:derived-hi')) as { title: string }).title, hi.title, 'another conversation’s summary keeps its name');
+    assert.equal(((await mm('memory.get', { id: sum.id }, 'webui:derived-long')) as { title: string }).title, '会话总结（webui:derived-long · 轮次 2-2）');
+    const history = JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body);
+    assert.doesNotMatch(history, /garage door code/, 'the summary’s “saved memory …” entry held the cut message');
+    assert.deepEqual(filesHolding('5531-PLUM'), []);
+    // The other summary's history is intact: its creation can still be undone.
+    const entry = ((await api(`/api/v1/memory/history?target=${encodeURIComponent(hi.id)}`)).body.history as { id: string; summary: string }[])[0];
+    assert.match(entry.summary, /saved memory/);
+  });
+
+  it('(review) forgetting a hand-named memory ("work") leaves the history of another memory tagged "work"; the plan entries naming it by id go', async () => {
+    const save = async (args: Record<string, unknown>) => (await api('/api/memory-manager', { op: 'memory.save', sessionId: SID, args })).body.value as { id: string };
+    const work = await save({ id: 'work', title: 'Work', snapshot: 'The office opens at 8.' });
+    const other = await save({ title: 'Holiday plan for August', snapshot: 'Two weeks in Porto.', tags: ['work'] });
+    await api('/api/memory-manager', { op: 'plan.addMemory', sessionId: SID, args: { id: work.id } });
+    assert.equal((await api('/api/v1/memory/forget', { memoryIds: [work.id] })).status, 200);
+    const history = (await api('/api/v1/memory/history?limit=1000')).body.history as { target: string; summary: string; before?: unknown; after?: unknown }[];
+    assert.match(history.find((h) => h.target === other.id)?.summary ?? '', /Holiday plan for August/, 'the other memory’s entry stays');
+    assert.ok(!history.some((h) => h.target === 'plan' && JSON.stringify([h.before, h.after]).includes('"id":"work"')), 'no plan entry names the forgotten memory');
+  });
 });

@@ -65,7 +65,18 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
     },
     // Pinned messages and one-shot items quoting what was forgotten go too; a session summary
     // named after a forgotten first message is renamed.
-    scrub: async (texts) => (texts.length ? (await h.plan.scrub((t) => texts.some((x) => t.includes(x)))) + (await retitleForgottenSummaries(h.library, texts)) : 0),
+    scrub: async (texts, turnIds) => {
+      if (!texts.length) return 0;
+      const pinned = await h.plan.scrub((t) => texts.some((x) => t.includes(x)));
+      const failed: string[] = [];
+      const renamed = await retitleForgottenSummaries(h.library, texts, turnIds, (id, e) => {
+        failed.push(id);
+        h.log('warn', 'a summary named after a forgotten message could not be renamed', { id, error: e.message });
+      });
+      // Said, not swallowed (decision 0400): the forget reports this part as unfinished.
+      if (failed.length) throw new Error(`${failed.length} session summar${failed.length === 1 ? 'y' : 'ies'} named after a forgotten message could not be renamed (${failed.join(', ')}); ${pinned + renamed} other item(s) were done`);
+      return pinned + renamed;
+    },
     // A memory made from events of the forgotten turns (a session summary, a message saved as a
     // memory) holds what they said: it goes with them (decision 0430).
     madeFrom: async (sources) => {

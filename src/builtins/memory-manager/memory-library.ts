@@ -372,26 +372,29 @@ export class MemoryLibrary implements LinkIndex {
     return out;
   }
 
-  private async mutate(id: string, fn: (rec: MemoryRecord) => MemoryRecord, opts: { unrecorded?: boolean } = {}): Promise<MemoryRecord> {
+  private async mutate(id: string, fn: (rec: MemoryRecord) => MemoryRecord, opts: { unrecorded?: boolean; keepUpdatedAt?: boolean } = {}): Promise<MemoryRecord> {
     assertMemoryId(id);
     await this.ready();
     const rec = this.records.get(id);
     if (!rec) throw new NotFoundError('memory', id);
     // Written over, a file read only in part would lose what could not be read (a hand edit's fault).
     if (rec.frontMatterError) throw new ConflictError(`memory ${id} cannot be changed here until its file is fixed: ${rec.frontMatterError} (memories/${id}.md)`, { id });
-    const next = { ...fn(rec), id, snapshot: rec.snapshot, createdAt: rec.createdAt, updatedAt: this.now() };
+    const next = { ...fn(rec), id, snapshot: rec.snapshot, createdAt: rec.createdAt, updatedAt: opts.keepUpdatedAt ? rec.updatedAt : this.now() };
     await this.persist(next);
     this.index(next);
+    // Unrecorded, the open views are still told (as for a hand edit of the file).
     if (!opts.unrecorded) this.changed('update', rec, next);
+    else this.opts.onFileChange?.(id);
     return next;
   }
 
   /**
    * A new title, recorded nowhere (K-2): the old one named a forgotten message, and a history entry
-   * of the change would keep it (`before`).
+   * of the change would keep it (`before`). `updatedAt` stays, so an undo of an earlier change
+   * still finds the memory as it left it.
    */
   async retitle(id: string, title: string): Promise<MemoryRecord> {
-    return this.mutate(id, (r) => ({ ...r, title: title.trim() || r.title }), { unrecorded: true });
+    return this.mutate(id, (r) => ({ ...r, title: title.trim() || r.title }), { unrecorded: true, keepUpdatedAt: true });
   }
 
   /** Replaces (or appends to) the editable notes. */

@@ -60,23 +60,35 @@ export async function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>
     const low = text.toLowerCase();
     return quotes.some((q) => low.includes(q));
   };
+  const breathe = () => new Promise((r) => setImmediate(r));
   for (const evs of logs.values()) {
-    for (const e of evs) {
+    for (let i = 0; i < evs.length; i++) {
+      const e = evs[i];
+      // A long log lets the daemon's loop run now and then, not only between logs.
+      if (i % 5000 === 4999) await breathe();
       if (e.data?.redacted || (e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt')) continue;
       if (quotes_(e.text)) add(e.turnId, e.at, e.text, 'session-log');
     }
-    await new Promise((r) => setImmediate(r));
+    await breathe();
   }
   for (const e of t.context()?.events() ?? []) if (quotes_(e.input) || quotes_(e.response)) add(e.refs?.[0], e.timestamp, e.input || e.response, 'context');
   for (const d of t.docs()?.list() ?? []) if (quotes_(d.content)) add(d.refs[0], d.createdAt, d.content, 'document');
   const archive = t.archive();
   if (archive) {
-    for (const q of said) {
+    const seen = new Set<string>();
+    for (const [qi, q] of said.entries()) {
+      // Each row against the quote that found it (its words), once.
+      const low = quotes[qi];
+      const has = (x: string | undefined) => !!x && x.toLowerCase().includes(low);
       for (const r of archive.rowsWithAll(innerTokens(t.embedder.tokenize(q)))) {
+        if (seen.has(r.doc.id)) continue;
         // An archived exchange by what was said in it; a row without one (an imported text) by its text.
-        const hit = r.doc.input || r.doc.response ? quotes_(r.doc.input) || quotes_(r.doc.response) : quotes_(r.doc.content);
-        if (hit) add(r.doc.refs[0], r.doc.createdAt, r.doc.content, 'archive');
+        const hit = r.doc.input || r.doc.response ? has(r.doc.input) || has(r.doc.response) : has(r.doc.content);
+        if (!hit) continue;
+        seen.add(r.doc.id);
+        add(r.doc.refs[0], r.doc.createdAt, r.doc.content, 'archive');
       }
+      await breathe();
     }
   }
   for (const h of t.db.allHeld()) {

@@ -2,6 +2,7 @@ import { open, readdir, readFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
 import { ValidationError } from '../../spec/index.js';
+import { titleFromMessage } from '../../spec/session-title.js';
 import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
@@ -351,10 +352,14 @@ export async function runForget(
   res.asideCopies = await blankInCopies(t.asideCopies?.() ?? [], removedTexts, [...factTexts, ...goneNames], t.log);
 
   // History: entries that hold the text, or are about what went.
-  const needles = [...removedTexts, ...factTexts].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
-  // Ids as JSON writes them: a removed memory's id names it in the entries of other targets (the
-  // plan's before/after), where its title — short, not distinctive — is not looked for.
-  const refNeedles = [...refs, ...memoryIds].map((r) => JSON.stringify(r));
+  // A conversation is named after its first message, cut to a title (`titleFromMessage`): what was
+  // recorded under that name (a session summary's "saved memory …") holds the cut message.
+  const titles = [...ft.said].map((x) => titleFromMessage(x)).filter((x) => x && !ft.said.has(x) && distinctiveContent(x.replace(/…$/, '')));
+  const needles = [...removedTexts, ...factTexts, ...titles].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  // A removed memory is named in the entries of other targets (the plan's before/after) by its id
+  // field — `"id":"<id>"`, not the bare id: a hand-named file's id is a plain word ("work") that a
+  // tag of another memory may be; its title, short and not distinctive, is not looked for.
+  const refNeedles = [...[...refs].map((r) => JSON.stringify(r)), ...memoryIds.map(idField)];
   const targets = new Set([...goneFacts.map((id) => `relation:${id}`), ...memoryIds, ...(req.documents ?? []).map((d) => d.id), ...turnIds]);
   res.historyRedacted = t.db.scrubbed(() => t.db.redactHistory({ turnIds, targets: [...targets], subjects: goneNames, needles: [...needles, ...refNeedles] }));
   t.embedder.forgetTexts([...ft.all]);
@@ -386,10 +391,13 @@ export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'
     if (t.sessions?.redactAll) sessionEvents = await t.sessions.redactAll(hit);
     else if (t.sessions?.redact) for (const s of await t.sessions.list()) sessionEvents += await t.sessions.redact(s.id, hit);
   }
-  const needles = [...texts.filter((x) => distinctiveContent(x)).map((x) => JSON.stringify(x).slice(1, -1)), ...memoryIds.map((id) => JSON.stringify(id))];
+  const needles = [...texts.filter((x) => distinctiveContent(x)).map((x) => JSON.stringify(x).slice(1, -1)), ...memoryIds.map(idField)];
   const historyRedacted = needles.length ? t.db.scrubbed(() => t.db.redactHistory({ turnIds: [], targets: [], subjects: [], needles })) : 0;
   return { sessionEvents, historyRedacted };
 }
+
+/** A memory named by its id field in a recorded JSON object (the plan's `{"id":"…","title":…}`). */
+const idField = (id: string) => `"id":${JSON.stringify(id)}`;
 
 /**
  * What a forget recorded at its commit point owes the plugins when no run of it will give them

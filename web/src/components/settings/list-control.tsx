@@ -19,39 +19,44 @@ export function listSplitOf(items: Record<string, unknown> | undefined): ListSpl
 /**
  * A list of short texts (allowed ids, owner ids, programs, folders) as chips with a field to add
  * more, typed or pasted (`split` says where one ends). One that is there already is not added
- * twice. Each change is saved at once; the chips follow each change at once too (two quick
- * removals both count), and go back to what is stored when the daemon refuses it. The daemon's
+ * twice. Each change is saved at once, one at a time: while one is being saved the list takes no
+ * other (a quick second click waits for it), so each change builds on what is stored. The chips
+ * show the change at once and go back to what is stored when the daemon refuses it — never a list
+ * that looks saved and is not (an owner id that seems removed but still counts). The daemon's
  * schema decides what is valid, and its error shows under the field.
  */
 export function ListControl({ value, label, split = 'words', onSave }: { value: readonly string[]; label: string; split?: ListSplit; onSave: (next: string[]) => Promise<boolean> }) {
   const t = useT();
   const [draft, setDraft] = useState('');
   const [items, setItems] = useState<string[]>(() => [...value]);
-  /** The list as last asked for: the next change builds on it, not on what the daemon said before. */
-  const current = useRef<string[]>([...value]);
-  useEffect(() => {
-    current.current = [...value];
-    setItems([...value]);
-  }, [JSON.stringify(value)]);
+  const [saving, setSaving] = useState(false);
+  // What is stored: the chips follow it when it changes (here or elsewhere).
+  const stored = useRef(value);
+  stored.current = value;
+  const key = JSON.stringify(value);
+  useEffect(() => setItems([...value]), [key]);
   const change = async (next: string[]): Promise<boolean> => {
-    const before = current.current;
-    current.current = next;
+    setSaving(true);
     setItems(next);
-    const ok = await onSave(next);
-    if (!ok && current.current === next) {
-      current.current = before;
-      setItems(before);
+    try {
+      const ok = await onSave(next);
+      // Refused: back to what is stored. Saved: the chips already show it (the stored value that
+      // follows is the same list), so a next change builds on it, not on the value before.
+      if (!ok) setItems([...stored.current]);
+      return ok;
+    } finally {
+      setSaving(false);
     }
-    return ok;
   };
   const add = async () => {
+    if (saving) return;
     const typed = draft
       .split(split === 'words' ? /[\s,，]+/ : /\r?\n/)
       .map((x) => x.trim())
       .filter(Boolean);
-    const next = [...current.current];
+    const next = [...items];
     for (const x of typed) if (!next.includes(x)) next.push(x);
-    if (next.length === current.current.length) return setDraft('');
+    if (next.length === items.length) return setDraft('');
     // Refused (the reason shows under the field): what was typed stays, to be mended.
     if (await change(next)) setDraft('');
   };
@@ -62,7 +67,7 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
           {items.map((x, i) => (
             <span className="chip mono" key={`${i}:${x}`} data-testid="list-item">
               {x}
-              <button className="chip-x" type="button" onClick={() => void change(current.current.filter((_, j) => j !== current.current.indexOf(x)))} aria-label={t('settings.listRemove', { item: x })} title={t('settings.listRemove', { item: x })} data-testid="list-remove">
+              <button className="chip-x" type="button" disabled={saving} onClick={() => void change(items.filter((_, j) => j !== i))} aria-label={t('settings.listRemove', { item: x })} title={t('settings.listRemove', { item: x })} data-testid="list-remove">
                 ×
               </button>
             </span>
@@ -108,7 +113,7 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
             data-testid="list-add-input"
           />
         )}
-        <button className="btn small" type="button" disabled={!draft.trim()} onClick={() => void add()} data-testid="list-add">
+        <button className="btn small" type="button" disabled={!draft.trim() || saving} onClick={() => void add()} data-testid="list-add">
           {t('settings.listAdd')}
         </button>
       </div>
