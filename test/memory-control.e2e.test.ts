@@ -18,6 +18,9 @@ import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
 import { until } from './fixtures/until.js';
 
+/** The secret as a number of its own — not four digits inside a timestamp (`"at":1796274547112`). */
+const CODE_4711 = /(?<!\d)4711(?!\d)/;
+
 const SID = 'webui:control';
 
 describe('memory control on the daemon', { timeout: 120_000 }, () => {
@@ -62,17 +65,17 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
   it('M-9: an excluded turn reaches no prompt and no search; restored, it is found again', async () => {
     secretTurn = await turn('Remember: the garage door code is 4711', 'Got it, the garage code.');
     await turn('I like green tea with jasmine', 'Noted.');
-    assert.match(await search('garage door code'), /4711/);
+    assert.match(await search('garage door code'), CODE_4711);
     assert.equal((await mm('turn.exclude', { turnId: secretTurn })).excluded, true);
     assert.deepEqual((await api('/api/v1/memory/exclusions')).body.turnIds, [secretTurn]);
-    assert.doesNotMatch(await search('garage door code 4711'), /4711/);
+    assert.doesNotMatch(await search('garage door code 4711'), CODE_4711);
     await turn('What is the garage door code?', 'I do not know.');
-    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), /4711/, 'the excluded turn is in no prompt');
+    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), CODE_4711, 'the excluded turn is in no prompt');
     // Not replayed by a reindex either.
     assert.equal((await d.memory.reindex()).added, 0);
-    assert.doesNotMatch(await search('garage door code 4711'), /4711/);
+    assert.doesNotMatch(await search('garage door code 4711'), CODE_4711);
     assert.equal((await mm('turn.restore', { turnId: secretTurn })).excluded, false);
-    assert.match(await search('garage door code'), /4711/, 'restored, it is found again');
+    assert.match(await search('garage door code'), CODE_4711, 'restored, it is found again');
     const hist = (await api(`/api/v1/memory/history?target=${encodeURIComponent(secretTurn)}`)).body.history as { op: string; tool?: string }[];
     assert.deepEqual(hist.map((h) => h.op), ['restore', 'exclude']);
   });
@@ -107,26 +110,26 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     const plan = pre.body.plan as { turns: { turnId: string; places: string[] }[]; facts: { id: number }[] };
     assert.deepEqual(plan.turns.map((t) => t.turnId), [secretTurn]);
     assert.ok(plan.turns[0].places.includes('session-log'));
-    assert.match(await search('garage door code'), /4711/, 'a preview changes nothing');
+    assert.match(await search('garage door code'), CODE_4711, 'a preview changes nothing');
     const res = await api('/api/v1/memory/forget', { body: { turnIds: plan.turns.map((t) => t.turnId), relationIds: plan.facts.map((f) => f.id) } });
     assert.equal(res.status, 200);
     const r = res.body.result as { turns: number; sessionEvents: number };
     assert.equal(r.turns, 1);
     assert.ok(r.sessionEvents >= 2);
-    assert.doesNotMatch(await search('garage door code 4711'), /4711/);
-    assert.doesNotMatch(await sessionLog(), /4711/, 'redacted in the session log');
+    assert.doesNotMatch(await search('garage door code 4711'), CODE_4711);
+    assert.doesNotMatch(await sessionLog(), CODE_4711, 'redacted in the session log');
     assert.match(await sessionLog(), /jasmine/, 'other turns stay');
     // The conversation was named after that message: its title goes too (named after the next one).
     const titled = (await api('/api/v1/sessions')).body.sessions as { id: string; title: string }[];
     assert.equal(titled.find((s) => s.id === SID)?.title, 'I like green tea with jasmine');
-    for (const f of readdirSync(join(home, 'sessions'))) assert.doesNotMatch(readFileSync(join(home, 'sessions', f), 'utf8'), /4711/, f);
+    for (const f of readdirSync(join(home, 'sessions'))) assert.doesNotMatch(readFileSync(join(home, 'sessions', f), 'utf8'), CODE_4711, f);
     assert.equal((await d.memory.reindex()).added, 0);
     await turn('Tell me the garage code again', 'I cannot.');
-    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), /4711/, 'in no prompt after the forget');
-    assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), /4711/);
+    assert.doesNotMatch(JSON.stringify(chats().at(-1)!.body), CODE_4711, 'in no prompt after the forget');
+    assert.doesNotMatch(JSON.stringify((await api('/api/v1/memory/history?limit=1000')).body), CODE_4711);
     assert.equal(d.host.services.use('host.memory-control')!.isTombstoned(secretTurn), true);
-    assert.doesNotMatch(JSON.stringify(await mm('plan.get', {})), /4711/, 'a pinned message quoting it goes too');
-    assert.doesNotMatch(readFileSync(join(home, 'memory', 'pinned', 'plan.json'), 'utf8'), /4711/);
+    assert.doesNotMatch(JSON.stringify(await mm('plan.get', {})), CODE_4711, 'a pinned message quoting it goes too');
+    assert.doesNotMatch(readFileSync(join(home, 'memory', 'pinned', 'plan.json'), 'utf8'), CODE_4711);
   });
 
   it('K-2: bad forget requests get coded errors; form bodies are refused by the guard', async () => {
