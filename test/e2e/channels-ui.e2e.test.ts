@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { until } from '../fixtures/until.js';
 import { startFakeBotApi, type FakeBotApi } from '../../src/builtins/telegram/__fixtures__/fake-bot-api.js';
 
 const T = 20_000;
@@ -93,10 +94,10 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     await field.locator('[data-testid=list-add-input]').fill('5151, 6262 4242');
     await field.locator('[data-testid=list-add-input]').press('Enter');
     await field.locator('[data-testid=list-item]', { hasText: '6262' }).waitFor({ timeout: T });
-    assert.deepEqual(await stored(), ['4242', '5151', '6262']);
+    await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242', '5151', '6262']), 'the list to be stored');
     await field.locator('[data-testid=list-item]', { hasText: '5151' }).locator('[data-testid=list-remove]').click();
     await field.locator('[data-testid=list-item]', { hasText: '5151' }).waitFor({ state: 'detached', timeout: T });
-    assert.deepEqual(await stored(), ['4242', '6262']);
+    await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242', '6262']), 'the list to be stored');
     await field.locator('[data-testid=list-add-input]').fill('not-an-id');
     await field.locator('[data-testid=list-add]').click();
     await field.locator('.form-error').waitFor({ timeout: T });
@@ -113,8 +114,7 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     await field.locator('[data-testid=list-item]', { hasText: '6262' }).locator('[data-testid=list-remove]').click();
     await field.locator('[data-testid=list-item]', { hasText: '7373' }).locator('[data-testid=list-remove]').click();
     await field.locator('[data-testid=list-item]', { hasText: '7373' }).waitFor({ state: 'detached', timeout: T });
-    await page.waitForTimeout(300);
-    assert.deepEqual(await stored(), ['4242']);
+    await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242']), 'both removals to be stored');
     assert.deepEqual(await field.locator('[data-testid=list-item]').allTextContents(), ['4242×']);
     // Your own ids: the reason says what an id looks like.
     const owner = page.locator('[data-key="core.identity.owner_ids"]');
