@@ -55,7 +55,7 @@ export async function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>
     }
     if (found.size < MAX_QUOTING) found.set(turnId, { turnId, sessionId: sessionOfTurn(turnId), at, text: preview(text), places: [place] });
   };
-  const quotes_ = (text: string | undefined) => {
+  const quotesAny = (text: string | undefined) => {
     if (!text) return false;
     const low = text.toLowerCase();
     return quotes.some((q) => low.includes(q));
@@ -67,12 +67,12 @@ export async function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>
       // A long log lets the daemon's loop run now and then, not only between logs.
       if (i % 5000 === 4999) await breathe();
       if (e.data?.redacted || (e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt')) continue;
-      if (quotes_(e.text)) add(e.turnId, e.at, e.text, 'session-log');
+      if (quotesAny(e.text)) add(e.turnId, e.at, e.text, 'session-log');
     }
     await breathe();
   }
-  for (const e of t.context()?.events() ?? []) if (quotes_(e.input) || quotes_(e.response)) add(e.refs?.[0], e.timestamp, e.input || e.response, 'context');
-  for (const d of t.docs()?.list() ?? []) if (quotes_(d.content)) add(d.refs[0], d.createdAt, d.content, 'document');
+  for (const e of t.context()?.events() ?? []) if (quotesAny(e.input) || quotesAny(e.response)) add(e.refs?.[0], e.timestamp, e.input || e.response, 'context');
+  for (const d of t.docs()?.list() ?? []) if (quotesAny(d.content)) add(d.refs[0], d.createdAt, d.content, 'document');
   const archive = t.archive();
   if (archive) {
     const seen = new Set<string>();
@@ -93,7 +93,7 @@ export async function quotingTurns(t: ControlTiers, turnIds: ReadonlySet<string>
   }
   for (const h of t.db.allHeld()) {
     const texts = heldTexts(h.held);
-    if (texts.some((x) => quotes_(x))) add(h.turnId, h.at, texts[0] ?? '', 'held');
+    if (texts.some((x) => quotesAny(x))) add(h.turnId, h.at, texts[0] ?? '', 'held');
   }
   return [...found.values()].sort((a, b) => a.at - b.at || a.turnId.localeCompare(b.turnId));
 }

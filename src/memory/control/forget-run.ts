@@ -15,6 +15,9 @@ import { distinctiveContent, docHash, factHash, turnHash } from './tombstone-has
 /** History entries are redacted when they hold a forgotten text of at least this length. */
 const HISTORY_MIN = 4;
 
+/** `x` as JSON writes it inside a string (without the quotes). */
+const jsonInner = (x: string) => JSON.stringify(x).slice(1, -1);
+
 const limits = { turns: 5000, relations: 5000, documents: 5000, memories: 1000 };
 
 /** Checks the shape of a forget request (it comes from HTTP, the socket, a tool). */
@@ -355,7 +358,7 @@ export async function runForget(
   // A conversation is named after its first message, cut to a title (`titleFromMessage`): what was
   // recorded under that name (a session summary's "saved memory …") holds the cut message.
   const titles = [...ft.said].map((x) => titleFromMessage(x)).filter((x) => x && !ft.said.has(x) && distinctiveContent(x.replace(/…$/, '')));
-  const needles = [...removedTexts, ...factTexts, ...titles].filter((x) => x.length >= HISTORY_MIN).map((x) => JSON.stringify(x).slice(1, -1));
+  const needles = [...removedTexts, ...factTexts, ...titles].filter((x) => x.length >= HISTORY_MIN).map(jsonInner);
   // A removed memory is named in the entries of other targets (the plan's before/after) by its id
   // field — `"id":"<id>"`, not the bare id: a hand-named file's id is a plain word ("work") that a
   // tag of another memory may be; its title, short and not distinctive, is not looked for.
@@ -373,7 +376,7 @@ export async function runForget(
  */
 function copiesOfMemory(texts: readonly string[]): (e: SessionEvent) => boolean {
   const quotes = texts.filter((x) => distinctiveContent(x));
-  const escaped = quotes.map((q) => JSON.stringify(q).slice(1, -1));
+  const escaped = quotes.map(jsonInner);
   return (e) => quotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt' && (quotes.some((q) => e.text.includes(q)) || (e.data !== undefined && escaped.some((q) => JSON.stringify(e.data).includes(q))));
 }
 
@@ -391,7 +394,7 @@ export async function redactMemoryCopies(t: Pick<ControlTiers, 'db' | 'sessions'
     if (t.sessions?.redactAll) sessionEvents = await t.sessions.redactAll(hit);
     else if (t.sessions?.redact) for (const s of await t.sessions.list()) sessionEvents += await t.sessions.redact(s.id, hit);
   }
-  const needles = [...texts.filter((x) => distinctiveContent(x)).map((x) => JSON.stringify(x).slice(1, -1)), ...memoryIds.map(idField)];
+  const needles = [...texts.filter((x) => distinctiveContent(x)).map(jsonInner), ...memoryIds.map(idField)];
   const historyRedacted = needles.length ? t.db.scrubbed(() => t.db.redactHistory({ turnIds: [], targets: [], subjects: [], needles })) : 0;
   return { sessionEvents, historyRedacted };
 }
@@ -425,8 +428,6 @@ export function unfinished(res: ForgetResult, part: string, message: string): vo
   (res.unfinished ??= []).push({ part, message });
 }
 
-/** `x` as JSON writes it inside a string (without the quotes). */
-const jsonInner = (x: string) => JSON.stringify(x).slice(1, -1);
 /** `x` with every character past ASCII as `\uXXXX` (Python's `json.dumps`, many providers' error bodies). */
 const asciiEscaped = (x: string, upper: boolean) => x.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')[upper ? 'toUpperCase' : 'toLowerCase']()}`);
 
@@ -596,7 +597,7 @@ async function blankHandle(fh: Awaited<ReturnType<typeof open>>, needles: readon
  * 0400). A text split across two pages of a copy, or kept only as index terms, is not found there.
  */
 async function blankInCopies(files: readonly string[], texts: readonly string[], graphTexts: readonly string[], log: ControlTiers['log']): Promise<number> {
-  const jsonNeedles = texts.filter((x) => x.trim().length >= 4).map((x) => JSON.stringify(x).slice(1, -1));
+  const jsonNeedles = texts.filter((x) => x.trim().length >= 4).map(jsonInner);
   // Longest first: a name inside a sentence must not leave the rest of the sentence unmatched.
   // In a database copy only runs of 8+ bytes, and never on its first page (the header and the
   // schema's SQL): a short reply or an entity called "name" must not blank what keeps it readable.

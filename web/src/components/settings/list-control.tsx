@@ -60,6 +60,22 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
     // Refused (the reason shows under the field): what was typed stays, to be mended.
     if (await change(next)) setDraft('');
   };
+  // One field either way: a word list adds on Enter; a line list on Enter too, Shift+Enter is a new line.
+  const field = {
+    className: 'input',
+    value: draft,
+    placeholder: t(split === 'words' ? 'settings.listAddHint' : 'settings.listAddLinesHint'),
+    title: t(split === 'words' ? 'settings.listAddTitle' : 'settings.listAddLinesTitle'),
+    'aria-label': `${label}: ${t('settings.listAdd')}`,
+    'data-testid': 'list-add-input',
+    onChange: (e: { target: { value: string } }) => setDraft(e.target.value),
+    onKeyDown: (e: { key: string; shiftKey: boolean; preventDefault(): void }) => {
+      if (e.key === 'Enter' && !(split === 'lines' && e.shiftKey)) {
+        e.preventDefault();
+        void add();
+      }
+    },
+  };
   return (
     <div className="list-control" data-testid="list-control">
       {items.length > 0 ? (
@@ -79,40 +95,7 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
         </div>
       )}
       <div className="list-add">
-        {split === 'words' ? (
-          <input
-            className="input"
-            value={draft}
-            placeholder={t('settings.listAddHint')}
-            title={t('settings.listAddTitle')}
-            aria-label={`${label}: ${t('settings.listAdd')}`}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') {
-                e.preventDefault();
-                void add();
-              }
-            }}
-            data-testid="list-add-input"
-          />
-        ) : (
-          <textarea
-            className="input"
-            rows={1}
-            value={draft}
-            placeholder={t('settings.listAddLinesHint')}
-            title={t('settings.listAddLinesTitle')}
-            aria-label={`${label}: ${t('settings.listAdd')}`}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && !e.shiftKey) {
-                e.preventDefault();
-                void add();
-              }
-            }}
-            data-testid="list-add-input"
-          />
-        )}
+        {split === 'words' ? <input {...field} /> : <textarea rows={1} {...field} />}
         <button className="btn small" type="button" disabled={!draft.trim() || saving} onClick={() => void add()} data-testid="list-add">
           {t('settings.listAdd')}
         </button>
