@@ -81,14 +81,7 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
     // memory) holds what they said: it goes with them (decision 0430).
     madeFrom: async (sources) => {
       await h.library.ready();
-      const bySession = new Map(sources.map((s) => [s.sessionId, new Set(s.seqs)]));
-      return h.library
-        .all()
-        .filter((r) => {
-          const seqs = r.source && bySession.get(r.source.sessionId);
-          return !!seqs && r.source!.seqs.some((q) => seqs.has(q));
-        })
-        .map((r) => ({ id: r.id, title: r.title, preview: preview(r) }));
+      return h.library.madeFrom(sources).map((r) => ({ id: r.id, title: r.title, preview: preview(r) }));
     },
   };
 }

@@ -272,6 +272,18 @@ export class MemoryLibrary implements LinkIndex {
     return [...this.records.values()];
   }
 
+  /**
+   * The memories made from these log events (decision 0430): a session summary of them, a message
+   * saved from them — each whose `source` names one of their seqs in its session.
+   */
+  madeFrom(sources: readonly { sessionId: string; seqs: readonly number[] }[]): MemoryRecord[] {
+    const bySession = new Map(sources.map((s) => [s.sessionId, new Set(s.seqs)]));
+    return this.all().filter((r) => {
+      const seqs = r.source && bySession.get(r.source.sessionId);
+      return !!seqs && r.source!.seqs.some((q) => seqs.has(q));
+    });
+  }
+
   /** A list entry for a record. */
   summary(rec: MemoryRecord): MemorySummary {
     const { snapshot: _s, notes: _n, ...meta } = rec;

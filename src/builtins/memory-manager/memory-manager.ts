@@ -396,8 +396,7 @@ export class MemoryManager {
     if (changed) await appendExclusionMarker(this.sdk, sid, tid, op);
     // The library memories made from the turn (a summary of it, a message saved from it) and how
     // many of them are set aside now (decision 0440): the person is told what the toggle took along.
-    const seqs = new Set(events.filter((e) => e.turnId === tid).map((e) => e.seq));
-    const made = this.library.all().filter((r) => r.source?.sessionId === sid && r.source.seqs.some((q) => seqs.has(q)));
+    const made = this.library.madeFrom([{ sessionId: sid, seqs: events.filter((e) => e.turnId === tid).map((e) => e.seq) }]);
     const aside = made.length ? await this.setAside(made) : new Set<string>();
     return { turnId: tid, excluded: op === 'exclude', changed, madeFrom: made.length, setAside: aside.size };
   }
