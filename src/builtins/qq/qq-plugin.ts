@@ -11,6 +11,11 @@ import { qqOutput } from './qq-output.js';
 import { SendPacer, SlidingWindowLimiter } from './rate-limit.js';
 
 const qqId = z.string().regex(/^\d{5,12}$/, 'a QQ number or group number such as "123456789"');
+/** A person's QQ number; "qq:10001", the form of owner ids (`core.identity.owner_ids`), is stored as the bare number. */
+const qqUser = z
+  .string()
+  .regex(/^(qq:)?\d{5,12}$/, 'a QQ number such as "123456789" (or "qq:123456789", as in your own ids)')
+  .transform((s) => s.replace(/^qq:/, ''));
 
 const settings: Record<string, ConfigKeyDef> = {
   mode: {
@@ -31,7 +36,7 @@ const settings: Record<string, ConfigKeyDef> = {
     env: 'HOMEAGENT_QQ_ACCESS_TOKEN',
     privileged: true,
   },
-  allowed_user_ids: { default: [], description: 'QQ numbers allowed to chat with the agent privately (others get one polite refusal and nothing of theirs is kept)', schema: z.array(qqId).max(1000), privileged: true },
+  allowed_user_ids: { default: [], description: 'QQ numbers allowed to chat with the agent privately (others get one polite refusal and nothing of theirs is kept)', schema: z.array(qqUser).max(1000), privileged: true },
   allowed_group_ids: { default: [], description: 'Groups where the agent answers when @-mentioned or replied to (it ignores and keeps nothing of the rest)', schema: z.array(qqId).max(1000), privileged: true },
   notify_target: { default: '', description: 'Where proactive messages go when QQ is the default channel: "private:<QQ>" or "group:<group>" ("" = the first allowed user)', schema: z.string().regex(/^$|^(private|group):\d{5,12}$/), privileged: true },
   max_message_chars: { default: 3000, description: 'Longest QQ message; longer replies are split', schema: z.number().int().min(100).max(10_000) },

@@ -98,6 +98,17 @@ test('R-4: off by default — no connection, no output channel, the test says wh
   assert.equal((r.json.value as { error: { code: string } }).error.code, 'QQ_NOT_CONFIGURED');
 });
 
+test('R-4: a person written as in the owner ids ("qq:10001") is stored as the bare QQ number; groups take only numbers', async (t) => {
+  const h = await createTestHost({ plugins: [createQqPlugin()] });
+  t.after(() => h.close());
+  await h.config.set('plugin.qq.allowed_user_ids', ['qq:10001', '20002']);
+  assert.deepEqual(h.config.get('plugin.qq.allowed_user_ids'), ['10001', '20002']);
+  await assert.rejects(h.config.set('plugin.qq.allowed_user_ids', ['telegram:10001']), /a QQ number such as/);
+  await assert.rejects(h.config.set('plugin.qq.allowed_group_ids', ['qq:10001']), /a QQ number or group number/);
+  const st = await callRoute(h.host.routes.list(), 'GET', '/api/v1/channels/qq');
+  assert.equal((st.json.value as { allowedUsers: number }).allowedUsers, 2);
+});
+
 test('R-4 forward: private chat with the owner; a stranger gets one refusal and nothing is kept; a group answers only when @-mentioned or replied to', async (t) => {
   const { h, bot, llm, status, testConn } = await setup(t, [{ text: 'Hi Olivia [face:178]' }, { text: 'Pizza, as Bob said.' }, { text: 'You are welcome.' }]);
   await until(async () => (await status()).status === 'connected', 'connected');

@@ -10,7 +10,14 @@ import { handleUpdate } from './telegram-inbound.js';
 import { telegramOutput } from './telegram-output.js';
 import { TelegramPoller, type PollerState } from './telegram-poller.js';
 
-const userId = z.string().regex(/^\d{1,20}$/, 'a Telegram user id is a number such as "123456789"');
+/**
+ * A Telegram user id. Owner ids name the app ("telegram:42", `core.identity.owner_ids`), so the same
+ * form is taken here too and stored as the bare number the Bot API uses.
+ */
+const userId = z
+  .string()
+  .regex(/^(telegram:)?\d{1,20}$/, 'a Telegram user id is a number such as "123456789" (or "telegram:123456789", as in your own ids)')
+  .transform((s) => s.replace(/^telegram:/, ''));
 
 const settings: Record<string, ConfigKeyDef> = {
   bot_token: {

@@ -106,6 +106,19 @@ test('R-3: an allowed user chats; a stranger gets one polite refusal and nothing
   assert.deepEqual(typing.map((c) => c.params.chat_id), [OWNER.id]);
 });
 
+test('R-3: an allowed id written as in the owner ids ("telegram:4242") is stored as the bare number and lets that person chat', async (t) => {
+  const { h, tg, status } = await setup(t, [{ text: 'Hi Olivia.' }], { allowed: [`telegram:${OWNER.id}`] });
+  assert.deepEqual(h.config.get('plugin.telegram.allowed_user_ids'), [String(OWNER.id)]);
+  await h.config.set('plugin.telegram.notify_chat_id', `telegram:${OWNER.id}`);
+  assert.equal(h.config.get('plugin.telegram.notify_chat_id'), String(OWNER.id));
+  // Another app's id, or words, are still refused with the reason.
+  await assert.rejects(h.config.set('plugin.telegram.allowed_user_ids', ['qq:4242']), /a Telegram user id is a number/);
+  await assert.rejects(h.config.set('plugin.telegram.allowed_user_ids', ['telegram:']), /a Telegram user id is a number/);
+  await until(async () => (await status()).status === 'running', 'polling');
+  tg.pushMessage(OWNER, { text: 'hello' });
+  await until(() => tg.sent.some((s) => s.chatId === String(OWNER.id) && s.text === 'Hi Olivia.'), 'the reply to the owner');
+});
+
 test('R-3: a photo reaches the media tools, voice and files are saved into the data folder, too-large files are reported', async (t) => {
   const { h, tg, llm, status } = await setup(t, [{ text: 'Nice photo.' }, { text: 'Got your voice message and the PDF.' }]);
   await h.config.set('plugin.telegram.max_file_mb', 1);
