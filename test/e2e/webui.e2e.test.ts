@@ -222,6 +222,16 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
       await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) >= 2, undefined, { timeout: T });
       const id = await page.evaluate(() => window.__haGraph!.ids()[0]);
       const pos = await graphNodePosition(page, id);
+      // The fitted picture shows every title whole: none runs past the canvas's edges.
+      const cut = await page.evaluate(() => {
+        const g = window.__haGraph!;
+        const r = document.querySelector('[data-testid=graph-canvas]')!.getBoundingClientRect();
+        return g.ids().filter((n) => {
+          const b = g.labelBoxOf(n)!;
+          return b.left < r.left || b.right > r.right || b.top < r.top || b.bottom > r.bottom;
+        });
+      });
+      assert.deepEqual(cut, []);
       await shot(page, '08-graph-overview');
       await page.mouse.click(pos.x, pos.y);
       await page.waitForSelector(`[data-testid=memory-detail]:has-text("${id}")`, { timeout: T });
@@ -607,9 +617,22 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     assert.doesNotMatch(md, /第二个|重新生成|要删掉|改过之后的回答/);
     // delete the session
     const sid = decodeURIComponent(page.url().split('#/chat/')[1] ?? '');
+    // Another window has the same conversation open (English, to tell its toast apart).
+    const other = await openPage(browser, `${h.url}/#/chat/${encodeURIComponent(sid)}`, { lang: 'en', token: h.token });
+    await other.page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    await other.page.waitForSelector('[data-testid=turn]', { timeout: T });
     await page.click('.sessions li.active [data-testid=delete-session]');
     await page.click('[data-testid=session-delete-ok]');
     await page.waitForFunction((id) => !document.querySelector(`.sessions .session-item[title="${id}"]`) && !location.hash.includes('/chat/'), sid, { timeout: T });
+    // The other window leaves it and says why: it does not keep showing a conversation that is gone.
+    await other.page.waitForFunction(() => !location.hash.includes('/chat/'), undefined, { timeout: T });
+    await other.page.waitForSelector('.toast:has-text("deleted elsewhere")', { timeout: T });
+    assert.equal(await other.page.locator('[data-testid=turn]').count(), 0);
+    await other.page.context().close();
+    // This window said it was deleted, and not that it was deleted elsewhere.
+    const toasts = await page.$$eval('.toast', (l) => l.map((x) => x.textContent ?? ''));
+    assert.ok(toasts.includes('对话已删除'), toasts.join(' | '));
+    assert.ok(!toasts.some((x) => /别处/.test(x)), toasts.join(' | '));
     const list = ((await (await h.api('/api/v1/sessions')).json()) as { sessions: { id: string }[] }).sessions.map((x) => x.id);
     assert.ok(!list.includes(sid));
   });

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 import { api, ApiError, mm } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
+import { deletedHere } from '../../lib/own-deletes';
 import { useT } from '../../i18n';
 import { applyBusEvent, keepUnchanged, mergeTurns, turnsFromEvents, type SessionEventLike, type TurnView as Turn } from '../../state/chat-model';
 import { createSequencer } from '../../lib/sequencer';
@@ -48,6 +49,11 @@ function targets(h: { turnId?: string; seqs: number[] }): HTMLElement[] {
 export function ChatView({ sessionId }: { sessionId?: string }) {
   const app = useApp();
   const t = useT();
+  // For the bus subscription, which lives as long as the view (not one per render).
+  const appRef = useRef(app);
+  appRef.current = app;
+  const tRef = useRef(t);
+  tRef.current = t;
   const [turns, setTurns] = useState<Turn[]>([]);
   const [paging, setPaging] = useState<{ hasEarlier: boolean; hasLater: boolean; loading?: 'earlier' | 'later' | 'jump' }>({ hasEarlier: false, hasLater: false });
   const [loadError, setLoadError] = useState<string | undefined>();
@@ -235,6 +241,13 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         return;
       }
       if (!sid || p.sessionId !== sid) return;
+      // The open conversation was deleted (in another window, a terminal): leave it, and say why —
+      // a message sent here would start a new conversation under the old name.
+      if (event === 'session_event' && p.kind === 'session_deleted') {
+        if (!deletedHere(sid)) appRef.current.toast(tRef.current('chat.deletedElsewhere'), 'info');
+        appRef.current.navigate({ view: 'chat' });
+        return;
+      }
       // The session came into being (its first event was written, or its first turn started):
       // read its log now (a turn that started already arrives on the bus as well).
       if (notYetRef.current && (event === 'session_event' || event === 'turn_start' || event === 'turn_end')) {

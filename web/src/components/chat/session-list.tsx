@@ -3,6 +3,7 @@ import { api, download, pickList } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
+import { deletedHere, deletingHere } from '../../lib/own-deletes';
 import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
 import { relTime } from '../../lib/format';
@@ -71,11 +72,15 @@ export function SessionList() {
   const remove = async (s: SessionInfo) => {
     setDeleting(undefined);
     try {
+      deletingHere(s.id);
       await api(`/api/v1/sessions/${encodeURIComponent(s.id)}`, { method: 'DELETE' });
       app.toast(t('chat.sessionDeleted'), 'ok');
       if (current === s.id) app.navigate({ view: 'chat' });
     } catch (e) {
       app.toast((e as Error).message, 'error');
+    } finally {
+      // The daemon's event about it arrives about when the answer does; then the mark has no use.
+      setTimeout(() => deletedHere(s.id), 5000);
     }
     req.reload();
   };

@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { boundsOf, cacheFrameFor, cacheServes, placeCache, type CacheFrame, type View, type WorldBounds } from '../../lib/view-cache';
 import type { GraphProbe, GraphStats } from './probe';
+import { fitView } from './fit';
 import { GraphRenderer } from './render-client';
-import { drawBase, drawHighlight, MAX_LABELS, type CanvasEdge, type CanvasNode, type Scene, type SceneColors, type WorldBox } from './scene';
+import { drawBase, drawHighlight, labelFont, labelText, LABEL_DEPTH, MAX_LABELS, type CanvasEdge, type CanvasNode, type Scene, type SceneColors, type WorldBox } from './scene';
 
 const sameView = (a: View, b: View) => a.k === b.k && a.tx === b.tx && a.ty === b.ty;
 
@@ -77,6 +78,15 @@ function labelBudget(rect: { w: number; h: number }, vw: number, vh: number): nu
  * the bitmap's edge — are rendered by a worker (render-worker.ts) while the old one is still shown;
  * only the first picture of new data (or theme, or size) is rendered on the main thread.
  */
+let measureCtx: CanvasRenderingContext2D | null | undefined;
+/** A label's width in screen pixels, as the page's canvas draws it (12 px text). */
+function measureLabel(text: string): number {
+  measureCtx ??= document.createElement('canvas').getContext('2d');
+  if (!measureCtx) return text.length * 7;
+  measureCtx.font = labelFont(12);
+  return measureCtx.measureText(text).width;
+}
+
 export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { nodes: CanvasNode[]; edges: CanvasEdge[]; selected?: string; onSelect: (id: string) => void; fitKey: string }) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -204,14 +214,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
 
   const fit = useCallback(() => {
     const { w, h } = size.current;
-    const b = sceneRef.current.bounds;
-    if (!b) {
-      view.current = { k: 1, tx: w / 2, ty: h / 2 };
-      return;
-    }
-    const pad = 48;
-    const k = Math.min(2.2, Math.max(0.05, Math.min((w - pad * 2) / Math.max(b.maxX - b.minX, 1), (h - pad * 2) / Math.max(b.maxY - b.minY, 1))));
-    view.current = { k, tx: w / 2 - ((b.minX + b.maxX) / 2) * k, ty: h / 2 - ((b.minY + b.maxY) / 2) * k };
+    view.current = fitView(sceneRef.current.nodes, w, h, measureLabel);
   }, []);
 
   useEffect(() => {
@@ -312,6 +315,17 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
         const r = c.getBoundingClientRect();
         const { k, tx, ty } = view.current;
         return { x: r.left + n.x * k + tx, y: r.top + n.y * k + ty };
+      },
+      labelBoxOf: (id) => {
+        const n = sceneRef.current.byId.get(id);
+        const c = canvas.current;
+        if (!n || !c) return undefined;
+        const r = c.getBoundingClientRect();
+        const { k, tx, ty } = view.current;
+        const x = r.left + n.x * k + tx;
+        const y = r.top + n.y * k + ty + (n.r ?? 6) * k;
+        const half = measureLabel(labelText(n)) / 2;
+        return { left: x - half, right: x + half, top: y, bottom: y + LABEL_DEPTH };
       },
       ids: () => [...sceneRef.current.byId.keys()],
       settled: () => {

@@ -14,6 +14,8 @@ export interface GraphStats {
 export interface GraphProbe {
   /** Page (client) coordinates of a node's centre. */
   positionOf(id: string): { x: number; y: number } | undefined;
+  /** Page coordinates of the box a node's label takes when it is drawn (12 px text under the disc). */
+  labelBoxOf(id: string): { left: number; right: number; top: number; bottom: number } | undefined;
   ids(): string[];
   /** True when the picture on screen is final: no zoom settling, no bitmap on its way, none needed. */
   settled(): boolean;

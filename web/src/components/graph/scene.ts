@@ -47,6 +47,11 @@ export interface WorldBox {
 const LIT = '#6d83f2';
 /** Labels are the expensive part of a frame: at most this many per render, only inside `visible`. */
 export const MAX_LABELS = 300;
+/** Screen pixels from a node's disc to its label's baseline, and the label's whole height below the disc. */
+export const LABEL_BASELINE = 13;
+export const LABEL_DEPTH = 17;
+/** The font of node labels at `px` world units (12 screen pixels at any zoom). */
+export const labelFont = (px: number) => `${px}px system-ui, "WenQuanYi Micro Hei", sans-serif`;
 
 /**
  * Node labels are drawn when zoomed in far enough to read them (or when there are few nodes in the
@@ -100,7 +105,8 @@ export function placeLabels(items: Box[], max: number, obstacles: Box[] = []): n
   return kept;
 }
 
-function labelText(n: CanvasNode): string {
+/** The text under a node: long titles end in an ellipsis. */
+export function labelText(n: Pick<CanvasNode, 'label'>): string {
   return n.label.length > 24 ? `${n.label.slice(0, 23)}…` : n.label;
 }
 
@@ -161,7 +167,7 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
 }
 
 function drawLabel(ctx: Ctx2D, n: CanvasNode, k: number) {
-  ctx.fillText(labelText(n), n.x, n.y + (n.r ?? 6) + 13 / k);
+  ctx.fillText(labelText(n), n.x, n.y + (n.r ?? 6) + LABEL_BASELINE / k);
 }
 
 function inBox(n: { x: number; y: number }, box: WorldBox): boolean {
@@ -181,7 +187,7 @@ export function drawBase(ctx: Ctx2D, scene: Scene, k: number, visible: WorldBox,
   ctx.textAlign = 'center';
   const inArea = scene.nodes.filter((n) => inBox(n, visible));
   if (labelsFit(inArea.length, maxLabels, k)) {
-    ctx.font = `${12 / k}px system-ui, "WenQuanYi Micro Hei", sans-serif`;
+    ctx.font = labelFont(12 / k);
     // Each label's box (centred under its node, 2 px of air around it), then only those that fit.
     const boxes = inArea.map((n) => {
       const w = ctx.measureText(labelText(n)).width + 4 / k;
@@ -235,7 +241,7 @@ export function drawHighlight(ctx: Ctx2D, scene: Scene, k: number, hl: string | 
     fillByColour(ctx, nodes, 0.5);
     ctx.fillStyle = colors.text;
     ctx.textAlign = 'center';
-    ctx.font = `${12 / k}px system-ui, "WenQuanYi Micro Hei", sans-serif`;
+    ctx.font = labelFont(12 / k);
     for (const n of nodes.slice(0, MAX_LABELS)) drawLabel(ctx, n, k);
     ctx.globalAlpha = 0.85;
     ctx.font = `${10 / k}px system-ui, sans-serif`;
