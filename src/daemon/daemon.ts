@@ -185,7 +185,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // Stores found corrupt at this start and replaced by empty ones (the old files kept): shown by
   // `waiter status`, /api/v1/status and the healthcheck, not only in the log.
   const setAside = (): SetAsideStore[] => [...(config.setAside ? [{ store: 'config', ...config.setAside }] : []), ...memory.setAside(), ...sessions.setAside.map((s) => ({ store: 'session-log', ...s }))];
-  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home, setAside, timeZone: () => resolveTimeZone(config.get(TIME_ZONE_KEY)) });
+  const status = agentStatus(agent, { startedAt, version: packageVersion(), homeDir: paths.home, setAside, timeZone: () => resolveTimeZone(config.get(TIME_ZONE_KEY)), importing: () => sessions.writesHeld });
   ownEndpoints.list = () => status.endpoints();
   host.services.provide('host', 'host.config', configAdmin(config));
   host.services.provide('host', 'host.providers', providerAdmin(providers));

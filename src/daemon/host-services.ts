@@ -60,10 +60,10 @@ export function providerAdmin(p: ProvidersLike): ProviderAdminService {
 }
 
 /** `host.agent`: kernel status (with the stores set aside at this start), the live event stream and published endpoints. */
-export function agentStatus(agent: Agent, info: { startedAt: number; version: string; homeDir: string; setAside?: () => SetAsideStore[]; timeZone?: () => string }): AgentStatusService {
+export function agentStatus(agent: Agent, info: { startedAt: number; version: string; homeDir: string; setAside?: () => SetAsideStore[]; timeZone?: () => string; importing?: () => boolean }): AgentStatusService {
   const endpoints = new Map<string, string>();
   return {
-    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid, v8: v8MemoryStatus(), setAside: info.setAside?.() ?? [], ...(info.timeZone ? { timeZone: info.timeZone() } : {}) }),
+    status: () => ({ busy: agent.busy, current: agent.currentTurn, queued: agent.queued, startedAt: info.startedAt, version: info.version, homeDir: info.homeDir, pid: process.pid, v8: v8MemoryStatus(), setAside: info.setAside?.() ?? [], ...(info.timeZone ? { timeZone: info.timeZone() } : {}), importing: info.importing?.() ?? false }),
     onAny: (fn): Disposer => agent.bus.onAny(fn),
     endpoints: () => Object.fromEntries(endpoints),
     setEndpoint: (name, url) => {

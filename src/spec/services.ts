@@ -197,6 +197,11 @@ export interface AgentStatusService {
     setAside?: SetAsideStore[];
     /** The person's time zone as the daemon resolves it (`core.agent.timezone`, else this machine's; decision 0270): what a view prints days in. */
     timeZone?: string;
+    /**
+     * An import is being applied (decision 0380): messages sent meanwhile are kept and acknowledged
+     * once it is in or undone — the WebUI says so while a send waits.
+     */
+    importing?: boolean;
   };
   /** Every bus event, for SSE. */
   onAny(fn: (event: string, payload: unknown) => void): Disposer;

@@ -42,8 +42,11 @@ export interface TransferServiceOptions {
   beforeSwap?: (i: number, file: string) => void;
   /** Fault injection for tests: called before an import sets the setting `key` (a throw there fails it). */
   beforeSetting?: (key: string) => void;
-  /** Fault injection for tests: called at an import's commit point, its settings set (a throw there is a failure just before it). */
-  beforeCommit?: () => void;
+  /**
+   * Fault injection for tests: called at an import's commit point, its settings set (a throw there
+   * is a failure just before it; a promise holds the import there, with its write gate closed).
+   */
+  beforeCommit?: () => void | Promise<void>;
   /** The free space of a folder's disk (tests stand in for a disk filling up); default statfs. */
   freeBytes?: (dir: string) => number | undefined;
 }
@@ -524,7 +527,7 @@ export class TransferRuntime implements TransferService {
               this.opts.beforeSetting?.(s.key);
               await this.host.config.set(s.key, s.value as never);
             }
-            this.opts.beforeCommit?.();
+            await this.opts.beforeCommit?.();
             // The commit point: from here a restart keeps the import. The archive's tombstones are
             // recorded only after it (decision 0320): recorded before, a failure or a kill in between
             // undid the files but kept the forgets — of data here the person never asked to forget.

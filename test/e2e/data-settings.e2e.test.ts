@@ -22,11 +22,13 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
   let page: Page;
   let errors: string[];
   let dir: string;
+  /** Set by a test: an import reaching its commit point (write gate closed) waits for what this returns. */
+  let holdAtCommit: (() => Promise<void>) | undefined;
 
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'ha-data-ui-'));
-    h = await startHarness();
+    h = await startHarness({ transfer: { beforeCommit: () => holdAtCommit?.() } });
     const put = await h.api('/api/v1/memory/knowledge/recipes', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: '# Pesto\nbasil, pine nuts' }) });
     assert.equal(put.status, 200, await put.text());
     browser = await launchBrowser();
@@ -181,6 +183,57 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await shot(page, 'knowledge-history');
     const k = (await (await h.api('/api/v1/memory/knowledge/wifi')).json()) as { item: { content: string } };
     assert.equal(k.item.content, 'SSID home-5g, key tulip');
+    assert.deepEqual(errors, []);
+  });
+
+  it('decision 0380: a message sent while an import is applied says it waits for the import, then goes in and is answered', async () => {
+    const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const started = (await (await h.api('/api/v1/transfer/export', json({}))).json()) as { job: { id: string } };
+    for (let i = 0; ; i++) {
+      const j = (await (await h.api(`/api/v1/transfer/jobs/${started.job.id}`)).json()) as { job: { state: string } };
+      if (j.job.state === 'done') break;
+      assert.notEqual(j.job.state, 'failed', JSON.stringify(j));
+      assert.ok(i < 600, 'the export did not finish');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const file = join(dir, 'while-chatting.zip');
+    writeFileSync(file, Buffer.from(await (await h.api(`/api/v1/transfer/jobs/${started.job.id}/download`)).arrayBuffer()));
+    const importing = async () => ((await (await h.api('/api/v1/status')).json()) as { agent: { importing?: boolean } }).agent.importing;
+    assert.equal(await importing(), false);
+
+    let release!: () => void;
+    let reached!: () => void;
+    const atCommit = new Promise<void>((r) => (reached = r));
+    holdAtCommit = () => {
+      reached();
+      return new Promise<void>((r) => (release = r));
+    };
+    try {
+      await page.goto(`${h.url}/#/settings/data`);
+      await page.waitForSelector('[data-testid=data-section]', { timeout: T });
+      await page.setInputFiles('[data-testid=import-file]', file);
+      await page.selectOption('[data-testid=import-mode]', 'skip');
+      await page.fill('[data-testid=import-passphrase]', '');
+      await page.click('[data-testid=import-start]');
+      await atCommit;
+      assert.equal(await importing(), true);
+      // The person goes to the chat and writes meanwhile: the send waits, and the bar says why.
+      await page.goto(`${h.url}/#/chat`);
+      await page.fill('[data-testid=chat-input]', 'a message while importing');
+      await page.click('[data-testid=send]');
+      await page.waitForSelector('[data-testid=send-waiting].import', { timeout: T });
+      assert.match((await page.textContent('[data-testid=send-waiting]')) ?? '', /An import is being applied[\s\S]*no need to send it again/);
+      assert.equal(await page.inputValue('[data-testid=chat-input]'), 'a message while importing', 'the text stays until the daemon has it');
+      await shot(page, 'chat-waits-for-import');
+    } finally {
+      holdAtCommit = undefined;
+      release?.();
+    }
+    // The import finishes: the message goes in once, the hint goes away, the input is cleared.
+    await page.waitForSelector('[data-testid=send-waiting]', { state: 'detached', timeout: T });
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=turn] .msg.user')).filter((m) => /a message while importing/.test(m.textContent ?? '')).length === 1, undefined, { timeout: T });
+    assert.equal(await page.inputValue('[data-testid=chat-input]'), '');
+    assert.equal(await importing(), false);
     assert.deepEqual(errors, []);
   });
 

@@ -16,6 +16,7 @@ import { createWebuiPlugin } from '../../../src/builtins/webui/index.js';
 import memoryManager from '../../../src/builtins/memory-manager/index.js';
 import { authedFetch, createMiniHost, MINI_TOKEN, type MiniHost, type ScriptedTurn } from '../../../src/builtins/webui/__fixtures__/mini-host.js';
 import type { PluginDefinition, PluginSDK } from '../../../src/spec/index.js';
+import type { TransferServiceOptions } from '../../../src/transfer/index.js';
 import { startFakeLlm, type FakeLlm } from '../../fixtures/fake-llm/index.js';
 import type { GraphProbe } from '../../../web/src/components/graph/probe.js';
 import { fakeChanges, fakeConfig, fakeMemory, fakePlugins, fakeProviders } from './fake-services.js';
@@ -87,6 +88,8 @@ async function startMini(home: string, port: number, llm: { available: boolean }
 export interface HarnessOptions {
   /** Runs on the fresh data folder before the host starts (e.g. to put a memory library there). */
   beforeStart?(home: string): void;
+  /** Daemon mode: the transfer service's test hooks (e.g. an import held at its commit point). */
+  transfer?: TransferServiceOptions;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -166,7 +169,7 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
   };
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
   const boot = async (port: number) => {
-    const d = await startDaemon({ homeDir: home, env, webuiPort: port, heartbeats: false, plugins: [tools] });
+    const d = await startDaemon({ homeDir: home, env, webuiPort: port, heartbeats: false, plugins: [tools], ...(opts.transfer ? { transfer: opts.transfer } : {}) });
     // HOMEAGENT_E2E_REQUIRE (comma list) overrides which plugins must run, for debugging one area.
     const required = (process.env.HOMEAGENT_E2E_REQUIRE ?? 'webui,memory-manager,cfgmgr,pluginmgr').split(',');
     const bad = d.registry.list().filter((p) => required.includes(p.name) && p.state !== 'running');

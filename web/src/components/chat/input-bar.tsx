@@ -14,6 +14,8 @@ interface Attachment {
 }
 
 const MAX_ATTACHMENT = 15 * 1024 * 1024;
+/** How long a send may wait before the bar says that it waits (and asks the daemon why, again each time). */
+const WAIT_HINT_MS = 1500;
 
 /** The input bar: text, attachments, the memory button (shows the mode), send — or interrupt while the agent works. */
 export function InputBar({ sessionId, running, onSent }: { sessionId?: string; running: boolean; onSent: (sessionId: string, turnId: string, delivery: string, text: string) => void }) {
@@ -22,12 +24,32 @@ export function InputBar({ sessionId, running, onSent }: { sessionId?: string; r
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState(false);
+  /** A send the daemon has not taken after a moment: why it waits (an import being applied), or only that it does. */
+  const [waiting, setWaiting] = useState<'slow' | 'import' | undefined>();
   const fileInput = useRef<HTMLInputElement>(null);
 
   const send = async () => {
     const body = text.trim();
     if ((!body && files.length === 0) || busy) return;
     setBusy(true);
+    // While an import is applied the daemon takes a message only once it is in (decision 0380):
+    // the send waits, and the person is told why rather than left to send it again.
+    let look: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const ask = () => {
+      look = setTimeout(() => {
+        setWaiting((w) => w ?? 'slow');
+        api<{ agent?: { importing?: boolean } | null }>('/api/v1/status').then(
+          (st) => {
+            if (done) return;
+            setWaiting(st.agent?.importing ? 'import' : 'slow');
+            ask();
+          },
+          () => !done && ask(),
+        );
+      }, WAIT_HINT_MS);
+    };
+    ask();
     try {
       const r = await api<{ sessionId: string; turnId: string; delivery: string }>('/api/v1/chat', {
         method: 'POST',
@@ -40,6 +62,9 @@ export function InputBar({ sessionId, running, onSent }: { sessionId?: string; r
     } catch (e) {
       app.toast((e as Error).message, 'error');
     } finally {
+      done = true;
+      clearTimeout(look);
+      setWaiting(undefined);
       setBusy(false);
     }
   };
@@ -80,6 +105,11 @@ export function InputBar({ sessionId, running, onSent }: { sessionId?: string; r
               </button>
             </span>
           ))}
+        </div>
+      )}
+      {waiting && (
+        <div className={`send-waiting ${waiting}`} role="status" data-testid="send-waiting">
+          <span className="spinner" /> {t(waiting === 'import' ? 'chat.waitingImport' : 'chat.waitingSlow')}
         </div>
       )}
       <div className="input-row">
