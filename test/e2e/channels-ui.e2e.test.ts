@@ -105,8 +105,15 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     assert.equal(await field.locator('[data-testid=list-item]').count(), 2);
     assert.equal(await field.locator('[data-testid=list-add-input]').inputValue(), 'not-an-id', 'what was typed stays, to be mended');
     // The reason names what was typed, in words — not the key, an index or a regular expression.
-    assert.equal((await field.locator('.form-error').textContent())?.trim(), '"not-an-id": a Telegram user id is a number such as "123456789"');
+    assert.equal((await field.locator('.form-error').textContent())?.trim(), '"not-an-id": a Telegram user id is a number such as "123456789" (or "telegram:123456789", as in your own ids)');
     await shot(page, 'settings-allowed-ids');
+    // Written as in the owner ids: kept as the number, once (4242 is there already).
+    await field.locator('[data-testid=list-add-input]').fill('telegram:8484 telegram:4242');
+    await field.locator('[data-testid=list-add-input]').press('Enter');
+    await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242', '6262', '8484']), 'the list to be stored');
+    await until(async () => JSON.stringify(await field.locator('[data-testid=list-item]').allTextContents()) === JSON.stringify(['4242×', '6262×', '8484×']), 'the chips to show the stored list');
+    await field.locator('[data-testid=list-item]', { hasText: '8484' }).locator('[data-testid=list-remove]').click();
+    await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242', '6262']), 'the removal to be stored');
     // Two quick removals both count (the second builds on the first, not on the list shown before).
     await field.locator('[data-testid=list-add-input]').fill('7373');
     await field.locator('[data-testid=list-add-input]').press('Enter');

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Cap, definePlugin, HomeAgentError } from '../../sdk/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
-import { jsonOk, safeHandler } from '../shared/index.js';
+import { jsonOk, platformUserId, platformUserList, safeHandler } from '../shared/index.js';
 import { OneBotLink, OneBotUnreachableError, type LinkState } from './onebot-link.js';
 import { ForwardClient, ReverseServer, type OneBotTransport } from './onebot-transports.js';
 import { handleEvent, RecentIds, type Trigger } from './qq-inbound.js';
@@ -11,11 +11,8 @@ import { qqOutput } from './qq-output.js';
 import { SendPacer, SlidingWindowLimiter } from './rate-limit.js';
 
 const qqId = z.string().regex(/^\d{5,12}$/, 'a QQ number or group number such as "123456789"');
-/** A person's QQ number; "qq:10001", the form of owner ids (`core.identity.owner_ids`), is stored as the bare number. */
-const qqUser = z
-  .string()
-  .regex(/^(qq:)?\d{5,12}$/, 'a QQ number such as "123456789" (or "qq:123456789", as in your own ids)')
-  .transform((s) => s.replace(/^qq:/, ''));
+/** A person's QQ number; "qq:10001", the form of owner ids, is stored as "10001". */
+const qqUser = platformUserId('qq', '\\d{5,12}', 'a QQ number such as "123456789" (or "qq:123456789", as in your own ids)');
 
 const settings: Record<string, ConfigKeyDef> = {
   mode: {
@@ -36,7 +33,7 @@ const settings: Record<string, ConfigKeyDef> = {
     env: 'HOMEAGENT_QQ_ACCESS_TOKEN',
     privileged: true,
   },
-  allowed_user_ids: { default: [], description: 'QQ numbers allowed to chat with the agent privately (others get one polite refusal and nothing of theirs is kept)', schema: z.array(qqUser).max(1000), privileged: true },
+  allowed_user_ids: { default: [], description: 'QQ numbers allowed to chat with the agent privately (others get one polite refusal and nothing of theirs is kept)', schema: platformUserList(qqUser), privileged: true },
   allowed_group_ids: { default: [], description: 'Groups where the agent answers when @-mentioned or replied to (it ignores and keeps nothing of the rest)', schema: z.array(qqId).max(1000), privileged: true },
   notify_target: { default: '', description: 'Where proactive messages go when QQ is the default channel: "private:<QQ>" or "group:<group>" ("" = the first allowed user)', schema: z.string().regex(/^$|^(private|group):\d{5,12}$/), privileged: true },
   max_message_chars: { default: 3000, description: 'Longest QQ message; longer replies are split', schema: z.number().int().min(100).max(10_000) },

@@ -101,7 +101,7 @@ test('R-4: off by default — no connection, no output channel, the test says wh
 test('R-4: a person written as in the owner ids ("qq:10001") is stored as the bare QQ number; groups take only numbers', async (t) => {
   const h = await createTestHost({ plugins: [createQqPlugin()] });
   t.after(() => h.close());
-  await h.config.set('plugin.qq.allowed_user_ids', ['qq:10001', '20002']);
+  await h.config.set('plugin.qq.allowed_user_ids', ['qq:10001', '20002', '10001']);
   assert.deepEqual(h.config.get('plugin.qq.allowed_user_ids'), ['10001', '20002']);
   await assert.rejects(h.config.set('plugin.qq.allowed_user_ids', ['telegram:10001']), /a QQ number such as/);
   await assert.rejects(h.config.set('plugin.qq.allowed_group_ids', ['qq:10001']), /a QQ number or group number/);

@@ -10,3 +10,4 @@ export { TAG_CONVENTION, TAG_SUMMARY, AUTO_INJECT_TAGS, autoInjectTagsIn, isAuto
 export { personTimeZone } from './person-time-zone.js';
 export { sendableFile } from './sendable-file.js';
 export { isOpenAiPath, openAiErrorJson, openAiErrorType, snakeCode, type OpenAiErrorBody, type OpenAiErrorType } from './openai-error-body.js';
+export { platformUserId, platformUserList } from './platform-user-id.js';

@@ -3,21 +3,15 @@ import { z } from 'zod';
 import { Cap, definePlugin } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
-import { jsonOk, safeHandler } from '../shared/index.js';
+import { jsonOk, platformUserId, platformUserList, safeHandler } from '../shared/index.js';
 import { TelegramBotApi } from './bot-api.js';
 import { TELEGRAM_LIMITS } from './bot-types.js';
 import { handleUpdate } from './telegram-inbound.js';
 import { telegramOutput } from './telegram-output.js';
 import { TelegramPoller, type PollerState } from './telegram-poller.js';
 
-/**
- * A Telegram user id. Owner ids name the app ("telegram:42", `core.identity.owner_ids`), so the same
- * form is taken here too and stored as the bare number the Bot API uses.
- */
-const userId = z
-  .string()
-  .regex(/^(telegram:)?\d{1,20}$/, 'a Telegram user id is a number such as "123456789" (or "telegram:123456789", as in your own ids)')
-  .transform((s) => s.replace(/^telegram:/, ''));
+/** A Telegram user id; "telegram:42", the form of owner ids, is stored as "42". */
+const userId = platformUserId('telegram', '\\d{1,20}', 'a Telegram user id is a number such as "123456789" (or "telegram:123456789", as in your own ids)');
 
 const settings: Record<string, ConfigKeyDef> = {
   bot_token: {
@@ -31,7 +25,7 @@ const settings: Record<string, ConfigKeyDef> = {
   allowed_user_ids: {
     default: [],
     description: 'Telegram user ids allowed to talk to the agent in private chats (everyone else gets one polite refusal and nothing of theirs is kept)',
-    schema: z.array(userId).max(1000),
+    schema: platformUserList(userId),
     privileged: true,
   },
   notify_chat_id: {

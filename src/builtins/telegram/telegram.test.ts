@@ -109,6 +109,9 @@ test('R-3: an allowed user chats; a stranger gets one polite refusal and nothing
 test('R-3: an allowed id written as in the owner ids ("telegram:4242") is stored as the bare number and lets that person chat', async (t) => {
   const { h, tg, status } = await setup(t, [{ text: 'Hi Olivia.' }], { allowed: [`telegram:${OWNER.id}`] });
   assert.deepEqual(h.config.get('plugin.telegram.allowed_user_ids'), [String(OWNER.id)]);
+  // The same person in both forms is kept once.
+  await h.config.set('plugin.telegram.allowed_user_ids', [String(OWNER.id), `telegram:${OWNER.id}`]);
+  assert.deepEqual(h.config.get('plugin.telegram.allowed_user_ids'), [String(OWNER.id)]);
   await h.config.set('plugin.telegram.notify_chat_id', `telegram:${OWNER.id}`);
   assert.equal(h.config.get('plugin.telegram.notify_chat_id'), String(OWNER.id));
   // Another app's id, or words, are still refused with the reason.
