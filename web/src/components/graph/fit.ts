@@ -19,7 +19,8 @@ export function fitView(nodes: readonly Pick<CanvasNode, 'x' | 'y' | 'r' | 'labe
   if (!nodes.length) return { k: 1, tx: w / 2, ty: h / 2 };
   const innerW = Math.max(1, w - 2 * FIT_MARGIN);
   const innerH = Math.max(1, h - 2 * FIT_MARGIN);
-  const half = nodes.map((n) => Math.min(labelWidth(labelText(n)) / 2 + 2, innerW / 4));
+  // Measured only when labels count (thousands of nodes at a small scale draw none).
+  let half: number[] | undefined;
   const extents = (k: number, labels: boolean) => {
     let x0 = Infinity;
     let x1 = -Infinity;
@@ -27,7 +28,7 @@ export function fitView(nodes: readonly Pick<CanvasNode, 'x' | 'y' | 'r' | 'labe
     let y1 = -Infinity;
     nodes.forEach((n, i) => {
       const r = (n.r ?? 6) * k;
-      const side = labels ? Math.max(r, half[i]) : r;
+      const side = labels ? Math.max(r, (half ??= nodes.map((m) => Math.min(labelWidth(labelText(m)) / 2 + 2, innerW / 4)))[i]) : r;
       x0 = Math.min(x0, n.x * k - side);
       x1 = Math.max(x1, n.x * k + side);
       y0 = Math.min(y0, n.y * k - r);

@@ -70,14 +70,6 @@ function labelBudget(rect: { w: number; h: number }, vw: number, vh: number): nu
   return Math.min(4 * MAX_LABELS, Math.round((MAX_LABELS * rect.w * rect.h) / Math.max(1, vw * vh)));
 }
 
-/**
- * A canvas graph renderer: pan (drag), zoom (wheel / buttons), hover highlight, click to select.
- * The whole graph is rendered into a bitmap covering the viewport plus a margin
- * (lib/view-cache.ts); a pan or zoom frame only copies that bitmap and draws the highlight layer,
- * so frames cost the same with 2 or 2,000 nodes. New bitmaps — when a zoom settles or a pan nears
- * the bitmap's edge — are rendered by a worker (render-worker.ts) while the old one is still shown;
- * only the first picture of new data (or theme, or size) is rendered on the main thread.
- */
 let measureCtx: CanvasRenderingContext2D | null | undefined;
 /** A label's width in screen pixels, as the page's canvas draws it (12 px text). */
 function measureLabel(text: string): number {
@@ -87,6 +79,14 @@ function measureLabel(text: string): number {
   return measureCtx.measureText(text).width;
 }
 
+/**
+ * A canvas graph renderer: pan (drag), zoom (wheel / buttons), hover highlight, click to select.
+ * The whole graph is rendered into a bitmap covering the viewport plus a margin
+ * (lib/view-cache.ts); a pan or zoom frame only copies that bitmap and draws the highlight layer,
+ * so frames cost the same with 2 or 2,000 nodes. New bitmaps — when a zoom settles or a pan nears
+ * the bitmap's edge — are rendered by a worker (render-worker.ts) while the old one is still shown;
+ * only the first picture of new data (or theme, or size) is rendered on the main thread.
+ */
 export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { nodes: CanvasNode[]; edges: CanvasEdge[]; selected?: string; onSelect: (id: string) => void; fitKey: string }) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
