@@ -35,6 +35,21 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     ({ page, errors } = await openPage(browser, h.url, { lang: 'en', theme: 'light', token: h.token }));
     await page.waitForSelector('[data-testid=conn].open', { timeout: T });
   });
+  /** An export of this install through the API (no passphrase), saved as `name` in the test's folder. */
+  const exportTo = async (name: string): Promise<string> => {
+    const started = (await (await h.api('/api/v1/transfer/export', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { job: { id: string } };
+    for (let i = 0; ; i++) {
+      const j = (await (await h.api(`/api/v1/transfer/jobs/${started.job.id}`)).json()) as { job: { state: string } };
+      if (j.job.state === 'done') break;
+      assert.notEqual(j.job.state, 'failed', JSON.stringify(j));
+      assert.ok(i < 600, 'the export did not finish');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const file = join(dir, name);
+    writeFileSync(file, Buffer.from(await (await h.api(`/api/v1/transfer/jobs/${started.job.id}/download`)).arrayBuffer()));
+    return file;
+  };
+
   after(async () => {
     await browser?.close();
     await h?.stop();
@@ -92,16 +107,7 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await op({ op: 'plan.pin', args: { text: PIN } });
     const put = await h.api(`/api/v1/settings/${ROOTS}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: ['files', 'notes'] }) });
     assert.equal(put.status, 200, await put.text());
-    const started = (await (await h.api('/api/v1/transfer/export', json({}))).json()) as { job: { id: string } };
-    for (let i = 0; ; i++) {
-      const j = (await (await h.api(`/api/v1/transfer/jobs/${started.job.id}`)).json()) as { job: { state: string } };
-      if (j.job.state === 'done') break;
-      assert.notEqual(j.job.state, 'failed', JSON.stringify(j));
-      assert.ok(i < 600, 'the export did not finish');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const file = join(dir, 'held.zip');
-    writeFileSync(file, Buffer.from(await (await h.api(`/api/v1/transfer/jobs/${started.job.id}/download`)).arrayBuffer()));
+    const file = await exportTo('held.zip');
     // … then both change back here: importing it would change them.
     await op({ op: 'plan.clear', args: {} });
     assert.equal((await h.api(`/api/v1/settings/${ROOTS}`, { method: 'DELETE' })).status, 200);
@@ -187,17 +193,7 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
   });
 
   it('decision 0380: a message sent while an import is applied says it waits for the import, then goes in and is answered', async () => {
-    const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const started = (await (await h.api('/api/v1/transfer/export', json({}))).json()) as { job: { id: string } };
-    for (let i = 0; ; i++) {
-      const j = (await (await h.api(`/api/v1/transfer/jobs/${started.job.id}`)).json()) as { job: { state: string } };
-      if (j.job.state === 'done') break;
-      assert.notEqual(j.job.state, 'failed', JSON.stringify(j));
-      assert.ok(i < 600, 'the export did not finish');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const file = join(dir, 'while-chatting.zip');
-    writeFileSync(file, Buffer.from(await (await h.api(`/api/v1/transfer/jobs/${started.job.id}/download`)).arrayBuffer()));
+    const file = await exportTo('while-chatting.zip');
     const importing = async () => ((await (await h.api('/api/v1/status')).json()) as { agent: { importing?: boolean } }).agent.importing;
     assert.equal(await importing(), false);
 
