@@ -159,7 +159,7 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.equal(((await api('/api/v1/memory/forget/preview', { turnIds: [said] })).body.plan as { turns: unknown[] }).turns.length, 1, 'the turn is still there');
     const kept = await waiter('memory', 'forget', '--turn', said, '--keep', id, '--yes');
     assert.equal(kept.code, 0, kept.err);
-    assert.match(kept.out, new RegExp(`made from these turns \\(1\\)[^\\n]*\\n {2}${id}[^\\n]*\\(kept: --keep\\)`));
+    assert.match(kept.out, new RegExp(`made from what is forgotten \\(1\\)[^\\n]*\\n {2}${id}[^\\n]*\\(kept: --keep\\)`));
     assert.match(kept.out, /forgotten: turns 1/);
     assert.doesNotMatch(kept.out, /memories 1/);
     const ids = ((await mm('memory.list', {})) as { items: { id: string }[] }).items.map((m) => m.id);
@@ -200,6 +200,47 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     // The other summary's history is intact: its creation can still be undone.
     const entry = ((await api(`/api/v1/memory/history?target=${encodeURIComponent(hi.id)}`)).body.history as { id: string; summary: string }[])[0];
     assert.match(entry.summary, /saved memory/);
+  });
+
+  it('a memory composed of one that goes (and one composed of that) is listed as made from it and goes too — forgetting the memory or the turn it was saved from; one composed of memories that stay stays', async () => {
+    const op = async (name: string, args: Record<string, unknown>) => (await api('/api/memory-manager', { op: name, sessionId: SID, args })).body.value as { id: string };
+    const ids = async () => ((await mm('memory.list', {})) as { items: { id: string }[] }).items.map((m) => m.id);
+    type Plan = { memories: { id: string; madeFrom?: boolean }[] };
+    // By the memory: "Pet" is composed into "About Alice", which is composed into "Everything".
+    const pet = await op('memory.save', { title: 'Pet', snapshot: 'I have a dog called Rex-4471.' });
+    const food = await op('memory.save', { title: 'Food', snapshot: 'I like pears.' });
+    const about = await op('memory.compose', { ids: [pet.id, food.id], title: 'About Alice' });
+    const everything = await op('memory.compose', { ids: [about.id], title: 'Everything' });
+    const onlyFood = await op('memory.compose', { ids: [food.id], title: 'Only food' });
+    assert.ok(filesHolding('Rex-4471').length >= 3, 'the composed memories copied the text');
+    const plan = (await api('/api/v1/memory/forget/preview', { memoryIds: [pet.id] })).body.plan as Plan;
+    assert.deepEqual(
+      plan.memories.map((m) => [m.id, !!m.madeFrom]).sort(),
+      [[pet.id, false], [about.id, true], [everything.id, true]].sort(),
+      'the memories composed of it are listed as made from it; "Only food" is not',
+    );
+    const res = await api('/api/v1/memory/forget', { memoryIds: plan.memories.map((m) => m.id) });
+    assert.equal(res.status, 200);
+    const left = await ids();
+    for (const gone of [pet.id, about.id, everything.id]) assert.ok(!left.includes(gone), `${gone} is gone`);
+    for (const stays of [food.id, onlyFood.id]) assert.ok(left.includes(stays), `${stays} stays`);
+    assert.deepEqual(filesHolding('Rex-4471'), [], 'no file of the data folder holds it');
+
+    // By the turn: a message saved from it, and a memory composed of that message.
+    const sid = 'webui:derived-composed';
+    const said = await turn('My locker code is 8830-HERON', 'Noted.', sid);
+    const events = (await api(`/api/v1/sessions/${encodeURIComponent(sid)}/events?limit=50`)).body.events as { seq: number; turnId: string; kind: string }[];
+    const seqs = events.filter((e) => e.turnId === said && e.kind === 'user').map((e) => e.seq);
+    const saved = await op('memory.save', { title: 'Locker', snapshot: 'My locker code is 8830-HERON', source: { sessionId: sid, seqs } });
+    const composed = await op('memory.compose', { ids: [saved.id, food.id], title: 'Codes and food' });
+    const byTurn = (await api('/api/v1/memory/forget/preview', { turnIds: [said] })).body.plan as Plan;
+    assert.deepEqual(byTurn.memories.map((m) => [m.id, !!m.madeFrom]).sort(), [[saved.id, true], [composed.id, true]].sort());
+    // What waiter, memory_forget and the WebUI send: the turn with what is made from it.
+    assert.equal((await api('/api/v1/memory/forget', { turnIds: [said], memoryIds: byTurn.memories.filter((m) => m.madeFrom).map((m) => m.id) })).status, 200);
+    const after = await ids();
+    assert.ok(!after.includes(saved.id) && !after.includes(composed.id));
+    assert.ok(after.includes(food.id));
+    assert.deepEqual(filesHolding('8830-HERON'), []);
   });
 
   it('(review) forgetting a hand-named memory ("work") leaves the history of another memory tagged "work"; the plan entries naming it by id go', async () => {

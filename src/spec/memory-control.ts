@@ -111,8 +111,9 @@ export interface ForgetPlan {
   documents: { tier: string; id: string; text: string }[];
   /**
    * Library memories that mention it: removed only when the person includes them. Those made from
-   * the turns above (`madeFrom`, a summary of them) are included unless the person keeps them
-   * (decision 0430): the WebUI ticks them, `waiter` and `memory_forget` include them.
+   * what goes (`madeFrom`: a summary of the turns above, a message saved from them, or a memory
+   * composed of one that goes) are included unless the person keeps them (decision 0430): the
+   * WebUI ticks them, `waiter` and `memory_forget` include them.
    */
   memories: { id: string; title: string; preview: string; madeFrom?: boolean }[];
   /** How many files the turns' messages brought go with them (decision 0370); absent = none. */
@@ -183,6 +184,11 @@ export interface ForgetParticipant {
    * keeps them).
    */
   madeFrom?(sources: TurnSource[]): Promise<{ id: string; title: string; preview: string }[]>;
+  /**
+   * Items made of these items of its own (a library memory composed of them, and one composed of
+   * that): each holds their text, so it is listed with them as made from what is forgotten, ticked.
+   */
+  madeOf?(ids: string[]): Promise<{ id: string; title: string; preview: string }[]>;
   /**
    * Holds nothing across a restart (a buffer in memory): a forget finished at the next start owes
    * it nothing (decision 0420).

@@ -15,7 +15,7 @@ const plan: ForgetPlan = {
 
 test('0430: waiter shows a memory made from the turns under its own heading and forgets it with them; one that only mentions it only with --memories', () => {
   const text = renderForgetPlan(plan, false);
-  assert.match(text, /made from these turns \(1\)[^\n]*\n {2}m-summary/);
+  assert.match(text, /made from what is forgotten \(1\)[^\n]*\n {2}m-summary/);
   assert.match(text, /mention it \(1\) — kept; pass --memories[^\n]*\n {2}m-mentions/);
   assert.deepEqual(forgetRequestOf(plan, false).memoryIds, ['m-summary']);
   assert.deepEqual(forgetRequestOf(plan, true).memoryIds, ['m-summary', 'm-mentions']);

@@ -50,7 +50,7 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: Rea
   const made = p.memories.filter((m) => m.madeFrom);
   const mentioning = p.memories.filter((m) => !m.madeFrom);
   if (made.length) {
-    lines.push(`Library memories made from these turns (${made.length}) — a summary of them; removed with them (to keep one, pass --keep <id>):`);
+    lines.push(`Library memories made from what is forgotten (${made.length}) — a summary of these turns, a message saved from them, or a memory composed of one that goes; removed with it (to keep one, pass --keep <id>):`);
     for (const m of made) lines.push(`  ${m.id}  ${m.title}  ${m.preview.slice(0, 80)}${keep.has(m.id) ? '  (kept: --keep)' : ''}`);
   }
   if (mentioning.length) {

@@ -114,7 +114,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
     const made = page.locator('[data-testid=forget-made-from]');
     await made.first().waitFor({ timeout: T });
-    assert.match((await page.textContent('[data-testid=forget-made-from-memories]')) ?? '', /made from these turns/);
+    assert.match((await page.textContent('[data-testid=forget-made-from-memories]')) ?? '', /made from what is forgotten/);
     assert.match((await made.first().textContent()) ?? '', /X9Q2-7781/);
     const box = page.locator('[data-testid=forget-made-from-memories] input[type=checkbox]');
     assert.equal(await box.count(), 1);

@@ -83,6 +83,11 @@ export function libraryForgetParticipant(h: ControlLinkHost): ForgetParticipant 
       await h.library.ready();
       return h.library.madeFrom(sources).map((r) => ({ id: r.id, title: r.title, preview: preview(r) }));
     },
+    // A memory composed of one that goes copied its text (Compose, M-4): it goes too.
+    madeOf: async (ids) => {
+      await h.library.ready();
+      return h.library.madeOf(ids).map((r) => ({ id: r.id, title: r.title, preview: preview(r) }));
+    },
   };
 }
 

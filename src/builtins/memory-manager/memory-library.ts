@@ -284,6 +284,26 @@ export class MemoryLibrary implements LinkIndex {
     });
   }
 
+  /**
+   * The memories composed of these (`composedOf`), and those composed of them, and so on — each
+   * holds a copy of their text. The given ones themselves are not in the answer.
+   */
+  madeOf(ids: readonly string[]): MemoryRecord[] {
+    const seen = new Set(ids);
+    const out: MemoryRecord[] = [];
+    for (let frontier = [...seen]; frontier.length; ) {
+      const next: string[] = [];
+      for (const r of this.all()) {
+        if (seen.has(r.id) || !r.composedOf.some((c) => frontier.includes(c))) continue;
+        seen.add(r.id);
+        out.push(r);
+        next.push(r.id);
+      }
+      frontier = next;
+    }
+    return out;
+  }
+
   /** A list entry for a record. */
   summary(rec: MemoryRecord): MemorySummary {
     const { snapshot: _s, notes: _n, ...meta } = rec;

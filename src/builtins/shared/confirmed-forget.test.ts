@@ -31,7 +31,7 @@ test('0430: the confirmation names a memory made from the turns and the forget t
   const confirm = { ask: async (q: { detail?: string }) => (details.push(q.detail ?? ''), true) } as unknown as ConfirmService;
   const a = control();
   await confirmedForget(a.mc, confirm, { turnIds: ['webui:1#2'] }, { plugin: 'mcp', sessionId: 's', who: 'An MCP client', meta: {} });
-  assert.match(details[0], /library memory m-summary "Session summary" \(made from these turns\)/);
+  assert.match(details[0], /library memory m-summary "Session summary" \(made from what is forgotten\)/);
   assert.doesNotMatch(details[0], /m-mentions/);
   assert.deepEqual(a.asked[0].memoryIds, ['m-summary']);
   const b = control();

@@ -20,7 +20,7 @@ export function describePlan(p: ForgetPlan, withMemories: boolean): string {
   for (const d of p.documents.slice(0, 10)) lines.push(`note ${d.tier}:${d.id}: ${d.text.slice(0, 160)}`);
   // Made from the turns (a summary of them), a memory goes with them: always shown (decision 0430).
   const memories = p.memories.filter((x) => x.madeFrom || withMemories);
-  for (const m of memories.slice(0, 10)) lines.push(`library memory ${m.id} "${m.title.slice(0, 80)}"${m.madeFrom ? ' (made from these turns)' : ''}`);
+  for (const m of memories.slice(0, 10)) lines.push(`library memory ${m.id} "${m.title.slice(0, 80)}"${m.madeFrom ? ' (made from what is forgotten)' : ''}`);
   if (memories.length > 10) lines.push(`… and ${memories.length - 10} more library memories`);
   return lines.join('\n');
 }

@@ -143,6 +143,10 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     const made = await madeFromTurns(participants, turnSources(logs, new Set(turns.keys())), () => undefined);
     for (const items of made.values()) for (const m of items) memories.set(m.id, { ...m, madeFrom: true });
   }
+  // Memories composed of one that goes — asked for, or made from the turns — hold its text: they
+  // go with it, unless the person keeps them (and those composed of them, and so on).
+  const going = [...memories.values()].filter((m) => m.madeFrom || req.memoryIds?.includes(m.id)).map((m) => m.id);
+  if (going.length) for (const p of participants.values()) for (const m of (await p.madeOf?.(going).catch(() => [])) ?? []) if (!req.memoryIds?.includes(m.id)) memories.set(m.id, { ...m, madeFrom: true });
   // Other turns that quote what was said in them, for the person to include (decision 0450).
   const quoting = turns.size ? await quotingTurns(t, new Set(turns.keys()), logs) : [];
   // The files the turns' messages brought, less those a turn that stays names (decision 0370).
