@@ -63,6 +63,13 @@ test('ids linked to another person conflict; bad ids and names are refused', () 
   assert.throws(() => reg.people.unlink('qq:999'), NotFoundError);
   // Adding to an existing person by one of their ids.
   assert.deepEqual(reg.people.link(['telegram:42', 'qq:10001']).ids, ['qq:10001', 'telegram:42']);
+  // "New person" with an id someone has: refused with who has it — not the name put onto them.
+  assert.throws(() => reg.people.link(['telegram:42', 'qq:30003'], { name: 'Carol', newPerson: true }), (e: Error) => e instanceof ConflictError && /telegram:42 already belongs to Alice/.test(e.message));
+  assert.equal(reg.people.find('Alice')?.name, 'Alice');
+  assert.equal(reg.people.find('Carol'), undefined);
+  assert.equal(reg.people.personOf('qq:30003'), undefined, 'nothing of the refused link was kept');
+  assert.throws(() => reg.people.link(['qq:30003'], { name: 'Carol', newPerson: true, to: a.id }), ValidationError);
+  assert.equal(reg.people.link(['qq:30003'], { name: 'Carol', newPerson: true }).name, 'Carol');
 });
 
 test('core.identity.owner_ids keeps working: those ids are the owner, and cannot be unlinked here', async () => {
@@ -74,6 +81,9 @@ test('core.identity.owner_ids keeps working: those ids are the owner, and cannot
   const owner = reg.people.find('me')!;
   assert.deepEqual(owner.ids, ['qq:7', 'telegram:7']);
   assert.deepEqual(owner.configIds, ['telegram:7']);
+  // A new person with one of your own ids: refused, and your name stays yours.
+  assert.throws(() => reg.people.link(['telegram:7'], { name: 'Carol', newPerson: true }), /telegram:7 already belongs to you \(the owner\)/);
+  assert.equal(reg.people.find('me')!.name, owner.name);
   assert.throws(() => reg.people.unlink('telegram:7'), PersonIdFromConfigError);
   assert.equal(reg.people.scopeOf({ id: 'qq:7' }, { kind: 'private', id: 'qq:private:7' }), undefined);
 });

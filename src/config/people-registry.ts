@@ -116,8 +116,10 @@ export class PeopleRegistry implements PeopleDirectory {
    * Links speaker ids into one person: `to` (a person id) if given; else the person one of them
    * is already linked to; else a new person named `name` (default: the first id). Ids linked to a
    * different person conflict (unlink them first) — merging two people is a deliberate act.
+   * `newPerson` asks for a new person (the WebUI's "New person"): an id that already belongs to
+   * someone conflicts too, rather than the name going onto that person.
    */
-  link(ids: readonly string[], opts: { to?: string; name?: string } = {}): LinkedPerson {
+  link(ids: readonly string[], opts: { to?: string; name?: string; newPerson?: boolean } = {}): LinkedPerson {
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > 50) throw new ValidationError('give 1 to 50 speaker ids to link', { field: 'ids' });
     for (const id of ids) {
       if (typeof id !== 'string' || !SPEAKER_ID_RE.test(id)) throw new ValidationError(`not a speaker id: ${String(id).slice(0, 120)} (expected <platform>:<user id>, e.g. telegram:42)`, { field: 'ids' });
@@ -125,6 +127,14 @@ export class PeopleRegistry implements PeopleDirectory {
     const name = opts.name === undefined ? undefined : checkName(opts.name);
     const db = this.writable();
     const owners = new Set(ids.map((id) => this.personOf(id)?.id).filter((x): x is string => x !== undefined));
+    if (opts.newPerson) {
+      if (opts.to !== undefined) throw new ValidationError('a new person is not linked to an existing one (give either newPerson or to)', { field: 'to' });
+      const taken = ids.filter((id) => this.personOf(id));
+      if (taken.length) {
+        const who = [...new Set(taken.map((id) => this.personOf(id)!))].map((p) => (p.id === OWNER_PERSON_ID ? 'you (the owner)' : p.name));
+        throw new ConflictError(`${taken.join(', ')} already belong${taken.length === 1 ? 's' : ''} to ${who.join(', ')}; unlink ${taken.length === 1 ? 'it' : 'them'} there first, or add ${taken.length === 1 ? 'it' : 'them'} to that person`, { people: [...new Set(taken.map((id) => this.personOf(id)!.id))], ids: taken });
+      }
+    }
     let target = opts.to;
     if (target !== undefined) this.get(target);
     else if (owners.size === 1) target = [...owners][0];

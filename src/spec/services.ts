@@ -331,7 +331,7 @@ export interface PeopleAdminService {
   /** By person id, speaker id, name (case-insensitive) or `me`/`owner`. */
   find(ref: string): LinkedPerson | undefined;
   /** Links speaker ids into one person (see PeopleRegistry.link): ValidationError / ConflictError / NotFoundError. */
-  link(ids: string[], opts?: { to?: string; name?: string }): LinkedPerson;
+  link(ids: string[], opts?: { to?: string; name?: string; newPerson?: boolean }): LinkedPerson;
   unlink(speakerId: string): { person: LinkedPerson | undefined; removed: boolean };
   rename(personId: string, name: string): LinkedPerson;
   /** The conversations a turn's memory must stay inside (PeopleDirectory.scopeOf). */

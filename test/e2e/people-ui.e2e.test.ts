@@ -63,6 +63,16 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     await page.fill('[data-testid=person-Alicia] input[aria-label=Name]', 'Alice');
     await page.click('[data-testid=person-Alicia] .card-head button[type=submit]');
     await page.waitForSelector('[data-testid=person-Alice]', { timeout: T });
+    // "New person" with an id Alice has: refused with who has it; Alice keeps her name, nobody new.
+    await page.fill('[data-testid=new-name]', 'Carol');
+    await page.fill('[data-testid=new-ids]', 'telegram:42');
+    await page.click('[data-testid=person-new] button[type=submit]');
+    await page.waitForSelector('.toast.error:has-text("telegram:42 already belongs to Alice")', { timeout: T });
+    assert.equal(await page.inputValue('[data-testid=new-name]'), 'Carol', 'what was typed stays, to be mended');
+    assert.equal(await page.$('[data-testid=person-Carol]'), null);
+    assert.ok(await page.$('[data-testid=person-Alice]'));
+    await page.fill('[data-testid=new-name]', '');
+    await page.fill('[data-testid=new-ids]', '');
     await shot(page, 'settings-people');
     const people = (await (await h.api('/api/v1/people')).json()) as { people: { id: string; name: string; ids: string[] }[] };
     const alice = people.people.find((p) => p.name === 'Alice');

@@ -7,7 +7,7 @@ import { parseBody } from './chat-routes.js';
 import type { WebuiContext } from './webui-context.js';
 
 const speakerId = z.string().min(3).max(170);
-const linkSchema = z.object({ ids: z.array(speakerId).min(1).max(50), to: z.string().min(1).max(40).optional(), name: z.string().min(1).max(100).optional() }).strict();
+const linkSchema = z.object({ ids: z.array(speakerId).min(1).max(50), to: z.string().min(1).max(40).optional(), name: z.string().min(1).max(100).optional(), newPerson: z.boolean().optional() }).strict();
 const unlinkSchema = z.object({ id: speakerId }).strict();
 const renameSchema = z.object({ name: z.string().min(1).max(100) }).strict();
 
@@ -40,7 +40,7 @@ export function mountPeopleRoutes(app: Hono, ctx: WebuiContext): void {
   });
   app.post('/api/v1/people/link', async (c) => {
     const body = parseBody(linkSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
-    return json({ ok: true, person: people().link(body.ids, { to: body.to, name: body.name }) });
+    return json({ ok: true, person: people().link(body.ids, { to: body.to, name: body.name, newPerson: body.newPerson }) });
   });
   app.post('/api/v1/people/unlink', async (c) => {
     const body = parseBody(unlinkSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));

@@ -53,7 +53,7 @@ export function PeopleSection() {
   const add = () => {
     const ids = fresh.ids.split(/[,\s]+/).map((x) => x.trim()).filter(Boolean);
     if (!fresh.name.trim() || ids.length === 0) return;
-    void run(() => api('/api/v1/people/link', { method: 'POST', json: { ids, name: fresh.name.trim() } }), t('common.saved')).then((ok) => ok && setFresh({ name: '', ids: '' }));
+    void run(() => api('/api/v1/people/link', { method: 'POST', json: { ids, name: fresh.name.trim(), newPerson: true } }), t('common.saved')).then((ok) => ok && setFresh({ name: '', ids: '' }));
   };
   return (
     <div className="people" data-testid="people">
