@@ -189,6 +189,18 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await shot(page, 'knowledge-history');
     const k = (await (await h.api('/api/v1/memory/knowledge/wifi')).json()) as { item: { content: string } };
     assert.equal(k.item.content, 'SSID home-5g, key tulip');
+    // "New" with the name of an entry that exists: refused, the entry is as it was, the draft stays.
+    await page.click('[data-testid=knowledge-new]');
+    await page.fill('[data-testid=knowledge-new-name]', 'wifi');
+    await page.fill('[data-testid=knowledge-content]', 'a different network');
+    await page.click('[data-testid=knowledge-save]');
+    await page.waitForSelector('.toast.error:has-text("exists already")', { timeout: T });
+    assert.equal(((await (await h.api('/api/v1/memory/knowledge/wifi')).json()) as { item: { content: string } }).item.content, 'SSID home-5g, key tulip');
+    assert.equal(await page.inputValue('[data-testid=knowledge-content]'), 'a different network');
+    // Another name is fine.
+    await page.fill('[data-testid=knowledge-new-name]', 'wifi guest');
+    await page.click('[data-testid=knowledge-save]');
+    await page.waitForSelector('[data-testid=knowledge-item]:has-text("wifi guest")', { timeout: T });
     assert.deepEqual(errors, []);
   });
 

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { ValidationError } from '../../sdk/index.js';
+import { ConflictError, ValidationError } from '../../sdk/index.js';
 import { json, readJson, ServiceUnavailableError } from './http-json.js';
 import { parseBody } from './chat-routes.js';
 import type { WebuiContext } from './webui-context.js';
@@ -16,7 +16,7 @@ function num(v: string | undefined, def: number, min: number, max: number): numb
 }
 
 function checkName(name: string): string {
-  if (!knowledgeName.test(name) || name.includes('..')) throw new ValidationError(`invalid knowledge name "${name.slice(0, 60)}"`);
+  if (!knowledgeName.test(name) || name.includes('..')) throw new ValidationError(`invalid knowledge name "${name.slice(0, 60)}": use letters, digits, spaces, "_", "-", "." (no path separators or "..")`);
   return name;
 }
 
@@ -60,6 +60,19 @@ export function mountMemoryRoutes(app: Hono, ctx: WebuiContext): void {
   app.put('/api/v1/memory/knowledge/:name', async (c) => {
     const name = checkName(c.req.param('name'));
     const body = parseBody(putSchema, await readJson(c.req.raw, ctx.limits.chatBytes));
+    // `If-None-Match: *` (the WebUI's "New"): only a new entry — one of that name is not overwritten.
+    if (c.req.header('if-none-match')?.trim() === '*') {
+      const exists = await mem()
+        .knowledgeGet(name)
+        .then(
+          () => true,
+          (e: unknown) => {
+            if ((e as { code?: string }).code === 'NOT_FOUND') return false;
+            throw e;
+          },
+        );
+      if (exists) throw new ConflictError(`a knowledge entry named "${name}" exists already: open it to edit it, or choose another name`, { name });
+    }
     await mem().knowledgePut(name, body.content);
     return json({ ok: true });
   });

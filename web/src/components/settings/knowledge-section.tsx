@@ -25,7 +25,8 @@ export function KnowledgeSection() {
   const save = async () => {
     if (!editing) return;
     try {
-      await api(`/api/v1/memory/knowledge/${encodeURIComponent(editing.name)}`, { method: 'PUT', json: { content: editing.content } });
+      // A new entry never replaces one of the same name (the daemon answers 409 instead).
+      await api(`/api/v1/memory/knowledge/${encodeURIComponent(editing.name)}`, { method: 'PUT', json: { content: editing.content }, ...(editing.isNew ? { headers: { 'if-none-match': '*' } } : {}) });
       app.toast(t('common.saved'), 'ok');
       setOpen(editing.name);
       setEditing(undefined);
@@ -43,7 +44,7 @@ export function KnowledgeSection() {
             <Icon name="search" size={16} />
             <input className="input bare" value={q} placeholder={t('knowledge.search')} onChange={(e) => setQ(e.target.value)} data-testid="knowledge-search" />
           </form>
-          <button className="btn small" onClick={() => setEditing({ name: '', content: '', isNew: true })}>
+          <button className="btn small" onClick={() => setEditing({ name: '', content: '', isNew: true })} data-testid="knowledge-new">
             <Icon name="plus" size={14} /> {t('knowledge.new')}
           </button>
         </div>
@@ -64,11 +65,11 @@ export function KnowledgeSection() {
       <div className="split-detail">
         {editing ? (
           <div className="card">
-            {editing.isNew && <input className="input" placeholder={t('knowledge.name')} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} />}
-            <textarea className="input mono" rows={16} value={editing.content} onChange={(e) => setEditing({ ...editing, content: e.target.value })} />
+            {editing.isNew && <input className="input" placeholder={t('knowledge.name')} aria-label={t('knowledge.name')} value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} data-testid="knowledge-new-name" />}
+            <textarea className="input mono" rows={16} value={editing.content} onChange={(e) => setEditing({ ...editing, content: e.target.value })} data-testid="knowledge-content" />
             <div className="row end gap">
               <button className="btn" onClick={() => setEditing(undefined)}>{t('common.cancel')}</button>
-              <button className="btn primary" disabled={!editing.name.trim()} onClick={() => void save()}>{t('common.save')}</button>
+              <button className="btn primary" disabled={!editing.name.trim()} onClick={() => void save()} data-testid="knowledge-save">{t('common.save')}</button>
             </div>
           </div>
         ) : item.data ? (
