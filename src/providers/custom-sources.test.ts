@@ -181,3 +181,25 @@ test('an added source without a key (a keyless server of your own) is still test
   r.llm.enqueue({ text: 'ok' });
   assert.equal((await r.manager.testSource('lab')).ok, true);
 });
+
+test('a source added without a model is not ready: its test says what to set without a request; its model list still answers, and with a model it is ready', async (t) => {
+  const r = await rig(t);
+  await r.manager.addSource({ name: 'nomodel', baseUrl: `${r.llm.url}/v1`, apiKey: KEY });
+  const st = r.manager.status().find((s) => s.name === 'nomodel')!;
+  assert.equal(st.model, '');
+  assert.equal(st.configured, false);
+  assert.equal(st.state, 'unconfigured', 'a source that would send "model": "" is not "ready"');
+  const before = r.llm.requests.length;
+  const test1 = await r.manager.testSource('nomodel');
+  assert.equal(test1.code, 'PROVIDER_NO_MODEL');
+  assert.match(test1.error ?? '', /nomodel has no model: pick one/);
+  assert.equal(r.llm.requests.length, before, 'no request went out');
+  // The model list still works (it is how the person picks one), and with a model it is ready.
+  r.llm.setModels(['m-1']);
+  assert.deepEqual((await r.manager.listModels('nomodel')).models, ['m-1']);
+  await r.config.set(sourceKey('nomodel', 'model'), 'm-1');
+  assert.equal(r.manager.status().find((s) => s.name === 'nomodel')!.state, 'ready');
+  r.llm.enqueue({ text: 'ok' });
+  assert.equal((await r.manager.testSource('nomodel')).ok, true);
+  assert.equal((r.llm.requests.at(-1)!.body as { model?: string }).model, 'm-1');
+});

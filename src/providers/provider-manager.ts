@@ -245,6 +245,7 @@ export class ProviderManager {
     const src = this.resolve(name);
     const noKey = this.missingKey(src);
     if (noKey) return { ok: false, latencyMs: 0, code: noKey.code, error: noKey.message };
+    if (!src.model) return { ok: false, latencyMs: 0, code: 'PROVIDER_NO_MODEL', error: `${name} has no model: pick one in the WebUI (Settings → LLM providers lists what the server offers) or with \`waiter providers update ${name} --model <name>\`` };
     const t0 = performance.now();
     try {
       const provider = await this.providerFor(src);
@@ -545,13 +546,16 @@ export class ProviderManager {
     const enabledRaw = this.get<ConfigValue>(sourceKey(name, 'enabled'));
     const options = this.get<ConfigValue>(sourceKey(name, 'options'));
     const enabled = enabledRaw !== false;
-    const configured = apiKey !== '' || (this.isLocal(adapter) && this.state(name).reachable === true);
+    const model = str('model') || seeded.model;
+    // No model (a source added without one): every request would carry `"model": ""`, which servers
+    // refuse — not ready until one is set.
+    const configured = model !== '' && (apiKey !== '' || (this.isLocal(adapter) && this.state(name).reachable === true));
     const opts = options && typeof options === 'object' && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
     return {
       name,
       adapter,
       baseUrl,
-      model: str('model') || seeded.model,
+      model,
       apiKey,
       apiVersion: typeof opts.api_version === 'string' ? opts.api_version : undefined,
       options: opts,
