@@ -154,8 +154,24 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
 
   it('saves an answer as a memory, finds it in the library, plans it, and sees it injected next turn', async () => {
     await page.click('[data-testid=turn]:first-child [data-testid=save-memory]');
+    // Keyboard: the focus is in the dialog's first field; Tab and Shift+Tab go round inside the
+    // dialog, never to the page behind it; Escape closes it and gives the focus back to its opener.
+    await page.waitForSelector('[data-testid=save-memory-dialog]', { timeout: T });
+    const focused = () => page.evaluate(() => ({ id: document.activeElement?.getAttribute('data-testid'), inDialog: !!document.activeElement?.closest('[data-testid=save-memory-dialog]') }));
+    assert.equal((await focused()).id, 'memory-title');
+    for (const key of ['Tab', 'Shift+Tab']) {
+      for (let i = 0; i < 9; i++) {
+        await page.keyboard.press(key);
+        assert.ok((await focused()).inDialog, `${key} ×${i + 1} left the dialog`);
+      }
+    }
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-testid=save-memory-dialog]', { state: 'detached', timeout: T });
+    assert.equal((await focused()).id, 'save-memory', 'the focus is back on the button that opened it');
+    // Enter in a one-line field saves, as the Save button does.
+    await page.click('[data-testid=turn]:first-child [data-testid=save-memory]');
     await page.fill('[data-testid=memory-title]', '上海天气偏好');
-    await page.click('[data-testid=memory-save-confirm]');
+    await page.press('[data-testid=memory-title]', 'Enter');
     await page.waitForSelector('[data-testid=save-memory-dialog]', { state: 'detached', timeout: T });
     await page.click('[data-testid=toggle-memory]');
     await page.click('[data-testid=tab-library]');
@@ -363,7 +379,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=compose]');
     await page.fill('[data-testid=compose-title]', '合成的记忆');
     await shot(page, '21-library-compose');
-    await page.click('[role=dialog] .btn.primary');
+    await page.press('[data-testid=compose-title]', 'Enter');
     await page.waitForSelector('[data-testid=memory-detail]:has-text("合成的记忆")', { timeout: T });
   });
 

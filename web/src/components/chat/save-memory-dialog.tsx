@@ -31,7 +31,7 @@ export function SaveMemoryDialog({ initial, source, onClose }: { initial: { titl
     }
   };
   return (
-    <Dialog title={t('memory.saveTitle')} onClose={() => onClose()} testId="save-memory-dialog">
+    <Dialog title={t('memory.saveTitle')} onClose={() => onClose()} onSubmit={() => !busy && snapshot.trim() && void save()} testId="save-memory-dialog">
       <label className="field">
         <span>{t('memory.title')}</span>
         <input className="input" value={title} onChange={(e) => setTitle(e.target.value)} data-testid="memory-title" />

@@ -240,8 +240,9 @@ function ComposeDialog({ ids, onClose }: { ids: string[]; onClose: (id?: string)
   const t = useT();
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string>();
+  const compose = () => void mm<{ id: string }>('memory.compose', { ids, title: title.trim() }).then((r) => onClose(r.id), (e: Error) => setError(e.message));
   return (
-    <Dialog title={t('library.composeTitle', { n: ids.length })} onClose={() => onClose()}>
+    <Dialog title={t('library.composeTitle', { n: ids.length })} onClose={() => onClose()} onSubmit={() => title.trim() && compose()} testId="compose-dialog">
       <p className="muted small">{t('library.composeHint')}</p>
       <label className="field">
         <span>{t('memory.title')}</span>
@@ -252,7 +253,7 @@ function ComposeDialog({ ids, onClose }: { ids: string[]; onClose: (id?: string)
         <button className="btn" onClick={() => onClose()}>
           {t('common.cancel')}
         </button>
-        <button className="btn primary" disabled={!title.trim()} onClick={() => void mm<{ id: string }>('memory.compose', { ids, title: title.trim() }).then((r) => onClose(r.id), (e: Error) => setError(e.message))}>
+        <button className="btn primary" disabled={!title.trim()} onClick={compose}>
           {t('library.compose')}
         </button>
       </div>

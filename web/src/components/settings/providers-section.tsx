@@ -292,7 +292,7 @@ function SourceDialog({ source, onClose }: { source?: ProviderStatus; onClose: (
     }
   };
   return (
-    <Dialog title={source ? t('providers.editSource') : t('providers.add')} onClose={() => onClose(false)} testId="source-dialog">
+    <Dialog title={source ? t('providers.editSource') : t('providers.add')} onClose={() => onClose(false)} onSubmit={() => !busy && name.trim() && baseUrl.trim() && void submit()} testId="source-dialog">
       <label className="field">
         <span>{t('providers.sourceName')}</span>
         <input className="input mono" value={name} disabled={!!source} onChange={(e) => setName(e.target.value.toLowerCase())} placeholder="my-llm" data-testid="source-name" autoFocus={!source} />
