@@ -7,7 +7,7 @@ import { localDay, relTime } from '../../lib/format';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
-import { secondPerson } from '../../lib/second-person';
+import { factPhrase, type FactPhrase } from '../../lib/fact-phrase';
 import { Icon } from '../icon';
 import { tierLabel } from '../../lib/vocab';
 import { ForgetDialog } from '../memory/forget-dialog';
@@ -77,8 +77,6 @@ export function KnowsView({ person }: { person?: string }) {
   const ownerName = named ? t('knows.meNamed', { name: named }) : t('knows.me');
   // The graph calls the owner `user` (the distiller's subject for "I …"): on this page, their name.
   const who = (x: string) => (a?.person.owner && x === 'user' ? (named ?? t('knows.you')) : x);
-  // "you lives in Berlin" reads "you live in Berlin" (English only; a name keeps the third person).
-  const verbAfter = (subject: string, predicate: string) => (lang === 'en' && a?.person.owner && subject === 'user' && !named ? secondPerson(predicate) : predicate);
   const sourceLine = (s: Source | undefined) =>
     s ? (
       <span className="muted small">
@@ -120,7 +118,7 @@ export function KnowsView({ person }: { person?: string }) {
             <div key={f.id} className={`card knows-item${f.validTo ? ' superseded' : ''}`} data-testid="knows-fact">
               <div className="card-head">
                 <strong>
-                  {who(f.subject)} <span className="muted">{verbAfter(f.subject, f.predicate.replace(/_/g, ' '))}</span> {who(f.object)}
+                  <FactLine phrase={factPhrase(lang === 'zh' ? 'zh' : 'en', who(f.subject), f.predicate, who(f.object), !!a.person.owner && f.subject === 'user' && !named)} />
                 </strong>
                 <button className="btn small danger" onClick={() => void forget({ kind: 'fact', id: f.id })} data-testid="knows-forget-fact">{t('knows.forget')}</button>
               </div>
@@ -178,5 +176,15 @@ export function KnowsView({ person }: { person?: string }) {
         />
       )}
     </div>
+  );
+}
+
+/** A fact as a sentence: "you live in Berlin", "your name is Alice", "你住在杭州" (lib/fact-phrase.ts). */
+function FactLine({ phrase }: { phrase: FactPhrase }) {
+  return (
+    <>
+      {phrase.subject} <span className="muted">{phrase.verb}</span> {phrase.object}
+      {phrase.after && <span className="muted"> {phrase.after}</span>}
+    </>
   );
 }

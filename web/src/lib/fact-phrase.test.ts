@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { factPhrase } from './fact-phrase';
+
+const say = (p: ReturnType<typeof factPhrase>) => [p.subject, p.verb, p.object, p.after].filter(Boolean).join(' ');
+
+describe('a fact as the page says it', () => {
+  it('reads the rule distiller’s predicates as sentences about you, in English', () => {
+    expect(say(factPhrase('en', 'you', 'name', 'Alice', true))).toBe('your name is Alice');
+    expect(say(factPhrase('en', 'you', 'lives_in', '杭州', true))).toBe('you live in 杭州');
+    expect(say(factPhrase('en', 'you', 'age', '30', true))).toBe('you are 30');
+    expect(say(factPhrase('en', 'you', 'works_at', 'ACME', true))).toBe('you work at ACME');
+  });
+
+  it('about someone named, in the third person', () => {
+    expect(say(factPhrase('en', 'Sam', 'lives_in', 'Lyon', false))).toBe('Sam lives in Lyon');
+    expect(say(factPhrase('en', 'Sam', 'name', 'Samuel', false))).toBe('Sam’s name is Samuel');
+  });
+
+  it('in Chinese, the same facts in Chinese words (the predicate is English whatever was said)', () => {
+    expect(say(factPhrase('zh', '你', 'name', '小明', true))).toBe('你 的名字是 小明');
+    expect(say(factPhrase('zh', '你', 'lives_in', '杭州', true))).toBe('你 住在 杭州');
+    expect(say(factPhrase('zh', 'Alice', 'works_at', 'ACME', false))).toBe('Alice 在 ACME 工作');
+  });
+
+  it('any other predicate stays as the model named it, with the verb form that fits "you"', () => {
+    expect(say(factPhrase('en', 'you', 'plays', 'chess', true))).toBe('you play chess');
+    expect(say(factPhrase('en', 'you', 'pets', 'a cat', true))).toBe('you pets a cat');
+    expect(say(factPhrase('en', 'Alice', 'has_pet', 'Rex', false))).toBe('Alice has pet Rex');
+    expect(say(factPhrase('zh', '你', 'plays', 'chess', true))).toBe('你 plays chess');
+  });
+});

@@ -1,0 +1,55 @@
+import { secondPerson } from './second-person';
+
+/**
+ * A fact of the graph as the page says it: `subject`, the words around it, `object`. The rule
+ * distiller writes its facts with a few fixed predicates (`name`, `lives_in`, `works_at` …) whatever
+ * the language said ("我住在杭州" → user lives_in 杭州); those read as sentences in the page's
+ * language ("you live in 杭州", "你住在杭州", "your name is Alice"). Any other predicate is a word the
+ * model chose: shown as it is (underscores as spaces), after "you" in the verb form that fits.
+ */
+export interface FactPhrase {
+  /** The subject as shown (the person's name, "you", or the graph's entity). */
+  subject: string;
+  /** What joins the subject to the object ("lives in", "的名字是"). */
+  verb: string;
+  object: string;
+  /** Words after the object ("在 X 工作"): usually empty. */
+  after: string;
+}
+
+type Lang = 'en' | 'zh';
+/** How a known predicate reads: for "you", for anyone else (a name), and in Chinese. */
+interface Known {
+  you: [verb: string, after?: string];
+  other: [verb: string, after?: string];
+  zh: [verb: string, after?: string];
+  /** "your name is" rather than "you … name": the subject takes the possessive. */
+  possessive?: boolean;
+}
+
+const KNOWN: Record<string, Known> = {
+  name: { you: ['name is'], other: ['name is'], zh: ['的名字是'], possessive: true },
+  age: { you: ['are'], other: ['is'], zh: ['的年龄是'] },
+  lives_in: { you: ['live in'], other: ['lives in'], zh: ['住在'] },
+  from: { you: ['are from'], other: ['is from'], zh: ['来自'] },
+  works_as: { you: ['work as'], other: ['works as'], zh: ['的职业是'] },
+  works_at: { you: ['work at'], other: ['works at'], zh: ['在', '工作'] },
+  likes: { you: ['like'], other: ['likes'], zh: ['喜欢'] },
+  dislikes: { you: ['dislike'], other: ['dislikes'], zh: ['不喜欢'] },
+};
+
+/**
+ * `subject` is the graph's subject as shown (already "you" or a name for the owner); `you` says it
+ * is the owner shown as "you" (not by a name they gave).
+ */
+export function factPhrase(lang: Lang, subject: string, predicate: string, object: string, you: boolean): FactPhrase {
+  const known = KNOWN[predicate];
+  if (known) {
+    if (lang === 'zh') return { subject, verb: known.zh[0], object, after: known.zh[1] ?? '' };
+    const [verb, after] = you ? known.you : known.other;
+    const who = known.possessive ? (you ? 'your' : `${subject}’s`) : subject;
+    return { subject: who, verb, object, after: after ?? '' };
+  }
+  const words = predicate.replace(/_/g, ' ');
+  return { subject, verb: lang === 'en' && you ? secondPerson(words) : words, object, after: '' };
+}
