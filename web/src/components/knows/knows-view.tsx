@@ -51,6 +51,8 @@ export function KnowsView({ person }: { person?: string }) {
   const peopleChanged = useMemoryEpoch(VIEW_KINDS.people);
   const aboutChanged = useMemoryEpoch(VIEW_KINDS.about);
   const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people).catch(() => [] as PersonView[]), [app.epoch, peopleChanged]);
+  // Facts are drawn from what is said by the rule distiller on its heartbeat, not at once: the page says when.
+  const every = useRequest(() => api<{ value: { value: unknown } }>(`/api/v1/settings/${encodeURIComponent('core.memory.rule_distill_interval')}`).then((j) => (typeof j.value.value === 'string' ? j.value.value : undefined)).catch(() => undefined), [app.epoch]);
   const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch, aboutChanged]);
   const a = about.data;
   const [forgetting, setForgetting] = useState<ForgetRequest | undefined>();
@@ -113,6 +115,7 @@ export function KnowsView({ person }: { person?: string }) {
       {a && (
         <>
           <h3>{t('knows.facts', { n: a.facts.length })}</h3>
+          {every.data && <p className="muted small" data-testid="knows-facts-when">{t('knows.factsWhen', { every: every.data })}</p>}
           {a.facts.length === 0 && <div className="empty-state small">{t('knows.noFacts')}</div>}
           {a.facts.map((f) => (
             <div key={f.id} className={`card knows-item${f.validTo ? ' superseded' : ''}`} data-testid="knows-fact">
