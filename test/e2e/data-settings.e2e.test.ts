@@ -59,6 +59,9 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
   it('exports with a passphrase, then checks and imports that archive with progress and a report', async () => {
     await page.goto(`${h.url}/#/settings/data`);
     await page.waitForSelector('[data-testid=data-section]', { timeout: T });
+    // Nothing to check or import before an archive is chosen.
+    assert.equal(await page.isDisabled('[data-testid=import-check]'), true);
+    assert.equal(await page.isDisabled('[data-testid=import-start]'), true);
     await page.fill('[data-testid=export-passphrase]', 'tulip-7');
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: T }), page.click('[data-testid=export-start]')]);
     assert.match(download.suggestedFilename(), /^homeagent-export-.*\.zip\.age$/);

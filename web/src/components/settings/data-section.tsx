@@ -172,6 +172,8 @@ export function DataSection() {
   const [exJob, setExJob] = useState<TransferJobView>();
   const [exBusy, setExBusy] = useState(false);
   const fileRef = useRef<HTMLInputElement>(null);
+  /** An archive is chosen: Check and Import have something to work on. */
+  const [hasFile, setHasFile] = useState(false);
   const [imJob, setImJob] = useState<TransferJobView>();
   const [uploadLabel, setUploadLabel] = useState<string>();
   const [mode, setMode] = useState<TransferMode>('skip');
@@ -277,7 +279,7 @@ export function DataSection() {
       <h3>{t('data.import')}</h3>
       <p className="muted">{t('data.importHint')}</p>
       <div className="row gap wrap">
-        <input type="file" ref={fileRef} onChange={reset} data-testid="import-file" />
+        <input type="file" ref={fileRef} onChange={(e) => { reset(); setHasFile(!!e.target.files?.length); }} data-testid="import-file" />
         <select className="input" value={mode} onChange={(e) => setMode(e.target.value as TransferMode)} data-testid="import-mode">
           <option value="skip">{t('data.mode.skip')}</option>
           <option value="overwrite">{t('data.mode.overwrite')}</option>
@@ -286,10 +288,10 @@ export function DataSection() {
         <input type="password" className="input passphrase" placeholder={t('data.passphraseIfEncrypted')} value={imPass} onChange={(e) => setImPass(e.target.value)} data-testid="import-passphrase" autoComplete="off" />
       </div>
       <div className="row gap wrap data-actions">
-        <button className="btn" disabled={busy} onClick={() => void check(false)} data-testid="import-check">
+        <button className="btn" disabled={busy || !hasFile} title={hasFile ? undefined : t('data.chooseFirst')} onClick={() => void check(false)} data-testid="import-check">
           {t('data.check')}
         </button>
-        <button className="btn primary" disabled={busy} onClick={() => void check(true)} data-testid="import-start">
+        <button className="btn primary" disabled={busy || !hasFile} title={hasFile ? undefined : t('data.chooseFirst')} onClick={() => void check(true)} data-testid="import-start">
           {t('data.importButton')}
         </button>
       </div>
