@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isTimeZone, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
 import { durationSchema } from './duration.js';
+import { isPersonaPath } from './persona-path.js';
 
 function key<T extends ConfigValue>(schema: z.ZodType<T>, def: T, description: string, extra: Partial<ConfigKeyDef<T>> = {}): ConfigKeyDef {
   return { schema, default: def, description, ...extra } as unknown as ConfigKeyDef;
@@ -18,7 +19,16 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
   return {
     // agent (C-)
     'core.agent.name': key(z.string().min(1).max(64), 'HomeAgent', 'Name the agent uses for itself'),
-    'core.agent.persona_file': key(z.string().min(1), 'persona.md', 'Persona file, relative to the data folder', { privileged: true }),
+    'core.agent.persona_file': key(
+      z
+        .string()
+        .min(1)
+        .max(300)
+        .refine(isPersonaPath, 'a file inside the data folder, such as "persona.md" or "personas/work.md" (not an absolute path, no "..")'),
+      'persona.md',
+      'Persona file (the system prompt the agent is given), relative to the data folder; read again within seconds of a change',
+      { privileged: true },
+    ),
     'core.agent.max_tool_rounds': key(int(1, 100), 8, 'Most LLM rounds with tool calls in one turn'),
     'core.agent.stage_timeout_ms': key(int(100, 600_000), 10_000, 'Time limit of one plugin stage handler in ms'),
     'core.agent.tool_timeout_ms': key(int(100, 3_600_000), 120_000, 'Time limit of one tool call in ms'),

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { resolveTimeZone, TIME_ZONE_KEY, type LlmAPI, type PluginDefinition, type PluginSDK, type SetAsideStore } from '../spec/index.js';
 import { createLogger, type Logger, type LogLevel } from '../log/index.js';
-import { ConfigRegistry, coreConfigDefaults } from '../config/index.js';
+import { ConfigRegistry, coreConfigDefaults, personaPath } from '../config/index.js';
 import { SessionStore, TextLog } from '../sessions/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
 import { openMemorySystem, type MemorySystem } from '../memory/index.js';
@@ -155,7 +155,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     people: config.people,
     log: log.child('kernel'),
     textLog,
-    persona: personaLoader(paths.persona),
+    persona: personaLoader(() => personaPath(paths.home, config.get('core.agent.persona_file'))),
     homeDir: paths.home,
     providerAdmin: providers,
     pluginAdmin: PluginRegistry.lazyAdminPort(() => registry),
@@ -218,7 +218,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       }
       return !p ? join(paths.home, 'memory') : isAbsolute(p) ? p : resolve(paths.home, p);
     },
-    personaFile: () => paths.persona,
+    personaFile: () => personaPath(paths.home, config.get('core.agent.persona_file')),
     // Forget's tombstones: a `memory.tombstones` provider if one is registered, else the memory
     // control's. Its tombstones are hashes, and travel as such: an export carries them, an import
     // adds them, so an older archive imported later cannot bring the forgotten back.

@@ -7,7 +7,9 @@ import { DEFAULT_PERSONA } from '../kernel/index.js';
  * first start so the user can edit it. Re-read when the file changes (checked by mtime per call
  * is overkill; a cached read refreshed every 5 s keeps it cheap).
  */
-export function personaLoader(file: string): () => string {
+export function personaLoader(fileOf: string | (() => string)): () => string {
+  const path = typeof fileOf === 'string' ? () => fileOf : fileOf;
+  const file = path();
   if (!existsSync(file)) {
     try {
       writeFileAtomicSync(file, `${DEFAULT_PERSONA}\n`, { mode: 0o644 });
@@ -15,12 +17,16 @@ export function personaLoader(file: string): () => string {
   }
   let cached = '';
   let at = 0;
+  let from = file;
   return () => {
     const now = Date.now();
-    if (now - at > 5000) {
+    // The setting changed (core.agent.persona_file): read the other file now, not in 5 s.
+    const cur = path();
+    if (now - at > 5000 || cur !== from) {
       at = now;
+      from = cur;
       try {
-        cached = readFileSync(file, 'utf8');
+        cached = readFileSync(cur, 'utf8');
       } catch {
         cached = '';
       }
@@ -28,3 +34,4 @@ export function personaLoader(file: string): () => string {
     return cached;
   };
 }
+
