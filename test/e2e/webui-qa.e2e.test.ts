@@ -64,6 +64,33 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     assert.deepEqual(errors, []);
   });
 
+  it('a pasted log of thousands of lines is folded to its start, and opens in full; a message over the limit says to attach it as a file and stays in the box', async () => {
+    const sid = 'webui:qa-long-paste';
+    const lines = Array.from({ length: 3000 }, (_, i) => `log line ${i + 1}: ${'x'.repeat(20)}`).join('\n');
+    h.script({ rounds: [{ text: 'That is a long log.' }] });
+    const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: lines, sessionId: sid }) });
+    assert.equal(r.status, 202);
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent(sid)}`);
+    const msg = page.locator('[data-testid=long-text]');
+    await msg.waitFor({ timeout: T });
+    const folded = (await msg.textContent()) ?? '';
+    assert.match(folded, /log line 1:/);
+    assert.doesNotMatch(folded, /log line 3000:/, 'folded to its start');
+    assert.ok(((await msg.boundingBox())?.height ?? 0) < 800, 'the folded message is a screen, not a scroll of its own');
+    await page.click('[data-testid=long-text-toggle]');
+    assert.match((await msg.textContent()) ?? '', /log line 3000:/);
+    await page.click('[data-testid=long-text-toggle]');
+    assert.doesNotMatch((await msg.textContent()) ?? '', /log line 3000:/);
+    // Over the route's limit: the page says so in words, before sending, and keeps the text.
+    const huge = 'y'.repeat(200_001);
+    await page.fill('[data-testid=chat-input]', huge);
+    await page.click('[data-testid=send]');
+    await page.waitForSelector('.toast.error:has-text("Attach the text as a file instead")', { timeout: T });
+    assert.equal((await page.inputValue('[data-testid=chat-input]')).length, huge.length);
+    await page.fill('[data-testid=chat-input]', '');
+    assert.deepEqual(errors, []);
+  });
+
   const setSetting = async (key: string, value: unknown) => {
     const r = await h.api(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
     assert.equal(r.status, 200, await r.text());

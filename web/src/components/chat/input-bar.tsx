@@ -14,6 +14,8 @@ interface Attachment {
 }
 
 const MAX_ATTACHMENT = 15 * 1024 * 1024;
+/** The chat route's limit of a message's text (`POST /api/v1/chat`, chat-routes.ts). */
+const MAX_TEXT = 200_000;
 /** How long a send may wait before the bar says that it waits (and asks the daemon why, again each time). */
 const WAIT_HINT_MS = 1500;
 
@@ -31,6 +33,11 @@ export function InputBar({ sessionId, running, onSent }: { sessionId?: string; r
   const send = async () => {
     const body = text.trim();
     if ((!body && files.length === 0) || busy) return;
+    // The daemon takes at most MAX_TEXT characters of text: said here, with what to do instead.
+    if (body.length > MAX_TEXT) {
+      app.toast(t('chat.tooLong', { n: body.length.toLocaleString(), max: MAX_TEXT.toLocaleString() }), 'error');
+      return;
+    }
     setBusy(true);
     // While an import is applied the daemon takes a message only once it is in (decision 0380):
     // the send waits, and the person is told why rather than left to send it again.

@@ -9,6 +9,7 @@ import { visibleAnswer, type InjectedView, type RoundView, type TurnView as Turn
 import { Markdown } from '../../lib/markdown';
 import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
+import { LongText } from './long-text';
 import { SetupCard } from './setup-card';
 import { SaveMemoryDialog } from './save-memory-dialog';
 import { FORGOTTEN_TEXT } from '../../lib/vocab';
@@ -96,7 +97,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
             </div>
           ) : (
           <div className="bubble">
-            {turn.userText && <div className="text">{isForgotten(turn.userText) ? forgottenNote : turn.userText}</div>}
+            {turn.userText && (isForgotten(turn.userText) ? <div className="text">{forgottenNote}</div> : <LongText text={turn.userText} />)}
             {turn.attachments.length > 0 && (
               <div className="attachments">
                 {turn.attachments.map((a, i) => (
