@@ -100,6 +100,22 @@ describe('Failing providers in the WebUI', { skip, timeout: 180_000 }, () => {
     await shot(page, 'provider-key-removed');
   });
 
+  it('a source added with a key but no model is not ready, and its card asks for the model, not a key; Ollama is never asked for a key', async () => {
+    await page.goto(`${h.url}/#/settings/providers`);
+    await page.click('[data-testid=add-source]');
+    await page.fill('[data-testid=source-name]', 'nomodel');
+    await page.fill('[data-testid=source-url]', 'http://127.0.0.1:9/v1');
+    await page.fill('[data-testid=source-key]', 'sk-something');
+    await page.click('[data-testid=source-save]');
+    await page.getByTestId('state-nomodel').waitFor({ timeout: T });
+    assert.equal(await page.getByTestId('state-nomodel').textContent(), 'not configured');
+    assert.equal(await page.getByTestId('settings-nomodel').textContent(), 'Set model');
+    assert.notEqual(await page.getByTestId('settings-ollama').textContent(), 'Add key');
+    await page.click('[data-testid=remove-source-nomodel]');
+    await page.click('[data-testid=source-remove-ok]');
+    await page.getByTestId('state-nomodel').waitFor({ state: 'detached', timeout: T });
+  });
+
   it('logged no client errors', () => {
     assert.deepEqual(errors, []);
   });

@@ -154,7 +154,8 @@ export function ProvidersSection() {
                 {r === 'running' ? t('providers.testing') : t('providers.test')}
               </button>
               <button className="btn small" onClick={() => setOpen(open === p.name ? undefined : p.name)} data-testid={`settings-${p.name}`}>
-                {keys.some((k) => k.secret) && !p.configured ? t('providers.addKey') : t('common.edit')}
+                {/* What an unready source lacks: a key (a hosted one), a model (one added without it); Ollama needs neither. */}
+                {!p.configured && p.adapter !== 'ollama' && !p.hasKey && keys.some((k) => k.secret) ? t('providers.addKey') : !p.configured && !p.model ? t('providers.setModel') : t('common.edit')}
               </button>
               {p.custom && (
                 <>
