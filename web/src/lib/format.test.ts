@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDay } from './format';
+import { localDay, plainPreview } from './format';
 
 describe('localDay: a day on the person\'s calendar (core.agent.timezone, decision 0270)', () => {
   // 23:30 on 1 May in Shanghai (UTC+8) is 15:30 UTC on 1 May; 23:30 on 1 May in New York (UTC-4) is 03:30 UTC on 2 May.
@@ -33,5 +33,11 @@ describe('localDay: a day on the person\'s calendar (core.agent.timezone, decisi
     expect(localDay(shanghai0730)).toBe(device);
     expect(localDay(shanghai0730, 'Mars/Olympus')).toBe(device);
     expect(localDay(Number.NaN, 'Asia/Shanghai')).toBe('');
+  });
+});
+
+describe('plainPreview', () => {
+  it('drops heading marks, emphasis and code ticks', () => {
+    expect(plainPreview('### Pets\n**Rex** is a `dog`')).toBe('Pets\nRex is a dog');
   });
 });

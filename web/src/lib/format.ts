@@ -61,3 +61,8 @@ export function localDay(ms: number, zone = ''): string {
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
+
+/** A Markdown snippet as a one-line preview: no heading marks, emphasis or code ticks. */
+export function plainPreview(md: string): string {
+  return md.replace(/\*\*|__|`|^#+\s*/gm, '');
+}

@@ -3,7 +3,7 @@ import { api } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
 import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
-import { localDay, relTime } from '../../lib/format';
+import { localDay, plainPreview, relTime } from '../../lib/format';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
@@ -147,7 +147,7 @@ export function KnowsView({ person }: { person?: string }) {
                   <button className="btn small danger" onClick={() => void forget({ kind: 'memory', id: m.id })} data-testid="knows-forget-memory">{t('knows.forget')}</button>
                 </span>
               </div>
-              <span className="muted small clamp2">{m.preview}</span>
+              <span className="muted small clamp2">{plainPreview(m.preview)}</span>
               <span className="muted small">
                 {m.speaker ? t('knows.saidBy', { who: m.speaker.name ?? m.speaker.id }) : t(a.person.owner ? (m.why === 'said' ? 'knows.saidMe' : 'knows.mentionsMe') : m.why === 'said' ? 'knows.said' : 'knows.mentions')} · {relTime(m.updatedAt, lang)}
               </span>

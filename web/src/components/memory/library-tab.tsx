@@ -6,7 +6,7 @@ import { useLang, useT } from '../../i18n';
 import { useVisibleRows } from '../../lib/virtual-rows';
 import { createSequencer } from '../../lib/sequencer';
 import { rowAt, withPage, type PageState } from '../../lib/paged-rows';
-import { relTime } from '../../lib/format';
+import { plainPreview, relTime } from '../../lib/format';
 import { tagColor } from '../../lib/graph-layout';
 import { Icon } from '../icon';
 import { Switch } from '../switch';
@@ -195,7 +195,7 @@ export function LibraryTab() {
                 <span className="dot" style={{ background: tagColor(m.tags) }} />
                 {m.title}
               </span>
-              {m.preview && <span className="memory-preview clamp2">{m.preview.replace(/\*\*|__|`|^#+\s*/gm, '')}</span>}
+              {m.preview && <span className="memory-preview clamp2">{plainPreview(m.preview)}</span>}
               <span className="memory-meta">
                 {m.tags.map((g) => (
                   <span className="tag" key={g} title={g}>
