@@ -187,6 +187,7 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await shot(page, '03-memory-detail');
     await page.click('[data-testid=tab-plan]');
     await page.waitForSelector('[data-testid=plan-memories] :text("上海天气偏好")', { timeout: T });
+    await page.waitForSelector('[data-testid=plan-badge]:has-text("将注入")', { timeout: T });
     await shot(page, '04-memory-plan');
     h.script({ rounds: [{ text: '记得，你关心上海的天气。' }] });
     await send(page, '你还记得我关心什么吗？');

@@ -89,7 +89,8 @@ export function PlanTab() {
       <div className="card">
         <div className="card-head">
           <span>{t('plan.budget')}</span>
-          <span className={`badge${pv?.active ? ' ok' : ''}`}>{pv?.active ? t('plan.active') : t('plan.inactive')}</span>
+          {/* Active with nothing to put in (an empty plan, no conventions): nothing is injected — said so. */}
+          <span className={`badge${pv?.active && pv.used.total > 0 ? ' ok' : ''}`} data-testid="plan-badge">{!pv?.active ? t('plan.inactive') : pv.used.total > 0 ? t('plan.active') : t('plan.nothing')}</span>
         </div>
         <div className="meter" title={`${pv?.used.total ?? 0} / ${pv?.caps.total ?? 0}`}>
           <div className="meter-fill" style={{ width: `${pct}%` }} />
