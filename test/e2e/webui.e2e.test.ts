@@ -285,6 +285,10 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=settings-general]');
     const field = '[data-key="core.agent.max_tool_rounds"] input';
     await page.waitForSelector(field, { timeout: T });
+    // Out of range: refused, with zod's reason in the page's language (Chinese here), not "Too big: expected number to be <=100".
+    await page.fill(field, '500');
+    await page.press(field, 'Enter');
+    await page.waitForSelector('[data-key="core.agent.max_tool_rounds"] .form-error:has-text("太大：至多为 100")', { timeout: T });
     await page.fill(field, '12');
     await page.press(field, 'Enter');
     await page.waitForSelector('[data-key="core.agent.max_tool_rounds"] .badge.ok', { timeout: T });

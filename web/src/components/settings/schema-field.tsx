@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLang, useT } from '../../i18n';
+import { zodInWords } from '../../lib/zod-words';
 import { settingLabel } from './setting-labels';
 import { Switch } from '../switch';
 import { ListControl, listSplitOf } from './list-control';
@@ -73,7 +74,7 @@ export function SchemaField({
       setTimeout(() => setSaved(false), 1500);
       return true;
     } catch (e) {
-      setError(readableError((e as Error).message, info.key, value));
+      setError(zodInWords(readableError((e as Error).message, info.key, value), lang === 'zh' ? 'zh' : 'en'));
       takeStored();
       return false;
     }
