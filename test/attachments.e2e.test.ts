@@ -98,6 +98,17 @@ test('no source that offers speech to text: the model is told, and says so; a so
     await send('cli:voice', 'listen', 'voice.wav');
     assert.match(lastUserMessage(), /transcribed by local \(whisper-large-v3\)[\s\S]*turn off the oven/);
 
+    // A source kept for speech to text alone (no chat model) is not ready for chat, and still transcribes.
+    await d.providers.addSource({ name: 'sttonly', baseUrl: `${fake.url}/v1`, apiKey: 'sk-stt-000000000' });
+    await d.providers.updateSource('sttonly', { options: { transcription_model: 'whisper-tiny' } });
+    await d.config.set('core.media.transcription.source', 'sttonly');
+    assert.equal(d.providers.status().find((s) => s.name === 'sttonly')?.state, 'unconfigured');
+    fake.setTranscription(() => 'water the plants');
+    await send('cli:voice', 'and this', 'voice.wav');
+    assert.match(lastUserMessage(), /transcribed by sttonly \(whisper-tiny\)[\s\S]*water the plants/);
+    await d.config.set('core.media.transcription.source', '');
+    await d.providers.removeSource('sttonly');
+
     fake.setTranscription(() => ({ status: 500 }));
     await send('cli:voice', 'again', 'voice.wav');
     assert.match(lastUserMessage(), /It could not be transcribed: local: HTTP 500 transcribing/);

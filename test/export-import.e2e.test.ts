@@ -778,6 +778,25 @@ test('an import that fails while it sets settings puts every setting back as sto
   assert.deepEqual(rows(), ['core.memory.recall_depth=3', 'plugin.webui.port=9922', 'core.agent.max_tool_rounds=7']);
 });
 
+test('where the other install kept its persona (core.agent.persona_file) does not travel: its persona comes as persona.md, and this install keeps reading its own file', async () => {
+  const G = await daemon();
+  const file = await variant(exportPlain, join(work, 'persona-path.zip'), (e) => {
+    e.set('settings.json', Buffer.from(JSON.stringify({ 'core.agent.persona_file': 'personas/work.md', 'core.agent.max_tool_rounds': 7 })));
+  });
+  const t = G.host.services.use('host.transfer')!;
+  const r = await t.applyImport((await t.stageImport({ file })).id, { mode: 'overwrite', privilegedSettings: true });
+  assert.equal(G.config.get('core.agent.persona_file'), 'persona.md', 'not pointed at a file that is not here');
+  assert.equal(G.config.get('core.agent.max_tool_rounds'), 7);
+  assert.ok(r.report!.notes.some((n) => /core\.agent\.persona_file says where the other install keeps its persona/.test(n)), JSON.stringify(r.report!.notes));
+  // And an export of this install leaves it out.
+  await G.config.set('core.agent.persona_file', 'mine.md');
+  const out = join(work, 'persona-path-out.zip');
+  await t.exportTo({ file: out });
+  const settings = JSON.parse((await readZip(out)).get('settings.json')!.toString('utf8')) as Record<string, unknown>;
+  assert.equal(settings['core.agent.persona_file'], undefined);
+  assert.equal(settings['core.agent.max_tool_rounds'], 7);
+});
+
 test('an import whose settings cannot be put back while it runs undoes its files, and the next start puts the settings back (data kept)', async () => {
   const live: { d?: Daemon } = {};
   const F = await daemon({ transfer: { ...transferOpts, beforeSetting: (key) => {

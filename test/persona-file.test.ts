@@ -49,10 +49,10 @@ describe('core.agent.persona_file', { timeout: 60_000 }, () => {
 
   it('a path outside the data folder is refused with the reason, and the persona stays', async () => {
     writeFileSync(join(tmpdir(), 'ha-persona-outside.md'), 'You are OutsideBot.');
-    for (const bad of ['../../../../etc/passwd', '/etc/passwd', join(tmpdir(), 'ha-persona-outside.md'), 'personas/../../x.md']) {
+    for (const bad of ['../../../../etc/passwd', '/etc/passwd', join(tmpdir(), 'ha-persona-outside.md'), 'personas/../../x.md', 'config.db', '.', 'sessions']) {
       const res = await put('core.agent.persona_file', bad);
       assert.equal(res.status, 400, bad);
-      assert.match(await res.text(), /a file inside the data folder/);
+      assert.match(await res.text(), /a \.md or \.txt file inside the data folder/);
     }
     const system = await systemOfNextTurn('still there?');
     assert.match(system, /WorkBot/);

@@ -24,7 +24,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
         .string()
         .min(1)
         .max(300)
-        .refine(isPersonaPath, 'a file inside the data folder, such as "persona.md" or "personas/work.md" (not an absolute path, no "..")'),
+        .refine(isPersonaPath, 'a .md or .txt file inside the data folder, such as "persona.md" or "personas/work.md" (not an absolute path, no "..")'),
       'persona.md',
       'Persona file (the system prompt the agent is given), relative to the data folder; read again within seconds of a change',
       { privileged: true },

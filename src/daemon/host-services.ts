@@ -94,6 +94,8 @@ export interface MemoryLike {
     list(): Promise<{ name: string; updatedAt: number; size: number }[]>;
     get(name: string): Promise<{ name: string; content: string; updatedAt: number } | undefined>;
     put(name: string, content: string): Promise<void>;
+    /** Only a new entry: a name taken (also in another letter case) is a ConflictError. */
+    create(name: string, content: string): Promise<void>;
     delete(name: string): Promise<void>;
     search(query: string, k: number): Promise<{ name: string; score: number; snippet: string }[]>;
   };
@@ -124,6 +126,7 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
       return e;
     },
     knowledgePut: (name, content) => m.knowledge.put(name, content),
+    knowledgeCreate: (name, content) => m.knowledge.create(name, content),
     knowledgeDelete: (name) => m.knowledge.delete(name),
     knowledgeSearch: (q, k = 10) => m.knowledge.search(q, k),
   };

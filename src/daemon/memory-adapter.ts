@@ -86,6 +86,9 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       put: async (name, content) => {
         await m.knowledge.create(name, content, { overwrite: true });
       },
+      create: async (name, content) => {
+        await m.knowledge.create(name, content);
+      },
       delete: (name) => m.knowledge.delete(name),
       search: (q, k) => m.knowledge.search(q, k),
     },

@@ -60,6 +60,22 @@ test('path-traversal and malformed names are refused; nothing is written outside
   await kb.close();
 });
 
+test('a new entry never replaces one: a name in another letter case is taken (one folder on macOS and Windows), and two creates at once make one', async () => {
+  const dir = path.join(root, 'kb-case');
+  const kb = new KnowledgeBase({ dir });
+  await kb.open();
+  await kb.create('Recipes', 'Pesto: basil, pine nuts');
+  await assert.rejects(kb.create('recipes', 'something else'), (e: unknown) => e instanceof ConflictError && /"Recipes" already exists/.test(e.message));
+  assert.equal((await kb.get('Recipes')).content, 'Pesto: basil, pine nuts');
+  const both = await Promise.allSettled([kb.create('wifi', 'one'), kb.create('WiFi', 'two')]);
+  assert.deepEqual(both.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+  assert.equal((await kb.list()).filter((e) => e.name.toLowerCase() === 'wifi').length, 1);
+  // Overwrite (an edit, an import) is as before.
+  await kb.create('Recipes', 'Pesto v2', { overwrite: true });
+  assert.equal((await kb.get('Recipes')).content, 'Pesto v2');
+  await kb.close();
+});
+
 test('tools and the knowledge prompt slot', async () => {
   const kb = new KnowledgeBase({ dir: path.join(root, 'kb3') });
   await kb.open();

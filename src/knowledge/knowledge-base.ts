@@ -64,6 +64,8 @@ export interface KnowledgeWriteOptions {
  */
 export class KnowledgeBase implements KnowledgeAPI {
   private entries = new Map<string, Entry>();
+  /** Names being created (lower case): a second create of the same name meanwhile is refused. */
+  private creating = new Set<string>();
   private index: TextIndex;
   private opened = false;
   private changeListener?: (c: KnowledgeChange) => void;
@@ -258,12 +260,28 @@ export class KnowledgeBase implements KnowledgeAPI {
     }
   }
 
-  /** Creates an entry; an existing name is a ConflictError unless `overwrite`. */
+  /**
+   * Creates an entry; an existing name is a ConflictError unless `overwrite`. Without `overwrite`
+   * a name that differs only in letter case is taken too: on macOS and Windows "recipes" is the
+   * folder of "Recipes", so creating it would replace that entry (and an archive moved there would).
+   */
   async create(name: string, content: string, opts: { overwrite?: boolean } & KnowledgeWriteOptions = {}): Promise<KnowledgeEntry> {
     const n = assertKnowledgeName(name);
     const c = this.checkContent(content);
     const before = this.entries.get(n)?.content;
-    if (before !== undefined && !opts.overwrite) throw new ConflictError(`knowledge entry "${n}" already exists`, { name: n });
+    if (!opts.overwrite) {
+      const key = n.toLowerCase();
+      const same = before !== undefined ? n : [...this.entries.keys()].find((x) => x.toLowerCase() === key);
+      if (same !== undefined || this.creating.has(key)) throw new ConflictError(`knowledge entry "${same ?? n}" already exists`, { name: same ?? n });
+      this.creating.add(key);
+      try {
+        const out = await this.write(n, c);
+        this.changed({ op: 'create', name: n, before: undefined, after: c }, opts);
+        return out;
+      } finally {
+        this.creating.delete(key);
+      }
+    }
     const out = await this.write(n, c);
     if (before !== c) this.changed({ op: before === undefined ? 'create' : 'update', name: n, before, after: c }, opts);
     return out;

@@ -66,7 +66,10 @@ interface SourceState {
 
 interface ResolvedSource extends ProviderSource {
   enabled: boolean;
+  /** It can be asked: a key, or a local server that answered. */
   configured: boolean;
+  /** It can answer a chat: configured, with a model (one added without it would send `"model": ""`). */
+  chatReady: boolean;
 }
 
 const SEEDED_NAMES = SEEDED_SOURCES.map((s) => s.name);
@@ -187,7 +190,7 @@ export class ProviderManager {
   available(): boolean {
     return this.catalog.names().some((n) => {
       const s = this.resolve(n);
-      return s.enabled && s.configured && !this.state(n).authDisabled;
+      return s.enabled && s.chatReady && !this.state(n).authDisabled;
     });
   }
 
@@ -208,8 +211,8 @@ export class ProviderManager {
         model: s.model,
         baseUrl: shownUrl(s.baseUrl),
         enabled: s.enabled,
-        configured: s.configured,
-        state: !s.configured ? 'unconfigured' : st.authDisabled ? 'disabled-auth' : cooling ? 'cooling-down' : 'ready',
+        configured: s.chatReady,
+        state: !s.chatReady ? 'unconfigured' : st.authDisabled ? 'disabled-auth' : cooling ? 'cooling-down' : 'ready',
         consecutiveFailures: st.failures,
         ...(st.lastError ? { lastError: st.lastError } : {}),
         ...(cooling ? { coolDownUntil: st.coolDownUntil } : {}),
@@ -362,7 +365,7 @@ export class ProviderManager {
     const now = this.now();
     for (const name of this.order()) {
       const src = this.resolve(name);
-      if (!src.enabled || !src.configured) continue;
+      if (!src.enabled || !src.chatReady) continue;
       const st = this.state(name);
       if (st.authDisabled) {
         list.push({ provider: name, error: `disabled after an authentication failure (fix its key): ${st.lastError ?? ''}` });
@@ -547,9 +550,7 @@ export class ProviderManager {
     const options = this.get<ConfigValue>(sourceKey(name, 'options'));
     const enabled = enabledRaw !== false;
     const model = str('model') || seeded.model;
-    // No model (a source added without one): every request would carry `"model": ""`, which servers
-    // refuse — not ready until one is set.
-    const configured = model !== '' && (apiKey !== '' || (this.isLocal(adapter) && this.state(name).reachable === true));
+    const configured = apiKey !== '' || (this.isLocal(adapter) && this.state(name).reachable === true);
     const opts = options && typeof options === 'object' && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
     return {
       name,
@@ -561,6 +562,9 @@ export class ProviderManager {
       options: opts,
       enabled,
       configured,
+      // No model (a source added without one): every chat would carry `"model": ""`, which servers
+      // refuse — not ready for chat until one is set (a transcription-only source still transcribes).
+      chatReady: configured && model !== '',
     };
   }
 

@@ -244,6 +244,8 @@ export interface MemoryAdminService {
   knowledgeList(): Promise<{ name: string; updatedAt: number; size: number }[]>;
   knowledgeGet(name: string): Promise<{ name: string; content: string; updatedAt: number }>;
   knowledgePut(name: string, content: string): Promise<void>;
+  /** Only a new entry: a name taken, also in another letter case, is a ConflictError (409). */
+  knowledgeCreate(name: string, content: string): Promise<void>;
   knowledgeDelete(name: string): Promise<void>;
   knowledgeSearch(query: string, k?: number): Promise<{ name: string; score: number; snippet: string }[]>;
   /** Deletes one graph fact (`relation:<id>`'s number); NotFoundError when it is gone. */

@@ -6,7 +6,7 @@ import { KNOWLEDGE_NAME_RE } from '../knowledge/index.js';
 import { sessionIdFromFileStem } from '../sessions/index.js';
 import { LIBRARY_ID_RE } from './manifest.js';
 import type { PackFile } from './zip-pack.js';
-import type { TransferHost } from './transfer-host.js';
+import { INSTALL_LOCAL_SETTINGS, type TransferHost } from './transfer-host.js';
 
 /** What a snapshot holds: the files to pack, the counts per part and the schema of each database. */
 export interface Snapshot {
@@ -195,7 +195,7 @@ export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (st
   onStep?.('settings');
   // Stored values only, never a secret (API keys, tokens): those stay on this machine.
   const settings: Record<string, unknown> = {};
-  for (const info of host.config.list()) if (info.origin === 'stored' && !info.secret) settings[info.key] = info.value;
+  for (const info of host.config.list()) if (info.origin === 'stored' && !info.secret && !INSTALL_LOCAL_SETTINGS.has(info.key)) settings[info.key] = info.value;
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 1), { mode: 0o600 });
   files.push({ entry: 'settings.json', part: 'settings', source: join(dir, 'settings.json') });
   counts.settings = Object.keys(settings).length;

@@ -9,6 +9,7 @@ import { filesOnlyOf, turnForgotten, turnHash } from '../memory/control/index.js
 import { holdMemoryFile, planInjects } from './every-session.js';
 import { RefMap } from './ref-map.js';
 import type { StagedExport } from './staged-export.js';
+import { INSTALL_LOCAL_SETTINGS } from './transfer-host.js';
 
 /** A file an import replaces or adds: the merged copy is renamed over the live path. */
 export interface SwapFile {
@@ -646,6 +647,11 @@ export async function mergeImport(o: {
     }
     if (info.secret) {
       notes.push(`setting ${key} is a secret and was left out (secrets are never imported)`);
+      p.skipped++;
+      continue;
+    }
+    if (INSTALL_LOCAL_SETTINGS.has(key)) {
+      notes.push(`setting ${key} says where the other install keeps its persona and was left out (the persona came as persona.md)`);
       p.skipped++;
       continue;
     }

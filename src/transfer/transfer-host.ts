@@ -39,3 +39,11 @@ export function emptyLedger(): ForgetLedger {
     record: (t) => void extra.push(...t),
   };
 }
+
+/**
+ * Settings that say where this install keeps something, not what it holds: an export leaves them
+ * out and an import passes them by. The persona travels as `persona.md` and is written where the
+ * importing install keeps its own; the other install's `core.agent.persona_file` would point the
+ * agent at a file that is not there (an empty persona) or at another file of the data folder.
+ */
+export const INSTALL_LOCAL_SETTINGS: ReadonlySet<string> = new Set(['core.agent.persona_file']);

@@ -200,6 +200,10 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.waitForSelector('.toast.error:has-text("exists already")', { timeout: T });
     assert.equal(((await (await h.api('/api/v1/memory/knowledge/wifi')).json()) as { item: { content: string } }).item.content, 'SSID home-5g, key tulip');
     assert.equal(await page.inputValue('[data-testid=knowledge-content]'), 'a different network');
+    // The same name in capitals is the same folder on macOS and Windows: refused as well.
+    await page.fill('[data-testid=knowledge-new-name]', 'WIFI');
+    await page.click('[data-testid=knowledge-save]');
+    await page.waitForSelector('.toast.error:has-text("named \\"wifi\\" exists already")', { timeout: T });
     // Another name is fine.
     await page.fill('[data-testid=knowledge-new-name]', 'wifi guest');
     await page.click('[data-testid=knowledge-save]');
@@ -236,6 +240,10 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
       assert.match((await page.textContent('[data-testid=send-waiting]')) ?? '', /An import is being applied[\s\S]*no need to send it again/);
       assert.equal(await page.inputValue('[data-testid=chat-input]'), 'a message while importing', 'the text stays until the daemon has it');
       await shot(page, 'chat-waits-for-import');
+      // The person goes on typing meanwhile: that is not lost when the first message is taken.
+      await page.focus('[data-testid=chat-input]');
+      await page.keyboard.press('End');
+      await page.keyboard.type(' and one more thing');
     } finally {
       holdAtCommit = undefined;
       release?.();
@@ -243,7 +251,7 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     // The import finishes: the message goes in once, the hint goes away, the input is cleared.
     await page.waitForSelector('[data-testid=send-waiting]', { state: 'detached', timeout: T });
     await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid=turn] .msg.user')).filter((m) => /a message while importing/.test(m.textContent ?? '')).length === 1, undefined, { timeout: T });
-    assert.equal(await page.inputValue('[data-testid=chat-input]'), '');
+    assert.equal(await page.inputValue('[data-testid=chat-input]'), 'and one more thing', 'what was typed after the sent message stays');
     assert.equal(await importing(), false);
     assert.deepEqual(errors, []);
   });

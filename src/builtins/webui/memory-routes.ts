@@ -60,18 +60,17 @@ export function mountMemoryRoutes(app: Hono, ctx: WebuiContext): void {
   app.put('/api/v1/memory/knowledge/:name', async (c) => {
     const name = checkName(c.req.param('name'));
     const body = parseBody(putSchema, await readJson(c.req.raw, ctx.limits.chatBytes));
-    // `If-None-Match: *` (the WebUI's "New"): only a new entry — one of that name is not overwritten.
+    // `If-None-Match: *` (the WebUI's "New"): only a new entry — one of that name (in any letter
+    // case) is not overwritten, also by two "New"s at once.
     if (c.req.header('if-none-match')?.trim() === '*') {
-      const exists = await mem()
-        .knowledgeGet(name)
-        .then(
-          () => true,
-          (e: unknown) => {
-            if ((e as { code?: string }).code === 'NOT_FOUND') return false;
-            throw e;
-          },
-        );
-      if (exists) throw new ConflictError(`a knowledge entry named "${name}" exists already: open it to edit it, or choose another name`, { name });
+      await mem()
+        .knowledgeCreate(name, body.content)
+        .catch((e: unknown) => {
+          if ((e as { code?: string }).code !== 'CONFLICT') throw e;
+          const taken = ((e as { details?: { name?: string } }).details?.name as string | undefined) ?? name;
+          throw new ConflictError(`a knowledge entry named "${taken}" exists already: open it to edit it, or choose another name`, { name: taken });
+        });
+      return json({ ok: true });
     }
     await mem().knowledgePut(name, body.content);
     return json({ ok: true });

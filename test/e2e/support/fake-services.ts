@@ -254,6 +254,10 @@ export function fakeMemory(): MemoryAdminService {
       return { name, content: k.content, updatedAt: k.updatedAt };
     },
     knowledgePut: async (name, content) => void knowledge.set(name, { content, updatedAt: Date.now() }),
+    knowledgeCreate: async (name, content) => {
+      if ([...knowledge.keys()].some((k) => k.toLowerCase() === name.toLowerCase())) throw Object.assign(new Error(`knowledge entry "${name}" already exists`), { code: 'CONFLICT', details: { name } });
+      knowledge.set(name, { content, updatedAt: Date.now() });
+    },
     knowledgeDelete: async (name) => void knowledge.delete(name),
     knowledgeSearch: async (q) => [...knowledge].filter(([n, k]) => `${n}${k.content}`.includes(q)).map(([name, k]) => ({ name, score: 1, snippet: k.content.slice(0, 80) })),
   };

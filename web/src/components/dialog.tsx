@@ -60,12 +60,15 @@ export function Dialog({ title, children, onClose, onSubmit, testId, wide }: { t
       }
       return;
     }
-    if (e.key === 'Enter' && onSubmit && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !e.nativeEvent.isComposing) {
+    // A held Enter repeats: only its first press submits (one memory saved, not one per repeat).
+    if (e.key === 'Enter' && onSubmit && !e.repeat && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !e.nativeEvent.isComposing) {
       const el = e.target as HTMLElement;
       if (el instanceof HTMLInputElement && SINGLE_LINE.has(el.type)) {
         e.preventDefault();
         onSubmit();
       }
+    } else if (e.key === 'Enter' && e.repeat && onSubmit && e.target instanceof HTMLInputElement) {
+      e.preventDefault();
     }
   };
   return createPortal(

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, fileToBase64 } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
@@ -19,12 +19,22 @@ const MAX_TEXT = 200_000;
 /** How long a send may wait before the bar says that it waits (and asks the daemon why, again each time). */
 const WAIT_HINT_MS = 1500;
 
+/** What a new chat's input bar still held when its first message was taken: the session's bar starts with it. */
+let carry: { text: string; files: Attachment[] } | undefined;
+
 /** The input bar: text, attachments, the memory button (shows the mode), send — or interrupt while the agent works. */
 export function InputBar({ sessionId, running, onSent }: { sessionId?: string; running: boolean; onSent: (sessionId: string, turnId: string, delivery: string, text: string) => void }) {
   const app = useApp();
   const t = useT();
-  const [text, setText] = useState('');
-  const [files, setFiles] = useState<Attachment[]>([]);
+  // A draft left when the first message of a new chat was taken (the view of its session takes over).
+  const [carried] = useState(() => carry);
+  useEffect(() => {
+    if (carry === carried) carry = undefined;
+  }, [carried]);
+  const [text, setText] = useState(carried?.text ?? '');
+  const [files, setFiles] = useState<Attachment[]>(carried?.files ?? []);
+  const now = useRef({ text, files });
+  now.current = { text, files };
   const [busy, setBusy] = useState(false);
   /** A send the daemon has not taken after a moment: why it waits (an import being applied), or only that it does. */
   const [waiting, setWaiting] = useState<'slow' | 'import' | undefined>();
@@ -57,13 +67,21 @@ export function InputBar({ sessionId, running, onSent }: { sessionId?: string; r
       }, WAIT_HINT_MS);
     };
     ask();
+    const sent = files;
+    const typed = text;
     try {
       const r = await api<{ sessionId: string; turnId: string; delivery: string }>('/api/v1/chat', {
         method: 'POST',
-        json: { sessionId, text: body, attachments: files.length ? files.map(({ name, mimeType, data }) => ({ name, mimeType, data })) : undefined },
+        json: { sessionId, text: body, attachments: sent.length ? sent.map(({ name, mimeType, data }) => ({ name, mimeType, data })) : undefined },
       });
-      setText('');
-      setFiles([]);
+      // Only what was sent leaves the box: what was typed or attached while it waited stays — also
+      // when this was a new chat, whose view gives way to the session's (`carry`).
+      const cur = now.current;
+      const leftText = cur.text.trim() === body ? '' : cur.text.startsWith(typed) ? cur.text.slice(typed.length).trimStart() : cur.text;
+      const leftFiles = cur.files.filter((f) => !sent.includes(f));
+      setText(leftText);
+      setFiles(leftFiles);
+      if (!sessionId && (leftText || leftFiles.length)) carry = { text: leftText, files: leftFiles };
       if (r.delivery === 'interrupt') app.toast(t('chat.interruptSent'), 'info');
       onSent(r.sessionId, r.turnId, r.delivery, body);
     } catch (e) {

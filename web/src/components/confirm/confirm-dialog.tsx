@@ -73,7 +73,9 @@ export function ConfirmDialog({ epoch }: { epoch: number }) {
   if (!cur) return null;
   const left = Math.min(Math.ceil(cur.timeoutMs / 1000), Math.max(0, Math.ceil((cur.deadline - now) / 1000)));
   return (
-    <Dialog title={t('confirm.title')} onClose={() => void answer(false)} testId="confirm-dialog">
+    // One dialog per request (key): the next one in the queue starts with the focus on the dialog,
+    // not on the button the person had reached in the one before.
+    <Dialog key={cur.id} title={t('confirm.title')} onClose={() => void answer(false)} testId="confirm-dialog">
       <p className="confirm-ask">
         <strong>{cur.title}</strong>
       </p>

@@ -42,13 +42,17 @@ describe('fitting the graph to the canvas', () => {
   });
 
   it('does not let very long titles on a narrow screen shrink the graph to a dot', () => {
-    const long = 'x'.repeat(200);
+    // Chinese titles: 12 px a character, 24 characters shown — 288 px, wider than half a phone.
+    const wide = (text: string) => Array.from(text).length * 12;
+    const long = '会'.repeat(200);
     const nodes = [
       { x: 0, y: 0, label: long },
       { x: 100, y: 0, label: long },
     ];
-    const v = fitView(nodes, 390, 600, width);
-    expect(100 * v.k).toBeGreaterThan((390 - 2 * FIT_MARGIN) / 3);
+    const v = fitView(nodes, 390, 600, wide);
+    // Each label counts for a quarter of the room at most, so the nodes keep the half between.
+    const inner = 390 - 2 * FIT_MARGIN;
+    expect(100 * v.k).toBeCloseTo(inner / 2, 0);
   });
 
   it('ignores labels where they would not be drawn (thousands of nodes at a small scale)', () => {

@@ -240,9 +240,24 @@ function ComposeDialog({ ids, onClose }: { ids: string[]; onClose: (id?: string)
   const t = useT();
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string>();
-  const compose = () => void mm<{ id: string }>('memory.compose', { ids, title: title.trim() }).then((r) => onClose(r.id), (e: Error) => setError(e.message));
+  const [busy, setBusy] = useState(false);
+  const going = useRef(false);
+  // Once per click or Enter (a held Enter repeats, before a render could disable anything): one composed memory.
+  const compose = () => {
+    if (going.current || !title.trim()) return;
+    going.current = true;
+    setBusy(true);
+    void mm<{ id: string }>('memory.compose', { ids, title: title.trim() }).then(
+      (r) => onClose(r.id),
+      (e: Error) => {
+        setError(e.message);
+        going.current = false;
+        setBusy(false);
+      },
+    );
+  };
   return (
-    <Dialog title={t('library.composeTitle', { n: ids.length })} onClose={() => onClose()} onSubmit={() => title.trim() && compose()} testId="compose-dialog">
+    <Dialog title={t('library.composeTitle', { n: ids.length })} onClose={() => onClose()} onSubmit={compose} testId="compose-dialog">
       <p className="muted small">{t('library.composeHint')}</p>
       <label className="field">
         <span>{t('memory.title')}</span>
@@ -253,7 +268,7 @@ function ComposeDialog({ ids, onClose }: { ids: string[]; onClose: (id?: string)
         <button className="btn" onClick={() => onClose()}>
           {t('common.cancel')}
         </button>
-        <button className="btn primary" disabled={!title.trim()} onClick={compose}>
+        <button className="btn primary" disabled={busy || !title.trim()} onClick={compose}>
           {t('library.compose')}
         </button>
       </div>
