@@ -122,6 +122,11 @@ function HeldChoices({ held, approve, setApprove, privileged, setPrivileged }: {
   );
 }
 
+/** Conflicts kept as they are here: the rest of a part's conflicts were taken or kept both. */
+export function keptOf(p: { conflicts: number; overwritten: number; keptBoth: number; skipped: number }): number {
+  return Math.min(p.skipped, Math.max(0, p.conflicts - p.overwritten - p.keptBoth));
+}
+
 function ReportTable({ report }: { report: TransferReport }) {
   const t = useT();
   const rows = Object.entries(report.parts);
@@ -134,6 +139,7 @@ function ReportTable({ report }: { report: TransferReport }) {
             <th>{t('data.col.added')}</th>
             <th>{t('data.col.same')}</th>
             <th>{t('data.col.conflicts')}</th>
+            <th>{t('data.col.leftOut')}</th>
             <th>{t('data.col.forgotten')}</th>
           </tr>
         </thead>
@@ -143,7 +149,9 @@ function ReportTable({ report }: { report: TransferReport }) {
               <td>{part}</td>
               <td>{p?.added ?? 0}</td>
               <td>{p?.same ?? 0}</td>
-              <td>{p ? `${p.conflicts} (${p.skipped}/${p.overwritten}/${p.keptBoth})` : 0}</td>
+              {/* `skipped` counts kept conflicts and things left out (a setting not known here, a secret, one held for the person): apart. */}
+              <td>{p ? `${p.conflicts} (${keptOf(p)}/${p.overwritten}/${p.keptBoth})` : 0}</td>
+              <td>{p ? Math.max(0, p.skipped - keptOf(p)) : 0}</td>
               <td>{p?.forgotten ?? 0}</td>
             </tr>
           ))}
