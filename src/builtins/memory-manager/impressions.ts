@@ -33,3 +33,17 @@ export function cleanStringList(input: unknown, maxLen = 200): string[] {
   }
   return out;
 }
+
+/**
+ * A memory's tags: trimmed, at most 64 characters, each once — "pets" and "PETS" are one tag (the
+ * first spelling stays), as a person reading the row would count them.
+ */
+export function cleanTags(input: unknown): string[] {
+  const seen = new Set<string>();
+  return cleanStringList(input, 64).filter((t) => {
+    const k = t.toLowerCase();
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -53,6 +53,16 @@ test('M-1: the snapshot is immutable: save over it, updateMeta with it → Confl
   assert.equal((await lib.read('imm-1')).snapshot, '原文');
 });
 
+test('tags are kept once whatever their letter case ("pets" and "PETS" are one tag; the first spelling stays), on save, edit and compose', async (t) => {
+  const { lib } = tempLib(t, { watch: false });
+  const a = await lib.save({ title: 'Rex', snapshot: 'a dog', tags: ['pets', 'PETS', ' Pets ', 'dogs'] });
+  assert.deepEqual(a.tags, ['pets', 'dogs']);
+  const b = await lib.updateMeta(a.id, { tags: ['Family', 'family', 'pets'] });
+  assert.deepEqual(b.tags, ['Family', 'pets']);
+  const c = await lib.compose({ ids: [a.id], title: 'All', tags: ['x', 'X'] });
+  assert.deepEqual(c.tags, ['x']);
+});
+
 test('M-1: bad input gets typed errors', async (t) => {
   const { lib } = tempLib(t, { watch: false });
   await assert.rejects(lib.read('../x'), { code: 'VALIDATION' });

@@ -2,7 +2,7 @@ import { lstat, readdir, readFile, realpath, stat, unlink, mkdir } from 'node:fs
 import { join, basename, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { ConflictError, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
-import { cleanStringList, sanitizeImpressions } from './impressions.js';
+import { cleanStringList, cleanTags, sanitizeImpressions } from './impressions.js';
 import { assertMemoryId, MEMORY_ID_RE, newMemoryId } from './memory-id.js';
 import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryRecord, type MemorySource } from './memory-file.js';
 import { focusGraph, overviewGraph, relatedOf, type LinkIndex, type MemoryGraph } from './memory-graph.js';
@@ -360,7 +360,7 @@ export class MemoryLibrary implements LinkIndex {
       id,
       title,
       impressions: sanitizeImpressions(inp.impressions ?? existing?.impressions ?? []),
-      tags: cleanStringList(inp.tags ?? existing?.tags ?? [], 64),
+      tags: cleanTags(inp.tags ?? existing?.tags ?? []),
       enabled: inp.enabled ?? existing?.enabled ?? true,
       links: cleanStringList(inp.links ?? existing?.links ?? []).filter((l) => l !== id),
       composedOf: cleanStringList(inp.composedOf ?? existing?.composedOf ?? []).filter((l) => l !== id),
@@ -444,7 +444,7 @@ export class MemoryLibrary implements LinkIndex {
       ...r,
       title: p.title?.trim() || r.title,
       impressions: p.impressions ? sanitizeImpressions(p.impressions) : r.impressions,
-      tags: p.tags ? cleanStringList(p.tags, 64) : r.tags,
+      tags: p.tags ? cleanTags(p.tags) : r.tags,
       enabled: p.enabled ?? r.enabled,
       links: p.links ? cleanStringList(p.links).filter((l) => l !== id) : r.links,
       composedOf: p.composedOf ? cleanStringList(p.composedOf).filter((l) => l !== id) : r.composedOf,
