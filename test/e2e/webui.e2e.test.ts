@@ -396,6 +396,12 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.click('[data-testid=memory-detail] .setting-row:has-text("规约") [role=switch]');
     // The stored tag is `convention`; the page, in Chinese, calls it 规约 (the stored tag on hover).
     await page.waitForSelector('[data-testid=memory-detail] .tag[title="convention"]:has-text("规约")', { timeout: T });
+    // A convention that is turned off says which wins: off.
+    assert.equal(await page.$('[data-testid=convention-off]'), null);
+    await page.click('[data-testid=memory-enabled]');
+    await page.waitForSelector('[data-testid=convention-off]:has-text("不会注入")', { timeout: T });
+    await page.click('[data-testid=memory-enabled]');
+    await page.waitForSelector('[data-testid=convention-off]', { state: 'detached', timeout: T });
     await shot(page, '22-memory-tags-enabled');
   });
 

@@ -142,6 +142,12 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
           <span className="setting-label">{t('library.convention')}</span>
           <Switch checked={isConvention} onChange={(v) => void patchMeta({ tags: v ? [...r.tags, 'convention'] : r.tags.filter((x) => x !== 'convention') })} />
         </div>
+        {/* Both can be set; "enabled" wins (only enabled memories are injected): said where they disagree. */}
+        {isConvention && !r.enabled && (
+          <div className="muted small" data-testid="convention-off">
+            {t('library.conventionOff')}
+          </div>
+        )}
       </div>
 
       <div className="card">
