@@ -129,10 +129,17 @@ export class PeopleRegistry implements PeopleDirectory {
     const owners = new Set(ids.map((id) => this.personOf(id)?.id).filter((x): x is string => x !== undefined));
     if (opts.newPerson) {
       if (opts.to !== undefined) throw new ValidationError('a new person is not linked to an existing one (give either newPerson or to)', { field: 'to' });
-      const taken = ids.filter((id) => this.personOf(id));
-      if (taken.length) {
-        const who = [...new Set(taken.map((id) => this.personOf(id)!))].map((p) => (p.id === OWNER_PERSON_ID ? 'you (the owner)' : p.name));
-        throw new ConflictError(`${taken.join(', ')} already belong${taken.length === 1 ? 's' : ''} to ${who.join(', ')}; unlink ${taken.length === 1 ? 'it' : 'them'} there first, or add ${taken.length === 1 ? 'it' : 'them'} to that person`, { people: [...new Set(taken.map((id) => this.personOf(id)!.id))], ids: taken });
+      const holders = new Map<string, LinkedPerson>();
+      for (const id of ids) {
+        const p = this.personOf(id);
+        if (p) holders.set(id, p);
+      }
+      if (holders.size) {
+        const taken = [...holders.keys()];
+        const people = new Map([...holders.values()].map((p) => [p.id, p]));
+        const who = [...people.values()].map((p) => (p.id === OWNER_PERSON_ID ? 'you (the owner)' : p.name));
+        const one = taken.length === 1;
+        throw new ConflictError(`${taken.join(', ')} already belong${one ? 's' : ''} to ${who.join(', ')}; unlink ${one ? 'it' : 'them'} there first, or add ${one ? 'it' : 'them'} to that person`, { people: [...people.keys()], ids: taken });
       }
     }
     let target = opts.to;

@@ -7,8 +7,7 @@ import { DEFAULT_PERSONA } from '../kernel/index.js';
  * first start so the user can edit it. Re-read when the file changes (checked by mtime per call
  * is overkill; a cached read refreshed every 5 s keeps it cheap).
  */
-export function personaLoader(fileOf: string | (() => string)): () => string {
-  const path = typeof fileOf === 'string' ? () => fileOf : fileOf;
+export function personaLoader(path: () => string): () => string {
   const file = path();
   if (!existsSync(file)) {
     try {
@@ -34,4 +33,3 @@ export function personaLoader(fileOf: string | (() => string)): () => string {
     return cached;
   };
 }
-

@@ -291,13 +291,13 @@ export class MemoryLibrary implements LinkIndex {
   madeOf(ids: readonly string[]): MemoryRecord[] {
     const seen = new Set(ids);
     const out: MemoryRecord[] = [];
-    for (let frontier = [...seen]; frontier.length; ) {
-      const next: string[] = [];
+    for (let frontier = new Set(ids); frontier.size; ) {
+      const next = new Set<string>();
       for (const r of this.all()) {
-        if (seen.has(r.id) || !r.composedOf.some((c) => frontier.includes(c))) continue;
+        if (seen.has(r.id) || !r.composedOf.some((c) => frontier.has(c))) continue;
         seen.add(r.id);
         out.push(r);
-        next.push(r.id);
+        next.add(r.id);
       }
       frontier = next;
     }

@@ -145,8 +145,12 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
   }
   // Memories composed of one that goes — asked for, or made from the turns — hold its text: they
   // go with it, unless the person keeps them (and those composed of them, and so on).
-  const going = [...memories.values()].filter((m) => m.madeFrom || req.memoryIds?.includes(m.id)).map((m) => m.id);
-  if (going.length) for (const p of participants.values()) for (const m of (await p.madeOf?.(going).catch(() => [])) ?? []) if (!req.memoryIds?.includes(m.id)) memories.set(m.id, { ...m, madeFrom: true });
+  const asked = new Set(req.memoryIds ?? []);
+  const going = [...memories.values()].filter((m) => m.madeFrom || asked.has(m.id)).map((m) => m.id);
+  for (const p of going.length ? participants.values() : []) {
+    const made = p.madeOf ? await p.madeOf(going).catch(() => []) : [];
+    for (const m of made) if (!asked.has(m.id)) memories.set(m.id, { ...m, madeFrom: true });
+  }
   // Other turns that quote what was said in them, for the person to include (decision 0450).
   const quoting = turns.size ? await quotingTurns(t, new Set(turns.keys()), logs) : [];
   // The files the turns' messages brought, less those a turn that stays names (decision 0370).

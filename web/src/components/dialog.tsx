@@ -4,6 +4,8 @@ import { useT } from '../i18n';
 import { Icon } from './icon';
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+/** What the focus may start on: a field to type or choose in (not a box to tick, not a button). */
+const FIELD = 'input:not([type=checkbox]):not([type=radio]), select, textarea';
 /** Inputs where Enter means "done" (not a textarea, a checkbox or a button). */
 const SINGLE_LINE = new Set(['text', 'search', 'url', 'email', 'password', 'number', 'tel']);
 
@@ -36,7 +38,8 @@ export function Dialog({ title, children, onClose, onSubmit, testId, wide }: { t
     if (root && !root.contains(document.activeElement)) {
       // A field, never a button: a dialog that opens by itself (a command to confirm) must not be
       // answered by an Enter that was meant for the chat box.
-      const field = root.querySelector<HTMLElement>('.dialog-body')?.querySelectorAll<HTMLElement>('input:not([disabled]):not([type=hidden]):not([type=checkbox]):not([type=radio]), select:not([disabled]), textarea:not([disabled])')[0];
+      const body = root.querySelector<HTMLElement>('.dialog-body');
+      const field = body && focusables(body).find((el) => el.matches(FIELD));
       (field ?? root).focus();
     }
     const back = opener.current;
@@ -60,16 +63,12 @@ export function Dialog({ title, children, onClose, onSubmit, testId, wide }: { t
       }
       return;
     }
+    const el = e.target;
+    if (e.key !== 'Enter' || !onSubmit || !(el instanceof HTMLInputElement) || !SINGLE_LINE.has(el.type)) return;
+    if (e.shiftKey || e.ctrlKey || e.altKey || e.metaKey || e.nativeEvent.isComposing) return;
+    e.preventDefault();
     // A held Enter repeats: only its first press submits (one memory saved, not one per repeat).
-    if (e.key === 'Enter' && onSubmit && !e.repeat && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !e.nativeEvent.isComposing) {
-      const el = e.target as HTMLElement;
-      if (el instanceof HTMLInputElement && SINGLE_LINE.has(el.type)) {
-        e.preventDefault();
-        onSubmit();
-      }
-    } else if (e.key === 'Enter' && e.repeat && onSubmit && e.target instanceof HTMLInputElement) {
-      e.preventDefault();
-    }
+    if (!e.repeat) onSubmit();
   };
   return createPortal(
     <div className="scrim" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
