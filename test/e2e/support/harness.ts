@@ -7,7 +7,7 @@
  * also go over HTTP to a fake LLM server) with fake host services. Both serve the built SPA from
  * dist/web (built on demand).
  */
-import { existsSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -32,13 +32,38 @@ export const ROOT = new URL('../../../', import.meta.url).pathname;
 export const ARTIFACTS = join(ROOT, 'test-artifacts');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Builds the SPA when dist/web is missing or older than web/src. */
+/**
+ * Builds the SPA when dist/web is missing or older than web/src. Test files run two at a time, and
+ * a build empties dist/web first: one process builds under a lock folder while the others wait for
+ * it, so no page is served from a half-written dist/web (a browser test then waited 60 s for a
+ * page that never came).
+ */
 export function ensureWebBuilt(): void {
   const out = join(ROOT, 'dist', 'web', 'index.html');
+  const lock = join(ROOT, 'dist', '.web-build.lock');
   const newest = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
-  if (existsSync(out) && statSync(out).mtimeMs >= newest(join(ROOT, 'web', 'src'))) return;
-  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'error'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('vite build failed');
+  const fresh = () => existsSync(out) && statSync(out).mtimeMs >= newest(join(ROOT, 'web', 'src'));
+  const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  for (const deadline = Date.now() + 300_000; ; ) {
+    if (fresh() && !existsSync(lock)) return;
+    try {
+      mkdirSync(join(ROOT, 'dist'), { recursive: true });
+      mkdirSync(lock);
+    } catch {
+      // Another test process is building (or one that died left the lock: taken after 5 min).
+      if (Date.now() > deadline || (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 300_000)) rmSync(lock, { recursive: true, force: true });
+      sleep(200);
+      continue;
+    }
+    try {
+      if (fresh()) return;
+      const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'error'], { cwd: ROOT, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('vite build failed');
+      return;
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 export interface Harness {
