@@ -9,6 +9,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 import { until } from '../fixtures/until.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 const T = 20_000;
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
@@ -239,6 +242,48 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await until(async () => (await hits('favourite mountain')).includes('Eiger'));
     const left = (await (await h.api('/api/v1/memory/exclusions')).json()) as { turnIds: string[] };
     assert.deepEqual(left.turnIds, []);
+    assert.deepEqual(errors, []);
+  });
+
+  it('two confirmations queued at once: when the first is answered elsewhere, the focus is not left on Approve for the second (each is its own dialog)', async () => {
+    await chat('My locker number is 4411', 'Noted the locker.');
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    await chat('My bicycle serial is ZX9QQ', 'Noted the serial.');
+    await until(async () => (await hits('locker number')).includes('4411') && (await hits('bicycle serial')).includes('ZX9QQ'));
+    await page.goto(`${h.url}/#/settings/history`);
+    await page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    // Two MCP clients ask to forget at the same moment: the daemon asks the person twice, in a queue.
+    const client = async () => {
+      const c = new Client({ name: 'queued-confirm', version: '1.0.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${h.token}` } } }));
+      return c;
+    };
+    const [a, b] = [await client(), await client()];
+    const first = a.callTool({ name: 'memory_forget', arguments: { query: '4411' } }) as Promise<CallToolResult>;
+    await page.waitForFunction(() => /4411/.test(document.querySelector('[data-testid=confirm-detail]')?.textContent ?? ''), undefined, { timeout: T });
+    const second = b.callTool({ name: 'memory_forget', arguments: { query: 'ZX9QQ' } }) as Promise<CallToolResult>;
+    await until(async () => ((await (await h.api('/api/v1/confirm')).json()) as { pending: unknown[] }).pending.length === 2);
+    // The person has tabbed to Approve when the first question is answered elsewhere (another
+    // window; a timeout does the same): the next one takes its place under the focus.
+    await page.focus('[data-testid=confirm-approve]');
+    const pending = ((await (await h.api('/api/v1/confirm')).json()) as { pending: { id: string; detail: string }[] }).pending;
+    const firstId = pending.find((p) => p.detail.includes('4411'))!.id;
+    assert.equal((await h.api(`/api/v1/confirm/${encodeURIComponent(firstId)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approved: true }) })).status, 200);
+    await page.waitForFunction(() => /ZX9QQ/.test(document.querySelector('[data-testid=confirm-detail]')?.textContent ?? ''), undefined, { timeout: T });
+    assert.equal(((await first).structuredContent as { forgotten: boolean }).forgotten, true);
+    // The second dialog starts with the focus on itself, not on a button: a second Enter answers nothing.
+    assert.notEqual(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'confirm-approve');
+    await page.keyboard.press('Enter');
+    await new Promise((r) => setTimeout(r, 400));
+    assert.match((await page.textContent('[data-testid=confirm-detail]')) ?? '', /ZX9QQ/, 'the second request is still asked');
+    assert.equal(((await (await h.api('/api/v1/confirm')).json()) as { pending: unknown[] }).pending.length, 1);
+    await page.click('[data-testid=confirm-deny]');
+    await page.waitForSelector('[data-testid=confirm-dialog]', { state: 'detached', timeout: T });
+    assert.equal(((await second).structuredContent as { forgotten: boolean }).forgotten, false);
+    assert.doesNotMatch(await hits('locker number 4411'), /4411/);
+    assert.match(await hits('bicycle serial'), /ZX9QQ/);
+    await a.close();
+    await b.close();
     assert.deepEqual(errors, []);
   });
 });
