@@ -1,3 +1,5 @@
+import { reservedSpelling } from '../../spec/index.js';
+
 /** At most 12 impressions per memory (M-2). */
 export const MAX_IMPRESSIONS = 12;
 /** At most 40 characters per impression (M-2). */
@@ -40,10 +42,14 @@ export function cleanStringList(input: unknown, maxLen = 200): string[] {
  */
 export function cleanTags(input: unknown): string[] {
   const seen = new Set<string>();
-  return cleanStringList(input, 64).filter((t) => {
-    const k = t.toLowerCase();
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  // "Convention" or a full-width look-alike is the reserved tag itself: the tool gate already asks
+  // the person for it (decision 0240), so it also does what it says (injected into every session).
+  return cleanStringList(input, 64)
+    .map((t) => reservedSpelling(t) ?? t)
+    .filter((t) => {
+      const k = t.toLowerCase();
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { ValidationError } from '../../sdk/index.js';
-import { cleanStringList, sanitizeImpressions } from './impressions.js';
+import { cleanStringList, cleanTags, sanitizeImpressions } from './impressions.js';
 import { MEMORY_ID_RE } from './memory-id.js';
 
 // yaml (~70 CommonJS modules, ~30 ms) is loaded on the first front-matter that needs it, not at
@@ -136,7 +136,7 @@ export function normalizeMeta(id: string, fm: Record<string, unknown>, fallbackT
     id,
     title: title || id,
     impressions: sanitizeImpressions(asList(fm.impressions)),
-    tags: cleanStringList(asList(fm.tags), 64),
+    tags: cleanTags(asList(fm.tags)),
     enabled,
     links: ids(fm.links),
     composedOf: ids(fm.composedOf),

@@ -63,6 +63,30 @@ test('tags are kept once whatever their letter case ("pets" and "PETS" are one t
   assert.deepEqual(c.tags, ['x']);
 });
 
+test('across memories a tag keeps the library\'s spelling ("PETS" on a new memory is "pets"), the tag filter ignores letter case, and "Convention" is the convention tag', async (t) => {
+  const { dir, lib } = tempLib(t, { watch: false });
+  const a = await lib.save({ title: 'Rex', snapshot: 'a dog', tags: ['pets'] });
+  const b = await lib.save({ title: 'Tom', snapshot: 'a cat', tags: ['PETS', 'Cats'] });
+  assert.deepEqual(b.tags, ['pets', 'Cats']);
+  const c = await lib.updateMeta(a.id, { tags: ['pets', 'CATS'] });
+  assert.deepEqual(c.tags, ['pets', 'Cats']);
+  // The only memory with a tag may change its spelling.
+  assert.deepEqual((await lib.updateMeta(a.id, { tags: ['Pets'] })).tags, ['pets'], 'another memory still spells it "pets"');
+  // Files written by hand (Obsidian) keep their spelling; the filter finds them all the same.
+  mkdirSync(join(dir, 'memories'), { recursive: true });
+  writeFileSync(join(dir, 'memories', 'hand-1.md'), '---\ntitle: Goldie\ntags: ["PETS"]\n---\n## 快照\na fish\n');
+  const again = new MemoryLibrary(dir, { watch: false });
+  t.after(() => again.close());
+  assert.deepEqual((await again.list({ tag: 'Pets' })).items.map((m) => m.title).sort(), ['Goldie', 'Rex', 'Tom']);
+  assert.deepEqual((await again.search('fish', 20, { tag: 'pets' })).map((m) => m.title), ['Goldie']);
+  assert.deepEqual((await lib.save({ title: 'Rule', snapshot: 'answer briefly', tags: ['Convention', 'ｃｏｎｖｅｎｔｉｏｎ'] })).tags, ['convention']);
+  // Written by hand too: a file's "Convention" is read as the convention tag.
+  writeFileSync(join(dir, 'memories', 'hand-2.md'), '---\ntitle: Brief\ntags: ["Convention", "PETS", "pets"]\n---\n## 快照\nkeep it short\n');
+  const third = new MemoryLibrary(dir, { watch: false });
+  t.after(() => third.close());
+  assert.deepEqual((await third.read('hand-2')).tags, ['convention', 'PETS']);
+});
+
 test('M-1: bad input gets typed errors', async (t) => {
   const { lib } = tempLib(t, { watch: false });
   await assert.rejects(lib.read('../x'), { code: 'VALIDATION' });

@@ -246,6 +246,24 @@ export class MemoryLibrary implements LinkIndex {
     }
   }
 
+  /**
+   * Tags as the library already spells them: "PETS" on a new memory is "pets" when another memory
+   * has "pets", so the library keeps one tag and its filter finds both.
+   */
+  private spelled(tags: string[], id: string): string[] {
+    if (!tags.length) return tags;
+    const wanted = new Set(tags.map((t) => t.toLowerCase()));
+    const spelling = new Map<string, string>();
+    for (const r of this.records.values()) {
+      if (r.id === id) continue;
+      for (const t of r.tags) {
+        const k = t.toLowerCase();
+        if (wanted.has(k) && !spelling.has(k)) spelling.set(k, t);
+      }
+    }
+    return tags.map((t) => spelling.get(t.toLowerCase()) ?? t);
+  }
+
   private now(): string {
     return (this.opts.now?.() ?? new Date()).toISOString();
   }
@@ -316,7 +334,7 @@ export class MemoryLibrary implements LinkIndex {
   async list(opts: { tag?: string; enabledOnly?: boolean; limit?: number; offset?: number; order?: 'updated' | 'mru' } = {}): Promise<{ total: number; items: MemorySummary[] }> {
     await this.ready();
     let recs = opts.order === 'mru' ? this.all().reverse() : this.all();
-    if (opts.tag) recs = recs.filter((r) => r.tags.includes(opts.tag as string));
+    if (opts.tag) recs = recs.filter((r) => hasTag(r, opts.tag as string));
     if (opts.enabledOnly) recs = recs.filter((r) => r.enabled);
     if (opts.order !== 'mru') recs.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
     const offset = Math.max(0, opts.offset ?? 0);
@@ -360,7 +378,7 @@ export class MemoryLibrary implements LinkIndex {
       id,
       title,
       impressions: sanitizeImpressions(inp.impressions ?? existing?.impressions ?? []),
-      tags: cleanTags(inp.tags ?? existing?.tags ?? []),
+      tags: this.spelled(cleanTags(inp.tags ?? existing?.tags ?? []), id),
       enabled: inp.enabled ?? existing?.enabled ?? true,
       links: cleanStringList(inp.links ?? existing?.links ?? []).filter((l) => l !== id),
       composedOf: cleanStringList(inp.composedOf ?? existing?.composedOf ?? []).filter((l) => l !== id),
@@ -444,7 +462,7 @@ export class MemoryLibrary implements LinkIndex {
       ...r,
       title: p.title?.trim() || r.title,
       impressions: p.impressions ? sanitizeImpressions(p.impressions) : r.impressions,
-      tags: p.tags ? cleanTags(p.tags) : r.tags,
+      tags: p.tags ? this.spelled(cleanTags(p.tags), id) : r.tags,
       enabled: p.enabled ?? r.enabled,
       links: p.links ? cleanStringList(p.links).filter((l) => l !== id) : r.links,
       composedOf: p.composedOf ? cleanStringList(p.composedOf).filter((l) => l !== id) : r.composedOf,
@@ -550,11 +568,17 @@ export class MemoryLibrary implements LinkIndex {
     const out: (MemorySummary & { score: number })[] = [];
     for (const h of ranked) {
       const r = this.records.get(h.id);
-      if (!r || (opts.tag && !r.tags.includes(opts.tag))) continue;
+      if (!r || (opts.tag && !hasTag(r, opts.tag))) continue;
       out.push({ ...this.summary(r), score: Math.round(h.score * 1000) / 1000 });
       if (out.length >= limit) break;
     }
     return out;
   }
 
+}
+
+/** The memory has `tag`, whatever its letter case. */
+function hasTag(r: MemoryRecord, tag: string): boolean {
+  const k = tag.toLowerCase();
+  return r.tags.some((t) => t.toLowerCase() === k);
 }
