@@ -381,11 +381,24 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     const boxes = page.locator('[data-testid=memory-list] .memory-item input[type=checkbox]');
     await boxes.nth(0).check();
     await boxes.nth(1).check();
+    // One of them is turned off after it was ticked: the dialog says the new memory starts off too.
+    const second = page.locator('[data-testid=memory-list] .memory-item').nth(1);
+    const offTitle = ((await second.locator('.memory-title').textContent()) ?? '').trim();
+    const offId = (await second.getAttribute('data-memory-id'))!;
+    await second.locator('[role=switch]').click();
+    await page.waitForSelector('[data-testid=memory-list] .memory-item.disabled', { timeout: T });
     await page.click('[data-testid=compose]');
+    assert.match((await page.textContent('[data-testid=compose-off]')) ?? '', new RegExp(`“${offTitle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}” 已关闭`));
     await page.fill('[data-testid=compose-title]', '合成的记忆');
     await shot(page, '21-library-compose');
     await page.press('[data-testid=compose-title]', 'Enter');
     await page.waitForSelector('[data-testid=memory-detail]:has-text("合成的记忆")', { timeout: T });
+    await page.waitForSelector('[data-testid=add-to-plan]:disabled', { timeout: T });
+    // The person turns it on: now it may be injected.
+    await page.click('[data-testid=memory-enabled]');
+    await page.waitForSelector('[data-testid=add-to-plan]:enabled', { timeout: T });
+    const on = await h.api('/api/memory-manager', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.updateMeta', args: { id: offId, enabled: true } }) });
+    assert.equal(on.status, 200, await on.text());
   });
 
   it('toggles a memory off and on, and edits its tags', async () => {

@@ -87,6 +87,15 @@ test('across memories a tag keeps the library\'s spelling ("PETS" on a new memor
   assert.deepEqual((await third.read('hand-2')).tags, ['convention', 'PETS']);
 });
 
+test('compose: made of a memory that is turned off, the new memory starts off too (its text stays out of prompts until the person turns it on)', async (t) => {
+  const { lib } = tempLib(t, { watch: false });
+  const on = await lib.save({ title: 'Rex', snapshot: 'a dog' });
+  const off = await lib.save({ title: 'Secret', snapshot: 'the safe code is 1234', enabled: false });
+  assert.equal((await lib.compose({ ids: [on.id, off.id], title: 'Both' })).enabled, false);
+  const on2 = await lib.save({ title: 'Tom', snapshot: 'a cat' });
+  assert.equal((await lib.compose({ ids: [on.id, on2.id], title: 'Pets' })).enabled, true);
+});
+
 test('M-1: bad input gets typed errors', async (t) => {
   const { lib } = tempLib(t, { watch: false });
   await assert.rejects(lib.read('../x'), { code: 'VALIDATION' });

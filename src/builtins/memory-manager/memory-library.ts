@@ -500,7 +500,7 @@ export class MemoryLibrary implements LinkIndex {
     return { id, deleted: true };
   }
 
-  /** A new memory made of several (M-4 composedOf); the sources stay untouched. */
+  /** A new memory made of several (M-4 composedOf); the sources stay untouched. It starts off when one of them is off. */
   async compose(input: unknown): Promise<MemoryRecord> {
     const inp = parseInput(composeInputSchema, input, 'memory.compose');
     await this.ready();
@@ -517,6 +517,9 @@ export class MemoryLibrary implements LinkIndex {
       notes: inp.notes,
       impressions: inp.impressions ?? sources.flatMap((s) => s.impressions),
       tags: inp.tags ?? [],
+      // A memory turned off is kept out of every prompt: made of one, the new memory starts off too
+      // (the person turns it on when its text may be injected after all).
+      enabled: sources.every((s) => s.enabled),
       composedOf: ids,
     });
   }

@@ -123,6 +123,8 @@ export function LibraryTab() {
   const [debounced, setDebounced] = useState('');
   const [tag, setTag] = useState('');
   const [selected, setSelected] = useState<string[]>([]);
+  // Whether each selected memory is on, as its row said when it was ticked (or switched since).
+  const [selectedOn, setSelectedOn] = useState<Record<string, { title: string; enabled: boolean }>>({});
   const [composing, setComposing] = useState(false);
   useEffect(() => {
     const h = setTimeout(() => setDebounced(query.trim()), 250);
@@ -138,6 +140,7 @@ export function LibraryTab() {
 
   const toggleEnabled = async (m: MemorySummary, v: boolean) => {
     rows.patch(m.id, (x) => ({ ...x, enabled: v }));
+    setSelectedOn((s) => (s[m.id] ? { ...s, [m.id]: { title: m.title, enabled: v } } : s));
     try {
       await mm('memory.updateMeta', { id: m.id, enabled: v });
     } catch (e) {
@@ -189,7 +192,16 @@ export function LibraryTab() {
           if (!m) return <div className="memory-item placeholder" key={`p${i}`} style={{ top: i * ROW }} aria-hidden />;
           return (
           <div className={`memory-item${m.enabled ? '' : ' disabled'}`} key={m.id} data-memory-id={m.id} data-row={i} style={{ top: i * ROW }}>
-            <input type="checkbox" checked={selected.includes(m.id)} onChange={(e) => setSelected((s) => (e.target.checked ? [...s, m.id] : s.filter((x) => x !== m.id)))} aria-label={t('library.select')} />
+            <input
+              type="checkbox"
+              checked={selected.includes(m.id)}
+              onChange={(e) => {
+                const on = e.target.checked;
+                setSelected((s) => (on ? [...s, m.id] : s.filter((x) => x !== m.id)));
+                setSelectedOn((s) => ({ ...s, [m.id]: { title: m.title, enabled: m.enabled } }));
+              }}
+              aria-label={t('library.select')}
+            />
             <button className="memory-main" onClick={() => app.setMemoryPanel({ memoryId: m.id })}>
               <span className="memory-title" title={m.title}>
                 <span className="dot" style={{ background: tagColor(m.tags) }} />
@@ -223,6 +235,7 @@ export function LibraryTab() {
       {composing && (
         <ComposeDialog
           ids={selected}
+          off={selected.filter((id) => selectedOn[id]?.enabled === false).map((id) => selectedOn[id].title)}
           onClose={(id) => {
             setComposing(false);
             if (id) {
@@ -236,8 +249,10 @@ export function LibraryTab() {
   );
 }
 
-function ComposeDialog({ ids, onClose }: { ids: string[]; onClose: (id?: string) => void }) {
+/** `off`: the titles of the selected memories that are turned off (the new one starts off because of them). */
+function ComposeDialog({ ids, off, onClose }: { ids: string[]; off: string[]; onClose: (id?: string) => void }) {
   const t = useT();
+  const lang = useLang();
   const [title, setTitle] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -259,6 +274,11 @@ function ComposeDialog({ ids, onClose }: { ids: string[]; onClose: (id?: string)
   return (
     <Dialog title={t('library.composeTitle', { n: ids.length })} onClose={() => onClose()} onSubmit={compose} testId="compose-dialog">
       <p className="muted small">{t('library.composeHint')}</p>
+      {off.length > 0 && (
+        <p className="warn-text small" data-testid="compose-off">
+          {t('library.composeOff', { titles: off.map((x) => `“${x}”`).join(lang === 'zh' ? '、' : ', ') })}
+        </p>
+      )}
       <label className="field">
         <span>{t('memory.title')}</span>
         <input className="input" autoFocus value={title} onChange={(e) => setTitle(e.target.value)} data-testid="compose-title" />
