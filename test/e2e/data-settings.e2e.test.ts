@@ -204,6 +204,11 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.fill('[data-testid=knowledge-new-name]', 'WIFI');
     await page.click('[data-testid=knowledge-save]');
     await page.waitForSelector('.toast.error:has-text("named \\"wifi\\" exists already")', { timeout: T });
+    // Read in Chinese, the daemon's reason is said in Chinese (lib/error-words.ts).
+    await page.click('[data-testid=toggle-lang]');
+    await page.click('[data-testid=knowledge-save]');
+    await page.waitForSelector('.toast.error:has-text("已有名为“wifi”的知识条目：打开它来编辑，或换一个名字")', { timeout: T });
+    await page.click('[data-testid=toggle-lang]');
     // Another name is fine.
     await page.fill('[data-testid=knowledge-new-name]', 'wifi guest');
     await page.click('[data-testid=knowledge-save]');

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AppContext, parseHash, routeHash, type AppApi, type MmState, type Route, type Toast } from './app-context';
 import { I18nContext, initialLang, translate, type Lang } from './i18n';
-import { ApiError, mm } from './api/client';
+import { ApiError, mm, setErrorLanguage } from './api/client';
 import { bus } from './api/event-stream';
 import { isProactiveOutput, showNotification } from './lib/browser-notify';
 import { ErrorBoundary } from './components/error-boundary';
@@ -49,6 +49,8 @@ export function App() {
   const [drawer, setDrawer] = useState(false);
   const toastId = useRef(0);
 
+  // Errors are made in the page's language (ApiError), also those of requests already under way.
+  setErrorLanguage(lang);
   useEffect(() => {
     document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
   }, [lang]);

@@ -1,5 +1,7 @@
 /** HTTP client of the SPA: token, JSON errors, the memory-manager envelope, list normalizing. */
 
+import { errorInWords } from '../lib/error-words';
+
 const TOKEN_KEY = 'ha.token';
 
 /**
@@ -71,15 +73,26 @@ export function clearToken(): void {
 /** Fired on `window` when the daemon refuses the token: the app shows the sign-in screen. */
 export const UNAUTHORIZED_EVENT = 'ha-unauthorized';
 
-/** An error answered by the daemon (or the network). */
+let errorLang: 'en' | 'zh' = 'en';
+/** The language errors are said in from now on (the app sets it with its own). */
+export function setErrorLanguage(lang: 'en' | 'zh'): void {
+  errorLang = lang;
+}
+
+/**
+ * An error answered by the daemon (or the network). `message` is said in the page's language
+ * (lib/error-words.ts); `reason` is the daemon's own words, as it sent them.
+ */
 export class ApiError extends Error {
+  readonly reason: string;
   constructor(
     message: string,
     readonly code: string,
     readonly status: number,
     readonly details?: Record<string, unknown>,
   ) {
-    super(message);
+    super(errorInWords({ code, message, details }, errorLang));
+    this.reason = message;
     this.name = 'ApiError';
   }
 }
@@ -112,7 +125,9 @@ export async function api<T = Record<string, unknown>>(path: string, init: Reque
     const err = (j.error ?? (j.value as Record<string, unknown> | undefined)?.error ?? {}) as Record<string, unknown> | string;
     const code = typeof err === 'object' ? String(err.code ?? (j.value as Record<string, unknown> | undefined)?.code ?? `HTTP_${res.status}`) : String((j.value as Record<string, unknown> | undefined)?.code ?? `HTTP_${res.status}`);
     const message = typeof err === 'object' ? String(err.message ?? res.statusText) : err;
-    throw new ApiError(message, code, res.status, typeof err === 'object' ? (err.details as Record<string, unknown>) : undefined);
+    // The memory manager's envelope (M-11) puts the reason in value.error and its details beside it.
+    const details = typeof err === 'object' ? err.details : (j.value as Record<string, unknown> | undefined)?.details;
+    throw new ApiError(message, code, res.status, details as Record<string, unknown> | undefined);
   }
   return j as T;
 }

@@ -1,6 +1,7 @@
+import { ApiError } from '../../api/client';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLang, useT } from '../../i18n';
-import { zodInWords } from '../../lib/zod-words';
+import { errorInWords } from '../../lib/error-words';
 import { settingLabel } from './setting-labels';
 import { Switch } from '../switch';
 import { ListControl, listSplitOf } from './list-control';
@@ -74,7 +75,9 @@ export function SchemaField({
       setTimeout(() => setSaved(false), 1500);
       return true;
     } catch (e) {
-      setError(zodInWords(readableError((e as Error).message, info.key, value), lang === 'zh' ? 'zh' : 'en'));
+      // The daemon's own words (ApiError.reason), made readable for this field, then said in the page's language.
+      const reason = e instanceof ApiError ? e.reason : (e as Error).message;
+      setError(errorInWords({ message: readableError(reason, info.key, value) }, lang === 'zh' ? 'zh' : 'en'));
       takeStored();
       return false;
     }

@@ -1,0 +1,89 @@
+/**
+ * The daemon's errors in the Chinese WebUI (web/src/lib/error-words.ts), kept in step with the
+ * daemon: each case makes the error through the REAL daemon's HTTP API, as the page's forms do,
+ * and the page's translation of the answer must be Chinese — no English sentence left. A reason
+ * reworded in the daemon fails here rather than showing English to a person reading Chinese.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { errorInWords, type ErrorParts } from '../web/src/lib/error-words.js';
+import { zodInWords } from '../web/src/lib/zod-words.js';
+
+/** Three English words in a row: a sentence the translation left alone. */
+const ENGLISH = /\b[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}\b/;
+
+describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
+  let d: Daemon;
+  let home: string;
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ErrorParts & { status: number }> => {
+    const res = await fetch(`${d.url}${path}`, { method, headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    // The two envelopes, read as the page's client reads them (web/src/api/client.ts).
+    const j = (await res.json()) as { ok?: boolean; error?: ErrorParts; value?: { error?: string; code?: string; details?: Record<string, unknown> } };
+    assert.ok(!res.ok || j.ok === false, `${method} ${path} should fail: ${JSON.stringify(j)}`);
+    const err: ErrorParts | undefined = j.error ?? (j.value?.error !== undefined ? { message: j.value.error, code: j.value.code, details: j.value.details } : undefined);
+    assert.ok(err, JSON.stringify(j));
+    return { ...err, status: res.status };
+  };
+  const mm = (op: string, args: Record<string, unknown>) => call('POST', '/api/memory-manager', { op, args });
+  const saysChinese = (e: ErrorParts, expected: RegExp) => {
+    const zh = errorInWords(e, 'zh');
+    assert.doesNotMatch(zh, ENGLISH, `left in English: ${zh} (daemon: ${e.message})`);
+    assert.match(zh, expected, `daemon: ${e.message}`);
+    // In English the daemon's reason stays as it is written (zod's fixed forms in plain words).
+    assert.equal(errorInWords(e, 'en'), zodInWords(e.message.trim(), 'en'));
+  };
+
+  before(async () => {
+    home = mkdtempSync(join(tmpdir(), 'ha-error-words-'));
+    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  });
+  after(async () => {
+    await d?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('chat and sessions', async () => {
+    saysChinese(await call('POST', '/api/v1/chat', { text: '   ' }), /^消息是空的$/);
+    saysChinese(await call('GET', '/api/v1/sessions/webui%3Anobody-here'), /^找不到对话：webui:nobody-here$/);
+  });
+
+  it('settings: the time zone, the persona file, own ids and the chat apps\' allowlists', async () => {
+    const put = (key: string, value: unknown) => call('PUT', `/api/v1/settings/${encodeURIComponent(key)}`, { value });
+    saysChinese(await put('core.agent.timezone', 'Mars/Olympus'), /core\.agent\.timezone 的值无效：未知的时区/);
+    saysChinese(await put('core.agent.persona_file', '../../etc/passwd'), /的值无效：应为数据文件夹里的 \.md 或 \.txt 文件/);
+    saysChinese(await put('core.identity.owner_ids', ['me']), /的值无效：.*id 由聊天应用和你在其中的账号组成/);
+    saysChinese(await put('plugin.telegram.allowed_user_ids', ['alice']), /的值无效：.*Telegram 用户 id 是一个数字/);
+    saysChinese(await put('plugin.qq.allowed_user_ids', ['alice']), /的值无效：.*应为 QQ 号/);
+    saysChinese(await put('core.no_such_thing', 1), /没有这个设置|找不到设置/);
+  });
+
+  it('knowledge: a taken name and a name that is not allowed', async () => {
+    const create = (name: string) => call('PUT', `/api/v1/memory/knowledge/${encodeURIComponent(name)}`, { content: 'x' }, { 'if-none-match': '*' });
+    const first = await fetch(`${d.url}/api/v1/memory/knowledge/Recipes`, { method: 'PUT', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json', 'if-none-match': '*' }, body: JSON.stringify({ content: 'soup' }) });
+    assert.equal(first.status, 200, await first.text());
+    saysChinese(await create('recipes'), /^已有名为“.+”的知识条目/);
+    saysChinese(await create('a*b?'), /^知识条目名“a\*b\?”不可用/);
+  });
+
+  it('the library and the plan', async () => {
+    const saved = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ op: 'memory.save', args: { id: 'err-words-1', title: 'Off', snapshot: 'kept out', enabled: false } }) });
+    assert.equal(saved.status, 200, await saved.text());
+    saysChinese(await mm('plan.addMemory', { id: 'err-words-1' }), /^记忆 err-words-1 已关闭，不能加入注入计划$/);
+    saysChinese(await mm('memory.save', { id: 'err-words-1', snapshot: 'something else' }), /^记忆 err-words-1 已存在，它的快照保存后不可修改$/);
+    saysChinese(await mm('memory.get', { id: 'no-such-memory' }), /^找不到记忆：no-such-memory$/);
+  });
+
+  it('people, providers and plugins', async () => {
+    saysChinese(await call('POST', '/api/v1/people/link', { ids: ['telegram:42'], name: '' }), /.+/);
+    const bob = await fetch(`${d.url}/api/v1/people/link`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ ids: ['telegram:77'], name: 'Bob', newPerson: true }) });
+    assert.equal(bob.status, 200, await bob.text());
+    saysChinese(await call('POST', '/api/v1/people/link', { ids: ['telegram:77'], name: 'Carol', newPerson: true }), /telegram:77 已属于 Bob/);
+    saysChinese(await call('DELETE', '/api/v1/providers/openai'), /^“openai”是内置来源，不能删除/);
+    saysChinese(await call('DELETE', '/api/v1/providers/nobody'), /^找不到 LLM 来源：nobody$/);
+    saysChinese(await call('DELETE', '/api/v1/plugins/webui'), /^webui 是内置插件，不能移除/);
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { errorInWords } from './error-words';
+
+describe("the daemon's errors in the page's language", () => {
+  it('a whole reason a form meets is said in Chinese; in English it stays the daemon\'s', () => {
+    const e = { code: 'TRANSFER_WRONG_PASSPHRASE', message: 'the passphrase does not open this archive' };
+    expect(errorInWords(e, 'zh')).toBe('口令打不开这个存档');
+    expect(errorInWords(e, 'en')).toBe('the passphrase does not open this archive');
+  });
+  it('a code with one meaning leads in Chinese, the reason follows in brackets', () => {
+    expect(errorInWords({ code: 'TRANSFER_CORRUPT', message: 'entry sessions/a.jsonl is damaged: invalid distance' }, 'zh')).toBe('存档已损坏（entry sessions/a.jsonl is damaged: invalid distance）');
+    expect(errorInWords({ code: 'NETWORK', message: 'Failed to fetch' }, 'zh')).toMatch(/^连接不到 HomeAgent.*（Failed to fetch）$/);
+  });
+  it('what was not found, and how much is too much, from the details', () => {
+    expect(errorInWords({ code: 'NOT_FOUND', message: 'memory not found: m-1', details: { what: 'memory', id: 'm-1' } }, 'zh')).toBe('找不到记忆：m-1');
+    expect(errorInWords({ code: 'NOT_FOUND', message: 'gizmo not found: g', details: { what: 'gizmo', id: 'g' } }, 'zh')).toBe('找不到 gizmo：g');
+    expect(errorInWords({ code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1048576 bytes', details: { limitBytes: 1048576 } }, 'zh')).toBe('内容太大：上限是 1 MB');
+  });
+  it('a setting\'s reason: the key as it is, a list item by its place or value, zod in words', () => {
+    expect(errorInWords({ message: 'invalid value for core.x: 2: Too big: expected number to be <=10' }, 'zh')).toBe('core.x 的值无效：第 3 项：太大：至多为 10');
+    expect(errorInWords({ message: '"abc": a QQ number such as "123456789" (or "qq:123456789", as in your own ids)' }, 'zh')).toMatch(/^“abc”：应为 QQ 号/);
+  });
+  it('an unknown reason is left as the daemon wrote it', () => {
+    expect(errorInWords({ code: 'VALIDATION', message: 'something new went wrong' }, 'zh')).toBe('something new went wrong');
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The daemon's errors in the page's language. The daemon answers every error with a stable `code`,
+ * JSON `details` and an English reason (src/spec/errors); the page says it in Chinese when the
+ * person reads Chinese:
+ *  1. the reasons a person meets in the WebUI's own forms (settings, knowledge, people, providers,
+ *     the library, chat, import) are recognised whole and said in Chinese;
+ *  2. a code with one meaning (NOT_FOUND with what it was, a full disk, a wrong passphrase …) gets a
+ *     Chinese sentence, and the English reason follows in brackets when it says more;
+ *  3. anything else is the English reason, with zod's fixed forms translated (zod-words.ts).
+ * test/error-words.test.ts keeps (1) in step with the daemon: it makes these errors with the
+ * daemon's own code and checks that each is said in Chinese.
+ */
+import { zodInWords } from './zod-words.js';
+
+type Lang = 'en' | 'zh';
+
+export interface ErrorParts {
+  code?: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+const q = (s: string) => `“${s}”`;
+
+/** Whole reasons, as the daemon writes them (anchored), and how they read in Chinese. */
+const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
+  // chat and sessions
+  [/^the message is empty$/, () => '消息是空的'],
+  [/^a turn of this session is still running: wait for it or interrupt it first$/, () => '这个对话还有一轮正在进行：请等它结束，或先打断它'],
+  [/^this turn has no message of the person to send again$/, () => '这一轮没有可以重新发送的用户消息'],
+  [/^input text is longer than (\d+) characters$/, (m) => `消息太长：最多 ${m[1]} 个字符`],
+  // the library and the plan
+  [/^memory (\S+) is disabled and cannot be added to the plan$/, (m) => `记忆 ${m[1]} 已关闭，不能加入注入计划`],
+  [/^memory (\S+) is disabled$/, (m) => `记忆 ${m[1]} 已关闭`],
+  [/^memory (\S+) exists and its snapshot is immutable$/, (m) => `记忆 ${m[1]} 已存在，它的快照保存后不可修改`],
+  [/^the snapshot of a memory is immutable/, () => '记忆的快照保存后不可修改（批注和标签可以改）'],
+  [/^the (\w+) of a memory is immutable$/, (m) => `记忆的 ${m[1]} 不可修改`],
+  [/^memory\.save: snapshot is empty$/, () => '快照是空的'],
+  [/^a memory cannot link to itself$/, () => '记忆不能链接到自己'],
+  [/^the plan changed since; undo its later change first$/, () => '注入计划之后又改过：请先撤销后来的改动'],
+  [/^plan\.pin: text is empty$/, () => '要固定的文本是空的'],
+  // knowledge
+  [/^a knowledge entry named "(.+)" exists already: open it to edit it, or choose another name$/, (m) => `已有名为${q(m[1])}的知识条目：打开它来编辑，或换一个名字`],
+  [/^knowledge entry "(.+)" already exists$/, (m) => `已有名为${q(m[1])}的知识条目`],
+  [/^invalid knowledge name "(.*?)": use (?:1–64 )?letters, digits, spaces, "_", "-", "\." \(no path separators or "\.\."\)$/, (m) => `知识条目名${q(m[1])}不可用：只能用字母、数字、空格和 “_” “-” “.”，最多 64 个字符（不能含路径分隔符或 “..”）`],
+  // people
+  [/^a name is 1 to 100 characters without control characters$/, () => '名字为 1 到 100 个字符，不能含控制字符'],
+  [/^not a speaker id: (.+) \(expected <platform>:<user id>, e\.g\. telegram:42\)$/, (m) => `不是有效的账号 id：${m[1]}（格式为 <应用>:<用户 id>，例如 telegram:42）`],
+  [/^some ids are already linked to (.+); unlink them first$/, (m) => `有的账号 id 已经关联到 ${m[1]}：请先在那里取消关联`],
+  [/^(.+) already belongs? to (.+); unlink (it|them) there first, or add (?:it|them) to that person$/, (m) => `${m[1]} 已属于 ${m[2]}：请先在那里取消关联，或把${m[3] === 'it' ? '它' : '它们'}加到那个人名下`],
+  [/^give 1 to 50 speaker ids to link$/, () => '请给出 1 到 50 个要关联的账号 id'],
+  // settings (whole reasons and the texts of the settings' own rules)
+  [/^unknown time zone "(.+)" \(use an IANA name such as Asia\/Shanghai\)$/, (m) => `未知的时区${q(m[1])}（请用 IANA 名称，例如 Asia/Shanghai）`],
+  [/^unknown time zone: use an IANA name such as Europe\/Berlin or Asia\/Shanghai, or "" for the system time zone$/, () => '未知的时区：请用 IANA 名称，例如 Asia/Shanghai 或 Europe/Berlin；留空（""）表示跟随系统'],
+  [/^a \.md or \.txt file inside the data folder, such as "persona\.md" or "personas\/work\.md" \(not an absolute path, no "\.\."\)$/, () => '应为数据文件夹里的 .md 或 .txt 文件，例如 “persona.md” 或 “personas/work.md”（不能是绝对路径，不能含 “..”）'],
+  [/^a Telegram user id is a number such as "(\d+)" \(or "telegram:\d+", as in your own ids\)$/, (m) => `Telegram 用户 id 是一个数字，例如 “${m[1]}”（也可以写成 “telegram:${m[1]}”，与你自己的 id 写法相同）`],
+  [/^a QQ number such as "(\d+)" \(or "qq:\d+", as in your own ids\)$/, (m) => `应为 QQ 号，例如 “${m[1]}”（也可以写成 “qq:${m[1]}”，与你自己的 id 写法相同）`],
+  [/^an id is the chat app and your id there, such as "telegram:42" or "qq:10001"$/, () => 'id 由聊天应用和你在其中的账号组成，例如 “telegram:42” 或 “qq:10001”'],
+  [/^unknown setting (\S+)$/, (m) => `没有这个设置：${m[1]}`],
+  // plugins and LLM sources
+  [/^(\S+) is built in and cannot be removed \(disable it instead\)$/, (m) => `${m[1]} 是内置插件，不能移除（可以停用它）`],
+  [/^"(.+)" is a built-in source: its label and model list are fixed$/, (m) => `${q(m[1])}是内置来源：名称和模型列表是固定的`],
+  [/^"(.+)" is a built-in source; disable it instead \(enabled = false\)$/, (m) => `${q(m[1])}是内置来源，不能删除：可以停用它（enabled = false）`],
+  [/^an LLM source named "(.+)" already exists$/, (m) => `已有名为${q(m[1])}的 LLM 来源`],
+  // export and import
+  [/^the passphrase does not open this archive$/, () => '口令打不开这个存档'],
+  [/^this archive is encrypted: give its passphrase$/, () => '这个存档是加密的：请输入它的口令'],
+  [/^the passphrase must not be empty$/, () => '口令不能为空'],
+  [/^another export or import is running; try again when it has finished$/, () => '另一个导出或导入正在进行：等它结束后再试'],
+  [/^this is not a HomeAgent export \((.+)\)$/, () => '这不是 HomeAgent 的导出文件'],
+  [/^the archive is empty$/, () => '存档是空的'],
+  [/^(?:the (?:encrypted )?archive is cut short.*|the archive is cut short \(its zip directory is missing\): copy or download it again)$/, () => '存档不完整（被截断了）：请重新复制或下载'],
+  [/^the disk of the data folder is full; free some space and try again$/, () => '数据文件夹所在的磁盘满了：请腾出空间后再试'],
+];
+
+/** A code with one meaning: its sentence (the English reason follows in brackets). */
+const CODES: Record<string, string> = {
+  NETWORK: '连接不到 HomeAgent：它可能没有在运行（npm start），或连接断了',
+  FORBIDDEN: '不允许这样做',
+  CONFLICT: '与现有内容冲突',
+  PAYLOAD_TOO_LARGE: '内容太大',
+  PROVIDER_NO_KEY: '这个 LLM 来源还没有 API key',
+  PROVIDER_NO_MODEL: '这个 LLM 来源还没有设置模型',
+  NO_PROVIDER_CONFIGURED: '还没有可用的 LLM 来源：请在设置里添加 API key，或启动本地 Ollama',
+  ALL_PROVIDERS_FAILED: '所有 LLM 来源都失败了',
+  MEMORY_UNAVAILABLE: '记忆图谱暂时不可用',
+  KNOWLEDGE_UNAVAILABLE: '知识库暂时不可用',
+  TRANSFER_CORRUPT: '存档已损坏',
+  TRANSFER_TRUNCATED: '存档不完整',
+  TRANSFER_NOT_AN_EXPORT: '这不是 HomeAgent 的导出文件',
+  TRANSFER_FORMAT_TOO_NEW: '这个导出文件来自更新版本的 HomeAgent：请先更新再导入',
+  TRANSFER_SCHEMA_TOO_NEW: '这个导出文件来自更新版本的 HomeAgent：请先更新再导入',
+  TRANSFER_FORMAT_UNSUPPORTED: '这个导出文件的格式太旧，已不再支持',
+  TRANSFER_NO_SPACE: '磁盘空间不足',
+  TRANSFER_TOO_LARGE: '存档太大',
+  TRANSFER_TOO_MANY_FILES: '存档里的文件太多',
+  TRANSFER_PATH_ESCAPE: '存档里有指向数据文件夹之外的路径，已拒绝',
+  TRANSFER_SYMLINK: '存档里有链接或设备文件，已拒绝',
+  TRANSFER_BUSY: '另一个导出或导入正在进行',
+  TRANSFER_NOT_FOUND: '找不到这个导出或导入任务',
+  TRANSFER_APPLY_FAILED: '导入失败',
+  TRANSFER_WRONG_PASSPHRASE: '口令不对',
+  TRANSFER_PASSPHRASE_REQUIRED: '这个存档是加密的：请输入口令',
+};
+
+/** What a NOT_FOUND names (details.what), in Chinese. */
+const WHAT: Record<string, string> = {
+  session: '对话',
+  memory: '记忆',
+  turn: '对话轮次',
+  plugin: '插件',
+  'knowledge entry': '知识条目',
+  'LLM source': 'LLM 来源',
+  timer: '定时任务',
+  setting: '设置',
+  'config key': '设置',
+  person: '人',
+  document: '文档',
+  entity: '实体',
+  fact: '事实',
+  relation: '关系',
+  change: '改动',
+  'planned memory': '计划中的记忆',
+  'pinned message': '固定的消息',
+  'pending plugin install': '待安装的插件',
+  'linked speaker id': '关联的账号 id',
+  'output channel': '输出渠道',
+  confirmation: '确认请求',
+  skill: '技能',
+};
+
+/** `e` as the person reads it in `lang`. */
+export function errorInWords(e: ErrorParts, lang: Lang): string {
+  const reason = e.message.trim();
+  if (lang !== 'zh') return zodInWords(reason, 'en');
+  for (const [re, say] of PHRASES) {
+    const m = re.exec(reason);
+    if (m) return say(m);
+  }
+  // "invalid value for <key>: <why>" (a setting), "invalid request: <field>: <why>" (a route's
+  // body), and a list item's "<index>: <why>" or "\"<value>\": <why>": what it names as it is,
+  // the why in Chinese when known.
+  const invalid = /^invalid value for (\S+): ([\s\S]+)$/.exec(reason);
+  if (invalid) return `${invalid[1]} 的值无效：${errorInWords({ message: invalid[2] }, 'zh')}`;
+  const request = /^invalid request: ([^\s:]+): ([\s\S]+)$/.exec(reason);
+  if (request) return `请求里的 ${request[1]} 无效：${errorInWords({ message: request[2] }, 'zh')}`;
+  const item = /^(\d+|"[^"]*"): ([\s\S]+)$/.exec(reason);
+  if (item) return `${/^\d+$/.test(item[1]) ? `第 ${Number(item[1]) + 1} 项` : item[1].replace(/^"|"$/g, '“').replace(/“$/, '”')}：${errorInWords({ message: item[2] }, 'zh')}`;
+  const d = e.details ?? {};
+  if (e.code === 'NOT_FOUND' && typeof d.what === 'string' && typeof d.id === 'string') {
+    const what = WHAT[d.what] ?? d.what;
+    return `找不到${/^[A-Za-z]/.test(what) ? ' ' : ''}${what}：${d.id}`;
+  }
+  if (e.code === 'PAYLOAD_TOO_LARGE' && typeof d.limitBytes === 'number') return `内容太大：上限是 ${sizeOf(d.limitBytes)}`;
+  const lead = e.code ? CODES[e.code] : undefined;
+  const said = zodInWords(reason, 'zh');
+  if (!lead) return said;
+  return said && said !== lead ? `${lead}（${said}）` : lead;
+}
+
+function sizeOf(n: number): string {
+  if (n >= 1 << 20) return `${Math.round((n / (1 << 20)) * 10) / 10} MB`;
+  if (n >= 1 << 10) return `${Math.round(n / (1 << 10))} KB`;
+  return `${n} 字节`;
+}
