@@ -29,9 +29,12 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     return { ...err, status: res.status };
   };
   const mm = (op: string, args: Record<string, unknown>) => call('POST', '/api/memory-manager', { op, args });
-  const saysChinese = (e: ErrorParts, expected: RegExp) => {
+  /** `firstLine`: only the sentence is the page's; the lines after it quote each source's own answer. */
+  const saysChinese = (e: ErrorParts, expected: RegExp, firstLine = false) => {
     const zh = errorInWords(e, 'zh');
-    assert.doesNotMatch(zh, ENGLISH, `left in English: ${zh} (daemon: ${e.message})`);
+    // A command to type (`waiter …`) stays as it is typed.
+    const prose = (firstLine ? zh.split('\n')[0] : zh).replace(/`[^`]*`/g, '');
+    assert.doesNotMatch(prose, ENGLISH, `left in English: ${zh} (daemon: ${e.message})`);
     assert.match(zh, expected, `daemon: ${e.message}`);
     // In English the daemon's reason stays as it is written (zod's fixed forms in plain words).
     assert.equal(errorInWords(e, 'en'), zodInWords(e.message.trim(), 'en'));
@@ -39,7 +42,8 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
 
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'ha-error-words-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    // An OpenAI source whose server is not there: a turn fails with every source failing.
+    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
   });
   after(async () => {
     await d?.stop();
@@ -85,5 +89,19 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     saysChinese(await call('DELETE', '/api/v1/providers/openai'), /^“openai”是内置来源，不能删除/);
     saysChinese(await call('DELETE', '/api/v1/providers/nobody'), /^找不到 LLM 来源：nobody$/);
     saysChinese(await call('DELETE', '/api/v1/plugins/webui'), /^webui 是内置插件，不能移除/);
+  });
+
+  it('LLM sources: a source without a key, one without a model, and a turn that every source failed', async () => {
+    const test = async (name: string) => ((await (await fetch(`${d.url}/api/v1/providers/${name}/test`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}` } })).json()) as { result: { ok: boolean; code?: string; error?: string } }).result;
+    const noKey = await test('deepseek');
+    assert.equal(noKey.ok, false);
+    saysChinese({ code: noKey.code, message: noKey.error ?? '' }, /^deepseek 还没有 API key：请在 WebUI 的“设置 → LLM 来源”里添加，或运行 `waiter providers update deepseek --key-stdin`$/);
+    const added = await fetch(`${d.url}/api/v1/providers`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'box', baseUrl: 'http://127.0.0.1:9/v1', api: 'openai' }) });
+    assert.equal(added.status, 201, await added.text());
+    const noModel = await test('box');
+    saysChinese({ code: noModel.code, message: noModel.error ?? '' }, /^box 还没有设置模型/);
+    const out = await d.agent.injectInput({ sessionId: 'webui:error-words', source: 'webui', text: 'hello' }).done;
+    assert.equal(out.error?.code, 'ALL_PROVIDERS_FAILED');
+    saysChinese(out.error!, /^所有 LLM 来源都失败了：\n/, true);
   });
 });

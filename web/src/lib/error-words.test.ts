@@ -24,3 +24,9 @@ describe("the daemon's errors in the page's language", () => {
     expect(errorInWords({ code: 'VALIDATION', message: 'something new went wrong' }, 'zh')).toBe('something new went wrong');
   });
 });
+
+describe('LLM sources', () => {
+  it('every source failed: the sentence in Chinese, each source\'s own answer as it came', () => {
+    expect(errorInWords({ code: 'ALL_PROVIDERS_FAILED', message: 'All LLM sources failed:\n- openai: HTTP 401 bad key' }, 'zh')).toBe('所有 LLM 来源都失败了：\n- openai: HTTP 401 bad key');
+  });
+});

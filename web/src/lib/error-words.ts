@@ -62,6 +62,10 @@ const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^"(.+)" is a built-in source: its label and model list are fixed$/, (m) => `${q(m[1])}是内置来源：名称和模型列表是固定的`],
   [/^"(.+)" is a built-in source; disable it instead \(enabled = false\)$/, (m) => `${q(m[1])}是内置来源，不能删除：可以停用它（enabled = false）`],
   [/^an LLM source named "(.+)" already exists$/, (m) => `已有名为${q(m[1])}的 LLM 来源`],
+  // LLM sources
+  [/^All LLM sources failed:\s*([\s\S]+)$/, (m) => `所有 LLM 来源都失败了：\n${m[1]}`],
+  [/^(\S+) has no API key: add one in the WebUI \(Settings → LLM providers\) or with `(.+)`$/, (m) => `${m[1]} 还没有 API key：请在 WebUI 的“设置 → LLM 来源”里添加，或运行 \`${m[2]}\``],
+  [/^(\S+) has no model: pick one in the WebUI \(Settings → LLM providers lists what the server offers\) or with `(.+)`$/, (m) => `${m[1]} 还没有设置模型：请在 WebUI 的“设置 → LLM 来源”里选一个（那里列出服务器提供的模型），或运行 \`${m[2]}\``],
   // export and import
   [/^the passphrase does not open this archive$/, () => '口令打不开这个存档'],
   [/^this archive is encrypted: give its passphrase$/, () => '这个存档是加密的：请输入它的口令'],

@@ -3,7 +3,8 @@ import { ForgetDialog } from '../memory/forget-dialog';
 import { useApp } from '../../app-context';
 import { copyText } from '../../lib/clipboard';
 import { Dialog } from '../dialog';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { errorInWords } from '../../lib/error-words';
 import type { DictKey } from '../../i18n-dict';
 import { visibleAnswer, type InjectedView, type RoundView, type TurnView as Turn } from '../../state/chat-model';
 import { Markdown } from '../../lib/markdown';
@@ -35,6 +36,7 @@ type Pending = { kind: 'delete'; scope: 'turn' | 'reply' } | { kind: 'regenerate
  */
 export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBusy, actions }: { turn: Turn; pinned: boolean; isLast: boolean; sessionBusy: boolean; actions: TurnActions }) {
   const t = useT();
+  const lang = useLang();
   const app = useApp();
   const [open, setOpen] = useState(false);
   const [saving, setSaving] = useState(false);
@@ -178,7 +180,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
                   forgottenNote
                 ) : (
                   <>
-                    <b>{t('chat.turnFailed')}</b> {turn.error.message}
+                    <b>{t('chat.turnFailed')}</b> {errorInWords(turn.error, lang)}
                   </>
                 )}
                 {providersFailed && (

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { errorInWords } from '../../lib/error-words';
 import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { Icon } from '../icon';
@@ -28,10 +29,11 @@ function splitList(s: string): string[] {
 export function ProvidersSection() {
   const app = useApp();
   const t = useT();
+  const lang = useLang();
   const prov = useRequest(() => api<{ providers: ProviderStatus[]; order: string[]; adapters: string[] }>('/api/v1/providers'), [app.epoch]);
   const changed = useConfigEpoch('core.llm.');
   const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings').catch(() => ({})), 'keys', 'settings'), [app.epoch, changed]);
-  const [tests, setTests] = useState<Record<string, { ok: boolean; latencyMs: number; error?: string } | 'running'>>({});
+  const [tests, setTests] = useState<Record<string, { ok: boolean; latencyMs: number; error?: string; code?: string } | 'running'>>({});
   const [open, setOpen] = useState<string | undefined>();
   const [editing, setEditing] = useState<ProviderStatus | 'new' | undefined>();
   const [removing, setRemoving] = useState<ProviderStatus | undefined>();
@@ -66,7 +68,7 @@ export function ProvidersSection() {
   const test = async (name: string) => {
     setTests((s) => ({ ...s, [name]: 'running' }));
     try {
-      const r = await api<{ result: { ok: boolean; latencyMs: number; error?: string } }>(`/api/v1/providers/${encodeURIComponent(name)}/test`, { method: 'POST' });
+      const r = await api<{ result: { ok: boolean; latencyMs: number; error?: string; code?: string } }>(`/api/v1/providers/${encodeURIComponent(name)}/test`, { method: 'POST' });
       setTests((s) => ({ ...s, [name]: r.result }));
     } catch (e) {
       setTests((s) => ({ ...s, [name]: { ok: false, latencyMs: 0, error: (e as Error).message } }));
@@ -169,7 +171,7 @@ export function ProvidersSection() {
               )}
               </div>
             </div>
-            {r && r !== 'running' && <div className={`test-result ${r.ok ? 'ok' : 'bad'}`}>{r.ok ? t('providers.testOk', { ms: r.latencyMs }) : t('providers.testFailed', { error: r.error ?? '' })}</div>}
+            {r && r !== 'running' && <div className={`test-result ${r.ok ? 'ok' : 'bad'}`}>{r.ok ? t('providers.testOk', { ms: r.latencyMs }) : t('providers.testFailed', { error: errorInWords({ code: r.code, message: r.error ?? '' }, lang) })}</div>}
             {p.lastError && p.state !== 'ready' && <div className="muted small clamp2">{p.lastError}</div>}
             {open === p.name && (
               <div className="provider-keys">
