@@ -114,7 +114,10 @@ export const API_OPS: Record<string, OpHandler> = {
     const aside = (await m.setAside([m.library.get(id)])).has(id);
     if (aside && a.forModel) throw new SetAsideError(id);
     const rec = await m.library.read(id);
-    return aside ? { ...rec, setAside: true } : rec;
+    // Links and sources that name a memory no longer in the library (deleted, forgotten, a hand
+    // edit): the panel shows them as gone instead of opening a "not found".
+    const missing = [...new Set([...rec.links, ...rec.composedOf])].filter((x) => !m.library.get(x));
+    return { ...rec, ...(aside ? { setAside: true } : {}), ...(missing.length ? { missing } : {}) };
   },
   'memory.search': async (m, r) => {
     const a = args(schemas.search, r);

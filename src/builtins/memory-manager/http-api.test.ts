@@ -158,3 +158,19 @@ test('M-11: over real loopback HTTP: GET probe, POST op, 413', async (t) => {
   assert.equal(big.status, 413);
   assert.equal(((await big.json()) as { ok: boolean }).ok, false);
 });
+
+test('memory.get names the links and sources that are gone (deleted, forgotten) as missing', async (t) => {
+  const { fake } = setupManager(t, { settings: { autoInject: false } });
+  const ok = async (op: string, args: Record<string, unknown> = {}) => {
+    const r = await fake.op(op, args);
+    assert.equal(r.ok, true, `${op}: ${JSON.stringify(r.value)}`);
+    return r.value as Record<string, unknown>;
+  };
+  await ok('memory.save', { id: 'gone-a', title: 'A', snapshot: 'a' });
+  await ok('memory.save', { id: 'gone-b', title: 'B', snapshot: 'b' });
+  const c = await ok('memory.compose', { ids: ['gone-a', 'gone-b'], title: 'C' });
+  await ok('memory.updateMeta', { id: c.id, links: ['gone-a', 'gone-b'] });
+  assert.equal((await ok('memory.get', { id: c.id })).missing, undefined, 'nothing gone yet');
+  await ok('memory.delete', { id: 'gone-a' });
+  assert.deepEqual((await ok('memory.get', { id: c.id })).missing, ['gone-a']);
+});

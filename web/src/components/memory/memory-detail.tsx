@@ -57,6 +57,17 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
   }
   if (!r) return <div className="muted pad">{t('common.loading')}</div>;
   const inPlan = !!plan.data?.memories.some((m) => m.id === id);
+  // A linked memory that is gone (deleted, forgotten) is named, struck through, and not opened.
+  const idLink = (x: string) =>
+    r.missing?.includes(x) ? (
+      <span className="mono gone" key={x} title={t('memory.gone')} data-testid="memory-gone">
+        {x}
+      </span>
+    ) : (
+      <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>
+        {x}
+      </button>
+    );
 
   const run = async (fn: () => Promise<unknown>, ok?: string) => {
     setBusy(true);
@@ -182,11 +193,11 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
             <dt>{t('memory.tags')}</dt>
             <dd>{r.tags.length ? r.tags.map((x) => <span className="tag" key={x} title={x}>{tagLabel(t, x)}</span>) : '—'}</dd>
             <dt>{t('memory.links')}</dt>
-            <dd>{r.links.length ? r.links.map((x) => <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>{x}</button>) : '—'}</dd>
+            <dd>{r.links.length ? r.links.map(idLink) : '—'}</dd>
             {r.composedOf.length > 0 && (
               <>
                 <dt>{t('memory.composedOf')}</dt>
-                <dd>{r.composedOf.map((x) => <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>{x}</button>)}</dd>
+                <dd>{r.composedOf.map(idLink)}</dd>
               </>
             )}
           </dl>

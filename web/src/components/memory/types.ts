@@ -23,6 +23,8 @@ export interface MemorySummary {
 export interface MemoryRecord extends MemorySummary {
   snapshot: string;
   notes: string;
+  /** Its links and sources that name a memory no longer in the library (memory.get). */
+  missing?: string[];
 }
 export interface Plan {
   pinned: { id: string; role: string; text: string; at: number }[];
