@@ -253,4 +253,45 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.match(history.find((h) => h.target === other.id)?.summary ?? '', /Holiday plan for August/, 'the other memory’s entry stays');
     assert.ok(!history.some((h) => h.target === 'plan' && JSON.stringify([h.before, h.after]).includes('"id":"work"')), 'no plan entry names the forgotten memory');
   });
+
+  it('forgetting a knowledge entry takes its copies: the injection that carried it and a search result quoting a snippet of it (found by a new-user walk)', async () => {
+    const SECRET_KB = 'hunter2-quokka-5541';
+    const content = `# Wifi\n\nThe wifi password is ${SECRET_KB}. Guests use the other network,\nwhose password is on the fridge.\n\nThe router sits in the hall cupboard.`;
+    const put = await fetch(`${d.url}/api/v1/memory/knowledge/wifi`, { method: 'PUT', headers: headers(), body: JSON.stringify({ content }) });
+    assert.equal(put.status, 200, await put.text());
+    const sid = 'webui:derived-kb';
+    // The knowledge slot injects a snippet of the entry into this turn (【知识库】, logged as an injection).
+    await turn('what is the wifi password again?', 'It is in your notes.', sid);
+    // The agent searches the knowledge base: its result quotes a snippet (white space flattened, "…" at a cut).
+    llm.enqueue({ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'guests network fridge' } }] }, { text: 'Guests use the other network.' });
+    const out = await d.agent.injectInput({ sessionId: sid, source: 'webui', text: 'and for guests?' }).done;
+    assert.equal(out.status, 'ok');
+    const log = () => readFileSync(join(home, 'sessions', `${encodeURIComponent(sid)}.jsonl`), 'utf8');
+    assert.match(log(), new RegExp(SECRET_KB), 'the injection holds the entry');
+    assert.match(log(), /fridge/, 'the search result quotes it');
+
+    const plan = (await api('/api/v1/memory/forget/preview', { query: SECRET_KB })).body.plan as { turns: unknown[]; memories: { id: string; title: string }[] };
+    const entry = plan.memories.find((m) => m.title === 'Knowledge base: wifi');
+    assert.ok(entry, JSON.stringify(plan));
+    assert.deepEqual(plan.turns, [], `no turn said it: ${JSON.stringify(plan.turns)}`);
+    assert.equal((await api('/api/v1/memory/forget', { memoryIds: [entry.id] })).status, 200);
+    assert.deepEqual(filesHolding(SECRET_KB), [], 'no file of the data folder holds the entry');
+    assert.doesNotMatch(log(), /on the fridge/, 'nor the snippet a search quoted');
+    // The person's own messages stay: they did not hold the entry.
+    assert.match(log(), /what is the wifi password again\?/);
+    assert.match(log(), /and for guests\?/);
+  });
+
+  it('a forget by words reads what was said: not who said it or from which chat, and a number only whole (found by a new-user walk)', async () => {
+    const sid = 'telegram:123456789';
+    llm.enqueue({ text: 'Hello there.' });
+    const out = await d.agent.injectInput({ sessionId: sid, source: 'telegram', channel: 'telegram', text: 'hello from telegram, 我在电报上', speaker: { id: 'telegram:123456789', name: 'Tg friend', platform: 'telegram' }, meta: { chatId: '123456789' } }).done;
+    assert.equal(out.status, 'ok');
+    const pin = await turn('My router PIN is 3456', 'Noted.', 'webui:derived-pin');
+    const listed = async (q: string) => ((await api('/api/v1/memory/forget/preview', { query: q })).body.plan as { turns: { turnId: string }[] }).turns.map((x) => x.turnId);
+    assert.deepEqual(await listed('3456'), [pin], 'the PIN, not the chat whose id holds 3456');
+    assert.deepEqual(await listed('12345678'), [], 'not inside a longer number, not in the speaker id');
+    assert.deepEqual(await listed('Tg friend'), [], 'a display name is not what was said');
+    assert.deepEqual(await listed('电报'), [out.turnId]);
+  });
 });

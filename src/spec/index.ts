@@ -25,3 +25,4 @@ export * from './transfer.js';
 export * from './local-time.js';
 export * from './store-salvage.js';
 export * from './auto-inject-tags.js';
+export * from './forget-words.js';

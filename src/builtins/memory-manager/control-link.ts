@@ -1,7 +1,7 @@
 import type { Disposer, PluginSDK } from '../../sdk/index.js';
 import { retitleForgottenSummaries } from './forgotten-titles.js';
 import type { ChangeMeta, ForgetParticipant, MemoryChange, MemoryControlService, ToolDef } from '../../spec/index.js';
-import { ConflictError, ValidationError } from '../../spec/index.js';
+import { ConflictError, containsAll, queryWords, ValidationError } from '../../spec/index.js';
 import { confirmedForget } from '../shared/index.js';
 import { appendExclusionMarker } from './exclusion-marker.js';
 import type { MemoryRecord } from './memory-file.js';
@@ -18,11 +18,9 @@ export interface ControlLinkHost {
 
 const preview = (r: MemoryRecord) => `${r.snapshot}\n${r.notes}`.replace(/\s+/g, ' ').trim().slice(0, 200);
 
-/** Every word of `query` (white-space split, lower-cased) is in `text`: the rule forget uses everywhere (K-2). */
+/** Every word of `query` is in `text`: the rule forget uses everywhere (K-2, spec/forget-words). */
 function holdsAll(text: string, query: string): boolean {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  const t = text.toLowerCase();
-  return words.length > 0 && words.every((w) => t.includes(w));
+  return containsAll(text, queryWords(query));
 }
 
 /**

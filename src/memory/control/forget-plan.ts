@@ -86,7 +86,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       else documents.set(`${h.tier}:${h.id}`, { tier: h.tier, id: h.id, text: preview(h.text) });
     }
     for (const e of t.context()?.events() ?? []) {
-      const text = [e.input, e.response, ...(e.toolOutputs ?? []).map((x) => x.text)].join('\n');
+      const text = [e.input, e.response, ...(e.toolOutputs ?? []).filter((x) => !MEMORY_READING_TOOLS.has(x.tool)).map((x) => x.text)].join('\n');
       if (!containsAll(text, words)) continue;
       if (e.refs?.[0]) addTurn(e.refs[0], e.timestamp, `${e.input} ${e.response}`, 'context');
       else documents.set(`context:${e.id}`, { tier: 'context', id: e.id, text: preview(text) });
@@ -105,9 +105,10 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     for (const evs of (await allLogs(t)).values()) {
       for (const e of evs) {
         // A block recall or the library gave a turn is a copy of memory, not what was said in it:
-        // it goes with the things it names (forget-run), not by listing that turn.
-        if (e.data?.redacted || e.kind === 'injection') continue;
-        if (containsAll(`${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`, words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
+        // it goes with the things it names (forget-run), not by listing that turn. So is what a
+        // tool that reads memory answered (a recall, a knowledge search, a library read).
+        if (e.data?.redacted || e.kind === 'injection' || readsMemory(e)) continue;
+        if (containsAll(searchedText(e), words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
       }
     }
     for (const r of graph?.matchingFacts(words) ?? []) if (!facts.has(r.id)) facts.set(r.id, { id: r.id, text: factText(r), reason: 'matches' });
@@ -225,4 +226,29 @@ async function placesOf(t: ControlTiers, turnId: string): Promise<{ places: stri
     }
   }
   return { places, at, text };
+}
+
+/**
+ * What a forget by words reads of a logged event. A message is what was said and the names of the
+ * files sent with it — not who sent it or from which chat: ids in its data ("telegram:123456789",
+ * a chat id) are not words the person said, and matched a forget of a PIN (found by a new-user
+ * walk). A tool call or result is all of it (its arguments and output are in its data).
+ */
+function searchedText(e: SessionEvent): string {
+  if (e.kind === 'user' || e.kind === 'assistant' || e.kind === 'interrupt') {
+    const files = Array.isArray(e.data?.attachments) ? (e.data.attachments as { name?: unknown }[]).map((a) => (typeof a?.name === 'string' ? a.name : '')) : [];
+    return [e.text, ...files].join('\n');
+  }
+  return `${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`;
+}
+
+/**
+ * The built-in tools that answer with what memory holds (T-10, M-11). Their results are copies of
+ * memory: they go with what they copy (forget-run), and a forget by words does not list the turn
+ * that asked for them — the person said none of it there.
+ */
+const MEMORY_READING_TOOLS = new Set(['memory_recall', 'doc_query', 'memory_introspect', 'person_query', 'knowledge_search', 'knowledge_list', 'library_search', 'library_read']);
+
+function readsMemory(e: SessionEvent): boolean {
+  return e.kind === 'tool_result' && typeof e.data?.name === 'string' && MEMORY_READING_TOOLS.has(e.data.name);
 }

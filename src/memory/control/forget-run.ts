@@ -7,6 +7,7 @@ import { factText } from '../recall/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { forgottenFiles } from './forget-files.js';
+import { knowledgeForgetId } from './knowledge-participant.js';
 import { turnRefs } from './forget-plan.js';
 import { ForgetTexts } from './forget-texts.js';
 import { isArchivedEvent } from './tombstone-match.js';
@@ -323,7 +324,8 @@ export async function runForget(
   const kept = new Set(req.keepTurnIds ?? []);
   // A removed memory's text, in a copy of memory (a tool call or result, an injection): not in a
   // message or a reply (decision 0430).
-  const copiesMemory = copiesOfMemory(memoryTexts);
+  // What was said, too: a recall's or a search's answer quotes it, often only a piece of it.
+  const copiesMemory = copiesOfMemory([...memoryTexts, ...quotes]);
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
   // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
   // alone would miss.
@@ -331,7 +333,11 @@ export async function runForget(
   const namesGone = (e: SessionEvent) =>
     e.kind === 'injection' &&
     Array.isArray(e.data?.sources) &&
-    (e.data.sources as { id?: unknown; turnId?: unknown }[]).some((s) => (typeof s?.turnId === 'string' && turnSet.has(s.turnId)) || (typeof s?.id === 'string' && goneIds.has(s.id)));
+    (e.data.sources as { id?: unknown; turnId?: unknown; tier?: unknown }[]).some(
+      (s) =>
+        (typeof s?.turnId === 'string' && turnSet.has(s.turnId)) ||
+        (typeof s?.id === 'string' && (goneIds.has(s.id) || (s.tier === 'knowledge' && goneIds.has(knowledgeForgetId(s.id))))),
+    );
   const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || (!kept.has(e.turnId) && (quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))))) || namesGone(e) || copiesMemory(e));
   if (t.sessions?.redactAll) res.sessionEvents = await t.sessions.redactAll(hit);
   else if (t.sessions?.redact) {
@@ -377,7 +383,44 @@ export async function runForget(
 function copiesOfMemory(texts: readonly string[]): (e: SessionEvent) => boolean {
   const quotes = texts.filter((x) => distinctiveContent(x));
   const escaped = quotes.map(jsonInner);
-  return (e) => quotes.length > 0 && e.kind !== 'user' && e.kind !== 'assistant' && e.kind !== 'interrupt' && (quotes.some((q) => e.text.includes(q)) || (e.data !== undefined && escaped.some((q) => JSON.stringify(e.data).includes(q))));
+  // A piece of a removed text: a search's snippet of a knowledge entry or a memory is cut from its
+  // text with the white space flattened and "…" at a cut — as a piece, not the whole, it is found
+  // by being inside the text, not by holding it.
+  const flatQuotes = quotes.map(flatSpace);
+  const piece = (s: string) => {
+    const p = flatSpace(s.replace(/^…|…$/g, ''));
+    return distinctiveContent(p) && flatQuotes.some((q) => q.includes(p));
+  };
+  return (e) =>
+    quotes.length > 0 &&
+    e.kind !== 'user' &&
+    e.kind !== 'assistant' &&
+    e.kind !== 'interrupt' &&
+    (quotes.some((q) => e.text.includes(q)) || (e.data !== undefined && escaped.some((q) => JSON.stringify(e.data).includes(q))) || stringsIn(e.text, e.data).some(piece));
+}
+
+function flatSpace(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** The strings an event holds: its text (and, when that is JSON, the strings in it) and the strings in its data. */
+function stringsIn(text: string, data: unknown): string[] {
+  const out: string[] = [text];
+  const walk = (v: unknown, depth: number): void => {
+    if (out.length > 2000 || depth > 8) return;
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      walk(JSON.parse(text), 0);
+    } catch {
+      // Not JSON: the text itself is the string.
+    }
+  }
+  walk(data, 0);
+  return out;
 }
 
 /**
