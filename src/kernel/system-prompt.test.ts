@@ -96,3 +96,18 @@ test('C-8: renderTimeline reflects an event whose text changed since the last re
   e.sessionId = 'cli:x';
   assert.match(renderTimeline([e], 1000), /\(cli:x\) assistant: edited answer$/);
 });
+
+test('C-8: one very long line is cut short, and the turns before it stay in the timeline (found by a new-user walk)', () => {
+  const events = [ev('user', 'I live in Paris'), ev('agent', 'I live in Paris', 'Noted.'), ev('user', 'x'.repeat(100_000)), ev('user', 'Where do I live?')];
+  const text = renderTimeline(events, 12_000, 'UTC');
+  assert.ok(text.length <= 12_000, String(text.length));
+  const lines = text.split('\n');
+  assert.equal(lines.length, 4);
+  assert.match(lines[0], /user: I live in Paris$/);
+  assert.match(lines[2], /user: x+…$/);
+  assert.ok(lines[2].length <= 3000);
+  assert.match(lines[3], /Where do I live\?$/);
+  // A cut never splits a character made of two UTF-16 units.
+  const emoji = renderTimeline([ev('user', '😀'.repeat(5000))], 1000, 'UTC');
+  assert.doesNotMatch(emoji, /[\ud800-\udbff]…$/);
+});

@@ -67,16 +67,25 @@ function timelineLine(e: ContextEvent, zone: string): string {
 export function renderTimeline(events: readonly ContextEvent[], maxChars: number, zone: string = systemTimeZone()): string {
   const lines: string[] = [];
   let used = 0;
+  // One line takes at most a quarter of the budget: a pasted log or a 100 KB message is cut short
+  // ("…"), and the turns before it stay in the timeline (it used to end the timeline there).
+  const perLine = Math.max(200, Math.floor(maxChars / 4));
   for (let i = events.length - 1; i >= 0; i--) {
-    const line = timelineLine(events[i], zone);
-    if (used + line.length > maxChars) {
-      if (lines.length === 0) lines.push(line.slice(0, maxChars));
-      break;
-    }
+    const line = cutLine(timelineLine(events[i], zone), Math.min(perLine, maxChars));
+    if (used + line.length > maxChars) break;
     lines.push(line);
     used += line.length + 1;
   }
   return lines.reverse().join('\n');
+}
+
+/** `line` in at most `max` characters, "…" where it was cut (never inside a surrogate pair). */
+function cutLine(line: string, max: number): string {
+  if (line.length <= max) return line;
+  let end = max - 1;
+  const c = line.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${line.slice(0, end)}…`;
 }
 
 /**
