@@ -236,7 +236,7 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     assert.equal((r.structuredContent as { forgotten: boolean }).forgotten, false);
     // Nobody was asked (no WebUI page open): said as such, not as a person's "no".
     const reason = (r.structuredContent as { reason: string }).reason;
-    assert.match(reason, /nobody could be asked[\s\S]*no WebUI page is open[\s\S]*waiter forget/);
+    assert.match(reason, /nobody could be asked[\s\S]*no WebUI page is open[\s\S]*`waiter memory forget </);
     assert.doesNotMatch(reason, /did not confirm/);
     await mcp.close();
     assert.match(await search('jasmine tea'), /jasmine/, 'nothing forgotten silently');

@@ -93,6 +93,24 @@ test('the waiter program parses every documented command (usage errors exit 2)',
   assert.deepEqual(walk(program, 'waiter'), []);
 });
 
+test('every `waiter …` command the daemon\'s own messages name exists (a refusal once named `waiter forget`)', async () => {
+  const { readdirSync, readFileSync, statSync } = await import('node:fs');
+  const program = buildProgram();
+  const files = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : n.endsWith('.ts') && !n.endsWith('.test.ts') ? [join(dir, n)] : []));
+  const src = new URL('../src', import.meta.url).pathname;
+  const unknown: string[] = [];
+  for (const f of files(src)) {
+    for (const m of readFileSync(f, 'utf8').matchAll(/`waiter ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)?)/g)) {
+      const [first, second] = m[1].split(' ');
+      const cmd = program.commands.find((c) => c.name() === first);
+      if (!cmd) unknown.push(`${f.slice(src.length + 1)}: waiter ${first}`);
+      // A second word names a subcommand when the command has them (else it is an argument).
+      else if (second && cmd.commands.length && !cmd.commands.some((c) => c.name() === second)) unknown.push(`${f.slice(src.length + 1)}: waiter ${first} ${second}`);
+    }
+  }
+  assert.deepEqual(unknown, []);
+});
+
 test('SPEC §9: `waiter plugins install` shows the package and installs only when confirmed; `waiter webui` prints the sign-in link', async () => {
   const { writeFileSync, existsSync } = await import('node:fs');
   const { execFile } = await import('node:child_process');

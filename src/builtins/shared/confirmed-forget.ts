@@ -27,7 +27,7 @@ export function describePlan(p: ForgetPlan, withMemories: boolean): string {
 
 /** Why nothing was forgotten when nobody could be asked (not the person's "no"). */
 const NO_WEBUI =
-  'nobody could be asked to confirm it: forgetting needs the user\'s yes in the HomeAgent WebUI, and no WebUI page is open. The user can open the WebUI (`waiter webui`) and ask again, or forget it themselves there (Memory) or with `waiter forget <words>`';
+  'nobody could be asked to confirm it: forgetting needs the user\'s yes in the HomeAgent WebUI, and no WebUI page is open. The user can open the WebUI (`waiter webui`) and ask again, or forget it themselves there (Memory) or with `waiter memory forget <words>`';
 
 /**
  * A forget a model asked for (K-2): what would go is previewed, shown to the person through
