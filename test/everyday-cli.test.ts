@@ -214,3 +214,31 @@ test('config set/reset of a key this run fixes (--port) stores the value and war
   assert.equal(envSet.err, '');
   await waiter('config', 'reset', 'core.llm.sources.ollama.base_url');
 });
+
+test('an empty key from standard input or an empty variable changes nothing (usage error): it is a typo, not "remove the key" (found by a new-user walk)', async () => {
+  process.env.HA_TEST_KEY2 = KEY;
+  process.env.HA_EMPTY_KEY = '';
+  try {
+    const add = await waiter('--json', 'providers', 'add', 'keybox', '--base-url', `${fake.url}/v1`, '--key-env', 'HA_TEST_KEY2', '--model', 'fake-model');
+    assert.equal(add.code, 0, add.err);
+    const empty = await waiter('providers', 'update', 'keybox', '--key-env', 'HA_EMPTY_KEY');
+    assert.equal(empty.code, 2);
+    assert.match(empty.err, /HA_EMPTY_KEY is empty: no key was changed \(to remove the key, pass --key ""\)/);
+  } finally {
+    delete process.env.HA_TEST_KEY2;
+    delete process.env.HA_EMPTY_KEY;
+  }
+  const { execFile } = await import('node:child_process');
+  const viaStdin = await new Promise<{ status: number; stderr: string }>((resolve) => {
+    const child = execFile(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--home', home, 'providers', 'update', 'keybox', '--key-stdin'], { encoding: 'utf8', timeout: 30_000 }, (err, _out, stderr) =>
+      resolve({ status: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stderr }),
+    );
+    child.stdin?.end('\n');
+  });
+  assert.equal(viaStdin.status, 2, viaStdin.stderr);
+  assert.match(viaStdin.stderr, /no API key on standard input: no key was changed/);
+  const hasKey = async () => (JSON.parse((await waiter('--json', 'providers', 'list')).out) as { sources: { name: string; hasKey: boolean }[] }).sources.find((p) => p.name === 'keybox')?.hasKey;
+  assert.equal(await hasKey(), true, 'the stored key is still there');
+  assert.equal((await waiter('providers', 'update', 'keybox', '--key', '')).code, 0, 'removing it is said so');
+  assert.equal(await hasKey(), false);
+});

@@ -461,8 +461,13 @@ export function buildProgram(): Command {
     if (o.keyEnv) {
       apiKey = process.env[o.keyEnv];
       if (apiKey === undefined) throw new UsageError(`environment variable ${o.keyEnv} is not set`);
+      // Empty is a typo or an unset variable in the shell, not "remove the key" (that is --key "").
+      if (!apiKey.trim()) throw new UsageError(`environment variable ${o.keyEnv} is empty: no key was changed (to remove the key, pass --key "")`);
     }
-    if (o.keyStdin) apiKey = (await readStdin()).trim();
+    if (o.keyStdin) {
+      apiKey = (await readStdin()).trim();
+      if (!apiKey) throw new UsageError('no API key on standard input: no key was changed (to remove the key, pass --key "")');
+    }
     const out: Record<string, unknown> = {};
     if (o.baseUrl !== undefined) out.baseUrl = o.baseUrl;
     if (o.api !== undefined) out.api = o.api;
