@@ -121,7 +121,14 @@ export function appOriginAllowed(req: Request, path: string, origins: readonly s
  */
 export function checkApiRequest(req: Request, path: string, token: string, appOrigins: readonly string[] = []): Refusal | undefined {
   const cross = appOriginAllowed(req, path, appOrigins) ? undefined : crossSiteReason(req);
-  if (cross) return { status: 403, code: 'CROSS_SITE_REQUEST', message: `cross-site requests are refused (${cross}); use the WebUI served by this daemon, or a client with the token` };
+  if (cross) {
+    // A chat app in a browser (Open WebUI, LobeChat …) on the paths it may use: say how to allow it.
+    const app = path.startsWith('/v1/') || path === '/mcp' || path.startsWith('/mcp/');
+    const origin = req.headers.get('origin');
+    // The list already kept is not echoed: this answer goes to a caller that has shown no token.
+    const allow = app && origin && origin !== 'null' ? `; to let the chat app at ${origin.slice(0, 200)} use /v1 and /mcp, list its origin in plugin.webui.app_origins (Settings, or: waiter config set plugin.webui.app_origins '${JSON.stringify([origin.slice(0, 200)])}', with any origins listed already)` : '';
+    return { status: 403, code: 'CROSS_SITE_REQUEST', message: `cross-site requests are refused (${cross}); use the WebUI served by this daemon, or a client with the token${allow}` };
+  }
   if (!tokenMatches(requestToken(req, req.method === 'GET' && QUERY_TOKEN_ROUTES.has(path)), token)) {
     return { status: 401, code: 'UNAUTHORIZED', message: 'a valid token is required: Authorization: Bearer <token> (run `waiter webui` for a sign-in link, or read <data folder>/auth-token)' };
   }
