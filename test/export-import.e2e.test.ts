@@ -199,6 +199,10 @@ before(async () => {
   assert.ok(progress.includes('snapshot') && progress.includes('pack'), progress.join(','));
   exportSecret = join(work, 'a.zip.age');
   await t.exportTo({ file: exportSecret, passphrase: 'correct horse battery staple' });
+  // A typo in the folder makes no folders: refused before anything is written (found by a new-user walk).
+  await assert.rejects(t.exportTo({ file: join(work, 'no-such-folder', 'deeper', 'x.zip') }), { code: 'TRANSFER_BAD_REQUEST', message: /there is no folder .*no-such-folder.*: create it first/ });
+  assert.equal(existsSync(join(work, 'no-such-folder')), false);
+  await assert.rejects(t.exportTo({ file: join(exportPlain, 'x.zip') }), { code: 'TRANSFER_BAD_REQUEST' }, 'a file is not a folder');
 });
 
 after(async () => {

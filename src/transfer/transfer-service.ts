@@ -173,6 +173,8 @@ export class TransferRuntime implements TransferService {
     if (opts.passphrase !== undefined && (typeof opts.passphrase !== 'string' || opts.passphrase.length === 0)) throw new TransferError('TRANSFER_BAD_REQUEST', 'the passphrase must not be empty');
     // Never replaces a file: an export is not a way to overwrite something by mistake.
     if (opts.file !== undefined && existsSync(opts.file)) throw new TransferError('TRANSFER_BAD_REQUEST', `${basename(opts.file)} already exists; choose another name`);
+    // Nor a way to make folders by a typo in the path: the folder must be there.
+    if (opts.file !== undefined && !isFolder(dirname(opts.file))) throw new TransferError('TRANSFER_BAD_REQUEST', `there is no folder ${dirname(opts.file)}: create it first, or export to a folder that exists`);
     const job = this.newJob('export');
     const release = this.claim(job.view.id);
     try {
@@ -237,7 +239,6 @@ export class TransferRuntime implements TransferService {
     let path = out;
     if (opts.file) {
       // Atomic at the destination: a partial file next to it, renamed when complete.
-      mkdirSync(dirname(opts.file), { recursive: true });
       const partial = `${opts.file}.partial-${job.view.id.slice(0, 8)}`;
       copyFileSync(out, partial);
       await fsyncPaths([partial]);
@@ -737,4 +738,12 @@ export function importChanges(jobId: string, report: TransferReport): NewMemoryC
     });
   }
   return out;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
