@@ -242,3 +242,11 @@ test('an empty key from standard input or an empty variable changes nothing (usa
   assert.equal((await waiter('providers', 'update', 'keybox', '--key', '')).code, 0, 'removing it is said so');
   assert.equal(await hasKey(), false);
 });
+
+test('waiter interrupt with nothing running says so and starts no turn (its answer would be shown nowhere) (found by a new-user walk)', async () => {
+  const before = (await d.sessions.list()).find((s) => s.id === 'cli:idle');
+  const r = await waiter('interrupt', '-s', 'cli:idle', 'stop');
+  assert.notEqual(r.code, 0);
+  assert.match(r.err, /nothing is running in cli:idle to interrupt: to send it as a message, use waiter send -s cli:idle <text>/);
+  assert.equal((await d.sessions.list()).find((s) => s.id === 'cli:idle'), before, 'no turn was started');
+});

@@ -1,6 +1,6 @@
 import type { PluginSDK, ServiceMap } from '../../sdk/index.js';
 import type { CliRequest, CliStreamEvent, ConfigKeyInfo, ForgetRequest } from '../../spec/index.js';
-import { NotFoundError } from '../../spec/index.js';
+import { ConflictError, NotFoundError } from '../../spec/index.js';
 import { ProtocolError } from '../../spec/index.js';
 import { attachments, str } from './protocol-schema.js';
 import { turnInjections } from './turn-sources.js';
@@ -143,8 +143,16 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       }
     }
     case 'interrupt': {
-      sdk.injectInterrupt({ sessionId: typeof a?.sessionId === 'string' ? a.sessionId : undefined, source: 'cli', text: str(a, 'text') });
-      return { delivered: true };
+      const sessionId = typeof a?.sessionId === 'string' ? a.sessionId : undefined;
+      const text = str(a, 'text');
+      // Nothing running: the text would start a turn whose answer `interrupt` never shows. Said,
+      // with the command that sends a message and prints its answer.
+      const st = sdk.use('host.agent')?.status();
+      if (st && (!st.busy || !st.current || (sessionId !== undefined && st.current.sessionId !== sessionId))) {
+        throw new ConflictError(`nothing is running${sessionId ? ` in ${sessionId}` : ''} to interrupt: to send it as a message, use waiter send${sessionId ? ` -s ${sessionId}` : ''} <text>`, { sessionId: sessionId ?? null });
+      }
+      sdk.injectInterrupt({ sessionId, source: 'cli', text });
+      return { delivered: true, turnId: st?.current?.turnId };
     }
     case 'sessions.list':
       return sdk.sessions().list();
