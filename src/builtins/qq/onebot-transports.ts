@@ -133,6 +133,15 @@ export class ForwardClient implements OneBotTransport {
  * the owner's browser can open WebSockets to 127.0.0.1 (no CORS), and always sends Origin; a
  * OneBot implementation does not. Roles Universal, or API + Event, per `X-Client-Role`.
  */
+/** The shortest access token the reverse WebSocket takes when it listens beyond loopback. */
+export const MIN_OPEN_TOKEN = 16;
+
+/** An address only this machine reaches. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
 export class ReverseServer implements OneBotTransport {
   private server: Server | undefined;
   private wss: WebSocketServer | undefined;
@@ -146,6 +155,13 @@ export class ReverseServer implements OneBotTransport {
     if (this.server) return;
     if (!this.o.token) {
       this.o.onState({ status: 'error', detail: 'the reverse WebSocket needs an access token: set plugin.qq.access_token (and the same token in NapCat / Lagrange)' });
+      return;
+    }
+    // Beyond this machine the token is all that stands between the network and messages "from"
+    // the allowed QQ users: a guessable one is refused, not warned about.
+    const open = !isLoopbackHost(this.o.host);
+    if (open && this.o.token.length < MIN_OPEN_TOKEN) {
+      this.o.onState({ status: 'error', detail: `listening on ${this.o.host} lets other machines connect: the access token must then be at least ${MIN_OPEN_TOKEN} characters (a long random one, the same in NapCat / Lagrange), or keep plugin.qq.reverse_host at 127.0.0.1` });
       return;
     }
     const wss = new (wsLib().WebSocketServer)({ noServer: true, maxPayload: MAX_FRAME });
@@ -169,7 +185,8 @@ export class ReverseServer implements OneBotTransport {
     const a = server.address() as AddressInfo;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
     this.url = `ws://${host}:${a.port}${this.o.path}`;
-    this.o.onState({ status: 'listening', url: this.url, detail: `waiting for NapCat / Lagrange to connect to ${this.url}` });
+    this.o.onState({ status: 'listening', url: this.url, detail: `waiting for NapCat / Lagrange to connect to ${this.url}${open ? ' (reachable from other machines: only the access token keeps them out)' : ''}` });
+    if (open) this.o.log.warn(`the QQ reverse WebSocket listens on ${this.o.host}: other machines can reach it; the access token keeps them out`);
   }
 
   private refuse(socket: Duplex, status: number, text: string): void {

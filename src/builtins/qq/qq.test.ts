@@ -8,6 +8,7 @@ import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/in
 import type { ScriptedReply } from '../../sdk/testing/index.js';
 import { callRoute } from '../__fixtures__/call-route.js';
 import { FakeOneBot } from './__fixtures__/fake-onebot.js';
+import { isLoopbackHost } from './onebot-transports.js';
 import { createQqPlugin, parseCqString, parseMessage, toSegments } from './index.js';
 
 const TOKEN = 'onebot-secret-token-for-tests';
@@ -227,6 +228,16 @@ test('R-4 forward: reconnects with back-off after a drop; a wrong token is a cle
   assert.equal(((await testConn()).error as { code: string }).code, 'ONEBOT_UNREACHABLE');
   assert.equal(h.plugin('qq')?.state, 'running');
   await assert.rejects(h.callTool('output_send__qq', { payload: 'hello?' }), /not connected/);
+});
+
+test('R-4 reverse beyond loopback: a short token is refused with the reason; a long one listens and says other machines can reach it (found by a new-user walk)', async (t) => {
+  const { h, status } = await setup(t, [], { mode: 'reverse', token: 'short', extra: { reverse_host: '0.0.0.0' } });
+  await until(async () => (await status()).status === 'error', 'refusal to listen open with a short token');
+  assert.match(String((await status()).detail), /listening on 0\.0\.0\.0 lets other machines connect: the access token must then be at least 16 characters/);
+  await h.config.set('plugin.qq.access_token', 'a-long-random-token-0123456789');
+  await until(async () => (await status()).status === 'listening', 'listening');
+  assert.match(String((await status()).detail), /reachable from other machines/);
+  assert.ok(isLoopbackHost('127.0.0.1') && isLoopbackHost('localhost') && isLoopbackHost('[::1]') && !isLoopbackHost('0.0.0.0') && !isLoopbackHost('192.168.1.5') && !isLoopbackHost('::'));
 });
 
 test('R-4 reverse: listens on loopback only with a token; refuses a wrong token, a browser Origin and other paths; answers through the connection', async (t) => {
