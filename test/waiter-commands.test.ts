@@ -186,6 +186,8 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   const code = await main(['node', 'waiter', '--home', home, 'memory', 'about', 'Caroline'], { out: (t) => void (out += t), err: () => undefined });
   assert.equal(code, 0, out);
   assert.match(out, /About Caroline — qq:7007, telegram:77/);
+  // When facts appear: the rule distiller's interval, as the WebUI says it (found by a new-user walk).
+  assert.match(out, /drawn from your conversations every 10m, core\.memory\.rule_distill_interval/);
   assert.match(out, new RegExp(`#${fact.id} Caroline plays cello`));
   assert.match(out, /Caroline plays cello on Fridays {2}← w#1/);
   assert.deepEqual(await c.request('memory.delete-fact', { id: `#${fact.id}` }), { deleted: fact.id });
@@ -253,6 +255,11 @@ test('waiter export --passphrase-env / import --dry-run / import: the whole memo
   await d.memory.knowledge.create('trip', 'Lisbon in May');
   process.env.HA_TEST_PASS = 'river-9';
   const file = join(home, 'out', 'backup.zip.age');
+  // A folder that is not there is refused, not made (a typo in the path).
+  const missing = await run('export', file, '--passphrase-env', 'HA_TEST_PASS');
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /there is no folder .*out: create it first/);
+  (await import('node:fs')).mkdirSync(join(home, 'out'));
   const ex = await run('export', file, '--passphrase-env', 'HA_TEST_PASS');
   assert.equal(ex.code, 0, ex.err);
   assert.match(ex.err, /"event":"progress","phase":"pack"/);

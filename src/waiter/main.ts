@@ -162,11 +162,13 @@ interface AboutView {
 const day = (ms: number | undefined) => (ms ? formatWhen(ms).slice(0, 10) : '');
 
 /** `waiter memory about` as text: facts, memories, turns, each line with where it came from. */
-function aboutText(a: AboutView): string {
+function aboutText(a: AboutView, factsEvery?: string): string {
   const out: string[] = [];
   const who = a.person.owner ? `${a.person.name} (you)` : a.person.name;
   out.push(`About ${who}${a.person.ids.length ? ` — ${a.person.ids.join(', ')}` : ''}${a.person.known || a.person.owner ? '' : ' (not in the people registry: searched by name)'}`);
   out.push('', `Facts (${a.facts.length}) — delete one: waiter memory delete-fact <#id>`);
+  // Facts come from the rule distiller's runs: something said a minute ago is not one yet.
+  if (factsEvery) out.push(`  (drawn from your conversations every ${factsEvery}, core.memory.rule_distill_interval: something you just said shows after the next run)`);
   for (const f of a.facts) {
     const held = f.validFrom || f.validTo ? ` [${day(f.validFrom) || '…'} → ${day(f.validTo) || 'now'}]` : '';
     const src = f.sources[0];
@@ -555,9 +557,11 @@ export function buildProgram(): Command {
     .description('what HomeAgent holds about you (default) or a person: graph facts, library memories, turns — each with its source')
     .action(async (person: string | undefined) => {
       const opts = program.opts<GlobalOpts>();
-      const about = await withClient(opts, (c) => c.request<AboutView>('memory.about', { person }));
+      const [about, every] = await withClient(opts, (c) =>
+        Promise.all([c.request<AboutView>('memory.about', { person }), c.request<{ value?: unknown }>('config.get', { key: 'core.memory.rule_distill_interval' }).then((i) => (typeof i?.value === 'string' ? i.value : undefined), () => undefined)]),
+      );
       if (opts.json) print(opts, about);
-      else io.out(aboutText(about));
+      else io.out(aboutText(about, every));
     });
   memory.command('context').description('what is in the context window now').action(simple(program, 'memory.context'));
   memory.command('docs').description('the newest documents of the document tier').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
