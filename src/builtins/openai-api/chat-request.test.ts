@@ -14,6 +14,10 @@ test('sessionFor: header (full id or bare name), then user, then the default ses
   assert.equal(sessionFor(null, '../../etc'), sessionFor(null, '../../etc'));
   assert.doesNotMatch(sessionFor(null, '../../etc'), /\.\./);
   for (const bad of ['../x:y', 'a b:c', 'x'.repeat(200)]) assert.throws(() => sessionFor(bad, null), (e: unknown) => e instanceof OpenAiApiError && e.status === 400 && e.param === 'x-homeagent-session');
+  // The owner's own conversations only: not someone's Telegram or QQ chat, not the notices (found by a new-user walk).
+  assert.equal(sessionFor('cli:default', null), 'cli:default');
+  assert.equal(sessionFor('openai:kitchen', null), 'openai:kitchen');
+  for (const other of ['telegram:123456789', 'qq:group-42', 'system:notices']) assert.throws(() => sessionFor(other, null), (e: unknown) => e instanceof OpenAiApiError && e.status === 400 && /names a (telegram|qq|system) conversation: the API continues only your own \(openai:…, webui:…, cli:…\)/.test(e.message));
 });
 
 test('planTurn: the newest user message is the input; system messages are instructions; images come inline', () => {

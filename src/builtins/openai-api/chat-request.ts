@@ -146,12 +146,16 @@ export function planTurn(messages: Message[]): TurnPlan {
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
+/** The channels of the owner's own conversations, which a request may continue by name. */
+const OWN_CHANNELS = ['openai', 'webui', 'cli'];
+
 /** The header that names the HomeAgent session of a request explicitly. */
 export const SESSION_HEADER = 'x-homeagent-session';
 
 /**
  * The session a request's turn belongs to: the `X-HomeAgent-Session` header when present (a
- * full session id such as `webui:…` continues that session; a bare name becomes `openai:<name>`),
+ * full session id such as `webui:…` continues that session — the owner's own, of the WebUI,
+ * `waiter` or this API; a bare name becomes `openai:<name>`),
  * else `openai:<user>` from the body's `user` field, else `openai:default`. A `user` outside the
  * session-id alphabet is kept readable and made unique with a short hash.
  */
@@ -160,6 +164,10 @@ export function sessionFor(header: string | null, user: string | null | undefine
   if (h) {
     const id = h.includes(':') ? h : `openai:${h}`;
     if (!SESSION_ID.test(id) || id.includes('..')) throw OpenAiApiError.invalid(`invalid ${SESSION_HEADER} header: use 1-128 of A-Z a-z 0-9 _ . : -`, SESSION_HEADER);
+    // The owner's own conversations only: a chat app's (someone's Telegram or QQ chat) or the
+    // daemon's notices would take a turn of the owner's that was never said there.
+    const channel = id.slice(0, id.indexOf(':'));
+    if (!OWN_CHANNELS.includes(channel)) throw OpenAiApiError.invalid(`${SESSION_HEADER} names a ${channel} conversation: the API continues only your own (${OWN_CHANNELS.map((c) => `${c}:…`).join(', ')})`, SESSION_HEADER);
     return id;
   }
   const u = user?.trim();
