@@ -73,12 +73,21 @@ test('waiter chat: /interrupt cuts a streaming reply short and the agent answers
     await w.until(/Once upon/, 'the reply to start streaming');
     child.stdin.write('/interrupt actually, tell me about cats\n');
     await w.until(/Cats are great\./, 'the answer to the interruption');
+    // /help answers here and is not sent; /interrupt with nothing running is a message, answered here (found by a new-user walk).
+    child.stdin.write('/help\n');
+    await w.until(/\/quit {14}leave/, 'the help');
+    fake.enqueue({ text: 'Dogs too.' });
+    child.stdin.write('/interrupt and dogs?\n');
+    await w.until(/Dogs too\./, 'the answer to an interruption of nothing');
     child.stdin.write('/quit\n');
     assert.equal(await w.exited, 0, w.err);
     assert.doesNotMatch(w.out, /word59/, 'the first reply was cut short');
     const chats = fake.requests.filter((r) => r.path === '/v1/chat/completions');
     const last = JSON.stringify(chats.at(-1)!.body.messages);
-    assert.match(last, /\[打断消息\] actually, tell me about cats/);
+    const interrupted = JSON.stringify(chats.at(-2)!.body.messages);
+    assert.match(interrupted, /\[打断消息\] actually, tell me about cats/);
+    assert.doesNotMatch(JSON.stringify(chats.map((r) => r.body.messages)), /\/help/, '/help never reaches the model');
+    assert.match(last, /and dogs\?/);
   } finally {
     await d.stop();
   }

@@ -92,12 +92,12 @@ function shownUrl(url: string): string {
 export function noProviderMessage(): string {
   return [
     'No LLM provider is configured, so the agent cannot answer yet (memory, knowledge and settings still work).',
-    'Configure one of these, no restart needed:',
-    '  • set an API key in the environment before starting homed: DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY',
+    'Configure one of these:',
+    '  • set an API key in the environment and start homed again: DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY',
     '    (also GEMINI_API_KEY, DASHSCOPE_API_KEY for Qwen, ZHIPUAI_API_KEY for GLM, MOONSHOT_API_KEY);',
     '  • run a local Ollama (http://127.0.0.1:11434, or set OLLAMA_HOST) with a pulled model;',
-    `  • or store a key: waiter config set core.llm.sources.<name>.api_key <key>   (names: ${SEEDED_NAMES.join(', ')})`,
-    '    — or in the WebUI under Settings → Providers;',
+    `  • or store a key, which works at once: waiter config set core.llm.sources.<name>.api_key <key>   (names: ${SEEDED_NAMES.join(', ')})`,
+    '    — or in the WebUI under Settings → LLM providers;',
     '  • or add any OpenAI- or Anthropic-compatible endpoint: waiter providers add <name> --base-url <url> --key-stdin --model <model>',
   ].join('\n');
 }

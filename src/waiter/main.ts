@@ -287,10 +287,21 @@ async function chat(opts: GlobalOpts, c: DaemonClient, sessionId: string): Promi
       rl.close();
       return;
     }
+    if (text === '/help' || text === '/?') {
+      io.out('/interrupt <text>  cut the reply short and say this instead\n/quit              leave (also /exit, Ctrl-D)\nanything else      is sent to the agent; lines typed while it answers wait their turn\n');
+      if (!busy) rl.prompt();
+      return;
+    }
     if (text === '/interrupt' || text.startsWith('/interrupt ')) {
       const what = text.slice('/interrupt'.length).trim();
       if (!what) {
         io.err('usage: /interrupt <text>\n');
+        return;
+      }
+      // Nothing to cut short: it is a message like any other (and its answer is shown here).
+      if (!busy) {
+        queue.push(what);
+        void pump();
         return;
       }
       c.request('interrupt', { text: what, sessionId }).then(
