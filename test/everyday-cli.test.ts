@@ -62,6 +62,14 @@ test('§8 exit codes: no LLM source, an unknown source, a failing test, a bad fl
   const bad = await waiter('library', 'summarize', 'cli:nokey', '--last', 'three');
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--last takes a whole number/);
+  // Too many, or not a number at all: a usage error naming the flag and its range, not zod's words
+  // nor a silent default (found by a new-user walk).
+  const huge = await waiter('library', 'summarize', 'cli:nokey', '--last', '99999999999');
+  assert.equal(huge.code, 2);
+  assert.match(huge.err, /--last takes a whole number from 1 to 10000, not "99999999999"/);
+  const history = await waiter('memory', 'history', '--limit', 'abc');
+  assert.equal(history.code, 2);
+  assert.match(history.err, /--limit takes a whole number from 1 to 1000, not "abc"/);
 });
 
 test('waiter providers add / list / models / test / order / remove; the chat uses the added source; the key never shows', async () => {

@@ -59,10 +59,10 @@ async function withClient<T>(opts: GlobalOpts, fn: (c: DaemonClient) => Promise<
 /** A wrong flag value found after parsing: printed, exit code 2 (usage). */
 class UsageError extends Error {}
 
-/** A whole number ≥ 1 from a flag, or a usage error naming the flag. */
-function positiveInt(raw: string, flag: string): number {
+/** A whole number from 1 to `max` from a flag, or a usage error naming the flag. */
+function positiveInt(raw: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < 1) throw new UsageError(`${flag} takes a whole number ≥ 1, not "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > max) throw new UsageError(`${flag} takes a whole number from 1 to ${max}, not "${raw}"`);
   return n;
 }
 
@@ -590,15 +590,21 @@ export function buildProgram(): Command {
     .description('rebuild the cold archive from the session logs (what no memory tier holds is archived again and distilled into graph facts by the rules; safe to repeat)')
     .action(async () => {
       const opts = program.opts<GlobalOpts>();
+      let tenth = -1;
       const result = await withClient(opts, (c) =>
         c.request('memory.reindex', {}, (e) => {
           if (e.event !== 'progress') return;
           const d = e.data as { sessions: number; totalSessions: number; added: number; facts?: number };
-          if (opts.json) process.stderr.write(JSON.stringify({ event: 'progress', ...d }) + '\n');
-          else process.stderr.write(`\rreindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added${d.facts !== undefined ? `, ${d.facts} facts distilled` : ''}`);
+          if (opts.json) return io.err(JSON.stringify({ event: 'progress', ...d }) + '\n');
+          const now = `reindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added${d.facts !== undefined ? `, ${d.facts} facts distilled` : ''}`;
+          if (io.errTty) return io.err(`\r${now}`);
+          // Not a terminal (a log file): a line per tenth, not one line of carriage returns.
+          const step = d.totalSessions ? Math.floor((10 * d.sessions) / d.totalSessions) : 0;
+          if (step !== tenth) io.err(`${now}\n`);
+          tenth = step;
         }),
       );
-      if (!opts.json) process.stderr.write('\n');
+      if (!opts.json && io.errTty) io.err('\n');
       print(opts, result);
     });
   memory
@@ -670,7 +676,8 @@ export function buildProgram(): Command {
     .option('-n, --limit <n>', 'changes', '50')
     .action(async (subject: string | undefined, o: { target?: string; limit: string }) => {
       const opts = program.opts<GlobalOpts>();
-      const list = await withClient(opts, (c) => c.request<MemoryChange[]>('memory.history', { subject, target: o.target, limit: Number(o.limit) || 50 }));
+      const limit = positiveInt(o.limit, '--limit', 1000);
+      const list = await withClient(opts, (c) => c.request<MemoryChange[]>('memory.history', { subject, target: o.target, limit }));
       print(opts, opts.json ? list : list.map(historyRow));
     });
   memory.command('undo <changeId>').description('undo one change from `waiter memory history`').action(simple(program, 'memory.undo', (id) => ({ id })));
@@ -713,7 +720,7 @@ export function buildProgram(): Command {
     .action(async (sessionId: string, o: { last?: string; merge?: boolean }) => {
       const opts = program.opts<GlobalOpts>();
       const args: Record<string, unknown> = {};
-      if (o.last !== undefined) args.lastN = positiveInt(o.last, '--last');
+      if (o.last !== undefined) args.lastN = positiveInt(o.last, '--last', 10_000);
       if (o.merge) args.merge = true;
       print(opts, await withClient(opts, (c) => c.request('library', { op: 'session.summarize', sessionId, args })));
     });
