@@ -258,3 +258,10 @@ test('waiter interrupt with nothing running says so and starts no turn (its answ
   assert.match(r.err, /nothing is running in cli:idle to interrupt: to send it as a message, use waiter send -s cli:idle <text>/);
   assert.equal((await d.sessions.list()).find((s) => s.id === 'cli:idle'), before, 'no turn was started');
 });
+
+test('waiter memory reindex into a file (not a terminal) writes progress lines, not carriage returns', async () => {
+  const r = await waiter('memory', 'reindex');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /^reindex: \d+\/\d+ sessions, \d+ turns added/m);
+  assert.doesNotMatch(r.err, /\r/);
+});
