@@ -62,6 +62,8 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     saysChinese(await put('core.identity.owner_ids', ['me']), /的值无效：.*id 由聊天应用和你在其中的账号组成/);
     saysChinese(await put('plugin.telegram.allowed_user_ids', ['alice']), /的值无效：.*Telegram 用户 id 是一个数字/);
     saysChinese(await put('plugin.qq.allowed_user_ids', ['alice']), /的值无效：.*应为 QQ 号/);
+    saysChinese(await put('plugin.qq.ws_url', 'http://127.0.0.1:3001'), /的值无效：应为 WebSocket 地址/);
+    saysChinese(await put('plugin.qq.notify_target', 'bob'), /的值无效：应为 “private:<QQ 号>” 或 “group:<群号>”/);
     saysChinese(await put('core.no_such_thing', 1), /没有这个设置|找不到设置/);
   });
 
