@@ -88,6 +88,7 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     const bob = await fetch(`${d.url}/api/v1/people/link`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ ids: ['telegram:77'], name: 'Bob', newPerson: true }) });
     assert.equal(bob.status, 200, await bob.text());
     saysChinese(await call('POST', '/api/v1/people/link', { ids: ['telegram:77'], name: 'Carol', newPerson: true }), /telegram:77 已属于 Bob/);
+    saysChinese(await call('POST', '/api/v1/people/link', { ids: ['telegram:abc'], name: 'Dan', newPerson: true }), /^telegram:abc 不是 Telegram 用户/);
     saysChinese(await call('DELETE', '/api/v1/providers/openai'), /^“openai”是内置来源，不能删除/);
     saysChinese(await call('DELETE', '/api/v1/providers/nobody'), /^找不到 LLM 来源：nobody$/);
     saysChinese(await call('DELETE', '/api/v1/plugins/webui'), /^webui 是内置插件，不能移除/);

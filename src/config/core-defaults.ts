@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTimeZone, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
+import { isTimeZone, speakerIdProblem, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
 import { durationSchema } from './duration.js';
 import { isPersonaPath } from './persona-path.js';
 
@@ -72,7 +72,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.textlog.rotate_bytes': key(int(4_096, 1 << 30), 16 * 1024 * 1024, 'Size at which logs/text.jsonl is rotated, in bytes'),
     'core.textlog.keep_files': key(int(1, 1000), 10, 'Rotated text log files kept'),
     // people on chat channels (R-5)
-    'core.identity.owner_ids': key(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/, 'an id is the chat app and your id there, such as "telegram:42" or "qq:10001"')).max(100), [], 'Your own ids on chat channels ("telegram:42", "qq:10001"): your chats there see the whole conversation timeline; anyone else\'s chat sees only its own', { privileged: true }),
+    'core.identity.owner_ids': key(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/, 'an id is the chat app and your id there, such as "telegram:42" or "qq:10001"').superRefine((id, ctx) => { const problem = speakerIdProblem(id); if (problem) ctx.addIssue({ code: 'custom', message: problem }); })).max(100), [], 'Your own ids on chat channels ("telegram:42", "qq:10001"): your chats there see the whole conversation timeline; anyone else\'s chat sees only its own', { privileged: true }),
     // proactive messages (R-6)
     'core.notify.channel': key(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), 'webui', 'Output channel that timer results, notices and other proactive messages go to: webui (with a browser notification), telegram, qq … (a chat started in Telegram or QQ is answered there)', { privileged: true }),
     // webui (W-)

@@ -104,3 +104,13 @@ test('scope: a group sees itself; a linked person sees their private chats on ev
   assert.deepEqual(reg.people.scopeOf(alice, group), ['qq:group:5']);
   assert.equal(reg.people.scopeOf(undefined, undefined), undefined);
 });
+
+test('an id of Telegram or QQ that could be no one (telegram:abc) is refused with why; another app\'s id is taken as written (found by a new-user walk)', async () => {
+  const reg = registry().reg.people;
+  assert.throws(() => reg.link(['telegram:abc'], { name: 'A' }), { code: 'VALIDATION', message: 'telegram:abc is not a Telegram user: a Telegram user id is a number, such as telegram:123456789' });
+  assert.throws(() => reg.link(['qq:bob'], { name: 'B' }), { code: 'VALIDATION', message: /qq:bob is not a QQ user/ });
+  assert.equal(reg.link(['telegram:42', 'qq:10001', 'matrix:@bob:example.org'], { name: 'C' }).ids.length, 3);
+  // Your own ids, the same rule.
+  const cfg = registry().reg;
+  await assert.rejects(async () => cfg.set('core.identity.owner_ids', ['telegram:me']), /telegram:me is not a Telegram user/);
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { ConflictError, HomeAgentError, NotFoundError, OWNER_PERSON_ID, OWNER_SPEAKER_ID, ValidationError } from '../spec/index.js';
+import { ConflictError, HomeAgentError, NotFoundError, OWNER_PERSON_ID, OWNER_SPEAKER_ID, speakerIdProblem, ValidationError } from '../spec/index.js';
 import type { Conversation, PeopleDirectory, LinkedPerson, Speaker } from '../spec/index.js';
 
 /** A channel speaker id: `<platform>:<user id>` (the same rule as `core.identity.owner_ids`). */
@@ -123,6 +123,9 @@ export class PeopleRegistry implements PeopleDirectory {
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > 50) throw new ValidationError('give 1 to 50 speaker ids to link', { field: 'ids' });
     for (const id of ids) {
       if (typeof id !== 'string' || !SPEAKER_ID_RE.test(id)) throw new ValidationError(`not a speaker id: ${String(id).slice(0, 120)} (expected <platform>:<user id>, e.g. telegram:42)`, { field: 'ids' });
+      // telegram:abc could never be anyone: said, rather than linked and never matched (a new-user walk).
+      const problem = speakerIdProblem(id);
+      if (problem) throw new ValidationError(problem, { field: 'ids' });
     }
     const name = opts.name === undefined ? undefined : checkName(opts.name);
     const db = this.writable();

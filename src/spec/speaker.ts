@@ -40,3 +40,18 @@ export interface Conversation {
 
 /** The speaker id of the agent's owner (WebUI, CLI, and channel users the owner linked to themselves). */
 export const OWNER_SPEAKER_ID = 'user';
+
+/** The user ids of the built-in chat apps: numbers (Telegram's user ids, QQ numbers). */
+const NUMERIC_USER_IDS: Record<string, RegExp> = { telegram: /^\d{1,20}$/, qq: /^\d{1,20}$/ };
+
+/**
+ * Why `<platform>:<user id>` cannot be someone on a built-in chat app (`telegram:abc`: Telegram's
+ * user ids are numbers), or undefined when it can — an id of another app is taken as it is written.
+ */
+export function speakerIdProblem(id: string): string | undefined {
+  const at = id.indexOf(':');
+  const app = id.slice(0, at).toLowerCase();
+  const rule = NUMERIC_USER_IDS[app];
+  if (!rule || rule.test(id.slice(at + 1))) return undefined;
+  return app === 'qq' ? `${id} is not a QQ user: a QQ user is a QQ number, such as qq:123456789` : `${id} is not a Telegram user: a Telegram user id is a number, such as telegram:123456789`;
+}
