@@ -115,9 +115,10 @@ test('waiter providers add / list / models / test / order / remove; the chat use
   const dup = await waiter('providers', 'add', 'homelab', '--base-url', `${fake.url}/v1`);
   assert.equal(dup.code, 1);
   assert.match(dup.err, /already exists/);
+  // Without --base-url: a usage error that names the flag (it was zod's "expected string, received undefined").
   const noUrl = await waiter('providers', 'add', 'nourl');
-  assert.equal(noUrl.code, 1);
-  assert.match(noUrl.err, /baseUrl/);
+  assert.equal(noUrl.code, 2);
+  assert.match(noUrl.err, /--base-url/);
   const removeSeeded = await waiter('providers', 'remove', 'openai');
   assert.equal(removeSeeded.code, 1);
   assert.match(removeSeeded.err, /built-in/);
@@ -264,4 +265,13 @@ test('waiter memory reindex into a file (not a terminal) writes progress lines, 
   assert.equal(r.code, 0, r.err);
   assert.match(r.err, /^reindex: \d+\/\d+ sessions, \d+ turns added/m);
   assert.doesNotMatch(r.err, /\r/);
+});
+
+test('usage errors say what is missing: providers add without --base-url, a number too large for JSON (found by a new-user walk)', async () => {
+  const noUrl = await waiter('providers', 'add', 'nourl', '--model', 'm');
+  assert.equal(noUrl.code, 2);
+  assert.match(noUrl.err, /providers add needs --base-url <url>/);
+  const huge = await waiter('config', 'set', 'core.context.top_k', '1e309');
+  assert.equal(huge.code, 2);
+  assert.match(huge.err, /1e309 is too large a number/);
 });

@@ -36,11 +36,15 @@ interface GlobalOpts {
 }
 
 function parseValue(raw: string): unknown {
+  let v: unknown;
   try {
-    return JSON.parse(raw);
+    v = JSON.parse(raw);
   } catch {
     return raw;
   }
+  // 1e309 parses to Infinity, which JSON sends as null: said here, not as "received null".
+  if (typeof v === 'number' && !Number.isFinite(v)) throw new UsageError(`${raw} is too large a number`);
+  return v;
 }
 
 async function withClient<T>(opts: GlobalOpts, fn: (c: DaemonClient) => Promise<T>): Promise<T> {
@@ -495,6 +499,7 @@ export function buildProgram(): Command {
   };
   sourceOptions(providers.command('add <name>').description('add an LLM source: any OpenAI- or Anthropic-compatible endpoint'), true).action(async (name: string, o: SourceFlags) => {
     const opts = program.opts<GlobalOpts>();
+    if (!o.baseUrl?.trim()) throw new UsageError('providers add needs --base-url <url>, the address of the API (e.g. http://127.0.0.1:8000/v1)');
     const source = { name, ...(await sourceFields(o)) };
     print(opts, await withClient(opts, (c) => c.request('providers.add', { source })));
   });
@@ -636,8 +641,8 @@ export function buildProgram(): Command {
   memory
     .command('edit-entity <name>')
     .description('rename or retype an entity')
-    .option('--rename <newName>')
-    .option('--type <type>')
+    .option('--rename <newName>', 'its new name (facts about it follow)')
+    .option('--type <type>', 'what it is: person, place, pet, organization …')
     .action(async (name: string, o: { rename?: string; type?: string }) => {
       const opts = program.opts<GlobalOpts>();
       print(opts, await withClient(opts, (c) => c.request('memory.edit-entity', { name, patch: { name: o.rename, type: o.type } })));
