@@ -275,3 +275,12 @@ test('usage errors say what is missing: providers add without --base-url, a numb
   assert.equal(huge.code, 2);
   assert.match(huge.err, /1e309 is too large a number/);
 });
+
+test('waiter knowledge put with a file over 1 MB says the limit before sending (it was "socket frame is larger than …") (found by a new-user walk)', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const file = join(home, 'big-note.md');
+  writeFileSync(file, 'x'.repeat(5 * 1_048_576));
+  const r = await waiter('knowledge', 'put', 'big', file);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /big-note\.md is 5\.0 MB; a knowledge entry holds at most 1 MB/);
+});

@@ -2,14 +2,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { InjectedSource, KnowledgeAPI, KnowledgeEntry, PluginLogger, PromptQuery, PromptSlotFill } from '../spec/index.js';
-import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
+import { ConflictError, MAX_KNOWLEDGE_BYTES, NotFoundError, PayloadTooLargeError, ValidationError } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
 import { Bm25Index, tokenize, type TextIndex } from './bm25-index.js';
 
 /** Letters/digits first, then letters, digits, space, `_`, `-`, `.`; at most 64 characters. */
 export const KNOWLEDGE_NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u;
 /** Largest content of one entry (bytes of UTF-8). */
-export const MAX_KNOWLEDGE_BYTES = 1_048_576;
+export { MAX_KNOWLEDGE_BYTES };
 const CONTENT_FILE = 'content.md';
 
 /** Validates an entry name: no path separators, no `..`, no leading dot, no trailing dot/space. */

@@ -234,3 +234,6 @@ export interface SocialAPI extends SocialReadAPI {
   setTrait(name: string, trait: string, value: string): Promise<void>;
   relate(a: string, relation: string, b: string): Promise<void>;
 }
+
+/** The largest knowledge entry, in bytes of UTF-8 (T-10): the knowledge base refuses more, and `waiter knowledge put` says so before sending. */
+export const MAX_KNOWLEDGE_BYTES = 1_048_576;
