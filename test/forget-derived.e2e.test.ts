@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
+import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 const SID = 'webui:derived';
 const SECRET = 'zebra-quokka-7731';
@@ -261,7 +262,7 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.equal(put.status, 200, await put.text());
     const sid = 'webui:derived-kb';
     // The knowledge slot injects a snippet of the entry into this turn (【知识库】, logged as an injection).
-    await turn('what is the wifi password again?', 'It is in your notes.', sid);
+    const asked = await turn('what is the wifi password again?', 'It is in your notes.', sid);
     // The agent searches the knowledge base: its result quotes a snippet (white space flattened, "…" at a cut).
     llm.enqueue({ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'guests network fridge' } }] }, { text: 'Guests use the other network.' });
     const out = await d.agent.injectInput({ sessionId: sid, source: 'webui', text: 'and for guests?' }).done;
@@ -277,6 +278,17 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
     assert.equal((await api('/api/v1/memory/forget', { memoryIds: [entry.id] })).status, 200);
     assert.deepEqual(filesHolding(SECRET_KB), [], 'no file of the data folder holds the entry');
     assert.doesNotMatch(log(), /on the fridge/, 'nor the snippet a search quoted');
+    // `waiter memory why` on that turn: the block is named as forgotten, with nothing of it.
+    const c = new DaemonClient(d.socketPath);
+    await c.connect();
+    try {
+      const why = await c.request<{ injected: { forgotten?: boolean; text: string; sources: unknown[] }[] }>('memory.why', { turn: asked });
+      assert.ok(why.injected.length > 0 && why.injected.some((b) => b.forgotten), JSON.stringify(why));
+      assert.ok(why.injected.filter((b) => b.forgotten).every((b) => b.text === '' && b.sources.length === 0));
+      assert.doesNotMatch(JSON.stringify(why), new RegExp(SECRET_KB));
+    } finally {
+      c.close();
+    }
     // The person's own messages stay: they did not hold the entry.
     assert.match(log(), /what is the wifi password again\?/);
     assert.match(log(), /and for guests\?/);

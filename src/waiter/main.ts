@@ -189,7 +189,7 @@ function aboutText(a: AboutView, factsEvery?: string): string {
 /** The answer of `memory.why`: a turn's injected blocks and their sources. */
 interface TurnWhy {
   turnId: string;
-  injected: { source: string; title?: string; text: string; sources: { tier: string; id: string; text: string; at?: number; sessionId?: string; turnId?: string; seq?: number; speaker?: { id: string; name?: string } }[] }[];
+  injected: { source: string; forgotten?: boolean; title?: string; text: string; sources: { tier: string; id: string; text: string; at?: number; sessionId?: string; turnId?: string; seq?: number; speaker?: { id: string; name?: string } }[] }[];
 }
 
 interface RecallHitView {
@@ -621,7 +621,9 @@ export function buildProgram(): Command {
       if (opts.json) return print(opts, r);
       if (!r.injected.length) return console.log(`${r.turnId}: nothing from memory was put into the context`);
       console.log(r.turnId);
+      const gone = r.injected.filter((b) => b.forgotten).length;
       for (const b of r.injected) {
+        if (b.forgotten) continue;
         console.log(`\n${b.title || b.source} (${b.sources.length} source${b.sources.length === 1 ? '' : 's'})`);
         for (const s of b.sources) {
           const when = s.at ? formatWhen(s.at) : '';
@@ -630,6 +632,7 @@ export function buildProgram(): Command {
           console.log(`  - [${s.tier}${when ? ` · ${when}` : ''}${who}] ${s.text}${where ? `  ← ${where}` : ''}`);
         }
       }
+      if (gone) console.log(`\n(${gone} block${gone === 1 ? '' : 's'} put into this turn ${gone === 1 ? 'was' : 'were'} forgotten since: what ${gone === 1 ? 'it' : 'they'} held and where it came from are gone)`);
     });
   memory.command('graph [query]').description('facts of the knowledge graph (matching a query, or around one entity)').option('-e, --entity <name>').action(async (query: string | undefined, o: { entity?: string }) => {
     const opts = program.opts<GlobalOpts>();

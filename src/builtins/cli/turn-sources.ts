@@ -10,6 +10,8 @@ export interface TurnInjection {
   title?: string;
   text: string;
   sources: InjectedSource[];
+  /** A forget took this block (its text and sources are gone). */
+  forgotten?: boolean;
 }
 
 /** Events read after a turn's first one while looking for its injections. */
@@ -39,6 +41,8 @@ export async function turnInjections(sdk: PluginSDK, ref: string): Promise<{ tur
     .filter((e) => e.turnId === turnId && e.kind === 'injection')
     .map((e) => {
       const d = e.data ?? {};
+      // A block a forget took: what it held is gone, and so is where it came from.
+      if (d.redacted === true) return { source: 'forgotten', forgotten: true, text: '', sources: [] };
       return {
         source: typeof d.source === 'string' ? d.source : 'unknown',
         ...(typeof d.slot === 'string' ? { slot: d.slot } : {}),
