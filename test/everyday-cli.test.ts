@@ -284,3 +284,17 @@ test('waiter knowledge put with a file over 1 MB says the limit before sending (
   assert.equal(r.code, 2);
   assert.match(r.err, /big-note\.md is 5\.0 MB; a knowledge entry holds at most 1 MB/);
 });
+
+test('waiter interrupt naming no session does not break into someone\'s chat-app turn: it says no turn of yours is running (a review of 0480)', async () => {
+  const add = await waiter('providers', 'add', 'slowbox', '--base-url', `${fake.url}/v1`, '--key', 'k-slow', '--model', 'fake-model');
+  assert.equal(add.code, 0, add.err);
+  assert.equal((await waiter('providers', 'order', 'slowbox')).code, 0);
+  fake.enqueue({ text: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 50 });
+  const theirs = d.agent.injectInput({ sessionId: 'telegram:555', source: 'telegram', channel: 'telegram', text: 'tell me a story', speaker: { id: 'telegram:555', name: 'Sam', platform: 'telegram' } });
+  for (let i = 0; i < 100 && !d.agent.currentTurn; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(d.agent.currentTurn?.speaker, 'telegram:555');
+  const r = await waiter('interrupt', 'stop');
+  assert.notEqual(r.code, 0);
+  assert.match(r.err, /no turn of yours is running to interrupt/);
+  await theirs.done;
+});

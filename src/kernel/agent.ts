@@ -176,8 +176,9 @@ export class Agent {
   }
 
   /** The session and turn in flight, if any. */
-  get currentTurn(): { turnId: string; sessionId: string } | undefined {
-    return this.current && { turnId: this.current.turnId, sessionId: this.current.input.sessionId };
+  /** The running turn; `speaker` when it is someone's on a chat channel (an interrupt naming no session does not join it). */
+  get currentTurn(): { turnId: string; sessionId: string; speaker?: string } | undefined {
+    return this.current && { turnId: this.current.turnId, sessionId: this.current.input.sessionId, ...(this.current.input.speaker ? { speaker: this.current.input.speaker.id } : {}) };
   }
 
   get queued(): number {

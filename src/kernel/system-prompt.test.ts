@@ -97,6 +97,13 @@ test('C-8: renderTimeline reflects an event whose text changed since the last re
   assert.match(renderTimeline([e], 1000), /\(cli:x\) assistant: edited answer$/);
 });
 
+test('C-8: a long line that fits stays whole (a review of 0480)', () => {
+  const reply = `here is the letter: ${'y'.repeat(4000)} — the end`;
+  const text = renderTimeline([ev('user', 'write me a letter'), ev('agent', 'write me a letter', reply)], 12_000, 'UTC');
+  assert.match(text, /— the end$/);
+  assert.equal(text.split('\n').length, 2);
+});
+
 test('C-8: one very long line is cut short, and the turns before it stay in the timeline (found by a new-user walk)', () => {
   const events = [ev('user', 'I live in Paris'), ev('agent', 'I live in Paris', 'Noted.'), ev('user', 'x'.repeat(100_000)), ev('user', 'Where do I live?')];
   const text = renderTimeline(events, 12_000, 'UTC');

@@ -67,12 +67,17 @@ function timelineLine(e: ContextEvent, zone: string): string {
 export function renderTimeline(events: readonly ContextEvent[], maxChars: number, zone: string = systemTimeZone()): string {
   const lines: string[] = [];
   let used = 0;
-  // One line takes at most a quarter of the budget: a pasted log or a 100 KB message is cut short
-  // ("…"), and the turns before it stay in the timeline (it used to end the timeline there).
+  // A line that does not fit in what is left is cut short ("…") to at most a quarter of the
+  // budget, and older turns still follow it: one pasted log or 100 KB message used to end the
+  // timeline there. A line that fits stays whole.
   const perLine = Math.max(200, Math.floor(maxChars / 4));
   for (let i = events.length - 1; i >= 0; i--) {
-    const line = cutLine(timelineLine(events[i], zone), Math.min(perLine, maxChars));
-    if (used + line.length > maxChars) break;
+    let line = timelineLine(events[i], zone);
+    if (used + line.length > maxChars) {
+      const room = Math.min(perLine, maxChars - used);
+      if (line.length <= perLine || room < 80) break;
+      line = cutLine(line, room);
+    }
     lines.push(line);
     used += line.length + 1;
   }

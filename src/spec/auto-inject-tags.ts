@@ -36,11 +36,6 @@ export function isAutoInjected(tags: readonly string[]): boolean {
   return autoInjectTagsIn(tags).length > 0;
 }
 
-/** The reserved tag `tag` is written as (its own spelling), or undefined when it is none. */
-export function reservedSpelling(tag: string): string | undefined {
-  return RESERVED.get(folded(tag));
-}
-
 /** True when `tag` is a reserved tag or a look-alike of one. */
 export function isReservedTag(tag: string): boolean {
   return RESERVED.has(folded(tag));

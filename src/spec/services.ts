@@ -185,7 +185,8 @@ export interface ControlStoreSalvage extends StoreSalvage {
 export interface AgentStatusService {
   status(): {
     busy: boolean;
-    current?: { turnId: string; sessionId: string };
+    /** The running turn; `speaker` (its speaker id) when it is someone's on a chat channel. */
+    current?: { turnId: string; sessionId: string; speaker?: string };
     queued: number;
     startedAt: number;
     version: string;

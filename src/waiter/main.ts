@@ -310,7 +310,15 @@ async function chat(opts: GlobalOpts, c: DaemonClient, sessionId: string): Promi
       }
       c.request('interrupt', { text: what, sessionId }).then(
         () => io.err(busy ? '\x1b[2m(interrupting…)\x1b[0m\n' : ''),
-        (e: Error) => io.err(`waiter: ${e.message}\n`),
+        (e: Error & { code?: string }) => {
+          // This chat's message still waits behind another conversation's turn: nothing of it to
+          // cut short yet, so the text goes after it, not lost.
+          if (e.code === 'CONFLICT') {
+            queue.push(what);
+            io.err('\x1b[2m(nothing of this chat is running yet: sent after your message)\x1b[0m\n');
+            void pump();
+          } else io.err(`waiter: ${e.message}\n`);
+        },
       );
       return;
     }

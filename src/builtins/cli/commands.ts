@@ -148,8 +148,11 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       // Nothing running: the text would start a turn whose answer `interrupt` never shows. Said,
       // with the command that sends a message and prints its answer.
       const st = sdk.use('host.agent')?.status();
-      if (st && (!st.busy || !st.current || (sessionId !== undefined && st.current.sessionId !== sessionId))) {
-        throw new ConflictError(`nothing is running${sessionId ? ` in ${sessionId}` : ''} to interrupt: to send it as a message, use waiter send${sessionId ? ` -s ${sessionId}` : ''} <text>`, { sessionId: sessionId ?? null });
+      // It joins the running turn when that is the session named — or, naming none, when the turn
+      // is the owner's (someone's chat-app turn is not interrupted by the owner's words, 0360).
+      const joins = !!st?.current && (sessionId !== undefined ? st.current.sessionId === sessionId : !st.current.speaker);
+      if (st && !joins) {
+        throw new ConflictError(`${sessionId ? `nothing is running in ${sessionId}` : 'no turn of yours is running'} to interrupt: to send it as a message, use waiter send${sessionId ? ` -s ${sessionId}` : ''} <text>`, { sessionId: sessionId ?? null });
       }
       sdk.injectInterrupt({ sessionId, source: 'cli', text });
       return { delivered: true, turnId: st?.current?.turnId };

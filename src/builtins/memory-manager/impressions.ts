@@ -1,4 +1,4 @@
-import { reservedSpelling } from '../../spec/index.js';
+import { AUTO_INJECT_TAGS } from '../../spec/index.js';
 
 /** At most 12 impressions per memory (M-2). */
 export const MAX_IMPRESSIONS = 12;
@@ -41,15 +41,13 @@ export function cleanStringList(input: unknown, maxLen = 200): string[] {
  * first spelling stays), as a person reading the row would count them.
  */
 export function cleanTags(input: unknown): string[] {
-  const seen = new Set<string>();
-  // "Convention" or a full-width look-alike is the reserved tag itself: the tool gate already asks
-  // the person for it (decision 0240), so it also does what it says (injected into every session).
-  return cleanStringList(input, 64)
-    .map((t) => reservedSpelling(t) ?? t)
-    .filter((t) => {
-      const k = t.toLowerCase();
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
+  const kept = new Map<string, string>();
+  for (const t of cleanStringList(input, 64)) {
+    const k = t.toLowerCase();
+    // A reserved tag written exactly ("convention") wins over another case of it: that spelling is
+    // the one that injects. Another case of it is kept as written — a plain tag — never turned into
+    // the reserved one here: that would start injecting a memory nobody asked to (0240, 0480).
+    if (!kept.has(k) || AUTO_INJECT_TAGS.includes(t)) kept.set(k, t);
+  }
+  return [...kept.values()];
 }

@@ -63,7 +63,7 @@ test('tags are kept once whatever their letter case ("pets" and "PETS" are one t
   assert.deepEqual(c.tags, ['x']);
 });
 
-test('across memories a tag keeps the library\'s spelling ("PETS" on a new memory is "pets"), the tag filter ignores letter case, and "Convention" is the convention tag', async (t) => {
+test('across memories a tag keeps the library\'s spelling ("PETS" on a new memory is "pets"), the tag filter ignores letter case; another case of "convention" never becomes it', async (t) => {
   const { dir, lib } = tempLib(t, { watch: false });
   const a = await lib.save({ title: 'Rex', snapshot: 'a dog', tags: ['pets'] });
   const b = await lib.save({ title: 'Tom', snapshot: 'a cat', tags: ['PETS', 'Cats'] });
@@ -79,12 +79,17 @@ test('across memories a tag keeps the library\'s spelling ("PETS" on a new memor
   t.after(() => again.close());
   assert.deepEqual((await again.list({ tag: 'Pets' })).items.map((m) => m.title).sort(), ['Goldie', 'Rex', 'Tom']);
   assert.deepEqual((await again.search('fish', 20, { tag: 'pets' })).map((m) => m.title), ['Goldie']);
-  assert.deepEqual((await lib.save({ title: 'Rule', snapshot: 'answer briefly', tags: ['Convention', 'ｃｏｎｖｅｎｔｉｏｎ'] })).tags, ['convention']);
-  // Written by hand too: a file's "Convention" is read as the convention tag.
+  // A reserved tag is what it is written as: another case of it stays a plain tag (an existing
+  // memory tagged "Convention" must not start being injected everywhere), and the exact spelling
+  // wins within one list and over the library's spelling (a review of 0480).
+  const legacy = await lib.save({ title: 'Trade fair', snapshot: 'the convention centre opens at 9', tags: ['Convention', 'ｃｏｎｖｅｎｔｉｏｎ'] });
+  assert.deepEqual(legacy.tags, ['Convention', 'ｃｏｎｖｅｎｔｉｏｎ']);
+  assert.deepEqual((await lib.save({ title: 'Rule', snapshot: 'answer briefly', tags: ['Convention', 'convention'] })).tags, ['convention']);
+  assert.deepEqual((await lib.save({ title: 'Rule 2', snapshot: 'answer in Chinese', tags: ['convention'] })).tags, ['convention'], 'not respelled after the legacy memory');
   writeFileSync(join(dir, 'memories', 'hand-2.md'), '---\ntitle: Brief\ntags: ["Convention", "PETS", "pets"]\n---\n## 快照\nkeep it short\n');
   const third = new MemoryLibrary(dir, { watch: false });
   t.after(() => third.close());
-  assert.deepEqual((await third.read('hand-2')).tags, ['convention', 'PETS']);
+  assert.deepEqual((await third.read('hand-2')).tags, ['Convention', 'PETS'], 'a hand-written file keeps its spelling');
 });
 
 test('compose: made of a memory that is turned off, the new memory starts off too (its text stays out of prompts until the person turns it on)', async (t) => {

@@ -2,6 +2,7 @@ import { lstat, readdir, readFile, realpath, stat, unlink, mkdir } from 'node:fs
 import { join, basename, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { ConflictError, NotFoundError, ValidationError, writeFileAtomic } from '../../sdk/index.js';
+import { isReservedTag } from '../../spec/index.js';
 import { cleanStringList, cleanTags, sanitizeImpressions } from './impressions.js';
 import { assertMemoryId, MEMORY_ID_RE, newMemoryId } from './memory-id.js';
 import { assertSnapshotText, normalizeText, parseMemoryFile, serializeMemory, type MemoryRecord, type MemorySource } from './memory-file.js';
@@ -252,7 +253,9 @@ export class MemoryLibrary implements LinkIndex {
    */
   private spelled(tags: string[], id: string): string[] {
     if (!tags.length) return tags;
-    const wanted = new Set(tags.map((t) => t.toLowerCase()));
+    // A reserved tag keeps the spelling it was given: "convention" is the convention tag whatever
+    // spelling of it another memory has, and another case of it never becomes it (0480).
+    const wanted = new Set(tags.filter((t) => !isReservedTag(t)).map((t) => t.toLowerCase()));
     const spelling = new Map<string, string>();
     for (const r of this.records.values()) {
       if (r.id === id) continue;
@@ -261,7 +264,7 @@ export class MemoryLibrary implements LinkIndex {
         if (wanted.has(k) && !spelling.has(k)) spelling.set(k, t);
       }
     }
-    return tags.map((t) => spelling.get(t.toLowerCase()) ?? t);
+    return tags.map((t) => (isReservedTag(t) ? t : (spelling.get(t.toLowerCase()) ?? t)));
   }
 
   private now(): string {

@@ -167,7 +167,7 @@ export function sessionFor(header: string | null, user: string | null | undefine
     // The owner's own conversations only: a chat app's (someone's Telegram or QQ chat) or the
     // daemon's notices would take a turn of the owner's that was never said there.
     const channel = id.slice(0, id.indexOf(':'));
-    if (!OWN_CHANNELS.includes(channel)) throw OpenAiApiError.invalid(`${SESSION_HEADER} names a ${channel} conversation: the API continues only your own (${OWN_CHANNELS.map((c) => `${c}:…`).join(', ')})`, SESSION_HEADER);
+    if (!OWN_CHANNELS.includes(channel)) throw OpenAiApiError.invalid(`${SESSION_HEADER} names a ${channel} conversation: the API continues only your own (${OWN_CHANNELS.map((c) => `${c}:…`).join(', ')}); to name a conversation of the API, give a name without ":" (kitchen is openai:kitchen)`, SESSION_HEADER);
     return id;
   }
   const u = user?.trim();

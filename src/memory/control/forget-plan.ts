@@ -86,7 +86,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
       else documents.set(`${h.tier}:${h.id}`, { tier: h.tier, id: h.id, text: preview(h.text) });
     }
     for (const e of t.context()?.events() ?? []) {
-      const text = [e.input, e.response, ...(e.toolOutputs ?? []).filter((x) => !MEMORY_READING_TOOLS.has(x.tool)).map((x) => x.text)].join('\n');
+      const text = [e.input, e.response, ...(e.toolOutputs ?? []).map((x) => x.text)].join('\n');
       if (!containsAll(text, words)) continue;
       if (e.refs?.[0]) addTurn(e.refs[0], e.timestamp, `${e.input} ${e.response}`, 'context');
       else documents.set(`context:${e.id}`, { tier: 'context', id: e.id, text: preview(text) });
@@ -105,9 +105,10 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     for (const evs of (await allLogs(t)).values()) {
       for (const e of evs) {
         // A block recall or the library gave a turn is a copy of memory, not what was said in it:
-        // it goes with the things it names (forget-run), not by listing that turn. So is what a
-        // tool that reads memory answered (a recall, a knowledge search, a library read).
-        if (e.data?.redacted || e.kind === 'injection' || readsMemory(e)) continue;
+        // it goes with the things it names (forget-run), not by listing that turn. What a tool
+        // answered is still read: a recall's answer can hold a fact whose own turn is gone, which
+        // only listing its turn takes (a review of 0480).
+        if (e.data?.redacted || e.kind === 'injection') continue;
         if (containsAll(searchedText(e), words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
       }
     }
@@ -240,15 +241,4 @@ function searchedText(e: SessionEvent): string {
     return [e.text, ...files].join('\n');
   }
   return `${e.text}\n${e.data ? JSON.stringify(e.data) : ''}`;
-}
-
-/**
- * The built-in tools that answer with what memory holds (T-10, M-11). Their results are copies of
- * memory: they go with what they copy (forget-run), and a forget by words does not list the turn
- * that asked for them — the person said none of it there.
- */
-const MEMORY_READING_TOOLS = new Set(['memory_recall', 'doc_query', 'memory_introspect', 'person_query', 'knowledge_search', 'knowledge_list', 'library_search', 'library_read']);
-
-function readsMemory(e: SessionEvent): boolean {
-  return e.kind === 'tool_result' && typeof e.data?.name === 'string' && MEMORY_READING_TOOLS.has(e.data.name);
 }

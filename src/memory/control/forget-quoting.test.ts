@@ -114,3 +114,48 @@ test('0450 (review): a turn that only looked the message up (a tool result, an i
   assert.deepEqual(plan.quoting?.map((t) => t.turnId), [shouted.turnId]);
   await w.close();
 });
+
+test('0480 (review): a kept quoting turn keeps its tool events too — it is not redacted for the quote in a copy either', async () => {
+  const w = await world();
+  const secret = await w.say(MESSAGE, 'Noted.');
+  const quoting = await w.say(`Remind me at 6: ${MESSAGE}`, 'I will.');
+  await w.sessions.append(SID, { turnId: quoting.turnId, kind: 'tool_call', text: 'timer_create', data: { id: 'c1', arguments: JSON.stringify({ at: '18:00', text: MESSAGE }) } });
+  await w.mem.control.forget({ turnIds: [secret.turnId], keepTurnIds: [quoting.turnId] });
+  const call = (await w.sessions.events(SID)).find((e) => e.turnId === quoting.turnId && e.kind === 'tool_call');
+  assert.ok(call && !call.data?.redacted, 'the kept turn’s tool call stays as it was');
+  await w.close();
+});
+
+test('0480 (review): what a removed knowledge entry merely mentions — a tool’s name, another entry’s name, a marker — is not a copy of it; a snippet of it is', async () => {
+  const w = await world();
+  const note = 'Always run files_search before files_write. Keep the Home network setup entry current; after [resumed after a restart] check timers. The guest wifi password is plover-8812, written on the card in the hall.';
+  await w.mem.knowledge.create('tools note', note);
+  await w.mem.knowledge.create('Home network setup', 'Router in the hall cupboard.');
+  const t = (await w.say('anything new?', 'Not really.')).turnId;
+  const ev = (kind: string, text: string, data: Record<string, unknown>) => w.sessions.append(SID, { turnId: t, kind: kind as never, text, data });
+  await ev('tool_call', 'files_search', { id: 'c1', arguments: '{"query":"budget"}' });
+  await ev('tool_result', '{"hits":[]}', { id: 'c1', name: 'files_search' });
+  await ev('injection', '- Home network setup: Router in the hall cupboard.', { source: 'recall', slot: 'knowledge', sources: [{ tier: 'knowledge', id: 'Home network setup', text: 'Router in the hall cupboard.' }] });
+  await ev('marker', '[resumed after a restart]', { op: 'resume' });
+  await ev('tool_result', JSON.stringify({ results: [{ name: 'tools note', snippet: '…The guest wifi password is plover-8812, written on the card in the hall.' }] }), { id: 'c2', name: 'knowledge_search' });
+  const plan = await w.mem.control.forgetPreview({ query: 'plover-8812' });
+  const entry = plan.memories.find((m) => m.title === 'Knowledge base: tools note')!;
+  await w.mem.control.forget({ memoryIds: [entry.id] });
+  const evs = (await w.sessions.events(SID)).filter((e) => e.turnId === t);
+  const redacted = (kind: string) => evs.filter((e) => e.kind === kind).map((e) => !!e.data?.redacted);
+  assert.deepEqual(redacted('tool_call'), [false], 'a tool name the note mentions');
+  assert.deepEqual(redacted('tool_result'), [false, true], 'the files_search result stays; the snippet of the note goes');
+  assert.deepEqual(redacted('injection'), [false], 'another entry the note names');
+  assert.deepEqual(redacted('marker'), [false]);
+  assert.ok(!JSON.stringify(evs).includes('plover-8812'));
+  await w.close();
+});
+
+test('0480 (review): a fact is matched by words as a turn is — a number whole ("3456" is not in the phone number 123456789)', async () => {
+  const w = await world();
+  w.mem.graph.commit([{ subject: 'Bob', predicate: 'phone_number', object: '123456789' }, { subject: 'router', predicate: 'pin', object: '3456' }]);
+  const plan = await w.mem.control.forgetPreview({ query: '3456' });
+  assert.deepEqual(plan.facts.map((f) => f.text).sort(), [plan.facts.find((f) => /router/.test(f.text))?.text].filter(Boolean));
+  assert.equal(plan.facts.length, 1);
+  await w.close();
+});

@@ -324,8 +324,10 @@ export async function runForget(
   const kept = new Set(req.keepTurnIds ?? []);
   // A removed memory's text, in a copy of memory (a tool call or result, an injection): not in a
   // message or a reply (decision 0430).
-  // What was said, too: a recall's or a search's answer quotes it, often only a piece of it.
-  const copiesMemory = copiesOfMemory([...memoryTexts, ...quotes]);
+  const copiesMemory = copiesOfMemory(memoryTexts);
+  // What was said, in a copy of memory outside the turns the person kept: a recall's or a search's
+  // answer quotes it, often only a piece of it (a kept turn is not redacted for the quote, 0450).
+  const copiesSaid = copiesOfMemory(quotes);
   // A logged injection (decision 0100) goes when it names anything that went: a forgotten turn, a
   // tier row, a fact or a library memory — its text is a snippet or a fact line, which quoting
   // alone would miss.
@@ -338,7 +340,7 @@ export async function runForget(
         (typeof s?.turnId === 'string' && turnSet.has(s.turnId)) ||
         (typeof s?.id === 'string' && (goneIds.has(s.id) || (s.tier === 'knowledge' && goneIds.has(knowledgeForgetId(s.id))))),
     );
-  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || (!kept.has(e.turnId) && (quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))))) || namesGone(e) || copiesMemory(e));
+  const hit = (e: SessionEvent) => !e.data?.redacted && (turnSet.has(e.turnId) || (!kept.has(e.turnId) && (quoted(e.text) || (e.data !== undefined && quoted(JSON.stringify(e.data))) || copiesSaid(e))) || namesGone(e) || copiesMemory(e));
   if (t.sessions?.redactAll) res.sessionEvents = await t.sessions.redactAll(hit);
   else if (t.sessions?.redact) {
     for (const s of await t.sessions.list()) {
@@ -385,11 +387,12 @@ function copiesOfMemory(texts: readonly string[]): (e: SessionEvent) => boolean 
   const escaped = quotes.map(jsonInner);
   // A piece of a removed text: a search's snippet of a knowledge entry or a memory is cut from its
   // text with the white space flattened and "…" at a cut — as a piece, not the whole, it is found
-  // by being inside the text, not by holding it.
+  // by being inside the text, not by holding it. Only a piece long enough to be a quote counts: a
+  // tool's name, a title or a marker that a removed text merely mentions is not a copy of it.
   const flatQuotes = quotes.map(flatSpace);
   const piece = (s: string) => {
     const p = flatSpace(s.replace(/^…|…$/g, ''));
-    return distinctiveContent(p) && flatQuotes.some((q) => q.includes(p));
+    return weighs(p) >= PIECE_MIN && flatQuotes.some((q) => q.includes(p));
   };
   return (e) =>
     quotes.length > 0 &&
@@ -403,14 +406,24 @@ function flatSpace(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/** The strings an event holds: its text (and, when that is JSON, the strings in it) and the strings in its data. */
+/** Characters a piece of a removed text must weigh to count as a copy of it (a Han, kana or hangul character weighs two). */
+const PIECE_MIN = 40;
+const WIDE_CHAR = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/gu;
+function weighs(s: string): number {
+  return s.length + (s.match(WIDE_CHAR)?.length ?? 0);
+}
+
+/** Fields of an event's data that name things (a tool, a source, a session) rather than hold what was copied. */
+const NAMING_KEYS = new Set(['id', 'name', 'title', 'tier', 'slot', 'source', 'turnId', 'sessionId', 'kind', 'tool', 'channel', 'platform', 'op', 'status']);
+
+/** The strings an event holds: its text (and, when that is JSON, the strings in it) and the strings in its data — not the fields that only name things. */
 function stringsIn(text: string, data: unknown): string[] {
   const out: string[] = [text];
   const walk = (v: unknown, depth: number): void => {
     if (out.length > 2000 || depth > 8) return;
     if (typeof v === 'string') out.push(v);
     else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
-    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) if (!NAMING_KEYS.has(k)) walk(x, depth + 1);
   };
   if (/^\s*[[{]/.test(text)) {
     try {

@@ -1,5 +1,5 @@
 import type { GraphEntity, GraphRelation, Triple } from '../../spec/index.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../spec/index.js';
+import { ConflictError, containsAll, NotFoundError, ValidationError } from '../../spec/index.js';
 import { cleanPredicate, combineConfidence, GRAPH_LIMITS, parseName, parseTriples, type CleanTriple } from './graph-input.js';
 import { EMPTY_STATE, putRelation, readState, undoState, type GraphChange, type GraphState } from './graph-state.js';
 import { compactSourceChange } from './source-delta.js';
@@ -507,7 +507,9 @@ export class GraphDB extends GraphStore {
     if (!ts.length) return [];
     const cond = ts.map(() => "instr(lower(s.name || ' ' || replace(r.predicate, '_', ' ') || ' ' || o.name || ' ' || COALESCE(r.sentence, '')), ?) > 0").join(' AND ');
     const rows = this.conn.prepare(`${REL_SELECT} WHERE ${cond} ORDER BY r.id LIMIT ?`).all(...ts, limit) as RelationRow[];
-    return rows.map((r) => toRelationRow(r));
+    // The rule of a forget by words over the same text: a number is a whole number ("3456" is not
+    // in a phone number 123456789), which SQL's instr cannot say.
+    return rows.map((r) => toRelationRow(r)).filter((r) => containsAll(`${r.subject} ${r.predicate.replace(/_/g, ' ')} ${r.object} ${r.sentence ?? ''}`, ts));
   }
 
   /**
