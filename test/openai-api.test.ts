@@ -363,7 +363,7 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     assert.deepEqual(await evil.json(), {
       error: {
         message:
-          'cross-site requests are refused (Origin: http://evil.example); use the WebUI served by this daemon, or a client with the token; to let the chat app at http://evil.example use /v1 and /mcp, list its origin in plugin.webui.app_origins (Settings, or: waiter config set plugin.webui.app_origins \'["http://evil.example"]\', with any origins listed already)',
+          'cross-site requests are refused (Origin: http://evil.example); use the WebUI served by this daemon, or a client with the token; if http://evil.example is a chat app of yours, let it use /v1 and /mcp: list its origin in plugin.webui.app_origins (Settings, or: waiter config set plugin.webui.app_origins \'["http://evil.example"]\', with any origins listed already)',
         type: 'permission_error',
         param: null,
         code: 'cross_site_request',

@@ -126,7 +126,7 @@ export function checkApiRequest(req: Request, path: string, token: string, appOr
     const app = path.startsWith('/v1/') || path === '/mcp' || path.startsWith('/mcp/');
     const origin = req.headers.get('origin');
     // The list already kept is not echoed: this answer goes to a caller that has shown no token.
-    const allow = app && origin && origin !== 'null' ? `; to let the chat app at ${origin.slice(0, 200)} use /v1 and /mcp, list its origin in plugin.webui.app_origins (Settings, or: waiter config set plugin.webui.app_origins '${JSON.stringify([origin.slice(0, 200)])}', with any origins listed already)` : '';
+    const allow = app && origin && origin !== 'null' ? `; if ${origin.slice(0, 200)} is a chat app of yours, let it use /v1 and /mcp: list its origin in plugin.webui.app_origins (Settings, or: waiter config set plugin.webui.app_origins '${JSON.stringify([origin.slice(0, 200)])}', with any origins listed already)` : '';
     return { status: 403, code: 'CROSS_SITE_REQUEST', message: `cross-site requests are refused (${cross}); use the WebUI served by this daemon, or a client with the token${allow}` };
   }
   if (!tokenMatches(requestToken(req, req.method === 'GET' && QUERY_TOKEN_ROUTES.has(path)), token)) {
