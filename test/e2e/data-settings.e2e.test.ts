@@ -85,6 +85,10 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.click('[data-testid=import-check]');
     await page.waitForSelector('[data-testid=transfer-report]', { timeout: T });
     assert.match((await page.textContent('[data-testid=data-section]')) ?? '', /An import would do/);
+    // Each part by a name a person reads ("Knowledge graph", not "graph"; the key on hover).
+    const report = (await page.textContent('[data-testid=transfer-report]')) ?? '';
+    assert.match(report, /Knowledge graph/);
+    assert.equal(await page.getAttribute('[data-testid=transfer-report] td[title=graph]', 'title'), 'graph');
     await page.click('[data-testid=import-start]');
     await page.waitForFunction(() => /Imported:/.test(document.querySelector('[data-testid=data-section]')?.textContent ?? ''), undefined, { timeout: T });
     await shot(page, 'settings-data');

@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { api, token, ApiError } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
+import { dict, type DictKey } from '../../i18n-dict';
 import { bytes, localDay } from '../../lib/format';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import type { TransferJobView, TransferMode, TransferReport } from '../../../../src/spec/index.js';
@@ -127,6 +128,12 @@ export function keptOf(p: { conflicts: number; overwritten: number; keptBoth: nu
   return Math.min(p.skipped, Math.max(0, p.conflicts - p.overwritten - p.keptBoth));
 }
 
+/** A part of an archive as the person names it ("Library (memories and the plan)"; the part's key on hover). */
+function partLabel(t: ReturnType<typeof useT>, part: string): string {
+  const key = `data.part.${part}`;
+  return key in dict.en ? t(key as DictKey) : part;
+}
+
 function ReportTable({ report }: { report: TransferReport }) {
   const t = useT();
   const rows = Object.entries(report.parts);
@@ -146,7 +153,7 @@ function ReportTable({ report }: { report: TransferReport }) {
         <tbody>
           {rows.map(([part, p]) => (
             <tr key={part}>
-              <td>{part}</td>
+              <td title={part}>{partLabel(t, part)}</td>
               <td>{p?.added ?? 0}</td>
               <td>{p?.same ?? 0}</td>
               {/* `skipped` counts kept conflicts and things left out (a setting not known here, a secret, one held for the person): apart. */}
