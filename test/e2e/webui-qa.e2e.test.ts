@@ -57,6 +57,14 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     await page.getByTestId('chat-scroll').hover();
     await page.mouse.wheel(0, -600);
     await until(async () => (await scrollState()).fromBottom > 300, 'the wheel to scroll up');
+    // A wheel scroll may still be gliding (smooth scrolling, a busy machine): measure once it rests.
+    let last = -1;
+    await until(async () => {
+      const top = (await scrollState()).top;
+      const still = top === last;
+      last = top;
+      return still;
+    }, 'the scroll to come to rest', { everyMs: 150 });
     const before = (await scrollState()).top;
     await page.addStyleTag({ content: '.turn .bubble { padding-bottom: 160px !important; }' });
     await page.waitForTimeout(400);
