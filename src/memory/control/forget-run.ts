@@ -11,7 +11,7 @@ import { knowledgeForgetId } from './knowledge-participant.js';
 import { turnRefs } from './forget-plan.js';
 import { ForgetTexts } from './forget-texts.js';
 import { isArchivedEvent } from './tombstone-match.js';
-import { distinctiveContent, docHash, factHash, turnHash } from './tombstone-hash.js';
+import { distinctiveContent, docHash, factHash, textWeight, turnHash } from './tombstone-hash.js';
 
 /** History entries are redacted when they hold a forgotten text of at least this length. */
 const HISTORY_MIN = 4;
@@ -392,29 +392,33 @@ function copiesOfMemory(texts: readonly string[]): (e: SessionEvent) => boolean 
   const flatQuotes = quotes.map(flatSpace);
   const piece = (s: string) => {
     const p = flatSpace(s.replace(/^…|…$/g, ''));
-    return weighs(p) >= PIECE_MIN && flatQuotes.some((q) => q.includes(p));
+    return textWeight(p) >= PIECE_MIN && flatQuotes.some((q) => q.includes(p));
   };
   return (e) =>
     quotes.length > 0 &&
     e.kind !== 'user' &&
     e.kind !== 'assistant' &&
     e.kind !== 'interrupt' &&
-    (quotes.some((q) => e.text.includes(q)) || (e.data !== undefined && escaped.some((q) => JSON.stringify(e.data).includes(q))) || stringsIn(e.text, e.data).some(piece));
+    (quotes.some((q) => e.text.includes(q)) || (e.data !== undefined && escaped.some((q) => JSON.stringify(e.data).includes(q))) || stringsOf(e).some(piece));
 }
 
 function flatSpace(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/** Characters a piece of a removed text must weigh to count as a copy of it (a Han, kana or hangul character weighs two). */
+/** What a piece of a removed text must weigh (`textWeight`: a Han, kana or hangul character counts two) to count as a copy of it. */
 const PIECE_MIN = 40;
-const WIDE_CHAR = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/gu;
-function weighs(s: string): number {
-  return s.length + (s.match(WIDE_CHAR)?.length ?? 0);
-}
 
 /** Fields of an event's data that name things (a tool, a source, a session) rather than hold what was copied. */
 const NAMING_KEYS = new Set(['id', 'name', 'title', 'tier', 'slot', 'source', 'turnId', 'sessionId', 'kind', 'tool', 'channel', 'platform', 'op', 'status']);
+
+/** The strings of each event, read once for both copy checks of a forget (the removed memories', what was said). */
+const eventStrings = new WeakMap<SessionEvent, string[]>();
+function stringsOf(e: SessionEvent): string[] {
+  let out = eventStrings.get(e);
+  if (!out) eventStrings.set(e, (out = stringsIn(e.text, e.data)));
+  return out;
+}
 
 /** The strings an event holds: its text (and, when that is JSON, the strings in it) and the strings in its data — not the fields that only name things. */
 function stringsIn(text: string, data: unknown): string[] {

@@ -44,7 +44,12 @@ export function distinctiveContent(text: string): boolean {
   return weighs(normaliseContent(text));
 }
 
-const weighs = (normalised: string) => normalised.length + (normalised.match(WIDE)?.length ?? 0) >= CONTENT_MIN;
+/** What a text weighs: its length, a Han, kana or hangul character counting two. */
+export function textWeight(text: string): number {
+  return text.length + (text.match(WIDE)?.length ?? 0);
+}
+
+const weighs = (normalised: string) => textWeight(normalised) >= CONTENT_MIN;
 
 /** The content tombstone a text is matched by, or undefined when it is not distinctive (normalised once: a scan asks this of every text). */
 export function contentKey(text: string): string | undefined {
