@@ -115,19 +115,27 @@ async function passphrase(o: { passphrase?: boolean; passphraseEnv?: string }, c
   return first;
 }
 
+/**
+ * Progress on stderr: one line rewritten on a terminal; in a file (a log), a line each time `step`
+ * changes (a phase, a tenth) — not one endless line of carriage returns.
+ */
+function progressLine(): (now: string, step: string) => void {
+  let last: string | undefined;
+  return (now, step) => {
+    if (io.errTty) return io.err(`\r${now}        `);
+    if (step !== last) io.err(`${now}\n`);
+    last = step;
+  };
+}
+
 /** Prints transfer progress on one line of stderr (JSON lines with --json). */
 function transferProgress(opts: GlobalOpts) {
-  let last = '';
+  const line = progressLine();
   return (e: CliStreamEvent) => {
     if (e.event !== 'progress') return;
     const d = e.data as { phase: string; done: number; total: number };
     if (opts.json) return io.err(JSON.stringify({ event: 'progress', ...d }) + '\n');
-    const now = `${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}`;
-    if (io.errTty) return io.err(`\r${now}        `);
-    // Not a terminal (a log file): one line per phase and per tenth, not one endless line.
-    const step = `${d.phase}:${d.total ? Math.floor((10 * d.done) / d.total) : ''}`;
-    if (step !== last) io.err(`${now}\n`);
-    last = step;
+    line(`${d.phase}: ${d.total ? `${Math.floor((100 * d.done) / d.total)}%` : d.done}`, `${d.phase}:${d.total ? Math.floor((10 * d.done) / d.total) : ''}`);
   };
 }
 
@@ -603,18 +611,13 @@ export function buildProgram(): Command {
     .description('rebuild the cold archive from the session logs (what no memory tier holds is archived again and distilled into graph facts by the rules; safe to repeat)')
     .action(async () => {
       const opts = program.opts<GlobalOpts>();
-      let tenth = -1;
+      const line = progressLine();
       const result = await withClient(opts, (c) =>
         c.request('memory.reindex', {}, (e) => {
           if (e.event !== 'progress') return;
           const d = e.data as { sessions: number; totalSessions: number; added: number; facts?: number };
           if (opts.json) return io.err(JSON.stringify({ event: 'progress', ...d }) + '\n');
-          const now = `reindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added${d.facts !== undefined ? `, ${d.facts} facts distilled` : ''}`;
-          if (io.errTty) return io.err(`\r${now}`);
-          // Not a terminal (a log file): a line per tenth, not one line of carriage returns.
-          const step = d.totalSessions ? Math.floor((10 * d.sessions) / d.totalSessions) : 0;
-          if (step !== tenth) io.err(`${now}\n`);
-          tenth = step;
+          line(`reindex: ${d.sessions}/${d.totalSessions} sessions, ${d.added} turns added${d.facts !== undefined ? `, ${d.facts} facts distilled` : ''}`, String(d.totalSessions ? Math.floor((10 * d.sessions) / d.totalSessions) : 0));
         }),
       );
       if (!opts.json && io.errTty) io.err('\n');
