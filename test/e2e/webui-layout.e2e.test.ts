@@ -154,16 +154,17 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
       await phone.context().close();
     }
     await page.setViewportSize({ width: 1400, height: 900 });
-    // Chat in the top bar goes back to the conversation that was open, not to an empty new chat.
+    // Chat in the top bar goes back to the conversation that was open, not to an empty new chat. (The
+    // reply is looked for in the conversation: arriving while another page is open, it is a toast too.)
     h.script({ rounds: [{ text: 'Back to this one.' }] });
     assert.equal((await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'A conversation to come back to', sessionId: 'webui:back-to-chat' }) })).status, 202);
     await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:back-to-chat')}`);
-    await page.getByText('Back to this one.').waitFor({ timeout: T });
+    await page.getByTestId('turn').getByText('Back to this one.').waitFor({ timeout: T });
     await page.click('[data-testid=nav-knows]');
     await page.waitForFunction(() => window.location.hash.startsWith('#/knows'));
     await page.click('[data-testid=nav-chat]');
     await page.waitForFunction(() => window.location.hash === `#/chat/${encodeURIComponent('webui:back-to-chat')}`, undefined, { timeout: T });
-    await page.getByText('Back to this one.').waitFor({ timeout: T });
+    await page.getByTestId('turn').getByText('Back to this one.').waitFor({ timeout: T });
     await page.goto(`${h.url}/#/chat`);
     await page.click('[data-testid=toggle-graph]');
     await page.waitForSelector('.graph-overlay', { timeout: T });
