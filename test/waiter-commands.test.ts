@@ -88,6 +88,8 @@ test('the waiter program parses every documented command (usage errors exit 2)',
   for (const n of ['chat', 'send', 'interrupt', 'status', 'sessions', 'config', 'providers', 'plugins', 'memory', 'knowledge', 'library', 'changes']) assert.ok(names.includes(n), n);
   const { main } = await import('../src/waiter/main.js');
   assert.equal(await main(['node', 'waiter', 'config', 'get']), 2, 'missing argument is a usage error');
+  // An empty or blank message is the same mistake as none (it used to reach the daemon and exit 1).
+  for (const argv of [['send', ''], ['send', '  '], ['send'], ['interrupt', ' ']]) assert.equal(await main(['node', 'waiter', ...argv]), 2, argv.join(' '));
   // Every command and subcommand says in its help what it does, in words (no spec ids like "(M-8)").
   const walk = (c: typeof program, path: string): string[] => c.commands.flatMap((sub) => [...(sub.description().trim() && !/\([A-Z]-\d+[a-z]?\)/.test(sub.description()) ? [] : [`${path} ${sub.name()}`]), ...walk(sub, `${path} ${sub.name()}`)]);
   assert.deepEqual(walk(program, 'waiter'), []);

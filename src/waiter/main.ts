@@ -410,7 +410,7 @@ export function buildProgram(): Command {
     .action(async (words: string[], o: { session: string; stream: boolean; file?: string[] }) => {
       const opts = program.opts<GlobalOpts>();
       const files = readAttachments(o.file ?? []);
-      if (!words.length && !files.length) throw new UsageError('send needs a message or a --file');
+      if (!words.join(' ').trim() && !files.length) throw new UsageError('send needs a message or a --file');
       const code = await withClient(opts, (c) => send(opts, c, words.join(' '), o.session, o.stream, files));
       process.exitCode = code;
     });
@@ -421,6 +421,7 @@ export function buildProgram(): Command {
     .option('-s, --session <id>', 'session id')
     .action(async (words: string[], o: { session?: string }) => {
       const opts = program.opts<GlobalOpts>();
+      if (!words.join(' ').trim()) throw new UsageError('interrupt needs the text to inject');
       print(opts, await withClient(opts, (c) => c.request('interrupt', { text: words.join(' '), sessionId: o.session })));
     });
 
