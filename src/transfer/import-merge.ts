@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_PROTECTED_KEYS, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
+import { DEFAULT_PROTECTED_KEYS, importNote, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { kernelTurnNumber, SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
@@ -329,7 +329,7 @@ export async function mergeImport(o: {
     // Lines of theirs no store can read are not carried over (they cannot be checked against
     // forget's tombstones); the archive, which keeps them, stays with the person. Said, not silent.
     const theirDamaged = unreadableLines(theirRaw);
-    if (theirDamaged > 0) notes.push(`session ${s.id} in the archive has ${theirDamaged} line${theirDamaged === 1 ? '' : 's'} that could not be read: left out (the archive still holds them)`);
+    if (theirDamaged > 0) notes.push(importNote.theirLinesUnreadable(s.id, theirDamaged));
     const before = theirs.length;
     // A redacted event (the "[forgotten]" marker a forget leaves in its log) holds nothing: the
     // archive's own turn-id tombstones do not take it out of the log it came with.
@@ -353,13 +353,12 @@ export async function mergeImport(o: {
       const damaged = unreadableLines(oursText);
       if (damaged > 0) {
         p.conflicts++;
-        const lines = `${damaged} line${damaged === 1 ? '' : 's'} that could not be read`;
         if (mode === 'skip') {
           p.skipped++;
-          notes.push(`session ${s.id} here has ${lines}: it was kept as it is and the archive's left out`);
+          notes.push(importNote.ourLinesUnreadableSkipped(s.id, damaged));
           continue;
         }
-        notes.push(`session ${s.id} here has ${lines}: it was kept as it is and the archive's imported beside it`);
+        notes.push(importNote.ourLinesUnreadableBeside(s.id, damaged));
         id = freeSessionId(s.id, takenSession);
         refs.renameSession(s.id, id);
         p.keptBoth++;
@@ -378,7 +377,7 @@ export async function mergeImport(o: {
         const diverged = mode === 'overwrite' && !isPrefix(eventKeys(logLines(oursText)), eventKeys(theirs));
         if (mode === 'overwrite' && !diverged) p.overwritten++;
         else {
-          if (diverged) notes.push(`session ${s.id} here has turns the archive's does not: overwrite kept it and imported the archive's beside it`);
+          if (diverged) notes.push(importNote.diverged(s.id));
           id = freeSessionId(s.id, takenSession);
           refs.renameSession(s.id, id);
           p.keptBoth++;
@@ -407,7 +406,7 @@ export async function mergeImport(o: {
   await docs.open();
   archive.open();
   try {
-    if (theirDocs.unreadable) notes.push(`${theirDocs.unreadable} unreadable documents in the archive were left out`);
+    if (theirDocs.unreadable) notes.push(importNote.unreadableDocuments(theirDocs.unreadable));
     const putDocs: MemoryDocument[] = [];
     const putVecs: (typeof theirDocs.docs)[number]['vector'][] = [];
     for (const { doc, vector } of theirDocs.docs) {
@@ -459,7 +458,7 @@ export async function mergeImport(o: {
         return { events: [], turns: {} };
       }
     })();
-    if (theirCtx.dropped) notes.push(`${theirCtx.dropped} invalid context events in the archive were left out`);
+    if (theirCtx.dropped) notes.push(importNote.invalidContextEvents(theirCtx.dropped));
     const ourIds = new Set(ourCtx.events.map((e) => e.id));
     let ctxChanged = false;
     for (const e of theirCtx.events) {
@@ -563,7 +562,7 @@ export async function mergeImport(o: {
         heldLibrary.push(f.rel);
         if (h.text === undefined) {
           plan('library').skipped++;
-          notes.push(`library memory ${name.slice(0, -3)} would reach every session and its front matter could not be marked disabled: left out (the archive still holds it)`);
+          notes.push(importNote.memoryNotMarkable(name.slice(0, -3)));
           continue;
         }
         source = join(M, 'held', name);
@@ -609,12 +608,12 @@ export async function mergeImport(o: {
   if (heldLibrary.length) {
     plan('library').heldForApproval = heldLibrary;
     const memories = heldLibrary.filter((r) => r.startsWith('memories/')).length;
-    if (memories) notes.push(`${memories} library memor${memories === 1 ? 'y' : 'ies'} of the archive would reach every session (convention or session summary): imported disabled — enable each in the library once you have read it, or import again approving them`);
-    if (heldLibrary.some((r) => r.startsWith('pinned/'))) notes.push("the archive's injection plan would reach every turn: left out — import again approving it to take it");
+    if (memories) notes.push(importNote.memoriesDisabled(memories));
+    if (heldLibrary.some((r) => r.startsWith('pinned/'))) notes.push(importNote.planHeld());
   }
   if (heldPersona.length) {
     plan('persona').heldForApproval = heldPersona;
-    notes.push("the archive's persona would replace this one and reach every session: left out — import again approving it to take it");
+    notes.push(importNote.personaHeld());
   }
   // A file the archive's logs name only in events left out as forgotten (a message sent with it)
   // stays out too: an export made before a forget brings back no file the forget deleted (decision 0370).
@@ -641,17 +640,17 @@ export async function mergeImport(o: {
     const p = plan('settings');
     const info = known.get(key);
     if (!info) {
-      notes.push(`setting ${key} is not known here and was left out`);
+      notes.push(importNote.settingUnknown(key));
       p.skipped++;
       continue;
     }
     if (info.secret) {
-      notes.push(`setting ${key} is a secret and was left out (secrets are never imported)`);
+      notes.push(importNote.settingSecret(key));
       p.skipped++;
       continue;
     }
     if (INSTALL_LOCAL_SETTINGS.has(key)) {
-      notes.push(`setting ${key} says where the other install keeps its persona and was left out (the persona came as persona.md)`);
+      notes.push(importNote.settingPersonaPath(key));
       p.skipped++;
       continue;
     }
@@ -683,8 +682,8 @@ export async function mergeImport(o: {
   // The archive's turn-id tombstones are not among them (decision 0350, above).
   const have = new Set(theirTombs.length ? o.ledger.tombstones().map((t) => t.ref) : []);
   const tombstones = theirTombs.filter((t) => !t.ref.startsWith(TURN_STONE) && !have.has(t.ref) && !o.ledger.isForgotten(t.ref));
-  if (theirTurnStones.size) notes.push(`${theirTurnStones.size} turn tombstone${theirTurnStones.size === 1 ? '' : 's'} of the archive kept its own forgotten turns out; they are not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead)`);
+  if (theirTurnStones.size) notes.push(importNote.turnTombstones(theirTurnStones.size));
   if (theirTombs.length) plan('tombstones').added = tombstones.length;
-  for (const [from, to] of Object.entries(renamedSessions)) notes.push(`session ${from} was imported as ${to} (both kept)`);
+  for (const [from, to] of Object.entries(renamedSessions)) notes.push(importNote.sessionRenamed(from, to));
   return { files, settings, tombstones, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };
 }

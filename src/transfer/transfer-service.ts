@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import {
   HomeAgentError,
+  importNote,
   TransferError,
   TRANSFER_MODES,
   type ImportOptions,
@@ -424,7 +425,7 @@ export class TransferRuntime implements TransferService {
       const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
       // The archive's forgets reach what is here too (see applyTombstones): the preview says how much.
       const here = r.tombstones.length ? await this.ledger().previewExisting?.(r.tombstones.map((t) => t.ref)) : undefined;
-      if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(`would also forget here what was forgotten on the archive's install: ${here.turns} turns, ${here.facts} facts, ${here.documents} documents${here.files ? `, and ${here.files} files sent with those turns (deleted from the data folder)` : ''}`);
+      if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(importNote.wouldForgetHere(here));
       job.view.report = r.report;
       this.progress(job, { phase: 'staged', done: 1, total: 1 });
       // The view returned says what the job is once this returns: staged again, waiting to be
@@ -609,7 +610,7 @@ export class TransferRuntime implements TransferService {
     const ledger = this.host.forget?.();
     if (!ledger && c.tombstones.length > 0) {
       this.host.log.error('the forgets an import brought could not be recorded (the memory-control store is not open); the next start tries again', { tombstones: c.tombstones.length });
-      report?.notes.push('the archive\'s forgets could not be recorded yet (the memory-control store is not open); they will be at the next start');
+      report?.notes.push(importNote.forgetsNotRecorded('the memory-control store is not open'));
       return false;
     }
     try {
@@ -617,7 +618,7 @@ export class TransferRuntime implements TransferService {
       return true;
     } catch (e) {
       this.host.log.error(`the forgets an import brought could not be recorded (${(e as Error).message}); the next start tries again`, { tombstones: c.tombstones.length });
-      report?.notes.push(`the archive's forgets could not be recorded yet (${(e as Error).message}); they will be at the next start`);
+      report?.notes.push(importNote.forgetsNotRecorded((e as Error).message));
       return false;
     }
   }
@@ -631,10 +632,10 @@ export class TransferRuntime implements TransferService {
     try {
       const r = await this.ledger().applyToExisting?.(refs);
       if (r && r.turns + r.facts + r.documents > 0 && !report) this.host.log.warn(`forgot here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
-      if (r && r.turns + r.facts + r.documents > 0) report?.notes.push(`forgotten here too, as on the archive's install: ${r.turns} turns, ${r.facts} facts, ${r.documents} documents`);
+      if (r && r.turns + r.facts + r.documents > 0) report?.notes.push(importNote.forgotHere(r));
     } catch (e) {
       this.host.log.warn(`applying the imported tombstones failed: ${(e as Error).message}`);
-      report?.notes.push(`the archive's forgets were recorded but could not be applied to what is here yet (${(e as Error).message}); forget those things again to remove them`);
+      report?.notes.push(importNote.forgetsNotApplied((e as Error).message));
     }
   }
 

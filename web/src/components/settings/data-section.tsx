@@ -1,9 +1,10 @@
 import { useRef, useState } from 'react';
 import { api, token, ApiError } from '../../api/client';
 import { useApp } from '../../app-context';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
 import { dict, type DictKey } from '../../i18n-dict';
 import { bytes, localDay } from '../../lib/format';
+import { importNoteInWords } from '../../lib/import-note-words';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import type { TransferJobView, TransferMode, TransferReport } from '../../../../src/spec/index.js';
 
@@ -136,6 +137,7 @@ function partLabel(t: ReturnType<typeof useT>, part: string): string {
 
 function ReportTable({ report }: { report: TransferReport }) {
   const t = useT();
+  const lang = useLang();
   const rows = Object.entries(report.parts);
   return (
     <div data-testid="transfer-report">
@@ -167,7 +169,7 @@ function ReportTable({ report }: { report: TransferReport }) {
       {report.notes.length > 0 && (
         <ul className="muted small">
           {report.notes.map((n) => (
-            <li key={n}>{n}</li>
+            <li key={n}>{importNoteInWords(n, lang)}</li>
           ))}
         </ul>
       )}

@@ -1,0 +1,42 @@
+/**
+ * The notes an import's report carries (`TransferReport.notes`), one builder per kind, in English:
+ * `waiter import` prints them as they are. The WebUI says each in the page's language
+ * (web/src/lib/import-note-words.ts); test/import-note-words.test.ts builds every note here and
+ * checks that the Chinese page has words for it, so a note reworded or added here without its
+ * Chinese fails there rather than showing English to a person reading Chinese.
+ */
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+const unreadable = (n: number): string => `${plural(n, 'line', 'lines')} that could not be read`;
+
+export const importNote = {
+  theirLinesUnreadable: (session: string, n: number) => `session ${session} in the archive has ${unreadable(n)}: left out (the archive still holds them)`,
+  ourLinesUnreadableSkipped: (session: string, n: number) => `session ${session} here has ${unreadable(n)}: it was kept as it is and the archive's left out`,
+  ourLinesUnreadableBeside: (session: string, n: number) => `session ${session} here has ${unreadable(n)}: it was kept as it is and the archive's imported beside it`,
+  diverged: (session: string) => `session ${session} here has turns the archive's does not: overwrite kept it and imported the archive's beside it`,
+  unreadableDocuments: (n: number) => `${n} unreadable documents in the archive were left out`,
+  invalidContextEvents: (n: number) => `${n} invalid context events in the archive were left out`,
+  memoryNotMarkable: (memory: string) => `library memory ${memory} would reach every session and its front matter could not be marked disabled: left out (the archive still holds it)`,
+  memoriesDisabled: (n: number) =>
+    `${n} library memor${n === 1 ? 'y' : 'ies'} of the archive would reach every session (convention or session summary): imported disabled — enable each in the library once you have read it, or import again approving them`,
+  planHeld: () => "the archive's injection plan would reach every turn: left out — import again approving it to take it",
+  personaHeld: () => "the archive's persona would replace this one and reach every session: left out — import again approving it to take it",
+  settingUnknown: (key: string) => `setting ${key} is not known here and was left out`,
+  settingSecret: (key: string) => `setting ${key} is a secret and was left out (secrets are never imported)`,
+  settingPersonaPath: (key: string) => `setting ${key} says where the other install keeps its persona and was left out (the persona came as persona.md)`,
+  turnTombstones: (n: number) =>
+    `${plural(n, 'turn tombstone', 'turn tombstones')} of the archive kept its own forgotten turns out; they are not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead)`,
+  sessionRenamed: (from: string, to: string) => `session ${from} was imported as ${to} (both kept)`,
+  wouldForgetHere: (c: ForgetCounts) =>
+    `would also forget here what was forgotten on the archive's install: ${c.turns} turns, ${c.facts} facts, ${c.documents} documents${c.files ? `, and ${c.files} files sent with those turns (deleted from the data folder)` : ''}`,
+  forgotHere: (c: ForgetCounts) => `forgotten here too, as on the archive's install: ${c.turns} turns, ${c.facts} facts, ${c.documents} documents`,
+  forgetsNotRecorded: (why: string) => `the archive's forgets could not be recorded yet (${why}); they will be at the next start`,
+  forgetsNotApplied: (why: string) => `the archive's forgets were recorded but could not be applied to what is here yet (${why}); forget those things again to remove them`,
+} as const;
+
+export interface ForgetCounts {
+  turns: number;
+  facts: number;
+  documents: number;
+  files?: number;
+}
