@@ -164,8 +164,9 @@ export class Agent {
       }),
     };
     this.runner = new TurnRunner(this.deps);
-    // C-5: tool sources, in priority order. Plugin tools (the stage host) first.
-    this.tools.add('plugins', () => this.stages.tools());
+    // C-5: tool sources. Plugin tools (the stage host) come first in the list but yield every
+    // name clash to the kernel's own sources (channels, built-in, memory): no plugin replaces them.
+    this.tools.add('plugins', () => this.stages.tools(), { yields: true });
     this.tools.add('channels', () => this.channels.tools(() => this.current?.input.sessionId ?? 'system'));
     this.tools.add('builtin', () => this.builtinTools());
   }

@@ -5,7 +5,7 @@ export { EventBus } from './event-bus.js';
 export { StageHost } from './stage-host.js';
 export type { StageFailure, ToolRunResult, ToolScope } from './stage-host.js';
 export { SystemPromptBuilder, DEFAULT_PERSONA, SLOT_TITLES, renderTimeline } from './system-prompt.js';
-export { ToolAggregator } from './tool-aggregator.js';
+export { ToolAggregator, type ToolSourceOptions } from './tool-aggregator.js';
 export { OutputChannels, splitMessage, typesFor } from './output-channels.js';
 export { INTERRUPT_PREFIX } from './interrupts.js';
 export { cfg } from './ports.js';

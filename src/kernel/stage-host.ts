@@ -58,6 +58,13 @@ export class StageHost {
     };
   }
 
+  /** Removes one tool, whoever registered it; returns the plugin that owned it. */
+  removeTool(name: string): string | undefined {
+    const e = this.toolsByName.get(name);
+    this.toolsByName.delete(name);
+    return e?.plugin;
+  }
+
   /** Removes every tool of a plugin (hot reload / unload). */
   unregisterPluginTools(plugin: string): number {
     let n = 0;

@@ -78,7 +78,20 @@ function unavailable<T extends object>(subsystem: string, methods: string[]): T 
 interface Loaded {
   def: PluginDefinition<PluginSDK>;
   scope: DisposerStack;
+  builtin: boolean;
 }
+
+/** Options of {@link PluginHost.start}. */
+export interface PluginStartOptions {
+  /**
+   * A built-in plugin (compiled into the daemon). Only a built-in may register a tool whose name
+   * is one of the kernel's or a built-in plugin's; the registry says which. Default false.
+   */
+  builtin?: boolean;
+}
+
+/** The prefix of the tools output channels generate (P-6); no plugin may register one itself. */
+const CHANNEL_TOOL_PREFIX = 'output_send__';
 
 /**
  * The SDK runtime (P-1): gives each plugin a {@link PluginSDK} bound to the Agent and the host
@@ -101,6 +114,12 @@ export class PluginHost {
   private readonly failedSettings = new Map<string, () => void>();
   /** Starts in progress, each cancellable (daemon shutdown must not wait for a hanging plugin). */
   private readonly pendingStarts = new Set<(reason: string) => void>();
+  /**
+   * Tool names built-in plugins registered in this run → the plugin: theirs even while that
+   * plugin is stopped or disabled, so no other plugin takes the name meanwhile (C-3).
+   */
+  private readonly builtinToolNames = new Map<string, string>();
+  private evicted: (plugin: string, error: ConflictError) => void = (plugin) => void this.stop(plugin);
 
   constructor(private readonly opts: PluginHostOptions) {
     this.services.provide('host', 'host.routes', this.routes);
@@ -135,6 +154,15 @@ export class PluginHost {
     return this.opts.log;
   }
 
+  /**
+   * Who takes a plugin out when a built-in plugin claims a tool name it held (it got there while
+   * the built-in was not running yet): the tool is the built-in's at once, the other plugin gets
+   * this call with the CONFLICT that says why. Default: the plugin is stopped.
+   */
+  onToolEviction(fn: (plugin: string, error: ConflictError) => void): void {
+    this.evicted = fn;
+  }
+
   /** True while `name` is started. */
   isRunning(name: string): boolean {
     return this.loaded.has(name);
@@ -154,13 +182,13 @@ export class PluginHost {
    * Starts a plugin: registers its settings, builds its SDK and calls `start(sdk)`. When start
    * throws, everything it registered is disposed and a PluginError (PLUGIN_START_FAILED) is thrown.
    */
-  async start(def: PluginDefinition<PluginSDK>): Promise<void> {
+  async start(def: PluginDefinition<PluginSDK>, opts: PluginStartOptions = {}): Promise<void> {
     if (!def || typeof def.name !== 'string' || typeof def.start !== 'function') throw new ValidationError('a plugin needs a name and a start(sdk) function');
     if (!PLUGIN_NAME.test(def.name)) throw new ValidationError(`invalid plugin name "${def.name}": use ${PLUGIN_NAME.source}`, { plugin: def.name });
     if (this.loaded.has(def.name)) throw new ConflictError(`plugin "${def.name}" is already running`, { plugin: def.name });
     const log = this.opts.log.child(`plugin:${def.name}`);
     const scope = new DisposerStack((e) => log.error(`disposer failed: ${(e as Error)?.message ?? String(e)}`));
-    const entry: Loaded = { def, scope };
+    const entry: Loaded = { def, scope, builtin: opts.builtin === true };
     this.loaded.set(def.name, entry);
     this.order.push(def.name);
     let settingsReg: (() => void) | undefined;
@@ -180,7 +208,7 @@ export class PluginHost {
       let timer: NodeJS.Timeout | undefined;
       let cancel: ((why: PluginError) => void) | undefined;
       let onCancel: ((reason: string) => void) | undefined;
-      const starting = Promise.resolve().then(() => def.start(this.createSdk(def.name, scope, log)));
+      const starting = Promise.resolve().then(() => def.start(this.createSdk(def.name, scope, log, entry.builtin)));
       try {
         await Promise.race([
           starting,
@@ -254,8 +282,37 @@ export class PluginHost {
     if (i >= 0) this.order.splice(i, 1);
   }
 
+  /**
+   * Registers a plugin's tool (C-3). A name the kernel's own tools use (memory, channels,
+   * built-in tools — `output_send__*` included) or a built-in plugin's is refused for any other
+   * plugin with CONFLICT naming its owner; a built-in claiming a name another plugin got first
+   * takes it, and that plugin is evicted ({@link onToolEviction}).
+   */
+  private registerTool(def: ToolDef, plugin: string, builtin: boolean): Disposer {
+    const { agent } = this.opts;
+    const name = typeof def?.name === 'string' ? def.name : '';
+    if (!builtin) {
+      const kernel = name.startsWith(CHANNEL_TOOL_PREFIX) ? 'output channels' : agent.tools.ownerOf(name);
+      if (kernel) throw new ConflictError(`tool "${name}" is a built-in tool (${kernel}); a plugin cannot register or replace it`, { tool: name, owner: kernel, plugin });
+      const owner = this.builtinToolNames.get(name);
+      if (owner && owner !== plugin) throw new ConflictError(`tool "${name}" belongs to the built-in plugin "${owner}"; a plugin cannot register or replace it`, { tool: name, owner, plugin });
+    } else {
+      const holder = agent.stages.toolPlugin(name);
+      const held = holder === undefined ? undefined : this.loaded.get(holder);
+      if (holder !== undefined && holder !== plugin && !held?.builtin) {
+        agent.stages.removeTool(name);
+        const why = new ConflictError(`tool "${name}" belongs to the built-in plugin "${plugin}"; plugin "${holder}" cannot register or replace it`, { tool: name, owner: plugin, plugin: holder });
+        this.opts.log.warn(why.message);
+        this.evicted(holder, why);
+      }
+    }
+    const dispose = agent.stages.registerTool(def, plugin);
+    if (builtin) this.builtinToolNames.set(name, plugin);
+    return dispose;
+  }
+
   /** Builds the full SDK of one plugin; every registration goes on `scope`. */
-  createSdk(plugin: string, scope: DisposerStack, log: PluginLogger): PluginSDK {
+  createSdk(plugin: string, scope: DisposerStack, log: PluginLogger, builtin = false): PluginSDK {
     const { agent, config, memory, llm, sessions } = this.opts;
     const homeDir = this.opts.homeDir;
     const own = (d: Disposer): Disposer => scope.add(d);
@@ -272,7 +329,7 @@ export class PluginHost {
         }
         return dataDir;
       },
-      registerTool: (def: ToolDef) => own(agent.stages.registerTool(def, plugin)),
+      registerTool: (def: ToolDef) => own(this.registerTool(def, plugin, builtin)),
       registerStage: (stage: StageName, handler: StageHandler, scopeName: StageScope = 'global') => {
         if (!(STAGES as readonly string[]).includes(stage)) throw new ValidationError(`unknown stage "${stage}" (stages: ${STAGES.join(', ')})`, { plugin, stage });
         if (typeof handler !== 'function') throw new ValidationError(`stage ${stage}: handler must be a function`, { plugin });

@@ -98,6 +98,17 @@ export class PluginRegistry implements PluginAdminService {
     this.pluginsDir = opts.pluginsDir ?? join(opts.host.homeDir, 'plugins');
     this.skillsDir = opts.skillsDir ?? join(opts.host.homeDir, 'skills');
     this.registerBuiltin(skillsPlugin(this.catalog));
+    // A built-in took a tool name this plugin got while the built-in was not running: the plugin
+    // goes down, failed with the CONFLICT, as any other start failure shows.
+    opts.host.onToolEviction((plugin, error) => {
+      void this.serial(async () => {
+        const e = this.entries.get(plugin);
+        if (!e) return;
+        await this.stopEntry(plugin);
+        this.setState(e, 'failed', error.message);
+        this.opts.host.log.error(`plugin ${plugin} stopped: ${error.message}`, { code: error.code });
+      });
+    });
   }
 
   /** Registers a built-in plugin (P-2). Call before `start()`; later registrations start at once. */
@@ -648,7 +659,7 @@ export class PluginRegistry implements PluginAdminService {
     if (e.state !== 'starting') this.setState(e, 'starting');
     try {
       const def = e.make();
-      await this.opts.host.start(def);
+      await this.opts.host.start(def, { builtin: e.kind === 'builtin' });
       e.lastError = undefined;
       this.setState(e, 'running');
     } catch (err) {
