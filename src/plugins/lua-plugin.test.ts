@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestHost, ScriptedLlm } from '../sdk/testing/index.js';
 import { fixtureHome, waitFor } from './__fixtures__/fixture-home.js';
@@ -60,4 +60,32 @@ test('P-4: editing main.lua hot-reloads the plugin', async (t) => {
   writeFileSync(file, 'function start() register_tool("lua_greet", "g", json.object(), function(a) return "hi again" end) end');
   await waitFor(() => h.plugin('lua-greeter')!.state === 'running', 8000, 'running after the fix');
   assert.equal(await h.callTool('lua_greet'), 'hi again');
+});
+
+test('P-4: a tool that runs the VM out of memory leaves the other tools working (start() runs again on the rebuilt state)', async (t) => {
+  const homeDir = fixtureHome();
+  mkdirSync(join(homeDir, 'plugins', 'luamem'));
+  writeFileSync(
+    join(homeDir, 'plugins', 'luamem', 'main.lua'),
+    `function start()
+  register_tool("lua_hog", "eats memory", { type = "object", properties = json.object() }, function(args)
+    local t = {}
+    for i = 1, 1e8 do t[i] = string.rep("x", 64) .. i end
+  end)
+  register_tool("lua_ok", "fine", { type = "object", properties = json.object() }, function(args) return "still here" end)
+end`,
+  );
+  const h = await createTestHost({ homeDir, registry: { watchLua: false, lua: { memoryBytes: 4 * 1024 * 1024 } } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  assert.equal(await h.callTool('lua_ok'), 'still here');
+  for (let i = 0; i < 2; i++) {
+    await assert.rejects(h.callTool('lua_hog'), /LUA_MEMORY|memory/);
+    assert.equal(await h.callTool('lua_ok'), 'still here');
+  }
+  const info = h.plugin('luamem')!;
+  assert.equal(info.state, 'running', info.lastError);
+  assert.deepEqual(info.tools, ['lua_hog', 'lua_ok']);
 });

@@ -30,6 +30,8 @@ interface Entry {
   lastError?: string;
   restarts: number;
   external?: ExternalPlugin;
+  /** How a started Lua plugin is doing (its state can be lost after it ran out of memory). */
+  health?: () => Partial<ExternalHealth>;
   unwatch?: () => Promise<void>;
 }
 
@@ -397,7 +399,7 @@ export class PluginRegistry implements PluginAdminService {
   }
 
   private info(e: Entry): PluginInfo {
-    const h: Partial<ExternalHealth> = e.external?.health() ?? {};
+    const h: Partial<ExternalHealth> = e.external?.health() ?? e.health?.() ?? {};
     const state = e.state === 'running' && h.state && h.state !== 'stopped' ? h.state : e.state;
     return {
       name: e.name,
@@ -511,7 +513,12 @@ export class PluginRegistry implements PluginAdminService {
         this.entries.set(folder, { ...base, kind: 'external', make: () => undefined as never, loadError: (err as Error).message });
       }
     } else if (existsSync(join(dir, 'main.lua'))) {
-      const entry: Entry = { ...base, kind: 'lua', make: () => luaPlugin(folder, dir, this.opts.lua) };
+      const entry: Entry = { ...base, kind: 'lua', make: () => undefined as never };
+      entry.make = () => {
+        const def = luaPlugin(folder, dir, this.opts.lua, (h) => this.opts.host.agent.bus.emit('plugin_state', { plugin: folder, state: h.state, error: h.lastError }));
+        entry.health = def.health;
+        return def;
+      };
       if (!PLUGIN_NAME.test(folder)) entry.loadError = `${folder}: folder name must match ${PLUGIN_NAME.source}`;
       if (!entry.unwatch && this.opts.watchLua !== false) {
         const w = watchFile(dir, 'main.lua', () => {

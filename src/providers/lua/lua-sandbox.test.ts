@@ -82,6 +82,23 @@ test('memory limit stops a hog and the sandbox is rebuilt', async () => {
   assert.equal(await sb.call('ok'), 1);
 });
 
+test('after a rebuild the callAndReplay calls run again; when they fail the owner is told', async () => {
+  let starts = 0;
+  const failures: Error[] = [];
+  const sb = make({ memoryBytes: 4 * 1024 * 1024, onRebuildFailed: (e) => void failures.push(e) });
+  sb.registerFunction('next_start', () => ++starts);
+  await sb.load('function setup() local n = next_start() if n == 3 then error("third start refused") end ready = n end function grow() local t = {} for i = 1, 1e8 do t[i] = string.rep("x", 64) .. i end end function state() return ready end', 'replay.lua');
+  await sb.callAndReplay('setup');
+  assert.equal(await sb.call('state'), 1);
+  await assert.rejects(sb.call('grow'), (e: unknown) => e instanceof LuaScriptError && e.code === 'LUA_MEMORY');
+  assert.equal(await sb.call('state'), 2); // set up again on the rebuilt state
+  assert.equal(failures.length, 0);
+  await assert.rejects(sb.call('grow'), (e: unknown) => e instanceof LuaScriptError && e.code === 'LUA_MEMORY');
+  await assert.rejects(sb.call('state'), /third start refused/);
+  assert.equal(failures.length, 1);
+  assert.match(failures[0].message, /could not be rebuilt after running out of memory: .*third start refused/);
+});
+
 test('runtime errors name the chunk and line; syntax errors are load errors', async () => {
   const sb = make();
   await sb.load('\nfunction boom() error("kaput") end', 'boom.lua');

@@ -19,6 +19,11 @@ export interface LuaSandboxOptions {
   memoryBytes?: number;
   /** Receives the script's `log(...)` / `print(...)` lines. */
   log?: (level: LuaLogLevel, message: string) => void;
+  /**
+   * Told when a rebuild after an out-of-memory error could not replay the loaded chunks and the
+   * {@link LuaSandbox.callAndReplay} calls: the state the script set up is gone.
+   */
+  onRebuildFailed?: (error: Error) => void;
 }
 
 const INTERRUPT = '__sandbox_interrupted__';
@@ -73,7 +78,8 @@ interface Running {
  * Every `load`/`call` runs on its own Lua thread under an instruction hook that raises an
  * uncatchable interrupt once the time budget is spent, so `while true do end` ends in a
  * `LuaScriptError` of kind `timeout` and the VM stays usable. After an out-of-memory error the
- * state is rebuilt from the loaded chunks (globals the script set at run time are lost).
+ * state is rebuilt from the loaded chunks and the {@link callAndReplay} calls are made again
+ * (other globals the script set at run time are lost).
  *
  * @example
  * const sb = new LuaSandbox({ name: 'demo' });
@@ -88,6 +94,8 @@ export class LuaSandbox {
   private readonly logSink: ((level: LuaLogLevel, message: string) => void) | undefined;
   private readonly functions = new Map<string, HostFunction>();
   private readonly chunks: { source: string; chunkName: string }[] = [];
+  private readonly replays: { fnName: string; args: unknown[] }[] = [];
+  private readonly onRebuildFailed: ((error: Error) => void) | undefined;
   private current: Generation | undefined;
   private opening: Promise<Generation> | undefined;
   private readonly running = new Map<number, Running>();
@@ -98,6 +106,7 @@ export class LuaSandbox {
     this.timeoutMs = opts.timeoutMs ?? 2000;
     this.memoryBytes = opts.memoryBytes ?? 32 * 1024 * 1024;
     this.logSink = opts.log;
+    this.onRebuildFailed = opts.onRebuildFailed;
     this.functions.set('__log', (level: unknown, msg: unknown) => {
       const lv = (['debug', 'info', 'warn', 'error'] as const).find((l) => l === level) ?? 'info';
       this.logSink?.(lv, String(msg));
@@ -126,6 +135,17 @@ export class LuaSandbox {
   /** Calls the global Lua function `fnName` with JSON-serialisable args; returns its first result. */
   async call(fnName: string, ...args: unknown[]): Promise<unknown> {
     return this.callWithTimeout(fnName, args, this.timeoutMs);
+  }
+
+  /**
+   * Calls `fnName` like {@link call}, and once it succeeded calls it again (after the chunks are
+   * replayed) whenever the state is rebuilt after an out-of-memory error: for set-up a script
+   * does at run time (a plugin's `start()` filling its tool table).
+   */
+  async callAndReplay(fnName: string, ...args: unknown[]): Promise<unknown> {
+    const result = await this.call(fnName, ...args);
+    this.replays.push({ fnName, args });
+    return result;
   }
 
   /** Like {@link call} with an explicit time budget. */
@@ -193,9 +213,19 @@ export class LuaSandbox {
     for (const name of this.functions.keys()) g.call('__sandbox_bind', name);
     g.setMemoryMax(this.memoryBytes);
     this.current = gen;
-    // Replay chunks after a rebuild (out of memory); the first open has none.
-    for (const c of this.chunks) {
-      await this.runOn(gen, 'load', [c.source, `@${c.chunkName}`], this.timeoutMs, c.chunkName, true);
+    // Replay chunks and set-up calls after a rebuild (out of memory); the first open has none.
+    try {
+      for (const c of this.chunks) {
+        await this.runOn(gen, 'load', [c.source, `@${c.chunkName}`], this.timeoutMs, c.chunkName, true);
+      }
+      for (const r of this.replays) await this.runOn(gen, 'call', [r.fnName, ...r.args], this.timeoutMs, this.name, false);
+    } catch (e) {
+      // A half-built state is no state: the next call tries again from scratch.
+      if (this.current === gen) this.current = undefined;
+      this.retire(gen);
+      const why = e instanceof Error ? e : new Error(String(e));
+      this.onRebuildFailed?.(new LuaScriptError(this.name, `the state could not be rebuilt after running out of memory: ${why.message}`, 'memory', why));
+      throw e;
     }
     return gen;
   }
