@@ -4,7 +4,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
@@ -80,6 +80,28 @@ test('plugins and changes; unknown arguments get clear errors', async () => {
   assert.ok(Array.isArray(await c.request('changes.list')));
   await assert.rejects(c.request('plugins.reload', { name: 'no-such-plugin' }), /no-such-plugin/);
   await assert.rejects(c.request('config.get', {}), /key/);
+});
+
+test('plugin and skill folders added while the daemon runs: `plugins reload <name>` and `plugins rescan` start them', async () => {
+  const quotes = join(home, 'plugins', 'quotes');
+  mkdirSync(quotes, { recursive: true });
+  writeFileSync(join(quotes, 'plugin.json'), JSON.stringify({ name: 'quotes', version: '1.0.0', entry: 'index.js', permissions: [] }));
+  writeFileSync(join(quotes, 'index.js'), "import { definePlugin } from 'homeagent/sdk';\nexport default definePlugin({ name: 'quotes', start(sdk) { sdk.registerTool({ name: 'quote_today', description: 'q', parameters: { type: 'object', properties: {} }, handler: () => 'simple' }); } });\n");
+  const info = await c.request<{ name: string; kind: string; state: string; tools: string[] }>('plugins.reload', { name: 'quotes' });
+  assert.deepEqual([info.kind, info.state, info.tools], ['external', 'running', ['quote_today']]);
+
+  mkdirSync(join(home, 'plugins', 'dice'));
+  writeFileSync(join(home, 'plugins', 'dice', 'main.lua'), 'function start() register_tool("dice_roll", "roll", { type = "object", properties = json.object() }, function(a) return "4" end) end');
+  mkdirSync(join(home, 'skills', 'code-review'), { recursive: true });
+  writeFileSync(join(home, 'skills', 'code-review', 'SKILL.md'), '---\nname: code-review\ndescription: Review a diff.\n---\nRead the whole diff first.\n');
+  const r = await c.request<{ found: string[]; plugins: { name: string; state: string }[] }>('plugins.rescan');
+  assert.deepEqual(r.found, ['code-review', 'dice']);
+  assert.deepEqual(r.plugins.map((p) => `${p.name}:${p.state}`), ['code-review:running', 'dice:running']);
+  // A second rescan finds nothing new and leaves the running ones alone.
+  assert.deepEqual((await c.request<{ found: string[] }>('plugins.rescan')).found, []);
+  assert.equal((await c.request<{ name: string; state: string }[]>('plugins.list')).find((p) => p.name === 'quotes')?.state, 'running');
+  // A name with no folder stays unknown; a path is not a name.
+  await assert.rejects(c.request('plugins.reload', { name: '../plugins/quotes' }), /not found/i);
 });
 
 test('the waiter program parses every documented command (usage errors exit 2)', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -221,4 +221,36 @@ test('P-1: the SDK reaches settings, services, routes, the data folder, the LLM 
   assert.deepEqual(routes.list(), []);
   assert.doesNotMatch(await h.systemPrompt(), /FULL-SLOT/);
   assert.throws(() => sdk.registerStage('nope' as never, () => {}), /unknown stage/);
+});
+
+test('P-2: a folder added while running is started by a reload of its name or a rescan, never by the model\'s plugin_reload', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'ha-rescan-'));
+  const h = await createTestHost({ homeDir: home });
+  t.after(async () => {
+    await h.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const lua = (name: string) => {
+    mkdirSync(join(home, 'plugins', name), { recursive: true });
+    writeFileSync(join(home, 'plugins', name, 'main.lua'), `function start() register_tool("${name}_tool", "t", { type = "object", properties = json.object() }, function(a) return "${name} ok" end) end`);
+  };
+  lua('dice');
+  assert.equal(h.plugin('dice'), undefined);
+  // The model cannot start code that appeared in the folder (the port behind the kernel's plugin_reload tool).
+  await assert.rejects(h.registry.adminPort().reload('dice'), /not found/);
+  assert.equal(h.plugin('dice'), undefined);
+
+  await h.registry.reload('dice');
+  assert.equal(h.plugin('dice')?.state, 'running');
+  assert.equal(await h.callTool('dice_tool'), 'dice ok');
+
+  lua('coin');
+  mkdirSync(join(home, 'skills', 'haiku'), { recursive: true });
+  writeFileSync(join(home, 'skills', 'haiku', 'SKILL.md'), '---\nname: haiku\ndescription: Write a haiku.\n---\nFive, seven, five.\n');
+  assert.deepEqual(await h.registry.rescan(), ['coin', 'haiku']);
+  assert.equal(h.plugin('coin')?.state, 'running');
+  assert.equal(h.plugin('haiku')?.state, 'running');
+  assert.equal(await h.callTool('coin_tool'), 'coin ok');
+  assert.deepEqual(await h.registry.rescan(), []);
+  await assert.rejects(h.registry.reload('nothing-here'), /not found/);
 });

@@ -208,9 +208,23 @@ export class PluginRegistry implements PluginAdminService {
     });
   }
 
-  /** Reload one plugin: dispose + start again, re-reading its files (manifest, main.lua, SKILL.md). */
+  /**
+   * Reload one plugin: dispose + start again, re-reading its files (manifest, main.lua, SKILL.md).
+   * A name not known yet is looked for as a folder added since the start (`<plugins>/<name>`,
+   * `<skills>/<name>`) and started as a restart would start it.
+   */
   async reload(name: string): Promise<void> {
-    this.require(name);
+    if (!this.entries.has(name)) {
+      await this.serial(async () => {
+        const found = PLUGIN_NAME.test(name) ? this.discoverNew([join(this.pluginsDir, name)], [join(this.skillsDir, name)]) : [];
+        await Promise.all(this.watching.splice(0));
+        await this.startInOrder(found);
+        const e = this.require(name);
+        if (this.disabled.has(name)) throw new PluginError(name, 'plugin is disabled; enable it first', 'PLUGIN_DISABLED');
+        if (e.state !== 'running') throw new PluginError(name, `start failed: ${e.lastError ?? e.state}`, 'PLUGIN_START_FAILED');
+      });
+      return;
+    }
     await this.serial(async () => {
       const e = this.require(name);
       if (this.disabled.has(name)) throw new PluginError(name, 'plugin is disabled; enable it first', 'PLUGIN_DISABLED');
@@ -222,6 +236,20 @@ export class PluginRegistry implements PluginAdminService {
       const fresh = this.entries.get(name)!;
       await this.startInOrder([name, ...dependents]);
       if (fresh.state !== 'running') throw new PluginError(name, `reload failed: ${fresh.lastError ?? fresh.state}`, 'PLUGIN_START_FAILED');
+    });
+  }
+
+  /**
+   * Picks up plugin and skill folders added since the start (or the last rescan) and starts the
+   * enabled ones, as a restart would; folders already known are left alone. Returns the names of
+   * the plugins found.
+   */
+  async rescan(): Promise<string[]> {
+    return this.serial(async () => {
+      const found = this.discoverNew(this.subdirs(this.pluginsDir), this.subdirs(this.skillsDir));
+      await Promise.all(this.watching.splice(0));
+      await this.startInOrder(found);
+      return found.sort();
     });
   }
 
@@ -371,16 +399,23 @@ export class PluginRegistry implements PluginAdminService {
       reload: async (name) => {
         const r = get();
         if (!r) throw new PluginError(name, 'the plugin registry is not running yet', 'PLUGIN_NOT_READY');
-        await r.reload(name);
+        await r.adminPort().reload(name);
       },
     };
   }
 
-  /** The kernel's view for the `plugin_reload` tool (C-5). */
+  /**
+   * The kernel's view for the `plugin_reload` tool (C-5). It reloads known plugins only: a folder
+   * that appeared is started by the person (`waiter plugins reload|rescan`, the WebUI), not by
+   * the model.
+   */
   adminPort(): PluginAdminPort {
     return {
       list: () => this.list().map((p) => ({ name: p.name, state: p.state, kind: p.kind })),
-      reload: (name) => this.reload(name),
+      reload: async (name) => {
+        this.require(name);
+        await this.reload(name);
+      },
     };
   }
 
@@ -460,6 +495,19 @@ export class PluginRegistry implements PluginAdminService {
       this.addDirEntry(name, dir);
     }
     for (const dir of this.subdirs(this.skillsDir)) this.addSkill(join(dir, 'SKILL.md'), dir);
+  }
+
+  /**
+   * Adds the entries of those folders (plugin or skill folders) no entry comes from yet; returns
+   * the names added. A folder that is not a plugin (or skill) adds nothing.
+   */
+  private discoverNew(pluginDirs: string[], skillDirs: string[]): string[] {
+    const known = new Set([...this.entries.values()].map((e) => e.dir).filter((d): d is string => !!d));
+    const before = new Set(this.entries.keys());
+    const fresh = (dir: string) => !known.has(dir) && existsSync(dir) && statSync(dir).isDirectory();
+    for (const dir of pluginDirs) if (fresh(dir)) this.addDirEntry(dir.split(/[\\/]/).pop()!, dir);
+    for (const dir of skillDirs) if (fresh(dir)) this.addSkill(join(dir, 'SKILL.md'), dir);
+    return [...this.entries.keys()].filter((n) => !before.has(n));
   }
 
   private subdirs(root: string): string[] {

@@ -31,6 +31,7 @@ export const CLI_COMMANDS = [
   'plugins.enable',
   'plugins.disable',
   'plugins.reload',
+  'plugins.rescan',
   'plugins.install',
   'plugins.pending',
   'plugins.confirm',

@@ -49,7 +49,13 @@ export interface PluginAdminService {
   get(name: string): PluginInfo | undefined;
   enable(name: string): Promise<void>;
   disable(name: string): Promise<void>;
+  /**
+   * Stops and starts a plugin again with its files re-read. A name not known yet is looked for as
+   * a folder added since the start (`plugins/<name>`, `skills/<name>`) and started.
+   */
   reload(name: string): Promise<void>;
+  /** Picks up plugin and skill folders added since the start and starts them; returns their names. */
+  rescan(): Promise<string[]>;
   /**
    * Unpacks and validates a `.hmap` archive (zip bytes) without running any of its code; it
    * waits as a pending install until {@link confirmInstall}. A newer upload of the same name

@@ -532,7 +532,8 @@ export function buildProgram(): Command {
   plugins.command('list').description('every plugin, its kind and state').action(simple(program, 'plugins.list'));
   plugins.command('enable <name>').description('enable a plugin and start it').action(simple(program, 'plugins.enable', (name) => ({ name })));
   plugins.command('disable <name>').description('stop a plugin and keep it off').action(simple(program, 'plugins.disable', (name) => ({ name })));
-  plugins.command('reload <name>').description('restart a plugin with its current settings').action(simple(program, 'plugins.reload', (name) => ({ name })));
+  plugins.command('reload <name>').description('restart a plugin with its current settings (a new folder of that name is picked up)').action(simple(program, 'plugins.reload', (name) => ({ name })));
+  plugins.command('rescan').description('pick up plugin and skill folders added since the daemon started, and start them').action(simple(program, 'plugins.rescan'));
   plugins
     .command('install <file.hmap>')
     .description('unpack and check a package, show what it asks for, then install and start it once you confirm')

@@ -209,6 +209,10 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     case 'plugins.reload':
       await need(sdk, 'host.plugins').reload(str(a, 'name'));
       return need(sdk, 'host.plugins').get(str(a, 'name'));
+    case 'plugins.rescan': {
+      const found = await need(sdk, 'host.plugins').rescan();
+      return { found, plugins: need(sdk, 'host.plugins').list().filter((p) => found.includes(p.name)) };
+    }
     case 'plugins.install':
       // Unpacked and validated only: `waiter` shows what it is and asks before plugins.confirm.
       return need(sdk, 'host.plugins').stage(Buffer.from(str(a, 'data'), 'base64'));

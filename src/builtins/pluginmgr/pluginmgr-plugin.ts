@@ -42,9 +42,12 @@ export const pluginmgrPlugin = definePlugin({
       sdk.registerRoute({ method, path, handler: safeHandler(fn) });
     route('GET', '/api/v1/plugins', () => jsonOk(admin(sdk).list()));
     route('GET', '/api/v1/plugins/:name', (_r, p) => jsonOk(known(sdk, p.name)));
+    // Plugin and skill folders added while the daemon runs are started as a restart would.
+    route('POST', '/api/v1/plugins/rescan', async () => jsonOk({ found: await admin(sdk).rescan(), plugins: admin(sdk).list() }));
     for (const action of ['enable', 'disable', 'reload'] as const) {
       route('POST', `/api/v1/plugins/:name/${action}`, async (_r, p) => {
-        known(sdk, p.name);
+        // A reload of an unknown name looks for a folder of that name added since the start.
+        if (action !== 'reload') known(sdk, p.name);
         await admin(sdk)[action](p.name);
         return jsonOk(admin(sdk).get(p.name) ?? null);
       });

@@ -90,11 +90,14 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
     await plugins().discardInstall(c.req.param('name'));
     return json({ ok: true, value: { discarded: c.req.param('name') } });
   });
+  // Plugin and skill folders added while the daemon runs are started as a restart would.
+  app.post('/api/v1/plugins/rescan', async () => json({ ok: true, value: { found: await plugins().rescan(), plugins: plugins().list() } }));
   for (const action of ['enable', 'disable', 'reload'] as const) {
     app.post(`/api/v1/plugins/:name/${action}`, async (c) => {
       const name = c.req.param('name');
       const p = plugins();
-      if (!p.get(name)) throw new NotFoundError("plugin", name);
+      // A reload of an unknown name looks for a folder of that name added since the start.
+      if (action !== 'reload' && !p.get(name)) throw new NotFoundError("plugin", name);
       await p[action](name);
       return json({ ok: true, value: p.get(name) });
     });

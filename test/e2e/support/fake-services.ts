@@ -169,6 +169,9 @@ export function fakePlugins(builtins: string[]): PluginAdminService {
     async reload(n) {
       get(n).lastHeartbeat = Date.now();
     },
+    async rescan() {
+      return [];
+    },
     async stage(bytes) {
       const m = await readManifest(bytes);
       if (typeof m.name !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/.test(m.name)) throw new ValidationError('plugin.json: invalid name');

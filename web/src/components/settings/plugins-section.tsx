@@ -60,6 +60,21 @@ export function PluginsSection() {
       req.reload();
     }
   };
+  // Folders added by hand since the daemon started: their code runs only after the person says so.
+  const rescan = async () => {
+    if (!window.confirm(t('plugins.rescanConfirm'))) return;
+    setBusy('__rescan');
+    try {
+      const j = await api<{ value?: { found?: string[] } }>('/api/v1/plugins/rescan', { method: 'POST' });
+      const found = j.value?.found ?? [];
+      app.toast(found.length ? t('plugins.rescanFound', { list: found.join(', ') }) : t('plugins.rescanNone'), 'ok');
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    } finally {
+      setBusy(undefined);
+      req.reload();
+    }
+  };
   const uninstall = async (name: string) => {
     if (!window.confirm(t('plugins.uninstallConfirm', { name }))) return;
     setBusy(name);
@@ -109,6 +124,9 @@ export function PluginsSection() {
     <div className="plugins" data-testid="plugins">
       <div className="row gap">
         <p className="muted grow">{t('plugins.hint')}</p>
+        <button className="btn" disabled={busy === '__rescan'} onClick={() => void rescan()} data-testid="rescan-plugins">
+          {t('plugins.rescan')}
+        </button>
         <button className="btn primary" disabled={busy === '__install'} onClick={() => file.current?.click()} data-testid="install-plugin">
           <Icon name="upload" size={16} /> {busy === '__install' ? t('plugins.installing') : t('plugins.install')}
         </button>
