@@ -89,3 +89,27 @@ end`,
   assert.equal(info.state, 'running', info.lastError);
   assert.deepEqual(info.tools, ['lua_hog', 'lua_ok']);
 });
+
+test('P-4: a Lua plugin declares its settings in a plugin.json beside main.lua; settings_get reads what the person set (the docs\' dice example)', async (t) => {
+  const homeDir = fixtureHome();
+  const dir = join(homeDir, 'plugins', 'dice');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ name: 'dice', version: '1.0.0', entry: 'main.lua', settings: { default_sides: { default: 6, description: 'Sides when not given' } } }));
+  // docs/plugins.md §3, verbatim.
+  const docs = readFileSync(new URL('../../docs/plugins.md', import.meta.url), 'utf8');
+  writeFileSync(join(dir, 'main.lua'), /```lua\n(-- main\.lua[\s\S]*?)```/.exec(docs)![1]);
+  const h = await createTestHost({ homeDir, registry: { watchLua: false } });
+  t.after(async () => {
+    await h.close();
+    rmSync(homeDir, { recursive: true, force: true });
+  });
+  const info = h.plugin('dice')!;
+  assert.deepEqual([info.kind, info.state, info.version], ['lua', 'running', '1.0.0'], info.lastError);
+  assert.equal(h.config.get('plugin.dice.default_sides'), 6);
+  const roll = async () => (JSON.parse(await h.callTool('dice_roll', { n: 60 })) as { rolls: number[] }).rolls;
+  assert.ok((await roll()).every((r) => r >= 1 && r <= 6));
+  await h.config.set('plugin.dice.default_sides', 12);
+  const rolls = await roll();
+  assert.ok(rolls.every((r) => r >= 1 && r <= 12) && rolls.some((r) => r > 6), rolls.join(','));
+  await assert.rejects(h.config.set('plugin.dice.default_sides', 'many'));
+});

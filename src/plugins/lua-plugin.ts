@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Disposer, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
+import type { ConfigKeyDef, Disposer, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
 import { PluginError } from '../spec/index.js';
 import { LuaSandbox } from '../providers/lua/index.js';
 
@@ -43,7 +43,8 @@ export interface LuaPluginDefinition extends PluginDefinition<PluginSDK> {
  * A Lua script plugin (P-4): `<dir>/main.lua` defines `start()`, which registers tools with
  * `register_tool(name, description, params_table, handler_fn)`; `handler_fn(args)` returns a
  * string or a table (JSON). It runs in the same sandbox as the LLM adapters (no files, no
- * processes; time and memory limits), with `json`, `log` and `settings_get(key)`.
+ * processes; time and memory limits), with `json`, `log` and `settings_get(key)` — the keys a
+ * `plugin.json` beside main.lua declares (`"entry": "main.lua"`, `settings` as for external plugins).
  *
  * The registry watches main.lua and reloads the plugin (dispose + start again) when it changes.
  *
@@ -51,11 +52,12 @@ export interface LuaPluginDefinition extends PluginDefinition<PluginSDK> {
  * so the tools work again. If that fails the plugin's tools go and its health says `failed` (and
  * `onHealth` is told) until it is reloaded.
  */
-export function luaPlugin(name: string, dir: string, opts: LuaPluginOptions = {}, onHealth?: (h: LuaPluginHealth) => void): LuaPluginDefinition {
+export function luaPlugin(name: string, dir: string, opts: LuaPluginOptions = {}, onHealth?: (h: LuaPluginHealth) => void, settings?: Record<string, ConfigKeyDef>): LuaPluginDefinition {
   const file = join(dir, 'main.lua');
   let health: LuaPluginHealth = { state: 'running' };
   return {
     name,
+    ...(settings ? { settings } : {}),
     health: () => ({ ...health }),
     async start(sdk) {
       health = { state: 'running' };

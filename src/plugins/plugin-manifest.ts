@@ -22,7 +22,7 @@ export const pluginManifestSchema = z.strictObject({
     .string()
     .min(1)
     .refine((p) => !isAbsolute(p) && !normalize(p).startsWith('..') && !/^[A-Za-z]:/.test(p), 'entry must be a relative path inside the plugin folder')
-    .refine((p) => /\.(m?js)$/.test(p), 'entry must be a .js or .mjs file'),
+    .refine((p) => /\.(m?js)$/.test(p) || p === 'main.lua', 'entry must be a .js or .mjs file (or main.lua for a Lua plugin)'),
   description: z.string().max(1000).optional(),
   platforms: z.array(z.enum(['linux', 'darwin', 'win32', 'freebsd', 'openbsd', 'sunos', 'aix'])).optional(),
   engines: z.strictObject({ homeagent: z.string().optional(), node: z.string().optional() }).optional(),

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../fs/index.js';
 import { join } from 'node:path';
-import type { PendingPluginInstall, PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
+import type { ConfigKeyDef, PendingPluginInstall, PluginAdminService, PluginDefinition, PluginInfo, PluginSDK } from '../spec/index.js';
 import { ConflictError, NotFoundError, PluginError, ValidationError, isHomeAgentError } from '../spec/index.js';
 import type { PluginAdminPort } from '../kernel/index.js';
 import { PLUGIN_NAME, type PluginHost } from './plugin-host.js';
 import { checkCompat, readManifest } from './plugin-manifest.js';
-import { ExternalPlugin, type ExternalHealth, type ExternalPluginOptions } from './external/external-plugin.js';
+import { ExternalPlugin, manifestSettings, type ExternalHealth, type ExternalPluginOptions } from './external/external-plugin.js';
 import { extractHmap, type HmapLimits } from './hmap-archive.js';
 import { luaPlugin, type LuaPluginOptions } from './lua-plugin.js';
 import { SkillCatalog, readSkill, skillPlugin, skillsPlugin } from './skill-catalog.js';
@@ -548,6 +548,11 @@ export class PluginRegistry implements PluginAdminService {
         const m = readManifest(dir, folder);
         if (m.name !== folder) throw new PluginError(folder, `plugin.json name "${m.name}" does not match its folder "${folder}"`, 'PLUGIN_BAD_MANIFEST');
         checkCompat(m);
+        if (m.entry.endsWith('.lua')) {
+          // A Lua plugin with a manifest (`"entry": "main.lua"`): its settings, version, description, dependencies.
+          this.addLuaEntry(folder, dir, { ...base, version: m.version, description: m.description, dependencies: m.dependencies }, manifestSettings(m));
+          return;
+        }
         const entry: Entry = { ...base, kind: 'external', version: m.version, description: m.description, dependencies: m.dependencies, make: () => undefined as never };
         entry.make = () => {
           const ext = new ExternalPlugin(dir, m, () => this.opts.host.socialRead(), this.opts.external, (h) => {
@@ -558,30 +563,41 @@ export class PluginRegistry implements PluginAdminService {
         };
         this.entries.set(folder, entry);
       } catch (err) {
-        this.entries.set(folder, { ...base, kind: 'external', make: () => undefined as never, loadError: (err as Error).message });
+        this.entries.set(folder, { ...base, kind: existsSync(join(dir, 'main.lua')) ? 'lua' : 'external', make: () => undefined as never, loadError: (err as Error).message });
       }
     } else if (existsSync(join(dir, 'main.lua'))) {
-      const entry: Entry = { ...base, kind: 'lua', make: () => undefined as never };
-      entry.make = () => {
-        const def = luaPlugin(folder, dir, this.opts.lua, (h) => this.opts.host.agent.bus.emit('plugin_state', { plugin: folder, state: h.state, error: h.lastError }));
-        entry.health = def.health;
-        return def;
-      };
-      if (!PLUGIN_NAME.test(folder)) entry.loadError = `${folder}: folder name must match ${PLUGIN_NAME.source}`;
-      if (!entry.unwatch && this.opts.watchLua !== false) {
-        const w = watchFile(dir, 'main.lua', () => {
-          if (this.started && !this.disabled.has(folder)) this.reload(folder).catch((e) => this.opts.host.log.warn(`hot reload of ${folder} failed: ${(e as Error).message}`));
-        }, this.opts.watchDebounceMs ?? 300, (e) => this.opts.host.log.warn(`watching ${dir}: ${(e as Error).message}`));
-        entry.unwatch = w.close;
-        this.watching.push(w.ready);
-      }
-      this.entries.set(folder, entry);
+      this.addLuaEntry(folder, dir, base);
+      return;
     } else if (existsSync(join(dir, 'SKILL.md'))) {
       this.addSkill(join(dir, 'SKILL.md'), dir);
       return;
     } else return;
-    // Skills shipped inside a plugin folder: <plugin>/skills/<skill>/SKILL.md
+    this.addInnerSkills(dir);
+  }
+
+  /** Skills shipped inside a plugin folder: <plugin>/skills/<skill>/SKILL.md */
+  private addInnerSkills(dir: string): void {
     for (const sd of this.subdirs(join(dir, 'skills'))) if (existsSync(join(sd, 'SKILL.md'))) this.addSkill(join(sd, 'SKILL.md'), sd);
+  }
+
+  /** A Lua plugin folder (`main.lua`, optionally a `plugin.json` declaring its settings). */
+  private addLuaEntry(folder: string, dir: string, base: Omit<Entry, 'kind' | 'make'>, settings?: Record<string, ConfigKeyDef>): void {
+    const entry: Entry = { ...base, kind: 'lua', make: () => undefined as never };
+    entry.make = () => {
+      const def = luaPlugin(folder, dir, this.opts.lua, (h) => this.opts.host.agent.bus.emit('plugin_state', { plugin: folder, state: h.state, error: h.lastError }), settings);
+      entry.health = def.health;
+      return def;
+    };
+    if (!PLUGIN_NAME.test(folder)) entry.loadError = `${folder}: folder name must match ${PLUGIN_NAME.source}`;
+    if (!entry.unwatch && this.opts.watchLua !== false) {
+      const w = watchFile(dir, 'main.lua', () => {
+        if (this.started && !this.disabled.has(folder)) this.reload(folder).catch((e) => this.opts.host.log.warn(`hot reload of ${folder} failed: ${(e as Error).message}`));
+      }, this.opts.watchDebounceMs ?? 300, (e) => this.opts.host.log.warn(`watching ${dir}: ${(e as Error).message}`));
+      entry.unwatch = w.close;
+      this.watching.push(w.ready);
+    }
+    this.entries.set(folder, entry);
+    this.addInnerSkills(dir);
   }
 
   private addSkill(file: string, dir: string, fixedName?: string): void {
