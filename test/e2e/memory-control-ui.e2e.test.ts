@@ -286,4 +286,26 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     await b.close();
     assert.deepEqual(errors, []);
   });
+
+  it('a Chinese page asks in Chinese: the question and the plan\'s own lines, with what was said kept as said', async () => {
+    await chat('My gym pin is 5522', 'Noted the pin.');
+    await until(async () => (await hits('gym pin')).includes('5522'));
+    const zh = await openPage(browser, `${h.url}/#/settings/history`, { lang: 'zh', token: h.token });
+    await zh.page.waitForSelector('[data-testid=conn].open', { timeout: T });
+    const c = new Client({ name: 'zh-confirm', version: '1.0.0' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${h.token}` } } }));
+    const asked = c.callTool({ name: 'memory_forget', arguments: { query: '5522' } }) as Promise<CallToolResult>;
+    await zh.page.waitForFunction(() => /5522/.test(document.querySelector('[data-testid=confirm-detail]')?.textContent ?? ''), undefined, { timeout: T });
+    const dialog = (await zh.page.textContent('[data-testid=confirm-dialog]')) ?? '';
+    assert.match(dialog, /一个 MCP 客户端请求从所有记忆层和会话日志中遗忘 \d+ 项。遗忘后无法恢复。要遗忘吗？/);
+    assert.match(dialog, /来自 mcp-server(?!（)/, 'no empty brackets where an MCP client has no session');
+    const detail = (await zh.page.textContent('[data-testid=confirm-detail]')) ?? '';
+    assert.match(detail, /^轮次 \S+［[^\]]+］：.*My gym pin is 5522/m, detail);
+    assert.doesNotMatch(detail, /^turn /m);
+    await zh.page.click('[data-testid=confirm-deny]');
+    assert.equal(((await asked).structuredContent as { forgotten: boolean }).forgotten, false);
+    await c.close();
+    assert.deepEqual(zh.errors, []);
+    await zh.page.context().close();
+  });
 });

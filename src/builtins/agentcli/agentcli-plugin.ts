@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import { z } from 'zod';
 import { definePlugin, ValidationError } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginDefinition } from '../../sdk/index.js';
+import { confirmQuestion } from '../../spec/index.js';
 import { parseArgs, toolParameters } from '../shared/index.js';
 import { TerminalManager, type TerminalInfo } from './terminal-manager.js';
 
@@ -97,7 +98,7 @@ export function createAgentcliPlugin(): PluginDefinition & { manager(): Terminal
             const program = a.program ?? s.get<string[]>('programs')[0] ?? 'a shell';
             if (!confirm) return `terminal_open refused: a new terminal needs the user's approval, and no channel can ask for it here (the user can open the WebUI, or set plugin.agentcli.confirm_open to false)`;
             if (confirm.reachable?.() === false) return `terminal_open refused: a new terminal needs the user's approval, and no WebUI page is open to ask it in (the user can open the WebUI with \`waiter webui\` and ask again, or set plugin.agentcli.confirm_open to false)`;
-            const ok = await confirm.ask({ plugin: 'agentcli', sessionId: call.sessionId, title: `Open a terminal (${program})?`, detail: `${[program, ...(a.args ?? [])].join(' ')}\nin ${cwd}` }).catch(() => false);
+            const ok = await confirm.ask({ plugin: 'agentcli', sessionId: call.sessionId, title: confirmQuestion.openTerminal(program), detail: `${[program, ...(a.args ?? [])].join(' ')}\nin ${cwd}` }).catch(() => false);
             if (!ok) return `the user did not approve opening a terminal (${program})`;
           }
           return `opened ${describe(m.open({ ...a, cwd, ownerSession: call.sessionId }))}`;

@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { definePlugin, ValidationError } from '../../sdk/index.js';
 import type { ConfigKeyDef } from '../../sdk/index.js';
+import { confirmQuestion } from '../../spec/index.js';
 import { childEnv, parseArgs, toolParameters } from '../shared/index.js';
 import { decideCommand, refusalMessage, type ConfirmPolicy } from './command-policy.js';
 import { formatResult, runCommand } from './run-command.js';
@@ -59,7 +60,7 @@ export const cmdPlugin = definePlugin({
           const confirm = sdk.use('host.confirm');
           if (!confirm) return refusalMessage(a.command, `${decision.reason} and it needs the user's confirmation, which no channel can ask for here`);
           if (confirm.reachable?.() === false) return refusalMessage(a.command, `${decision.reason} and it needs the user's approval, but no WebUI page is open to ask it in (the user can open the WebUI with \`waiter webui\` and ask again)`);
-          const ok = await confirm.ask({ plugin: 'cmd', sessionId: call.sessionId, title: `Run ${a.command}?`, detail: [a.command, ...(a.args ?? [])].join(' ') }).catch(() => false);
+          const ok = await confirm.ask({ plugin: 'cmd', sessionId: call.sessionId, title: confirmQuestion.runCommand(a.command), detail: [a.command, ...(a.args ?? [])].join(' ') }).catch(() => false);
           if (!ok) return `the user did not approve running ${JSON.stringify(a.command)}`;
         }
         const base = s.get<string>('cwd') || sdk.homeDir;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginLogger, ServiceMap } from '../../sdk/index.js';
-import { forgetCounts, localStampWithOffset } from '../../spec/index.js';
+import { confirmQuestion, forgetCounts, localStampWithOffset } from '../../spec/index.js';
 import { confirmedForget, personSays, toolTags } from '../shared/index.js';
 import { SEARCH_SOURCES, type MemoryHit, type MemorySource } from './memory-source.js';
 
@@ -94,7 +94,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       // A convention or a session summary is injected into every new HomeAgent session: a lasting
       // instruction. The model on the other side of MCP may be steered by what it read, so only the
       // person makes one — asked in the WebUI, else the memory is saved without the tag (0240).
-      const { tags, note } = await toolTags(a.tags, (reserved) => personSays(ctx.confirm(), { plugin: 'mcp-server', sessionId: '', title: `An MCP client wants to save a memory tagged ${reserved.join(' / ')} (injected into every new session). Allow?`, detail: `${a.title.slice(0, 200)}\n\n${a.content.slice(0, 1000)}` }));
+      const { tags, note } = await toolTags(a.tags, (reserved) => personSays(ctx.confirm(), { plugin: 'mcp-server', sessionId: '', title: confirmQuestion.mcpSaveInjected(reserved), detail: `${a.title.slice(0, 200)}\n\n${a.content.slice(0, 1000)}` }));
       // In the memory history as the MCP client's save (K-3), not the user's.
       const save = () => ctx.source.save({ title: a.title, content: a.content, impressions: a.impressions, tags: tags as string[] | undefined, notes: a.notes });
       const mc = ctx.control();

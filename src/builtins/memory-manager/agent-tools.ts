@@ -1,5 +1,6 @@
 import type { ToolInvocation, ToolDef } from '../../sdk/index.js';
 import { HomeAgentError, NotFoundError, ValidationError } from '../../sdk/index.js';
+import { confirmDetailLead, confirmQuestion } from '../../spec/index.js';
 import { isAutoInjected, personSays, toolTags } from '../shared/index.js';
 import { DisabledError, SetAsideError } from './errors.js';
 import { assertMemoryId } from './memory-id.js';
@@ -89,7 +90,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
         const { title, snapshot, impressions, notes, links } = a;
         // A convention or a session summary is injected into every new session: from a tool (which
         // text the model read may have steered) it needs the person's yes, else it is saved plain.
-        const { tags, note } = await toolTags(a.tags, (reserved) => ask(call, `Save a memory tagged ${reserved.join(' / ')} (injected into every new session)?`, `${String(title).slice(0, 200)}\n\n${String(snapshot).slice(0, 1000)}`));
+        const { tags, note } = await toolTags(a.tags, (reserved) => ask(call, confirmQuestion.saveInjected(reserved), `${String(title).slice(0, 200)}\n\n${String(snapshot).slice(0, 1000)}`));
         // A chat channel's turn records who said it (issue 13 part 5); the owner's own turns carry none.
         const speaker = call?.speaker ? { id: call.speaker.id, ...(call.speaker.name ? { name: call.speaker.name.slice(0, 100) } : {}) } : undefined;
         const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links, ...(speaker ? { speaker } : {}), ...(call?.conversation ? { conversation: call.conversation.id } : {}) });
@@ -106,7 +107,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
         // Notes are injected with the memory: those of a convention or a session summary reach every
         // new session, those of a memory in the plan every turn of the owner.
         const target = m.library.get(id);
-        if (target && (isAutoInjected(target.tags) || m.plan.peek().memories.some((x) => x.id === id))) await needsYes(call, `Change the notes of "${target.title.slice(0, 80)}" (given to the model in every new session or on your turns)?`, `${a.mode === 'replace' ? 'Replace the notes with' : 'Append to the notes'}:\n\n${String(a.notes).slice(0, 1000)}`);
+        if (target && (isAutoInjected(target.tags) || m.plan.peek().memories.some((x) => x.id === id))) await needsYes(call, confirmQuestion.changeInjectedNotes(target.title.slice(0, 80)), `${a.mode === 'replace' ? confirmDetailLead.replaceNotes() : confirmDetailLead.appendNotes()}\n\n${String(a.notes).slice(0, 1000)}`);
         const rec = await m.library.updateNotes(id, a.notes, a.mode === 'replace' ? 'replace' : 'append');
         return { id: rec.id, notes: rec.notes };
       }),
@@ -132,7 +133,7 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
           const rec = await m.library.read(assertMemoryId(a.id));
           if (!rec.enabled) throw new ValidationError(`memory ${rec.id} is disabled`, { path: 'id' });
           // The plan is injected into the owner's turns ('on': every turn): the person chooses what is in it.
-          if (!m.plan.peek().memories.some((x) => x.id === rec.id)) await needsYes(call, `Add "${rec.title.slice(0, 80)}" to the injection plan (given to the model on your turns)?`, `${rec.snapshot.slice(0, 800)}${rec.notes ? `\n\n${rec.notes.slice(0, 300)}` : ''}`);
+          if (!m.plan.peek().memories.some((x) => x.id === rec.id)) await needsYes(call, confirmQuestion.addToPlan(rec.title.slice(0, 80)), `${rec.snapshot.slice(0, 800)}${rec.notes ? `\n\n${rec.notes.slice(0, 300)}` : ''}`);
           await m.plan.addMemory(rec);
         } else if (a.action === 'remove') {
           await m.plan.removeMemory(assertMemoryId(a.id));

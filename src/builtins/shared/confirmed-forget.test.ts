@@ -44,7 +44,7 @@ test('0450: the confirmation lists the other turns that quote what was said, cou
   const confirm = { ask: async (q: { title: string; detail?: string }) => (asks.push(q), true) } as unknown as ConfirmService;
   const quoting: ForgetPlan = { ...plan, memories: [], quoting: [{ turnId: 'webui:1#5', sessionId: 'webui:1', at: 0, text: 'as I said, my code is 4711', places: ['document'] }] };
   const a = control(quoting);
-  await confirmedForget(a.mc, confirm, { turnIds: ['webui:1#2'] }, { plugin: 'memory-manager', sessionId: 's', who: 'The agent', meta: {} });
+  await confirmedForget(a.mc, confirm, { turnIds: ['webui:1#2'] }, { plugin: 'memory-manager', sessionId: 's', who: 'The assistant', meta: {} });
   assert.match(asks[0].detail ?? '', /turn webui:1#5 \(quotes what was said\) \[document\]: as I said, my code is 4711/);
   assert.match(asks[0].title, /forget 2 item\(s\)/);
   assert.deepEqual(a.asked[0].turnIds, ['webui:1#2', 'webui:1#5']);

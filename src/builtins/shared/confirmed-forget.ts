@@ -1,4 +1,5 @@
 import type { ChangeMeta, ConfirmService, ForgetPlan, ForgetResult, MemoryControlService } from '../../spec/index.js';
+import { confirmQuestion, forgetPlanLine, type ForgetAsker } from '../../spec/index.js';
 
 /** What a forget asked for by a model (an agent tool, an MCP client) came to. */
 export type ConfirmedForget =
@@ -9,19 +10,19 @@ export type ConfirmedForget =
 /** The preview as the person reads it in the confirmation dialog (shortened). */
 export function describePlan(p: ForgetPlan, withMemories: boolean): string {
   const lines: string[] = [];
-  for (const t of p.turns.slice(0, 20)) lines.push(`turn ${t.turnId} [${t.places.join(', ')}]: ${t.text.slice(0, 160)}`);
-  if (p.turns.length > 20) lines.push(`… and ${p.turns.length - 20} more turns`);
+  for (const t of p.turns.slice(0, 20)) lines.push(forgetPlanLine.turn(t.turnId, t.places, t.text.slice(0, 160)));
+  if (p.turns.length > 20) lines.push(forgetPlanLine.moreTurns(p.turns.length - 20));
   // Other turns that quote what was said go with them (decision 0450): always shown.
   const quoting = p.quoting ?? [];
-  for (const t of quoting.slice(0, 20)) lines.push(`turn ${t.turnId} (quotes what was said) [${t.places.join(', ')}]: ${t.text.slice(0, 160)}`);
-  if (quoting.length > 20) lines.push(`… and ${quoting.length - 20} more turns that quote it`);
-  for (const f of p.facts.slice(0, 20)) lines.push(`fact #${f.id}: ${f.text.slice(0, 160)}`);
-  if (p.facts.length > 20) lines.push(`… and ${p.facts.length - 20} more facts`);
-  for (const d of p.documents.slice(0, 10)) lines.push(`note ${d.tier}:${d.id}: ${d.text.slice(0, 160)}`);
+  for (const t of quoting.slice(0, 20)) lines.push(forgetPlanLine.quotingTurn(t.turnId, t.places, t.text.slice(0, 160)));
+  if (quoting.length > 20) lines.push(forgetPlanLine.moreQuoting(quoting.length - 20));
+  for (const f of p.facts.slice(0, 20)) lines.push(forgetPlanLine.fact(f.id, f.text.slice(0, 160)));
+  if (p.facts.length > 20) lines.push(forgetPlanLine.moreFacts(p.facts.length - 20));
+  for (const d of p.documents.slice(0, 10)) lines.push(forgetPlanLine.note(d.tier, d.id, d.text.slice(0, 160)));
   // Made from the turns (a summary of them), a memory goes with them: always shown (decision 0430).
   const memories = p.memories.filter((x) => x.madeFrom || withMemories);
-  for (const m of memories.slice(0, 10)) lines.push(`library memory ${m.id} "${m.title.slice(0, 80)}"${m.madeFrom ? ' (made from what is forgotten)' : ''}`);
-  if (memories.length > 10) lines.push(`… and ${memories.length - 10} more library memories`);
+  for (const m of memories.slice(0, 10)) lines.push(forgetPlanLine.memory(m.id, m.title.slice(0, 80), m.madeFrom === true));
+  if (memories.length > 10) lines.push(forgetPlanLine.moreMemories(memories.length - 10));
   return lines.join('\n');
 }
 
@@ -40,7 +41,7 @@ export async function confirmedForget(
   mc: MemoryControlService,
   confirm: ConfirmService | undefined,
   req: { query?: string; turnIds?: string[] },
-  o: { plugin: string; sessionId: string; who: string; withMemories?: boolean; meta: ChangeMeta },
+  o: { plugin: string; sessionId: string; who: ForgetAsker; withMemories?: boolean; meta: ChangeMeta },
 ): Promise<ConfirmedForget> {
   const plan = await mc.forgetPreview(req);
   // Memories made from the turns (a summary of them) go with them, as the dialog says (decision 0430).
@@ -48,7 +49,7 @@ export async function confirmedForget(
   if (!plan.turns.length && !plan.facts.length && !plan.documents.length && !withMemories) return { status: 'nothing', plan };
   if (!confirm || confirm.reachable?.() === false) return { status: 'refused', plan, reason: NO_WEBUI };
   const n = plan.turns.length + (plan.quoting?.length ?? 0) + plan.facts.length + plan.documents.length + (withMemories ? plan.memories.length : plan.memories.filter((m) => m.madeFrom).length);
-  const yes = await confirm.ask({ plugin: o.plugin, sessionId: o.sessionId, title: `${o.who} asks to forget ${n} item(s) from every memory tier and the session log. This cannot be undone. Forget them?`, detail: describePlan(plan, withMemories) }).catch(() => false);
+  const yes = await confirm.ask({ plugin: o.plugin, sessionId: o.sessionId, title: confirmQuestion.forget(o.who, n), detail: describePlan(plan, withMemories) }).catch(() => false);
   if (!yes) return { status: 'refused', plan, reason: 'the user did not confirm it (they said no, or did not answer in time)' };
   const result = await mc.forget(
     {

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { bus } from '../../api/event-stream';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { confirmDetailInWords, confirmTitleInWords } from '../../lib/confirm-words';
 import { Dialog } from '../dialog';
 import type { PendingConfirm } from '../../../../src/spec/index.js';
 
@@ -18,6 +19,7 @@ interface Pending extends PendingConfirm {
  */
 export function ConfirmDialog({ epoch }: { epoch: number }) {
   const t = useT();
+  const lang = useLang();
   const [queue, setQueue] = useState<Pending[]>([]);
   const [now, setNow] = useState(() => Date.now());
   const [busy, setBusy] = useState(false);
@@ -77,11 +79,11 @@ export function ConfirmDialog({ epoch }: { epoch: number }) {
     // not on the button the person had reached in the one before.
     <Dialog key={cur.id} title={t('confirm.title')} onClose={() => void answer(false)} testId="confirm-dialog">
       <p className="confirm-ask">
-        <strong>{cur.title}</strong>
+        <strong>{confirmTitleInWords(cur.title, cur.plugin, lang)}</strong>
       </p>
-      <p className="muted small">{t('confirm.from', { plugin: cur.plugin, session: cur.sessionId })}</p>
+      <p className="muted small">{cur.sessionId ? t('confirm.from', { plugin: cur.plugin, session: cur.sessionId }) : t('confirm.fromPlugin', { plugin: cur.plugin })}</p>
       <pre className="confirm-detail" data-testid="confirm-detail">
-        {cur.detail}
+        {confirmDetailInWords(cur.detail, cur.plugin, lang)}
       </pre>
       <p className="muted small" data-testid="confirm-countdown">
         {t('confirm.countdown', { s: left })}
