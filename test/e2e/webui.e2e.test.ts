@@ -418,6 +418,34 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await shot(page, '22-memory-tags-enabled');
   });
 
+  it('edits tags and links by the names the page shows: typing 规约 makes a convention; a link is a title, and one of no memory keeps the form open', async () => {
+    const convention = '[data-testid=memory-detail] .setting-row:has-text("规约") [role=switch]';
+    await page.click('[data-testid=edit-meta]');
+    // The form shows the tag as the page names it, not the stored `convention`.
+    assert.match(await page.inputValue('[data-testid=meta-tags]'), /规约/);
+    await page.fill('[data-testid=meta-tags]', '旅行');
+    await page.click('[data-testid=save-meta]');
+    await page.waitForSelector(`${convention}[aria-checked=false]`, { timeout: T });
+    await page.click('[data-testid=edit-meta]');
+    await page.fill('[data-testid=meta-tags]', '规约，旅行');
+    await page.fill('[data-testid=meta-links]', '没有这条记忆');
+    await page.click('[data-testid=save-meta]');
+    await page.waitForSelector('.toast:has-text("没有标题为“没有这条记忆”的记忆")', { timeout: T });
+    // Nothing was saved and nothing typed was lost.
+    assert.equal(await page.inputValue('[data-testid=meta-tags]'), '规约，旅行');
+    assert.equal(await page.getAttribute(convention, 'aria-checked'), 'false');
+    await page.fill('[data-testid=meta-links]', '上海天气偏好');
+    await page.click('[data-testid=save-meta]');
+    await page.waitForSelector('[data-testid=meta-links]', { state: 'detached', timeout: T });
+    await page.waitForSelector(`${convention}[aria-checked=true]`, { timeout: T });
+    await page.waitForSelector('[data-testid=memory-detail] [data-testid=memory-link]:has-text("上海天气偏好")', { timeout: T });
+    await page.waitForSelector('[data-testid=memory-detail] .tag:has-text("旅行")', { timeout: T });
+    // Opened again, the link reads as its title.
+    await page.click('[data-testid=edit-meta]');
+    assert.equal(await page.inputValue('[data-testid=meta-links]'), '上海天气偏好');
+    await page.click('[data-testid=edit-meta]');
+  });
+
   it('pins an assistant message and finds it in the Plan tab', async () => {
     await page.click('[data-testid=new-session]');
     h.script({ rounds: [{ text: '明天上海 21°C，晴。' }] });

@@ -12,3 +12,16 @@ export function tagLabel(t: T, tag: string): string {
   // Own keys only: a tag called "constructor" or "toString" is a person's own tag, not a key.
   return Object.prototype.hasOwnProperty.call(KNOWN, tag) ? t(KNOWN[tag as keyof typeof KNOWN]) : tag;
 }
+
+/**
+ * A tag as the person typed it, as stored: the name the page shows for a known tag ("规约" in the
+ * Chinese page, "Convention" in the English one, in any letter case) is that tag. A tag the memory
+ * already has is kept as it is spelled (a person's own "Convention" stays their own tag when they
+ * edit something else).
+ */
+export function tagFromInput(t: T, typed: string, existing: readonly string[] = []): string {
+  if (existing.includes(typed)) return typed;
+  const low = typed.toLowerCase();
+  for (const [tag, key] of Object.entries(KNOWN)) if (t(key).toLowerCase() === low) return tag;
+  return typed;
+}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { mm } from '../../api/client';
 import { useT } from '../../i18n';
+import { tagFromInput, tagLabel } from '../../lib/tag-label';
 import { Dialog } from '../dialog';
 
 /** Saves text as a memory (`memory.save`): title, snapshot (editable before saving), tags. */
@@ -20,7 +21,7 @@ export function SaveMemoryDialog({ initial, source, onClose }: { initial: { titl
       const rec = await mm<{ id: string }>('memory.save', {
         title: title.trim() || undefined,
         snapshot,
-        tags: split(tags),
+        tags: split(tags).map((x) => tagFromInput(t, x)),
         impressions: split(impressions).length ? split(impressions) : undefined,
         source: source && source.seqs.length ? source : undefined,
       });
@@ -48,7 +49,7 @@ export function SaveMemoryDialog({ initial, source, onClose }: { initial: { titl
         </label>
         <label className="field">
           <span>{t('memory.tags')}</span>
-          <input className="input" value={tags} placeholder="convention, 复盘" onChange={(e) => setTags(e.target.value)} />
+          <input className="input" value={tags} placeholder={`${tagLabel(t, 'convention')}, ${tagLabel(t, '复盘')}`} onChange={(e) => setTags(e.target.value)} />
         </label>
       </div>
       {error && <div className="form-error">{error}</div>}

@@ -180,7 +180,7 @@ export function LibraryTab() {
         </div>
       )}
       {rows.error && <div className="error-card compact">{t('common.loadFailed', { error: rows.error.message })}</div>}
-      {rows.total === 0 && <div className="empty-state small">{debounced ? t('library.noResults') : t('library.empty')}</div>}
+      {rows.total === 0 && <div className="empty-state small">{debounced ? t('library.noResults') : tag ? t('library.noneTagged') : t('library.empty')}</div>}
       {rows.total !== undefined && rows.total > 0 && (
         <div className="muted small list-count" data-testid="library-count">
           {t('library.count', { n: rows.total })}

@@ -1,4 +1,4 @@
-import { tagLabel } from '../../lib/tag-label';
+import { tagFromInput, tagLabel } from '../../lib/tag-label';
 import { useEffect, useRef, useState } from 'react';
 import { mm } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
@@ -13,6 +13,7 @@ import { Switch } from '../switch';
 import type { MemoryRecord, MemorySummary, Plan } from './types';
 import { ForgetDialog } from './forget-dialog';
 import { HistoryList } from './history-list';
+import { LinkNotFound, resolveLinks } from './resolve-links';
 
 const split = (s: string) => s.split(/[,，\n]/).map((x) => x.trim()).filter(Boolean);
 
@@ -41,9 +42,12 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
     // A newer record (read again after a change elsewhere) does not overwrite what the person is
     // typing: notes they changed, a meta form they opened.
     setNotes((n) => (was === undefined || was.id !== r.id || n === was.notes ? r.notes : n));
-    if (!editMeta || was?.id !== r.id) setMeta({ title: r.title, impressions: r.impressions.join(', '), tags: r.tags.join(', '), links: r.links.join(', ') });
+    if (!editMeta || was?.id !== r.id) setMeta(metaOf(r));
     // Only a new record syncs (editMeta is read, not watched: closing the form must not reset it).
   }, [r]);
+  /** A linked memory's title (the related memories are read with the record), else its id. */
+  const titleOf = (x: string) => related.data?.find((m) => m.id === x)?.title ?? x;
+  const metaOf = (m: MemoryRecord) => ({ title: m.title, impressions: m.impressions.join(', '), tags: m.tags.map((x) => tagLabel(t, x)).join(', '), links: m.links.map(titleOf).join(', ') });
 
   if (rec.error) {
     return (
@@ -64,8 +68,8 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
         {x}
       </span>
     ) : (
-      <button className="link-btn mono" key={x} onClick={() => app.openMemory(x)}>
-        {x}
+      <button className={`link-btn${titleOf(x) === x ? ' mono' : ''}`} key={x} title={x} onClick={() => app.openMemory(x)} data-testid="memory-link">
+        {titleOf(x)}
       </button>
     );
 
@@ -83,19 +87,38 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
       setBusy(false);
     }
   };
-  const patchMeta = (patch: Record<string, unknown>) => {
+  /** Saves a change of the memory's meta; resolves false (and says why) when it was refused. */
+  const patchMeta = (patch: Record<string, unknown>): Promise<boolean> => {
     const before = r;
     rec.setData((d) => (d ? ({ ...d, ...patch } as MemoryRecord) : d));
     return mm('memory.updateMeta', { id, ...patch }).then(
       () => {
         rec.reload();
         plan.reload();
+        return true;
       },
       (e: Error) => {
         rec.setData(() => before);
         app.toast(t('common.saveFailed', { error: e.message }), 'error');
+        return false;
       },
     );
+  };
+  /** The meta form's save: the form stays open, with what was typed, until the change is saved. */
+  const saveMeta = async () => {
+    let links: string[];
+    try {
+      const current = new Map(r.links.filter((x) => titleOf(x) !== x).map((x) => [titleOf(x), x] as const));
+      links = await resolveLinks(split(meta.links), current, {
+        search: (query) => mm<MemorySummary[]>('memory.search', { query, limit: 50 }),
+        exists: (x) => mm('memory.get', { id: x }).then(() => true, () => false),
+      });
+    } catch (e) {
+      if (!(e instanceof LinkNotFound)) throw e;
+      app.toast(t(e.reason === 'none' ? 'memory.linkNone' : 'memory.linkSeveral', { title: e.typed }), 'error');
+      return;
+    }
+    if (await patchMeta({ title: meta.title.trim() || r.title, impressions: split(meta.impressions), tags: split(meta.tags).map((x) => tagFromInput(t, x, r.tags)), links })) setEditMeta(false);
   };
   const isConvention = r.tags.includes('convention');
 
@@ -164,7 +187,15 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
       <div className="card">
         <div className="card-head">
           <span>{t('memory.meta')}</span>
-          <button className="link-btn" onClick={() => setEditMeta(!editMeta)}>
+          <button
+            className="link-btn"
+            onClick={() => {
+              // Opened on what the memory is now (its links by their titles, read since).
+              if (!editMeta) setMeta(metaOf(r));
+              setEditMeta(!editMeta);
+            }}
+            data-testid="edit-meta"
+          >
             {editMeta ? t('common.cancel') : t('common.edit')}
           </button>
         </div>
@@ -173,15 +204,14 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
             {(['title', 'impressions', 'tags', 'links'] as const).map((k) => (
               <label className="field" key={k}>
                 <span>{t(`memory.${k}`)}</span>
-                <input className="input" value={meta[k]} onChange={(e) => setMeta({ ...meta, [k]: e.target.value })} />
+                <input className="input" value={meta[k]} placeholder={k === 'links' ? t('memory.linksPlaceholder') : undefined} onChange={(e) => setMeta({ ...meta, [k]: e.target.value })} data-testid={`meta-${k}`} />
               </label>
             ))}
             <button
               className="btn primary small"
-              onClick={() => {
-                setEditMeta(false);
-                void patchMeta({ title: meta.title.trim() || r.title, impressions: split(meta.impressions), tags: split(meta.tags), links: split(meta.links) });
-              }}
+              disabled={busy}
+              onClick={() => void saveMeta()}
+              data-testid="save-meta"
             >
               {t('common.save')}
             </button>
