@@ -47,7 +47,8 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     await page.goto(`${h.url}/#/settings/people`);
     await page.waitForSelector('[data-testid=person-owner]', { timeout: T });
     await page.fill('[data-testid=new-name]', 'Alicia');
-    await page.fill('[data-testid=new-ids]', 'telegram:42, qq:10001');
+    // Typed with a Chinese input method: the full-width comma separates ids too.
+    await page.fill('[data-testid=new-ids]', 'telegram:42，qq:10001');
     await page.click('[data-testid=person-new] button[type=submit]');
     await page.waitForSelector('[data-testid=person-Alicia] [data-testid="unlink-qq:10001"]', { timeout: T });
     await page.click('[data-testid=person-Alicia] [data-testid="unlink-qq:10001"]');

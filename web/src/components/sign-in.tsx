@@ -41,7 +41,7 @@ export function SignIn({ onSignedIn, linkRefused }: { onSignedIn: () => void; li
             {t('signin.link')} <code>npm start</code> / <code>homed</code>
           </li>
           <li>
-            {t('signin.waiter')} <code>waiter webui</code>
+            {t('signin.waiter')} <code>npx waiter webui</code> <span className="muted small">{t('signin.waiterWhere')}</span>
           </li>
         </ol>
         <form

@@ -51,7 +51,7 @@ export function PeopleSection() {
     void run(() => api(`/api/v1/people/${encodeURIComponent(renaming.id)}`, { method: 'PATCH', json: { name: renaming.name.trim() } }), t('common.saved')).then((ok) => ok && setRenaming(undefined));
   };
   const add = () => {
-    const ids = fresh.ids.split(/[,\s]+/).map((x) => x.trim()).filter(Boolean);
+    const ids = fresh.ids.split(/[,，、\s]+/).map((x) => x.trim()).filter(Boolean);
     if (!fresh.name.trim() || ids.length === 0) return;
     void run(() => api('/api/v1/people/link', { method: 'POST', json: { ids, name: fresh.name.trim(), newPerson: true } }), t('common.saved')).then((ok) => ok && setFresh({ name: '', ids: '' }));
   };
