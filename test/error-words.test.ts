@@ -94,6 +94,17 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     saysChinese(await call('DELETE', '/api/v1/plugins/webui'), /^webui 是内置插件，不能移除/);
   });
 
+  it('adding an LLM source: a name, an address and a key that cannot be; a duration', async () => {
+    const add = (body: Record<string, unknown>) => call('POST', '/api/v1/providers', { api: 'openai', ...body });
+    saysChinese(await add({ name: '我的模型', baseUrl: 'http://127.0.0.1:9/v1' }), /^LLM 来源的名称无效：来源名称只能用小写字母/);
+    saysChinese(await add({ name: 'box2', baseUrl: '127.0.0.1:8000/v1' }), /^LLM 来源的地址无效：不是有效的网址/);
+    saysChinese(await add({ name: 'box3', baseUrl: 'ftp://127.0.0.1/v1' }), /^LLM 来源的地址无效：地址必须以 http/);
+    // A key pasted with a Chinese character or a full-width space: refused where it is set, not at the next call.
+    saysChinese(await add({ name: 'box4', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test-密钥' }), /^LLM 来源的 API key 无效：API key 只能包含/);
+    saysChinese(await call('PUT', `/api/v1/settings/${encodeURIComponent('core.llm.sources.openai.api_key')}`, { value: 'sk-abc\u3000def' }), /api_key 的值无效：API key 只能包含/);
+    saysChinese(await call('PUT', `/api/v1/settings/${encodeURIComponent('core.memory.rule_distill_interval')}`, { value: '十分钟' }), /的值无效：应为时长/);
+  });
+
   it('LLM sources: a source without a key, one without a model, and a turn that every source failed', async () => {
     const test = async (name: string) => ((await (await fetch(`${d.url}/api/v1/providers/${name}/test`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}` } })).json()) as { result: { ok: boolean; code?: string; error?: string } }).result;
     const noKey = await test('deepseek');

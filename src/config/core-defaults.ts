@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTimeZone, speakerIdProblem, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
+import { API_KEY_PROBLEM, apiKeyProblem, isTimeZone, speakerIdProblem, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
 import { durationSchema } from './duration.js';
 import { isPersonaPath } from './persona-path.js';
 
@@ -64,7 +64,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.memory.embedding_download_url': key(z.union([z.literal(''), z.url()]), '', 'Where a missing vector file is downloaded from: "" = by its name (ConceptNet Numberbatch or fastText); a URL ending in "/" = a mirror folder with the usual file names; any other URL = the file itself', { privileged: true }),
     'core.memory.embedding_api.base_url': key(z.union([z.literal(''), z.url()]), '', 'OpenAI-compatible embeddings API base URL ("" = none)', { privileged: true }),
     'core.memory.embedding_api.model': key(z.string(), '', 'Embedding model name at the embeddings API'),
-    'core.memory.embedding_api.api_key': key(z.string(), '', 'API key of the embeddings API', { secret: true, env: 'HOMEAGENT_EMBEDDING_API_KEY' }),
+    'core.memory.embedding_api.api_key': key(z.string().refine((k) => !apiKeyProblem(k), API_KEY_PROBLEM), '', 'API key of the embeddings API', { secret: true, env: 'HOMEAGENT_EMBEDDING_API_KEY' }),
     // documents / knowledge (T-10)
     'core.docs.auto_inject_top': key(int(0, 50), 3, 'Related documents injected into the system prompt'),
     'core.knowledge.top_k': key(int(1, 100), 5, 'Knowledge hits injected into the system prompt'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { API_KEY_PROBLEM, apiKeyProblem } from '../spec/index.js';
 import type { ConfigKeyDef, ConfigValue, SchemaLike } from '../spec/index.js';
 
 /** Built-in defaults of one seeded LLM source (L-3). */
@@ -92,7 +93,7 @@ export function providerConfigDefaults(): Record<string, ConfigKeyDef> {
     out[sourceKey(s.name, 'adapter')] = def(s.adapter, `${s.label}: Lua adapter (file name in the adapters folders, without .lua)`, name, { privileged: true });
     out[sourceKey(s.name, 'base_url')] = def(s.baseUrl, `${s.label}: API base URL`, z.string(), { privileged: true, ...(s.baseUrlEnv ? { env: s.baseUrlEnv } : {}) });
     out[sourceKey(s.name, 'model')] = def(s.model, `${s.label}: model name`, z.string().min(1));
-    out[sourceKey(s.name, 'api_key')] = def('', `${s.label}: API key`, z.string(), { secret: true, env: s.keyEnv[0] });
+    out[sourceKey(s.name, 'api_key')] = def('', `${s.label}: API key`, z.string().refine((k) => !apiKeyProblem(k), API_KEY_PROBLEM), { secret: true, env: s.keyEnv[0] });
     out[sourceKey(s.name, 'enabled')] = def(true, `${s.label}: use this source`, z.boolean());
     out[sourceKey(s.name, 'options')] = def({}, `${s.label}: adapter options (cfg.options in the Lua script, e.g. {"api_version": "…"})`, z.record(z.string(), z.unknown()));
   }

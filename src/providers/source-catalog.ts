@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError } from '../spec/index.js';
+import { API_KEY_PROBLEM, ConflictError, NotFoundError, ValidationError, apiKeyProblem } from '../spec/index.js';
 import type { ConfigKeyDef, ConfigReader, ConfigValue, SchemaLike } from '../spec/index.js';
 import { CUSTOM_SOURCES_KEY, SEEDED_SOURCES, SOURCE_NAME, customSourcesSchema, normalizeBaseUrl, sourceKey, type CustomSource, type SeededSource } from './provider-config.js';
 
@@ -16,7 +16,7 @@ export const sourceInputSchema = z
     /** An adapter by name instead of `api` (a shipped one or a `.lua` in the adapters folder). */
     adapter: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/).optional(),
     baseUrl: z.string().url().refine((u) => /^https?:\/\//i.test(u), 'the base URL must be http(s)'),
-    apiKey: z.string().max(4096).optional(),
+    apiKey: z.string().max(4096).refine((k) => !apiKeyProblem(k), API_KEY_PROBLEM).optional(),
     model: z.string().min(1).max(200).optional(),
     models: z.array(z.string().min(1).max(200)).max(500).optional(),
     enabled: z.boolean().optional(),
@@ -54,7 +54,7 @@ function customKeys(s: CustomSource): Record<string, ConfigKeyDef> {
     [sourceKey(s.name, 'adapter')]: key('openai-compatible', `${label}: Lua adapter`, z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/), { privileged: true }),
     [sourceKey(s.name, 'base_url')]: key('', `${label}: API base URL`, z.string(), { privileged: true }),
     [sourceKey(s.name, 'model')]: key('', `${label}: model name`, z.string()),
-    [sourceKey(s.name, 'api_key')]: key('', `${label}: API key`, z.string(), { secret: true }),
+    [sourceKey(s.name, 'api_key')]: key('', `${label}: API key`, z.string().refine((k) => !apiKeyProblem(k), API_KEY_PROBLEM), { secret: true }),
     [sourceKey(s.name, 'enabled')]: key(true, `${label}: use this source`, z.boolean()),
     [sourceKey(s.name, 'options')]: key({}, `${label}: adapter options`, z.record(z.string(), z.unknown())),
   };

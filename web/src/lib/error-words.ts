@@ -66,6 +66,11 @@ const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
   [/^"(.+)" is a built-in source: its label and model list are fixed$/, (m) => `${q(m[1])}是内置来源：名称和模型列表是固定的`],
   [/^"(.+)" is a built-in source; disable it instead \(enabled = false\)$/, (m) => `${q(m[1])}是内置来源，不能删除：可以停用它（enabled = false）`],
   [/^an LLM source named "(.+)" already exists$/, (m) => `已有名为${q(m[1])}的 LLM 来源`],
+  [/^source names are lower-case letters, digits, - and _ \(at most 32\)$/, () => '来源名称只能用小写字母、数字、“-” 和 “_”，最多 32 个字符'],
+  [/^the base URL must be http\(s\)$/, () => '地址必须以 http:// 或 https:// 开头'],
+  [/^Invalid URL$/, () => '不是有效的网址：请写完整，例如 “http://127.0.0.1:8000/v1”'],
+  [/^an API key is ASCII letters, digits and punctuation, without spaces inside: check what was pasted/, () => 'API key 只能包含英文字母、数字和标点，中间不能有空格：请检查粘贴的内容（可能混进了全角空格或中文字符）'],
+  [/^expected a duration such as "45s", "30m", "2h", "1h30m"$/, () => '应为时长，例如 “45s”、“30m”、“2h”、“1h30m”'],
   // LLM sources
   [/^All LLM sources failed:\s*([\s\S]+)$/, (m) => `所有 LLM 来源都失败了：\n${m[1]}`],
   [/^(\S+) has no API key: add one in the WebUI \(Settings → LLM providers\) or with `(.+)`$/, (m) => `${m[1]} 还没有 API key：请在 WebUI 的“设置 → LLM 来源”里添加，或运行 \`${m[2]}\``],
@@ -111,6 +116,9 @@ const CODES: Record<string, string> = {
   TRANSFER_PASSPHRASE_REQUIRED: '这个存档是加密的：请输入口令',
 };
 
+/** The fields of an LLM source form, in Chinese. */
+const SOURCE_FIELDS: Record<string, string> = { name: '名称', label: '显示名称', api: 'API 类型', adapter: '适配器', baseUrl: '地址', apiKey: ' API key ', model: '模型', models: '模型列表', options: '选项' };
+
 /** What a NOT_FOUND names (details.what), in Chinese. */
 const WHAT: Record<string, string> = {
   session: '对话',
@@ -150,6 +158,8 @@ export function errorInWords(e: ErrorParts, lang: Lang): string {
   // the why in Chinese when known.
   const invalid = /^invalid value for (\S+): ([\s\S]+)$/.exec(reason);
   if (invalid) return `${invalid[1]} 的值无效：${errorInWords({ message: invalid[2] }, 'zh')}`;
+  const source = /^invalid LLM source(?: \((\w+)\))?: ([\s\S]+)$/.exec(reason);
+  if (source) return `LLM 来源${source[1] ? `的${SOURCE_FIELDS[source[1]] ?? ` ${source[1]} `}` : ''}无效：${errorInWords({ message: source[2] }, 'zh')}`;
   const request = /^invalid request: ([^\s:]+): ([\s\S]+)$/.exec(reason);
   if (request) return `请求里的 ${request[1]} 无效：${errorInWords({ message: request[2] }, 'zh')}`;
   const item = /^(\d+|"[^"]*"): ([\s\S]+)$/.exec(reason);

@@ -224,7 +224,9 @@ const OTHER = '\u0000other';
  */
 function ModelPicker({ source, value, save }: { source: ProviderStatus; value: string; save: (v: unknown) => Promise<unknown> }) {
   const t = useT();
-  const models = useRequest(() => api<{ models: string[]; declared: string[] }>(`/api/v1/providers/${encodeURIComponent(source.name)}/models`), [source.name, source.baseUrl, source.hasKey]);
+  // A key replaced by another (still "has a key"): the list is asked again, and an error the old key got goes.
+  const keyChanged = useConfigEpoch(`core.llm.sources.${source.name}.api_key`);
+  const models = useRequest(() => api<{ models: string[]; declared: string[] }>(`/api/v1/providers/${encodeURIComponent(source.name)}/models`), [source.name, source.baseUrl, source.hasKey, keyChanged]);
   const [typing, setTyping] = useState(false);
   const [draft, setDraft] = useState(value);
   useEffect(() => setDraft(value), [value]);
