@@ -93,8 +93,5 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     // sub-agents (C-10)
     'core.subagent.max_rounds': key(int(1, 100), 6, 'Most LLM rounds of a sub-agent'),
     'core.subagent.timeout_ms': key(int(1_000, 3_600_000), 300_000, 'Time limit of a sub-agent in ms'),
-    // provider fallback (C-6)
-    'core.provider.failure_threshold': key(int(1, 100), 3, 'Consecutive failures after which an LLM source cools down'),
-    'core.provider.cooldown': duration('5m', 'How long a failing LLM source is skipped'),
   };
 }
