@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { ARCHIVE_MIGRATIONS } from './archive-migrations.js';
 import { ColdArchive } from './index.js';
 import { saidDays } from '../recall/index.js';
+import { overwritePage, tablePages } from '../../fs/sqlite/__fixtures__/sqlite-damage.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-test-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -140,6 +141,28 @@ test('a corrupt archive.db is kept aside and an empty archive starts; the file i
   a.putMany([doc('a', 'works again')]);
   assert.ok(a.diskBytes() > 0);
   a.close();
+});
+
+test('an archive.db whose damage SQLite meets only at the first reads (the people heard on a bad page) is kept aside and an empty archive starts', () => {
+  const h = home();
+  const a = open(h);
+  a.putMany(Array.from({ length: 70 }, (_, i) => doc(`d${i}`, `archived turn ${i} about the dentist and the garden ${'words '.repeat(40)}`, { speaker: { id: `u${i % 5}`, name: `P${i % 5}` } })));
+  a.close();
+  const file = path.join(h, 'documents', 'archive.db');
+  // A bad sector under the people heard: SQLite opens the file and reads the schema without complaint.
+  for (const p of tablePages(file, 'speakers')) overwritePage(file, p.pageno);
+  const log = testLog();
+  const b = new ColdArchive({ home: h, tokenize: (t) => embedder.tokenize(t), log, clock: () => 9, saidDays: (t, at) => saidDays(t, at, 'UTC') });
+  b.open();
+  assert.equal(b.size, 0);
+  assert.equal(b.speakers().size, 0);
+  assert.deepEqual(b.setAside, { file: `${file}.corrupt-9`, at: 9 });
+  assert.ok(fs.statSync(`${file}.corrupt-9`).size > 8192, 'the damaged file is kept as it was');
+  assert.ok(log.lines.some((l) => /archive\.db is corrupt .*malformed.*reindex/.test(l)), log.lines.join('\n'));
+  b.putMany([doc('a', 'works again', { speaker: { id: 'u1', name: 'P1' } })]);
+  assert.ok(b.has('a'));
+  assert.equal(b.speakers().get('u1'), 'P1');
+  b.close();
 });
 
 test('who said it is indexed: the people heard with their latest name, kept exact through replace, delete and reopen; rows read for ranking know the speaker and whether the turn asks', () => {

@@ -166,7 +166,9 @@ export class ColdArchive {
   /**
    * Opens (creating and migrating) the archive. A corrupt file is renamed to
    * `archive.db.corrupt-<time>` with a log line and a fresh archive starts (`waiter memory
-   * reindex` rebuilds it from the session logs).
+   * reindex` rebuilds it from the session logs). Damage counts wherever opening meets it: SQLite
+   * opening the file, or the first reads (the counters, the people heard, the first batch of days)
+   * — a file cut short opens cleanly and fails only when a page past its end is read.
    */
   open(): void {
     if (this.db) return;
@@ -174,13 +176,23 @@ export class ColdArchive {
     fs.mkdirSync(path.dirname(this.path), { recursive: true });
     try {
       this.db = this.connect();
+      this.load();
     } catch (e) {
+      // Statements prepared on the damaged file's connection go with it.
+      this.close();
       if (!isCorruption(e)) throw e;
       this.asideAt = setAsideSqlite(this.path, this.clock());
       const aside = this.asideAt.file;
       this.log.warn(`archive: ${this.path} is corrupt (${(e as Error).message}); kept aside as ${aside}; starting an empty archive (waiter memory reindex rebuilds it from the session logs)`);
       this.db = this.connect();
+      this.load();
     }
+  }
+
+  /** The first reads of an open: the counters, the people heard, the first batch of days. */
+  private load(): void {
+    this.docs = 0;
+    this.tokens = 0;
     for (const m of this.st('SELECT key, value FROM meta').all() as { key: string; value: number }[]) {
       if (m.key === 'docs') this.docs = m.value;
       if (m.key === 'tokens') this.tokens = m.value;
@@ -845,5 +857,5 @@ function parseJson<T>(s: string, fallback: T): T {
 
 function isCorruption(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+  return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
 }
