@@ -5,13 +5,14 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../src/daemon/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { authedFetch } from '../src/builtins/webui/__fixtures__/mini-host.js';
-import type { SetAsideStore } from '../src/spec/index.js';
+import type { SetAsideStore, TransferJobView } from '../src/spec/index.js';
+import { ColdArchive } from '../src/memory/archive/index.js';
 import { overwritePage, tablePages } from '../src/fs/sqlite/__fixtures__/sqlite-damage.js';
 import { startFakeLlm } from './fixtures/fake-llm/index.js';
 
@@ -182,5 +183,68 @@ test('0310: config.db damaged (a page overwritten): the daemon starts with the s
     assert.match(readFileSync(join(h, 'logs', 'homed.log'), 'utf8'), /config database is corrupt.*started a new one with what could be read back of it/);
   } finally {
     await llm.close();
+  }
+});
+
+test('0250: archive.db damage an open does not read leaves the export whole but for that file, named; damage the first reads meet sets it aside — the status names it, reindex runs, the export is whole', async () => {
+  const h = mkdtempSync(join(tmpdir(), 'ha-archive-aside-'));
+  homes.push(h);
+  const file = join(h, 'documents', 'archive.db');
+  // Turns that went cold before anything broke.
+  const a = new ColdArchive({ home: h, tokenize: (t) => t.toLowerCase().split(/\W+/).filter(Boolean), saidDays: () => [] });
+  a.open();
+  a.putMany(
+    Array.from({ length: 70 }, (_, i) => {
+      const content = `archived turn ${i}: the dentist, the garden and the car ${'more words '.repeat(30)}`;
+      return { id: `a${i}`, content, input: content, response: '', kind: 'archive', source: 'cli', channel: 'cli', sessionId: 'cli:old', createdAt: 1000 + i, addedAt: 1000 + i, accessCount: 0, refs: [`t${i}`], eventKind: 'user', speaker: { id: `cli:p${i % 3}`, name: `P${i % 3}` } };
+    }),
+  );
+  a.close();
+  const turnPages = tablePages(file, 'turns', 'leaf');
+  const peoplePages = tablePages(file, 'speakers');
+  assert.ok(turnPages.length >= 2 && peoplePages.length >= 1);
+
+  // A bad sector under archived turns: opening reads only the counters and the people, and is fine.
+  for (const p of turnPages) overwritePage(file, p.pageno);
+  let d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  try {
+    const c = new DaemonClient(d.socketPath);
+    await c.connect();
+    assert.deepEqual((await c.request<{ setAside: SetAsideStore[] }>('status')).setAside, []);
+    const backup = join(h, 'backup.zip');
+    const job = await c.request<TransferJobView>('transfer.export', { file: backup });
+    assert.equal(job.state, 'done', JSON.stringify(job.error));
+    assert.ok(existsSync(backup), 'the backup is written');
+    assert.deepEqual(job.leftOut?.map((l) => [l.part, l.file]), [['archive', file]]);
+    assert.match(job.leftOut[0].error, /malformed/);
+    assert.match(job.leftOut[0].recover, /waiter memory reindex/);
+    c.close();
+  } finally {
+    await d.stop();
+  }
+  assert.match(readFileSync(join(h, 'logs', 'homed.log'), 'utf8'), /archive\.db is damaged .*left out/);
+
+  // And under the people heard: the first reads of the next open meet it.
+  for (const p of peoplePages) overwritePage(file, p.pageno);
+  d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  try {
+    const c = new DaemonClient(d.socketPath);
+    await c.connect();
+    const st = await c.request<{ setAside: SetAsideStore[] }>('status');
+    assert.deepEqual(st.setAside.map((s) => s.store), ['archive']);
+    const aside = st.setAside[0];
+    assert.ok(aside.file.startsWith(`${file}.corrupt-`) && existsSync(aside.file), aside.file);
+    assert.equal(aside.recover, 'waiter memory reindex');
+    const web = (await (await authedFetch(`${d.url}/api/v1/status`, {}, d.authToken)).json()) as { agent: { setAside: SetAsideStore[] } };
+    assert.deepEqual(web.agent.setAside, st.setAside, 'the WebUI reads the same list');
+    const stats = await c.request<{ archive: { count: number } }>('memory.stats');
+    assert.equal(stats.archive.count, 0, 'the new archive is empty, and says so');
+    await c.request('memory.reindex', {});
+    const job = await c.request<TransferJobView>('transfer.export', { file: join(h, 'backup2.zip') });
+    assert.equal(job.state, 'done');
+    assert.equal(job.leftOut, undefined);
+    c.close();
+  } finally {
+    await d.stop();
   }
 });

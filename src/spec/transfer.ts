@@ -77,6 +77,17 @@ export interface TransferReport {
   notes: string[];
 }
 
+/** A database an export left out because it is damaged (decision 0080, amended). */
+export interface TransferLeftOut {
+  part: 'documents' | 'archive' | 'graph';
+  /** The damaged file, as it is on disk. */
+  file: string;
+  /** SQLite's words for the damage. */
+  error: string;
+  /** What brings the part back, in words and commands. */
+  recover: string;
+}
+
 /** A job of the transfer service, as the WebUI polls it. */
 export interface TransferJobView {
   id: string;
@@ -92,6 +103,11 @@ export interface TransferJobView {
   report?: TransferReport;
   /** Export: the archive's size and suggested file name once written. */
   file?: { name: string; bytes: number; sha256: string };
+  /**
+   * Export: databases left out because SQLite found them damaged while copying them — the rest
+   * was exported. `file` is the damaged file, `recover` what to do about it.
+   */
+  leftOut?: TransferLeftOut[];
   error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 

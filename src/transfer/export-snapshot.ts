@@ -1,7 +1,7 @@
-import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, ftruncateSync, fstatSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, ftruncateSync, fstatSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import type { TransferCounts } from '../spec/index.js';
+import type { TransferCounts, TransferLeftOut } from '../spec/index.js';
 import { KNOWLEDGE_NAME_RE } from '../knowledge/index.js';
 import { sessionIdFromFileStem } from '../sessions/index.js';
 import { LIBRARY_ID_RE } from './manifest.js';
@@ -13,6 +13,21 @@ export interface Snapshot {
   files: PackFile[];
   counts: TransferCounts;
   schemas: Record<string, number>;
+  /** Databases SQLite found damaged while copying them: left out, the rest taken. */
+  leftOut: TransferLeftOut[];
+}
+
+/** What brings back a tier left out of an export because its file is damaged. */
+const RECOVER: Record<TransferLeftOut['part'], string> = {
+  documents: 'its turns are in the session logs, which this export holds; restart homed (a damaged documents.db is set aside when it opens) and run `waiter memory reindex`, then export again',
+  archive: 'its turns are in the session logs, which this export holds; restart homed (a damaged archive.db is set aside when it opens) and run `waiter memory reindex`, then export again',
+  graph: 'restart homed: a damaged graph.db is read back into a new one when it opens (what its readable pages hold); then export again',
+};
+
+/** True when SQLite says the file is not a usable database (as the stores' opens judge it). */
+function isDamage(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
 }
 
 /** Lets the event loop run between steps (the daemon keeps answering during an export). */
@@ -99,12 +114,14 @@ function walk(dir: string, depth: number): string[] {
  * only leave a turn in two parts (an import counts it once), never in none — then the graph, the
  * session logs (append-only), the library, knowledge, persona, settings without secrets (and
  * never the auth token), and forget's tombstones. Media files are write-once and packed from
- * where they are.
+ * where they are. A database SQLite finds damaged while copying it is left out and named in
+ * `leftOut`; the rest is taken.
  */
 export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (step: string) => void): Promise<Snapshot> {
   const files: PackFile[] = [];
   const counts: TransferCounts = {};
   const schemas: Record<string, number> = {};
+  const leftOut: TransferLeftOut[] = [];
   const mem = join(dir, 'memory');
   mkdirSync(mem, { recursive: true, mode: 0o700 });
   const m = host.memory;
@@ -127,7 +144,18 @@ export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (st
     onStep?.(part);
     if (!existsSync(source)) continue;
     const target = join(mem, name);
-    const { rows, version } = vacuumInto(source, target);
+    let copied: ReturnType<typeof vacuumInto>;
+    try {
+      copied = vacuumInto(source, target);
+    } catch (e) {
+      // One damaged database must not cost the person the whole backup: the rest is exported
+      // and the job names the file left out and what brings it back.
+      if (!isDamage(e)) throw e;
+      rmSync(target, { force: true });
+      leftOut.push({ part, file: source, error: (e as Error).message, recover: RECOVER[part] });
+      continue;
+    }
+    const { rows, version } = copied;
     files.push({ entry: `memory/${name}`, part, source: target });
     counts[part] = rows(table);
     schemas[part] = version;
@@ -210,5 +238,5 @@ export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (st
   const media = walk(join(host.home, 'media'), 3);
   for (const rel of media) files.push({ entry: `media/${rel}`, part: 'media', source: join(host.home, 'media', ...rel.split('/')) });
   counts.media = media.length;
-  return { files, counts, schemas };
+  return { files, counts, schemas, leftOut };
 }

@@ -252,6 +252,10 @@ export class TransferRuntime implements TransferService {
     job.exportPath = path;
     job.view.manifest = summarise(manifest, Boolean(opts.passphrase));
     job.view.file = { name: opts.file ? basename(opts.file) : name, bytes: statSync(path).size, sha256 };
+    if (snapshot.leftOut.length) {
+      job.view.leftOut = snapshot.leftOut;
+      for (const l of snapshot.leftOut) this.host.log.warn(`export: ${l.file} is damaged (${l.error}) and was left out; the rest was exported. ${l.recover}`);
+    }
     job.view.state = 'done';
     this.progress(job, { phase: 'done', done: 1, total: 1 }, onProgress);
     this.host.log.info('export written', { file: opts.file ? path : '(download)', bytes: job.view.file.bytes, encrypted: Boolean(opts.passphrase), counts: manifest.counts });

@@ -13,7 +13,7 @@ import { MAX_KNOWLEDGE_BYTES, TIME_ZONE_KEY, type CliCommand, type CliStreamEven
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
-import type { MemoryChange } from '../spec/index.js';
+import type { MemoryChange, TransferLeftOut } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
 
 export type { WaiterIo } from './stream-printer.js';
@@ -770,6 +770,7 @@ export function buildProgram(): Command {
       if (!target.toLowerCase().endsWith(ext)) io.err(`waiter: note: the archive is ${pass ? 'age-encrypted' : 'a zip file'} whatever its name; "${basename(target)}" does not end in ${ext}\n`);
       const job = await withClient(opts, (c) => c.request('transfer.export', { file: target, passphrase: pass }, transferProgress(opts)));
       if (!opts.json) io.err('\n');
+      for (const l of (job as { leftOut?: TransferLeftOut[] }).leftOut ?? []) io.err(`waiter: warning: ${l.file} is damaged (${l.error}) and was left out of this export; the rest is in it. ${l.recover}\n`);
       print(opts, opts.json ? job : { file: target, ...(job as { file?: object; manifest?: object }).file, counts: (job as { manifest?: { counts?: object } }).manifest?.counts });
     });
   program

@@ -292,6 +292,12 @@ export function DataSection() {
           {exJob.file.name} · {bytes(exJob.file.bytes)} · sha256 {exJob.file.sha256.slice(0, 16)}…
         </p>
       )}
+      {exJob?.state === 'done' &&
+        exJob.leftOut?.map((l) => (
+          <p className="warn-text small" role="alert" key={l.part} data-testid="export-left-out">
+            {t('data.leftOut', { file: l.file, error: l.error, recover: l.recover })}
+          </p>
+        ))}
 
       <h3>{t('data.import')}</h3>
       <p className="muted">{t('data.importHint')}</p>
