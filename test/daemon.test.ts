@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -200,6 +200,65 @@ test('homed start/status/stop with the supervisor; a crashed daemon is restarted
   assert.ok(!existsSync(join(h, 'homed.pid')), 'pid file removed');
   const log = readFileSync(join(h, 'sessions', 'cli%3Aslow.jsonl'), 'utf8');
   assert.match(log, /my cat is called Mochi/);
+});
+
+test('a pid file left by a crash whose number another program has now: homed runs, start starts it, stop never signals that program', async (t) => {
+  const h = home();
+  const e = env(h, false);
+  const pidFile = join(h, 'homed.pid');
+  const sleeper = spawn('sleep', ['300']);
+  t.after(() => sleeper.kill('SIGKILL'));
+  const stalePid = () => writeFileSync(pidFile, `${sleeper.pid}\n`);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  // The foreground daemon starts and says it replaced the pid file.
+  stalePid();
+  const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: e });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  for (let i = 0; i < 600 && !/homed is running/.test(out) && child.exitCode === null; i++) await sleep(100);
+  assert.match(out, /homed is running/, out + err);
+  assert.match(err, new RegExp(`pid ${sleeper.pid}, which is not homed.*replaced`));
+  assert.equal(readFileSync(pidFile, 'utf8').trim(), String(child.pid));
+  // A second one is refused while the first runs.
+  const second = await runAsync(homedBin, ['run'], e);
+  assert.equal(second.status, 1, second.stdout + second.stderr);
+  assert.match(second.stderr, new RegExp(`already running \\(pid ${child.pid}\\)`));
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+
+  // homed stop with a stale pid file: nothing to stop, and the other program is left alone.
+  stalePid();
+  const stop = await runAsync(homedBin, ['stop'], e);
+  assert.equal(stop.status, 0);
+  assert.match(stop.stdout, /not running/);
+  assert.ok(alive(sleeper.pid!), 'the program that has the number now was not signalled');
+  assert.ok(!existsSync(pidFile), 'the stale pid file is gone');
+
+  // homed start with a stale pid file starts homed.
+  stalePid();
+  const started = await runAsync(homedBin, ['start', '--json'], e);
+  t.after(() => {
+    spawnSync(tsx, [homedBin, 'stop'], { env: e, encoding: 'utf8', timeout: 60_000 });
+  });
+  assert.equal(started.status, 0, started.stdout + started.stderr);
+  assert.equal(JSON.parse(started.stdout.trim().split('\n').pop()!).socket, true);
+  const status = await runAsync(homedBin, ['status'], e);
+  assert.equal(status.status, 0, status.stdout);
+  const stopped = await runAsync(homedBin, ['stop'], e, 60_000);
+  assert.match(stopped.stdout, /homed stopped/);
+  assert.ok(alive(sleeper.pid!), 'still not signalled');
 });
 
 test('a WebUI message answered 202 is in the session log, its attachment kept, even when the daemon is killed right after', async (t) => {

@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { homePaths, resolveHome } from '../paths/index.js';
+import { homePaths, resolveHome, type HomePaths } from '../paths/index.js';
 import { rotateIfLarge } from '../log/index.js';
 import { DaemonClient } from '../waiter/daemon-client.js';
 import { processAlive, readPid, removePid, writePid } from './pid-file.js';
+import { InstanceLock } from './instance-lock.js';
 import { Supervisor } from './supervisor.js';
 import { startDaemon } from './daemon.js';
 import { applyDaemonV8Flags, holdYoungGeneration } from './v8-memory.js';
@@ -35,10 +36,57 @@ interface Status {
   webuiError?: string;
 }
 
+/** True when a daemon answers `status` on the socket. */
+async function socketAnswers(socket: string): Promise<boolean> {
+  const c = new DaemonClient(socket);
+  try {
+    await c.connect();
+    await c.request('status');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    c.close();
+  }
+}
+
+/**
+ * The pid in `homed.pid` when homed really runs under it: its process holds the instance lock, or
+ * (a daemon of a version before the lock) its socket answers. A pid file a crash left names a
+ * number another program may have by now; that one is undefined here.
+ */
+async function livePid(p: HomePaths): Promise<number | undefined> {
+  const pid = readPid(p.pidFile);
+  if (pid === undefined || !processAlive(pid)) return undefined;
+  return InstanceLock.isHeld(p.lockFile) || (await socketAnswers(p.socket)) ? pid : undefined;
+}
+
+/**
+ * Takes the instance lock for this process and writes the pid file, or says who runs and exits 1.
+ * A pid file whose process is not homed (left by a crash, its number reused since) is replaced
+ * with a line saying so.
+ */
+async function claimHome(p: HomePaths): Promise<void> {
+  const lock = InstanceLock.acquire(p.lockFile);
+  const pid = readPid(p.pidFile);
+  const other = pid !== undefined && pid !== process.pid && processAlive(pid);
+  if (!lock || (other && (await socketAnswers(p.socket)))) {
+    lock?.release();
+    process.stderr.write(`homed is already running${pid ? ` (pid ${pid})` : ''}; use "${homedCommand()} stop" first\n`);
+    process.exit(1);
+  }
+  if (other) process.stderr.write(`homed: ${p.pidFile} named pid ${pid}, which is not homed (a pid file left by a crash; the number was reused since): replaced\n`);
+  instanceLock = lock;
+  writePid(p.pidFile);
+}
+
+/** This process's instance lock, held until it exits (a module variable, so nothing collects it). */
+let instanceLock: InstanceLock | undefined;
+
 async function probe(home: string): Promise<Status> {
   const p = homePaths(home);
   const pid = readPid(p.pidFile);
-  const running = pid !== undefined && processAlive(pid);
+  const running = pid !== undefined && processAlive(pid) && InstanceLock.isHeld(p.lockFile);
   const c = new DaemonClient(p.socket);
   try {
     await c.connect();
@@ -58,14 +106,7 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
   applyDaemonV8Flags();
   const p = homePaths(home);
   mkdirSync(home, { recursive: true });
-  if (!supervised) {
-    const pid = readPid(p.pidFile);
-    if (pid && pid !== process.pid && processAlive(pid)) {
-      process.stderr.write(`homed is already running (pid ${pid}); use "${homedCommand()} stop" first\n`);
-      process.exit(1);
-    }
-    writePid(p.pidFile);
-  }
+  if (!supervised) await claimHome(p);
   const daemon = await startDaemon({ homeDir: home, console: !supervised, webuiPort: port });
   // The entry kept the young generation at its first size while the modules loaded and the tiers
   // opened (nothing can watch a growth inside synchronous code); now it may grow to its bound and is held there.
@@ -92,6 +133,7 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
     daemon.log.info(`received ${sig}`);
     await daemon.stop();
     if (!supervised) removePid(p.pidFile);
+    instanceLock?.release();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -102,7 +144,8 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
 /** The supervisor process behind `homed start`. */
 async function runSupervisor(home: string, port?: number): Promise<void> {
   const p = homePaths(home);
-  writePid(p.pidFile);
+  mkdirSync(home, { recursive: true });
+  await claimHome(p);
   const sup = new Supervisor({
     command: process.execPath,
     args: [...process.execArgv, self, 'run', '--supervised', ...(port !== undefined ? ['--port', String(port)] : [])],
@@ -114,6 +157,7 @@ async function runSupervisor(home: string, port?: number): Promise<void> {
   const stop = async () => {
     await sup.stop();
     removePid(p.pidFile);
+    instanceLock?.release();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
@@ -149,9 +193,10 @@ async function start(home: string, json: boolean, port?: number): Promise<number
 
 async function stop(home: string, json: boolean): Promise<number> {
   const p = homePaths(home);
-  const pid = readPid(p.pidFile);
-  if (!pid || !processAlive(pid)) {
-    removePid(p.pidFile, pid ?? -1);
+  const pid = await livePid(p);
+  if (!pid) {
+    // A pid file a crash left may name another program by now: never signal it.
+    removePid(p.pidFile, readPid(p.pidFile) ?? -1);
     report(json, { running: false, socket: false, message: 'homed is not running' });
     return 0;
   }

@@ -22,6 +22,8 @@ export function homePaths(home: string) {
     supervisorLog: join(home, 'logs', 'supervisor.log'),
     textLog: join(home, 'logs', 'text.jsonl'),
     pidFile: join(home, 'homed.pid'),
+    /** Held (an OS lock) by the process that wrote the pid file, while it lives. */
+    lockFile: join(home, 'homed.lock'),
     socket: join(home, 'homed.sock'),
     persona: join(home, 'persona.md'),
     adapters: join(home, 'adapters'),
