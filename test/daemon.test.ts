@@ -332,4 +332,19 @@ test('decision 0390: a turn killed (kill -9) while it ran is answered after the 
   assert.deepEqual(mine.map((e) => e.kind), ['user', 'marker', 'assistant']);
   assert.equal(mine[1].data?.op, 'resume');
   assert.equal(asked(), 2, 'asked once more, not in a loop');
+  // Memory holds the message and the reply once each: recovery replayed the message from the log
+  // at start, and the resumed turn did not add a second copy.
+  const c = new DaemonClient(join(h, 'homed.sock'));
+  await c.connect();
+  let ctx: { id: string; kind: string; input: string; response: string }[] = [];
+  const replied = () => ctx.some((e) => e.kind === 'agent' && e.response === 'Noted: your cat is Mochi.');
+  for (let i = 0; i < 100 && !replied(); i++) {
+    ctx = await c.request<typeof ctx>('memory.context');
+    if (!replied()) await sleep(100);
+  }
+  const search = await c.request<{ kind: string; turnId?: string }[]>('memory.search', { query: 'cat called Mochi', limit: 10 });
+  c.close();
+  assert.equal(ctx.filter((e) => e.kind === 'user' && e.input === 'my cat is called Mochi').length, 1, JSON.stringify(ctx));
+  assert.equal(ctx.filter((e) => e.kind === 'agent' && e.response === 'Noted: your cat is Mochi.').length, 1, JSON.stringify(ctx));
+  assert.equal(search.filter((d) => d.turnId === turnId && d.kind === 'user').length, 1, JSON.stringify(search));
 });

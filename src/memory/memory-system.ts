@@ -113,6 +113,9 @@ export class MemorySystem {
       // M-9 / K-2: an event of an excluded turn is held aside with it, of a forgotten one dropped.
       admit: (e) => !this.up.control || this.control.admitEvent(e),
       onRefused: (e) => this.control.holdEvent(e),
+      // A turn resumed after a kill (decision 0390) whose message recovery replayed and the window
+      // already pruned: the copy in documents or the archive stays the only one.
+      held: (turnId, kind) => (this.up.docs && this.docs.hasTurn(turnId, kind)) || (this.up.archive && this.archive.hasTurn(turnId, kind)),
       archive: (events) => this.takePruned(events),
     });
     this.graph = new GraphDB({

@@ -198,3 +198,24 @@ test('turn marks (the crash-recovery watermark) are saved with the events; a spe
   assert.equal(again.removeIds(['nope']), 0);
   await again.stop();
 });
+
+test('decision 0390: a turn has one message and one reply in memory — a second copy of either (a resumed turn whose message recovery replayed) is not appended, in the window or when another tier holds it', async () => {
+  const held = new Set(['s#2/user']);
+  const ctx = new RelevanceContext({ home: home(), embedder, timers: manualTimers(), held: (t, k) => held.has(`${t}/${k}`) });
+  await ctx.start();
+  const replayed = ctx.append(ev('my dentist is Dr. Okafor', { id: 'log:s:1', refs: ['s#1'], timestamp: 1000 }));
+  assert.equal(ctx.append(ev('my dentist is Dr. Okafor', { refs: ['s#1'], timestamp: 5000 })), replayed, 'the copy stored first is returned');
+  ctx.append(ev('', { kind: 'agent', response: 'Noted.', refs: ['s#1'] }));
+  ctx.append(ev('', { kind: 'agent', response: 'Noted.', refs: ['s#1'] }));
+  ctx.append(ev('already in the documents', { refs: ['s#2'] }));
+  ctx.append(ev('a new turn', { refs: ['s#3'] }));
+  assert.deepEqual(
+    ctx.events().map((e) => [e.kind, e.refs?.[0]]),
+    [
+      ['user', 's#1'],
+      ['agent', 's#1'],
+      ['user', 's#3'],
+    ],
+  );
+  await ctx.stop();
+});

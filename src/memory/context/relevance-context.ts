@@ -42,6 +42,13 @@ export interface RelevanceContextOptions {
    */
   admit?: (event: ContextEvent) => boolean;
   onRefused?: (event: ContextEvent) => void;
+  /**
+   * Whether another tier (documents, cold archive) already holds this turn's event of this kind.
+   * A turn has one message and one reply: a second `user` or `agent` event of the same turn — a
+   * turn resumed after a kill whose message recovery had already replayed from the session log
+   * (decision 0390) — is not appended.
+   */
+  held?: (turnId: string, kind: 'user' | 'agent') => boolean;
 }
 
 /** What `RelevanceContext.start()` found in `context.json`. */
@@ -190,7 +197,9 @@ export class RelevanceContext implements ContextWindow {
 
   /**
    * Appends an event at its timestamp (default now), keeping time order; schedules a save. An
-   * event whose id is already in the window is not added twice (the one present is returned).
+   * event whose id is already in the window is not added twice (the one present is returned); nor
+   * is a turn's message or reply that the window (the one present is returned) or another tier
+   * (`held`) already has — the copy stored first, at the time it was said, stays the only one.
    */
   append(event: NewContextEvent): ContextEvent {
     if (typeof event !== 'object' || event === null || !['user', 'agent', 'cold_storage', 'system'].includes(event.kind)) {
@@ -200,6 +209,11 @@ export class RelevanceContext implements ContextWindow {
     if (!Number.isFinite(ts)) throw new ValidationError('context event timestamp must be a finite number', { timestamp: ts });
     if (event.id !== undefined) {
       const present = this.list.find((x) => x.id === event.id);
+      if (present) return present;
+    }
+    const turnId = event.refs?.[0];
+    if (turnId && (event.kind === 'user' || event.kind === 'agent')) {
+      const present = this.list.find((x) => x.kind === event.kind && x.refs?.[0] === turnId);
       if (present) return present;
     }
     const e: ContextEvent = {
@@ -217,6 +231,7 @@ export class RelevanceContext implements ContextWindow {
       return e;
     }
     this.markTurn(e);
+    if (turnId && (e.kind === 'user' || e.kind === 'agent') && this.opts.held?.(turnId, e.kind)) return e;
     // Usually the newest: insert from the end to keep the list sorted (stable for equal times).
     let i = this.list.length;
     while (i > 0 && this.list[i - 1].timestamp > ts) i--;
