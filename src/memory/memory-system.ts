@@ -477,7 +477,7 @@ export class MemorySystem {
           scopeOf: (call) => this.toolScope(call),
           factInScope: (r, scope) => this.recall.factInScope(r, scope),
         }),
-        ...socialTools(this.social),
+        ...socialTools(this.social, () => this.timeZone()),
       );
     }
     if (this.up.docs && this.up.context) {

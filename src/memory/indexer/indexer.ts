@@ -194,8 +194,9 @@ export class Indexer {
     }
     const shown: GraphRelation[] = [];
     const names = new Map([...said].map(([id, p]) => [id, p.name]));
-    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown, names, this.opts.timeZone?.() ?? systemTimeZone());
-    return text === undefined ? undefined : { text, sources: shown.map((r) => factSource(r, dated.get(r.id), said.get(r.id))) };
+    const zone = this.opts.timeZone?.() ?? systemTimeZone();
+    const text = formatIndex(entities, relations, this.opts.maxChars ?? 1500, dated, shown, names, zone);
+    return text === undefined ? undefined : { text, sources: shown.map((r) => factSource(r, dated.get(r.id), said.get(r.id), zone)) };
   }
 
   /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
@@ -204,13 +205,18 @@ export class Indexer {
   }
 }
 
-/** Where a fact of the block came from: the first of its refs that names a turn. */
-export function factSource(r: GraphRelation, at?: number, speaker?: Speaker): InjectedSource {
+/**
+ * Where a fact of the block came from: the first of its refs that names a turn. A replaced fact
+ * says until when it held (a day of `zone`, decision 0270), as the block does, so `waiter memory
+ * why` and the WebUI do not show an old value as if it held.
+ */
+export function factSource(r: GraphRelation, at?: number, speaker?: Speaker, zone: string = systemTimeZone()): InjectedSource {
   const turnId = (r.refs ?? []).find((x) => /^[^\s#]+#\d+$/.test(x));
+  const until = typeof r.validTo === 'number' ? ` (until ${localDay(r.validTo, zone)})` : '';
   return {
     tier: 'graph',
     id: `relation:${r.id}`,
-    text: `${r.subject} —${r.predicate}→ ${r.object}`,
+    text: `${r.subject} —${r.predicate}→ ${r.object}${until}`,
     ...(at ? { at } : {}),
     ...(speaker ? { speaker } : {}),
     ...(turnId ? { turnId, sessionId: turnId.slice(0, turnId.lastIndexOf('#')) } : {}),

@@ -96,6 +96,32 @@ test('social tools', async () => {
   g.close();
 });
 
+test('memory_recall and person_query say which facts no longer hold: the current one first, each with its days on the person’s calendar', async () => {
+  const g = new GraphDB({ path: path.join(root, `g${n++}`, 'graph.db') });
+  g.open();
+  const zone = () => 'Asia/Shanghai';
+  const ix = new Indexer({ graph: g, keywords: words, timeZone: zone });
+  const tools = Object.fromEntries([...graphTools({ graph: g, indexer: ix, timeZone: zone }), ...socialTools(new SocialService(g), zone)].map((t) => [t.name, t]));
+  // Said at 20:00 UTC: the next day in Shanghai.
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Paris', validFrom: Date.UTC(2026, 10, 1, 20) }]);
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Berlin', validFrom: Date.UTC(2026, 10, 19, 20) }]);
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: '上海', validFrom: Date.UTC(2026, 10, 30, 20) }]);
+  const expected = [
+    { fact: 'user —lives_in→ 上海', since: '2026-12-01' },
+    { fact: 'user —lives_in→ Berlin', since: '2026-11-20', until: '2026-12-01', current: false },
+    { fact: 'user —lives_in→ Paris', since: '2026-11-02', until: '2026-11-20', current: false },
+  ];
+  const strip = (rs: Record<string, unknown>[]) => rs.map(({ id: _id, confidence: _c, source: _s, ...rest }) => rest);
+  const recalled = (await run(tools.memory_recall, { keywords: ['user'] })) as { relations: Record<string, unknown>[] };
+  assert.deepEqual(strip(recalled.relations), expected);
+  const person = (await run(tools.person_query, { name: 'user' })) as { relations: Record<string, unknown>[] };
+  assert.deepEqual(strip(person.relations), expected);
+  // What `waiter memory why` prints of the 【记忆索引】 block: the replaced facts say until when.
+  const fill = await ix.buildFill('Paris Berlin 上海');
+  assert.deepEqual(fill?.sources?.map((x) => x.text).sort(), ['user —lives_in→ Berlin (until 2026-12-01)', 'user —lives_in→ Paris (until 2026-11-20)', 'user —lives_in→ 上海'].sort());
+  g.close();
+});
+
 test('doc_query recalls from every tier: a warm document moves back into the context (same id, original time), an archived turn is copied back and stays archived; doc_commit saves', async () => {
   const home = path.join(root, `docs${n++}`);
   const embedder = new EmbedderService({ config: testConfig() });

@@ -3,6 +3,7 @@ import type { ContextWindow, GraphEntity, GraphRelation, RecallHit, ToolDef, Too
 import { localIso, systemTimeZone, ValidationError } from '../../spec/index.js';
 import type { GraphDB } from '../graph/index.js';
 import { defineTool } from './define-tool.js';
+import { currentFirst, toolFact } from './tool-fact.js';
 
 /** What doc_commit needs of the Document tier (DocStore fits). */
 export interface DocToolStore {
@@ -30,7 +31,7 @@ export interface MemoryToolDeps {
   recallDepth?: () => number;
   /** Extra counters for memory_introspect (embedder model, heartbeat runs …). */
   introspect?: () => Record<string, unknown>;
-  /** The person's time zone (an IANA name, decision 0270): a hit's `time` is theirs. Default: the system's. */
+  /** The person's time zone (an IANA name, decision 0270): a hit's `time` and a fact's days are theirs. Default: the system's. */
   timeZone?: () => string;
   /**
    * The conversations a call may read memory from (R-5, decision 0360); undefined: everything.
@@ -67,8 +68,8 @@ function compactEntity(e: GraphEntity): Record<string, unknown> {
   return Object.keys(e.attributes).length ? { name: e.name, type: e.type, attributes: e.attributes } : { name: e.name, type: e.type };
 }
 
-function compactRelation(r: GraphRelation): Record<string, unknown> {
-  const o: Record<string, unknown> = { id: r.id, fact: `${r.subject} —${r.predicate}→ ${r.object}`, confidence: Number(r.confidence.toFixed(2)) };
+function compactRelation(r: GraphRelation, zone: string): Record<string, unknown> {
+  const o = toolFact(r, zone);
   if (r.sentence) o.source = r.sentence.slice(0, 200);
   return o;
 }
@@ -101,6 +102,7 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
         }
         if (!kws.length) throw new ValidationError('memory_recall: give keywords or a query', { tool: 'memory_recall' });
         const scope = scopeOfCall(deps, call);
+        const zone = deps.timeZone?.() ?? systemTimeZone();
         const r = graph.recall(kws.slice(0, 50), a.depth ?? deps.recallDepth?.() ?? 2, { maxEntities: 40, maxRelations: 80, ...(scope ? { touch: false } : {}) });
         let { entities, relations } = r;
         if (scope) {
@@ -117,7 +119,7 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
         );
         // An entity's attributes have no source (typed in with memory_edit, aliases from merges):
         // a scoped turn gets the names and types alone (decision 0360: nothing unsourced).
-        const out: Record<string, unknown> = { entities: entities.map((e) => (scope ? { name: e.name, type: e.type } : compactEntity(e))), relations: relations.map(compactRelation) };
+        const out: Record<string, unknown> = { entities: entities.map((e) => (scope ? { name: e.name, type: e.type } : compactEntity(e))), relations: currentFirst(relations).map((x) => compactRelation(x, zone)) };
         // The turns that best match the question, from every tier (K-1), with their provenance.
         if (deps.recall) {
           const q = a.query ?? kws.join(' ');
@@ -168,7 +170,7 @@ export function graphTools(deps: MemoryToolDeps & { graph: GraphDB }): ToolDef[]
       (a) => {
         if ((a.entity === undefined) === (a.relation_id === undefined)) throw new ValidationError('memory_edit: give exactly one of entity or relation_id', { tool: 'memory_edit' });
         if (a.entity !== undefined) return { entity: compactEntity(graph.editEntity(a.entity, { name: a.new_name, type: a.type, attributes: a.attributes })) };
-        return { relation: compactRelation(graph.editRelation(a.relation_id as number, { subject: a.subject, predicate: a.predicate, object: a.object, confidence: a.confidence })) };
+        return { relation: compactRelation(graph.editRelation(a.relation_id as number, { subject: a.subject, predicate: a.predicate, object: a.object, confidence: a.confidence }), deps.timeZone?.() ?? systemTimeZone()) };
       },
     ),
     defineTool('memory_delete_entity', 'Delete one entity and all of its relations from the memory graph.', z.object({ name }), (a) => ({ deleted: graph.deleteEntity(a.name) })),

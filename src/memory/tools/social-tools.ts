@@ -1,11 +1,16 @@
 import { z } from 'zod';
 import type { SocialAPI, ToolDef } from '../../spec/index.js';
+import { systemTimeZone } from '../../spec/index.js';
 import { defineTool } from './define-tool.js';
+import { currentFirst, toolFact } from './tool-fact.js';
 
 const name = z.string().min(1).max(200);
 
-/** Social tools (T-7): person_query, person_set_trait, person_relate. */
-export function socialTools(social: SocialAPI): ToolDef[] {
+/**
+ * Social tools (T-7): person_query, person_set_trait, person_relate. `timeZone`: the person's
+ * (decision 0270), for the days a fact held; default the system's.
+ */
+export function socialTools(social: SocialAPI, timeZone: () => string = systemTimeZone): ToolDef[] {
   return [
     defineTool('person_query', 'Look up a person: traits, relations and the people around them.', z.object({ name, depth: z.number().int().min(1).max(3).optional() }), async (a) => {
       const person = await social.getPerson(a.name);
@@ -14,7 +19,7 @@ export function socialTools(social: SocialAPI): ToolDef[] {
       return {
         found: person !== undefined,
         person: person ?? null,
-        relations: relations.slice(0, 50).map((r) => ({ id: r.id, fact: `${r.subject} —${r.predicate}→ ${r.object}`, confidence: Number(r.confidence.toFixed(2)) })),
+        relations: currentFirst(relations).slice(0, 50).map((r) => toolFact(r, timeZone())),
         network: network.people,
       };
     }),
