@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { ConfigReader, ContextEvent, PeopleDirectory, KnowledgeAPI, MemoryAPI, PluginLogger, PromptSlot, PromptSlotProvider, SetAsideStore, SocialAPI, SocialReadAPI, ToolDef, ToolInvocation } from '../spec/index.js';
-import { HomeAgentError, resolveTimeZone, TIME_ZONE_KEY } from '../spec/index.js';
+import { HomeAgentError, resolveTimeZone, TIME_ZONE_KEY, turnAudience } from '../spec/index.js';
 import { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';
 import { EmbedderService } from './embedder/index.js';
 import { RelevanceContext, type CleanerLookup } from './context/index.js';
@@ -138,6 +138,8 @@ export class MemorySystem {
       factInScope: (r, scope) => this.recall.factInScope(r, scope),
       speakersOf: (relations) => factSpeakers(this.graph, relations, this.recall.participants(), ownerIds(config)),
       timeZone: zone,
+      // "I" is the owner's entity for the owner, a participant's own for them (issue 15).
+      selfEntity: (q) => (turnAudience(q.speaker, q.conversation, ownerIds(config), opts.people).owner ? (opts.speaker ?? 'user') : speakerEntity(q)),
       log,
     });
     this.social = new SocialService(this.graph);

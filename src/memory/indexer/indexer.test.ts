@@ -102,3 +102,24 @@ test('cleanInput and formatIndex bounds', () => {
   assert.ok(text.length <= 300);
   assert.ok(text.startsWith('- a —p→ o0') && !text.includes('【记忆索引】'));
 });
+
+test('a question about oneself brings the asker’s current facts of what it asks, a scoped one only those said there', async () => {
+  const g = new GraphDB({ path: path.join(root, `g${n++}`, 'graph.db') });
+  g.open();
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Paris', validFrom: Date.UTC(2026, 10, 1), refs: ['webui:a#1'] }]);
+  g.commit([
+    { subject: 'user', predicate: 'lives_in', object: '上海', validFrom: Date.UTC(2026, 11, 1), refs: ['webui:a#2'] },
+    { subject: 'user', predicate: 'has_sister', object: 'Ann', refs: ['webui:a#3'] },
+    { subject: 'user', predicate: 'likes', object: 'jazz', refs: ['webui:a#4'] },
+    { subject: 'Bo', predicate: 'lives_in', object: 'Oslo', refs: ['qq:group:1#1'] },
+  ]);
+  const ix = new Indexer({ graph: g, keywords: words, timeZone: () => 'UTC', factInScope: (r, scope) => (r.refs ?? []).every((x) => scope.some((s) => x.startsWith(`${s}#`))) });
+  assert.equal(await ix.build('where do I live?', 't#1', undefined, 'user'), '- user —lives_in→ 上海 (0.80; 2026-12-01)', 'the current place alone, dated by when it began');
+  assert.equal(await ix.build('where do I live?'), undefined, 'without knowing who asks, "I" names nobody');
+  assert.equal(await ix.build('what should my sister read?', 't#1', undefined, 'user'), '- user —has_sister→ Ann (0.80; ' + new Date(g.relationsOf('user', 'has_sister')[0].validFrom!).toISOString().slice(0, 10) + ')');
+  assert.equal(await ix.build('what is a good recipe for dumplings?', 't#1', undefined, 'user'), undefined, 'other text brings none of them');
+  // Bo asks in the group: his own place; the owner's facts were not said there.
+  assert.match((await ix.build('where do I live?', 't#1', ['qq:group:1'], 'Bo')) ?? '', /^- Bo —lives_in→ Oslo/);
+  assert.equal(await ix.build('where do I live?', 't#1', ['qq:group:1'], 'user'), undefined);
+  g.close();
+});

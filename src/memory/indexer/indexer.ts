@@ -3,6 +3,7 @@ import type { GraphEntity, GraphRelation, InjectedSource, PluginLogger, PromptQu
 import { localDay, systemTimeZone } from '../../spec/index.js';
 import type { GraphDB, RecallResult } from '../graph/index.js';
 import { jiebaKeywords } from './jieba-keywords.js';
+import { predicateHasRole, selfQuestion } from './self-question.js';
 
 /** Keyword extraction (the shared embedder's `keywords`). */
 export interface KeywordSource {
@@ -46,8 +47,16 @@ export interface IndexerOptions {
   speakersOf?: (relations: readonly GraphRelation[]) => ReadonlyMap<number, Speaker & { name: string }>;
   /** The person's time zone (an IANA name, decision 0270): the days facts were said on and ended are theirs. Default: the system's. */
   timeZone?: () => string;
+  /**
+   * The graph entity "I / me / 我" of a prompt means: the owner's (`user`) for the owner, a named
+   * participant's for them (issue 15). Without it, questions about oneself find no facts by it.
+   */
+  selfEntity?: (q: PromptQuery) => string | undefined;
   log?: PluginLogger;
 }
+
+/** At most this many of the asker's own facts per question (a few predicates, a few relatives). */
+const MAX_OWN_FACTS = 8;
 
 
 /** Strips prompt-template noise before keyword/vector extraction (seed CleanText). */
@@ -147,14 +156,43 @@ export class Indexer {
     return { keywords, vectorHits, result };
   }
 
-  /** The 【记忆索引】 block for `input`, or undefined when nothing relevant is known. */
-  async build(input: string, turnId?: string, scope?: readonly string[]): Promise<string | undefined> {
-    return (await this.buildFill(input, turnId, scope))?.text;
+  /**
+   * The facts of `self` (the asker's entity) that hold now and that `input` asks about ("where do I
+   * live?" → `lives_in`, "my sister" → `has_sister` …): a question about oneself names no entity,
+   * so the keyword path cannot find them.
+   */
+  ownFacts(input: string, self: string): GraphRelation[] {
+    const asks = selfQuestion(cleanInput(input));
+    if (!asks) return [];
+    const out = asks.predicates.flatMap((p) => this.opts.graph.relationsOf(self, p).filter((r) => typeof r.validTo !== 'number').slice(0, 3));
+    if (asks.roles.length) {
+      const about = this.opts.graph.relations({ entity: self, limit: 1000 }).items;
+      out.push(...about.filter((r) => typeof r.validTo !== 'number' && predicateHasRole(r.predicate, asks.roles)).slice(0, 4));
+    }
+    return out.slice(0, MAX_OWN_FACTS);
   }
 
-  /** The 【记忆索引】 block with the source of every fact it shows (the turn it was distilled from). */
-  async buildFill(input: string, turnId?: string, scope?: readonly string[]): Promise<PromptSlotFill | undefined> {
+  /** The 【记忆索引】 block for `input`, or undefined when nothing relevant is known. */
+  async build(input: string, turnId?: string, scope?: readonly string[], self?: string): Promise<string | undefined> {
+    return (await this.buildFill(input, turnId, scope, self))?.text;
+  }
+
+  /**
+   * The 【记忆索引】 block with the source of every fact it shows (the turn it was distilled from).
+   * `self`: the asker's entity — what they ask about themselves leads the block (`ownFacts`).
+   */
+  async buildFill(input: string, turnId?: string, scope?: readonly string[], self?: string): Promise<PromptSlotFill | undefined> {
     const { result } = await this.search(input);
+    let own = new Set<number>();
+    if (self) {
+      try {
+        const facts = this.ownFacts(input, self);
+        own = new Set(facts.map((r) => r.id));
+        result.relations = [...facts, ...result.relations.filter((r) => !own.has(r.id))];
+      } catch (e) {
+        this.opts.log?.warn('indexer: reading the asker\'s own facts failed; keywords only', { error: (e as Error).message });
+      }
+    }
     const skip = turnId ? this.recalledIn(turnId) : new Set<string>();
     let relations = result.relations.filter((r) => !skip.has(r.subject.toLowerCase()) && !skip.has(r.object.toLowerCase()));
     if (scope !== undefined) {
@@ -179,6 +217,11 @@ export class Indexer {
         this.opts.log?.warn('indexer: ranking facts failed; graph order kept', { error: (e as Error).message });
       }
     }
+    if (own.size) {
+      // What the asker asked about themselves leads, dated by when it began to hold.
+      relations = [...relations.filter((r) => own.has(r.id)), ...relations.filter((r) => !own.has(r.id))];
+      for (const r of relations) if (own.has(r.id) && !dated.has(r.id) && typeof r.validFrom === 'number') dated.set(r.id, r.validFrom);
+    }
     // Entities reached only through a skipped relation go too (they were shown with it).
     const kept = new Set(relations.flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
     const dropped = new Set(result.relations.filter((r) => !relations.includes(r)).flatMap((r) => [r.subject.toLowerCase(), r.object.toLowerCase()]));
@@ -201,7 +244,7 @@ export class Indexer {
 
   /** Prompt-slot provider for `memory_index` (skipped on consolidation rounds). */
   slot(): (q: PromptQuery) => Promise<PromptSlotFill | undefined> {
-    return async (q) => (q.consolidation ? undefined : this.buildFill(q.input, q.turnId, this.opts.scopeOf?.(q)));
+    return async (q) => (q.consolidation ? undefined : this.buildFill(q.input, q.turnId, this.opts.scopeOf?.(q), this.opts.selfEntity?.(q)));
   }
 }
 
