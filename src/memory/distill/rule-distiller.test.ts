@@ -92,3 +92,32 @@ test('labelled statements (fact-statements.json, ≥ 200, zh + en): precision an
     assert.ok(s.cleanNegatives / s.negatives >= 0.95, `${split} statements without facts that stayed without: ${s.cleanNegatives}/${s.negatives}`);
   }
 });
+
+test('decision 0490: states of mind, stays, other people\'s words and negations make no fact; a change of taste is a dislike', () => {
+  // The sentences of the user walk that closed true facts.
+  assert.deepEqual(facts("I live in fear of my neighbour's dog."), []);
+  assert.deepEqual(facts('I live in the moment.'), []);
+  assert.deepEqual(facts("We're living in denial."), []);
+  assert.deepEqual(facts('这几天我住在酒店里。'), []);
+  assert.deepEqual(facts('我暂时住在朋友家'), []);
+  assert.deepEqual(facts("I'm living in a hotel for now."), []);
+  assert.deepEqual(facts('My colleague told me: I live in Tokyo.'), []);
+  assert.deepEqual(facts('He said "I live in Rome".'), []);
+  assert.deepEqual(facts('他说：我住在东京。'), []);
+  assert.deepEqual(facts('My name is not important here.'), []);
+  assert.deepEqual(facts("I don't like strong black coffee anymore, I switched to tea."), ['dislikes:strong black coffee']);
+  assert.deepEqual(facts('I no longer like jazz.'), ['dislikes:jazz']);
+  assert.deepEqual(facts('我不再喜欢喝龙井茶了。'), ['dislikes:喝龙井茶']);
+  assert.deepEqual(facts('I quit my job as a sound engineer; now I work as a teacher.'), ['works_as:teacher']);
+  // What must still work.
+  assert.deepEqual(facts('I live in Berlin'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('我住在杭州'), ['lives_in:杭州']);
+  assert.deepEqual(facts('I moved to Berlin'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('我搬到上海了'), ['lives_in:上海']);
+  assert.deepEqual(facts('My name is Robin'), ['name:Robin']);
+  assert.deepEqual(facts('我叫林小雨'), ['name:林小雨']);
+  assert.deepEqual(facts('I work as a teacher'), ['works_as:teacher']);
+  assert.deepEqual(facts('I told my boss I live in Berlin.'), ['lives_in:Berlin'], "the speaker's own report stays");
+  assert.deepEqual(facts('我跟你说，我住在杭州。'), ['lives_in:杭州']);
+  assert.deepEqual(facts('I also work as a translator.'), ['works_as:translator']);
+});

@@ -5,12 +5,16 @@ const EN_STOP = /[,.!?;:\n()"]|\s(?:and|but|because|since|though|although|so|whi
 /** Objects that are pronouns, articles or question words: not facts (I like it, I love you). */
 const NOT_OBJECT = new Set(['it', 'that', 'this', 'them', 'you', 'him', 'her', 'those', 'these', 'to', 'a', 'an', 'the', 'here', 'there', 'what', 'where', 'who', 'which', 'whom', 'whose', 'me', 'myself', 'us', 'home', 'everything', 'nothing', 'something', 'anything']);
 
+const NEGATION = /^(?:not|no|never|none|nobody|neither|nor)$/i;
+
 /** Cleans an English capture into an object (at most `maxWords` words), or undefined. */
 export function enObject(rest: string, maxWords = 6): string | undefined {
   const s = (` ${rest} `.split(EN_STOP)[0] ?? '').trim();
   const words = s.split(/\s+/).filter(Boolean);
   if (!words.length || words.length > maxWords) return undefined;
   if (words.length === 1 && NOT_OBJECT.has(words[0].toLowerCase())) return undefined;
+  // "My name is not important", "my job is no fun": a negation is not a value.
+  if (NEGATION.test(words[0])) return undefined;
   if (words.some((w) => /^(?:what|where|who|which)$/i.test(w))) return undefined;
   return words.join(' ');
 }
@@ -24,7 +28,7 @@ const NOT_NAMES = new Set(
 function enName(rest: string): string | undefined {
   const words = rest.trim().split(/\s+/);
   const first = words[0]?.replace(/[,.!?;:]+$/, '');
-  if (!first || !/^[\p{L}][\p{L}'-]*$/u.test(first) || NOT_OBJECT.has(first.toLowerCase())) return undefined;
+  if (!first || !/^[\p{L}][\p{L}'-]*$/u.test(first) || NOT_OBJECT.has(first.toLowerCase()) || NEGATION.test(first)) return undefined;
   const out = [first];
   if (/^\p{Lu}/u.test(first) && !/[,.!?;:]$/.test(words[0])) {
     for (const w of words.slice(1, 3)) {
@@ -42,6 +46,18 @@ function capitalisedName(rest: string): string | undefined {
   const n = enName(rest);
   if (!n || !/^\p{Lu}/u.test(n) || NOT_NAMES.has(n.split(' ')[0].toLowerCase())) return undefined;
   return n;
+}
+
+/**
+ * Objects of "I live in …" that are a state of mind or a temporary stay, not a home: "live in fear of
+ * the dog", "live in the moment", "living in a hotel".
+ */
+const NOT_HOME = /^(?:(?:the|a|an|constant|perpetual|total|complete|blissful|quiet|relative|my own|my)\s+)?(?:fear|dread|terror|anxiety|hope|hopes|peace|denial|harmony|sin|poverty|luxury|misery|shame|hiding|limbo|exile|squalor|comfort|dream|dreams|bubble|fantasy|moment|present|past|future|now|shadow|shadows|ignorance|bliss|silence|solitude|isolation|pain|debt|sorrow|regret|grief|guilt|doubt|darkness|reality|style|head|world|imagination|hotel|hostel|motel|airbnb|guesthouse|guest house|b&b|tent)\b/i;
+
+/** The object of a home ("Berlin"), or undefined for a state of mind or a stay. */
+function home(rest: string): string[] | undefined {
+  const o = enObject(rest);
+  return o && !NOT_HOME.test(o) ? [o] : undefined;
 }
 
 /** "nurse at the hospital" → "nurse": the workplace is a separate fact. */
@@ -72,8 +88,10 @@ const EN_LIST = /\s*,\s*|\s+and\s+|\s+or\s+/i;
 
 function enList(rest: string): string[] | undefined {
   const s = ` ${rest}`.split(/[.!?;:\n()"]|\s(?:but|because|since|though|although|so|which|who|where|when|while|now|too|every|each)\s/i)[0] ?? '';
-  const items = s
-    .split(EN_LIST)
+  const parts = s.split(EN_LIST);
+  // "I don't like coffee anymore, I switched to tea": the list ends where a new clause (its own subject) starts.
+  const end = parts.findIndex((x) => /^\s*(?:i|i'm|i've|we|he|she|they|you|it|my|our|now|then)\b/i.test(x));
+  const items = (end < 0 ? parts : parts.slice(0, end))
     .map((x) => x.replace(/^\s*to\s+/i, '').trim())
     .map((x) => enObject(x, 5))
     .filter((x): x is string => x !== undefined);
@@ -87,12 +105,15 @@ function enList(rest: string): string[] | undefined {
 export const EN_RULES: FactRule[] = [
   { predicate: 'name', re: /\b(?:my name is|my name's|i am called|i'm called|call me|everyone calls me|people call me)\s+(.+)/i, object: (m) => wrap(enName(m[1])) },
   { predicate: 'name', re: /^(?:(?:hi|hello|hey)(?:\s+there)?[,!]?\s+)?(?:i'm|i am|this is)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s*(?:[,.!]|\s+and\b|\s+here\b|$)/iu, object: (m) => wrap(capitalisedName(m[1])) },
-  { predicate: 'lives_in', re: /\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?(?:live|living|lived|reside|residing|based|settled)\s+(?:in|at)\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
-  { predicate: 'lives_in', re: /\bmy home is in\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
-  { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
+  { predicate: 'lives_in', re: /\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?(?:live|living|lived|reside|residing|based|settled)\s+(?:in|at)\s+(.+)/i, object: (m) => home(m[1]) },
+  { predicate: 'lives_in', re: /\bmy home is in\s+(.+)/i, object: (m) => home(m[1]) },
+  { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+(.+)/i, object: (m) => home(m[1]) },
   { predicate: 'from', re: /\bi(?:'m| am| come)\s+(?:originally\s+)?from\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
   { predicate: 'from', re: /\bi\s+(?:grew up|was born|was raised)\s+in\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
   { predicate: 'dislikes', re: /\bi\s+(?:really\s+)?(?:don't|do not)\s+(?:like|enjoy)\s+(.+)/i, object: (m) => enList(m[1]) },
+  // A change of taste: "I no longer like X", "I stopped liking X" (the earlier liking ends, see supersede.ts).
+  { predicate: 'dislikes', re: /\bi\s+no longer\s+(?:like|love|enjoy)\s+(.+)/i, object: (m) => enList(m[1]) },
+  { predicate: 'dislikes', re: /\bi\s+(?:stopped|quit)\s+(?:liking|loving|enjoying)\s+(.+)/i, object: (m) => enList(m[1]) },
   { predicate: 'dislikes', re: /\bi\s+(?:really\s+)?(?:hate|dislike|detest|can't stand|cannot stand)\s+(.+)/i, object: (m) => enList(m[1]) },
   { predicate: 'likes', re: /\bi\s+(?:really\s+|also\s+|just\s+|totally\s+|absolutely\s+)*(?:like|love|enjoy|adore)\s+(?:playing\s+)?(.+)/i, object: (m) => enList(m[1]) },
   { predicate: 'likes', re: /\bmy favou?rite\s+\w+\s+is\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
@@ -106,7 +127,7 @@ export const EN_RULES: FactRule[] = [
   { predicate: 'age', re: /\bi(?:'m| am)\s+(\d{1,3})\s*(?:[,.!?;]|\s+and\b|$)/i, object: (m) => age(m[1]) },
   { predicate: 'age', re: /\bmy age is\s+(\d{1,3})\b/i, object: (m) => age(m[1]) },
   { predicate: 'age', re: /\bi\s+(?:just\s+)?turned\s+(\d{1,3})\b/i, object: (m) => age(m[1]) },
-  { predicate: 'works_as', re: /\bi\s+work\s+as\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
+  { predicate: 'works_as', re: /\bi\s+(?:also\s+)?work\s+as\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
   { predicate: 'works_as', re: /\bmy\s+(?:job|profession|occupation)\s+is\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
   { predicate: 'works_as', re: /\bi(?:'m| am)\s+an?\s+([\w\s-]{2,40}?)\s+by\s+(?:profession|trade)\b/i, object: (m) => wrap(enObject(m[1], 4)) },
   { predicate: 'works_as', re: /\bi(?:'m| am)\s+an?\s+(.+)/i, object: (m) => wrap(occupation(enObject(jobOnly(m[1]), 4))) },

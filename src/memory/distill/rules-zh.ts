@@ -23,6 +23,10 @@ export function zhObject(rest: string, max = 20): string | undefined {
   return s;
 }
 
+/** Where one stays that is not a home (酒店, 民宿), and states one lives in (生活在恐惧中, 活在当下). */
+const ZH_NOT_HOME = /酒店|宾馆|旅馆|旅店|民宿|招待所|青旅|客栈|帐篷|^(?:恐惧|痛苦|阴影|幸福|回忆|过去|梦|梦里|梦中|希望|焦虑|压力|谎言|当下|黑暗|孤独|自己的世界)|(?:之中|中)$/;
+
+const home = (s: string | undefined) => (s && !ZH_NOT_HOME.test(s) ? s : undefined);
 const employer = (s: string | undefined) => (s && !ZH_NOT_EMPLOYER.test(s) ? s : undefined);
 const occupation = (s: string | undefined) => (s && ZH_OCCUPATION.test(s) ? s : undefined);
 
@@ -34,10 +38,10 @@ export const ZH_RULES: FactRule[] = [
   { predicate: 'name', re: /(?:我叫|我的名字(?:是|叫)|我名叫|本人叫|我的姓名是|大家都叫我|大家叫我)\s*(.+)/, object: (m) => wrap(zhObject(m[1], 12)) },
   // 我是陈静: a name only when it looks like one (a common surname first) and is all the clause says.
   { predicate: 'name', re: /^(?:你好|大家好|嗨|哈喽)?[，,]?\s*我是([\u4e00-\u9fff]{2,3})$/, object: (m, x) => wrap(x.looksLikeName(m[1]) && !ZH_OCCUPATION.test(m[1]) ? m[1] : undefined) },
-  { predicate: 'lives_in', re: /我(?:们一家|们全家|们|家)?(?:现在|目前|一直|平时)?(?:住在|居住在|家住在?|生活在|定居在|住(?![院宿手嘴口过]))\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
-  { predicate: 'lives_in', re: /我家在\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
-  { predicate: 'lives_in', re: /我(?:现在|目前|一直)?在\s*([^，。！？,.!?\s]{1,12}?)\s*生活/, object: (m) => wrap(zhObject(m[1])) },
-  { predicate: 'lives_in', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?(?:搬到|搬去|搬来)了?\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
+  { predicate: 'lives_in', re: /我(?:们一家|们全家|们|家)?(?:现在|目前|一直|平时)?(?:住在|居住在|家住在?|生活在|定居在|住(?![院宿手嘴口过]))\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'lives_in', re: /我家在\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'lives_in', re: /我(?:现在|目前|一直)?在\s*([^，。！？,.!?\s]{1,12}?)\s*生活/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'lives_in', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?(?:搬到|搬去|搬来)了?\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
   { predicate: 'from', re: /我(?:来自|是从)\s*(.+?)(?:来的)?$/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'from', re: /我(?:的)?老家(?:是|在)\s*(.+?)(?:的)?$/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'from', re: /我(?:是)?(?:出生在|出生于|生在)\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
@@ -45,7 +49,8 @@ export const ZH_RULES: FactRule[] = [
   { predicate: 'from', re: /我是([\u4e00-\u9fff]{2,4})人$/, object: (m) => wrap(/^(?:成年|老年|年轻|普通|正常|外地|本地|有钱|穷|好|坏|一个|个)/.test(m[1]) ? undefined : zhObject(m[1])) },
   {
     predicate: 'dislikes',
-    re: /我(?:很|非常|特别|最|真的)?(?:不喜欢|讨厌|不爱|受不了|烦)\s*(.+)/,
+    // 我不再喜欢X / 再也不喜欢X: a change of taste (the earlier liking ends, see supersede.ts).
+    re: /我(?:很|非常|特别|最|真的|已经|早就)?(?:不喜欢|讨厌|不爱|受不了|烦|不再喜欢|不再爱|再也不喜欢|再也不爱)\s*(.+)/,
     object: (m) => splitList(zhObject(m[1], 30), /[和与跟及]|、/),
   },
   {
@@ -69,7 +74,7 @@ export const ZH_RULES: FactRule[] = [
     object: (m) => age(m[1]),
   },
   { predicate: 'works_as', re: /我的(?:工作|职业)是\s*(?:一名|一个|一位)?\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
-  { predicate: 'works_as', re: /我是(?:一名|一位|名)\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
+  { predicate: 'works_as', re: /我(?:也|同时也?)?是(?:一名|一位|名)\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'works_as', re: /我是(?:一个|个)?\s*(?!一名|一位|名)([\u4e00-\u9fff]{2,8})$/, object: (m) => wrap(occupation(zhObject(m[1]))) },
   { predicate: 'works_as', re: /我是做(.+?)(?:工作)?的/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'works_as', re: /我(?:已经)?当了?(?:[一二两三四五六七八九十几多]+年(?:的)?)?\s*([\u4e00-\u9fff]{2,6})/, object: (m) => wrap(occupation(zhObject(m[1]))) },

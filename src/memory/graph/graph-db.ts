@@ -4,7 +4,7 @@ import { cleanPredicate, combineConfidence, GRAPH_LIMITS, parseName, parseTriple
 import { EMPTY_STATE, putRelation, readState, undoState, type GraphChange, type GraphState } from './graph-state.js';
 import { compactSourceChange } from './source-delta.js';
 import { GraphStore, parseJson, REL_SELECT, toEntity, toRelation as toRelationRow, type EntityPatch, type EntityRow, type PurgeOptions, type RelationPatch, type RelationRow } from './graph-store.js';
-import { chainIds, isSingleValued, reorderChain } from './supersede.js';
+import { chainIds, hasTimeline, isSingleValued, reorderChain } from './supersede.js';
 
 export { GraphStore };
 export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
@@ -164,7 +164,7 @@ export class GraphDB extends GraphStore {
 
   private commitOne(tr: CleanTriple, t: number): void {
     const known = [this.entityRow(tr.subject)?.id, this.entityRow(tr.object)?.id].filter((x): x is number => x !== undefined);
-    const single = isSingleValued(tr.predicate);
+    const single = hasTimeline(tr.predicate);
     const sBefore = this.entityRow(tr.subject)?.id;
     const oBefore = this.entityRow(tr.object)?.id;
     const chainBefore = single && sBefore !== undefined ? chainIds(this.conn, sBefore, tr.predicate) : [];
@@ -179,7 +179,7 @@ export class GraphDB extends GraphStore {
     const closed = single ? reorderChain(this.conn, s, tr.predicate).filter((x) => x !== id) : [];
     if (!this.tracking) return;
     const after = this.state({ entities: [s, o], relations: [...new Set([...chainBefore, id])] });
-    const replaced = after.relations.filter((r) => closed.includes(r.id) && r.validTo !== null).map((r) => this.nameOf(r.objectId));
+    const replaced = after.relations.filter((r) => closed.includes(r.id) && r.validTo !== null).map((r) => (r.predicate === tr.predicate ? this.nameOf(r.objectId) : `${r.predicate} ${this.nameOf(r.objectId)}`));
     const op = existed !== undefined ? 'update' : replaced.length ? 'supersede' : 'create';
     const fact = `${tr.subject} ${tr.predicate} ${tr.object}`;
     // A fact said again is kept as what changed, not its whole source list (see source-delta.ts).
@@ -277,7 +277,7 @@ export class GraphDB extends GraphStore {
     const chains = new Map<string, [number, string]>();
     for (const id of relationIds) {
       const r = this.stmt('SELECT subject_id, predicate FROM relations WHERE id = ?').get(id) as { subject_id: number; predicate: string } | undefined;
-      if (r && isSingleValued(r.predicate)) chains.set(`${r.subject_id}\u0000${r.predicate}`, [r.subject_id, r.predicate]);
+      if (r && hasTimeline(r.predicate)) chains.set(`${r.subject_id}\u0000${r.predicate}`, [r.subject_id, r.predicate]);
     }
     const ids = new Set<number>(relationIds);
     for (const [s, p] of chains.values()) for (const id of chainIds(this.conn, s, p)) ids.add(id);
@@ -596,7 +596,7 @@ export class GraphDB extends GraphStore {
         }
         const ins = this.stmt('INSERT OR IGNORE INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)');
         for (const x of back) ins.run(id, x.ref, x.speaker);
-        if (isSingleValued(r.predicate)) chains.set(`${s}\u0000${r.predicate}`, [s, r.predicate]);
+        if (hasTimeline(r.predicate)) chains.set(`${s}\u0000${r.predicate}`, [s, r.predicate]);
         n++;
       }
       for (const [s, p] of chains.values()) reorderChain(db, s, p);
@@ -630,7 +630,7 @@ export class GraphDB extends GraphStore {
     db.transaction(() => {
       undoState(db, before, after);
       const chains = new Map<string, [number, string]>();
-      for (const r of [...before.relations, ...after.relations]) if (isSingleValued(r.predicate)) chains.set(`${r.subjectId}\u0000${r.predicate}`, [r.subjectId, r.predicate]);
+      for (const r of [...before.relations, ...after.relations]) if (hasTimeline(r.predicate)) chains.set(`${r.subjectId}\u0000${r.predicate}`, [r.subjectId, r.predicate]);
       for (const [s, p] of chains.values()) reorderChain(db, s, p);
     })();
   }

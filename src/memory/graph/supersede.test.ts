@@ -129,3 +129,37 @@ test('a v4 graph.db gains validity: existing facts hold since they were recorded
   assert.equal(g.relationsOf('user', 'age')[0].validFrom, T0);
   g.close();
 });
+
+test('decision 0490: a dislike said later ends the liking of the same thing (and back); only one of them is current', () => {
+  const { g, changes } = fresh();
+  const taste = () => [...g.relationsOf('user', 'likes'), ...g.relationsOf('user', 'dislikes')].map((r) => [r.predicate, r.object, r.validTo ?? null]).sort();
+  g.commit([{ subject: 'user', predicate: 'likes', object: 'strong black coffee', refs: ['s#1'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'likes', object: 'tea', refs: ['s#1'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'dislikes', object: 'strong black coffee', refs: ['s#2'], validFrom: T0 + DAY }]);
+  assert.deepEqual(taste(), [['dislikes', 'strong black coffee', null], ['likes', 'strong black coffee', T0 + DAY], ['likes', 'tea', null]]);
+  assert.match(changes.at(-1)!.summary, /user dislikes strong black coffee \(replaces likes strong black coffee\)/);
+  g.commit([{ subject: 'user', predicate: 'likes', object: 'strong black coffee', refs: ['s#3'], validFrom: T0 + 5 * DAY }]);
+  assert.deepEqual(taste(), [['dislikes', 'strong black coffee', T0 + 5 * DAY], ['likes', 'strong black coffee', null], ['likes', 'tea', null]], 'liked again: the dislike ends');
+  // Deleting the later one lets the earlier hold again, as for a single-valued predicate.
+  g.deleteRelation(g.relationsOf('user', 'likes').find((r) => r.object === 'strong black coffee')!.id);
+  assert.deepEqual(taste(), [['dislikes', 'strong black coffee', null], ['likes', 'tea', null]]);
+  g.close();
+});
+
+test('decision 0490: works_as is the current job unless said to be held alongside; a name in another script is not replaced', () => {
+  const { g } = fresh();
+  const jobs = () => g.relationsOf('user', 'works_as').map((r) => [r.object, r.validTo ?? null]).sort();
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'sound engineer', refs: ['s#1'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'teacher', sentence: 'now I work as a teacher.', refs: ['s#2'], validFrom: T0 + DAY }]);
+  assert.deepEqual(jobs(), [['sound engineer', T0 + DAY], ['teacher', null]]);
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'translator', sentence: 'I also work as a translator.', refs: ['s#3'], validFrom: T0 + 2 * DAY }]);
+  assert.deepEqual(jobs(), [['sound engineer', T0 + DAY], ['teacher', null], ['translator', null]], 'a job held alongside ends nothing');
+
+  const names = () => g.relationsOf('user', 'name').map((r) => [r.object, r.validTo ?? null]).sort();
+  g.commit([{ subject: 'user', predicate: 'name', object: 'Robin Vance', refs: ['s#4'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'name', object: '林小雨', refs: ['s#5'], validFrom: T0 + DAY }]);
+  assert.deepEqual(names(), [['Robin Vance', null], ['林小雨', null]], 'a bilingual person keeps a name in each script');
+  g.commit([{ subject: 'user', predicate: 'name', object: 'Robin Lin', refs: ['s#6'], validFrom: T0 + 2 * DAY }]);
+  assert.deepEqual(names(), [['Robin Lin', null], ['Robin Vance', T0 + 2 * DAY], ['林小雨', null]], 'a new name in the same script replaces the old one');
+  g.close();
+});
