@@ -64,8 +64,12 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
     deleteEntity: async (name) => {
       m.graph.deleteEntity(name);
     },
+    // The person's delete (waiter memory delete-fact, the WebUI): the fact leaves a mark, so the same
+    // words distilled again (reindex, a replayed log, an import) do not bring it back (decision 0490).
     deleteRelation: async (id) => {
-      if (!Number.isInteger(id) || !m.graph.deleteRelation(id)) throw new NotFoundError('fact', String(id));
+      const r = Number.isInteger(id) ? m.graph.relation(id) : undefined;
+      if (!r || !m.graph.deleteRelation(id)) throw new NotFoundError('fact', String(id));
+      if (m.status().control) m.control.markDeletedFact(r.subject, r.predicate, r.object);
     },
     about: async (q) => aboutPerson(m, q),
     // The owner's own surface (waiter memory commit): "me", "Owner" are the owner's entity.

@@ -30,7 +30,7 @@ interface HistoryRow {
 export type HistoryInsert = Omit<MemoryChange, 'id' | 'undoneAt' | 'undoneBy' | 'redacted'>;
 
 /** Tombstone kinds kept in memory (see `hotStones`). */
-const HOT_KINDS = new Set(['turn', 'fact', 'document']);
+const HOT_KINDS = new Set(['turn', 'fact', 'document', 'deleted-fact']);
 
 export interface ControlDBOptions {
   /** Data folder; the file is `<home>/memory-control.db`. */
@@ -107,7 +107,7 @@ export class ControlDB {
     this.excludedSet.clear();
     for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
     this.hotStones.clear();
-    for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact', 'document')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
+    for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact', 'document', 'deleted-fact')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
   }
 
   private connect(): Database.Database {
@@ -232,6 +232,15 @@ export class ControlDB {
     })();
     for (const t of items) if (HOT_KINDS.has(t.kind) && !this.hotStones.has(t.hash)) this.hotStones.set(t.hash, t.at ?? now);
     return n;
+  }
+
+  /**
+   * Marks a fact the person deleted (decision 0490), at `at`: deleted again later, the mark moves
+   * to the later time (what was said between the two deletions is covered too).
+   */
+  markDeletedFact(hash: string, at: number): void {
+    this.st('INSERT INTO tombstones(hash, kind, at) VALUES (?, ?, ?) ON CONFLICT(hash) DO UPDATE SET at = max(at, excluded.at)').run(hash, 'deleted-fact', at);
+    this.hotStones.set(hash, Math.max(at, this.hotStones.get(hash) ?? 0));
   }
 
   /** Forgets committed and not finished (decision 0410), oldest first; each read counts as a try. */

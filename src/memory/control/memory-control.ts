@@ -11,7 +11,7 @@ import { addForgetResult, owedOfPending, redactMemoryCopies, runForget, unfinish
 import type { CompactOutcome } from '../../fs/sqlite/index.js';
 import { packVector, unpackVector, type HeldVector } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
-import { contentHash, contentKey, distinctiveContent, distinctivePair, docHash, factHash, pairHash, pairKey, turnHash } from './tombstone-hash.js';
+import { contentHash, contentKey, deletedFactHash, distinctiveContent, distinctivePair, docHash, factHash, pairHash, pairKey, turnHash } from './tombstone-hash.js';
 import { findTombstoned, TURN_ID } from './tombstone-match.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
 import type { HistoryInsert } from './control-db.js';
@@ -29,7 +29,7 @@ interface DocumentState {
 }
 
 /** A tombstone as an export carries it: its kind and the SHA-256 of what was forgotten. */
-const TOMBSTONE_REF = /^sha256:(turn|content|pair|document|fact):([0-9a-f]{64})$/;
+const TOMBSTONE_REF = /^sha256:(turn|content|pair|document|fact|deleted-fact):([0-9a-f]{64})$/;
 
 /**
  * Memory the user controls (M-9, K-2, K-3): the exclusion gate every tier and ingest path consults,
@@ -221,8 +221,11 @@ export class MemoryControl implements MemoryControlService {
         return false;
       }
       if (refs.some((r) => this.isTombstoned(r))) return false;
+      // Forgotten, or deleted by the person (decision 0490): only what is said after that comes back.
+      const said = tr.validFrom ?? this.t.now();
       const at = this.db.hotTombstone(factHash(tr.subject, tr.predicate, tr.object));
-      return at === undefined || (tr.validFrom ?? this.t.now()) > at;
+      const deleted = this.db.hotTombstone(deletedFactHash(tr.subject, tr.predicate, tr.object));
+      return (at === undefined || said > at) && (deleted === undefined || said > deleted);
     });
   }
 
@@ -462,6 +465,15 @@ export class MemoryControl implements MemoryControlService {
 
   isTombstonedFact(subject: string, predicate: string, object: string): boolean {
     return [subject, predicate, object].every((x) => typeof x === 'string') && this.db.hotTombstone(factHash(subject, predicate, object)) !== undefined;
+  }
+
+  /**
+   * Records that the person deleted a fact (decision 0490): distilled again from words said before
+   * now, it is not committed; said again after, it is. Kept with the tombstones and carried by an
+   * export as one (`sha256:deleted-fact:…`).
+   */
+  markDeletedFact(subject: string, predicate: string, object: string): void {
+    this.db.markDeletedFact(deletedFactHash(subject, predicate, object), this.t.now());
   }
 
   tombstoneRefs(): { ref: string; at: number }[] {

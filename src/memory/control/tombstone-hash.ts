@@ -11,6 +11,12 @@ const h = (kind: string, value: string) => createHash('sha256').update(`${kind}\
 export const turnHash = (turnId: string) => h('turn', turnId);
 export const contentHash = (text: string) => h('text', normaliseContent(text));
 export const factHash = (subject: string, predicate: string, object: string) => h('fact', `${subject.toLowerCase()}\u0000${predicate}\u0000${object.toLowerCase()}`);
+/**
+ * A fact the person deleted (decision 0490): not a forget — the words it was distilled from stay —
+ * but a mark that the same words, distilled again (a reindex, a replayed log, an import), do not
+ * bring it back. Its own kind, so an import's forget of facts never takes a fact said anew.
+ */
+export const deletedFactHash = (subject: string, predicate: string, object: string) => h('deleted-fact', `${subject.toLowerCase()}\u0000${predicate}\u0000${object.toLowerCase()}`);
 export const docHash = (id: string) => h('doc', id);
 /**
  * A turn's message and reply together (decision 0320): the tombstone of what was said *in that
