@@ -75,8 +75,9 @@ class RequestControl {
  *
  * Failures are `ProviderError`s: `auth` (401/403), `http` (other statuses), `network`,
  * `timeout`, `aborted` (the caller's signal), `adapter` (the script failed or returned garbage)
- * and `bad-response` (the body is not JSON). A stream that fails after its first part ends with
- * an `error` part instead of a throw; an abort always throws.
+ * and `bad-response` (the body is not JSON, an HTML page, or a stream of which the adapter
+ * understood nothing: no part and no `finish` — quoting the body's start). A stream that fails
+ * after its first part ends with an `error` part instead of a throw; an abort always throws.
  */
 export class LuaAdaptedProvider implements Provider {
   readonly name: string;
@@ -195,17 +196,28 @@ export class LuaAdaptedProvider implements Provider {
       } catch (e) {
         throw this.transportError(e, rc);
       }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ProviderError(this.name, 'bad-response', this.redact(`${this.name}: response is not JSON: ${text.slice(0, 120)}`), { status: res.status });
-      }
-      const out = await this.adapt(() => this.opts.adapter.parseResponse(body, this.cfg()));
-      return { ...out, model: request.model || this.model };
+      return await this.parseWhole(text, res.status, request);
     } finally {
       rc.dispose();
     }
+  }
+
+  /** A complete JSON answer → the adapter's `transform_response`; what it cannot map quotes the body. */
+  private async parseWhole(text: string, status: number, request: ChatRequest): Promise<ChatResponse> {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ProviderError(this.name, 'bad-response', this.redact(`${this.name}: response is not JSON: ${quoteBody(text)}`), { status });
+    }
+    let out: ChatResponse;
+    try {
+      out = await this.opts.adapter.parseResponse(body, this.cfg());
+    } catch (e) {
+      const pe = this.adapterError(e);
+      throw new ProviderError(this.name, pe.kind, this.redact(`${pe.message}; body: ${quoteBody(text)}`), { status });
+    }
+    return { ...out, model: request.model || this.model };
   }
 
   /** The answer as parts; exactly one `finish` part ends a successful stream. */
@@ -227,16 +239,40 @@ export class LuaAdaptedProvider implements Provider {
       if (rc.why === 'aborted') throw this.transportError(new Error('aborted'), rc);
       const { res, streamFormat } = await this.send(request, true, rc);
       const ct = res.headers.get('content-type') ?? '';
+      // A 200 that is not a stream: an HTML page (a gateway's login, a captive portal) is an
+      // error; a JSON document (a server that ignored `stream: true`, or a 200 error body) is
+      // read as one complete answer, so the adapter maps it or says why it cannot.
+      const mime = ct.split(';')[0].trim().toLowerCase();
+      if (mime === 'text/html' || (!streamFormat && (mime === 'application/json' || mime.endsWith('+json')))) {
+        let text: string;
+        try {
+          text = await res.text();
+        } catch (e) {
+          throw this.transportError(e, rc);
+        }
+        if (mime === 'text/html') throw new ProviderError(this.name, 'bad-response', this.redact(`${this.name}: response is not a stream (content-type ${mime}): ${quoteBody(text)}`), { status: res.status });
+        const r = await this.parseWhole(text, res.status, request);
+        if (r.reasoning) yield { type: 'reasoning-delta', text: r.reasoning };
+        if (r.text) yield { type: 'text-delta', text: r.text };
+        for (const toolCall of r.toolCalls) yield { type: 'tool-call', toolCall };
+        yield { type: 'finish', usage: r.usage, finishReason: r.finishReason };
+        return;
+      }
       const parser = (streamFormat ?? (ct.includes('ndjson') ? 'ndjson' : 'sse')) === 'ndjson' ? new NdjsonParser() : new SseParser();
       streamId = adapter.openStream();
       const id = streamId;
       let emitted = false;
+      // The adapter said the answer ended (a finish part): with nothing emitted, a legitimately
+      // empty completion; without it and without any part, nothing of the body was understood.
+      let finished = false;
+      let head = '';
       let toolCalls = 0;
       let usage: Usage | undefined;
       let finishReason: FinishReason | undefined;
       const handle = function* (this: LuaAdaptedProvider, parts: AdapterPart[]): Generator<StreamPart, 'stop' | undefined> {
         for (const p of parts) {
           if (p.type === 'finish') {
+            finished = true;
             if (p.usage && (p.usage.inputTokens || p.usage.outputTokens)) usage = p.usage;
             if (p.finishReason) finishReason = p.finishReason;
             continue;
@@ -271,13 +307,19 @@ export class LuaAdaptedProvider implements Provider {
           }
           rc.touch();
           if (chunk.done) break;
-          const parts = await feed(parser.push(decoder.decode(chunk.value, { stream: true })));
+          const text = decoder.decode(chunk.value, { stream: true });
+          if (head.length < QUOTE_CHARS) head += text.slice(0, QUOTE_CHARS);
+          const parts = await feed(parser.push(text));
           if ((yield* handle.call(this, parts)) === 'stop') return;
         }
         const tail = await feed(parser.push(decoder.decode()).concat(parser.end()));
         ended = true;
         tail.push(...(await this.adapt(() => adapter.endStream(id))));
         if ((yield* handle.call(this, tail)) === 'stop') return;
+        if (!emitted && !finished) {
+          const what = head.trim() ? quoteBody(head) : '(empty body)';
+          throw new ProviderError(this.name, 'bad-response', this.redact(`${this.name}: no answer could be read from the stream (content-type ${mime || 'none'}): ${what}`), { status: res.status });
+        }
       } catch (e) {
         const pe = e instanceof ProviderError ? e : this.transportError(e, rc);
         if (pe.kind === 'aborted' || !emitted) throw pe;
@@ -290,6 +332,16 @@ export class LuaAdaptedProvider implements Provider {
       rc.dispose();
     }
   }
+}
+
+const QUOTE_CHARS = 120;
+
+/** The start of a body for an error message, on one line. */
+function quoteBody(text: string): string {
+  const t = text.trim();
+  if (!t) return '(empty body)';
+  const flat = t.slice(0, QUOTE_CHARS).replace(/\s+/g, ' ');
+  return t.length > QUOTE_CHARS ? `${flat}…` : flat;
 }
 
 /** Pulls a human message out of a vendor error body (OpenAI, Anthropic, Gemini, Ollama shapes). */

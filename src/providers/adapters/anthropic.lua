@@ -85,6 +85,7 @@ local finish_map = { end_turn = "stop", stop_sequence = "stop", tool_use = "tool
 
 function transform_response(body)
   if body.type == "error" then error("API error: " .. tostring(body.error and body.error.message)) end
+  if type(body.content) ~= "table" then error("response has no content") end
   local out = { text = "", reasoning = "", tool_calls = json.array(), finish_reason = finish_map[body.stop_reason] or "other" }
   local text, reasoning = {}, {}
   for _, b in ipairs(body.content or {}) do

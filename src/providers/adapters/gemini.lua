@@ -103,6 +103,7 @@ end
 
 function transform_response(body)
   if body.error then error("API error: " .. tostring(body.error.message)) end
+  if type(body.candidates) ~= "table" and type(body.promptFeedback) ~= "table" then error("response has no candidates") end
   local text, reasoning, calls = {}, {}, json.array()
   local reason = each_part(body,
     function(t) text[#text + 1] = t end,

@@ -76,7 +76,8 @@ end
 
 function transform_response(body)
   if body.error then error("API error: " .. tostring(body.error)) end
-  local msg = body.message or {}
+  if type(body.message) ~= "table" then error("response has no message") end
+  local msg = body.message
   local calls = calls_of(msg, json.array())
   return {
     text = msg.content or "",

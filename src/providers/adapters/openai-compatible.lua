@@ -118,11 +118,16 @@ local function flush_calls(state, parts)
   end
 end
 
+-- A finish only when the wire said the answer ended (a choice's finish_reason, or a usage
+-- report): a stream of which nothing was understood must not read as an empty answer — the host
+-- makes "no part and no finish" a bad-response error.
 local function flush_finish(state, parts)
   flush_calls(state, parts)
   if state.finished then return end
   state.finished = true
-  parts[#parts + 1] = { type = "finish", finish_reason = state.finish, usage = state.usage }
+  if state.finish or state.usage then
+    parts[#parts + 1] = { type = "finish", finish_reason = state.finish, usage = state.usage }
+  end
 end
 
 function transform_stream_chunk(chunk, state)

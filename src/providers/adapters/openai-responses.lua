@@ -61,6 +61,7 @@ end
 
 function transform_response(body)
   if body.error and body.status ~= "completed" then error("API error: " .. tostring(body.error.message)) end
+  if type(body.output) ~= "table" then error("response has no output") end
   local text, reasoning, calls = {}, {}, json.array()
   for _, item in ipairs(body.output or {}) do
     if item.type == "message" then
