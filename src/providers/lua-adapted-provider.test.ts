@@ -122,3 +122,64 @@ test('errorMessageOf understands the vendor error shapes', () => {
   assert.equal(errorMessageOf('{"error":"m3"}'), 'm3');
   assert.equal(errorMessageOf('plain text'), 'plain text');
 });
+
+/**
+ * A loopback server that closes a kept-alive socket the moment a second request arrives on it —
+ * what Node's http server, uvicorn or llama.cpp do when their idle keep-alive timer fires as the
+ * client reuses the socket. `partial`: answer the first request of each socket with headers and
+ * half a stream, then drop the connection.
+ */
+async function closingServer(mode: 'close-idle' | 'partial'): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const served = new WeakMap<object, number>();
+  const server = http.createServer((req, res) => {
+    requests++;
+    const n = (served.get(req.socket) ?? 0) + 1;
+    served.set(req.socket, n);
+    req.resume();
+    req.on('end', () => {
+      if (mode === 'close-idle' && n > 1) return void req.socket.destroy();
+      if (mode === 'partial') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"half"}}]}\n\n');
+        setTimeout(() => req.socket.destroy(), 20);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: `answer ${requests}` }, finish_reason: 'stop' }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+test('a kept-alive socket the server closed as it was reused: the call is sent again on a fresh connection', async () => {
+  const s = await closingServer('close-idle');
+  try {
+    const p = provider('openai-compatible', s.url);
+    assert.equal((await p.chat(ask)).text, 'answer 1');
+    await new Promise((r) => setTimeout(r, 100)); // a tool runs between the two calls of a turn
+    assert.equal((await p.chat(ask)).text, 'answer 3');
+    assert.equal(s.requests(), 3);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a connection that breaks after the answer began is not sent again', async () => {
+  const s = await closingServer('partial');
+  try {
+    const parts: StreamPart[] = [];
+    for await (const part of provider('openai-compatible', s.url).chatStream(ask)) parts.push(part);
+    assert.deepEqual(parts.map((x) => x.type), ['text-delta', 'error']);
+    assert.equal(s.requests(), 1);
+  } finally {
+    await s.close();
+  }
+});

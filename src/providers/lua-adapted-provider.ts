@@ -128,15 +128,29 @@ export class LuaAdaptedProvider implements Provider {
     return new ProviderError(this.name, 'network', this.redact(`${this.name}: network error: ${msg}${cause}`));
   }
 
-  private async send(req: ChatRequest, stream: boolean, rc: RequestControl): Promise<{ res: Response; streamFormat: 'sse' | 'ndjson' | undefined }> {
-    const model = req.model || this.model;
-    const httpReq = await this.adapt(() => this.opts.adapter.buildRequest({ ...req, model }, this.cfg(), stream));
-    let res: Response;
+  /**
+   * `fetch`, tried once more when the connection broke before any answer arrived (reset, "other
+   * side closed"): servers (Node's, uvicorn, llama.cpp) close idle keep-alive sockets after ~5 s,
+   * and a request written on such a socket as it closes never reached a handler — a second try
+   * opens a fresh connection. Once a response has begun nothing is retried here.
+   */
+  private async fetchWithReconnect(url: string, init: RequestInit, rc: RequestControl): Promise<Response> {
     try {
-      res = await this.doFetch(httpReq.url, { method: httpReq.method, headers: httpReq.headers, body: httpReq.body, signal: rc.ctl.signal });
+      return await this.doFetch(url, init);
+    } catch (e) {
+      if (rc.ctl.signal.aborted || !isBrokenConnection(e)) throw this.transportError(e, rc);
+    }
+    try {
+      return await this.doFetch(url, init);
     } catch (e) {
       throw this.transportError(e, rc);
     }
+  }
+
+  private async send(req: ChatRequest, stream: boolean, rc: RequestControl): Promise<{ res: Response; streamFormat: 'sse' | 'ndjson' | undefined }> {
+    const model = req.model || this.model;
+    const httpReq = await this.adapt(() => this.opts.adapter.buildRequest({ ...req, model }, this.cfg(), stream));
+    const res = await this.fetchWithReconnect(httpReq.url, { method: httpReq.method, headers: httpReq.headers, body: httpReq.body, signal: rc.ctl.signal }, rc);
     if (!res.ok) {
       let text = '';
       try {
@@ -160,10 +174,9 @@ export class LuaAdaptedProvider implements Provider {
     const rc = new RequestControl(signal, Math.min(15_000, this.timeoutMs), this.idleTimeoutMs);
     try {
       const httpReq = await this.adapt(() => this.opts.adapter.buildModelsRequest(this.cfg()));
-      let res: Response;
+      const res = await this.fetchWithReconnect(httpReq.url, { method: httpReq.method, headers: httpReq.headers, signal: rc.ctl.signal }, rc);
       let text: string;
       try {
-        res = await this.doFetch(httpReq.url, { method: httpReq.method, headers: httpReq.headers, signal: rc.ctl.signal });
         text = (await res.text()).slice(0, 5 * 1024 * 1024);
       } catch (e) {
         throw this.transportError(e, rc);
@@ -335,6 +348,18 @@ export class LuaAdaptedProvider implements Provider {
 }
 
 const QUOTE_CHARS = 120;
+
+/** Error codes of a connection that broke under a request before its answer began. */
+const BROKEN_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** A fetch failure whose cause chain carries a broken-connection code (undici wraps it in `cause`). */
+function isBrokenConnection(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && BROKEN_CONNECTION.has(code)) return true;
+  }
+  return false;
+}
 
 /** The start of a body for an error message, on one line. */
 function quoteBody(text: string): string {
