@@ -31,6 +31,7 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     ),
     'core.agent.max_tool_rounds': key(int(1, 100), 8, 'Most LLM rounds with tool calls in one turn'),
     'core.agent.stage_timeout_ms': key(int(100, 600_000), 10_000, 'Time limit of one plugin stage handler in ms'),
+    'core.agent.tool_result_chars': key(int(1_000, 10_000_000), 100_000, 'Most characters of one tool result the model reads; the rest is cut, and the result says so'),
     'core.agent.tool_timeout_ms': key(int(100, 3_600_000), 120_000, 'Time limit of one tool call in ms'),
     'core.agent.llm_timeout_ms': key(int(1_000, 3_600_000), 180_000, 'Time limit of one LLM call in ms'),
     'core.agent.consolidation_max_rounds': key(int(1, 100), 8, 'Most LLM rounds of a consolidation turn'),

@@ -3,6 +3,7 @@ import { errorToJSON, HomeAgentError, turnAudience, type TurnAudience } from '..
 import type { KernelDeps } from './kernel-deps.js';
 import { cfg, timeZoneOf } from './ports.js';
 import { llmChainEvent } from './llm-chain-event.js';
+import { capToolResult, DEFAULT_TOOL_RESULT_CHARS } from './tool-result-cap.js';
 import { interruptMessages, type PendingInterrupt } from './interrupts.js';
 import { renderTimeline, systemFirst } from './system-prompt.js';
 import { conversationBlock } from './speaker-input.js';
@@ -483,7 +484,9 @@ export class TurnRunner {
     }
     const after = this.ctx(turn, 'after_toolcall', { toolCall: call, args: before.args ?? args, result: r.output });
     await this.stage(turn, 'after_toolcall', after, call.name);
-    const text = after.result ?? r.output;
+    // The cap applies after after_toolcall (a stage may shorten the result itself) and before the
+    // result reaches history, memory, the session log and the next LLM request.
+    const text = capToolResult(after.result ?? r.output, Math.max(1_000, cfg(d.config, 'core.agent.tool_result_chars', DEFAULT_TOOL_RESULT_CHARS)));
     if (!def.noMemory) {
       let memText = text;
       if (def.cleaner) {

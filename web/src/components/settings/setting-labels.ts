@@ -14,6 +14,7 @@ const KEYS: Record<string, Entry> = {
   'core.agent.persona_file': ['Persona file', '人设文件', '人设文件路径，相对于数据文件夹'],
   'core.agent.max_tool_rounds': ['Tool rounds per turn', '每轮最多工具回合', '一轮对话中带工具调用的 LLM 请求最多几次'],
   'core.agent.stage_timeout_ms': ['Stage time limit (ms)', '阶段处理时限（毫秒）', '一个阶段处理器最长运行时间'],
+  'core.agent.tool_result_chars': ['Tool result length (characters)', '工具结果长度（字）', '模型读取的一次工具结果最多多少字，超出部分会被截掉并注明'],
   'core.agent.tool_timeout_ms': ['Tool call time limit (ms)', '工具调用时限（毫秒）', '一次工具调用最长运行时间'],
   'core.agent.llm_timeout_ms': ['LLM call time limit (ms)', 'LLM 调用时限（毫秒）', '一次 LLM 调用最长时间'],
   'core.agent.consolidation_max_rounds': ['Consolidation rounds', '整理任务最多回合', '内部整理（合并、复核记忆）一轮最多几次 LLM 请求'],
