@@ -1,6 +1,6 @@
 import { ProviderError, LuaScriptError } from '../spec/index.js';
 import type { ChatRequest, ChatResponse, FinishReason, Provider, StreamPart, Usage } from '../spec/index.js';
-import type { AdapterConfig, AdapterPart, LuaAdapter } from './lua-adapter.js';
+import type { AdapterConfig, AdapterHttpRequest, AdapterPart, LuaAdapter } from './lua-adapter.js';
 import { NdjsonParser, SseParser, decodePayload, type StreamEvent } from './stream-framing.js';
 import { redact } from './redact.js';
 
@@ -149,7 +149,17 @@ export class LuaAdaptedProvider implements Provider {
 
   private async send(req: ChatRequest, stream: boolean, rc: RequestControl): Promise<{ res: Response; streamFormat: 'sse' | 'ndjson' | undefined }> {
     const model = req.model || this.model;
-    const httpReq = await this.adapt(() => this.opts.adapter.buildRequest({ ...req, model }, this.cfg(), stream));
+    let httpReq: AdapterHttpRequest;
+    try {
+      httpReq = await this.opts.adapter.buildRequest({ ...req, model }, this.cfg(), stream);
+    } catch (e) {
+      const pe = this.adapterError(e);
+      // The VM ran out of memory holding this request (a huge history): the request is too large,
+      // which says nothing about the source — status 413 like a server's "payload too large", so
+      // it falls back without counting towards the source's cool-down.
+      if (e instanceof LuaScriptError && e.code === 'LUA_MEMORY') throw new ProviderError(this.name, 'adapter', `${pe.message} (the request is too large for the adapter)`, { status: 413 });
+      throw pe;
+    }
     const res = await this.fetchWithReconnect(httpReq.url, { method: httpReq.method, headers: httpReq.headers, body: httpReq.body, signal: rc.ctl.signal }, rc);
     if (!res.ok) {
       let text = '';

@@ -371,3 +371,16 @@ test('a hosted source without a key: test and model list say so (PROVIDER_NO_KEY
   await own.testSource('openai');
   assert.ok(llm.requests.length > asked, 'asked');
 });
+
+test('a request too large for the adapter VM (LUA_MEMORY) fails without cooling the source down', async (t) => {
+  const { manager, llm } = await rig(t, { order: ['deepseek'] });
+  const huge = 'x'.repeat(40 * 1024 * 1024);
+  for (let i = 0; i < 3; i++) {
+    await assert.rejects(manager.run({ messages: [{ role: 'user', content: huge }] }), (e: unknown) => e instanceof NoProviderError && /LUA_MEMORY.*too large/s.test(e.message));
+  }
+  const st = manager.status().find((s) => s.name === 'deepseek')!;
+  assert.equal(st.state, 'ready');
+  assert.equal(st.consecutiveFailures, 0);
+  llm.enqueue({ text: 'small is fine' });
+  assert.equal((await manager.run({ messages: [{ role: 'user', content: 'hi' }] })).text, 'small is fine');
+});

@@ -461,8 +461,9 @@ export class ProviderManager {
     // A refusal of this one request (400 bad request, 413 too large, 422 unprocessable: an image to a
     // model without vision, a context too long) says nothing about the source: it still falls back
     // to the next one, but does not count towards the cooldown — three bad requests from one API
-    // client would otherwise put the source out of service for every channel.
-    if (e.kind === 'http' && (e.status === 400 || e.status === 413 || e.status === 422)) {
+    // client would otherwise put the source out of service for every channel. A request too
+    // large for the adapter's Lua VM (kind adapter, 413) is such a refusal too.
+    if ((e.kind === 'http' && (e.status === 400 || e.status === 413 || e.status === 422)) || (e.kind === 'adapter' && e.status === 413)) {
       this.log?.warn(`LLM source ${name} refused the request (${e.status}): ${e.message}`, { provider: name, kind: e.kind, status: e.status });
       return;
     }
