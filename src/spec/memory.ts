@@ -237,3 +237,10 @@ export interface SocialAPI extends SocialReadAPI {
 
 /** The largest knowledge entry, in bytes of UTF-8 (T-10): the knowledge base refuses more, and `waiter knowledge put` says so before sending. */
 export const MAX_KNOWLEDGE_BYTES = 1_048_576;
+
+/**
+ * The largest file read into a knowledge entry (a PDF, an HTML page, a text file), in bytes: the
+ * WebUI's upload route refuses a bigger body before reading it, and `waiter knowledge put` a
+ * bigger file. What is read from it must still fit {@link MAX_KNOWLEDGE_BYTES}.
+ */
+export const MAX_KNOWLEDGE_FILE_BYTES = 25 * 1_048_576;

@@ -9,3 +9,4 @@ export { LuaScriptError } from './lua-error.js';
 export { ProtocolError } from './protocol-error.js';
 export { PluginError } from './plugin-error.js';
 export { TransferError, TRANSFER_ERROR_CODES, TRANSFER_HTTP_STATUS, type TransferErrorCode } from './transfer-error.js';
+export { KnowledgeFileError, KNOWLEDGE_FILE_ERROR_CODES, KNOWLEDGE_FILE_HTTP_STATUS, type KnowledgeFileErrorCode } from './knowledge-file-error.js';

@@ -1,0 +1,113 @@
+import { extname } from 'node:path';
+import { KnowledgeFileError, MAX_KNOWLEDGE_BYTES, MAX_KNOWLEDGE_FILE_BYTES } from '../spec/index.js';
+import { attachmentKind, looksLikeText } from './attachment-kind.js';
+import { decodeText } from './text-decode.js';
+import { extractPdfText, PdfReadError } from './pdf-text.js';
+import { htmlText } from './html-text.js';
+
+/** How a file was read: as text (Markdown, plain text, code), a PDF's text layer, or HTML made readable. */
+export type KnowledgeFileKind = 'text' | 'pdf' | 'html';
+
+/** The text of a file for the knowledge base, and what it was read as. */
+export interface KnowledgeFileText {
+  kind: KnowledgeFileKind;
+  text: string;
+  /** Pages of a PDF. */
+  pages?: number;
+}
+
+/** The file as it came: its name (for its kind and for messages) and, over HTTP, its media type. */
+export interface KnowledgeFileSource {
+  /** The name the person knows it by (`体检报告.pdf`, `./notes/a.md`): said in every refusal. */
+  name: string;
+  mimeType?: string;
+}
+
+/** What the knowledge base reads, as said in a refusal and offered by the WebUI's file picker. */
+export const KNOWLEDGE_FILE_EXTENSIONS = ['.md', '.txt', '.pdf', '.html', '.htm'] as const;
+
+const HTML_EXT = new Set(['html', 'htm', 'xhtml']);
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+/** Kept as written even when they hold HTML: a note about HTML is still a note. */
+const TEXT_NOT_HTML = new Set(['md', 'markdown', 'txt', 'text']);
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+/** True when bytes are not text: a NUL in the first 8 KiB (UTF-16 with its BOM is text). */
+function binary(bytes: Uint8Array): boolean {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
+  return bytes.subarray(0, 8192).includes(0);
+}
+
+/** The file opens like an HTML document. */
+function looksLikeHtml(bytes: Uint8Array): boolean {
+  return /^(\uFEFF|\xEF\xBB\xBF)?\s*(<!doctype html|<html[\s>])/i.test(Buffer.from(bytes.subarray(0, 512)).toString('latin1'));
+}
+
+/** What a file is, from its first bytes, its media type and its name; undefined when it is not one the knowledge base reads. */
+function kindOf(bytes: Uint8Array, file: KnowledgeFileSource): KnowledgeFileKind | undefined {
+  // The bytes win over the name: a PDF saved as .txt is still a PDF.
+  if (Buffer.from(bytes.subarray(0, 8)).toString('latin1').startsWith('%PDF-')) return 'pdf';
+  const mime = (file.mimeType ?? '').toLowerCase().split(';')[0].trim();
+  const ext = extname(file.name.toLowerCase().split(/[\\/]/).pop() ?? '').slice(1);
+  // An upload typed application/octet-stream is judged by its name (and bytes), as attachments are.
+  const byName = attachmentKind(mime === 'application/octet-stream' ? '' : mime, file.name);
+  if (byName === 'pdf') return 'pdf';
+  if (HTML_EXT.has(ext) || HTML_TYPES.has(mime)) return binary(bytes) ? undefined : 'html';
+  // A text type or extension says text, and the bytes must agree: an image renamed .txt is refused.
+  if (byName === 'text') return binary(bytes) ? undefined : !TEXT_NOT_HTML.has(ext) && looksLikeHtml(bytes) ? 'html' : 'text';
+  // No name or type that says: text only when the bytes plainly are (valid UTF-8, no NUL).
+  if (byName === 'other' && looksLikeText(bytes)) return looksLikeHtml(bytes) ? 'html' : 'text';
+  return undefined;
+}
+
+/**
+ * The text of a file for the knowledge base — one reader for `waiter knowledge put` (on the
+ * person's machine) and the WebUI's upload (in the daemon): Markdown, plain text and code decoded
+ * (UTF-8, UTF-16 with a BOM, GB18030), a PDF's text layer through pdf.js in a worker, HTML as
+ * readable text without scripts or styles. Anything else is a {@link KnowledgeFileError}, as is a
+ * file without text (a scanned PDF) or one whose text is over {@link MAX_KNOWLEDGE_BYTES}: nothing
+ * is cut or stored half.
+ *
+ * @example
+ * const { text } = await knowledgeFileText(readFileSync('体检报告.pdf'), { name: '体检报告.pdf' });
+ */
+export async function knowledgeFileText(bytes: Uint8Array, file: KnowledgeFileSource): Promise<KnowledgeFileText> {
+  const name = file.name;
+  if (bytes.length > MAX_KNOWLEDGE_FILE_BYTES) {
+    throw KnowledgeFileError.fileTooLarge(name);
+  }
+  const kind = kindOf(bytes, file);
+  if (!kind) {
+    throw new KnowledgeFileError('KNOWLEDGE_FILE_UNSUPPORTED', `${name} is not a file the knowledge base can read: add Markdown, plain text, PDF or HTML (${KNOWLEDGE_FILE_EXTENSIONS.join(', ')})`, { file: name, accepted: [...KNOWLEDGE_FILE_EXTENSIONS] });
+  }
+  let text: string;
+  let pages: number | undefined;
+  if (kind === 'pdf') {
+    try {
+      // Every page, until the text is known to be too long: a knowledge entry is never a cut text.
+      const pdf = await extractPdfText(bytes, { maxPages: 100_000, maxChars: MAX_KNOWLEDGE_BYTES + 1, timeoutMs: 60_000 });
+      text = pdf.text;
+      pages = pdf.pages;
+    } catch (e) {
+      const reason = e instanceof PdfReadError ? (e.details.reason as string) : 'failed';
+      const why = reason === 'password' ? 'it is password-protected' : reason === 'invalid' ? 'it is damaged or not a PDF' : reason === 'timeout' ? 'reading it took too long' : 'pdf.js failed on it';
+      throw new KnowledgeFileError('KNOWLEDGE_FILE_UNREADABLE', `${name} could not be read as a PDF: ${why}`, { file: name, reason, cause: (e as Error).message }, e);
+    }
+  } else if (kind === 'html') {
+    const page = await htmlText(bytes);
+    // The title is the document's name in a browser's tab: keep it as the heading unless the text opens with it.
+    text = page.title && !page.text.slice(0, page.title.length + 20).includes(page.title) ? `# ${page.title}\n\n${page.text}` : page.text;
+  } else {
+    text = decodeText(bytes);
+  }
+  text = text.replace(/^\uFEFF/, '').replace(/[ \t]+$/gm, '').replace(/^\n+|\s+$/g, '');
+  if (!text.trim()) {
+    const why = kind === 'pdf' ? `${name} has no text to read: its pages are pictures only (a scan); nothing was stored` : `${name} has no text; nothing was stored`;
+    throw new KnowledgeFileError('KNOWLEDGE_FILE_EMPTY', why, { file: name, kind, ...(pages !== undefined ? { pages } : {}) });
+  }
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > MAX_KNOWLEDGE_BYTES) {
+    throw new KnowledgeFileError('KNOWLEDGE_FILE_TOO_LARGE', `${kind === 'text' ? '' : 'the text of '}${name} is ${mb(size)}; a knowledge entry holds at most ${MAX_KNOWLEDGE_BYTES / 1_048_576} MB`, { file: name, bytes: size, limitBytes: MAX_KNOWLEDGE_BYTES });
+  }
+  return { kind, text, ...(pages !== undefined ? { pages } : {}) };
+}
