@@ -285,6 +285,46 @@ test('waiter knowledge put with a file over 1 MB says the limit before sending (
   assert.match(r.err, /big-note\.md is 5\.0 MB; a knowledge entry holds at most 1 MB/);
 });
 
+test('waiter knowledge put reads a PDF and an HTML page as text, prints a short summary, and refuses a binary file (found by a user walk: a PDF was stored as 56 KB of mojibake)', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const { makePdf } = await import('./fixtures/make-pdf.js');
+  const pdf = join(home, '体检报告.pdf');
+  writeFileSync(pdf, makePdf([['Annual check-up 2026', 'Blood pressure 118/76'], ['Cholesterol within range']]));
+  const put = await waiter('knowledge', 'put', '体检报告', pdf);
+  assert.equal(put.code, 0, put.err);
+  assert.match(put.out, /^name: 体检报告\nread: PDF, 2 pages\ncharacters: \d+\nfirstLine: Annual check-up 2026\n$/);
+  assert.doesNotMatch(put.out, /Cholesterol|%PDF/, 'the entry is not printed back whole');
+  const entry = await d.host.services.use('host.memory')!.knowledgeGet('体检报告');
+  assert.match(entry.content, /Blood pressure 118\/76/);
+  assert.doesNotMatch(entry.content, /%PDF|endobj/);
+  const found = await waiter('--json', 'knowledge', 'search', 'cholesterol');
+  assert.equal((JSON.parse(found.out) as { name: string }[])[0]?.name, '体检报告');
+
+  const html = join(home, 'router.html');
+  writeFileSync(html, '<!doctype html><html><head><title>Router</title><style>p{color:red}</style><script>track("x")</script></head><body><h1>Router</h1><p>The admin page is <b>192.168.1.1</b>.</p></body></html>');
+  const page = await waiter('--json', 'knowledge', 'put', 'router', html);
+  assert.equal(page.code, 0, page.err);
+  assert.deepEqual(JSON.parse(page.out), { name: 'router', read: 'HTML (as readable text)', characters: 40, firstLine: '# Router' });
+  const stored = await d.host.services.use('host.memory')!.knowledgeGet('router');
+  assert.equal(stored.content, '# Router\n\nThe admin page is 192.168.1.1.');
+
+  const png = join(home, 'photo.png');
+  writeFileSync(png, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+  const bin = await waiter('knowledge', 'put', 'photo', png);
+  assert.equal(bin.code, 2);
+  assert.match(bin.err, /photo\.png is not a file the knowledge base can read: add Markdown, plain text, PDF or HTML \(\.md, \.txt, \.pdf, \.html, \.htm\)/);
+  const scan = join(home, 'scan.pdf');
+  writeFileSync(scan, makePdf([[]]));
+  const empty = await waiter('knowledge', 'put', 'scan', scan);
+  assert.equal(empty.code, 2);
+  assert.match(empty.err, /scan\.pdf has no text to read: its pages are pictures only \(a scan\); nothing was stored/);
+  const missing = await waiter('knowledge', 'put', 'nope', join(home, 'nope.md'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /cannot read .*nope\.md/);
+  const names = (await d.host.services.use('host.memory')!.knowledgeList()).map((k) => k.name);
+  assert.ok(!names.includes('photo') && !names.includes('scan') && !names.includes('nope'), names.join(', '));
+});
+
 test('waiter interrupt naming no session does not break into someone\'s chat-app turn: it says no turn of yours is running (a review of 0480)', async () => {
   const add = await waiter('providers', 'add', 'slowbox', '--base-url', `${fake.url}/v1`, '--key', 'k-slow', '--model', 'fake-model');
   assert.equal(add.code, 0, add.err);

@@ -9,12 +9,13 @@ import { basename, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import { homePaths, packageVersion, resolveHome, signInUrl } from '../paths/index.js';
-import { MAX_KNOWLEDGE_BYTES, TIME_ZONE_KEY, type CliCommand, type CliStreamEvent } from '../spec/index.js';
+import { KnowledgeFileError, TIME_ZONE_KEY, type CliCommand, type CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { MemoryChange, TransferLeftOut } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
+import { knowledgePutSummary, readKnowledgeFile } from './knowledge-file.js';
 
 export type { WaiterIo } from './stream-printer.js';
 
@@ -714,15 +715,20 @@ export function buildProgram(): Command {
   const knowledge = program.command('knowledge').description('the knowledge base');
   knowledge.command('list').description('every entry of the knowledge base').action(simple(program, 'knowledge.list'));
   knowledge.command('get <name>').description('one entry, whole').action(simple(program, 'knowledge.get', (name) => ({ name })));
-  knowledge.command('put <name> <file>').description('create or replace an entry from a file (- for stdin)').action(
-    simple(program, 'knowledge.put', (name, file) => {
-      const content = readFileSync(file === '-' ? 0 : file, 'utf8');
-      // Said before sending: a file over the socket's frame would be refused as "socket frame is larger than …".
-      const bytes = Buffer.byteLength(content, 'utf8');
-      if (bytes > MAX_KNOWLEDGE_BYTES) throw new UsageError(`${file === '-' ? 'the input' : file} is ${(bytes / 1_048_576).toFixed(1)} MB; a knowledge entry holds at most ${MAX_KNOWLEDGE_BYTES / 1_048_576} MB`);
-      return { name, content };
-    }),
-  );
+  knowledge
+    .command('put <name> <file>')
+    .description('create or replace an entry from a file: Markdown, text, PDF or HTML (- for stdin)')
+    .action(async (name: string, file: string) => {
+      const opts = program.opts<GlobalOpts>();
+      // Read here, where the file is; only its text is sent. Every refusal (not a kind it reads, no
+      // text in it, over 1 MB of text) is said before sending — a text over the socket's frame was
+      // refused as "socket frame is larger than …".
+      const read = await readKnowledgeFile(file).catch((e: unknown) => {
+        throw e instanceof KnowledgeFileError || (e as { code?: string }).code === 'FILE_NOT_READ' ? new UsageError((e as Error).message) : e;
+      });
+      await withClient(opts, (c) => c.request('knowledge.put', { name, content: read.text }));
+      print(opts, knowledgePutSummary(name, read));
+    });
   knowledge.command('search <query...>').description('entries matching the words, best first').action(async (q: string[]) => {
     const opts = program.opts<GlobalOpts>();
     print(opts, await withClient(opts, (c) => c.request('knowledge.search', { query: q.join(' ') })));

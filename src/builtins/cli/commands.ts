@@ -277,9 +277,12 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return need(sdk, 'host.memory').knowledgeList();
     case 'knowledge.get':
       return need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
-    case 'knowledge.put':
+    case 'knowledge.put': {
+      // The entry's text is the caller's own: answered with what was stored, not the text again.
       await need(sdk, 'host.memory').knowledgePut(str(a, 'name'), str(a, 'content'));
-      return need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
+      const e = await need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
+      return { name: e.name, updatedAt: e.updatedAt, characters: [...e.content].length };
+    }
     case 'knowledge.search':
       return need(sdk, 'host.memory').knowledgeSearch(str(a, 'query'), num(a, 'limit', 10));
     case 'knowledge.delete':

@@ -1,0 +1,36 @@
+import { readFileSync, statSync } from 'node:fs';
+import { HomeAgentError, KnowledgeFileError, MAX_KNOWLEDGE_FILE_BYTES } from '../spec/index.js';
+import type { KnowledgeFileText } from '../media/index.js';
+
+/**
+ * The text of the file `waiter knowledge put` names (`-`: standard input), read on this machine by
+ * the knowledge base's own reader (src/media): Markdown and text decoded, a PDF's text layer, HTML
+ * as readable text. Refusals are {@link KnowledgeFileError}s naming the file as it was typed; a
+ * file that cannot be opened is a `FILE_NOT_READ` error saying so. The reader (pdf.js, Readability) loads only here.
+ */
+export async function readKnowledgeFile(file: string): Promise<KnowledgeFileText> {
+  const name = file === '-' ? 'the input' : file;
+  let bytes: Buffer;
+  try {
+    // Said before reading a file bigger than any the knowledge base takes (a video, a disk image).
+    if (file !== '-' && statSync(file).size > MAX_KNOWLEDGE_FILE_BYTES) throw KnowledgeFileError.fileTooLarge(name);
+    bytes = readFileSync(file === '-' ? 0 : file);
+  } catch (e) {
+    if (e instanceof KnowledgeFileError) throw e;
+    throw new HomeAgentError('FILE_NOT_READ', `cannot read ${name}: ${(e as Error).message}`, { cause: e });
+  }
+  const { knowledgeFileText } = await import('../media/index.js');
+  return knowledgeFileText(bytes, { name });
+}
+
+/** What `waiter knowledge put` prints: the entry's name, what the file was read as, its size in characters and its first line — not the whole text. */
+export function knowledgePutSummary(name: string, read: KnowledgeFileText): { name: string; read: string; characters: number; firstLine: string } {
+  const first = read.text.split('\n', 1)[0].trim();
+  const chars = [...first];
+  return {
+    name,
+    read: read.kind === 'pdf' ? `PDF, ${read.pages ?? 0} page${read.pages === 1 ? '' : 's'}` : read.kind === 'html' ? 'HTML (as readable text)' : 'text',
+    characters: [...read.text].length,
+    firstLine: chars.length > 80 ? `${chars.slice(0, 79).join('')}…` : first,
+  };
+}
