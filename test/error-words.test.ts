@@ -7,11 +7,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { errorInWords, type ErrorParts } from '../web/src/lib/error-words.js';
 import { zodInWords } from '../web/src/lib/zod-words.js';
+import { MAX_KNOWLEDGE_FILE_BYTES } from '../src/spec/index.js';
+import { makePdf } from './fixtures/make-pdf.js';
 
 /** Three English words in a row: a sentence the translation left alone. */
 const ENGLISH = /\b[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}\b/;
@@ -73,6 +76,41 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     assert.equal(first.status, 200, await first.text());
     saysChinese(await create('recipes'), /^已有名为“.+”的知识条目/);
     saysChinese(await create('a*b?'), /^知识条目名“a\*b\?”不可用/);
+  });
+
+  it('knowledge: a file that cannot be added (Add from file…)', async () => {
+    const rawUpload = async (name: string, body: Uint8Array, file: string, type = 'application/octet-stream'): Promise<ErrorParts> => {
+      const res = await fetch(`${d.url}/api/v1/memory/knowledge/${encodeURIComponent(name)}/file`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': type, 'x-filename': encodeURIComponent(file) }, body: new Uint8Array(body) });
+      assert.ok(!res.ok, `${file} should be refused`);
+      return ((await res.json()) as { error: ErrorParts }).error;
+    };
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    saysChinese(await rawUpload('照片', png, '照片.png', 'image/png'), /^“照片\.png”不是知识库能读取的文件：请添加 Markdown、纯文本、PDF 或 HTML 文件（\.md、\.txt、\.pdf、\.html、\.htm）$/);
+    saysChinese(await rawUpload('扫描件', makePdf([[]]), '扫描件.pdf', 'application/pdf'), /^“扫描件\.pdf”里没有可读的文字：它的页面只是图片（扫描件）。没有保存任何内容$/);
+    saysChinese(await rawUpload('空白', new TextEncoder().encode('  \n'), '空白.md'), /^“空白\.md”里没有文字。没有保存任何内容$/);
+    saysChinese(await rawUpload('长文', new Uint8Array(2 << 20).fill(0x61), '长文.txt'), /^“长文\.txt”有 2\.0 MB，一个知识条目最多 1 MB$/);
+    const longPdf = makePdf(Array.from({ length: 300 }, () => Array.from({ length: 48 }, () => 'word '.repeat(18))));
+    saysChinese(await rawUpload('长 PDF', longPdf, '长.pdf', 'application/pdf'), /^“长\.pdf”的文字有 \d\.\d MB，一个知识条目最多 1 MB$/);
+    saysChinese(await rawUpload('坏的', new TextEncoder().encode('%PDF-1.7 cut'), '坏的.pdf', 'application/pdf'), /^“坏的\.pdf”无法作为 PDF 读取：文件已损坏，或不是 PDF$/);
+    // A body declared over the limit is answered before it is sent (so only its first byte is).
+    const tooBig = await new Promise<ErrorParts>((resolve, reject) => {
+      const u = new URL(`${d.url}/api/v1/memory/knowledge/${encodeURIComponent('大')}/file`);
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/octet-stream', 'x-filename': encodeURIComponent('大.txt'), 'content-length': String(MAX_KNOWLEDGE_FILE_BYTES + 1) } });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        res.on('end', () => {
+          resolve((JSON.parse(text) as { error: ErrorParts }).error);
+          req.destroy();
+        });
+      });
+      req.on('error', reject);
+      req.write('a');
+    });
+    saysChinese(tooBig, /^“大\.txt”超过 25 MB：添加到知识库的文件最大 25 MB$/);
+    // The name rules and the taken name are the "New" form's, said the same way.
+    saysChinese(await rawUpload('a*b?', new TextEncoder().encode('x'), 'a.md'), /^知识条目名“a\*b\?”不可用/);
+    saysChinese(await rawUpload('recipes', new TextEncoder().encode('x'), 'recipes.md'), /^已有名为“Recipes”的知识条目：打开它来编辑，或换一个名字$/);
   });
 
   it('the library and the plan', async () => {

@@ -12,6 +12,7 @@ import type {
 import { NotFoundError } from '../spec/index.js';
 import type { Agent } from '../kernel/index.js';
 import { v8MemoryStatus } from './v8-memory.js';
+import { knowledgeFileText } from '../media/index.js';
 
 /** The config registry as the admin service needs it. */
 export interface ConfigLike {
@@ -128,6 +129,7 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
     knowledgePut: (name, content) => m.knowledge.put(name, content),
     knowledgeCreate: (name, content) => m.knowledge.create(name, content),
     knowledgeDelete: (name) => m.knowledge.delete(name),
+    knowledgeFileText: (bytes, file) => knowledgeFileText(bytes, file),
     knowledgeSearch: (q, k = 10) => m.knowledge.search(q, k),
   };
 }

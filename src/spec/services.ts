@@ -254,6 +254,12 @@ export interface MemoryAdminService {
   /** Only a new entry: a name taken, also in another letter case, is a ConflictError (409). */
   knowledgeCreate(name: string, content: string): Promise<void>;
   knowledgeDelete(name: string): Promise<void>;
+  /**
+   * The text of a file for a knowledge entry (the WebUI's "Add from file…"): Markdown and text
+   * decoded, a PDF's text layer, HTML as readable text. A kind it does not read, a file without
+   * text, or text over MAX_KNOWLEDGE_BYTES is a KnowledgeFileError; nothing is stored here.
+   */
+  knowledgeFileText(bytes: Uint8Array, file: { name: string; mimeType?: string }): Promise<{ kind: 'text' | 'pdf' | 'html'; text: string; pages?: number }>;
   knowledgeSearch(query: string, k?: number): Promise<{ name: string; score: number; snippet: string }[]>;
   /** Deletes one graph fact (`relation:<id>`'s number); NotFoundError when it is gone. */
   deleteRelation(id: number): Promise<void>;

@@ -1,6 +1,6 @@
 import { HomeAgentError, ValidationError } from '../../sdk/index.js';
 import { readRawBody } from '../shared/index.js';
-import { TRANSFER_HTTP_STATUS, type TransferErrorCode } from '../../spec/index.js';
+import { KNOWLEDGE_FILE_HTTP_STATUS, TRANSFER_HTTP_STATUS, type KnowledgeFileErrorCode, type TransferErrorCode } from '../../spec/index.js';
 
 /** The JSON error body of every webui endpoint: `{ok:false, error:{code, message}}`. */
 export interface ErrorBody {
@@ -37,7 +37,7 @@ export function statusOf(code: string): number {
     case 'NO_PROVIDER_CONFIGURED':
       return 503;
     default:
-      return TRANSFER_HTTP_STATUS[code as TransferErrorCode] ?? 500;
+      return TRANSFER_HTTP_STATUS[code as TransferErrorCode] ?? KNOWLEDGE_FILE_HTTP_STATUS[code as KnowledgeFileErrorCode] ?? 500;
   }
 }
 

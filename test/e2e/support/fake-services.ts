@@ -10,6 +10,7 @@ import yauzl from 'yauzl';
 import type { ChangeRecord, ConfigAdminService, MemoryAdminService, PendingPluginInstall, PluginAdminService, PluginInfo, ProviderAdminService } from '../../../src/spec/index.js';
 import type { ConfigKeyInfo, ConfigValue, GraphEntity, GraphRelation } from '../../../src/spec/index.js';
 import { NotFoundError, ValidationError } from '../../../src/spec/index.js';
+import { knowledgeFileText } from '../../../src/media/index.js';
 
 export function fakeProviders(opts: { configured: () => boolean }): ProviderAdminService {
   let order = ['openai', 'deepseek', 'anthropic', 'ollama'];
@@ -262,6 +263,7 @@ export function fakeMemory(): MemoryAdminService {
       knowledge.set(name, { content, updatedAt: Date.now() });
     },
     knowledgeDelete: async (name) => void knowledge.delete(name),
+    knowledgeFileText: (bytes, file) => knowledgeFileText(bytes, file),
     knowledgeSearch: async (q) => [...knowledge].filter(([n, k]) => `${n}${k.content}`.includes(q)).map(([name, k]) => ({ name, score: 1, snippet: k.content.slice(0, 80) })),
   };
 }

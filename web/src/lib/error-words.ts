@@ -22,6 +22,14 @@ export interface ErrorParts {
 
 const q = (s: string) => `“${s}”`;
 
+/** Why a PDF could not be read (KNOWLEDGE_FILE_UNREADABLE). */
+const PDF_WHY: Record<string, string> = {
+  'it is password-protected': '它有密码保护',
+  'it is damaged or not a PDF': '文件已损坏，或不是 PDF',
+  'reading it took too long': '读取时间太长',
+  'pdf.js failed on it': 'PDF 阅读器读取失败',
+};
+
 /** Whole reasons, as the daemon writes them (anchored), and how they read in Chinese. */
 const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
   // chat and sessions
@@ -42,6 +50,14 @@ const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
   // knowledge
   [/^a knowledge entry named "(.+)" exists already: open it to edit it, or choose another name$/, (m) => `已有名为${q(m[1])}的知识条目：打开它来编辑，或换一个名字`],
   [/^knowledge entry "(.+)" already exists$/, (m) => `已有名为${q(m[1])}的知识条目`],
+  // knowledge: a file added to it (the WebUI's "Add from file…", src/media/knowledge-file-text.ts)
+  [/^(.+) is not a file the knowledge base can read: add Markdown, plain text, PDF or HTML \((.+)\)$/, (m) => `${q(m[1])}不是知识库能读取的文件：请添加 Markdown、纯文本、PDF 或 HTML 文件（${m[2].replace(/, /g, '、')}）`],
+  [/^(.+) has no text to read: its pages are pictures only \(a scan\); nothing was stored$/, (m) => `${q(m[1])}里没有可读的文字：它的页面只是图片（扫描件）。没有保存任何内容`],
+  [/^(.+) has no text; nothing was stored$/, (m) => `${q(m[1])}里没有文字。没有保存任何内容`],
+  [/^the text of (.+) is ([\d.]+) MB; a knowledge entry holds at most (\d+) MB$/, (m) => `${q(m[1])}的文字有 ${m[2]} MB，一个知识条目最多 ${m[3]} MB`],
+  [/^(.+) is ([\d.]+) MB; a knowledge entry holds at most (\d+) MB$/, (m) => `${q(m[1])}有 ${m[2]} MB，一个知识条目最多 ${m[3]} MB`],
+  [/^(.+) is over (\d+) MB, the most a file added to the knowledge base may be$/, (m) => `${q(m[1])}超过 ${m[2]} MB：添加到知识库的文件最大 ${m[2]} MB`],
+  [/^(.+) could not be read as a PDF: (it is password-protected|it is damaged or not a PDF|reading it took too long|pdf\.js failed on it)$/, (m) => `${q(m[1])}无法作为 PDF 读取：${PDF_WHY[m[2]]}`],
   [/^invalid knowledge name "(.*?)": use (?:1–64 )?letters, digits, spaces, "_", "-", "\." \(no path separators or "\.\."\)$/, (m) => `知识条目名${q(m[1])}不可用：只能用字母、数字、空格和 “_” “-” “.”，最多 64 个字符（不能含路径分隔符或 “..”）`],
   // people
   [/^a name is 1 to 100 characters without control characters$/, () => '名字为 1 到 100 个字符，不能含控制字符'],
@@ -98,6 +114,10 @@ const CODES: Record<string, string> = {
   ALL_PROVIDERS_FAILED: '所有 LLM 来源都失败了',
   MEMORY_UNAVAILABLE: '记忆图谱暂时不可用',
   KNOWLEDGE_UNAVAILABLE: '知识库暂时不可用',
+  KNOWLEDGE_FILE_UNSUPPORTED: '知识库读不了这种文件：请添加 Markdown、纯文本、PDF 或 HTML 文件',
+  KNOWLEDGE_FILE_EMPTY: '文件里没有文字，没有保存任何内容',
+  KNOWLEDGE_FILE_TOO_LARGE: '文件或其中的文字太大',
+  KNOWLEDGE_FILE_UNREADABLE: '无法读取这个 PDF',
   TRANSFER_CORRUPT: '存档已损坏',
   TRANSFER_TRUNCATED: '存档不完整',
   TRANSFER_NOT_AN_EXPORT: '这不是 HomeAgent 的导出文件',
