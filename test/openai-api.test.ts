@@ -210,6 +210,20 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
     assert.ok(await d.sessions.get('openai:trip'), 'the header named the session');
   });
 
+  it('a reply a before_output handler rewrites (a redaction plugin) is streamed as rewritten: no chunk carries what it removed', async () => {
+    const off = d.agent.stages.registerStage('before_output', (c) => void (c.text = c.text?.replaceAll('hunter2', '[redacted]')), 'redact');
+    try {
+      llm.enqueue({ text: 'the password is hunter2 ok', chunkDelayMs: 2 });
+      const stream = await client.chat.completions.create({ model: 'homeagent', user: 'redact', stream: true, messages: [{ role: 'user', content: 'pw?' }] });
+      const parts: string[] = [];
+      for await (const ch of stream) parts.push(ch.choices[0]?.delta.content ?? '');
+      assert.equal(parts.join(''), 'the password is [redacted] ok');
+      assert.ok(!parts.some((p) => /hunter|er2/.test(p)), JSON.stringify(parts));
+    } finally {
+      off();
+    }
+  });
+
   it('streams chat.completion.chunk events: reasoning, the text of every round, a message the model sent to the channel, usage, [DONE]', async () => {
     llm.enqueue(
       { reasoning: 'I should note this first.', text: 'Let me check.', toolCalls: [{ name: 'output_send__openai', arguments: { payload: 'Interim: looking it up.' } }], usage: { inputTokens: 50, outputTokens: 5 } },

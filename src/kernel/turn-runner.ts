@@ -338,13 +338,18 @@ export class TurnRunner {
       const onShutdown = () => ac.abort(new Error('shutdown'));
       hooks.shutdown.addEventListener('abort', onShutdown, { once: true });
       hooks.setLlmAbort(ac);
+      // A `before_output` handler may rewrite the reply (redact, format): while one is registered
+      // the reply's words are not streamed — a surface that cannot take back what it showed
+      // (a terminal, an OpenAI stream) would show what the handler removes. They get the
+      // rewritten reply whole at the turn's end. Reasoning still streams.
+      const holdText = d.stages.handlerCount('before_output') > 0;
       try {
         const res = await d.llm.run(
           { messages: systemFirst(system, turn.messages), tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) },
           {
             signal: ac.signal,
             onPart: (p) => {
-              if (p.type === 'text-delta' || p.type === 'reasoning-delta')
+              if ((p.type === 'text-delta' && !holdText) || p.type === 'reasoning-delta')
                 d.bus.emit('turn_delta', { turnId: turn.turnId, sessionId: turn.input.sessionId, round: turn.round, kind: p.type === 'text-delta' ? 'text' : 'reasoning', text: p.text });
             },
           },

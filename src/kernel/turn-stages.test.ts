@@ -225,3 +225,23 @@ for (const stage of SHORT_CIRCUIT_STAGES) {
     assert.ok(h.events('stage_event').some((e) => e.stage === stage && /short-circuit/.test(e.note)));
   });
 }
+
+test('C-4 while a before_output handler is registered, the reply is not streamed: no surface shows words the handler removes', async (t) => {
+  const h = await harness(t);
+  h.fake.enqueue({ text: 'the password is hunter2 ok' });
+  await h.send('first');
+  // Without a handler the reply streams.
+  assert.ok(h.events('turn_delta').some((e) => e.kind === 'text'));
+  const before = h.events('turn_delta').length;
+  const off = h.agent.stages.registerStage('before_output', (c) => void (c.text = c.text?.replaceAll('hunter2', '[redacted]')), 'redact');
+  h.fake.enqueue({ text: 'the password is hunter2 ok', reasoning: 'thinking about hunter2' });
+  const out = await h.send('pw?');
+  assert.equal(out.text, 'the password is [redacted] ok');
+  const later = h.events('turn_delta').slice(before);
+  assert.deepEqual(later.filter((e) => e.kind === 'text'), [], 'no text delta while a handler may rewrite the reply');
+  assert.ok(later.some((e) => e.kind === 'reasoning'), 'reasoning still streams');
+  off();
+  h.fake.enqueue({ text: 'streams again' });
+  await h.send('third');
+  assert.match(h.events('turn_delta').slice(before).filter((e) => e.kind === 'text').map((e) => e.text).join(''), /streams again/);
+});

@@ -64,8 +64,8 @@ export class TurnWatch {
   /**
    * At the turn's end: sends what the stream has not shown of the final reply — all of it when
    * the last round streamed nothing (a reply set by a stage, the "configure a provider" answer, a
-   * provider that does not stream), the rest when the reply extends the streamed text. A reply a
-   * `before_output` handler rewrote after it was streamed is not sent again.
+   * provider that does not stream, a reply a `before_output` handler may rewrite: the kernel does
+   * not stream those), the rest when the reply extends the streamed text.
    */
   finish(outcome: TurnOutcome): void {
     const final = outcome.text;
