@@ -48,6 +48,7 @@ export const pluginmgrPlugin = definePlugin({
       route('POST', `/api/v1/plugins/:name/${action}`, async (_r, p) => {
         // A reload of an unknown name looks for a folder of that name added since the start.
         if (action !== 'reload') known(sdk, p.name);
+        else if (!NAME_RE.test(p.name)) throw new ValidationError(`invalid plugin name ${JSON.stringify(p.name)}`, { name: p.name });
         await admin(sdk)[action](p.name);
         return jsonOk(admin(sdk).get(p.name) ?? null);
       });
