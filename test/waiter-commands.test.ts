@@ -378,3 +378,16 @@ test('`status` lists each chat channel\'s own state, as its Channels card shows 
     await d.config.reset('plugin.telegram.api_root');
   }
 });
+
+test('waiter whose reader closes the pipe early (`| head -c 100`) stops quietly, without a stack trace', async () => {
+  const { execFile } = await import('node:child_process');
+  const content = 'x'.repeat(1_000_000);
+  await c.request('knowledge.put', { name: 'epipe-entry', content });
+  const q = (x: string) => `'${x.replace(/'/g, `'\\''`)}'`;
+  const cmd = [process.execPath, '--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--home', home, 'knowledge', 'get', 'epipe-entry'].map(q).join(' ');
+  const stderr = await new Promise<string>((resolve, reject) => {
+    const child = execFile('sh', ['-c', `${cmd} | head -c 100 >/dev/null`], { encoding: 'utf8', timeout: 30_000 }, (err, _out, err2) => (err && !err2 ? reject(err) : resolve(err2)));
+    child.stdin?.end();
+  });
+  assert.doesNotMatch(stderr, /EPIPE|at .*\(|Node\.js v/, stderr);
+});

@@ -840,4 +840,9 @@ async function exitAfterOutput(code: number): Promise<never> {
   process.exit(code);
 }
 
-if (invoked) void main().then(exitAfterOutput);
+if (invoked) {
+  // The reader of a pipe went away (`waiter … | head`): nothing more can be said; stop quietly, as
+  // `cat` does, rather than with a stack trace of the failed write.
+  for (const s of [process.stdout, process.stderr]) s.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0) : undefined));
+  void main().then(exitAfterOutput);
+}
