@@ -12,6 +12,8 @@ export interface FactRule {
   predicate: FactPredicate;
   re: RegExp;
   object: (m: RegExpExecArray, ctx: RuleContext) => string[] | undefined;
+  /** A move (I moved to X, 我搬到X): a new home, never a stay, whatever else the sentence says. */
+  move?: true;
 }
 
 export function wrap(s: string | undefined): string[] | undefined {

@@ -121,3 +121,48 @@ test('decision 0490: states of mind, stays, other people\'s words and negations 
   assert.deepEqual(facts('我跟你说，我住在杭州。'), ['lives_in:杭州']);
   assert.deepEqual(facts('I also work as a translator.'), ['works_as:translator']);
 });
+
+test('decision 0490, review: what today\'s rules dropped is a fact again; a third party\'s words or belief still is not', () => {
+  // Towns ending in 中 are places; a state ending in 中 is a closed list (恐惧中, 焦虑之中).
+  assert.deepEqual(facts('我住在台中'), ['lives_in:台中']);
+  assert.deepEqual(facts('我住在汉中。'), ['lives_in:汉中']);
+  assert.deepEqual(facts('我现在住在晋中'), ['lives_in:晋中']);
+  assert.deepEqual(facts('我住在城中'), ['lives_in:城中']);
+  assert.deepEqual(facts('我生活在恐惧中'), []);
+  assert.deepEqual(facts('我生活在焦虑之中'), []);
+  // The speaker's own discourse markers never make a clause reported speech.
+  assert.deepEqual(facts('说实话，我住在北京'), ['lives_in:北京']);
+  assert.deepEqual(facts('讲真，我在腾讯工作'), ['works_at:腾讯']);
+  assert.deepEqual(facts('不瞒你说，我叫李明'), ['name:李明']);
+  assert.deepEqual(facts('我告诉你，我住在上海'), ['lives_in:上海']);
+  assert.deepEqual(facts('As I said, I live in Berlin.'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('Like I said, my name is Tom.'), ['name:Tom']);
+  assert.deepEqual(facts('To tell the truth, I work at Google.'), ['works_at:Google']);
+  assert.deepEqual(facts('Let me tell you, I live in Berlin.'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('Needless to say, I love pizza.'), ['likes:pizza']);
+  assert.deepEqual(facts('Honestly, I live in Berlin.'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('他说他住在上海，我住在北京'), ['lives_in:北京'], 'his words end before the speaker\'s clause');
+  // A third party saying or believing it: reported, whoever is quoted.
+  assert.deepEqual(facts('She thinks I live in Paris.'), []);
+  assert.deepEqual(facts('Anna told me: I live in Tokyo.'), []);
+  assert.deepEqual(facts('"I live in Tokyo," she said.'), []);
+  assert.deepEqual(facts('“我住在东京，”他说。'), []);
+  assert.deepEqual(facts('李明说：我住在东京'), []);
+  assert.deepEqual(facts('我妈以为我住在北京'), []);
+  assert.deepEqual(facts('同事们都觉得我住在北京'), []);
+  // A stay is read in the fact's own clause (and an opener without a subject), never in a move.
+  assert.deepEqual(facts('I just moved to Berlin this week.'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('I live in Paris, tonight I am cooking.'), ['lives_in:Paris']);
+  assert.deepEqual(facts('我住在上海，经常出差'), ['lives_in:上海']);
+  assert.deepEqual(facts('我住在杭州，在一家旅游公司上班'), ['lives_in:杭州', 'works_at:一家旅游公司']);
+  assert.deepEqual(facts('For now, I live in Berlin.'), []);
+  assert.deepEqual(facts('这几天，我住在朋友家'), []);
+  // A state of mind is a phrase; a town of the same name stays a town.
+  assert.deepEqual(facts('I live in Hope, Arkansas.'), ['lives_in:Hope']);
+  assert.deepEqual(facts('I live in Comfort, Texas.'), ['lives_in:Comfort']);
+  assert.deepEqual(facts('I live in hope that it gets better.'), []);
+  assert.deepEqual(facts('We live in peace.'), []);
+  assert.deepEqual(facts('I live in comfort.'), []);
+  assert.deepEqual(facts('I live in the past.'), []);
+  assert.deepEqual(facts('I live in hope, so I wait.'), []);
+});

@@ -50,14 +50,32 @@ function capitalisedName(rest: string): string | undefined {
 
 /**
  * Objects of "I live in …" that are a state of mind or a temporary stay, not a home: "live in fear of
- * the dog", "live in the moment", "living in a hotel".
+ * the dog", "live in the moment", "living in a hotel". A state is read as a phrase: after an article or
+ * a modifier (the moment, a bubble, constant fear) it is always one; a bare word only when it is not
+ * written as a place — "live in fear", "live in hope that …", "live in peace" are states, "Hope,
+ * Arkansas" and "Comfort, Texas" are towns (capitalised, or followed by a state).
  */
-const NOT_HOME = /^(?:(?:the|a|an|constant|perpetual|total|complete|blissful|quiet|relative|my own|my)\s+)?(?:fear|dread|terror|anxiety|hope|hopes|peace|denial|harmony|sin|poverty|luxury|misery|shame|hiding|limbo|exile|squalor|comfort|dream|dreams|bubble|fantasy|moment|present|past|future|now|shadow|shadows|ignorance|bliss|silence|solitude|isolation|pain|debt|sorrow|regret|grief|guilt|doubt|darkness|reality|style|head|world|imagination|hotel|hostel|motel|airbnb|guesthouse|guest house|b&b|tent)\b/i;
+const STATES = 'fear|dread|terror|anxiety|hope|hopes|peace|denial|harmony|sin|poverty|luxury|misery|shame|hiding|limbo|exile|squalor|comfort|dream|dreams|bubble|fantasy|moment|present|past|future|now|shadow|shadows|ignorance|bliss|silence|solitude|isolation|pain|debt|sorrow|regret|grief|guilt|doubt|darkness|reality|style|head|world|imagination';
+const STAY = /^(?:(?:the|a|an|my|our|this|that|some)\s+)?(?:\w+\s+)?(?:hotel|hostel|motel|airbnb|guesthouse|guest house|b&b|tent)s?\b/i;
+const STATE_PHRASE = new RegExp(`^(?:the|a|an|constant|perpetual|total|complete|blissful|quiet|relative|my own|my|our|their|his|her)\\s+(?:${STATES})\\b`, 'i');
+const STATE_WORD = new RegExp(`^(?:${STATES})\\b`, 'i');
+/** What follows a state in its phrase: live in fear of …, live in hope that …, live in peace with …. */
+const STATE_GOES_ON = /^\s*(?:of|that|for|from|about|with|because|until|and|as)\b/i;
+/** A US state (or its code) or a country after a comma: a town ("Hope, AR", "comfort, texas"). */
+const AFTER_TOWN = /^\s*,\s*(?:alabama|alaska|arizona|arkansas|california|colorado|connecticut|delaware|florida|georgia|hawaii|idaho|illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|minnesota|mississippi|missouri|montana|nebraska|nevada|new hampshire|new jersey|new mexico|new york|north carolina|north dakota|ohio|oklahoma|oregon|pennsylvania|rhode island|south carolina|south dakota|tennessee|texas|utah|vermont|virginia|washington|west virginia|wisconsin|wyoming|british columbia|ontario|alberta|canada|england|australia)\b/i;
+const AFTER_TOWN_CODE = /^\s*,\s*[A-Z]{2}\b/;
 
 /** The object of a home ("Berlin"), or undefined for a state of mind or a stay. */
 function home(rest: string): string[] | undefined {
   const o = enObject(rest);
-  return o && !NOT_HOME.test(o) ? [o] : undefined;
+  if (!o || STAY.test(o) || STATE_PHRASE.test(o)) return undefined;
+  const word = STATE_WORD.exec(o);
+  if (word) {
+    const next = rest.trimStart().slice(word[0].length);
+    const town = AFTER_TOWN.test(next) || AFTER_TOWN_CODE.test(next) || (/^\p{Lu}/u.test(o) && !STATE_GOES_ON.test(next));
+    if (!town) return undefined;
+  }
+  return [o];
 }
 
 /** "nurse at the hospital" → "nurse": the workplace is a separate fact. */
@@ -107,7 +125,7 @@ export const EN_RULES: FactRule[] = [
   { predicate: 'name', re: /^(?:(?:hi|hello|hey)(?:\s+there)?[,!]?\s+)?(?:i'm|i am|this is)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s*(?:[,.!]|\s+and\b|\s+here\b|$)/iu, object: (m) => wrap(capitalisedName(m[1])) },
   { predicate: 'lives_in', re: /\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?(?:live|living|lived|reside|residing|based|settled)\s+(?:in|at)\s+(.+)/i, object: (m) => home(m[1]) },
   { predicate: 'lives_in', re: /\bmy home is in\s+(.+)/i, object: (m) => home(m[1]) },
-  { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+(.+)/i, object: (m) => home(m[1]) },
+  { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+(.+)/i, object: (m) => home(m[1]), move: true },
   { predicate: 'from', re: /\bi(?:'m| am| come)\s+(?:originally\s+)?from\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
   { predicate: 'from', re: /\bi\s+(?:grew up|was born|was raised)\s+in\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
   { predicate: 'dislikes', re: /\bi\s+(?:really\s+)?(?:don't|do not)\s+(?:like|enjoy)\s+(.+)/i, object: (m) => enList(m[1]) },

@@ -23,8 +23,11 @@ export function zhObject(rest: string, max = 20): string | undefined {
   return s;
 }
 
-/** Where one stays that is not a home (酒店, 民宿), and states one lives in (生活在恐惧中, 活在当下). */
-const ZH_NOT_HOME = /酒店|宾馆|旅馆|旅店|民宿|招待所|青旅|客栈|帐篷|^(?:恐惧|痛苦|阴影|幸福|回忆|过去|梦|梦里|梦中|希望|焦虑|压力|谎言|当下|黑暗|孤独|自己的世界)|(?:之中|中)$/;
+/**
+ * Where one stays that is not a home (酒店, 民宿), and states one lives in (生活在恐惧中, 活在当下, …之中).
+ * A state ending in 中 is a closed list: 台中, 汉中, 晋中, 城中 are places.
+ */
+const ZH_NOT_HOME = /酒店|宾馆|旅馆|旅店|民宿|招待所|青旅|客栈|帐篷|^(?:恐惧|痛苦|阴影|幸福|回忆|过去|梦|梦里|梦中|希望|焦虑|压力|谎言|当下|黑暗|孤独|自己的世界)|之中$|^(?:不安|担忧|担心|恐慌|绝望|迷茫|悲伤|煎熬|自责|愧疚|后悔|内疚|纠结|幻想|想象|梦境|期待|等待|水深火热|病痛|贫困|债务|沉默|寂寞|忙碌)中$/;
 
 const home = (s: string | undefined) => (s && !ZH_NOT_HOME.test(s) ? s : undefined);
 const employer = (s: string | undefined) => (s && !ZH_NOT_EMPLOYER.test(s) ? s : undefined);
@@ -41,7 +44,7 @@ export const ZH_RULES: FactRule[] = [
   { predicate: 'lives_in', re: /我(?:们一家|们全家|们|家)?(?:现在|目前|一直|平时)?(?:住在|居住在|家住在?|生活在|定居在|住(?![院宿手嘴口过]))\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
   { predicate: 'lives_in', re: /我家在\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
   { predicate: 'lives_in', re: /我(?:现在|目前|一直)?在\s*([^，。！？,.!?\s]{1,12}?)\s*生活/, object: (m) => wrap(home(zhObject(m[1]))) },
-  { predicate: 'lives_in', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?(?:搬到|搬去|搬来)了?\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'lives_in', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?(?:搬到|搬去|搬来)了?\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))), move: true },
   { predicate: 'from', re: /我(?:来自|是从)\s*(.+?)(?:来的)?$/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'from', re: /我(?:的)?老家(?:是|在)\s*(.+?)(?:的)?$/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'from', re: /我(?:是)?(?:出生在|出生于|生在)\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
