@@ -161,29 +161,12 @@ export function mountSessionRoutes(app: Hono, ctx: WebuiContext): void {
     for (const e of from) if (!later.includes(e.turnId) && ((await s.locate(id, e.turnId)) ?? 0) >= first) later.push(e.turnId);
     const marker = await s.deleteTurns(id, later, 'turn');
     published(id, marker.seq, 'marker');
-    // The message is said again as a new turn: what the memory tiers kept of the turn it replaces
-    // is excluded (held aside, restorable from the history), else recall and the timeline hold the
-    // message twice — or, edited, its old wording beside the new. The later turns stay in memory,
-    // as a deleted message does.
-    const excluded = await excludeReplaced(turnId);
     const busy = sdk.use('host.agent')?.status().busy;
     const ticket = sdk.injectInput({ sessionId: id, source: 'webui', channel: 'webui', text, attachments: attachments.length ? attachments : undefined, trigger: 'user' });
     void ticket.done?.catch?.(() => undefined);
     await ticket.accepted;
-    return json({ ok: true, sessionId: id, turnId: ticket.turnId, deleted: later, ...(excluded ? { excluded: [turnId] } : {}), delivery: busy ? 'queued' : 'new-turn' }, 202);
+    return json({ ok: true, sessionId: id, turnId: ticket.turnId, deleted: later, delivery: busy ? 'queued' : 'new-turn' }, 202);
   });
-
-  async function excludeReplaced(turnId: string): Promise<boolean> {
-    const mc = sdk.use('host.memory-control');
-    if (!mc) return false;
-    try {
-      await mc.exclude([turnId], { actor: 'user', tool: 'resend' });
-      return true;
-    } catch (e) {
-      sdk.log.warn(`the turn a resend replaces (${turnId}) could not be excluded from memory: ${(e as Error).message}`);
-      return false;
-    }
-  }
 
   /** Deletes a session: out of the list, the reads and the model's timeline (the log file stays). */
   app.delete('/api/v1/sessions/:id', async (c) => {

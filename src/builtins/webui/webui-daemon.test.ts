@@ -219,14 +219,9 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     llm.enqueue({ text: 'a fresh answer' });
     const regen = await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t1)}/resend`, { method: 'POST', body: '{}' });
     assert.equal(regen.status, 202);
-    const rj = (await regen.json()) as { turnId: string; deleted: string[]; excluded?: string[] };
+    const rj = (await regen.json()) as { turnId: string; deleted: string[] };
     assert.deepEqual(rj.deleted, [t1, t3]);
-    // The turn it replaces leaves memory (held aside, restorable); the later ones stay, as deleted messages do.
-    assert.deepEqual(rj.excluded, [t1]);
     await untilIdle();
-    const saidInMemory = (text: string) => d.memory.context.events().filter((e) => e.input === text && e.kind === 'user').length;
-    assert.equal(saidInMemory('first question'), 1, 'the regenerated message is in memory once, not twice');
-    assert.equal(saidInMemory('third question'), 1);
     const system = JSON.stringify((chats().at(-1)!.body as { messages: { role: string; content: string }[] }).messages[0].content);
     assert.doesNotMatch(system, /forty-two/, 'the regenerated turn does not see the answer it replaces');
     evs = (await page(sid, '')).events;
@@ -239,9 +234,6 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     await untilIdle();
     evs = (await page(sid, '')).events;
     assert.deepEqual(evs.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.text), ['an edited question', 'edited answer']);
-    // Edited, only the new wording is remembered; the history can bring the old one back.
-    assert.equal(saidInMemory('first question'), 0);
-    assert.equal(saidInMemory('an edited question'), 1);
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t1)}/resend`, { method: 'POST', body: '{}' })).status, 404, 'a deleted turn cannot be sent again');
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(rj.turnId)}/resend`, { method: 'POST', body: JSON.stringify({ text: 5 }) })).status, 400);
     // a session with a running turn is not deleted under the agent
