@@ -100,6 +100,32 @@ for (const a of ADAPTERS) {
   });
 }
 
+/** Streams real servers send for an answer that is empty, which must stay answers (not bad-response). */
+const EMPTY_BUT_VALID: { adapter: string; base: (u: string) => string; label: string; body: string; finish: string }[] = [
+  {
+    adapter: 'openai-compatible',
+    base: (u) => `${u}/v1`,
+    label: 'an empty reply with no finish_reason, ended by [DONE]',
+    body: 'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}\n\ndata: [DONE]\n\n',
+    finish: 'stop',
+  },
+  {
+    adapter: 'gemini',
+    base: (u) => u,
+    label: 'a prompt blocked for safety (promptFeedback, no candidates)',
+    body: 'data: {"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":5,"totalTokenCount":5}}\n\n',
+    finish: 'content-filter',
+  },
+];
+for (const v of EMPTY_BUT_VALID) {
+  test(`${v.adapter}: ${v.label} is an empty answer with its finish, not an error`, async () => {
+    current = { label: v.label, contentType: 'text/event-stream', body: v.body, quote: /./ };
+    const parts = await collect(provider(v.adapter, v.base(brokenUrl)));
+    assert.deepEqual(parts.map((x) => x.type), ['finish']);
+    assert.equal((parts[0] as { finish_reason?: string; finishReason?: string }).finishReason ?? (parts[0] as { finish_reason?: string }).finish_reason, v.finish);
+  });
+}
+
 test('a source answering a login page falls back to the next source, whose answer is the reply', async () => {
   current = BROKEN[0];
   const defaults = providerConfigDefaults();

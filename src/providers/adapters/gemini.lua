@@ -129,6 +129,9 @@ function transform_stream_chunk(chunk, state)
       state.calls = (state.calls or 0) + 1
       parts[#parts + 1] = { type = "tool-call", id = fc.id, name = fc.name, arguments = util.args_string(fc.args) }
     end)
+  -- A prompt blocked before any candidate: the answer is that it was filtered (an empty answer
+  -- with a content-filter finish, as the non-streamed reader says), not a body nobody understood.
+  if not reason and type(chunk.candidates) ~= "table" and type(chunk.promptFeedback) == "table" then reason = chunk.promptFeedback.blockReason and "SAFETY" or nil end
   if chunk.usageMetadata then state.usage = usage_of(chunk.usageMetadata) end
   if reason then
     local finish = finish_map[reason] or "other"

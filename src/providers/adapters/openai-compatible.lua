@@ -132,7 +132,13 @@ end
 
 function transform_stream_chunk(chunk, state)
   local parts = json.array()
-  if chunk == "[DONE]" then flush_finish(state, parts) return parts end
+  if chunk == "[DONE]" then
+    -- The wire's own end of an answer it has sent choices of: an empty reply without a
+    -- finish_reason is still an answer (a stream of nothing understood is not).
+    if state.saw_choice then state.finish = state.finish or "stop" end
+    flush_finish(state, parts)
+    return parts
+  end
   if type(chunk) ~= "table" then return parts end
   if chunk.error then
     local e = chunk.error
@@ -142,6 +148,7 @@ function transform_stream_chunk(chunk, state)
   if type(chunk.usage) == "table" then state.usage = M.usage(chunk.usage) end
   local choice = chunk.choices and chunk.choices[1]
   if not choice then return parts end
+  state.saw_choice = true
   local d = choice.delta or {}
   local r = d.reasoning_content or d.reasoning
   if type(r) == "string" and r ~= "" then parts[#parts + 1] = { type = "reasoning-delta", text = r } end
