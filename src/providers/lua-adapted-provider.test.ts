@@ -129,7 +129,7 @@ test('errorMessageOf understands the vendor error shapes', () => {
  * client reuses the socket. `partial`: answer the first request of each socket with headers and
  * half a stream, then drop the connection.
  */
-async function closingServer(mode: 'close-idle' | 'partial'): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+async function closingServer(mode: 'close-idle' | 'partial' | 'late-reset'): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let requests = 0;
   const served = new WeakMap<object, number>();
   const server = http.createServer((req, res) => {
@@ -139,6 +139,8 @@ async function closingServer(mode: 'close-idle' | 'partial'): Promise<{ url: str
     req.resume();
     req.on('end', () => {
       if (mode === 'close-idle' && n > 1) return void req.socket.destroy();
+      // The server took the request, worked on it for a while, then the connection broke.
+      if (mode === 'late-reset') return void setTimeout(() => req.socket.destroy(), 1300);
       if (mode === 'partial') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: {"choices":[{"index":0,"delta":{"content":"half"}}]}\n\n');
@@ -178,6 +180,16 @@ test('a connection that breaks after the answer began is not sent again', async 
     const parts: StreamPart[] = [];
     for await (const part of provider('openai-compatible', s.url).chatStream(ask)) parts.push(part);
     assert.deepEqual(parts.map((x) => x.type), ['text-delta', 'error']);
+    assert.equal(s.requests(), 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a connection that breaks while the server works on the request (later than the keep-alive race) is not sent again: no second generation', async () => {
+  const s = await closingServer('late-reset');
+  try {
+    await assert.rejects(provider('openai-compatible', s.url).chat(ask), (e: unknown) => e instanceof ProviderError && e.kind === 'network');
     assert.equal(s.requests(), 1);
   } finally {
     await s.close();

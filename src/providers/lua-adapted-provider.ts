@@ -79,6 +79,9 @@ class RequestControl {
  * understood nothing: no part and no `finish` — quoting the body's start). A stream that fails
  * after its first part ends with an `error` part instead of a throw; an abort always throws.
  */
+/** How soon after sending a broken connection is the stale keep-alive race (retried once) rather than a break while the server worked. */
+const RECONNECT_WINDOW_MS = 1000;
+
 export class LuaAdaptedProvider implements Provider {
   readonly name: string;
   readonly model: string;
@@ -132,13 +135,17 @@ export class LuaAdaptedProvider implements Provider {
    * `fetch`, tried once more when the connection broke before any answer arrived (reset, "other
    * side closed"): servers (Node's, uvicorn, llama.cpp) close idle keep-alive sockets after ~5 s,
    * and a request written on such a socket as it closes never reached a handler — a second try
-   * opens a fresh connection. Once a response has begun nothing is retried here.
+   * opens a fresh connection. Once a response has begun nothing is retried here, nor a break
+   * that came later than {@link RECONNECT_WINDOW_MS} after sending: a connection reset while the
+   * server worked (a proxy cutting a long generation, a server that crashed on the request) may
+   * have been answered — a second try would be a second generation, paid twice, or the same crash.
    */
   private async fetchWithReconnect(url: string, init: RequestInit, rc: RequestControl): Promise<Response> {
+    const sent = Date.now();
     try {
       return await this.doFetch(url, init);
     } catch (e) {
-      if (rc.ctl.signal.aborted || !isBrokenConnection(e)) throw this.transportError(e, rc);
+      if (rc.ctl.signal.aborted || !isBrokenConnection(e) || Date.now() - sent > RECONNECT_WINDOW_MS) throw this.transportError(e, rc);
     }
     try {
       return await this.doFetch(url, init);
