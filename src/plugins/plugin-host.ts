@@ -102,6 +102,15 @@ const CHANNEL_TOOL_PREFIX = 'output_send__';
  * The host itself offers the services `host.routes` (the {@link RouteTable}) and `host.notify`
  * (proactive notices through the owner's default channel, R-6).
  */
+/**
+ * The tool-name prefixes of the built-in plugins (`cmd_run`, `files_*`, `library_*`, `terminal_*`,
+ * `web_search` …). Reserved whether or not the built-in runs: a built-in that is disabled, or that
+ * registers a tool only when a setting is on (`web_search`), has not claimed its names yet, and a
+ * plugin must not take them in the meantime — the model would call the plugin's tool by the
+ * built-in's name.
+ */
+export const BUILTIN_TOOL_PREFIXES = ['cmd_', 'config_', 'files_', 'health_', 'library_', 'mcp_', 'plugin_', 'terminal_', 'timer_', 'web_', 'memory_', 'doc_', 'person_', 'knowledge_', 'skill_', 'subagent_'] as const;
+
 export class PluginHost {
   readonly routes = new RouteTable();
   readonly services = new ServiceRegistry();
@@ -296,6 +305,8 @@ export class PluginHost {
       if (kernel) throw new ConflictError(`tool "${name}" is a built-in tool (${kernel}); a plugin cannot register or replace it`, { tool: name, owner: kernel, plugin });
       const owner = this.builtinToolNames.get(name);
       if (owner && owner !== plugin) throw new ConflictError(`tool "${name}" belongs to the built-in plugin "${owner}"; a plugin cannot register or replace it`, { tool: name, owner, plugin });
+      const prefix = BUILTIN_TOOL_PREFIXES.find((x) => name.startsWith(x));
+      if (prefix) throw new ConflictError(`tool "${name}" is in the built-in plugins' namespace "${prefix}…"; a plugin names its tools otherwise (its own name is a good prefix)`, { tool: name, owner: `${prefix}*`, plugin });
     } else {
       const holder = agent.stages.toolPlugin(name);
       const held = holder === undefined ? undefined : this.loaded.get(holder);
