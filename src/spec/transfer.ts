@@ -80,11 +80,11 @@ export interface TransferReport {
 /** A database an export left out because it is damaged (decision 0080, amended). */
 export interface TransferLeftOut {
   part: 'documents' | 'archive' | 'graph';
-  /** The damaged file, as it is on disk. */
+  /** The damaged file, relative to the data folder (`documents/archive.db`). */
   file: string;
   /** SQLite's words for the damage. */
   error: string;
-  /** What brings the part back, in words and commands. */
+  /** What brings the part back, in words and commands (English; the WebUI says it from `part`). */
   recover: string;
 }
 

@@ -152,7 +152,7 @@ export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (st
       // and the job names the file left out and what brings it back.
       if (!isDamage(e)) throw e;
       rmSync(target, { force: true });
-      leftOut.push({ part, file: source, error: (e as Error).message, recover: RECOVER[part] });
+      leftOut.push({ part, file: relative(host.home, source).split(sep).join('/'), error: (e as Error).message, recover: RECOVER[part] });
       continue;
     }
     const { rows, version } = copied;

@@ -295,7 +295,7 @@ export function DataSection() {
       {exJob?.state === 'done' &&
         exJob.leftOut?.map((l) => (
           <p className="warn-text small" role="alert" key={l.part} data-testid="export-left-out">
-            {t('data.leftOut', { file: l.file, error: l.error, recover: l.recover })}
+            {t('data.leftOut', { file: l.file, error: l.error, recover: t(`data.recover.${l.part}` as DictKey) })}
           </p>
         ))}
 
