@@ -47,6 +47,15 @@ test('C-3: an invalid tool name is a ValidationError', () => {
   assert.equal(host.tools().length, 0);
 });
 
+test('C-3: a tool whose parameters are not an object schema is refused (LLM APIs would refuse every request carrying it); none or {} is no arguments', () => {
+  const host = new StageHost();
+  for (const parameters of [{ type: 'array' }, { type: 'string' }, [{ type: 'object' }], 'x', null]) {
+    assert.throws(() => host.registerTool({ ...tool('schema_bad'), parameters: parameters as never }, 'p'), (e: unknown) => e instanceof ValidationError && /JSON Schema of an object/.test(e.message), JSON.stringify(parameters));
+  }
+  for (const [i, parameters] of [{}, [], { type: 'object', properties: {} }, { properties: { a: { type: 'string' } } }].entries()) host.registerTool({ ...tool(`ok_${i}`), parameters: parameters as never }, 'p');
+  assert.equal(host.tools().length, 4);
+});
+
 test('C-3: tool → plugin map, disposer, and unregisterPluginTools removes only that plugin', () => {
   const host = new StageHost();
   host.registerTool(tool('a1'), 'a');

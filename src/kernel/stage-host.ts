@@ -49,6 +49,13 @@ export class StageHost {
   /** Registers a tool owned by `plugin`. A duplicate name is refused with ConflictError. */
   registerTool(def: ToolDef, plugin: string): Disposer {
     if (!TOOL_NAME.test(def.name)) throw new ValidationError(`invalid tool name "${def.name}": use letters, digits, _ or - (max 64)`, { tool: def.name, plugin });
+    // Sent with every LLM request: a schema an API refuses (OpenAI-style APIs take only an object
+    // schema) would fail every turn on every source. No schema, `{}` (or Lua's empty table) is "no arguments".
+    const p = def.parameters as unknown;
+    const empty = p === undefined || (Array.isArray(p) && p.length === 0);
+    if (!empty && (typeof p !== 'object' || p === null || Array.isArray(p) || ('type' in p && (p as { type?: unknown }).type !== 'object'))) {
+      throw new ValidationError(`tool "${def.name}": its parameters must be a JSON Schema of an object ({ "type": "object", "properties": { … } }); LLM APIs refuse any other`, { tool: def.name, plugin });
+    }
     const existing = this.toolsByName.get(def.name);
     if (existing) throw new ConflictError(`tool "${def.name}" is already registered by plugin "${existing.plugin}"`, { tool: def.name, owner: existing.plugin, plugin });
     const entry = { def, plugin };
