@@ -7,15 +7,19 @@ export interface TextIndex {
 
 const STOP = new Set('a an the and or of to in on at by for with is are was be it this that what how do does i you'.split(' '));
 
-/** Tokens: lower-cased words for alphabetic scripts, character bigrams (and single chars) for CJK. */
+/**
+ * Tokens: lower-cased words for alphabetic scripts; for CJK, character bigrams and then each
+ * character — a one-character query (茶) or a word the text writes inside a longer one (泡茶 in
+ * 泡龙井茶) finds it; the bigrams, rarer, still rank a whole-word match first.
+ */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const m of text.toLowerCase().matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}_]+/gu)) {
     const w = m[0];
     if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w)) {
       const chars = [...w];
-      if (chars.length === 1) out.push(w);
       for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+      out.push(...chars);
     } else if (!STOP.has(w)) out.push(w);
   }
   return out;

@@ -153,3 +153,18 @@ test('edits made by hand in the folder reach the index without a restart; linked
   assert.equal((await again.get('keys')).content, 'key in the drawer');
   await again.close();
 });
+
+test('a one-character Chinese query, or a word written inside a longer one, finds the entry; a put in another letter case is the same entry', async () => {
+  const kb = new KnowledgeBase({ dir: path.join(root, 'kb-cjk') });
+  await kb.open();
+  await kb.create('tea', '龙井茶的冲泡：先投茶，再注水。泡龙井茶要用八十度的水。');
+  await kb.create('coffee', 'Espresso needs finely ground beans.');
+  assert.equal((await kb.search('茶'))[0]?.name, 'tea');
+  assert.equal((await kb.search('泡茶'))[0]?.name, 'tea');
+  assert.match((await kb.search('龙井'))[0]?.snippet ?? '', /龙井/);
+  await kb.create('Rust', 'ownership');
+  const r = await kb.create('rust', 'borrowing', { overwrite: true });
+  assert.equal(r.name, 'Rust');
+  assert.deepEqual((await kb.list()).map((e) => e.name).filter((x) => /rust/i.test(x)), ['Rust']);
+  assert.equal((await kb.get('Rust')).content, 'borrowing');
+});

@@ -282,6 +282,12 @@ export class KnowledgeBase implements KnowledgeAPI {
         this.creating.delete(key);
       }
     }
+    // Overwriting "rust" when "Rust" exists is that entry (one folder on macOS and Windows; on
+    // Linux it would become a second entry that differs only in case).
+    if (before === undefined) {
+      const same = [...this.entries.keys()].find((x) => x.toLowerCase() === n.toLowerCase());
+      if (same !== undefined) return this.create(same, content, opts);
+    }
     const out = await this.write(n, c);
     if (before !== c) this.changed({ op: before === undefined ? 'create' : 'update', name: n, before, after: c }, opts);
     return out;
