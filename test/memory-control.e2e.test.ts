@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -196,6 +196,37 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     const saved = await d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'remember my bike lock code is 2468' }).done;
     const lib = (await api('/api/v1/memory/history?kind=memory')).body.history as { actor: string; tool: string; turnId: string; summary: string }[];
     assert.deepEqual([lib[0].actor, lib[0].tool, lib[0].turnId], ['agent', 'library_save', saved.turnId], JSON.stringify(lib[0]));
+  });
+
+  it('K-3: a memory file edited or deleted by hand (Obsidian, a sync tool) is in the history, and undo brings the deleted memory back', async () => {
+    const saved = await mm('memory.save', { title: 'Tram pass', snapshot: 'The yearly tram pass renews in March.' });
+    const id = String(saved.id);
+    const file = (function find(dir: string): string | undefined {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) {
+          const f = find(p);
+          if (f) return f;
+        } else if (e.name === `${id}.md`) return p;
+      }
+      return undefined;
+    })(home)!;
+    assert.ok(file, 'the memory file');
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /^title: .*Tram pass.*$/m);
+    writeFileSync(file, text.replace(/^title: .*$/m, 'title: Tram pass (edited)'));
+    const history = async () => (await api(`/api/v1/memory/history?target=${id}`)).body.history as { id: string; op: string; actor: string; summary: string }[];
+    await until(async () => (await history()).some((h) => h.op === 'update'));
+    unlinkSync(file);
+    await until(async () => (await history()).some((h) => h.op === 'delete'));
+    const hist = await history();
+    assert.deepEqual(hist.map((h) => h.op), ['delete', 'update', 'create']);
+    assert.match(hist[0].summary, /deleted memory "Tram pass \(edited\)" in its file/);
+    assert.equal(hist[0].actor, 'user');
+    assert.equal((await mm('memory.get', { id })).code, 'NOT_FOUND');
+    assert.equal((await api(`/api/v1/memory/history/${hist[0].id}/undo`, { body: {} })).status, 200);
+    assert.equal((await mm('memory.get', { id })).snapshot, 'The yearly tram pass renews in March.');
+    assert.ok(existsSync(file), 'undo wrote the file back');
   });
 
   it('K-3: library saves, edits and deletes are in the history; undo brings notes and a deleted memory back; forget removes a memory and its history', async () => {

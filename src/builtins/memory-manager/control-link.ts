@@ -180,11 +180,11 @@ export function forgetTool(h: ControlLinkHost, mc: MemoryControlService): ToolDe
 let undoing = 0;
 
 /** The library's change hook (K-3): every save, edit and delete goes into the memory history. */
-export function recordLibraryChange(mc: MemoryControlService | undefined, op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined): void {
+export function recordLibraryChange(mc: MemoryControlService | undefined, op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined, inFile = false): void {
   if (!mc || undoing) return;
   const r = (after ?? before)!;
-  const what = op === 'create' ? 'saved' : op === 'delete' ? 'deleted' : 'edited';
-  mc.record({ kind: 'memory', target: r.id, subjects: [r.title, ...r.impressions], op, summary: `${what} memory "${r.title}"`, before, after });
+  const what = inFile ? (op === 'create' ? 'added' : op === 'delete' ? 'deleted' : 'edited') : op === 'create' ? 'saved' : op === 'delete' ? 'deleted' : 'edited';
+  mc.record({ kind: 'memory', target: r.id, subjects: [r.title, ...r.impressions], op, summary: `${what} memory "${r.title}"${inFile ? ' in its file (outside HomeAgent)' : ''}`, before, after, ...(inFile ? { actor: 'user' as const, tool: 'file' } : {}) });
 }
 
 /**

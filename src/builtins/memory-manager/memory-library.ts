@@ -30,9 +30,10 @@ export interface MemoryLibraryOptions {
   onChange?: (op: 'create' | 'update' | 'delete', before: MemoryRecord | undefined, after: MemoryRecord | undefined) => void;
   /**
    * A memory file changed on disk by something else than this API (a hand edit, a sync tool) and
-   * the index followed it: the memory's id. Must not throw.
+   * the index followed it: the memory's id, and the record before and after (undefined for a file
+   * that appeared / went). Must not throw.
    */
-  onFileChange?: (id: string) => void;
+  onFileChange?: (id: string, before?: MemoryRecord, after?: MemoryRecord) => void;
 }
 
 /**
@@ -183,10 +184,11 @@ export class MemoryLibrary implements LinkIndex {
           this.timers.delete(path);
           if (this.closed) return;
           const id = this.idOf(path)!;
+          const before = this.records.get(id);
           void this.loadFile(path).then((changed) => {
             if (!changed || this.closed) return;
             try {
-              this.opts.onFileChange?.(id);
+              this.opts.onFileChange?.(id, before, this.records.get(id));
             } catch (e) {
               this.opts.log?.('reporting a hand edit failed', { error: (e as Error).message });
             }

@@ -89,7 +89,7 @@ export class MemoryManager {
     } catch {}
     const embedder = memory && typeof memory.embed === 'function' && typeof memory.embeddingModel === 'function' ? { embed: (texts: string[]) => memory.embed(texts), model: () => memory.embeddingModel() } : undefined;
     // Every write is recorded in the history (K-3) and reported to the change feed (decision
-    // 0260), hand edits of memory files too (the history does not record those).
+    // 0260), hand edits of memory files too.
     // Only ids the library made (`m-<time>-<hex>`) go on the event stream: a file named by hand or
     // in Obsidian (`bank-pin-4711.md`) names what it holds (decision 0260: no text on the wire).
     const changed = (kind: 'memory' | 'plan', id?: string) => this.sdk.use('host.memory-changes')?.notify({ kind, ...(id && GENERATED_MEMORY_ID.test(id) ? { ids: [id] } : {}) });
@@ -100,7 +100,12 @@ export class MemoryManager {
         recordLibraryChange(this.sdk.use('host.memory-control'), op, before, after);
         changed('memory', (after ?? before)?.id);
       },
-      onFileChange: (id) => changed('memory', id),
+      // A hand edit (Obsidian, a sync tool, an editor) is in the history too, with what it was
+      // before: a memory deleted or garbled by accident can be put back with undo.
+      onFileChange: (id, before, after) => {
+        if (before || after) recordLibraryChange(this.sdk.use('host.memory-control'), before ? (after ? 'update' : 'delete') : 'create', before, after, true);
+        changed('memory', id);
+      },
     });
     this.planStore = new PlanStore(root, log);
     this.planStore.onChange = (op, before, after) => {

@@ -136,6 +136,13 @@ function render(t: T, c: ChangeLike, summary: string, depth: number): string | u
         ['delete', 'deleted', 'history.sum.memoryDeleted'],
       ];
       for (const [o, verb, key] of verbs) if (is(o) && summary === `${verb} memory "${title}"`) return fill(t, key, { title });
+      // A hand edit of the memory's file (Obsidian, an editor, a sync tool).
+      const inFile: [string, string, DictKey][] = [
+        ['create', 'added', 'history.sum.memoryFileAdded'],
+        ['update', 'edited', 'history.sum.memoryFileEdited'],
+        ['delete', 'deleted', 'history.sum.memoryFileDeleted'],
+      ];
+      for (const [o, verb, key] of inFile) if (is(o) && summary === `${verb} memory "${title}" in its file (outside HomeAgent)`) return fill(t, key, { title });
       return undefined;
     }
 
