@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { factPhrase } from './fact-phrase';
+import { factPhrase, predicateLabel } from './fact-phrase';
 
 const say = (p: ReturnType<typeof factPhrase>) => [p.subject, p.verb, p.object, p.after].filter(Boolean).join(' ');
 
@@ -27,5 +27,14 @@ describe('a fact as the page says it', () => {
     expect(say(factPhrase('en', 'you', 'pets', 'a cat', true))).toBe('you pets a cat');
     expect(say(factPhrase('en', 'Alice', 'has_pet', 'Rex', false))).toBe('Alice has pet Rex');
     expect(say(factPhrase('zh', '你', 'plays', 'chess', true))).toBe('你 plays chess');
+  });
+});
+
+describe('a predicate as an edge of the knowledge graph', () => {
+  it('is a word of the page\'s language for the distiller\'s predicates, spaced words otherwise', () => {
+    expect(predicateLabel('zh', 'lives_in')).toBe('住在');
+    expect(predicateLabel('zh', 'name')).toBe('名字');
+    expect(predicateLabel('zh', 'has_sister')).toBe('has sister');
+    expect(predicateLabel('en', 'lives_in')).toBe('lives in');
   });
 });

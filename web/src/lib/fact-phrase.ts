@@ -53,3 +53,9 @@ export function factPhrase(lang: Lang, subject: string, predicate: string, objec
   const words = predicate.replace(/_/g, ' ');
   return { subject, verb: lang === 'en' && you ? secondPerson(words) : words, object, after: '' };
 }
+
+/** A predicate as a short edge label of the knowledge graph: the seed's words in Chinese, spaced words in English. */
+const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_in: '住在', from: '来自', works_as: '职业', works_at: '工作于', likes: '喜欢', dislikes: '不喜欢' };
+export function predicateLabel(lang: Lang, predicate: string): string {
+  return lang === 'zh' ? (EDGE_ZH[predicate] ?? predicate.replace(/_/g, ' ')) : predicate.replace(/_/g, ' ');
+}

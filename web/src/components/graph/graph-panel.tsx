@@ -4,7 +4,9 @@ import { HistoryList } from '../memory/history-list';
 import { api, mm } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
 import { VIEW_KINDS } from '../../lib/view-kinds';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { dict, type DictKey } from '../../i18n-dict';
+import { predicateLabel } from '../../lib/fact-phrase';
 import { useRequest } from '../../lib/use-request';
 import { radialLayout, tagColor, type Positions } from '../../lib/graph-layout';
 import { layoutInWorker } from '../../lib/layout-client';
@@ -143,8 +145,15 @@ function MemoryGraph() {
 
 const palette = ['#6d83f2', '#22a559', '#f08c2e', '#d9508a', '#14a3b8', '#8a94a6'];
 
+/** An entity type as the page names it (the distiller's types; any other as stored). */
+function typeLabel(t: ReturnType<typeof useT>, type: string): string {
+  const key = `graph.type.${type}`;
+  return key in dict.en ? t(key as DictKey) : type;
+}
+
 function KnowledgeGraph() {
   const t = useT();
+  const lang = useLang();
   const app = useApp();
   const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
@@ -185,10 +194,10 @@ function KnowledgeGraph() {
   const types = useMemo(() => [...new Set(data?.nodes.map((n) => n.type) ?? [])], [data]);
   // Memoized: a new array would make the canvas render the whole graph again.
   const nodes = useMemo<CanvasNode[]>(
-    () => (data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : []),
-    [data, pos, types, entity],
+    () => (data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id === 'user' ? t('graph.you') : n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : []),
+    [data, pos, types, entity, t],
   );
-  const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid' as const, label: e.label })) ?? [], [data]);
+  const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid' as const, label: predicateLabel(lang, e.label) })) ?? [], [data, lang]);
   const selectedRelations = entity ? data?.edges.filter((e) => e.from === entity || e.to === entity) ?? [] : [];
   const unavailable = g.error && /503|not available|not running/i.test(`${(g.error as { status?: number }).status} ${g.error.message}`);
   return (
@@ -231,7 +240,7 @@ function KnowledgeGraph() {
           {types.slice(0, 6).map((ty, i) => (
             <span key={ty}>
               <i style={{ background: palette[i % palette.length] }} />
-              {ty || '—'}
+              {ty ? typeLabel(t, ty) : '—'}
             </span>
           ))}
         </div>
@@ -255,7 +264,7 @@ function KnowledgeGraph() {
         <div className="relations">
           {selectedRelations.slice(0, 30).map((r, i) => (
             <div className="relation" key={i} title={r.sentence}>
-              <strong>{r.from}</strong> <span className="pred">{r.label}</span> <strong>{r.to}</strong>
+              <strong>{r.from === 'user' ? t('graph.you') : r.from}</strong> <span className="pred">{predicateLabel(lang, r.label)}</span> <strong>{r.to === 'user' ? t('graph.you') : r.to}</strong>
               {r.confidence !== undefined && <span className="muted small"> · {Math.round(r.confidence * 100)}%</span>}
               {r.sentence && <div className="muted small clamp2">“{r.sentence}”</div>}
             </div>
