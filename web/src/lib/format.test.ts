@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDay, plainPreview } from './format';
+import { durationWords, localDay, plainPreview } from './format';
 
 describe('localDay: a day on the person\'s calendar (core.agent.timezone, decision 0270)', () => {
   // 23:30 on 1 May in Shanghai (UTC+8) is 15:30 UTC on 1 May; 23:30 on 1 May in New York (UTC-4) is 03:30 UTC on 2 May.
@@ -39,5 +39,15 @@ describe('localDay: a day on the person\'s calendar (core.agent.timezone, decisi
 describe('plainPreview', () => {
   it('drops heading marks, emphasis and code ticks', () => {
     expect(plainPreview('### Pets\n**Rex** is a `dog`')).toBe('Pets\nRex is a dog');
+  });
+});
+
+describe('durationWords', () => {
+  it('says a setting\'s duration in the page\'s language; anything else as written', () => {
+    expect(durationWords('10m', 'zh')).toBe('10 分钟');
+    expect(durationWords('1h30m', 'zh')).toBe('1 小时 30 分钟');
+    expect(durationWords('1m', 'en')).toBe('1 minute');
+    expect(durationWords('45s', 'en')).toBe('45 seconds');
+    expect(durationWords('soon', 'zh')).toBe('soon');
   });
 });

@@ -66,3 +66,20 @@ export function localDay(ms: number, zone = ''): string {
 export function plainPreview(md: string): string {
   return md.replace(/\*\*|__|`|^#+\s*/gm, '');
 }
+
+const UNIT_WORDS: Record<string, { zh: string; en: [string, string] }> = {
+  ms: { zh: '毫秒', en: ['millisecond', 'milliseconds'] },
+  s: { zh: '秒', en: ['second', 'seconds'] },
+  m: { zh: '分钟', en: ['minute', 'minutes'] },
+  h: { zh: '小时', en: ['hour', 'hours'] },
+  d: { zh: '天', en: ['day', 'days'] },
+};
+
+/** A setting's duration ("10m", "1h30m") in words of the page's language; anything else as written. */
+export function durationWords(d: string, lang: 'zh' | 'en'): string {
+  const parts = [...d.trim().matchAll(/(\d+)(ms|s|m|h|d)/g)];
+  if (!parts.length || parts.map((p) => p[0]).join('') !== d.trim()) return d;
+  return parts
+    .map(([, n, u]) => (lang === 'zh' ? `${n} ${UNIT_WORDS[u].zh}` : `${n} ${UNIT_WORDS[u].en[n === '1' ? 0 : 1]}`))
+    .join(lang === 'zh' ? ' ' : ' ');
+}

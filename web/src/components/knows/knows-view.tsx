@@ -3,7 +3,7 @@ import { api } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
 import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
-import { localDay, plainPreview, relTime } from '../../lib/format';
+import { durationWords, localDay, plainPreview, relTime } from '../../lib/format';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
@@ -115,7 +115,7 @@ export function KnowsView({ person }: { person?: string }) {
       {a && (
         <>
           <h3>{t('knows.facts', { n: a.facts.length })}</h3>
-          {every.data && <p className="muted small" data-testid="knows-facts-when">{t('knows.factsWhen', { every: every.data })}</p>}
+          {every.data && <p className="muted small" data-testid="knows-facts-when">{t('knows.factsWhen', { every: durationWords(every.data, lang) })}</p>}
           {a.facts.length === 0 && <div className="empty-state small">{t('knows.noFacts')}</div>}
           {a.facts.map((f) => (
             <div key={f.id} className={`card knows-item${f.validTo ? ' superseded' : ''}`} data-testid="knows-fact">
