@@ -46,6 +46,13 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
   it('adds a person with two ids, unlinks and links one again, renames them', async () => {
     await page.goto(`${h.url}/#/settings/people`);
     await page.waitForSelector('[data-testid=person-owner]', { timeout: T });
+    // The owner's name until they give one is said in the page's language ("Owner · 你" read half English).
+    assert.match((await page.textContent('[data-testid=person-owner] strong')) ?? '', /^Owner · you$/);
+    const zh = await openPage(browser, `${h.url}/#/settings/people`, { lang: 'zh', token: h.token });
+    await zh.page.goto(`${h.url}/#/settings/people`);
+    await zh.page.waitForSelector('[data-testid=person-owner]', { timeout: T });
+    assert.match((await zh.page.textContent('[data-testid=person-owner] strong')) ?? '', /^主人 · 你$/);
+    await zh.page.context().close();
     await page.fill('[data-testid=new-name]', 'Alicia');
     // Typed with a Chinese input method: the full-width comma separates ids too.
     await page.fill('[data-testid=new-ids]', 'telegram:42，qq:10001');

@@ -69,7 +69,8 @@ export function PeopleSection() {
               </form>
             ) : (
               <strong>
-                {p.name}
+                {/* The owner's name until they give one is the seed's "Owner": said in the page's language. */}
+                {p.owner && /^owner$/i.test(p.name) ? t('people.ownerName') : p.name}
                 {p.owner && <span className="muted"> · {t('people.owner')}</span>}
               </strong>
             )}
