@@ -119,6 +119,17 @@ test('§0: without a configured provider the turn ends NO_PROVIDER_CONFIGURED wi
   assert.ok(!h.log.some((l) => l.level === 'error'));
 });
 
+test('§0: a person who writes in Chinese is told in Chinese that no LLM source is configured (the reply is stored as the turn\'s answer)', async (t) => {
+  const h = await harness(t, { noProvider: true });
+  const zh = await h.send('你好，帮我记一下明天的会');
+  assert.equal(zh.error?.code, 'NO_PROVIDER_CONFIGURED');
+  assert.match(zh.text, /^还没有配置任何 LLM 来源/);
+  assert.match(zh.text, /DEEPSEEK_API_KEY[\s\S]*Ollama[\s\S]*waiter providers add/);
+  assert.doesNotMatch(zh.text, /No LLM provider is configured/);
+  const en = await h.send('hello');
+  assert.match(en.text, /^No LLM provider is configured/);
+});
+
 test('C-6: when every LLM source fails the turn ends ALL_PROVIDERS_FAILED with a readable text; the next turn works', async (t) => {
   const h = await harness(t);
   h.fake.enqueue({ status: 500 });

@@ -177,7 +177,9 @@ export class TurnRunner {
         status = 'error';
         const j = errorToJSON(e);
         error = { code: j.code, message: j.message, details: j.details };
-        finalText = e instanceof HomeAgentError && e.code === 'NO_PROVIDER_CONFIGURED' ? e.message : `Sorry, this turn failed: ${j.message}`;
+        // Said in the person's language: Chinese to a message written in Chinese.
+        const chinese = typeof j.details?.chinese === 'string' && /\p{Script=Han}/u.test(input.text) ? j.details.chinese : undefined;
+        finalText = e instanceof HomeAgentError && e.code === 'NO_PROVIDER_CONFIGURED' ? (chinese ?? e.message) : `Sorry, this turn failed: ${j.message}`;
         if (!(e instanceof HomeAgentError)) d.log.error(`turn ${turn.turnId} failed: ${(e as Error).message}`, { stack: (e as Error).stack });
       }
     }

@@ -88,8 +88,19 @@ function shownUrl(url: string): string {
   }
 }
 
-/** The message a user without any LLM source sees (SPEC §0: never a stack trace). */
-export function noProviderMessage(): string {
+/** The message a user without any LLM source sees (SPEC §0: never a stack trace), in English or Chinese. */
+export function noProviderMessage(lang: 'en' | 'zh' = 'en'): string {
+  if (lang === 'zh')
+    return [
+      '还没有配置任何 LLM 来源，所以助手暂时无法回答（记忆、知识库和设置照常可用）。',
+      '可以用下面任一种方式配置：',
+      '  • 在环境变量里设置 API key 后重新启动 homed：DEEPSEEK_API_KEY、OPENAI_API_KEY 或 ANTHROPIC_API_KEY',
+      '    （也可以用 GEMINI_API_KEY、通义千问的 DASHSCOPE_API_KEY、智谱 GLM 的 ZHIPUAI_API_KEY、MOONSHOT_API_KEY）；',
+      '  • 运行本地的 Ollama（http://127.0.0.1:11434，或设置 OLLAMA_HOST），并拉取一个模型；',
+      `  • 或者保存一个 key，立即生效：waiter config set core.llm.sources.<名称>.api_key <key>   （名称：${SEEDED_NAMES.join('、')}）`,
+      '    ——也可以在 WebUI 的“设置 → LLM 来源”里添加；',
+      '  • 或者添加任意 OpenAI / Anthropic 兼容的服务：waiter providers add <名称> --base-url <地址> --key-stdin --model <模型>',
+    ].join('\n');
   return [
     'No LLM provider is configured, so the agent cannot answer yet (memory, knowledge and settings still work).',
     'Configure one of these:',
@@ -231,7 +242,7 @@ export class ProviderManager {
     if (attempts === undefined) {
       // Nothing configured: a local Ollama may have come up since the last probe.
       if (this.opts.probeOllama !== false && (await this.probeLocal(false))) attempts = await this.tryAll(req, opts);
-      if (attempts === undefined) throw new NoProviderError(noProviderMessage(), [], true);
+      if (attempts === undefined) throw new NoProviderError(noProviderMessage(), [], true, noProviderMessage('zh'));
     }
     if ('result' in attempts) return attempts.result;
     // An attempt's error often names its source already ("deepseek: network error …"): said once.
