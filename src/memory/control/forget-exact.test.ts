@@ -272,3 +272,16 @@ test('0430: a fact forgotten by itself takes its own history, not that of the ot
   assert.doesNotMatch(JSON.stringify(history), /name Alex|"name":"Alex"/);
   await done(mem);
 });
+
+test('a turn found by what a tool answered in it is shown in the preview by what the person said, not as a blank line', async () => {
+  const s = await setup();
+  try {
+    const turnId = await toolTurn(s, 'Where do I live now?', 'user lives_in 龙井村 (fact #4)', 'Here is what I found.');
+    const plan = await s.mem.control.forgetPreview({ query: '龙井村' });
+    const t = plan.turns.find((x) => x.turnId === turnId);
+    assert.ok(t, JSON.stringify(plan.turns));
+    assert.match(t.text, /Where do I live now\?/);
+  } finally {
+    await s.done(s.mem);
+  }
+});

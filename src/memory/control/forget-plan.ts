@@ -103,13 +103,17 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     }
     for (const h of t.db.allHeld()) if (containsAll(heldTexts(h.held).join('\n'), words)) addTurn(h.turnId, h.at, heldTexts(h.held)[0] ?? '', 'held');
     for (const evs of (await allLogs(t)).values()) {
+      // What the person said in each turn: a turn found by what a tool answered in it is shown by
+      // its message (a blank line in the preview named nothing the person could recognise).
+      const said = new Map<string, string>();
       for (const e of evs) {
+        if (e.kind === 'user' && !said.has(e.turnId)) said.set(e.turnId, e.text);
         // A block recall or the library gave a turn is a copy of memory, not what was said in it:
         // it goes with the things it names (forget-run), not by listing that turn. What a tool
         // answered is still read: a recall's answer can hold a fact whose own turn is gone, which
         // only listing its turn takes (a review of 0480).
         if (e.data?.redacted || e.kind === 'injection') continue;
-        if (containsAll(searchedText(e), words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : '', 'session-log');
+        if (containsAll(searchedText(e), words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : (said.get(e.turnId) ?? ''), 'session-log');
       }
     }
     for (const r of graph?.matchingFacts(words) ?? []) if (!facts.has(r.id)) facts.set(r.id, { id: r.id, text: factText(r), reason: 'matches' });
