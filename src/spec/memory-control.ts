@@ -106,8 +106,11 @@ export interface ForgetTurn {
 export interface ForgetPlan {
   query?: string;
   turns: ForgetTurn[];
-  /** Facts that go: asked for, or whose only sources are the turns above. */
-  facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches' }[];
+  /**
+   * Facts that go: asked for, whose only sources are the turns above, or that mention the words.
+   * `fact`, when known, is the triple (so a page can say it as a sentence).
+   */
+  facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches'; fact?: { subject: string; predicate: string; object: string } }[];
   documents: { tier: string; id: string; text: string }[];
   /**
    * Library memories that mention it: removed only when the person includes them. Those made from

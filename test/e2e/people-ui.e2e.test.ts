@@ -169,6 +169,9 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     await page.waitForSelector('[data-testid=forget-dialog]', { timeout: T });
     // The dialog first says it is looking for every trace; what goes shows when that is done.
     await page.waitForFunction(() => /green tea/.test(document.querySelector('[data-testid=forget-dialog]')?.textContent ?? ''), undefined, { timeout: T });
+    // The fact reads as a sentence, and one the person named needs no reason.
+    assert.equal((await page.textContent('[data-testid=forget-fact]'))?.trim(), 'Alice likes green tea');
+    assert.equal(await page.$('[data-testid=forget-fact-reason]'), null);
     await page.click('[data-testid=forget-confirm]');
     await page.waitForSelector('[data-testid=knows-fact]', { state: 'detached', timeout: T });
     const about = (await (await h.api(`/api/v1/memory/about?person=${aliceId}`)).json()) as { about: { facts: unknown[] } };

@@ -53,6 +53,11 @@ export async function madeFromTurns(participants: ReadonlyMap<string, ForgetPart
   return out;
 }
 
+/** A fact of the plan: its line, why it goes, and the triple. */
+function factEntry(r: { id: number; subject: string; predicate: string; object: string }, reason: ForgetPlan['facts'][number]['reason']): ForgetPlan['facts'][number] {
+  return { id: r.id, text: factText(r), reason, fact: { subject: r.subject, predicate: r.predicate, object: r.object } };
+}
+
 /**
  * What a forget would remove (K-2), shown before anything goes. By words: every turn whose message,
  * reply or tool output holds every word — found by the recall over every tier, then by exact scans
@@ -81,7 +86,11 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     const words = queryWords(query);
     for (const h of await t.recall.search(query, { k: RECALL_K })) {
       if (!containsAll(h.text, words)) continue;
-      if (h.tier === 'graph') facts.set(Number(h.id.replace(/^relation:/, '')), { id: Number(h.id.replace(/^relation:/, '')), text: h.text, reason: 'matches' });
+      if (h.tier === 'graph') {
+        const id = Number(h.id.replace(/^relation:/, ''));
+        const r = graph?.relation(id);
+        facts.set(id, r ? factEntry({ ...r, id }, 'matches') : { id, text: h.text, reason: 'matches' });
+      }
       else if (h.turnId) addTurn(h.turnId, h.createdAt, h.text, h.tier);
       else documents.set(`${h.tier}:${h.id}`, { tier: h.tier, id: h.id, text: preview(h.text) });
     }
@@ -116,7 +125,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
         if (containsAll(searchedText(e), words)) addTurn(e.turnId, e.at, e.kind === 'user' || e.kind === 'assistant' ? e.text : (said.get(e.turnId) ?? ''), 'session-log');
       }
     }
-    for (const r of graph?.matchingFacts(words) ?? []) if (!facts.has(r.id)) facts.set(r.id, { id: r.id, text: factText(r), reason: 'matches' });
+    for (const r of graph?.matchingFacts(words) ?? []) if (!facts.has(r.id)) facts.set(r.id, factEntry(r, 'matches'));
     for (const p of participants.values()) for (const m of await p.find(query, 50).catch(() => [])) memories.set(m.id, m);
   }
   for (const id of req.turnIds ?? []) {
@@ -126,7 +135,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
   }
   for (const id of req.relationIds ?? []) {
     const r = graph?.relation(id);
-    if (r) facts.set(id, { id, text: factText(r), reason: 'asked' });
+    if (r) facts.set(id, factEntry({ ...r, id }, 'asked'));
   }
   for (const d of req.documents ?? []) {
     const text = d.tier === 'document' ? t.docs()?.get(d.id)?.content : d.tier === 'archive' ? t.archive()?.get(d.id)?.doc.content : t.context()?.events().find((e) => e.id === d.id)?.input;
@@ -139,7 +148,7 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     for (const id of graph.onlySourcedBy(refs)) {
       if (facts.has(id)) continue;
       const r = graph.relation(id);
-      if (r) facts.set(id, { id, text: factText(r), reason: 'only-source' });
+      if (r) facts.set(id, factEntry({ ...r, id }, 'only-source'));
     }
   }
   // Every log, read once for what was made from the turns and what quotes them.

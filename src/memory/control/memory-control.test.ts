@@ -122,6 +122,11 @@ test('K-2: forget removes every trace — tiers, graph, logs, history — and to
   assert.deepEqual(plan.turns.map((x) => x.turnId), [secret.turnId]);
   assert.ok(plan.turns[0].places.includes('context') && plan.turns[0].places.includes('archive') && plan.turns[0].places.includes('session-log'), plan.turns[0].places.join());
   assert.ok(plan.facts.some((f) => /reykjavik/i.test(f.text)), 'the fact said in it goes with it');
+  // Said why, and as a triple the page can say as a sentence: the query (4711) is not in the fact.
+  const reykjavik = plan.facts.find((f) => /reykjavik/i.test(f.text))!;
+  assert.notEqual(reykjavik.reason, 'asked');
+  assert.deepEqual(reykjavik.fact, { subject: 'user', predicate: 'lives_in', object: reykjavik.fact?.object });
+  assert.match(reykjavik.fact?.object ?? '', /reykjavik/i);
   assert.deepEqual(await traces(mem, '4711'), ['context', 'archive', 'graph', 'recall'], 'a preview changes nothing');
 
   const res = await mem.control.forget({ turnIds: plan.turns.map((x) => x.turnId), relationIds: plan.facts.map((f) => f.id) });

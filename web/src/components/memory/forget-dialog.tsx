@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { useApp } from '../../app-context';
-import { useT } from '../../i18n';
+import { useLang, useT } from '../../i18n';
+import { factPhrase } from '../../lib/fact-phrase';
 import { Dialog } from '../dialog';
 import { tierLabel } from '../../lib/vocab';
 import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/spec/index.js';
@@ -17,6 +18,14 @@ import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/sp
 export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequest; onClose: () => void; onDone?: () => void }) {
   const app = useApp();
   const t = useT();
+  const lang = useLang();
+  /** A fact as a sentence of the page's language (the owner is "you"), else its line. */
+  const factLine = (f: ForgetPlan['facts'][number]): string => {
+    if (!f.fact) return f.text;
+    const you = (x: string) => (x === 'user' ? t('graph.you') : x);
+    const p = factPhrase(lang === 'zh' ? 'zh' : 'en', you(f.fact.subject), f.fact.predicate, you(f.fact.object), f.fact.subject === 'user');
+    return [p.subject, p.verb, p.object, p.after].filter(Boolean).join(lang === 'zh' ? '' : ' ');
+  };
   const [plan, setPlan] = useState<ForgetPlan | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [memories, setMemories] = useState<Set<string>>(new Set(request.memoryIds ?? []));
@@ -142,7 +151,9 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
               <h4>{t('forget.facts', { n: plan.facts.length })}</h4>
               {plan.facts.map((f) => (
                 <div className="list-item" key={f.id} data-testid="forget-fact">
-                  <span className="grow">{f.text}</span>
+                  <span className="grow">{factLine(f)}</span>
+                  {/* Why it goes: a fact the person did not name is explained (its only source goes, or it says the words). */}
+                  {f.reason !== 'asked' && <span className="muted small" data-testid="forget-fact-reason">{t(f.reason === 'only-source' ? 'forget.factOnlySource' : 'forget.factMatches')}</span>}
                 </div>
               ))}
             </section>
