@@ -505,6 +505,10 @@ describe('import', () => {
     const imported = control.history({ limit: 100 }).filter((c) => c.actor === 'import');
     assert.ok(imported.some((c) => c.kind === 'relation' && c.target === `import:${first.id}:graph` && /imported graph: \d+ added/.test(c.summary)), JSON.stringify(imported));
     assert.ok(imported.some((c) => c.target === `import:${first.id}:sessions`), JSON.stringify(imported));
+    // The library files the import wrote are the import's, not hand edits of the person's.
+    await new Promise((r) => setTimeout(r, 600));
+    assert.deepEqual(control.history({ kind: 'memory', limit: 100 }).filter((c) => / in its file /.test(c.summary)).map((c) => c.summary), []);
+    assert.ok(control.history({ limit: 100 }).some((c) => c.actor === 'import' && /library/.test(c.summary)), 'the archive had library memories');
     // Knowledge entries are found under the history's knowledge filter.
     assert.ok(control.history({ kind: 'knowledge' }).some((c) => c.actor === 'import' && c.target === `import:${first.id}:knowledge`), JSON.stringify(imported));
     await assert.rejects(control.undo(imported[0].id), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /not undone item by item/.test(e.message));

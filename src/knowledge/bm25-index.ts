@@ -8,18 +8,19 @@ export interface TextIndex {
 const STOP = new Set('a an the and or of to in on at by for with is are was be it this that what how do does i you'.split(' '));
 
 /**
- * Tokens: lower-cased words for alphabetic scripts; for CJK, character bigrams and then each
- * character — a one-character query (茶) or a word the text writes inside a longer one (泡茶 in
- * 泡龙井茶) finds it; the bigrams, rarer, still rank a whole-word match first.
+ * Tokens: lower-cased words for alphabetic scripts; for CJK, character bigrams — and, in an indexed
+ * text (not a query), each character too, so a one-character query (茶) finds 龙井茶. A query of
+ * two or more characters is matched by its pairs only: single characters (的, 我, 是) are in almost
+ * every Chinese text and would bring unrelated entries into the prompt.
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, opts: { query?: boolean } = {}): string[] {
   const out: string[] = [];
   for (const m of text.toLowerCase().matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}_]+/gu)) {
     const w = m[0];
     if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(w)) {
       const chars = [...w];
       for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
-      out.push(...chars);
+      if (!opts.query || chars.length === 1) out.push(...chars);
     } else if (!STOP.has(w)) out.push(w);
   }
   return out;
@@ -61,7 +62,7 @@ export class Bm25Index implements TextIndex {
   }
 
   async search(query: string, k: number): Promise<{ id: string; score: number }[]> {
-    const terms = [...new Set(tokenize(query.slice(0, 10_000)))];
+    const terms = [...new Set(tokenize(query.slice(0, 10_000), { query: true }))];
     const N = this.docs.size;
     if (!N || !terms.length) return [];
     const avg = this.totalLength / N || 1;

@@ -377,7 +377,7 @@ export function snippet(content: string, query: string, width = 200): string {
   const flat = content.replace(/\s+/g, ' ').trim();
   const lower = flat.toLowerCase();
   let at = -1;
-  for (const t of tokenize(query)) {
+  for (const t of tokenize(query, { query: true })) {
     at = lower.indexOf(t);
     if (at >= 0) break;
   }

@@ -164,6 +164,11 @@ export interface TransferService {
   /** Starts `applyImport` in the background (the WebUI polls `job`). */
   startImport(id: string, opts: ImportOptions): TransferJobView;
   job(id: string): TransferJobView;
+  /**
+   * True while an import is writing into the data folder (from holding the agent until the library
+   * is read again): a memory file that changes meanwhile is the import's, not a hand edit.
+   */
+  applying?(): boolean;
   /** Throws a staged import or a finished export away. */
   discard(id: string): Promise<void>;
   /** Imports done here, newest first (what each did). */

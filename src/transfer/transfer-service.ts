@@ -75,6 +75,7 @@ const MAX_JOBS = 20;
  * back.
  */
 export class TransferRuntime implements TransferService {
+  private applyingNow = 0;
   private readonly jobs = new Map<string, Job>();
   private busy: string | undefined;
   private readonly root: string;
@@ -506,6 +507,7 @@ export class TransferRuntime implements TransferService {
       throw new TransferError('TRANSFER_BUSY', `an earlier import is not finished (${committedImport(journalPath(this.host.home)) ? 'the forgets it brought could not be recorded yet' : 'it could not be fully undone'}); restart the daemon and try again`);
     }
     const releaseAgent = await this.host.holdAgent();
+    this.applyingNow++;
     const releaseLoops = await this.host.memory.holdLoops();
     const merged = join(job.dir, 'merged');
     const backup = join(job.dir, 'backup');
@@ -582,8 +584,17 @@ export class TransferRuntime implements TransferService {
       }
       releaseLoops();
       releaseAgent();
-      await this.host.reloadLibrary?.().catch((e: unknown) => this.host.log.warn(`library reload after import failed: ${(e as Error).message}`));
+      try {
+        await this.host.reloadLibrary?.().catch((e: unknown) => this.host.log.warn(`library reload after import failed: ${(e as Error).message}`));
+      } finally {
+        this.applyingNow--;
+      }
     }
+  }
+
+  /** True while an import writes into the data folder (see TransferService.applying). */
+  applying(): boolean {
+    return this.applyingNow > 0;
   }
 
   /**

@@ -103,7 +103,8 @@ export class MemoryManager {
       // A hand edit (Obsidian, a sync tool, an editor) is in the history too, with what it was
       // before: a memory deleted or garbled by accident can be put back with undo.
       onFileChange: (id, before, after) => {
-        if (before || after) recordLibraryChange(this.sdk.use('host.memory-control'), before ? (after ? 'update' : 'delete') : 'create', before, after, true);
+        // A file an import writes (the library is read again after it) is the import's, in its own history entry.
+        if ((before || after) && this.sdk.use('host.transfer')?.applying?.() !== true) recordLibraryChange(this.sdk.use('host.memory-control'), before ? (after ? 'update' : 'delete') : 'create', before, after, true);
         changed('memory', id);
       },
     });

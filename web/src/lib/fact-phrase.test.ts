@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { factPhrase, predicateLabel } from './fact-phrase';
+import { factPhrase, phraseLine, predicateLabel } from './fact-phrase';
 
 const say = (p: ReturnType<typeof factPhrase>) => [p.subject, p.verb, p.object, p.after].filter(Boolean).join(' ');
 
@@ -36,5 +36,14 @@ describe('a predicate as an edge of the knowledge graph', () => {
     expect(predicateLabel('zh', 'name')).toBe('名字');
     expect(predicateLabel('zh', 'has_sister')).toBe('has sister');
     expect(predicateLabel('en', 'lives_in')).toBe('lives in');
+  });
+});
+
+describe('a fact as one line', () => {
+  it('runs Chinese on without spaces and keeps a space beside a Latin word', () => {
+    expect(phraseLine(factPhrase('zh', '你', 'lives_in', '杭州', true))).toBe('你住在杭州');
+    expect(phraseLine(factPhrase('zh', '你', 'plays', 'chess', true))).toBe('你 plays chess');
+    expect(phraseLine(factPhrase('zh', 'Alice', 'works_at', 'ACME', false))).toBe('Alice 在 ACME 工作');
+    expect(phraseLine(factPhrase('en', 'Alice', 'likes', 'green tea', false))).toBe('Alice likes green tea');
   });
 });

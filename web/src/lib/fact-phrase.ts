@@ -59,3 +59,10 @@ const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_i
 export function predicateLabel(lang: Lang, predicate: string): string {
   return lang === 'zh' ? (EDGE_ZH[predicate] ?? predicate.replace(/_/g, ' ')) : predicate.replace(/_/g, ' ');
 }
+
+const cjk = (c: string | undefined): boolean => !!c && /[\p{Script=Han}\u3000-\u303f\uff00-\uffef]/u.test(c);
+
+/** A phrase as one line: Chinese runs on without spaces, a Latin word keeps one on each side (你住在杭州, 你 plays chess). */
+export function phraseLine(p: FactPhrase): string {
+  return [p.subject, p.verb, p.object, p.after].filter(Boolean).reduce((out, part) => (!out ? part : cjk(out.at(-1)) && cjk(part[0]) ? `${out}${part}` : `${out} ${part}`), '');
+}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
-import { factPhrase } from '../../lib/fact-phrase';
+import { factPhrase, phraseLine } from '../../lib/fact-phrase';
 import { Dialog } from '../dialog';
 import { tierLabel } from '../../lib/vocab';
 import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/spec/index.js';
@@ -24,7 +24,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
     if (!f.fact) return f.text;
     const you = (x: string) => (x === 'user' ? t('graph.you') : x);
     const p = factPhrase(lang === 'zh' ? 'zh' : 'en', you(f.fact.subject), f.fact.predicate, you(f.fact.object), f.fact.subject === 'user');
-    return [p.subject, p.verb, p.object, p.after].filter(Boolean).join(lang === 'zh' ? '' : ' ');
+    return phraseLine(p);
   };
   const [plan, setPlan] = useState<ForgetPlan | undefined>();
   const [error, setError] = useState<string | undefined>();
