@@ -10,7 +10,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { processAlive, startDaemon, type Daemon } from '../src/daemon/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -209,15 +209,6 @@ test('a pid file left by a crash whose number another program has now: homed run
   const sleeper = spawn('sleep', ['300']);
   t.after(() => sleeper.kill('SIGKILL'));
   const stalePid = () => writeFileSync(pidFile, `${sleeper.pid}\n`);
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   // The foreground daemon starts and says it replaced the pid file.
   stalePid();
   const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: e });
@@ -243,7 +234,7 @@ test('a pid file left by a crash whose number another program has now: homed run
   const stop = await runAsync(homedBin, ['stop'], e);
   assert.equal(stop.status, 0);
   assert.match(stop.stdout, /not running/);
-  assert.ok(alive(sleeper.pid!), 'the program that has the number now was not signalled');
+  assert.ok(processAlive(sleeper.pid!), 'the program that has the number now was not signalled');
   assert.ok(!existsSync(pidFile), 'the stale pid file is gone');
 
   // homed start with a stale pid file starts homed.
@@ -258,7 +249,7 @@ test('a pid file left by a crash whose number another program has now: homed run
   assert.equal(status.status, 0, status.stdout);
   const stopped = await runAsync(homedBin, ['stop'], e, 60_000);
   assert.match(stopped.stdout, /homed stopped/);
-  assert.ok(alive(sleeper.pid!), 'still not signalled');
+  assert.ok(processAlive(sleeper.pid!), 'still not signalled');
 });
 
 test('a WebUI message answered 202 is in the session log, its attachment kept, even when the daemon is killed right after', async (t) => {
