@@ -7,9 +7,9 @@
  * every kind and fails on English left.
  */
 import { dict } from '../i18n-dict.js';
+import { sayFrom, type Phrase } from './phrasebook.js';
 
 type Lang = 'en' | 'zh';
-type Say = (m: RegExpExecArray) => string;
 
 const zh = dict.zh as Record<string, string>;
 /** A reserved tag as the Chinese page calls it (规约 …); a person's own tag as written. */
@@ -17,7 +17,7 @@ const tagZh = (tag: string) => zh[`tag.${tag}`] ?? tag;
 const tagsZh = (list: string) => list.split(' / ').map(tagZh).join(' / ');
 const placesZh = (list: string) => list.split(', ').map((p) => zh[`tier.${p}`] ?? p).join('、');
 
-const QUESTIONS: [RegExp, Say][] = [
+const QUESTIONS: Phrase[] = [
   [/^Save a memory tagged (.+) \(injected into every new session\)\?$/, (m) => `要保存一条标为“${tagsZh(m[1])}”的记忆吗？（它会注入之后的每个新对话）`],
   [/^An MCP client wants to save a memory tagged (.+) \(injected into every new session\)\. Allow\?$/, (m) => `一个 MCP 客户端想保存一条标为“${tagsZh(m[1])}”的记忆（它会注入之后的每个新对话）。允许吗？`],
   [/^Change the notes of "([\s\S]*)" \(given to the model in every new session or on your turns\)\?$/, (m) => `要修改“${m[1]}”的标注吗？（它会在每个新对话或你的每一轮里交给模型）`],
@@ -27,7 +27,7 @@ const QUESTIONS: [RegExp, Say][] = [
   [/^Open a terminal \(([\s\S]+)\)\?$/, (m) => `要打开一个终端（${m[1]}）吗？`],
 ];
 
-const DETAIL_LINES: [RegExp, Say][] = [
+const DETAIL_LINES: Phrase[] = [
   [/^Replace the notes with:$/, () => '把标注替换为：'],
   [/^Append to the notes:$/, () => '在标注后追加：'],
   [/^turn (\S+) \(quotes what was said\) \[([^\]]*)\]: ([\s\S]*)$/, (m) => `轮次 ${m[1]}（引用了要遗忘的内容）［${placesZh(m[2])}］：${m[3]}`],
@@ -44,17 +44,10 @@ const DETAIL_LINES: [RegExp, Say][] = [
 /** The built-in plugins that ask with the builders of src/spec/confirm-questions.ts. */
 const BUILT_IN_ASKERS = new Set(['memory-manager', 'mcp-server', 'cmd', 'agentcli']);
 
-function say(text: string, table: [RegExp, Say][]): string | undefined {
-  for (const [re, f] of table) {
-    const m = re.exec(text);
-    if (m) return f(m);
-  }
-  return undefined;
-}
 
 /** A confirmation's question as the person reads it in `lang` (a person's own plugin asks in its own words). */
 export function confirmTitleInWords(title: string, plugin: string, lang: Lang): string {
-  return lang === 'zh' && BUILT_IN_ASKERS.has(plugin) ? (say(title, QUESTIONS) ?? title) : title;
+  return lang === 'zh' && BUILT_IN_ASKERS.has(plugin) ? (sayFrom(QUESTIONS, title) ?? title) : title;
 }
 
 /**
@@ -66,6 +59,6 @@ export function confirmDetailInWords(detail: string, plugin: string, lang: Lang)
   if (lang !== 'zh' || !BUILT_IN_ASKERS.has(plugin)) return detail;
   return detail
     .split('\n')
-    .map((line) => say(line, DETAIL_LINES) ?? line)
+    .map((line) => sayFrom(DETAIL_LINES, line) ?? line)
     .join('\n');
 }

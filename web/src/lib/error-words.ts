@@ -10,6 +10,7 @@
  * test/error-words.test.ts keeps (1) in step with the daemon: it makes these errors with the
  * daemon's own code and checks that each is said in Chinese.
  */
+import { sayFrom, type Phrase } from './phrasebook.js';
 import { zodInWords } from './zod-words.js';
 
 type Lang = 'en' | 'zh';
@@ -31,7 +32,7 @@ const PDF_WHY: Record<string, string> = {
 };
 
 /** Whole reasons, as the daemon writes them (anchored), and how they read in Chinese. */
-const PHRASES: [RegExp, (m: RegExpExecArray) => string][] = [
+const PHRASES: Phrase[] = [
   // chat and sessions
   [/^the message is empty$/, () => '消息是空的'],
   [/^a turn of this session is still running: wait for it or interrupt it first$/, () => '这个对话还有一轮正在进行：请等它结束，或先打断它'],
@@ -169,10 +170,8 @@ const WHAT: Record<string, string> = {
 export function errorInWords(e: ErrorParts, lang: Lang): string {
   const reason = e.message.trim();
   if (lang !== 'zh') return zodInWords(reason, 'en');
-  for (const [re, say] of PHRASES) {
-    const m = re.exec(reason);
-    if (m) return say(m);
-  }
+  const whole = sayFrom(PHRASES, reason);
+  if (whole !== undefined) return whole;
   // "invalid value for <key>: <why>" (a setting), "invalid request: <field>: <why>" (a route's
   // body), and a list item's "<index>: <why>" or "\"<value>\": <why>": what it names as it is,
   // the why in Chinese when known.

@@ -5,13 +5,14 @@
  * it. test/import-note-words.test.ts builds every kind of note and checks it is said in Chinese.
  */
 import { errorInWords } from './error-words.js';
+import { sayFrom, type Phrase } from './phrasebook.js';
 
 type Lang = 'en' | 'zh';
 
 const forgetCounts = (m: RegExpExecArray, at: number) => `${m[at]} 轮对话、${m[at + 1]} 条事实、${m[at + 2]} 篇文档`;
 const why = (s: string) => (s === 'the memory-control store is not open' ? '记忆控制的存储没有打开' : errorInWords({ message: s }, 'zh'));
 
-const NOTES: [RegExp, (m: RegExpExecArray) => string][] = [
+const NOTES: Phrase[] = [
   [/^session (\S+) in the archive has (\d+) lines? that could not be read: left out \(the archive still holds them\)$/, (m) => `存档里的对话 ${m[1]} 有 ${m[2]} 行读不出来：这些行没有导入（存档里仍保留着）`],
   [/^session (\S+) here has (\d+) lines? that could not be read: it was kept as it is and the archive's left out$/, (m) => `这里的对话 ${m[1]} 有 ${m[2]} 行读不出来：它保持原样，存档里的这个对话没有导入`],
   [/^session (\S+) here has (\d+) lines? that could not be read: it was kept as it is and the archive's imported beside it$/, (m) => `这里的对话 ${m[1]} 有 ${m[2]} 行读不出来：它保持原样，存档里的这个对话另存为一个新对话`],
@@ -36,9 +37,5 @@ const NOTES: [RegExp, (m: RegExpExecArray) => string][] = [
 /** One note of an import report as the person reads it in `lang`. */
 export function importNoteInWords(note: string, lang: Lang): string {
   if (lang !== 'zh') return note;
-  for (const [re, say] of NOTES) {
-    const m = re.exec(note);
-    if (m) return say(m);
-  }
-  return note;
+  return sayFrom(NOTES, note) ?? note;
 }
