@@ -425,6 +425,9 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     assert.match(await page.inputValue('[data-testid=meta-tags]'), /规约/);
     await page.fill('[data-testid=meta-tags]', '旅行');
     await page.click('[data-testid=save-meta]');
+    // The switch moves at once (optimistic); the form closes only once the save is through.
+    // Clicking the toggle before that would be "Cancel", so wait for the form to go.
+    await page.waitForSelector('[data-testid=meta-tags]', { state: 'detached', timeout: T });
     await page.waitForSelector(`${convention}[aria-checked=false]`, { timeout: T });
     await page.click('[data-testid=edit-meta]');
     await page.fill('[data-testid=meta-tags]', '规约，旅行');
