@@ -178,6 +178,7 @@ export class MemorySystem {
       recall: this.recall,
       embedder: this.embedder,
       rules: this.rules,
+      distill: (docs) => (this.up.graph ? this.distillRecovered(docs) : Promise.resolve(0)),
       sessions: opts.sessions,
       textLog: opts.textLog,
       asideCopies: () => asideCopies(home),
@@ -217,6 +218,9 @@ export class MemorySystem {
    * and a warning is logged at most every `PRUNE_WARN_MS`. Nothing acknowledged is thrown away.
    */
   private takePruned(events: ContextEvent[]): unknown {
+    // A prune scores before it moves: a turn excluded or replaced meanwhile (decision 0550) is not
+    // moved into the documents — its events are held with it, or dropped, as the window's gate does.
+    if (this.up.control) events = events.filter((e) => this.control.admitEvent(e) || (this.control.holdEvent(e), false));
     const taken = this.putPruned(events);
     // The documents view lists what the window pruned (not recorded in the history: nothing was
     // learned or lost, the events moved a tier down).

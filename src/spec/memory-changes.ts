@@ -14,7 +14,7 @@ import type { ChangeActor, ChangeKind } from './memory-control.js';
 export type MemoryChangedKind = ChangeKind | 'people';
 
 /** Every kind a `memory_changed` event can name. */
-export const MEMORY_CHANGED_KINDS: readonly MemoryChangedKind[] = ['relation', 'entity', 'memory', 'document', 'knowledge', 'plan', 'exclusion', 'forget', 'people'];
+export const MEMORY_CHANGED_KINDS: readonly MemoryChangedKind[] = ['relation', 'entity', 'memory', 'document', 'knowledge', 'plan', 'exclusion', 'forget', 'replacement', 'people'];
 
 /**
  * The payload of `memory_changed`. Bursts are coalesced: at most one event per kind per window

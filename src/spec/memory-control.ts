@@ -11,7 +11,14 @@ import type { Disposer } from './tool.js';
 export type ChangeActor = 'user' | 'agent' | 'heartbeat' | 'import' | 'mcp' | 'plugin';
 
 /** What a change touched. */
-export type ChangeKind = 'relation' | 'entity' | 'memory' | 'document' | 'knowledge' | 'plan' | 'exclusion' | 'forget';
+export type ChangeKind = 'relation' | 'entity' | 'memory' | 'document' | 'knowledge' | 'plan' | 'exclusion' | 'forget' | 'replacement';
+
+/**
+ * The key of an input's `meta` that names the turn the input replaces (regenerate, edit-and-resend;
+ * decision 0550). The kernel logs an input's meta with the message, so the session log says which
+ * turn a message replaced: a replacement cut off by a kill is finished, or undone, from it.
+ */
+export const REPLACES_META_KEY = 'replaces';
 
 /** Who, through what and in which turn (given by the caller; the memory subsystem fills its own). */
 export interface ChangeMeta {
@@ -220,6 +227,19 @@ export interface MemoryControlService {
   exclude(turnIds: string[], meta?: ChangeMeta): Promise<{ turns: number; held: number }>;
   /** Brings excluded turns back where they were (M-9 restore). */
   restore(turnIds: string[], meta?: ChangeMeta): Promise<{ turns: number; restored: number }>;
+  /**
+   * Regenerate and edit-and-resend (decision 0550): `turnId` is said again as a new turn, which
+   * `send` records — it must log the message with `meta` (`{replaces: turnId}`) and resolve with
+   * the new turn's id once the message is in the session log. What the memory tiers hold of
+   * `turnId` (the context window, documents, the cold archive, the graph's sources: a fact only it
+   * supports goes) leaves them for good; the library is left alone, and nothing is excluded. It is
+   * taken out before `send` (so the new turn does not recall it) and put back if `send` fails; a
+   * kill in between is settled at the next start by the session log. Memory that cannot take part
+   * does not stop the send (the old copy then stays, or the next start finishes the replacement).
+   * Resolves with the new turn's id, whether the replacement is done (`replaced`) and how many
+   * items left the tiers; rejects only with `send`'s error.
+   */
+  replaceTurn?(turnId: string, send: (meta: Record<string, unknown>) => Promise<string>, meta?: ChangeMeta): Promise<{ turnId: string; replaced: boolean; removed: number }>;
   /** What a forget would remove (nothing changes). */
   forgetPreview(request: ForgetRequest): Promise<ForgetPlan>;
   /** Removes every trace of what is named (not of `query`: name what the preview showed). */

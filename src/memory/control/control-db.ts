@@ -40,14 +40,16 @@ export interface ControlDBOptions {
 }
 
 /**
- * `memory-control.db` (M-9, K-2, K-3): excluded turns with what is held aside for them, tombstones
- * of what was forgotten, and the history of changes. SQLite (WAL); every write one transaction.
+ * `memory-control.db` (M-9, K-2, K-3): excluded turns with what is held aside for them, turns
+ * replaced by a regenerate (decision 0550), tombstones of what was forgotten, and the history of changes. SQLite (WAL); every write one transaction.
  */
 export class ControlDB {
   private db: Database.Database | undefined;
   private readonly stmts = new Map<string, Database.Statement>();
   /** The excluded turn ids (read at open; the gate every ingest path consults, synchronously). */
   private readonly excludedSet = new Set<string>();
+  /** The replaced turns, pending replacements included (decision 0550): a gate as synchronous as the exclusions'. */
+  private readonly replacedSet = new Set<string>();
   /**
    * Tombstones of turns and facts with their time, in memory: the gate asks for every event and
    * every distilled fact, so a lookup must not cost a query (text tombstones stay on disk).
@@ -106,6 +108,8 @@ export class ControlDB {
     }
     this.excludedSet.clear();
     for (const id of this.st('SELECT turn_id FROM exclusions').pluck().all() as string[]) this.excludedSet.add(id);
+    this.replacedSet.clear();
+    for (const id of this.st('SELECT turn_id FROM replacements').pluck().all() as string[]) this.replacedSet.add(id);
     this.hotStones.clear();
     for (const r of this.st(`SELECT hash, at FROM tombstones WHERE kind IN ('turn', 'fact', 'document', 'deleted-fact')`).all() as { hash: string; at: number }[]) this.hotStones.set(r.hash, r.at);
   }
@@ -212,6 +216,64 @@ export class ControlDB {
     const n = this.st('DELETE FROM exclusions WHERE turn_id = ?').run(turnId).changes;
     this.excludedSet.delete(turnId);
     return n > 0;
+  }
+
+  // ---------- replaced turns (decision 0550) ----------
+
+  /** True when a regenerate or an edit-and-resend replaced the turn, or is replacing it now (the gate). */
+  isReplaced(turnId: string): boolean {
+    return this.replacedSet.has(turnId);
+  }
+
+  /** The replacement of a turn: its session, the turn that replaces it (absent while pending) and what is held. */
+  replacement(turnId: string): { sessionId: string; byTurn?: string; held: HeldTurn } | undefined {
+    const r = this.st('SELECT session_id, by_turn, held FROM replacements WHERE turn_id = ?').get(turnId) as { session_id: string; by_turn: string | null; held: string } | undefined;
+    return r ? { sessionId: r.session_id, ...(r.by_turn ? { byTurn: r.by_turn } : {}), held: parseHeld(r.held) } : undefined;
+  }
+
+  /** Every replacement, pending ones (no `byTurn`) first. */
+  replacements(): { turnId: string; sessionId: string; byTurn?: string }[] {
+    const rows = this.st('SELECT turn_id, session_id, by_turn FROM replacements ORDER BY by_turn IS NOT NULL, at, turn_id').all() as { turn_id: string; session_id: string; by_turn: string | null }[];
+    return rows.map((r) => ({ turnId: r.turn_id, sessionId: r.session_id, ...(r.by_turn ? { byTurn: r.by_turn } : {}) }));
+  }
+
+  /** Records a pending replacement (nothing held yet); the gate closes on the turn at once. */
+  beginReplacement(turnId: string, sessionId: string): void {
+    this.st('INSERT OR IGNORE INTO replacements(turn_id, session_id, at) VALUES (?, ?, ?)').run(turnId, sessionId, this.clock());
+    this.replacedSet.add(turnId);
+  }
+
+  /** What is held of a turn while its replacement is pending (put back if the new turn never comes). */
+  setReplacementHeld(turnId: string, held: HeldTurn): boolean {
+    return this.st('UPDATE replacements SET held = ? WHERE turn_id = ? AND by_turn IS NULL').run(JSON.stringify(held), turnId).changes > 0;
+  }
+
+  /**
+   * The new turn is in the session log: the replacement is done. What was held goes, and so does
+   * what an exclusion of the turn held (it would come back on a restore), in one transaction.
+   */
+  commitReplacement(turnId: string, sessionId: string, byTurn: string): void {
+    this.conn.transaction(() => {
+      this.st(`INSERT INTO replacements(turn_id, session_id, by_turn, at) VALUES (?, ?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET by_turn = excluded.by_turn, held = '{}'`).run(turnId, sessionId, byTurn, this.clock());
+      this.st(`UPDATE exclusions SET held = '{}' WHERE turn_id = ?`).run(turnId);
+    })();
+    this.replacedSet.add(turnId);
+  }
+
+  /** Lets a replaced turn through the gate while what was held is put back (its row stays until `dropReplacement`). */
+  liftReplacedGate(turnId: string): void {
+    this.replacedSet.delete(turnId);
+  }
+
+  /** Closes the gate again after a put-back that failed (the row still holds the turn). */
+  closeReplacedGate(turnId: string): void {
+    if (this.st('SELECT 1 FROM replacements WHERE turn_id = ?').get(turnId) !== undefined) this.replacedSet.add(turnId);
+  }
+
+  /** A pending replacement that did not happen (the send failed, or the new turn is not in the log): the row goes, the gate opens. */
+  dropReplacement(turnId: string): void {
+    this.st('DELETE FROM replacements WHERE turn_id = ? AND by_turn IS NULL').run(turnId);
+    if (this.st('SELECT 1 FROM replacements WHERE turn_id = ?').get(turnId) === undefined) this.replacedSet.delete(turnId);
   }
 
   // ---------- tombstones ----------

@@ -10,7 +10,8 @@ import { HomeAgentError } from '../../spec/errors/index.js';
  * and documents, so reindex and import do not bring them back. `history`: every change to memory
  * with who made it, when, from which turn, and the rows before and after (what undo puts back);
  * `history_subjects` indexes it by the names a person looks it up by. `forget_files`: files a
- * forget committed to deleting and has not deleted yet (decision 0370).
+ * forget committed to deleting and has not deleted yet (decision 0370). `replacements`: turns
+ * a regenerate or an edit-and-resend replaced (decision 0550).
  */
 export const CONTROL_MIGRATIONS: readonly string[] = [
   `
@@ -82,6 +83,19 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     tries INTEGER NOT NULL DEFAULT 0,
     at INTEGER NOT NULL,
     PRIMARY KEY (participant, key)
+  ) WITHOUT ROWID;
+  `,
+  // Decision 0550: a turn replaced by regenerate or edit-and-resend. `by_turn` NULL: pending — what
+  // the tiers held of the turn is kept in `held` until the new turn is in the session log (then it is
+  // dropped and `by_turn` set) or the send failed (then it is put back and the row goes). The rows
+  // stay: they are the gate that keeps the replaced turn out of every tier.
+  `
+  CREATE TABLE replacements (
+    turn_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    by_turn TEXT,
+    at INTEGER NOT NULL,
+    held TEXT NOT NULL DEFAULT '{}'
   ) WITHOUT ROWID;
   `,
 ];

@@ -1,7 +1,7 @@
 import type { PluginLogger, SessionEvent, SessionInfo } from '../../spec/index.js';
 import type { ColdArchive } from '../archive/index.js';
 import type { RelevanceContext } from '../context/index.js';
-import type { DocStore } from '../documents/index.js';
+import type { DocStore, MemoryDocument } from '../documents/index.js';
 import type { EmbedderService } from '../embedder/index.js';
 import type { GraphDB } from '../graph/index.js';
 import type { RuleDistillPipeline } from '../distill/index.js';
@@ -47,6 +47,12 @@ export interface ControlTiers {
   recall: MemoryRecall;
   embedder: EmbedderService;
   rules?: RuleDistillPipeline;
+  /**
+   * Today's rules over turns read back from the logs (what a reindex distils), a fact already citing
+   * such a turn left as it is; returns how many facts were committed. A replacement distils the new
+   * message at once (decision 0550).
+   */
+  distill?: (docs: MemoryDocument[]) => Promise<number>;
   sessions?: ControlSessions;
   textLog?: ControlTextLog;
   /** Files set aside as damaged that may hold what was said (`*.corrupt-*`: logs, `context.json`, databases and their `-wal`, plugin JSON). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeMeta, ContextEvent, Disposer, ForgetParticipant, ForgetPlan, ForgetRequest, ForgetResult, HistoryQuery, MemoryChange, MemoryControlService, NewMemoryChange, Triple, UndoHandler } from '../../spec/index.js';
-import { ConflictError, HomeAgentError, NotFoundError, ValidationError } from '../../spec/index.js';
+import { ConflictError, HomeAgentError, NotFoundError, REPLACES_META_KEY, ValidationError } from '../../spec/index.js';
 import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor, withChangeActor } from './change-actor.js';
@@ -14,6 +14,7 @@ import { sessionOfTurn } from './text-match.js';
 import { contentHash, contentKey, deletedFactHash, distinctiveContent, distinctivePair, docHash, factHash, pairHash, pairKey, turnHash } from './tombstone-hash.js';
 import { findTombstoned, TURN_ID } from './tombstone-match.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
+import { commitReplaced, holdForReplaced, holdReplaced, putReplacedBack, reconcileReplacements } from './turn-replacement.js';
 import type { HistoryInsert } from './control-db.js';
 
 
@@ -44,8 +45,10 @@ export class MemoryControl implements MemoryControlService {
   private readonly paying = new Map<string, Promise<void>>();
   private readonly exclusionListeners = new Set<(e: { turnIds: string[]; excluded: boolean }) => void>();
   private readonly recordedListeners = new Set<(changes: readonly MemoryChange[]) => void>();
-  /** Serializes exclusion, restore, forget and undo: each reads and rewrites several tiers. */
+  /** Serializes exclusion, restore, forget, undo and the steps of a replacement: each reads and rewrites several tiers. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** Turns being replaced by a run in this process (decision 0550): `reconcile` leaves their rows to it. */
+  private readonly replacing = new Set<string>();
 
   constructor(private readonly t: ControlTiers) {}
 
@@ -68,6 +71,14 @@ export class MemoryControl implements MemoryControlService {
     const left = this.db.forgetFiles();
     if (left.length) this.t.log.info(`memory control: deleted ${deleteForgottenFiles(this.t, left)} file(s) of a forget that was cut off`);
     await this.finishPendingForgets();
+    // Replacements a kill cut off are settled by the session log; finished ones swept again (0550).
+    await this.serial(() =>
+      reconcileReplacements(this.t, {
+        busy: (id) => this.replacing.has(id),
+        forgotten: (ref) => this.isTombstoned(ref),
+        committed: (id, by) => this.recordReplacement(id, by, REPLACER),
+      }),
+    ).catch((e: Error) => this.t.log.error(`memory control: settling replaced turns failed: ${e.message}`));
     for (const id of this.db.excluded()) {
       try {
         await sweepTurn(this.t, id);
@@ -100,9 +111,9 @@ export class MemoryControl implements MemoryControlService {
     return this.db.isExcluded(turnId);
   }
 
-  /** True when ingest must skip a turn: excluded, or forgotten. */
+  /** True when ingest must skip a turn: excluded, replaced (decision 0550), or forgotten. */
   blocks(turnId: string): boolean {
-    return this.db.isExcluded(turnId) || this.isTombstoned(turnId);
+    return this.db.isExcluded(turnId) || this.db.isReplaced(turnId) || this.isTombstoned(turnId);
   }
 
   async exclude(turnIds: string[], meta: ChangeMeta = {}): Promise<{ turns: number; held: number }> {
@@ -155,7 +166,8 @@ export class MemoryControl implements MemoryControlService {
       // between leaves the turn excluded, and the next open sweeps it aside again.
       this.db.liftGate(id);
       try {
-        restored += await putBack(this.t, id, held, (ref) => this.isTombstoned(ref));
+        // A turn replaced while excluded held nothing since (decision 0550), and is not archived from its log either.
+        restored += await putBack(this.t, id, held, (ref) => this.isTombstoned(ref), { fromLog: !this.db.isReplaced(id) });
       } catch (e) {
         // What is held is not dropped (it was, with the row): the turn stays excluded, and what was
         // already put back is swept aside again, merged with what is held (or at the next open).
@@ -191,16 +203,72 @@ export class MemoryControl implements MemoryControlService {
     }
   }
 
+  // ---------- replacement (decision 0550) ----------
+
+  /**
+   * Regenerate and edit-and-resend: `turnId` leaves every tier for good — held in its pending row
+   * first, so the new turn does not recall it — then `send` logs the new message (tagged with
+   * `meta`), then the replacement is committed and recorded. `send` failing puts it back; a kill in
+   * between is settled at the next open from the log. Memory that cannot take part never stops the
+   * send: it is logged, and the old copy stays.
+   */
+  async replaceTurn(turnId: string, send: (meta: Record<string, unknown>) => Promise<string>, meta: ChangeMeta = {}): Promise<{ turnId: string; replaced: boolean; removed: number }> {
+    const [id] = checkTurnIds([turnId]);
+    const who = { ...REPLACER, ...currentChangeActor(), ...meta };
+    const forgotten = (ref: string) => this.isTombstoned(ref);
+    this.replacing.add(id);
+    try {
+      let removed = 0;
+      let held = false;
+      try {
+        removed = await this.serial(() => withChangeActor(who, () => holdReplaced(this.t, id)));
+        held = true;
+      } catch (e) {
+        this.t.log.warn(`memory control: ${id} could not be taken out of memory before it is said again; it stays there: ${(e as Error).message}`);
+        await this.serial(() => putReplacedBack(this.t, id, forgotten)).catch(() => undefined);
+      }
+      let by: string;
+      try {
+        by = await send({ [REPLACES_META_KEY]: id });
+      } catch (e) {
+        if (held) await this.serial(() => withChangeActor(who, () => putReplacedBack(this.t, id, forgotten))).catch((err: Error) => this.t.log.error(`memory control: ${id} could not be put back after its resend failed; the next start does it: ${err.message}`));
+        throw e;
+      }
+      let replaced = false;
+      if (held) {
+        try {
+          removed += await this.serial(() =>
+            withChangeActor(who, () =>
+              commitReplaced(this.t, id, by, () => {
+                replaced = true;
+                this.recordReplacement(id, by, who);
+              }),
+            ),
+          );
+        } catch (e) {
+          this.t.log.error(`memory control: the replacement of ${id} by ${by} could not be finished now; the next start finishes it: ${(e as Error).message}`);
+        }
+      }
+      return { turnId: by, replaced, removed };
+    } finally {
+      this.replacing.delete(id);
+    }
+  }
+
+  private recordReplacement(turnId: string, byTurn: string, meta: ChangeMeta): void {
+    this.recordMany([{ ...meta, turnId: byTurn, kind: 'replacement', target: turnId, op: 'replace', summary: `replaced turn ${turnId} with ${byTurn}`, after: { byTurn } }]);
+  }
+
   /** The context window's gate: an event of an excluded or forgotten turn does not enter it. */
   admitEvent(e: ContextEvent): boolean {
     const turn = e.refs?.[0];
     return !turn || !this.blocks(turn);
   }
 
-  /** An event refused by the gate: kept with its excluded turn (a forgotten one is dropped). */
+  /** An event refused by the gate: kept with its excluded turn, or its turn's pending replacement (a forgotten one is dropped). */
   holdEvent(e: ContextEvent): void {
     const turn = e.refs?.[0];
-    if (!turn || !this.db.isExcluded(turn)) return;
+    if (!turn || holdForReplaced(this.t, turn, { event: e }) || !this.db.isExcluded(turn)) return;
     const held = this.db.held(turn);
     if (!held.events.some((x) => x.id === e.id)) held.events.push(e);
     this.db.setHeld(turn, held);
@@ -213,6 +281,12 @@ export class MemoryControl implements MemoryControlService {
   admitTriples<T extends Triple>(triples: T[]): T[] {
     return triples.filter((tr) => {
       const refs = tr.refs ?? [];
+      // A replaced turn's first (decision 0550): one both excluded and replaced is not coming back.
+      const replaced = refs.find((r) => this.db.isReplaced(r));
+      if (replaced) {
+        holdForReplaced(this.t, replaced, { triple: tr });
+        return false;
+      }
       const excluded = refs.find((r) => this.db.isExcluded(r));
       if (excluded) {
         const held = this.db.held(excluded);
@@ -611,6 +685,7 @@ export class MemoryControl implements MemoryControlService {
       if (c.undoneAt !== undefined) throw new ConflictError(`change ${c.id} was undone already (by ${c.undoneBy})`, { id: c.id });
       if (c.kind === 'forget') throw new ConflictError('a forget cannot be undone: nothing of it was kept', { id: c.id });
       if (c.op === 'import') throw new ConflictError('an import is not undone item by item: forget what it brought, or import the earlier export again', { id: c.id });
+      if (c.kind === 'replacement') throw new ConflictError('a replaced turn does not come back: its message was said again, and the new turn is remembered', { id: c.id });
       switch (c.kind) {
         case 'relation':
         case 'entity': {
@@ -674,6 +749,9 @@ export class MemoryControl implements MemoryControlService {
     }
   }
 }
+
+/** Who replaces a turn unless the caller says: the person, resending a message (decision 0550). */
+const REPLACER: ChangeMeta = { actor: 'user', tool: 'resend' };
 
 /** Tombstone refs (`sha256:<kind>:<hex>`) as `<kind>:<hex>` keys; anything else is skipped. */
 function refSet(refs: readonly string[]): Set<string> {

@@ -16,14 +16,25 @@ function textsOf(events: readonly ContextEvent[], docs: readonly MemoryDocument[
   return [...events.flatMap((e) => [e.input, e.response]), ...docs.flatMap((d) => [d.content, d.input, d.response])].filter((t) => t && t.trim());
 }
 
+/** Where a swept turn's items are kept aside: an exclusion's row, or a pending replacement's (decision 0550). */
+export interface HeldStore {
+  get(): HeldTurn;
+  set(held: HeldTurn): void;
+}
+
+/** The held payload of an excluded turn (its row in `exclusions`). */
+export const exclusionHold = (t: ControlTiers, turnId: string): HeldStore => ({ get: () => t.db.held(turnId), set: (h) => t.db.setHeld(turnId, h) });
+
 /**
  * Takes what the tiers hold of an excluded turn out of them and keeps it aside (M-9): its context
  * events, warm documents and archived rows (with vectors), and its sources in the graph (a fact
  * only it supports goes, a fact others support loses it and a sentence said in it). The held
  * payload is written first and merged with what was held before, so this is idempotent and a kill
  * at any point loses nothing: the next open sweeps again. Returns how many items were taken out.
+ * `hold`: where they are kept (the exclusion's row unless said); `null`: nowhere — a replaced turn
+ * whose new turn is in the log (decision 0550) leaves memory for good.
  */
-export async function sweepTurn(t: ControlTiers, turnId: string, o: { skipFailingTiers?: boolean } = {}): Promise<number> {
+export async function sweepTurn(t: ControlTiers, turnId: string, o: { skipFailingTiers?: boolean; hold?: HeldStore | null } = {}): Promise<number> {
   // After a failed restore a tier may be failing: the others are swept all the same (skipFailingTiers).
   const usable = <T>(tier: T | undefined, probe: (x: T) => unknown): T | undefined => {
     if (!tier || !o.skipFailingTiers) return tier;
@@ -46,13 +57,16 @@ export async function sweepTurn(t: ControlTiers, turnId: string, o: { skipFailin
   const before = graph ? graph.peekRefs(refs) : { entities: [], relations: [] };
   const found = events.length + warm.length + cold.length + before.relations.length;
   if (!found) return 0;
-  const held = t.db.held(turnId);
-  held.events = byId([...held.events, ...events], (e) => e.id);
-  held.docs = byId([...held.docs, ...warm.map((w) => ({ doc: w.doc, ...(w.vec ? { vec: w.vec } : {}) }))], (d) => d.doc.id);
-  held.archived = byId([...held.archived, ...cold.map((r) => ({ doc: r.doc, ...(r.vec ? { vec: packVector(r.vec)! } : {}) }))], (d) => d.doc.id);
-  if (before.relations.length) held.graph.push({ before, refs });
-  // Kept aside before anything is taken out: a kill in between leaves a copy in both places.
-  t.db.setHeld(turnId, held);
+  const hold = o.hold === undefined ? exclusionHold(t, turnId) : o.hold;
+  if (hold) {
+    const held = hold.get();
+    held.events = byId([...held.events, ...events], (e) => e.id);
+    held.docs = byId([...held.docs, ...warm.map((w) => ({ doc: w.doc, ...(w.vec ? { vec: w.vec } : {}) }))], (d) => d.doc.id);
+    held.archived = byId([...held.archived, ...cold.map((r) => ({ doc: r.doc, ...(r.vec ? { vec: packVector(r.vec)! } : {}) }))], (d) => d.doc.id);
+    if (before.relations.length) held.graph.push({ before, refs });
+    // Kept aside before anything is taken out: a kill in between leaves a copy in both places.
+    hold.set(held);
+  }
   if (events.length) context!.removeIds(events.map((e) => e.id));
   if (docIds.length) docs!.removeMany(docIds);
   if (cold.length) archive!.deleteIds(cold.map((r) => r.doc.id));
@@ -68,7 +82,7 @@ export async function sweepTurn(t: ControlTiers, turnId: string, o: { skipFailin
  * held of it (a turn excluded before it reached them) is archived from the session log. The gate
  * must already be lifted. Returns how many items came back.
  */
-export async function putBack(t: ControlTiers, turnId: string, held: HeldTurn, forgotten: (ref: string) => boolean): Promise<number> {
+export async function putBack(t: ControlTiers, turnId: string, held: HeldTurn, forgotten: (ref: string) => boolean, o: { fromLog?: boolean } = {}): Promise<number> {
   const context = t.context();
   const docs = t.docs();
   const archive = t.archive();
@@ -90,7 +104,7 @@ export async function putBack(t: ControlTiers, turnId: string, held: HeldTurn, f
     for (const g of held.graph) n += graph.reattach(g.before, g.refs.filter((r) => !forgotten(r)));
     if (held.triples.length) n += graph.commit(held.triples);
   }
-  if (heldIsEmpty(held) && archive && t.sessions) n += await archiveFromLog(t, turnId);
+  if (heldIsEmpty(held) && archive && t.sessions && o.fromLog !== false) n += await archiveFromLog(t, turnId);
   if (context && held.events.length) await context.flush();
   return n;
 }
