@@ -41,7 +41,7 @@ export function mountControlRoutes(app: Hono, ctx: WebuiContext): void {
     const history = mc().history({
       subject: c.req.query('subject')?.slice(0, 200) || undefined,
       target: c.req.query('target')?.slice(0, 400) || undefined,
-      kind: kind ? (z.enum(['relation', 'entity', 'memory', 'document', 'knowledge', 'plan', 'exclusion', 'forget']).safeParse(kind).data ?? undefined) : undefined,
+      kind: kind ? (z.enum(['relation', 'entity', 'memory', 'document', 'knowledge', 'plan', 'exclusion', 'forget', 'replacement']).safeParse(kind).data ?? undefined) : undefined,
       limit: int(c.req.query('limit'), 100, 1, 1000),
       before: c.req.query('before') ? int(c.req.query('before'), 0, 0, Number.MAX_SAFE_INTEGER) : undefined,
     });

@@ -162,10 +162,20 @@ export function mountSessionRoutes(app: Hono, ctx: WebuiContext): void {
     const marker = await s.deleteTurns(id, later, 'turn');
     published(id, marker.seq, 'marker');
     const busy = sdk.use('host.agent')?.status().busy;
-    const ticket = sdk.injectInput({ sessionId: id, source: 'webui', channel: 'webui', text, attachments: attachments.length ? attachments : undefined, trigger: 'user' });
-    void ticket.done?.catch?.(() => undefined);
-    await ticket.accepted;
-    return json({ ok: true, sessionId: id, turnId: ticket.turnId, deleted: later, delivery: busy ? 'queued' : 'new-turn' }, 202);
+    const send = async (meta?: Record<string, unknown>) => {
+      const ticket = sdk.injectInput({ sessionId: id, source: 'webui', channel: 'webui', text, attachments: attachments.length ? attachments : undefined, trigger: 'user', ...(meta ? { meta } : {}) });
+      void ticket.done?.catch?.(() => undefined);
+      await ticket.accepted;
+      return ticket.turnId;
+    };
+    // The message is said again as a new turn: the turn it replaces leaves the memory tiers, else
+    // recall holds the message twice — or, edited, its old wording beside the new (decision 0550).
+    // Not an exclusion: the library memories made from it stay in the prompt. The later turns
+    // stay in memory, as deleted messages do.
+    const mc = sdk.use('host.memory-control');
+    const replaced = mc?.replaceTurn ? await mc.replaceTurn(turnId, send, { actor: 'user', tool: 'resend' }) : undefined;
+    const newTurn = replaced?.turnId ?? (await send());
+    return json({ ok: true, sessionId: id, turnId: newTurn, deleted: later, ...(replaced?.replaced ? { replaced: [turnId] } : {}), delivery: busy ? 'queued' : 'new-turn' }, 202);
   });
 
   /** Deletes a session: out of the list, the reads and the model's timeline (the log file stays). */

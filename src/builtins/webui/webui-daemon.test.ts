@@ -219,9 +219,14 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     llm.enqueue({ text: 'a fresh answer' });
     const regen = await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t1)}/resend`, { method: 'POST', body: '{}' });
     assert.equal(regen.status, 202);
-    const rj = (await regen.json()) as { turnId: string; deleted: string[] };
+    const rj = (await regen.json()) as { turnId: string; deleted: string[]; replaced?: string[] };
     assert.deepEqual(rj.deleted, [t1, t3]);
+    // The turn it replaces leaves memory (decision 0550); the later ones stay, as deleted messages do.
+    assert.deepEqual(rj.replaced, [t1]);
     await untilIdle();
+    const saidInMemory = (text: string) => d.memory.context.events().filter((e) => e.input === text && e.kind === 'user').map((e) => e.refs?.[0]);
+    assert.deepEqual(saidInMemory('first question'), [rj.turnId], 'the regenerated message is in memory once, as the new turn');
+    assert.deepEqual(saidInMemory('third question'), [t3]);
     const system = JSON.stringify((chats().at(-1)!.body as { messages: { role: string; content: string }[] }).messages[0].content);
     assert.doesNotMatch(system, /forty-two/, 'the regenerated turn does not see the answer it replaces');
     evs = (await page(sid, '')).events;
@@ -234,6 +239,9 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
     await untilIdle();
     evs = (await page(sid, '')).events;
     assert.deepEqual(evs.filter((e) => e.kind === 'user' || e.kind === 'assistant').map((e) => e.text), ['an edited question', 'edited answer']);
+    // Edited, only the new wording is remembered.
+    assert.deepEqual(saidInMemory('first question'), []);
+    assert.equal(saidInMemory('an edited question').length, 1);
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(t1)}/resend`, { method: 'POST', body: '{}' })).status, 404, 'a deleted turn cannot be sent again');
     assert.equal((await api(`/api/v1/sessions/${enc(sid)}/turns/${enc(rj.turnId)}/resend`, { method: 'POST', body: JSON.stringify({ text: 5 }) })).status, 400);
     // a session with a running turn is not deleted under the agent

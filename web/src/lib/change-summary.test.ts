@@ -12,6 +12,7 @@ const c = (kind: string, op: string, target: string, subjects: string[], summary
 const cases: [string, ChangeLike, string][] = [
   ['exclusion', c('exclusion', 'exclude', 'webui:x#3', [], 'excluded turn webui:x#3'), '排除了对话轮次 webui:x#3'],
   ['restore', c('exclusion', 'restore', 'webui:x#3', [], 'restored turn webui:x#3'), '恢复了对话轮次 webui:x#3'],
+  ['replacement', c('replacement', 'replace', 'webui:x#3', [], 'replaced turn webui:x#3 with webui:x#5'), '对话轮次 webui:x#3 已由重新发送的 webui:x#5 取代，旧的一轮移出了记忆'],
   ['forget', c('forget', 'forget', 'forget', [], 'forgot 1 turn, 2 facts, 0 documents, 0 memories'), '遗忘了 1 轮对话、2 条事实、0 份文档、0 条记忆'],
   ['forget (other plurals)', c('forget', 'forget', 'forget', [], 'forgot 3 turns, 1 fact, 1 document, 1 memory'), '遗忘了 3 轮对话、1 条事实、1 份文档、1 条记忆'],
   ['document added', c('document', 'create', 'd1', [], 'added document: My bike lock code is 8086'), '添加了文档：My bike lock code is 8086'],
@@ -74,6 +75,7 @@ describe('changeSummary: a memory change in the person\'s language, rebuilt from
       [c('spaceship', 'launch', 'x', [], 'launched'), 'launched'],
       [c('exclusion', 'exclude', 'webui:x#3', [], 'excluded turn webui:y#4'), 'excluded turn webui:y#4'],
       [c('forget', 'forget', 'forget', [], 'forgot everything'), 'forgot everything'],
+      [c('replacement', 'replace', 'webui:x#3', [], 'replaced turn webui:y#4 with webui:y#5'), 'replaced turn webui:y#4 with webui:y#5'],
       [c('knowledge', 'update', 'knowledge:wifi', ['wifi'], 'edited knowledge entry "lan"'), 'edited knowledge entry "lan"'],
       [c('document', 'delete', 'd1', [], 'added document: x'), 'added document: x'],
       [c('entity', 'merge', 'entity:A', ['A', 'B'], 'merged C into A'), 'merged C into A'],

@@ -96,6 +96,11 @@ function render(t: T, c: ChangeLike, summary: string, depth: number): string | u
       if (is('restore') && summary === `restored turn ${target}`) return fill(t, 'history.sum.restore', { turn: target });
       return undefined;
 
+    case 'replacement': {
+      const m = /^replaced turn (\S+) with (\S+)$/.exec(summary);
+      return m && m[1] === target && is('replace') ? fill(t, 'history.sum.replace', { turn: m[1], by: m[2] }) : undefined;
+    }
+
     case 'forget': {
       const m = /^forgot (\d+) turns?, (\d+) facts?, (\d+) documents?, (\d+) (?:memory|memories)$/.exec(summary);
       if (!m || !is('forget')) return undefined;
