@@ -237,7 +237,8 @@ export interface MemoryControlService {
    * kill in between is settled at the next start by the session log. Memory that cannot take part
    * does not stop the send (the old copy then stays, or the next start finishes the replacement).
    * Resolves with the new turn's id, whether the replacement is done (`replaced`) and how many
-   * items left the tiers; rejects only with `send`'s error.
+   * items left the tiers; rejects with `send`'s error (or a `ValidationError` for a malformed id),
+   * never for memory's own failures.
    */
   replaceTurn?(turnId: string, send: (meta: Record<string, unknown>) => Promise<string>, meta?: ChangeMeta): Promise<{ turnId: string; replaced: boolean; removed: number }>;
   /** What a forget would remove (nothing changes). */
