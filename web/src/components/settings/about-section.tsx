@@ -4,6 +4,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { SetAsideList } from '../set-aside';
+import { dict, type DictKey } from '../../i18n-dict';
 import type { SetAsideStore } from '../../../../src/spec/index.js';
 
 interface Status {
@@ -11,6 +12,12 @@ interface Status {
   endpoints: Record<string, string>;
   webui: { url: string; clients: number };
   services: Record<string, boolean>;
+}
+
+/** A name the status route gives (a service, an endpoint) in words; one the page does not know, as the daemon wrote it. */
+function named(t: ReturnType<typeof useT>, prefix: 'about.service' | 'about.endpoint', name: string): string {
+  const key = `${prefix}.${name}`;
+  return key in dict.en ? t(key as DictKey) : name;
 }
 
 /** Daemon status: version, data folder, endpoints, which services are running, stores set aside at start. */
@@ -36,10 +43,10 @@ export function AboutSection() {
         <dt>{t('about.state')}</dt>
         <dd>{d.agent?.busy ? t('about.busy', { n: d.agent.queued }) : t('about.idle')}</dd>
         <dt>{t('about.endpoints')}</dt>
-        <dd>
+        <dd className="about-endpoints">
           {Object.entries(d.endpoints).map(([k, v]) => (
-            <div key={k} className="mono small">
-              {k}: {v}
+            <div key={k} className="small" data-endpoint={k}>
+              <span className="muted">{named(t, 'about.endpoint', k)}</span> <span className="mono">{v}</span>
             </div>
           ))}
         </dd>
@@ -50,13 +57,16 @@ export function AboutSection() {
           {d.agent.setAside.length ? <SetAsideList stores={d.agent.setAside} /> : <p className="muted small">{t('setAside.none')}</p>}
         </section>
       )}
-      <div className="chips">
-        {Object.entries(d.services).map(([k, v]) => (
-          <span key={k} className={`chip ${v ? 'ok' : 'off'}`}>
-            {v ? '●' : '○'} {k}
-          </span>
-        ))}
-      </div>
+      <section className="about-services" data-testid="about-services">
+        <h3>{t('about.services')}</h3>
+        <div className="chips">
+          {Object.entries(d.services).map(([k, v]) => (
+            <span key={k} className={`chip ${v ? 'ok' : 'off'}`} data-service={k} title={`${v ? t('about.running') : t('about.notRunning')} (${k})`}>
+              {v ? '●' : '○'} {named(t, 'about.service', k)}
+            </span>
+          ))}
+        </div>
+      </section>
     </div>
   );
 }

@@ -41,6 +41,11 @@ const rank = (k: ConfigKeyInfo) => {
 };
 const WAITING = new Set(['connecting', 'listening', 'retrying']);
 
+/** A channel as people call it: the WebUI in the page's words, the chat apps by their names, another as it is registered. */
+function channelName(t: ReturnType<typeof useT>, name: string): string {
+  return name === 'webui' ? t('channels.name.webui') : name === 'telegram' ? 'Telegram' : name === 'qq' ? 'QQ' : name;
+}
+
 /**
  * Chat channels (R-3, R-4, R-6): where proactive messages go (with the browser-notification
  * switch), then one card per channel — its status, its settings (secrets masked, generated from
@@ -85,12 +90,11 @@ export function ChannelsSection() {
           <select className="input" value={preferred} data-testid="notify-channel" onChange={(e) => void save('core.notify.channel', e.target.value).catch((err) => app.toast((err as Error).message, 'error'))}>
             {names.map((n) => (
               <option key={n} value={n}>
-                {n}
-                {registered.has(n) ? '' : ` (${t('channels.notConnected')})`}
+                {registered.has(n) ? channelName(t, n) : t('channels.notConnected', { name: channelName(t, n) })}
               </option>
             ))}
           </select>
-          {list.data?.effective && list.data.effective !== preferred && <span className="badge warn">{t('channels.fallsBack', { name: list.data.effective })}</span>}
+          {list.data?.effective && list.data.effective !== preferred && <span className="badge warn">{t('channels.fallsBack', { name: channelName(t, list.data.effective) })}</span>}
         </div>
         <div className="row gap wrap" style={{ marginTop: 8 }}>
           <span className={`badge ${perm === 'granted' ? 'ok' : ''}`} data-testid="notify-permission">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenStats, statLabelKey, statValue } from './documents-section';
+import { embedderInWords, flattenStats, statLabelKey, statValue } from './documents-section';
 
 describe('flattenStats', () => {
   it('shows numbers and short strings, one nesting level flattened', () => {
@@ -23,7 +23,16 @@ describe('statValue', () => {
     expect(statValue('graph.relations', 12345, 'en')).toBe('12,345');
     expect(statValue('context.events', 3, 'zh')).toBe('3');
     expect(statValue('archive.bytes', 86528, 'en')).toBe('84.5 KB');
-    expect(statValue('embedder', 'lexical', 'en')).toBe('lexical');
+  });
+
+  it('says what ranks recall in words, not the embedder id (`lexical` was shown raw in the Chinese page)', () => {
+    expect(statValue('embedder', 'lexical', 'zh')).toBe('未用（按字词匹配）');
+    expect(statValue('embedder', 'lexical', 'en')).toBe('none (matches words)');
+    expect(embedderInWords('static:cc.zh.300.vec#300', 'zh')).toBe('词向量 cc.zh.300.vec（300 维）');
+    expect(embedderInWords('api:text-embedding-3-small#1536', 'en')).toBe('embeddings API text-embedding-3-small (1536 dims)');
+    expect(embedderInWords('something-else', 'zh')).toBe('something-else');
+    const long = `static:${'x'.repeat(60)}.vec#300`;
+    expect(flattenStats({ embedder: long })).toEqual([['embedder', long]]);
   });
 
   it('labels the size of an archive with no archived turn as the empty store', () => {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { useApp, useMemoryEpoch } from '../../app-context';
 import { VIEW_KINDS } from '../../lib/view-kinds';
-import { useLang, useT } from '../../i18n';
+import { translate, useLang, useT } from '../../i18n';
 import type { DictKey } from '../../i18n-dict';
 import { useRequest } from '../../lib/use-request';
 import { bytes, relTime } from '../../lib/format';
@@ -48,7 +48,8 @@ export function flattenStats(stats: Record<string, unknown>): [string, string | 
   const out: [string, string | number][] = [];
   for (const [k, v] of Object.entries(stats)) {
     if (k === 'embedderDownload') continue; // shown as a progress bar
-    if (typeof v === 'number' || (typeof v === 'string' && v.length < 40)) out.push([k, v]);
+    // The embedder is always said (in words, by statValue), however long its file's name.
+    if (typeof v === 'number' || (typeof v === 'string' && (v.length < 40 || k === 'embedder'))) out.push([k, v]);
     else if (v && typeof v === 'object' && !Array.isArray(v))
       for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) if (typeof v2 === 'number' || (typeof v2 === 'string' && v2.length < 40)) out.push([`${k}.${k2}`, v2]);
   }
@@ -56,10 +57,23 @@ export function flattenStats(stats: Record<string, unknown>): [string, string | 
 }
 
 /**
+ * What ranks recall, from the embedder's id (`lexical`, `static:<file>#<dims>`, `api:<model>#<dims>`)
+ * in words: "未用（按字词匹配）", "词向量 cc.zh.300.vec（300 维）". An id of another form as it is.
+ */
+export function embedderInWords(id: string, lang: 'zh' | 'en'): string {
+  if (id === 'lexical') return translate(lang, 'stats.embedder.lexical');
+  const m = /^(static|api):(.+)#(\d+)$/.exec(id);
+  if (!m) return id;
+  return translate(lang, m[1] === 'static' ? 'stats.embedder.static' : 'stats.embedder.api', { name: m[2], dim: m[3] });
+}
+
+/**
  * A stat as people read it: sizes in KB/MB, other numbers in the page's locale with a sensible
- * precision (0.8000000000000002 → "0.8", 12345 → "12,345"), short strings as they are.
+ * precision (0.8000000000000002 → "0.8", 12345 → "12,345"), the embedder in words, other short
+ * strings as they are.
  */
 export function statValue(key: string, v: string | number, lang: 'zh' | 'en'): string {
+  if (key === 'embedder' && typeof v === 'string') return embedderInWords(v, lang);
   if (typeof v !== 'number') return v;
   if (!Number.isFinite(v)) return String(v);
   if (key.endsWith('.bytes')) return bytes(v);

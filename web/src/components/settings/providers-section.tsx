@@ -3,6 +3,7 @@ import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { errorInWords } from '../../lib/error-words';
+import { adapterLabel, sourceLabel } from '../../lib/builtin-texts';
 import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { Icon } from '../icon';
@@ -129,7 +130,7 @@ export function ProvidersSection() {
               <span className="order-no">{i + 1}</span>
               <div className="grow">
                 <div className="provider-name">
-                  {p.label ?? p.name} {p.label && p.label !== p.name && <span className="muted small mono">{p.name}</span>} {p.custom && <span className="badge">{t('providers.own')}</span>}{' '}
+                  {sourceLabel(lang, p)} {p.label && p.label !== p.name && <span className="muted small mono">{p.name}</span>} {p.custom && <span className="badge">{t('providers.own')}</span>}{' '}
                   {/* A test that just failed says so: "ready" only means configured and not cooling down. */}
                   {r && r !== 'running' && !r.ok ? (
                     <span className="badge state-disabled-auth" data-testid={`state-${p.name}`}>
@@ -141,8 +142,8 @@ export function ProvidersSection() {
                     </span>
                   )}
                 </div>
-                <div className="muted small mono provider-meta">
-                  {p.adapter} · {p.model || '—'} · {p.baseUrl || '—'}
+                <div className="muted small provider-meta" data-testid={`meta-${p.name}`}>
+                  <span title={p.adapter}>{adapterLabel(lang, p.adapter)}</span> · <span className="mono">{p.model || '—'}</span> · <span className="mono">{p.baseUrl || '—'}</span>
                 </div>
               </div>
               <div className="provider-actions" data-testid="provider-actions">
@@ -185,7 +186,18 @@ export function ProvidersSection() {
         );
       })}
       {data && list.length === 0 && <div className="empty-state small">{t('providers.none')}</div>}
-      {data && data.adapters.length > 0 && <p className="muted small">{t('providers.adapters', { list: data.adapters.join(', ') })}</p>}
+      {/* The adapters' ids are what the adapter setting and `waiter providers` take: shown as typed. */}
+      {data && data.adapters.length > 0 && (
+        <p className="muted small" data-testid="adapters">
+          {t('providers.adapters')}{' '}
+          {data.adapters.map((a, i) => (
+            <span key={a}>
+              {i > 0 && ', '}
+              <code title={adapterLabel(lang, a)}>{a}</code>
+            </span>
+          ))}
+        </p>
+      )}
       {editing && (
         <SourceDialog
           source={editing === 'new' ? undefined : editing}

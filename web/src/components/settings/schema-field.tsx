@@ -2,7 +2,7 @@ import { ApiError } from '../../api/client';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLang, useT } from '../../i18n';
 import { errorInWords } from '../../lib/error-words';
-import { settingLabel } from './setting-labels';
+import { choiceLabel, settingLabel } from './setting-labels';
 import { Switch } from '../switch';
 import { ListControl, listSplitOf } from './list-control';
 import type { ConfigKeyInfo } from '../../../../src/spec/index.js';
@@ -120,7 +120,9 @@ export function SchemaField({
         {!custom && control === 'enum' && (
           <select className="input" value={String(info.value)} onChange={(e) => void save(e.target.value)}>
             {(info.schema.enum as string[]).map((x) => (
-              <option key={x}>{x}</option>
+              <option key={x} value={x}>
+                {choiceLabel(info.key, x, lang)}
+              </option>
             ))}
           </select>
         )}

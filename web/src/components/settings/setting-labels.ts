@@ -81,7 +81,7 @@ const KEYS: Record<string, Entry> = {
   'plugin.telegram.max_file_mb': ['Largest download (MB)', '最大下载（MB）', '从 Telegram 下载的图片、语音或文件最大多少 MB（Telegram 对机器人上限 20）'],
   'plugin.telegram.notify_chat_id': ['Chat for notices', '主动消息发往的对话', 'Telegram 为默认渠道时主动消息发到哪个对话（空 = 第一个允许的用户）'],
   'plugin.telegram.poll_timeout_s': ['Long-poll wait (s)', '长轮询等待（秒）', 'getUpdates 长轮询等待时间'],
-  'plugin.qq.mode': ['Connection mode', '连接方式', '如何连接 OneBot v11 实现（NapCat、Lagrange）：off 关闭；forward = 我们连它的 WebSocket；reverse = 它连我们'],
+  'plugin.qq.mode': ['Connection mode', '连接方式', '如何连接 OneBot v11 实现（NapCat、Lagrange）：关闭；正向 = HomeAgent 连接它的 WebSocket；反向 = 它连接 HomeAgent'],
   'plugin.qq.ws_url': ['WebSocket URL (forward)', 'WebSocket 地址（正向）', '正向模式：NapCat / Lagrange 的 WebSocket 服务器'],
   'plugin.qq.access_token': ['Access token', '访问令牌', 'OneBot 访问令牌，与 NapCat / Lagrange 中一致（反向模式必填）'],
   'plugin.qq.allowed_user_ids': ['Allowed QQ users', '允许的 QQ 用户', '可以私聊智能体的 QQ 号（其他人只收到一次礼貌拒绝，不保留任何内容）'],
@@ -123,6 +123,21 @@ const GROUPS: Record<string, [string, string]> = {
   'core.subagent': ['Sub-agents', '子智能体'],
   'core.webui': ['WebUI', 'WebUI'],
 };
+
+/**
+ * The choices of the settings with a fixed set of values that are words of the code ("forward",
+ * "debug"), as the page says them; the value stored is still the code's word.
+ */
+const CHOICES: Record<string, Record<string, [en: string, zh: string]>> = {
+  'core.log.level': { debug: ['debug (everything)', '调试（全部记录）'], info: ['info', '一般信息'], warn: ['warnings and errors', '警告和错误'], error: ['errors only', '仅错误'] },
+  'plugin.qq.mode': { off: ['off', '关闭'], forward: ['forward: HomeAgent connects to it', '正向：HomeAgent 连接它'], reverse: ['reverse: it connects to HomeAgent', '反向：它连接 HomeAgent'] },
+};
+
+/** One choice of a setting with fixed values in the page's language (a value the table lacks as it is). */
+export function choiceLabel(key: string, value: string, lang: Lang): string {
+  const c = CHOICES[key]?.[value];
+  return c ? c[lang === 'zh' ? 1 : 0] : value;
+}
 
 /** `max_tool_rounds` → "Max tool rounds". */
 function humanize(part: string): string {
