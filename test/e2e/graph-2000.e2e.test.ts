@@ -189,7 +189,8 @@ describe('2,000 memories in the graph, and a long download in settings', { skip,
       await shot(page, 'settings-documents-download');
       await card.waitFor({ state: 'detached', timeout: T });
       await page.reload();
-      await page.waitForSelector('.stat-value:has-text("static:")', { timeout: T });
+      // The model in use, in words (decision 0530), not the embedder's id `static:cc.en.300.vec#300`.
+      await page.waitForSelector('.stat-value:has-text("word vectors cc.en.300.vec (")', { timeout: T });
     } finally {
       server.closeAllConnections();
       server.close();
