@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, graphNodePosition, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 import { GraphDB } from '../../src/memory/index.js';
 
 const T = 20_000;
@@ -54,7 +54,7 @@ describe('The Chinese pages say their own words in Chinese', { skip, timeout: 24
       },
     });
     const post = (path: string, body: unknown, method = 'POST') => h.api(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    assert.equal((await post('/api/memory-manager', { op: 'memory.save', args: { title: '爱喝绿茶', snapshot: '每天早上喝一杯绿茶。' } })).status, 200);
+    assert.equal((await post('/api/memory-manager', { op: 'memory.save', args: { id: 'green-tea', title: '爱喝绿茶', snapshot: '每天早上喝一杯绿茶，不加糖。' } })).status, 200);
     assert.equal((await post('/api/v1/memory/knowledge/菜谱', { content: '番茄炒蛋：先炒蛋。' }, 'PUT')).status, 200);
     browser = await launchBrowser();
     ({ page, errors } = await openPage(browser, h.url, { lang: 'zh', theme: 'light', token: h.token }));
@@ -144,6 +144,47 @@ describe('The Chinese pages say their own words in Chinese', { skip, timeout: 24
     await page.goto(`${h.url}/#/settings/memory`);
     await page.waitForSelector('text=智能体的记忆库工具', { timeout: T });
     await shot(page, 'zh-memory-settings');
+    assert.deepEqual(errors, []);
+  });
+
+  it('the graph opened on 关于我 stands beside the page, not over it; hovering a node says what it is and holds, in Chinese', async () => {
+    await page.setViewportSize({ width: 1360, height: 860 });
+    await page.goto(`${h.url}/#/knows`);
+    await page.waitForSelector('[data-testid=knows-fact]', { timeout: T });
+    await page.click('[data-testid=toggle-graph]');
+    await page.waitForSelector('.graph-overlay', { timeout: T });
+    const id = 'green-tea';
+    const pos = await graphNodePosition(page, id);
+    // The page moved over: its facts and their Forget buttons are beside the graph and can be used.
+    const layout = await page.evaluate(() => {
+      const g = document.querySelector('.graph-overlay')!.getBoundingClientRect();
+      const k = document.querySelector('[data-testid=knows]')!.getBoundingClientRect();
+      const b = document.querySelector('[data-testid=knows-forget-fact]')!.getBoundingClientRect();
+      return { graphRight: g.right, pageLeft: k.left, pageWidth: k.width, hit: document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2)?.getAttribute('data-testid') };
+    });
+    assert.ok(layout.pageLeft >= layout.graphRight - 1, `the page starts at ${layout.pageLeft}px, under the graph that ends at ${layout.graphRight}px`);
+    assert.ok(layout.pageWidth >= 480, `the page beside the graph is ${layout.pageWidth}px wide`);
+    assert.equal(layout.hit, 'knows-forget-fact', 'Forget on a fact can be clicked with the graph open');
+
+    // A memory: its kind and when it changed, its first words, what a click does.
+    await page.mouse.move(pos.x, pos.y);
+    await page.waitForSelector('[data-testid=graph-tip]', { timeout: T });
+    assert.equal(await page.textContent('[data-testid=graph-tip] .graph-tip-title'), '爱喝绿茶');
+    assert.match((await page.textContent('[data-testid=graph-tip-kind]')) ?? '', /^记忆 · .*更新$/);
+    assert.equal(await page.textContent('[data-testid=graph-tip-line]'), '每天早上喝一杯绿茶，不加糖。');
+    await shot(page, 'zh-graph-beside-about-me');
+
+    // An entity: its type and its facts as sentences, the owner as 你.
+    await page.mouse.move(5, 5);
+    await page.click('[data-testid=tab-knowledge]');
+    const you = await graphNodePosition(page, 'user');
+    await page.mouse.move(you.x, you.y);
+    await page.waitForSelector('[data-testid=graph-tip]', { timeout: T });
+    assert.equal(await page.textContent('[data-testid=graph-tip] .graph-tip-title'), '你');
+    assert.match((await page.textContent('[data-testid=graph-tip-kind]')) ?? '', /1 条事实$/);
+    assert.equal(await page.textContent('[data-testid=graph-tip-line]'), '你住在杭州');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('.graph-overlay', { state: 'detached', timeout: T });
     assert.deepEqual(errors, []);
   });
 });

@@ -281,7 +281,7 @@ export function App() {
   return (
     <I18nContext.Provider value={{ lang, t }}>
       <AppContext.Provider value={api}>
-        <div className={`app${memoryPanel.open ? ' with-panel' : ''}${drawer ? ' drawer-open' : ''}`}>
+        <div className={`app${memoryPanel.open ? ' with-panel' : ''}${graphOpen ? ' with-graph' : ''}${drawer ? ' drawer-open' : ''}`}>
           <TopBar onMenu={() => setDrawer((d) => !d)} />
           <ErrorBoundary name="set-aside" compact>
             <SetAsideBanner epoch={epoch} />

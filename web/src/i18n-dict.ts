@@ -779,6 +779,17 @@ const en = {
   'stats.embedder.static': "word vectors {name} ({dim} dims)",
   'stats.embedder.api': "embeddings API {name} ({dim} dims)",
   'channels.name.webui': "WebUI (this page)",
+  'graph.tip.memory': "Memory",
+  'graph.tip.entity': "Entity",
+  'graph.tip.updated': "updated {when}",
+  'graph.tip.off': "Switched off: never injected into a conversation",
+  'graph.tip.openMemory': "Click: open it in the library and show its neighbours",
+  'graph.tip.openEntity': "Click: show its facts and neighbours",
+  'graph.tip.facts': "{n} fact|{n} facts",
+  'graph.tip.more': "and {n} more",
+  'graph.zoomIn': "Zoom in",
+  'graph.zoomOut': "Zoom out",
+  'graph.fit': "Fit the whole graph",
 } as const;
 
 export type DictKey = keyof typeof en;
@@ -1563,6 +1574,17 @@ const zh: Record<DictKey, string> = {
   'stats.embedder.static': "词向量 {name}（{dim} 维）",
   'stats.embedder.api': "嵌入 API {name}（{dim} 维）",
   'channels.name.webui': "网页界面（本页面）",
+  'graph.tip.memory': "记忆",
+  'graph.tip.entity': "实体",
+  'graph.tip.updated': "{when}更新",
+  'graph.tip.off': "已关闭：不会注入任何对话",
+  'graph.tip.openMemory': "点击：在记忆库中打开，并显示与它相连的记忆",
+  'graph.tip.openEntity': "点击：显示它的事实和相连的实体",
+  'graph.tip.facts': "{n} 条事实",
+  'graph.tip.more': "还有 {n} 条",
+  'graph.zoomIn': "放大",
+  'graph.zoomOut': "缩小",
+  'graph.fit': "显示整个图谱",
 };
 
 export const dict = { en: en as Record<DictKey, string>, zh };

@@ -44,6 +44,7 @@ test('M-11: every op answers {ok, value}', async (t) => {
   assert.deepEqual((await ok('memory.related', { id: 'api-a' })).map((r: { id: string }) => r.id), ['api-b']);
   const g = await ok('memory.graph');
   assert.equal(g.nodes.length, 3);
+  assert.equal(g.nodes.find((n: { id: string }) => n.id === 'api-b').preview, '乙的快照', 'a node carries the start of its text for the hover');
   assert.ok(g.edges.some((e: { kind: string }) => e.kind === 'composedOf'));
   assert.equal((await ok('memory.graph', { focus: 'api-b', hops: 2 })).mode, 'focus');
 

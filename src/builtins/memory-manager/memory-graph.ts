@@ -18,6 +18,10 @@ export interface GraphNode {
   impressions: string[];
   enabled: boolean;
   updatedAt: string;
+  /** The start of the memory's text, on one line (what hovering the node shows). */
+  preview: string;
+  /** Who said it, when the memory records it. */
+  speaker?: { id: string; name?: string };
   /** Hops from the focus (focus view only). */
   depth?: number;
 }
@@ -35,8 +39,15 @@ export interface MemoryGraph {
   edges: GraphEdge[];
 }
 
+/** Characters of a memory's text a graph node carries: a hover's worth, kept short for graphs of thousands. */
+export const GRAPH_PREVIEW_CHARS = 100;
+
 function node(r: MemoryRecord, depth?: number): GraphNode {
-  const n: GraphNode = { id: r.id, title: r.title, tags: r.tags, impressions: r.impressions, enabled: r.enabled, updatedAt: r.updatedAt };
+  const text = r.snapshot.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(text);
+  const preview = chars.length > GRAPH_PREVIEW_CHARS ? `${chars.slice(0, GRAPH_PREVIEW_CHARS).join('')}…` : text;
+  const n: GraphNode = { id: r.id, title: r.title, tags: r.tags, impressions: r.impressions, enabled: r.enabled, updatedAt: r.updatedAt, preview };
+  if (r.speaker) n.speaker = r.speaker;
   if (depth !== undefined) n.depth = depth;
   return n;
 }

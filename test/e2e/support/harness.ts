@@ -302,25 +302,27 @@ export async function shot(page: Page, name: string): Promise<void> {
  * The page position of a graph node once it stands still: the graph overlay has finished sliding in
  * (its opening animation moves the canvas by 20 px), the picture is settled, and two readings one
  * frame apart agree. A click at a position read mid-animation can miss the node on a slow machine.
+ *
+ * The check is synchronous on purpose, one reading per animation frame (the default polling):
+ * `waitForFunction` takes any truthy value as done, a Promise too — an earlier version returned a
+ * Promise and so never waited, and tests passed only when something before had waited for them.
  */
 export async function graphNodePosition(page: Page, id: string): Promise<{ x: number; y: number }> {
-  await page.waitForFunction(
-    (nodeId) =>
-      new Promise<boolean>((resolve) => {
-        const g = window.__haGraph;
-        const overlay = document.querySelector('.graph-overlay');
-        const moving = overlay?.getAnimations().some((a) => a.playState === 'running' || a.pending) ?? false;
-        const first = g?.positionOf(nodeId);
-        if (!g || !first || moving || !g.settled()) return resolve(false);
-        requestAnimationFrame(() => {
-          const second = g.positionOf(nodeId);
-          resolve(!!second && Math.abs(second.x - first.x) < 0.5 && Math.abs(second.y - first.y) < 0.5);
-        });
-      }),
+  const handle = await page.waitForFunction(
+    (nodeId) => {
+      const w = window as unknown as { __haLastPos?: { id: string; x: number; y: number } };
+      const g = window.__haGraph;
+      const overlay = document.querySelector('.graph-overlay');
+      const moving = overlay?.getAnimations().some((a) => a.playState === 'running' || a.pending) ?? false;
+      const p = g?.positionOf(nodeId);
+      const prev = w.__haLastPos;
+      w.__haLastPos = p && !moving && g!.settled() ? { id: nodeId, x: p.x, y: p.y } : undefined;
+      return !!(w.__haLastPos && prev && prev.id === nodeId && Math.abs(prev.x - p!.x) < 0.5 && Math.abs(prev.y - p!.y) < 0.5) && { x: p!.x, y: p!.y };
+    },
     id,
     { timeout: 30_000 },
   );
-  const pos = await page.evaluate((nodeId) => window.__haGraph!.positionOf(nodeId), id);
+  const pos = (await handle.jsonValue()) as { x: number; y: number } | false;
   if (!pos) throw new Error(`graph node ${id} has no position`);
   return pos;
 }

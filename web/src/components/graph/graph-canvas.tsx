@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { boundsOf, cacheFrameFor, cacheServes, placeCache, type CacheFrame, type View, type WorldBounds } from '../../lib/view-cache';
 import type { GraphProbe, GraphStats } from './probe';
 import { fitView } from './fit';
 import { GraphRenderer } from './render-client';
+import type { NodeTip } from './node-tip';
+import { useT } from '../../i18n';
 import { drawBase, drawHighlight, labelFont, labelText, LABEL_DEPTH, MAX_LABELS, type CanvasEdge, type CanvasNode, type Scene, type SceneColors, type WorldBox } from './scene';
 
 const sameView = (a: View, b: View) => a.k === b.k && a.tx === b.tx && a.ty === b.ty;
@@ -87,7 +89,8 @@ function measureLabel(text: string): number {
  * the bitmap's edge — are rendered by a worker (render-worker.ts) while the old one is still shown;
  * only the first picture of new data (or theme, or size) is rendered on the main thread.
  */
-export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { nodes: CanvasNode[]; edges: CanvasEdge[]; selected?: string; onSelect: (id: string) => void; fitKey: string }) {
+export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey, describe }: { nodes: CanvasNode[]; edges: CanvasEdge[]; selected?: string; onSelect: (id: string) => void; fitKey: string; describe?: (id: string) => NodeTip | undefined }) {
+  const t = useT();
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const view = useRef<View>({ k: 1, tx: 0, ty: 0 });
@@ -382,6 +385,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
             const dy = p.y - drag.current.y;
             if (Math.abs(dx) + Math.abs(dy) > 3) drag.current.moved = true;
             if (drag.current.moved) {
+              if (hover) setHover(undefined);
               view.current = { ...view.current, tx: view.current.tx + dx, ty: view.current.ty + dy };
               drag.current.x = p.x;
               drag.current.y = p.y;
@@ -404,15 +408,17 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
         onPointerLeave={() => setHover(undefined)}
         onWheel={(e) => {
           const p = local(e);
+          // The tip stands beside the node where it was: it goes while the view moves.
+          if (hover) setHover(undefined);
           zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, p.x, p.y);
         }}
         style={{ cursor: hover ? 'pointer' : 'grab', touchAction: 'none' }}
       />
       <div className="zoom-btns">
-        <button className="icon-btn" onClick={() => zoom(1.3)} aria-label="zoom in">
+        <button className="icon-btn" onClick={() => zoom(1.3)} aria-label={t('graph.zoomIn')} title={t('graph.zoomIn')}>
           +
         </button>
-        <button className="icon-btn" onClick={() => zoom(1 / 1.3)} aria-label="zoom out">
+        <button className="icon-btn" onClick={() => zoom(1 / 1.3)} aria-label={t('graph.zoomOut')} title={t('graph.zoomOut')}>
           −
         </button>
         <button
@@ -421,12 +427,49 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey }: { node
             fit();
             draw();
           }}
-          aria-label="fit"
+          aria-label={t('graph.fit')}
+          title={t('graph.fit')}
         >
           ⤢
         </button>
       </div>
-      {hover && <div className="graph-tip">{hover.label}</div>}
+      {hover && <HoverTip node={hover} view={view.current} size={size.current} tip={describe?.(hover.id)} />}
+    </div>
+  );
+}
+
+/**
+ * What the hovered node is, beside it: on the side of the node with the more room, so it never
+ * covers the node or leaves the canvas. Without a description, the node's label alone.
+ */
+function HoverTip({ node, view, size, tip }: { node: CanvasNode; view: View; size: { w: number; h: number }; tip: NodeTip | undefined }) {
+  const x = node.x * view.k + view.tx;
+  const y = node.y * view.k + view.ty;
+  const gap = (node.r ?? 6) * Math.min(view.k, 3) + 10;
+  const style: CSSProperties = {
+    ...(x < size.w / 2 ? { left: Math.max(4, x + gap) } : { right: Math.max(4, size.w - x + gap) }),
+    ...(y < size.h / 2 ? { top: Math.max(4, y - 8) } : { bottom: Math.max(4, size.h - y - 8) }),
+  };
+  return (
+    <div className="graph-tip" style={style} data-testid="graph-tip" role="tooltip">
+      <div className="graph-tip-title">{tip?.title ?? node.label}</div>
+      {tip && (
+        <>
+          <div className="graph-tip-kind" data-testid="graph-tip-kind">
+            {tip.kind}
+          </div>
+          {tip.lines.map((l, i) => (
+            <div key={i} className="graph-tip-line" data-testid="graph-tip-line">
+              {l}
+            </div>
+          ))}
+          {tip.notes.map((l, i) => (
+            <div key={i} className="graph-tip-note">
+              {l}
+            </div>
+          ))}
+        </>
+      )}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ForgetDialog } from '../memory/forget-dialog';
 import { HistoryList } from '../memory/history-list';
 import { api, mm } from '../../api/client';
@@ -12,11 +12,12 @@ import { radialLayout, tagColor, type Positions } from '../../lib/graph-layout';
 import { layoutInWorker } from '../../lib/layout-client';
 import { Icon } from '../icon';
 import { GraphCanvas, type CanvasEdge, type CanvasNode } from './graph-canvas';
+import { entityTip, memoryTip, type MemoryNodeInfo } from './node-tip';
 
 interface MemGraph {
   mode: 'overview' | 'focus';
   focus?: string;
-  nodes: { id: string; title: string; tags: string[]; enabled: boolean; depth?: number }[];
+  nodes: ({ id: string; depth?: number } & MemoryNodeInfo)[];
   edges: { from: string; to: string; kind: 'link' | 'composedOf' | 'backlink' }[];
 }
 interface KGraph {
@@ -52,6 +53,7 @@ export function GraphPanel() {
 function MemoryGraph() {
   const app = useApp();
   const t = useT();
+  const lang = useLang();
   const [focus, setFocus] = useState<string | undefined>(app.graphFocus);
   const [hops, setHops] = useState<1 | 2>(2);
   const [limit, setLimit] = useState(200);
@@ -83,6 +85,11 @@ function MemoryGraph() {
     return { nodes, edges };
   }, [g.data, pos]);
 
+  const byId = useMemo(() => new Map((g.data?.nodes ?? []).map((n) => [n.id, n])), [g.data]);
+  const describe = useCallback((id: string) => {
+    const n = byId.get(id);
+    return n && memoryTip(lang, n);
+  }, [byId, lang]);
   const select = (id: string) => {
     setFocus(id);
     app.openMemory(id);
@@ -137,7 +144,7 @@ function MemoryGraph() {
           {progress > 0 && ` ${Math.round(progress * 100)}%`}
         </div>
       ) : (
-        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`m${layout?.n ?? 0}`} />
+        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`m${layout?.n ?? 0}`} describe={describe} />
       )}
     </div>
   );
@@ -198,6 +205,10 @@ function KnowledgeGraph() {
     [data, pos, types, entity, t],
   );
   const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid' as const, label: predicateLabel(lang, e.label) })) ?? [], [data, lang]);
+  const describe = useCallback((id: string) => {
+    const n = data?.nodes.find((x) => x.id === id);
+    return n && entityTip(lang, n, data?.edges ?? []);
+  }, [data, lang]);
   const selectedRelations = entity ? data?.edges.filter((e) => e.from === entity || e.to === entity) ?? [] : [];
   const unavailable = g.error && /503|not available|not running/i.test(`${(g.error as { status?: number }).status} ${g.error.message}`);
   return (
@@ -252,7 +263,7 @@ function KnowledgeGraph() {
       ) : data && data.nodes.length === 0 ? (
         <div className="empty-state">{t('graph.kgEmpty')}</div>
       ) : (
-        <GraphCanvas nodes={nodes} edges={edges} selected={entity} onSelect={setEntity} fitKey={`k${kl?.n ?? 0}`} />
+        <GraphCanvas nodes={nodes} edges={edges} selected={entity} onSelect={setEntity} fitKey={`k${kl?.n ?? 0}`} describe={describe} />
       )}
       {entity && history && (
         <div className="relations" data-testid="entity-history">
