@@ -226,6 +226,45 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
     await shot(page, 'layout-tag-labels');
   });
 
+  it('toasts stand in the bottom-right corner above Send, three at most, a repeat counted, each can be closed', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${h.url}/#/settings/people`);
+    const input = page.locator('[data-testid=person-owner] [data-testid=link-input]');
+    await input.waitFor({ timeout: T });
+    const refuse = async (id: string) => {
+      await input.fill(id);
+      await page.click('[data-testid=person-owner] form button[type=submit]');
+      await page.locator('.toast.error', { hasText: `not a speaker id: ${id}` }).last().waitFor({ timeout: T });
+    };
+    const shown = () => page.$$eval('.toast', (l) => l.map((x) => `${x.querySelector('.toast-text')?.textContent?.replace(/^not a speaker id: (\S+ \S+ \S+).*$/, '$1')}${x.querySelector('.toast-count')?.textContent ?? ''}`));
+    for (const id of ['bad id 1', 'bad id 2', 'bad id 3', 'bad id 4']) await refuse(id);
+    // Four refusals in a row: the three newest, the newest last (they piled up, four and more, before).
+    assert.deepEqual(await shown(), ['bad id 2', 'bad id 3', 'bad id 4']);
+    // The same refusal again is one toast, counted, and the newest.
+    await refuse('bad id 3');
+    assert.deepEqual(await shown(), ['bad id 2', 'bad id 4', 'bad id 3×2']);
+    // In the page's corner, not over the middle of it, and not over the memory panel beside it.
+    const box = (await page.locator('.toasts').boundingBox())!;
+    const main = (await page.locator('main.main').boundingBox())!;
+    const panel = await page.locator('aside.memory-panel').boundingBox();
+    const right = panel ? panel.x : 1280;
+    assert.ok(box.x > main.x + main.width / 2 && box.x + box.width <= right && box.x + box.width >= right - 24, `the toasts stand at x ${box.x}…${box.x + box.width}, the page ends at ${right}`);
+    assert.equal(await page.evaluate(([x, y]) => !!document.elementFromPoint(x, y)?.closest('.toast'), [main.x + main.width / 2, 700]), false, 'nothing of the toasts in the middle');
+    await shot(page, 'layout-toasts');
+    await page.locator('.toast').first().locator('.toast-close').click();
+    assert.deepEqual(await shown(), ['bad id 4', 'bad id 3×2']);
+    // In the chat they stay above the input bar: Send is not covered.
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:back-to-chat')}`);
+    await page.getByTestId('turn').getByText('Back to this one.').hover({ timeout: T });
+    await page.locator('[data-testid=copy-answer]').last().click();
+    await page.locator('.toast', { hasText: /Copied|copy|clipboard/i }).first().waitFor({ timeout: T });
+    const send = (await page.locator('[data-testid=send]').boundingBox())!;
+    const toasts = (await page.locator('.toasts').boundingBox())!;
+    assert.ok(toasts.y + toasts.height <= send.y, `the toasts end at y ${toasts.y + toasts.height}, Send starts at ${send.y}`);
+    while (await page.locator('.toast').count()) await page.locator('.toast-close').first().click();
+    await page.waitForSelector('.toast', { state: 'detached', timeout: T });
+  });
+
   it('a sign-in link with a refused token says so on the sign-in page', async () => {
     const { page: fresh } = await openPage(browser, h.url, { lang: 'en', token: 'not-the-token' });
     try {

@@ -14,6 +14,8 @@ import { SettingsView } from './components/settings/settings-view';
 import { KnowsView } from './components/knows/knows-view';
 import { ConfirmDialog } from './components/confirm/confirm-dialog';
 import { SetAsideBanner } from './components/set-aside';
+import { Icon } from './components/icon';
+import { expireToasts, lingerToasts, nextExpiry, pushToast, type ToastItem } from './lib/toast-queue';
 import type { MemoryChangedEvent, MemoryChangedKind } from '../../src/spec/index.js';
 
 type Theme = 'light' | 'dark' | 'system';
@@ -42,7 +44,9 @@ export function App() {
   const [graphOpen, setGraphOpenState] = useState(false);
   const [graphFocus, setGraphFocus] = useState<string | undefined>();
   const [highlight, setHighlight] = useState<AppApi['highlight']>();
-  const [toasts, setToasts] = useState<Toast[]>([]);
+  const [toasts, setToasts] = useState<ToastItem[]>([]);
+  /** The pointer rests on the toasts: none goes while it is read. */
+  const [toastsHeld, setToastsHeld] = useState(false);
   const [epoch, setEpoch] = useState(0);
   const [memEpoch, setMemEpoch] = useState(0);
   const [memKinds, setMemKinds] = useState<AppApi['memKinds']>({});
@@ -89,9 +93,15 @@ export function App() {
   }, []);
   const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
     const id = ++toastId.current;
-    setToasts((l) => [...l.slice(-3), { id, kind, text }]);
-    setTimeout(() => setToasts((l) => l.filter((x) => x.id !== id)), kind === 'error' ? 7000 : 3500);
+    setToasts((l) => pushToast(l, { id, kind, text }, Date.now()));
   }, []);
+  // One timer for the toast that goes next; none while the pointer rests on them.
+  useEffect(() => {
+    const next = nextExpiry(toasts);
+    if (next === undefined || toastsHeld) return;
+    const timer = window.setTimeout(() => setToasts((l) => expireToasts(l, Date.now())), Math.max(0, next - Date.now()));
+    return () => window.clearTimeout(timer);
+  }, [toasts, toastsHeld]);
 
   // Read again on each change of page too: a key added in Settings takes the chat's setup card away.
   useEffect(refreshMm, [refreshMm, epoch, route.view]);
@@ -330,10 +340,26 @@ export function App() {
           <ErrorBoundary name="confirm" compact>
             <ConfirmDialog epoch={epoch} />
           </ErrorBoundary>
-          <div className="toasts" aria-live="polite">
+          <div
+            className="toasts"
+            aria-live="polite"
+            onMouseEnter={() => setToastsHeld(true)}
+            onMouseLeave={() => {
+              setToastsHeld(false);
+              setToasts((l) => lingerToasts(l, Date.now()));
+            }}
+          >
             {toasts.map((x) => (
-              <div key={x.id} className={`toast ${x.kind}`}>
-                {x.text}
+              <div key={x.id} className={`toast ${x.kind}`} data-count={x.count}>
+                <span className="toast-text">{x.text}</span>
+                {x.count > 1 && (
+                  <span className="toast-count" aria-label={t('toast.times', { n: x.count })}>
+                    ×{x.count}
+                  </span>
+                )}
+                <button className="toast-close" onClick={() => setToasts((l) => l.filter((y) => y.id !== x.id))} aria-label={t('common.close')} title={t('common.close')}>
+                  <Icon name="close" size={14} />
+                </button>
               </div>
             ))}
           </div>

@@ -790,6 +790,7 @@ const en = {
   'graph.zoomIn': "Zoom in",
   'graph.zoomOut': "Zoom out",
   'graph.fit': "Fit the whole graph",
+  'toast.times': "{n} times",
 } as const;
 
 export type DictKey = keyof typeof en;
@@ -1585,6 +1586,7 @@ const zh: Record<DictKey, string> = {
   'graph.zoomIn': "放大",
   'graph.zoomOut': "缩小",
   'graph.fit': "显示整个图谱",
+  'toast.times': "{n} 次",
 };
 
 export const dict = { en: en as Record<DictKey, string>, zh };
