@@ -1,4 +1,4 @@
-import { OWNER_SPEAKER_ID, type AboutFact, type AboutSource, type RecallHit } from '../spec/index.js';
+import { keptFactAt, OWNER_SPEAKER_ID, type AboutFact, type AboutSource, type RecallHit } from '../spec/index.js';
 import type { MemorySystem } from '../memory/index.js';
 
 /** At most this many facts per name, and turns in all. */
@@ -42,6 +42,9 @@ export async function aboutPerson(m: MemorySystem, q: { names: string[]; speaker
       const f: AboutFact = { id: r.id, subject: r.subject, predicate: r.predicate, object: r.object, confidence: r.confidence, sources: m.recall.sources(r.refs ?? [], 10).map(source) };
       if (typeof held.validFrom === 'number') f.validFrom = held.validFrom;
       if (typeof held.validTo === 'number') f.validTo = held.validTo;
+      // Kept when its turn was forgotten (decision 0520): said so, in place of a source.
+      const kept = keptFactAt(m.graph.sourcesOf(r.id).map((s) => s.ref));
+      if (kept !== undefined) f.kept = kept;
       facts.set(r.id, f);
     }
   }

@@ -95,6 +95,14 @@ export interface ForgetRequest {
    * quote. Not one of `turnIds`.
    */
   keepTurnIds?: string[];
+  /**
+   * Facts made from the turns being forgotten that the person keeps (decision 0520): each stays in
+   * the graph without those turns — its source sentence and its links to them go, and it cites
+   * {@link keptFactSource} instead. Each must be a fact that cites one of `turnIds` or an event or
+   * document of theirs (else a `ValidationError`; an unknown id is a `NotFoundError`), and not one
+   * of `relationIds`. Checked before anything goes: a bad keep forgets nothing.
+   */
+  keepRelationIds?: number[];
 }
 
 /** One turn a forget would remove, with where it lives now. */
@@ -115,9 +123,12 @@ export interface ForgetPlan {
   turns: ForgetTurn[];
   /**
    * Facts that go: asked for, whose only sources are the turns above, or that mention the words.
-   * `fact`, when known, is the triple (so a page can say it as a sentence).
+   * `fact`, when known, is the triple (so a page can say it as a sentence). `withTurns`: every source
+   * it cites is one of the turns above, so it goes with them — unless the person keeps it
+   * (`ForgetRequest.keepRelationIds`, decision 0520); a fact without it is kept by leaving it out of
+   * `relationIds`.
    */
-  facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches'; fact?: { subject: string; predicate: string; object: string } }[];
+  facts: { id: number; text: string; reason: 'asked' | 'only-source' | 'matches'; fact?: { subject: string; predicate: string; object: string }; withTurns?: boolean }[];
   documents: { tier: string; id: string; text: string }[];
   /**
    * Library memories that mention it: removed only when the person includes them. Those made from
@@ -159,6 +170,8 @@ export interface ForgetResult {
   elsewhere?: number;
   /** The daemon's log files (`logs/*.log`) in which a quote of what went was blanked (decision 0430). */
   daemonLogs?: number;
+  /** Facts made from the forgotten turns that stay because the person kept them (decision 0520); absent = none. */
+  keptFacts?: number;
   /**
    * What could not be finished (decision 0400): a participant that failed to scrub, a database file
    * a reader held while its freed pages were to be emptied. Absent when everything was done.
@@ -166,9 +179,34 @@ export interface ForgetResult {
   unfinished?: { part: string; message: string }[];
 }
 
-/** The counts of a forget that are not zero, as `name n, …` (`nothing` when all are): what a CLI or a tool prints. */
+/** What a kept fact's source says before its time (decision 0520). */
+const KEPT_PREFIX = 'kept:';
+
+/**
+ * The one source a fact kept by a forget cites in place of the turns that went (decision 0520):
+ * `kept:<epoch ms of the forget>`. It names no turn, session or word of them — only that the person
+ * kept the fact when the turns it came from were forgotten, and when.
+ */
+export function keptFactSource(at: number): string {
+  return `${KEPT_PREFIX}${Math.max(0, Math.floor(at))}`;
+}
+
+/** When a fact was kept by a forget (epoch ms), from its sources or refs; undefined when none says so. */
+export function keptFactAt(refs: readonly string[] | undefined): number | undefined {
+  for (const r of refs ?? []) {
+    if (typeof r !== 'string' || !r.startsWith(KEPT_PREFIX)) continue;
+    const at = Number(r.slice(KEPT_PREFIX.length));
+    if (Number.isSafeInteger(at) && at >= 0) return at;
+  }
+  return undefined;
+}
+
+/**
+ * The counts of a forget that are not zero, as `name n, …` (`nothing` when all are): what a CLI or a
+ * tool prints. Facts kept are not among them (they were not forgotten: `keptFacts`, said apart).
+ */
 export function forgetCounts(res: ForgetResult): string {
-  const counts = Object.entries(res).filter((e): e is [string, number] => typeof e[1] === 'number' && e[1] > 0);
+  const counts = Object.entries(res).filter((e): e is [string, number] => e[0] !== 'keptFacts' && typeof e[1] === 'number' && e[1] > 0);
   return counts.map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing';
 }
 

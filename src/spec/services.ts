@@ -297,6 +297,11 @@ export interface AboutFact {
   /** Until when it held (a superseded fact), if the graph records it. */
   validTo?: number;
   sources: AboutSource[];
+  /**
+   * When the person kept it while forgetting the turns it came from (epoch ms, decision 0520): it
+   * cites no turn since, so `sources` holds none of them.
+   */
+  kept?: number;
 }
 
 /** Routes that plugins registered, for the webui server to mount. */

@@ -65,7 +65,8 @@ function factEntry(r: { id: number; subject: string; predicate: string; object: 
  * exclusion and every session log, so nothing the recall ranks low escapes — the facts that
  * mention the words, the facts whose only sources are those turns, notes without a turn, and the
  * library memories that mention them (listed for the person to choose). By ids: those things and
- * the facts only they support. The library memories made from the turns go with them (decision 0430). With the turns, how many files their messages brought go too.
+ * the facts only they support. A fact whose only sources are the turns is marked `withTurns`: the
+ * person may keep it without them (decision 0520). The library memories made from the turns go with them (decision 0430). With the turns, how many files their messages brought go too.
  */
 export async function planForget(t: ControlTiers, req: ForgetRequest, participants: ReadonlyMap<string, ForgetParticipant>): Promise<ForgetPlan> {
   const turns = new Map<string, ForgetTurn>();
@@ -142,13 +143,18 @@ export async function planForget(t: ControlTiers, req: ForgetRequest, participan
     if (text !== undefined) documents.set(`${d.tier}:${d.id}`, { tier: d.tier, id: d.id, text: preview(text) });
   }
   if (req.memoryIds?.length) for (const p of participants.values()) for (const m of await p.describe(req.memoryIds).catch(() => [])) memories.set(m.id, m);
-  // Facts that go with the turns: every source they cite is one of them.
+  // Facts that go with the turns: every source they cite is one of them. Each is marked, found so
+  // or by the words: the person may keep it without them (decision 0520).
   if (graph && turns.size) {
     const refs = [...turns.keys()].flatMap((id) => turnRefs(t, id));
     for (const id of graph.onlySourcedBy(refs)) {
-      if (facts.has(id)) continue;
+      const had = facts.get(id);
+      if (had) {
+        had.withTurns = true;
+        continue;
+      }
       const r = graph.relation(id);
-      if (r) facts.set(id, factEntry({ ...r, id }, 'only-source'));
+      if (r) facts.set(id, { ...factEntry({ ...r, id }, 'only-source'), withTurns: true });
     }
   }
   // Every log, read once for what was made from the turns and what quotes them.

@@ -1,9 +1,10 @@
 import { open, readdir, readFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { ChangeMeta, ForgetParticipant, ForgetRequest, ForgetResult, SessionEvent } from '../../spec/index.js';
-import { ValidationError } from '../../spec/index.js';
+import { HomeAgentError, keptFactSource, NotFoundError, ValidationError } from '../../spec/index.js';
 import { titleFromMessage } from '../../spec/session-title.js';
 import { factText } from '../recall/index.js';
+import type { GraphDB } from '../graph/index.js';
 import { ALL, allLogs, type ControlTiers } from './control-tiers.js';
 import { writeFileAtomic } from '../../fs/index.js';
 import { forgottenFiles } from './forget-files.js';
@@ -32,6 +33,7 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
   list(req.documents, limits.documents, 'documents');
   list(req.memoryIds, limits.memories, 'memoryIds');
   list(req.keepTurnIds, limits.turns, 'keepTurnIds');
+  list(req.keepRelationIds, limits.relations, 'keepRelationIds');
   for (const id of req.turnIds ?? []) if (typeof id !== 'string' || !id || id.length > 400) throw new ValidationError('turnIds must be turn ids', { key: 'turnIds' });
   for (const id of req.relationIds ?? []) if (!Number.isSafeInteger(id)) throw new ValidationError('relationIds must be integers', { key: 'relationIds' });
   for (const d of req.documents ?? []) if (!d || typeof d.id !== 'string' || !['document', 'archive', 'context'].includes(d.tier)) throw new ValidationError('documents must be {tier: document|archive|context, id}', { key: 'documents' });
@@ -39,6 +41,27 @@ export function checkForgetRequest(req: Omit<ForgetRequest, 'query'>): void {
   for (const id of req.keepTurnIds ?? []) if (typeof id !== 'string' || !id || id.length > 400) throw new ValidationError('keepTurnIds must be turn ids', { key: 'keepTurnIds' });
   const both = (req.keepTurnIds ?? []).find((id) => req.turnIds?.includes(id));
   if (both) throw new ValidationError(`turn ${both} is both to forget and to keep`, { key: 'keepTurnIds' });
+  for (const id of req.keepRelationIds ?? []) if (!Number.isSafeInteger(id)) throw new ValidationError('keepRelationIds must be integers (fact ids)', { key: 'keepRelationIds' });
+  const fact = (req.keepRelationIds ?? []).find((id) => req.relationIds?.includes(id));
+  if (fact !== undefined) throw new ValidationError(`fact ${fact} is both to forget and to keep`, { key: 'keepRelationIds', id: fact });
+  if (req.keepRelationIds?.length && !req.turnIds?.length) throw new ValidationError('keepRelationIds keeps facts made from the turns being forgotten: name those turns (turnIds)', { key: 'keepRelationIds' });
+}
+
+/**
+ * The facts a forget is asked to keep (decision 0520), checked before anything goes: each must be a
+ * fact of the graph (`NotFoundError`) made from the turns being forgotten — citing one of `refs`,
+ * the ids of those turns and their items (`ValidationError`): a fact that does not come from them
+ * is not theirs to keep, and naming it is a mistake the person should hear about.
+ */
+export function checkKeptFacts(graph: Pick<GraphDB, 'relation' | 'sourcesOf'> | undefined, ids: readonly number[], refs: ReadonlySet<string>): void {
+  if (!ids.length) return;
+  if (!graph) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory graph is not available: no fact can be kept now, and nothing was forgotten', { retryable: true });
+  for (const id of ids) {
+    if (!graph.relation(id)) throw new NotFoundError('fact', String(id));
+    if (!graph.sourcesOf(id).some((s) => refs.has(s.ref))) {
+      throw new ValidationError(`fact ${id} was not learned from the turns being forgotten: only a fact made from them can be kept (nothing was forgotten)`, { key: 'keepRelationIds', id });
+    }
+  }
 }
 
 /**
@@ -119,6 +142,11 @@ export async function runForget(
   /** Ids of every context event, document and archived row that goes: tombstoned by id (exact, and kept across an import). */
   const itemIds = new Set<string>();
   for (const id of turnIds) for (const r of turnRefs(t, id)) refs.add(r);
+  // Facts the person keeps (decision 0520), checked before anything goes. A second run of a forget
+  // cut off (decision 0410) does not check again: the first may have kept them already.
+  const keepIds = [...new Set(req.keepRelationIds ?? [])];
+  if (!journal.resume) checkKeptFacts(graph, keepIds, refs);
+  const keepSet = new Set(keepIds);
   const ctxEvents = (context?.events() ?? []).filter((e) => (e.refs ?? []).some((r) => turnSet.has(r)) || askedDoc('context', e.id));
   for (const e of ctxEvents) {
     const turn = turnOfItem(e.refs);
@@ -197,7 +225,7 @@ export async function runForget(
    * the sentence too, and are not what was forgotten (the fact's own entries go by its id).
    */
   const factSentences = new Set<string>();
-  const goneFacts = graph ? [...new Set([...relationIds, ...graph.onlySourcedBy([...refs])])] : [];
+  const goneFacts = graph ? [...new Set([...relationIds, ...graph.onlySourcedBy([...refs])])].filter((id) => !keepSet.has(id)) : [];
   for (const id of goneFacts) {
     const r = graph!.relation(id);
     if (!r) continue;
@@ -269,6 +297,10 @@ export async function runForget(
   if (graph) {
     const allTexts = [...ft.all];
     graph.scrubbed(() => {
+      // Kept first: each cites the kept source before its turns' sources are detached, so it is
+      // not a fact left without sources (decision 0520).
+      const kept = graph.keepFacts(keepIds, [...refs], keptFactSource(t.now()));
+      if (kept.length) res.keptFacts = kept.length;
       const d = graph.detachRefs([...refs], allTexts);
       const f = graph.forgetRelations(relationIds);
       res.relations = d.relations + f.relations;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeMeta, ContextEvent, Disposer, ForgetParticipant, ForgetPlan, ForgetRequest, ForgetResult, HistoryQuery, MemoryChange, MemoryControlService, NewMemoryChange, Triple, UndoHandler } from '../../spec/index.js';
-import { ConflictError, HomeAgentError, NotFoundError, REPLACES_META_KEY, ValidationError } from '../../spec/index.js';
+import { ConflictError, HomeAgentError, keptFactAt, NotFoundError, REPLACES_META_KEY, ValidationError } from '../../spec/index.js';
+import { factText } from '../recall/index.js';
 import type { MemoryDocument } from '../documents/index.js';
 import type { GraphChange, GraphState } from '../graph/index.js';
 import { currentChangeActor, withChangeActor } from './change-actor.js';
@@ -335,12 +336,32 @@ export class MemoryControl implements MemoryControlService {
     }
     const n = res.turns + res.relations + res.documents + res.archived + res.memories;
     // A resumed forget is recorded whatever it still found: its first run was cut off before this.
-    const entry = [{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0 || resume !== undefined);
-    // The entry and the drop of the record in one transaction: a kill between them would have
+    const entry: NewMemoryChange[] = [{ ...meta, kind: 'forget' as const, target: 'forget', op: 'forget', summary: `forgot ${count(res.turns, 'turn')}, ${count(res.relations, 'fact')}, ${count(res.documents + res.archived, 'document')}, ${count(res.memories, 'memory', 'memories')}`, subjects: [] }].filter(() => n > 0 || res.tombstones > 0 || resume !== undefined);
+    // Each fact the person kept (decision 0520): a line of its own, naming the fact and nothing of
+    // the turns it came from (its earlier entries, which held them, were redacted by the run).
+    entry.push(...this.keptEntries(request.keepRelationIds ?? [], meta));
+    // The entries and the drop of the record in one transaction: a kill between them would have
     // recorded the forget twice at the next open.
     this.recorded(this.db.finishForget(key, this.inserts(entry)));
     this.compactAfterForget(res);
     return res;
+  }
+
+  /**
+   * The history entries of the facts a forget kept (decision 0520): `keep`, with the fact's line and
+   * its names, no before or after (nothing of it changed that undo could put back but its sources,
+   * and those were the forgotten turns'). Only facts that cite the kept source now.
+   */
+  private keptEntries(ids: readonly number[], meta: ChangeMeta): NewMemoryChange[] {
+    const graph = this.t.graph();
+    if (!graph || !ids.length) return [];
+    const out: NewMemoryChange[] = [];
+    for (const id of new Set(ids)) {
+      const r = graph.relation(id);
+      if (!r || keptFactAt(graph.sourcesOf(id).map((s) => s.ref)) === undefined) continue;
+      out.push({ ...meta, kind: 'relation', target: `relation:${id}`, subjects: [r.subject, r.object], op: 'keep', summary: `kept ${factText(r)} (the turn it came from was forgotten)` });
+    }
+    return out;
   }
 
   /**
@@ -684,6 +705,7 @@ export class MemoryControl implements MemoryControlService {
       if (c.redacted) throw new ConflictError('this change was forgotten: there is nothing to undo', { id: c.id });
       if (c.undoneAt !== undefined) throw new ConflictError(`change ${c.id} was undone already (by ${c.undoneBy})`, { id: c.id });
       if (c.kind === 'forget') throw new ConflictError('a forget cannot be undone: nothing of it was kept', { id: c.id });
+      if (c.op === 'keep') throw new ConflictError('a fact kept while its turn was forgotten has nothing to undo: its turn is gone for good; forget the fact itself to remove it', { id: c.id });
       if (c.op === 'import') throw new ConflictError('an import is not undone item by item: forget what it brought, or import the earlier export again', { id: c.id });
       if (c.kind === 'replacement') throw new ConflictError('a replaced turn does not come back: its message was said again, and the new turn is remembered', { id: c.id });
       switch (c.kind) {

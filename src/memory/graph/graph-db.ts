@@ -470,6 +470,35 @@ export class GraphDB extends GraphStore {
     })();
   }
 
+  /**
+   * Keeps facts a forget would take with their turns, because the person chose to (decision 0520):
+   * each of `ids` whose every source is one of `refs` loses those sources, its source sentence (said
+   * in a turn that goes) and those refs, and cites `keptRef` alone — with who stated it (the first
+   * speaker its sources recorded), so 【记忆索引】 still says whose fact it is. Its subject,
+   * predicate, object, confidence and timeline stay. A fact that keeps another source is left to
+   * {@link detachRefs}. Not recorded as a change: the forget records it. Returns the facts kept.
+   */
+  keepFacts(ids: readonly number[], refs: readonly string[], keptRef: string): number[] {
+    if (!ids.length || !refs.length) return [];
+    const gone = new Set(refs);
+    return this.conn.transaction(() => {
+      const kept: number[] = [];
+      for (const id of new Set(ids)) {
+        const sources = this.stmt('SELECT ref, speaker_id FROM relation_sources WHERE relation_id = ? ORDER BY ref').all(id) as { ref: string; speaker_id: string | null }[];
+        if (!sources.length || !sources.every((s) => gone.has(s.ref))) continue;
+        const row = this.stmt('SELECT refs FROM relations WHERE id = ?').get(id) as { refs: string } | undefined;
+        if (!row) continue;
+        const speaker = sources.find((s) => s.speaker_id)?.speaker_id ?? null;
+        this.stmt('DELETE FROM relation_sources WHERE relation_id = ?').run(id);
+        this.stmt('INSERT INTO relation_sources(relation_id, ref, speaker_id) VALUES (?, ?, ?)').run(id, keptRef, speaker);
+        const others = parseJson<string[]>(row.refs, []).filter((r) => !gone.has(r) && r !== keptRef);
+        this.stmt('UPDATE relations SET refs = ?, sentence = NULL WHERE id = ?').run(JSON.stringify([...others, keptRef]), id);
+        kept.push(id);
+      }
+      return kept;
+    })();
+  }
+
   /** The relations citing `refs`, their timelines and their end entities. */
   private refScope(refs: readonly string[]): { touched: Set<number>; chains: [number, string][]; ids: number[]; ends: Set<number> } {
     const touched = new Set<number>();

@@ -1,6 +1,7 @@
 import type { ContextEvent, ContextWindow, GraphRelation, PromptQuery, RecallHit, RecallTier } from '../../spec/memory.js';
 import { localDay, systemTimeZone } from '../../spec/local-time.js';
 import { turnAudience, type PeopleDirectory } from '../../spec/people.js';
+import { keptFactAt } from '../../spec/memory-control.js';
 import type { PluginLogger } from '../../spec/plugin.js';
 import type { Speaker } from '../../spec/speaker.js';
 import type { ColdArchive } from '../archive/index.js';
@@ -247,7 +248,9 @@ export class MemoryRecall {
       const score = scoreText(factText(r)) * (closed ? 0.5 : 1);
       if (score <= 0) continue;
       const hit: RecallHit = { tier: 'graph', id: `relation:${r.id}`, text, score, createdAt: 0, sessionId: '', channel: '', source: 'graph', kind: r.predicate, refs: r.refs ?? [] };
-      if (r.refs?.[0]) hit.turnId = r.refs[0];
+      // Not a kept fact's source, which names no turn (decision 0520).
+      const first = r.refs?.find((x) => keptFactAt([x]) === undefined);
+      if (first) hit.turnId = first;
       out.push({ relation: r, hit });
     }
     return out;
