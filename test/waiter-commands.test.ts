@@ -268,6 +268,41 @@ test('K-2/K-3: `waiter memory forget` shows what will go and forgets only with -
   assert.match((await run('memory', 'history', 'Clara')).out, /undone by #/);
 });
 
+test('0520: `waiter memory forget --turn … --keep-fact <id>` keeps the fact without its turn; an id not in the preview is a usage error and forgets nothing', async () => {
+  const { main } = await import('../src/waiter/main.js');
+  const run = async (...args: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await main(['node', 'waiter', '--home', home, ...args], { out: (t) => void (out += t), err: (t) => void (err += t) });
+    return { code, out, err };
+  };
+  const sid = 'cli:keepfact';
+  await d.sessions.create({ channel: 'cli', id: sid });
+  const { turnId } = d.sessions.nextTurn(sid);
+  const text = '我叫小林，住在杭州';
+  await d.sessions.append(sid, { turnId, kind: 'user', text });
+  d.memory.context.append({ kind: 'user', source: 'cli', channel: 'cli', sessionId: sid, refs: [turnId], input: text, response: '' });
+  await d.memory.heartbeats.runOnce('rules');
+  const name = d.memory.graph.relationsOf('user', 'name').find((r) => r.object === '小林')!;
+  assert.ok(name, 'the distiller took the name');
+  const dry = await run('memory', 'forget', '--turn', turnId, '--keep-fact', `#${name.id}`, '--dry-run');
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, new RegExp(`#${name.id} {2}user name 小林 .*\\(kept: --keep-fact, without its turn\\)`));
+  const unknown = await run('memory', 'forget', '--turn', turnId, '--keep-fact', '987654', '--yes');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /--keep-fact 987654: no such fact in what would be forgotten \(nothing was forgotten\)/);
+  assert.equal((await run('memory', 'forget', '--turn', turnId, '--keep-fact', 'abc', '--yes')).code, 2);
+  assert.equal(d.host.services.use('host.memory-control')!.isTombstoned(turnId), false, 'nothing was forgotten');
+  const yes = await run('memory', 'forget', '--turn', turnId, '--keep-fact', String(name.id), '--yes');
+  assert.equal(yes.code, 0, yes.err);
+  assert.match(yes.out, /forgotten: turns 1, .*\nkept: 1 fact, without the forgotten turns/);
+  assert.equal(d.memory.graph.relation(name.id)?.object, '小林');
+  assert.equal(d.memory.graph.relation(name.id)?.sentence, undefined);
+  assert.equal(d.memory.graph.relationsOf('user', 'lives_in').filter((r) => r.object === '杭州').length, 0);
+  // Over the socket, a fact the turn did not give is refused by the daemon too.
+  await assert.rejects(c.request('memory.forget', { turnIds: [turnId], keepRelationIds: [987654] }), /fact/);
+});
+
 test('waiter export --passphrase-env / import --dry-run / import: the whole memory through the socket, with progress', async () => {
   const { main } = await import('../src/waiter/main.js');
   const run = async (...args: string[]) => {

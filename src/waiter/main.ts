@@ -678,9 +678,10 @@ export function buildProgram(): Command {
     .option('-f, --fact <id...>', 'forget these graph facts (relation ids)')
     .option('--memories', 'also remove the library memories and knowledge-base entries that mention the words')
     .option('-k, --keep <id...>', 'keep these library memories or quoting turns of the preview (a summary made from the turns, or another turn that quotes them, is removed with them otherwise)')
+    .option('--keep-fact <id...>', 'keep these facts of the preview (#id): one made from the forgotten turns stays in the graph without them')
     .option('--dry-run', 'only show what would go')
     .option('-y, --yes', 'forget without asking')
-    .action(async (words: string[], o: { turn?: string[]; memory?: string[]; fact?: string[]; memories?: boolean; keep?: string[]; dryRun?: boolean; yes?: boolean }) => {
+    .action(async (words: string[], o: { turn?: string[]; memory?: string[]; fact?: string[]; memories?: boolean; keep?: string[]; keepFact?: string[]; dryRun?: boolean; yes?: boolean }) => {
       const opts = program.opts<GlobalOpts>();
       const query = words.join(' ').trim();
       if (!query && !o.turn?.length && !o.memory?.length && !o.fact?.length) {

@@ -48,3 +48,24 @@ test('0450: waiter lists the other turns that quote what was said and forgets th
   assert.equal(forgetRequestOf(quoting, false).keepTurnIds, undefined);
   assert.deepEqual(forgetRequestOf(plan, false).turnIds, ['cli:default#3'], 'none listed, none added');
 });
+
+test('0520: --keep-fact keeps a fact of the preview — one made from the turns as keepRelationIds, any other by not naming it — and the plan says so beside it', () => {
+  const withFacts: ForgetPlan = {
+    ...plan,
+    facts: [
+      { id: 7, text: 'user name 小林', reason: 'matches', withTurns: true },
+      { id: 8, text: 'user lives in 杭州', reason: 'only-source', withTurns: true },
+      { id: 9, text: '杭州 is_in 浙江', reason: 'matches' },
+    ],
+  };
+  const none = forgetRequestOf(withFacts, false);
+  assert.deepEqual(none.relationIds, [7, 8, 9]);
+  assert.equal(none.keepRelationIds, undefined);
+  const kept = forgetRequestOf(withFacts, false, new Set(), new Set([7, 9]));
+  assert.deepEqual(kept.relationIds, [8]);
+  assert.deepEqual(kept.keepRelationIds, [7], 'only a fact made from the turns is kept without them; the other is just not named');
+  const shown = renderForgetPlan(withFacts, false, new Set(), new Set([7]));
+  assert.match(shown, /to keep one, pass --keep-fact/);
+  assert.match(shown, /#7 {2}user name 小林 {2}\(matches\) {2}\(kept: --keep-fact, without its turn\)/);
+  assert.doesNotMatch(shown, /#8 .*kept/);
+});

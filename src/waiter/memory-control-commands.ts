@@ -28,7 +28,7 @@ export function terminalAsk(): ForgetIo['ask'] {
 const date = (ms: number) => (ms ? formatWhen(ms) : '—');
 
 /** The preview as a person reads it before anything goes (K-2). */
-export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set()): string {
+export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set(), keepFacts: ReadonlySet<number> = new Set()): string {
   const lines: string[] = [];
   if (p.turns.length) {
     lines.push(`Turns (${p.turns.length}) — removed from every memory tier; their text is redacted in the session log:`);
@@ -40,8 +40,8 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: Rea
     for (const t of p.quoting) lines.push(`  ${t.turnId}  ${date(t.at)}  [${t.places.join(', ')}]  ${t.text}${keep.has(t.turnId) ? '  (kept: --keep)' : ''}`);
   }
   if (p.facts.length) {
-    lines.push(`Facts (${p.facts.length}):`);
-    for (const f of p.facts) lines.push(`  #${f.id}  ${f.text}  (${f.reason})`);
+    lines.push(`Facts (${p.facts.length})${p.facts.some((f) => f.withTurns) ? ' — to keep one, pass --keep-fact <#id>: it stays without the turn it came from' : ''}:`);
+    for (const f of p.facts) lines.push(`  #${f.id}  ${f.text}  (${f.reason})${keepFacts.has(f.id) ? `  (kept: --keep-fact${f.withTurns ? ', without its turn' : ''})` : ''}`);
   }
   if (p.documents.length) {
     lines.push(`Notes without a turn (${p.documents.length}):`);
@@ -65,12 +65,16 @@ export function renderForgetPlan(p: ForgetPlan, withMemories: boolean, keep: Rea
  * that mention it only when asked for; the other turns that quote what was said; none that the
  * person keeps (`--keep`).
  */
-export function forgetRequestOf(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set()): Omit<ForgetRequest, 'query'> {
+export function forgetRequestOf(p: ForgetPlan, withMemories: boolean, keep: ReadonlySet<string> = new Set(), keepFacts: ReadonlySet<number> = new Set()): Omit<ForgetRequest, 'query'> {
   const memoryIds = p.memories.filter((m) => (withMemories || m.madeFrom) && !keep.has(m.id)).map((m) => m.id);
+  // A fact kept (decision 0520): one made only from the turns stays without them
+  // (`keepRelationIds`); any other simply is not named.
+  const keptWithTurns = p.facts.filter((f) => keepFacts.has(f.id) && f.withTurns).map((f) => f.id);
   return {
     // Other turns that quote what was said go too, unless kept (decision 0450).
     turnIds: [...p.turns.map((t) => t.turnId), ...(p.quoting ?? []).filter((t) => !keep.has(t.turnId)).map((t) => t.turnId)],
-    relationIds: p.facts.map((f) => f.id),
+    relationIds: p.facts.filter((f) => !keepFacts.has(f.id)).map((f) => f.id),
+    ...(keptWithTurns.length ? { keepRelationIds: keptWithTurns } : {}),
     documents: p.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
     // Made from the turns (a summary of them), a memory goes with them (decision 0430).
     ...(memoryIds.length ? { memoryIds } : {}),
@@ -83,11 +87,23 @@ export function forgetRequestOf(p: ForgetPlan, withMemories: boolean, keep: Read
  * `waiter memory forget <words…> | --turn <id> | --memory <id> | --fact <id>`: shows what will go,
  * asks (or `--yes`), then forgets exactly what was shown. Returns the exit code.
  */
-export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRequest, o: { yes?: boolean; memories?: boolean; dryRun?: boolean; keep?: string[] }): Promise<number> {
+export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRequest, o: { yes?: boolean; memories?: boolean; dryRun?: boolean; keep?: string[]; keepFact?: string[] }): Promise<number> {
   const keep = new Set(o.keep ?? []);
   const asked = req.memoryIds?.find((id) => keep.has(id));
   if (asked) {
     io.err(`waiter: ${asked} is both to forget (--memory) and to keep (--keep)\n`);
+    return 2;
+  }
+  const keepFactArgs = (o.keepFact ?? []).map((x) => x.replace(/^#/, ''));
+  const badFact = keepFactArgs.find((x) => !/^\d{1,15}$/.test(x));
+  if (badFact !== undefined) {
+    io.err(`waiter: --keep-fact ${badFact}: a fact id is a number (#id in the preview); nothing was forgotten\n`);
+    return 2;
+  }
+  const keepFacts = new Set(keepFactArgs.map(Number));
+  const askedFact = req.relationIds?.find((id) => keepFacts.has(id));
+  if (askedFact !== undefined) {
+    io.err(`waiter: fact #${askedFact} is both to forget (--fact) and to keep (--keep-fact)\n`);
     return 2;
   }
   const plan = await c.request<ForgetPlan>('memory.forget-preview', req as Record<string, unknown>);
@@ -99,9 +115,14 @@ export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRe
     io.err(`waiter: --keep ${unknown}: no such library memory or quoting turn in what would be forgotten (nothing was forgotten)\n`);
     return 2;
   }
-  const request = forgetRequestOf(plan, withMemories, keep);
-  const empty = !plan.turns.length && !plan.facts.length && !plan.documents.length && !request.memoryIds?.length;
-  if (!io.json || o.dryRun || empty) io.out((io.json ? JSON.stringify({ plan }, null, 2) : renderForgetPlan(plan, withMemories, keep)) + '\n');
+  const unknownFact = [...keepFacts].find((id) => !plan.facts.some((f) => f.id === id));
+  if (unknownFact !== undefined) {
+    io.err(`waiter: --keep-fact ${unknownFact}: no such fact in what would be forgotten (nothing was forgotten)\n`);
+    return 2;
+  }
+  const request = forgetRequestOf(plan, withMemories, keep, keepFacts);
+  const empty = !plan.turns.length && !request.relationIds?.length && !plan.documents.length && !request.memoryIds?.length;
+  if (!io.json || o.dryRun || empty) io.out((io.json ? JSON.stringify({ plan }, null, 2) : renderForgetPlan(plan, withMemories, keep, keepFacts)) + '\n');
   if (empty || o.dryRun) return empty ? 1 : 0;
   let ok = !!o.yes;
   if (!ok) {
@@ -116,7 +137,7 @@ export async function forgetCommand(c: DaemonClient, io: ForgetIo, req: ForgetRe
     return 1;
   }
   const res = await c.request<ForgetResult>('memory.forget', request as Record<string, unknown>);
-  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${forgetCounts(res)}`) + '\n');
+  io.out((io.json ? JSON.stringify(res, null, 2) : `forgotten: ${forgetCounts(res)}${res.keptFacts ? `\nkept: ${res.keptFacts === 1 ? '1 fact' : `${res.keptFacts} facts`}, without the forgotten turns` : ''}`) + '\n');
   // A part that could not be done is said, and the exit code says it too (decision 0400).
   if (!res.unfinished?.length) return 0;
   if (!io.json) for (const u of res.unfinished) io.err(`waiter: not finished — ${u.part}: ${u.message}\n`);

@@ -287,6 +287,48 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 120_000 }, (
     assert.deepEqual(errors, []);
   });
 
+  it('each fact in the dialog has a tick; unticked, a fact made from the turn stays without it — "About me" shows it as kept, in Chinese too (decision 0520)', async () => {
+    const said = '我叫小林，住在杭州';
+    h.script({ rounds: [{ tool: { name: 'memory_commit', args: { triples: [{ subject: 'user', predicate: 'name', object: '小林', sentence: said }, { subject: 'user', predicate: 'lives_in', object: '杭州', sentence: said }] }, result: '' } }, { text: '好的，小林。' }] });
+    const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: said, sessionId: 'webui:forget-ui' }) });
+    assert.equal(r.status, 202);
+    const turnId = ((await r.json()) as { turnId: string }).turnId;
+    await until(async () => !((await (await h.api('/api/v1/sessions/webui%3Aforget-ui/events')).json()) as { inflight?: string }).inflight);
+    const about = async () => (await (await h.api('/api/v1/memory/about')).json()) as { about: { facts: { object: string; kept?: number; sources: unknown[] }[] } };
+    await until(async () => (await about()).about.facts.some((f) => f.object === '杭州'));
+    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
+    const turn = page.locator(`[data-turn-id="${turnId}"]`);
+    await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await turn.locator('.msg.user').hover();
+    await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
+    const facts = page.locator('[data-testid=forget-fact]');
+    await facts.first().waitFor({ timeout: T });
+    assert.equal(await facts.count(), 2);
+    for (const i of [0, 1]) assert.equal(await facts.nth(i).locator('[data-testid=forget-fact-tick]').isChecked(), true, 'ticked: each goes with the turn unless the person keeps it');
+    assert.match((await page.textContent('[data-testid=forget-dialog]')) ?? '', /Untick a fact to keep it/);
+    const name = facts.filter({ hasText: '小林' });
+    await name.locator('[data-testid=forget-fact-tick]').uncheck();
+    assert.match((await name.locator('[data-testid=forget-fact-kept]').textContent()) ?? '', /kept, without the turn it came from/);
+    assert.equal(await facts.filter({ hasText: '杭州' }).locator('[data-testid=forget-fact-kept]').count(), 0);
+    await shot(page, 'forget-keep-fact');
+    await page.click('[data-testid=forget-confirm]');
+    await page.waitForSelector('[data-testid=forget-dialog]', { state: 'detached', timeout: T });
+    const after = (await about()).about.facts;
+    assert.ok(!after.some((f) => f.object === '杭州'), 'the place went with the turn');
+    const kept = after.find((f) => f.object === '小林');
+    assert.ok(kept && typeof kept.kept === 'number' && kept.sources.length === 0, JSON.stringify(after));
+    // "About me" in Chinese says it was kept, and names no turn to jump to.
+    const zh = await openPage(browser, `${h.url}/#/knows`, { lang: 'zh', token: h.token });
+    const row = zh.page.locator('[data-testid=knows-fact]', { hasText: '小林' });
+    await row.waitFor({ timeout: T });
+    assert.match((await row.locator('[data-testid=knows-kept]').textContent()) ?? '', /于 \d{4}-\d\d-\d\d 遗忘它所来自的对话时由你保留/);
+    assert.equal(await row.locator('[data-testid=knows-open]').count(), 0);
+    assert.doesNotMatch((await zh.page.textContent('[data-testid=knows]')) ?? '', /杭州/);
+    await shot(zh.page, 'knows-kept-fact');
+    assert.deepEqual(zh.errors, []);
+    await zh.page.context().close();
+  });
+
   it('a Chinese page asks in Chinese: the question and the plan\'s own lines, with what was said kept as said', async () => {
     await chat('My gym pin is 5522', 'Noted the pin.');
     await until(async () => (await hits('gym pin')).includes('5522'));

@@ -30,7 +30,7 @@ function strList(args: Record<string, unknown> | undefined, key: string): string
 function forgetArgs(a: Record<string, unknown> | undefined, withQuery: boolean): ForgetRequest {
   const out: ForgetRequest = {};
   if (withQuery && typeof a?.query === 'string') out.query = a.query;
-  for (const k of ['turnIds', 'relationIds', 'documents', 'memoryIds', 'keepTurnIds'] as const) if (a?.[k] !== undefined) (out as Record<string, unknown>)[k] = a[k];
+  for (const k of ['turnIds', 'relationIds', 'documents', 'memoryIds', 'keepTurnIds', 'keepRelationIds'] as const) if (a?.[k] !== undefined) (out as Record<string, unknown>)[k] = a[k];
   return out;
 }
 

@@ -12,7 +12,7 @@ const targets = {
   memoryIds: z.array(z.string().regex(/^[A-Za-z0-9_-]{3,64}$/)).max(1000).optional(),
 };
 const previewSchema = z.object({ query: z.string().max(2000).optional(), ...targets }).strict();
-const forgetSchema = z.object({ ...targets, keepTurnIds: z.array(turnId).max(5000).optional() }).strict();
+const forgetSchema = z.object({ ...targets, keepTurnIds: z.array(turnId).max(5000).optional(), keepRelationIds: z.array(z.number().int().nonnegative()).max(5000).optional() }).strict();
 const turnsSchema = z.object({ turnIds: z.array(turnId).min(1).max(1000) }).strict();
 const changeId = z.string().regex(/^\d{1,15}$/);
 

@@ -43,6 +43,7 @@ const cases: [string, ChangeLike, string][] = [
   ['fact edited', c('relation', 'update', 'relation:3', ['A', 'tea', 'coffee'], 'A likes tea → A likes coffee (0.80)'), 'A likes tea → A likes coffee（置信度 0.80）'],
   ['fact edited (no confidence)', c('relation', 'update', 'relation:3', ['A', 'tea', 'coffee'], 'A likes tea → A likes coffee'), 'A likes tea → A likes coffee'],
   ['fact deleted', c('relation', 'delete', 'relation:3', ['A', 'tea'], 'deleted A likes tea'), '删除了 A likes tea'],
+  ['fact kept while its turn was forgotten (0520)', c('relation', 'keep', 'relation:5', ['user', '小林'], 'kept user name 小林 (the turn it came from was forgotten)'), '保留了 user name 小林（它所来自的对话已被遗忘）'],
   ['undo of an exclusion', c('exclusion', 'undo', 'webui:x#3', [], 'undid #12: excluded turn webui:x#3'), '撤销了 #12：排除了对话轮次 webui:x#3'],
   ['undo of a merge', c('entity', 'undo', 'entity:Alice', ['Alice', 'Alicia'], 'undid #7: merged Alicia into Alice'), '撤销了 #7：把 Alicia 合并进了 Alice'],
   ['undo of a fact delete', c('relation', 'undo', 'relation:3', ['A', 'tea'], 'undid #9: deleted A likes tea'), '撤销了 #9：删除了 A likes tea'],

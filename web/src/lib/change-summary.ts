@@ -224,6 +224,9 @@ function relation(t: T, op: string | undefined, subjects: string[], summary: str
   const isFact = (s: string) => s.startsWith(`${subject} `) && (object === undefined || s.endsWith(` ${object}`));
   // GraphDB.deleteRelation: `deleted <subject> <predicate> <object>`.
   if (is('delete') && summary.startsWith('deleted ') && isFact(summary.slice('deleted '.length))) return fill(t, 'history.sum.factDeleted', { fact: summary.slice('deleted '.length) });
+  // MemoryControl.forget: a fact the person kept while the turn it came from went (decision 0520).
+  const keptTail = ' (the turn it came from was forgotten)';
+  if (op === 'keep' && summary.startsWith('kept ') && summary.endsWith(keptTail) && isFact(summary.slice('kept '.length, -keptTail.length))) return fill(t, 'history.sum.factKept', { fact: summary.slice('kept '.length, -keptTail.length) });
   // GraphDB.commit: a fact said again, or one replacing earlier values.
   if (is('update') && summary.endsWith(' (said again)') && isFact(summary.slice(0, -' (said again)'.length))) return fill(t, 'history.sum.factAgain', { fact: summary.slice(0, -' (said again)'.length) });
   if (is('supersede')) {

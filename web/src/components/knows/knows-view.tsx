@@ -28,7 +28,7 @@ interface Source {
 /** GET /api/v1/memory/about (src/builtins/shared/about-person.ts). */
 interface About {
   person: { id?: string; name: string; owner: boolean; ids: string[]; known: boolean };
-  facts: { id: number; subject: string; predicate: string; object: string; validFrom?: number; validTo?: number; sources: Source[] }[];
+  facts: { id: number; subject: string; predicate: string; object: string; validFrom?: number; validTo?: number; sources: Source[]; kept?: number }[];
   memories: { id: string; title: string; preview: string; speaker?: { id: string; name?: string }; updatedAt: string; why: 'said' | 'mentions' }[];
   documents: Source[];
   library: boolean;
@@ -132,7 +132,14 @@ export function KnowsView({ person }: { person?: string }) {
                     {' · '}
                   </span>
                 )}
-                {sourceLine(f.sources[0])}
+                {/* Kept while its turn was forgotten (decision 0520): no turn to jump to, and it says so. */}
+                {!f.sources[0] && f.kept !== undefined ? (
+                  <span className="muted small" data-testid="knows-kept">
+                    {t('knows.kept', { date: day(f.kept) })}
+                  </span>
+                ) : (
+                  sourceLine(f.sources[0])
+                )}
               </div>
             </div>
           ))}

@@ -11,7 +11,8 @@ import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/sp
  * "Forget…" (K-2): asks the daemon what would go — turns with where they live, facts, notes, and the
  * library memories that mention it (kept unless ticked; the ones it was opened for come ticked, under
  * their own heading; those made from the turns — a summary of them — come ticked, decision 0430;
- * other turns that quote what was said come ticked too, decision 0450) —
+ * other turns that quote what was said come ticked too, decision 0450; facts come ticked, and an
+ * unticked one stays — one made from the turns, without them, decision 0520) —
  * shows it, and on "Forget" removes exactly
  * what was shown. Nothing goes before the person presses the button.
  */
@@ -32,6 +33,9 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
   const [busy, setBusy] = useState(false);
   // Other turns that quote what was said (decision 0450): ticked, listed under their own heading.
   const [quoting, setQuoting] = useState<Set<string>>(new Set());
+  // The facts that go: all ticked; an unticked one stays — one made from the turns without them
+  // (decision 0520).
+  const [facts, setFacts] = useState<Set<number>>(new Set());
   const key = JSON.stringify(request);
   useEffect(() => {
     let live = true;
@@ -43,6 +47,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
         const made = j.plan.memories.filter((m) => m.madeFrom).map((m) => m.id);
         if (made.length) setMemories((cur) => new Set([...cur, ...made]));
         setQuoting(new Set((j.plan.quoting ?? []).map((x) => x.turnId)));
+        setFacts(new Set(j.plan.facts.map((f) => f.id)));
       },
       (e: Error) => live && setError(e.message),
     );
@@ -51,21 +56,25 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
     };
     // The request is compared by value (`key`): a new object with the same content asks nothing again.
   }, [key]);
-  const empty = plan && !plan.turns.length && !plan.facts.length && !plan.documents.length && !memories.size;
+  const empty = plan && !plan.turns.length && !plan.facts.some((f) => facts.has(f.id)) && !plan.documents.length && !memories.size;
+  // Unticked facts made from the turns: kept without them (the others are simply not named).
+  const keptFacts = plan?.facts.filter((f) => !facts.has(f.id) && f.withTurns).map((f) => f.id) ?? [];
   const forget = async () => {
     if (!plan) return;
     setBusy(true);
     try {
       const body: Omit<ForgetRequest, 'query'> = {
         turnIds: [...plan.turns.map((x) => x.turnId), ...(plan.quoting ?? []).filter((x) => quoting.has(x.turnId)).map((x) => x.turnId)],
-        relationIds: plan.facts.map((f) => f.id),
+        relationIds: plan.facts.filter((f) => facts.has(f.id)).map((f) => f.id),
+        ...(keptFacts.length ? { keepRelationIds: keptFacts } : {}),
         documents: plan.documents.map((d) => ({ tier: d.tier as 'document' | 'archive' | 'context', id: d.id })),
         ...(memories.size ? { memoryIds: [...memories] } : {}),
         // Quoting turns the person unticked: kept whole, their log events too (decision 0450).
         ...((plan.quoting ?? []).some((x) => !quoting.has(x.turnId)) ? { keepTurnIds: (plan.quoting ?? []).filter((x) => !quoting.has(x.turnId)).map((x) => x.turnId) } : {}),
       };
       const j = await api<{ result: ForgetResult }>('/api/v1/memory/forget', { method: 'POST', json: body });
-      app.toast(t('forget.done', { turns: t('forget.nTurns', { n: j.result.turns }), facts: t('forget.nFacts', { n: j.result.relations }), memories: t('forget.nMemories', { n: j.result.memories }) }), 'ok');
+      const done = t('forget.done', { turns: t('forget.nTurns', { n: j.result.turns }), facts: t('forget.nFacts', { n: j.result.relations }), memories: t('forget.nMemories', { n: j.result.memories }) });
+      app.toast(j.result.keptFacts ? `${done}${t('forget.doneKept', { facts: t('forget.nFacts', { n: j.result.keptFacts }) })}` : done, 'ok');
       // What could not be done is said, not hidden behind "forgotten" (decision 0400).
       if (j.result.unfinished?.length) app.toast(t('forget.unfinished', { parts: j.result.unfinished.map((u) => `${u.part}: ${u.message}`).join('; ') }), 'error');
       onDone?.();
@@ -149,12 +158,28 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
           {plan.facts.length > 0 && (
             <section>
               <h4>{t('forget.facts', { n: plan.facts.length })}</h4>
+              <p className="muted small">{t('forget.factsHint')}</p>
               {plan.facts.map((f) => (
-                <div className="list-item" key={f.id} data-testid="forget-fact">
+                <label className="list-item" key={f.id} data-testid="forget-fact">
+                  <input
+                    type="checkbox"
+                    checked={facts.has(f.id)}
+                    data-testid="forget-fact-tick"
+                    onChange={(e) => {
+                      const next = new Set(facts);
+                      if (e.target.checked) next.add(f.id);
+                      else next.delete(f.id);
+                      setFacts(next);
+                    }}
+                  />
                   <span className="grow">{factLine(f)}</span>
-                  {/* Why it goes: a fact the person did not name is explained (its only source goes, or it says the words). */}
-                  {f.reason !== 'asked' && <span className="muted small" data-testid="forget-fact-reason">{t(f.reason === 'only-source' ? 'forget.factOnlySource' : 'forget.factMatches')}</span>}
-                </div>
+                  {/* Unticked, it stays: one made from the turns without them (decision 0520). Ticked, why it goes: a fact the person did not name is explained (its only source goes, or it says the words). */}
+                  {!facts.has(f.id) ? (
+                    <span className="muted small" data-testid="forget-fact-kept">{t(f.withTurns ? 'forget.factKeptWithout' : 'forget.factKept')}</span>
+                  ) : (
+                    f.reason !== 'asked' && <span className="muted small" data-testid="forget-fact-reason">{t(f.reason === 'only-source' ? 'forget.factOnlySource' : 'forget.factMatches')}</span>
+                  )}
+                </label>
               ))}
             </section>
           )}

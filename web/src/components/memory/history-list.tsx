@@ -58,7 +58,7 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
               <span className="badge">{t('history.forgotten')}</span>
             ) : c.undoneBy ? (
               <span className="badge">{t('history.undoneBadge')}</span>
-            ) : c.kind === 'forget' || c.kind === 'replacement' || c.op === 'undo' ? null : (
+            ) : c.kind === 'forget' || c.kind === 'replacement' || c.op === 'undo' || c.op === 'keep' ? null : (
               <button className="btn small" disabled={busy === c.id} onClick={() => void undo(c)} data-testid="history-undo">
                 <Icon name="undo" size={14} /> {t('history.undo')}
               </button>
