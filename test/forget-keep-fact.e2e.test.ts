@@ -3,7 +3,8 @@
  * with the fake LLM server: the person said "我叫小林，住在杭州", forgets the turn and keeps their
  * name. The forget route takes `keepRelationIds` behind the same guard as the rest; bad keeps are
  * coded errors that forget nothing; the kept name reaches the next prompt and "About me" as kept,
- * 杭州 reaches nothing; it survives a reindex and an export imported into a fresh daemon.
+ * 杭州 reaches nothing; it survives a reindex and an export imported into a fresh daemon. And a
+ * library memory the model saved inside a turn is listed with that turn when it is forgotten.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -140,6 +141,22 @@ describe('keeping a fact while forgetting its turn, on the daemon', { timeout: 1
     assert.equal(fact('name')?.id, nameId);
     assert.ok((d.memory.graph.relation(nameId)?.refs ?? []).every((r) => r.startsWith('kept:')));
     assert.doesNotMatch(JSON.stringify(await d.memory.recall.search('杭州', { k: 50 })), /杭州/);
+  });
+
+  it('a library memory the model saved inside a turn is linked to that turn: forgetting the turn lists it (ticked) and takes it', async () => {
+    llm.enqueue({ toolCalls: [{ name: 'library_save', arguments: { title: 'Locker', snapshot: 'The gym locker is number 4417' } }] }, { text: 'Saved.' });
+    const out = await d.agent.injectInput({ sessionId: SID, source: 'webui', text: 'save this: my gym locker is number 4417' }).done;
+    assert.equal(out.status, 'ok');
+    const mm = async (op: string, args: Record<string, unknown>) => (await api('/api/memory-manager', { body: { op, args } })).body.value as Record<string, unknown>;
+    const saved = ((await mm('memory.list', {})).items as { id: string; title: string }[]).find((m) => m.title === 'Locker')!;
+    const message = (await d.sessions.events(SID)).find((e) => e.turnId === out.turnId && e.kind === 'user')!;
+    assert.deepEqual((await mm('memory.get', { id: saved.id })).source, { sessionId: SID, seqs: [message.seq] });
+    const plan = (await api('/api/v1/memory/forget/preview', { body: { turnIds: [out.turnId] } })).body.plan as ForgetPlan;
+    assert.deepEqual(plan.memories.map((m) => [m.id, m.madeFrom]), [[saved.id, true]], 'listed with its turn, as made from it');
+    const res = await api('/api/v1/memory/forget', { body: { turnIds: [out.turnId], memoryIds: [saved.id] } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((res.body.result as ForgetResult).memories, 1);
+    assert.equal((await mm('memory.get', { id: saved.id })).code, 'NOT_FOUND');
   });
 
   it('an export imported into a fresh daemon keeps the name as kept, and brings nothing of the place', async () => {

@@ -10,6 +10,23 @@ const str = (description: string) => ({ type: 'string', description });
 const strList = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
 
 /**
+ * The turn a tool call runs in, as a library memory's `source` names it: the seqs of the turn's
+ * message (and interrupts) in its session log — every event of the turn logged so far when it has
+ * none (a reminder's turn). Undefined when the log holds nothing of it.
+ */
+async function turnSource(m: MemoryManager, call: ToolInvocation): Promise<{ sessionId: string; seqs: number[] } | undefined> {
+  if (!call.sessionId || !call.turnId) return undefined;
+  const sessions = m.sdk.sessions();
+  // From the turn's first event when the store can say where it is (a long log is not read whole).
+  const first = await sessions.locate?.(call.sessionId, call.turnId).catch(() => undefined);
+  const page = first === undefined ? {} : { afterSeq: first - 1, limit: 500 };
+  const events = (await sessions.events(call.sessionId, page).catch(() => [])).filter((e) => e.turnId === call.turnId);
+  const said = events.filter((e) => e.kind === 'user' || e.kind === 'interrupt');
+  const seqs = (said.length ? said : events).map((e) => e.seq);
+  return seqs.length ? { sessionId: call.sessionId, seqs } : undefined;
+}
+
+/**
  * The agent tools of M-12. They exist only while `enabled && modelTools`; each call checks the
  * master switch again (a stale tool list must not write to a disabled library).
  */
@@ -93,7 +110,10 @@ export function createAgentTools(m: MemoryManager): ToolDef[] {
         const { tags, note } = await toolTags(a.tags, (reserved) => ask(call, confirmQuestion.saveInjected(reserved), `${String(title).slice(0, 200)}\n\n${String(snapshot).slice(0, 1000)}`));
         // A chat channel's turn records who said it (issue 13 part 5); the owner's own turns carry none.
         const speaker = call?.speaker ? { id: call.speaker.id, ...(call.speaker.name ? { name: call.speaker.name.slice(0, 100) } : {}) } : undefined;
-        const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links, ...(speaker ? { speaker } : {}), ...(call?.conversation ? { conversation: call.conversation.id } : {}) });
+        // The turn it was saved in (its message's seqs): a forget or an exclusion of that turn lists
+        // it as made from it, as a summary of the turn is (decisions 0430, 0440, 0520).
+        const source = call ? await turnSource(m, call) : undefined;
+        const rec = await m.library.save({ title, snapshot, impressions, tags, notes, links, ...(speaker ? { speaker } : {}), ...(call?.conversation ? { conversation: call.conversation.id } : {}), ...(source ? { source } : {}) });
         return { id: rec.id, title: rec.title, impressions: rec.impressions, tags: rec.tags, ...(note ? { note } : {}) };
       }),
     },
