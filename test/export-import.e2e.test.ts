@@ -649,10 +649,13 @@ test('0320: a forget takes the turns the person forgot — not every turn that g
   assert.match(qb, /capital of Peru/);
   assert.ok(await keepsReply(Q, 'cli:f'), 'the Peru turn keeps its reply on Q');
 
-  // R imports the later export, then the older one: its cli:f diverged from R's and comes in beside
-  // it under a new id, where turn ids tell nothing — what was said does: the PIN message (content),
-  // "ok" with its reply (pair); the memory by its id. The Peru turn comes in whole.
+  // R chatted in cli:f itself, imports the later export, then the older one: its cli:f diverged
+  // from R's and comes in beside it under a new id, where turn ids tell nothing — what was said
+  // does: the PIN message (content), "ok" with its reply (pair); the memory by its id. The Peru
+  // turn comes in whole. (Without a cli:f of R's own, the older log is R's log as the forget left
+  // it — the same log, decision 0540 — and nothing comes in beside.)
   const R = await daemon();
+  await turn(R, 'cli:f', 'Good morning from R.', 'Good morning.');
   const tr = R.host.services.use('host.transfer')!;
   await tr.applyImport((await tr.stageImport({ file: later })).id, { mode: 'skip' });
   const rr = await tr.applyImport((await tr.stageImport({ file: older })).id, { mode: 'keep-both' });
@@ -661,8 +664,11 @@ test('0320: a forget takes the turns the person forgot — not every turn that g
   const rb = await fingerprint(R);
   assert.doesNotMatch(rb, /8642|X1234567/, 'nothing of what was forgotten came back');
   assert.ok(await keepsReply(R, beside), 'the Peru turn came in with its reply');
-  const turnsBeside = [...new Set((await R.sessions.events(beside)).map((e) => e.turnId))];
+  // The forgotten turns are in its log as a forget leaves them: `[forgotten]`, nothing of what was said.
+  const eventsBeside = await R.sessions.events(beside);
+  const turnsBeside = [...new Set(eventsBeside.filter((e) => !e.data?.redacted).map((e) => e.turnId))];
   assert.deepEqual(turnsBeside, [`${beside}${peru.turnId.slice('cli:f'.length)}`], "of the older export's cli:f, only the Peru turn came in");
+  assert.ok(eventsBeside.filter((e) => e.data?.redacted).every((e) => e.text === '[forgotten]'));
 });
 
 test('0320: an import that fails at its commit point leaves none of its tombstones in effect; one killed just after it records them at the next start', async () => {
@@ -757,7 +763,8 @@ test('0320 review: a turn whose reply an older forget named (a content tombstone
   const t = Q.host.services.use('host.transfer')!;
   await t.applyImport((await t.stageImport({ file })).id, { mode: 'skip' });
   const log = await Q.sessions.events('cli:lima', { includeDeleted: true });
-  assert.deepEqual(log.filter((e) => e.turnId === lima).map((e) => e.kind), [], 'nothing of the turn came in: not its message alone');
+  // Its place in the log is `[forgotten]`, as a forget here leaves it (decision 0540): not its message alone.
+  assert.deepEqual(log.filter((e) => e.turnId === lima).map((e) => [e.kind, e.text, e.data]), [['user', '[forgotten]', { redacted: true }], ['assistant', '[forgotten]', { redacted: true }]], 'nothing of the turn came in: not its message alone');
   assert.ok(log.some((e) => e.turnId === kept && e.kind === 'user'), JSON.stringify(log.map((e) => [e.turnId, e.kind])));
   assert.doesNotMatch(await fingerprint(Q), /time is it in Lima/);
 });

@@ -26,6 +26,8 @@ const SAMPLES: { [K in keyof Builders]: Parameters<Builders[K]>[] } = {
   settingSecret: [['core.llm.sources.openai.api_key']],
   settingPersonaPath: [['core.agent.persona_file']],
   turnTombstones: [[1], [7]],
+  forgottenHereLeftOut: [[1], [2]],
+  forgottenThereLeftOut: [[1], [3]],
   sessionRenamed: [['cli:default', 'cli:default-2']],
   wouldForgetHere: [[{ turns: 2, facts: 3, documents: 4 }], [{ turns: 2, facts: 3, documents: 4, files: 5 }]],
   forgotHere: [[{ turns: 2, facts: 3, documents: 4 }]],

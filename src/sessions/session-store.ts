@@ -16,10 +16,10 @@ import {
   type SessionsAPI,
 } from '../spec/index.js';
 import { writeFileAtomic } from '../fs/index.js';
-import { appendDurable, createDurable, parseObject, scanJsonl, type JsonlLogger } from './jsonl-file.js';
+import { appendDurable, createDurable, scanJsonl, type JsonlLogger } from './jsonl-file.js';
 import { MARK_EVERY, markAtOrAfter, markAtOrBefore, pickBackward, pickForward, type OffsetMark } from './session-offsets.js';
-import { redactLogBytes, retitleLogBytes, toEvent } from './session-record.js';
-import { titleFromForgotten, titleFromMessage } from '../spec/session-title.js';
+import { toEvent } from './session-record.js';
+import { forgetInLogBytes } from './forget-in-log.js';
 import { setAsideUnreadableLog } from './session-repair.js';
 import { readLinesBackward, readLinesForward, type LogLine } from './session-reader.js';
 import { kernelTurnNumber, SessionVisibility, type DeletionMarkerData } from './session-visibility.js';
@@ -319,14 +319,13 @@ export class SessionStore implements SessionsAPI {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
         throw e;
       }
-      const red = redactLogBytes(buf, match);
+      // A title made from a forgotten message goes too: the conversation is named after the first
+      // message still in it (or nothing, and its next message names it). An import rewrites an
+      // archive's log with the same function (decision 0540).
+      const red = forgetInLogBytes(buf, id, match);
       const { n } = red;
       if (!n) return 0;
-      // A title made from a forgotten message goes too: the conversation is named after the first
-      // message still in it (or nothing, and its next message names it).
-      const renamed = retitleLogBytes(red.bytes, (t) => titleFromForgotten(t, red.texts), this.firstMessageTitle(red.bytes, s));
-      const bytes = renamed.bytes;
-      await writeFileAtomic(s.file, bytes);
+      await writeFileAtomic(s.file, red.bytes);
       // New byte offsets: the sparse index is rebuilt (visibility is unchanged: same seqs, turns, markers).
       const scan = await scanJsonl(s.file, this.logger);
       s.size = scan.size;
@@ -340,7 +339,7 @@ export class SessionStore implements SessionsAPI {
       s.eventCount = count;
       // A forgotten input is not answered after a restart either (its text is gone).
       for (const [turnId, ev] of s.unanswered) if (match(ev)) s.unanswered.delete(turnId);
-      if (renamed.n) s.info.title = this.currentTitle(scan.records);
+      if (red.retitled) s.info.title = this.currentTitle(scan.records);
       s.cache = undefined;
       this.cacheOrder.delete(id);
       return n;
@@ -676,16 +675,6 @@ export class SessionStore implements SessionsAPI {
     s.turnCounter = Math.max(info.turns, this.reserved.get(id) ?? 0);
     this.reserved.delete(id);
     this.sessions.set(id, s);
-  }
-
-  /** A title from the first message still in a log (visible, not forgotten), or "". */
-  private firstMessageTitle(buf: Buffer, s: SessionState): string {
-    for (const line of buf.toString('utf8').split('\n')) {
-      const r = parseObject(line);
-      const ev = r && toEvent(r);
-      if (ev && ev.kind === 'user' && !ev.data?.redacted && s.vis.visible(ev) && ev.text.trim()) return titleFromMessage(ev.text);
-    }
-    return '';
   }
 
   /** The title a rewritten log now gives: its last header or `title` line's, as the scan at open reads it. */

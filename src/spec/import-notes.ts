@@ -8,6 +8,11 @@
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 const unreadable = (n: number): string => `${plural(n, 'line', 'lines')} that could not be read`;
+const leftOutTurns = (n: number): string => `${plural(n, 'turn', 'turns')} in the archive ${n === 1 ? 'was' : 'were'}`;
+// The parts count their own items (a log's turns, the window's events, documents): the note says
+// what they are one turn at a time.
+const leftOutHow = (n: number): string =>
+  `${n === 1 ? 'it comes' : 'they come'} in as [forgotten] in ${n === 1 ? 'its' : 'their'} conversation's log, and what the other parts held of ${n === 1 ? 'it' : 'them'} was left out (the "forgotten" column)`;
 
 export const importNote = {
   theirLinesUnreadable: (session: string, n: number) => `session ${session} in the archive has ${unreadable(n)}: left out (the archive still holds them)`,
@@ -25,7 +30,9 @@ export const importNote = {
   settingSecret: (key: string) => `setting ${key} is a secret and was left out (secrets are never imported)`,
   settingPersonaPath: (key: string) => `setting ${key} says where the other install keeps its persona and was left out (the persona came as persona.md)`,
   turnTombstones: (n: number) =>
-    `${plural(n, 'turn tombstone', 'turn tombstones')} of the archive kept its own forgotten turns out; they are not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead)`,
+    `${plural(n, 'turn tombstone', 'turn tombstones')} of the archive ${n === 1 ? 'is' : 'are'} not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead); ${n === 1 ? 'it only keeps' : 'they only keep'} the archive's own forgotten turns out`,
+  forgottenHereLeftOut: (n: number) => `${leftOutTurns(n)} forgotten here, and ${n === 1 ? 'stays' : 'stay'} forgotten: ${leftOutHow(n)}`,
+  forgottenThereLeftOut: (n: number) => `${leftOutTurns(n)} forgotten on the install the archive came from, and ${n === 1 ? 'stays' : 'stay'} forgotten: ${leftOutHow(n)}`,
   sessionRenamed: (from: string, to: string) => `session ${from} was imported as ${to} (both kept)`,
   wouldForgetHere: (c: ForgetCounts) =>
     `would also forget here what was forgotten on the archive's install: ${c.turns} turns, ${c.facts} facts, ${c.documents} documents${c.files ? `, and ${c.files} files sent with those turns (deleted from the data folder)` : ''}`,

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_PROTECTED_KEYS, importNote, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
-import { kernelTurnNumber, SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
+import { forgetInLogBytes, kernelTurnNumber, SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
 import { filesOnlyOf, turnForgotten, turnHash } from '../memory/control/index.js';
 import { holdMemoryFile, planInjects } from './every-session.js';
 import { RefMap } from './ref-map.js';
@@ -185,6 +185,11 @@ function eventKeys(lines: readonly Record<string, unknown>[]): string[] {
   return lines.filter((l) => l.type === 'event').map((l) => JSON.stringify([l.seq, l.turnId, l.kind, l.text]));
 }
 
+/** An event line the session store reads (toEvent): a seq, a turn and a kind. */
+function isReadableEvent(l: Record<string, unknown>): boolean {
+  return typeof l.seq === 'number' && typeof l.turnId === 'string' && typeof l.kind === 'string';
+}
+
 /** True when `a` is `b` or its start. */
 function isPrefix(a: readonly string[], b: readonly string[]): boolean {
   return a.length <= b.length && a.every((k, i) => k === b[i]);
@@ -283,10 +288,15 @@ export async function mergeImport(o: {
   // (0320 review fix 3: the turn came in as its message alone, its reply dropped event by event) —
   // or a message with an answer carrying a pair tombstone.
   const stones = { turn: () => false, content: textForgotten, pair: pairForgotten, fact: () => false, doc: () => false };
+  // Turns judged forgotten by what was said in them: forgotten here (the ledger is this install's).
+  const judgedHere = new Set<string>();
   const judge = (turn: string | undefined, messages: readonly unknown[], replies: readonly unknown[], others: readonly unknown[] = []) => {
     if (turn === undefined || forgottenRefs.has(turn)) return;
     const said = (x: unknown): x is string => typeof x === 'string' && x.trim() !== '';
-    if (turnForgotten(stones, undefined, messages.filter(said), replies.filter(said), others.filter(said))) forgottenRefs.add(turn);
+    if (turnForgotten(stones, undefined, messages.filter(said), replies.filter(said), others.filter(said))) {
+      forgottenRefs.add(turn);
+      judgedHere.add(turn);
+    }
   };
   if (o.ledger.isForgottenText || o.ledger.isForgottenPair) {
     // Each turn's texts from its log, its window events and its archived events, judged together (a
@@ -314,6 +324,14 @@ export async function mergeImport(o: {
   const refs = new RefMap(o.ledger, forgottenRefs, (ref) => theirTurnStones.size > 0 && ref.includes('#') && theirTurnStones.has(turnHash(ref)));
   const renamed: TransferReport['renamed'] = { library: {}, knowledge: {} };
   mkdirSync(M, { recursive: true, mode: 0o700 });
+  // The archive's turns left out as forgotten, by where they were forgotten — for the report's
+  // words (decision 0540): the parts count their own items (log turns, window events, documents),
+  // a note says how many turns that was and why.
+  const forgottenTurns = { here: new Set<string>(), there: new Set<string>() };
+  const noteLeftOut = (turn: string | undefined, byTextHere = false): void => {
+    if (turn === undefined) return;
+    (byTextHere || judgedHere.has(turn) || o.ledger.isForgotten(turn) ? forgottenTurns.here : forgottenTurns.there).add(turn);
+  };
 
   // Sessions first: a keep-both rename changes the refs of every other part.
   const sessDir = join(live.home, 'sessions');
@@ -324,18 +342,27 @@ export async function mergeImport(o: {
   const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || theirIds.has(id);
   for (const s of theirSessions) {
     const p = plan('sessions');
-    const theirRaw = readFileSync(s.file, 'utf8');
-    let theirs = logLines(theirRaw);
+    const theirRaw = readFileSync(s.file);
     // Lines of theirs no store can read are not carried over (they cannot be checked against
     // forget's tombstones); the archive, which keeps them, stays with the person. Said, not silent.
-    const theirDamaged = unreadableLines(theirRaw);
+    const theirDamaged = unreadableLines(theirRaw.toString('utf8'));
     if (theirDamaged > 0) notes.push(importNote.theirLinesUnreadable(s.id, theirDamaged));
-    const before = theirs.length;
-    // A redacted event (the "[forgotten]" marker a forget leaves in its log) holds nothing: the
-    // archive's own turn-id tombstones do not take it out of the log it came with.
-    const redacted = (l: Record<string, unknown>) => (l.data as { redacted?: unknown } | undefined)?.redacted === true;
-    theirs = theirs.filter((l) => l.type !== 'event' || ((typeof l.turnId !== 'string' || !refs.forgotten(l.turnId, !redacted(l))) && !(typeof l.text === 'string' && l.text && textForgotten(l.text))));
-    if (theirs.length < before) p.forgotten += before - theirs.length;
+    // The events of a forgotten turn (or text) become `[forgotten]` in their place, and a title made
+    // from them goes — exactly what a forget here leaves in a log (decision 0540): dropped, a log
+    // of ours forgotten since this archive was made compared as a conflict with it, and came in
+    // beside ours (overwrite, keep-both) under its forgotten message's title. An event that is
+    // `[forgotten]` already holds nothing and stays as it is; it was never counted as forgotten.
+    const forgotten = forgetInLogBytes(theirRaw, s.id, (e) => {
+      const byTurn = refs.forgotten(e.turnId);
+      const byText = !byTurn && e.text !== '' && textForgotten(e.text);
+      if (byTurn || byText) noteLeftOut(e.turnId, byText);
+      return byTurn || byText;
+    });
+    const isForgottenLine = (l: Record<string, unknown>) => (typeof l.turnId === 'string' && refs.forgotten(l.turnId)) || (typeof l.text === 'string' && l.text !== '' && textForgotten(l.text));
+    // An event line no store reads (no seq or kind) is not rewritten by a forget: one of a forgotten turn is left out.
+    let theirs = logLines(forgotten.bytes.toString('utf8')).filter((l) => l.type !== 'event' || isReadableEvent(l) || !isForgottenLine(l));
+    // Counted in turns (a turn is a message and its reply, tool calls …), not in events.
+    p.forgotten += forgotten.turnIds.size;
     const liveFile = join(sessDir, `${sessionFileStem(s.id)}.jsonl`);
     const oursText = readText(liveFile);
     const theirText = serialise(theirs);
@@ -414,6 +441,7 @@ export async function mergeImport(o: {
       const d = mapDocument(doc, refs, textForgotten, pairForgotten);
       if (!d) {
         p.forgotten++;
+        noteLeftOut(doc.refs[0], !(doc.refs[0] !== undefined && refs.forgotten(doc.refs[0])));
         continue;
       }
       if (!settleDocument(p, mode, docs.get(d.id) ?? archive.get(d.id)?.doc, d, refs, () => archive.deleteIds([d.id]))) continue;
@@ -435,6 +463,7 @@ export async function mergeImport(o: {
             const d = mapDocument(r.doc, refs, textForgotten, pairForgotten);
             if (!d) {
               p.forgotten++;
+              noteLeftOut(r.doc.refs[0], !(r.doc.refs[0] !== undefined && refs.forgotten(r.doc.refs[0])));
               continue;
             }
             if (!settleDocument(p, mode, archive.get(d.id)?.doc ?? docs.get(d.id), d, refs, () => docs.remove(d.id))) continue;
@@ -464,8 +493,10 @@ export async function mergeImport(o: {
     for (const e of theirCtx.events) {
       const p = plan('context');
       const turn = e.refs?.[0];
-      if (refs.forgotten(e.id) || (turn !== undefined && refs.forgotten(turn)) || [e.input, e.response].some((t) => t && textForgotten(t)) || (!!e.input && !!e.response && pairForgotten(e.input, e.response))) {
+      const byTurn = turn !== undefined && refs.forgotten(turn);
+      if (refs.forgotten(e.id) || byTurn || [e.input, e.response].some((t) => t && textForgotten(t)) || (!!e.input && !!e.response && pairForgotten(e.input, e.response))) {
         p.forgotten++;
+        noteLeftOut(turn, !byTurn);
         continue;
       }
       const id = refs.ref(e.id) ?? e.id;
@@ -682,8 +713,14 @@ export async function mergeImport(o: {
   // The archive's turn-id tombstones are not among them (decision 0350, above).
   const have = new Set(theirTombs.length ? o.ledger.tombstones().map((t) => t.ref) : []);
   const tombstones = theirTombs.filter((t) => !t.ref.startsWith(TURN_STONE) && !have.has(t.ref) && !o.ledger.isForgotten(t.ref));
+  if (forgottenTurns.here.size) notes.push(importNote.forgottenHereLeftOut(forgottenTurns.here.size));
+  if (forgottenTurns.there.size) notes.push(importNote.forgottenThereLeftOut(forgottenTurns.there.size));
   if (theirTurnStones.size) notes.push(importNote.turnTombstones(theirTurnStones.size));
-  if (theirTombs.length) plan('tombstones').added = tombstones.length;
+  if (theirTombs.length) {
+    plan('tombstones').added = tombstones.length;
+    // Those recorded here already (this install's own forgets, an archive of it imported back).
+    plan('tombstones').same = theirTombs.filter((t) => !t.ref.startsWith(TURN_STONE) && (have.has(t.ref) || o.ledger.isForgotten(t.ref))).length;
+  }
   for (const [from, to] of Object.entries(renamedSessions)) notes.push(importNote.sessionRenamed(from, to));
   return { files, settings, tombstones, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };
 }
