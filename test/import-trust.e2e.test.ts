@@ -122,7 +122,11 @@ test('0350: an archive cannot set what only the person sets — programs, paths,
     'plugin.webui.web_root': '/',
     'core.llm.sources.openai.base_url': 'http://127.0.0.1:9/v1',
     'core.llm.sources.openai.adapter': 'openai-compatible',
+    // A source of the archive's own (decision 0540): it comes in, but off — an `ollama` source is
+    // probed and then used without a key, so on it would send the conversations to its address.
     'core.llm.custom_sources': [{ name: 'evil', label: 'Evil', models: [] }],
+    'core.llm.sources.evil.base_url': 'http://127.0.0.1:9/v1',
+    'core.llm.sources.evil.adapter': 'ollama',
     'core.memory.library_dir': '/tmp',
     // Not privileged, but this install's tool_protected_keys keeps it from config_set: held back too.
     'plugin.telegram.poll_timeout_s': 7,
@@ -131,10 +135,11 @@ test('0350: an archive cannot set what only the person sets — programs, paths,
   };
   const file = await variant(base, join(work, 'hostile-settings.zip'), (e, m) => put(e, m, 'settings.json', 'settings', JSON.stringify(hostile)));
   const B = await daemon();
-  const before = Object.fromEntries(Object.keys(hostile).map((k) => [k, JSON.stringify(B.config.get(k))]));
+  const evil = (k: string) => k === 'core.llm.custom_sources' || k.startsWith('core.llm.sources.evil.');
+  const before = Object.fromEntries(Object.keys(hostile).filter((k) => !evil(k)).map((k) => [k, JSON.stringify(B.config.get(k))]));
   const t = B.host.services.use('host.transfer')!;
   const job = await t.stageImport({ file });
-  const held = Object.keys(hostile).filter((k) => k !== 'core.memory.recall_depth').sort();
+  const held = [...Object.keys(hostile).filter((k) => k !== 'core.memory.recall_depth' && !evil(k)), 'core.llm.sources.evil.enabled'].sort();
   // The preview names them before anything is applied.
   const preview = await t.inspectImport(job.id, { mode: 'overwrite' });
   // The preview's view is the job as it is now: staged, waiting for the person's apply.
@@ -142,7 +147,9 @@ test('0350: an archive cannot set what only the person sets — programs, paths,
   assert.deepEqual([...(preview.report!.parts.settings?.privilegedLeftOut ?? [])].sort(), held);
   const r = await t.applyImport(job.id, { mode: 'overwrite' });
   assert.deepEqual([...(r.report!.parts.settings?.privilegedLeftOut ?? [])].sort(), held);
-  for (const k of held) assert.equal(JSON.stringify(B.config.get(k)), before[k], `${k} was set by the archive`);
+  for (const k of held.filter((x) => !evil(x))) assert.equal(JSON.stringify(B.config.get(k)), before[k], `${k} was set by the archive`);
+  const source = B.host.services.use('host.providers')!.status().find((p) => p.name === 'evil');
+  assert.deepEqual({ enabled: source?.enabled, state: source?.state }, { enabled: false, state: 'unconfigured' }, 'the archive\'s source is on');
   assert.equal(B.config.get('core.memory.recall_depth'), 4);
   assert.equal(existsSync(marker), false, 'the archive started a program');
 

@@ -3,7 +3,8 @@
  * fallback. Others import only this file.
  */
 export { ProviderManager, noProviderMessage, type ProviderManagerOptions, type RunOptions, type RunResult, type ProviderLog } from './provider-manager.js';
-export { providerConfigDefaults, SEEDED_SOURCES, sourceKey, normalizeBaseUrl, type SeededSource } from './provider-config.js';
+export { providerConfigDefaults, SEEDED_SOURCES, sourceKey, normalizeBaseUrl, CUSTOM_SOURCES_KEY, customSourceSchema, customSourcesSchema, type SeededSource, type CustomSource } from './provider-config.js';
+export { sourceInputSchema, API_ADAPTERS, type SourceInput } from './source-catalog.js';
 export { LuaAdaptedProvider, errorMessageOf, type ProviderSource, type LuaAdaptedProviderOptions } from './lua-adapted-provider.js';
 export { LuaAdapter, toLuaRequest, type AdapterConfig, type AdapterHttpRequest, type LuaAdapterOptions } from './lua-adapter.js';
 export { AdapterRegistry, type AdapterFile } from './adapter-registry.js';

@@ -33,6 +33,19 @@ export const importNote = {
     `${plural(n, 'turn tombstone', 'turn tombstones')} of the archive ${n === 1 ? 'is' : 'are'} not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead); ${n === 1 ? 'it only keeps' : 'they only keep'} the archive's own forgotten turns out`,
   forgottenHereLeftOut: (n: number) => `${leftOutTurns(n)} forgotten here, and ${n === 1 ? 'stays' : 'stay'} forgotten: ${leftOutHow(n)}`,
   forgottenThereLeftOut: (n: number) => `${leftOutTurns(n)} forgotten on the install the archive came from, and ${n === 1 ? 'stays' : 'stay'} forgotten: ${leftOutHow(n)}`,
+  adapterHeld: (name: string, replaces: boolean) =>
+    `Lua adapter ${name} of the archive is code${replaces ? ' and differs from the one here' : ''}: it was put in adapters/imported/${name}.lua of the data folder, where nothing runs it (an import never puts code into use) — read it, and move it into adapters/ to use it`,
+  adapterUnreadable: (name: string, tooLarge: boolean) => `Lua adapter ${name} of the archive was left out: ${tooLarge ? 'it is larger than 1 MiB' : 'it is not UTF-8 text'}; the rest was imported`,
+  sourceWithoutKey: (name: string) => `LLM source ${name} came in without its API key (keys never leave the install they were entered on): enter it in Settings → LLM sources if it uses one`,
+  sourceDisabled: (name: string) =>
+    `LLM source ${name} came in disabled and without its API key (keys never leave the install they were entered on): check its address in Settings → LLM sources, enter its key if it uses one, and enable it there — or import again taking privileged settings`,
+  sourceAdapterHeld: (name: string, adapter: string) =>
+    `LLM source ${name} came in disabled and without its API key: its Lua adapter ${adapter} came as code and waits in adapters/imported/ — once you have read it and moved it into adapters/, enter the key and enable the source`,
+  sourceAdapterMissing: (name: string, adapter: string) => `LLM source ${name} came in disabled: its Lua adapter ${adapter} is neither here nor in the archive`,
+  sourceInvalid: (name: string, why: string) => `LLM source ${name} in the archive is malformed (${why}) and was left out; the rest was imported`,
+  sourceBuiltInName: (name: string) => `LLM source ${name} in the archive has the name of a built-in source here and was left out`,
+  sourcesUnreadable: (why: string) => `the archive's list of LLM sources is malformed (${why}) and was left out; the rest was imported`,
+  settingAdapterHeld: (key: string, adapter: string) => `setting ${key} names the Lua adapter ${adapter}, which came as code and waits in adapters/imported/: left out`,
   sessionRenamed: (from: string, to: string) => `session ${from} was imported as ${to} (both kept)`,
   wouldForgetHere: (c: ForgetCounts) =>
     `would also forget here what was forgotten on the archive's install: ${c.turns} turns, ${c.facts} facts, ${c.documents} documents${c.files ? `, and ${c.files} files sent with those turns (deleted from the data folder)` : ''}`,

@@ -7,8 +7,12 @@
 export const TRANSFER_MODES = ['skip', 'overwrite', 'keep-both'] as const;
 export type TransferMode = (typeof TRANSFER_MODES)[number];
 
-/** The parts of an export, in the order an import applies them. */
-export const TRANSFER_PARTS = ['sessions', 'media', 'context', 'documents', 'archive', 'library', 'knowledge', 'persona', 'settings', 'tombstones', 'graph'] as const;
+/**
+ * The parts of an export, in the order an import applies them. `sources` (the person's own LLM
+ * sources) travel inside `settings.json` and are reported apart; `adapters` are the Lua adapter
+ * files of the data folder's `adapters/` (code: an import never puts one into use, decision 0540).
+ */
+export const TRANSFER_PARTS = ['sessions', 'media', 'context', 'documents', 'archive', 'library', 'knowledge', 'persona', 'settings', 'sources', 'adapters', 'tombstones', 'graph'] as const;
 export type TransferPart = (typeof TRANSFER_PARTS)[number];
 
 /** Progress of a running export or import. */
@@ -58,10 +62,13 @@ export interface TransferPartPlan {
    */
   privilegedLeftOut?: string[];
   /**
-   * Library and persona only: what would reach every session and waits for the person's yes
+   * What waits for the person's yes. Library and persona: what would reach every session
    * (decision 0350): library memories (`memories/<id>.md`) imported disabled, plan files
-   * (`pinned/plan.json`, `pinned/once.json`) and `persona.md` left out. Take them with
-   * `approveInjected` (or enable a memory in the library).
+   * (`pinned/plan.json`, `pinned/once.json`) and `persona.md` left out; take them with
+   * `approveInjected` (or enable a memory in the library). Sources (decision 0540): the names of
+   * LLM sources that came in disabled — the person enables each in the settings. Adapters: the
+   * Lua adapters (`<name>.lua`) put in `adapters/imported/`, where nothing runs them — the person
+   * reads one and moves it into `adapters/` to use it.
    */
   heldForApproval?: string[];
 }

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import type { TransferCounts, TransferLeftOut } from '../spec/index.js';
 import { KNOWLEDGE_NAME_RE } from '../knowledge/index.js';
 import { sessionIdFromFileStem } from '../sessions/index.js';
-import { LIBRARY_ID_RE } from './manifest.js';
+import { ADAPTER_NAME_RE, LIBRARY_ID_RE } from './manifest.js';
+import { ADAPTER_MAX_BYTES } from './llm-sources.js';
 import type { PackFile } from './zip-pack.js';
 import { INSTALL_LOCAL_SETTINGS, type TransferHost } from './transfer-host.js';
 
@@ -113,7 +114,8 @@ function walk(dir: string, depth: number): string[] {
  * pruning writes documents before the window drops the events, so a move during the snapshot can
  * only leave a turn in two parts (an import counts it once), never in none — then the graph, the
  * session logs (append-only), the library, knowledge, persona, settings without secrets (and
- * never the auth token), and forget's tombstones. Media files are write-once and packed from
+ * never the auth token; the person's LLM sources among them, without their keys), the Lua
+ * adapters of `adapters/`, and forget's tombstones. Media files are write-once and packed from
  * where they are. A database SQLite finds damaged while copying it is left out and named in
  * `leftOut`; the rest is taken.
  */
@@ -227,6 +229,27 @@ export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (st
   writeFileSync(join(dir, 'settings.json'), JSON.stringify(settings, null, 1), { mode: 0o600 });
   files.push({ entry: 'settings.json', part: 'settings', source: join(dir, 'settings.json') });
   counts.settings = Object.keys(settings).length;
+
+  onStep?.('adapters');
+  // The person's Lua adapters (decision 0540): code, which an import holds apart until the person
+  // moves it into use. Only files the adapter registry would load; a file over the size an adapter
+  // may have is left out and logged.
+  const adapterDir = join(host.home, 'adapters');
+  let adapters = 0;
+  for (const n of existsSync(adapterDir) ? readdirSync(adapterDir).sort() : []) {
+    const src = join(adapterDir, n);
+    if (!n.endsWith('.lua') || !ADAPTER_NAME_RE.test(n.slice(0, -'.lua'.length)) || !regularFile(src)) continue;
+    if (lstatSync(src).size > ADAPTER_MAX_BYTES) {
+      host.log.warn(`export: adapters/${n} is larger than an adapter may be (${ADAPTER_MAX_BYTES} bytes) and was left out`);
+      continue;
+    }
+    mkdirSync(join(dir, 'adapters'), { recursive: true, mode: 0o700 });
+    copyFileSync(src, join(dir, 'adapters', n));
+    files.push({ entry: `adapters/${n}`, part: 'adapters', source: join(dir, 'adapters', n) });
+    adapters++;
+  }
+  // Counted only when there are some: a reader of format 2 refuses a count of a part it does not know.
+  if (adapters) counts.adapters = adapters;
 
   onStep?.('tombstones');
   const tombs = host.forget?.()?.tombstones() ?? [];

@@ -10,6 +10,8 @@ import { holdMemoryFile, planInjects } from './every-session.js';
 import { RefMap } from './ref-map.js';
 import type { StagedExport } from './staged-export.js';
 import { INSTALL_LOCAL_SETTINGS } from './transfer-host.js';
+import { adapterHere, holdAdapters, mergeSources } from './llm-sources.js';
+import { CUSTOM_SOURCES_KEY } from '../providers/index.js';
 
 /** A file an import replaces or adds: the merged copy is renamed over the live path. */
 export interface SwapFile {
@@ -31,10 +33,15 @@ export interface LivePaths {
   home: string;
   library: string;
   persona: string;
+  /** The person's Lua adapters (`<home>/adapters`). */
+  adapters: string;
 }
 
 /** Tombstone refs of a turn id (`sha256:turn:<hex>`). */
 const TURN_STONE = 'sha256:turn:';
+
+/** The adapter setting of an LLM source. */
+const ADAPTER_SETTING_RE = /^core\.llm\.sources\.[^.]+\.adapter$/;
 
 /** The setting that lists what `config_set` may not change (the cfgmgr plugin's). */
 const PROTECTED_KEYS_SETTING = 'plugin.cfgmgr.tool_protected_keys';
@@ -659,6 +666,9 @@ export async function mergeImport(o: {
     fileItem('media', m.file, join(live.home, 'media', ...m.rel.split('/')), join(M, 'media', ...m.rel.split('/')), undefined);
   }
 
+  // Lua adapters are code (decision 0540): never put into use by an import.
+  const heldAdapters = holdAdapters({ adapters: staged.adapters(), liveDir: live.adapters, mergedDir: join(M, 'adapters'), plan: () => plan('adapters'), notes, files });
+
   // Settings: set through the registry after the swap (validated there); secrets never. Without
   // `privilegedSettings` an archive sets only what the agent's `config_set` may set (decision
   // 0350): not a privileged key, and none that this install's live `tool_protected_keys` protects
@@ -667,7 +677,23 @@ export async function mergeImport(o: {
   const leftOut: string[] = [];
   const known = new Map<string, ConfigKeyInfo>(o.config.list().map((i) => [i.key, i]));
   const protectedHere = protectedPatterns(known.get(PROTECTED_KEYS_SETTING)?.value);
-  for (const [key, value] of Object.entries(staged.settings())) {
+  const theirSettings = staged.settings();
+  // The person's own LLM sources first (decision 0540): a source new here is not known to the
+  // registry until its name is listed, so its settings are checked and set apart from the rest.
+  const sources = mergeSources({
+    theirs: theirSettings,
+    ours: known.get(CUSTOM_SOURCES_KEY)?.value,
+    mode,
+    privilegedSettings: o.privilegedSettings,
+    adapterUsable: (n) => !heldAdapters.has(n) && adapterHere(live.adapters, n) !== undefined,
+    heldAdapters,
+    plan: () => plan('sources'),
+    notes,
+  });
+  settings.push(...sources.settings);
+  leftOut.push(...sources.privilegedLeftOut);
+  for (const [key, value] of Object.entries(theirSettings)) {
+    if (sources.handled.has(key)) continue;
     const p = plan('settings');
     const info = known.get(key);
     if (!info) {
@@ -692,6 +718,13 @@ export async function mergeImport(o: {
     }
     if (JSON.stringify(info.value) === JSON.stringify(value)) {
       p.same++;
+      continue;
+    }
+    // A source here is never pointed at an adapter this import held: that would put the archive's
+    // code into use (with this install's key) the moment the person moved the file for another reason.
+    if (ADAPTER_SETTING_RE.test(key) && typeof value === 'string' && heldAdapters.has(value)) {
+      notes.push(importNote.settingAdapterHeld(key, value));
+      p.skipped++;
       continue;
     }
     if (info.origin === 'stored' || info.origin === 'env' || info.origin === 'override') {

@@ -7,13 +7,20 @@ import { sessionIdFromFileStem } from '../sessions/index.js';
 /** The `format` of every HomeAgent export. */
 export const EXPORT_FORMAT = 'homeagent-export';
 /**
- * The format version this build writes and reads. Bump it when a reader of the old one would
+ * The newest format version this build writes and reads. Bump it when a reader of the old one would
  * misread the new. 2 (decision 0320): `tombstones.json` holds pair tombstones
  * (`sha256:pair:…`, a turn's message with its reply); a version-1 reader skips refs of a kind it
  * does not know, so it would import the archive and quietly keep what those forgets took. A
- * version-1 archive reads as before (its `content` tombstones keep their meaning).
+ * version-1 archive reads as before (its `content` tombstones keep their meaning). 3 (decision
+ * 0540): `adapters/<name>.lua`, the person's Lua adapters — written only by an export that holds
+ * one ({@link formatVersionFor}), since a version-2 reader refuses the new part as a malformed
+ * manifest rather than saying it is too new; an export without adapters stays version 2.
  */
-export const EXPORT_FORMAT_VERSION = 2;
+export const EXPORT_FORMAT_VERSION = 3;
+/** The format version an export of these files is written as: the oldest that has every part it holds. */
+export function formatVersionFor(files: readonly { part: TransferPart }[]): number {
+  return files.some((f) => f.part === 'adapters') ? 3 : 2;
+}
 /** The oldest format version this build still reads. */
 export const MIN_READ_FORMAT_VERSION = 1;
 /** Name of the manifest entry (written first). */
@@ -21,6 +28,8 @@ export const MANIFEST_ENTRY = 'manifest.json';
 
 /** Library memory ids (M-1), as the memory-manager checks them. */
 export const LIBRARY_ID_RE = /^[A-Za-z0-9_-]{3,64}$/;
+/** Lua adapter names, as the adapter registry finds them (`<name>.lua`). */
+export const ADAPTER_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const PLAN_FILES = new Set(['plan.json', 'excluded.json', 'once.json']);
 
 const fileSchema = z.object({
@@ -83,7 +92,7 @@ function escape(name: string, why: string): never {
  * use `/`, hold no `..`, `.` or empty segments, no NUL or backslash, and be one of the format's
  * places (`sessions/<stem>.jsonl`, `memory/<tier file>`, `library/memories/<id>.md`,
  * `library/pinned/<plan file>`, `knowledge/<name>/content.md`, `media/…`, `persona.md`,
- * `settings.json`, `tombstones.json`). Traversal is TRANSFER_PATH_ESCAPE; anything else unknown is
+ * `settings.json`, `tombstones.json`, `adapters/<name>.lua`). Traversal is TRANSFER_PATH_ESCAPE; anything else unknown is
  * TRANSFER_CORRUPT.
  */
 export function partOfEntry(name: string): TransferPart {
@@ -123,6 +132,9 @@ export function partOfEntry(name: string): TransferPart {
       return rest.length === 0 ? 'settings' : unknown();
     case 'tombstones.json':
       return rest.length === 0 ? 'tombstones' : unknown();
+    case 'adapters':
+      if (rest.length === 1 && rest[0].endsWith('.lua') && ADAPTER_NAME_RE.test(rest[0].slice(0, -'.lua'.length))) return 'adapters';
+      return unknown();
     default:
       return unknown();
   }

@@ -229,6 +229,11 @@ export class StagedExport {
     return this.manifest.files.filter((f) => f.part === 'media').map((f) => ({ rel: f.path.slice('media/'.length), file: unpacked(this.dir, f.path) }));
   }
 
+  /** The Lua adapters (`adapters/<name>.lua`): the adapter's name and the unpacked file. */
+  adapters(): { name: string; file: string }[] {
+    return this.manifest.files.filter((f) => f.part === 'adapters').map((f) => ({ name: f.path.slice('adapters/'.length, -'.lua'.length), file: unpacked(this.dir, f.path) }));
+  }
+
   persona(): string | undefined {
     return this.text('persona.md');
   }

@@ -20,7 +20,7 @@ import {
   type NewMemoryChange,
 } from '../spec/index.js';
 import { fsyncPaths, writeFileAtomic } from '../fs/index.js';
-import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, summarise, type Manifest } from './manifest.js';
+import { EXPORT_FORMAT, formatVersionFor, summarise, type Manifest } from './manifest.js';
 import { takeSnapshot } from './export-snapshot.js';
 import { describeFiles, writeZip } from './zip-pack.js';
 import { DEFAULT_UNPACK_LIMITS, freeBytes, isDiskFull, unpackExport, type UnpackLimits } from './zip-unpack.js';
@@ -209,7 +209,7 @@ export class TransferRuntime implements TransferService {
   private async runExport(job: Job, opts: { file?: string; passphrase?: string }, onProgress?: TransferProgressFn): Promise<void> {
     const snap = join(job.dir, 'snapshot');
     mkdirSync(snap, { recursive: true, mode: 0o700 });
-    const parts = ['context', 'documents', 'archive', 'graph', 'sessions', 'library', 'knowledge', 'persona', 'settings', 'tombstones', 'media'];
+    const parts = ['context', 'documents', 'archive', 'graph', 'sessions', 'library', 'knowledge', 'persona', 'settings', 'adapters', 'tombstones', 'media'];
     let step = 0;
     const snapshot = await takeSnapshot(this.host, snap, () => this.progress(job, { phase: 'snapshot', done: step++, total: parts.length }, onProgress));
     const total = snapshot.files.reduce((n, f) => n + statSync(f.source).size, 0);
@@ -217,7 +217,7 @@ export class TransferRuntime implements TransferService {
     const files = await describeFiles(snapshot.files, (n) => this.progress(job, { phase: 'checksum', done: (done += n), total }, onProgress));
     const manifest: Manifest = {
       format: EXPORT_FORMAT,
-      formatVersion: EXPORT_FORMAT_VERSION,
+      formatVersion: formatVersionFor(files),
       homeagentVersion: this.host.version,
       createdAt: new Date(this.now()).toISOString(),
       counts: snapshot.counts,
@@ -414,7 +414,7 @@ export class TransferRuntime implements TransferService {
   }
 
   private live() {
-    return { home: this.host.home, library: this.host.libraryRoot(), persona: this.host.personaFile() };
+    return { home: this.host.home, library: this.host.libraryRoot(), persona: this.host.personaFile(), adapters: join(this.host.home, 'adapters') };
   }
 
   async inspectImport(id: string, options: ImportOptions): Promise<TransferJobView> {
