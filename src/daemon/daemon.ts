@@ -6,7 +6,7 @@ import { ConfigRegistry, coreConfigDefaults, personaPath } from '../config/index
 import { SessionStore, TextLog } from '../sessions/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
 import { openMemorySystem, type MemorySystem } from '../memory/index.js';
-import { AttachmentReader } from '../media/index.js';
+import { AttachmentReader, readableHtml } from '../media/index.js';
 import { removeStaleTempFiles } from '../fs/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
@@ -192,6 +192,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.agent', status);
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
   host.services.provide('host', 'host.people', config.people);
+  // The one HTML reader (src/media) for built-ins, which cannot import it: web_fetch reads pages with it.
+  host.services.provide('host', 'host.media', { readableHtml });
   host.services.provide('host', 'host.memory-changes', { notify: (c) => memory.changes.notify(c) });
   // Exclusion, forget and history (M-9, K-2, K-3); only while its store opened.
   if (memory.status().control) host.services.provide('host', 'host.memory-control', memory.control);

@@ -3,7 +3,7 @@ import { KnowledgeFileError, MAX_KNOWLEDGE_BYTES, MAX_KNOWLEDGE_FILE_BYTES } fro
 import { attachmentKind, looksLikeText } from './attachment-kind.js';
 import { decodeText } from './text-decode.js';
 import { extractPdfText, PdfReadError } from './pdf-text.js';
-import { htmlText } from './html-text.js';
+import { readableHtml } from './readable-html.js';
 
 /** How a file was read: as text (Markdown, plain text, code), a PDF's text layer, or HTML made readable. */
 export type KnowledgeFileKind = 'text' | 'pdf' | 'html';
@@ -30,6 +30,12 @@ const HTML_EXT = new Set(['html', 'htm', 'xhtml']);
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 /** Kept as written even when they hold HTML: a note about HTML is still a note. */
 const TEXT_NOT_HTML = new Set(['md', 'markdown', 'txt', 'text']);
+/**
+ * A file someone keeps is often a whole document rather than an article inside a page of menus:
+ * the reader view's pick is taken only when it holds most of the page's text (70 %), otherwise the
+ * whole body is kept — a smaller entry is not worth losing a section the reader view took for clutter.
+ */
+const WHOLE_DOCUMENT = { minChars: 1, minShare: 0.7 };
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
 /** True when bytes are not text: a NUL in the first 8 KiB (UTF-16 with its BOM is text). */
@@ -94,7 +100,7 @@ export async function knowledgeFileText(bytes: Uint8Array, file: KnowledgeFileSo
       throw new KnowledgeFileError('KNOWLEDGE_FILE_UNREADABLE', `${name} could not be read as a PDF: ${why}`, { file: name, reason, cause: (e as Error).message }, e);
     }
   } else if (kind === 'html') {
-    const page = await htmlText(bytes);
+    const page = await readableHtml(bytes, { article: WHOLE_DOCUMENT });
     // The title is the document's name in a browser's tab: keep it as the heading unless the text opens with it.
     text = page.title && !page.text.slice(0, page.title.length + 20).includes(page.title) ? `# ${page.title}\n\n${page.text}` : page.text;
   } else {

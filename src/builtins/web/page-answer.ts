@@ -1,3 +1,4 @@
+import type { MediaService } from '../../spec/index.js';
 import { toReadable } from './readable-text.js';
 import type { FetchedPage } from './safe-fetch.js';
 
@@ -5,8 +6,8 @@ import type { FetchedPage } from './safe-fetch.js';
  * What `web_fetch` returns to the model: a header that marks the text as external content, the
  * title, the final URL (and where it was redirected from), whether it was cut, then the text.
  */
-export function readableAnswer(page: FetchedPage, maxChars: number): string {
-  const r = toReadable(page.body, page.contentType, page.url);
+export async function readableAnswer(page: FetchedPage, maxChars: number, media: MediaService | undefined): Promise<string> {
+  const r = await toReadable(page.body, page.contentType, page.url, media);
   const cut = r.text.length > maxChars;
   const text = cut ? `${r.text.slice(0, maxChars)}…` : r.text;
   const notes = [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { definePlugin, type ConfigKeyDef, type Disposer, type PluginSDK, type ToolDef } from '../../sdk/index.js';
 import { parseArgs, toolParameters } from '../shared/index.js';
 import { AddressPolicy } from './address-policy.js';
+import { readableAnswer } from './page-answer.js';
 import { safeFetch, type Resolver } from './safe-fetch.js';
 import { SEARCH_PROVIDERS, webSearch, type SearchProvider } from './web-search.js';
 import { WebError } from './web-error.js';
@@ -84,9 +85,9 @@ export function createWebPlugin(opts: WebPluginOptions = {}) {
             resolver: opts.resolver,
           });
           if (page.status >= 400) throw new WebError('WEB_HTTP_STATUS', `${page.url} answered HTTP ${page.status}`, { status: page.status, url: page.url });
-          // Readability and linkedom load on the first fetch (~0.2 s), not at daemon start.
-          const { readableAnswer } = await import('./page-answer.js');
-          return readableAnswer(page, a.max_chars ?? s.get<number>('max_chars'));
+          // HTML is read by the daemon's one reader (src/media, the knowledge base's too): built-ins
+          // reach it as the host.media service. Readability and linkedom load on its first call.
+          return readableAnswer(page, a.max_chars ?? s.get<number>('max_chars'), sdk.use('host.media'));
         },
       };
       sdk.registerTool(fetchTool);

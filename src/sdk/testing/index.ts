@@ -24,6 +24,7 @@ import { ConfigRegistry } from '../../config/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, SEEDED_SOURCES, providerConfigDefaults, sourceKey } from '../../providers/index.js';
 import { silentLogger, type Logger } from '../../log/index.js';
 import { PluginHost, PluginRegistry, type MemoryPort, type PluginRegistryOptions } from '../../plugins/index.js';
+import { readableHtml } from '../../media/index.js';
 import { MemorySessions } from './memory-sessions.js';
 import { ScriptedLlm } from './scripted-llm.js';
 
@@ -105,6 +106,8 @@ export async function createTestHost(opts: TestHostOptions = {}): Promise<TestHo
   };
   const agent = new Agent({ llm: providers, sessions, config, log, homeDir, toolScope: opts.toolScope });
   const host = new PluginHost({ agent, homeDir, config, sessions, llm: sdkLlm, memory: opts.memory, log, startTimeoutMs: opts.startTimeoutMs });
+  // The daemon's stateless readers, as in homed (web_fetch reads HTML through them).
+  host.services.provide('host', 'host.media', { readableHtml });
   const registry = new PluginRegistry({ host, watchLua: false, ...opts.registry });
   for (const p of opts.plugins ?? []) registry.registerBuiltin(p as PluginDefinition<PluginSDK>);
   agent.start();
