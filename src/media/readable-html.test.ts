@@ -6,6 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHTML } from 'linkedom';
+import { KnowledgeFileError } from '../spec/index.js';
+import { knowledgeFileText } from './index.js';
 import { decodeHtml, domToMarkdown, readableHtml } from './readable-html.js';
 
 const LONG = 'Longjing, or Dragon Well, is a pan-roasted green tea from the area of Longjing Village in Hangzhou, Zhejiang. '.repeat(4);
@@ -39,6 +41,21 @@ test('no article: a short page gives its whole body; scripts, styles, templates,
   );
   assert.deepEqual(page, { title: 'Gate', text: 'Gate code 4471.', mode: 'page' });
   assert.deepEqual(await readableHtml(html('<html><body><script>x()</script><style>p{}</style></body></html>')), { title: '', text: '', mode: 'page' });
+});
+
+test('a document without <html> and <body> (a fragment, an HTML5 page that leaves them out, plain text, nothing) is read like a browser reads it', async () => {
+  const read = async (s: string) => (await readableHtml(html(s))).text;
+  assert.equal(await read('<p>Gate code <b>4471</b>.</p>'), 'Gate code 4471.');
+  const omitted = await readableHtml(html('<!doctype html><meta charset="utf-8"><title>Router</title><h1>Setup</h1><p>The router lives at 192.168.1.1.</p>'));
+  assert.deepEqual(omitted, { title: 'Router', text: '# Setup\n\nThe router lives at 192.168.1.1.', mode: 'page' });
+  assert.equal(await read('<html><head><title>T</title><style>p{}</style></head><p>inside html, no body</p></html>'), 'inside html, no body');
+  assert.equal(await read('<head><title>T</title></head><body><p>body without html</p></body>'), 'body without html');
+  assert.equal(await read('just words, no tags'), 'just words, no tags');
+  assert.equal(await read('<!-- only a comment -->'), '');
+  assert.deepEqual(await readableHtml(new Uint8Array(0)), { title: '', text: '', mode: 'page' });
+  // What the knowledge base makes of them: the text, or "no text" — not a TypeError from the DOM.
+  assert.equal((await knowledgeFileText(html('<h2>Wi-Fi</h2><p>guest network: tea-guests</p>'), { name: 'wifi.html' })).text, '## Wi-Fi\n\nguest network: tea-guests');
+  await assert.rejects(knowledgeFileText(new Uint8Array(0), { name: 'empty.html' }), (e: unknown) => e instanceof KnowledgeFileError && e.code === 'KNOWLEDGE_FILE_EMPTY');
 });
 
 test('a kept file asks for most of the page (minShare): a pick that leaves much of the page out gives the whole page; scripts do not count in the share', async () => {

@@ -111,6 +111,15 @@ export function domToMarkdown(root: DomNode, base?: string): string {
     .trim();
 }
 
+/** Opening and closing tags of the document and its body, wherever they stand. */
+const DOCUMENT_TAGS = /<!doctype[^>]*>|<\/?(?:html|body)(?=[\s/>])[^>]*>/gi;
+
+/** The document has `html > body`, where the walk and the reader view look. */
+function hasBody(doc: { documentElement: DomNode | null }): boolean {
+  const root = doc.documentElement;
+  return root?.nodeName.toLowerCase() === 'html' && Array.from(root.childNodes).some((n) => n.nodeName.toLowerCase() === 'body');
+}
+
 const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
 /** What counts when the reader view's pick is weighed against the page: not spaces or Markdown marks. */
 const letters = (s: string) => s.replace(/[\s#>|`*_[\]()-]/g, '').length;
@@ -131,9 +140,16 @@ export async function readableHtml(bytes: Uint8Array, options: ReadableHtmlOptio
   const { baseUrl } = options;
   const minChars = options.article?.minChars ?? 80;
   const minShare = options.article?.minShare ?? 0;
-  const html = decodeHtml(bytes, options.charset);
-  const wholePage = (doc: ReturnType<typeof parseHTML>['document']) => domToMarkdown((doc.body ?? doc.documentElement) as unknown as DomNode, baseUrl);
-  const { document } = parseHTML(html);
+  let html = decodeHtml(bytes, options.charset);
+  const wholePage = (doc: ReturnType<typeof parseHTML>['document']) => domToMarkdown(doc.body as unknown as DomNode, baseUrl);
+  let { document } = parseHTML(html);
+  if (!hasBody(document as unknown as { documentElement: DomNode | null })) {
+    // linkedom builds html > body only from markup that spells both out: a fragment, an HTML5
+    // page that leaves those tags out, or plain text read as nothing (or threw). What there is
+    // goes into a body, as a browser puts it.
+    html = `<!doctype html><html><body>${html.replace(DOCUMENT_TAGS, '')}</body></html>`;
+    ({ document } = parseHTML(html));
+  }
   const title = oneLine(document.querySelector('title')?.textContent);
   // Readability changes the document it reads: the page's text, when the pick is weighed against
   // it, is taken first and the reader gets its own copy; otherwise the page is parsed again only

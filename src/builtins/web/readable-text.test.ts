@@ -16,7 +16,9 @@ test("an HTML page is read with the header's charset, its links resolved against
   const page = await toReadable(body, 'text/html; charset=gbk', 'https://example.com/a/b', media);
   assert.deepEqual(page, { title: '', text: '中文 [tea](https://example.com/tea)', mode: 'page' });
   // No Content-Type at all: a body that opens like HTML is read as HTML.
-  assert.equal((await toReadable(Buffer.from('<p>hello <b>there</b></p>'), '', 'https://example.com/', media)).mode, 'page');
+  assert.deepEqual(await toReadable(Buffer.from('<p>hello <b>there</b></p>'), '', 'https://example.com/', media), { title: '', text: 'hello there', mode: 'page' });
+  // An empty HTML answer is an empty page, not a failure of the reader.
+  assert.deepEqual(await toReadable(Buffer.alloc(0), 'text/html', 'https://example.com/', media), { title: '', text: '', mode: 'page' });
 });
 
 test('text types need no reader; HTML without one is a coded refusal', async () => {
