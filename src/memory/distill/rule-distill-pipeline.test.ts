@@ -68,3 +68,18 @@ test('facts hold from when they were said, not from the tick that distilled them
   assert.deepEqual(lives.map((r) => [r.object, r.validFrom, r.validTo ?? null]), [['Paris', said, said + 2 * DAY], ['Berlin', said + 2 * DAY, null]]);
   graph.close();
 });
+
+test('decision 0560: "I don\'t live in Paris anymore", said two days later, ends Paris then; no home is current', async () => {
+  const said = 300 * DAY;
+  const graph = new GraphDB({ path: path.join(root, 'ended', 'graph.db') });
+  graph.open();
+  const events = [ev('p', said, 'I live in Paris'), ev('n', said + 2 * DAY, "I don't live in Paris anymore.")];
+  const p = new RuleDistillPipeline({ commit: (t) => graph.commit(t), events: () => events, statePath: path.join(root, 'ended', 'state.json'), now: () => said + 3 * DAY });
+  await p.tick();
+  const rows = graph.relations().items.sort((a, b) => (a.validFrom ?? 0) - (b.validFrom ?? 0));
+  assert.deepEqual(rows.map((r) => [r.predicate, r.object, r.validFrom, r.validTo ?? null]), [
+    ['lives_in', 'Paris', said, said + 2 * DAY],
+    ['no_longer_lives_in', 'Paris', said + 2 * DAY, null],
+  ]);
+  graph.close();
+});

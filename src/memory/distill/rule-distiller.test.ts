@@ -166,3 +166,35 @@ test('decision 0490, review: what today\'s rules dropped is a fact again; a thir
   assert.deepEqual(facts('I live in the past.'), []);
   assert.deepEqual(facts('I live in hope, so I wait.'), []);
 });
+
+test('a home that ended is a fact of its own (no_longer_lives_in); a bare negation or a state of mind is none', () => {
+  assert.deepEqual(facts('I no longer live in Berlin.'), ['no_longer_lives_in:Berlin']);
+  assert.deepEqual(facts("I don't live in Berlin anymore."), ['no_longer_lives_in:Berlin']);
+  assert.deepEqual(facts("I'm not living in Berlin any more, I live in Potsdam now."), ['no_longer_lives_in:Berlin', 'lives_in:Potsdam']);
+  assert.deepEqual(facts('We moved out of Leeds last spring.'), ['no_longer_lives_in:Leeds']);
+  assert.deepEqual(facts('I moved from Berlin to Paris.'), ['lives_in:Paris']);
+  assert.deepEqual(facts("I don't live in Berlin."), [], 'a plain negation says nothing happened');
+  assert.deepEqual(facts('I no longer live in fear of the dog.'), [], 'a state of mind is not a home');
+  assert.deepEqual(facts('Do you know I no longer live in Berlin?'), []);
+  assert.deepEqual(facts('My sister no longer lives in Rome.'), [], 'someone else');
+  assert.deepEqual(facts('我不再住在北京了。'), ['no_longer_lives_in:北京']);
+  assert.deepEqual(facts('我已经不住在杭州了'), ['no_longer_lives_in:杭州']);
+  assert.deepEqual(facts('我不住在上海了，现在住在苏州'), ['no_longer_lives_in:上海', 'lives_in:苏州']);
+  assert.deepEqual(facts('我去年搬离了深圳'), ['no_longer_lives_in:深圳']);
+  assert.deepEqual(facts('我从广州搬走了'), ['no_longer_lives_in:广州']);
+  assert.deepEqual(facts('我从广州搬到了厦门'), ['lives_in:厦门']);
+  assert.deepEqual(facts('我不住在北京'), [], 'a plain negation');
+  assert.deepEqual(facts('我妈妈不再住在成都了'), [], 'someone else');
+});
+
+test('a job that ended is a fact of its own (no_longer_works_at)', () => {
+  assert.deepEqual(facts('I no longer work at Acme.'), ['no_longer_works_at:Acme']);
+  assert.deepEqual(facts("I don't work for Globex anymore."), ['no_longer_works_at:Globex']);
+  assert.deepEqual(facts('I quit my job at Initech last month.'), ['no_longer_works_at:Initech']);
+  assert.deepEqual(facts("I don't work at Acme."), [], 'a plain negation');
+  assert.deepEqual(facts('我已经不在腾讯工作了'), ['no_longer_works_at:腾讯']);
+  assert.deepEqual(facts('我不再在阿里上班'), ['no_longer_works_at:阿里']);
+  assert.deepEqual(facts('我上个月从百度离职了'), ['no_longer_works_at:百度']);
+  assert.deepEqual(facts('我不在家工作了'), [], 'home is not an employer');
+  assert.deepEqual(facts('我不在腾讯工作'), [], 'a plain negation');
+});

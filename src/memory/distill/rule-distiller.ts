@@ -18,10 +18,12 @@ export interface ExtractOptions {
 const OBJECT_TYPE: Partial<Record<FactPredicate, string>> = {
   name: 'name',
   lives_in: 'place',
+  no_longer_lives_in: 'place',
   from: 'place',
   age: 'age',
   works_as: 'occupation',
   works_at: 'organization',
+  no_longer_works_at: 'organization',
 };
 
 /** Predicates a clause states at most once (the first rule that matches wins). */
@@ -81,8 +83,9 @@ export function isQuestion(sentence: string): boolean {
  * negations (我不住在北京, My name is not important) and what used to be (I used to live in Madrid)
  * yield nothing, and neither do other people's facts (我妈妈住在成都), other people's words (My
  * colleague told me: I live in Tokyo, She thinks I live in Paris), states of mind (I live in fear of …) or stays (这几天我住在
- * 酒店里). A change of taste (我不再喜欢X, I no longer like X) is a dislike. Each triple keeps its
- * source sentence.
+ * 酒店里). A change of taste (我不再喜欢X, I no longer like X) is a dislike; a home that ended (我不再住在X,
+ * I don't live in X anymore, I moved out of X) is `no_longer_lives_in`, which ends that home, and a
+ * job that ended (I no longer work at X, 我已经不在X工作了) is `no_longer_works_at` (see supersede.ts). Each triple keeps its source sentence.
  */
 export function extractFacts(text: string, opts: ExtractOptions = {}): Triple[] {
   const speaker = opts.speaker ?? 'user';

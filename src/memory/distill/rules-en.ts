@@ -11,6 +11,8 @@ const NEGATION = /^(?:not|no|never|none|nobody|neither|nor)$/i;
 export function enObject(rest: string, maxWords = 6): string | undefined {
   const s = (` ${rest} `.split(EN_STOP)[0] ?? '').trim();
   const words = s.split(/\s+/).filter(Boolean);
+  // "I live in Potsdam now.": a closing adverb is no part of the object.
+  if (words.length > 1 && /^(?:now|anymore|again|too|currently)$/i.test(words.at(-1) ?? '')) words.pop();
   if (!words.length || words.length > maxWords) return undefined;
   if (words.length === 1 && NOT_OBJECT.has(words[0].toLowerCase())) return undefined;
   // "My name is not important", "my job is no fun": a negation is not a value.
@@ -123,9 +125,15 @@ function enList(rest: string): string[] | undefined {
 export const EN_RULES: FactRule[] = [
   { predicate: 'name', re: /\b(?:my name is|my name's|i am called|i'm called|call me|everyone calls me|people call me)\s+(.+)/i, object: (m) => wrap(enName(m[1])) },
   { predicate: 'name', re: /^(?:(?:hi|hello|hey)(?:\s+there)?[,!]?\s+)?(?:i'm|i am|this is)\s+(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s*(?:[,.!]|\s+and\b|\s+here\b|$)/iu, object: (m) => wrap(capitalisedName(m[1])) },
+  // A home that ended: "I no longer live in Berlin", "I don't live in Berlin anymore", "I moved out of
+  // Berlin" — it ends that home (supersede.ts). A bare "I don't live in Berlin" is a negation, no fact.
+  { predicate: 'no_longer_lives_in', re: /\b(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+no longer\s+(?:live|living|reside|residing|based)\s+(?:in|at)\s+(.+)/i, object: (m) => home(m[1]) },
+  { predicate: 'no_longer_lives_in', re: /\b(?:i|we)(?:\s+(?:don't|do not|am not|are not)|'m not|'re not)\s+(?:live|living|reside|residing|based)\s+(?:in|at)\s+(.+?)\s+any\s*more\b/i, object: (m) => home(m[1]) },
+  { predicate: 'no_longer_lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+(?:out of|away from)\s+(.+)/i, object: (m) => home(m[1]) },
   { predicate: 'lives_in', re: /\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s+(?:currently\s+|now\s+|still\s+)?(?:live|living|lived|reside|residing|based|settled)\s+(?:in|at)\s+(.+)/i, object: (m) => home(m[1]) },
   { predicate: 'lives_in', re: /\bmy home is in\s+(.+)/i, object: (m) => home(m[1]) },
   { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+(.+)/i, object: (m) => home(m[1]), move: true },
+  { predicate: 'lives_in', re: /\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+from\s+\S.{0,40}?\s+to\s+(.+)/i, object: (m) => home(m[1]), move: true },
   { predicate: 'from', re: /\bi(?:'m| am| come)\s+(?:originally\s+)?from\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
   { predicate: 'from', re: /\bi\s+(?:grew up|was born|was raised)\s+in\s+(.+)/i, object: (m) => wrap(enObject(m[1])) },
   { predicate: 'dislikes', re: /\bi\s+(?:really\s+)?(?:don't|do not)\s+(?:like|enjoy)\s+(.+)/i, object: (m) => enList(m[1]) },
@@ -149,6 +157,10 @@ export const EN_RULES: FactRule[] = [
   { predicate: 'works_as', re: /\bmy\s+(?:job|profession|occupation)\s+is\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
   { predicate: 'works_as', re: /\bi(?:'m| am)\s+an?\s+([\w\s-]{2,40}?)\s+by\s+(?:profession|trade)\b/i, object: (m) => wrap(enObject(m[1], 4)) },
   { predicate: 'works_as', re: /\bi(?:'m| am)\s+an?\s+(.+)/i, object: (m) => wrap(occupation(enObject(jobOnly(m[1]), 4))) },
+  // A job that ended: "I no longer work at Acme", "I don't work for Acme anymore", "I quit my job at Acme".
+  { predicate: 'no_longer_works_at', re: /\bi\s+no longer\s+work\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
+  { predicate: 'no_longer_works_at', re: /\bi\s+(?:don't|do not)\s+work\s+(?:at|for)\s+(.+?)\s+any\s*more\b/i, object: (m) => wrap(enObject(m[1], 5)) },
+  { predicate: 'no_longer_works_at', re: /\bi\s+(?:just\s+|recently\s+|finally\s+)?(?:quit|left)\s+my\s+(?:job|position|work)\s+(?:at|with)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'works_at', re: /\bi\s+work\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'works_at', re: /\bi(?:'ve| have)\s+(?:been\s+working|worked)\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'works_at', re: /\bi(?:'m| am)\s+an?\s+[\w\s-]{2,30}?\s+at\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },

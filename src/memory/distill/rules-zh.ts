@@ -45,6 +45,14 @@ export const ZH_RULES: FactRule[] = [
   { predicate: 'lives_in', re: /我家在\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
   { predicate: 'lives_in', re: /我(?:现在|目前|一直)?在\s*([^，。！？,.!?\s]{1,12}?)\s*生活/, object: (m) => wrap(home(zhObject(m[1]))) },
   { predicate: 'lives_in', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?(?:搬到|搬去|搬来)了?\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))), move: true },
+  { predicate: 'lives_in', re: /我(?:们|家)?(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?从\s*[^，。！？,.!?]{1,12}?\s*(?:搬到|搬去|搬来)了?\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))), move: true },
+  // A home that ended (我不再住在北京, 我已经不住在北京了, 我搬离了北京, 我从北京搬走了): it ends that home
+  // (supersede.ts). A bare 我不住在北京 is a negation, no fact.
+  { predicate: 'no_longer_lives_in', re: /我(?:们|家)?(?:现在|已经|早就|早已)?(?:不再|再也不)(?:住在|居住在|生活在|住)\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'no_longer_lives_in', re: /我(?:们|家)?(?:现在|已经|早就|早已)(?:不|没)(?:住在|居住在|生活在|住)\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'no_longer_lives_in', re: /我(?:们|家)?(?:不|没)(?:住在|居住在|生活在|住)\s*([^，。！？,.!?]+?)了/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'no_longer_lives_in', re: /我(?:们|家)?(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?(?:搬离|搬出)了?\s*(.+)/, object: (m) => wrap(home(zhObject(m[1]))) },
+  { predicate: 'no_longer_lives_in', re: /我(?:们|家)?(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?从\s*([^，。！？,.!?]{1,12}?)\s*搬(?:走|出来|出去|离开?)了?/, object: (m) => wrap(home(zhObject(m[1]))) },
   { predicate: 'from', re: /我(?:来自|是从)\s*(.+?)(?:来的)?$/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'from', re: /我(?:的)?老家(?:是|在)\s*(.+?)(?:的)?$/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'from', re: /我(?:是)?(?:出生在|出生于|生在)\s*(.+)/, object: (m) => wrap(zhObject(m[1])) },
@@ -82,6 +90,10 @@ export const ZH_RULES: FactRule[] = [
   { predicate: 'works_as', re: /我是做(.+?)(?:工作)?的/, object: (m) => wrap(zhObject(m[1])) },
   { predicate: 'works_as', re: /我(?:已经)?当了?(?:[一二两三四五六七八九十几多]+年(?:的)?)?\s*([\u4e00-\u9fff]{2,6})/, object: (m) => wrap(occupation(zhObject(m[1]))) },
   { predicate: 'works_as', re: /我在[^，。]{1,12}?当\s*([\u4e00-\u9fff]{2,6})/, object: (m) => wrap(occupation(zhObject(m[1]))) },
+  // A job that ended: 我已经不在腾讯工作了, 我不再在腾讯上班, 我从腾讯离职了.
+  { predicate: 'no_longer_works_at', re: /我(?:现在|已经|早就|早已)?(?:不再|已经不|不)在\s*([^，。！？,.!?\s]{1,20}?)\s*(?:工作|上班|任职)了/, object: (m) => wrap(employer(zhObject(m[1]))) },
+  { predicate: 'no_longer_works_at', re: /我(?:现在|已经|早就|早已)?不再在\s*([^，。！？,.!?\s]{1,20}?)\s*(?:工作|上班|任职)/, object: (m) => wrap(employer(zhObject(m[1]))) },
+  { predicate: 'no_longer_works_at', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?从\s*([^，。！？,.!?\s]{1,20}?)\s*(?:离职|辞职)了?/, object: (m) => wrap(employer(zhObject(m[1]))) },
   { predicate: 'works_at', re: /我(?:现在|目前)?在\s*([^，。！？,.!?\s]{1,20}?)\s*(?:工作|上班|任职)/, object: (m) => wrap(employer(zhObject(m[1]))) },
 ];
 

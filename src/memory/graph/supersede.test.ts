@@ -163,3 +163,35 @@ test('decision 0490: works_as is the current job unless said to be held alongsid
   assert.deepEqual(names(), [['Robin Lin', null], ['Robin Vance', T0 + 2 * DAY], ['林小雨', null]], 'a new name in the same script replaces the old one');
   g.close();
 });
+
+test('a home that ended: no_longer_lives_in X ends the home X from then on (not a home elsewhere) and holds until a home is said again', () => {
+  const { g } = fresh();
+  const timeline = () =>
+    [...g.relationsOf('user', 'lives_in'), ...g.relationsOf('user', 'no_longer_lives_in')]
+      .sort((a, b) => (a.validFrom ?? 0) - (b.validFrom ?? 0))
+      .map((r) => `${r.predicate} ${r.object} ${(r.validFrom! - T0) / DAY}..${r.validTo == null ? 'now' : (r.validTo - T0) / DAY}`);
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Berlin', refs: ['s#1'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'no_longer_lives_in', object: 'Berlin', refs: ['s#2'], validFrom: T0 + 10 * DAY }]);
+  assert.deepEqual(timeline(), ['lives_in Berlin 0..10', 'no_longer_lives_in Berlin 10..now'], 'the home ends; no home is current');
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Paris', refs: ['s#3'], validFrom: T0 + 20 * DAY }]);
+  assert.deepEqual(timeline(), ['lives_in Berlin 0..10', 'no_longer_lives_in Berlin 10..20', 'lives_in Paris 20..now']);
+  // An end of another place leaves the current home alone.
+  g.commit([{ subject: 'user', predicate: 'no_longer_lives_in', object: 'Rome', refs: ['s#4'], validFrom: T0 + 30 * DAY }]);
+  assert.deepEqual(timeline().slice(2), ['lives_in Paris 20..now', 'no_longer_lives_in Rome 30..now']);
+  // Deleting the end (a wrong fact) gives the home back.
+  const end = g.relationsOf('user', 'no_longer_lives_in').find((r) => r.object === 'Berlin')!;
+  assert.equal(g.deleteRelation(end.id), true);
+  assert.deepEqual(timeline().slice(0, 2), ['lives_in Berlin 0..20', 'lives_in Paris 20..now']);
+  g.close();
+});
+
+test('a job that ended: no_longer_works_at X ends works_at X, and a new employer ends the end', () => {
+  const { g } = fresh();
+  const current = () => [...g.relationsOf('user', 'works_at'), ...g.relationsOf('user', 'no_longer_works_at')].filter((r) => r.validTo == null).map((r) => `${r.predicate} ${r.object}`);
+  g.commit([{ subject: 'user', predicate: 'works_at', object: 'Acme', refs: ['s#1'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'no_longer_works_at', object: 'Acme', refs: ['s#2'], validFrom: T0 + DAY }]);
+  assert.deepEqual(current(), ['no_longer_works_at Acme']);
+  g.commit([{ subject: 'user', predicate: 'works_at', object: 'Globex', refs: ['s#3'], validFrom: T0 + 2 * DAY }]);
+  assert.deepEqual(current(), ['works_at Globex']);
+  g.close();
+});

@@ -17,6 +17,16 @@ export const SINGLE_VALUED_PREDICATES: ReadonlySet<string> = new Set(['name', 'l
 const OPPOSITES: Readonly<Record<string, string>> = { likes: 'dislikes', dislikes: 'likes' };
 
 /**
+ * A value that ended without a new one (I don't live in Berlin anymore, 我搬离了北京, I no longer work
+ * at Acme; decision 0560): `no_longer_lives_in X` shares the `lives_in` timeline, `no_longer_works_at X`
+ * the `works_at` one. It ends the value current when it was said if that value is X (one elsewhere
+ * stays), and it holds — the person's last word on it — until a value is said again.
+ */
+const TIMELINE_OF: Readonly<Record<string, string>> = { no_longer_lives_in: 'lives_in', no_longer_works_at: 'works_at' };
+/** The end predicate of a timeline (`lives_in` → `no_longer_lives_in`). */
+const END_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(TIMELINE_OF).map(([end, main]) => [main, end]));
+
+/**
  * A job said to be held beside another ("I also work as a translator", 我同时也是一名翻译): its row
  * stays current and takes no part in the job's timeline. Read from the fact's source sentence.
  */
@@ -35,14 +45,16 @@ export function isSingleValued(predicate: string): boolean {
   return SINGLE_VALUED_PREDICATES.has(predicate);
 }
 
-/** True for a predicate whose rows get end dates: single-valued ones and likes / dislikes. */
+/** True for a predicate whose rows get end dates: single-valued ones, likes / dislikes, and the end of a home. */
 export function hasTimeline(predicate: string): boolean {
-  return isSingleValued(predicate) || predicate in OPPOSITES;
+  return isSingleValued(predicate) || predicate in OPPOSITES || predicate in TIMELINE_OF;
 }
 
-/** The predicates whose rows share one timeline with `predicate` (itself, and its opposite). */
+/** The predicates whose rows share one timeline with `predicate` (itself, and its opposite or its end). */
 function timelinePredicates(predicate: string): string[] {
-  return predicate in OPPOSITES ? [predicate, OPPOSITES[predicate]] : [predicate];
+  if (predicate in OPPOSITES) return [predicate, OPPOSITES[predicate]];
+  const main = TIMELINE_OF[predicate] ?? predicate;
+  return main in END_OF ? [main, END_OF[main]] : [main];
 }
 
 /** The relation ids of one subject's timeline for a predicate (with its opposite's). */
@@ -53,6 +65,7 @@ export function chainIds(db: Database.Database, subjectId: number, predicate: st
 
 interface ChainRow {
   id: number;
+  predicate: string;
   since: number;
   valid_to: number | null;
   object_id: number;
@@ -69,11 +82,12 @@ interface ChainRow {
  * said to be held alongside stays current; likes and dislikes of one object form one timeline.
  * Returns the ids whose end changed.
  */
-export function reorderChain(db: Database.Database, subjectId: number, predicate: string): number[] {
-  if (!hasTimeline(predicate)) return [];
+export function reorderChain(db: Database.Database, subjectId: number, anyPredicate: string): number[] {
+  if (!hasTimeline(anyPredicate)) return [];
+  const predicate = TIMELINE_OF[anyPredicate] ?? anyPredicate;
   const preds = timelinePredicates(predicate);
   const rows = db
-    .prepare(`SELECT r.id, COALESCE(r.valid_from, r.created_at) AS since, r.valid_to, r.object_id, o.name AS object, r.sentence FROM relations r JOIN entities o ON o.id = r.object_id WHERE r.subject_id = ? AND r.predicate IN (${preds.map(() => '?').join(',')}) ORDER BY since, r.id`)
+    .prepare(`SELECT r.id, r.predicate, COALESCE(r.valid_from, r.created_at) AS since, r.valid_to, r.object_id, o.name AS object, r.sentence FROM relations r JOIN entities o ON o.id = r.object_id WHERE r.subject_id = ? AND r.predicate IN (${preds.map(() => '?').join(',')}) ORDER BY since, r.id`)
     .all(subjectId, ...preds) as ChainRow[];
   const groups = new Map<string, ChainRow[]>();
   const free: ChainRow[] = [];
@@ -96,6 +110,35 @@ export function reorderChain(db: Database.Database, subjectId: number, predicate
     }
   };
   for (const r of free) set(r, null);
-  for (const g of groups.values()) g.forEach((r, i) => set(r, i + 1 < g.length ? g[i + 1].since : null));
+  for (const g of groups.values()) {
+    if (predicate in END_OF) timelineWithEnds(g, END_OF[predicate], set);
+    else g.forEach((r, i) => set(r, i + 1 < g.length ? g[i + 1].since : null));
+  }
   return changed;
+}
+
+/**
+ * A timeline with its ends (`lives_in` and `no_longer_lives_in`): each value holds until the next value
+ * begins, or until an end of the same object (compared without case) is said; an end holds until the
+ * next value begins. An end of another object than the current value ends nothing.
+ */
+function timelineWithEnds(rows: ChainRow[], end: string, set: (r: ChainRow, until: number | null) => void): void {
+  let current: ChainRow | undefined;
+  let ends: ChainRow[] = [];
+  for (const r of rows) {
+    if (r.predicate === end) {
+      if (current && current.object.toLowerCase() === r.object.toLowerCase()) {
+        set(current, r.since);
+        current = undefined;
+      }
+      ends.push(r);
+      continue;
+    }
+    if (current) set(current, r.since);
+    for (const e of ends) set(e, r.since);
+    ends = [];
+    current = r;
+  }
+  if (current) set(current, null);
+  for (const e of ends) set(e, null);
 }

@@ -121,5 +121,8 @@ test('a question about oneself brings the asker’s current facts of what it ask
   // Bo asks in the group: his own place; the owner's facts were not said there.
   assert.match((await ix.build('where do I live?', 't#1', ['qq:group:1'], 'Bo')) ?? '', /^- Bo —lives_in→ Oslo/);
   assert.equal(await ix.build('where do I live?', 't#1', ['qq:group:1'], 'user'), undefined);
+  // "I don't live in Shanghai anymore": the home ends, and the answer is that, not 上海.
+  g.commit([{ subject: 'user', predicate: 'no_longer_lives_in', object: '上海', validFrom: Date.UTC(2026, 11, 5), refs: ['webui:a#5'] }]);
+  assert.equal(await ix.build('where do I live?', 't#1', undefined, 'user'), '- user —no_longer_lives_in→ 上海 (0.80; 2026-12-05)');
   g.close();
 });

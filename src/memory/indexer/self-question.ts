@@ -14,7 +14,8 @@ export interface SelfQuestion {
 
 const ASKS: readonly { re: RegExp; predicates: readonly string[] }[] = [
   {
-    predicates: ['lives_in'],
+    // A home that ended (no_longer_lives_in) is the answer too when no home followed it.
+    predicates: ['lives_in', 'no_longer_lives_in'],
     re: /\bwhere\s+(?:do|did)\s+i\s+(?:currently\s+|now\s+)?(?:live|stay|reside)\b|\bwhere\s+(?:am\s+i|i'm)\s+(?:now\s+)?(?:living|based|staying)\b|\bwhere(?:'s|\s+is)\s+my\s+(?:home|house|flat|apartment)\b|\bwhat(?:'s|\s+is)\s+my\s+(?:home\s+)?address\b|我(?:现在|目前|如今)?(?:住在?|居住在|生活在|家住在?|家在)(?:哪|什么地方|什么城市)|我(?:现在|目前)?在哪(?:里|儿|个城市)?(?:住|生活)/i,
   },
   {
@@ -22,7 +23,7 @@ const ASKS: readonly { re: RegExp; predicates: readonly string[] }[] = [
     re: /\bwhat(?:'s|\s+is)\s+my\s+(?:full\s+|first\s+|last\s+)?name\b|\b(?:do|did)\s+you\s+(?:know|remember)\s+my\s+name\b|^\s*who\s+am\s+i\s*[?？]?\s*$|我叫什么|我(?:的)?名字(?:是|叫)?(?:什么|啥)|你(?:知道|记得)我(?:的)?名字|^\s*我是谁\s*[?？]?\s*$/i,
   },
   {
-    predicates: ['works_at', 'works_as'],
+    predicates: ['works_at', 'works_as', 'no_longer_works_at'],
     re: /\bwhere\s+(?:do|did)\s+i\s+(?:currently\s+|now\s+)?work\b|\bwho\s+do\s+i\s+work\s+for\b|\bwhat\s+do\s+i\s+do\s+for\s+(?:a\s+)?(?:living|work)\b|\bmy\s+(?:job|occupation|profession|employer)\b|我(?:现在|目前)?在哪(?:里|儿|个公司|家公司)?(?:工作|上班)|我(?:现在|目前)?(?:是)?(?:做|干)什么(?:工作|职业|的)|我的(?:工作|职业|单位)/i,
   },
   {

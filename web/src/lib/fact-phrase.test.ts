@@ -45,5 +45,8 @@ describe('a fact as one line', () => {
     expect(phraseLine(factPhrase('zh', '你', 'plays', 'chess', true))).toBe('你 plays chess');
     expect(phraseLine(factPhrase('zh', 'Alice', 'works_at', 'ACME', false))).toBe('Alice 在 ACME 工作');
     expect(phraseLine(factPhrase('en', 'Alice', 'likes', 'green tea', false))).toBe('Alice likes green tea');
+    expect(phraseLine(factPhrase('zh', '你', 'no_longer_lives_in', '杭州', true))).toBe('你不再住在杭州');
+    expect(phraseLine(factPhrase('en', 'you', 'no_longer_lives_in', 'Berlin', true))).toBe('you no longer live in Berlin');
+    expect(phraseLine(factPhrase('zh', '你', 'no_longer_works_at', '腾讯', true))).toBe('你不再在腾讯工作');
   });
 });

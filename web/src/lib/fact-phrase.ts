@@ -31,9 +31,11 @@ const KNOWN: Record<string, Known> = {
   name: { you: ['name is'], other: ['name is'], zh: ['的名字是'], possessive: true },
   age: { you: ['are'], other: ['is'], zh: ['的年龄是'] },
   lives_in: { you: ['live in'], other: ['lives in'], zh: ['住在'] },
+  no_longer_lives_in: { you: ['no longer live in'], other: ['no longer lives in'], zh: ['不再住在'] },
   from: { you: ['are from'], other: ['is from'], zh: ['来自'] },
   works_as: { you: ['work as'], other: ['works as'], zh: ['的职业是'] },
   works_at: { you: ['work at'], other: ['works at'], zh: ['在', '工作'] },
+  no_longer_works_at: { you: ['no longer work at'], other: ['no longer works at'], zh: ['不再在', '工作'] },
   likes: { you: ['like'], other: ['likes'], zh: ['喜欢'] },
   dislikes: { you: ['dislike'], other: ['dislikes'], zh: ['不喜欢'] },
 };
@@ -55,7 +57,7 @@ export function factPhrase(lang: Lang, subject: string, predicate: string, objec
 }
 
 /** A predicate as a short edge label of the knowledge graph: the seed's words in Chinese, spaced words in English. */
-const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_in: '住在', from: '来自', works_as: '职业', works_at: '工作于', likes: '喜欢', dislikes: '不喜欢' };
+const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_in: '住在', no_longer_lives_in: '不再住在', from: '来自', works_as: '职业', works_at: '工作于', no_longer_works_at: '不再工作于', likes: '喜欢', dislikes: '不喜欢' };
 export function predicateLabel(lang: Lang, predicate: string): string {
   return lang === 'zh' ? (EDGE_ZH[predicate] ?? predicate.replace(/_/g, ' ')) : predicate.replace(/_/g, ' ');
 }
