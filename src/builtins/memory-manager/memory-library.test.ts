@@ -309,3 +309,19 @@ test('SPEC §9: a memory file that is a link leaving the library is refused (sca
   await until(() => lib.all().some((r) => r.id === 'plain-2'), 'the watcher to pick up plain-2');
   assert.equal(lib.all().some((r) => r.id === 'evil-2'), false);
 });
+
+test('a hand edit just before a delete is not reported as a memory added by hand (a forget must leave no text in the history)', async (t) => {
+  const seen: { id: string; before: boolean; after: boolean }[] = [];
+  const { dir, lib } = tempLib(t, { debounceMs: 1, onFileChange: (id, before, after) => seen.push({ id, before: !!before, after: !!after }) });
+  await lib.save({ id: 'secret', title: 'secret', snapshot: '我的银行卡密码是 4711' });
+  await lib.watching();
+  // Our own writes queued first keep the delete's unlink waiting while the watcher's timer fires:
+  // the delete has taken the memory out of the index, and the file is still there to be read.
+  const busy = Array.from({ length: 60 }, (_, i) => lib.save({ id: `other-${i}`, title: `other ${i}`, snapshot: 'x'.repeat(20_000) }));
+  writeFileSync(join(dir, 'memories', 'secret.md'), `${readFileSync(join(dir, 'memories', 'secret.md'), 'utf8')}\n手改了一行`);
+  await lib.delete('secret', { unrecorded: true });
+  await Promise.all(busy);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(seen.filter((s) => s.id === 'secret' && s.after), [], 'the deleted memory came back as a hand add');
+  await assert.rejects(lib.read('secret'));
+});

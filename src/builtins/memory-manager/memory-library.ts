@@ -59,6 +59,12 @@ export class MemoryLibrary implements LinkIndex {
   /** Our own writes of an id in flight: a read meanwhile may see the old text (not a hand edit). */
   private writing = new Map<string, number>();
   /**
+   * Our own deletes of an id in flight: from the moment the memory leaves the index until its file
+   * is gone, a watcher read would find the file and take it for a memory added by hand — with its
+   * text, into the history a forget must leave without it.
+   */
+  private deleting = new Map<string, number>();
+  /**
    * Bumped by every write and delete of our own, per id: a file read that was in flight meanwhile
    * (a watcher event's) is stale and must not index what it read — it could bring a deleted or
    * forgotten memory back, or an edit's old text. A later change on disk raises a new event.
@@ -150,7 +156,7 @@ export class MemoryLibrary implements LinkIndex {
     }
     // A read that ended while our own write of the file was in flight saw the old text or ours:
     // neither is a hand edit, and indexing the old one would undo the write in the index.
-    if (stale() || this.writing.has(id) || (this.written.get(id) === text && this.records.has(id))) return false;
+    if (stale() || this.writing.has(id) || this.deleting.has(id) || (this.written.get(id) === text && this.records.has(id))) return false;
     try {
       this.index(parseMemoryFile(id, text, mtime.toISOString()));
       return true;
@@ -489,6 +495,7 @@ export class MemoryLibrary implements LinkIndex {
     await this.ready();
     const before = this.records.get(id);
     if (!before) throw new NotFoundError('memory', id);
+    this.deleting.set(id, (this.deleting.get(id) ?? 0) + 1);
     this.forget(id);
     const job = this.writeChain.then(() => unlink(join(this.dir, `${id}.md`)).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'ENOENT') throw e;
@@ -499,6 +506,9 @@ export class MemoryLibrary implements LinkIndex {
     } finally {
       // A watcher's read that began before the unlink may have indexed the file again meanwhile.
       this.forget(id);
+      const n = (this.deleting.get(id) ?? 1) - 1;
+      if (n > 0) this.deleting.set(id, n);
+      else this.deleting.delete(id);
     }
     // A forget removes without a history entry: the history must not keep the text (K-2).
     if (!opts.unrecorded) this.changed('delete', before, undefined);
