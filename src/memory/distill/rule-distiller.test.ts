@@ -198,3 +198,18 @@ test('a job that ended is a fact of its own (no_longer_works_at)', () => {
   assert.deepEqual(facts('我不在家工作了'), [], 'home is not an employer');
   assert.deepEqual(facts('我不在腾讯工作'), [], 'a plain negation');
 });
+
+test('the one spoken to reporting it (You said I live in Paris, 你说我住在北京) is not the speaker\'s word; agreeing with them is', () => {
+  assert.deepEqual(facts('You said I live in Paris.'), []);
+  assert.deepEqual(facts('You think I work at Google.'), []);
+  assert.deepEqual(facts('你说我住在北京'), []);
+  assert.deepEqual(facts('你以为我喜欢咖啡'), []);
+  assert.deepEqual(facts('You said I live in Paris, but I live in Rome.'), ['lives_in:Rome'], 'the speaker\'s own clause after "but"');
+  assert.deepEqual(facts('She thinks I live in Paris, but actually I live in Lyon.'), ['lives_in:Lyon']);
+  assert.deepEqual(facts('As you said, I live in Berlin.'), ['lives_in:Berlin']);
+  assert.deepEqual(facts('I used to live in Madrid, but now I live in Rome.'), ['lives_in:Rome'], 'what used to be ends at the turn');
+  assert.deepEqual(facts('If I lived in Paris I would be happy, but I live in Lyon.'), ['lives_in:Lyon']);
+  assert.deepEqual(facts('你说得对，我住在北京'), ['lives_in:北京']);
+  assert.deepEqual(facts('我跟你说，我住在杭州。'), ['lives_in:杭州']);
+  assert.deepEqual(facts('不瞒你说，我叫李明'), ['name:李明']);
+});

@@ -46,16 +46,22 @@ const EN_TEMPORARY = /\b(?:for now|temporarily|for (?:a|the|two|three|a few|a co
  * before the clause counts; the speaker's own words and discourse markers (as I said, to tell the
  * truth, let me tell you, I told my boss …, 说实话, 不瞒你说, 我跟你说，…, 我告诉你，…) never do.
  */
-const EN_SAYS = String.raw`(?:also\s+|always\s+|once\s+|just\s+|apparently\s+|probably\s+|still\s+|even\s+|keeps?\s+)?(?:said|says|saying|told\s+(?:me|us|everyone|people)|tells\s+(?:me|us|everyone|people)|thinks|thought|believes|believed|claims|claimed|wrote|writes|texted|asked|asks|mentioned|replied|answered|insists|insisted|assumes|assumed|swears|swore|quoted|(?:is|was|seems|seemed)\s+(?:convinced|sure|to think))\b`;
-const EN_THIRD_PRONOUN = new RegExp(String.raw`\b(?:he|she|they|someone|somebody|everyone|everybody|people|(?:my|his|her|their|our|the)\s+(?!own\b)[a-z]+(?:\s+[a-z]+)?)\s+${EN_SAYS}`, 'i');
+const EN_SAYS = String.raw`(?:also\s+|always\s+|once\s+|just\s+|apparently\s+|probably\s+|still\s+|even\s+|keeps?\s+)?(?:said|says|say|saying|told\s+(?:me|us|everyone|people)|tells?\s+(?:me|us|everyone|people)|think|thinks|thought|believe|believes|believed|claim|claims|claimed|wrote|writes|texted|asked|asks|mentioned|replied|answered|insists|insisted|assumes|assumed|swears|swore|quoted|(?:is|was|seems|seemed)\s+(?:convinced|sure|to think))\b`;
+const EN_THIRD_PRONOUN = new RegExp(String.raw`(?<!\b(?:as|like)\s+)\b(?:you|he|she|they|someone|somebody|everyone|everybody|people|(?:my|his|her|their|our|the)\s+(?!own\b)[a-z]+(?:\s+[a-z]+)?)\s+${EN_SAYS}`, 'i');
 /** A capitalised name as the one who says it (Anna told me: …), not a sentence opener (As I said, …). */
 const EN_THIRD_NAME = new RegExp(String.raw`(?<![\p{L}'])(?!(?:As|Like|To|Let|Needless|Honestly|Frankly|Truly|Seriously|So|Well|And|But|Yes|Yeah|Oh|Ok|Okay|Hey|Hi|Hello|Now|Then|Also|Just|Trust|Believe|Mind|Again|Anyway|Actually|Basically|Sure|Obviously)\b)\p{Lu}[\p{Ll}'-]+(?:\s+\p{Lu}[\p{Ll}'-]+)?\s+${EN_SAYS}`, 'u');
 const ZH_SAYS = '(?:都|也|还|总|总是|一直|竟然|居然|却|就|曾|又|坚持|非)?(?:说|讲|告诉我|跟我说|对我说|和我说|跟我讲|觉得|以为|认为|相信|写道|提到|表示|问我)(?:过|了|道)?';
 const ZH_THIRD = new RegExp(`(?:他们?|她们?|别人|有人|人家|大家|对方|(?:我的?)?(?:朋友|同事|老板|领导|上司|妈妈?|爸爸?|父亲|母亲|老婆|老公|哥哥?|姐姐?|弟弟?|妹妹?|家人|室友|邻居|同学|男朋友|女朋友|男友|女友|孩子|儿子|女儿|医生|老师)们?)${ZH_SAYS}`);
+/**
+ * The one spoken to, reporting what they said or think (你说我住在北京, 你以为我…): not the speaker's word.
+ * Never 我跟你说 / 不瞒你说 / 告诉你 (the speaker's markers) or 你说得对 (agreeing).
+ */
+const ZH_YOU = /(?<![跟和对给同向瞒])你(?:说|讲|以为|觉得|认为)(?:过|了)?(?![得的对])/;
 /** 李明说：… (a name before the verb), never 不瞒你说 / 我跟你说. */
 const ZH_THIRD_NAME = new RegExp(`([\\u4e00-\\u9fff]{2,3})${ZH_SAYS}$`);
 /** What may stand between the speech verb and the clause: punctuation, an opening quote, that/那. */
-const EN_AFTER_SAYS = /^[^.!?;]{0,30}$/;
+/** …and not past a turn that starts the speaker's own clause (You said I live in Paris, but I live in Rome). */
+const EN_AFTER_SAYS = /^(?![^.!?;]*\b(?:but|although|though|however|whereas|yet|actually)\b)[^.!?;]{0,30}$/i;
 const ZH_AFTER_SAYS = /^[^。！？；;]{0,4}$/;
 /** A quotation attributed after it: "I live in Tokyo," she said / “我住在东京，”他说. */
 const CLOSE_QUOTE = /["”」』]/;
@@ -102,15 +108,8 @@ export function extractFacts(text: string, opts: ExtractOptions = {}): Triple[] 
         // "I don't like X" must not also yield "likes X"; one age/name/job per clause.
         if (rule.predicate === 'likes' && claimed.includes('dislikes')) continue;
         if (SINGLE.has(rule.predicate) && claimed.includes(rule.predicate)) continue;
-        const m = rule.re.exec(unit.text);
+        const m = statedMatch(rule, unit.text, before, units.slice(i + 1).map((u) => u.text), units[i - 1]?.text ?? '');
         if (!m) continue;
-        if (!stated(rule, before + unit.text.slice(0, m.index + m[0].length - (m[1]?.length ?? 0)))) continue;
-        const after = [unit.text.slice(m.index), ...units.slice(i + 1).map((u) => u.text)].join('，');
-        if (reported(before + unit.text.slice(0, m.index), after)) continue;
-        if (rule.predicate === 'lives_in' && !rule.move) {
-          const clause = factClause(unit.text, m.index + m[0].length - (m[1]?.length ?? 0), units[i - 1]?.text ?? '');
-          if (ZH_TEMPORARY.test(clause) || EN_TEMPORARY.test(clause)) continue;
-        }
         const objects = rule.object(m, CTX);
         if (!objects) continue;
         claimed.push(rule.predicate);
@@ -132,6 +131,39 @@ export function extractFacts(text: string, opts: ExtractOptions = {}): Triple[] 
   return out;
 }
 
+const GLOBAL = new WeakMap<RegExp, RegExp>();
+/** A rule's pattern that can be run from any position (its own flags and `g`). */
+function globalOf(re: RegExp): RegExp {
+  let g = GLOBAL.get(re);
+  if (!g) GLOBAL.set(re, (g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`)));
+  return g;
+}
+
+/**
+ * The first match of `rule` in `text` that the speaker states as so: not a condition or a wish, not
+ * what used to be, not someone else's words, not a stay. A match that fails is passed over for a
+ * later one in the same clause ("You said I live in Paris, but I live in Rome" → Rome).
+ * `before` is the sentence's text before `text`, `rest` the clauses after it, `prev` the one before.
+ */
+function statedMatch(rule: FactRule, text: string, before: string, rest: string[], prev: string): RegExpExecArray | undefined {
+  const g = globalOf(rule.re);
+  g.lastIndex = 0;
+  for (let m = g.exec(text); m; m = g.exec(text)) {
+    const start = m.index + m[0].length - (m[1]?.length ?? 0);
+    const ok =
+      stated(rule, before + text.slice(0, start)) &&
+      !reported(before + text.slice(0, m.index), [text.slice(m.index), ...rest].join('，')) &&
+      !(rule.predicate === 'lives_in' && !rule.move && temporary(factClause(text, start, prev)));
+    if (ok) return m;
+    g.lastIndex = m.index + 1;
+  }
+  return undefined;
+}
+
+function temporary(clause: string): boolean {
+  return ZH_TEMPORARY.test(clause) || EN_TEMPORARY.test(clause);
+}
+
 /**
  * True when the clause is someone else's words or belief: a third party saying or believing it just
  * before the clause (`lead`), or a quotation ending in "…," she said (`after`).
@@ -150,6 +182,7 @@ function saysJustBefore(lead: string): boolean {
     [EN_THIRD_PRONOUN, EN_AFTER_SAYS],
     [EN_THIRD_NAME, EN_AFTER_SAYS],
     [ZH_THIRD, ZH_AFTER_SAYS],
+    [ZH_YOU, ZH_AFTER_SAYS],
   ] as const) {
     const g = new RegExp(re.source, `${re.flags}g`);
     for (let m = g.exec(lead); m; m = g.exec(lead)) if (near.test(lead.slice(m.index + m[0].length))) return true;
@@ -182,8 +215,13 @@ function factClause(text: string, start: number, prev: string): string {
   return clause;
 }
 
-/** True when the words before a fact (in its sentence) leave it a plain statement. */
-function stated(rule: FactRule, head: string): boolean {
+/** A turn to the speaker's own clause: what came before it (a condition, what used to be) is not read with it. */
+const CONTRAST = /\b(?:but|although|though|however|whereas|yet)\b|但是|可是|不过/gi;
+
+/** True when the words before a fact (in its sentence, after its last turn) leave it a plain statement. */
+function stated(rule: FactRule, whole: string): boolean {
+  let head = whole;
+  for (const m of whole.matchAll(CONTRAST)) head = whole.slice(m.index + m[0].length);
   if (ZH_UNREAL.test(head) || EN_UNREAL.test(head)) return false;
   return rule.predicate === 'from' || !(ZH_PAST.test(head) || EN_PAST.test(head));
 }
