@@ -325,3 +325,19 @@ test('a hand edit just before a delete is not reported as a memory added by hand
   assert.deepEqual(seen.filter((s) => s.id === 'secret' && s.after), [], 'the deleted memory came back as a hand add');
   await assert.rejects(lib.read('secret'));
 });
+
+test('a memory file that is not UTF-8 text (a binary, a GBK file) is listed with the reason and never written over', async (t) => {
+  const { dir, lib } = tempLib(t, { watch: false });
+  mkdirSync(join(dir, 'memories'), { recursive: true });
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from('IHDR'), Buffer.alloc(64, 0xff)]);
+  const gbk = Buffer.concat([Buffer.from('---\ntitle: note\n---\n## 快照\n'.replace('快照', '\u5feb\u7167'), 'utf8'), Buffer.from([0xc4, 0xe3, 0xba, 0xc3])]); // 你好 in GBK
+  writeFileSync(join(dir, 'memories', 'photo.md'), png);
+  writeFileSync(join(dir, 'memories', 'gbk-note.md'), gbk);
+  await lib.ready();
+  for (const [id, bytes] of [['photo', png], ['gbk-note', gbk]] as const) {
+    assert.match(lib.get(id)?.frontMatterError ?? '', /not UTF-8 text/, id);
+    await assert.rejects(lib.updateNotes(id, 'a note', 'append'), { code: 'CONFLICT' });
+    await assert.rejects(lib.updateMeta(id, { title: 'x' }), { code: 'CONFLICT' });
+    assert.ok(readFileSync(join(dir, 'memories', `${id}.md`)).equals(bytes), `${id} is byte for byte as it was`);
+  }
+});

@@ -137,6 +137,7 @@ export class MemoryLibrary implements LinkIndex {
     const stale = () => this.generations.get(id) !== generation;
     let text: string;
     let mtime: Date;
+    let notText = false;
     try {
       const inside = await this.staysInside(path);
       if (stale()) return false;
@@ -147,7 +148,10 @@ export class MemoryLibrary implements LinkIndex {
         this.opts.log?.('memory file is a link that leaves the library; ignored', { id });
         return had;
       }
-      [text, mtime] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtime)]);
+      let bytes: Buffer;
+      [bytes, mtime] = await Promise.all([readFile(path), stat(path).then((s) => s.mtime)]);
+      text = bytes.toString('utf8');
+      notText = !isText(bytes);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || stale()) return false;
       const had = this.records.has(id);
@@ -158,7 +162,9 @@ export class MemoryLibrary implements LinkIndex {
     // neither is a hand edit, and indexing the old one would undo the write in the index.
     if (stale() || this.writing.has(id) || this.deleting.has(id) || (this.written.get(id) === text && this.records.has(id))) return false;
     try {
-      this.index(parseMemoryFile(id, text, mtime.toISOString()));
+      const rec = parseMemoryFile(id, text, mtime.toISOString());
+      // Shown as best it can be, but never written over: what could not be read would be lost.
+      this.index(notText ? { ...rec, frontMatterError: 'the file is not UTF-8 text (a binary or another encoding)' } : rec);
       return true;
     } catch (e) {
       this.opts.log?.('memory file unreadable', { id, error: String(e) });
@@ -599,4 +605,16 @@ export class MemoryLibrary implements LinkIndex {
 function hasTag(r: MemoryRecord, tag: string): boolean {
   const k = tag.toLowerCase();
   return r.tags.some((t) => t.toLowerCase() === k);
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** True for UTF-8 text without NUL bytes (a memory file as the library writes it). */
+function isText(bytes: Buffer): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }

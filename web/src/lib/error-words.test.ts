@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorInWords } from './error-words';
+import { errorInWords, fileErrorInWords } from './error-words';
 
 describe("the daemon's errors in the page's language", () => {
   it('a whole reason a form meets is said in Chinese; in English it stays the daemon\'s', () => {
@@ -28,5 +28,16 @@ describe("the daemon's errors in the page's language", () => {
 describe('LLM sources', () => {
   it('every source failed: the sentence in Chinese, each source\'s own answer as it came', () => {
     expect(errorInWords({ code: 'ALL_PROVIDERS_FAILED', message: 'All LLM sources failed:\n- openai: HTTP 401 bad key' }, 'zh')).toBe('所有 LLM 来源都失败了：\n- openai: HTTP 401 bad key');
+  });
+});
+
+describe('a memory file read only in part', () => {
+  it('its reason and the refusal to change it are said in Chinese', () => {
+    expect(fileErrorInWords('the file is not UTF-8 text (a binary or another encoding)', 'zh')).toBe('文件不是 UTF-8 文本（可能是二进制文件或其他编码）');
+    expect(fileErrorInWords('the front matter is not valid YAML: bad indentation', 'zh')).toBe('开头的属性（front matter）不是合法的 YAML：bad indentation');
+    expect(fileErrorInWords('the file is not UTF-8 text (a binary or another encoding)', 'en')).toBe('the file is not UTF-8 text (a binary or another encoding)');
+    expect(errorInWords({ code: 'CONFLICT', message: 'memory photo cannot be changed here until its file is fixed: the file is not UTF-8 text (a binary or another encoding) (memories/photo.md)' }, 'zh')).toBe(
+      '记忆 photo 的文件需要先修好才能在这里修改：文件不是 UTF-8 文本（可能是二进制文件或其他编码）（memories/photo.md）',
+    );
   });
 });

@@ -31,6 +31,17 @@ const PDF_WHY: Record<string, string> = {
   'pdf.js failed on it': 'PDF 阅读器读取失败',
 };
 
+/** Why a memory file was read only in part (the library's `frontMatterError`), in Chinese. */
+const FILE_WHY: Phrase[] = [
+  [/^the file is not UTF-8 text/, () => '文件不是 UTF-8 文本（可能是二进制文件或其他编码）'],
+  [/^the front matter is not valid YAML: (.*)$/s, (m) => `开头的属性（front matter）不是合法的 YAML：${m[1]}`],
+  [/^the front matter is not a list of properties$/, () => '开头的属性（front matter）不是属性列表'],
+];
+/** A memory file's `frontMatterError` in the page's language. */
+export function fileErrorInWords(reason: string, lang: Lang): string {
+  return lang === 'zh' ? (sayFrom(FILE_WHY, reason) ?? reason) : reason;
+}
+
 /** Whole reasons, as the daemon writes them (anchored), and how they read in Chinese. */
 const PHRASES: Phrase[] = [
   // chat and sessions
@@ -46,6 +57,7 @@ const PHRASES: Phrase[] = [
   [/^the (\w+) of a memory is immutable$/, (m) => `记忆的 ${m[1]} 不可修改`],
   [/^memory\.save: snapshot is empty$/, () => '快照是空的'],
   [/^a memory cannot link to itself$/, () => '记忆不能链接到自己'],
+  [/^memory (\S+) cannot be changed here until its file is fixed: (.+) \((memories\/\S+)\)$/s, (m) => `记忆 ${m[1]} 的文件需要先修好才能在这里修改：${fileErrorInWords(m[2], 'zh')}（${m[3]}）`],
   [/^the plan changed since; undo its later change first$/, () => '注入计划之后又改过：请先撤销后来的改动'],
   [/^plan\.pin: text is empty$/, () => '要固定的文本是空的'],
   // knowledge

@@ -6,6 +6,7 @@ import { VIEW_KINDS } from '../../lib/view-kinds';
 import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
+import { fileErrorInWords } from '../../lib/error-words';
 import { tagColor } from '../../lib/graph-layout';
 import { Icon } from '../icon';
 import { Markdown } from '../../lib/markdown';
@@ -134,6 +135,11 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
         <span className="dot" style={{ background: tagColor(r.tags) }} />
         {r.title}
       </h3>
+      {r.frontMatterError && (
+        <div className="set-aside-note" role="alert" data-testid="detail-file-error">
+          {t('memory.fileError', { file: `memories/${r.id}.md`, error: fileErrorInWords(r.frontMatterError, lang) })}
+        </div>
+      )}
       {r.setAside && (
         <div className="set-aside-note" data-testid="detail-set-aside">
           {t('memory.setAsideHint')}

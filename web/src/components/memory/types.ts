@@ -25,6 +25,8 @@ export interface MemoryRecord extends MemorySummary {
   notes: string;
   /** Its links and sources that name a memory no longer in the library (memory.get). */
   missing?: string[];
+  /** Why its file was read only in part (a hand edit's broken front matter, not UTF-8 text): it cannot be changed here. */
+  frontMatterError?: string;
 }
 export interface Plan {
   pinned: { id: string; role: string; text: string; at: number }[];
