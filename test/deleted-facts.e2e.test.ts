@@ -86,6 +86,25 @@ describe('a deleted fact is not distilled again from the same words', { timeout:
     A = await start(home);
   });
 
+  it('a delete the person undid leaves no mark: the fact stays through a reindex', async () => {
+    const d = await start();
+    const faroTurn = await turn(d, 'I live in Faro.');
+    const faro = d.memory.graph.relationsOf('user', 'lives_in').find((r) => r.object === 'Faro')!;
+    await d.host.services.use('host.memory')!.deleteRelation(faro.id);
+    const control = d.host.services.use('host.memory-control')!;
+    const del = control.history({ limit: 20 }).find((c) => c.kind === 'relation' && c.op === 'delete');
+    assert.ok(del, JSON.stringify(control.history({ limit: 20 }).map((c) => [c.kind, c.op, c.summary])));
+    await control.undo(del.id);
+    assert.deepEqual(homesOf(d), ['Faro (now)']);
+    d.memory.context.deleteByTurnIds([faroTurn]);
+    d.memory.graph.deleteRelation(faro.id);
+    const r = await d.memory.reindex();
+    assert.ok(r.added >= 1, JSON.stringify(r));
+    const homes = homesOf(d);
+    A = await start(A.homeDir);
+    assert.deepEqual(homes, ['Faro (now)'], 'distilled again from the turn, it is not dropped by a mark');
+  });
+
   it('a reindex that distils the turn again does not bring it back', async () => {
     // The turn has left every tier: the reindex archives it from the session log and distils it.
     A.memory.context.deleteByTurnIds([portoTurn]);

@@ -305,6 +305,12 @@ export class ControlDB {
     this.hotStones.set(hash, Math.max(at, this.hotStones.get(hash) ?? 0));
   }
 
+  /** Takes back the mark of a deleted fact (its delete was undone: the person wants it back). */
+  clearDeletedFact(hash: string): void {
+    this.st(`DELETE FROM tombstones WHERE hash = ? AND kind = 'deleted-fact'`).run(hash);
+    this.hotStones.delete(hash);
+  }
+
   /** Forgets committed and not finished (decision 0410), oldest first; each read counts as a try. */
   pendingForgets(): { key: string; body: string; tries: number }[] {
     const rows = this.st('SELECT key, body, tries FROM forget_pending ORDER BY at, key').all() as { key: string; body: string; tries: number }[];

@@ -713,7 +713,17 @@ export class MemoryControl implements MemoryControlService {
         case 'entity': {
           const graph = this.t.graph();
           if (!graph) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory graph is not available', { retryable: true });
-          graph.applyUndo(asState(c.before), asState(c.after));
+          const before = asState(c.before);
+          const after = asState(c.after);
+          graph.applyUndo(before, after);
+          // Undoing the person's delete of a fact takes back its mark (decision 0490): left, the
+          // next reindex or import would drop the fact they asked to have back.
+          const gone = new Set(after.relations.map((r) => r.id));
+          for (const r of before.relations) {
+            if (gone.has(r.id)) continue;
+            const back = graph.relation(r.id);
+            if (back) this.db.clearDeletedFact(deletedFactHash(back.subject, back.predicate, back.object));
+          }
           break;
         }
         case 'document':
