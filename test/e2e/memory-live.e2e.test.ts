@@ -161,4 +161,78 @@ describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 12
     await stillSamePage();
     assert.deepEqual(errors, []);
   });
+
+  it('a switch moved while an older read of the memory is on its way stays where it was moved: that answer does not move it back', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    await page.evaluate(() => (window.location.hash = '#/chat'));
+    if (!(await page.locator('[data-testid=tab-library]').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    const first = page.locator('[data-testid=memory-list] .memory-item').first();
+    const id = (await first.getAttribute('data-memory-id', { timeout: T }))!;
+    await first.locator('.memory-main').click();
+    const toggle = page.getByTestId('memory-enabled');
+    await page.waitForSelector('[data-testid=memory-enabled][aria-checked=true]', { timeout: T });
+    // Every state the switch shows from here on.
+    await page.evaluate(`(() => {
+      const el = document.querySelector('[data-testid=memory-enabled]');
+      window.__switch = [];
+      new MutationObserver(() => window.__switch.push(el.getAttribute('aria-checked'))).observe(el, { attributes: true, attributeFilter: ['aria-checked'] });
+    })()`);
+    // Reads of this memory are answered by the daemon at once and handed to the page only later;
+    // the page's save of the switch is done by the daemon at once, its answer handed on later too.
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      return { open, opened };
+    };
+    const readAsked = gate();
+    const readsGo = gate();
+    const saved = gate();
+    const saveGoes = gate();
+    let holdReads = true;
+    const held = async (route: Route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}') as { op?: string; args?: { id?: string } };
+      if (body.args?.id === id && ((body.op === 'memory.get' && holdReads) || body.op === 'memory.updateMeta')) {
+        const answer = await route.fetch();
+        if (body.op === 'memory.get') {
+          readAsked.open();
+          await readsGo.opened;
+        } else {
+          saved.open();
+          await saveGoes.opened;
+        }
+        return route.fulfill({ response: answer, headers: { ...answer.headers(), 'x-e2e-held': '1' } }).catch(() => undefined);
+      }
+      await route.continue().catch(() => undefined);
+    };
+    await page.route('**/api/memory-manager', held);
+    try {
+      // Changed elsewhere (another client): the open memory is read again — while it is on on the daemon.
+      await mmApi('memory.updateMeta', { id, impressions: ['read while the switch moves'] });
+      await readAsked.opened;
+      // The person turns it off; the daemon has it off.
+      await toggle.click();
+      await saved.opened;
+      holdReads = false;
+      assert.equal((await mmApi('memory.get', { id })).enabled, false);
+      // The read from before the click arrives now: it says "on".
+      const delivered = page.waitForResponse((r) => r.headers()['x-e2e-held'] === '1' && /"memory\.get"/.test(r.request().postData() ?? ''), { timeout: T });
+      readsGo.open();
+      await delivered;
+      // (Two frames: time for the page to take the answer in, or to drop it.)
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      assert.equal(await toggle.getAttribute('aria-checked'), 'false', 'the older answer moved the switch back');
+      saveGoes.open();
+      // The save is through: the memory is read again, off.
+      await page.waitForResponse((r) => r.url().endsWith('/api/memory-manager') && /"memory\.get"/.test(r.request().postData() ?? ''), { timeout: T });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { __switch: string[] }).__switch), ['false'], 'the switch went off once and stayed off');
+    } finally {
+      readsGo.open();
+      saveGoes.open();
+      await page.unroute('**/api/memory-manager', held);
+      await mmApi('memory.updateMeta', { id, enabled: true });
+    }
+    assert.deepEqual(errors, []);
+  });
 });

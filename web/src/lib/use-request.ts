@@ -6,11 +6,13 @@ export interface RequestState<T> {
   error: Error | undefined;
   loading: boolean;
   reload: () => void;
+  /** A local change (optimistic, or the answer of a write): answers to requests sent before it are dropped. */
   setData: (fn: (d: T | undefined) => T | undefined) => void;
 }
 
 /**
- * Loads `fn()` when `deps` change; stale answers are discarded (request sequence numbers). While
+ * Loads `fn()` when `deps` change; stale answers are discarded (request sequence numbers), and so
+ * are answers to requests sent before a local change ({@link RequestState.setData}). While
  * it reloads the old data stays; an answer equal to it (same JSON) keeps the old object, so a
  * refetch that found nothing new re-renders nothing (the graph is not laid out again).
  */
@@ -50,7 +52,12 @@ export function useRequest<T>(fn: () => Promise<T>, deps: unknown[]): RequestSta
   }, []);
   useEffect(reload, deps);
   const setData = useCallback((f: (d: T | undefined) => T | undefined) => {
-    // A local change: the next answer is compared with nothing (it may undo the change).
+    // A local change (a switch moved before its save is through): an answer to a request sent
+    // before it was read before it, and would move the switch back — or make the next click send
+    // the wrong value. Such answers are dropped; the caller reads again once its change is saved.
+    seq.current.next();
+    setLoading(false);
+    // The next answer is compared with nothing (it may undo the change).
     json.current = undefined;
     setDataState((d) => f(d));
   }, []);

@@ -100,6 +100,8 @@ export function MemoryDetail({ id, onBack }: { id: string; onBack: () => void })
       },
       (e: Error) => {
         rec.setData(() => before);
+        // What was asked meanwhile was dropped by the change: read the memory again.
+        rec.reload();
         app.toast(t('common.saveFailed', { error: e.message }), 'error');
         return false;
       },

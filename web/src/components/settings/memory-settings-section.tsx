@@ -77,6 +77,8 @@ export function MemorySettingsSection() {
       app.refreshMm();
     } catch (e) {
       cfg.setData(() => before);
+      // What was asked meanwhile was dropped by the change: read the settings again.
+      cfg.reload();
       setErrors((x) => ({ ...x, [key]: (e as Error).message }));
       app.toast(t('common.saveFailed', { error: (e as Error).message }), 'error');
     }
