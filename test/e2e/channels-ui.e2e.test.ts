@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 import { until } from '../fixtures/until.js';
 import { startFakeBotApi, type FakeBotApi } from '../../src/builtins/telegram/__fixtures__/fake-bot-api.js';
@@ -123,6 +123,36 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     await field.locator('[data-testid=list-item]', { hasText: '7373' }).waitFor({ state: 'detached', timeout: T });
     await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242']), 'both removals to be stored');
     assert.deepEqual(await field.locator('[data-testid=list-item]').allTextContents(), ['4242×']);
+    // An id entered while the one before is still being saved goes in after it: the Enter is not
+    // lost, and what was typed meanwhile is not cleared away by the first save's end.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let held = false;
+    const holdFirstSave = async (route: Route) => {
+      if (route.request().method() === 'PUT' && !held) {
+        held = true;
+        await released;
+      }
+      await route.continue().catch(() => undefined);
+    };
+    const path = '**/api/v1/settings/plugin.telegram.allowed_user_ids';
+    await page.route(path, holdFirstSave);
+    try {
+      const firstSave = page.waitForRequest((r) => r.method() === 'PUT' && r.url().endsWith('/plugin.telegram.allowed_user_ids'), { timeout: T });
+      await field.locator('[data-testid=list-add-input]').fill('9191');
+      await field.locator('[data-testid=list-add-input]').press('Enter');
+      await firstSave;
+      await field.locator('[data-testid=list-item]', { hasText: '9191' }).waitFor({ timeout: T });
+      await field.locator('[data-testid=list-add-input]').fill('9292');
+      await field.locator('[data-testid=list-add-input]').press('Enter');
+      release();
+      await until(async () => JSON.stringify(await stored()) === JSON.stringify(['4242', '9191', '9292']), 'both ids to be stored');
+      await until(async () => JSON.stringify(await field.locator('[data-testid=list-item]').allTextContents()) === JSON.stringify(['4242×', '9191×', '9292×']), 'the chips to show both');
+      await until(async () => (await field.locator('[data-testid=list-add-input]').inputValue()) === '', 'the box to be empty once both are in');
+    } finally {
+      release();
+      await page.unroute(path, holdFirstSave);
+    }
     // Your own ids: the reason says what an id looks like.
     const owner = page.locator('[data-key="core.identity.owner_ids"]');
     await owner.locator('[data-testid=list-add-input]').fill('42');

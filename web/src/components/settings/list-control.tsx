@@ -20,7 +20,7 @@ export function listSplitOf(items: Record<string, unknown> | undefined): ListSpl
  * A list of short texts (allowed ids, owner ids, programs, folders) as chips with a field to add
  * more, typed or pasted (`split` says where one ends). One that is there already is not added
  * twice. Each change is saved at once, one at a time: while one is being saved the list takes no
- * other (a quick second click waits for it), so each change builds on what is stored. The chips
+ * other (a quick second click, or an Enter, waits for it), so each change builds on what is stored. The chips
  * show the change at once and go back to what is stored when the daemon refuses it — never a list
  * that looks saved and is not (an owner id that seems removed but still counts). The daemon's
  * schema decides what is valid, and its error shows under the field.
@@ -48,18 +48,29 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
       setSaving(false);
     }
   };
+  // Enter pressed while a change is being saved: the add follows once that save is through (the
+  // Add button waits, being disabled meanwhile; a key was simply lost, the id left in the box).
+  const [addWhenSaved, setAddWhenSaved] = useState(false);
   const add = async () => {
-    if (saving) return;
-    const typed = draft
+    if (saving) return setAddWhenSaved(true);
+    const sent = draft;
+    const typed = sent
       .split(split === 'words' ? /[\s,，]+/ : /\r?\n/)
       .map((x) => x.trim())
       .filter(Boolean);
     const next = [...items];
     for (const x of typed) if (!next.includes(x)) next.push(x);
     if (next.length === items.length) return setDraft('');
-    // Refused (the reason shows under the field): what was typed stays, to be mended.
-    if (await change(next)) setDraft('');
+    // Refused (the reason shows under the field): what was typed stays, to be mended. Saved: the
+    // box is cleared — unless the person typed something else into it meanwhile.
+    if (await change(next)) setDraft((d) => (d === sent ? '' : d));
   };
+  useEffect(() => {
+    if (saving || !addWhenSaved) return;
+    setAddWhenSaved(false);
+    // This render's add: it builds on the list as the save left it.
+    void add();
+  }, [saving, addWhenSaved]);
   // One field either way: a word list adds on Enter; a line list on Enter too, Shift+Enter is a new line.
   const field = {
     className: 'input',
