@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, recordToasts, shot, startHarness, type Harness } from './support/harness.js';
 
 const T = 60_000;
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
@@ -28,7 +28,9 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
   before(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'ha-data-ui-'));
-    h = await startHarness({ transfer: { beforeCommit: () => holdAtCommit?.() } });
+    // scrypt at 2^10, as the other export tests have it: at age's 2^18 each passphrase costs seconds
+    // of CPU (three here), and on a loaded 2-core machine the encrypted export outlasted its 60 s wait.
+    h = await startHarness({ transfer: { scryptLogN: 10, beforeCommit: () => holdAtCommit?.() } });
     const put = await h.api('/api/v1/memory/knowledge/recipes', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: '# Pesto\nbasil, pine nuts' }) });
     assert.equal(put.status, 200, await put.text());
     browser = await launchBrowser();
@@ -200,18 +202,20 @@ describe('Settings → Data: export and import in the browser', { skip, timeout:
     await page.click('[data-testid=knowledge-new]');
     await page.fill('[data-testid=knowledge-new-name]', 'wifi');
     await page.fill('[data-testid=knowledge-content]', 'a different network');
+    // The same refusal twice is one toast counted up, its words on screen from the first: each showing is counted.
+    const toasts = await recordToasts(page);
     await page.click('[data-testid=knowledge-save]');
-    await page.waitForSelector('.toast.error:has-text("exists already")', { timeout: T });
+    await toasts.waitFor('exists already', { kind: 'error', timeout: T });
     assert.equal(((await (await h.api('/api/v1/memory/knowledge/wifi')).json()) as { item: { content: string } }).item.content, 'SSID home-5g, key tulip');
     assert.equal(await page.inputValue('[data-testid=knowledge-content]'), 'a different network');
     // The same name in capitals is the same folder on macOS and Windows: refused as well.
     await page.fill('[data-testid=knowledge-new-name]', 'WIFI');
     await page.click('[data-testid=knowledge-save]');
-    await page.waitForSelector('.toast.error:has-text("named \\"wifi\\" exists already")', { timeout: T });
+    await toasts.waitFor('named "wifi" exists already', { kind: 'error', count: 2, timeout: T });
     // Read in Chinese, the daemon's reason is said in Chinese (lib/error-words.ts).
     await page.click('[data-testid=toggle-lang]');
     await page.click('[data-testid=knowledge-save]');
-    await page.waitForSelector('.toast.error:has-text("已有名为“wifi”的知识条目：打开它来编辑，或换一个名字")', { timeout: T });
+    await toasts.waitFor('已有名为“wifi”的知识条目：打开它来编辑，或换一个名字', { kind: 'error', timeout: T });
     await page.click('[data-testid=toggle-lang]');
     // Another name is fine.
     await page.fill('[data-testid=knowledge-new-name]', 'wifi guest');

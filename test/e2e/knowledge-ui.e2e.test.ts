@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, recordToasts, shot, startHarness, type Harness } from './support/harness.js';
 import { makePdf } from '../fixtures/make-pdf.js';
 
 const T = 20_000;
@@ -53,6 +53,8 @@ describe('the knowledge base in the browser: a file added, long lines, search as
     assert.ok(await page.locator('[data-testid=knowledge-file-add]').isDisabled(), 'a name with a slash is not sent');
     assert.match(await page.locator('[data-testid=knowledge-name-rule]').innerText(), /名称为 1–64 个字母/);
     await page.fill('[data-testid=knowledge-file-name]', '体检报告');
+    // The toast goes after a few seconds, maybe before the entry is read on a slow machine: recorded as shown.
+    const toasts = await recordToasts(page);
     await page.click('[data-testid=knowledge-file-add]');
     const entry = page.locator('[data-testid=knowledge-entry]');
     await entry.waitFor({ timeout: T });
@@ -61,7 +63,7 @@ describe('the knowledge base in the browser: a file added, long lines, search as
     assert.match(text, /体检报告/);
     assert.match(text, /Annual check-up 2026[\s\S]*Cholesterol within range/);
     assert.doesNotMatch(text, /%PDF|endobj/);
-    assert.match(await page.locator('.toast.ok').last().innerText(), /已添加“体检报告”：\d+ 个字符/);
+    await toasts.waitFor(/^已添加“体检报告”：\d+ 个字符/, { kind: 'ok' });
     await shot(page, 'knowledge-from-pdf');
   });
 

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yazl from 'yazl';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, graphNodePosition, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, graphNodePosition, launchBrowser, openPage, recordToasts, shot, startHarness, type Harness } from './support/harness.js';
 
 const T = 20_000;
 
@@ -692,17 +692,20 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     const other = await openPage(browser, `${h.url}/#/chat/${encodeURIComponent(sid)}`, { lang: 'en', token: h.token });
     await other.page.waitForSelector('[data-testid=conn].open', { timeout: T });
     await other.page.waitForSelector('[data-testid=turn]', { timeout: T });
+    // Toasts go after a few seconds: what each window said is recorded as it is shown.
+    const said = await recordToasts(page);
+    const saidThere = await recordToasts(other.page);
     await page.click('.sessions li.active [data-testid=delete-session]');
     await page.click('[data-testid=session-delete-ok]');
     await page.waitForFunction((id) => !document.querySelector(`.sessions .session-item[title="${id}"]`) && !location.hash.includes('/chat/'), sid, { timeout: T });
     // The other window leaves it and says why: it does not keep showing a conversation that is gone.
     await other.page.waitForFunction(() => !location.hash.includes('/chat/'), undefined, { timeout: T });
-    await other.page.waitForSelector('.toast:has-text("deleted elsewhere")', { timeout: T });
+    await saidThere.waitFor('deleted elsewhere');
     assert.equal(await other.page.locator('[data-testid=turn]').count(), 0);
     await other.page.context().close();
     // This window said it was deleted, and not that it was deleted elsewhere.
-    const toasts = await page.$$eval('.toast', (l) => l.map((x) => x.textContent ?? ''));
-    assert.ok(toasts.includes('对话已删除'), toasts.join(' | '));
+    await said.waitFor(/^对话已删除$/, { kind: 'ok' });
+    const toasts = (await said.seen()).map((x) => x.text);
     assert.ok(!toasts.some((x) => /别处/.test(x)), toasts.join(' | '));
     const list = ((await (await h.api('/api/v1/sessions')).json()) as { sessions: { id: string }[] }).sessions.map((x) => x.id);
     assert.ok(!list.includes(sid));

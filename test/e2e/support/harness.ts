@@ -294,6 +294,65 @@ export async function openPage(browser: Browser, url: string, opts: { lang?: 'zh
   return { page, errors };
 }
 
+/** A toast as it was shown: its kind (`ok`, `info`, `error`) and its text. */
+export interface ShownToast {
+  kind: string;
+  text: string;
+}
+
+/** What {@link recordToasts} gives: the toasts shown since, and a wait for one of them. */
+export interface ToastRecord {
+  /** Every toast shown since the record started, oldest first (gone ones too); a repeat is listed again. */
+  seen(): Promise<ShownToast[]>;
+  /**
+   * Waits until a toast whose text contains `text` (or matches it), of `kind` if given, has been
+   * shown since the start — `count` times (default 1), for the same words said again.
+   */
+  waitFor(text: string | RegExp, opts?: { kind?: 'ok' | 'info' | 'error'; count?: number; timeout?: number }): Promise<void>;
+}
+
+/**
+ * Records every toast the page shows from now on. A toast goes after a few seconds and only the
+ * newest three stay: a test that looks for one after another wait may find it gone on a slow
+ * machine. The same words again are the toast already shown with its count up, not a new one: a
+ * repeat is recorded as one more showing. Start it before the action; the record lasts until the
+ * page is reloaded (a new call starts a new record).
+ */
+export async function recordToasts(page: Page): Promise<ToastRecord> {
+  // A string, not a function: tsx's keepNames helpers (__name) do not exist in the page.
+  await page.evaluate(`(() => {
+    const counts = window.__toastCounts ?? new WeakMap();
+    const count = (el) => Number(el.getAttribute('data-count') ?? 1);
+    for (const el of document.querySelectorAll('.toast')) counts.set(el, count(el));
+    window.__toasts = [];
+    if (window.__toastCounts) return;
+    window.__toastCounts = counts;
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll('.toast')) {
+        const n = count(el);
+        const was = counts.get(el) ?? 0;
+        if (n <= was) continue;
+        counts.set(el, n);
+        const text = (el.querySelector('.toast-text') ?? el).textContent ?? '';
+        const kind = [...el.classList].filter((c) => c !== 'toast').join(' ');
+        for (let i = was; i < n; i++) window.__toasts.push({ kind, text });
+      }
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-count'] });
+  })()`);
+  type Shown = { __toasts?: ShownToast[] };
+  return {
+    seen: () => page.evaluate(() => [...((window as unknown as Shown).__toasts ?? [])]),
+    async waitFor(text, opts = {}) {
+      const [source, flags] = typeof text === 'string' ? [text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), ''] : [text.source, text.flags];
+      await page.waitForFunction(
+        ([s, f, kind, n]) => ((window as unknown as Shown).__toasts ?? []).filter((x) => (!kind || x.kind === kind) && new RegExp(s, f).test(x.text)).length >= n,
+        [source, flags, opts.kind ?? '', opts.count ?? 1] as const,
+        { timeout: opts.timeout ?? 20_000 },
+      );
+    },
+  };
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 }
