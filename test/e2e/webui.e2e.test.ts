@@ -44,6 +44,11 @@ async function send(page: Page, text: string): Promise<void> {
   await page.click('[data-testid=send]');
 }
 
+/** The page's answer to its own `method` request of `path` (started before the action that sends it). */
+function answered(page: Page, method: string, path: string) {
+  return page.waitForResponse((r) => r.request().method() === method && new URL(r.url()).pathname === path, { timeout: T });
+}
+
 async function lastTurnDone(page: Page): Promise<void> {
   await page.waitForSelector('[data-testid=turn]:last-child [data-testid=save-memory]', { timeout: T });
 }
@@ -467,11 +472,12 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     const names = () => page.$$eval('[data-testid=providers] [data-provider]', (els) => els.map((e) => e.getAttribute('data-provider')));
     await page.waitForSelector('[data-testid=providers] [data-provider=openai]', { timeout: T });
     const before = await names();
+    const put = answered(page, 'PUT', '/api/v1/providers/order');
     await page.click(`[data-testid=providers] [data-provider="${before[0]}"] [aria-label="下移"]`);
     await page.waitForFunction((first) => document.querySelector('[data-testid=providers] [data-provider]')?.getAttribute('data-provider') !== first, before[0], { timeout: T });
     // The list moves at once; the daemon has it once the PUT is through.
+    assert.equal((await put).status(), 200);
     const serverOrder = async () => ((await (await h.api('/api/v1/providers')).json()) as { order: string[] }).order.slice(0, 2);
-    for (let i = 0; i < 100 && (await serverOrder())[0] !== before[1]; i++) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(await serverOrder(), [before[1], before[0]]);
     await page.click('[data-testid=test-openai]');
     await page.waitForSelector('[data-provider=openai] .test-result.ok', { timeout: T });
@@ -504,8 +510,9 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.selectOption(tz, 'Asia/Tokyo');
     await page.waitForSelector('[data-key="core.agent.timezone"] .badge.ok', { timeout: T });
     assert.equal(await stored(), 'Asia/Tokyo');
+    const cleared = answered(page, 'PUT', '/api/v1/settings/core.agent.timezone');
     await page.selectOption(tz, '');
-    for (let i = 0; i < 50 && (await stored()) !== ''; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await cleared).status(), 200);
     assert.equal(await stored(), '');
     await page.click('[data-testid=toggle-lang]');
   });
@@ -528,17 +535,19 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
     await page.waitForSelector('[data-provider=my-local] .test-result.ok', { timeout: T });
     const orderOf = async () => ((await (await h.api('/api/v1/providers')).json()) as { order: string[] }).order;
     const before = (await orderOf()).indexOf('my-local');
+    const moved = answered(page, 'PUT', '/api/v1/providers/order');
     await page.click('[data-provider=my-local] [aria-label="上移"]');
-    for (let i = 0; i < 50 && (await orderOf()).indexOf('my-local') !== before - 1; i++) await page.waitForTimeout(50);
+    assert.equal((await moved).status(), 200);
     assert.equal((await orderOf()).indexOf('my-local'), before - 1);
     // the model field lists what the source's API offers (the fake LLM's /models) and what was declared
     await page.click('[data-testid=settings-my-local]');
     const select = '[data-provider=my-local] [data-testid=model-select]';
     await page.waitForSelector(`${select} option[value="fake-model"]`, { timeout: T, state: 'attached' });
     assert.deepEqual(await page.$$eval(`${select} option`, (els) => els.map((e) => e.textContent)), ['declared-model', 'fake-model', '其他…']);
+    const picked = answered(page, 'PUT', '/api/v1/settings/core.llm.sources.my-local.model');
     await page.selectOption(select, 'fake-model');
+    assert.equal((await picked).status(), 200);
     const setting = async () => ((await (await h.api('/api/v1/settings/core.llm.sources.my-local.model')).json()) as { value?: { value?: unknown } }).value?.value;
-    for (let i = 0; i < 50 && (await setting()) !== 'fake-model'; i++) await page.waitForTimeout(50);
     assert.equal(await setting(), 'fake-model');
     await page.waitForSelector('[data-provider=my-local] .mono:has-text("fake-model")', { timeout: T });
     await shot(page, '34-source-model-picker');
@@ -778,11 +787,13 @@ describe('WebUI in the browser', { skip, timeout: 180_000 }, () => {
 
   it('reports an uncaught client error to the memory manager diag.log', async () => {
     const before = errors.length;
+    // The page reports it with `diag.log`, which the daemon writes before it answers.
+    const reported = page.waitForResponse((r) => r.url().endsWith('/api/memory-manager') && /"diag\.log"[\s\S]*e2e client boom/.test(r.request().postData() ?? ''), { timeout: T });
     await page.evaluate(() => setTimeout(() => {
       throw new Error('e2e client boom');
     }, 0));
+    assert.equal((await reported).status(), 200);
     const log = join(h.home, 'logs', 'memory-manager-client.log');
-    for (let i = 0; i < 50 && !(existsSync(log) && readFileSync(log, 'utf8').includes('e2e client boom')); i++) await page.waitForTimeout(100);
     assert.match(readFileSync(log, 'utf8'), /e2e client boom/);
     errors.splice(before);
   });
