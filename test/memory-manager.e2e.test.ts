@@ -24,6 +24,16 @@ async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boole
   return (await res.json()) as { ok: boolean; value: unknown };
 }
 
+/**
+ * The daemon with its plugins started: it says it is ready after core.plugins.ready_wait_ms (3 s)
+ * even while some still start, and on a loaded machine the WebUI was one of them (no URL yet).
+ */
+async function startSettled(opts: Parameters<typeof startDaemon>[0]): Promise<Daemon> {
+  const d = await startDaemon(opts);
+  await d.registry.settled();
+  return d;
+}
+
 function lastSystemPrompt(): string {
   const req = fake.requests.filter((r) => r.format === 'openai-chat').at(-1)!;
   return JSON.stringify(req.body.messages);
@@ -39,7 +49,7 @@ after(async () => {
 });
 
 test('a planned memory is injected on the very first user turn of a freshly started daemon', async () => {
-  const d1 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  const d1 = await startSettled({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
   let id: string;
   try {
     assert.ok(d1.url, 'webui is up');
@@ -77,7 +87,7 @@ test('a planned memory is injected on the very first user turn of a freshly star
 });
 
 test('exclude and restore a turn through whole turn cycles; library tools work in a turn', async () => {
-  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  const d = await startSettled({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
   try {
     await op(d, { op: 'state.setMode', args: { mode: 'off' } });
     const s = 'cli:mm2';
@@ -118,7 +128,7 @@ test('library search ranks in the agent embedding space once a dense model is lo
   const h = mkdtempSync(join(tmpdir(), 'ha-mm-dense-'));
   const vec = join(h, 'tiny.vec');
   writeFileSync(vec, ['8 4', 'cat 1 0 0 0', 'kitten 0.95 0.05 0 0', 'mochi 0.9 0 0.1 0', 'car 0 1 0 0', 'truck 0 0.95 0.05 0', 'repair 0 0.8 0.2 0', 'user 0 0 0 1', 'the 0 0 0 1'].join('\n') + '\n');
-  const d = await startDaemon({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false });
+  const d = await startSettled({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false });
   try {
     const cat = await op(d, { op: 'memory.save', args: { title: 'My cat', snapshot: 'The user has a cat named Mochi.', impressions: ['cat', 'Mochi'] } });
     const car = await op(d, { op: 'memory.save', args: { title: 'Car repair', snapshot: 'The truck needs a repair on Friday.', impressions: ['car', 'repair'] } });
