@@ -235,4 +235,63 @@ describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 12
     }
     assert.deepEqual(errors, []);
   });
+
+  it('a switch moved in the library list while an older read of the list is on its way stays where it was moved', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    await page.evaluate(() => (window.location.hash = '#/chat'));
+    if (!(await page.locator('[data-testid=tab-library]').count())) await page.click('[data-testid=toggle-memory]');
+    await page.click('[data-testid=tab-library]');
+    const first = page.locator('[data-testid=memory-list] .memory-item').first();
+    const id = (await first.getAttribute('data-memory-id', { timeout: T }))!;
+    const row = page.locator(`[data-memory-id="${id}"]`);
+    const toggle = row.getByRole('switch');
+    await page.waitForSelector(`[data-memory-id="${id}"] [role=switch][aria-checked=true]`, { timeout: T });
+    // Every state the row's switch shows from here on.
+    await page.evaluate(`(() => {
+      const el = document.querySelector('[data-memory-id="${id}"] [role=switch]');
+      window.__rowSwitch = [];
+      new MutationObserver(() => window.__rowSwitch.push(el.getAttribute('aria-checked'))).observe(el, { attributes: true, attributeFilter: ['aria-checked'] });
+    })()`);
+    // A read of the list is answered by the daemon at once and handed to the page only later.
+    let asked!: () => void;
+    const listAsked = new Promise<void>((r) => (asked = r));
+    let go!: () => void;
+    const listsGo = new Promise<void>((r) => (go = r));
+    let holdReads = true;
+    const held = async (route: Route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}') as { op?: string };
+      if (holdReads && body.op === 'memory.list') {
+        const answer = await route.fetch();
+        asked();
+        await listsGo;
+        return route.fulfill({ response: answer, headers: { ...answer.headers(), 'x-e2e-held': '1' } }).catch(() => undefined);
+      }
+      await route.continue().catch(() => undefined);
+    };
+    await page.route('**/api/memory-manager', held);
+    try {
+      // Changed elsewhere: the list is read again — while the memory is on.
+      await mmApi('memory.updateMeta', { id, impressions: ['list read while the switch moves'] });
+      await listAsked;
+      holdReads = false;
+      // The person turns it off in the list; the daemon has it off.
+      const saved = page.waitForResponse((r) => /"memory\.updateMeta"/.test(r.request().postData() ?? ''), { timeout: T });
+      await toggle.click();
+      assert.equal((await saved).status(), 200);
+      assert.equal((await mmApi('memory.get', { id })).enabled, false);
+      // The read from before the click arrives now: it says "on".
+      const delivered = page.waitForResponse((r) => r.headers()['x-e2e-held'] === '1', { timeout: T });
+      go();
+      await delivered;
+      // (Two frames: time for the page to take the answer in.)
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      assert.equal(await toggle.getAttribute('aria-checked'), 'false', 'the older answer moved the switch back');
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { __rowSwitch: string[] }).__rowSwitch), ['false'], 'the switch went off once and stayed off');
+    } finally {
+      go();
+      await page.unroute('**/api/memory-manager', held);
+      await mmApi('memory.updateMeta', { id, enabled: true });
+    }
+    assert.deepEqual(errors, []);
+  });
 });

@@ -46,16 +46,29 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
   const asked = useRef(new Set<number>());
   const seq = useRef(createSequencer());
   const gen = useRef(0);
+  // Rows changed here (a switch moved) and when, in the order pages are asked for: a page asked
+  // for before the change says what was before it, and would move the switch back.
+  const clock = useRef(0);
+  const changed = useRef(new Map<string, { fn: (m: MemorySummary) => MemorySummary; at: number }>());
   const fetchPage = useCallback(
     (page: number, g: number) => {
       if (asked.current.has(page)) return;
       asked.current.add(page);
       const ticket = seq.current.next();
+      const at = ++clock.current;
       const req = query ? mm<MemorySummary[]>('memory.search', { query, limit: 100, tag: tag || undefined }).then((items) => ({ total: items.length, items })) : mm<{ total: number; items: MemorySummary[] }>('memory.list', { tag: tag || undefined, limit: PAGE_SIZE, offset: page * PAGE_SIZE });
       req.then(
         (r) => {
           if (g !== gen.current) return;
-          setState((s) => withPage(s, g, page, r.items, r.total));
+          const items = r.items.map((x) => {
+            const c = changed.current.get(x.id);
+            if (!c) return x;
+            if (c.at > at) return c.fn(x);
+            // Asked for after the change: the daemon's answer is the truth from here on.
+            changed.current.delete(x.id);
+            return x;
+          });
+          setState((s) => withPage(s, g, page, items, r.total));
         },
         (e: Error) => {
           asked.current.delete(page);
@@ -99,7 +112,8 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
     total: state.total,
     error: state.error,
     at: (i) => (query ? state.pages.get(0)?.[i] : rowAt(state, i, PAGE_SIZE)),
-    patch: (id, fn) =>
+    patch: (id, fn) => {
+      changed.current.set(id, { fn, at: ++clock.current });
       setState((s) => {
         const change = (m: Map<number, MemorySummary[]>) => {
           const out = new Map(m);
@@ -107,7 +121,8 @@ function useLibraryRows(query: string, tag: string, range: { start: number; end:
           return out;
         };
         return { ...s, pages: change(s.pages), stale: change(s.stale) };
-      }),
+      });
+    },
   };
 }
 
