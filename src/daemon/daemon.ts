@@ -6,7 +6,7 @@ import { ConfigRegistry, coreConfigDefaults, personaPath } from '../config/index
 import { SessionStore, TextLog } from '../sessions/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
 import { openMemorySystem, type MemorySystem } from '../memory/index.js';
-import { AttachmentReader, readableHtml } from '../media/index.js';
+import { AttachmentReader, HtmlReader } from '../media/index.js';
 import { removeStaleTempFiles } from '../fs/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
@@ -190,10 +190,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   host.services.provide('host', 'host.config', configAdmin(config));
   host.services.provide('host', 'host.providers', providerAdmin(providers));
   host.services.provide('host', 'host.agent', status);
-  host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory)));
+  // The one HTML reader (src/media), in worker threads within core.media.html_timeout_ms: a page
+  // made to stall Readability costs a worker, never the thread that serves chats and the WebUI.
+  const htmlReader = new HtmlReader({ timeoutMs: () => config.get<number>('core.media.html_timeout_ms') });
+  host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory), htmlReader));
   host.services.provide('host', 'host.people', config.people);
-  // The one HTML reader (src/media) for built-ins, which cannot import it: web_fetch reads pages with it.
-  host.services.provide('host', 'host.media', { readableHtml });
+  // The same reader for built-ins, which cannot import it: web_fetch reads pages with it.
+  host.services.provide('host', 'host.media', { readableHtml: htmlReader.readableHtml });
   host.services.provide('host', 'host.memory-changes', { notify: (c) => memory.changes.notify(c) });
   // Exclusion, forget and history (M-9, K-2, K-3); only while its store opened.
   if (memory.status().control) host.services.provide('host', 'host.memory-control', memory.control);
@@ -310,6 +313,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         await agent.stop();
         await registry.stop();
         for (const d of disposers.reverse()) d();
+        await htmlReader.stop();
         await memory.close();
         transfer.stop();
         await providers.stop();

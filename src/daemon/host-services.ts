@@ -4,6 +4,7 @@ import type {
   ConfigKeyInfo,
   ConfigValue,
   Disposer,
+  MediaService,
   MemoryAdminService,
   ProviderAdminService,
   ProviderStatus,
@@ -102,8 +103,8 @@ export interface MemoryLike {
   };
 }
 
-/** `host.memory` for the WebUI browsers and `waiter memory …`. */
-export function memoryAdmin(m: MemoryLike): MemoryAdminService {
+/** `host.memory` for the WebUI browsers and `waiter memory …`; a knowledge file's HTML is read by `html` (the daemon's reader). */
+export function memoryAdmin(m: MemoryLike, html?: MediaService): MemoryAdminService {
   return {
     stats: async () => m.stats(),
     context: async () => m.contextEvents().map((e) => ({ id: e.id, timestamp: e.timestamp, kind: e.kind, source: e.source, sessionId: e.sessionId, input: e.input, response: e.response })),
@@ -129,7 +130,7 @@ export function memoryAdmin(m: MemoryLike): MemoryAdminService {
     knowledgePut: (name, content) => m.knowledge.put(name, content),
     knowledgeCreate: (name, content) => m.knowledge.create(name, content),
     knowledgeDelete: (name) => m.knowledge.delete(name),
-    knowledgeFileText: (bytes, file) => knowledgeFileText(bytes, file),
+    knowledgeFileText: (bytes, file) => knowledgeFileText(bytes, file, { html }),
     knowledgeSearch: (q, k = 10) => m.knowledge.search(q, k),
   };
 }

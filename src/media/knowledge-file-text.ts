@@ -1,9 +1,9 @@
 import { extname } from 'node:path';
-import { KnowledgeFileError, MAX_KNOWLEDGE_BYTES, MAX_KNOWLEDGE_FILE_BYTES } from '../spec/index.js';
+import { HTML_UNREADABLE, isHomeAgentError, KnowledgeFileError, MAX_KNOWLEDGE_BYTES, MAX_KNOWLEDGE_FILE_BYTES, type HtmlReadFailure, type MediaService } from '../spec/index.js';
 import { attachmentKind, looksLikeText } from './attachment-kind.js';
 import { decodeText } from './text-decode.js';
 import { extractPdfText, PdfReadError } from './pdf-text.js';
-import { readableHtml } from './readable-html.js';
+import { readableHtml } from './html-reader.js';
 
 /** How a file was read: as text (Markdown, plain text, code), a PDF's text layer, or HTML made readable. */
 export type KnowledgeFileKind = 'text' | 'pdf' | 'html';
@@ -23,6 +23,12 @@ export interface KnowledgeFileSource {
   mimeType?: string;
 }
 
+/** How a file is read: by default HTML through this process's shared reader (`readableHtml`, 15 s a page). */
+export interface KnowledgeFileOptions {
+  /** The HTML reader: the daemon's follows `core.media.html_timeout_ms`. */
+  html?: MediaService;
+}
+
 /** What the knowledge base reads, as said in a refusal and offered by the WebUI's file picker. */
 export const KNOWLEDGE_FILE_EXTENSIONS = ['.md', '.txt', '.pdf', '.html', '.htm'] as const;
 
@@ -37,6 +43,21 @@ const TEXT_NOT_HTML = new Set(['md', 'markdown', 'txt', 'text']);
  */
 const WHOLE_DOCUMENT = { minChars: 1, minShare: 0.7 };
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
+/** Why an HTML file was not read, in the words of a refusal. */
+function htmlWhy(reason: HtmlReadFailure, details: Record<string, unknown>): string {
+  switch (reason) {
+    case 'timeout':
+      return `reading it took longer than ${seconds(Number(details.timeoutMs))} (core.media.html_timeout_ms)`;
+    case 'out-of-memory':
+      return 'it needs more memory than the reader has';
+    case 'cancelled':
+      return 'reading it was cancelled';
+    default:
+      return 'the reader failed on it';
+  }
+}
 
 /** True when bytes are not text: a NUL in the first 8 KiB (UTF-16 with its BOM is text). */
 function binary(bytes: Uint8Array): boolean {
@@ -71,13 +92,13 @@ function kindOf(bytes: Uint8Array, file: KnowledgeFileSource): KnowledgeFileKind
  * person's machine) and the WebUI's upload (in the daemon): Markdown, plain text and code decoded
  * (UTF-8, UTF-16 with a BOM, GB18030), a PDF's text layer through pdf.js in a worker, HTML as
  * readable text without scripts or styles. Anything else is a {@link KnowledgeFileError}, as is a
- * file without text (a scanned PDF) or one whose text is over {@link MAX_KNOWLEDGE_BYTES}: nothing
- * is cut or stored half.
+ * file without text (a scanned PDF) or one whose text is over {@link MAX_KNOWLEDGE_BYTES}, and a PDF
+ * or HTML page the reader could not read in time: nothing is cut or stored half.
  *
  * @example
  * const { text } = await knowledgeFileText(readFileSync('体检报告.pdf'), { name: '体检报告.pdf' });
  */
-export async function knowledgeFileText(bytes: Uint8Array, file: KnowledgeFileSource): Promise<KnowledgeFileText> {
+export async function knowledgeFileText(bytes: Uint8Array, file: KnowledgeFileSource, opts: KnowledgeFileOptions = {}): Promise<KnowledgeFileText> {
   const name = file.name;
   if (bytes.length > MAX_KNOWLEDGE_FILE_BYTES) {
     throw KnowledgeFileError.fileTooLarge(name);
@@ -100,7 +121,12 @@ export async function knowledgeFileText(bytes: Uint8Array, file: KnowledgeFileSo
       throw new KnowledgeFileError('KNOWLEDGE_FILE_UNREADABLE', `${name} could not be read as a PDF: ${why}`, { file: name, reason, cause: (e as Error).message }, e);
     }
   } else if (kind === 'html') {
-    const page = await readableHtml(bytes, { article: WHOLE_DOCUMENT });
+    const read = { article: WHOLE_DOCUMENT };
+    const page = await (opts.html ? opts.html.readableHtml(bytes, read) : readableHtml(bytes, read)).catch((e: unknown) => {
+      if (!isHomeAgentError(e) || e.code !== HTML_UNREADABLE) throw e;
+      const reason = e.details.reason as HtmlReadFailure;
+      throw new KnowledgeFileError('KNOWLEDGE_FILE_UNREADABLE', `${name} could not be read as HTML: ${htmlWhy(reason, e.details)}`, { file: name, kind: 'html', reason, cause: e.message }, e);
+    });
     // The title is the document's name in a browser's tab: keep it as the heading unless the text opens with it.
     text = page.title && !page.text.slice(0, page.title.length + 20).includes(page.title) ? `# ${page.title}\n\n${page.text}` : page.text;
   } else {

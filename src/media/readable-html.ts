@@ -132,6 +132,10 @@ const letters = (s: string) => s.replace(/[\s#>|`*_[\]()-]/g, '').length;
  * page); otherwise the whole body is. Scripts, styles, embedded objects and form controls never
  * count. Readability and linkedom load on the first call, not when the daemon or `waiter` starts.
  *
+ * This runs on the calling thread, and markup can be made to keep Readability busy for minutes:
+ * everything but tests reaches it through `HtmlReader` (html-reader.ts, `src/media`'s
+ * `readableHtml`), which runs it in a worker thread within a time limit (decision 0580).
+ *
  * @example
  * const page = await readableHtml(body, { charset: 'gbk', baseUrl: 'https://example.com/a' });
  */

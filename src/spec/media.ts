@@ -66,7 +66,28 @@ export interface ReadableHtmlOptions {
    * characters (default 80) and at least `minShare` of the page's letters (default 0).
    */
   article?: { minChars?: number; minShare?: number };
+  /** Gives the read up: the reader is stopped and the call rejects with reason `cancelled`. */
+  signal?: AbortSignal;
 }
+
+/**
+ * The most bytes of HTML the reader takes (25 MiB, the knowledge base's file limit): a bigger
+ * document is refused before it reaches the reader (`too-large`); `web_fetch`, which may download
+ * more, reads the first this many bytes. What a page costs grows with its markup, not its bytes:
+ * the reader's time limit and heap bound the rest.
+ */
+export const MAX_READABLE_HTML_BYTES = 25 * 1_048_576;
+
+/** The code of every failure of {@link MediaService.readableHtml}; `details.reason` says which. */
+export const HTML_UNREADABLE = 'HTML_UNREADABLE';
+
+/**
+ * Why an HTML document could not be read: it took longer than the reader's time limit (`timeout`),
+ * needed more memory than the reader's heap (`out-of-memory`), the reader stopped otherwise
+ * (`crashed`), it is over {@link MAX_READABLE_HTML_BYTES} (`too-large`), the caller's signal gave it
+ * up (`cancelled`), or the reader threw (`failed`).
+ */
+export type HtmlReadFailure = 'timeout' | 'out-of-memory' | 'crashed' | 'too-large' | 'cancelled' | 'failed';
 
 /**
  * `host.media`: the daemon's document readers for built-in plugins, which import only the SDK
@@ -77,6 +98,11 @@ export interface MediaService {
    * An HTML document's readable text: Mozilla's Readability (the Firefox reader view) on a
    * linkedom document, its pick when it passes `options.article`, else the whole body; scripts,
    * styles, embedded objects and form controls never count.
+   *
+   * The daemon reads in a worker thread with its own heap and a time limit
+   * (`core.media.html_timeout_ms`), never on the thread that serves chats and the WebUI: markup
+   * made to stall Readability costs that worker, which is ended. A failure rejects with a
+   * HomeAgentError coded {@link HTML_UNREADABLE}, `details.reason` an {@link HtmlReadFailure}.
    */
   readableHtml(bytes: Uint8Array, options?: ReadableHtmlOptions): Promise<ReadableHtml>;
 }

@@ -6,9 +6,10 @@ import type { KnowledgeFileText } from '../media/index.js';
  * The text of the file `waiter knowledge put` names (`-`: standard input), read on this machine by
  * the knowledge base's own reader (src/media): Markdown and text decoded, a PDF's text layer, HTML
  * as readable text. Refusals are {@link KnowledgeFileError}s naming the file as it was typed; a
- * file that cannot be opened is a `FILE_NOT_READ` error saying so. The reader (pdf.js, Readability) loads only here.
+ * file that cannot be opened is a `FILE_NOT_READ` error saying so. The reader (pdf.js, Readability) loads only here,
+ * in a worker thread; HTML within `htmlTimeoutMs` (the daemon's `core.media.html_timeout_ms`; default 15 s).
  */
-export async function readKnowledgeFile(file: string): Promise<KnowledgeFileText> {
+export async function readKnowledgeFile(file: string, opts: { htmlTimeoutMs?: number } = {}): Promise<KnowledgeFileText> {
   const name = file === '-' ? 'the input' : file;
   let bytes: Buffer;
   try {
@@ -19,8 +20,14 @@ export async function readKnowledgeFile(file: string): Promise<KnowledgeFileText
     if (e instanceof KnowledgeFileError) throw e;
     throw new HomeAgentError('FILE_NOT_READ', `cannot read ${name}: ${(e as Error).message}`, { cause: e });
   }
-  const { knowledgeFileText } = await import('../media/index.js');
-  return knowledgeFileText(bytes, { name });
+  const { HtmlReader, knowledgeFileText } = await import('../media/index.js');
+  // HTML is read in a worker within the daemon's time limit (core.media.html_timeout_ms), as an upload is.
+  const html = new HtmlReader({ timeoutMs: opts.htmlTimeoutMs, maxWorkers: 1 });
+  try {
+    return await knowledgeFileText(bytes, { name }, { html });
+  } finally {
+    await html.stop();
+  }
 }
 
 /** What `waiter knowledge put` prints: the entry's name, what the file was read as, its size in characters and its first line — not the whole text. */

@@ -6,12 +6,13 @@ import type { FetchedPage } from './safe-fetch.js';
  * What `web_fetch` returns to the model: a header that marks the text as external content, the
  * title, the final URL (and where it was redirected from), whether it was cut, then the text.
  */
-export async function readableAnswer(page: FetchedPage, maxChars: number, media: MediaService | undefined): Promise<string> {
-  const r = await toReadable(page.body, page.contentType, page.url, media);
+export async function readableAnswer(page: FetchedPage, maxChars: number, media: MediaService | undefined, signal?: AbortSignal): Promise<string> {
+  const r = await toReadable(page.body, page.contentType, page.url, media, signal);
   const cut = r.text.length > maxChars;
   const text = cut ? `${r.text.slice(0, maxChars)}…` : r.text;
   const notes = [
     page.truncated ? 'download stopped at the size limit' : '',
+    r.readBytes ? `only the first ${r.readBytes / 1_048_576} MB of the page were read` : '',
     cut ? `text cut to ${maxChars} of ${r.text.length} characters` : '',
     r.mode === 'page' ? 'no main article found: whole page text' : '',
   ].filter(Boolean);

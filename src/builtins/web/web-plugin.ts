@@ -18,7 +18,7 @@ export const webSettings: Record<string, ConfigKeyDef> = {
     privileged: true,
   },
   max_bytes: { default: 2 * 1024 * 1024, description: 'Most bytes of a page web_fetch downloads (after decompression); the rest is cut off', schema: z.number().int().min(1024).max(50 * 1024 * 1024) },
-  timeout_ms: { default: 15_000, description: 'Time limit of one web_fetch or web_search, redirects included', schema: z.number().int().min(500).max(120_000) },
+  timeout_ms: { default: 15_000, description: 'Time limit of one web_fetch download (redirects included) or one web_search; reading the page into text has its own, core.media.html_timeout_ms', schema: z.number().int().min(500).max(120_000) },
   max_redirects: { default: 5, description: 'Most redirects web_fetch follows (each target is checked like the first)', schema: z.number().int().min(0).max(20) },
   max_chars: { default: 20_000, description: 'Most characters of page text web_fetch returns to the model', schema: z.number().int().min(500).max(500_000) },
   user_agent: { default: 'Mozilla/5.0 (compatible; HomeAgent/0.1; web_fetch)', description: 'User-Agent header of web_fetch', schema: z.string().min(1).max(300) },
@@ -86,8 +86,9 @@ export function createWebPlugin(opts: WebPluginOptions = {}) {
           });
           if (page.status >= 400) throw new WebError('WEB_HTTP_STATUS', `${page.url} answered HTTP ${page.status}`, { status: page.status, url: page.url });
           // HTML is read by the daemon's one reader (src/media, the knowledge base's too): built-ins
-          // reach it as the host.media service. Readability and linkedom load on its first call.
-          return readableAnswer(page, a.max_chars ?? s.get<number>('max_chars'), sdk.use('host.media'));
+          // reach it as the host.media service. It reads in a worker thread within its own time limit
+          // (core.media.html_timeout_ms): timeout_ms above bounds only the download.
+          return readableAnswer(page, a.max_chars ?? s.get<number>('max_chars'), sdk.use('host.media'), call?.signal);
         },
       };
       sdk.registerTool(fetchTool);

@@ -18,7 +18,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InputOptions, LlmAPI, PluginDefinition, PluginInfo, PluginSDK, StageContext, StageName, TurnOutcome } from '../../spec/index.js';
+import type { InputOptions, LlmAPI, MediaService, PluginDefinition, PluginInfo, PluginSDK, StageContext, StageName, TurnOutcome } from '../../spec/index.js';
 import { Agent, type ToolScope } from '../../kernel/index.js';
 import { ConfigRegistry } from '../../config/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, SEEDED_SOURCES, providerConfigDefaults, sourceKey } from '../../providers/index.js';
@@ -55,6 +55,11 @@ export interface TestHostOptions {
   startTimeoutMs?: number;
   /** Extra registry options (external plugin timeouts, `.hmap` limits …). */
   registry?: Omit<PluginRegistryOptions, 'host'>;
+  /**
+   * `host.media` (default: the HTML reader `src/media` shares in this process — worker threads,
+   * 15 s a page); a test of a time limit hands in an `HtmlReader` with its own.
+   */
+  media?: MediaService;
 }
 
 /** A running kernel + plugin host for tests. */
@@ -106,8 +111,8 @@ export async function createTestHost(opts: TestHostOptions = {}): Promise<TestHo
   };
   const agent = new Agent({ llm: providers, sessions, config, log, homeDir, toolScope: opts.toolScope });
   const host = new PluginHost({ agent, homeDir, config, sessions, llm: sdkLlm, memory: opts.memory, log, startTimeoutMs: opts.startTimeoutMs });
-  // The daemon's stateless readers, as in homed (web_fetch reads HTML through them).
-  host.services.provide('host', 'host.media', { readableHtml });
+  // The daemon's readers, as in homed (web_fetch reads HTML through them, off the main thread).
+  host.services.provide('host', 'host.media', opts.media ?? { readableHtml });
   const registry = new PluginRegistry({ host, watchLua: false, ...opts.registry });
   for (const p of opts.plugins ?? []) registry.registerBuiltin(p as PluginDefinition<PluginSDK>);
   agent.start();

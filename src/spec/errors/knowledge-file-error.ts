@@ -12,7 +12,7 @@ export const KNOWLEDGE_FILE_ERROR_CODES = [
   'KNOWLEDGE_FILE_EMPTY',
   /** The file, or the text read from it, is over its limit. */
   'KNOWLEDGE_FILE_TOO_LARGE',
-  /** A PDF that cannot be read: damaged, password-protected, too slow. */
+  /** A PDF that cannot be read (damaged, password-protected, too slow), or an HTML page the reader could not read in time or in its memory. */
   'KNOWLEDGE_FILE_UNREADABLE',
 ] as const;
 export type KnowledgeFileErrorCode = (typeof KNOWLEDGE_FILE_ERROR_CODES)[number];

@@ -31,6 +31,17 @@ const PDF_WHY: Record<string, string> = {
   'pdf.js failed on it': 'PDF 阅读器读取失败',
 };
 
+/** Why an HTML file could not be read (KNOWLEDGE_FILE_UNREADABLE, src/media/knowledge-file-text.ts). */
+const HTML_WHY: Phrase[] = [
+  [/^reading it took longer than ([\d.]+) s \(core\.media\.html_timeout_ms\)$/, (m) => `读取超过了 ${m[1]} 秒的时限（设置 core.media.html_timeout_ms）`],
+  [/^it needs more memory than the reader has$/, () => '它需要的内存超过了阅读器的上限'],
+  [/^reading it was cancelled$/, () => '读取被取消了'],
+  [/^the reader failed on it$/, () => '网页阅读器读取失败'],
+];
+function htmlWhy(why: string): string {
+  return sayFrom(HTML_WHY, why) ?? why;
+}
+
 /** Why a memory file was read only in part (the library's `frontMatterError`), in Chinese. */
 const FILE_WHY: Phrase[] = [
   [/^the file is not UTF-8 text/, () => '文件不是 UTF-8 文本（可能是二进制文件或其他编码）'],
@@ -71,6 +82,7 @@ const PHRASES: Phrase[] = [
   [/^(.+) is ([\d.]+) MB; a knowledge entry holds at most (\d+) MB$/, (m) => `${q(m[1])}有 ${m[2]} MB，一个知识条目最多 ${m[3]} MB`],
   [/^(.+) is over (\d+) MB, the most a file added to the knowledge base may be$/, (m) => `${q(m[1])}超过 ${m[2]} MB：添加到知识库的文件最大 ${m[2]} MB`],
   [/^(.+) could not be read as a PDF: (it is password-protected|it is damaged or not a PDF|reading it took too long|pdf\.js failed on it)$/, (m) => `${q(m[1])}无法作为 PDF 读取：${PDF_WHY[m[2]]}`],
+  [/^(.+) could not be read as HTML: (reading it took longer than [\d.]+ s \(core\.media\.html_timeout_ms\)|it needs more memory than the reader has|reading it was cancelled|the reader failed on it)$/, (m) => `${q(m[1])}无法作为网页读取：${htmlWhy(m[2])}`],
   [/^invalid knowledge name "(.*?)": use (?:1–64 )?letters, digits, spaces, "_", "-", "\." \(no path separators or "\.\."\)$/, (m) => `知识条目名${q(m[1])}不可用：只能用字母、数字、空格和 “_” “-” “.”，最多 64 个字符（不能含路径分隔符或 “..”）`],
   // people
   [/^a name is 1 to 100 characters without control characters$/, () => '名字为 1 到 100 个字符，不能含控制字符'],
@@ -130,7 +142,7 @@ const CODES: Record<string, string> = {
   KNOWLEDGE_FILE_UNSUPPORTED: '知识库读不了这种文件：请添加 Markdown、纯文本、PDF 或 HTML 文件',
   KNOWLEDGE_FILE_EMPTY: '文件里没有文字，没有保存任何内容',
   KNOWLEDGE_FILE_TOO_LARGE: '文件或其中的文字太大',
-  KNOWLEDGE_FILE_UNREADABLE: '无法读取这个 PDF',
+  KNOWLEDGE_FILE_UNREADABLE: '无法读取这个文件',
   TRANSFER_CORRUPT: '存档已损坏',
   TRANSFER_TRUNCATED: '存档不完整',
   TRANSFER_NOT_AN_EXPORT: '这不是 HomeAgent 的导出文件',
