@@ -41,13 +41,19 @@ describe('an HTML file that stalls the reader, added to the knowledge base', { t
       body,
     });
 
-  it('the time limit is a setting the WebUI can change', async () => {
+  it('the time limit is a setting the WebUI can change, and the model cannot', async () => {
     const res = await fetch(`${d.url}/api/v1/settings/${encodeURIComponent('core.media.html_timeout_ms')}`, {
       method: 'PUT',
       headers: { ...auth(), 'content-type': 'application/json' },
       body: JSON.stringify({ value: 3_000 }),
     });
     assert.equal(res.status, 200, await res.text());
+    // …and a protection the model cannot raise: a page could ask it to (docs/security.md, decision 0580).
+    const def = d.agent.tools.build().find((t) => t.name === 'config_set');
+    assert.ok(def, 'the config_set tool is there');
+    const tried = await d.agent.stages.executeTool(def, { key: 'core.media.html_timeout_ms', value: 600_000 }, { sessionId: 'test:1', turnId: 'test:1#0', callId: 'call_1', signal: new AbortController().signal });
+    assert.match(tried.output, /only be changed by the user/);
+    assert.equal(d.config.get('core.media.html_timeout_ms'), 3_000);
   });
 
   it('the daemon answers its API while the file is read; at the limit the upload is refused with a coded error naming it, and nothing is stored', async () => {

@@ -81,7 +81,13 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     // attachments (C-11)
     'core.media.text_budget_chars': key(int(0, 2_000_000), 24_000, 'Characters of attached files (text, Markdown, code, PDF text, transcripts) that reach the model with one message; the rest is cut, and the whole file stays in the media folder'),
     'core.media.max_pdf_pages': key(int(1, 10_000), 200, 'Pages of an attached PDF that are read at most'),
-    'core.media.html_timeout_ms': key(int(1_000, 600_000), 15_000, 'Time limit of reading one HTML page into text (web_fetch\'s pages, HTML files added to the knowledge base), in ms; the reader runs beside the daemon and is stopped when a page takes longer'),
+    'core.media.html_timeout_ms': key(
+      int(1_000, 600_000),
+      15_000,
+      'Time limit of reading one HTML page into text (web_fetch\'s pages, HTML files added to the knowledge base), in ms; the reader runs beside the daemon and is stopped when a page takes longer',
+      // A protection against hostile pages: the model may not raise it (decision 0580).
+      { privileged: true },
+    ),
     'core.media.transcription.source': key(z.string().max(64), '', 'LLM source that transcribes audio attachments ("" = the first ready source that offers it: the OpenAI API, or a source whose options name a transcription_model)'),
     'core.media.transcription.model': key(z.string().max(200), '', 'Speech-to-text model ("" = the source\'s options.transcription_model, else whisper-1)'),
     'core.media.transcription.language': key(z.string().max(16), '', 'Language of the audio as an ISO-639-1 code ("" = detect)'),
