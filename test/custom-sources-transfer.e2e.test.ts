@@ -18,10 +18,10 @@ import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { importNote, type ProviderStatus, type TransferJobView, type TransferReport } from '../src/spec/index.js';
 import { parseManifest, type Manifest } from '../src/transfer/index.js';
+import { readZip } from './fixtures/read-zip.js';
 
 const require = createRequire(import.meta.url);
 const yazl = require('yazl') as typeof import('yazl');
-const yauzl = require('yauzl') as typeof import('yauzl');
 
 const MYBOX_KEY = 'sk-mybox-0123456789abcdef';
 const VENDOR_KEY = 'vx-secret-0123456789abcdef';
@@ -93,27 +93,6 @@ async function importOverHttp(d: Daemon, file: string, opts: Record<string, unkn
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-async function readZip(file: string): Promise<Map<string, Buffer>> {
-  const zf = await new Promise<import('yauzl').ZipFile>((res, rej) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
-  const out = new Map<string, Buffer>();
-  await new Promise<void>((res, rej) => {
-    zf.on('entry', (e: import('yauzl').Entry) => {
-      zf.openReadStream(e, async (err, s) => {
-        if (err) return rej(err);
-        const chunks: Buffer[] = [];
-        for await (const c of s!) chunks.push(c as Buffer);
-        out.set(e.fileName, Buffer.concat(chunks));
-        zf.readEntry();
-      });
-    });
-    zf.on('end', () => res());
-    zf.on('error', rej);
-    zf.readEntry();
-  });
-  zf.close();
-  return out;
 }
 
 /**

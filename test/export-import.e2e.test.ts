@@ -18,10 +18,10 @@ import { TransferError } from '../src/spec/index.js';
 // The archive tools of the format itself, to make damaged archives from a real one.
 import { applyOp, commitJournal, journalPath, parseManifest, planSwap, writeJournal, type Manifest } from '../src/transfer/index.js';
 import { contentHash, turnHash } from '../src/memory/control/index.js';
+import { readZip } from './fixtures/read-zip.js';
 
 const require = createRequire(import.meta.url);
 const yazl = require('yazl') as typeof import('yazl');
-const yauzl = require('yauzl') as typeof import('yauzl');
 
 let fake: FakeLlm;
 const homes: string[] = [];
@@ -108,27 +108,6 @@ async function expectRefused(d: Daemon, file: string, code: string, opts: { pass
 }
 
 /** Reads every entry of a zip into memory (tests' archives are small). */
-async function readZip(file: string): Promise<Map<string, Buffer>> {
-  const zf = await new Promise<import('yauzl').ZipFile>((res, rej) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
-  const out = new Map<string, Buffer>();
-  await new Promise<void>((res, rej) => {
-    zf.on('entry', (e: import('yauzl').Entry) => {
-      zf.openReadStream(e, async (err, s) => {
-        if (err) return rej(err);
-        const chunks: Buffer[] = [];
-        for await (const c of s!) chunks.push(c as Buffer);
-        out.set(e.fileName, Buffer.concat(chunks));
-        zf.readEntry();
-      });
-    });
-    zf.on('end', () => res());
-    zf.on('error', rej);
-    zf.readEntry();
-  });
-  zf.close();
-  return out;
-}
-
 async function writeZipOf(file: string, entries: Map<string, Buffer>): Promise<void> {
   const z = new yazl.ZipFile();
   for (const [name, data] of entries) z.addBuffer(data, name);

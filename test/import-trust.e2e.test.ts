@@ -15,10 +15,10 @@ import { createHash } from 'node:crypto';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { parseManifest, type Manifest } from '../src/transfer/index.js';
+import { readZip } from './fixtures/read-zip.js';
 
 const require = createRequire(import.meta.url);
 const yazl = require('yazl') as typeof import('yazl');
-const yauzl = require('yauzl') as typeof import('yauzl');
 
 let fake: FakeLlm;
 const homes: string[] = [];
@@ -46,27 +46,6 @@ async function turn(d: Daemon, sessionId: string, text: string, reply: string): 
 async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: unknown }> {
   const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${d.authToken}` }, body: JSON.stringify(body) });
   return (await res.json()) as { ok: boolean; value: unknown };
-}
-
-async function readZip(file: string): Promise<Map<string, Buffer>> {
-  const zf = await new Promise<import('yauzl').ZipFile>((res, rej) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
-  const out = new Map<string, Buffer>();
-  await new Promise<void>((res, rej) => {
-    zf.on('entry', (e: import('yauzl').Entry) => {
-      zf.openReadStream(e, async (err, s) => {
-        if (err) return rej(err);
-        const chunks: Buffer[] = [];
-        for await (const c of s!) chunks.push(c as Buffer);
-        out.set(e.fileName, Buffer.concat(chunks));
-        zf.readEntry();
-      });
-    });
-    zf.on('end', () => res());
-    zf.on('error', rej);
-    zf.readEntry();
-  });
-  zf.close();
-  return out;
 }
 
 /** A copy of a real export with entries changed or added, the manifest's sizes and checksums made right (a hostile archive is well-formed). */
