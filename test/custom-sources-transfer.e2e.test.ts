@@ -9,19 +9,15 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
 import { importNote, type ProviderStatus, type TransferJobView, type TransferReport } from '../src/spec/index.js';
 import { parseManifest, type Manifest } from '../src/transfer/index.js';
-import { readZip } from './fixtures/read-zip.js';
+import { readZip, rewriteExport } from './fixtures/export-zip.js';
 
-const require = createRequire(import.meta.url);
-const yazl = require('yazl') as typeof import('yazl');
 
 const MYBOX_KEY = 'sk-mybox-0123456789abcdef';
 const VENDOR_KEY = 'vx-secret-0123456789abcdef';
@@ -95,28 +91,8 @@ async function importOverHttp(d: Daemon, file: string, opts: Record<string, unkn
   }
 }
 
-/**
- * A copy of a real export with entries changed or added; the manifest's sizes and checksums made
- * right (a well-formed archive), unless `damage` names an entry whose bytes change after that.
- */
-async function variant(target: string, change: (entries: Map<string, Buffer>, m: Manifest) => void, damage?: (entries: Map<string, Buffer>) => void): Promise<string> {
-  const entries = await readZip(plain);
-  const m = parseManifest(entries.get('manifest.json')!.toString('utf8'));
-  change(entries, m);
-  for (const f of m.files) {
-    const b = entries.get(f.path);
-    if (b) Object.assign(f, { bytes: b.length, sha256: createHash('sha256').update(b).digest('hex') });
-  }
-  damage?.(entries);
-  const z = new yazl.ZipFile();
-  z.addBuffer(Buffer.from(JSON.stringify(m)), 'manifest.json');
-  for (const [name, data] of entries) if (name !== 'manifest.json') z.addBuffer(data, name);
-  z.end();
-  const chunks: Buffer[] = [];
-  for await (const c of z.outputStream) chunks.push(c as Buffer);
-  writeFileSync(join(work, target), Buffer.concat(chunks));
-  return join(work, target);
-}
+/** A copy of the plain export with entries changed (see rewriteExport), in the test's folder. */
+const variant = (target: string, change: (entries: Map<string, Buffer>, m: Manifest) => void, damage?: (entries: Map<string, Buffer>) => void) => rewriteExport(plain, join(work, target), change, damage);
 
 function put(entries: Map<string, Buffer>, m: Manifest, name: string, part: Manifest['files'][number]['part'], data: string | Buffer): void {
   entries.set(name, Buffer.isBuffer(data) ? data : Buffer.from(data));

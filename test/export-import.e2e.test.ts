@@ -18,7 +18,7 @@ import { TransferError } from '../src/spec/index.js';
 // The archive tools of the format itself, to make damaged archives from a real one.
 import { applyOp, commitJournal, journalPath, parseManifest, planSwap, writeJournal, type Manifest } from '../src/transfer/index.js';
 import { contentHash, turnHash } from '../src/memory/control/index.js';
-import { readZip } from './fixtures/read-zip.js';
+import { readZip } from './fixtures/export-zip.js';
 
 const require = createRequire(import.meta.url);
 const yazl = require('yazl') as typeof import('yazl');

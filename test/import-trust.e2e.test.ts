@@ -10,15 +10,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { createHash } from 'node:crypto';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
-import { parseManifest, type Manifest } from '../src/transfer/index.js';
-import { readZip } from './fixtures/read-zip.js';
+import { type Manifest } from '../src/transfer/index.js';
+import { rewriteExport } from './fixtures/export-zip.js';
 
-const require = createRequire(import.meta.url);
-const yazl = require('yazl') as typeof import('yazl');
 
 let fake: FakeLlm;
 const homes: string[] = [];
@@ -48,24 +44,7 @@ async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boole
   return (await res.json()) as { ok: boolean; value: unknown };
 }
 
-/** A copy of a real export with entries changed or added, the manifest's sizes and checksums made right (a hostile archive is well-formed). */
-async function variant(src: string, target: string, change: (entries: Map<string, Buffer>, m: Manifest) => void): Promise<string> {
-  const entries = await readZip(src);
-  const m = parseManifest(entries.get('manifest.json')!.toString('utf8'));
-  change(entries, m);
-  for (const f of m.files) {
-    const b = entries.get(f.path);
-    if (b) Object.assign(f, { bytes: b.length, sha256: createHash('sha256').update(b).digest('hex') });
-  }
-  const z = new yazl.ZipFile();
-  z.addBuffer(Buffer.from(JSON.stringify(m)), 'manifest.json');
-  for (const [name, data] of entries) if (name !== 'manifest.json') z.addBuffer(data, name);
-  z.end();
-  const chunks: Buffer[] = [];
-  for await (const c of z.outputStream) chunks.push(c as Buffer);
-  writeFileSync(target, Buffer.concat(chunks));
-  return target;
-}
+const variant = rewriteExport;
 
 /** Puts `name` (of `part`) into the archive with `data`, listed in the manifest. */
 function put(entries: Map<string, Buffer>, m: Manifest, name: string, part: Manifest['files'][number]['part'], data: string): void {
