@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, closeToasts, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 import { until } from '../fixtures/until.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -76,6 +76,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 240_000 }, (
     await turn.waitFor({ timeout: T });
     // The message's actions show while the pointer is over it (as the chat e2e does it).
     await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await closeToasts(page);
     await turn.locator('.msg.user').hover();
     await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
     await page.waitForSelector('[data-testid=forget-turn]', { timeout: T });
@@ -115,6 +116,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 240_000 }, (
     await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
     const turn = page.locator(`[data-turn-id="${turnId}"]`);
     await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await closeToasts(page);
     await turn.locator('.msg.user').hover();
     await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
     const made = page.locator('[data-testid=forget-made-from]');
@@ -142,6 +144,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 240_000 }, (
     await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
     const turn = page.locator(`[data-turn-id="${turnId}"]`);
     await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await closeToasts(page);
     await turn.locator('.msg.user').hover();
     await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
     const rows = page.locator('[data-testid=forget-quoting]');
@@ -301,6 +304,7 @@ describe('Forget and memory history in the WebUI', { skip, timeout: 240_000 }, (
     await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:forget-ui')}`);
     const turn = page.locator(`[data-turn-id="${turnId}"]`);
     await turn.locator('[data-testid=forget-chat-turn]').waitFor({ state: 'attached', timeout: T });
+    await closeToasts(page);
     await turn.locator('.msg.user').hover();
     await turn.locator('[data-testid=forget-chat-turn]').click({ timeout: T });
     const facts = page.locator('[data-testid=forget-fact]');

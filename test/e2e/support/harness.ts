@@ -315,6 +315,14 @@ export interface ToastRecord {
 }
 
 /**
+ * Closes the toasts on screen, as a person would before reaching a button under one: a toast sits
+ * over the bottom right of the page (above Send) for a few seconds, where a turn's actions can be.
+ */
+export async function closeToasts(page: Page): Promise<void> {
+  for (let i = 0; i < 10 && (await page.locator('.toast-close').count()); i++) await page.locator('.toast-close').first().click({ timeout: 5_000 }).catch(() => undefined);
+}
+
+/**
  * Records every toast the page shows from now on. A toast goes after a few seconds and only the
  * newest three stay: a test that looks for one after another wait may find it gone on a slow
  * machine. The same words again are the toast already shown with its count up, not a new one: a
