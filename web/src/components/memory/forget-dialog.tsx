@@ -7,6 +7,14 @@ import { Dialog } from '../dialog';
 import { tierLabel } from '../../lib/vocab';
 import type { ForgetPlan, ForgetRequest, ForgetResult } from '../../../../src/spec/index.js';
 
+/** `set` with `id` ticked or not (a new set: state is not changed in place). */
+function withTick<T>(set: ReadonlySet<T>, id: T, on: boolean): Set<T> {
+  const next = new Set(set);
+  if (on) next.add(id);
+  else next.delete(id);
+  return next;
+}
+
 /**
  * "Forget…" (K-2): asks the daemon what would go — turns with where they live, facts, notes, and the
  * library memories that mention it (kept unless ticked; the ones it was opened for come ticked, under
@@ -97,12 +105,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
         type="checkbox"
         checked={memories.has(m.id)}
         data-testid="forget-memory"
-        onChange={(e) => {
-          const next = new Set(memories);
-          if (e.target.checked) next.add(m.id);
-          else next.delete(m.id);
-          setMemories(next);
-        }}
+        onChange={(e) => setMemories(withTick(memories, m.id, e.target.checked))}
       />
       <span className="grow clamp1">
         <b>{m.title}</b> {m.preview}
@@ -141,12 +144,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
                   <input
                     type="checkbox"
                     checked={quoting.has(x.turnId)}
-                    onChange={(e) => {
-                      const next = new Set(quoting);
-                      if (e.target.checked) next.add(x.turnId);
-                      else next.delete(x.turnId);
-                      setQuoting(next);
-                    }}
+                    onChange={(e) => setQuoting(withTick(quoting, x.turnId, e.target.checked))}
                   />
                   <span className="mono small">{x.turnId}</span>
                   <span className="grow clamp1" title={x.text}>{x.text}</span>
@@ -165,12 +163,7 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
                     type="checkbox"
                     checked={facts.has(f.id)}
                     data-testid="forget-fact-tick"
-                    onChange={(e) => {
-                      const next = new Set(facts);
-                      if (e.target.checked) next.add(f.id);
-                      else next.delete(f.id);
-                      setFacts(next);
-                    }}
+                    onChange={(e) => setFacts(withTick(facts, f.id, e.target.checked))}
                   />
                   <span className="grow">{factLine(f)}</span>
                   {/* Unticked, it stays: one made from the turns without them (decision 0520). Ticked, why it goes: a fact the person did not name is explained (its only source goes, or it says the words). */}
