@@ -26,6 +26,7 @@ const LINES: Samples<typeof forgetPlanLine> = {
   turn: [['webui:main#3', ['context', 'session-log'], '我住在杭州']],
   quotingTurn: [['webui:main#5', ['document'], '我说过我住在杭州']],
   fact: [[12, '我 住在 杭州']],
+  keptFact: [[13, '我 叫 小林', true], [14, '我 喜欢 茶', false]],
   note: [['document', 'd-42', '杭州的房子']],
   memory: [['m-1', '杭州生活', true], ['m-2', '杭州生活', false]],
   moreTurns: [[4]],

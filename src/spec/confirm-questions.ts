@@ -30,6 +30,8 @@ export const forgetPlanLine = {
   turn: (turnId: string, places: readonly string[], text: string) => `turn ${turnId} [${places.join(', ')}]: ${text}`,
   quotingTurn: (turnId: string, places: readonly string[], text: string) => `turn ${turnId} (quotes what was said) [${places.join(', ')}]: ${text}`,
   fact: (id: number, text: string) => `fact #${id}: ${text}`,
+  /** A fact the asker keeps (decision 0600); `withoutTurn`: it was made only from the turns and stays without them. */
+  keptFact: (id: number, text: string, withoutTurn: boolean) => `fact #${id} (kept${withoutTurn ? ', without the turn it came from' : ''}): ${text}`,
   note: (tier: string, id: string, text: string) => `note ${tier}:${id}: ${text}`,
   memory: (id: string, title: string, madeFrom: boolean) => `library memory ${id} "${title}"${madeFrom ? ' (made from what is forgotten)' : ''}`,
   moreTurns: (n: number) => `… and ${n} more turns`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginLogger, ServiceMap } from '../../sdk/index.js';
-import { confirmQuestion, forgetCounts, localStampWithOffset } from '../../spec/index.js';
+import { confirmQuestion, forgetCounts, HomeAgentError, localStampWithOffset } from '../../spec/index.js';
 import { confirmedForget, personSays, toolTags } from '../shared/index.js';
 import { SEARCH_SOURCES, type MemoryHit, type MemorySource } from './memory-source.js';
 
@@ -126,6 +126,11 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       inputSchema: {
         query: z.string().trim().min(1).max(2000).describe('words the forgotten things contain (every word must occur)'),
         include_library: z.boolean().optional().describe('also remove library memories that mention it (listed to the user)'),
+        keep_fact_ids: z
+          .array(z.number().int().positive())
+          .max(100)
+          .optional()
+          .describe('facts to keep while the turns they came from are forgotten: the <id> of graph:relation:<id> refs memory_search gave; each must be a fact this forget would take, shown to the user as kept'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -133,7 +138,14 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       const mc = ctx.control();
       if (!mc) return { isError: true, content: [{ type: 'text', text: 'SERVICE_UNAVAILABLE: forgetting is not available (memory control is not running)' }] };
       // Never silent (docs/security.md): the model behind an MCP client reads untrusted text too.
-      const r = await confirmedForget(mc, ctx.confirm(), { query: a.query }, { plugin: 'mcp-server', sessionId: '', who: 'An MCP client', withMemories: a.include_library === true, meta: { actor: 'mcp', tool: 'memory_forget' } });
+      let r: Awaited<ReturnType<typeof confirmedForget>>;
+      try {
+        r = await confirmedForget(mc, ctx.confirm(), { query: a.query, ...(a.keep_fact_ids?.length ? { keepRelationIds: a.keep_fact_ids } : {}) }, { plugin: 'mcp-server', sessionId: '', who: 'An MCP client', withMemories: a.include_library === true, meta: { actor: 'mcp', tool: 'memory_forget' } });
+      } catch (e) {
+        // A keep the plan does not list (decision 0600): said with its code, nothing was asked or forgotten.
+        if (e instanceof HomeAgentError && e.code === 'VALIDATION') return { isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }] };
+        throw e;
+      }
       ctx.log.info('mcp memory_forget', { transport: ctx.transport, status: r.status });
       if (r.status === 'nothing') return ok(`nothing found to forget for "${a.query}"`, { forgotten: false, found: 0 });
       if (r.status === 'refused') return ok(`not forgotten: ${r.reason}`, { forgotten: false, reason: r.reason });

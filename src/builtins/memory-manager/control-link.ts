@@ -156,13 +156,20 @@ export function forgetTool(h: ControlLinkHost, mc: MemoryControlService): ToolDe
         query: { type: 'string', description: 'words the forgotten things contain (every word must occur)' },
         turn_ids: { type: 'array', items: { type: 'string' }, description: 'turn ids (<session>#<n>) to forget' },
         include_library: { type: 'boolean', description: 'also remove library memories that mention it (listed in the dialog)' },
+        keep_fact_ids: {
+          type: 'array',
+          items: { type: 'integer' },
+          maxItems: 100,
+          description: 'ids of facts (as memory_recall gives them) the user wants to keep while the turns they came from are forgotten; each must be a fact this forget would take, shown to the user as kept',
+        },
       },
     },
     handler: async (a, call) => {
       const query = typeof a.query === 'string' ? a.query.trim().slice(0, 2000) : '';
       const turnIds = Array.isArray(a.turn_ids) ? a.turn_ids.filter((x): x is string => typeof x === 'string').slice(0, 100) : [];
       if (!query && !turnIds.length) throw new ValidationError('say what to forget: query or turn_ids', { path: 'query' });
-      const r = await confirmedForget(mc, h.sdk.use('host.confirm'), { ...(query ? { query } : {}), ...(turnIds.length ? { turnIds } : {}) }, {
+      const keep = keepFactIds(a.keep_fact_ids);
+      const r = await confirmedForget(mc, h.sdk.use('host.confirm'), { ...(query ? { query } : {}), ...(turnIds.length ? { turnIds } : {}), ...(keep.length ? { keepRelationIds: keep } : {}) }, {
         plugin: 'memory-manager',
         sessionId: call?.sessionId ?? '',
         who: 'The assistant',
@@ -174,6 +181,15 @@ export function forgetTool(h: ControlLinkHost, mc: MemoryControlService): ToolDe
       return { forgotten: true, ...r.result };
     },
   };
+}
+
+/** `keep_fact_ids` as the model sent it: a list of at most 100 positive integer ids, else a `ValidationError` (nothing is asked). */
+function keepFactIds(v: unknown): number[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.length > 100 || !v.every((x) => Number.isSafeInteger(x) && (x as number) > 0)) {
+    throw new ValidationError('keep_fact_ids must be a list of at most 100 fact ids (positive integers)', { path: 'keep_fact_ids' });
+  }
+  return v as number[];
 }
 
 /** While an undo of the library runs, its own writes are not recorded again (the undo is). */

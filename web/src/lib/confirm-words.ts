@@ -32,6 +32,7 @@ const DETAIL_LINES: Phrase[] = [
   [/^Append to the notes:$/, () => '在标注后追加：'],
   [/^turn (\S+) \(quotes what was said\) \[([^\]]*)\]: ([\s\S]*)$/, (m) => `轮次 ${m[1]}（引用了要遗忘的内容）［${placesZh(m[2])}］：${m[3]}`],
   [/^turn (\S+) \[([^\]]*)\]: ([\s\S]*)$/, (m) => `轮次 ${m[1]}［${placesZh(m[2])}］：${m[3]}`],
+  [/^fact #(\d+) \(kept(, without the turn it came from)?\): ([\s\S]*)$/, (m) => `事实 #${m[1]}（保留${m[2] ? '，不再关联它所来自的对话' : ''}）：${m[3]}`],
   [/^fact #(\d+): ([\s\S]*)$/, (m) => `事实 #${m[1]}：${m[2]}`],
   [/^note (\w+):(\S+): ([\s\S]*)$/, (m) => `笔记 ${zh[`tier.${m[1]}`] ?? m[1]}:${m[2]}：${m[3]}`],
   [/^library memory (\S+) "([\s\S]*)"( \(made from what is forgotten\))?$/, (m) => `记忆库里的记忆 ${m[1]}“${m[2]}”${m[3] ? '（由要遗忘的内容生成）' : ''}`],
