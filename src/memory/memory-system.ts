@@ -601,6 +601,14 @@ export class MemorySystem {
     try {
       return await fn();
     } finally {
+      // Whatever `fn` put in their place was never swept of replaced turns (decision 0600).
+      if (this.up.control) {
+        try {
+          this.control.tiersSwapped();
+        } catch (e) {
+          this.log.error(`memory control: marking replaced turns to be swept again failed: ${(e as Error).message}`);
+        }
+      }
       await this.openTiers();
     }
   }

@@ -7,6 +7,9 @@
  *                window changed in memory only, the documents not yet);
  * - `before-log` the items are out, the new message is not in the log;
  * - `after-log`  the new message is in the log, the replacement is not committed.
+ * - `mid-commit-sweep`  committed and recorded, killed in its last sweep — with a copy of the old
+ *                message back in the documents for that sweep to take (as an older copy would
+ *                bring it), so the row is not done (decision 0600).
  *
  * Usage: node --import tsx resend-then-die.ts <home> <turn id> <mode> <epoch ms now>
  */
@@ -34,12 +37,18 @@ await mem.open();
 const sid = turnId.slice(0, turnId.lastIndexOf('#'));
 const text = (await sessions.events(sid)).find((e) => e.turnId === turnId && e.kind === 'user')!.text;
 if (mode === 'mid-hold') mem.docs.removeMany = die;
+const [oldDoc] = mem.docs.idsOfTurn(turnId);
+const oldCopy = oldDoc ? mem.docs.get(oldDoc) : undefined;
 await sessions.deleteTurns(sid, [turnId], 'turn');
 await mem.control.replaceTurn(turnId, async (meta) => {
   if (mode === 'before-log') die();
   const { turnId: by } = sessions.nextTurn(sid);
   await sessions.append(sid, { turnId: by, kind: 'user', text, data: { source: 'webui', trigger: 'user', outcome: 'logged', meta } });
   if (mode === 'after-log') die();
+  if (mode === 'mid-commit-sweep') {
+    mem.docs.restore([oldCopy!], [undefined]);
+    mem.docs.removeMany = die;
+  }
   return by;
 });
 process.stderr.write(`resend-then-die: ${mode} was not reached\n`);

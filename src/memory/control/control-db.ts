@@ -231,10 +231,28 @@ export class ControlDB {
     return r ? { sessionId: r.session_id, ...(r.by_turn ? { byTurn: r.by_turn } : {}), held: parseHeld(r.held) } : undefined;
   }
 
-  /** Every replacement, pending ones (no `byTurn`) first. */
-  replacements(): { turnId: string; sessionId: string; byTurn?: string }[] {
-    const rows = this.st('SELECT turn_id, session_id, by_turn FROM replacements ORDER BY by_turn IS NOT NULL, at, turn_id').all() as { turn_id: string; session_id: string; by_turn: string | null }[];
+  /** Every replacement not done yet (decision 0600): pending ones (no `byTurn`) first, then those committed but not swept for good. */
+  unfinishedReplacements(): { turnId: string; sessionId: string; byTurn?: string }[] {
+    const rows = this.st('SELECT turn_id, session_id, by_turn FROM replacements WHERE done_at IS NULL ORDER BY by_turn IS NOT NULL, at, turn_id').all() as { turn_id: string; session_id: string; by_turn: string | null }[];
     return rows.map((r) => ({ turnId: r.turn_id, sessionId: r.session_id, ...(r.by_turn ? { byTurn: r.by_turn } : {}) }));
+  }
+
+  /** True when a replacement's steps are all done: nothing of the old turn is in a tier, and the gate keeps it so. */
+  isReplacementDone(turnId: string): boolean {
+    return this.st('SELECT 1 FROM replacements WHERE turn_id = ? AND done_at IS NOT NULL').get(turnId) !== undefined;
+  }
+
+  /** A committed replacement swept with every tier up (decision 0600): not swept again at the next open. */
+  markReplacementDone(turnId: string): void {
+    this.st('UPDATE replacements SET done_at = ? WHERE turn_id = ? AND by_turn IS NOT NULL').run(this.clock(), turnId);
+  }
+
+  /**
+   * The tiers were swapped (an import): what they hold now was never swept, so every replacement is
+   * unfinished again and the next sweep — at the reopen, or the next start after a kill — takes each.
+   */
+  unfinishAll(): void {
+    this.st('UPDATE replacements SET done_at = NULL WHERE done_at IS NOT NULL').run();
   }
 
   /** Records a pending replacement (nothing held yet); the gate closes on the turn at once. */
@@ -254,7 +272,7 @@ export class ControlDB {
    */
   commitReplacement(turnId: string, sessionId: string, byTurn: string): void {
     this.conn.transaction(() => {
-      this.st(`INSERT INTO replacements(turn_id, session_id, by_turn, at) VALUES (?, ?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET by_turn = excluded.by_turn, held = '{}'`).run(turnId, sessionId, byTurn, this.clock());
+      this.st(`INSERT INTO replacements(turn_id, session_id, by_turn, at) VALUES (?, ?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET by_turn = excluded.by_turn, held = '{}', done_at = NULL`).run(turnId, sessionId, byTurn, this.clock());
       this.st(`UPDATE exclusions SET held = '{}' WHERE turn_id = ?`).run(turnId);
     })();
     this.replacedSet.add(turnId);

@@ -11,7 +11,8 @@ import { HomeAgentError } from '../../spec/errors/index.js';
  * with who made it, when, from which turn, and the rows before and after (what undo puts back);
  * `history_subjects` indexes it by the names a person looks it up by. `forget_files`: files a
  * forget committed to deleting and has not deleted yet (decision 0370). `replacements`: turns
- * a regenerate or an edit-and-resend replaced (decision 0550).
+ * a regenerate or an edit-and-resend replaced (decision 0550); `done_at`, once its steps are all done
+ * (decision 0600).
  */
 export const CONTROL_MIGRATIONS: readonly string[] = [
   `
@@ -97,6 +98,11 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
     at INTEGER NOT NULL,
     held TEXT NOT NULL DEFAULT '{}'
   ) WITHOUT ROWID;
+  `,
+  // Decision 0600: a replacement whose three steps are done (`done_at`) is not swept again at every
+  // open — only an import's swapped tiers make every one unfinished again. NULL: swept at the next open.
+  `
+  ALTER TABLE replacements ADD COLUMN done_at INTEGER;
   `,
 ];
 

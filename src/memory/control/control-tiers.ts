@@ -63,6 +63,14 @@ export interface ControlTiers {
   now: () => number;
 }
 
+/**
+ * True when every tier a sweep takes a turn out of is up: only a sweep made then leaves nothing of
+ * the turn behind (a tier that is down keeps what it held, to be swept when it is up).
+ */
+export function everyTierUp(t: ControlTiers): boolean {
+  return !!(t.context() && t.docs() && t.archive() && t.graph());
+}
+
 /** Every event of a log, deleted ones included: forget must reach what a chat deletion only hid. */
 export const ALL = { includeDeleted: true } as const;
 

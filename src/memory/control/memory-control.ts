@@ -65,21 +65,23 @@ export class MemoryControl implements MemoryControlService {
 
   /**
    * At open: the files a forget committed to deleting are deleted (a kill cut it off); turns
-   * excluded before a kill may still sit in a tier, they are swept again.
+   * excluded before a kill may still sit in a tier, they are swept again; replacements not done
+   * are settled or swept (decisions 0550, 0600). Returns how many replaced turns were swept.
    */
-  async reconcile(): Promise<void> {
+  async reconcile(): Promise<{ replacements: number }> {
     // Files a committed forget had not deleted yet when it was cut off (decision 0370).
     const left = this.db.forgetFiles();
     if (left.length) this.t.log.info(`memory control: deleted ${deleteForgottenFiles(this.t, left)} file(s) of a forget that was cut off`);
     await this.finishPendingForgets();
-    // Replacements a kill cut off are settled by the session log; finished ones swept again (0550).
-    await this.serial(() =>
+    // Replacements a kill cut off are settled by the session log; committed ones not done yet are
+    // swept again (0550); done ones are left alone (0600).
+    const replacements = await this.serial(() =>
       reconcileReplacements(this.t, {
         busy: (id) => this.replacing.has(id),
         forgotten: (ref) => this.isTombstoned(ref),
         committed: (id, by) => this.recordReplacement(id, by, REPLACER),
       }),
-    ).catch((e: Error) => this.t.log.error(`memory control: settling replaced turns failed: ${e.message}`));
+    ).catch((e: Error) => (this.t.log.error(`memory control: settling replaced turns failed: ${e.message}`), 0));
     for (const id of this.db.excluded()) {
       try {
         await sweepTurn(this.t, id);
@@ -87,6 +89,16 @@ export class MemoryControl implements MemoryControlService {
         this.t.log.error(`memory control: sweeping excluded turn ${id} failed: ${(e as Error).message}`);
       }
     }
+    return { replacements };
+  }
+
+  /**
+   * The tiers' files were swapped (an import, K-5): what they hold now was never swept, so every
+   * replacement is unfinished again (decision 0600) — recorded before they reopen, so a kill in the
+   * middle of the sweep that follows leaves the rest to the next start.
+   */
+  tiersSwapped(): void {
+    this.db.unfinishAll();
   }
 
   /**

@@ -195,3 +195,29 @@ test('0550: a prune that scored the replaced turn before it went does not move i
   assert.equal(w.mem.docs.hasTurn(lock.turnId), false);
   await w.close();
 });
+
+test('0600: a finished replacement is not swept again at the next open — only an import\'s swapped tiers make it unfinished again', async () => {
+  const w = await chatAt(root);
+  const { lock } = await lockTurn(w);
+  // The old message's warm copy, as an older copy of the tiers would hold it.
+  const [docId] = w.mem.docs.idsOfTurn(lock.turnId);
+  const oldCopy = w.mem.docs.get(docId)!;
+  const r = await w.mem.control.replaceTurn(lock.turnId, (meta) => resend(w, lock.turnId, LOCK, meta));
+  assert.equal(r.replaced, true);
+  assert.deepEqual(await w.mem.control.reconcile(), { replacements: 0 }, 'done: an open has nothing of it to sweep');
+  await w.close();
+
+  const again = await openMemoryAt(w.home, w.clock);
+  try {
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0 }, 'nor after a restart');
+    // An import swaps the tiers' files: what they hold was never swept. Here the old copy comes back
+    // with them (put into the live tier behind the gate, as a swapped file would bring it).
+    again.mem.docs.restore([oldCopy], [undefined]);
+    assert.ok(again.mem.docs.hasTurn(lock.turnId));
+    await again.mem.withTiersClosed(async () => undefined);
+    assert.equal(again.mem.docs.hasTurn(lock.turnId), false, 'the reopen swept it again');
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0 }, 'and marked it done again');
+  } finally {
+    await again.close();
+  }
+});

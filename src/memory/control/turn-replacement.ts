@@ -2,7 +2,7 @@ import type { ContextEvent, Triple } from '../../spec/index.js';
 import { REPLACES_META_KEY } from '../../spec/index.js';
 import { eventDocument } from '../documents/index.js';
 import { loggedTurnEvents } from '../recovery/index.js';
-import { ALL, type ControlTiers } from './control-tiers.js';
+import { ALL, everyTierUp, type ControlTiers } from './control-tiers.js';
 import { emptyHeld } from './held-turn.js';
 import { sessionOfTurn } from './text-match.js';
 import { putBack, sweepTurn, type HeldStore } from './turn-exclusion.js';
@@ -15,7 +15,9 @@ import { putBack, sweepTurn, type HeldStore } from './turn-exclusion.js';
  *              in `replacements`, then taken out (the new turn does not recall it).
  *  2. send     the new turn's message is logged with `meta.replaces` (the caller's part).
  *  3. commit   the row names the new turn and drops what it held; whatever reached a tier meanwhile
- *              goes too. The row stays: it is the gate that keeps the turn out of every tier.
+ *              goes too. The row stays: it is the gate that keeps the turn out of every tier. Once
+ *              that sweep has run with every tier up, the row is marked done (decision 0600): the
+ *              gate keeps the turn out from then on, so no later open sweeps it again.
  *
  * The send fails: what was held is put back and the row goes. A kill between 1 and 3 leaves a
  * pending row: the next open settles it by the session log (`reconcileReplacements`) — the new
@@ -49,12 +51,24 @@ export async function holdReplaced(t: ControlTiers, turnId: string): Promise<num
 export async function commitReplaced(t: ControlTiers, turnId: string, byTurn: string, committed: () => void): Promise<number> {
   t.db.commitReplacement(turnId, sessionOfTurn(turnId), byTurn);
   committed();
-  const n = await sweepTurn(t, turnId, { hold: null });
+  const n = await sweepCommitted(t, turnId);
   try {
     await distillNew(t, byTurn);
   } catch (e) {
     t.log.warn(`memory control: the message of ${byTurn} could not be distilled now (the rule distiller will): ${(e as Error).message}`);
   }
+  return n;
+}
+
+/**
+ * The last step of a committed replacement: whatever a tier still holds of the old turn goes, and
+ * when every tier was up for it the row is marked done — a kill before the mark leaves it to the
+ * next open, which sweeps it again (decision 0600).
+ */
+async function sweepCommitted(t: ControlTiers, turnId: string): Promise<number> {
+  const whole = everyTierUp(t);
+  const n = await sweepTurn(t, turnId, { hold: null });
+  if (whole) t.db.markReplacementDone(turnId);
   return n;
 }
 
@@ -102,19 +116,23 @@ export async function loggedReplacement(t: ControlTiers, turnId: string): Promis
 
 /**
  * At open (and when the tiers reopen after an import): a pending replacement a kill cut off is
- * settled by the session log; a committed one is swept again, in case a kill came mid-sweep or an
- * import brought a copy back. `busy`: replacements in flight in this process, left to their run.
- * `committed` is told of each one this finished (for the history).
+ * settled by the session log; a committed one not marked done — a kill came before its last sweep
+ * finished, a tier was down for it, or an import swapped the tiers — is swept again and marked.
+ * A done one is not read at all (decision 0600): the work here is what is unfinished, not every
+ * replacement ever made. `busy`: replacements in flight in this process, left to their run.
+ * `committed` is told of each one this finished (for the history). Returns how many were swept.
  */
 export async function reconcileReplacements(
   t: ControlTiers,
   o: { busy: (turnId: string) => boolean; forgotten: (ref: string) => boolean; committed: (turnId: string, byTurn: string) => void },
-): Promise<void> {
-  for (const r of t.db.replacements()) {
+): Promise<number> {
+  let swept = 0;
+  for (const r of t.db.unfinishedReplacements()) {
     if (o.busy(r.turnId)) continue;
+    swept++;
     try {
       if (r.byTurn) {
-        await sweepTurn(t, r.turnId, { hold: null });
+        await sweepCommitted(t, r.turnId);
         continue;
       }
       let by: string | undefined;
@@ -136,6 +154,7 @@ export async function reconcileReplacements(
       t.log.error(`memory control: settling the replacement of ${r.turnId} failed; the next start tries again: ${(e as Error).message}`);
     }
   }
+  return swept;
 }
 
 /**
