@@ -97,6 +97,23 @@ describe('memory control on the daemon', { timeout: 120_000 }, () => {
     await mm('turn.restore', { turnId: t });
   });
 
+  it('0440/0600: a turn deleted from the chat and then excluded sets aside a memory made from it', async () => {
+    const t = await turn('My bike lock combination is 2580', 'Noted, 2580.');
+    const seqs = ((await api(`/api/v1/sessions/${encodeURIComponent(SID)}/events?limit=2000`)).body.events as { seq: number; turnId?: string }[]).filter((e) => e.turnId === t).map((e) => e.seq);
+    const id = ((await mm('memory.save', { title: 'Bike lock', snapshot: 'the bike lock combination is 2580', source: { sessionId: SID, seqs } })) as { id: string }).id;
+    const del = await fetch(`${d.url}/api/v1/sessions/${encodeURIComponent(SID)}/turns/${encodeURIComponent(t)}`, { method: 'DELETE', headers: { authorization: `Bearer ${d.authToken}` } });
+    assert.equal(del.status, 200);
+    assert.equal((await api('/api/v1/memory/exclusions', { body: { turnIds: [t] } })).status, 200);
+    // The memory manager mirrors the exclusion into its plan (what the set-aside reads).
+    await until(async () => (((await mm('plan.get', {})).excluded as Record<string, string[]>)[SID] ?? []).includes(t), 'the exclusion mirrored');
+    const forModel = await api('/api/memory-manager', { body: { op: 'memory.get', sessionId: SID, args: { id, forModel: true } } });
+    assert.equal((forModel.body.value as { code?: string }).code, 'MM_SET_ASIDE', 'a model (MCP) does not get it');
+    assert.equal((await mm('memory.get', { id })).setAside, true, 'the person sees it set aside');
+    assert.equal((await api('/api/v1/memory/exclusions/restore', { body: { turnIds: [t] } })).status, 200);
+    await until(async () => !(((await mm('plan.get', {})).excluded as Record<string, string[]>)[SID] ?? []).includes(t), 'the restore mirrored');
+    assert.equal((await mm('memory.get', { id })).setAside, undefined, 'restored, it is back');
+  });
+
   it('K-2: forget over HTTP previews, then removes every trace; nothing brings it back', async () => {
     await mm('plan.pin', { role: 'user', text: 'Remember: the garage door code is 4711' });
     // A later turn was given the secret by recall (a fact distilled from it): its logged injection

@@ -224,7 +224,9 @@ export class MemoryManager {
   async setAside(records: Iterable<MemoryRecord | undefined>): Promise<Set<string>> {
     const list = [...records].filter((r): r is MemoryRecord => !!r?.source);
     if (!list.length) return new Set();
-    return setAsideByExclusion(list, { excluded: () => this.plan.excluded(), events: (sid) => this.sdk.sessions().events(sid) });
+    // Deleted turns too (decision 0600): a turn deleted from the chat and then excluded still owns
+    // the seqs a memory made from it names; read without them, its summary was not set aside.
+    return setAsideByExclusion(list, { excluded: () => this.plan.excluded(), events: (sid) => this.sdk.sessions().events(sid, { includeDeleted: true }) });
   }
 
   /** The context filter of M-9: false hides an event whose turn is excluded. */

@@ -1,6 +1,6 @@
 import type { MemoryRecord } from './memory-file.js';
 
-/** What the check reads: the excluded turns per session, and a session's events. */
+/** What the check reads: the excluded turns per session, and a session's events — deleted ones included (a deleted turn can be excluded). */
 export interface SetAsideInputs {
   excluded(): Promise<Record<string, string[]>>;
   events(sessionId: string): Promise<readonly { seq: number; turnId?: string }[]>;
