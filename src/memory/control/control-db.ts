@@ -247,6 +247,11 @@ export class ControlDB {
     this.st('UPDATE replacements SET done_at = ? WHERE turn_id = ? AND by_turn IS NOT NULL').run(this.clock(), turnId);
   }
 
+  /** A done replacement whose old turn something wrote back past the gate (an undo): swept again at the next open. */
+  unfinishReplacement(turnId: string): void {
+    this.st('UPDATE replacements SET done_at = NULL WHERE turn_id = ?').run(turnId);
+  }
+
   /**
    * The tiers were swapped (an import): what they hold now was never swept, so every replacement is
    * unfinished again and the next sweep — at the reopen, or the next start after a kill — takes each.

@@ -7,6 +7,7 @@ import type { ControlTiers } from './control-tiers.js';
 import type { ExclusionControl } from './exclusion-control.js';
 import { unpackVector } from './held-turn.js';
 import { deletedFactHash } from './tombstone-hash.js';
+import { TURN_ID } from './tombstone-match.js';
 
 function asState(v: unknown): GraphState {
   const s = v as Partial<GraphState> | undefined;
@@ -61,10 +62,12 @@ export class ControlUndo {
             const back = graph.relation(r.id);
             if (back) this.t.db.clearDeletedFact(deletedFactHash(back.subject, back.predicate, back.object));
           }
+          this.unfinishReplacedIn(before.relations.flatMap((r) => graph.sourcesOf(r.id).map((x) => x.ref)));
           break;
         }
         case 'document':
           this.undoDocument(c);
+          this.unfinishReplacedIn((c.before as DocumentState | undefined)?.doc?.refs ?? []);
           break;
         case 'knowledge':
           await this.undoKnowledge(c);
@@ -87,6 +90,15 @@ export class ControlUndo {
       this.t.db.linkUndo(c.id, u.id);
       return this.t.db.change(u.id)!;
     });
+  }
+
+  /**
+   * An undo writes rows back past the ingest gate: a fact or a document it brings back may cite a
+   * turn replaced since (decision 0550), whose replacement is done (decision 0600). That replacement
+   * is made unfinished, so the next open sweeps the old turn out again — as every open did before 0600.
+   */
+  private unfinishReplacedIn(refs: readonly string[]): void {
+    for (const ref of new Set(refs)) if (TURN_ID.test(ref) && this.t.db.isReplacementDone(ref)) this.t.db.unfinishReplacement(ref);
   }
 
   /** Puts an entry back as it was before the change — only if it is still as the change left it. */

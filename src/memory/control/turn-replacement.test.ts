@@ -221,3 +221,23 @@ test('0600: a finished replacement is not swept again at the next open — only 
     await again.close();
   }
 });
+
+test('0600: an undo that writes a fact of a replaced turn back makes that replacement unfinished: the next open sweeps it out again', async () => {
+  const w = await chatAt(root);
+  const { lock } = await lockTurn(w);
+  const [home] = w.mem.graph.matchingFacts(['reykjavik']);
+  assert.ok(home.refs?.includes(lock.turnId));
+  // The person deletes the fact, then edits the turn it came from (the new wording does not say
+  // where they live), then undoes the delete.
+  assert.equal(w.mem.graph.deleteRelation(home.id), true);
+  const deleted = w.mem.control.history({ target: `relation:${home.id}` }).find((c) => c.op === 'delete');
+  assert.ok(deleted, JSON.stringify(w.mem.control.history({ target: `relation:${home.id}` })));
+  assert.equal((await w.mem.control.replaceTurn(lock.turnId, (meta) => resend(w, lock.turnId, 'my bike lock code is 8086', meta))).replaced, true);
+  const newHome = () => w.mem.graph.matchingFacts(['reykjavik']).filter((f) => f.refs?.includes(lock.turnId));
+  assert.deepEqual(newHome(), []);
+  await w.mem.control.undo(deleted.id);
+  assert.equal(newHome().length, 1, 'the undo brought the fact back citing the replaced turn');
+  assert.deepEqual(await w.mem.control.reconcile(), { replacements: 1 }, 'the replacement is swept again');
+  assert.deepEqual(newHome(), [], 'and the old turn is out of the graph again');
+  await w.close();
+});
