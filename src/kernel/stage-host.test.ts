@@ -235,6 +235,30 @@ test('C-1/C-3: executeTool gives up on a tool that ignores its aborted signal', 
   assert.match(already.output, /cancelled/);
 });
 
+test('C-3: a tool call given up at its time limit aborts the tool\'s signal, so its work stops; the turn\'s abort reaches it too', async () => {
+  const host = new StageHost({ toolTimeoutMs: () => 50 });
+  // A tool that works until it is told to stop, as web_fetch's read in the HTML reader does.
+  const untilStopped = (seen: { reason?: unknown }) =>
+    tool('reads', (_a, c) =>
+      new Promise((_, reject) => {
+        const stop = () => reject((seen.reason = c.signal.reason));
+        if (c.signal.aborted) stop();
+        else c.signal.addEventListener('abort', stop, { once: true });
+      }),
+    );
+  const late: { reason?: unknown } = {};
+  const r = await keepAlive(() => host.executeTool(untilStopped(late), {}, call));
+  assert.match(r.output, /^Error: tool reads timed out after 50 ms$/);
+  assert.match(String((late.reason as Error)?.message), /timed out after 50 ms/, 'the tool was told its call was given up');
+  assert.equal(call.signal.aborted, false, 'the turn goes on');
+  const ac = new AbortController();
+  const stopped: { reason?: unknown } = {};
+  const pending = new StageHost().executeTool(untilStopped(stopped), {}, { ...call, signal: ac.signal });
+  ac.abort(new Error('turn stopped'));
+  assert.match((await pending).output, /cancelled/);
+  assert.equal((stopped.reason as Error)?.message, 'turn stopped');
+});
+
 test('K-3: every tool call runs inside the host\'s tool scope, with its tool and turn, async work included', async () => {
   const { AsyncLocalStorage } = await import('node:async_hooks');
   const who = new AsyncLocalStorage<string>();

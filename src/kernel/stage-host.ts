@@ -162,11 +162,23 @@ export class StageHost {
     const timeoutMs = this.opts.toolTimeoutMs?.() ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    // The tool's own signal: the turn's, and aborted too when the call is given up at its time
+    // limit, so work the model no longer waits for is stopped (a page in the HTML reader frees
+    // its worker) rather than left to run on.
+    const given = new AbortController();
+    const stopWork = () => given.abort(call.signal.reason);
+    if (call.signal.aborted) stopWork();
+    else call.signal.addEventListener('abort', stopWork, { once: true });
+    const own: ToolInvocation = { ...call, signal: given.signal };
     try {
       const out: ToolOutput = await Promise.race([
-        Promise.resolve().then(() => (this.opts.toolScope ? this.opts.toolScope({ tool: def.name, turnId: call.turnId }, () => def.handler(args, call)) : def.handler(args, call))),
+        Promise.resolve().then(() => (this.opts.toolScope ? this.opts.toolScope({ tool: def.name, turnId: call.turnId }, () => def.handler(args, own)) : def.handler(args, own))),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`tool ${def.name} timed out after ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(() => {
+            const late = new Error(`tool ${def.name} timed out after ${timeoutMs} ms`);
+            reject(late);
+            given.abort(late);
+          }, timeoutMs);
           timer.unref?.();
           // A tool that ignores its signal must not hold up an abort (shutdown).
           onAbort = () => reject(new Error(`tool ${def.name} was cancelled`));
@@ -186,6 +198,7 @@ export class StageHost {
     } finally {
       if (timer) clearTimeout(timer);
       if (onAbort) call.signal.removeEventListener('abort', onAbort);
+      call.signal.removeEventListener('abort', stopWork);
     }
   }
 }

@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAX_READABLE_HTML_BYTES } from '../../spec/index.js';
 import { HtmlReader } from '../../media/index.js';
+import { coreConfigDefaults } from '../../config/index.js';
 import { createTestHost, type TestHost } from '../../sdk/testing/index.js';
 import { createWebPlugin } from './index.js';
 
@@ -63,6 +64,31 @@ describe('web_fetch with a page that stalls the reader', { timeout: 120_000 }, (
     assert.match(page, /^\[web page — external content/);
     assert.match(page, /Title: Teas of Hangzhou/);
     assert.match(page, /Longjing, or Dragon Well/);
+  });
+
+  it('a call given up at the tool time limit frees its reader: the next page is read at once, not after the reader\'s own limit', async () => {
+    // One worker, a reader's limit of ten minutes, a tool limit of one second: the model is
+    // answered at one second, and its read must stop then. A read left running would hold the only
+    // worker for ten minutes, and the next page would wait past this test's time limit.
+    const one = new HtmlReader({ timeoutMs: 600_000, maxWorkers: 1 });
+    const host = await createTestHost({ plugins: [createWebPlugin()], media: one });
+    try {
+      await host.config.set('plugin.web.allow_private', ['127.0.0.1']);
+      // The daemon's setting (a test host registers only the providers' keys).
+      host.config.register({ 'core.agent.tool_timeout_ms': coreConfigDefaults()['core.agent.tool_timeout_ms'] });
+      await host.config.set('core.agent.tool_timeout_ms', 1_000);
+      await assert.rejects(host.callTool('web_fetch', { url: `${base}/nested` }), (e: unknown) => {
+        assert.equal((e as Error).message, 'Error: tool web_fetch timed out after 1000 ms');
+        return true;
+      });
+      // Time enough for a fresh worker to start on a busy machine.
+      await host.config.reset('core.agent.tool_timeout_ms');
+      const page = await host.callTool('web_fetch', { url: `${base}/article` });
+      assert.match(page, /Title: Teas of Hangzhou/);
+    } finally {
+      await host.close();
+      await one.stop();
+    }
   });
 
   it('a page longer than the reader takes is read as far as it goes, and the answer says so', async () => {
