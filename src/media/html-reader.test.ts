@@ -126,6 +126,50 @@ describe('the HTML reader in worker threads', { timeout: 120_000 }, () => {
     }
   });
 
+  it('pages past the waiting bound are refused at once (busy), not queued without end; a waiting page is read when the worker is freed', async () => {
+    const reader = new HtmlReader({ timeoutMs: 600_000, maxWorkers: 1, maxWaiting: 1 });
+    try {
+      const stop = new AbortController();
+      const stalled = reader.readableHtml(NESTED, { signal: stop.signal });
+      const waiting = reader.readableHtml(ARTICLE);
+      await assert.rejects(reader.readableHtml(html('<p>one too many</p>')), (e: unknown) => {
+        rejectsWith('busy')(e);
+        assert.equal((e as HtmlReadError).details.waiting, 1);
+        assert.match((e as Error).message, /^the HTML reader is busy: 1 pages are already waiting$/);
+        return true;
+      });
+      stop.abort();
+      await assert.rejects(stalled, rejectsWith('cancelled'));
+      assert.equal((await waiting).title, 'Teas of Hangzhou');
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it('the wait for a worker counts: a page that waits longer than the time limit is given up (busy) before the page ahead of it', async () => {
+    // A cold reader: the stalling page's limit starts once its worker has started, the waiting
+    // page's as it is handed in — so the waiting page's limit is reached first.
+    const reader = new HtmlReader({ timeoutMs: 1_000, maxWorkers: 1 });
+    try {
+      const order: string[] = [];
+      const stalled = reader.readableHtml(NESTED).catch((e: unknown) => void order.push(`stalled ${(e as HtmlReadError).reason}`));
+      const waiting = reader.readableHtml(ARTICLE).then(
+        () => void order.push('waiting read'),
+        (e: unknown) => {
+          rejectsWith('busy')(e);
+          assert.equal((e as HtmlReadError).details.waitedMs, 1_000);
+          assert.match((e as Error).message, /^the HTML reader was busy with other pages for 1 s; the page was not read$/);
+          order.push('waiting busy');
+        },
+      );
+      await Promise.all([stalled, waiting]);
+      assert.deepEqual(order, ['waiting busy', 'stalled timeout']);
+      assert.equal((await reader.readableHtml(ARTICLE)).title, 'Teas of Hangzhou');
+    } finally {
+      await reader.stop();
+    }
+  });
+
   it('input over the limit is refused before a worker sees it; stop ends a page being read and is safe twice', async () => {
     const reader = new HtmlReader({ timeoutMs: 600_000 });
     await assert.rejects(reader.readableHtml(new Uint8Array(MAX_READABLE_HTML_BYTES + 1)), (e: unknown) => {

@@ -54,6 +54,8 @@ function htmlWhy(reason: HtmlReadFailure, details: Record<string, unknown>): str
       return 'it needs more memory than the reader has';
     case 'cancelled':
       return 'reading it was cancelled';
+    case 'busy':
+      return 'the reader was busy with other files; try again in a moment';
     default:
       return 'the reader failed on it';
   }

@@ -85,9 +85,10 @@ export const HTML_UNREADABLE = 'HTML_UNREADABLE';
  * Why an HTML document could not be read: it took longer than the reader's time limit (`timeout`),
  * needed more memory than the reader's heap (`out-of-memory`), the reader stopped otherwise
  * (`crashed`), it is over {@link MAX_READABLE_HTML_BYTES} (`too-large`), the caller's signal gave it
- * up (`cancelled`), or the reader threw (`failed`).
+ * up (`cancelled`), the reader had too many pages waiting or this one waited longer than the time
+ * limit (`busy`), or the reader threw (`failed`).
  */
-export type HtmlReadFailure = 'timeout' | 'out-of-memory' | 'crashed' | 'too-large' | 'cancelled' | 'failed';
+export type HtmlReadFailure = 'timeout' | 'out-of-memory' | 'crashed' | 'too-large' | 'cancelled' | 'busy' | 'failed';
 
 /**
  * `host.media`: the daemon's document readers for built-in plugins, which import only the SDK
