@@ -88,6 +88,13 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
       // A protection against hostile pages: the model may not raise it (decision 0580).
       { privileged: true },
     ),
+    'core.media.pdf_timeout_ms': key(
+      int(1_000, 600_000),
+      60_000,
+      'Time limit of reading one PDF\'s text (attached files, PDFs added to the knowledge base), in ms; the reader runs beside the daemon and is stopped when a PDF takes longer',
+      // A protection against hostile files, as html_timeout_ms is: the model may not raise it (decision 0630).
+      { privileged: true },
+    ),
     'core.media.transcription.source': key(z.string().max(64), '', 'LLM source that transcribes audio attachments ("" = the first ready source that offers it: the OpenAI API, or a source whose options name a transcription_model)'),
     'core.media.transcription.model': key(z.string().max(200), '', 'Speech-to-text model ("" = the source\'s options.transcription_model, else whisper-1)'),
     'core.media.transcription.language': key(z.string().max(16), '', 'Language of the audio as an ISO-639-1 code ("" = detect)'),

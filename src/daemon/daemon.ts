@@ -6,7 +6,7 @@ import { ConfigRegistry, coreConfigDefaults, personaPath } from '../config/index
 import { SessionStore, TextLog } from '../sessions/index.js';
 import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOwnPorts } from '../providers/index.js';
 import { openMemorySystem, type MemorySystem } from '../memory/index.js';
-import { AttachmentReader, HtmlReader } from '../media/index.js';
+import { AttachmentReader, HtmlReader, PdfReader } from '../media/index.js';
 import { removeStaleTempFiles } from '../fs/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
@@ -147,6 +147,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     textLog,
   });
 
+  // The PDF reader (src/media), in worker threads within core.media.pdf_timeout_ms, for attached
+  // files and knowledge uploads: a PDF made to stall pdf.js costs a worker, never this thread.
+  const pdfReader = new PdfReader({ timeoutMs: () => config.get<number>('core.media.pdf_timeout_ms') });
   const agent: Agent = new Agent({
     llm: providers,
     sessions,
@@ -159,7 +162,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     homeDir: paths.home,
     providerAdmin: providers,
     pluginAdmin: PluginRegistry.lazyAdminPort(() => registry),
-    media: new AttachmentReader({ homeDir: paths.home, config, log: log.child('media'), transcribe: (audio, signal) => providers.transcribe(audio, signal) }),
+    media: new AttachmentReader({ homeDir: paths.home, config, log: log.child('media'), transcribe: (audio, signal) => providers.transcribe(audio, signal), pdf: pdfReader }),
     // What any tool changes in memory is the agent's, from the turn it ran in (K-3 history).
     toolScope: (call, run) => memory.control.runAs({ actor: 'agent', tool: call.tool, turnId: call.turnId }, run),
   });
@@ -193,7 +196,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The one HTML reader (src/media), in worker threads within core.media.html_timeout_ms: a page
   // made to stall Readability costs a worker, never the thread that serves chats and the WebUI.
   const htmlReader = new HtmlReader({ timeoutMs: () => config.get<number>('core.media.html_timeout_ms') });
-  host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory), htmlReader));
+  host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory), htmlReader, pdfReader));
   host.services.provide('host', 'host.people', config.people);
   // The same reader for built-ins, which cannot import it: web_fetch reads pages with it.
   host.services.provide('host', 'host.media', { readableHtml: htmlReader.readableHtml });
@@ -314,6 +317,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         await registry.stop();
         for (const d of disposers.reverse()) d();
         await htmlReader.stop();
+        await pdfReader.stop();
         await memory.close();
         transfer.stop();
         await providers.stop();

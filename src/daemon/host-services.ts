@@ -13,7 +13,7 @@ import type {
 import { NotFoundError } from '../spec/index.js';
 import type { Agent } from '../kernel/index.js';
 import { v8MemoryStatus } from './v8-memory.js';
-import { knowledgeFileText } from '../media/index.js';
+import { knowledgeFileText, type PdfReader } from '../media/index.js';
 
 /** The config registry as the admin service needs it. */
 export interface ConfigLike {
@@ -103,8 +103,8 @@ export interface MemoryLike {
   };
 }
 
-/** `host.memory` for the WebUI browsers and `waiter memory …`; a knowledge file's HTML is read by `html` (the daemon's reader). */
-export function memoryAdmin(m: MemoryLike, html?: MediaService): MemoryAdminService {
+/** `host.memory` for the WebUI browsers and `waiter memory …`; a knowledge file's HTML is read by `html`, a PDF by `pdf` (the daemon's readers). */
+export function memoryAdmin(m: MemoryLike, html?: MediaService, pdf?: PdfReader): MemoryAdminService {
   return {
     stats: async () => m.stats(),
     context: async () => m.contextEvents().map((e) => ({ id: e.id, timestamp: e.timestamp, kind: e.kind, source: e.source, sessionId: e.sessionId, input: e.input, response: e.response })),
@@ -130,7 +130,7 @@ export function memoryAdmin(m: MemoryLike, html?: MediaService): MemoryAdminServ
     knowledgePut: (name, content) => m.knowledge.put(name, content),
     knowledgeCreate: (name, content) => m.knowledge.create(name, content),
     knowledgeDelete: (name) => m.knowledge.delete(name),
-    knowledgeFileText: (bytes, file) => knowledgeFileText(bytes, file, { html }),
+    knowledgeFileText: (bytes, file) => knowledgeFileText(bytes, file, { html, pdf }),
     knowledgeSearch: (q, k = 10) => m.knowledge.search(q, k),
   };
 }

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makePdf } from '../../test/fixtures/make-pdf.js';
+import { makePdf, makeStallingPdf } from '../../test/fixtures/make-pdf.js';
 import type { MessageAttachment } from '../spec/index.js';
-import { AttachmentReader, attachmentKind, decodeText, extractPdfText, safeFileName } from './index.js';
+import { AttachmentReader, attachmentKind, decodeText, extractPdfText, PdfReader, safeFileName } from './index.js';
 
 const b64 = (b: Buffer | string) => (typeof b === 'string' ? Buffer.from(b, 'utf8') : b).toString('base64');
 
@@ -70,6 +70,22 @@ test('PDF: its text layer through pdf.js; a scan, a broken file and a non-PDF na
   assert.match(p.text, /Quarterly report\nRevenue grew \(a lot\)\n\nPage two: outlook/);
   assert.match(p.text, /scan\.pdf — PDF, 1 page, no text layer/);
   assert.match(p.text, /broken\.pdf — PDF, 120 bytes; kept at [^\]]+\]\n\[It could not be read: /);
+});
+
+test('a PDF made to stall pdf.js does not hold the turn: the turn\'s stop gives its read up, and the model is told it was not read', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'ha-media-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const pdf = new PdfReader({ timeoutMs: 600_000 });
+  t.after(() => pdf.stop());
+  const r = new AttachmentReader({ homeDir: home, pdf });
+  const atts: MessageAttachment[] = [{ name: 'stalling.pdf', mimeType: 'application/pdf', data: b64(makeStallingPdf(6_000_000)) }];
+  const stop = new AbortController();
+  const prepared = r.prepare(atts, await r.store(atts, { sessionId: 's', turnId: 's#1' }), { signal: stop.signal });
+  await new Promise((res) => setTimeout(res, 20));
+  stop.abort();
+  // Half a minute of pdf.js's time and more if the read went on (this test's own limit is what would end it).
+  const p = await prepared;
+  assert.match(p.text, /stalling\.pdf — PDF, [\d.]+ KiB; kept at [^\]]+\]\n\[It could not be read: reading the PDF was cancelled\. Tell the person\.\]/);
 });
 
 test('audio without a source that transcribes: kept, and the model is told to say it could not be transcribed; other binaries are named, not read', async (t) => {

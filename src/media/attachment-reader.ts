@@ -5,6 +5,7 @@ import type { AttachmentPort, ConfigReader, MessageAttachment, PreparedAttachmen
 import { attachmentKind, looksLikeText } from './attachment-kind.js';
 import { decodeText } from './text-decode.js';
 import { extractPdfText } from './pdf-text.js';
+import type { PdfReader } from './pdf-reader.js';
 
 /** Speech to text; throws when no source offers it (code `NO_TRANSCRIBER`) or the call fails. */
 export type Transcriber = (audio: { data: Uint8Array; name: string; mimeType: string }, signal?: AbortSignal) => Promise<Transcription>;
@@ -15,6 +16,8 @@ export interface AttachmentReaderOptions {
   config?: ConfigReader;
   log?: { info(msg: string, data?: Record<string, unknown>): void; warn(msg: string, data?: Record<string, unknown>): void };
   transcribe?: Transcriber;
+  /** The PDF reader (default: the one this process shares, 60 s a PDF); the daemon's follows `core.media.pdf_timeout_ms`. */
+  pdf?: Pick<PdfReader, 'read'>;
   now?: () => number;
 }
 
@@ -134,7 +137,9 @@ export class AttachmentReader implements AttachmentPort {
       }
       case 'pdf': {
         try {
-          const pdf = await extractPdfText(bytes, { maxPages: this.maxPdfPages(), maxChars: Math.max(this.budget() * 2, 10_000) });
+          // In a worker within the time limit; the turn's stop gives the read up.
+          const read = { maxPages: this.maxPdfPages(), maxChars: Math.max(this.budget() * 2, 10_000), signal };
+          const pdf = await (this.opts.pdf ? this.opts.pdf.read(bytes, read) : extractPdfText(bytes, read));
           const pages = `${pdf.pages} page${pdf.pages === 1 ? '' : 's'}${pdf.read < pdf.pages ? ` (the first ${pdf.read} read)` : ''}`;
           if (!pdf.text.trim()) return { index, stored: s, facts: `PDF, ${pages}, no text layer (a scan or images only)`, note: 'Its pages have no text to read; say so if the person asks about its content.' };
           return { index, stored: s, facts: `PDF, ${pages}, ${num(pdf.text.length)} characters of text`, text: pdf.text };

@@ -2,7 +2,9 @@ import { extname } from 'node:path';
 import { HTML_UNREADABLE, isHomeAgentError, KnowledgeFileError, MAX_KNOWLEDGE_BYTES, MAX_KNOWLEDGE_FILE_BYTES, type HtmlReadFailure, type MediaService } from '../spec/index.js';
 import { attachmentKind, looksLikeText } from './attachment-kind.js';
 import { decodeText } from './text-decode.js';
-import { extractPdfText, PdfReadError } from './pdf-text.js';
+import { extractPdfText } from './pdf-text.js';
+import { PdfReadError, type PdfReadFailure } from './pdf-read-error.js';
+import type { PdfReader } from './pdf-reader.js';
 import { readableHtml } from './html-reader.js';
 
 /** How a file was read: as text (Markdown, plain text, code), a PDF's text layer, or HTML made readable. */
@@ -23,10 +25,12 @@ export interface KnowledgeFileSource {
   mimeType?: string;
 }
 
-/** How a file is read: by default HTML through this process's shared reader (`readableHtml`, 15 s a page). */
+/** How a file is read: by default through this process's shared readers (`readableHtml`, 15 s a page; `extractPdfText`, 60 s a PDF). */
 export interface KnowledgeFileOptions {
   /** The HTML reader: the daemon's follows `core.media.html_timeout_ms`. */
   html?: MediaService;
+  /** The PDF reader: the daemon's follows `core.media.pdf_timeout_ms`. */
+  pdf?: Pick<PdfReader, 'read'>;
 }
 
 /** What the knowledge base reads, as said in a refusal and offered by the WebUI's file picker. */
@@ -58,6 +62,26 @@ function htmlWhy(reason: HtmlReadFailure, details: Record<string, unknown>): str
       return 'the reader was busy with other files; try again in a moment';
     default:
       return 'the reader failed on it';
+  }
+}
+
+/** Why a PDF was not read, in the words of a refusal. */
+function pdfWhy(reason: PdfReadFailure, details: Record<string, unknown>): string {
+  switch (reason) {
+    case 'password':
+      return 'it is password-protected';
+    case 'invalid':
+      return 'it is damaged or not a PDF';
+    case 'timeout':
+      return `reading it took longer than ${seconds(Number(details.timeoutMs))} (core.media.pdf_timeout_ms)`;
+    case 'out-of-memory':
+      return 'it needs more memory than the reader has';
+    case 'cancelled':
+      return 'reading it was cancelled';
+    case 'busy':
+      return 'the reader was busy with other files; try again in a moment';
+    default:
+      return 'pdf.js failed on it';
   }
 }
 
@@ -114,13 +138,13 @@ export async function knowledgeFileText(bytes: Uint8Array, file: KnowledgeFileSo
   if (kind === 'pdf') {
     try {
       // Every page, until the text is known to be too long: a knowledge entry is never a cut text.
-      const pdf = await extractPdfText(bytes, { maxPages: 100_000, maxChars: MAX_KNOWLEDGE_BYTES + 1, timeoutMs: 60_000 });
+      const read = { maxPages: 100_000, maxChars: MAX_KNOWLEDGE_BYTES + 1 };
+      const pdf = await (opts.pdf ? opts.pdf.read(bytes, read) : extractPdfText(bytes, read));
       text = pdf.text;
       pages = pdf.pages;
     } catch (e) {
-      const reason = e instanceof PdfReadError ? (e.details.reason as string) : 'failed';
-      const why = reason === 'password' ? 'it is password-protected' : reason === 'invalid' ? 'it is damaged or not a PDF' : reason === 'timeout' ? 'reading it took too long' : 'pdf.js failed on it';
-      throw new KnowledgeFileError('KNOWLEDGE_FILE_UNREADABLE', `${name} could not be read as a PDF: ${why}`, { file: name, reason, cause: (e as Error).message }, e);
+      if (!(e instanceof PdfReadError)) throw e;
+      throw new KnowledgeFileError('KNOWLEDGE_FILE_UNREADABLE', `${name} could not be read as a PDF: ${pdfWhy(e.reason, e.details)}`, { file: name, kind: 'pdf', reason: e.reason, cause: e.message }, e);
     }
   } else if (kind === 'html') {
     const read = { article: WHOLE_DOCUMENT };

@@ -7,9 +7,10 @@ import type { KnowledgeFileText } from '../media/index.js';
  * the knowledge base's own reader (src/media): Markdown and text decoded, a PDF's text layer, HTML
  * as readable text. Refusals are {@link KnowledgeFileError}s naming the file as it was typed; a
  * file that cannot be opened is a `FILE_NOT_READ` error saying so. The reader (pdf.js, Readability) loads only here,
- * in a worker thread; HTML within `htmlTimeoutMs` (the daemon's `core.media.html_timeout_ms`; default 15 s).
+ * in a worker thread; HTML within `htmlTimeoutMs` (the daemon's `core.media.html_timeout_ms`; default 15 s), a PDF
+ * within `pdfTimeoutMs` (`core.media.pdf_timeout_ms`; default 60 s).
  */
-export async function readKnowledgeFile(file: string, opts: { htmlTimeoutMs?: number } = {}): Promise<KnowledgeFileText> {
+export async function readKnowledgeFile(file: string, opts: { htmlTimeoutMs?: number; pdfTimeoutMs?: number } = {}): Promise<KnowledgeFileText> {
   const name = file === '-' ? 'the input' : file;
   let bytes: Buffer;
   try {
@@ -20,13 +21,15 @@ export async function readKnowledgeFile(file: string, opts: { htmlTimeoutMs?: nu
     if (e instanceof KnowledgeFileError) throw e;
     throw new HomeAgentError('FILE_NOT_READ', `cannot read ${name}: ${(e as Error).message}`, { cause: e });
   }
-  const { HtmlReader, knowledgeFileText } = await import('../media/index.js');
-  // HTML is read in a worker within the daemon's time limit (core.media.html_timeout_ms), as an upload is.
+  const { HtmlReader, PdfReader, knowledgeFileText } = await import('../media/index.js');
+  // HTML and PDF are read in a worker within the daemon's time limits (core.media.html_timeout_ms,
+  // core.media.pdf_timeout_ms), as an upload is.
   const html = new HtmlReader({ timeoutMs: opts.htmlTimeoutMs, maxWorkers: 1 });
+  const pdf = new PdfReader({ timeoutMs: opts.pdfTimeoutMs, maxWorkers: 1 });
   try {
-    return await knowledgeFileText(bytes, { name }, { html });
+    return await knowledgeFileText(bytes, { name }, { html, pdf });
   } finally {
-    await html.stop();
+    await Promise.all([html.stop(), pdf.stop()]);
   }
 }
 

@@ -724,12 +724,15 @@ export function buildProgram(): Command {
       // Read here, where the file is; only its text is sent. Every refusal (not a kind it reads, no
       // text in it, over 1 MB of text) is said before sending — a text over the socket's frame was
       // refused as "socket frame is larger than …".
-      // An HTML file gets the daemon's time limit for reading one (asked first; its default when the daemon does not answer).
-      const htmlTimeoutMs = await withClient(opts, (c) => c.request<{ value?: unknown }>('config.get', { key: 'core.media.html_timeout_ms' })).then(
-        (i) => (typeof i?.value === 'number' ? i.value : undefined),
-        () => undefined,
-      );
-      const read = await readKnowledgeFile(file, { htmlTimeoutMs }).catch((e: unknown) => {
+      // An HTML file or a PDF gets the daemon's time limit for reading one (asked first; its default when the daemon does not answer).
+      const limit = (key: string) =>
+        withClient(opts, (c) => c.request<{ value?: unknown }>('config.get', { key })).then(
+          (i) => (typeof i?.value === 'number' ? i.value : undefined),
+          () => undefined,
+        );
+      const htmlTimeoutMs = await limit('core.media.html_timeout_ms');
+      const pdfTimeoutMs = await limit('core.media.pdf_timeout_ms');
+      const read = await readKnowledgeFile(file, { htmlTimeoutMs, pdfTimeoutMs }).catch((e: unknown) => {
         throw e instanceof KnowledgeFileError || (e as { code?: string }).code === 'FILE_NOT_READ' ? new UsageError((e as Error).message) : e;
       });
       await withClient(opts, (c) => c.request('knowledge.put', { name, content: read.text }));

@@ -24,18 +24,25 @@ export interface ErrorParts {
 const q = (s: string) => `“${s}”`;
 
 /** Why a PDF could not be read (KNOWLEDGE_FILE_UNREADABLE). */
-const PDF_WHY: Record<string, string> = {
-  'it is password-protected': '它有密码保护',
-  'it is damaged or not a PDF': '文件已损坏，或不是 PDF',
-  'reading it took too long': '读取时间太长',
-  'pdf.js failed on it': 'PDF 阅读器读取失败',
-};
+const PDF_WHY: Phrase[] = [
+  [/^it is password-protected$/, () => '它有密码保护'],
+  [/^it is damaged or not a PDF$/, () => '文件已损坏，或不是 PDF'],
+  [/^reading it took longer than ([\d.]+) s \(core\.media\.pdf_timeout_ms\)$/, (m) => `读取超过了 ${m[1]} 秒的时限（设置 core.media.pdf_timeout_ms）`],
+  [/^it needs more memory than the reader has$/, () => '它需要的内存超过了阅读器的上限'],
+  [/^reading it was cancelled$/, () => '读取被取消了'],
+  [/^the reader was busy with other files; try again in a moment$/, () => '阅读器正忙于读取其他文件，请稍后再试'],
+  [/^pdf\.js failed on it$/, () => 'PDF 阅读器读取失败'],
+];
+function pdfWhy(why: string): string {
+  return sayFrom(PDF_WHY, why) ?? why;
+}
 
 /** Why an HTML file could not be read (KNOWLEDGE_FILE_UNREADABLE, src/media/knowledge-file-text.ts). */
 const HTML_WHY: Phrase[] = [
   [/^reading it took longer than ([\d.]+) s \(core\.media\.html_timeout_ms\)$/, (m) => `读取超过了 ${m[1]} 秒的时限（设置 core.media.html_timeout_ms）`],
   [/^it needs more memory than the reader has$/, () => '它需要的内存超过了阅读器的上限'],
   [/^reading it was cancelled$/, () => '读取被取消了'],
+  [/^the reader was busy with other files; try again in a moment$/, () => '阅读器正忙于读取其他文件，请稍后再试'],
   [/^the reader failed on it$/, () => '网页阅读器读取失败'],
 ];
 function htmlWhy(why: string): string {
@@ -81,8 +88,8 @@ const PHRASES: Phrase[] = [
   [/^the text of (.+) is ([\d.]+) MB; a knowledge entry holds at most (\d+) MB$/, (m) => `${q(m[1])}的文字有 ${m[2]} MB，一个知识条目最多 ${m[3]} MB`],
   [/^(.+) is ([\d.]+) MB; a knowledge entry holds at most (\d+) MB$/, (m) => `${q(m[1])}有 ${m[2]} MB，一个知识条目最多 ${m[3]} MB`],
   [/^(.+) is over (\d+) MB, the most a file added to the knowledge base may be$/, (m) => `${q(m[1])}超过 ${m[2]} MB：添加到知识库的文件最大 ${m[2]} MB`],
-  [/^(.+) could not be read as a PDF: (it is password-protected|it is damaged or not a PDF|reading it took too long|pdf\.js failed on it)$/, (m) => `${q(m[1])}无法作为 PDF 读取：${PDF_WHY[m[2]]}`],
-  [/^(.+) could not be read as HTML: (reading it took longer than [\d.]+ s \(core\.media\.html_timeout_ms\)|it needs more memory than the reader has|reading it was cancelled|the reader failed on it)$/, (m) => `${q(m[1])}无法作为网页读取：${htmlWhy(m[2])}`],
+  [/^(.+) could not be read as a PDF: (.+)$/, (m) => `${q(m[1])}无法作为 PDF 读取：${pdfWhy(m[2])}`],
+  [/^(.+) could not be read as HTML: (reading it took longer than [\d.]+ s \(core\.media\.html_timeout_ms\)|it needs more memory than the reader has|reading it was cancelled|the reader was busy with other files; try again in a moment|the reader failed on it)$/, (m) => `${q(m[1])}无法作为网页读取：${htmlWhy(m[2])}`],
   [/^invalid knowledge name "(.*?)": use (?:1–64 )?letters, digits, spaces, "_", "-", "\." \(no path separators or "\.\."\)$/, (m) => `知识条目名${q(m[1])}不可用：只能用字母、数字、空格和 “_” “-” “.”，最多 64 个字符（不能含路径分隔符或 “..”）`],
   // people
   [/^a name is 1 to 100 characters without control characters$/, () => '名字为 1 到 100 个字符，不能含控制字符'],

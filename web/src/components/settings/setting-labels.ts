@@ -60,6 +60,7 @@ const KEYS: Record<string, Entry> = {
   'core.log.rotate_bytes': ['Daemon log rotation size (bytes)', '守护进程日志轮转大小（字节）', '守护进程日志超过这个大小就轮转'],
   'core.media.max_pdf_pages': ['PDF pages read', 'PDF 最多读取页数', '附件 PDF 最多读取多少页'],
   'core.media.html_timeout_ms': ['HTML reading time limit (ms)', '网页读取时限（毫秒）', '把一个 HTML 网页读成文字最长多久（web_fetch 读取的网页、添加到知识库的 HTML 文件）；超时就停止读取'],
+  'core.media.pdf_timeout_ms': ['PDF reading time limit (ms)', 'PDF 读取时限（毫秒）', '读出一个 PDF 的文字最长多久（附件里的 PDF、添加到知识库的 PDF）；超时就停止读取'],
   'core.media.text_budget_chars': ['File text per message (characters)', '每条消息的附件文字上限（字）', '附件（文本、Markdown、代码、PDF 文字、转写）进入模型的总字数；超出部分截断，完整文件保留在 media 文件夹'],
   'core.media.transcription.language': ['Audio language', '音频语言', '音频的 ISO-639-1 语言代码（空 = 自动识别）'],
   'core.media.transcription.model': ['Speech-to-text model', '语音转文字模型', '空 = 来源 options.transcription_model，否则 whisper-1'],
