@@ -279,6 +279,14 @@ export interface MemoryControlService {
    * never for memory's own failures.
    */
   replaceTurn?(turnId: string, send: (meta: Record<string, unknown>) => Promise<string>, meta?: ChangeMeta): Promise<{ turnId: string; replaced: boolean; removed: number }>;
+  /** The finished replacements (old turn, the turn that said it again), for an export (decision 0620). */
+  replacedTurns?(): { turnId: string; byTurn: string }[];
+  /**
+   * Records replacements an import brought as finished (decision 0620) — one of a turn replaced
+   * here already is left as it is — and takes the old turns' copies out of the open tiers.
+   * Resolves with how many were new. Ids are checked like `replaceTurn`'s (`ValidationError`).
+   */
+  addReplacements?(rows: readonly { turnId: string; byTurn: string }[]): Promise<number>;
   /** What a forget would remove (nothing changes). */
   forgetPreview(request: ForgetRequest): Promise<ForgetPlan>;
   /** Removes every trace of what is named (not of `query`: name what the preview showed). */

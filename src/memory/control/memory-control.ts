@@ -13,6 +13,7 @@ import type { packVector } from './held-turn.js';
 import { IngestGate } from './ingest-gate.js';
 import { ReplacementControl } from './replacement-control.js';
 import { applyTombstones, previewTombstones } from './tombstone-apply.js';
+import { addImportedReplacements, finishedReplacements, type ReplacementRow } from './replacement-transfer.js';
 
 /**
  * Memory the user controls (M-9, K-2, K-3): the exclusion gate every tier and ingest path consults,
@@ -107,6 +108,16 @@ export class MemoryControl implements MemoryControlService {
   /** Regenerate and edit-and-resend: see {@link ReplacementControl.replaceTurn}. */
   replaceTurn(turnId: string, send: (meta: Record<string, unknown>) => Promise<string>, meta: ChangeMeta = {}): Promise<{ turnId: string; replaced: boolean; removed: number }> {
     return this.replacements.replaceTurn(turnId, send, meta);
+  }
+
+  /** Finished replacements, for an export (decision 0620). */
+  replacedTurns(): ReplacementRow[] {
+    return finishedReplacements(this.t);
+  }
+
+  /** Replacements an import brought, recorded (decision 0620); unfinished, so the tiers' next open sweeps them (decision 0600). */
+  addReplacements(rows: readonly ReplacementRow[]): Promise<number> {
+    return this.queue.run(() => addImportedReplacements(this.t, rows));
   }
 
   // ---------- the ingest gate ----------
