@@ -28,6 +28,8 @@ const SAMPLES: { [K in keyof Builders]: Parameters<Builders[K]>[] } = {
   turnTombstones: [[1], [7]],
   forgottenHereLeftOut: [[1], [2]],
   forgottenThereLeftOut: [[1], [3]],
+  replacementsInvalid: [[1], [4]],
+  replacementsOfKeptSessions: [[1], [2]],
   adapterHeld: [['my-vendor', false], ['openai', true]],
   adapterUnreadable: [['big', true], ['bin', false]],
   sourceWithoutKey: [['mybox']],
@@ -42,6 +44,7 @@ const SAMPLES: { [K in keyof Builders]: Parameters<Builders[K]>[] } = {
   wouldForgetHere: [[{ turns: 2, facts: 3, documents: 4 }], [{ turns: 2, facts: 3, documents: 4, files: 5 }]],
   forgotHere: [[{ turns: 2, facts: 3, documents: 4 }]],
   forgetsNotRecorded: [['the memory-control store is not open'], ['disk I/O error']],
+  replacementsNotRecorded: [['the memory-control store is not open'], ['disk I/O error']],
   forgetsNotApplied: [['database is locked']],
 };
 

@@ -249,6 +249,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         previewExisting: (refs) => c.previewTombstones(refs),
       };
     },
+    // Replaced turns travel too (decision 0620): an older copy of one does not come back here.
+    replacements: () => {
+      const c = host.services.use('host.memory-control');
+      if (!c?.replacedTurns || !c.addReplacements) return undefined;
+      return { list: () => c.replacedTurns!(), record: (rows) => c.addReplacements!(rows) };
+    },
     // The memory-manager caches the plan and the library index: a restart of the plugin re-reads
     // what an import wrote (no change to the plugin needed). Bound late: the registry comes next.
     reloadLibrary: async () => {

@@ -33,6 +33,10 @@ export const importNote = {
     `${plural(n, 'turn tombstone', 'turn tombstones')} of the archive ${n === 1 ? 'is' : 'are'} not recorded here (turn ids are not the same turns on another install: what was said in them is matched instead); ${n === 1 ? 'it only keeps' : 'they only keep'} the archive's own forgotten turns out`,
   forgottenHereLeftOut: (n: number) => `${leftOutTurns(n)} forgotten here, and ${n === 1 ? 'stays' : 'stay'} forgotten: ${leftOutHow(n)}`,
   forgottenThereLeftOut: (n: number) => `${leftOutTurns(n)} forgotten on the install the archive came from, and ${n === 1 ? 'stays' : 'stay'} forgotten: ${leftOutHow(n)}`,
+  replacementsInvalid: (n: number) =>
+    `${plural(n, 'replaced turn', 'replaced turns')} of the archive ${n === 1 ? 'was' : 'were'} left out: the archive's conversation does not show ${n === 1 ? 'it' : 'them'} said again (regenerate, edit-and-resend)`,
+  replacementsOfKeptSessions: (n: number) =>
+    `${plural(n, 'replaced turn', 'replaced turns')} of the archive ${n === 1 ? 'is' : 'are'} in a conversation kept as it is here: not recorded (the turn ids name turns of this install's conversation)`,
   adapterHeld: (name: string, replaces: boolean) =>
     `Lua adapter ${name} of the archive is code${replaces ? ' and differs from the one here' : ''}: it was put in adapters/imported/${name}.lua of the data folder, where nothing runs it (an import never puts code into use) — read it, and move it into adapters/ to use it`,
   adapterUnreadable: (name: string, tooLarge: boolean) => `Lua adapter ${name} of the archive was left out: ${tooLarge ? 'it is larger than 1 MiB' : 'it is not UTF-8 text'}; the rest was imported`,
@@ -51,6 +55,7 @@ export const importNote = {
     `would also forget here what was forgotten on the archive's install: ${c.turns} turns, ${c.facts} facts, ${c.documents} documents${c.files ? `, and ${c.files} files sent with those turns (deleted from the data folder)` : ''}`,
   forgotHere: (c: ForgetCounts) => `forgotten here too, as on the archive's install: ${c.turns} turns, ${c.facts} facts, ${c.documents} documents`,
   forgetsNotRecorded: (why: string) => `the archive's forgets could not be recorded yet (${why}); they will be at the next start`,
+  replacementsNotRecorded: (why: string) => `the archive's replaced turns could not be recorded yet (${why}); they will be at the next start`,
   forgetsNotApplied: (why: string) => `the archive's forgets were recorded but could not be applied to what is here yet (${why}); forget those things again to remove them`,
 } as const;
 

@@ -10,9 +10,10 @@ export type TransferMode = (typeof TRANSFER_MODES)[number];
 /**
  * The parts of an export, in the order an import applies them. `sources` (the person's own LLM
  * sources) travel inside `settings.json` and are reported apart; `adapters` are the Lua adapter
- * files of the data folder's `adapters/` (code: an import never puts one into use, decision 0540).
+ * files of the data folder's `adapters/` (code: an import never puts one into use, decision 0540);
+ * `replacements` say which turn a regenerate or an edit-and-resend replaced (decisions 0550, 0620).
  */
-export const TRANSFER_PARTS = ['sessions', 'media', 'context', 'documents', 'archive', 'library', 'knowledge', 'persona', 'settings', 'sources', 'adapters', 'tombstones', 'graph'] as const;
+export const TRANSFER_PARTS = ['sessions', 'media', 'context', 'documents', 'archive', 'library', 'knowledge', 'persona', 'settings', 'sources', 'adapters', 'tombstones', 'replacements', 'graph'] as const;
 export type TransferPart = (typeof TRANSFER_PARTS)[number];
 
 /** Progress of a running export or import. */
@@ -222,4 +223,27 @@ export interface Tombstone {
   ref: string;
   /** When it was forgotten (ms). */
   at: number;
+}
+
+/** A finished replacement (decision 0550): `turnId` was said again as `byTurn`, which memory holds instead. */
+export interface TransferReplacement {
+  turnId: string;
+  byTurn: string;
+}
+
+/**
+ * What regenerate and edit-and-resend tell export and import (decision 0620): an export carries the
+ * finished replacements, and an import records those of the archive's turns that it brings, so
+ * the old copy of a replaced turn — in that archive, or in an older one imported before or after —
+ * does not come back into memory here. `host.memory-control` provides it.
+ */
+export interface ReplacementLedger {
+  /** Every finished replacement here, for an export. */
+  list(): readonly TransferReplacement[];
+  /**
+   * Records replacements an import brought as finished ones and takes the old turns' copies out of
+   * the tiers that are open (the tiers' next open sweeps them again). A turn replaced here already
+   * keeps its own record. Idempotent; resolves with how many were new.
+   */
+  record(rows: readonly TransferReplacement[]): Promise<number>;
 }

@@ -257,6 +257,18 @@ export async function takeSnapshot(host: TransferHost, dir: string, onStep?: (st
   files.push({ entry: 'tombstones.json', part: 'tombstones', source: join(dir, 'tombstones.json') });
   counts.tombstones = tombs.length;
 
+  onStep?.('replacements');
+  // Which turn a regenerate or an edit-and-resend replaced (decision 0620), so that an import does
+  // not take an older copy of the replaced turn back into memory. Only when there are some: a
+  // reader of format 3 refuses a part it does not know. Not a turn forgotten since (its id stays here).
+  const forgotten = host.forget?.();
+  const replaced = (host.replacements?.()?.list() ?? []).filter((r) => !forgotten?.isForgotten(r.turnId) && !forgotten?.isForgotten(r.byTurn));
+  if (replaced.length) {
+    writeFileSync(join(dir, 'replacements.json'), JSON.stringify(replaced.map((r) => ({ turnId: r.turnId, byTurn: r.byTurn }))), { mode: 0o600 });
+    files.push({ entry: 'replacements.json', part: 'replacements', source: join(dir, 'replacements.json') });
+    counts.replacements = replaced.length;
+  }
+
   onStep?.('media');
   const media = walk(join(host.home, 'media'), 3);
   for (const rel of media) files.push({ entry: `media/${rel}`, part: 'media', source: join(host.home, 'media', ...rel.split('/')) });

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_PROTECTED_KEYS, importNote, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReport } from '../spec/index.js';
+import { DEFAULT_PROTECTED_KEYS, importNote, isProtectedKey, type ConfigKeyInfo, type ContextEvent, type SessionEvent, type ForgetLedger, type TransferMode, type TransferPart, type TransferPartPlan, type TransferReplacement, type TransferReport, REPLACES_META_KEY } from '../spec/index.js';
 import { ColdArchive, DocStore, GraphDB, saidDays, type ArchivedRow, type MemoryDocument, type MemorySystem } from '../memory/index.js';
 import type { ConfigRegistry } from '../config/index.js';
 import { forgetInLogBytes, kernelTurnNumber, SESSION_ID_RE, sessionFileStem } from '../sessions/index.js';
@@ -11,6 +11,7 @@ import { RefMap } from './ref-map.js';
 import type { StagedExport } from './staged-export.js';
 import { INSTALL_LOCAL_SETTINGS } from './transfer-host.js';
 import { adapterHere, holdAdapters, mergeSources } from './llm-sources.js';
+import { mergeReplacements } from './replacement-merge.js';
 import { CUSTOM_SOURCES_KEY } from '../providers/index.js';
 
 /** A file an import replaces or adds: the merged copy is renamed over the live path. */
@@ -24,6 +25,8 @@ export interface MergeResult {
   files: SwapFile[];
   settings: { key: string; value: unknown }[];
   tombstones: { ref: string; at: number }[];
+  /** The archive's replaced turns to record here (decision 0620), ids as they are imported. */
+  replacements: TransferReplacement[];
   sessionIds: string[];
   report: TransferReport;
 }
@@ -182,8 +185,11 @@ function logTurns(lines: readonly Record<string, unknown>[]): Map<string, { mess
 function renameEvent(l: Record<string, unknown>, refs: RefMap): Record<string, unknown> {
   const out = { ...l };
   if (typeof l.turnId === 'string') out.turnId = refs.ref(l.turnId) ?? l.turnId;
-  const data = l.data as { turnIds?: unknown } | undefined;
+  const data = l.data as { turnIds?: unknown; meta?: Record<string, unknown> } | undefined;
   if (data && Array.isArray(data.turnIds)) out.data = { ...data, turnIds: data.turnIds.map((t) => (typeof t === 'string' ? (refs.ref(t) ?? t) : t)) };
+  // The turn a resent message replaces (decision 0550) is a turn of the same session: renamed with it.
+  const replaces = data?.meta?.[REPLACES_META_KEY];
+  if (data?.meta && typeof replaces === 'string') out.data = { ...(out.data as object), meta: { ...data.meta, [REPLACES_META_KEY]: refs.ref(replaces) ?? replaces } };
   return out;
 }
 
@@ -273,6 +279,8 @@ export async function mergeImport(o: {
   privilegedSettings: boolean;
   /** The person's yes to what reaches every session (convention and summary memories, the plan, the persona); decision 0350. */
   approveInjected?: boolean;
+  /** Turns replaced here already (decision 0620). */
+  replacedHere?: ReadonlySet<string>;
 }): Promise<MergeResult> {
   const { staged, live, mergedHome: M, mode } = o;
   const parts: Partial<Record<TransferPart, TransferPartPlan>> = {};
@@ -345,6 +353,8 @@ export async function mergeImport(o: {
   const mergedSess = join(M, 'sessions');
   mkdirSync(mergedSess, { recursive: true, mode: 0o700 });
   const sessionIds: string[] = [];
+  // The archive's sessions whose log is the one here once imported, by their id here (decision 0620).
+  const landed = new Map<string, string>();
   const theirIds = new Set(theirSessions.map((s) => s.id));
   const takenSession = (id: string) => existsSync(join(sessDir, `${sessionFileStem(id)}.jsonl`)) || theirIds.has(id);
   for (const s of theirSessions) {
@@ -379,6 +389,7 @@ export async function mergeImport(o: {
       const ours = serialise(logLines(oursText));
       if (ours === theirText || ours.startsWith(theirText)) {
         p.same++;
+        landed.set(s.id, s.id);
         continue;
       }
       // A log of ours with lines the store cannot read is never replaced (the merged copy is
@@ -424,6 +435,7 @@ export async function mergeImport(o: {
     writeFileSync(target, serialise(theirs), { mode: 0o600 });
     files.push({ live: join(sessDir, `${sessionFileStem(id)}.jsonl`), merged: target });
     sessionIds.push(id);
+    landed.set(s.id, id);
   }
   const renamedSessions = Object.fromEntries(refs.sessions);
 
@@ -754,6 +766,7 @@ export async function mergeImport(o: {
     // Those recorded here already (this install's own forgets, an archive of it imported back).
     plan('tombstones').same = theirTombs.filter((t) => !t.ref.startsWith(TURN_STONE) && (have.has(t.ref) || o.ledger.isForgotten(t.ref))).length;
   }
+  const replacements = mergeReplacements({ theirs: staged.replacements(), landed, logs: theirLogs, refs, here: o.replacedHere ?? new Set(), plan: () => plan('replacements'), notes });
   for (const [from, to] of Object.entries(renamedSessions)) notes.push(importNote.sessionRenamed(from, to));
-  return { files, settings, tombstones, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };
+  return { files, settings, tombstones, replacements, sessionIds, report: { mode, parts, renamedSessions, renamed, notes } };
 }

@@ -23,20 +23,23 @@ test('entry names: each place of the format maps to its part; traversal and stra
   assert.equal(partOfEntry('knowledge/recipes/content.md'), 'knowledge');
   assert.equal(partOfEntry('media/2026-01-01/a.pdf'), 'media');
   assert.equal(partOfEntry('adapters/my-vendor.lua'), 'adapters');
+  assert.equal(partOfEntry('replacements.json'), 'replacements');
   for (const bad of ['../x', 'a/../../x', '/etc/passwd', 'C:/x', 'knowledge/..\\x/content.md', 'memory/./graph.db', 'memory//graph.db', 'x\0y']) assert.equal(code(() => partOfEntry(bad)), 'TRANSFER_PATH_ESCAPE', bad);
-  for (const odd of ['memory/other.db', 'sessions/x.txt', 'library/memories/../../x.md', 'library/memories/a.md.exe', 'media/.hidden', 'persona.md/x', 'README', 'adapters/x.txt', 'adapters/.x.lua', 'adapters/a/b.lua', 'adapters/-x.lua']) assert.notEqual(code(() => partOfEntry(odd)), 'none', odd);
+  for (const odd of ['memory/other.db', 'sessions/x.txt', 'library/memories/../../x.md', 'library/memories/a.md.exe', 'media/.hidden', 'persona.md/x', 'README', 'adapters/x.txt', 'adapters/.x.lua', 'adapters/a/b.lua', 'adapters/-x.lua', 'replacements.json/x']) assert.notEqual(code(() => partOfEntry(odd)), 'none', odd);
 });
 
 test('manifest: a newer format says so before anything else is checked; a foreign one is not an export', () => {
   assert.equal(code(() => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: 7, files: 'whatever' }))), 'TRANSFER_FORMAT_TOO_NEW');
   // Version 3 (decision 0540: Lua adapters) is written only when an adapter is in it, else 2
-  // (decision 0320: pair tombstones); version 1 still reads.
+  // (decision 0320: pair tombstones); version 4 (decision 0620: replaced turns) only when some are
+  // in it; version 1 still reads.
   const ok = (v: number) => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: v, homeagentVersion: '1', createdAt: 'x', counts: {}, files: [] })).formatVersion;
-  assert.equal(EXPORT_FORMAT_VERSION, 3);
-  assert.deepEqual([ok(1), ok(2), ok(3)], [1, 2, 3]);
-  assert.equal(code(() => ok(4)), 'TRANSFER_FORMAT_TOO_NEW');
+  assert.equal(EXPORT_FORMAT_VERSION, 4);
+  assert.deepEqual([ok(1), ok(2), ok(3), ok(4)], [1, 2, 3, 4]);
+  assert.equal(code(() => ok(5)), 'TRANSFER_FORMAT_TOO_NEW');
   assert.equal(formatVersionFor([{ part: 'sessions' }, { part: 'settings' }]), 2);
   assert.equal(formatVersionFor([{ part: 'settings' }, { part: 'adapters' }]), 3);
+  assert.equal(formatVersionFor([{ part: 'adapters' }, { part: 'replacements' }]), 4);
   assert.equal(code(() => parseManifest(JSON.stringify({ format: 'zip-of-cats', formatVersion: 1 }))), 'TRANSFER_NOT_AN_EXPORT');
   assert.equal(code(() => parseManifest('{not json')), 'TRANSFER_CORRUPT');
   assert.equal(code(() => parseManifest(JSON.stringify({ format: EXPORT_FORMAT, formatVersion: 1, homeagentVersion: '1', createdAt: 'x', counts: {}, files: [{ path: 'a', part: 'sessions', bytes: 1, sha256: 'nothex' }] }))), 'TRANSFER_CORRUPT');

@@ -14,11 +14,14 @@ export const EXPORT_FORMAT = 'homeagent-export';
  * version-1 archive reads as before (its `content` tombstones keep their meaning). 3 (decision
  * 0540): `adapters/<name>.lua`, the person's Lua adapters — written only by an export that holds
  * one ({@link formatVersionFor}), since a version-2 reader refuses the new part as a malformed
- * manifest rather than saying it is too new; an export without adapters stays version 2.
+ * manifest rather than saying it is too new; an export without adapters stays version 2. 4
+ * (decision 0620): `replacements.json`, the turns a regenerate or an edit-and-resend replaced —
+ * written, likewise, only by an export that has some.
  */
-export const EXPORT_FORMAT_VERSION = 3;
+export const EXPORT_FORMAT_VERSION = 4;
 /** The format version an export of these files is written as: the oldest that has every part it holds. */
 export function formatVersionFor(files: readonly { part: TransferPart }[]): number {
+  if (files.some((f) => f.part === 'replacements')) return 4;
   return files.some((f) => f.part === 'adapters') ? 3 : 2;
 }
 /** The oldest format version this build still reads. */
@@ -92,7 +95,7 @@ function escape(name: string, why: string): never {
  * use `/`, hold no `..`, `.` or empty segments, no NUL or backslash, and be one of the format's
  * places (`sessions/<stem>.jsonl`, `memory/<tier file>`, `library/memories/<id>.md`,
  * `library/pinned/<plan file>`, `knowledge/<name>/content.md`, `media/…`, `persona.md`,
- * `settings.json`, `tombstones.json`, `adapters/<name>.lua`). Traversal is TRANSFER_PATH_ESCAPE; anything else unknown is
+ * `settings.json`, `tombstones.json`, `replacements.json`, `adapters/<name>.lua`). Traversal is TRANSFER_PATH_ESCAPE; anything else unknown is
  * TRANSFER_CORRUPT.
  */
 export function partOfEntry(name: string): TransferPart {
@@ -132,6 +135,8 @@ export function partOfEntry(name: string): TransferPart {
       return rest.length === 0 ? 'settings' : unknown();
     case 'tombstones.json':
       return rest.length === 0 ? 'tombstones' : unknown();
+    case 'replacements.json':
+      return rest.length === 0 ? 'replacements' : unknown();
     case 'adapters':
       if (rest.length === 1 && rest[0].endsWith('.lua') && ADAPTER_NAME_RE.test(rest[0].slice(0, -'.lua'.length))) return 'adapters';
       return unknown();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { TransferError, type ContextEvent, type Tombstone } from '../spec/index.js';
+import { TransferError, type ContextEvent, type Tombstone, type TransferReplacement } from '../spec/index.js';
 import { ARCHIVE_MIGRATIONS, ColdArchive, DOC_MIGRATIONS, GRAPH_MIGRATIONS, GraphDB, readDocumentFile, type ArchivedRow, type GraphFacts, type MemoryDocument } from '../memory/index.js';
 import { sessionIdFromFileStem } from '../sessions/index.js';
 import type { Manifest } from './manifest.js';
@@ -85,6 +85,8 @@ const eventSchema = z.object({
 });
 const contextSchema = z.object({ version: z.literal(1), events: z.array(z.unknown()), turns: z.record(z.string(), z.object({ turn: z.number().int().nonnegative(), done: z.boolean() })).optional() });
 const tombstonesSchema = z.array(z.object({ ref: z.string().min(1).max(500), at: z.number() }));
+/** `replacements.json` (decision 0620): its shape; what each id names is checked by the merge against the logs. */
+const replacementsSchema = z.array(z.object({ turnId: z.string().min(1).max(400), byTurn: z.string().min(1).max(400) })).max(100_000);
 const settingsSchema = z.record(z.string().max(200), z.unknown());
 
 /**
@@ -137,6 +139,7 @@ export class StagedExport {
     }
     this.context();
     this.tombstones();
+    this.replacements();
     this.settings();
     this.checkSessionIds();
   }
@@ -244,5 +247,10 @@ export class StagedExport {
 
   tombstones(): Tombstone[] {
     return this.json('tombstones.json', tombstonesSchema) ?? [];
+  }
+
+  /** The replacements the archive carries (none in an export made before decision 0620). */
+  replacements(): TransferReplacement[] {
+    return this.json('replacements.json', replacementsSchema) ?? [];
   }
 }

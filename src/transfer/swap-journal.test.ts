@@ -157,7 +157,11 @@ test('0320: a journal turned into its commit record undoes nothing at start and 
   assert.equal(statSync(journalPath(home)).mode & 0o777, 0o600);
   assert.equal(recoverInterruptedImport(home), 0);
   assert.equal(state(home).graph, 'graph.db-merged', 'the import is not undone');
-  assert.deepEqual(committedImport(journalPath(home)), { tombstones: stones }, 'the tombstones wait to be recorded');
+  assert.deepEqual(committedImport(journalPath(home)), { tombstones: stones, replacements: [] }, 'the tombstones wait to be recorded');
+  // Decision 0620: the replaced turns it brings wait with them (none in a record written before it).
+  const replaced = [{ turnId: 'webui:a#1', byTurn: 'webui:a#2' }];
+  commitJournal(journalPath(home), stones, replaced);
+  assert.deepEqual(committedImport(journalPath(home)), { tombstones: stones, replacements: replaced });
   // Before the commit point the journal is no commit record; a damaged one neither.
   writeJournal(journalPath(home), ops);
   assert.equal(committedImport(journalPath(home)), undefined);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomicSync } from '../fs/index.js';
+import type { TransferReplacement } from '../spec/index.js';
 
 /**
  * One rename of an import's swap: the live file is moved `aside` (when it `existed`), then the
@@ -55,9 +56,10 @@ interface Journal {
    * Written at the commit point, replacing the ops and settings (decision 0320): the import is
    * kept from here, and these are the tombstones it brings, recorded only now — a failed or undone
    * import must not leave forgets behind that the person never asked for. Removed once they are
-   * recorded and applied; a kill before that finishes them at the next start.
+   * recorded and applied; a kill before that finishes them at the next start. `replacements`
+   * (decision 0620): the replaced turns it brings, recorded with them for the same reason.
    */
-  committed?: { tombstones: JournalTombstone[] };
+  committed?: { tombstones: JournalTombstone[]; replacements?: TransferReplacement[] };
 }
 
 /**
@@ -101,7 +103,9 @@ function readJournal(file: string): Journal {
   if (committed !== undefined && (!committed || !Array.isArray(committed.tombstones) || !committed.tombstones.every((t) => t && typeof t.ref === 'string' && typeof t.at === 'number'))) {
     throw new Error('unreadable tombstones');
   }
-  return { v: 1, ops: j.ops, settings, ...(committed ? { committed: { tombstones: committed.tombstones } } : {}) };
+  // Replacements (decision 0620) are checked again where they are recorded: a row that is not two strings is dropped here.
+  const replacements = Array.isArray(committed?.replacements) ? committed.replacements.filter((r) => r && typeof r.turnId === 'string' && typeof r.byTurn === 'string') : undefined;
+  return { v: 1, ops: j.ops, settings, ...(committed ? { committed: { tombstones: committed.tombstones, ...(replacements?.length ? { replacements } : {}) } } : {}) };
 }
 
 /**
@@ -109,9 +113,9 @@ function readJournal(file: string): Journal {
  * to undo) into the list of tombstones still to record (what to finish). From here a restart keeps
  * the import and records them (see {@link committedImport}).
  */
-export function commitJournal(file: string, tombstones: readonly JournalTombstone[]): void {
+export function commitJournal(file: string, tombstones: readonly JournalTombstone[], replacements: readonly TransferReplacement[] = []): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const journal: Journal = { v: 1, ops: [], committed: { tombstones: [...tombstones] } };
+  const journal: Journal = { v: 1, ops: [], committed: { tombstones: [...tombstones], ...(replacements.length ? { replacements: [...replacements] } : {}) } };
   writeFileAtomicSync(file, JSON.stringify(journal), { mode: 0o600 });
 }
 
@@ -120,10 +124,11 @@ export function commitJournal(file: string, tombstones: readonly JournalTombston
  * recorded and applied (a kill, or their store failed), or undefined (no journal, or one of an
  * import that did not commit: that one is undone instead).
  */
-export function committedImport(file: string): { tombstones: JournalTombstone[] } | undefined {
+export function committedImport(file: string): { tombstones: JournalTombstone[]; replacements: TransferReplacement[] } | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    return readJournal(file).committed;
+    const c = readJournal(file).committed;
+    return c && { tombstones: c.tombstones, replacements: c.replacements ?? [] };
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import type { ForgetLedger, Tombstone } from '../spec/index.js';
+import type { ForgetLedger, ReplacementLedger, Tombstone } from '../spec/index.js';
 import type { MemorySystem } from '../memory/index.js';
 import type { SessionStore } from '../sessions/index.js';
 import type { ConfigRegistry } from '../config/index.js';
@@ -26,6 +26,11 @@ export interface TransferHost {
    * its list. Absent: nothing is forgotten.
    */
   forget?: () => ForgetLedger | undefined;
+  /**
+   * Which turns a regenerate or an edit-and-resend replaced (decisions 0550, 0620): an export
+   * carries them, an import records those of the turns it brings. Absent: none travel.
+   */
+  replacements?: () => ReplacementLedger | undefined;
   log: { info(msg: string, data?: Record<string, unknown>): void; warn(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void };
   now?: () => number;
 }

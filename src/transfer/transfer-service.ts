@@ -13,6 +13,7 @@ import {
   type TransferJobView,
   type TransferProgress,
   type TransferProgressFn,
+  type TransferReplacement,
   type TransferReport,
   type TransferService,
   type TransferPart,
@@ -209,7 +210,7 @@ export class TransferRuntime implements TransferService {
   private async runExport(job: Job, opts: { file?: string; passphrase?: string }, onProgress?: TransferProgressFn): Promise<void> {
     const snap = join(job.dir, 'snapshot');
     mkdirSync(snap, { recursive: true, mode: 0o700 });
-    const parts = ['context', 'documents', 'archive', 'graph', 'sessions', 'library', 'knowledge', 'persona', 'settings', 'adapters', 'tombstones', 'media'];
+    const parts = ['context', 'documents', 'archive', 'graph', 'sessions', 'library', 'knowledge', 'persona', 'settings', 'adapters', 'tombstones', 'replacements', 'media'];
     let step = 0;
     const snapshot = await takeSnapshot(this.host, snap, () => this.progress(job, { phase: 'snapshot', done: step++, total: parts.length }, onProgress));
     const total = snapshot.files.reduce((n, f) => n + statSync(f.source).size, 0);
@@ -427,7 +428,7 @@ export class TransferRuntime implements TransferService {
     try {
       const staged = await this.open(job, opts);
       this.progress(job, { phase: 'plan', done: 0, total: 1 });
-      const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
+      const r = await mergeImport({ staged, live: this.live(), mergedHome: scratch, mode: opts.mode, ledger: this.ledger(), memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true, replacedHere: this.replacedHere() });
       // The archive's forgets reach what is here too (see applyTombstones): the preview says how much.
       const here = r.tombstones.length ? await this.ledger().previewExisting?.(r.tombstones.map((t) => t.ref)) : undefined;
       if (here && here.turns + here.facts + here.documents > 0) r.report.notes.push(importNote.wouldForgetHere(here));
@@ -450,6 +451,11 @@ export class TransferRuntime implements TransferService {
 
   private ledger() {
     return this.host.forget?.() ?? emptyLedger();
+  }
+
+  /** The turns replaced here (decision 0620), which an import's replacements of the same turn leave as they are. */
+  private replacedHere(): Set<string> {
+    return new Set((this.host.replacements?.()?.list() ?? []).map((r) => r.turnId));
   }
 
   async applyImport(id: string, options: ImportOptions, onProgress?: TransferProgressFn): Promise<TransferJobView> {
@@ -521,7 +527,7 @@ export class TransferRuntime implements TransferService {
         const openWrites = await this.host.sessions.holdWrites(archiveTurnFloors(staged));
         try {
           const ledger = this.ledger();
-          const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true });
+          const r = await mergeImport({ staged, live: this.live(), mergedHome: merged, mode: opts.mode, ledger, memory: this.host.memory, config: this.host.config, privilegedSettings: opts.privilegedSettings === true, approveInjected: opts.approveInjected === true, replacedHere: this.replacedHere() });
           const undo = await this.swap(job, r.files, backup, onProgress);
           // The settings as stored before (raw rows: a secret is put back as it was, not masked),
           // journalled before the first changes, so a kill before the commit point puts them back too.
@@ -540,7 +546,8 @@ export class TransferRuntime implements TransferService {
             // recorded only after it (decision 0320): recorded before, a failure or a kill in between
             // undid the files but kept the forgets — of data here the person never asked to forget.
             // The journal turns into the list of them still to record, in one atomic write.
-            if (r.tombstones.length) commitJournal(journalPath(this.host.home), r.tombstones);
+            // The replaced turns it brings likewise (decision 0620): recorded, they take turns out of every tier.
+            if (r.tombstones.length || r.replacements.length) commitJournal(journalPath(this.host.home), r.tombstones, r.replacements);
             else rmSync(journalPath(this.host.home), { force: true });
           } catch (e) {
             // The files are always undone; settings that cannot be put back now stay in the journal
@@ -630,10 +637,29 @@ export class TransferRuntime implements TransferService {
     }
     try {
       await (ledger ?? emptyLedger()).record(c.tombstones);
-      return true;
     } catch (e) {
       this.host.log.error(`the forgets an import brought could not be recorded (${(e as Error).message}); the next start tries again`, { tombstones: c.tombstones.length });
       report?.notes.push(importNote.forgetsNotRecorded((e as Error).message));
+      return false;
+    }
+    return this.recordReplacements(c.replacements, report);
+  }
+
+  /**
+   * Records the replaced turns a committed import brought (decision 0620), while the tiers are
+   * still closed (their reopening sweeps them out) or, at a start after a kill, now (they are taken
+   * out of the open tiers then). False, the journal kept for the next start, when they cannot be.
+   */
+  private async recordReplacements(rows: readonly TransferReplacement[], report?: TransferReport): Promise<boolean> {
+    if (!rows.length) return true;
+    const ledger = this.host.replacements?.();
+    try {
+      if (!ledger) throw new Error('the memory-control store is not open');
+      await ledger.record(rows);
+      return true;
+    } catch (e) {
+      this.host.log.error(`the replaced turns an import brought could not be recorded (${(e as Error).message}); the next start tries again`, { replacements: rows.length });
+      report?.notes.push(importNote.replacementsNotRecorded((e as Error).message));
       return false;
     }
   }
