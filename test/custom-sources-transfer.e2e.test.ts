@@ -14,9 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startDaemon, type Daemon } from '../src/daemon/index.js';
-import { importNote, type ProviderStatus, type TransferJobView, type TransferReport } from '../src/spec/index.js';
+import { importNote, type HeldAdapterInfo, type HeldAdapterSource, type ProviderStatus, type TransferJobView, type TransferReport } from '../src/spec/index.js';
 import { parseManifest, type Manifest } from '../src/transfer/index.js';
 import { readZip, rewriteExport } from './fixtures/export-zip.js';
+import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 
 const MYBOX_KEY = 'sk-mybox-0123456789abcdef';
@@ -184,8 +185,17 @@ test('0540: over the WebUI\'s routes, a custom source comes in with its settings
   assert.equal((await api(B, '/api/v1/providers/mybox', { method: 'PATCH', body: { apiKey: MYBOX_KEY, enabled: true } })).status, 200);
   assert.equal((await test_(B, 'mybox')).ok, true);
   assert.equal(fake.requests.at(-1)?.headers.authorization, `Bearer ${MYBOX_KEY}`);
-  // They read the adapter and move it into adapters/: then the other source answers through it.
-  renameSync(join(B.homeDir, 'adapters', 'imported', 'myvendor.lua'), join(B.homeDir, 'adapters', 'myvendor.lua'));
+  // They read the adapter on the LLM sources page and take it (decision 0620): then the other
+  // source answers through it.
+  const held = (await api(B, '/api/v1/adapters/held')).json.held as HeldAdapterInfo[];
+  assert.deepEqual(held.map((h) => [h.name, h.replaces, h.usedBy]), [['myvendor', undefined, [{ name: 'vendorx', enabled: false }]]]);
+  const shown = (await api(B, '/api/v1/adapters/held/myvendor')).json.adapter as HeldAdapterSource;
+  assert.equal(shown.source, MY_ADAPTER);
+  const took = await api(B, '/api/v1/adapters/held/myvendor/take', { body: { sha256: shown.sha256 } });
+  assert.equal(took.status, 200, JSON.stringify(took.json));
+  assert.ok((took.json.adapters as string[]).includes('myvendor'));
+  assert.equal(readFileSync(join(B.homeDir, 'adapters', 'myvendor.lua'), 'utf8'), MY_ADAPTER);
+  assert.equal(existsSync(join(B.homeDir, 'adapters', 'imported', 'myvendor.lua')), false, 'taken, it is no longer held');
   assert.equal((await api(B, '/api/v1/providers/vendorx', { method: 'PATCH', body: { apiKey: VENDOR_KEY, enabled: true } })).status, 200);
   assert.equal((await test_(B, 'vendorx')).ok, true);
   assert.equal(fake.requests.at(-1)?.headers['x-adapter'], 'myvendor');
@@ -209,6 +219,12 @@ test('0540: with the person\'s privileged settings (encrypted archive), a source
   assert.equal((await source(C, 'vendorx'))!.enabled, false);
   assert.deepEqual((await sources(C)).order.slice(0, 3), ['mybox', 'vendorx', 'openai']);
   for (const k of ['core.llm.sources.mybox.api_key', 'core.llm.sources.vendorx.api_key']) assert.equal(C.config.storedText(k), undefined, k);
+  assert.equal(existsSync(join(C.homeDir, 'adapters', 'myvendor.lua')), false);
+  // Decision 0620: imported again with privileged settings, the source that came in off stays off
+  // (it is this install's source now; `skip` keeps its settings), and so does its held adapter.
+  const again = await t.applyImport((await t.stageImport({ file: secret })).id, { mode: 'skip', passphrase: PASS, privilegedSettings: true });
+  assert.equal(again.state, 'done');
+  assert.equal((await source(C, 'vendorx'))!.enabled, false);
   assert.equal(existsSync(join(C.homeDir, 'adapters', 'myvendor.lua')), false);
 });
 
@@ -247,6 +263,59 @@ end
   // The seeded source runs the shipped adapter with this install's key; nothing of the archive's code.
   assert.equal((await test_(D, 'openai')).ok, true);
   assert.equal(fake.requests.at(-1)?.headers['x-evil'], undefined);
+});
+
+test('0620: a held adapter is taken only by the person and only as it was shown; one that would replace an adapter here needs that yes too (the one here is kept aside); a changed file, a bad name and a cross-site request take nothing', async () => {
+  const theirs = MY_ADAPTER.replace('"myvendor"', '"theirs"');
+  const file = await variant('take.zip', (e, m) => {
+    put(e, m, 'adapters/openai.lua', 'adapters', theirs);
+    put(e, m, 'adapters/myvendor.lua', 'adapters', theirs);
+  });
+  const G = await daemon();
+  writeFileSync(join(G.homeDir, 'adapters', 'myvendor.lua'), MY_ADAPTER);
+  const t = G.host.services.use('host.transfer')!;
+  await t.applyImport((await t.stageImport({ file })).id, { mode: 'skip' });
+  const held = (await api(G, '/api/v1/adapters/held')).json.held as HeldAdapterInfo[];
+  assert.deepEqual(held.map((h) => [h.name, h.replaces]), [['myvendor', 'yours'], ['openai', 'shipped']]);
+  const heldFile = join(G.homeDir, 'adapters', 'imported', 'myvendor.lua');
+  const unchanged = () => {
+    assert.equal(readFileSync(join(G.homeDir, 'adapters', 'myvendor.lua'), 'utf8'), MY_ADAPTER, 'the adapter here is as it was');
+    assert.equal(readFileSync(heldFile, 'utf8'), theirs, 'the held one is still held');
+  };
+
+  // Over the CLI socket (`waiter providers take`): replacing needs --replace.
+  const c = new DaemonClient(G.socketPath);
+  await c.connect();
+  try {
+    const shown = await c.request<HeldAdapterSource>('providers.held', { name: 'myvendor' });
+    assert.equal(shown.source, theirs);
+    await assert.rejects(c.request('providers.take', { name: 'myvendor', sha256: shown.sha256 }), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /is here already/.test(e.message));
+    await assert.rejects(c.request('providers.take', { name: 'openai', sha256: (await c.request<HeldAdapterSource>('providers.held', { name: 'openai' })).sha256 }), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /ships/.test(e.message));
+    unchanged();
+    // The file changed since it was shown (another import wrote it): not taken.
+    writeFileSync(heldFile, theirs + '-- more\n');
+    await assert.rejects(c.request('providers.take', { name: 'myvendor', sha256: shown.sha256, replace: true }), (e: Error & { code?: string }) => e.code === 'CONFLICT' && /not the file that was shown/.test(e.message));
+    writeFileSync(heldFile, theirs);
+  } finally {
+    c.close();
+  }
+  unchanged();
+  // Names are adapter names, never paths; a forged request takes nothing, even with the token.
+  assert.equal((await api(G, `/api/v1/adapters/held/${encodeURIComponent('../myvendor')}`)).status, 400);
+  const sha256 = ((await api(G, '/api/v1/adapters/held/myvendor')).json.adapter as HeldAdapterSource).sha256;
+  assert.equal((await api(G, `/api/v1/adapters/held/${encodeURIComponent('../../auth-token')}/take`, { body: { sha256, replace: true } })).status, 400);
+  const forged = await fetch(`${G.url}/api/v1/adapters/held/myvendor/take`, { method: 'POST', headers: { authorization: `Bearer ${G.authToken}`, 'content-type': 'application/json', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' }, body: JSON.stringify({ sha256, replace: true }) });
+  assert.equal(forged.status, 403);
+  unchanged();
+
+  // The person's yes to the replacement: theirs is in use, the one here kept aside.
+  const took = await api(G, '/api/v1/adapters/held/myvendor/take', { body: { sha256, replace: true } });
+  assert.equal(took.status, 200, JSON.stringify(took.json));
+  const keptAt = (took.json.taken as { keptAt: string }).keptAt;
+  assert.match(keptAt, /^adapters\/replaced\/myvendor\..+\.lua$/);
+  assert.equal(readFileSync(join(G.homeDir, keptAt), 'utf8'), MY_ADAPTER, 'nothing is lost');
+  assert.equal(readFileSync(join(G.homeDir, 'adapters', 'myvendor.lua'), 'utf8'), theirs);
+  assert.deepEqual(((await api(G, '/api/v1/adapters/held')).json.held as HeldAdapterInfo[]).map((h) => h.name), ['openai']);
 });
 
 test('0540: a malformed source or adapter is left out with a note naming it, and the rest of the archive comes in; a damaged adapter entry refuses the archive and changes nothing', async () => {

@@ -126,7 +126,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The endpoints the daemon serves (filled once the webui listens): adapter scripts may not call them.
   const ownEndpoints: { list: () => Record<string, string> } = { list: () => ({}) };
   const ownPorts = () => Object.values(ownEndpoints.list()).map((u) => Number(new URL(u).port)).filter((p) => p > 0);
-  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], log: log.child('providers'), env, scriptUrlAllowed: refuseOwnPorts(ownPorts), deferProbe: true });
+  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], userAdapterDir: paths.adapters, log: log.child('providers'), env, scriptUrlAllowed: refuseOwnPorts(ownPorts), deferProbe: true });
   await providers.start();
   const llm: LlmAPI = {
     available: () => providers.available(),

@@ -4,11 +4,14 @@ import type {
   ConfigKeyInfo,
   ConfigValue,
   Disposer,
+  HeldAdapterInfo,
+  HeldAdapterSource,
   MediaService,
   MemoryAdminService,
   ProviderAdminService,
   ProviderStatus,
   SetAsideStore,
+  TakenAdapter,
 } from '../spec/index.js';
 import { NotFoundError } from '../spec/index.js';
 import type { Agent } from '../kernel/index.js';
@@ -44,6 +47,9 @@ export interface ProvidersLike {
   updateSource(name: string, patch: unknown): Promise<ProviderStatus>;
   removeSource(name: string): Promise<void>;
   listModels(name: string): Promise<{ models: string[]; declared: string[] }>;
+  heldAdapters(): HeldAdapterInfo[];
+  heldAdapter(name: string): HeldAdapterSource;
+  takeHeldAdapter(name: string, o: { sha256: unknown; replace?: boolean }): Promise<TakenAdapter>;
 }
 
 /** `host.providers` over the provider manager. */
@@ -58,6 +64,9 @@ export function providerAdmin(p: ProvidersLike): ProviderAdminService {
     updateSource: (name, patch) => p.updateSource(name, patch),
     removeSource: (name) => p.removeSource(name),
     models: (name) => p.listModels(name),
+    heldAdapters: () => p.heldAdapters(),
+    heldAdapter: (name) => p.heldAdapter(name),
+    takeHeldAdapter: (name, o) => p.takeHeldAdapter(name, o),
   };
 }
 

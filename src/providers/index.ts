@@ -8,6 +8,7 @@ export { sourceInputSchema, API_ADAPTERS, type SourceInput } from './source-cata
 export { LuaAdaptedProvider, errorMessageOf, type ProviderSource, type LuaAdaptedProviderOptions } from './lua-adapted-provider.js';
 export { LuaAdapter, toLuaRequest, type AdapterConfig, type AdapterHttpRequest, type LuaAdapterOptions } from './lua-adapter.js';
 export { AdapterRegistry, type AdapterFile } from './adapter-registry.js';
+export { HeldAdapters, HELD_ADAPTERS_DIR, REPLACED_ADAPTERS_DIR, ADAPTER_MAX_BYTES, adapterProblem } from './held-adapters.js';
 export { LuaSandbox, registerHttpFunctions, refuseOwnPorts, isLocalHostName, type LuaSandboxOptions, type HostFunction, type LuaLogLevel, type HttpFunctionOptions } from './lua/index.js';
 
 import { fileURLToPath } from 'node:url';

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { HomeAgentError, NoProviderError, NotFoundError, ProviderError, ValidationError, isHomeAgentError } from '../spec/index.js';
-import type { ChatRequest, ChatResponse, ConfigValue, ProviderStatus, StreamPart, ToolCall, Transcription, Usage, FinishReason } from '../spec/index.js';
+import type { ChatRequest, ChatResponse, ConfigValue, HeldAdapterInfo, HeldAdapterSource, ProviderStatus, TakenAdapter, StreamPart, ToolCall, Transcription, Usage, FinishReason } from '../spec/index.js';
 import { transcribeOpenAiCompatible } from './transcriber.js';
 import { AdapterRegistry } from './adapter-registry.js';
+import { HeldAdapters } from './held-adapters.js';
 import { LuaAdapter } from './lua-adapter.js';
 import { LuaAdaptedProvider, type ProviderSource } from './lua-adapted-provider.js';
 import { CUSTOM_SOURCES_KEY, SEEDED_SOURCES, normalizeBaseUrl, sourceKey, type SeededSource } from './provider-config.js';
@@ -41,6 +42,11 @@ export interface ProviderManagerOptions {
    * refuses its own HTTP ports, so a script cannot drive the local API (SPEC §9).
    */
   scriptUrlAllowed?: (url: URL) => boolean;
+  /**
+   * The person's adapters folder (`<home>/adapters`), whose `imported/` holds the adapters an
+   * import brought (decision 0620: they are listed and taken here). Absent: none are held.
+   */
+  userAdapterDir?: string;
 }
 
 /** Options of one {@link ProviderManager.run}. */
@@ -190,6 +196,37 @@ export class ProviderManager {
     if (unknown.length) throw new ValidationError(`unknown LLM source(s): ${unknown.join(', ')}; known: ${all.join(', ')}`, { key: 'core.llm.order' });
     if (!this.config.set) throw new ValidationError('this config cannot be written', { key: 'core.llm.order' });
     await this.config.set('core.llm.order', [...new Set(names)]);
+  }
+
+  /** The held adapters (decision 0620): what an import put in `adapters/imported/`, where nothing runs it. */
+  heldAdapters(): HeldAdapterInfo[] {
+    return this.held()?.list() ?? [];
+  }
+
+  /** One held adapter with its code (NotFoundError when there is none). */
+  heldAdapter(name: string): HeldAdapterSource {
+    const h = this.held();
+    if (!h) throw new NotFoundError('held adapter', name);
+    return h.get(name);
+  }
+
+  /**
+   * The person takes a held adapter into use (decision 0620): the bytes they were shown (`sha256`)
+   * move into `adapters/`, where the registry finds them on its next scan; replacing an adapter
+   * here needs `replace`. Only the CLI socket and the WebUI's guarded routes call this.
+   */
+  async takeHeldAdapter(name: string, o: { sha256: unknown; replace?: boolean }): Promise<TakenAdapter> {
+    const h = this.held();
+    if (!h) throw new NotFoundError('held adapter', name);
+    const taken = h.take(name, o);
+    this.log?.info(`adapter ${name} taken into use from adapters/imported/${taken.replaced ? ` (it replaces ${taken.replaced === 'yours' ? `yours, kept at ${taken.keptAt}` : 'the shipped one'})` : ''}`);
+    return taken;
+  }
+
+  private held(): HeldAdapters | undefined {
+    const dir = this.opts.userAdapterDir;
+    if (!dir) return undefined;
+    return new HeldAdapters(dir, this.opts.adapterDirs[0] ?? dir, () => this.status().map((s) => ({ name: s.name, adapter: s.adapter, enabled: s.enabled })));
   }
 
   /** Adapter names available now (built-in + user folder, rescanned on every call). */

@@ -27,6 +27,8 @@ export const CLI_COMMANDS = [
   'providers.update',
   'providers.remove',
   'providers.models',
+  'providers.held',
+  'providers.take',
   'plugins.list',
   'plugins.enable',
   'plugins.disable',

@@ -22,6 +22,7 @@ export * from './media.js';
 export * from './memory-control.js';
 export * from './memory-changes.js';
 export * from './transfer.js';
+export * from './held-adapter.js';
 export * from './api-key.js';
 export * from './confirm-questions.js';
 export * from './import-notes.js';

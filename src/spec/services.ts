@@ -1,5 +1,6 @@
 import type { ConfigKeyInfo, ConfigValue } from './config.js';
 import type { ProviderStatus } from './provider.js';
+import type { HeldAdapterInfo, HeldAdapterSource, TakenAdapter } from './held-adapter.js';
 import type { GraphEntity, GraphRelation, RecallHit, RecallTier } from './memory.js';
 import type { HttpRoute } from './plugin.js';
 import type { Disposer } from './tool.js';
@@ -110,6 +111,16 @@ export interface ProviderAdminService {
   removeSource(name: string): Promise<void>;
   /** The model ids the source's API lists, and the ones declared for it (no key → `PROVIDER_NO_KEY`). */
   models(name: string): Promise<{ models: string[]; declared: string[] }>;
+  /** The Lua adapters an import held in `adapters/imported/` (decision 0620), where nothing runs them. */
+  heldAdapters(): HeldAdapterInfo[];
+  /** One held adapter with its code, to read before taking it (NotFoundError when there is none). */
+  heldAdapter(name: string): HeldAdapterSource;
+  /**
+   * The person takes a held adapter into use: the file whose SHA-256 they were shown moves into
+   * `adapters/` (ConflictError when it changed since, or when it would replace an adapter here
+   * without `replace`). The person's act only: no agent or MCP tool calls it.
+   */
+  takeHeldAdapter(name: string, o: { sha256: unknown; replace?: boolean }): Promise<TakenAdapter>;
 }
 
 /**

@@ -1,32 +1,13 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { importNote, type ConfigValue, type TransferMode, type TransferPartPlan } from '../spec/index.js';
-import { BUILTIN_ADAPTERS_DIR, CUSTOM_SOURCES_KEY, customSourceSchema, normalizeBaseUrl, SEEDED_SOURCES, sourceInputSchema, sourceKey, type CustomSource } from '../providers/index.js';
+import { adapterProblem, BUILTIN_ADAPTERS_DIR, CUSTOM_SOURCES_KEY, HELD_ADAPTERS_DIR, customSourceSchema, normalizeBaseUrl, SEEDED_SOURCES, sourceInputSchema, sourceKey, type CustomSource } from '../providers/index.js';
 
-/** The largest Lua adapter an export carries and an import takes (the shipped ones are under 20 KiB). */
-export const ADAPTER_MAX_BYTES = 1024 * 1024;
-
-/**
- * The folder under the data folder's `adapters/` where an import puts an archive's Lua adapters
- * (decision 0540): the adapter registry reads only the files directly in `adapters/`, so nothing
- * here runs until the person moves a file out of it.
- */
-export const HELD_ADAPTERS_DIR = 'imported';
+/** Held adapters (decision 0540) and the checks an adapter file passes live with the adapters (decision 0620). */
+export { ADAPTER_MAX_BYTES, adapterProblem, HELD_ADAPTERS_DIR } from '../providers/index.js';
 
 /** The settings of one source (`core.llm.sources.<name>.<field>`). */
 const FIELDS = ['adapter', 'base_url', 'model', 'api_key', 'enabled', 'options'] as const;
-
-/** Why an adapter file of an archive is not kept as code (too large, not UTF-8 text), or undefined. */
-export function adapterProblem(bytes: Buffer): 'too-large' | 'not-text' | undefined {
-  if (bytes.length > ADAPTER_MAX_BYTES) return 'too-large';
-  if (bytes.includes(0)) return 'not-text';
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return 'not-text';
-  }
-  return undefined;
-}
 
 /**
  * This install's code of an adapter: the file in `adapters/` here (which wins over a shipped one of

@@ -13,7 +13,7 @@ import { KnowledgeFileError, TIME_ZONE_KEY, type CliCommand, type CliStreamEvent
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
 import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
-import type { MemoryChange, TransferLeftOut } from '../spec/index.js';
+import type { HeldAdapterSource, MemoryChange, TransferLeftOut } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
 import { knowledgePutSummary, readKnowledgeFile } from './knowledge-file.js';
 
@@ -383,6 +383,50 @@ async function installPlugin(opts: GlobalOpts, c: DaemonClient, bytes: Buffer, y
   return EXIT.ok;
 }
 
+/**
+ * `waiter providers take`: show the held adapter — its code, what it would replace, the sources that
+ * would run it — ask (unless --yes), then take exactly the bytes shown (decision 0620).
+ */
+async function takeAdapter(opts: GlobalOpts, c: DaemonClient, name: string, o: { replace?: boolean; yes?: boolean }): Promise<number> {
+  const h = await c.request<HeldAdapterSource>('providers.held', { name });
+  if (!opts.json) {
+    const used = h.usedBy.map((s) => `${s.name} (${s.enabled ? 'on' : 'off'})`).join(', ');
+    process.stdout.write(
+      [
+        `----- adapters/imported/${h.name}.lua (${h.bytes} bytes, sha256 ${h.sha256}) -----`,
+        h.source.endsWith('\n') ? h.source.slice(0, -1) : h.source,
+        '-----',
+        h.replaces === 'yours' ? `  It replaces your adapters/${h.name}.lua (which is kept in adapters/replaced/).` : h.replaces === 'shipped' ? `  It replaces the ${h.name} adapter HomeAgent ships.` : '',
+        `  Sources that would run it: ${used || 'none yet'}.`,
+        '  An adapter is code: it sees every prompt sent to its sources and their API keys.',
+      ]
+        .filter(Boolean)
+        .join('\n') + '\n',
+    );
+  }
+  if (h.replaces && !o.replace) {
+    process.stderr.write(`waiter: not taken — it replaces ${h.replaces === 'yours' ? `your adapters/${h.name}.lua` : `the shipped ${h.name} adapter`}; pass --replace to take it all the same\n`);
+    return EXIT.failed;
+  }
+  let ok = o.yes === true;
+  if (!ok) {
+    if (!process.stdin.isTTY) {
+      process.stderr.write(`waiter: not taken — run it in a terminal to confirm, or pass --yes\n`);
+      return EXIT.failed;
+    }
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await new Promise<string>((resolve) => rl.question(`Take adapter ${h.name} into use? [y/N] `, resolve));
+    rl.close();
+    ok = /^y(es)?$/i.test(answer.trim());
+  }
+  if (!ok) {
+    process.stdout.write(opts.json ? JSON.stringify({ taken: false }) + '\n' : `not taken; it stays in adapters/imported/\n`);
+    return EXIT.failed;
+  }
+  print(opts, await c.request('providers.take', { name: h.name, sha256: h.sha256, replace: o.replace === true }));
+  return EXIT.ok;
+}
+
 export function buildProgram(): Command {
   const program = new Command('waiter')
     .description('HomeAgent command-line client')
@@ -528,6 +572,25 @@ export function buildProgram(): Command {
   });
   providers.command('remove <name>').description('remove a source you added (its key too)').action(simple(program, 'providers.remove', (name) => ({ name })));
   providers.command('models <name>').description("the models the source's API offers").action(simple(program, 'providers.models', (name) => ({ name })));
+  providers.command('held').description('Lua adapters an import put in adapters/imported/, where nothing runs them').action(simple(program, 'providers.held'));
+  providers
+    .command('show-held <name>')
+    .description("print a held adapter's code")
+    .action(async (name: string) => {
+      const opts = program.opts<GlobalOpts>();
+      const h = await withClient(opts, (c) => c.request<HeldAdapterSource>('providers.held', { name }));
+      if (opts.json) print(opts, h);
+      else process.stdout.write(h.source.endsWith('\n') ? h.source : `${h.source}\n`);
+    });
+  providers
+    .command('take <name>')
+    .description('show a held adapter (its code, what it replaces, the sources that use it), then take it into use once you confirm')
+    .option('--replace', 'also when it replaces an adapter here (yours is kept in adapters/replaced/)')
+    .option('-y, --yes', 'take it without asking')
+    .action(async (name: string, o: { replace?: boolean; yes?: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      process.exitCode = await withClient(opts, (c) => takeAdapter(opts, c, name, o));
+    });
 
   const plugins = program.command('plugins').description('plugins: list, enable, disable, reload, install').action(simple(program, 'plugins.list'));
   plugins.command('list').description('every plugin, its kind and state').action(simple(program, 'plugins.list'));

@@ -198,6 +198,11 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return { removed: str(a, 'name') };
     case 'providers.models':
       return need(sdk, 'host.providers').models(str(a, 'name'));
+    // Held adapters (decision 0620): listed, read (`name`: with its code), and taken by the person.
+    case 'providers.held':
+      return typeof a?.name === 'string' ? need(sdk, 'host.providers').heldAdapter(a.name) : need(sdk, 'host.providers').heldAdapters();
+    case 'providers.take':
+      return need(sdk, 'host.providers').takeHeldAdapter(str(a, 'name'), { sha256: a?.sha256, replace: a?.replace === true });
     case 'plugins.list':
       return need(sdk, 'host.plugins').list();
     case 'plugins.enable':

@@ -9,6 +9,8 @@ import type { WebuiContext } from './webui-context.js';
 const orderSchema = z.object({ order: z.array(z.string().min(1).max(100)).min(1).max(100) });
 const configValue: z.ZodType<ConfigValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(configValue), z.record(z.string(), configValue)]));
 const setSchema = z.object({ value: configValue });
+/** Taking a held adapter (decision 0620): the SHA-256 of the code that was shown, and the yes to replacing one here. */
+const takeSchema = z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), replace: z.boolean().optional() });
 
 /**
  * Providers (L-3) over `host.providers`, and fallbacks for settings, plugins and the change
@@ -53,6 +55,14 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
     return json({ ok: true, order: providers().order() });
   });
   app.get('/api/v1/providers/:name/models', async (c) => json({ ok: true, name: c.req.param('name'), ...(await providers().models(c.req.param('name'))) }));
+  // Held Lua adapters (decision 0620): listed, read with their code, and taken into use by the
+  // person — the take names the SHA-256 of the code it showed, so what is taken is what was read.
+  app.get('/api/v1/adapters/held', () => json({ ok: true, held: providers().heldAdapters() }));
+  app.get('/api/v1/adapters/held/:name', (c) => json({ ok: true, adapter: providers().heldAdapter(c.req.param('name')) }));
+  app.post('/api/v1/adapters/held/:name/take', async (c) => {
+    const body = parseBody(takeSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, taken: await providers().takeHeldAdapter(c.req.param('name'), body), adapters: providers().adapters() });
+  });
 
   // Output channels and the owner's default channel for proactive messages (R-6); each chat
   // channel serves its own status and connection test under /api/v1/channels/<name>.

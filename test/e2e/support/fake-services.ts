@@ -54,6 +54,13 @@ export function fakeProviders(opts: { configured: () => boolean }): ProviderAdmi
       if (!order.includes(name)) throw new NotFoundError('LLM source', name);
       return { models: [info(name).model].filter(Boolean), declared: [] };
     },
+    heldAdapters: () => [],
+    heldAdapter(name) {
+      throw new NotFoundError('held adapter', name);
+    },
+    async takeHeldAdapter(name) {
+      throw new NotFoundError('held adapter', name);
+    },
   };
 }
 
