@@ -9,6 +9,7 @@ import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { Icon } from '../icon';
 import { Dialog } from '../dialog';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
+import { HeldAdapters } from './held-adapters';
 import type { ProviderStatus } from '../../../../src/spec/index.js';
 
 /** Keys of one LLM source in the settings (`….<name>.…`). */
@@ -198,6 +199,7 @@ export function ProvidersSection() {
           ))}
         </p>
       )}
+      <HeldAdapters epoch={app.epoch} onTaken={prov.reload} />
       {editing && (
         <SourceDialog
           source={editing === 'new' ? undefined : editing}
