@@ -426,3 +426,36 @@ test('waiter whose reader closes the pipe early (`| head -c 100`) stops quietly,
   });
   assert.doesNotMatch(stderr, /EPIPE|at .*\(|Node\.js v/, stderr);
 });
+
+test('0620: `waiter providers take` shows a held adapter\'s code and takes it only when confirmed; one that replaces a shipped adapter needs --replace', async () => {
+  const { execFile } = await import('node:child_process');
+  const { existsSync, readFileSync } = await import('node:fs');
+  const waiter = (...args: string[]) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'waiter', 'main.ts'), '--home', home, ...args], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
+        resolve({ status: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end();
+    });
+  const code = '-- HELD-BY-AN-IMPORT\nlocal base = import_adapter("openai-compatible")\ntransform_request = base.transform_request\n';
+  mkdirSync(join(home, 'adapters', 'imported'), { recursive: true });
+  writeFileSync(join(home, 'adapters', 'imported', 'cli-vendor.lua'), code);
+  writeFileSync(join(home, 'adapters', 'imported', 'openai.lua'), code);
+  assert.match((await waiter('providers', 'held')).stdout, /cli-vendor[\s\S]*openai/);
+  assert.equal((await waiter('providers', 'show-held', 'cli-vendor')).stdout, code);
+  // No terminal to ask on, no --yes: the code is shown, nothing is taken.
+  const asked = await waiter('providers', 'take', 'cli-vendor');
+  assert.equal(asked.status, 1, asked.stderr);
+  assert.ok(asked.stdout.includes(code.trimEnd()), asked.stdout);
+  assert.match(asked.stderr, /not taken/);
+  assert.equal(existsSync(join(home, 'adapters', 'cli-vendor.lua')), false);
+  // Named like a shipped adapter: --yes is not enough.
+  const shipped = await waiter('providers', 'take', 'openai', '--yes');
+  assert.equal(shipped.status, 1);
+  assert.match(shipped.stderr, /--replace/);
+  assert.equal(existsSync(join(home, 'adapters', 'openai.lua')), false);
+  const yes = await waiter('providers', 'take', 'cli-vendor', '--yes');
+  assert.equal(yes.status, 0, yes.stderr);
+  assert.equal(readFileSync(join(home, 'adapters', 'cli-vendor.lua'), 'utf8'), code);
+  assert.ok((await c.request<{ adapters: string[] }>('providers.list')).adapters.includes('cli-vendor'));
+});
