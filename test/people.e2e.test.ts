@@ -202,6 +202,7 @@ describe('people across channels', { timeout: 150_000 }, () => {
       facts: { id: number; object: string }[];
       memories: { title: string; why: string }[];
       documents: { text: string; turnId?: string; sessionId: string; speaker?: { id: string } }[];
+      conversations: Record<string, { title: string; channel: string; createdAt: number }>;
       capabilities: { forget: boolean };
     };
     assert.equal(about.person.name, 'Alice');
@@ -213,6 +214,12 @@ describe('people across channels', { timeout: 150_000 }, () => {
     const sessions = new Set(about.documents.map((x) => x.sessionId));
     assert.ok(sessions.has('telegram:42') && sessions.has('qq:private:10001'), [...sessions].join(', '));
     assert.ok(about.documents.every((x) => x.turnId && x.turnId.startsWith(`${x.sessionId}#`)), 'every turn names its source');
+    // Each source's conversation as the chat lists it, so the page names it by its title, not its id.
+    for (const id of sessions) {
+      const c = about.conversations[id];
+      assert.ok(c && typeof c.title === 'string' && typeof c.createdAt === 'number', `${id}: ${JSON.stringify(about.conversations)}`);
+      assert.equal(c.channel, id.split(':')[0]);
+    }
     assert.ok(!about.documents.some((x) => x.text.includes(BOB_SECRET)), "nothing of Bob's");
     assert.equal(about.capabilities.forget, true, 'the daemon runs the memory-control service (decision 0070): Forget goes through it');
 

@@ -161,7 +161,10 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     assert.match((await page.textContent('[data-testid=knows-fact]')) ?? '', /Alice\s*likes\s*green tea/);
     assert.match((await page.textContent('[data-testid=knows-memory]')) ?? '', /Tea for Alice[\s\S]*said by Alice/);
     await page.waitForSelector('[data-testid=knows-turn]', { timeout: T });
-    assert.match((await page.textContent('[data-testid=knows-turn]')) ?? '', /coming for tea[\s\S]*webui:tea#1/);
+    // Its source is said as the conversation's title and which message, not as the turn id.
+    const turnRow = (await page.textContent('[data-testid=knows-turn]')) ?? '';
+    assert.match(turnRow, /coming for tea[\s\S]*from message 1 of “Alice is coming for tea on Sunday”, \d{4}-\d\d-\d\d/);
+    assert.doesNotMatch(turnRow, /webui:tea/);
     await shot(page, 'knows-alice');
 
     // Forget shows what goes first (the forget dialog), and removes it only on confirm.

@@ -17,6 +17,16 @@ export interface AboutMemory {
   why: 'said' | 'mentions';
 }
 
+/**
+ * A conversation a source turn belongs to, as the chat lists it: its title ("" when it has none)
+ * and when it began. Only conversations the chat can still open are named (not a deleted one).
+ */
+export interface AboutConversation {
+  title: string;
+  channel: string;
+  createdAt: number;
+}
+
 /** Everything HomeAgent holds about one person, with sources (issue 12 part 7). */
 export interface AboutPerson {
   person: { id?: string; name: string; owner: boolean; ids: string[]; known: boolean };
@@ -25,6 +35,11 @@ export interface AboutPerson {
   facts: AboutFact[];
   memories: AboutMemory[];
   documents: AboutSource[];
+  /**
+   * The conversations the sources above are turns of, by session id, so a page can say "message 3
+   * of “Trip to Lisbon”" instead of `webui:abc#3`. A session missing here is not in the chat.
+   */
+  conversations: Record<string, AboutConversation>;
   /** Whether the library (memory-manager) answered. */
   library: boolean;
   /**
@@ -73,6 +88,7 @@ export async function gatherAbout(sdk: PluginSDK, ref: string | undefined): Prom
     facts,
     memories: memories.slice(0, 200),
     documents,
+    conversations: await conversationsOf(sdk, [...facts.flatMap((f) => f.sources), ...documents]),
     library: lib !== undefined,
     capabilities: { forget: forgetAvailable(sdk), deleteFact: true, deleteDocument: true, editMemory: lib !== undefined },
   };
@@ -84,6 +100,24 @@ export async function gatherAbout(sdk: PluginSDK, ref: string | undefined): Prom
  */
 export function forgetAvailable(sdk: PluginSDK): boolean {
   return (sdk.use as (name: string) => unknown)('host.memory-control') !== undefined;
+}
+
+/** The conversations of these sources that the session store still lists (titles, not ids, for the page). */
+async function conversationsOf(sdk: PluginSDK, sources: readonly AboutSource[]): Promise<Record<string, AboutConversation>> {
+  let store: ReturnType<PluginSDK['sessions']> | undefined;
+  try {
+    store = sdk.sessions();
+  } catch {
+    return {};
+  }
+  if (!store) return {};
+  const out: Record<string, AboutConversation> = {};
+  for (const id of new Set(sources.map((s) => s.sessionId))) {
+    // A source may name something that is no session of the store (an MCP client's save): skipped.
+    const info = await store.get(id).catch(() => undefined);
+    if (info) out[id] = { title: info.title, channel: info.channel, createdAt: info.createdAt };
+  }
+  return out;
 }
 
 async function libraryItems(sdk: PluginSDK): Promise<LibraryItem[] | undefined> {

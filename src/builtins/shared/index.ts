@@ -4,7 +4,7 @@ export { toolParameters, parseArgs } from './tool-schema.js';
 export { readJsonFile } from './read-json-file.js';
 export { childEnv } from './child-env.js';
 export { Backoff, sleep } from './backoff.js';
-export { gatherAbout, forgetAvailable, type AboutPerson, type AboutMemory } from './about-person.js';
+export { gatherAbout, forgetAvailable, type AboutPerson, type AboutMemory, type AboutConversation } from './about-person.js';
 export { confirmedForget, describePlan, type ConfirmedForget } from './confirmed-forget.js';
 export { TAG_CONVENTION, TAG_SUMMARY, AUTO_INJECT_TAGS, autoInjectTagsIn, isAutoInjected, toolTags, personSays } from './auto-inject-tags.js';
 export { personTimeZone } from './person-time-zone.js';

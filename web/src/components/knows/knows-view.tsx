@@ -8,7 +8,7 @@ import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { forgetItem, type ForgetTarget } from '../../lib/forget-item';
 import { useRequest } from '../../lib/use-request';
 import { factPhrase, type FactPhrase } from '../../lib/fact-phrase';
-import { Icon } from '../icon';
+import { sourcePlace, type SourceConversation } from '../../lib/source-place';
 import { tierLabel } from '../../lib/vocab';
 import { ForgetDialog } from '../memory/forget-dialog';
 import { ServiceError } from '../settings/knowledge-section';
@@ -31,6 +31,8 @@ interface About {
   facts: { id: number; subject: string; predicate: string; object: string; validFrom?: number; validTo?: number; sources: Source[]; kept?: number }[];
   memories: { id: string; title: string; preview: string; speaker?: { id: string; name?: string }; updatedAt: string; why: 'said' | 'mentions' }[];
   documents: Source[];
+  /** The conversations of the sources, by session id; one missing is no longer in the chat. */
+  conversations: Record<string, SourceConversation>;
   library: boolean;
   capabilities: { forget: boolean };
 }
@@ -79,18 +81,28 @@ export function KnowsView({ person }: { person?: string }) {
   const ownerName = named ? t('knows.meNamed', { name: named }) : t('knows.me');
   // The graph calls the owner `user` (the distiller's subject for "I …"): on this page, their name.
   const who = (x: string) => (a?.person.owner && x === 'user' ? (named ?? t('knows.you')) : x);
-  const sourceLine = (s: Source | undefined) =>
-    s ? (
-      <span className="muted small">
-        {t('knows.source', { turn: s.turnId ?? s.sessionId, date: day(s.createdAt) })}
-        {s.speaker && ` · ${t('knows.saidBy', { who: s.speaker.name ?? s.speaker.id })}`}{' '}
-        <button className="btn small link" onClick={() => app.locate(s.sessionId, [], s.turnId)} data-testid="knows-open">
-          <Icon name="locate" size={12} /> {t('knows.open')}
-        </button>
+  // A source as a person reads it: "from message 3 of “Trip to Lisbon”, 2026-12-02", the place a
+  // link that opens the chat at that message — not `webui:abc#3` (lib/source-place.ts).
+  const sourceLine = (s: Source | undefined) => {
+    if (!s) return <span className="muted small">{t('knows.noSource')}</span>;
+    const place = sourcePlace(t, s, a?.conversations[s.sessionId], day);
+    const mark = '\u0001';
+    const [before, after = ''] = t('knows.source', { where: mark, date: day(s.createdAt) }).split(mark);
+    return (
+      <span className="muted small" data-testid="knows-source">
+        {before}
+        {place.open ? (
+          <button type="button" className="link-btn knows-place" onClick={() => app.locate(s.sessionId, [], s.turnId)} title={t('knows.openAt')} data-testid="knows-open">
+            {place.text}
+          </button>
+        ) : (
+          <span data-testid="knows-place-gone">{place.text}</span>
+        )}
+        {after}
+        {s.speaker && ` · ${t('knows.saidBy', { who: s.speaker.name ?? s.speaker.id })}`}
       </span>
-    ) : (
-      <span className="muted small">{t('knows.noSource')}</span>
     );
+  };
   return (
     <div className="knows settings-body" data-testid="knows">
       <h2>{a?.person.owner && !named ? t('knows.titleYou') : t('knows.title', { name: a ? (a.person.owner ? ownerName : a.person.name) : '…' })}</h2>
