@@ -128,6 +128,38 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     assert.equal(await note.count(), 0);
   });
 
+  it('Settings → General lists the LLM source order by the sources\' names, each id beside it as a hint, in both languages', async () => {
+    const order = async () => ((await (await h.api(`/api/v1/settings/${encodeURIComponent('core.llm.order')}`)).json()) as { value: { value: string[] } }).value.value;
+    await page.goto(`${h.url}/#/settings/general`);
+    const chips = page.locator('[data-key="core.llm.order"] [data-testid=list-item]');
+    const qwen = chips.and(page.locator('[data-item=qwen]'));
+    // The chip says the name the Providers page gives the source; the id it stores is its hint.
+    await qwen.locator('[data-testid=list-item-id]').waitFor({ timeout: T });
+    assert.equal(await qwen.evaluate((el) => el.firstChild?.textContent), 'Qwen (DashScope)');
+    assert.equal(await qwen.locator('[data-testid=list-item-id]').textContent(), 'qwen');
+    assert.equal(await chips.and(page.locator('[data-item=ollama]')).evaluate((el) => el.firstChild?.textContent), 'Ollama (local)');
+    await shot(page, 'qa-settings-source-order');
+    // Removed by its name, and typed back as the person reads it: the id is what is stored.
+    assert.equal(await qwen.locator('[data-testid=list-remove]').getAttribute('aria-label'), 'Remove Qwen (DashScope)');
+    await qwen.locator('[data-testid=list-remove]').click();
+    await until(async () => !(await order()).includes('qwen'), 'qwen to leave the order');
+    await qwen.waitFor({ state: 'detached', timeout: T });
+    await page.locator('[data-key="core.llm.order"] [data-testid=list-add-input]').fill('Qwen');
+    await page.locator('[data-key="core.llm.order"] [data-testid=list-add]').click();
+    await until(async () => (await order()).at(-1) === 'qwen', 'qwen to be last in the order');
+    // In Chinese, the seeded sources' Chinese names.
+    const zh = await openPage(browser, `${h.url}/#/settings/general`, { lang: 'zh', token: h.token });
+    try {
+      const zq = zh.page.locator('[data-key="core.llm.order"] [data-item=qwen]');
+      await zq.locator('[data-testid=list-item-id]').waitFor({ timeout: T });
+      assert.equal(await zq.evaluate((el) => el.firstChild?.textContent), '通义千问（阿里云百炼 DashScope）');
+      assert.deepEqual(zh.errors, []);
+    } finally {
+      await zh.page.context().close();
+    }
+    assert.deepEqual(errors, []);
+  });
+
   it('Settings → Memory manager follows a setting changed elsewhere, and keeps a field the person is editing', async () => {
     await page.goto(`${h.url}/#/settings/memory`);
     const field = page.getByTestId('mmset-memoryChars');

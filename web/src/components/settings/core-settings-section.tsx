@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
@@ -7,6 +7,7 @@ import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
 import { TimeZonePicker } from './time-zone-picker';
+import { SourceOrderControl } from './source-order-control';
 
 /** Core settings generated from the config schemas (`GET /api/v1/settings`). */
 export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
@@ -47,11 +48,21 @@ export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
             <span className="count">{keys.length}</span>
           </div>
           {keys.map((k) => (
-            <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} control={k.key === 'core.agent.timezone' ? (s) => <TimeZonePicker value={String(k.value ?? '')} save={s} /> : undefined} />
+            <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} control={customControl(k, lang)} />
           ))}
         </section>
       ))}
       {req.data && groups.length === 0 && <div className="empty-state small">{t('settings.noKeys')}</div>}
     </div>
   );
+}
+
+/** The settings of this page with a control of their own: the time-zone picker, the LLM sources by name. */
+function customControl(k: ConfigKeyInfo, lang: 'zh' | 'en'): ((save: (value: unknown) => Promise<unknown>) => ReactNode) | undefined {
+  if (k.key === 'core.agent.timezone') return (s) => <TimeZonePicker value={String(k.value ?? '')} save={s} />;
+  if (k.key === 'core.llm.order') {
+    const list = Array.isArray(k.value) ? k.value.filter((x): x is string => typeof x === 'string') : [];
+    return (s) => <SourceOrderControl value={list} label={settingLabel(k.key, k.description, lang).label} save={async (v) => (await s(v)) === true} />;
+  }
+  return undefined;
 }

@@ -23,9 +23,25 @@ export function listSplitOf(items: Record<string, unknown> | undefined): ListSpl
  * other (a quick second click, or an Enter, waits for it), so each change builds on what is stored. The chips
  * show the change at once and go back to what is stored when the daemon refuses it — never a list
  * that looks saved and is not (an owner id that seems removed but still counts). The daemon's
- * schema decides what is valid, and its error shows under the field.
+ * schema decides what is valid, and its error shows under the field. `nameOf` names an item in
+ * words (an LLM source's display name): the chip shows the name with the stored id beside it as a
+ * hint, and `itemOf` takes a typed name back to the id it names (anything else as typed).
  */
-export function ListControl({ value, label, split = 'words', onSave }: { value: readonly string[]; label: string; split?: ListSplit; onSave: (next: string[]) => Promise<boolean> }) {
+export function ListControl({
+  value,
+  label,
+  split = 'words',
+  onSave,
+  nameOf,
+  itemOf,
+}: {
+  value: readonly string[];
+  label: string;
+  split?: ListSplit;
+  onSave: (next: string[]) => Promise<boolean>;
+  nameOf?: (item: string) => string;
+  itemOf?: (typed: string) => string;
+}) {
   const t = useT();
   const [draft, setDraft] = useState('');
   const [items, setItems] = useState<string[]>(() => [...value]);
@@ -57,7 +73,8 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
     const typed = sent
       .split(split === 'words' ? /[\s,，]+/ : /\r?\n/)
       .map((x) => x.trim())
-      .filter(Boolean);
+      .filter(Boolean)
+      .map((x) => itemOf?.(x) ?? x);
     const next = [...items];
     for (const x of typed) if (!next.includes(x)) next.push(x);
     if (next.length === items.length) return setDraft('');
@@ -91,14 +108,22 @@ export function ListControl({ value, label, split = 'words', onSave }: { value: 
     <div className="list-control" data-testid="list-control">
       {items.length > 0 ? (
         <div className="chips">
-          {items.map((x, i) => (
-            <span className="chip mono" key={`${i}:${x}`} data-testid="list-item">
-              {x}
-              <button className="chip-x" type="button" disabled={saving} onClick={() => void change(items.filter((_, j) => j !== i))} aria-label={t('settings.listRemove', { item: x })} title={t('settings.listRemove', { item: x })} data-testid="list-remove">
-                ×
-              </button>
-            </span>
-          ))}
+          {items.map((x, i) => {
+            const name = nameOf?.(x) ?? x;
+            return (
+              <span className={`chip${name === x ? ' mono' : ''}`} key={`${i}:${x}`} data-testid="list-item" data-item={x}>
+                {name}
+                {name !== x && (
+                  <span className="chip-id mono" data-testid="list-item-id">
+                    {x}
+                  </span>
+                )}
+                <button className="chip-x" type="button" disabled={saving} onClick={() => void change(items.filter((_, j) => j !== i))} aria-label={t('settings.listRemove', { item: name })} title={t('settings.listRemove', { item: name })} data-testid="list-remove">
+                  ×
+                </button>
+              </span>
+            );
+          })}
         </div>
       ) : (
         <div className="muted small" data-testid="list-empty">
