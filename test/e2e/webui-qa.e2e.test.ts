@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, recordToasts, shot, startHarness, type Harness } from './support/harness.js';
 import { until } from '../fixtures/until.js';
 
 const T = 20_000;
@@ -158,6 +158,31 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
       await zh.page.context().close();
     }
     assert.deepEqual(errors, []);
+  });
+
+  it('a reply in another conversation comes as a toast headed by that conversation\'s title, not its id, in both languages', async () => {
+    const toastFor = async (lang: 'en' | 'zh', sid: string, text: string, reply: string) => {
+      const { page: p, errors: errs } = await openPage(browser, `${h.url}/#/settings/general`, { lang, token: h.token });
+      try {
+        await p.waitForSelector('[data-testid=conn].open', { timeout: T });
+        const toasts = await recordToasts(p);
+        h.script({ rounds: [{ text: reply }] });
+        const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text, sessionId: sid }) });
+        assert.equal(r.status, 202);
+        await toasts.waitFor(reply, { kind: 'info' });
+        const shown = (await toasts.seen()).filter((x) => x.text.includes(reply)).map((x) => x.text);
+        assert.deepEqual(errs, []);
+        return shown;
+      } finally {
+        await p.context().close();
+      }
+    };
+    const en = await toastFor('en', 'webui:qa-toast', 'Put the kettle on at five', 'The kettle is on.');
+    assert.deepEqual(en, ['“Put the kettle on at five”: The kettle is on.']);
+    // Renamed since: the toast says the name it has now.
+    assert.equal((await h.api('/api/v1/sessions/webui%3Aqa-toast', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: '下午茶' }) })).status, 200);
+    const zh = await toastFor('zh', 'webui:qa-toast', 'And the cups', '杯子也准备好了。');
+    assert.deepEqual(zh, ['“下午茶”：杯子也准备好了。']);
   });
 
   it('Settings → Memory manager follows a setting changed elsewhere, and keeps a field the person is editing', async () => {

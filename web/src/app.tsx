@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { AppContext, parseHash, routeHash, type AppApi, type MmState, type Route, type Toast } from './app-context';
 import { I18nContext, initialLang, translate, type Lang } from './i18n';
-import { ApiError, mm, setErrorLanguage } from './api/client';
+import { api, ApiError, mm, setErrorLanguage } from './api/client';
 import { bus } from './api/event-stream';
 import { isProactiveOutput, showNotification } from './lib/browser-notify';
 import { ErrorBoundary } from './components/error-boundary';
@@ -16,6 +16,8 @@ import { ConfirmDialog } from './components/confirm/confirm-dialog';
 import { SetAsideBanner } from './components/set-aside';
 import { Icon } from './components/icon';
 import { expireToasts, lingerToasts, nextExpiry, pushToast, type ToastItem } from './lib/toast-queue';
+import { conversationName, type SourceConversation as SessionConversation } from './lib/source-place';
+import { localDay } from './lib/format';
 import type { MemoryChangedEvent, MemoryChangedKind } from '../../src/spec/index.js';
 
 type Theme = 'light' | 'dark' | 'system';
@@ -27,6 +29,22 @@ const MM_STATE_KINDS: ReadonlySet<MemoryChangedKind> = new Set(['memory', 'plan'
 const BOTH_PANELS_MIN_WIDTH = 1220;
 /** Below this viewport width the memory panel lies over the page instead of beside it (styles.css, tablet). */
 const PANEL_OVERLAYS_BELOW = 1024;
+
+/**
+ * A conversation's name for a toast about it: its title, else the day it began on the agent's
+ * calendar (decision 0270) — read from the daemon when the toast comes, so a rename counts.
+ */
+async function nameOfConversation(sessionId: string | undefined, lang: Lang): Promise<string> {
+  const t = (k: Parameters<typeof translate>[1], v?: Record<string, string | number>) => translate(lang, k, v);
+  if (!sessionId) return t('conversation.other');
+  try {
+    const { session } = await api<{ session: SessionConversation }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`);
+    const zone = session.title.trim() ? '' : await api<{ agent?: { timeZone?: string } | null }>('/api/v1/status').then((j) => j.agent?.timeZone ?? '', () => '');
+    return conversationName(t, session, (ms) => localDay(ms, zone));
+  } catch {
+    return t('conversation.other');
+  }
+}
 
 function applyTheme(theme: Theme) {
   const dark = theme === 'dark' || (theme === 'system' && window.matchMedia?.('(prefers-color-scheme: dark)').matches);
@@ -52,6 +70,9 @@ export function App() {
   const [memKinds, setMemKinds] = useState<AppApi['memKinds']>({});
   const [drawer, setDrawer] = useState(false);
   const toastId = useRef(0);
+  /** The page's language for words made in event handlers subscribed once. */
+  const langRef = useRef(lang);
+  langRef.current = lang;
 
   // Errors are made in the page's language (ApiError), also those of requests already under way.
   setErrorLanguage(lang);
@@ -156,7 +177,8 @@ export function App() {
           const o = payload as { sessionId?: string; payload?: unknown; type?: string };
           const cur = window.location.hash.startsWith('#/chat/') ? decodeURIComponent(window.location.hash.slice(7)) : undefined;
           const text = o.type && o.type !== 'text' ? `(${o.type})` : String(o.payload ?? '');
-          if (o.sessionId !== cur) toast(`${o.sessionId ?? ''}: ${text.slice(0, 140)}`, 'info');
+          // Headed by the conversation's name as the chat lists it, not its id (`webui:abc`, `telegram:42`).
+          if (o.sessionId !== cur) void nameOfConversation(o.sessionId, langRef.current).then((name) => toast(translate(langRef.current, 'conversation.said', { name, text: text.slice(0, 140) }), 'info'));
           // A timer's result or a notice: a system notification too, when the person allowed them.
           if (isProactiveOutput(payload)) showNotification('HomeAgent', text, o.sessionId);
         }
