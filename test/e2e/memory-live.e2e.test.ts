@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, ROOT, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { ARTIFACTS, CHROMIUM, ROOT, graphNodePosition, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 import { writeLibrary } from './support/long-data.js';
 
 /** Long enough for the event (≈ 0.3 s) and the throttled re-read (≤ 1.5 s); short enough to fail fast. */
@@ -291,6 +291,42 @@ describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 12
       go();
       await page.unroute('**/api/memory-manager', held);
       await mmApi('memory.updateMeta', { id, enabled: true });
+    }
+    assert.deepEqual(errors, []);
+  });
+  it('the open memory graph takes a memory saved elsewhere in place: no new layout, every node where it was, the hovered one keeps its tip', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=toggle-graph]');
+    try {
+      await page.waitForFunction(() => (window.__haGraph?.ids().length ?? 0) >= 200, undefined, { timeout: T });
+      const before = await page.evaluate(() => window.__haGraph!.ids());
+      const hovered = before[0];
+      const pos = await graphNodePosition(page, hovered);
+      await page.mouse.move(pos.x, pos.y);
+      const tip = page.locator('[data-testid=graph-tip] .graph-tip-title');
+      await tip.waitFor({ timeout: T });
+      const title = await tip.textContent();
+      const where = () => page.evaluate((ids) => Object.fromEntries(ids.map((id) => [id, window.__haGraph!.positionOf(id) ?? null])), before);
+      const was = await where();
+      // Whether "computing layout…" shows at any moment from here on.
+      await page.evaluate(`{
+        window.__relaid = false;
+        new MutationObserver(() => { if (document.querySelector('[data-testid=graph-layout-progress]')) window.__relaid = true; }).observe(document.body, { childList: true, subtree: true });
+      }`);
+      const saved = await mmApi('memory.save', { title: 'Saved while the graph is open', snapshot: 'the spare key is under the blue pot' });
+      const id = String(saved.id);
+      await page.waitForFunction((x) => window.__haGraph?.ids().includes(x), id, { timeout: LIVE });
+      assert.equal(await page.evaluate(() => (window as unknown as { __relaid: boolean }).__relaid), false, 'the graph was not laid out anew');
+      const now = await where();
+      const moved = before.filter((n) => was[n] && now[n] && (Math.abs(was[n]!.x - now[n]!.x) > 0.5 || Math.abs(was[n]!.y - now[n]!.y) > 0.5));
+      assert.deepEqual(moved, [], 'every node still shown stands where it stood');
+      assert.ok(now[hovered], 'the hovered node is still shown');
+      assert.equal(await tip.textContent(), title, 'its tip is still there');
+      await shot(page, 'memory-live-graph-in-place');
+    } finally {
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('.graph-overlay', { state: 'detached', timeout: T });
     }
     assert.deepEqual(errors, []);
   });

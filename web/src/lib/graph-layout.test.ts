@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forceLayout, radialLayout, tagColor } from './graph-layout';
+import { forceLayout, radialLayout, relayoutPlan, tagColor } from './graph-layout';
 
 const nodes = [{ id: 'f', depth: 0 }, { id: 'b', depth: 1 }, { id: 'a', depth: 1 }, { id: 'c', depth: 1 }, { id: 'x', depth: 2 }, { id: 'y', depth: 2 }];
 const edges = [{ from: 'f', to: 'a' }, { from: 'f', to: 'b' }, { from: 'c', to: 'f' }, { from: 'a', to: 'x' }, { from: 'y', to: 'c' }];
@@ -64,5 +64,37 @@ describe('tagColor', () => {
     expect(tagColor(['会话总结'])).toBe('#22a559');
     expect(tagColor(['复盘'])).toBe('#f08c2e');
     expect(tagColor(['x'])).toBe('#8a94a6');
+  });
+});
+
+describe('a graph laid out already takes new data', () => {
+  const many = Array.from({ length: 40 }, (_, i) => ({ id: `n${i}` }));
+  const links = many.slice(1).map((n, i) => ({ from: n.id, to: `n${Math.floor(i / 3)}` }));
+  const before = forceLayout(many, links, 160);
+
+  it('a new node is laid out beside the others, which stay exactly where they were', () => {
+    const next = [...many, { id: 'new' }];
+    const plan = relayoutPlan(before, next);
+    expect(plan.kind).toBe('add');
+    if (plan.kind !== 'add') return;
+    const after = forceLayout(next, [...links, { from: 'new', to: 'n5' }], 80, undefined, plan.known);
+    for (const n of many) expect(after[n.id]).toEqual(before[n.id]);
+    expect(Number.isFinite(after.new.x) && Number.isFinite(after.new.y)).toBe(true);
+    expect(Object.values(before).some((p) => p.x === after.new.x && p.y === after.new.y)).toBe(false);
+    // It starts beside the node it links to and is not pushed off far away.
+    expect(Math.hypot(after.new.x - before.n5.x, after.new.y - before.n5.y)).toBeLessThan(300);
+  });
+
+  it('nothing new (a node gone, a title changed): the same positions, no layout', () => {
+    const plan = relayoutPlan(before, many.slice(1));
+    expect(plan).toEqual({ kind: 'keep', positions: Object.fromEntries(many.slice(1).map((n) => [n.id, before[n.id]])) });
+  });
+
+  it('many new nodes, none of the old, or no layout before: a whole new layout', () => {
+    expect(relayoutPlan(undefined, many).kind).toBe('full');
+    expect(relayoutPlan(before, [{ id: 'x' }, { id: 'y' }]).kind).toBe('full');
+    const lots = [...many, ...Array.from({ length: 20 }, (_, i) => ({ id: `m${i}` }))];
+    expect(relayoutPlan(before, lots).kind).toBe('full');
+    expect(relayoutPlan(before, [...many, ...lots.slice(40, 50)]).kind).toBe('add');
   });
 });

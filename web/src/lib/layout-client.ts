@@ -6,9 +6,9 @@ const pending = new Map<number, { resolve: (p: Positions) => void; onProgress?: 
 
 /**
  * Force layout in a Web Worker (falls back to a deferred main-thread run). `onProgress` gets the
- * share done (0…1) as the worker goes.
+ * share done (0…1) as the worker goes; `known` keeps those nodes where they are (forceLayout).
  */
-export function layoutInWorker(nodes: LayoutNode[], edges: LayoutEdge[], iterations = 160, onProgress?: (done: number) => void): Promise<Positions> {
+export function layoutInWorker(nodes: LayoutNode[], edges: LayoutEdge[], iterations = 160, onProgress?: (done: number) => void, known?: Positions): Promise<Positions> {
   try {
     if (!worker) {
       worker = new Worker(new URL('./graph-worker.ts', import.meta.url), { type: 'module' });
@@ -24,9 +24,9 @@ export function layoutInWorker(nodes: LayoutNode[], edges: LayoutEdge[], iterati
     const id = nextId++;
     return new Promise((resolve) => {
       pending.set(id, { resolve, onProgress });
-      worker!.postMessage({ id, nodes, edges, iterations });
+      worker!.postMessage({ id, nodes, edges, iterations, known });
     });
   } catch {
-    return new Promise((resolve) => setTimeout(() => resolve(forceLayout(nodes, edges, iterations, onProgress)), 0));
+    return new Promise((resolve) => setTimeout(() => resolve(forceLayout(nodes, edges, iterations, onProgress, known)), 0));
   }
 }

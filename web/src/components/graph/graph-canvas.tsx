@@ -95,7 +95,8 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey, describe
   const canvas = useRef<HTMLCanvasElement>(null);
   const view = useRef<View>({ k: 1, tx: 0, ty: 0 });
   const size = useRef({ w: 300, h: 300 });
-  const [hover, setHover] = useState<CanvasNode | undefined>();
+  /** The node under the pointer, by id: new data keeps it (and its tip) while that node is still there. */
+  const [hoverId, setHoverId] = useState<string | undefined>();
   const frame = useRef(0);
   const cache = useRef<Cache | undefined>(undefined);
   const colors = useRef<SceneColors | undefined>(undefined);
@@ -111,6 +112,11 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey, describe
   const scene = useMemo<SceneData>(() => ({ id: ++sceneIds, nodes, edges, byId: new Map(nodes.map((n) => [n.id, n])), bounds: boundsOf(nodes) }), [nodes, edges]);
   const sceneRef = useRef(scene);
   sceneRef.current = scene;
+  const hover = hoverId === undefined ? undefined : scene.byId.get(hoverId);
+  // A node that went with new data takes its tip with it.
+  useEffect(() => {
+    if (hoverId !== undefined && !scene.byId.has(hoverId)) setHoverId(undefined);
+  }, [scene, hoverId]);
   const hl = hover?.id ?? selected;
   const highlight = useRef({ hl, selected });
   highlight.current = { hl, selected };
@@ -385,7 +391,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey, describe
             const dy = p.y - drag.current.y;
             if (Math.abs(dx) + Math.abs(dy) > 3) drag.current.moved = true;
             if (drag.current.moved) {
-              if (hover) setHover(undefined);
+              if (hover) setHoverId(undefined);
               view.current = { ...view.current, tx: view.current.tx + dx, ty: view.current.ty + dy };
               drag.current.x = p.x;
               drag.current.y = p.y;
@@ -394,7 +400,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey, describe
             return;
           }
           const n = hit(p.x, p.y);
-          if (n?.id !== hover?.id) setHover(n);
+          if (n?.id !== hover?.id) setHoverId(n?.id);
         }}
         onPointerUp={(e) => {
           const d = drag.current;
@@ -405,11 +411,11 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, fitKey, describe
             if (n) onSelect(n.id);
           }
         }}
-        onPointerLeave={() => setHover(undefined)}
+        onPointerLeave={() => setHoverId(undefined)}
         onWheel={(e) => {
           const p = local(e);
           // The tip stands beside the node where it was: it goes while the view moves.
-          if (hover) setHover(undefined);
+          if (hover) setHoverId(undefined);
           zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15, p.x, p.y);
         }}
         style={{ cursor: hover ? 'pointer' : 'grab', touchAction: 'none' }}

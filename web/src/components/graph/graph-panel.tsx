@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ForgetDialog } from '../memory/forget-dialog';
 import { HistoryList } from '../memory/history-list';
 import { api, mm } from '../../api/client';
@@ -8,7 +8,7 @@ import { useLang, useT } from '../../i18n';
 import { dict, type DictKey } from '../../i18n-dict';
 import { predicateLabel } from '../../lib/fact-phrase';
 import { useRequest } from '../../lib/use-request';
-import { radialLayout, tagColor, type Positions } from '../../lib/graph-layout';
+import { radialLayout, relayoutPlan, tagColor, type Positions } from '../../lib/graph-layout';
 import { layoutInWorker } from '../../lib/layout-client';
 import { Icon } from '../icon';
 import { GraphCanvas, type CanvasEdge, type CanvasNode } from './graph-canvas';
@@ -57,8 +57,13 @@ function MemoryGraph() {
   const [focus, setFocus] = useState<string | undefined>(app.graphFocus);
   const [hops, setHops] = useState<1 | 2>(2);
   const [limit, setLimit] = useState(200);
-  const [layout, setLayout] = useState<{ data: MemGraph; pos: Positions; n: number } | undefined>();
+  /** The graph on screen: its data, where each node is, and `n`, bumped when the view is fitted again. */
+  const [layout, setLayout] = useState<{ data: MemGraph; pos: Positions; n: number; view: string } | undefined>();
+  /** A whole new layout is being computed (first opening, many new nodes): the page says so meanwhile. */
+  const [laying, setLaying] = useState(false);
   const [progress, setProgress] = useState(0);
+  /** The overview's last positions: a change of the library, or coming back from a focus, starts from them. */
+  const overview = useRef<Positions | undefined>(undefined);
   useEffect(() => setFocus(app.graphFocus), [app.graphFocus]);
   const changed = useMemoryEpoch(VIEW_KINDS.library);
   const g = useRequest(() => mm<MemGraph>('memory.graph', focus ? { focus, hops } : { limit }), [focus, hops, limit, app.epoch, changed]);
@@ -66,26 +71,44 @@ function MemoryGraph() {
     const d = g.data;
     if (!d) return;
     let live = true;
-    if (d.mode === 'focus' && d.focus) setLayout((l) => ({ data: d, pos: radialLayout(d.nodes, d.edges, d.focus!), n: (l?.n ?? 0) + 1 }));
+    const overviewShown = !(d.mode === 'focus' && d.focus);
+    const view = overviewShown ? `overview:${limit}` : `focus:${d.focus}`;
+    // The view is fitted again only when it shows something else (another focus, the overview, a
+    // larger or smaller overview); the same view with changed data keeps the person's pan and zoom.
+    const show = (pos: Positions) => {
+      if (overviewShown) overview.current = pos;
+      setLaying(false);
+      setLayout((l) => ({ data: d, pos, view, n: l && l.view === view ? l.n : (l?.n ?? 0) + 1 }));
+    };
+    if (!overviewShown) show(radialLayout(d.nodes, d.edges, d.focus!));
     else {
-      setProgress(0);
-      void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges, 160, (done) => live && setProgress(done)).then((p) => live && setLayout((l) => ({ data: d, pos: p, n: (l?.n ?? 0) + 1 })));
+      // A memory added, changed or gone: the nodes on screen stay where they are and only new ones
+      // are placed (decision 0610); a whole layout ("computing layout…") only for a graph mostly new.
+      const plan = relayoutPlan(overview.current, d.nodes);
+      if (plan.kind === 'keep') show(plan.positions);
+      else if (plan.kind === 'add') void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges, 80, undefined, plan.known).then((p) => live && show(p));
+      else {
+        setProgress(0);
+        setLaying(true);
+        void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges, 160, (done) => live && setProgress(done)).then((p) => live && show(p));
+      }
     }
     return () => {
       live = false;
     };
   }, [g.data]);
-  // Positions are only used with the data they were computed for (no stale frame).
-  const pos = layout && layout.data === g.data ? layout.pos : undefined;
+  // What is on screen until the new data is placed: the graph as it was (its data with its positions).
+  const shown = layout && (layout.data === g.data || !laying) ? layout : undefined;
+  const pos = shown?.pos;
   const { nodes, edges } = useMemo(() => {
-    const d = g.data;
+    const d = shown?.data;
     if (!d || !pos) return { nodes: [] as CanvasNode[], edges: [] as CanvasEdge[] };
     const nodes: CanvasNode[] = d.nodes.map((n) => ({ id: n.id, label: n.title, color: tagColor(n.tags), x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === d.focus ? 10 : 6, faded: !n.enabled }));
     const edges: CanvasEdge[] = d.edges.map((e) => ({ from: e.from, to: e.to, style: e.kind === 'composedOf' ? 'dashed' : e.kind === 'backlink' ? 'dotted' : 'solid' }));
     return { nodes, edges };
-  }, [g.data, pos]);
+  }, [shown?.data, pos]);
 
-  const byId = useMemo(() => new Map((g.data?.nodes ?? []).map((n) => [n.id, n])), [g.data]);
+  const byId = useMemo(() => new Map((shown?.data.nodes ?? []).map((n) => [n.id, n])), [shown?.data]);
   const describe = useCallback((id: string) => {
     const n = byId.get(id);
     return n && memoryTip(lang, n);
@@ -144,7 +167,7 @@ function MemoryGraph() {
           {progress > 0 && ` ${Math.round(progress * 100)}%`}
         </div>
       ) : (
-        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`m${layout?.n ?? 0}`} describe={describe} />
+        <GraphCanvas nodes={nodes} edges={edges} selected={focus} onSelect={select} fitKey={`m${shown?.n ?? 0}`} describe={describe} />
       )}
     </div>
   );
