@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
+import { until } from '../fixtures/until.js';
 
 const T = 20_000;
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
@@ -226,7 +227,7 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
     await shot(page, 'layout-tag-labels');
   });
 
-  it('toasts stand in the bottom-right corner above Send, three at most, a repeat counted, each can be closed', async () => {
+  it('toasts stand in the bottom-left corner over the list of conversations, never over the composer or a turn\'s actions; three at most, a repeat counted, each can be closed', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${h.url}/#/settings/people`);
     const input = page.locator('[data-testid=person-owner] [data-testid=link-input]');
@@ -243,24 +244,48 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
     // The same refusal again is one toast, counted, and the newest.
     await refuse('bad id 3');
     assert.deepEqual(await shown(), ['bad id 2', 'bad id 4', 'bad id 3×2']);
-    // In the page's corner, not over the middle of it, and not over the memory panel beside it.
+    // In the page's bottom-left corner, not over the middle of it.
     const box = (await page.locator('.toasts').boundingBox())!;
     const main = (await page.locator('main.main').boundingBox())!;
-    const panel = await page.locator('aside.memory-panel').boundingBox();
-    const right = panel ? panel.x : 1280;
-    assert.ok(box.x > main.x + main.width / 2 && box.x + box.width <= right && box.x + box.width >= right - 24, `the toasts stand at x ${box.x}…${box.x + box.width}, the page ends at ${right}`);
+    assert.ok(box.x <= 16 && box.x + box.width <= 264 && box.y + box.height >= 800 - 24, `the toasts stand at x ${box.x}…${box.x + box.width}, y …${box.y + box.height}`);
     assert.equal(await page.evaluate(([x, y]) => !!document.elementFromPoint(x, y)?.closest('.toast'), [main.x + main.width / 2, 700]), false, 'nothing of the toasts in the middle');
     await shot(page, 'layout-toasts');
     await page.locator('.toast').first().locator('.toast-close').click();
     assert.deepEqual(await shown(), ['bad id 4', 'bad id 3×2']);
-    // In the chat they stay above the input bar: Send is not covered.
-    await page.goto(`${h.url}/#/chat/${encodeURIComponent('webui:back-to-chat')}`);
-    await page.getByTestId('turn').getByText('Back to this one.').hover({ timeout: T });
-    await page.locator('[data-testid=copy-answer]').last().click();
-    await page.locator('.toast', { hasText: /Copied|copy|clipboard/i }).first().waitFor({ timeout: T });
-    const send = (await page.locator('[data-testid=send]').boundingBox())!;
-    const toasts = (await page.locator('.toasts').boundingBox())!;
-    assert.ok(toasts.y + toasts.height <= send.y, `the toasts end at y ${toasts.y + toasts.height}, Send starts at ${send.y}`);
+
+    // In the chat they lie over the list of conversations: the composer and every turn's actions stay
+    // what a click reaches — in a short chat (its only turn at the top) and in a long one (the newest
+    // turn right above the composer), with the memory panel open and without.
+    const chatUnder = async (sid: string) => {
+      await page.goto(`${h.url}/#/chat/${encodeURIComponent(sid)}`);
+      const last = page.getByTestId('turn').last();
+      await last.locator('.msg.assistant').waitFor({ timeout: T });
+      await last.locator('.msg.assistant').hover();
+      await last.locator('[data-testid=copy-answer]').click();
+      await page.locator('.toast', { hasText: /Copied|copy|clipboard/i }).first().waitFor({ timeout: T });
+      // Held under the pointer (none goes while pointed at), so they are all there while measured.
+      await page.locator('.toast').last().hover();
+      const toasts = (await page.locator('.toasts').boundingBox())!;
+      const sidebar = (await page.locator('aside.sidebar').boundingBox())!;
+      assert.ok(toasts.x >= sidebar.x && toasts.x + toasts.width <= sidebar.x + sidebar.width, `the toasts (x ${toasts.x}…${toasts.x + toasts.width}) lie over the conversations (…${sidebar.x + sidebar.width})`);
+      const controls = page.locator('[data-testid=send], [data-testid=attach], [data-testid=chat-input], .input-bar .mem-btn, [data-testid=turn] .msg-actions .action');
+      const boxes = await controls.evaluateAll((els) => els.map((el) => ({ what: `${el.getAttribute('data-testid') ?? el.className} ${el.getAttribute('aria-label') ?? ''}`, r: el.getBoundingClientRect().toJSON() as DOMRect })));
+      assert.ok(boxes.length >= 5, JSON.stringify(boxes));
+      const covered = boxes.filter(({ r }) => r.width > 0 && r.left < toasts.x + toasts.width && r.right > toasts.x && r.top < toasts.y + toasts.height && r.bottom > toasts.y);
+      assert.deepEqual(covered.map((c) => c.what), [], 'no control of the chat under a toast');
+      const send = (await page.locator('[data-testid=send]').boundingBox())!;
+      assert.equal(await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid=send]') !== null, [send.x + send.width / 2, send.y + send.height / 2]), true, 'Send is what a click there reaches');
+      await page.mouse.move(640, 300);
+    };
+    await chatUnder('webui:back-to-chat');
+    for (let i = 0; i < 6; i++) {
+      h.script({ rounds: [{ text: `Long reply ${i}.\n\n${'A line of the reply. '.repeat(30)}` }] });
+      assert.equal((await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `Tell me more, part ${i}`, sessionId: 'webui:long-toasts' }) })).status, 202);
+      await until(async () => !(((await (await h.api('/api/v1/sessions/webui%3Along-toasts/events')).json()) as { inflight?: string | null }).inflight));
+    }
+    if (!(await page.locator('aside.memory-panel').count())) await page.click('[data-testid=toggle-memory]');
+    await chatUnder('webui:long-toasts');
+    await shot(page, 'layout-toasts-chat');
     while (await page.locator('.toast').count()) await page.locator('.toast-close').first().click();
     await page.waitForSelector('.toast', { state: 'detached', timeout: T });
   });
