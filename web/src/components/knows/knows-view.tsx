@@ -32,7 +32,7 @@ interface About {
   memories: { id: string; title: string; preview: string; speaker?: { id: string; name?: string }; updatedAt: string; why: 'said' | 'mentions' }[];
   documents: Source[];
   /** The conversations of the sources, by session id; one missing is no longer in the chat. */
-  conversations: Record<string, SourceConversation>;
+  conversations?: Record<string, SourceConversation>;
   library: boolean;
   capabilities: { forget: boolean };
 }
@@ -85,7 +85,7 @@ export function KnowsView({ person }: { person?: string }) {
   // link that opens the chat at that message — not `webui:abc#3` (lib/source-place.ts).
   const sourceLine = (s: Source | undefined) => {
     if (!s) return <span className="muted small">{t('knows.noSource')}</span>;
-    const place = sourcePlace(t, s, a?.conversations[s.sessionId], day);
+    const place = sourcePlace(t, s, a?.conversations?.[s.sessionId], day);
     const mark = '\u0001';
     const [before, after = ''] = t('knows.source', { where: mark, date: day(s.createdAt) }).split(mark);
     return (
