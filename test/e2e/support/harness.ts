@@ -316,7 +316,8 @@ export interface ToastRecord {
 
 /**
  * Closes the toasts on screen, as a person would before reaching a button under one: a toast sits
- * over the bottom right of the page (above Send) for a few seconds, where a turn's actions can be.
+ * for a few seconds in the bottom-left corner (over the list of conversations; under the top bar
+ * on a phone — decision 0610), where a test may reach for a conversation or a section.
  */
 export async function closeToasts(page: Page): Promise<void> {
   for (let i = 0; i < 10 && (await page.locator('.toast-close').count()); i++) await page.locator('.toast-close').first().click({ timeout: 5_000 }).catch(() => undefined);
