@@ -13,4 +13,13 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
+  {
+    // A test that starts a daemon gets it through test/fixtures/daemon.ts, which waits for the
+    // plugins to settle unless the test says it wants them still starting (`unsettled: true`).
+    files: ['test/**/*.ts', 'src/**/*.test.ts'],
+    ignores: ['test/fixtures/daemon.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/daemon/index.js'], importNames: ['startDaemon'], message: 'Use startTestDaemon from test/fixtures/daemon.ts: it waits for the plugins to settle (opt out with `unsettled: true`).' }] }],
+    },
+  },
 );

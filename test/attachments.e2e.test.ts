@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { makePdf } from './fixtures/make-pdf.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { main } from '../src/waiter/main.js';
 
 let fake: FakeLlm;
@@ -26,7 +27,7 @@ before(async () => {
   writeFileSync(join(files, 'notes.md'), '# Packing list\n- passport\n- umbrella\n');
   writeFileSync(join(files, 'report.pdf'), makePdf([['Budget 2027', 'Rent: 1200 per month'], ['Savings goal: 5000']]));
   writeFileSync(join(files, 'voice.wav'), Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(2000, 7)]));
-  d = await startDaemon({
+  d = await startTestDaemon({
     homeDir: home,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'sk-att-test-key-0001', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' },
     webuiPort: 0,

@@ -12,7 +12,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from './fixtures/fake-llm/index.js';
 import { startFakeBotApi, type FakeBotApi } from '../src/builtins/telegram/__fixtures__/fake-bot-api.js';
 import { FakeOneBot } from '../src/builtins/qq/__fixtures__/fake-onebot.js';
@@ -71,7 +72,7 @@ describe('chat channels in the daemon', { timeout: 120_000 }, () => {
     home = mkdtempSync(join(tmpdir(), 'ha-channels-'));
     // The Telegram server is unreachable at start (a closed port): the daemon must come up anyway.
     const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_TELEGRAM_BOT_TOKEN: tg.token, HOMEAGENT_TELEGRAM_API_ROOT: `http://127.0.0.1:${await closedPort()}` };
-    d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     llm.setDefault((r) => {
       const text = lastUser(r);
       const msgs = (r.body?.messages ?? []) as { role: string }[];

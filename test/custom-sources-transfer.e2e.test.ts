@@ -13,7 +13,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { importNote, type HeldAdapterInfo, type HeldAdapterSource, type ProviderStatus, type TransferJobView, type TransferReport } from '../src/spec/index.js';
 import { parseManifest, type Manifest } from '../src/transfer/index.js';
 import { readZip, rewriteExport } from './fixtures/export-zip.js';
@@ -49,7 +50,7 @@ const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_B
 /** A fresh daemon; the ones before are stopped (one daemon's ports at a time). */
 async function daemon(home = mkdtempSync(join(work, 'home-'))): Promise<Daemon> {
   for (const d of daemons.splice(0)) await d.stop();
-  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10, limits: { maxRatio: 100 } } });
+  const d = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10, limits: { maxRatio: 100 } } });
   daemons.push(d);
   return d;
 }

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 
 let fake: FakeLlm;
 const h = mkdtempSync(join(tmpdir(), 'ha-cc-'));
@@ -24,7 +24,7 @@ after(async () => {
 
 test('config.set publishes config_changed with the key alone — no value, secret or not', async () => {
   const env = { PATH: process.env.PATH, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1` };
-  const d = await startDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
   try {
     const seen: { key: string; value?: unknown }[] = [];
     const off = d.agent.bus.on('config_changed', (p) => void seen.push(p));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ha-perm-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -26,7 +26,7 @@ async function withUmask0<T>(fn: () => Promise<T>): Promise<T> {
 
 test('a new data folder is 0700, config.db (and its WAL files) 0600, the socket 0600 even with umask 0', async () => {
   const h = join(root, 'fresh', 'home');
-  const d = await withUmask0(() => startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false }));
+  const d = await withUmask0(() => startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false }));
   try {
     assert.equal(mode(h), 0o700);
     assert.equal(mode(d.paths.configDb), 0o600);
@@ -66,7 +66,7 @@ test('an existing data folder and config.db made by an older daemon are narrowed
   chmodSync(h, 0o755);
   closeSync(openSync(join(h, 'config.db'), 'w', 0o644));
   chmodSync(join(h, 'config.db'), 0o644);
-  const d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     assert.equal(mode(h), 0o700);
     assert.equal(mode(d.paths.configDb), 0o600);

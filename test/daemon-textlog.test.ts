@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 let fake: FakeLlm;
@@ -20,7 +20,7 @@ after(async () => {
 
 test('setting core.textlog.rotate_bytes / keep_files on a running daemon rotates and prunes logs/text.jsonl', async () => {
   const env = { PATH: process.env.PATH, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1` };
-  const d = await startDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
   try {
     await d.config.set('core.textlog.rotate_bytes', 4096);
     await d.config.set('core.textlog.keep_files', 1);

@@ -10,7 +10,8 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { processAlive, startDaemon, type Daemon } from '../src/daemon/index.js';
+import { processAlive, type Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -63,7 +64,7 @@ after(async () => {
 
 test('in process: a chat turn through the socket, streamed, with no key configured the reply says how to configure one', async () => {
   const h = home();
-  const d: Daemon = await startDaemon({ homeDir: h, env: env(h, false), webuiPort: 0, heartbeats: false });
+  const d: Daemon = await startTestDaemon({ homeDir: h, env: env(h, false), webuiPort: 0, heartbeats: false });
   try {
     assert.equal(statSync(d.socketPath).mode & 0o777, 0o600, 'socket is private to the user');
     const c = new DaemonClient(d.socketPath);
@@ -80,7 +81,7 @@ test('in process: a chat turn through the socket, streamed, with no key configur
 
 test('in process: streaming reply, tool call events, config get/set/list with masked secret, bad frames', async () => {
   const h = home();
-  const d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     const c = new DaemonClient(d.socketPath);
     await c.connect();
@@ -115,7 +116,7 @@ test('in process: streaming reply, tool call events, config get/set/list with ma
     await d.stop();
   }
   // Persistence across restart.
-  const d2 = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  const d2 = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     assert.equal(d2.config.get('core.agent.max_tool_rounds'), 3);
     const events = await d2.sessions.events('cli:t2');

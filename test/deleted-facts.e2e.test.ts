@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 
 const SID = 'cli:deleted-facts';
@@ -24,7 +25,7 @@ describe('a deleted fact is not distilled again from the same words', { timeout:
     for (const d of daemons.splice(0)) await d.stop();
     const h = home ?? mkdtempSync(join(tmpdir(), 'ha-deleted-fact-'));
     if (!home) homes.push(h);
-    const d = await startDaemon({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10, limits: { maxRatio: 100 } } });
+    const d = await startTestDaemon({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10, limits: { maxRatio: 100 } } });
     daemons.push(d);
     return d;
   };

@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { errorInWords, type ErrorParts } from '../web/src/lib/error-words.js';
 import { zodInWords } from '../web/src/lib/zod-words.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../src/spec/index.js';
@@ -46,7 +47,7 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'ha-error-words-'));
     // An OpenAI source whose server is not there: a turn fails with every source failing.
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
   });
   after(async () => {
     await d?.stop();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm } from './fixtures/fake-llm/index.js';
 
 test('an excluded turn that no longer exists does not keep the others in the plan from being excluded', async () => {
@@ -17,14 +17,14 @@ test('an excluded turn that no longer exists does not keep the others in the pla
   const home = mkdtempSync(join(tmpdir(), 'ha-exclusion-handover-'));
   const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
   try {
-    let d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+    let d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     llm.enqueue({ text: 'Noted.' });
     const secret = (await d.agent.injectInput({ sessionId: 'webui:old', source: 'webui', text: 'my locker code is 2046' }).done).turnId;
     await d.stop();
     // The plan names it — and a turn of a session deleted long ago.
     mkdirSync(join(home, 'memory', 'pinned'), { recursive: true });
     writeFileSync(join(home, 'memory', 'pinned', 'excluded.json'), JSON.stringify({ 'webui:gone': ['webui:gone#3'], 'webui:old': [secret] }));
-    d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     try {
       const mc = d.host.services.use('host.memory-control')!;
       for (let i = 0; i < 100 && !mc.isExcluded(secret); i++) await new Promise((r) => setTimeout(r, 20));

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon, type DaemonOptions } from '../src/daemon/index.js';
+import type { Daemon, DaemonOptions } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import type { ForgetLedger, PluginDefinition, Tombstone, TransferJobView } from '../src/spec/index.js';
 import { TransferError } from '../src/spec/index.js';
 // The archive tools of the format itself, to make damaged archives from a real one.
@@ -34,7 +35,7 @@ async function daemon(extra: Partial<DaemonOptions> = {}): Promise<Daemon> {
   for (const d of daemons) await d.stop();
   const home = mkdtempSync(join(tmpdir(), 'ha-xfer-'));
   homes.push(home);
-  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts, ...extra });
+  const d = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts, ...extra });
   daemons.push(d);
   return d;
 }
@@ -684,14 +685,14 @@ test('0320: an import that fails at its commit point leaves none of its tombston
   const sidecars = ['', '-wal', '-shm'].filter((x) => existsSync(ctl + x));
   for (const x of sidecars) renameSync(ctl + x, `${ctl}${x}.kept`);
   mkdirSync(ctl);
-  const D = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  const D = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
   daemons.push(D);
   assert.equal(D.host.services.use('host.memory-control'), undefined, 'the store is down in this start');
   assert.ok(existsSync(journalPath(home)), 'the commit record is kept for the next start');
   await D.stop();
   rmSync(ctl, { recursive: true });
   for (const x of sidecars) renameSync(`${ctl}${x}.kept`, ctl + x);
-  const G = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  const G = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
   daemons.push(G);
   assert.ok(!existsSync(journalPath(home)), 'finished at start');
   assert.equal(G.host.services.use('host.memory-control')!.isTombstoned(mine), true, 'recorded');
@@ -819,7 +820,7 @@ test('an import whose settings cannot be put back while it runs undoes its files
   await F.stop();
   // Twice: the first start puts the settings back, the second finds nothing to do; the data stays.
   for (let i = 0; i < 2; i++) {
-    const G = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+    const G = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
     daemons.push(G);
     assert.equal(G.config.get('core.memory.recall_depth'), 4);
     assert.equal(G.config.info('core.agent.max_tool_rounds').origin, 'default');
@@ -848,7 +849,7 @@ test('a daemon killed while an import set settings starts with the settings as t
   db.prepare("UPDATE config SET value = '3' WHERE key = 'core.memory.recall_depth'").run();
   db.prepare("INSERT INTO config (key, value, updated_at) VALUES ('core.agent.max_tool_rounds', '7', 0)").run();
   db.close();
-  const K2 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  const K2 = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
   daemons.push(K2);
   assert.equal(K2.config.get('core.memory.recall_depth'), 4);
   assert.equal(K2.config.info('core.agent.max_tool_rounds').origin, 'default');
@@ -873,7 +874,7 @@ test('a daemon killed in the middle of an import\'s swap starts with the data as
   writeJournal(journalPath(home), ops);
   applyOp(ops[0]);
   applyOp(ops[1]);
-  const K2 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
+  const K2 = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts });
   daemons.push(K2);
   assert.equal(await fingerprint(K2), before);
   assert.ok(K2.memory.graph.exportFacts().relations.some((r) => r.subject === 'Wave'));

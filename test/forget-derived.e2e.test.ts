@@ -14,7 +14,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
@@ -53,7 +54,7 @@ describe('forget takes what was made from the turn (decision 0430)', { timeout: 
   before(async () => {
     llm = await startFakeLlm();
     home = mkdtempSync(join(tmpdir(), 'ha-forget-derived-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
   });
   after(async () => {
     await d?.stop();

@@ -12,7 +12,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { main } from '../src/waiter/main.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { startFakeBotApi, type FakeBotApi } from '../src/builtins/telegram/__fixtures__/fake-bot-api.js';
@@ -91,7 +92,7 @@ describe('forget takes the files sent with a turn (decision 0370)', { timeout: 1
     tg = await startFakeBotApi();
     home = mkdtempSync(join(tmpdir(), 'ha-forget-files-'));
     const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_TELEGRAM_BOT_TOKEN: tg.token, HOMEAGENT_TELEGRAM_API_ROOT: tg.url };
-    d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
+    d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
     await set('plugin.telegram.allowed_user_ids', [String(OWNER.id)]);
     await set('plugin.telegram.poll_timeout_s', 1);
     await until(async () => ((await api('/api/v1/channels/telegram')).value as { status: string }).status === 'running', 'telegram running');

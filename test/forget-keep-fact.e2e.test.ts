@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import type { ForgetPlan, ForgetResult } from '../src/spec/index.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 
@@ -25,7 +26,7 @@ describe('keeping a fact while forgetting its turn, on the daemon', { timeout: 1
   const start = async () => {
     const home = mkdtempSync(join(tmpdir(), 'ha-keep-fact-e2e-'));
     homes.push(home);
-    return startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
+    return startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
   };
   const api = async (path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
     const res = await fetch(`${d.url}${path}`, {

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 test('a tool returning 50 MB: the turn answers, the model reads a cut result naming the full size, the tool_result is logged', async () => {
@@ -23,7 +23,7 @@ test('a tool returning 50 MB: the turn answers, the model reads a cut result nam
     `export default { name: 'huge', start(sdk) { sdk.registerTool({ name: 'dump_all', description: 'returns everything', parameters: { type: 'object', properties: {} }, handler: () => 'x'.repeat(50 * 1024 * 1024) }); } };`,
   );
   const env = { PATH: process.env.PATH, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1` };
-  const d = await startDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: h, env, webuiPort: 0, heartbeats: false });
   const c = new DaemonClient(d.socketPath);
   try {
     await c.connect();

@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { type Manifest } from '../src/transfer/index.js';
 import { rewriteExport } from './fixtures/export-zip.js';
 
@@ -27,7 +28,7 @@ async function daemon(): Promise<Daemon> {
   for (const d of daemons) await d.stop();
   const home = mkdtempSync(join(tmpdir(), 'ha-trust-'));
   homes.push(home);
-  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10, limits: { maxRatio: 100 } } });
+  const d = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10, limits: { maxRatio: 100 } } });
   daemons.push(d);
   return d;
 }

@@ -11,7 +11,8 @@ import http from 'node:http';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 
 const MiB = 1024 * 1024;
@@ -59,7 +60,7 @@ describe('import upload: size limit, free disk space, cleanup (decision 0280)', 
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'ha-upload-'));
     // The size limit lifted, so the real disk's free space is what refuses a huge declared length.
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, transfer: { limits: { maxArchiveBytes: Number.MAX_SAFE_INTEGER } } });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, transfer: { limits: { maxArchiveBytes: Number.MAX_SAFE_INTEGER } } });
     exported = join(home, 'an-export.zip');
     const c = new DaemonClient(d.socketPath);
     await c.connect();
@@ -83,7 +84,7 @@ describe('import upload: size limit, free disk space, cleanup (decision 0280)', 
   });
 
   it('a declared length over the size limit is 413 TRANSFER_TOO_LARGE (the default limit, 64 GiB)', async () => {
-    const dflt = await startDaemon({ homeDir: mkdtempSync(join(tmpdir(), 'ha-upload-limit-')), env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    const dflt = await startTestDaemon({ homeDir: mkdtempSync(join(tmpdir(), 'ha-upload-limit-')), env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
     try {
       const r = await upload(dflt, { 'content-length': String(65 * 1024 ** 3) }, zipStart);
       assert.ok(r !== 'aborted' && r.status === 413 && r.body.error?.code === 'TRANSFER_TOO_LARGE', JSON.stringify(r));

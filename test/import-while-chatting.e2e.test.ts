@@ -12,7 +12,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon, type DaemonOptions } from '../src/daemon/index.js';
+import type { Daemon, DaemonOptions } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import type { InputTicket, TransferJobView } from '../src/spec/index.js';
 import { journalPath, recoverInterruptedImport } from '../src/transfer/index.js';
 import { sessionFileStem } from '../src/sessions/index.js';
@@ -30,7 +31,7 @@ async function daemon(extra: Partial<DaemonOptions> = {}): Promise<Daemon> {
   for (const d of daemons) await d.stop();
   const home = mkdtempSync(join(tmpdir(), 'ha-chatimp-home-'));
   homes.push(home);
-  const d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts, ...extra });
+  const d = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, transfer: transferOpts, ...extra });
   daemons.push(d);
   return d;
 }

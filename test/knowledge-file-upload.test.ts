@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
 import { deflateSync } from 'node:zlib';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../src/spec/index.js';
 import { makePdf } from './fixtures/make-pdf.js';
 
@@ -22,7 +23,7 @@ describe('adding a file to the knowledge base over HTTP', { timeout: 120_000 }, 
 
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'ha-kb-file-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
     assert.ok(d.url);
   });
   after(async () => {

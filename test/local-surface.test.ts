@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yazl from 'yazl';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { createWebuiApp } from '../src/builtins/webui/index.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import type { PluginDefinition } from '../src/spec/index.js';
@@ -72,7 +73,7 @@ describe('the local HTTP surface refuses forged requests on every route', { time
   before(async () => {
     llm = await startFakeLlm();
     home = mkdtempSync(join(tmpdir(), 'ha-surface-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, plugins: [sentinel] });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, plugins: [sentinel] });
     assert.ok(d.url);
     // A session the forged session routes name (`:id` and `:turnId` are filled with "x"): deleting
     // it, or a turn of it, would show in the session list that `state()` compares.

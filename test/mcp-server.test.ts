@@ -14,7 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { MCP_TOOL_NAMES } from '../src/builtins/mcp-server/index.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 
@@ -45,7 +46,7 @@ describe('MCP server over the memory', { timeout: 180_000 }, () => {
   before(async () => {
     llm = await startFakeLlm();
     home = mkdtempSync(join(tmpdir(), 'ha-mcp-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
     libraryId = String((await mm('memory.save', { title: 'Favourite tea', snapshot: 'The user loves Longjing green tea from Hangzhou.', impressions: ['tea', 'Longjing'] })).id);
     const memory = d.host.services.use('host.memory')!;
     await memory.addDocument('Trip notes: the user hiked the Yellow Mountains in May and slept in a monastery.');

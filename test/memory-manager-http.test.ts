@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 
 /** Fails when `text` names an absolute path: the data folder, home, /tmp, or any two-segment absolute path or file: URL. */
@@ -51,7 +52,7 @@ describe('memory-manager HTTP routes: statuses and no paths (decision 0280)', { 
   before(async () => {
     llm = await startFakeLlm();
     home = mkdtempSync(join(tmpdir(), 'ha-mm-http-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
     llm.enqueue({ text: 'Hello.' });
     assert.equal((await d.agent.injectInput({ sessionId: 'webui:mm', source: 'webui', text: 'hello there' }).done).status, 'ok');
   });

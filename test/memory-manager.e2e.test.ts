@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import type { LlmChainEvent } from '../src/spec/index.js';
 
 /** The secret as a number of its own — not four digits inside a timestamp (`"at":1796274547112`). */
@@ -22,16 +23,6 @@ const env = () => ({ HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_B
 async function op(d: Daemon, body: Record<string, unknown>): Promise<{ ok: boolean; value: unknown }> {
   const res = await fetch(`${d.url}/api/memory-manager`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${d.authToken}` }, body: JSON.stringify(body) });
   return (await res.json()) as { ok: boolean; value: unknown };
-}
-
-/**
- * The daemon with its plugins started: it says it is ready after core.plugins.ready_wait_ms (3 s)
- * even while some still start, and on a loaded machine the WebUI was one of them (no URL yet).
- */
-async function startSettled(opts: Parameters<typeof startDaemon>[0]): Promise<Daemon> {
-  const d = await startDaemon(opts);
-  await d.registry.settled();
-  return d;
 }
 
 function lastSystemPrompt(): string {
@@ -49,7 +40,7 @@ after(async () => {
 });
 
 test('a planned memory is injected on the very first user turn of a freshly started daemon', async () => {
-  const d1 = await startSettled({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  const d1 = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
   let id: string;
   try {
     assert.ok(d1.url, 'webui is up');
@@ -62,7 +53,8 @@ test('a planned memory is injected on the very first user turn of a freshly star
     await d1.stop();
   }
   // A new daemon: library scan and plan load are lazy; the first turn must still carry the block.
-  const d2 = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  // Unsettled: the turn is sent the moment homed says it is ready, as a person's first one can be.
+  const d2 = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, unsettled: true });
   try {
     const chains: LlmChainEvent[] = [];
     d2.agent.bus.on('agent_llm_chain', (e) => chains.push(e));
@@ -87,7 +79,7 @@ test('a planned memory is injected on the very first user turn of a freshly star
 });
 
 test('exclude and restore a turn through whole turn cycles; library tools work in a turn', async () => {
-  const d = await startSettled({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false });
   try {
     await op(d, { op: 'state.setMode', args: { mode: 'off' } });
     const s = 'cli:mm2';
@@ -128,7 +120,7 @@ test('library search ranks in the agent embedding space once a dense model is lo
   const h = mkdtempSync(join(tmpdir(), 'ha-mm-dense-'));
   const vec = join(h, 'tiny.vec');
   writeFileSync(vec, ['8 4', 'cat 1 0 0 0', 'kitten 0.95 0.05 0 0', 'mochi 0.9 0 0.1 0', 'car 0 1 0 0', 'truck 0 0.95 0.05 0', 'repair 0 0.8 0.2 0', 'user 0 0 0 1', 'the 0 0 0 1'].join('\n') + '\n');
-  const d = await startSettled({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: h, env: env(), webuiPort: 0, heartbeats: false });
   try {
     const cat = await op(d, { op: 'memory.save', args: { title: 'My cat', snapshot: 'The user has a cat named Mochi.', impressions: ['cat', 'Mochi'] } });
     const car = await op(d, { op: 'memory.save', args: { title: 'Car repair', snapshot: 'The truck needs a repair on Friday.', impressions: ['car', 'repair'] } });

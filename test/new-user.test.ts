@@ -12,7 +12,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { main as homedMain } from '../src/daemon/homed.js';
 import type { CommandResult } from '../src/daemon/user-service.js';
 import { readAuthToken } from '../src/paths/index.js';
@@ -60,7 +61,7 @@ function watch(child: ChildProcessWithoutNullStreams) {
 
 test('waiter chat: /interrupt cuts a streaming reply short and the agent answers the interruption', async () => {
   const h = home();
-  const d: Daemon = await startDaemon({ homeDir: h, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  const d: Daemon = await startTestDaemon({ homeDir: h, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
   try {
     await d.providers.addSource({ name: 'fake', baseUrl: `${fake.url}/v1`, apiKey: 'k-123', model: 'fake-model' });
     await d.providers.setOrder(['fake']);

@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from './fixtures/fake-llm/index.js';
 
 const homes: string[] = [];
@@ -65,7 +66,7 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
 
   before(async () => {
     llm = await startFakeLlm();
-    d = await startDaemon({ homeDir: home(), env: env(llm), webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home(), env: env(llm), webuiPort: 0, heartbeats: false });
     client = new OpenAI({ apiKey: d.authToken, baseURL: `${d.url}/v1`, maxRetries: 0 });
   });
   after(async () => {
@@ -508,7 +509,7 @@ describe('OpenAI-compatible API on the daemon, driven by the openai client', { t
 
 describe('OpenAI-compatible API without any LLM configured', { timeout: 60_000 }, () => {
   it('answers 503 with the message that says how to configure a provider (not a stack trace)', async () => {
-    const d = await startDaemon({ homeDir: home(), env: env(), webuiPort: 0, heartbeats: false });
+    const d = await startTestDaemon({ homeDir: home(), env: env(), webuiPort: 0, heartbeats: false });
     try {
       // The SDK's own retries stay on: the error says not to retry a turn that ran.
       const client = new OpenAI({ apiKey: d.authToken, baseURL: `${d.url}/v1`, maxRetries: 2 });

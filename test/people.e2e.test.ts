@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from './fixtures/fake-llm/index.js';
 import { startFakeBotApi, type FakeBotApi } from '../src/builtins/telegram/__fixtures__/fake-bot-api.js';
 import { FakeOneBot } from '../src/builtins/qq/__fixtures__/fake-onebot.js';
@@ -83,7 +84,7 @@ describe('people across channels', { timeout: 150_000 }, () => {
     await qq.listen();
     home = mkdtempSync(join(tmpdir(), 'ha-people-'));
     const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9', HOMEAGENT_TELEGRAM_BOT_TOKEN: tg.token, HOMEAGENT_TELEGRAM_API_ROOT: tg.url };
-    d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     llm.setDefault((r) => {
       const text = lastUser(r);
       if (messagesOf(r).at(-1)?.role === 'tool') return { text: /library search please/.test(text) ? 'Here is what I found.' : 'Saved to your library.' };

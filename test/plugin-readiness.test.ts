@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigRegistry, coreConfigDefaults } from '../src/config/index.js';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { main as waiterMain } from '../src/waiter/main.js';
 import type { PluginInfo } from '../src/spec/index.js';
@@ -46,7 +46,8 @@ test('the daemon is ready while a plugin hangs in start; states settle and the h
   await cfg.set('core.plugins.start_timeout_ms', 2500);
   cfg.close();
 
-  const d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  // Unsettled: what this test checks is the daemon before its plugins have settled.
+  const d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, unsettled: true });
   const c = new DaemonClient(d.socketPath);
   try {
     await c.connect();
@@ -91,7 +92,8 @@ test('the daemon is ready while a plugin hangs in start; states settle and the h
 test('stopping the daemon does not wait for a plugin that hangs in start', async () => {
   const home = mkdtempSync(join(tmpdir(), 'ha-ready-'));
   external(join(home, 'plugins'), 'hangs', `export default { name: 'hangs', start() { return new Promise(() => {}); } };`);
-  const d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  // Unsettled: the hanging plugin never settles before its 30 s limit, and the stop is what is checked.
+  const d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, unsettled: true });
   try {
     assert.equal(d.registry.get('hangs')?.state, 'starting');
   } finally {

@@ -14,7 +14,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import type { RecallHit } from '../src/spec/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
@@ -27,7 +28,7 @@ describe('a regenerated turn is remembered once (decision 0550)', { timeout: 120
   let d: Daemon;
   let home: string;
   const env = () => ({ PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
-  const start = async () => (d = await startDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false }));
+  const start = async () => (d = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false }));
   const headers = () => ({ authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' });
   const api = async (path: string, body?: unknown) => {
     const res = await fetch(`${d.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: headers(), body: body === undefined ? undefined : JSON.stringify(body) });

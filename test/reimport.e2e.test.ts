@@ -13,7 +13,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { TRANSFER_MODES, type TransferReport } from '../src/spec/index.js';
 
 let fake: FakeLlm;
@@ -54,7 +55,7 @@ before(async () => {
   fake = await startFakeLlm();
   work = mkdtempSync(join(tmpdir(), 'ha-reimport-'));
   const env = { HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
-  d = await startDaemon({ homeDir: join(work, 'home'), env, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
+  d = await startTestDaemon({ homeDir: join(work, 'home'), env, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
   // The forgotten turn is the conversation's first: its title was made from it.
   const secret = await turn(SECRET, 'I will remember your PIN.');
   await turn('I live in Paris.', 'Noted, Paris.');

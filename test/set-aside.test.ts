@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { authedFetch } from '../src/builtins/webui/__fixtures__/mini-host.js';
 import type { SetAsideStore, TransferJobView } from '../src/spec/index.js';
@@ -27,7 +27,7 @@ test('D6: corrupt stores are listed in the daemon status; an import is refused w
   const h = mkdtempSync(join(tmpdir(), 'ha-aside-'));
   homes.push(h);
   // A first run leaves an export (made before anything broke) and sound stores.
-  let d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  let d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   const exported = join(h, 'old-export.zip');
   let c = new DaemonClient(d.socketPath);
   await c.connect();
@@ -41,7 +41,7 @@ test('D6: corrupt stores are listed in the daemon status; an import is refused w
   // And a conversation's log with no readable line (saved in another encoding).
   mkdirSync(join(h, 'sessions'), { recursive: true });
   writeFileSync(join(h, 'sessions', 'cli%3Aold.jsonl'), garbage);
-  d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     c = new DaemonClient(d.socketPath);
     await c.connect();
@@ -78,7 +78,7 @@ test('0280: memory-control.db damaged (a page overwritten): what was forgotten i
   const llm = await startFakeLlm();
   const withLlm = { ...env(h), OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1` };
   try {
-    let d = await startDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
+    let d = await startTestDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
     const exported = join(h, 'before-the-forget.zip');
     let secret = '';
     try {
@@ -107,7 +107,7 @@ test('0280: memory-control.db damaged (a page overwritten): what was forgotten i
     const pages = tablePages(file, 'history', 'leaf');
     overwritePage(file, pages[Math.floor(pages.length / 2)].pageno);
 
-    d = await startDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: h, env: withLlm, webuiPort: 0, heartbeats: false });
     try {
       const c = new DaemonClient(d.socketPath);
       await c.connect();
@@ -141,7 +141,7 @@ test('0310: config.db damaged (a page overwritten): the daemon starts with the s
   const llm = await startFakeLlm();
   const KEY = 'sk-mine-SALVAGED-5f3a9c0e7d';
   try {
-    let d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+    let d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
     try {
       await d.providers.addSource({ name: 'mine', baseUrl: `${llm.url}/v1`, apiKey: KEY, model: 'fake-model' });
       await d.providers.setOrder(['mine']);
@@ -156,7 +156,7 @@ test('0310: config.db damaged (a page overwritten): the daemon starts with the s
     assert.ok(pages.length >= 2);
     overwritePage(file, pages[0].pageno);
 
-    d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
     try {
       const c = new DaemonClient(d.socketPath);
       await c.connect();
@@ -206,7 +206,7 @@ test('0250: archive.db damage an open does not read leaves the export whole but 
 
   // A bad sector under archived turns: opening reads only the counters and the people, and is fine.
   for (const p of turnPages) overwritePage(file, p.pageno);
-  let d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  let d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     const c = new DaemonClient(d.socketPath);
     await c.connect();
@@ -226,7 +226,7 @@ test('0250: archive.db damage an open does not read leaves the export whole but 
 
   // And under the people heard: the first reads of the next open meet it.
   for (const p of peoplePages) overwritePage(file, p.pageno);
-  d = await startDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
+  d = await startTestDaemon({ homeDir: h, env: env(h), webuiPort: 0, heartbeats: false });
   try {
     const c = new DaemonClient(d.socketPath);
     await c.connect();

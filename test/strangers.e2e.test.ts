@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm, type RecordedRequest } from './fixtures/fake-llm/index.js';
 import { FakeOneBot } from '../src/builtins/qq/__fixtures__/fake-onebot.js';
 
@@ -82,7 +83,7 @@ describe('what a stranger in a group can reach', { timeout: 150_000 }, () => {
     await qq.listen();
     home = mkdtempSync(join(tmpdir(), 'ha-strangers-'));
     const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
-    d = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     llm.setDefault((r) => {
       const text = lastUser(r);
       if (messagesOf(r).at(-1)?.role === 'tool') return { text: 'done.' };

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 
 const homes: string[] = [];
 const running: Daemon[] = [];
@@ -19,7 +20,7 @@ after(async () => {
 async function daemon(): Promise<Daemon> {
   const home = mkdtempSync(join(tmpdir(), 'ha-two-'));
   homes.push(home);
-  const d = await startDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  const d = await startTestDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
   running.push(d);
   return d;
 }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
 import { buildProgram } from '../src/waiter/main.js';
 
@@ -17,7 +18,7 @@ let home: string;
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'ha-w-'));
-  d = await startDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
+  d = await startTestDaemon({ homeDir: home, env: { HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
   c = new DaemonClient(d.socketPath);
   await c.connect();
 });

@@ -11,7 +11,8 @@ import { connect } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { createWebuiPlugin } from '../src/builtins/webui/index.js';
 
 /** The lowered deadlines: a request with the token, one without; the upload's idle limit. */
@@ -100,7 +101,7 @@ describe('webui: every request but the signed-in import upload has a deadline to
 
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'ha-deadline-'));
-    d = await startDaemon({
+    d = await startTestDaemon({
       homeDir: home,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' },
       webuiPort: 0,

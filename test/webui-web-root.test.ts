@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 
 let fake: FakeLlm;
@@ -32,10 +33,10 @@ async function withWebRoot(home: string, webRoot: string): Promise<Daemon> {
   await running?.stop();
   running = undefined;
   const env = { HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1` };
-  const first = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+  const first = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
   await first.config.set('plugin.webui.web_root', webRoot);
   await first.stop();
-  running = await startDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
+  running = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
   return running;
 }
 

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../../daemon/index.js';
+import type { Daemon } from '../../daemon/index.js';
+import { startTestDaemon } from '../../../test/fixtures/daemon.js';
 import { startFakeLlm, type FakeLlm } from '../../../test/fixtures/fake-llm/index.js';
 import type { PluginDefinition } from '../../spec/index.js';
 import { readSse } from './__fixtures__/read-sse.js';
@@ -37,7 +38,7 @@ describe('webui on the real daemon', { timeout: 60_000 }, () => {
   before(async () => {
     llm = await startFakeLlm();
     home = mkdtempSync(join(tmpdir(), 'ha-webui-daemon-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, plugins: [tools] });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false, plugins: [tools] });
     assert.ok(d.url, `webui did not start: ${JSON.stringify(d.registry.list().find((p) => p.name === 'webui'))}`);
   });
   after(async () => {

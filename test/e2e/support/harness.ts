@@ -172,7 +172,7 @@ function defaultReply(req: { body: unknown }) {
 }
 
 async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
-  const { startDaemon } = await import('../../../src/daemon/index.js');
+  const { startTestDaemon } = await import('../../fixtures/daemon.js');
   const llm: FakeLlm = await startFakeLlm();
   llm.setDefault(defaultReply);
   const home = mkdtempSync(join(tmpdir(), 'ha-e2e-d-'));
@@ -194,10 +194,9 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
   };
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
   const boot = async (port: number) => {
-    const d = await startDaemon({ homeDir: home, env, webuiPort: port, heartbeats: false, plugins: [tools], ...(opts.transfer ? { transfer: opts.transfer } : {}) });
-    // The daemon is ready after core.plugins.ready_wait_ms (3 s) even while plugins still start; on
-    // a loaded machine the WebUI can still be starting then (no URL yet): the suite needs them up.
-    await d.registry.settled();
+    // With its plugins settled (startTestDaemon): the suite needs them up, and on a loaded machine
+    // the WebUI could still be starting when homed said it was ready (no URL yet).
+    const d = await startTestDaemon({ homeDir: home, env, webuiPort: port, heartbeats: false, plugins: [tools], ...(opts.transfer ? { transfer: opts.transfer } : {}) });
     // HOMEAGENT_E2E_REQUIRE (comma list) overrides which plugins must run, for debugging one area.
     const required = (process.env.HOMEAGENT_E2E_REQUIRE ?? 'webui,memory-manager,cfgmgr,pluginmgr').split(',');
     const bad = d.registry.list().filter((p) => required.includes(p.name) && p.state !== 'running');
