@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startTestDaemon } from './fixtures/daemon.js';
 import { startFakeLlm } from './fixtures/fake-llm/index.js';
 
-test('an excluded turn that no longer exists does not keep the others in the plan from being excluded', async () => {
+test('an excluded turn that no longer exists does not keep the others in the plan from being excluded', { timeout: 60_000 }, async () => {
   const llm = await startFakeLlm();
   const home = mkdtempSync(join(tmpdir(), 'ha-exclusion-handover-'));
   const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' };
@@ -27,7 +27,16 @@ test('an excluded turn that no longer exists does not keep the others in the pla
     d = await startTestDaemon({ homeDir: home, env, webuiPort: 0, heartbeats: false });
     try {
       const mc = d.host.services.use('host.memory-control')!;
-      for (let i = 0; i < 100 && !mc.isExcluded(secret); i++) await new Promise((r) => setTimeout(r, 20));
+      // The hand-over runs in the background once the plan is loaded: its exclusion is the event to
+      // wait for (with the old bug it never came, and the test's time limit fails it).
+      await new Promise<void>((resolve) => {
+        if (mc.isExcluded(secret)) return resolve();
+        const off = mc.onExclusionChange(({ turnIds, excluded }) => {
+          if (!excluded || !turnIds.includes(secret)) return;
+          off();
+          resolve();
+        });
+      });
       assert.deepEqual(mc.excluded(), [secret]);
     } finally {
       await d.stop();
