@@ -54,6 +54,30 @@ function runAsync(file: string, args: string[], e: NodeJS.ProcessEnv, timeoutMs 
   });
 }
 
+/**
+ * The WebUI address of the `homed run` in data folder `h`, asked over its socket once the WebUI
+ * plugin has started: the banner homed prints when it is ready can still say "still starting" on
+ * a loaded machine. Undefined when the WebUI failed, or nothing answered within a minute.
+ */
+async function webuiUrl(h: string): Promise<string | undefined> {
+  for (let i = 0; i < 600; i++) {
+    const c = new DaemonClient(join(h, 'homed.sock'));
+    try {
+      await c.connect();
+      const s = await c.request<{ endpoints: Record<string, string>; plugins: { name: string; state: string }[] }>('status');
+      if (s.endpoints.webui) return s.endpoints.webui;
+      const webui = s.plugins.find((p) => p.name === 'webui')?.state;
+      if (webui !== 'starting' && webui !== 'stopped') return undefined;
+    } catch {
+      // Not listening yet (or a socket file the killed run left): asked again.
+    } finally {
+      c.close();
+    }
+    await sleep(100);
+  }
+  return undefined;
+}
+
 before(async () => {
   fake = await startFakeLlm();
 });
@@ -261,8 +285,7 @@ test('a WebUI message answered 202 is in the session log, its attachment kept, e
   const exited = new Promise((r) => child.once('exit', r));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
-  for (let i = 0; i < 600 && !/WebUI:\s+http/.test(out); i++) await sleep(100);
-  const url = /WebUI:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+  const url = await webuiUrl(h);
   assert.ok(url, out);
   const token = readFileSync(join(h, 'auth-token'), 'utf8').trim();
   fake.enqueue({ text: 'never sent', delayMs: 10_000 });
@@ -292,12 +315,7 @@ test('decision 0390: a turn killed (kill -9) while it ran is answered after the 
   const run = () => {
     const child = spawn(process.execPath, ['--import', 'tsx', homedBin, 'run'], { cwd: root, env: { ...env(h), OPENAI_BASE_URL: `${llm.url}/v1`, HOMEAGENT_WEBUI_PORT: '0' } });
     t.after(() => child.kill('SIGKILL'));
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    return { child, exited: new Promise((r) => child.once('exit', r)), url: async () => {
-      for (let i = 0; i < 600 && !/WebUI:\s+http/.test(out); i++) await sleep(100);
-      return /WebUI:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    } };
+    return { child, exited: new Promise((r) => child.once('exit', r)), url: () => webuiUrl(h) };
   };
   const asked = () => llm.requests.filter((r) => r.format !== 'embeddings' && JSON.stringify(r.body.messages ?? []).includes('Mochi')).length;
   // While the first run holds the question, the LLM never answers it.

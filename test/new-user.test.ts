@@ -12,6 +12,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+import { ConfigRegistry, coreConfigDefaults } from '../src/config/index.js';
 import type { Daemon } from '../src/daemon/index.js';
 import { startTestDaemon } from './fixtures/daemon.js';
 import { main as homedMain } from '../src/daemon/homed.js';
@@ -100,6 +101,14 @@ test('homed with the WebUI port taken: one line naming the fix, no stack trace; 
   const port = (taken.address() as AddressInfo).port;
   const h = home();
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9' };
+  // The banner is printed once homed is ready, by default after 3 s whatever still starts: on a
+  // loaded machine its WebUI line said "still starting". Ready after every plugin has settled
+  // (up to this setting's 60 s bound), the line is the WebUI's outcome, which is what is checked.
+  const cfg = new ConfigRegistry({ dbPath: join(h, 'config.db'), logger: { warn() {} } });
+  cfg.open();
+  cfg.register(coreConfigDefaults());
+  await cfg.set('core.plugins.ready_wait_ms', 60_000);
+  cfg.close();
   try {
     const child = spawn(tsx, [join(root, 'src', 'daemon', 'main.ts'), 'run', '--port', String(port)], { env });
     const w = watch(child);
