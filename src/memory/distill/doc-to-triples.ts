@@ -28,7 +28,7 @@ export interface DistillableDoc {
 
 export const DOC_TRIPLES_PROMPT = `You extract durable facts from a memory document for a personal knowledge graph.
 Answer with JSON only: {"triples":[{"subject":"...","predicate":"...","object":"...","subjectType":"person|place|organization|thing|event|...","objectType":"...","confidence":0.0-1.0,"sentence":"the source sentence"}]}.
-Use short canonical entity names, snake_case English predicates (lives_in, likes, works_at, knows, ...; no_longer_lives_in / no_longer_works_at for a home or job that ended). The user is "user". Return {"triples":[]} when there is nothing durable.`;
+Use short canonical entity names, snake_case English predicates (lives_in, likes, works_at, knows, ...; no_longer_lives_in / no_longer_works_at / no_longer_works_as for a home, a workplace or a kind of work that ended). The user is "user". Return {"triples":[]} when there is nothing durable.`;
 
 /**
  * Finds the JSON value in an LLM answer: plain JSON, a fenced block, or the outermost

@@ -1,5 +1,5 @@
 /** Predicates the rule distiller produces (T-9). */
-export type FactPredicate = 'name' | 'lives_in' | 'no_longer_lives_in' | 'from' | 'likes' | 'dislikes' | 'age' | 'works_as' | 'works_at' | 'no_longer_works_at';
+export type FactPredicate = 'name' | 'lives_in' | 'no_longer_lives_in' | 'from' | 'likes' | 'dislikes' | 'age' | 'works_as' | 'works_at' | 'no_longer_works_at' | 'no_longer_works_as';
 
 /** What a rule's object function may consult besides the match. */
 export interface RuleContext {

@@ -199,6 +199,22 @@ test('a job that ended is a fact of its own (no_longer_works_at)', () => {
   assert.deepEqual(facts('我不在腾讯工作'), [], 'a plain negation');
 });
 
+test('work one no longer does is a fact of its own (no_longer_works_as)', () => {
+  assert.deepEqual(facts("I'm not a nurse anymore."), ['no_longer_works_as:nurse']);
+  assert.deepEqual(facts("I'm no longer a teacher at the school."), ['no_longer_works_as:teacher']);
+  assert.deepEqual(facts('I no longer work as a translator.'), ['no_longer_works_as:translator']);
+  assert.deepEqual(facts("I don't work as a barista any more."), ['no_longer_works_as:barista']);
+  assert.deepEqual(facts('I finally quit being a lawyer.'), ['no_longer_works_as:lawyer']);
+  assert.deepEqual(facts("I'm not a nurse."), [], 'a plain negation');
+  assert.deepEqual(facts("I'm no longer a fan of jazz."), [], 'not a job');
+  assert.deepEqual(facts('我已经不是护士了'), ['no_longer_works_as:护士']);
+  assert.deepEqual(facts('我不再是一名老师'), ['no_longer_works_as:老师']);
+  assert.deepEqual(facts('我不当会计了'), ['no_longer_works_as:会计']);
+  assert.deepEqual(facts('我不是护士'), [], 'a plain negation');
+  assert.deepEqual(facts('我不是开玩笑了'), [], 'not a job');
+  assert.deepEqual(facts('我妈妈不再是老师了'), [], 'someone else');
+});
+
 test('the one spoken to reporting it (You said I live in Paris, 你说我住在北京) is not the speaker\'s word; agreeing with them is', () => {
   assert.deepEqual(facts('You said I live in Paris.'), []);
   assert.deepEqual(facts('You think I work at Google.'), []);

@@ -24,6 +24,7 @@ const OBJECT_TYPE: Partial<Record<FactPredicate, string>> = {
   works_as: 'occupation',
   works_at: 'organization',
   no_longer_works_at: 'organization',
+  no_longer_works_as: 'occupation',
 };
 
 /** Predicates a clause states at most once (the first rule that matches wins). */
@@ -91,7 +92,8 @@ export function isQuestion(sentence: string): boolean {
  * colleague told me: I live in Tokyo, She thinks I live in Paris), states of mind (I live in fear of …) or stays (这几天我住在
  * 酒店里). A change of taste (我不再喜欢X, I no longer like X) is a dislike; a home that ended (我不再住在X,
  * I don't live in X anymore, I moved out of X) is `no_longer_lives_in`, which ends that home, and a
- * job that ended (I no longer work at X, 我已经不在X工作了) is `no_longer_works_at` (see supersede.ts). Each triple keeps its source sentence.
+ * job that ended (I no longer work at X, 我已经不在X工作了) is `no_longer_works_at`, and work one no longer
+ * does (I'm not a nurse anymore, 我已经不当护士了) is `no_longer_works_as` (see supersede.ts). Each triple keeps its source sentence.
  */
 export function extractFacts(text: string, opts: ExtractOptions = {}): Triple[] {
   const speaker = opts.speaker ?? 'user';

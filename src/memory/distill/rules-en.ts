@@ -161,6 +161,12 @@ export const EN_RULES: FactRule[] = [
   { predicate: 'no_longer_works_at', re: /\bi\s+no longer\s+work\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'no_longer_works_at', re: /\bi\s+(?:don't|do not)\s+work\s+(?:at|for)\s+(.+?)\s+any\s*more\b/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'no_longer_works_at', re: /\bi\s+(?:just\s+|recently\s+|finally\s+)?(?:quit|left)\s+my\s+(?:job|position|work)\s+(?:at|with)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
+  // Work one no longer does: "I'm no longer a nurse", "I'm not a nurse anymore", "I stopped working as a nurse".
+  { predicate: 'no_longer_works_as', re: /\bi(?:'m| am)\s+no longer\s+an?\s+(.+)/i, object: (m) => wrap(occupation(enObject(jobOnly(m[1]), 4))) },
+  { predicate: 'no_longer_works_as', re: /\bi(?:'m| am)\s+not\s+an?\s+(.+?)\s+any\s*more\b/i, object: (m) => wrap(occupation(enObject(jobOnly(m[1]), 4))) },
+  { predicate: 'no_longer_works_as', re: /\bi\s+no longer\s+work\s+as\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
+  { predicate: 'no_longer_works_as', re: /\bi\s+(?:don't|do not)\s+work\s+as\s+(?:an?\s+)?(.+?)\s+any\s*more\b/i, object: (m) => wrap(enObject(jobOnly(m[1]), 4)) },
+  { predicate: 'no_longer_works_as', re: /\bi\s+(?:just\s+|recently\s+|finally\s+)?(?:stopped|quit)\s+(?:working\s+as|being)\s+(?:an?\s+)?(.+)/i, object: (m) => wrap(occupation(enObject(jobOnly(m[1]), 4))) },
   { predicate: 'works_at', re: /\bi\s+work\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'works_at', re: /\bi(?:'ve| have)\s+(?:been\s+working|worked)\s+(?:at|for)\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },
   { predicate: 'works_at', re: /\bi(?:'m| am)\s+an?\s+[\w\s-]{2,30}?\s+at\s+(.+)/i, object: (m) => wrap(enObject(m[1], 5)) },

@@ -94,6 +94,11 @@ export const ZH_RULES: FactRule[] = [
   { predicate: 'no_longer_works_at', re: /我(?:现在|已经|早就|早已)?(?:不再|已经不|不)在\s*([^，。！？,.!?\s]{1,20}?)\s*(?:工作|上班|任职)了/, object: (m) => wrap(employer(zhObject(m[1]))) },
   { predicate: 'no_longer_works_at', re: /我(?:现在|已经|早就|早已)?不再在\s*([^，。！？,.!?\s]{1,20}?)\s*(?:工作|上班|任职)/, object: (m) => wrap(employer(zhObject(m[1]))) },
   { predicate: 'no_longer_works_at', re: /我(?:去年|前年|今年|上个月|上周|最近|刚刚?|已经)?从\s*([^，。！？,.!?\s]{1,20}?)\s*(?:离职|辞职)了?/, object: (m) => wrap(employer(zhObject(m[1]))) },
+  // Work one no longer does: 我已经不是护士了, 我不再是一名护士, 我不当老师了, 我不再做会计.
+  { predicate: 'no_longer_works_as', re: /我(?:现在|已经|早就|早已)?不再是(?:一名|一位|名|一个|个)?\s*([\u4e00-\u9fff]{2,8}?)(?:了|$)/, object: (m) => wrap(occupation(zhObject(m[1]))) },
+  { predicate: 'no_longer_works_as', re: /我(?:现在|早就|早已)?(?:已经)?不是(?:一名|一位|名|一个|个)?\s*([\u4e00-\u9fff]{2,8}?)了/, object: (m) => wrap(occupation(zhObject(m[1]))) },
+  { predicate: 'no_longer_works_as', re: /我(?:现在|已经|早就|早已)?(?:不再|不)(?:当|做|干)\s*([\u4e00-\u9fff]{2,6}?)了/, object: (m) => wrap(occupation(zhObject(m[1]))) },
+  { predicate: 'no_longer_works_as', re: /我(?:现在|已经|早就|早已)?不再(?:当|做|干)\s*([\u4e00-\u9fff]{2,6})$/, object: (m) => wrap(occupation(zhObject(m[1]))) },
   { predicate: 'works_at', re: /我(?:现在|目前)?在\s*([^，。！？,.!?\s]{1,20}?)\s*(?:工作|上班|任职)/, object: (m) => wrap(employer(zhObject(m[1]))) },
 ];
 

@@ -195,3 +195,21 @@ test('a job that ended: no_longer_works_at X ends works_at X, and a new employer
   assert.deepEqual(current(), ['works_at Globex']);
   g.close();
 });
+
+test('work one no longer does: no_longer_works_as X ends works_as X, a job held alongside included', () => {
+  const { g } = fresh();
+  const current = () => [...g.relationsOf('user', 'works_as'), ...g.relationsOf('user', 'no_longer_works_as')].filter((r) => r.validTo == null).map((r) => `${r.predicate} ${r.object}`).sort();
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'nurse', refs: ['s#1'], validFrom: T0, sentence: 'I am a nurse.' }]);
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'translator', refs: ['s#2'], validFrom: T0 + DAY, sentence: 'I also work as a translator.' }]);
+  assert.deepEqual(current(), ['works_as nurse', 'works_as translator']);
+  // The side job ends; the main one stays.
+  g.commit([{ subject: 'user', predicate: 'no_longer_works_as', object: 'translator', refs: ['s#3'], validFrom: T0 + 2 * DAY, sentence: "I'm not a translator anymore." }]);
+  assert.deepEqual(current(), ['no_longer_works_as translator', 'works_as nurse']);
+  // The main one ends; no job is current but the two ends.
+  g.commit([{ subject: 'user', predicate: 'no_longer_works_as', object: 'Nurse', refs: ['s#4'], validFrom: T0 + 3 * DAY, sentence: "I'm no longer a nurse." }]);
+  assert.deepEqual(current(), ['no_longer_works_as nurse', 'no_longer_works_as translator']);
+  // A new job ends the ends.
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'teacher', refs: ['s#5'], validFrom: T0 + 4 * DAY, sentence: 'I work as a teacher now.' }]);
+  assert.deepEqual(current(), ['works_as teacher']);
+  g.close();
+});

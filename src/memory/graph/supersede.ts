@@ -21,8 +21,10 @@ const OPPOSITES: Readonly<Record<string, string>> = { likes: 'dislikes', dislike
  * at Acme; decision 0560): `no_longer_lives_in X` shares the `lives_in` timeline, `no_longer_works_at X`
  * the `works_at` one. It ends the value current when it was said if that value is X (one elsewhere
  * stays), and it holds — the person's last word on it — until a value is said again.
+ * `no_longer_works_as X` (I'm not a nurse anymore) is the end of a kind of work in the `works_as`
+ * timeline; it also ends a job held alongside another (see {@link ALONGSIDE}) of the same name.
  */
-const TIMELINE_OF: Readonly<Record<string, string>> = { no_longer_lives_in: 'lives_in', no_longer_works_at: 'works_at' };
+const TIMELINE_OF: Readonly<Record<string, string>> = { no_longer_lives_in: 'lives_in', no_longer_works_at: 'works_at', no_longer_works_as: 'works_as' };
 /** The end predicate of a timeline (`lives_in` → `no_longer_lives_in`). */
 const END_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(TIMELINE_OF).map(([end, main]) => [main, end]));
 
@@ -92,7 +94,7 @@ export function reorderChain(db: Database.Database, subjectId: number, anyPredic
   const groups = new Map<string, ChainRow[]>();
   const free: ChainRow[] = [];
   for (const r of rows) {
-    if (predicate === 'works_as' && r.sentence && ALONGSIDE.test(r.sentence)) {
+    if (predicate === 'works_as' && r.predicate === 'works_as' && r.sentence && ALONGSIDE.test(r.sentence)) {
       free.push(r);
       continue;
     }
@@ -109,7 +111,12 @@ export function reorderChain(db: Database.Database, subjectId: number, anyPredic
       changed.push(r.id);
     }
   };
-  for (const r of free) set(r, null);
+  // A job held alongside runs until an end of that job said after it began (or stays current).
+  const endOf = END_OF[predicate];
+  for (const r of free) {
+    const end = endOf ? rows.find((e) => e.predicate === endOf && e.since >= r.since && e.id !== r.id && e.object.toLowerCase() === r.object.toLowerCase()) : undefined;
+    set(r, end ? end.since : null);
+  }
   for (const g of groups.values()) {
     if (predicate in END_OF) timelineWithEnds(g, END_OF[predicate], set);
     else g.forEach((r, i) => set(r, i + 1 < g.length ? g[i + 1].since : null));

@@ -23,7 +23,7 @@ const ASKS: readonly { re: RegExp; predicates: readonly string[] }[] = [
     re: /\bwhat(?:'s|\s+is)\s+my\s+(?:full\s+|first\s+|last\s+)?name\b|\b(?:do|did)\s+you\s+(?:know|remember)\s+my\s+name\b|^\s*who\s+am\s+i\s*[?？]?\s*$|我叫什么|我(?:的)?名字(?:是|叫)?(?:什么|啥)|你(?:知道|记得)我(?:的)?名字|^\s*我是谁\s*[?？]?\s*$/i,
   },
   {
-    predicates: ['works_at', 'works_as', 'no_longer_works_at'],
+    predicates: ['works_at', 'works_as', 'no_longer_works_at', 'no_longer_works_as'],
     re: /\bwhere\s+(?:do|did)\s+i\s+(?:currently\s+|now\s+)?work\b|\bwho\s+do\s+i\s+work\s+for\b|\bwhat\s+do\s+i\s+do\s+for\s+(?:a\s+)?(?:living|work)\b|\bmy\s+(?:job|occupation|profession|employer)\b|我(?:现在|目前)?在哪(?:里|儿|个公司|家公司)?(?:工作|上班)|我(?:现在|目前)?(?:是)?(?:做|干)什么(?:工作|职业|的)|我的(?:工作|职业|单位)/i,
   },
   {

@@ -20,6 +20,8 @@ describe('a fact as the page says it', () => {
     expect(say(factPhrase('zh', '你', 'name', '小明', true))).toBe('你 的名字是 小明');
     expect(say(factPhrase('zh', '你', 'lives_in', '杭州', true))).toBe('你 住在 杭州');
     expect(say(factPhrase('zh', 'Alice', 'works_at', 'ACME', false))).toBe('Alice 在 ACME 工作');
+    expect(say(factPhrase('zh', '你', 'no_longer_works_as', '护士', true))).toBe('你 不再从事 护士');
+    expect(say(factPhrase('en', 'you', 'no_longer_works_as', 'nurse', true))).toBe('you no longer work as nurse');
   });
 
   it('any other predicate stays as the model named it, with the verb form that fits "you"', () => {

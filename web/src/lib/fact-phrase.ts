@@ -34,6 +34,7 @@ const KNOWN: Record<string, Known> = {
   no_longer_lives_in: { you: ['no longer live in'], other: ['no longer lives in'], zh: ['不再住在'] },
   from: { you: ['are from'], other: ['is from'], zh: ['来自'] },
   works_as: { you: ['work as'], other: ['works as'], zh: ['的职业是'] },
+  no_longer_works_as: { you: ['no longer work as'], other: ['no longer works as'], zh: ['不再从事'] },
   works_at: { you: ['work at'], other: ['works at'], zh: ['在', '工作'] },
   no_longer_works_at: { you: ['no longer work at'], other: ['no longer works at'], zh: ['不再在', '工作'] },
   likes: { you: ['like'], other: ['likes'], zh: ['喜欢'] },
@@ -57,7 +58,7 @@ export function factPhrase(lang: Lang, subject: string, predicate: string, objec
 }
 
 /** A predicate as a short edge label of the knowledge graph: the seed's words in Chinese, spaced words in English. */
-const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_in: '住在', no_longer_lives_in: '不再住在', from: '来自', works_as: '职业', works_at: '工作于', no_longer_works_at: '不再工作于', likes: '喜欢', dislikes: '不喜欢' };
+const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_in: '住在', no_longer_lives_in: '不再住在', from: '来自', works_as: '职业', works_at: '工作于', no_longer_works_at: '不再工作于', no_longer_works_as: '不再从事', likes: '喜欢', dislikes: '不喜欢' };
 export function predicateLabel(lang: Lang, predicate: string): string {
   return lang === 'zh' ? (EDGE_ZH[predicate] ?? predicate.replace(/_/g, ' ')) : predicate.replace(/_/g, ' ');
 }
