@@ -212,7 +212,7 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   assert.equal(code, 0, out);
   assert.match(out, /About Caroline — qq:7007, telegram:77/);
   // When facts appear: the rule distiller's interval, as the WebUI says it (found by a new-user walk).
-  assert.match(out, /drawn from your conversations every 10m, core\.memory\.rule_distill_interval/);
+  assert.match(out, /drawn from what you say a few seconds after you say it, and again every 10m, core\.memory\.rule_distill_interval/);
   assert.match(out, new RegExp(`#${fact.id} Caroline plays cello`));
   assert.match(out, /Caroline plays cello on Fridays {2}← w#1/);
   assert.deepEqual(await c.request('memory.delete-fact', { id: `#${fact.id}` }), { deleted: fact.id });

@@ -51,6 +51,8 @@ export interface MemorySystemOptions {
 
 /** At most one warning this often while pruned events cannot go to the documents. */
 const PRUNE_WARN_MS = 10 * 60_000;
+/** How long after a message the rule distiller reads it (messages said meanwhile are read in the same run). */
+export const RULES_AFTER_MESSAGE_MS = 3_000;
 
 const silent: PluginLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -117,6 +119,11 @@ export class MemorySystem {
       // already pruned: the copy in documents or the archive stays the only one.
       held: (turnId, kind) => (this.up.docs && this.docs.hasTurn(turnId, kind)) || (this.up.archive && this.archive.hasTurn(turnId, kind)),
       archive: (events) => this.takePruned(events),
+      // A message is read by the rule distiller a few seconds after it is said (coalesced), besides
+      // its interval tick: "About me" shows a fact just told without waiting ten minutes.
+      onAppended: (e) => {
+        if (e.kind === 'user') this.heartbeats.nudge('rules', RULES_AFTER_MESSAGE_MS);
+      },
     });
     this.graph = new GraphDB({
       path: path.join(home, 'graph.db'),

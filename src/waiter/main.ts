@@ -180,8 +180,8 @@ function aboutText(a: AboutView, factsEvery?: string): string {
   const who = a.person.owner ? `${a.person.name} (you)` : a.person.name;
   out.push(`About ${who}${a.person.ids.length ? ` — ${a.person.ids.join(', ')}` : ''}${a.person.known || a.person.owner ? '' : ' (not in the people registry: searched by name)'}`);
   out.push('', `Facts (${a.facts.length}) — delete one: waiter memory delete-fact <#id>`);
-  // Facts come from the rule distiller's runs: something said a minute ago is not one yet.
-  if (factsEvery) out.push(`  (drawn from your conversations every ${factsEvery}, core.memory.rule_distill_interval: something you just said shows after the next run)`);
+  // Facts come from the rule distiller's runs: a few seconds after each message, and on its interval.
+  if (factsEvery) out.push(`  (drawn from what you say a few seconds after you say it, and again every ${factsEvery}, core.memory.rule_distill_interval)`);
   for (const f of a.facts) {
     const held = f.validFrom || f.validTo ? ` [${day(f.validFrom) || '…'} → ${day(f.validTo) || 'now'}]` : '';
     const src = f.sources[0];

@@ -94,7 +94,7 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     assert.match((await page.textContent('.knows h2')) ?? '', /What HomeAgent knows about you$/);
     assert.match((await page.textContent('[data-testid=knows-fact]')) ?? '', /^you\s*live in\s*Lyon/, 'the owner as "you", the verb to match');
     // When what was just said shows up here: the rule distiller's interval, as set.
-    assert.match((await page.textContent('[data-testid=knows-facts-when]', { timeout: T })) ?? '', /every 10 minutes \(Settings → General, “Rule distill every”\)/);
+    assert.match((await page.textContent('[data-testid=knows-facts-when]', { timeout: T })) ?? '', /a few seconds after you say it, and again every 10 minutes \(Settings → General, “Rule distill every”\)/);
     const res = await h.api('/api/v1/people/owner', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Sam' }) });
     assert.equal(res.status, 200, await res.clone().text());
     await page.reload();

@@ -42,6 +42,8 @@ export interface RelevanceContextOptions {
    */
   admit?: (event: ContextEvent) => boolean;
   onRefused?: (event: ContextEvent) => void;
+  /** Called after an event joined the window (not for one refused, held elsewhere or already present). */
+  onAppended?: (event: ContextEvent) => void;
   /**
    * Whether another tier (documents, cold archive) already holds this turn's event of this kind.
    * A turn has one message and one reply: a second `user` or `agent` event of the same turn — a
@@ -238,6 +240,7 @@ export class RelevanceContext implements ContextWindow {
     this.list.splice(i, 0, e);
     this.vectorise(e);
     this.scheduleSave();
+    this.opts.onAppended?.(e);
     return e;
   }
 

@@ -262,3 +262,31 @@ test('review through the fake LLM over HTTP: keep, delete, correct against the s
   assert.equal(g.stats().unreviewed, 1);
   g.close();
 });
+
+test('nudge runs a scheduled loop once after the delay, coalesced; a stopped or absent loop is not nudged', async () => {
+  const sched = new ManualScheduler();
+  const config = new FakeConfig({ 'core.memory.rule_distill_interval': '10m' });
+  let ticks = 0;
+  const loops = new HeartbeatLoops({ config, scheduler: sched, now: sched.now, rules: { tick: async () => void ticks++ } });
+  loops.nudge('rules', 3_000);
+  await sched.advance(5_000);
+  assert.equal(ticks, 0, 'not started: no nudge');
+  loops.start();
+  loops.nudge('rules', 3_000);
+  loops.nudge('rules', 3_000);
+  loops.nudge('distill', 3_000); // no context: not an enabled loop
+  await sched.advance(2_999);
+  assert.equal(ticks, 0);
+  await sched.advance(1);
+  assert.equal(ticks, 1, 'two nudges, one run');
+  await sched.advance(3_000);
+  assert.equal(ticks, 1, 'a nudge runs once');
+  loops.nudge('rules', 3_000);
+  await sched.advance(3_000);
+  assert.equal(ticks, 2, 'a nudge after the last one ran is a new run');
+  loops.nudge('rules', 3_000);
+  loops.stop();
+  assert.equal(sched.size, 0, 'stop cancels a pending nudge');
+  await sched.advance(10 * MIN);
+  assert.equal(ticks, 2);
+});

@@ -79,6 +79,8 @@ export class HeartbeatLoops {
   private readonly inFlight = new Set<Promise<unknown>>();
   private offConfig: (() => void) | undefined;
   private readonly pending = new Map<string, number>();
+  /** One-shot runs asked for by {@link nudge}, not yet run (their cancels). */
+  private readonly nudges = new Map<LoopName, () => void>();
   private similar: { version: string; pairs: MergeCandidate[] } | undefined;
   readonly lastRun: Partial<Record<LoopName, LoopStatus>> = {};
   private readonly now: () => number;
@@ -138,10 +140,31 @@ export class HeartbeatLoops {
     this.cancels.set(name, this.scheduler.every(this.intervalOf(name), () => this.runOnce(name).then(() => undefined)));
   }
 
+  /**
+   * Asks for one run of a scheduled loop `delayMs` from now, besides its interval — the rule
+   * distiller after a message, so a fact just said is in the graph within seconds rather than at the
+   * next tick. Nudges coalesce: while one is pending another does nothing. A loop that is not
+   * scheduled (stopped, held for an import, not enabled) is not nudged.
+   */
+  nudge(name: LoopName, delayMs: number): void {
+    if (!this.cancels.has(name) || this.nudges.has(name)) return;
+    const after = this.scheduler.after?.bind(this.scheduler);
+    if (!after) return;
+    this.nudges.set(
+      name,
+      after(delayMs, async () => {
+        this.nudges.delete(name);
+        if (this.cancels.has(name)) await this.runOnce(name);
+      }),
+    );
+  }
+
   /** Cancels every loop. Safe to call twice. */
   stop(): void {
     for (const cancel of this.cancels.values()) cancel();
     this.cancels.clear();
+    for (const cancel of this.nudges.values()) cancel();
+    this.nudges.clear();
     this.offConfig?.();
     this.offConfig = undefined;
   }

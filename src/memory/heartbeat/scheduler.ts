@@ -1,6 +1,8 @@
 /** Runs a callback every `ms`; returns a cancel function (safe to call twice). */
 export interface Scheduler {
   every(ms: number, fn: () => void | Promise<void>): () => void;
+  /** Runs a callback once after `ms`; returns a cancel function (safe to call twice). */
+  after?(ms: number, fn: () => void | Promise<void>): () => void;
 }
 
 /** The real scheduler: `setInterval`, unref'd so it never keeps the process alive. */
@@ -10,9 +12,15 @@ export const timerScheduler: Scheduler = {
     h.unref?.();
     return () => clearInterval(h);
   },
+  after(ms, fn) {
+    const h = setTimeout(() => void fn(), ms);
+    h.unref?.();
+    return () => clearTimeout(h);
+  },
 };
 
 interface ManualTask {
+  /** The period; 0 for a one-shot task (`after`). */
   ms: number;
   next: number;
   fn: () => void | Promise<void>;
@@ -43,6 +51,15 @@ export class ManualScheduler implements Scheduler {
     };
   }
 
+  after(ms: number, fn: () => void | Promise<void>): () => void {
+    const task: ManualTask = { ms: 0, next: this.clock + ms, fn, cancelled: false };
+    this.tasks.push(task);
+    return () => {
+      task.cancelled = true;
+      this.tasks = this.tasks.filter((t) => t !== task);
+    };
+  }
+
   /** Number of live tasks. */
   get size(): number {
     return this.tasks.length;
@@ -55,7 +72,8 @@ export class ManualScheduler implements Scheduler {
       const due = this.tasks.filter((t) => !t.cancelled && t.next <= target).sort((a, b) => a.next - b.next)[0];
       if (!due) break;
       this.clock = due.next;
-      due.next += due.ms;
+      if (due.ms > 0) due.next += due.ms;
+      else this.tasks = this.tasks.filter((t) => t !== due);
       await due.fn();
     }
     this.clock = target;

@@ -1,0 +1,46 @@
+/**
+ * A fact just told is in the graph within seconds on the REAL daemon, with its heartbeats running
+ * at their default intervals (the rule distiller's is ten minutes): a message nudges the rule
+ * distiller a few seconds after it is said. Before, "About me" showed nothing for up to ten minutes
+ * after "I work as a nurse" (found by a new-user walk).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
+
+describe('a fact just told shows within seconds, not at the next ten-minute tick', { timeout: 120_000 }, () => {
+  let llm: FakeLlm;
+  let d: Daemon;
+  let home: string;
+  before(async () => {
+    llm = await startFakeLlm();
+    home = mkdtempSync(join(tmpdir(), 'ha-facts-soon-e2e-'));
+    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0 });
+    await d.registry.settled();
+  });
+  after(async () => {
+    await d?.stop();
+    await llm?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('"I work as a nurse" is a works_as fact without waiting for the interval', async () => {
+    assert.equal(d.memory.heartbeats.intervalOf('rules'), 10 * 60_000, 'the default interval is in force');
+    assert.equal(d.memory.heartbeats.started, true);
+    llm.enqueue({ text: 'Noted.' });
+    llm.enqueue({ text: 'Noted too.' });
+    const first = d.agent.injectInput({ sessionId: 'webui:soon', source: 'webui', text: 'I work as a nurse.' }).done;
+    const second = d.agent.injectInput({ sessionId: 'webui:soon', source: 'webui', text: 'I live in Lisbon.' }).done;
+    assert.equal((await first).status, 'ok');
+    assert.equal((await second).status, 'ok');
+    // Waits for the condition itself; the suite's timeout (two minutes) is far under the interval.
+    const facts = () => [...d.memory.graph.relationsOf('user', 'works_as'), ...d.memory.graph.relationsOf('user', 'lives_in')].map((r) => r.object).sort();
+    while (facts().length < 2) await sleep(100);
+    assert.deepEqual(facts(), ['Lisbon', 'nurse']);
+  });
+});
