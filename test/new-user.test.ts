@@ -95,6 +95,29 @@ test('waiter chat: /interrupt cuts a streaming reply short and the agent answers
   }
 });
 
+test('homed whose WebUI is still starting when it says it is ready prints the WebUI line once it is up', async () => {
+  const h = home();
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9' };
+  // Ready at once, whatever still starts: the banner goes out before the WebUI listens (on a loaded
+  // machine the default 3 s did the same). Before, the banner's "still starting" was the last word,
+  // and a new user was left without the address.
+  const cfg = new ConfigRegistry({ dbPath: join(h, 'config.db'), logger: { warn() {} } });
+  cfg.open();
+  cfg.register(coreConfigDefaults());
+  await cfg.set('core.plugins.ready_wait_ms', 0);
+  cfg.close();
+  const child = spawn(tsx, [join(root, 'src', 'daemon', 'main.ts'), 'run', '--port', '0'], { env });
+  const w = watch(child);
+  try {
+    await w.until(/CLI:/, 'the banner');
+    await w.until(/WebUI:\s+http:\/\/127\.0\.0\.1:\d+/, 'the WebUI line with its address');
+    assert.match(w.out, /sign-in link: (waiter|npx waiter) webui/);
+  } finally {
+    child.kill('SIGTERM');
+    await w.exited;
+  }
+});
+
 test('homed with the WebUI port taken: one line naming the fix, no stack trace; homed --port picks another', async () => {
   const taken = createServer();
   await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));

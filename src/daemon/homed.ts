@@ -126,6 +126,20 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
       .filter(Boolean)
       .join('\n') + '\n',
   );
+  // A WebUI still starting when the banner went out (a slow or loaded machine): its line follows
+  // once the plugins have settled, so the person is not left without the address.
+  if (!url && webui?.state === 'starting') {
+    void daemon.registry.settled().then(
+      () => {
+        const later = daemon.url;
+        const now = daemon.registry.get('webui');
+        process.stdout.write(
+          `${later ? webuiLine(later, daemon.signInToken(), { supervised, tty: process.stdout.isTTY === true }) : `  WebUI:  not running: ${(now?.lastError ?? now?.state ?? 'not installed').replace(/^(webui: )?start failed: /, '')}`}\n`,
+        );
+      },
+      () => undefined,
+    );
+  }
   let stopping = false;
   const shutdown = async (sig: string) => {
     if (stopping) return;
