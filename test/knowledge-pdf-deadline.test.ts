@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { errorInWords } from '../web/src/lib/error-words.js';
 import { makePdf, makeStallingPdf } from './fixtures/make-pdf.js';
 
@@ -24,7 +25,7 @@ describe('a PDF that stalls pdf.js, added to the knowledge base', { timeout: 180
 
   before(async () => {
     home = mkdtempSync(join(tmpdir(), 'ha-kb-pdf-deadline-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
   });
   after(async () => {
     await d?.stop();

@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import type { RecallHit, TransferReport } from '../src/spec/index.js';
 import { parseManifest } from '../src/transfer/index.js';
 import { DaemonClient } from '../src/waiter/daemon-client.js';
@@ -31,7 +32,7 @@ describe('replaced turns travel with an export (decision 0620)', { timeout: 180_
   let before0620: string;
   let after0620: string;
   const env = () => ({ PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' });
-  const start = (name: string) => startDaemon({ homeDir: join(work, name), env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
+  const start = (name: string) => startTestDaemon({ homeDir: join(work, name), env: env(), webuiPort: 0, heartbeats: false, transfer: { scryptLogN: 10 } });
   const api = async (d: Daemon, path: string, body?: unknown) => {
     const res = await fetch(`${d.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
