@@ -120,3 +120,17 @@ test('0540: an export made before a forget, imported back: the turn stays forgot
   assert.deepEqual(files, ['cli%3Adefault.jsonl']);
   assert.doesNotMatch(readFileSync(join(d.homeDir, 'sessions', files[0]), 'utf8'), /4471/, 'the forgotten message came back in the log');
 });
+
+test('an own export imported back without privileged settings: a privileged setting with the same value here is the same, not "left out"; one changed since is left out', async () => {
+  const t = d.host.services.use('host.transfer')!;
+  await d.config.set('core.media.html_timeout_ms', 20_000);
+  const file = join(work, 'with-setting.zip');
+  await t.exportTo({ file });
+  const same = await t.inspectImport((await t.stageImport({ file })).id, { mode: 'skip' });
+  assert.equal(same.report!.parts.settings?.privilegedLeftOut, undefined, JSON.stringify(same.report!.parts.settings));
+  assert.ok((same.report!.parts.settings?.same ?? 0) >= 1);
+  await d.config.set('core.media.html_timeout_ms', 25_000);
+  const changed = await t.inspectImport((await t.stageImport({ file })).id, { mode: 'skip' });
+  assert.deepEqual(changed.report!.parts.settings?.privilegedLeftOut, ['core.media.html_timeout_ms']);
+  assert.equal(d.config.get('core.media.html_timeout_ms'), 25_000);
+});

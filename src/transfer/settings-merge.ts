@@ -66,13 +66,15 @@ export function mergeSettings(c: MergeContext, o: { privilegedSettings: boolean;
       p.skipped++;
       continue;
     }
+    // The same value here is the same, whoever may set it: an install's own export imported back
+    // must not warn that six of its settings were "left out" (found by a walk).
+    if (JSON.stringify(info.value) === JSON.stringify(value)) {
+      p.same++;
+      continue;
+    }
     if (!o.privilegedSettings && (info.privileged || isProtectedKey(key, protectedHere))) {
       leftOut.push(key);
       p.skipped++;
-      continue;
-    }
-    if (JSON.stringify(info.value) === JSON.stringify(value)) {
-      p.same++;
       continue;
     }
     // A source here is never pointed at an adapter this import held: that would put the archive's
