@@ -16,6 +16,7 @@ import { errorInWords, type ErrorParts } from '../web/src/lib/error-words.js';
 import { zodInWords } from '../web/src/lib/zod-words.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../src/spec/index.js';
 import { makePdf } from './fixtures/make-pdf.js';
+import yazl from 'yazl';
 
 /** Three English words in a row: a sentence the translation left alone. */
 const ENGLISH = /\b[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}\b/;
@@ -112,6 +113,37 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     // The name rules and the taken name are the "New" form's, said the same way.
     saysChinese(await rawUpload('a*b?', new TextEncoder().encode('x'), 'a.md'), /^知识条目名“a\*b\?”不可用/);
     saysChinese(await rawUpload('recipes', new TextEncoder().encode('x'), 'recipes.md'), /^已有名为“Recipes”的知识条目：打开它来编辑，或换一个名字$/);
+  });
+
+  it('a plugin package (.hmap) refused: a sentence first, in both languages, then what it names', async () => {
+    const zip = (files: Record<string, string>) =>
+      new Promise<Buffer>((resolve) => {
+        const z = new yazl.ZipFile();
+        for (const [n, t] of Object.entries(files)) z.addBuffer(Buffer.from(t), n);
+        z.end();
+        const chunks: Buffer[] = [];
+        z.outputStream.on('data', (c: Buffer) => chunks.push(c));
+        z.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
+      });
+    const install = async (body: Uint8Array): Promise<ErrorParts> => {
+      const res = await fetch(`${d.url}/api/v1/plugins/install`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/zip', 'x-filename': 'p.hmap' }, body: new Uint8Array(body) });
+      assert.ok(!res.ok, 'the package should be refused');
+      return ((await res.json()) as { error: ErrorParts }).error;
+    };
+    // Before: "hmap: not a zip archive: …" and "安装失败：hmap: the archive has no plugin.json" in English on a Chinese page.
+    const notZip = await install(new TextEncoder().encode('just text, not a zip'));
+    assert.equal(notZip.code, 'HMAP_BAD_ARCHIVE');
+    assert.equal(errorInWords(notZip, 'en'), 'This file is not a plugin package (a .hmap file is a zip archive)');
+    assert.equal(errorInWords(notZip, 'zh'), '这个文件不是插件包（.hmap 文件是 zip 压缩包）');
+    const noManifest = await install(await zip({ 'index.js': 'export default {}' }));
+    assert.equal(noManifest.code, 'HMAP_BAD_MANIFEST');
+    assert.equal(errorInWords(noManifest, 'en'), "The package's plugin.json is missing or not right (the archive has no plugin.json)");
+    assert.match(errorInWords(noManifest, 'zh'), /^插件包的 plugin\.json 缺失或有误/);
+    const noVersion = await install(await zip({ 'plugin.json': JSON.stringify({ name: 'quotes', entry: 'index.js' }), 'index.js': 'export default {}' }));
+    assert.equal(noVersion.code, 'HMAP_BAD_MANIFEST');
+    assert.match(errorInWords(noVersion, 'zh'), /^插件包的 plugin\.json 缺失或有误（.*version/);
+    // An entry outside the folder (made by hand: zip libraries refuse to write one): the entry is named.
+    assert.equal(errorInWords({ code: 'HMAP_PATH_ESCAPE', message: 'hmap: entry "../../evil.txt" escapes the plugin folder', details: { entry: '../../evil.txt' } }, 'zh'), '插件包里有文件会写到插件文件夹之外，已拒绝（../../evil.txt）');
   });
 
   it('the library and the plan', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin, HomeAgentError, NotFoundError, ValidationError } from '../../sdk/index.js';
+import { definePlugin, HomeAgentError, NotFoundError, ValidationError, PluginError } from '../../sdk/index.js';
 import type { ConfigKeyDef, PluginSDK } from '../../sdk/index.js';
 import type { PluginAdminService, PluginInfo } from '../../spec/index.js';
 import { jsonOk, readRawBody, safeHandler, toolParameters } from '../shared/index.js';
@@ -57,7 +57,7 @@ export const pluginmgrPlugin = definePlugin({
     route('POST', '/api/v1/plugins/install', async (req) => {
       const svc = admin(sdk);
       const body = await readRawBody(req, sdk.settings().get<number>('max_install_bytes'));
-      if (body.byteLength < 4 || body[0] !== 0x50 || body[1] !== 0x4b) throw new ValidationError('the body must be a .hmap (zip) archive', { bytes: body.byteLength });
+      if (body.byteLength < 4 || body[0] !== 0x50 || body[1] !== 0x4b) throw new PluginError('hmap', 'the file is not a zip archive', 'HMAP_BAD_ARCHIVE', undefined, { bytes: body.byteLength });
       return jsonOk(await svc.stage(body), 202);
     });
     route('GET', '/api/v1/plugin-installs', () => jsonOk(admin(sdk).pending()));

@@ -134,8 +134,27 @@ const PHRASES: Phrase[] = [
   [/^the disk of the data folder is full; free some space and try again$/, () => '数据文件夹所在的磁盘满了：请腾出空间后再试'],
 ];
 
+/**
+ * A plugin package (.hmap) refused: what a person is told first, in both languages, before the
+ * daemon's reason (which names the entry, the limit, the manifest's field).
+ */
+const HMAP_EN: Record<string, string> = {
+  HMAP_BAD_ARCHIVE: 'This file is not a plugin package (a .hmap file is a zip archive)',
+  HMAP_PATH_ESCAPE: 'The package has a file that would be written outside its plugin folder, so it was refused',
+  HMAP_SYMLINK: 'The package holds a link to another file, so it was refused',
+  HMAP_TOO_LARGE: 'The package is too large',
+  HMAP_TOO_MANY_FILES: 'The package has too many files',
+  HMAP_BAD_MANIFEST: "The package's plugin.json is missing or not right",
+};
+
 /** A code with one meaning: its sentence (the English reason follows in brackets). */
 const CODES: Record<string, string> = {
+  HMAP_BAD_ARCHIVE: '这个文件不是插件包（.hmap 文件是 zip 压缩包）',
+  HMAP_PATH_ESCAPE: '插件包里有文件会写到插件文件夹之外，已拒绝',
+  HMAP_SYMLINK: '插件包里有指向其他文件的链接，已拒绝',
+  HMAP_TOO_LARGE: '插件包太大',
+  HMAP_TOO_MANY_FILES: '插件包里的文件太多',
+  HMAP_BAD_MANIFEST: '插件包的 plugin.json 缺失或有误',
   NETWORK: '连接不到 HomeAgent：它可能没有在运行（npm start），或连接断了',
   FORBIDDEN: '不允许这样做',
   CONFLICT: '与现有内容冲突',
@@ -199,8 +218,14 @@ const WHAT: Record<string, string> = {
 
 /** `e` as the person reads it in `lang`. */
 export function errorInWords(e: ErrorParts, lang: Lang): string {
-  const reason = e.message.trim();
-  if (lang !== 'zh') return zodInWords(reason, 'en');
+  // A package's reason is the installer's ("hmap: entry … escapes …"): said after the sentence, without its prefix.
+  const reason = e.code?.startsWith('HMAP_') ? e.message.trim().replace(/^hmap: /, '') : e.message.trim();
+  if (lang !== 'zh') {
+    const said = zodInWords(reason, 'en');
+    const lead = e.code ? HMAP_EN[e.code] : undefined;
+    // "the file is not a zip archive" says no more than the sentence.
+    return lead ? (/^the file is not a zip archive$/.test(said) ? lead : `${lead} (${said})`) : said;
+  }
   const whole = sayFrom(PHRASES, reason);
   if (whole !== undefined) return whole;
   // "invalid value for <key>: <why>" (a setting), "invalid request: <field>: <why>" (a route's
@@ -220,6 +245,8 @@ export function errorInWords(e: ErrorParts, lang: Lang): string {
     return `找不到${/^[A-Za-z]/.test(what) ? ' ' : ''}${what}：${d.id}`;
   }
   if (e.code === 'PAYLOAD_TOO_LARGE' && typeof d.limitBytes === 'number') return `内容太大：上限是 ${sizeOf(d.limitBytes)}`;
+  // A refused package: the sentence, and the entry it names (the English reason says no more to a Chinese reader).
+  if (e.code?.startsWith('HMAP_') && e.code !== 'HMAP_BAD_MANIFEST' && CODES[e.code]) return typeof d.entry === 'string' ? `${CODES[e.code]}（${d.entry}）` : CODES[e.code];
   const lead = e.code ? CODES[e.code] : undefined;
   const said = zodInWords(reason, 'zh');
   if (!lead) return said;
