@@ -65,6 +65,10 @@ describe('daemon errors said in Chinese', { timeout: 60_000 }, () => {
     saysChinese(await put('core.agent.timezone', 'Mars/Olympus'), /core\.agent\.timezone 的值无效：未知的时区/);
     saysChinese(await put('core.agent.persona_file', '../../etc/passwd'), /的值无效：应为数据文件夹里的 \.md 或 \.txt 文件/);
     saysChinese(await put('core.identity.owner_ids', ['me']), /的值无效：.*id 由聊天应用和你在其中的账号组成/);
+    // "Telegram:12345" and "tg:555" were stored and never matched a speaker (found by a walk).
+    saysChinese(await put('core.identity.owner_ids', ['Telegram:12345']), /的值无效：.*Telegram:12345 永远匹配不上：请写成 telegram:12345/);
+    saysChinese(await put('core.identity.owner_ids', ['tg:555']), /的值无效：.*tg:555 永远匹配不上：请写成 telegram:555/);
+    assert.equal((await fetch(`${d.url}/api/v1/settings/core.identity.owner_ids`, { method: 'PUT', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ value: ['telegram:12345', 'matrix:@me:example.org'] }) })).status, 200, 'the right form, and another app as written');
     saysChinese(await put('plugin.telegram.allowed_user_ids', ['alice']), /的值无效：.*Telegram 用户 id 是一个数字/);
     saysChinese(await put('plugin.qq.allowed_user_ids', ['alice']), /的值无效：.*应为 QQ 号/);
     saysChinese(await put('plugin.qq.ws_url', 'http://127.0.0.1:3001'), /的值无效：应为 WebSocket 地址/);

@@ -43,6 +43,8 @@ export const OWNER_SPEAKER_ID = 'user';
 
 /** The user ids of the built-in chat apps: numbers (Telegram's user ids, QQ numbers). */
 const NUMERIC_USER_IDS: Record<string, RegExp> = { telegram: /^\d{1,20}$/, qq: /^\d{1,20}$/ };
+/** Short names people write for a built-in chat app. */
+const APP_ALIASES: Record<string, string> = { tg: 'telegram' };
 
 /**
  * Why `<platform>:<user id>` cannot be someone on a built-in chat app (`telegram:abc`: Telegram's
@@ -50,7 +52,12 @@ const NUMERIC_USER_IDS: Record<string, RegExp> = { telegram: /^\d{1,20}$/, qq: /
  */
 export function speakerIdProblem(id: string): string | undefined {
   const at = id.indexOf(':');
-  const app = id.slice(0, at).toLowerCase();
+  const written = id.slice(0, at);
+  const app = written.toLowerCase();
+  // Channels say their ids in small letters and in full (telegram:42): "Telegram:42" or "tg:42" would
+  // never match a speaker, and the person would not know why their own chat saw so little.
+  const meant = APP_ALIASES[app] ?? app;
+  if (meant in NUMERIC_USER_IDS && written !== meant) return `${id} would never match: write it as ${meant}:${id.slice(at + 1)}`;
   const rule = NUMERIC_USER_IDS[app];
   if (!rule || rule.test(id.slice(at + 1))) return undefined;
   return app === 'qq' ? `${id} is not a QQ user: a QQ user is a QQ number, such as qq:123456789` : `${id} is not a Telegram user: a Telegram user id is a number, such as telegram:123456789`;

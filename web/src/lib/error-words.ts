@@ -98,6 +98,7 @@ const PHRASES: Phrase[] = [
   [/^(.+) already belongs? to (.+); unlink (it|them) there first, or add (?:it|them) to that person$/, (m) => `${m[1]} 已属于 ${m[2]}：请先在那里取消关联，或把${m[3] === 'it' ? '它' : '它们'}加到那个人名下`],
   [/^(\S+) is not a Telegram user: a Telegram user id is a number, such as telegram:123456789$/, (m) => `${m[1]} 不是 Telegram 用户：Telegram 用户 id 是一个数字，例如 telegram:123456789`],
   [/^(\S+) is not a QQ user: a QQ user is a QQ number, such as qq:123456789$/, (m) => `${m[1]} 不是 QQ 用户：应为 QQ 号，例如 qq:123456789`],
+  [/^(\S+) would never match: write it as (\S+)$/, (m) => `${m[1]} 永远匹配不上：请写成 ${m[2]}`],
   [/^give 1 to 50 speaker ids to link$/, () => '请给出 1 到 50 个要关联的账号 id'],
   // settings (whole reasons and the texts of the settings' own rules)
   [/^unknown time zone "(.+)" \(use an IANA name such as Asia\/Shanghai\)$/, (m) => `未知的时区${q(m[1])}（请用 IANA 名称，例如 Asia/Shanghai）`],
