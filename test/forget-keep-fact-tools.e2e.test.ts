@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startDaemon, type Daemon } from '../src/daemon/index.js';
+import type { Daemon } from '../src/daemon/index.js';
+import { startTestDaemon } from './fixtures/daemon.js';
 import { keptFactAt } from '../src/spec/index.js';
 import { startFakeLlm, type FakeLlm } from './fixtures/fake-llm/index.js';
 import { readSse } from '../src/builtins/webui/__fixtures__/read-sse.js';
@@ -66,7 +67,7 @@ describe('memory_forget with keep_fact_ids, from the model and from MCP', { time
   before(async () => {
     llm = await startFakeLlm();
     home = mkdtempSync(join(tmpdir(), 'ha-keep-tools-e2e-'));
-    d = await startDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+    d = await startTestDaemon({ homeDir: home, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'test', OPENAI_BASE_URL: `${llm.url}/v1`, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
     hangzhou = await turn('我叫小林，住在杭州', '好的，小林。');
     tencent = await turn('我在腾讯工作，我喜欢喝龙井茶', '记住了。');
     await d.memory.heartbeats.runOnce('rules');

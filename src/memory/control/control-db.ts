@@ -237,6 +237,12 @@ export class ControlDB {
     return rows.map((r) => ({ turnId: r.turn_id, sessionId: r.session_id, ...(r.by_turn ? { byTurn: r.by_turn } : {}) }));
   }
 
+  /** Every committed replacement (the new turn is known), done or not: what an export carries (decision 0620). */
+  committedReplacements(): { turnId: string; byTurn: string }[] {
+    const rows = this.st('SELECT turn_id, by_turn FROM replacements WHERE by_turn IS NOT NULL ORDER BY at, turn_id').all() as { turn_id: string; by_turn: string }[];
+    return rows.map((r) => ({ turnId: r.turn_id, byTurn: r.by_turn }));
+  }
+
   /** True when a replacement's steps are all done: nothing of the old turn is in a tier, and the gate keeps it so. */
   isReplacementDone(turnId: string): boolean {
     return this.st('SELECT 1 FROM replacements WHERE turn_id = ? AND done_at IS NOT NULL').get(turnId) !== undefined;

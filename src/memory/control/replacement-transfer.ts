@@ -19,7 +19,7 @@ export interface ReplacementRow {
 
 /** Every finished replacement (a pending one is not: its row holds the turn, which may yet come back). */
 export function finishedReplacements(t: ControlTiers): ReplacementRow[] {
-  return t.db.replacements().flatMap((r) => (r.byTurn ? [{ turnId: r.turnId, byTurn: r.byTurn }] : []));
+  return t.db.committedReplacements();
 }
 
 /**
