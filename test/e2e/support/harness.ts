@@ -82,6 +82,8 @@ export interface Harness {
   /** Stops and starts the host on the same port and data folder. */
   restart(): Promise<void>;
   setLlmAvailable(v: boolean): void | Promise<void>;
+  /** Daemon mode: a notice through the host's notify service (`Agent.notify`), as a plugin sends one. */
+  notify?(text: string, source: string): Promise<{ channel?: string }>;
   /** Daemon mode: every un-scripted LLM answer (summaries …) waits this long first (0 = off). */
   slowLlm?(ms: number): void;
   /** Daemon mode: every un-scripted LLM answer is this HTTP error (0 = back to answering). */
@@ -178,9 +180,11 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
   const home = mkdtempSync(join(tmpdir(), 'ha-e2e-d-'));
   opts.beforeStart?.(home);
   const toolResults: string[] = [];
+  let toolsSdk: PluginSDK | undefined;
   const tools: PluginDefinition = {
     name: 'e2e-tools',
     async start(sdk) {
+      toolsSdk = sdk;
       sdk.registerTool({ name: 'weather_lookup', description: 'Current weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, handler: () => toolResults.shift() ?? '{}' });
       try {
         await sdk.memory().commit([
@@ -232,6 +236,11 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
           if (r.tool?.name === 'weather_lookup') toolResults.push(r.tool.result);
         }
       }
+    },
+    async notify(text, source) {
+      const svc = toolsSdk?.use('host.notify');
+      if (!svc) throw new Error('host.notify is not provided');
+      return svc.send({ text, source });
     },
     slowLlm(ms) {
       llm.setDefault((req) => ({ ...defaultReply(req), delayMs: ms }));

@@ -19,6 +19,19 @@ export function conversationName(t: T, conversation: SourceConversation, day: (m
   return t('conversation.onDay', { date: day(conversation.createdAt) });
 }
 
+/** The session the daemon records its notices in (`Agent.notify`, NOTICES_SESSION in src/kernel). */
+export const NOTICES_SESSION = 'system:notices';
+
+/**
+ * A session's name in the session list: its title, "Notices" for the daemon's notices, else
+ * "Untitled".
+ */
+export function sessionLabel(t: T, session: { id: string; title: string }): string {
+  const title = session.title.trim();
+  if (title) return title;
+  return session.id === NOTICES_SESSION ? t('chat.notices') : t('chat.untitled');
+}
+
 /**
  * Where a remembered thing was said, in words a person reads: "message 3 of “Trip to Lisbon”", or
  * "message 3 of a conversation on 2026-11-30" when the conversation has no title — never the turn

@@ -181,3 +181,19 @@ describe('rounds, speakers and stable turns', () => {
     expect(keepUnchanged(kept, turnsFromEvents(S, [ev(1, 'user', 'a'), ev(2, 'assistant', 'A'), ev(3, 'user', 'b', undefined, `${S}#2`), ev(4, 'assistant', 'B', undefined, `${S}#2`)]))).toBe(kept);
   });
 });
+
+describe('notices (system events)', () => {
+  const N = 'system:notices';
+  it('reads a system event of the log as a notice of its turn', () => {
+    const turns = turnsFromEvents(N, [ev(1, 'system', 'Someone new wrote on Telegram', { source: 'telegram', notice: true }, `${N}#1`), ev(2, 'system', 'Timer done', { source: 'timer', notice: true }, `${N}#2`)]);
+    expect(turns.map((t) => t.notices)).toEqual([[{ text: 'Someone new wrote on Telegram', source: 'telegram', seq: 1 }], [{ text: 'Timer done', source: 'timer', seq: 2 }]]);
+    expect(turns.every((t) => t.status === 'ok' && !t.userText && !t.finalText)).toBe(true);
+  });
+  it('shows a notice that arrives as an output as a notice, once', () => {
+    const out = { sessionId: N, turnId: `${N}#3`, payload: 'Backup finished', kind: 'message', meta: { notice: true, source: 'timer' } };
+    const one = applyBusEvent([], N, 'output', out);
+    expect(one).toHaveLength(1);
+    expect(one[0]).toMatchObject({ turnId: `${N}#3`, finalText: '', notices: [{ text: 'Backup finished', source: 'timer' }] });
+    expect(applyBusEvent(one, N, 'output', out)).toBe(one);
+  });
+});

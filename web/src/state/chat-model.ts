@@ -62,6 +62,15 @@ export interface TurnView {
   speaker?: { id: string; name?: string; platform?: string };
   /** Texts of the turn were forgotten (K-2): the log holds them as `[forgotten]` with `{ redacted: true }`. */
   forgotten?: boolean;
+  /** Notices recorded in this turn (`system` events: a timer's result, a stranger who wrote, …). */
+  notices: NoticeView[];
+}
+
+/** A notice the agent recorded without an LLM turn (`Agent.notify`), and who sent it. */
+export interface NoticeView {
+  text: string;
+  source?: string;
+  seq?: number;
 }
 
 /** Where one injected item came from (the kernel's `InjectedSource`, as the session log has it). */
@@ -109,7 +118,7 @@ export function injectedSources(v: unknown): InjectedSourceView[] {
 }
 
 function emptyTurn(turnId: string, sessionId: string, at = Date.now()): TurnView {
-  return { turnId, sessionId, userText: '', attachments: [], rounds: [], live: { text: '', reasoning: '' }, status: 'running', finalText: '', injected: [], stageNotes: [], interrupts: [], seqs: [], excluded: false, outputs: [], at };
+  return { turnId, sessionId, userText: '', attachments: [], rounds: [], live: { text: '', reasoning: '' }, status: 'running', finalText: '', injected: [], stageNotes: [], interrupts: [], seqs: [], excluded: false, outputs: [], notices: [], at };
 }
 
 /** The kernel logs interrupts as `[打断消息] text`; the view shows a badge instead. */
@@ -188,6 +197,9 @@ export function turnsFromEvents(sessionId: string, events: SessionEventLike[], i
       case 'interrupt':
         t.interrupts.push(stripInterruptPrefix(ev.text));
         break;
+      case 'system':
+        t.notices.push({ text: ev.text, source: typeof d.source === 'string' ? d.source : undefined, seq: ev.seq });
+        break;
       case 'error':
         t.status = 'error';
         t.error = { code: String(d.code ?? 'ERROR'), message: ev.text };
@@ -226,7 +238,7 @@ function roundAt(t: TurnView, round: number): RoundView {
 }
 
 function cloneTurn(t: TurnView): TurnView {
-  return { ...t, rounds: t.rounds.map((r) => ({ ...r, toolCalls: r.toolCalls.map((c) => ({ ...c })) })), live: { ...t.live }, injected: [...t.injected], stageNotes: [...t.stageNotes], interrupts: [...t.interrupts], seqs: [...t.seqs], outputs: [...t.outputs] };
+  return { ...t, rounds: t.rounds.map((r) => ({ ...r, toolCalls: r.toolCalls.map((c) => ({ ...c })) })), live: { ...t.live }, injected: [...t.injected], stageNotes: [...t.stageNotes], interrupts: [...t.interrupts], seqs: [...t.seqs], outputs: [...t.outputs], notices: [...t.notices] };
 }
 
 /**
@@ -247,6 +259,14 @@ export function applyBusEvent(turns: TurnView[], sessionId: string, event: strin
     // turn when that turn is shown, else shown as a message of its own.
     if (p.kind === 'reply') return turns;
     const text = typeof p.payload === 'string' ? p.payload : JSON.stringify(p.payload);
+    const meta = (p.meta ?? {}) as Record<string, unknown>;
+    if (meta.notice === true) {
+      // A notice (Agent.notify): shown as a notice card, as the log has it when read again.
+      const notice: NoticeView = { text, source: typeof meta.source === 'string' ? meta.source : undefined };
+      const k = turnId ? turns.findIndex((t) => t.turnId === turnId) : -1;
+      if (k >= 0) return turns[k].notices.some((n) => n.text === text) ? turns : turns.map((t, j) => (j === k ? { ...cloneTurn(t), notices: [...t.notices, notice] } : t));
+      return [...turns, { ...emptyTurn(turnId ?? `notice:${turns.length}:${Date.now()}`, sessionId), status: 'ok', notices: [notice] }];
+    }
     const i = turnId ? turns.findIndex((t) => t.turnId === turnId) : -1;
     // A reply split into parts also arrives here: skip what the answer already holds.
     if (i >= 0 && [turns[i].finalText, ...turns[i].rounds.map((r) => r.text), turns[i].live.text].some((a) => a && text.trim() && a.includes(text.trim()))) return turns;

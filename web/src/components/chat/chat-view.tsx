@@ -262,9 +262,12 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
       }
       // A window that does not reach the newest events shows no live turn (it would sit after a gap).
       if (win.current.hasLater) return;
-      if (typeof p.turnId === 'string' && event !== 'output' && !win.current.events.some((e) => e.turnId === p.turnId)) liveIds.current.add(p.turnId);
+      // A notice arrives as an output of its own turn: kept like a live turn until the log holds it.
+      const notice = event === 'output' && (payload as { meta?: { notice?: unknown } }).meta?.notice === true;
+      if (typeof p.turnId === 'string' && (event !== 'output' || notice) && !win.current.events.some((e) => e.turnId === p.turnId)) liveIds.current.add(p.turnId);
       setTurns((cur) => applyBusEvent(cur, sid, event, payload));
-      if (event === 'turn_end') {
+      // A notice was recorded here (Agent.notify): read it from the log, where it stays.
+      if (event === 'turn_end' || (event === 'session_event' && p.kind === 'system')) {
         clearTimeout(timer);
         timer = setTimeout(() => void loadNewer(), 150);
         loadPins();

@@ -8,6 +8,7 @@ import { useRequest } from '../../lib/use-request';
 import { Icon } from '../icon';
 import { relTime } from '../../lib/format';
 import { Dialog } from '../dialog';
+import { NOTICES_SESSION, sessionLabel } from '../../lib/source-place';
 
 export interface SessionInfo {
   id: string;
@@ -31,7 +32,9 @@ export function SessionList() {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const off = bus.subscribe((event, payload) => {
-      if (event === 'turn_start' || event === 'turn_end' || (event === 'session_event' && (payload as { kind?: string }).kind === 'session_deleted')) {
+      // A notice (`system`) needs no turn: it can make its session, or move it up, on its own.
+      const kind = (payload as { kind?: string } | undefined)?.kind;
+      if (event === 'turn_start' || event === 'turn_end' || (event === 'session_event' && (kind === 'session_deleted' || kind === 'system'))) {
         clearTimeout(timer);
         timer = setTimeout(req.reload, 300);
       }
@@ -84,7 +87,7 @@ export function SessionList() {
     }
     req.reload();
   };
-  const sessions = (req.data ?? []).filter((s) => !filter || `${s.title} ${s.id}`.toLowerCase().includes(filter.toLowerCase()));
+  const sessions = (req.data ?? []).filter((s) => !filter || `${sessionLabel(t, s)} ${s.id}`.toLowerCase().includes(filter.toLowerCase()));
   return (
     <div className="session-list">
       <div className="session-list-head">
@@ -112,9 +115,9 @@ export function SessionList() {
               />
             ) : (
               <button className="session-item" onClick={() => app.navigate({ view: 'chat', sessionId: s.id })} onDoubleClick={() => { setEditing(s.id); setTitle(s.title); }} title={s.id}>
-                <span className="session-title">{s.title || t('chat.untitled')}</span>
+                <span className="session-title">{sessionLabel(t, s)}</span>
                 <span className="session-meta">
-                  {s.channel !== 'webui' && <span className="badge">{s.channel}</span>}
+                  {s.channel !== 'webui' && s.id !== NOTICES_SESSION && <span className="badge">{s.channel}</span>}
                   {relTime(s.updatedAt, lang)} · {t('chat.turnsCount', { n: s.turns })}
                 </span>
               </button>
@@ -137,7 +140,7 @@ export function SessionList() {
       </ul>
       {deleting && (
         <Dialog title={t('chat.deleteSession')} onClose={() => setDeleting(undefined)} testId="session-delete-confirm">
-          <p>{t('chat.deleteSessionText', { title: deleting.title || t('chat.untitled') })}</p>
+          <p>{t('chat.deleteSessionText', { title: sessionLabel(t, deleting) })}</p>
           <p className="muted small">{t('chat.deleteMemoryNote')}</p>
           <div className="dialog-actions">
             <button className="btn" onClick={() => setDeleting(undefined)}>

@@ -27,6 +27,14 @@ export interface TurnActions {
 }
 
 
+/** "Notice", or "Notice from a reminder" / "Notice from Telegram" when the log names who sent it. */
+function noticeHeading(t: ReturnType<typeof useT>, source: string | undefined): string {
+  if (!source || source === 'system' || source === 'kernel') return t('chat.notice');
+  const key = `chat.noticeSource.${source}` as DictKey;
+  const named = key === 'chat.noticeSource.timer' || key === 'chat.noticeSource.healthcheck' ? t(key) : source;
+  return t('chat.noticeFrom', { source: named });
+}
+
 type Pending = { kind: 'delete'; scope: 'turn' | 'reply' } | { kind: 'regenerate' } | { kind: 'edit'; text: string };
 
 /**
@@ -76,6 +84,14 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
   const setup = turn.error?.code === 'NO_PROVIDER_CONFIGURED';
   return (
     <section className={`turn${turn.excluded ? ' excluded' : ''}`} data-turn-id={turn.turnId} data-testid="turn">
+      {turn.notices.map((n, i) => (
+        <div className="notice-card" key={`n${i}`} data-seq={n.seq} data-testid="notice-card">
+          <div className="notice-head">
+            <Icon name="bell" size={14} /> {noticeHeading(t, n.source)}
+          </div>
+          <Markdown text={n.text} />
+        </div>
+      ))}
       {turn.userText || turn.attachments.length ? (
         <div className="msg user" data-seq={turn.userSeq}>
           {turn.speaker && (

@@ -8,6 +8,8 @@ import { useLang, useT } from '../../i18n';
 import { dict, type DictKey } from '../../i18n-dict';
 import { predicateLabel } from '../../lib/fact-phrase';
 import { useRequest } from '../../lib/use-request';
+import { localDay } from '../../lib/format';
+import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
 import { radialLayout, relayoutPlan, tagColor, type Positions } from '../../lib/graph-layout';
 import { layoutInWorker } from '../../lib/layout-client';
 import { Icon } from '../icon';
@@ -22,7 +24,7 @@ interface MemGraph {
 }
 interface KGraph {
   entities: { id: number; name: string; type: string }[];
-  relations: { id?: number; subject?: string; object?: string; predicate: string; confidence?: number; sentence?: string; subjectId?: number; objectId?: number; from?: number; to?: number; source?: string | number; target?: string | number }[];
+  relations: { id?: number; subject?: string; object?: string; predicate: string; confidence?: number; sentence?: string; validTo?: number | null; subjectId?: number; objectId?: number; from?: number; to?: number; source?: string | number; target?: string | number }[];
 }
 
 /** The left overlay (W-3): the memory graph (overview / focus) and the knowledge graph. */
@@ -193,6 +195,8 @@ function KnowledgeGraph() {
   const [forget, setForget] = useState(false);
   const [kl, setKl] = useState<{ data: unknown; pos: Positions; n: number } | undefined>();
   const changed = useMemoryEpoch(VIEW_KINDS.graph);
+  const zone = useAgentTimeZone();
+  const day = useCallback((ms: number) => localDay(ms, zone), [zone]);
   const g = useRequest(() => {
     const p = new URLSearchParams({ limit: '400' });
     if (entity) {
@@ -207,10 +211,13 @@ function KnowledgeGraph() {
     const byId = new Map(d.entities.map((e) => [e.id, e.name]));
     const name = (v: unknown) => (typeof v === 'number' ? byId.get(v) : typeof v === 'string' ? v : undefined);
     const edges = d.relations
-      .map((r) => ({ from: name(r.subject ?? r.subjectId ?? r.from ?? r.source), to: name(r.object ?? r.objectId ?? r.to ?? r.target), label: r.predicate, sentence: r.sentence, confidence: r.confidence }))
-      .filter((e): e is { from: string; to: string; label: string; sentence: string | undefined; confidence: number | undefined } => !!e.from && !!e.to);
+      // An ended fact (a later value replaced it, K-4) carries the day it ended: drawn dashed, said with "until".
+      .map((r) => ({ from: name(r.subject ?? r.subjectId ?? r.from ?? r.source), to: name(r.object ?? r.objectId ?? r.to ?? r.target), label: r.predicate, sentence: r.sentence, confidence: r.confidence, until: typeof r.validTo === 'number' ? day(r.validTo) : undefined }))
+      .filter((e): e is { from: string; to: string; label: string; sentence: string | undefined; confidence: number | undefined; until: string | undefined } => !!e.from && !!e.to)
+      // Current facts first: the tip and the list say what holds now before what used to.
+      .sort((a, b) => Number(!!a.until) - Number(!!b.until));
     return { nodes: d.entities.map((e) => ({ id: e.name, type: e.type })), edges };
-  }, [g.data]);
+  }, [g.data, day]);
   useEffect(() => {
     if (!data) return;
     let live = true;
@@ -227,7 +234,7 @@ function KnowledgeGraph() {
     () => (data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id === 'user' ? t('graph.you') : n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : []),
     [data, pos, types, entity, t],
   );
-  const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: 'solid' as const, label: predicateLabel(lang, e.label) })) ?? [], [data, lang]);
+  const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: e.until ? ('dashed' as const) : ('solid' as const), label: predicateLabel(lang, e.label) })) ?? [], [data, lang]);
   const describe = useCallback((id: string) => {
     const n = data?.nodes.find((x) => x.id === id);
     return n && entityTip(lang, n, data?.edges ?? []);
@@ -297,8 +304,9 @@ function KnowledgeGraph() {
       {selectedRelations.length > 0 && (
         <div className="relations">
           {selectedRelations.slice(0, 30).map((r, i) => (
-            <div className="relation" key={i} title={r.sentence}>
+            <div className={`relation${r.until ? ' ended' : ''}`} key={i} title={r.sentence} data-testid="kg-relation">
               <strong>{r.from === 'user' ? t('graph.you') : r.from}</strong> <span className="pred">{predicateLabel(lang, r.label)}</span> <strong>{r.to === 'user' ? t('graph.you') : r.to}</strong>
+              {r.until && <span className="muted small" data-testid="kg-relation-until"> {t('graph.until', { date: r.until })}</span>}
               {r.confidence !== undefined && <span className="muted small"> · {Math.round(r.confidence * 100)}%</span>}
               {r.sentence && <div className="muted small clamp2">“{r.sentence}”</div>}
             </div>

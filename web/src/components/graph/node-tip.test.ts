@@ -40,4 +40,13 @@ describe('entityTip', () => {
     expect(tip.kind).toBe(`organisation · ${TIP_FACTS + 2} 条事实`);
     expect(tip.notes[0]).toBe('还有 2 条');
   });
+
+  it('says a replaced fact with the day it ended, after what holds now', () => {
+    const moved = [
+      { from: 'user', to: 'Berlin', label: 'lives_in', until: '2026-12-01' },
+      { from: 'user', to: '杭州', label: 'lives_in' },
+    ];
+    expect(entityTip('en', { id: 'user', type: 'person' }, moved).lines).toEqual(['you live in 杭州', 'you live in Berlin (until 2026-12-01)']);
+    expect(entityTip('zh', { id: 'user', type: 'person' }, moved).lines).toEqual(['你住在杭州', '你住在 Berlin（至 2026-12-01）']);
+  });
 });

@@ -57,6 +57,8 @@ export interface EntityEdge {
   from: string;
   to: string;
   label: string;
+  /** The day a replaced fact ended (K-4 `validTo`); absent while it holds. */
+  until?: string;
 }
 
 /** The graph's owner entity, shown as "you". */
@@ -70,7 +72,12 @@ export function entityTip(lang: Lang, entity: { id: string; type: string }, edge
   const typeKey = `graph.type.${entity.type}`;
   const type = entity.type ? (typeKey in dict.en ? t(typeKey as DictKey) : entity.type) : t('graph.tip.entity');
   const facts = edges.filter((e) => e.from === entity.id || e.to === entity.id);
-  const lines = facts.slice(0, TIP_FACTS).map((e) => phraseLine(factPhrase(lang, shown(e.from), e.label, shown(e.to), e.from === OWNER)));
+  // What holds now first; a replaced fact is said with the day it ended, never as current.
+  const ordered = [...facts.filter((e) => !e.until), ...facts.filter((e) => e.until)];
+  const lines = ordered.slice(0, TIP_FACTS).map((e) => {
+    const line = phraseLine(factPhrase(lang, shown(e.from), e.label, shown(e.to), e.from === OWNER));
+    return e.until ? `${line}${lang === 'zh' ? '' : ' '}${t('graph.until', { date: e.until })}` : line;
+  });
   const notes: string[] = [];
   if (facts.length > TIP_FACTS) notes.push(t('graph.tip.more', { n: facts.length - TIP_FACTS }));
   notes.push(t('graph.tip.openEntity'));
