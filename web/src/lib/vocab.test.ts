@@ -9,6 +9,8 @@ describe('fixed vocabularies in the person\'s language', () => {
   it('history badges, actors, tiers, plugin kinds and the forgotten placeholder in Chinese', () => {
     expect(changeBadge(zh, 'relation', 'create')).toBe('事实 · 新建');
     expect(changeBadge(zh, 'forget', 'forget')).toBe('遗忘');
+    // A fact that replaced an earlier value (GraphDB.commit, K-4): not the raw op "supersede".
+    expect(changeBadge(zh, 'relation', 'supersede')).toBe('事实 · 取代旧值');
     expect(changeBadge(zh, 'plan', 'addMemory')).toBe('注入计划 · 加入记忆');
     expect(actorLabel(zh, 'user')).toBe('你');
     expect(tierLabel(zh, 'session-log')).toBe('会话日志');
