@@ -88,6 +88,8 @@ export interface Harness {
   slowLlm?(ms: number): void;
   /** Daemon mode: every un-scripted LLM answer is this HTTP error (0 = back to answering). */
   failLlm?(status: number): void;
+  /** Daemon mode: a setting's value as the daemon's config registry has it (`d.config.get`). */
+  configValue?(key: string): unknown;
   stop(): Promise<void>;
 }
 
@@ -245,6 +247,7 @@ async function startDaemonHarness(opts: HarnessOptions): Promise<Harness> {
     slowLlm(ms) {
       llm.setDefault((req) => ({ ...defaultReply(req), delayMs: ms }));
     },
+    configValue: (key) => d.config.get(key),
     failLlm(status) {
       llm.setDefault(status ? () => ({ status }) : defaultReply);
     },

@@ -9,8 +9,11 @@ import { SchemaField, type ConfigKeyInfo } from './schema-field';
 import { TimeZonePicker } from './time-zone-picker';
 import { SourceOrderControl } from './source-order-control';
 
-/** Core settings generated from the config schemas (`GET /api/v1/settings`). */
-export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
+/**
+ * Settings generated from the config schemas (`GET /api/v1/settings`): the keys under `prefix`.
+ * `compact` (a plugin card's settings): the fields alone, without the page's hint, filter and group headings.
+ */
+export function CoreSettingsSection({ prefix = 'core.', compact = false }: { prefix?: string; compact?: boolean }) {
   const app = useApp();
   const t = useT();
   const lang = useLang();
@@ -37,11 +40,12 @@ export function CoreSettingsSection({ prefix = 'core.' }: { prefix?: string }) {
   };
   if (req.error) return <div className="error-card compact">{t('common.loadFailed', { error: req.error.message })}</div>;
   return (
-    <div className="core-settings" data-testid="core-settings">
-      <p className="muted">{t('settings.generalHint')}</p>
-      <input className="input" placeholder={t('settings.filter')} value={filter} onChange={(e) => setFilter(e.target.value)} data-testid="settings-filter" />
+    <div className={`core-settings${compact ? ' compact' : ''}`} data-testid="core-settings">
+      {!compact && <p className="muted">{t('settings.generalHint')}</p>}
+      {!compact && <input className="input" placeholder={t('settings.filter')} value={filter} onChange={(e) => setFilter(e.target.value)} data-testid="settings-filter" />}
       {req.loading && !req.data && <div className="muted pad">{t('common.loading')}</div>}
-      {groups.map(([g, keys]) => (
+      {compact && groups.flatMap(([, keys]) => keys).map((k) => <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} control={customControl(k, lang)} />)}
+      {!compact && groups.map(([g, keys]) => (
         <section className="card" key={g}>
           <div className="card-head">
             <span title={g}>{groupLabel(g, lang)}</span>

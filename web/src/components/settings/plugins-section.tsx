@@ -10,6 +10,7 @@ import { Icon } from '../icon';
 import { pluginKindLabel } from '../../lib/vocab';
 import { Switch } from '../switch';
 import { Dialog } from '../dialog';
+import { PluginSettings, usePluginSettingCounts } from './plugin-settings';
 import type { PendingPluginInstall, PluginInfo } from '../../../../src/spec/index.js';
 
 
@@ -22,6 +23,7 @@ export function PluginsSection() {
   const req = useRequest(async () => pickList<PluginInfo>(await api('/api/v1/plugins'), 'plugins').sort((a, b) => Number(a.kind === 'builtin') - Number(b.kind === 'builtin') || a.name.localeCompare(b.name)), [app.epoch]);
   // Uploaded packages wait here until the person confirms them (nothing of theirs runs before).
   const pendingReq = useRequest(async () => pickList<PendingPluginInstall>(await api('/api/v1/plugin-installs')), [app.epoch]);
+  const settingCount = usePluginSettingCounts(req.data?.map((p) => p.name));
   const [review, setReview] = useState<PendingPluginInstall | undefined>();
   const file = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState<string | undefined>();
@@ -205,6 +207,7 @@ export function PluginsSection() {
                 ))}
               </div>
             )}
+            <PluginSettings name={p.name} count={settingCount(p.name)} />
           </div>
         ))}
       </div>
