@@ -121,6 +121,20 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
         await shot(phone, `layout-phone-${section}`);
         assert.deepEqual(over, [], `${section}: controls past the ${390} px screen`);
       }
+      // The tab of the page shown is on the screen (it was at x=364–810 for Data: found by a walk).
+      for (const section of ['data', 'about', 'providers']) {
+        await phone.evaluate((s) => (window.location.hash = `#/settings/${s}`), section);
+        const tab = phone.locator(`.settings-nav [data-testid=settings-${section}].active`);
+        await tab.waitFor({ timeout: T });
+        await phone.waitForFunction(
+          (s) => {
+            const r = document.querySelector(`.settings-nav [data-testid=settings-${s}]`)!.getBoundingClientRect();
+            return r.left >= -0.5 && r.right <= document.documentElement.clientWidth + 0.5;
+          },
+          section,
+          { timeout: T },
+        );
+      }
       // Memory history: each entry's summary is read whole (it was cut to "sav…" beside its badges).
       await phone.evaluate(() => (window.location.hash = '#/settings/history'));
       const summary = phone.locator('[data-testid=history-summary]').first();

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { useApp } from '../../app-context';
 import { useT } from '../../i18n';
 import { ErrorBoundary } from '../error-boundary';
@@ -21,11 +22,16 @@ export function SettingsView({ section }: { section: string }) {
   const app = useApp();
   const t = useT();
   const current = (SECTIONS as readonly string[]).includes(section) ? section : 'providers';
+  // On a phone the tabs are one scrolling row: the tab of the page shown is brought into it.
+  const active = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    active.current?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [current]);
   return (
     <div className="settings">
       <nav className="settings-nav">
         {SECTIONS.map((s) => (
-          <button key={s} className={current === s ? 'active' : ''} onClick={() => app.navigate({ view: 'settings', section: s })} data-testid={`settings-${s}`}>
+          <button key={s} ref={current === s ? active : undefined} className={current === s ? 'active' : ''} onClick={() => app.navigate({ view: 'settings', section: s })} data-testid={`settings-${s}`}>
             {t(`settings.${s}`)}
           </button>
         ))}
