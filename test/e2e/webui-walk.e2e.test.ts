@@ -65,7 +65,9 @@ describe('WebUI walk fixes, in the browser', { skip, timeout: 180_000 }, () => {
   it('says a replaced fact as ended in the knowledge graph (hover and the list), not as current', async () => {
     await page.goto(`${h.url}/#/chat`);
     await page.click('[data-testid=toggle-graph]');
-    await page.click('[data-testid=tab-knowledge]');
+    // No library memory yet: the memory graph's empty page points to the facts (it was a dead end).
+    await page.click('[data-testid=graph-empty-to-knowledge]', { timeout: T });
+    await page.waitForSelector('[data-testid=tab-knowledge].active', { timeout: T });
     const you = await graphNodePosition(page, 'user');
     await page.mouse.move(you.x, you.y);
     await page.waitForSelector('[data-testid=graph-tip]', { timeout: T });

@@ -47,12 +47,13 @@ export function GraphPanel() {
           <Icon name="close" />
         </button>
       </div>
-      {tab === 'memory' ? <MemoryGraph /> : <KnowledgeGraph />}
+      {tab === 'memory' ? <MemoryGraph showKnowledge={() => setTab('knowledge')} /> : <KnowledgeGraph />}
     </div>
   );
 }
 
-function MemoryGraph() {
+/** `showKnowledge`: the empty graph points to the knowledge graph, where facts drawn from the chats are. */
+function MemoryGraph({ showKnowledge }: { showKnowledge: () => void }) {
   const app = useApp();
   const t = useT();
   const lang = useLang();
@@ -162,7 +163,13 @@ function MemoryGraph() {
       {g.error ? (
         <div className="error-card compact">{t('common.loadFailed', { error: g.error.message })}</div>
       ) : g.data && g.data.nodes.length === 0 ? (
-        <div className="empty-state">{t('graph.empty')}</div>
+        <div className="empty-state">
+          <p>{t('graph.empty')}</p>
+          <p className="muted small">{t('graph.emptyFacts')}</p>
+          <button className="btn small" onClick={showKnowledge} data-testid="graph-empty-to-knowledge">
+            {t('graph.openKnowledge')}
+          </button>
+        </div>
       ) : !pos ? (
         <div className="empty-state" data-testid="graph-layout-progress">
           <span className="spinner" /> {t('graph.layingOut')}
