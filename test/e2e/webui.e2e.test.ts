@@ -281,6 +281,8 @@ describe('WebUI in the browser', { skip, timeout: 300_000 }, () => {
     // Uploaded, checked, and waiting for the person: nothing of it runs before the dialog's answer.
     const dialog = await page.waitForSelector('[data-testid=install-confirm]', { timeout: T });
     assert.match(await dialog.innerText(), /hello-e2e[\s\S]*1\.2\.0[\s\S]*memory/);
+    // What the permission lets it do, in the page's language (it was the bare id "memory").
+    assert.match(await page.innerText('[data-testid=permission-memory]'), /memory\s+(检索你的记忆，并向其中添加事实|search your memory and add facts to it)/);
     assert.equal(await page.$('[data-plugin=hello-e2e]'), null);
     await shot(page, '11a-plugin-install-confirm');
     await page.click('[data-testid=install-accept]');

@@ -157,7 +157,22 @@ export function PluginsSection() {
             {review.replaces ? ` — ${t('plugins.replaces', { version: review.replaces })}` : ''}
           </p>
           {review.description && <p className="muted">{review.description}</p>}
-          <p>{t('plugins.permissions')}: {review.permissions.length ? review.permissions.map((x) => <span className="chip mono" key={x}>{x}</span>) : t('plugins.noPermissions')}</p>
+          {review.permissions.length ? (
+            <div>
+              {t('plugins.permissions')}:
+              <ul className="permission-list">
+                {review.permissions.map((x) => (
+                  <li key={x} data-testid={`permission-${x}`}>
+                    <span className="chip mono">{x}</span> {permissionMeaning(t, x)}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : (
+            <p>
+              {t('plugins.permissions')}: {t('plugins.noPermissions')}
+            </p>
+          )}
           {review.dependencies.length > 0 && <p>{t('plugins.needs', { list: review.dependencies.join(', ') })}</p>}
           <p className="form-error">{t('plugins.codeWarning')}</p>
           <div className="row gap end">
@@ -213,4 +228,10 @@ export function PluginsSection() {
       </div>
     </div>
   );
+}
+
+/** What a permission in plugin.json lets a plugin do (src/plugins/external/rpc-protocol.ts), said to the person deciding. */
+const PERMISSION_WORDS = ['memory', 'knowledge', 'social', 'llm', 'sessions', 'input', 'interrupt', 'output'] as const;
+function permissionMeaning(t: ReturnType<typeof useT>, p: string): string {
+  return (PERMISSION_WORDS as readonly string[]).includes(p) ? t(`plugins.perm.${p}` as 'plugins.perm.memory') : '';
 }
