@@ -140,6 +140,13 @@ describe('WebUI layout, live memory views, About me forget', { skip, timeout: 18
       const summary = phone.locator('[data-testid=history-summary]').first();
       await summary.waitFor({ timeout: T });
       assert.equal(await summary.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.getBoundingClientRect().width > 250), true, 'the summary has the row to itself and is not cut');
+      // …above its own Undo, not below it, where it read as the next entry's (found by a walk).
+      const order = await phone.locator('[data-testid=history-row]').first().evaluate((row) => {
+        const s = row.querySelector('[data-testid=history-summary]')!.getBoundingClientRect();
+        const badge = row.querySelector('[data-testid=history-badge]')!.getBoundingClientRect();
+        return s.bottom <= badge.top + 1;
+      });
+      assert.equal(order, true, 'the summary is above its own row\'s badge and Undo');
       await shot(phone, 'layout-phone-history');
       assert.deepEqual(phoneErrors, []);
     } finally {

@@ -60,6 +60,16 @@ describe('changeSummary: a memory change in the person\'s language, rebuilt from
     });
   }
 
+  it('with the page\'s language, a fact is said as About me says it (was "user lives_in 杭州 (replaces Berlin)")', () => {
+    expect(changeSummary(en, c('relation', 'supersede', 'relation:2', ['user', '杭州'], 'user lives_in 杭州 (replaces Berlin)'), 'en')).toBe('you live in 杭州 (replaces Berlin)');
+    expect(changeSummary(zh, c('relation', 'supersede', 'relation:2', ['user', '杭州'], 'user lives_in 杭州 (replaces Berlin)'), 'zh')).toBe('你住在杭州（取代 Berlin）');
+    expect(changeSummary(en, c('relation', 'create', 'relation:1', ['user', '小明'], 'user name 小明'), 'en')).toBe('your name is 小明');
+    expect(changeSummary(zh, c('relation', 'delete', 'relation:3', ['Sam', 'tea'], 'deleted Sam likes tea'), 'zh')).toBe('删除了 Sam 喜欢 tea');
+    expect(changeSummary(en, c('relation', 'keep', 'relation:5', ['user', 'Acme'], 'kept user works_at Acme (the turn it came from was forgotten)'), 'en')).toBe('kept you work at Acme (the turn it came from was forgotten)');
+    // An edit keeps its arrow form; a subject with a space is matched whole.
+    expect(changeSummary(en, c('relation', 'create', 'relation:6', ['Ann Lee', 'Oslo'], 'Ann Lee lives_in Oslo'), 'en')).toBe('Ann Lee lives in Oslo');
+  });
+
   it('English differs only where the daemon did not pluralise', () => {
     expect(changeSummary(en, c('entity', 'delete', 'entity:Alice', ['Alice'], 'deleted Alice and 1 facts'))).toBe('deleted Alice and 1 fact');
     expect(changeSummary(en, c('relation', 'purge', 'purge:1', [], 'purged 1 facts and 1 entities'))).toBe('purged 1 fact and 1 entity');

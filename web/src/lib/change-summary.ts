@@ -1,4 +1,5 @@
 import { dict, type DictKey } from '../i18n-dict';
+import { factPhrase, phraseLine } from './fact-phrase';
 
 type T = (k: DictKey, v?: Record<string, string | number>) => string;
 
@@ -33,10 +34,10 @@ const PLAN_SENTENCES: Record<string, DictKey> = {
  * what a person said (fact text, names, document text, titles) stays as it is. Anything else is
  * the stored sentence unchanged. Never throws.
  */
-export function changeSummary(t: T, change: ChangeLike | null | undefined): string {
+export function changeSummary(t: T, change: ChangeLike | null | undefined, lang?: 'en' | 'zh'): string {
   const summary = typeof change?.summary === 'string' ? change.summary : '';
   try {
-    return render(t, change!, summary, 0) ?? summary;
+    return render(t, change!, summary, 0, lang) ?? summary;
   } catch {
     return summary;
   }
@@ -66,7 +67,7 @@ function word(t: T, prefix: string, w: string): string {
  * The translated line, or undefined when the summary is not one this knows. `op` undefined: the
  * inner change of an undo (its op is not kept), recognised by its kind and sentence alone.
  */
-function render(t: T, c: ChangeLike, summary: string, depth: number): string | undefined {
+function render(t: T, c: ChangeLike, summary: string, depth: number, lang?: 'en' | 'zh'): string | undefined {
   const kind = typeof c.kind === 'string' ? c.kind : '';
   const op = typeof c.op === 'string' ? c.op : undefined;
   const target = typeof c.target === 'string' ? c.target : '';
@@ -78,7 +79,7 @@ function render(t: T, c: ChangeLike, summary: string, depth: number): string | u
   if (op === 'undo') {
     const m = /^undid #([^:\s]{1,40}): ([\s\S]*)$/.exec(summary);
     if (!m || depth > 3) return undefined;
-    const inner = render(t, { kind, target, subjects }, m[2], depth + 1) ?? m[2];
+    const inner = render(t, { kind, target, subjects }, m[2], depth + 1, lang) ?? m[2];
     return fill(t, 'history.sum.undo', { id: m[1], summary: inner });
   }
 
@@ -160,7 +161,7 @@ function render(t: T, c: ChangeLike, summary: string, depth: number): string | u
       return entity(t, op, target, subjects, summary);
 
     case 'relation':
-      return relation(t, op, subjects, summary);
+      return relation(t, op, subjects, summary, lang);
   }
   return undefined;
 }
@@ -208,7 +209,20 @@ function entity(t: T, op: string | undefined, target: string, subjects: string[]
   return undefined;
 }
 
-function relation(t: T, op: string | undefined, subjects: string[], summary: string): string | undefined {
+/**
+ * A fact's text as the graph writes it (`<subject> <predicate> <object>`) as a sentence in `lang`
+ * (About me's words: "you live in 杭州", "你 住在 杭州"); without `lang`, or when it is not one fact of
+ * these subjects, as it is.
+ */
+function sayFact(fact: string, subject: string, object: string | undefined, lang: 'en' | 'zh' | undefined): string {
+  if (!lang || object === undefined || !fact.startsWith(`${subject} `) || !fact.endsWith(` ${object}`)) return fact;
+  const predicate = fact.slice(subject.length + 1, fact.length - object.length - 1);
+  if (!/^[a-z][a-z0-9_]*$/.test(predicate)) return fact;
+  const you = subject === 'user';
+  return phraseLine(factPhrase(lang, you ? (lang === 'zh' ? '你' : 'you') : subject, predicate, object, you));
+}
+
+function relation(t: T, op: string | undefined, subjects: string[], summary: string, lang?: 'en' | 'zh'): string | undefined {
   const is = (...ops: string[]) => op === undefined || ops.includes(op);
   // GraphDB.purge: subjects are every entity it took (the first five named).
   if (is('purge')) {
@@ -222,16 +236,17 @@ function relation(t: T, op: string | undefined, subjects: string[], summary: str
   const [subject, object] = subjects;
   if (subject === undefined) return undefined;
   const isFact = (s: string) => s.startsWith(`${subject} `) && (object === undefined || s.endsWith(` ${object}`));
+  const say = (fact: string) => sayFact(fact, subject, object, lang);
   // GraphDB.deleteRelation: `deleted <subject> <predicate> <object>`.
-  if (is('delete') && summary.startsWith('deleted ') && isFact(summary.slice('deleted '.length))) return fill(t, 'history.sum.factDeleted', { fact: summary.slice('deleted '.length) });
+  if (is('delete') && summary.startsWith('deleted ') && isFact(summary.slice('deleted '.length))) return fill(t, 'history.sum.factDeleted', { fact: say(summary.slice('deleted '.length)) });
   // MemoryControl.forget: a fact the person kept while the turn it came from went (decision 0520).
   const keptTail = ' (the turn it came from was forgotten)';
-  if (op === 'keep' && summary.startsWith('kept ') && summary.endsWith(keptTail) && isFact(summary.slice('kept '.length, -keptTail.length))) return fill(t, 'history.sum.factKept', { fact: summary.slice('kept '.length, -keptTail.length) });
+  if (op === 'keep' && summary.startsWith('kept ') && summary.endsWith(keptTail) && isFact(summary.slice('kept '.length, -keptTail.length))) return fill(t, 'history.sum.factKept', { fact: say(summary.slice('kept '.length, -keptTail.length)) });
   // GraphDB.commit: a fact said again, or one replacing earlier values.
-  if (is('update') && summary.endsWith(' (said again)') && isFact(summary.slice(0, -' (said again)'.length))) return fill(t, 'history.sum.factAgain', { fact: summary.slice(0, -' (said again)'.length) });
+  if (is('update') && summary.endsWith(' (said again)') && isFact(summary.slice(0, -' (said again)'.length))) return fill(t, 'history.sum.factAgain', { fact: say(summary.slice(0, -' (said again)'.length)) });
   if (is('supersede')) {
     const m = /^([\s\S]+) \(replaces ([\s\S]*)\)$/.exec(summary);
-    if (m && isFact(m[1])) return fill(t, 'history.sum.factReplaces', { fact: m[1], names: m[2] });
+    if (m && isFact(m[1])) return fill(t, 'history.sum.factReplaces', { fact: say(m[1]), names: m[2] });
   }
   // GraphDB.editRelation: `<before> → <after>`, with the new confidence when it was set.
   if (is('update') && summary.startsWith(`${subject} `) && summary.includes(' → ')) {
@@ -239,6 +254,6 @@ function relation(t: T, op: string | undefined, subjects: string[], summary: str
     return m ? fill(t, 'history.sum.factConfidence', { fact: m[1], confidence: m[2] }) : summary;
   }
   // A fact as committed: nothing in it to translate.
-  if (is('create') && isFact(summary)) return summary;
+  if (is('create') && isFact(summary)) return say(summary);
   return undefined;
 }

@@ -17,6 +17,8 @@ export const changeKindLabel = (t: T, kind: string) => word(t, 'history.kind.', 
 export const changeOpLabel = (t: T, op: string) => word(t, 'history.op.', op);
 /** Who made a change (`user`, `agent` …) in the person's language. */
 export const actorLabel = (t: T, actor: string) => word(t, 'history.actor.', actor);
+/** What a change's actor was doing (a heartbeat loop's name: `rules` …; a tool's name stays as it is). */
+export const toolLabel = (t: T, tool: string) => word(t, 'history.tool.', tool);
 /** Where something of memory lives (`session-log`, `context`, `archive` …) in the person's language. */
 export const tierLabel = (t: T, tier: string) => word(t, 'tier.', tier);
 /** A plugin's kind (`builtin`, `external` …) in the person's language. */

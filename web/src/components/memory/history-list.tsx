@@ -6,7 +6,7 @@ import { useLang, useT } from '../../i18n';
 import { useRequest } from '../../lib/use-request';
 import { relTime } from '../../lib/format';
 import { Icon } from '../icon';
-import { actorLabel, changeBadge } from '../../lib/vocab';
+import { actorLabel, changeBadge, toolLabel } from '../../lib/vocab';
 import { changeSummary } from '../../lib/change-summary';
 import type { MemoryChange } from '../../../../src/spec/index.js';
 
@@ -24,7 +24,7 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
   const changed = useMemoryEpoch(VIEW_KINDS.history);
   const req = useRequest(() => api<{ history: MemoryChange[] }>(`/api/v1/memory/history?${qs}`).then((j) => j.history), [qs.toString(), app.epoch, changed]);
   const undo = async (c: MemoryChange) => {
-    if (!window.confirm(t('history.undoConfirm', { summary: changeSummary(t, c) }))) return;
+    if (!window.confirm(t('history.undoConfirm', { summary: changeSummary(t, c, lang) }))) return;
     setBusy(c.id);
     try {
       await api(`/api/v1/memory/history/${encodeURIComponent(c.id)}/undo`, { method: 'POST', json: {} });
@@ -41,7 +41,7 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
   return (
     <div className="history" data-testid="memory-history">
       {req.data?.map((c) => {
-        const summary = changeSummary(t, c);
+        const summary = changeSummary(t, c, lang);
         return (
           <div className={`list-item change${c.undoneBy ? ' undone' : ''}`} key={c.id} data-testid="history-row">
             <span className="badge" data-testid="history-badge" title={`${c.kind} ${c.op}`}>
@@ -51,7 +51,7 @@ export function HistoryList({ subject, target, limit = 100, onUndone }: { subjec
               {summary}
             </span>
             <span className="muted small">
-              <span data-testid="history-actor">{c.tool ? `${actorLabel(t, c.actor)} (${c.tool})` : actorLabel(t, c.actor)}</span> · {relTime(c.at, lang)}
+              <span data-testid="history-actor">{c.tool ? `${actorLabel(t, c.actor)} (${toolLabel(t, c.tool)})` : actorLabel(t, c.actor)}</span> · {relTime(c.at, lang)}
               {c.turnId ? ` · ${c.turnId}` : ''}
             </span>
             {c.redacted ? (
