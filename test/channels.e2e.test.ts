@@ -158,6 +158,8 @@ describe('chat channels in the daemon', { timeout: 120_000 }, () => {
 
   it("a reminder set in the WebUI reaches the owner's Telegram chat when Telegram is the default channel", async () => {
     await set('core.notify.channel', 'telegram');
+    // The owner's chat is the id they marked as theirs, not merely the first allowed one (decision 0650).
+    await set('core.identity.owner_ids', [`telegram:${OWNER_TG.id}`]);
     const before = tg.sent.length;
     const r = await fetch(`${d.url}/api/v1/chat`, { method: 'POST', headers: { authorization: `Bearer ${d.authToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'remind me to water the plants in a second' }) });
     assert.equal(r.status, 202);

@@ -19,7 +19,7 @@ export interface QqOutputDeps {
   link: () => OneBotLink | undefined;
   allowedUsers: () => ReadonlySet<string>;
   allowedGroups: () => ReadonlySet<string>;
-  /** `private:<uid>` / `group:<gid>` for proactive messages ("" = the first allowed user). */
+  /** `private:<uid>` / `group:<gid>` for proactive messages: the set target or the owner's own QQ ("" = none; never someone else's). */
   notifyTarget: () => string;
   pacer: SendPacer;
   /** The message each group turn answers (by turn id). */
@@ -55,9 +55,7 @@ export function qqOutput(d: QqOutputDeps): (msg: OutputMessage) => Promise<void>
     }
     const n = /^(private|group):(\d{1,20})$/.exec(d.notifyTarget());
     if (n) return check({ kind: n[1] as Target['kind'], id: n[2] });
-    const first = [...users][0];
-    if (!first) throw new QqTargetError('no QQ chat to send to: add your QQ number to plugin.qq.allowed_user_ids (or set plugin.qq.notify_target)');
-    return { kind: 'private', id: first };
+    throw new QqTargetError('no QQ chat of yours to send to: mark your QQ number as yours (Settings → People) or set "Target for notices"');
   };
 
   const mediaFile = async (payload: string): Promise<string> => {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { Cap, definePlugin, HomeAgentError } from '../../sdk/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
-import { jsonOk, platformUserId, platformUserList, safeHandler } from '../shared/index.js';
+import { jsonOk, noticeTarget, ownerPlatformIds, platformUserId, platformUserList, safeHandler, type NoticeTarget } from '../shared/index.js';
 import { OneBotLink, OneBotUnreachableError, type LinkState } from './onebot-link.js';
 import { ForwardClient, ReverseServer, type OneBotTransport } from './onebot-transports.js';
 import { handleEvent, RecentIds, type Trigger } from './qq-inbound.js';
@@ -35,7 +35,7 @@ const settings: Record<string, ConfigKeyDef> = {
   },
   allowed_user_ids: { default: [], description: 'QQ numbers allowed to chat with the agent privately (others get one polite refusal and nothing of theirs is kept)', schema: platformUserList(qqUser), privileged: true },
   allowed_group_ids: { default: [], description: 'Groups where the agent answers when @-mentioned or replied to (it ignores and keeps nothing of the rest)', schema: z.array(qqId).max(1000), privileged: true },
-  notify_target: { default: '', description: 'Where proactive messages go when QQ is the default channel: "private:<QQ>" or "group:<group>" ("" = the first allowed user)', schema: z.string().regex(/^$|^(private|group):\d{5,12}$/, '"private:<QQ number>" or "group:<group number>", such as "private:123456789", or "" for the first allowed user'), privileged: true },
+  notify_target: { default: '', description: 'Where proactive messages go when QQ is the default channel: "private:<QQ>" or "group:<group>" ("" = your own QQ number, from Settings → People or core.identity.owner_ids; with none they stay in the WebUI)', schema: z.string().regex(/^$|^(private|group):\d{5,12}$/, '"private:<QQ number>" or "group:<group number>", such as "private:123456789", or "" for your own QQ number'), privileged: true },
   max_message_chars: { default: 3000, description: 'Longest QQ message; longer replies are split', schema: z.number().int().min(100).max(10_000) },
   send_interval_ms: { default: 1000, description: 'Least time between two messages sent to QQ (risk control)', schema: z.number().int().min(0).max(60_000) },
   messages_per_minute: { default: 20, description: 'Messages per chat per minute the agent takes; more are dropped', schema: z.number().int().min(1).max(1000) },
@@ -47,6 +47,8 @@ export interface QqStatus extends LinkState {
   mode: string;
   allowedUsers: number;
   allowedGroups: number;
+  /** Where notices go when QQ is the default channel (decision 0650): "private:<QQ>" / "group:<group>". */
+  notices: NoticeTarget;
 }
 
 /**
@@ -79,7 +81,11 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
       const setState = (st: Omit<LinkState, 'since'>) => {
         state = { ...st, selfId: st.selfId ?? (st.status === 'connected' ? state.selfId : undefined), nickname: st.nickname ?? (st.status === 'connected' ? state.nickname : undefined), since: Date.now() };
       };
-      status = () => ({ ...state, mode: s.get<string>('mode'), allowedUsers: allowedUsers().size, allowedGroups: allowedGroups().size });
+      const notices = (): NoticeTarget => {
+        const t = noticeTarget(s.get<string>('notify_target'), ownerPlatformIds(sdk, 'qq'), allowedUsers());
+        return t.by === 'owner' ? { to: `private:${t.to}`, by: 'owner' } : t;
+      };
+      status = () => ({ ...state, mode: s.get<string>('mode'), allowedUsers: allowedUsers().size, allowedGroups: allowedGroups().size, notices: notices() });
       sdk.onDispose(sdk.subscribe('turn_end', (e) => void triggers.delete(e.turnId)));
 
       const connect = async () => {
@@ -133,7 +139,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
           'qq',
           Cap.Text | Cap.Image | Cap.Audio,
           'QQ private chats and groups (through NapCat / Lagrange). meta {} answers the current chat (or the owner).',
-          qqOutput({ link: () => link, allowedUsers, allowedGroups, notifyTarget: () => s.get<string>('notify_target'), pacer, triggers, sentIds, homeDir: sdk.homeDir, log: sdk.log }),
+          qqOutput({ link: () => link, allowedUsers, allowedGroups, notifyTarget: () => notices().to ?? '', pacer, triggers, sentIds, homeDir: sdk.homeDir, log: sdk.log }),
           {
             maxMessageLength: s.get<number>('max_message_chars'),
             push: true,

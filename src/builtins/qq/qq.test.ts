@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/index.js';
 import type { ScriptedReply } from '../../sdk/testing/index.js';
 import { callRoute } from '../__fixtures__/call-route.js';
+import { coreConfigDefaults } from '../../config/index.js';
+import { configAdmin } from '../../daemon/host-services.js';
 import { FakeOneBot } from './__fixtures__/fake-onebot.js';
 import { isLoopbackHost } from './onebot-transports.js';
 import { createQqPlugin, parseCqString, parseMessage, toSegments } from './index.js';
@@ -68,6 +70,13 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, replies: S
     status: async () => (await callRoute(routes(), 'GET', '/api/v1/channels/qq')).json.value as Record<string, unknown>,
     testConn: async () => (await callRoute(routes(), 'POST', '/api/v1/channels/qq/test', '{}', { 'content-type': 'application/json' })).json.value as Record<string, unknown>,
   };
+}
+
+/** Marks a QQ number as the owner's, as the daemon knows it (`core.identity.owner_ids` through host.config). */
+async function ownQq(h: TestHost, userId: number): Promise<void> {
+  h.config.register(coreConfigDefaults());
+  h.host.services.provide('host', 'host.config', configAdmin(h.config));
+  await h.config.set('core.identity.owner_ids', [`qq:${userId}`]);
 }
 
 const texts = (bot: FakeOneBot) => bot.sent().map((a) => (a.params.message as { type: string; data: { text?: string } }[]).filter((s) => s.type === 'text').map((s) => s.data.text).join(''));
@@ -189,6 +198,12 @@ test('R-4: images in (pending media) and out (base64 segments); a CQ-string even
 test('R-4: sends are paced one at a time at send_interval_ms', async (t) => {
   const { h, bot, status } = await setup(t, [], { extra: { send_interval_ms: 200 } });
   await until(async () => (await status()).status === 'connected', 'connected');
+  // A message with no target goes to the owner's own QQ, never to the first allowed user (decision 0650).
+  assert.deepEqual((await status()).notices, { to: null, by: 'none' });
+  await assert.rejects(h.callTool('output_send__qq', { payload: 'for the owner', meta: '{}' }), /no QQ chat of yours/);
+  assert.equal(bot.sent().length, 0, 'nothing sent to anyone');
+  await ownQq(h, OWNER.user_id);
+  assert.deepEqual((await status()).notices, { to: `private:${OWNER.user_id}`, by: 'owner' });
   const calledAt = Date.now();
   await Promise.all([1, 2, 3].map((i) => h.callTool('output_send__qq', { payload: `note ${i}`, meta: JSON.stringify({ userId: OWNER.user_id }) })));
   assert.deepEqual(texts(bot), ['note 1', 'note 2', 'note 3'], 'in order');
@@ -209,6 +224,7 @@ test('R-4: sends are paced one at a time at send_interval_ms', async (t) => {
 
 test('R-4 forward: reconnects with back-off after a drop; a wrong token is a clear error; an unreachable implementation leaves the host running', async (t) => {
   const { h, bot, status, testConn } = await setup(t, [{ text: 'back again' }]);
+  await ownQq(h, OWNER.user_id);
   await until(async () => (await status()).status === 'connected', 'connected');
   bot.dropAll();
   await until(async () => (await status()).status !== 'connected', 'noticed the drop');

@@ -11,3 +11,4 @@ export { personTimeZone } from './person-time-zone.js';
 export { sendableFile } from './sendable-file.js';
 export { isOpenAiPath, openAiErrorJson, openAiErrorType, snakeCode, type OpenAiErrorBody, type OpenAiErrorType } from './openai-error-body.js';
 export { platformUserId, platformUserList } from './platform-user-id.js';
+export { ownerPlatformIds, noticeTarget, type NoticeTarget } from './owner-chat.js';

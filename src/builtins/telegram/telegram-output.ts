@@ -9,7 +9,7 @@ import { TELEGRAM_LIMITS } from './bot-types.js';
 export interface OutputDeps {
   api: () => TelegramBotApi | undefined;
   allowed: () => ReadonlySet<string>;
-  /** The owner's chat for proactive messages (`notify_chat_id`, else the first allowed user). */
+  /** The owner's chat for proactive messages (`notify_chat_id`, else the owner's own Telegram id; never someone else's). */
   ownerChat: () => string | undefined;
   /** The data folder: the only place a file path payload may point into. */
   homeDir: string;
@@ -74,7 +74,7 @@ export function telegramOutput(d: OutputDeps): (msg: OutputMessage) => Promise<v
     if (m && allowed.has(m[1])) return m[1];
     if (m && !msg.meta.proactive) throw new TelegramTargetError(`Telegram chat ${m[1]} is no longer on the allowlist`);
     const owner = d.ownerChat();
-    if (!owner) throw new TelegramTargetError('no Telegram chat to send to: add your user id to plugin.telegram.allowed_user_ids (or set plugin.telegram.notify_chat_id)');
+    if (!owner) throw new TelegramTargetError('no Telegram chat of yours to send to: mark your Telegram id as yours (Settings → People) or set "Chat for notices"');
     return owner;
   };
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Cap, definePlugin } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
-import { jsonOk, platformUserId, platformUserList, safeHandler } from '../shared/index.js';
+import { jsonOk, noticeTarget, ownerPlatformIds, platformUserId, platformUserList, safeHandler, type NoticeTarget } from '../shared/index.js';
 import { TelegramBotApi } from './bot-api.js';
 import { TELEGRAM_LIMITS } from './bot-types.js';
 import { handleUpdate } from './telegram-inbound.js';
@@ -30,7 +30,7 @@ const settings: Record<string, ConfigKeyDef> = {
   },
   notify_chat_id: {
     default: '',
-    description: 'Chat that proactive messages go to when Telegram is the default channel ("" = the first allowed user)',
+    description: 'Chat that proactive messages go to when Telegram is the default channel ("" = your own Telegram id, from Settings → People or core.identity.owner_ids; with none they stay in the WebUI)',
     schema: z.union([z.literal(''), userId]),
     privileged: true,
   },
@@ -49,6 +49,8 @@ const settings: Record<string, ConfigKeyDef> = {
 export interface TelegramStatus extends PollerState {
   configured: boolean;
   allowedUsers: number;
+  /** Where notices go when Telegram is the default channel (decision 0650). */
+  notices: NoticeTarget;
 }
 
 /**
@@ -72,7 +74,8 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
       let offChannel: Disposer | undefined;
       let idle: PollerState = { status: 'idle', detail: 'no bot token: set plugin.telegram.bot_token', since: Date.now() };
       const makeApi = () => new TelegramBotApi({ apiRoot: s.get<string>('api_root'), token: s.get<string>('bot_token') });
-      status = () => ({ ...(poller?.state ?? idle), configured: !!s.get<string>('bot_token'), allowedUsers: allowed().size });
+      const notices = () => noticeTarget(s.get<string>('notify_chat_id'), ownerPlatformIds(sdk, 'telegram'), allowed());
+      status = () => ({ ...(poller?.state ?? idle), configured: !!s.get<string>('bot_token'), allowedUsers: allowed().size, notices: notices() });
 
       const disconnect = async () => {
         const p = poller;
@@ -93,7 +96,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
           'telegram',
           Cap.Text | Cap.Image | Cap.File | Cap.Audio,
           "Telegram private chats with the owner and the people they allowed. meta {} answers the current chat (or the owner's chat).",
-          telegramOutput({ api: () => api, allowed, ownerChat: () => s.get<string>('notify_chat_id') || [...allowed()][0], homeDir: sdk.homeDir, log: sdk.log }),
+          telegramOutput({ api: () => api, allowed, ownerChat: () => notices().to ?? undefined, homeDir: sdk.homeDir, log: sdk.log }),
           {
             maxMessageLength: TELEGRAM_LIMITS.text,
             push: true,

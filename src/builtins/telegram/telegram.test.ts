@@ -8,6 +8,7 @@ import { createTestHost, ScriptedLlm, type TestHost } from '../../sdk/testing/in
 import type { ScriptedReply } from '../../sdk/testing/index.js';
 import { callRoute } from '../__fixtures__/call-route.js';
 import { coreConfigDefaults } from '../../config/index.js';
+import { configAdmin } from '../../daemon/host-services.js';
 import { startFakeBotApi, type FakeBotApi } from './__fixtures__/fake-bot-api.js';
 import { createTelegramPlugin } from './index.js';
 
@@ -224,6 +225,13 @@ test('R-3/R-6: output_send__telegram from another session goes to the owner; str
   tg.pushMessage(OWNER, { text: '/start' });
   await until(() => tg.sent.length === 1, 'the /start greeting');
   assert.deepEqual(await h.sessions.list(), [], '/start starts no turn');
+  // "The owner" is the owner's own Telegram id, never merely the first allowed user (decision 0650).
+  assert.deepEqual((await status()).notices, { to: null, by: 'none' });
+  await assert.rejects(h.callTool('output_send__telegram', { payload: 'The laundry is done.', meta: '{}' }), /no Telegram chat of yours/);
+  h.config.register(coreConfigDefaults());
+  h.host.services.provide('host', 'host.config', configAdmin(h.config));
+  await h.config.set('core.identity.owner_ids', [`telegram:${OWNER.id}`]);
+  assert.deepEqual((await status()).notices, { to: String(OWNER.id), by: 'owner' });
   assert.match(await h.callTool('output_send__telegram', { payload: 'The laundry is done.', meta: '{}' }), /sent to telegram/);
   assert.deepEqual(tg.sent.at(-1), { ...tg.sent.at(-1), chatId: '4242', text: 'The laundry is done.' });
   await assert.rejects(h.callTool('output_send__telegram', { payload: 'psst', meta: JSON.stringify({ chatId: STRANGER.id }) }), /not an allowed user's chat/);

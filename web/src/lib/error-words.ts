@@ -107,7 +107,7 @@ const PHRASES: Phrase[] = [
   [/^a Telegram user id is a number such as "(\d+)" \(or "telegram:\d+", as in your own ids\)$/, (m) => `Telegram 用户 id 是一个数字，例如 “${m[1]}”（也可以写成 “telegram:${m[1]}”，与你自己的 id 写法相同）`],
   [/^a QQ number such as "(\d+)" \(or "qq:\d+", as in your own ids\)$/, (m) => `应为 QQ 号，例如 “${m[1]}”（也可以写成 “qq:${m[1]}”，与你自己的 id 写法相同）`],
   [/^a WebSocket URL, ws:\/\/ or wss:\/\/, such as "ws:\/\/127\.0\.0\.1:3001"$/, () => '应为 WebSocket 地址（ws:// 或 wss://），例如 “ws://127.0.0.1:3001”'],
-  [/^"private:<QQ number>" or "group:<group number>", such as "private:123456789", or "" for the first allowed user$/, () => '应为 “private:<QQ 号>” 或 “group:<群号>”，例如 “private:123456789”；留空（""）表示第一个允许的用户'],
+  [/^"private:<QQ number>" or "group:<group number>", such as "private:123456789", or "" for your own QQ number$/, () => '应为 “private:<QQ 号>” 或 “group:<群号>”，例如 “private:123456789”；留空（""）表示你自己的 QQ 号'],
   [/^an id is the chat app and your id there, such as "telegram:42" or "qq:10001"$/, () => 'id 由聊天应用和你在其中的账号组成，例如 “telegram:42” 或 “qq:10001”'],
   [/^unknown setting (\S+)$/, (m) => `没有这个设置：${m[1]}`],
   // plugins and LLM sources

@@ -21,6 +21,8 @@ interface ChannelStatus {
   selfId?: string;
   nickname?: string;
   url?: string;
+  /** Where notices go when this channel is the default one (decision 0650). */
+  notices?: { to: string | null; by: 'setting' | 'owner' | 'none' };
 }
 
 interface TestResult {
@@ -149,6 +151,11 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
         )}
       </div>
       {st?.detail && <div className="muted small" data-testid={`channel-${name}-detail`}>{channelDetail(lang, st.detail)}</div>}
+      {st?.notices && (
+        <div className="small" data-testid={`channel-${name}-notices`}>
+          {st.notices.to === null ? t('channels.noticesNone', { app: title }) : t(st.notices.by === 'owner' ? 'channels.noticesOwner' : 'channels.noticesSet', { to: st.notices.to })}
+        </div>
+      )}
       <div className="muted small">{t(`channels.${name}.setup` as 'channels.telegram.setup')}</div>
       {[...keys].sort((a, b) => rank(a) - rank(b)).map((k) => (
         <SchemaField key={k.key} info={k} onSave={async (v) => {
