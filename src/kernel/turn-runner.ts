@@ -64,6 +64,8 @@ class ShortCircuit {
 class Stopped {}
 
 const MAX_INTERRUPT_RETRIES = 5;
+/** What someone other than the owner is told when their turn fails (no LLM, every source down): no setup steps, no source names. */
+const CANNOT_ANSWER = { en: "Sorry, the assistant can't answer right now. Please try again later.", zh: '抱歉，助手现在无法回答，请稍后再试。' };
 
 /**
  * One turn (seed: processTextInput + process): on_input → context append/prune → pre_action →
@@ -178,8 +180,12 @@ export class TurnRunner {
         const j = errorToJSON(e);
         error = { code: j.code, message: j.message, details: j.details };
         // Said in the person's language: Chinese to a message written in Chinese.
-        const chinese = typeof j.details?.chinese === 'string' && /\p{Script=Han}/u.test(input.text) ? j.details.chinese : undefined;
-        finalText = e instanceof HomeAgentError && e.code === 'NO_PROVIDER_CONFIGURED' ? (chinese ?? e.message) : `Sorry, this turn failed: ${j.message}`;
+        const han = /\p{Script=Han}/u.test(input.text);
+        const chinese = typeof j.details?.chinese === 'string' && han ? j.details.chinese : undefined;
+        // The setup steps and the sources' failures are the owner's business: anyone else is told
+        // only that the assistant cannot answer now (decision 0650).
+        if (!this.audience(turn).owner) finalText = han ? CANNOT_ANSWER.zh : CANNOT_ANSWER.en;
+        else finalText = e instanceof HomeAgentError && e.code === 'NO_PROVIDER_CONFIGURED' ? (chinese ?? e.message) : `Sorry, this turn failed: ${j.message}`;
         if (!(e instanceof HomeAgentError)) d.log.error(`turn ${turn.turnId} failed: ${(e as Error).message}`, { stack: (e as Error).stack });
       }
     }
