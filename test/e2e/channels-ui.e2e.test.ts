@@ -160,6 +160,25 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     assert.match((await owner.locator('.form-error').textContent({ timeout: T })) ?? '', /^"42": an id is the chat app and your id there, such as "telegram:42"/);
   });
 
+  it('the card says where notices go; a failing default channel says so in the select and where messages go instead', async () => {
+    await page.goto(`${h.url}/#/settings/channels`);
+    // No id of the owner on Telegram: notices stay in the WebUI, never to the allowed user (decision 0650).
+    await page.waitForSelector('[data-testid=channel-telegram-notices]', { timeout: T });
+    assert.match((await page.textContent('[data-testid=channel-telegram-notices]')) ?? '', /No id of yours on Telegram yet: notices stay in the WebUI/);
+    await set('core.notify.channel', 'telegram');
+    // A token Telegram rejects: the channel is registered but failing.
+    await set('plugin.telegram.bot_token', '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    await page.reload();
+    await page.waitForFunction(() => /error/.test(document.querySelector('[data-testid=channel-telegram-status]')?.textContent ?? ''), undefined, { timeout: T });
+    await page.reload();
+    await page.waitForSelector('[data-testid=notify-channel-failing]', { timeout: T });
+    assert.equal(await page.inputValue('[data-testid=notify-channel]'), 'telegram');
+    assert.equal((await page.textContent('[data-testid=notify-channel] option[value=telegram]'))?.trim(), 'Telegram (error)');
+    assert.match((await page.textContent('[data-testid=notify-channel-failing]')) ?? '', /Telegram is failing — messages go to WebUI/);
+    await set('plugin.telegram.bot_token', tg.token);
+    await set('core.notify.channel', 'webui');
+  });
+
   it('logged no client errors', () => {
     assert.deepEqual(errors, []);
   });

@@ -42,6 +42,8 @@ const rank = (k: ConfigKeyInfo) => {
   return i < 0 ? FIRST.length : i;
 };
 const WAITING = new Set(['connecting', 'listening', 'retrying']);
+/** Statuses of a registered channel that cannot deliver now. */
+const FAILING = new Set(['error', 'retrying']);
 
 /** A channel as people call it: the WebUI in the page's words, the chat apps by their names, another as it is registered. */
 function channelName(t: ReturnType<typeof useT>, name: string): string {
@@ -71,6 +73,20 @@ export function ChannelsSection() {
   const names = [...new Set(['webui', 'telegram', 'qq', ...(list.data?.channels ?? []).filter((c) => c.push).map((c) => c.name)])];
   const registered = new Set((list.data?.channels ?? []).map((c) => c.name));
   const preferred = list.data?.preferred ?? 'webui';
+  // A registered chat channel can still be failing (a rejected token, an unreachable server): its
+  // option says so, and the hint says where messages go meanwhile (they fall back to the WebUI).
+  const states = useRequest(async () => {
+    const out: Record<string, string> = {};
+    for (const n of ['telegram', 'qq']) {
+      try {
+        out[n] = (await api<{ value: ChannelStatus }>(`/api/v1/channels/${n}`)).value.status;
+      } catch {}
+    }
+    return out;
+  }, [app.epoch, changed]);
+  const failing = (n: string) => registered.has(n) && FAILING.has(states.data?.[n] ?? '');
+  const optionLabel = (n: string) =>
+    !registered.has(n) ? t('channels.notConnected', { name: channelName(t, n) }) : failing(n) ? t('channels.optionState', { name: channelName(t, n), state: t(`channels.status.${states.data![n]}` as 'channels.status.off') }) : channelName(t, n);
   if (settings.error) return <div className="error-card compact">{t('common.loadFailed', { error: settings.error.message })}</div>;
   return (
     <div className="channels" data-testid="channels">
@@ -92,11 +108,16 @@ export function ChannelsSection() {
           <select className="input" value={preferred} data-testid="notify-channel" onChange={(e) => void save('core.notify.channel', e.target.value).catch((err) => app.toast((err as Error).message, 'error'))}>
             {names.map((n) => (
               <option key={n} value={n}>
-                {registered.has(n) ? channelName(t, n) : t('channels.notConnected', { name: channelName(t, n) })}
+                {optionLabel(n)}
               </option>
             ))}
           </select>
           {list.data?.effective && list.data.effective !== preferred && <span className="badge warn">{t('channels.fallsBack', { name: channelName(t, list.data.effective) })}</span>}
+          {list.data?.effective === preferred && failing(preferred) && (
+            <span className="badge warn" data-testid="notify-channel-failing">
+              {t('channels.failingGoesTo', { name: channelName(t, preferred), to: channelName(t, 'webui') })}
+            </span>
+          )}
         </div>
         <div className="row gap wrap" style={{ marginTop: 8 }}>
           <span className={`badge ${perm === 'granted' ? 'ok' : ''}`} data-testid="notify-permission">
