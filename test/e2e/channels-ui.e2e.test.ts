@@ -175,6 +175,17 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     assert.equal(await page.inputValue('[data-testid=notify-channel]'), 'telegram');
     assert.equal((await page.textContent('[data-testid=notify-channel] option[value=telegram]'))?.trim(), 'Telegram (error)');
     assert.match((await page.textContent('[data-testid=notify-channel-failing]')) ?? '', /Telegram is failing — messages go to WebUI/);
+    // On a phone the connection test's (long) failure wraps inside the card instead of running off it.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.click('[data-testid=channel-telegram-test]');
+    await page.waitForSelector('[data-testid=channel-telegram-result]:not(.ok)', { timeout: T });
+    const fits = await page.evaluate(() => {
+      const r = document.querySelector('[data-testid=channel-telegram-result]')!.getBoundingClientRect();
+      const card = document.querySelector('[data-testid=channel-telegram]')!.getBoundingClientRect();
+      return { right: r.right, cardRight: card.right };
+    });
+    assert.ok(fits.right <= fits.cardRight, `the result ends at ${fits.right}, the card at ${fits.cardRight}`);
+    await page.setViewportSize({ width: 1360, height: 860 });
     await set('plugin.telegram.bot_token', tg.token);
     await set('core.notify.channel', 'webui');
   });

@@ -191,14 +191,14 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
         <button className="btn small" onClick={status.reload}>
           {t('channels.refresh')}
         </button>
-        {result && result !== 'running' && (
-          <span className={`badge ${result.ok ? 'ok' : 'state-failed'}`} data-testid={`channel-${name}-result`}>
-            {result.ok
-              ? t('channels.testOk', { who: result.bot?.username ? `@${result.bot.username}` : `${result.nickname ?? ''} (${result.selfId ?? ''})`, ms: result.latencyMs ?? 0 })
-              : `${result.error?.code}: ${result.error?.message}`}
-          </span>
-        )}
       </div>
+      {result && result !== 'running' && (
+        <div className={`test-result ${result.ok ? 'ok' : 'bad'}`} data-testid={`channel-${name}-result`}>
+          {result.ok
+            ? t('channels.testOk', { who: result.bot?.username ? `@${result.bot.username}` : `${result.nickname ?? ''} (${result.selfId ?? ''})`, ms: result.latencyMs ?? 0 })
+            : `${result.error?.code}: ${result.error?.message}`}
+        </div>
+      )}
     </section>
   );
 }
