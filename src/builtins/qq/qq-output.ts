@@ -72,7 +72,7 @@ export function qqOutput(d: QqOutputDeps): (msg: OutputMessage) => Promise<void>
 
   return async (msg) => {
     const link = d.link();
-    if (!link) throw new QqTargetError('QQ is not connected (plugin.qq.mode is off)');
+    if (!link) throw new QqTargetError('QQ is not connected ("Connection mode" is off)');
     const t = target(msg);
     let segments: Segment[];
     if (msg.type === 'text') segments = toSegments(msg.payload);

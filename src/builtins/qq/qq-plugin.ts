@@ -77,7 +77,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
       let link: OneBotLink | undefined;
       let transport: OneBotTransport | undefined;
       let offChannel: Disposer | undefined;
-      let state: LinkState = { status: 'off', detail: 'plugin.qq.mode is off', since: Date.now() };
+      let state: LinkState = { status: 'off', detail: '"Connection mode" is off', since: Date.now() };
       const setState = (st: Omit<LinkState, 'since'>) => {
         state = { ...st, selfId: st.selfId ?? (st.status === 'connected' ? state.selfId : undefined), nickname: st.nickname ?? (st.status === 'connected' ? state.nickname : undefined), since: Date.now() };
       };
@@ -91,7 +91,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
       const connect = async () => {
         const mode = s.get<string>('mode');
         if (mode === 'off') {
-          setState({ status: 'off', detail: 'plugin.qq.mode is off' });
+          setState({ status: 'off', detail: '"Connection mode" is off' });
           return;
         }
         const l = new OneBotLink({
@@ -177,7 +177,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
         path: '/api/v1/channels/qq/test',
         handler: safeHandler(async () => {
           const mode = s.get<string>('mode');
-          if (mode === 'off') return jsonOk({ ok: false, error: { code: 'QQ_NOT_CONFIGURED', message: 'plugin.qq.mode is off: choose forward or reverse first' } });
+          if (mode === 'off') return jsonOk({ ok: false, error: { code: 'QQ_NOT_CONFIGURED', message: '"Connection mode" is off: choose forward or reverse first' } });
           const started = Date.now();
           try {
             let info: { user_id?: number | string; nickname?: string } | undefined;

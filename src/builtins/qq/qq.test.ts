@@ -104,6 +104,8 @@ test('R-4: off by default — no connection, no output channel, the test says wh
   assert.equal(h.agent.channels.get('qq'), undefined);
   const st = await callRoute(h.host.routes.list(), 'GET', '/api/v1/channels/qq');
   assert.equal((st.json.value as { status: string }).status, 'off');
+  // The page shows field labels, so the status names the field by its label, not its key.
+  assert.equal((st.json.value as { detail: string }).detail, '"Connection mode" is off');
   const r = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/qq/test', '{}', { 'content-type': 'application/json' });
   assert.equal((r.json.value as { error: { code: string } }).error.code, 'QQ_NOT_CONFIGURED');
 });

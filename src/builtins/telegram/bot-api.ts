@@ -28,7 +28,7 @@ export class TelegramApiError extends HomeAgentError {
 /** The Bot API could not be reached (DNS, refused, reset, timed out) or answered something that is not the Bot API. */
 export class TelegramUnreachableError extends HomeAgentError {
   constructor(method: string, reason: string, cause?: unknown) {
-    super('TELEGRAM_UNREACHABLE', `Telegram ${method}: the Bot API is unreachable (${reason})`, { retryable: true, details: { method, reason }, cause });
+    super('TELEGRAM_UNREACHABLE', `Telegram ${method}: the Bot API is unreachable (${reason}). Check the network or a proxy, or the "Bot API server" setting.`, { retryable: true, details: { method, reason }, cause });
   }
 }
 

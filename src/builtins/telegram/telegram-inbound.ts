@@ -26,7 +26,7 @@ export type InboundResult = 'accepted' | 'refused' | 'ignored' | 'malformed' | '
 
 /** The refusal a stranger gets, once: polite, in both languages, with the id the owner would need. */
 export function refusalText(userId: string): string {
-  return `Sorry — this is a private assistant and only talks with the people its owner allowed.\n抱歉，这是私人助理，只和主人允许的人对话。\n(Your Telegram user id: ${userId}. If this is your own HomeAgent, add it under Settings → Channels → Telegram.)`;
+  return `Sorry — this is a private assistant and only talks with the people its owner allowed.\n抱歉，这是私人助理，只和主人允许的人对话。\n(Your Telegram user id: ${userId}. If this is your own HomeAgent, add it under Settings → Channels → Telegram.)\n（你的 Telegram 用户 ID：${userId}。如果这是你自己的 HomeAgent，请在 设置 → 聊天渠道 → Telegram 中添加它。）`;
 }
 
 /** The display name of a Telegram user ("First Last", else @username, else the id). */

@@ -72,7 +72,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
       let poller: TelegramPoller | undefined;
       let api: TelegramBotApi | undefined;
       let offChannel: Disposer | undefined;
-      let idle: PollerState = { status: 'idle', detail: 'no bot token: set plugin.telegram.bot_token', since: Date.now() };
+      let idle: PollerState = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', since: Date.now() };
       const makeApi = () => new TelegramBotApi({ apiRoot: s.get<string>('api_root'), token: s.get<string>('bot_token') });
       const notices = () => noticeTarget(s.get<string>('notify_chat_id'), ownerPlatformIds(sdk, 'telegram'), allowed());
       status = () => ({ ...(poller?.state ?? idle), configured: !!s.get<string>('bot_token'), allowedUsers: allowed().size, notices: notices() });
@@ -87,7 +87,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
       };
       const connect = () => {
         if (!s.get<string>('bot_token')) {
-          idle = { status: 'idle', detail: 'no bot token: set plugin.telegram.bot_token', since: Date.now() };
+          idle = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', since: Date.now() };
           return;
         }
         api = makeApi();
@@ -142,7 +142,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
         method: 'POST',
         path: '/api/v1/channels/telegram/test',
         handler: safeHandler(async () => {
-          if (!s.get<string>('bot_token')) return jsonOk({ ok: false, error: { code: 'TELEGRAM_NOT_CONFIGURED', message: 'no bot token: set plugin.telegram.bot_token first' } });
+          if (!s.get<string>('bot_token')) return jsonOk({ ok: false, error: { code: 'TELEGRAM_NOT_CONFIGURED', message: 'no bot token: paste it into "Bot token" first' } });
           const started = Date.now();
           try {
             const me = await makeApi().getMe(AbortSignal.timeout(15_000));

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { writeJsonAtomic } from '../../sdk/index.js';
 import type { PluginLogger } from '../../sdk/index.js';
 import { Backoff, sleep } from '../shared/index.js';
-import { TelegramApiError, type TelegramBotApi } from './bot-api.js';
+import { TelegramApiError, TelegramUnreachableError, type TelegramBotApi } from './bot-api.js';
 import type { TgUser } from './bot-types.js';
 
 /** What the channel shows in Settings (`GET /api/v1/channels/telegram`). */
@@ -99,7 +99,7 @@ export class TelegramPoller {
   private async failed(e: unknown, signal: AbortSignal, stage: string): Promise<boolean> {
     if (signal.aborted) return false;
     if (e instanceof TelegramApiError && e.tokenRejected) {
-      this.set({ status: 'error', detail: `Telegram rejected the bot token (${e.errorCode} ${e.description}). Check plugin.telegram.bot_token; polling stopped until it changes.` });
+      this.set({ status: 'error', detail: `Telegram rejected the bot token (${e.errorCode} ${e.description}). Check "Bot token"; polling stopped until it changes.` });
       this.o.log.error('Telegram rejected the bot token; polling stopped until the setting changes', { errorCode: e.errorCode });
       return false;
     }
@@ -109,7 +109,8 @@ export class TelegramPoller {
     // A conflict resolves only when the other poller stops (or the webhook is removed): ask slowly.
     const wait = conflict && retryAfter === undefined ? Math.max(this.o.conflictWaitMs ?? 30_000, base) : base;
     const why = conflict ? `${(e as TelegramApiError).description} (another copy of this bot is polling, or a webhook is set)` : (e as Error).message;
-    this.set({ status: 'retrying', detail: `${stage}: ${why}`, retryAt: this.now() + wait });
+    // An unreachable Bot API already names the call ("Telegram getMe: …"): no second prefix.
+    this.set({ status: 'retrying', detail: e instanceof TelegramUnreachableError ? why : `${stage}: ${why}`, retryAt: this.now() + wait });
     this.o.log.warn(`Telegram ${stage} failed; retrying in ${Math.round(wait / 1000)} s`, { error: why, attempt: this.backoff.attempts });
     await sleep(wait, signal);
     return !signal.aborted;

@@ -64,7 +64,7 @@ test('R-3: idle without a token — no output channel, status says why, the conn
   assert.equal(h.agent.channels.get('telegram'), undefined);
   const st = await callRoute(h.host.routes.list(), 'GET', '/api/v1/channels/telegram');
   assert.equal((st.json.value as { status: string }).status, 'idle');
-  assert.match(String((st.json.value as { detail: string }).detail), /no bot token/);
+  assert.equal((st.json.value as { detail: string }).detail, 'no bot token: paste it into "Bot token"');
   const test1 = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
   assert.deepEqual((test1.json.value as { ok: boolean; error: { code: string } }).error.code, 'TELEGRAM_NOT_CONFIGURED');
   assert.equal(h.plugin('telegram')?.state, 'running');
@@ -86,6 +86,7 @@ test('R-3: an allowed user chats; a stranger gets one polite refusal and nothing
   const refusals = tg.sent.filter((s) => s.chatId === String(STRANGER.id));
   assert.equal(refusals.length, 1, 'one refusal per stranger');
   assert.match(refusals[0].text!, /private assistant[\s\S]*私人助理[\s\S]*6666/);
+  assert.match(refusals[0].text!, /你的 Telegram 用户 ID：6666。[\s\S]*设置 → 聊天渠道 → Telegram/, 'the id and where to add it, in Chinese too');
   assert.equal(tg.sent.filter((s) => s.chatId === '-100123').length, 0, 'nothing said in a group');
   assert.deepEqual(tg.sent.find((s) => s.chatId === String(OWNER.id))!.text, 'Hello Olivia! How can I help?');
 
@@ -255,7 +256,7 @@ test('R-3: an unreachable Bot API or a rejected token is a clear status, not a c
   // Nothing listens on this port.
   const { h, tg, status } = await setup(t, [], { apiRoot: `http://127.0.0.1:${await closedPort()}` });
   await until(async () => (await status()).status === 'retrying', 'retrying');
-  assert.match(String((await status()).detail), /getMe: Telegram getMe: the Bot API is unreachable \(ECONNREFUSED\)/);
+  assert.match(String((await status()).detail), /^Telegram getMe: the Bot API is unreachable \(ECONNREFUSED\)\. Check the network or a proxy, or the "Bot API server" setting\.$/);
   assert.doesNotMatch(JSON.stringify(await status()), new RegExp(tg.token.split(':')[1]), 'the token is never shown');
   assert.equal(h.plugin('telegram')?.state, 'running');
   const test1 = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });

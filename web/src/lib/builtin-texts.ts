@@ -26,8 +26,8 @@ export const PLUGIN_ZH: Record<string, string> = {
 };
 
 const DETAIL_ZH: Record<string, string> = {
-  'no bot token: set plugin.telegram.bot_token': '没有机器人令牌：请设置 plugin.telegram.bot_token',
-  'plugin.qq.mode is off': 'plugin.qq.mode 已关闭',
+  'no bot token: paste it into "Bot token"': '没有机器人令牌：请填入“机器人令牌”',
+  '"Connection mode" is off': '“连接方式”为关闭',
   stopped: '已停止',
   'checking the bot token (getMe)': '正在检查机器人令牌（getMe）',
   'the OneBot connection closed': 'OneBot 连接已关闭',
