@@ -190,6 +190,18 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     await set('core.notify.channel', 'webui');
   });
 
+  it('an id linked to the owner under People is shown under "Your ids on chat apps" too (the two places seemed to disagree)', async () => {
+    const post = (path: string, body: unknown) => h.api(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal((await post('/api/v1/people/link', { ids: ['qq:10001'], to: 'owner' })).status, 200);
+    try {
+      await page.goto(`${h.url}/#/settings/channels`);
+      await page.waitForSelector('[data-testid=owner-linked-ids]', { timeout: T });
+      assert.match((await page.textContent('[data-testid=owner-linked-ids]')) ?? '', /Also yours, linked to you under People: qq:10001\./);
+    } finally {
+      assert.equal((await post('/api/v1/people/unlink', { id: 'qq:10001' })).status, 200);
+    }
+  });
+
   it('logged no client errors', () => {
     assert.deepEqual(errors, []);
   });

@@ -6,6 +6,7 @@ import { channelDetail } from '../../lib/builtin-texts';
 import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { notificationState, requestNotifications } from '../../lib/browser-notify';
+import type { PersonView } from './people-section';
 import { SchemaField, type ConfigKeyInfo } from './schema-field';
 
 interface ChannelList {
@@ -62,6 +63,11 @@ export function ChannelsSection() {
   const settings = useRequest(async () => pickList<ConfigKeyInfo>(await api('/api/v1/settings'), 'keys', 'settings'), [app.epoch, changed]);
   const list = useRequest(() => api<{ value: ChannelList }>('/api/v1/channels').then((r) => r.value), [app.epoch]);
   const [perm, setPerm] = useState(notificationState());
+  // The owner's ids linked under People count as theirs as much as the list above (decision 0090):
+  // said here, so the two places do not seem to disagree.
+  const people = useRequest(() => api<{ people: PersonView[] }>('/api/v1/people').then((j) => j.people), [app.epoch, changed]);
+  const owner = people.data?.find((p) => p.owner);
+  const linked = owner ? owner.ids.filter((id) => !(owner.configIds ?? []).includes(id)) : [];
   const save = async (key: string, value: unknown) => {
     const j = await api<{ value?: ConfigKeyInfo }>(`/api/v1/settings/${encodeURIComponent(key)}`, { method: 'PUT', json: { value } });
     settings.setData((d) => d?.map((k) => (k.key === key && j.value ? j.value : k)));
@@ -132,6 +138,12 @@ export function ChannelsSection() {
         {keys('core.identity.').map((k) => (
           <SchemaField key={k.key} info={k} onSave={(v) => save(k.key, v)} />
         ))}
+        {linked.length > 0 && (
+          <p className="muted small" data-testid="owner-linked-ids">
+            {t('channels.linkedIds', { ids: linked.join(', ') })}{' '}
+            <a href="#/settings/people">{t('channels.openPeople')}</a>
+          </p>
+        )}
       </section>
       <ChannelCard name="telegram" title="Telegram" keys={keys('plugin.telegram.')} save={save} />
       <ChannelCard name="qq" title="QQ (OneBot v11)" keys={keys('plugin.qq.')} save={save} />
