@@ -3,6 +3,7 @@ import { MAX_READABLE_HTML_BYTES, type MediaService, type ReadableHtml, type Rea
 import { HtmlReadError } from './html-read-error.js';
 import type { HtmlReadRequest } from './readable-html-worker.js';
 import { WorkerPool, type WorkerJobFailure, type WorkerJobFailureInfo } from './worker-pool.js';
+import { readerFailureWords, type ReaderNouns } from './reader-failure.js';
 
 /** Time limit of one page when the reader is given none: `core.media.html_timeout_ms`'s default. */
 export const DEFAULT_HTML_TIMEOUT_MS = 15_000;
@@ -25,7 +26,6 @@ export interface HtmlReaderOptions {
 
 const DEFAULT_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 32 };
 
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
 /**
@@ -81,23 +81,12 @@ export class HtmlReader implements MediaService {
 }
 
 /** A failure of the pool in the HTML reader's words. */
+const NOUNS: ReaderNouns = { reader: 'HTML reader', item: 'page', items: 'pages' };
+
 function htmlReadError(reason: WorkerJobFailure, info: WorkerJobFailureInfo): HtmlReadError {
-  switch (reason) {
-    case 'timeout':
-      return new HtmlReadError('timeout', `reading the page took longer than ${seconds(info.timeoutMs!)}; the reader was stopped`, { timeoutMs: info.timeoutMs });
-    case 'out-of-memory':
-      return new HtmlReadError('out-of-memory', `the page needs more memory than the HTML reader has (${info.heapMb} MB); the reader was stopped`, { heapMb: info.heapMb }, info.cause);
-    case 'crashed':
-      return new HtmlReadError('crashed', info.exitCode !== undefined ? `the HTML reader stopped (exit code ${info.exitCode})` : `the HTML reader failed: ${info.message}`, info.exitCode !== undefined ? { exitCode: info.exitCode } : {}, info.cause);
-    case 'cancelled':
-      return new HtmlReadError('cancelled', info.message ? 'the HTML reader was stopped before the page was read' : 'reading the page was cancelled');
-    case 'busy':
-      return info.waitedMs !== undefined
-        ? new HtmlReadError('busy', `the HTML reader was busy with other pages for ${seconds(info.waitedMs)}; the page was not read`, { waitedMs: info.waitedMs })
-        : new HtmlReadError('busy', `the HTML reader is busy: ${info.waiting} pages are already waiting`, { waiting: info.waiting });
-    default:
-      return new HtmlReadError('failed', `the page could not be read: ${info.message}`);
-  }
+  const w = readerFailureWords(reason, info, NOUNS);
+  if (w) return new HtmlReadError(w.reason, w.message, w.details, w.cause);
+  return new HtmlReadError('failed', `the page could not be read: ${info.message}`);
 }
 
 let shared: HtmlReader | undefined;

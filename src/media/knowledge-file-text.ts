@@ -49,11 +49,11 @@ const WHOLE_DOCUMENT = { minChars: 1, minShare: 0.7 };
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
-/** Why an HTML file was not read, in the words of a refusal. */
-function htmlWhy(reason: HtmlReadFailure, details: Record<string, unknown>): string {
+/** Why a file was not read, for the failures both readers share (the worker pool's, decision 0630). */
+function poolWhy(reason: string, details: Record<string, unknown>, setting: string): string | undefined {
   switch (reason) {
     case 'timeout':
-      return `reading it took longer than ${seconds(Number(details.timeoutMs))} (core.media.html_timeout_ms)`;
+      return `reading it took longer than ${seconds(Number(details.timeoutMs))} (${setting})`;
     case 'out-of-memory':
       return 'it needs more memory than the reader has';
     case 'cancelled':
@@ -61,28 +61,20 @@ function htmlWhy(reason: HtmlReadFailure, details: Record<string, unknown>): str
     case 'busy':
       return 'the reader was busy with other files; try again in a moment';
     default:
-      return 'the reader failed on it';
+      return undefined;
   }
+}
+
+/** Why an HTML file was not read, in the words of a refusal. */
+function htmlWhy(reason: HtmlReadFailure, details: Record<string, unknown>): string {
+  return poolWhy(reason, details, 'core.media.html_timeout_ms') ?? 'the reader failed on it';
 }
 
 /** Why a PDF was not read, in the words of a refusal. */
 function pdfWhy(reason: PdfReadFailure, details: Record<string, unknown>): string {
-  switch (reason) {
-    case 'password':
-      return 'it is password-protected';
-    case 'invalid':
-      return 'it is damaged or not a PDF';
-    case 'timeout':
-      return `reading it took longer than ${seconds(Number(details.timeoutMs))} (core.media.pdf_timeout_ms)`;
-    case 'out-of-memory':
-      return 'it needs more memory than the reader has';
-    case 'cancelled':
-      return 'reading it was cancelled';
-    case 'busy':
-      return 'the reader was busy with other files; try again in a moment';
-    default:
-      return 'pdf.js failed on it';
-  }
+  if (reason === 'password') return 'it is password-protected';
+  if (reason === 'invalid') return 'it is damaged or not a PDF';
+  return poolWhy(reason, details, 'core.media.pdf_timeout_ms') ?? 'pdf.js failed on it';
 }
 
 /** True when bytes are not text: a NUL in the first 8 KiB (UTF-16 with its BOM is text). */

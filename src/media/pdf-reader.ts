@@ -2,6 +2,7 @@ import type { ResourceLimits } from 'node:worker_threads';
 import { PdfReadError } from './pdf-read-error.js';
 import type { PdfText, PdfTextRequest } from './pdf-text-worker.js';
 import { WorkerPool, type WorkerJobFailure, type WorkerJobFailureInfo } from './worker-pool.js';
+import { readerFailureWords, type ReaderNouns } from './reader-failure.js';
 
 /** Time limit of one PDF when the reader is given none: `core.media.pdf_timeout_ms`'s default. */
 export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
@@ -29,7 +30,6 @@ export interface PdfTextOptions {
 }
 
 const DEFAULT_LIMITS: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 };
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 /**
  * The PDF reader off the main thread: pdf.js reads a PDF's text layer in worker threads
@@ -75,23 +75,12 @@ export class PdfReader {
 }
 
 /** A failure of the pool in the PDF reader's words. */
+const NOUNS: ReaderNouns = { reader: 'PDF reader', item: 'PDF', items: 'PDFs' };
+
 function pdfReadError(reason: WorkerJobFailure, info: WorkerJobFailureInfo): PdfReadError {
-  switch (reason) {
-    case 'timeout':
-      return new PdfReadError('timeout', `reading the PDF took longer than ${seconds(info.timeoutMs!)}; the reader was stopped`, { timeoutMs: info.timeoutMs });
-    case 'out-of-memory':
-      return new PdfReadError('out-of-memory', `the PDF needs more memory than the PDF reader has (${info.heapMb} MB); the reader was stopped`, { heapMb: info.heapMb }, info.cause);
-    case 'crashed':
-      return new PdfReadError('crashed', info.exitCode !== undefined ? `the PDF reader stopped (exit code ${info.exitCode})` : `the PDF reader failed: ${info.message}`, info.exitCode !== undefined ? { exitCode: info.exitCode } : {}, info.cause);
-    case 'cancelled':
-      return new PdfReadError('cancelled', info.message ? 'the PDF reader was stopped before the PDF was read' : 'reading the PDF was cancelled');
-    case 'busy':
-      return info.waitedMs !== undefined
-        ? new PdfReadError('busy', `the PDF reader was busy with other PDFs for ${seconds(info.waitedMs)}; the PDF was not read`, { waitedMs: info.waitedMs })
-        : new PdfReadError('busy', `the PDF reader is busy: ${info.waiting} PDFs are already waiting`, { waiting: info.waiting });
-    default:
-      if (info.name === 'PasswordException') return new PdfReadError('password', 'the PDF is password-protected');
-      if (info.name === 'InvalidPDFException') return new PdfReadError('invalid', `not a valid PDF (${info.message ?? 'invalid structure'})`);
-      return new PdfReadError('failed', `the PDF could not be read: ${info.message ?? 'unknown error'}`);
-  }
+  const w = readerFailureWords(reason, info, NOUNS);
+  if (w) return new PdfReadError(w.reason, w.message, w.details, w.cause);
+  if (info.name === 'PasswordException') return new PdfReadError('password', 'the PDF is password-protected');
+  if (info.name === 'InvalidPDFException') return new PdfReadError('invalid', `not a valid PDF (${info.message ?? 'invalid structure'})`);
+  return new PdfReadError('failed', `the PDF could not be read: ${info.message ?? 'unknown error'}`);
 }
