@@ -53,7 +53,8 @@ test('a planned memory is injected on the very first user turn of a freshly star
     await d1.stop();
   }
   // A new daemon: library scan and plan load are lazy; the first turn must still carry the block.
-  // Unsettled: the turn is sent the moment homed says it is ready, as a person's first one can be.
+  // Unsettled: the turn is sent the moment homed says it is ready, as a person's first one can be;
+  // turns wait for the built-ins' first start (decision 0710), so the memory manager is up for it.
   const d2 = await startTestDaemon({ homeDir: home, env: env(), webuiPort: 0, heartbeats: false, unsettled: true });
   try {
     const chains: LlmChainEvent[] = [];

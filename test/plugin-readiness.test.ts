@@ -90,7 +90,7 @@ test('the daemon is ready while a plugin hangs in start; states settle and the h
     assert.match(get('throws-0').lastError ?? '', /broken on purpose/);
     assert.equal(get('dies').state, 'failed');
     assert.equal(get('bad-lua').state, 'failed');
-    assert.equal(get('slow').state, 'running');
+    assert.equal(get('slow').state, 'running', JSON.stringify(get('slow')));
     assert.deepEqual(get('slow').tools, ['slow_tool']);
     assert.match(get('broken-0').lastError ?? '', /outside|entry|escape/i);
     // The daemon still serves: the agent answers status and a new plugin list.

@@ -279,9 +279,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const without = new Set(opts.without ?? []);
   for (const def of [...builtinPlugins().filter((b) => !without.has(b.name)), ...(opts.plugins ?? [])]) registry.registerBuiltin(def);
   agent.start();
+  // A turn that arrives while the built-ins are still starting (a person's first message, an
+  // input resumed after a kill) waits for them: it would otherwise run without the memory
+  // manager's injection stage. Inputs are recorded and queued meanwhile; each built-in's start is
+  // bounded by start_timeout_ms, and so is this wait. External plugins are not waited for.
+  const releaseTurns = await agent.hold();
+  const turnsWait = setTimeout(releaseTurns, pluginStartMs).unref();
   // Plugins start concurrently and never hold up readiness for long: after ready_wait_ms the
   // daemon is ready and the slow ones settle in the background (their state is in the list).
   const started = registry.start({ waitMs: config.get<number>('core.plugins.ready_wait_ms') });
+  void registry.builtinsSettled().then(() => {
+    clearTimeout(turnsWait);
+    releaseTurns();
+  });
   // A local Ollama is looked for once the channels are coming up (see ProviderManager.deferProbe).
   const probing = providers.probeLocalSources();
   await started;

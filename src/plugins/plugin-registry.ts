@@ -95,6 +95,8 @@ export class PluginRegistry implements PluginAdminService {
   private readonly waiting: (() => void)[] = [];
   /** The first start of every discovered plugin, until all have settled. */
   private startup: Promise<void> = Promise.resolve();
+  /** The first start's built-ins (the product's own parts: memory manager, channels …), until they have settled. */
+  private builtinsUp: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: PluginRegistryOptions) {
     this.pluginsDir = opts.pluginsDir ?? join(opts.host.homeDir, 'plugins');
@@ -138,13 +140,17 @@ export class PluginRegistry implements PluginAdminService {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
+    // Before any await: a caller asks for it right after calling start().
+    let builtinsSettled!: () => void;
+    this.builtinsUp = new Promise<void>((r) => (builtinsSettled = r));
     this.loadState();
     // The daemon may already have offered it; offering it twice would be a conflict.
     if (!this.opts.host.services.use('host.plugins')) this.opts.host.services.provide('host', 'host.plugins', this);
     for (const def of this.builtins.values()) this.addBuiltinEntry(def);
     this.discover();
     await Promise.all(this.watching.splice(0));
-    this.startup = this.serial(() => this.startInOrder([...this.entries.keys()]));
+    this.startup = this.serial(() => this.startInOrder([...this.entries.keys()], builtinsSettled));
+    void this.startup.then(builtinsSettled, builtinsSettled);
     if (opts.waitMs === undefined) return this.startup;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.startup, new Promise<void>((r) => (timer = setTimeout(r, opts.waitMs)))]);
@@ -154,6 +160,15 @@ export class PluginRegistry implements PluginAdminService {
   /** Resolves when the plugins of the first start have all settled (running, failed, …). */
   settled(): Promise<void> {
     return this.startup;
+  }
+
+  /**
+   * Resolves when the built-in plugins of the first start have settled — the ones whose stages
+   * shape every turn (the memory manager's injection). Each start is bounded by the host's time
+   * limit, so this resolves within `core.plugins.start_timeout_ms`; external plugins are not waited for.
+   */
+  builtinsSettled(): Promise<void> {
+    return this.builtinsUp;
   }
 
   /** Stops every plugin (dependents first). Idempotent. */
@@ -657,7 +672,7 @@ export class PluginRegistry implements PluginAdminService {
    * kinds (each external one is a child process) at most `startConcurrency` at a time. Every
    * start is bounded by the host's and the external supervisor's time limits.
    */
-  private async startInOrder(names: string[]): Promise<void> {
+  private async startInOrder(names: string[], onBuiltinsSettled?: () => void): Promise<void> {
     const { order, problems } = this.order(names);
     const settled = new Map<string, Promise<void>>();
     let releaseOthers!: () => void;
@@ -699,7 +714,9 @@ export class PluginRegistry implements PluginAdminService {
     // hangs holds the others up for 2 s at most (it has its own time limit besides).
     const builtinsOnly = order.filter((n) => this.entries.get(n)!.kind === 'builtin' && this.entries.get(n)!.dependencies.every((d) => this.entries.get(d)?.kind === 'builtin'));
     let timer: NodeJS.Timeout | undefined;
-    void Promise.race([Promise.all(builtinsOnly.map((n) => settled.get(n))), new Promise<void>((r) => (timer = setTimeout(r, 2_000)))]).then(releaseOthers, releaseOthers);
+    const builtinsDone = Promise.all(builtinsOnly.map((n) => settled.get(n)));
+    if (onBuiltinsSettled) void builtinsDone.then(onBuiltinsSettled, onBuiltinsSettled);
+    void Promise.race([builtinsDone, new Promise<void>((r) => (timer = setTimeout(r, 2_000)))]).then(releaseOthers, releaseOthers);
     await Promise.all(settled.values());
     clearTimeout(timer);
   }
