@@ -317,6 +317,29 @@ test('0620: a held adapter is taken only by the person and only as it was shown;
   assert.equal(readFileSync(join(G.homeDir, keptAt), 'utf8'), MY_ADAPTER, 'nothing is lost');
   assert.equal(readFileSync(join(G.homeDir, 'adapters', 'myvendor.lua'), 'utf8'), theirs);
   assert.deepEqual(((await api(G, '/api/v1/adapters/held')).json.held as HeldAdapterInfo[]).map((h) => h.name), ['openai']);
+
+  // The one the person does not want is discarded — only by them, and only the bytes shown.
+  const heldOpenai = join(G.homeDir, 'adapters', 'imported', 'openai.lua');
+  const openaiSha = ((await api(G, '/api/v1/adapters/held/openai')).json.adapter as HeldAdapterSource).sha256;
+  const forgedDiscard = await fetch(`${G.url}/api/v1/adapters/held/openai/discard`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' }, body: JSON.stringify({ sha256: openaiSha }) });
+  assert.equal(forgedDiscard.status, 403);
+  assert.equal((await api(G, `/api/v1/adapters/held/${encodeURIComponent('../myvendor')}/discard`, { body: { sha256: openaiSha } })).status, 400);
+  assert.equal((await api(G, '/api/v1/adapters/held/openai/discard', { body: { sha256: 'x' } })).status, 400);
+  assert.equal((await api(G, '/api/v1/adapters/held/openai/discard', { body: { sha256: '0'.repeat(64) } })).status, 409, 'not the bytes shown');
+  assert.equal(readFileSync(heldOpenai, 'utf8'), theirs, 'still held');
+  const c2 = new DaemonClient(G.socketPath);
+  await c2.connect();
+  try {
+    // `waiter providers discard`, over the CLI socket.
+    assert.deepEqual(await c2.request('providers.discard', { name: 'openai', sha256: openaiSha }), { name: 'openai', discarded: true });
+    await assert.rejects(c2.request('providers.discard', { name: 'openai', sha256: openaiSha }), (e: Error & { code?: string }) => e.code === 'NOT_FOUND');
+  } finally {
+    c2.close();
+  }
+  assert.equal(existsSync(heldOpenai), false);
+  assert.equal(existsSync(join(G.homeDir, 'adapters', 'openai.lua')), false, 'nothing in adapters/ was written');
+  assert.deepEqual((await api(G, '/api/v1/adapters/held')).json.held, []);
+  assert.equal(readFileSync(join(G.homeDir, 'adapters', 'myvendor.lua'), 'utf8'), theirs, 'the taken one is untouched');
 });
 
 test('0540: a malformed source or adapter is left out with a note naming it, and the rest of the archive comes in; a damaged adapter entry refuses the archive and changes nothing', async () => {

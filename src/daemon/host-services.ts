@@ -50,6 +50,7 @@ export interface ProvidersLike {
   heldAdapters(): HeldAdapterInfo[];
   heldAdapter(name: string): HeldAdapterSource;
   takeHeldAdapter(name: string, o: { sha256: unknown; replace?: boolean }): Promise<TakenAdapter>;
+  discardHeldAdapter(name: string, o: { sha256: unknown }): Promise<{ name: string; discarded: true }>;
 }
 
 /** `host.providers` over the provider manager. */
@@ -67,6 +68,7 @@ export function providerAdmin(p: ProvidersLike): ProviderAdminService {
     heldAdapters: () => p.heldAdapters(),
     heldAdapter: (name) => p.heldAdapter(name),
     takeHeldAdapter: (name, o) => p.takeHeldAdapter(name, o),
+    discardHeldAdapter: (name, o) => p.discardHeldAdapter(name, o),
   };
 }
 

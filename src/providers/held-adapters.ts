@@ -128,6 +128,19 @@ export class HeldAdapters {
     return { name, ...(replaces ? { replaced: replaces } : {}), ...(keptAt ? { keptAt } : {}) };
   }
 
+  /**
+   * Discards a held adapter the person does not want: the file they were shown (`sha256`) is
+   * deleted from `adapters/imported/` (the archive it came from still has it). ConflictError when
+   * it changed since. Nothing in `adapters/` is touched.
+   */
+  discard(name: string, o: { sha256: unknown }): { name: string; discarded: true } {
+    if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256)) throw new ValidationError('sha256 must be the SHA-256 (hex) of the adapter as it was shown', { key: 'sha256' });
+    const bytes = this.read(name);
+    if (sha256(bytes) !== o.sha256) throw new ConflictError(`held adapter ${name} is not the file that was shown (an import wrote it since): read it again before discarding it`, { name });
+    unlinkSync(this.heldPath(name));
+    return { name, discarded: true };
+  }
+
   /** The held file's bytes, checked: a name of the registry's, a plain file, an adapter's text. */
   private read(name: string): Buffer {
     if (typeof name !== 'string' || !NAME.test(name)) throw new ValidationError(`invalid adapter name ${JSON.stringify(String(name).slice(0, 80))}`, { key: 'name' });

@@ -223,6 +223,15 @@ export class ProviderManager {
     return taken;
   }
 
+  /** The person discards a held adapter they were shown (`sha256`); only the CLI socket and the WebUI's guarded routes call this. */
+  async discardHeldAdapter(name: string, o: { sha256: unknown }): Promise<{ name: string; discarded: true }> {
+    const h = this.held();
+    if (!h) throw new NotFoundError('held adapter', name);
+    const out = h.discard(name, o);
+    this.log?.info(`held adapter ${name} discarded from adapters/imported/`);
+    return out;
+  }
+
   private held(): HeldAdapters | undefined {
     const dir = this.opts.userAdapterDir;
     if (!dir) return undefined;

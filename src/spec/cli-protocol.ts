@@ -29,6 +29,7 @@ export const CLI_COMMANDS = [
   'providers.models',
   'providers.held',
   'providers.take',
+  'providers.discard',
   'plugins.list',
   'plugins.enable',
   'plugins.disable',

@@ -121,6 +121,8 @@ export interface ProviderAdminService {
    * without `replace`). The person's act only: no agent or MCP tool calls it.
    */
   takeHeldAdapter(name: string, o: { sha256: unknown; replace?: boolean }): Promise<TakenAdapter>;
+  /** The person discards a held adapter: the file whose SHA-256 they were shown is deleted from `adapters/imported/` (ConflictError when it changed since). */
+  discardHeldAdapter(name: string, o: { sha256: unknown }): Promise<{ name: string; discarded: true }>;
 }
 
 /**

@@ -427,6 +427,31 @@ async function takeAdapter(opts: GlobalOpts, c: DaemonClient, name: string, o: {
   return EXIT.ok;
 }
 
+/**
+ * `waiter providers discard`: delete a held adapter the person does not want from
+ * adapters/imported/ — the bytes named by the SHA-256 just read, after a yes (or --yes).
+ */
+async function discardAdapter(opts: GlobalOpts, c: DaemonClient, name: string, o: { yes?: boolean }): Promise<number> {
+  const h = await c.request<HeldAdapterSource>('providers.held', { name });
+  let ok = o.yes === true;
+  if (!ok) {
+    if (!process.stdin.isTTY) {
+      process.stderr.write(`waiter: not discarded — run it in a terminal to confirm, or pass --yes\n`);
+      return EXIT.failed;
+    }
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await new Promise<string>((resolve) => rl.question(`Delete adapters/imported/${h.name}.lua (${h.bytes} bytes)? The archive it came from still has it. [y/N] `, resolve));
+    rl.close();
+    ok = /^y(es)?$/i.test(answer.trim());
+  }
+  if (!ok) {
+    process.stdout.write(opts.json ? JSON.stringify({ discarded: false }) + '\n' : `not discarded; it stays in adapters/imported/\n`);
+    return EXIT.failed;
+  }
+  print(opts, await c.request('providers.discard', { name: h.name, sha256: h.sha256 }));
+  return EXIT.ok;
+}
+
 export function buildProgram(): Command {
   const program = new Command('waiter')
     .description('HomeAgent command-line client')
@@ -590,6 +615,14 @@ export function buildProgram(): Command {
     .action(async (name: string, o: { replace?: boolean; yes?: boolean }) => {
       const opts = program.opts<GlobalOpts>();
       process.exitCode = await withClient(opts, (c) => takeAdapter(opts, c, name, o));
+    });
+  providers
+    .command('discard <name>')
+    .description('delete a held adapter you do not want from adapters/imported/ (asks first)')
+    .option('-y, --yes', 'discard it without asking')
+    .action(async (name: string, o: { yes?: boolean }) => {
+      const opts = program.opts<GlobalOpts>();
+      process.exitCode = await withClient(opts, (c) => discardAdapter(opts, c, name, o));
     });
 
   const plugins = program.command('plugins').description('plugins: list, enable, disable, reload, install').action(simple(program, 'plugins.list'));

@@ -2,7 +2,8 @@
  * Decision 0620 in a real browser against the real daemon: a Lua adapter an import held in
  * `adapters/imported/` is listed on Settings → LLM sources; "Read…" shows its whole code and what it
  * would replace before anything is taken; taking it is the person's click in that dialog, and one
- * that would replace an adapter here waits for a second, explicit tick.
+ * that would replace an adapter here waits for a second, explicit tick. One the person does not
+ * want is discarded from that dialog (two presses).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,6 +66,23 @@ describe('Held Lua adapters on the LLM sources page (decision 0620)', { skip, ti
     await dialog.getByText('Cancel').click();
     await dialog.waitFor({ state: 'detached', timeout: T });
     assert.equal(existsSync(join(h.home, 'adapters', 'openai.lua')), false, 'cancelled: nothing taken');
+    assert.deepEqual(errors, []);
+  });
+
+  it('one the person does not want is discarded: the first press says what goes, the second deletes it', async () => {
+    const held = join(h.home, 'adapters', 'imported', 'openai.lua');
+    await page.getByTestId('held-adapter-read-openai').click();
+    const dialog = page.getByTestId('held-adapter-dialog');
+    await dialog.getByTestId('held-adapter-source').waitFor({ timeout: T });
+    await dialog.getByTestId('held-adapter-discard').click();
+    assert.match((await dialog.getByTestId('held-adapter-discard-sure').textContent()) ?? '', /adapters\/imported\/openai\.lua/);
+    assert.equal(existsSync(held), true, 'the first press deletes nothing');
+    await dialog.getByTestId('held-adapter-discard').click();
+    await dialog.waitFor({ state: 'detached', timeout: T });
+    // The list is gone with its last entry; nothing in adapters/ was written.
+    await page.getByTestId('held-adapters').waitFor({ state: 'detached', timeout: T });
+    assert.equal(existsSync(held), false);
+    assert.equal(existsSync(join(h.home, 'adapters', 'openai.lua')), false);
     assert.deepEqual(errors, []);
   });
 });

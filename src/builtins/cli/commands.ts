@@ -201,6 +201,8 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
     // Held adapters (decision 0620): listed, read (`name`: with its code), and taken by the person.
     case 'providers.held':
       return typeof a?.name === 'string' ? need(sdk, 'host.providers').heldAdapter(a.name) : need(sdk, 'host.providers').heldAdapters();
+    case 'providers.discard':
+      return need(sdk, 'host.providers').discardHeldAdapter(str(a, 'name'), { sha256: a?.sha256 });
     case 'providers.take':
       return need(sdk, 'host.providers').takeHeldAdapter(str(a, 'name'), { sha256: a?.sha256, replace: a?.replace === true });
     case 'plugins.list':

@@ -11,6 +11,8 @@ const configValue: z.ZodType<ConfigValue> = z.lazy(() => z.union([z.string(), z.
 const setSchema = z.object({ value: configValue });
 /** Taking a held adapter (decision 0620): the SHA-256 of the code that was shown, and the yes to replacing one here. */
 const takeSchema = z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/), replace: z.boolean().optional() });
+/** Discarding one: the SHA-256 of the code that was shown. */
+const discardSchema = z.strictObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/) });
 
 /**
  * Providers (L-3) over `host.providers`, and fallbacks for settings, plugins and the change
@@ -59,6 +61,10 @@ export function mountAdminRoutes(app: Hono, ctx: WebuiContext): void {
   // person — the take names the SHA-256 of the code it showed, so what is taken is what was read.
   app.get('/api/v1/adapters/held', () => json({ ok: true, held: providers().heldAdapters() }));
   app.get('/api/v1/adapters/held/:name', (c) => json({ ok: true, adapter: providers().heldAdapter(c.req.param('name')) }));
+  app.post('/api/v1/adapters/held/:name/discard', async (c) => {
+    const body = parseBody(discardSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    return json({ ok: true, discarded: await providers().discardHeldAdapter(c.req.param('name'), body) });
+  });
   app.post('/api/v1/adapters/held/:name/take', async (c) => {
     const body = parseBody(takeSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
     return json({ ok: true, taken: await providers().takeHeldAdapter(c.req.param('name'), body), adapters: providers().adapters() });

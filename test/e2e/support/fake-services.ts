@@ -61,6 +61,9 @@ export function fakeProviders(opts: { configured: () => boolean }): ProviderAdmi
     async takeHeldAdapter(name) {
       throw new NotFoundError('held adapter', name);
     },
+    async discardHeldAdapter(name) {
+      throw new NotFoundError('held adapter', name);
+    },
   };
 }
 

@@ -34,9 +34,9 @@ export function HeldAdapters({ epoch, onTaken }: { epoch: number; onTaken: () =>
       {reading && (
         <HeldAdapterDialog
           name={reading}
-          onClose={(taken) => {
+          onClose={(changed) => {
             setReading(undefined);
-            if (taken) {
+            if (changed) {
               held.reload();
               onTaken();
             }
@@ -47,13 +47,27 @@ export function HeldAdapters({ epoch, onTaken }: { epoch: number; onTaken: () =>
   );
 }
 
-function HeldAdapterDialog({ name, onClose }: { name: string; onClose: (taken: boolean) => void }) {
+/** Reads one held adapter, then takes it into use or discards it; `onClose(true)` when either was done. */
+function HeldAdapterDialog({ name, onClose }: { name: string; onClose: (changed: boolean) => void }) {
   const app = useApp();
   const t = useT();
   const shown = useRequest(() => api<{ adapter: HeldAdapterSource }>(`/api/v1/adapters/held/${encodeURIComponent(name)}`), [name]);
   const [replace, setReplace] = useState(false);
   const [busy, setBusy] = useState(false);
   const a = shown.data?.adapter;
+  const [sure, setSure] = useState(false);
+  const discard = async () => {
+    if (!a) return;
+    setBusy(true);
+    try {
+      await api(`/api/v1/adapters/held/${encodeURIComponent(name)}/discard`, { method: 'POST', json: { sha256: a.sha256 } });
+      app.toast(t('providers.heldDiscarded', { name }), 'ok');
+      onClose(true);
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+      setBusy(false);
+    }
+  };
   const take = async () => {
     if (!a) return;
     setBusy(true);
@@ -88,9 +102,18 @@ function HeldAdapterDialog({ name, onClose }: { name: string; onClose: (taken: b
           )}
         </>
       )}
+      {sure && (
+        <p className="small warn-text" data-testid="held-adapter-discard-sure">
+          {t('providers.heldDiscardSure', { name })}
+        </p>
+      )}
       <div className="dialog-actions">
         <button className="btn" onClick={() => onClose(false)}>
           {t('common.cancel')}
+        </button>
+        {/* Two presses: the first says what goes, the second deletes the bytes shown. */}
+        <button className="btn" disabled={!a || busy} onClick={() => (sure ? void discard() : setSure(true))} data-testid="held-adapter-discard">
+          {t('providers.heldDiscard')}
         </button>
         <button className="btn danger" disabled={!a || busy || (!!a.replaces && !replace)} onClick={() => void take()} data-testid="held-adapter-take">
           {t('providers.heldTake')}
