@@ -2,7 +2,7 @@
  * Where the owner's notices go on a chat channel (decision 0650), in the real daemon with a fake
  * Bot API: with two allowed people and no "Chat for notices", a notice never goes to the first
  * allowed user (who may be the stranger it is about) but to the owner's own Telegram id, and with
- * none it stays in the WebUI; the channel status says which.
+ * none it stays in the WebUI; the channel status says which. The chat itself is named "Wen · Telegram".
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,6 +60,8 @@ describe('notice target of a chat channel', { timeout: 90_000 }, () => {
     const sent = await d.agent.notify({ text: 'Timer: water the plants', source: 'timer' });
     assert.equal(sent.channel, 'webui');
     assert.deepEqual(tg.sent.filter((s) => s.chatId === '777').map((s) => s.text), ['hello Wen'], 'Wen got his reply and no notice');
+    // The chat is named after who it is with, not after his first "hi".
+    assert.equal((await d.sessions.list()).find((s) => s.id === 'telegram:777')?.title, 'Wen · Telegram');
   });
 
   it("with the owner's Telegram id known, notices go there", async () => {

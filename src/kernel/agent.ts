@@ -22,7 +22,7 @@ import { realPath, within } from '../fs/index.js';
 /** Where notices are recorded when no session is named (R-6). */
 export const NOTICES_SESSION = 'system:notices';
 const MAX_NOTICE_CHARS = 20_000;
-import { titleFromMessage } from '../spec/session-title.js';
+import { titleFromConversation, titleFromMessage } from '../spec/session-title.js';
 
 /** The consolidation channel (seed: `_consolidation_`). */
 export const CONSOLIDATION = '_consolidation_';
@@ -401,8 +401,9 @@ export class Agent {
 
   private async record(q: QueuedInput): Promise<void> {
     try {
-      // A session a person starts (waiter, a chat app …) is named after their first message.
-      const title = q.input.trigger === 'user' ? titleFromMessage(q.input.text, q.input.attachments?.map((a) => a.name ?? '') ?? []) : '';
+      // A session a person starts (waiter, the WebUI …) is named after their first message; a chat on
+      // a chat app after who or where it is ("Wen · Telegram"), when the channel names it.
+      const title = q.input.trigger === 'user' ? titleFromConversation(q.input.conversation) || titleFromMessage(q.input.text, q.input.attachments?.map((a) => a.name ?? '') ?? []) : '';
       const info = await this.opts.sessions.ensure(q.input.sessionId, q.input.channel, title || undefined);
       if (!info.title && title) await this.opts.sessions.rename?.(q.input.sessionId, title);
       q.home = info.channel;

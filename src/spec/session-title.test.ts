@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { titleFromMessage } from './session-title.js';
+import { titleFromConversation, titleFromMessage } from './session-title.js';
 
 test('a session title from the first message: first line, collapsed, cut at a word near 40 characters', () => {
   assert.equal(titleFromMessage('  hello   there \nsecond line'), 'hello there');
@@ -11,4 +11,14 @@ test('a session title from the first message: first line, collapsed, cut at a wo
   assert.equal(titleFromMessage(zh), `${[...zh].slice(0, 40).join('')}…`);
   assert.equal(titleFromMessage('', ['invoice-2024.pdf']), 'invoice-2024.pdf');
   assert.equal(titleFromMessage('   '), '');
+});
+
+test('a chat on a chat app is named after who or where it is', () => {
+  assert.equal(titleFromConversation({ title: 'Wen  Li', platform: 'telegram' }), 'Wen Li · Telegram');
+  assert.equal(titleFromConversation({ title: '家庭群', platform: 'qq' }), '家庭群 · QQ');
+  assert.equal(titleFromConversation({ title: 'Ops', platform: 'matrix' }), 'Ops · matrix');
+  assert.equal(titleFromConversation({ title: 'x'.repeat(60), platform: 'qq' }), `${'x'.repeat(40)}… · QQ`);
+  // No name from the channel: the first message names it, as before.
+  assert.equal(titleFromConversation({ title: '  ', platform: 'qq' }), '');
+  assert.equal(titleFromConversation(undefined), '');
 });

@@ -18,6 +18,22 @@ export function titleFromMessage(text: string, attachmentNames: string[] = []): 
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** How the built-in chat apps are written in a title; another platform is written as its id. */
+const PLATFORM_LABELS: Record<string, string> = { telegram: 'Telegram', qq: 'QQ' };
+
+/**
+ * A session title for a chat on a chat app, from who or where it is: "Wen · Telegram" for a private
+ * chat, "Family · QQ" for a group — a list of channel chats named after their first messages ("hi",
+ * "hi", "在吗") does not say which is whose. Empty when the channel gave no name.
+ */
+export function titleFromConversation(c: { title?: string; platform?: string } | undefined): string {
+  const name = collapse(c?.title ?? '');
+  if (!name) return '';
+  const cut = [...name].length > TITLE_CHARS ? `${[...name].slice(0, TITLE_CHARS).join('').trimEnd()}…` : name;
+  const platform = c?.platform ? (PLATFORM_LABELS[c.platform] ?? c.platform) : '';
+  return platform ? `${cut} · ${platform}` : cut;
+}
+
 /**
  * Whether a session title may have been made from one of `texts` (K-2: a forgotten message must not
  * live on as its conversation's name). A title is made from the first message — its first line,
