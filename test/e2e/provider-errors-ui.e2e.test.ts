@@ -50,6 +50,42 @@ describe('Failing providers in the WebUI', { skip, timeout: 180_000 }, () => {
     await page.getByTestId('setup-card-welcome').waitFor({ state: 'detached', timeout: T });
   });
 
+  it('with no model set up, a conversation says how to connect one in full once — its newest turn —, the earlier turns in one line that opens to the card', async () => {
+    const sid = 'webui:no-model-repeats';
+    const idle = async () => (((await (await h.api(`/api/v1/sessions/${encodeURIComponent(sid)}/events`)).json()) as { inflight?: string | null }).inflight ?? null) === null;
+    await h.setLlmAvailable(false);
+    try {
+      for (const text of ['hello', 'are you there?', 'what can you do?']) {
+        const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text, sessionId: sid }) });
+        assert.equal(r.status, 202);
+        await until(idle, 'the turn to end');
+      }
+      await page.goto(`${h.url}/#/chat/${encodeURIComponent(sid)}`);
+      // Read back from the log (a fresh page) and again after a reload: the same three turns, the newest in full.
+      for (const pass of ['opened', 'reloaded']) {
+        if (pass === 'reloaded') await page.reload();
+        await page.locator(`[data-turn-id="${sid}#3"] [data-testid=setup-card]`).waitFor({ timeout: T });
+        assert.equal(await page.getByTestId('setup-card').count(), 1, `${pass}: one full card`);
+        assert.deepEqual(await page.$$eval('[data-testid=setup-card-compact]', (els) => els.map((e) => [e.closest('[data-testid=turn]')?.getAttribute('data-turn-id'), e.tagName, e.textContent?.trim()])), [
+          [`${sid}#1`, 'BUTTON', 'No model connected — how to connect one'],
+          [`${sid}#2`, 'BUTTON', 'No model connected — how to connect one'],
+        ], pass);
+      }
+      await shot(page, 'no-model-compact-cards');
+      // The one line opens to the whole card, from the keyboard too.
+      await page.locator(`[data-turn-id="${sid}#1"] [data-testid=setup-card-compact]`).focus();
+      await page.keyboard.press('Enter');
+      await page.locator(`[data-turn-id="${sid}#1"] [data-testid=setup-card] a[href="#/settings/providers"]`).waitFor({ timeout: T });
+      // Another message: it says it in full now, the one before it in one line.
+      const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'one more', sessionId: sid }) });
+      assert.equal(r.status, 202);
+      await page.locator(`[data-turn-id="${sid}#4"] [data-testid=setup-card]`).waitFor({ timeout: T });
+      await page.locator(`[data-turn-id="${sid}#3"] [data-testid=setup-card-compact]`).waitFor({ timeout: T });
+    } finally {
+      await h.setLlmAvailable(true);
+    }
+  });
+
   it('a turn whose every source failed shows its error once, with a way to the provider settings', async (t) => {
     if (!h.failLlm) return t.skip('needs the daemon harness');
     h.failLlm(500);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, mm } from '../../api/client';
 import { bus } from '../../api/event-stream';
 import { useApp } from '../../app-context';
@@ -10,6 +10,7 @@ import { TurnView, type TurnActions } from './turn-view';
 import { InputBar } from './input-bar';
 import { Icon } from '../icon';
 import { SetupCard } from './setup-card';
+import { fullSetupTurn } from '../../lib/setup-card-turn';
 
 /** Events per page of the history (a page back, a page forward, the page around a jump). */
 const PAGE = 150;
@@ -425,6 +426,8 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
   }).current;
 
   const lastTurnId = turns.at(-1)?.turnId;
+  // With no model set up, only the newest turn that found none shows the whole setup card (decision 0690).
+  const fullSetup = useMemo(() => fullSetupTurn(turns), [turns]);
   return (
     <div className="chat">
       <div
@@ -479,7 +482,7 @@ export function ChatView({ sessionId }: { sessionId?: string }) {
         {paging.loading === 'jump' && <div className="muted pad">{t('common.loading')}</div>}
         <div className="turns" data-testid="turns" ref={turnsBox}>
           {turns.map((turn) => (
-            <TurnView key={turn.turnId} turn={turn} pinned={pinned.some((p) => p.text === turn.finalText)} isLast={turn.turnId === lastTurnId && !paging.hasLater} sessionBusy={running} actions={actions} />
+            <TurnView key={turn.turnId} turn={turn} pinned={pinned.some((p) => p.text === turn.finalText)} isLast={turn.turnId === lastTurnId && !paging.hasLater} sessionBusy={running} actions={actions} setupCompact={turn.turnId !== fullSetup} />
           ))}
         </div>
         {paging.hasLater && (

@@ -30,6 +30,15 @@ describe('TurnView', () => {
     expect(html).not.toContain('turn-error');
   });
 
+  it('a turn that found no model, when a newer one says it in full, says it in one line that opens to the card (decision 0690)', () => {
+    const [turn] = applyBusEvent(start, S, 'turn_end', { sessionId: S, turnId: `${S}#1`, text: 'No LLM', status: 'error', error: { code: 'NO_PROVIDER_CONFIGURED', message: 'No LLM' } });
+    const html = render(<TurnView turn={turn} pinned={false} isLast={false} sessionBusy={false} actions={actions} setupCompact />);
+    expect(html).toContain('data-testid="setup-card-compact"');
+    expect(html).toContain('No model connected');
+    expect(html).not.toContain('OPENAI_API_KEY');
+    expect(render(<TurnView turn={turn} pinned={false} isLast={false} sessionBusy={false} actions={actions} setupCompact />, 'zh')).toContain('未连接模型');
+  });
+
   it('folds the injected memory block and offers save/pin on a finished answer', () => {
     let turns = applyBusEvent(start, S, 'agent_llm_chain', { sessionId: S, turnId: `${S}#1`, round: 1, text: 'Hi!', toolCalls: [], injected: [{ source: 'memory-manager', text: '=== 记忆库上下文 ===\nA' }] });
     turns = applyBusEvent(turns, S, 'turn_end', { sessionId: S, turnId: `${S}#1`, text: 'Hi!', status: 'ok' });

@@ -12,6 +12,7 @@ import { prettyJson, bytes } from '../../lib/format';
 import { Icon } from '../icon';
 import { LongText } from './long-text';
 import { SetupCard } from './setup-card';
+import { NO_MODEL_CODE } from '../../lib/setup-card-turn';
 import { SaveMemoryDialog } from './save-memory-dialog';
 import { FORGOTTEN_TEXT } from '../../lib/vocab';
 
@@ -42,7 +43,15 @@ type Pending = { kind: 'delete'; scope: 'turn' | 'reply' } | { kind: 'regenerate
  * (expandable), the answer, and the actions on each message — copy, edit and resend, regenerate,
  * delete, save as memory, pin.
  */
-export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBusy, actions }: { turn: Turn; pinned: boolean; isLast: boolean; sessionBusy: boolean; actions: TurnActions }) {
+export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBusy, actions, setupCompact = false }: {
+  turn: Turn;
+  pinned: boolean;
+  isLast: boolean;
+  sessionBusy: boolean;
+  actions: TurnActions;
+  /** A turn that found no model says so in one line (a newer one says it in full; decision 0690). */
+  setupCompact?: boolean;
+}) {
   const t = useT();
   const lang = useLang();
   const app = useApp();
@@ -81,7 +90,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
   const providersFailed = turn.error?.code === 'ALL_PROVIDERS_FAILED';
   const toolCount = turn.rounds.reduce((n, r) => n + r.toolCalls.length, 0);
   const activeTool = turn.rounds.flatMap((r) => r.toolCalls).find((c) => c.running);
-  const setup = turn.error?.code === 'NO_PROVIDER_CONFIGURED';
+  const setup = turn.error?.code === NO_MODEL_CODE;
   return (
     <section className={`turn${turn.excluded ? ' excluded' : ''}`} data-turn-id={turn.turnId} data-testid="turn">
       {turn.notices.map((n, i) => (
@@ -171,7 +180,7 @@ export const TurnView = memo(function TurnView({ turn, pinned, isLast, sessionBu
         </div>
       ))}
       {setup ? (
-        <SetupCard />
+        <SetupCard compact={setupCompact} />
       ) : !running && !answer && !turn.error && turn.status !== 'aborted' && !hasDetail ? null : (
         <div className={`msg assistant${running ? ' streaming' : ''}`} data-seq={turn.assistantSeq}>
           <div className="bubble">
