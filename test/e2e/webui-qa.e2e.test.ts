@@ -185,6 +185,36 @@ describe('WebUI QA fixes', { skip, timeout: 180_000 }, () => {
     assert.deepEqual(zh, ['“下午茶”：杯子也准备好了。']);
   });
 
+  it('a long reply in another conversation opens to its whole text in the toast, and the toast opens that conversation, from the keyboard too (decision 0690)', async () => {
+    const sid = 'webui:qa-toast-long';
+    const reply = `The packing list for the trip, in full: ${Array.from({ length: 30 }, (_, i) => `item ${i + 1}`).join(', ')}. And the last words: bring the blue umbrella.`;
+    const { page: p, errors: errs } = await openPage(browser, `${h.url}/#/settings/general`, { lang: 'en', token: h.token });
+    try {
+      await p.waitForSelector('[data-testid=conn].open', { timeout: T });
+      h.script({ rounds: [{ text: reply }] });
+      const r = await h.api('/api/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'What do I pack?', sessionId: sid }) });
+      assert.equal(r.status, 202);
+      const toast = p.getByTestId('toast').filter({ hasText: 'The packing list' });
+      await toast.waitFor({ timeout: T });
+      // Its first lines, and a way to the rest (it was cut at 140 characters for good).
+      const first = (await toast.locator('.toast-text').textContent()) ?? '';
+      assert.match(first, /^“What do I pack\?”: The packing list for the trip, in full: item 1, .*…$/);
+      assert.doesNotMatch(first, /blue umbrella/);
+      await toast.getByTestId('toast-more').click();
+      assert.equal(await toast.locator('.toast-text').textContent(), `“What do I pack?”: ${reply}`);
+      await shot(p, 'qa-toast-whole-text');
+      // The toast is a button: Tab reaches it, Enter opens the conversation it is about.
+      await toast.getByTestId('toast-open').focus();
+      await p.keyboard.press('Enter');
+      await p.locator(`[data-turn-id="${sid}#1"] .msg.assistant`, { hasText: 'bring the blue umbrella' }).waitFor({ timeout: T });
+      assert.equal(new URL(p.url()).hash, `#/chat/${encodeURIComponent(sid)}`);
+      await toast.waitFor({ state: 'detached', timeout: T });
+      assert.deepEqual(errs, []);
+    } finally {
+      await p.context().close();
+    }
+  });
+
   it('Settings → Memory manager follows a setting changed elsewhere, and keeps a field the person is editing', async () => {
     await page.goto(`${h.url}/#/settings/memory`);
     const field = page.getByTestId('mmset-memoryChars');

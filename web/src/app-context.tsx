@@ -47,7 +47,8 @@ export interface AppApi {
   /** Jumps to a message in the chat and highlights it. */
   locate(sessionId: string, seqs: number[], turnId?: string): void;
   highlight: { sessionId: string; seqs: number[]; turnId?: string; at: number } | undefined;
-  toast(text: string, kind?: Toast['kind']): void;
+  /** Shows a toast; `about`: the conversation it is about, opened by a click on it (decision 0690). */
+  toast(text: string, kind?: Toast['kind'], about?: { sessionId: string }): void;
   /** Bumped when the daemon restarted or the stream reconnected: views refetch. */
   epoch: number;
   /**

@@ -15,7 +15,7 @@ import { KnowsView } from './components/knows/knows-view';
 import { ConfirmDialog } from './components/confirm/confirm-dialog';
 import { SetAsideBanner } from './components/set-aside';
 import { Icon } from './components/icon';
-import { expireToasts, lingerToasts, nextExpiry, pushToast, type ToastItem } from './lib/toast-queue';
+import { expireToasts, keepToast, lingerToasts, nextExpiry, pushToast, toastPreview, type ToastItem } from './lib/toast-queue';
 import { conversationName, type SourceConversation as SessionConversation } from './lib/source-place';
 import { localDay } from './lib/format';
 import type { MemoryChangedEvent, MemoryChangedKind } from '../../src/spec/index.js';
@@ -112,10 +112,11 @@ export function App() {
     bus.start();
     return () => bus.stop();
   }, []);
-  const toast = useCallback((text: string, kind: Toast['kind'] = 'info') => {
+  const toast = useCallback((text: string, kind: Toast['kind'] = 'info', about?: { sessionId: string }) => {
     const id = ++toastId.current;
-    setToasts((l) => pushToast(l, { id, kind, text }, Date.now()));
+    setToasts((l) => pushToast(l, { id, kind, text, sessionId: about?.sessionId }, Date.now()));
   }, []);
+  const closeToast = useCallback((id: number) => setToasts((l) => l.filter((y) => y.id !== id)), []);
   // One timer for the toast that goes next; none while the pointer rests on them.
   useEffect(() => {
     const next = nextExpiry(toasts);
@@ -178,7 +179,9 @@ export function App() {
           const cur = window.location.hash.startsWith('#/chat/') ? decodeURIComponent(window.location.hash.slice(7)) : undefined;
           const text = o.type && o.type !== 'text' ? `(${o.type})` : String(o.payload ?? '');
           // Headed by the conversation's name as the chat lists it, not its id (`webui:abc`, `telegram:42`).
-          if (o.sessionId !== cur) void nameOfConversation(o.sessionId, langRef.current).then((name) => toast(translate(langRef.current, 'conversation.said', { name, text: text.slice(0, 140) }), 'info'));
+          // Its whole text: a long one shows its first lines and opens to the rest; a click opens the conversation (decision 0690).
+          const sid = o.sessionId;
+          if (sid !== cur) void nameOfConversation(sid, langRef.current).then((name) => toast(translate(langRef.current, 'conversation.said', { name, text }), 'info', sid ? { sessionId: sid } : undefined));
           // A timer's result or a notice: a system notification too, when the person allowed them.
           if (isProactiveOutput(payload)) showNotification('HomeAgent', text, o.sessionId);
         }
@@ -371,19 +374,53 @@ export function App() {
               setToasts((l) => lingerToasts(l, Date.now()));
             }}
           >
-            {toasts.map((x) => (
-              <div key={x.id} className={`toast ${x.kind}`} data-count={x.count}>
-                <span className="toast-text">{x.text}</span>
-                {x.count > 1 && (
-                  <span className="toast-count" aria-label={t('toast.times', { n: x.count })}>
-                    ×{x.count}
-                  </span>
-                )}
-                <button className="toast-close" onClick={() => setToasts((l) => l.filter((y) => y.id !== x.id))} aria-label={t('common.close')} title={t('common.close')}>
-                  <Icon name="close" size={14} />
-                </button>
-              </div>
-            ))}
+            {toasts.map((x) => {
+              const preview = toastPreview(x.text);
+              const whole = !preview.cut || !!x.opened;
+              const words = <span className={`toast-text${whole && preview.cut ? ' whole' : ''}`}>{whole ? x.text : preview.text}</span>;
+              return (
+                <div key={x.id} className={`toast ${x.kind}`} data-count={x.count} data-testid="toast">
+                  <div className="toast-body">
+                    {x.sessionId ? (
+                      // A button, so the keyboard reaches it too: the conversation it is about opens, the toast goes.
+                      <button
+                        type="button"
+                        className="toast-open"
+                        data-testid="toast-open"
+                        title={t('toast.openConversation')}
+                        onClick={() => {
+                          closeToast(x.id);
+                          navigate({ view: 'chat', sessionId: x.sessionId });
+                        }}
+                      >
+                        {words}
+                      </button>
+                    ) : (
+                      words
+                    )}
+                    {preview.cut && !whole && (
+                      <button
+                        type="button"
+                        className="toast-more"
+                        data-testid="toast-more"
+                        aria-expanded={false}
+                        onClick={() => setToasts((l) => keepToast(l, x.id))}
+                      >
+                        {t('toast.showAll')}
+                      </button>
+                    )}
+                  </div>
+                  {x.count > 1 && (
+                    <span className="toast-count" aria-label={t('toast.times', { n: x.count })}>
+                      ×{x.count}
+                    </span>
+                  )}
+                  <button className="toast-close" onClick={() => closeToast(x.id)} aria-label={t('common.close')} title={t('common.close')}>
+                    <Icon name="close" size={14} />
+                  </button>
+                </div>
+              );
+            })}
           </div>
         </div>
       </AppContext.Provider>

@@ -858,6 +858,8 @@ const en = {
   'graph.zoomOut': "Zoom out",
   'graph.fit': "Fit the whole graph",
   'toast.times': "{n} times",
+  'toast.showAll': 'Show all',
+  'toast.openConversation': 'Open this conversation',
 } as const;
 
 export type DictKey = keyof typeof en;
@@ -1721,6 +1723,8 @@ const zh: Record<DictKey, string> = {
   'graph.zoomOut': "缩小",
   'graph.fit': "显示整个图谱",
   'toast.times': "{n} 次",
+  'toast.showAll': '显示全部',
+  'toast.openConversation': '打开这个对话',
 };
 
 export const dict = { en: en as Record<DictKey, string>, zh };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expireToasts, LINGER_MS, lingerToasts, MAX_TOASTS, nextExpiry, pushToast, toastLife, type ToastItem } from './toast-queue';
+import { expireToasts, keepToast, LINGER_MS, lingerToasts, MAX_TOASTS, nextExpiry, pushToast, TOAST_PREVIEW_CHARS, toastLife, toastPreview, type ToastItem } from './toast-queue';
 
 const push = (list: ToastItem[], id: number, text: string, kind: ToastItem['kind'] = 'info', now = 0) => pushToast(list, { id, kind, text }, now);
 
@@ -42,5 +42,31 @@ describe('toast queue', () => {
     expect(nextExpiry([])).toBeUndefined();
     const later = lingerToasts(l, 3900);
     expect(later.map((x) => x.until)).toEqual([3900 + LINGER_MS, 8000]);
+  });
+
+  it('a toast whose whole text was opened stays until closed, and the others still go at their time', () => {
+    const l = keepToast(push(push([], 1, 'a long reply', 'info', 0), 2, 'b', 'info', 0), 1);
+    expect(nextExpiry(l)).toBe(4000);
+    expect(expireToasts(l, 1e12).map((x) => x.text)).toEqual(['a long reply']);
+    expect(nextExpiry(expireToasts(l, 1e12))).toBeUndefined();
+    // Said again meanwhile: counted, and still kept.
+    expect(pushToast(l, { id: 3, kind: 'info', text: 'a long reply' }, 5000).find((x) => x.id === 1)?.until).toBe(Infinity);
+  });
+
+  it('the same words about two conversations are two toasts, each opening its own', () => {
+    const l = pushToast(pushToast([], { id: 1, kind: 'info', text: 'Done.', sessionId: 'webui:a' }, 0), { id: 2, kind: 'info', text: 'Done.', sessionId: 'webui:b' }, 0);
+    expect(l.map((x) => [x.sessionId, x.count])).toEqual([['webui:a', 1], ['webui:b', 1]]);
+  });
+
+  it(`shows up to ${TOAST_PREVIEW_CHARS} characters, whole ones, and says when there is more (the rest was cut off for good)`, () => {
+    expect(toastPreview('short')).toEqual({ text: 'short', cut: false });
+    expect(toastPreview('x'.repeat(TOAST_PREVIEW_CHARS))).toEqual({ text: 'x'.repeat(TOAST_PREVIEW_CHARS), cut: false });
+    const words = toastPreview('word '.repeat(60));
+    expect(words.cut).toBe(true);
+    expect(words.text).toMatch(/^(word ){27}word…$/);
+    const zh = toastPreview('😀长'.repeat(100));
+    expect(zh.cut).toBe(true);
+    expect(Array.from(zh.text)).toHaveLength(TOAST_PREVIEW_CHARS + 1);
+    expect(zh.text.endsWith('长…')).toBe(true);
   });
 });
