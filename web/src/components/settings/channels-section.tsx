@@ -129,6 +129,12 @@ export function ChannelsSection() {
           <span className={`badge ${perm === 'granted' ? 'ok' : ''}`} data-testid="notify-permission">
             {t(`channels.notify.${perm}`)}
           </span>
+          {perm === 'denied' && (
+            // Only the browser can undo a block; where, said for any browser (decision 0690).
+            <span className="muted small" data-testid="notify-unblock">
+              {t('channels.notify.unblock')}
+            </span>
+          )}
           {perm === 'default' && (
             <button className="btn small" data-testid="notify-enable" onClick={() => void requestNotifications().then(setPerm)}>
               {t('channels.notify.enable')}
