@@ -5,6 +5,7 @@ import { errorInWords } from '../../lib/error-words';
 import { choiceLabel, settingLabel } from './setting-labels';
 import { Switch } from '../switch';
 import { ListControl, listSplitOf } from './list-control';
+import { isCustomSetting } from './custom-badge';
 import type { ConfigKeyInfo } from '../../../../src/spec/index.js';
 
 /** One setting as `GET /api/v1/settings` lists it (the daemon's own type). */
@@ -109,7 +110,7 @@ export function SchemaField({
           {label}
         </span>
         {info.origin === 'env' && <span className="badge">{t('settings.fromEnv', { env: info.env ?? '' })}</span>}
-        {info.origin === 'stored' && <span className="badge ok">{t('settings.custom')}</span>}
+        {isCustomSetting(info) && <span className="badge ok" data-testid="setting-custom">{t('settings.custom')}</span>}
         {saved && <span className="badge ok">✓</span>}
         <div className="muted small">{help}</div>
         <code className="key-hint">{info.key}</code>
