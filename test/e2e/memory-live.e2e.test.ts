@@ -330,4 +330,35 @@ describe('memory changed elsewhere shows live in the WebUI', { skip, timeout: 12
     }
     assert.deepEqual(errors, []);
   });
+
+  it('the open knowledge graph takes a fact added elsewhere in place: every entity where it was, the new one beside them (decision 0690)', async (t) => {
+    if (h.mode !== 'daemon') return t.skip('the mini host has no change feed');
+    for (const [s, p, o] of [['user', 'lives_in', 'Porto'], ['user', 'works_at', 'Acme'], ['user', 'likes', 'Green tea'], ['Porto', 'located_in', 'Portugal'], ['Acme', 'located_in', 'Porto']]) {
+      const r = await waiter('memory', 'commit', s, p, o);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    await page.goto(`${h.url}/#/chat`);
+    await page.click('[data-testid=toggle-graph]');
+    try {
+      await page.click('[data-testid=tab-knowledge]');
+      await page.waitForFunction(() => ['user', 'Porto', 'Acme', 'Green tea', 'Portugal'].every((id) => window.__haGraph?.ids().includes(id)), undefined, { timeout: T });
+      const before = await page.evaluate(() => window.__haGraph!.ids());
+      // Settled on screen (the overlay's opening and the first picture done), then where each stands.
+      await graphNodePosition(page, 'Porto');
+      const where = () => page.evaluate((ids) => Object.fromEntries(ids.map((id) => [id, window.__haGraph!.positionOf(id) ?? null])), before);
+      const was = await where();
+      const added = await waiter('memory', 'commit', 'user', 'plays', 'Padel');
+      assert.equal(added.code, 0, added.stderr);
+      await page.waitForFunction(() => window.__haGraph?.ids().includes('Padel'), undefined, { timeout: LIVE });
+      await graphNodePosition(page, 'Padel');
+      const now = await where();
+      const moved = before.filter((n) => !now[n] || Math.abs(was[n]!.x - now[n]!.x) > 0.5 || Math.abs(was[n]!.y - now[n]!.y) > 0.5);
+      assert.deepEqual(moved, [], 'every entity still shown stands where it stood (no new layout, no new fit)');
+      await shot(page, 'memory-live-knowledge-graph-in-place');
+    } finally {
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('.graph-overlay', { state: 'detached', timeout: T });
+    }
+    assert.deepEqual(errors, []);
+  });
 });

@@ -10,8 +10,8 @@ import { predicateLabel } from '../../lib/fact-phrase';
 import { useRequest } from '../../lib/use-request';
 import { localDay } from '../../lib/format';
 import { useAgentTimeZone } from '../../lib/use-agent-time-zone';
-import { radialLayout, relayoutPlan, tagColor, type Positions } from '../../lib/graph-layout';
-import { layoutInWorker } from '../../lib/layout-client';
+import { radialLayout, tagColor, type Positions } from '../../lib/graph-layout';
+import { layoutKeeping } from '../../lib/keep-layout';
 import { Icon } from '../icon';
 import { GraphCanvas, type CanvasEdge, type CanvasNode } from './graph-canvas';
 import { entityTip, memoryTip, type MemoryNodeInfo } from './node-tip';
@@ -21,6 +21,11 @@ interface MemGraph {
   focus?: string;
   nodes: ({ id: string; depth?: number } & MemoryNodeInfo)[];
   edges: { from: string; to: string; kind: 'link' | 'composedOf' | 'backlink' }[];
+}
+/** The knowledge graph as the panel draws it: entities by name, facts as edges (`until`: the day an ended one ended). */
+interface KData {
+  nodes: { id: string; type: string }[];
+  edges: { from: string; to: string; label: string; sentence: string | undefined; confidence: number | undefined; until: string | undefined }[];
 }
 interface KGraph {
   entities: { id: number; name: string; type: string }[];
@@ -87,14 +92,13 @@ function MemoryGraph({ showKnowledge }: { showKnowledge: () => void }) {
     else {
       // A memory added, changed or gone: the nodes on screen stay where they are and only new ones
       // are placed (decision 0610); a whole layout ("computing layout…") only for a graph mostly new.
-      const plan = relayoutPlan(overview.current, d.nodes);
-      if (plan.kind === 'keep') show(plan.positions);
-      else if (plan.kind === 'add') void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges, 80, undefined, plan.known).then((p) => live && show(p));
-      else {
-        setProgress(0);
-        setLaying(true);
-        void layoutInWorker(d.nodes.map((n) => ({ id: n.id })), d.edges, 160, (done) => live && setProgress(done)).then((p) => live && show(p));
-      }
+      void layoutKeeping(overview.current, d.nodes, d.edges, {
+        whole: () => {
+          setProgress(0);
+          setLaying(true);
+        },
+        progress: (done) => live && setProgress(done),
+      }).then((p) => live && show(p));
     }
     return () => {
       live = false;
@@ -200,7 +204,8 @@ function KnowledgeGraph() {
   const [depth, setDepth] = useState(1);
   const [history, setHistory] = useState(false);
   const [forget, setForget] = useState(false);
-  const [kl, setKl] = useState<{ data: unknown; pos: Positions; n: number } | undefined>();
+  /** The graph on screen: its data, where each node is, and `n`, bumped when the view is fitted again. */
+  const [kl, setKl] = useState<{ data: KData; pos: Positions; n: number; view: string } | undefined>();
   const changed = useMemoryEpoch(VIEW_KINDS.graph);
   const zone = useAgentTimeZone();
   const day = useCallback((ms: number) => localDay(ms, zone), [zone]);
@@ -212,7 +217,7 @@ function KnowledgeGraph() {
     } else if (query) p.set('q', query);
     return api<KGraph & { ok: boolean }>(`/api/v1/memory/graph?${p}`);
   }, [query, entity, depth, app.epoch, changed]);
-  const data = useMemo(() => {
+  const data = useMemo((): KData | undefined => {
     const d = g.data;
     if (!d) return undefined;
     const byId = new Map(d.entities.map((e) => [e.id, e.name]));
@@ -228,24 +233,33 @@ function KnowledgeGraph() {
   useEffect(() => {
     if (!data) return;
     let live = true;
-    if (entity && data.nodes.some((n) => n.id === entity)) setKl((l) => ({ data, pos: radialLayout(data.nodes, data.edges, entity), n: (l?.n ?? 0) + 1 }));
-    else void layoutInWorker(data.nodes, data.edges).then((p) => live && setKl((l) => ({ data, pos: p, n: (l?.n ?? 0) + 1 })));
+    const focused = !!entity && data.nodes.some((n) => n.id === entity);
+    const view = focused ? `entity:${entity}:${depth}` : `all:${query}`;
+    // The view is fitted again only when it shows something else (another entity, another search);
+    // the same view with new data keeps the person's pan and zoom — and, for the whole graph, every
+    // node where it stands, only new ones placed (decision 0690, the memory graph's 0610).
+    const show = (pos: Positions) => live && setKl((l) => ({ data, pos, view, n: l && l.view === view ? l.n : (l?.n ?? 0) + 1 }));
+    if (focused) show(radialLayout(data.nodes, data.edges, entity!));
+    else void layoutKeeping(kl?.view === view ? kl.pos : undefined, data.nodes, data.edges).then(show);
     return () => {
       live = false;
     };
+    // `kl` is read as it is when the data comes: the positions the new data starts from.
   }, [data, entity]);
-  const pos = kl && kl.data === data ? kl.pos : undefined;
-  const types = useMemo(() => [...new Set(data?.nodes.map((n) => n.type) ?? [])], [data]);
+  // What is on screen until the new data is placed: the graph as it was (its data with its positions).
+  const shown = kl;
+  const pos = shown?.pos;
+  const types = useMemo(() => [...new Set(shown?.data.nodes.map((n) => n.type) ?? [])], [shown?.data]);
   // Memoized: a new array would make the canvas render the whole graph again.
   const nodes = useMemo<CanvasNode[]>(
-    () => (data && pos ? data.nodes.map((n) => ({ id: n.id, label: n.id === 'user' ? t('graph.you') : n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : []),
-    [data, pos, types, entity, t],
+    () => (shown && pos ? shown.data.nodes.map((n) => ({ id: n.id, label: n.id === 'user' ? t('graph.you') : n.id, color: palette[types.indexOf(n.type) % palette.length], x: pos[n.id]?.x ?? 0, y: pos[n.id]?.y ?? 0, r: n.id === entity ? 10 : 6 })) : []),
+    [shown, pos, types, entity, t],
   );
-  const edges = useMemo<CanvasEdge[]>(() => data?.edges.map((e) => ({ from: e.from, to: e.to, style: e.until ? ('dashed' as const) : ('solid' as const), label: predicateLabel(lang, e.label) })) ?? [], [data, lang]);
+  const edges = useMemo<CanvasEdge[]>(() => shown?.data.edges.map((e) => ({ from: e.from, to: e.to, style: e.until ? ('dashed' as const) : ('solid' as const), label: predicateLabel(lang, e.label) })) ?? [], [shown, lang]);
   const describe = useCallback((id: string) => {
-    const n = data?.nodes.find((x) => x.id === id);
-    return n && entityTip(lang, n, data?.edges ?? []);
-  }, [data, lang]);
+    const n = shown?.data.nodes.find((x) => x.id === id);
+    return n && entityTip(lang, n, shown?.data.edges ?? []);
+  }, [shown, lang]);
   const selectedRelations = entity ? data?.edges.filter((e) => e.from === entity || e.to === entity) ?? [] : [];
   const unavailable = g.error && /503|not available|not running/i.test(`${(g.error as { status?: number }).status} ${g.error.message}`);
   return (
