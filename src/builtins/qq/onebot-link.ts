@@ -1,26 +1,38 @@
 import type { WebSocket } from 'ws';
 import { HomeAgentError } from '../../sdk/index.js';
 import type { PluginLogger } from '../../sdk/index.js';
+import { channelWords, type ChannelWords } from '../shared/index.js';
 import { actionResponseSchema } from './onebot-types.js';
 
 /** An action answered `status: failed` (or a retcode other than 0). */
 export class OneBotActionError extends HomeAgentError {
+  /** The sentence for the page (decision 0680). */
+  readonly words: ChannelWords;
+
   constructor(action: string, retcode: number, message: string) {
     super('ONEBOT_ACTION_FAILED', `OneBot ${action} failed (retcode ${retcode}${message ? `: ${message}` : ''})`, { details: { action, retcode } });
+    this.words = channelWords('ONEBOT_ACTION_FAILED', { action, retcode, message: message || undefined });
   }
 }
 
 /** No connection to the OneBot implementation (not connected, dropped, or no answer in time). */
 export class OneBotUnreachableError extends HomeAgentError {
-  constructor(message: string) {
+  /** The sentence for the page (decision 0680): which of the ways of not reaching it this was. */
+  readonly words: ChannelWords;
+
+  constructor(message: string, words: ChannelWords) {
     super('ONEBOT_UNREACHABLE', message, { retryable: true });
+    this.words = words;
   }
 }
 
 /** What Settings shows for QQ (`GET /api/v1/channels/qq`). */
 export interface LinkState {
   status: 'off' | 'connecting' | 'listening' | 'connected' | 'retrying' | 'error';
+  /** Why, in English (`waiter status` prints it). */
   detail?: string;
+  /** The same as a code and its parameters, for the page to word in its language (decision 0680). */
+  words?: ChannelWords;
   /** The bot's QQ number and nickname (get_login_info), once connected. */
   selfId?: string;
   nickname?: string;
@@ -102,7 +114,7 @@ export class OneBotLink {
         this.api = undefined;
         for (const [k, p] of this.pending) {
           clearTimeout(p.timer);
-          p.reject(new OneBotUnreachableError(`OneBot connection closed before ${p.action} was answered`));
+          p.reject(new OneBotUnreachableError(`OneBot connection closed before ${p.action} was answered`, channelWords('ONEBOT_CONNECTION_CLOSED')));
           this.pending.delete(k);
         }
         this.o.onApiLost?.();
@@ -113,12 +125,12 @@ export class OneBotLink {
   /** Sends an action and waits for its answer (`data`). */
   call<T = unknown>(action: string, params: Record<string, unknown> = {}): Promise<T> {
     const ws = this.api;
-    if (!ws || ws.readyState !== 1) return Promise.reject(new OneBotUnreachableError('not connected to the OneBot implementation (NapCat, Lagrange …)'));
+    if (!ws || ws.readyState !== 1) return Promise.reject(new OneBotUnreachableError('not connected to the OneBot implementation (NapCat, Lagrange …)', channelWords('ONEBOT_NOT_CONNECTED')));
     const echo = `ha-${++this.n}`;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(echo);
-        reject(new OneBotUnreachableError(`OneBot did not answer ${action} in time`));
+        reject(new OneBotUnreachableError(`OneBot did not answer ${action} in time`, channelWords('ONEBOT_NO_ANSWER', { action })));
       }, this.o.actionTimeoutMs ?? 15_000);
       timer.unref?.();
       this.pending.set(echo, { resolve: resolve as (v: unknown) => void, reject, timer, action });
@@ -126,7 +138,7 @@ export class OneBotLink {
         if (!err) return;
         clearTimeout(timer);
         this.pending.delete(echo);
-        reject(new OneBotUnreachableError(`could not send ${action}: ${err.message}`));
+        reject(new OneBotUnreachableError(`could not send ${action}: ${err.message}`, channelWords('CHANNEL_FAILED', { reason: `could not send ${action}: ${err.message}` })));
       });
     });
   }
@@ -136,7 +148,7 @@ export class OneBotLink {
     for (const ws of new Set([...this.events, ...(this.api ? [this.api] : [])])) ws.close(1000, 'HomeAgent stops');
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
-      p.reject(new OneBotUnreachableError('the QQ channel stopped'));
+      p.reject(new OneBotUnreachableError('the QQ channel stopped', channelWords('CHANNEL_STOPPED')));
     }
     this.pending.clear();
     this.events.clear();

@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { PluginLogger } from '../../sdk/index.js';
-import { Backoff, sleep } from '../shared/index.js';
+import { Backoff, channelWords, sleep } from '../shared/index.js';
 import type { LinkState, OneBotLink } from './onebot-link.js';
 
 // ws is required on the first OneBot connection, not at daemon start: an unconfigured QQ channel
@@ -57,7 +57,7 @@ export class ForwardClient implements OneBotTransport {
   async start(): Promise<void> {
     if (this.loop) return;
     this.ac = new AbortController();
-    this.loop = this.run(this.ac.signal).catch((e) => this.o.onState({ status: 'error', url: this.o.url, detail: `stopped: ${(e as Error).message}` }));
+    this.loop = this.run(this.ac.signal).catch((e) => this.o.onState({ status: 'error', url: this.o.url, detail: `stopped: ${(e as Error).message}`, words: channelWords('CHANNEL_FAILED', { reason: (e as Error).message }) }));
   }
 
   async stop(): Promise<void> {
@@ -90,11 +90,11 @@ export class ForwardClient implements OneBotTransport {
 
   private async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      this.o.onState({ status: 'connecting', url: this.o.url, detail: `connecting to ${this.o.url}` });
+      this.o.onState({ status: 'connecting', url: this.o.url, detail: `connecting to ${this.o.url}`, words: channelWords('ONEBOT_CONNECTING', { url: this.o.url }) });
       const r = await this.connectOnce(signal);
       if (signal.aborted) return;
       if (r.status === 401 || r.status === 403) {
-        this.o.onState({ status: 'error', url: this.o.url, detail: `the OneBot implementation rejected the access token (HTTP ${r.status}); check plugin.qq.access_token — not retrying until it changes` });
+        this.o.onState({ status: 'error', url: this.o.url, detail: `the OneBot implementation rejected the access token (HTTP ${r.status}); check plugin.qq.access_token — not retrying until it changes`, words: channelWords('ONEBOT_TOKEN_REJECTED_STOPPED', { status: r.status }) });
         this.o.log.error('OneBot rejected the access token; not reconnecting until the setting changes', { status: r.status });
         return;
       }
@@ -119,7 +119,9 @@ export class ForwardClient implements OneBotTransport {
       }
       const wait = this.backoff.next();
       const why = r.ws ? 'the connection closed' : r.status ? `HTTP ${r.status}` : `${r.error ?? 'failed'}`;
-      this.o.onState({ status: 'retrying', url: this.o.url, detail: `cannot reach ${this.o.url} (${why}); retrying in ${Math.round(wait / 1000)} s`, retryAt: Date.now() + wait });
+      // The English detail says the wait as it was (the CLI prints it once); the page counts down from retryAt.
+      const words = r.ws ? channelWords('ONEBOT_CLOSED_RETRYING', { url: this.o.url }) : channelWords('ONEBOT_CANNOT_REACH', { url: this.o.url, reason: why });
+      this.o.onState({ status: 'retrying', url: this.o.url, detail: `cannot reach ${this.o.url} (${why}); retrying in ${Math.round(wait / 1000)} s`, words, retryAt: Date.now() + wait });
       this.o.log.warn(`OneBot ${why}; reconnecting in ${Math.round(wait / 1000)} s`, { url: this.o.url, attempt: this.backoff.attempts });
       await sleep(wait, signal);
     }
@@ -154,14 +156,18 @@ export class ReverseServer implements OneBotTransport {
   async start(): Promise<void> {
     if (this.server) return;
     if (!this.o.token) {
-      this.o.onState({ status: 'error', detail: 'the reverse WebSocket needs an access token: set plugin.qq.access_token (and the same token in NapCat / Lagrange)' });
+      this.o.onState({ status: 'error', detail: 'the reverse WebSocket needs an access token: set plugin.qq.access_token (and the same token in NapCat / Lagrange)', words: channelWords('ONEBOT_REVERSE_NEEDS_TOKEN') });
       return;
     }
     // Beyond this machine the token is all that stands between the network and messages "from"
     // the allowed QQ users: a guessable one is refused, not warned about.
     const open = !isLoopbackHost(this.o.host);
     if (open && this.o.token.length < MIN_OPEN_TOKEN) {
-      this.o.onState({ status: 'error', detail: `listening on ${this.o.host} lets other machines connect: the access token must then be at least ${MIN_OPEN_TOKEN} characters (a long random one, the same in NapCat / Lagrange), or keep plugin.qq.reverse_host at 127.0.0.1` });
+      this.o.onState({
+        status: 'error',
+        detail: `listening on ${this.o.host} lets other machines connect: the access token must then be at least ${MIN_OPEN_TOKEN} characters (a long random one, the same in NapCat / Lagrange), or keep plugin.qq.reverse_host at 127.0.0.1`,
+        words: channelWords('ONEBOT_REVERSE_SHORT_TOKEN', { host: this.o.host, min: MIN_OPEN_TOKEN }),
+      });
       return;
     }
     const wss = new (wsLib().WebSocketServer)({ noServer: true, maxPayload: MAX_FRAME });
@@ -177,7 +183,8 @@ export class ReverseServer implements OneBotTransport {
         server.listen(this.o.port, this.o.host, () => resolve());
       });
     } catch (e) {
-      this.o.onState({ status: 'error', detail: `cannot listen on ${this.o.host}:${this.o.port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+      const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      this.o.onState({ status: 'error', detail: `cannot listen on ${this.o.host}:${this.o.port}: ${reason}`, words: channelWords('ONEBOT_LISTEN_FAILED', { host: this.o.host, port: this.o.port, reason }) });
       return;
     }
     server.on('error', (e) => this.o.log.warn('reverse WebSocket server error', { error: e.message }));
@@ -185,7 +192,7 @@ export class ReverseServer implements OneBotTransport {
     const a = server.address() as AddressInfo;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
     this.url = `ws://${host}:${a.port}${this.o.path}`;
-    this.o.onState({ status: 'listening', url: this.url, detail: `waiting for NapCat / Lagrange to connect to ${this.url}${open ? ' (reachable from other machines: only the access token keeps them out)' : ''}` });
+    this.o.onState({ status: 'listening', url: this.url, detail: `waiting for NapCat / Lagrange to connect to ${this.url}${open ? ' (reachable from other machines: only the access token keeps them out)' : ''}`, words: channelWords('ONEBOT_LISTENING', { url: this.url, open }) });
     if (open) this.o.log.warn(`the QQ reverse WebSocket listens on ${this.o.host}: other machines can reach it; the access token keeps them out`);
   }
 
@@ -217,7 +224,7 @@ export class ReverseServer implements OneBotTransport {
       this.o.log.info(`OneBot ${role} client connected`, { selfId });
       if (role !== 'Event') void this.o.onConnected(selfId).catch((e) => this.o.log.warn('get_login_info failed', { error: (e as Error).message }));
       ws.once('close', () => {
-        if (this.server && !this.o.link.ready) this.o.onState({ status: 'listening', url: this.url, detail: `the OneBot implementation disconnected; waiting for it at ${this.url}` });
+        if (this.server && !this.o.link.ready) this.o.onState({ status: 'listening', url: this.url, detail: `the OneBot implementation disconnected; waiting for it at ${this.url}`, words: channelWords('ONEBOT_DISCONNECTED', { url: this.url }) });
       });
     });
   }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { createRequire } from 'node:module';
-import { Cap, definePlugin, HomeAgentError } from '../../sdk/index.js';
+import { Cap, definePlugin } from '../../sdk/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
-import { jsonOk, noticeTarget, ownerPlatformIds, platformUserId, platformUserList, safeHandler, type NoticeTarget } from '../shared/index.js';
+import { channelWords, jsonOk, noticeTarget, ownerPlatformIds, platformUserId, platformUserList, safeHandler, testFailure, type NoticeTarget } from '../shared/index.js';
 import { OneBotLink, OneBotUnreachableError, type LinkState } from './onebot-link.js';
+import { OneBotTokenRejectedError } from './onebot-token-rejected-error.js';
 import { ForwardClient, ReverseServer, type OneBotTransport } from './onebot-transports.js';
 import { handleEvent, RecentIds, type Trigger } from './qq-inbound.js';
 import { qqOutput } from './qq-output.js';
@@ -77,7 +78,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
       let link: OneBotLink | undefined;
       let transport: OneBotTransport | undefined;
       let offChannel: Disposer | undefined;
-      let state: LinkState = { status: 'off', detail: '"Connection mode" is off', since: Date.now() };
+      let state: LinkState = { status: 'off', detail: '"Connection mode" is off', words: channelWords('QQ_OFF'), since: Date.now() };
       const setState = (st: Omit<LinkState, 'since'>) => {
         state = { ...st, selfId: st.selfId ?? (st.status === 'connected' ? state.selfId : undefined), nickname: st.nickname ?? (st.status === 'connected' ? state.nickname : undefined), since: Date.now() };
       };
@@ -91,7 +92,7 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
       const connect = async () => {
         const mode = s.get<string>('mode');
         if (mode === 'off') {
-          setState({ status: 'off', detail: '"Connection mode" is off' });
+          setState({ status: 'off', detail: '"Connection mode" is off', words: channelWords('QQ_OFF') });
           return;
         }
         const l = new OneBotLink({
@@ -120,14 +121,14 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
               log: sdk.log,
             }).catch((e) => sdk.log.error('handling a OneBot event failed', { error: (e as Error).message })),
           onApiLost: () => {
-            if (state.status === 'connected') setState({ status: 'connecting', url: state.url, detail: 'the OneBot connection closed' });
+            if (state.status === 'connected') setState({ status: 'connecting', url: state.url, detail: 'the OneBot connection closed', words: channelWords('ONEBOT_CONNECTION_CLOSED') });
           },
         });
         link = l;
         const onConnected = async (hint?: string) => {
           const info = await l.call<{ user_id?: number | string; nickname?: string }>('get_login_info');
           const selfId = String(info?.user_id ?? hint ?? '');
-          setState({ status: 'connected', url: state.url, selfId, nickname: info?.nickname, detail: `connected as ${info?.nickname ?? ''} (${selfId})` });
+          setState({ status: 'connected', url: state.url, selfId, nickname: info?.nickname, detail: `connected as ${info?.nickname ?? ''} (${selfId})`, words: channelWords('ONEBOT_CONNECTED', { nickname: info?.nickname ?? '', selfId }) });
           sdk.log.info(`QQ connected as ${selfId}`);
         };
         const token = s.get<string>('access_token');
@@ -157,11 +158,12 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
         link?.close();
         link = undefined;
       };
-      let chain: Promise<void> = connect().catch((e) => setState({ status: 'error', detail: (e as Error).message }));
+      const failed = (e: unknown) => setState({ status: 'error', detail: (e as Error).message, words: channelWords('CHANNEL_FAILED', { reason: (e as Error).message }) });
+      let chain: Promise<void> = connect().catch(failed);
       const reconnect = () => {
         chain = chain.then(async () => {
           await disconnect();
-          await connect().catch((e) => setState({ status: 'error', detail: (e as Error).message }));
+          await connect().catch(failed);
         });
       };
       const RECONNECT_KEYS = new Set(['mode', 'ws_url', 'reverse_host', 'reverse_port', 'reverse_path', 'access_token', 'max_message_chars']);
@@ -177,17 +179,17 @@ export function createQqPlugin(): PluginDefinition & { status(): QqStatus | unde
         path: '/api/v1/channels/qq/test',
         handler: safeHandler(async () => {
           const mode = s.get<string>('mode');
-          if (mode === 'off') return jsonOk({ ok: false, error: { code: 'QQ_NOT_CONFIGURED', message: '"Connection mode" is off: choose forward or reverse first' } });
+          if (mode === 'off') return jsonOk({ ok: false, error: { code: 'QQ_NOT_CONFIGURED', message: '"Connection mode" is off: choose forward or reverse first', words: channelWords('QQ_NOT_CONFIGURED') } });
           const started = Date.now();
           try {
             let info: { user_id?: number | string; nickname?: string } | undefined;
             if (link?.ready) info = await link.call('get_login_info');
             else if (mode === 'forward') info = await probeForward(s.get<string>('ws_url'), s.get<string>('access_token'));
-            else return jsonOk({ ok: false, error: { code: 'ONEBOT_UNREACHABLE', message: `no OneBot implementation is connected; point NapCat / Lagrange's reverse WebSocket at ${state.url ?? 'the address in these settings'} with the same access token` } });
+            else return jsonOk({ ok: false, error: { code: 'ONEBOT_UNREACHABLE', message: `no OneBot implementation is connected; point NapCat / Lagrange's reverse WebSocket at ${state.url ?? 'the address in these settings'} with the same access token`, words: channelWords('ONEBOT_REVERSE_WAITING', { url: state.url }) } });
             return jsonOk({ ok: true, latencyMs: Date.now() - started, selfId: String(info?.user_id ?? ''), nickname: info?.nickname });
           } catch (e) {
             const j = errorToJSON(e);
-            return jsonOk({ ok: false, latencyMs: Date.now() - started, error: { code: j.code, message: j.message } });
+            return jsonOk({ ok: false, latencyMs: Date.now() - started, error: testFailure(e, j.code, j.message) });
           }
         }),
       });
@@ -206,17 +208,17 @@ function probeForward(url: string, token: string): Promise<{ user_id?: number | 
       ws.terminate();
       reject(e);
     };
-    const timer = setTimeout(() => fail(new OneBotUnreachableError('no answer to get_login_info within 10 s')), 10_000);
+    const timer = setTimeout(() => fail(new OneBotUnreachableError('no answer to get_login_info within 10 s', channelWords('ONEBOT_NO_ANSWER', { action: 'get_login_info' }))), 10_000);
     ws.once('unexpected-response', (_q, res) => {
       clearTimeout(timer);
       res.resume();
       ws.on('error', () => {});
       const rejected = res.statusCode === 401 || res.statusCode === 403;
-      fail(rejected ? new HomeAgentError('ONEBOT_TOKEN_REJECTED', `the OneBot implementation rejected the access token (HTTP ${res.statusCode})`) : new OneBotUnreachableError(`HTTP ${res.statusCode} from ${url}`));
+      fail(rejected ? new OneBotTokenRejectedError(res.statusCode ?? 401) : new OneBotUnreachableError(`HTTP ${res.statusCode} from ${url}`, channelWords('ONEBOT_CANNOT_REACH', { url, reason: `HTTP ${res.statusCode}` })));
     });
     ws.once('error', (e: Error & { code?: string }) => {
       clearTimeout(timer);
-      reject(new OneBotUnreachableError(`cannot reach ${url} (${e.code ?? e.message})`));
+      reject(new OneBotUnreachableError(`cannot reach ${url} (${e.code ?? e.message})`, channelWords('ONEBOT_CANNOT_REACH', { url, reason: e.code ?? e.message })));
     });
     ws.once('open', () => ws.send(JSON.stringify({ action: 'get_login_info', params: {}, echo: 'ha-test' })));
     ws.on('message', (data) => {

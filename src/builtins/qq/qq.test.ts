@@ -106,8 +106,10 @@ test('R-4: off by default — no connection, no output channel, the test says wh
   assert.equal((st.json.value as { status: string }).status, 'off');
   // The page shows field labels, so the status names the field by its label, not its key.
   assert.equal((st.json.value as { detail: string }).detail, '"Connection mode" is off');
+  assert.deepEqual((st.json.value as { words: unknown }).words, { code: 'QQ_OFF' });
   const r = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/qq/test', '{}', { 'content-type': 'application/json' });
   assert.equal((r.json.value as { error: { code: string } }).error.code, 'QQ_NOT_CONFIGURED');
+  assert.deepEqual((r.json.value as { error: { words: unknown } }).error.words, { code: 'QQ_NOT_CONFIGURED' });
 });
 
 test('R-4: a person written as in the owner ids ("qq:10001") is stored as the bare QQ number; groups take only numbers', async (t) => {
@@ -238,12 +240,19 @@ test('R-4 forward: reconnects with back-off after a drop; a wrong token is a cle
   await h.config.set('plugin.qq.access_token', 'wrong-token');
   await until(async () => (await status()).status === 'error', 'token rejected');
   assert.match(String((await status()).detail), /rejected the access token \(HTTP 401\)/);
+  assert.deepEqual((await status()).words, { code: 'ONEBOT_TOKEN_REJECTED_STOPPED', params: { status: 401 } });
   assert.equal(((await testConn()).error as { code: string }).code, 'ONEBOT_TOKEN_REJECTED');
+  assert.deepEqual(((await testConn()).error as { words: unknown }).words, { code: 'ONEBOT_TOKEN_REJECTED', params: { status: 401 } });
 
   await h.config.set('plugin.qq.ws_url', `ws://127.0.0.1:${await closedPort()}`);
   await until(async () => (await status()).status === 'retrying', 'retrying');
   assert.match(String((await status()).detail), /ECONNREFUSED/);
+  const retrying = await status();
+  const closed = String(h.config.get('plugin.qq.ws_url'));
+  assert.deepEqual(retrying.words, { code: 'ONEBOT_CANNOT_REACH', params: { url: closed, reason: 'ECONNREFUSED' } });
+  assert.equal(typeof retrying.retryAt, 'number', 'the page counts down to the next try');
   assert.equal(((await testConn()).error as { code: string }).code, 'ONEBOT_UNREACHABLE');
+  assert.deepEqual(((await testConn()).error as { words: unknown }).words, { code: 'ONEBOT_CANNOT_REACH', params: { url: closed, reason: 'ECONNREFUSED' } });
   assert.equal(h.plugin('qq')?.state, 'running');
   await assert.rejects(h.callTool('output_send__qq', { payload: 'hello?' }), /not connected/);
 });
@@ -255,6 +264,7 @@ test('R-4 reverse beyond loopback: a short token is refused with the reason; a l
   await h.config.set('plugin.qq.access_token', 'a-long-random-token-0123456789');
   await until(async () => (await status()).status === 'listening', 'listening');
   assert.match(String((await status()).detail), /reachable from other machines/);
+  assert.deepEqual(((await status()).words as { params: { open: boolean } }).params.open, true);
   assert.ok(isLoopbackHost('127.0.0.1') && isLoopbackHost('localhost') && isLoopbackHost('[::1]') && !isLoopbackHost('0.0.0.0') && !isLoopbackHost('192.168.1.5') && !isLoopbackHost('::'));
 });
 

@@ -12,3 +12,4 @@ export { sendableFile } from './sendable-file.js';
 export { isOpenAiPath, openAiErrorJson, openAiErrorType, snakeCode, type OpenAiErrorBody, type OpenAiErrorType } from './openai-error-body.js';
 export { platformUserId, platformUserList } from './platform-user-id.js';
 export { ownerPlatformIds, noticeTarget, type NoticeTarget } from './owner-chat.js';
+export { CHANNEL_WORD_CODES, channelWords, wordsOf, testFailure, type ChannelWords, type ChannelWordCode } from './channel-words.js';

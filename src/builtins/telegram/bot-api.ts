@@ -1,4 +1,5 @@
 import { HomeAgentError } from '../../sdk/index.js';
+import { channelWords, type ChannelWords } from '../shared/index.js';
 import type { TgFile, TgUpdate, TgUser, TgMessage } from './bot-types.js';
 
 /**
@@ -19,6 +20,13 @@ export class TelegramApiError extends HomeAgentError {
     });
   }
 
+  /** The sentence for the page (decision 0680). */
+  get words(): ChannelWords {
+    if (this.tokenRejected) return channelWords('TELEGRAM_TOKEN_REJECTED', { method: this.method, errorCode: this.errorCode, description: this.description });
+    if (this.errorCode === 429) return channelWords('TELEGRAM_RATE_LIMITED', { method: this.method, retryAfter: this.retryAfter });
+    return channelWords('TELEGRAM_API', { method: this.method, errorCode: this.errorCode, description: this.description });
+  }
+
   /** The token is wrong or revoked: retrying cannot help until the setting changes. */
   get tokenRejected(): boolean {
     return this.errorCode === 401 || this.errorCode === 404;
@@ -27,8 +35,12 @@ export class TelegramApiError extends HomeAgentError {
 
 /** The Bot API could not be reached (DNS, refused, reset, timed out) or answered something that is not the Bot API. */
 export class TelegramUnreachableError extends HomeAgentError {
+  /** The sentence for the page: `reason` is the network's code (`ECONNREFUSED`) or what happened. */
+  readonly words: ChannelWords;
+
   constructor(method: string, reason: string, cause?: unknown) {
     super('TELEGRAM_UNREACHABLE', `Telegram ${method}: the Bot API is unreachable (${reason}). Check the network or a proxy, or the "Bot API server" setting.`, { retryable: true, details: { method, reason }, cause });
+    this.words = channelWords('TELEGRAM_UNREACHABLE', { method, reason });
   }
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Cap, definePlugin } from '../../sdk/index.js';
 import { errorToJSON } from '../../spec/index.js';
 import type { ConfigKeyDef, Disposer, PluginDefinition, PluginSDK } from '../../sdk/index.js';
-import { jsonOk, noticeTarget, ownerPlatformIds, platformUserId, platformUserList, safeHandler, type NoticeTarget } from '../shared/index.js';
+import { channelWords, jsonOk, noticeTarget, ownerPlatformIds, platformUserId, platformUserList, safeHandler, testFailure, type NoticeTarget } from '../shared/index.js';
 import { TelegramBotApi } from './bot-api.js';
 import { TELEGRAM_LIMITS } from './bot-types.js';
 import { handleUpdate } from './telegram-inbound.js';
@@ -72,7 +72,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
       let poller: TelegramPoller | undefined;
       let api: TelegramBotApi | undefined;
       let offChannel: Disposer | undefined;
-      let idle: PollerState = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', since: Date.now() };
+      let idle: PollerState = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', words: channelWords('TELEGRAM_NO_TOKEN'), since: Date.now() };
       const makeApi = () => new TelegramBotApi({ apiRoot: s.get<string>('api_root'), token: s.get<string>('bot_token') });
       const notices = () => noticeTarget(s.get<string>('notify_chat_id'), ownerPlatformIds(sdk, 'telegram'), allowed());
       status = () => ({ ...(poller?.state ?? idle), configured: !!s.get<string>('bot_token'), allowedUsers: allowed().size, notices: notices() });
@@ -87,7 +87,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
       };
       const connect = () => {
         if (!s.get<string>('bot_token')) {
-          idle = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', since: Date.now() };
+          idle = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', words: channelWords('TELEGRAM_NO_TOKEN'), since: Date.now() };
           return;
         }
         api = makeApi();
@@ -142,13 +142,14 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
         method: 'POST',
         path: '/api/v1/channels/telegram/test',
         handler: safeHandler(async () => {
-          if (!s.get<string>('bot_token')) return jsonOk({ ok: false, error: { code: 'TELEGRAM_NOT_CONFIGURED', message: 'no bot token: paste it into "Bot token" first' } });
+          if (!s.get<string>('bot_token')) return jsonOk({ ok: false, error: { code: 'TELEGRAM_NOT_CONFIGURED', message: 'no bot token: paste it into "Bot token" first', words: channelWords('TELEGRAM_NOT_CONFIGURED') } });
           const started = Date.now();
           try {
             const me = await makeApi().getMe(AbortSignal.timeout(15_000));
             return jsonOk({ ok: true, latencyMs: Date.now() - started, bot: { id: me.id, username: me.username, name: me.first_name } });
           } catch (e) {
-            return jsonOk({ ok: false, latencyMs: Date.now() - started, error: { code: errorToJSON(e).code, message: errorToJSON(e).message } });
+            const j = errorToJSON(e);
+            return jsonOk({ ok: false, latencyMs: Date.now() - started, error: testFailure(e, j.code, j.message) });
           }
         }),
       });

@@ -1,15 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { writeJsonAtomic } from '../../sdk/index.js';
 import type { PluginLogger } from '../../sdk/index.js';
-import { Backoff, sleep } from '../shared/index.js';
+import { Backoff, channelWords, sleep, wordsOf, type ChannelWords } from '../shared/index.js';
 import { TelegramApiError, TelegramUnreachableError, type TelegramBotApi } from './bot-api.js';
 import type { TgUser } from './bot-types.js';
 
 /** What the channel shows in Settings (`GET /api/v1/channels/telegram`). */
 export interface PollerState {
   status: 'idle' | 'connecting' | 'running' | 'retrying' | 'error';
-  /** Human-readable: why it is idle, retrying or in error. */
+  /** Human-readable: why it is idle, retrying or in error (English; `waiter status` prints it). */
   detail?: string;
+  /** The same as a code and its parameters, for the page to word in its language (decision 0680). */
+  words?: ChannelWords;
   /** The bot, once getMe answered. */
   bot?: { id: number; username?: string; name?: string };
   /** When the next attempt is due (retrying). */
@@ -67,7 +69,7 @@ export class TelegramPoller {
     if (this.loop) return;
     this.ac = new AbortController();
     this.loop = this.run(this.ac.signal).catch((e) => {
-      this.set({ status: 'error', detail: `stopped: ${(e as Error).message}` });
+      this.set({ status: 'error', detail: `stopped: ${(e as Error).message}`, words: channelWords('CHANNEL_FAILED', { reason: (e as Error).message }) });
       this.o.log.error('Telegram poller stopped', { error: (e as Error).message });
     });
   }
@@ -78,7 +80,7 @@ export class TelegramPoller {
     await this.loop;
     this.loop = undefined;
     this.ac = undefined;
-    if (this.current.status !== 'error') this.set({ status: 'idle', detail: 'stopped' });
+    if (this.current.status !== 'error') this.set({ status: 'idle', detail: 'stopped', words: channelWords('CHANNEL_STOPPED') });
   }
 
   private set(s: Omit<PollerState, 'since'>): void {
@@ -99,7 +101,11 @@ export class TelegramPoller {
   private async failed(e: unknown, signal: AbortSignal, stage: string): Promise<boolean> {
     if (signal.aborted) return false;
     if (e instanceof TelegramApiError && e.tokenRejected) {
-      this.set({ status: 'error', detail: `Telegram rejected the bot token (${e.errorCode} ${e.description}). Check "Bot token"; polling stopped until it changes.` });
+      this.set({
+        status: 'error',
+        detail: `Telegram rejected the bot token (${e.errorCode} ${e.description}). Check "Bot token"; polling stopped until it changes.`,
+        words: channelWords('TELEGRAM_TOKEN_REJECTED_STOPPED', { errorCode: e.errorCode, description: e.description }),
+      });
       this.o.log.error('Telegram rejected the bot token; polling stopped until the setting changes', { errorCode: e.errorCode });
       return false;
     }
@@ -109,8 +115,13 @@ export class TelegramPoller {
     // A conflict resolves only when the other poller stops (or the webhook is removed): ask slowly.
     const wait = conflict && retryAfter === undefined ? Math.max(this.o.conflictWaitMs ?? 30_000, base) : base;
     const why = conflict ? `${(e as TelegramApiError).description} (another copy of this bot is polling, or a webhook is set)` : (e as Error).message;
+    const words = conflict
+      ? channelWords('TELEGRAM_CONFLICT', { stage, description: (e as TelegramApiError).description })
+      : e instanceof TelegramUnreachableError || e instanceof TelegramApiError
+        ? wordsOf(e)
+        : channelWords('TELEGRAM_STAGE_FAILED', { stage, reason: why });
     // An unreachable Bot API already names the call ("Telegram getMe: …"): no second prefix.
-    this.set({ status: 'retrying', detail: e instanceof TelegramUnreachableError ? why : `${stage}: ${why}`, retryAt: this.now() + wait });
+    this.set({ status: 'retrying', detail: e instanceof TelegramUnreachableError ? why : `${stage}: ${why}`, words, retryAt: this.now() + wait });
     this.o.log.warn(`Telegram ${stage} failed; retrying in ${Math.round(wait / 1000)} s`, { error: why, attempt: this.backoff.attempts });
     await sleep(wait, signal);
     return !signal.aborted;
@@ -118,7 +129,7 @@ export class TelegramPoller {
 
   private async run(signal: AbortSignal): Promise<void> {
     this.offset = await this.readOffset();
-    this.set({ status: 'connecting', detail: 'checking the bot token (getMe)' });
+    this.set({ status: 'connecting', detail: 'checking the bot token (getMe)', words: channelWords('TELEGRAM_CHECKING_TOKEN') });
     let me: TgUser | undefined;
     while (!me) {
       try {
@@ -129,7 +140,8 @@ export class TelegramPoller {
     }
     const bot = { id: me.id, username: me.username, name: me.first_name };
     this.backoff.reset();
-    this.set({ status: 'running', bot, detail: `polling as @${me.username ?? me.id}` });
+    const polling = { status: 'running', bot, detail: `polling as @${me.username ?? me.id}`, words: channelWords('TELEGRAM_POLLING', { bot: `@${me.username ?? me.id}` }) } as const;
+    this.set(polling);
     this.o.log.info(`Telegram bot @${me.username ?? me.id} is polling`);
     while (!signal.aborted) {
       let updates: unknown[];
@@ -140,7 +152,7 @@ export class TelegramPoller {
         if (!(await this.failed(e, signal, 'getUpdates'))) return;
         continue;
       }
-      if (this.current.status !== 'running') this.set({ status: 'running', bot, detail: `polling as @${me.username ?? me.id}` });
+      if (this.current.status !== 'running') this.set(polling);
       this.backoff.reset();
       for (const u of updates) {
         if (signal.aborted) return;

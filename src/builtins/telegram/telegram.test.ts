@@ -65,8 +65,11 @@ test('R-3: idle without a token — no output channel, status says why, the conn
   const st = await callRoute(h.host.routes.list(), 'GET', '/api/v1/channels/telegram');
   assert.equal((st.json.value as { status: string }).status, 'idle');
   assert.equal((st.json.value as { detail: string }).detail, 'no bot token: paste it into "Bot token"');
+  // The page words it from the code (decision 0680); the English above is what `waiter status` prints.
+  assert.deepEqual((st.json.value as { words: unknown }).words, { code: 'TELEGRAM_NO_TOKEN' });
   const test1 = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
   assert.deepEqual((test1.json.value as { ok: boolean; error: { code: string } }).error.code, 'TELEGRAM_NOT_CONFIGURED');
+  assert.deepEqual((test1.json.value as { error: { words: unknown } }).error.words, { code: 'TELEGRAM_NOT_CONFIGURED' });
   assert.equal(h.plugin('telegram')?.state, 'running');
 });
 
@@ -258,9 +261,14 @@ test('R-3: an unreachable Bot API or a rejected token is a clear status, not a c
   await until(async () => (await status()).status === 'retrying', 'retrying');
   assert.match(String((await status()).detail), /^Telegram getMe: the Bot API is unreachable \(ECONNREFUSED\)\. Check the network or a proxy, or the "Bot API server" setting\.$/);
   assert.doesNotMatch(JSON.stringify(await status()), new RegExp(tg.token.split(':')[1]), 'the token is never shown');
+  // A code and its parameters for the page, and when the next try is due (it counts down).
+  const retrying = await status();
+  assert.deepEqual(retrying.words, { code: 'TELEGRAM_UNREACHABLE', params: { method: 'getMe', reason: 'ECONNREFUSED' } });
+  assert.equal(typeof retrying.retryAt, 'number');
   assert.equal(h.plugin('telegram')?.state, 'running');
   const test1 = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
   assert.equal((test1.json.value as { error: { code: string } }).error.code, 'TELEGRAM_UNREACHABLE');
+  assert.deepEqual((test1.json.value as { error: { words: unknown } }).error.words, { code: 'TELEGRAM_UNREACHABLE', params: { method: 'getMe', reason: 'ECONNREFUSED' } });
   // The person fixes the address: it reconnects by itself.
   await h.config.set('plugin.telegram.api_root', tg.url);
   await until(async () => (await status()).status === 'running', 'running after the fix');
@@ -272,6 +280,7 @@ test('R-3: an unreachable Bot API or a rejected token is a clear status, not a c
   tg.failNext('getUpdates', { status: 429, retryAfter: 2 });
   await until(async () => (await status()).status === 'retrying', 'retrying after 429');
   assert.match(String((await status()).detail), /Too Many Requests: retry after 2/);
+  assert.deepEqual((await status()).words, { code: 'TELEGRAM_RATE_LIMITED', params: { method: 'getUpdates', retryAfter: 2 } });
   tg.pushMessage(OWNER, { text: 'still there?' });
   await until(() => tg.sent.length >= 1, 'an answer after the flood wait');
   assert.ok(tg.calls.filter((c) => c.method === 'getUpdates').length > before + 1);
@@ -280,11 +289,13 @@ test('R-3: an unreachable Bot API or a rejected token is a clear status, not a c
   tg.revokeToken();
   await until(async () => (await status()).status === 'error', 'error on a rejected token');
   assert.match(String((await status()).detail), /rejected the bot token \(401 Unauthorized\)/);
+  assert.deepEqual((await status()).words, { code: 'TELEGRAM_TOKEN_REJECTED_STOPPED', params: { errorCode: 401, description: 'Unauthorized' } });
   const n = tg.requests();
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal(tg.requests(), n, 'no more requests after the token was rejected');
   const bad = await callRoute(h.host.routes.list(), 'POST', '/api/v1/channels/telegram/test', '{}', { 'content-type': 'application/json' });
   assert.equal((bad.json.value as { error: { code: string } }).error.code, 'TELEGRAM_TOKEN_REJECTED');
+  assert.deepEqual((bad.json.value as { error: { words: unknown } }).error.words, { code: 'TELEGRAM_TOKEN_REJECTED', params: { method: 'getMe', errorCode: 401, description: 'Unauthorized' } });
   assert.equal(h.plugin('telegram')?.state, 'running', 'the plugin (and the daemon) keep running');
 });
 
