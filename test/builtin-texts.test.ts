@@ -12,6 +12,8 @@ import { BUILTIN_PLUGIN_NAMES, builtinPlugins } from '../src/builtins/index.js';
 import { SkillCatalog, skillsPlugin } from '../src/plugins/index.js';
 import { SEEDED_SOURCES } from '../src/providers/provider-config.js';
 import { PLUGIN_ZH, adapterLabel, pluginDescription, sourceLabel } from '../web/src/lib/builtin-texts.js';
+import { CHANNEL_WORD_CODES } from '../src/builtins/shared/channel-words.js';
+import { dict } from '../web/src/i18n-dict.js';
 
 /** Product names kept as they are in Chinese (decision 0530). */
 const PRODUCT_NAMES = new Set(['DeepSeek', 'OpenAI', 'Anthropic', 'Google Gemini']);
@@ -42,4 +44,9 @@ test('every adapter the daemon ships is said in words; one the person wrote keep
   assert.equal(adapterLabel('zh', 'openai-compatible'), 'OpenAI 兼容接口');
   assert.equal(adapterLabel('en', 'openai-compatible'), 'OpenAI-compatible API');
   assert.equal(adapterLabel('zh', 'my-own'), 'my-own');
+});
+
+test('every code a chat channel words its state or test result with is worded by the page in both languages (decision 0680)', () => {
+  const missing = CHANNEL_WORD_CODES.filter((c) => !(dict.en as Record<string, string>)[`channels.say.${c}`] || !(dict.zh as Record<string, string>)[`channels.say.${c}`]);
+  assert.deepEqual(missing, []);
 });

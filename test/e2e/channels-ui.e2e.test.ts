@@ -2,17 +2,30 @@
  * Settings → Channels in a real browser against the real daemon: the Telegram card shows its
  * status, the bot token field is masked, "test connection" reaches a fake Bot API on loopback;
  * turning on browser notifications and setting a reminder in the chat shows a system
- * notification when the timer's answer arrives (the WebUI is the default channel).
+ * notification when the timer's answer arrives (the WebUI is the default channel). In Chinese, an
+ * unreachable Bot API's status, its countdown to the next try and the connection test's failure are
+ * said in Chinese (decision 0680).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Browser, Page, Route } from 'playwright-core';
 import { ARTIFACTS, CHROMIUM, launchBrowser, openPage, shot, startHarness, type Harness } from './support/harness.js';
 import { until } from '../fixtures/until.js';
 import { startFakeBotApi, type FakeBotApi } from '../../src/builtins/telegram/__fixtures__/fake-bot-api.js';
 
 const T = 20_000;
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
 const skip = existsSync(CHROMIUM) ? false : `chromium not found at ${CHROMIUM} (apt-get install -y chromium fonts-wqy-microhei)`;
 
 describe('Channels settings and browser notifications', { skip, timeout: 120_000 }, () => {
@@ -188,6 +201,38 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
     await page.setViewportSize({ width: 1360, height: 860 });
     await set('plugin.telegram.bot_token', tg.token);
     await set('core.notify.channel', 'webui');
+  });
+
+  it('in Chinese, an unreachable Bot API is said in Chinese, counts down to its next try, and so is the connection test (decision 0680)', async () => {
+    await set('plugin.telegram.api_root', `http://127.0.0.1:${await closedPort()}`);
+    const zh = await openPage(browser, h.url, { lang: 'zh', theme: 'light', token: h.token });
+    try {
+      const p = zh.page;
+      await p.goto(`${h.url}/#/settings/channels`);
+      const detail = p.locator('[data-testid=channel-telegram-detail]');
+      const long = { tries: 300, everyMs: 100 };
+      await p.waitForSelector('[data-testid=channel-telegram-detail]', { timeout: T });
+      await until(async () => /连不上 Bot API/.test((await detail.textContent()) ?? ''), 'the status in Chinese', long);
+      assert.equal((await detail.textContent())?.trim(), 'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或代理，或“Bot API 服务器”设置。');
+      assert.match((await p.textContent('[data-testid=channel-telegram-status]')) ?? '', /重试中/);
+      // "N 秒后重试" counts down: once a wait of a few seconds is shown, a smaller number follows
+      // before the next try (a frozen text would only ever change to the next, longer wait).
+      const seconds = async () => Number(/^(\d+) 秒后重试$/.exec((await p.evaluate(() => document.querySelector('[data-testid=channel-telegram-retry]')?.textContent ?? '')).trim())?.[1] ?? NaN);
+      await until(async () => (await seconds()) >= 3, 'a wait of three seconds or more', long);
+      const first = await seconds();
+      await until(async () => {
+        const n = await seconds();
+        return n >= 1 && n < first;
+      }, `the countdown to go below ${first} s`, long);
+      await p.click('[data-testid=channel-telegram-test]');
+      await p.waitForSelector('[data-testid=channel-telegram-result]:not(.ok)', { timeout: T });
+      assert.equal((await p.textContent('[data-testid=channel-telegram-result]'))?.trim(), 'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或代理，或“Bot API 服务器”设置。');
+      await shot(p, 'settings-channels-unreachable-zh');
+      assert.deepEqual(zh.errors, []);
+    } finally {
+      await zh.page.context().close();
+      await set('plugin.telegram.api_root', tg.url);
+    }
   });
 
   it('an id linked to the owner under People is shown under "Your ids on chat apps" too (the two places seemed to disagree)', async () => {

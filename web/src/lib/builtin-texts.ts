@@ -1,7 +1,7 @@
 /**
- * Chinese for what the daemon says in English about its built-ins: the plugins' descriptions, the
- * channels' idle states (the Plugins and Channels pages), the seeded LLM sources' names and the
- * adapters' (the LLM sources page). The English comes from the server as it is; a plugin installed
+ * Chinese for what the daemon says in English about its built-ins: the plugins' descriptions (the
+ * Plugins page), the seeded LLM sources' names and the adapters' (the LLM sources page). The
+ * channels' states are worded from codes (`channel-words.ts`, decision 0680). The English comes from the server as it is; a plugin installed
  * later, a source the person added, or a text not listed here is shown as the server wrote it.
  * Product names (OpenAI, DeepSeek, Telegram …) stay as they are in both languages (decision 0530).
  */
@@ -25,22 +25,9 @@ export const PLUGIN_ZH: Record<string, string> = {
   webui: 'WebUI：在浏览器中聊天、查看记忆面板、图谱和设置',
 };
 
-const DETAIL_ZH: Record<string, string> = {
-  'no bot token: paste it into "Bot token"': '没有机器人令牌：请填入“机器人令牌”',
-  '"Connection mode" is off': '“连接方式”为关闭',
-  stopped: '已停止',
-  'checking the bot token (getMe)': '正在检查机器人令牌（getMe）',
-  'the OneBot connection closed': 'OneBot 连接已关闭',
-};
-
 /** A built-in plugin's description in the page's language (the server's text otherwise). */
 export function pluginDescription(lang: 'zh' | 'en', name: string, description: string | undefined): string | undefined {
   return lang === 'zh' && description ? (PLUGIN_ZH[name] ?? description) : description;
-}
-
-/** A channel's state detail in the page's language (the server's text otherwise). */
-export function channelDetail(lang: 'zh' | 'en', detail: string | undefined): string | undefined {
-  return lang === 'zh' && detail ? (DETAIL_ZH[detail] ?? detail) : detail;
 }
 
 /**

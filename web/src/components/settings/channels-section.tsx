@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, pickList } from '../../api/client';
 import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
-import { channelDetail } from '../../lib/builtin-texts';
+import { channelSentence, retryPhrase, type ChannelWords } from '../../lib/channel-words';
+import { useNow } from '../../lib/use-now';
 import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { notificationState, requestNotifications } from '../../lib/browser-notify';
@@ -17,7 +18,12 @@ interface ChannelList {
 
 interface ChannelStatus {
   status: string;
+  /** The daemon's English (shown for a code this page does not know). */
   detail?: string;
+  /** The detail as a code and parameters, worded here in the page's language (decision 0680). */
+  words?: ChannelWords;
+  /** When the next attempt is due (status `retrying`): the page counts down to it. */
+  retryAt?: number;
   bot?: { username?: string; name?: string };
   selfId?: string;
   nickname?: string;
@@ -32,7 +38,7 @@ interface TestResult {
   bot?: { username?: string; name?: string };
   selfId?: string;
   nickname?: string;
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; words?: ChannelWords };
 }
 
 const GOOD = new Set(['running', 'connected']);
@@ -173,6 +179,15 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
     status.reload();
   };
   const st = status.data;
+  const retryAt = st?.status === 'retrying' && typeof st.retryAt === 'number' ? st.retryAt : undefined;
+  const now = useNow(retryAt !== undefined);
+  // Once the attempt is due, read the status again (a second after, when a refused connection has
+  // answered): once per retryAt, so an attempt still under way says "retrying now…" until it ends.
+  useEffect(() => {
+    if (retryAt === undefined) return;
+    const timer = setTimeout(status.reload, Math.max(0, retryAt - Date.now()) + 1000);
+    return () => clearTimeout(timer);
+  }, [retryAt, status.reload]);
   const who = st?.bot?.username ? `@${st.bot.username}` : st?.nickname ? `${st.nickname} (${st.selfId})` : st?.selfId;
   return (
     <section className="card" data-testid={`channel-${name}`}>
@@ -189,7 +204,16 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
           )
         )}
       </div>
-      {st?.detail && <div className="muted small" data-testid={`channel-${name}-detail`}>{channelDetail(lang, st.detail)}</div>}
+      {(st?.detail || st?.words) && (
+        <div className="muted small" data-testid={`channel-${name}-detail`}>
+          {channelSentence(lang, st.words, st.detail ?? '')}
+        </div>
+      )}
+      {retryAt !== undefined && (
+        <div className="muted small" data-testid={`channel-${name}-retry`}>
+          {retryPhrase(lang, retryAt, now)}
+        </div>
+      )}
       {st?.notices && (
         <div className="small" data-testid={`channel-${name}-notices`}>
           {st.notices.to === null ? t('channels.noticesNone', { app: title }) : t(st.notices.by === 'owner' ? 'channels.noticesOwner' : 'channels.noticesSet', { to: st.notices.to })}
@@ -214,7 +238,9 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
         <div className={`test-result ${result.ok ? 'ok' : 'bad'}`} data-testid={`channel-${name}-result`}>
           {result.ok
             ? t('channels.testOk', { who: result.bot?.username ? `@${result.bot.username}` : `${result.nickname ?? ''} (${result.selfId ?? ''})`, ms: result.latencyMs ?? 0 })
-            : `${result.error?.code}: ${result.error?.message}`}
+            : result.error?.words
+              ? channelSentence(lang, result.error.words, `${result.error.code}: ${result.error.message}`)
+              : `${result.error?.code}: ${result.error?.message}`}
         </div>
       )}
     </section>
