@@ -19,6 +19,7 @@ export * from './http.js';
 export * from './speaker.js';
 export * from './people.js';
 export * from './media.js';
+export * from './network.js';
 export * from './memory-control.js';
 export * from './memory-changes.js';
 export * from './transfer.js';

@@ -10,3 +10,4 @@ export { ProtocolError } from './protocol-error.js';
 export { PluginError } from './plugin-error.js';
 export { TransferError, TRANSFER_ERROR_CODES, TRANSFER_HTTP_STATUS, type TransferErrorCode } from './transfer-error.js';
 export { KnowledgeFileError, KNOWLEDGE_FILE_ERROR_CODES, KNOWLEDGE_FILE_HTTP_STATUS, type KnowledgeFileErrorCode } from './knowledge-file-error.js';
+export { ProxyError, PROXY_ERROR_CODES, type ProxyErrorCode } from './proxy-error.js';
