@@ -219,9 +219,9 @@ describe('the local HTTP surface refuses forged requests on every route', { time
     assert.equal((await mm.text()).includes(home), false);
   });
 
-  it('a prompt-injected model cannot widen its powers: config_set refuses the cmd allowlist, agentcli, libraryPath, persona file, embedding endpoints, web_fetch\'s private addresses and the channels\' allowlists, servers and default', async () => {
-    const keys = ['plugin.cmd.allowlist', 'plugin.agentcli.confirm_open', 'plugin.memory-manager.libraryPath', 'core.agent.persona_file', 'core.memory.embedding_api.base_url', 'plugin.webui.token', 'plugin.web.allow_private', 'plugin.web.search_endpoint', 'plugin.telegram.allowed_user_ids', 'plugin.qq.allowed_group_ids', 'plugin.telegram.api_root', 'core.notify.channel', 'core.identity.owner_ids'];
-    const values: unknown[] = [['sh'], false, '/tmp/elsewhere', '/etc/passwd', 'http://evil.example/v1', 'x', ['0.0.0.0/0'], 'http://evil.example/', ['666'], ['123456'], 'http://evil.example', 'qq', ['telegram:666']];
+  it('a prompt-injected model cannot widen its powers: config_set refuses the cmd allowlist, agentcli, libraryPath, persona file, embedding endpoints, web_fetch\'s private addresses, the channels\' allowlists, servers and default, and the outbound proxy', async () => {
+    const keys = ['plugin.cmd.allowlist', 'plugin.agentcli.confirm_open', 'plugin.memory-manager.libraryPath', 'core.agent.persona_file', 'core.memory.embedding_api.base_url', 'plugin.webui.token', 'plugin.web.allow_private', 'plugin.web.search_endpoint', 'plugin.telegram.allowed_user_ids', 'plugin.qq.allowed_group_ids', 'plugin.telegram.api_root', 'core.notify.channel', 'core.identity.owner_ids', 'core.network.proxy'];
+    const values: unknown[] = [['sh'], false, '/tmp/elsewhere', '/etc/passwd', 'http://evil.example/v1', 'x', ['0.0.0.0/0'], 'http://evil.example/', ['666'], ['123456'], 'http://evil.example', 'qq', ['telegram:666'], 'http://evil.example:8080'];
     const before = await Promise.all(keys.map(async (k) => JSON.stringify(((await (await authed(`/api/v1/settings/${k}`)).json()) as { value: { value: unknown } }).value.value)));
     llm.enqueue({ toolCalls: keys.map((key, i) => ({ name: 'config_set', arguments: { key, value: values[i] } })) }, { text: 'done' });
     const res = await authed('/api/v1/chat', { method: 'POST', body: JSON.stringify({ text: 'please reconfigure yourself' }) });

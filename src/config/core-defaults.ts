@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { API_KEY_PROBLEM, apiKeyProblem, isTimeZone, speakerIdProblem, type ConfigKeyDef, type ConfigValue } from '../spec/index.js';
 import { durationSchema } from './duration.js';
 import { isPersonaPath } from './persona-path.js';
+import { proxyUrlProblem } from '../net/index.js';
 
 function key<T extends ConfigValue>(schema: z.ZodType<T>, def: T, description: string, extra: Partial<ConfigKeyDef<T>> = {}): ConfigKeyDef {
   return { schema, default: def, description, ...extra } as unknown as ConfigKeyDef;
@@ -76,6 +77,20 @@ export function coreConfigDefaults(): Record<string, ConfigKeyDef> {
     'core.identity.owner_ids': key(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}:[^\s]{1,100}$/, 'an id is the chat app and your id there, such as "telegram:42" or "qq:10001"').superRefine((id, ctx) => { const problem = speakerIdProblem(id); if (problem) ctx.addIssue({ code: 'custom', message: problem }); })).max(100), [], 'Your own ids on chat channels ("telegram:42", "qq:10001"): your chats there see the whole conversation timeline; anyone else\'s chat sees only its own', { privileged: true }),
     // proactive messages (R-6)
     'core.notify.channel': key(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/), 'webui', 'Output channel that timer results, notices and other proactive messages go to: webui (with a browser notification), telegram, qq … (a chat started in Telegram or QQ is answered there)', { privileged: true }),
+    // outbound network (decision 0670)
+    'core.network.proxy': key(
+      z
+        .string()
+        .max(2048)
+        .superRefine((v, ctx) => {
+          const problem = v.trim() === 'direct' ? undefined : proxyUrlProblem(v);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      '',
+      'HTTP(S) proxy that requests to LLM sources and the Telegram Bot API go through, such as "http://127.0.0.1:7890" (Clash, V2Ray); optionally "http://user:password@host:port". "" = the HTTPS_PROXY / HTTP_PROXY environment variables if set (NO_PROXY is followed), "direct" = never a proxy. Loopback and private addresses are always reached directly; web_fetch never uses the proxy',
+      // Where the API keys go: a prompt-injected model or an MCP client must not send them through a proxy it chose.
+      { privileged: true },
+    ),
     // webui (W-)
     // (host, port and token are the webui plugin's own settings: plugin.webui.host / port / token)
     // attachments (C-11)

@@ -8,6 +8,7 @@ import { BUILTIN_ADAPTERS_DIR, ProviderManager, providerConfigDefaults, refuseOw
 import { openMemorySystem, type MemorySystem } from '../memory/index.js';
 import { AttachmentReader, HtmlReader, PdfReader } from '../media/index.js';
 import { removeStaleTempFiles } from '../fs/index.js';
+import { OutboundFetch, envProxyProblem } from '../net/index.js';
 import { Agent } from '../kernel/index.js';
 import { PluginHost, PluginRegistry } from '../plugins/index.js';
 import { builtinPlugins } from '../builtins/index.js';
@@ -126,7 +127,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   // The endpoints the daemon serves (filled once the webui listens): adapter scripts may not call them.
   const ownEndpoints: { list: () => Record<string, string> } = { list: () => ({}) };
   const ownPorts = () => Object.values(ownEndpoints.list()).map((u) => Number(new URL(u).port)).filter((p) => p > 0);
-  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], userAdapterDir: paths.adapters, log: log.child('providers'), env, scriptUrlAllowed: refuseOwnPorts(ownPorts), deferProbe: true });
+  // Outbound HTTP through the person's proxy (decision 0670): LLM sources here, the Telegram Bot
+  // API through host.network. Read per request, so a changed setting applies to the next one.
+  const network = new OutboundFetch({ setting: () => String(config.get('core.network.proxy') ?? ''), env });
+  const envProxyIssue = envProxyProblem(env);
+  if (envProxyIssue) log.warn(envProxyIssue);
+  const providers = new ProviderManager({ config, adapterDirs: [BUILTIN_ADAPTERS_DIR, paths.adapters], userAdapterDir: paths.adapters, log: log.child('providers'), env, fetch: network.fetch, scriptUrlAllowed: refuseOwnPorts(ownPorts), deferProbe: true });
   await providers.start();
   const llm: LlmAPI = {
     available: () => providers.available(),
@@ -198,6 +204,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const htmlReader = new HtmlReader({ timeoutMs: () => config.get<number>('core.media.html_timeout_ms') });
   host.services.provide('host', 'host.memory', memoryAdmin(memoryAdapter(memory), htmlReader, pdfReader));
   host.services.provide('host', 'host.people', config.people);
+  host.services.provide('host', 'host.network', { fetch: network.fetch, proxyFor: network.proxyFor });
   // The same reader for built-ins, which cannot import it: web_fetch reads pages with it.
   host.services.provide('host', 'host.media', { readableHtml: htmlReader.readableHtml });
   host.services.provide('host', 'host.memory-changes', { notify: (c) => memory.changes.notify(c) });
@@ -337,6 +344,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         await memory.close();
         transfer.stop();
         await providers.stop();
+        await network.close();
         offTextLogLimits();
         offLogRotation();
         await textLog.close();

@@ -1,4 +1,4 @@
-import { ProviderError, LuaScriptError } from '../spec/index.js';
+import { ProviderError, LuaScriptError, isHomeAgentError } from '../spec/index.js';
 import type { ChatRequest, ChatResponse, FinishReason, Provider, StreamPart, Usage } from '../spec/index.js';
 import type { AdapterConfig, AdapterHttpRequest, AdapterPart, LuaAdapter } from './lua-adapter.js';
 import { NdjsonParser, SseParser, decodePayload, type StreamEvent } from './stream-framing.js';
@@ -126,7 +126,8 @@ export class LuaAdaptedProvider implements Provider {
     if (rc.why === 'aborted') return new ProviderError(this.name, 'aborted', `${this.name}: request aborted`, { cause: e });
     if (rc.why === 'timeout') return new ProviderError(this.name, 'timeout', `${this.name}: no complete answer within ${this.timeoutMs} ms`);
     if (rc.why === 'idle') return new ProviderError(this.name, 'timeout', `${this.name}: stream stalled for ${this.idleTimeoutMs} ms`);
-    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+    // A HomeAgentError (the outbound proxy's: it names the proxy) says everything in its message.
+    const cause = e instanceof Error && !isHomeAgentError(e) && e.cause instanceof Error ? `: ${e.cause.message}` : '';
     const msg = e instanceof Error ? e.message : String(e);
     return new ProviderError(this.name, 'network', this.redact(`${this.name}: network error: ${msg}${cause}`));
   }

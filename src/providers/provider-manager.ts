@@ -157,7 +157,18 @@ export class ProviderManager {
     if (this.started) return;
     this.started = true;
     this.catalog.sync();
-    this.unsubscribe = this.config.onChange((key) => this.onConfigChange(key), 'core.llm.');
+    const offLlm = this.config.onChange((key) => this.onConfigChange(key), 'core.llm.');
+    // A changed proxy (decision 0670) is a new way out: sources that failed through the old one are tried again at once.
+    const offNetwork = this.config.onChange(() => {
+      for (const st of this.states.values()) {
+        st.failures = 0;
+        st.coolDownUntil = undefined;
+      }
+    }, 'core.network.');
+    this.unsubscribe = () => {
+      offLlm();
+      offNetwork();
+    };
     if (this.opts.probeOllama !== false && !this.opts.deferProbe) await this.probeLocal(true);
   }
 

@@ -30,8 +30,13 @@ async function setWithKey(svc: ConfigAdminService, key: string, value: ConfigVal
   }
 }
 
+/** A password written into a URL (`http://user:pass@host`, the outbound proxy's) is the person's: the model reads `***`. */
+function maskUrlPasswords(json: string): string {
+  return json.replace(/(\/\/[^\s/:@"]*):[^\s/@"]+@/g, '$1:***@');
+}
+
 function show(i: ConfigKeyInfo): string {
-  return `${i.key} = ${JSON.stringify(i.value)}${i.origin === 'default' ? ' (default)' : i.origin === 'env' ? ` (from $${i.env})` : ''} — ${i.description}`;
+  return `${i.key} = ${maskUrlPasswords(JSON.stringify(i.value))}${i.origin === 'default' ? ' (default)' : i.origin === 'env' ? ` (from $${i.env})` : ''} — ${i.description}`;
 }
 
 const getArgs = z.object({ key: z.string().min(1).max(300) });

@@ -1,5 +1,6 @@
 import { HomeAgentError } from '../../sdk/index.js';
 import { channelWords, type ChannelWords } from '../shared/index.js';
+import { ProxyError } from '../../spec/index.js';
 import type { TgFile, TgUpdate, TgUser, TgMessage } from './bot-types.js';
 
 /**
@@ -33,14 +34,24 @@ export class TelegramApiError extends HomeAgentError {
   }
 }
 
-/** The Bot API could not be reached (DNS, refused, reset, timed out) or answered something that is not the Bot API. */
+/**
+ * The Bot API could not be reached (DNS, refused, reset, timed out) or answered something that is
+ * not the Bot API. When the request went through the outbound proxy and failed there, the message
+ * is the proxy's ({@link ProxyError}: it names the proxy, which is what to fix) and
+ * `details.proxyCode` its code.
+ */
 export class TelegramUnreachableError extends HomeAgentError {
   /** The sentence for the page: `reason` is the network's code (`ECONNREFUSED`) or what happened. */
   readonly words: ChannelWords;
 
   constructor(method: string, reason: string, cause?: unknown) {
-    super('TELEGRAM_UNREACHABLE', `Telegram ${method}: the Bot API is unreachable (${reason}). Check the network or a proxy, or the "Bot API server" setting.`, { retryable: true, details: { method, reason }, cause });
-    this.words = channelWords('TELEGRAM_UNREACHABLE', { method, reason });
+    const proxy = cause instanceof ProxyError ? cause : undefined;
+    super(
+      'TELEGRAM_UNREACHABLE',
+      proxy ? `Telegram ${method}: ${proxy.message}` : `Telegram ${method}: the Bot API is unreachable (${reason}). Check the network or the "Outbound proxy" setting (core.network.proxy), or the "Bot API server" setting.`,
+      { retryable: true, details: { method, reason, ...(proxy ? { proxy: proxy.proxy, proxyCode: proxy.code } : {}) }, cause },
+    );
+    this.words = proxy ? channelWords('TELEGRAM_PROXY_FAILED', { method, proxy: proxy.proxy, proxyCode: proxy.code }) : channelWords('TELEGRAM_UNREACHABLE', { method, reason });
   }
 }
 
@@ -50,6 +61,8 @@ export interface BotApiOptions {
   token: string;
   /** Time limit of one request beyond its long-poll wait (default 20 s). */
   requestTimeoutMs?: number;
+  /** The daemon's outbound `fetch` (`host.network`: through the person's proxy); default the global one. */
+  fetch?: typeof fetch;
 }
 
 /** A network error message without the token (which is part of every Bot API URL). */
@@ -67,9 +80,11 @@ function reasonOf(e: unknown, token: string): string {
 export class TelegramBotApi {
   private readonly root: string;
   private readonly timeoutMs: number;
+  private readonly doFetch: typeof fetch;
 
   constructor(private readonly opts: BotApiOptions) {
     this.root = opts.apiRoot.replace(/\/+$/, '');
+    this.doFetch = opts.fetch ?? fetch;
     this.timeoutMs = opts.requestTimeoutMs ?? 20_000;
   }
 
@@ -79,7 +94,7 @@ export class TelegramBotApi {
     const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await fetch(`${this.root}/bot${this.opts.token}/${method}`, {
+      res = await this.doFetch(`${this.root}/bot${this.opts.token}/${method}`, {
         method: 'POST',
         ...(params instanceof FormData ? { body: params } : { body: JSON.stringify(params), headers: { 'content-type': 'application/json' } }),
         signal,
@@ -141,7 +156,7 @@ export class TelegramBotApi {
     const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await fetch(`${this.root}/file/bot${this.opts.token}/${filePath.split('/').map(encodeURIComponent).join('/')}`, { signal: sig });
+      res = await this.doFetch(`${this.root}/file/bot${this.opts.token}/${filePath.split('/').map(encodeURIComponent).join('/')}`, { signal: sig });
     } catch (e) {
       throw new TelegramUnreachableError('file download', reasonOf(e, this.opts.token), e);
     }

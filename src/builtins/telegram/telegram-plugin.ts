@@ -73,7 +73,7 @@ export function createTelegramPlugin(opts: { pollerOptions?: { conflictWaitMs?: 
       let api: TelegramBotApi | undefined;
       let offChannel: Disposer | undefined;
       let idle: PollerState = { status: 'idle', detail: 'no bot token: paste it into "Bot token"', words: channelWords('TELEGRAM_NO_TOKEN'), since: Date.now() };
-      const makeApi = () => new TelegramBotApi({ apiRoot: s.get<string>('api_root'), token: s.get<string>('bot_token') });
+      const makeApi = () => new TelegramBotApi({ apiRoot: s.get<string>('api_root'), token: s.get<string>('bot_token'), fetch: sdk.use('host.network')?.fetch });
       const notices = () => noticeTarget(s.get<string>('notify_chat_id'), ownerPlatformIds(sdk, 'telegram'), allowed());
       status = () => ({ ...(poller?.state ?? idle), configured: !!s.get<string>('bot_token'), allowedUsers: allowed().size, notices: notices() });
 

@@ -259,7 +259,7 @@ test('R-3: an unreachable Bot API or a rejected token is a clear status, not a c
   // Nothing listens on this port.
   const { h, tg, status } = await setup(t, [], { apiRoot: `http://127.0.0.1:${await closedPort()}` });
   await until(async () => (await status()).status === 'retrying', 'retrying');
-  assert.match(String((await status()).detail), /^Telegram getMe: the Bot API is unreachable \(ECONNREFUSED\)\. Check the network or a proxy, or the "Bot API server" setting\.$/);
+  assert.match(String((await status()).detail), /^Telegram getMe: the Bot API is unreachable \(ECONNREFUSED\)\. Check the network or the "Outbound proxy" setting \(core\.network\.proxy\), or the "Bot API server" setting\.$/);
   assert.doesNotMatch(JSON.stringify(await status()), new RegExp(tg.token.split(':')[1]), 'the token is never shown');
   // A code and its parameters for the page, and when the next try is due (it counts down).
   const retrying = await status();

@@ -11,8 +11,13 @@ const CASES: [ChannelWords, string, string][] = [
   [{ code: 'TELEGRAM_POLLING', params: { bot: '@home_bot' } }, 'Receiving messages as @home_bot', '正在以 @home_bot 接收消息'],
   [
     { code: 'TELEGRAM_UNREACHABLE', params: { method: 'getMe', reason: 'ECONNREFUSED' } },
-    'Telegram getMe: the Bot API is unreachable: connection refused (ECONNREFUSED). Check the network or a proxy, or the "Bot API server" setting.',
-    'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或代理，或“Bot API 服务器”设置。',
+    'Telegram getMe: the Bot API is unreachable: connection refused (ECONNREFUSED). Check the network or the "Outbound proxy" setting, or the "Bot API server" setting.',
+    'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或“出站代理”设置，或“Bot API 服务器”设置。',
+  ],
+  [
+    { code: 'TELEGRAM_PROXY_FAILED', params: { method: 'getMe', proxy: 'http://127.0.0.1:7890', proxyCode: 'PROXY_UNREACHABLE' } },
+    'Telegram getMe: the outbound proxy http://127.0.0.1:7890 failed (PROXY_UNREACHABLE). Check that the proxy is running, or the "Outbound proxy" setting.',
+    'Telegram getMe：出站代理 http://127.0.0.1:7890 连接失败（PROXY_UNREACHABLE）。请确认代理正在运行，或检查“出站代理”设置。',
   ],
   [{ code: 'TELEGRAM_TOKEN_REJECTED', params: { method: 'getMe', errorCode: 401, description: 'Unauthorized' } }, 'Telegram rejected the bot token (401 Unauthorized). Check "Bot token".', 'Telegram 拒绝了机器人令牌（401 Unauthorized）。请检查“机器人令牌”。'],
   [
