@@ -5,6 +5,7 @@
  * later, a source the person added, or a text not listed here is shown as the server wrote it.
  * Product names (OpenAI, DeepSeek, Telegram …) stay as they are in both languages (decision 0530).
  */
+
 export const PLUGIN_ZH: Record<string, string> = {
   agentcli: '供智能体使用的终端（PTY）会话',
   cfgmgr: '通过 HTTP 和工具读取、修改设置',

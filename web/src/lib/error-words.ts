@@ -60,8 +60,32 @@ export function fileErrorInWords(reason: string, lang: Lang): string {
   return lang === 'zh' ? (sayFrom(FILE_WHY, reason) ?? reason) : reason;
 }
 
+/**
+ * The outbound proxy (decision 0670): why a proxy URL is refused, and a request that failed at the
+ * proxy — alone, after an LLM source's "<name>: network error: ", or after Telegram's "Telegram <method>: ".
+ */
+const PROXY_PHRASES: Phrase[] = [
+  [/^a proxy is an http:\/\/ or https:\/\/ URL with a host and port, such as "http:\/\/127\.0\.0\.1:7890" \("" = none\)$/, () => '代理应为带主机和端口的 http:// 或 https:// 地址，例如 “http://127.0.0.1:7890”（留空表示不用代理）'],
+  [/^a SOCKS proxy is not supported: give the HTTP port of the proxy/, () => '不支持 SOCKS 代理：请填写代理的 HTTP 端口（Clash、V2Ray 都提供，例如 “http://127.0.0.1:7890”）'],
+  [/^a proxy URL ends after its host and port/, () => '代理地址写到主机和端口为止，例如 “http://127.0.0.1:7890”（不能带路径、查询参数或 #）'],
+  [
+    /^(?:(Telegram \S+(?: download)?): |(\S+): network error: )?the proxy (\S+) could not be reached \(([^)]+)\) on the way to (\S+): check that it runs, or change the "Outbound proxy" setting \(core\.network\.proxy\)$/,
+    (m) => `${m[1] ? `${m[1]}：` : m[2] ? `${m[2]}：` : ''}连不上代理 ${m[3]}（${m[4]}），无法访问 ${m[5]}：请确认代理在运行，或修改“出站代理”设置（core.network.proxy）`,
+  ],
+  [
+    /^(?:(Telegram \S+(?: download)?): |(\S+): network error: )?the proxy (\S+) refused to open a tunnel to (\S+) \(([^)]+)\): check its rules and login, or change the "Outbound proxy" setting \(core\.network\.proxy\)$/,
+    (m) => `${m[1] ? `${m[1]}：` : m[2] ? `${m[2]}：` : ''}代理 ${m[3]} 拒绝建立到 ${m[4]} 的隧道（${m[5]}）：请检查代理的规则和账号密码，或修改“出站代理”设置（core.network.proxy）`,
+  ],
+];
+
+/** A proxy failure or a refused proxy URL in Chinese (undefined: the text is not one). */
+export function proxyInWords(text: string): string | undefined {
+  return sayFrom(PROXY_PHRASES, text.trim());
+}
+
 /** Whole reasons, as the daemon writes them (anchored), and how they read in Chinese. */
 const PHRASES: Phrase[] = [
+  ...PROXY_PHRASES,
   // chat and sessions
   [/^the message is empty$/, () => '消息是空的'],
   [/^a turn of this session is still running: wait for it or interrupt it first$/, () => '这个对话还有一轮正在进行：请等它结束，或先打断它'],

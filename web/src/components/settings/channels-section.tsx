@@ -4,6 +4,7 @@ import { useApp } from '../../app-context';
 import { useLang, useT } from '../../i18n';
 import { channelSentence, retryPhrase, type ChannelWords } from '../../lib/channel-words';
 import { useNow } from '../../lib/use-now';
+import { proxyInWords } from '../../lib/error-words';
 import { useRequest } from '../../lib/use-request';
 import { useConfigEpoch } from '../../lib/use-config-epoch';
 import { notificationState, requestNotifications } from '../../lib/browser-notify';
@@ -240,7 +241,7 @@ function ChannelCard({ name, title, keys, save }: { name: string; title: string;
             ? t('channels.testOk', { who: result.bot?.username ? `@${result.bot.username}` : `${result.nickname ?? ''} (${result.selfId ?? ''})`, ms: result.latencyMs ?? 0 })
             : result.error?.words
               ? channelSentence(lang, result.error.words, `${result.error.code}: ${result.error.message}`)
-              : `${result.error?.code}: ${result.error?.message}`}
+              : (lang === 'zh' && proxyInWords(result.error?.message ?? '')) || `${result.error?.code}: ${result.error?.message}`}
         </div>
       )}
     </section>
