@@ -149,6 +149,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     log: log.child('memory'),
     llm,
     injectConsolidation: (text, meta) => late.agent?.injectSelfInput(text, meta),
+    // The embeddings API and the vector-file download are on the internet too (decision 0670).
+    fetch: network.fetch,
     sessions,
     textLog,
   });
