@@ -80,6 +80,16 @@ describe('the outbound proxy in a running daemon', { timeout: 120_000 }, () => {
     await until(async () => ((await (await api('/api/v1/channels/telegram')).json()) as { value: { status: string } }).value.status === 'running', 'telegram polling through the proxy');
   });
 
+  it('the embeddings API is reached through the proxy too', async () => {
+    const m = await put('core.memory.embedding_api.model', 'fake-embed');
+    assert.equal(m.status, 200, await m.text());
+    assert.equal((await put('core.memory.embedding_api.base_url', `http://${llmHost}/v1`)).status, 200);
+    // The embedder probes the API's dimension when its settings change. The name resolves nowhere:
+    // the request arrives only through the proxy (on the tunnel the source's test opened, kept alive).
+    await until(async () => llm.requests.some((r) => r.format === 'embeddings'), 'the embedder probing the embeddings API');
+    assert.equal(llm.requests.find((r) => r.format === 'embeddings')?.headers.host, llmHost);
+  });
+
   it('an unreachable proxy is named in the errors of the source and of Telegram; the daemon goes on answering', async () => {
     const dead = await deadPort();
     assert.equal((await put('core.network.proxy', `http://127.0.0.1:${dead}`)).status, 200);
