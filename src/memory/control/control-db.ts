@@ -211,11 +211,55 @@ export class ControlDB {
     return (this.st('SELECT turn_id, session_id, at, held FROM exclusions').all() as { turn_id: string; session_id: string; at: number; held: string }[]).map((r) => ({ turnId: r.turn_id, sessionId: r.session_id, at: r.at, held: parseHeld(r.held) }));
   }
 
-  /** Ends an exclusion (restore, forget): the held payload goes with it. */
+  /** Ends an exclusion (restore, forget): the held payload goes with it, and the ids of its items unless the turn is replaced too. */
   removeExclusion(turnId: string): boolean {
-    const n = this.st('DELETE FROM exclusions WHERE turn_id = ?').run(turnId).changes;
+    const n = this.conn.transaction(() => {
+      const gone = this.st('DELETE FROM exclusions WHERE turn_id = ?').run(turnId).changes;
+      if (!this.replacedSet.has(turnId)) this.st('DELETE FROM turn_refs WHERE turn_id = ?').run(turnId);
+      return gone;
+    })();
     this.excludedSet.delete(turnId);
     return n > 0;
+  }
+
+  /** Excluded turns not swept with every tier up since they were excluded, or since something could bring them back (decision 0700). */
+  unsweptExclusions(): string[] {
+    return this.st('SELECT turn_id FROM exclusions WHERE swept_at IS NULL ORDER BY at, turn_id').pluck().all() as string[];
+  }
+
+  /** True when an excluded turn was swept with every tier up and nothing has written it back since. */
+  isExclusionSwept(turnId: string): boolean {
+    return this.st('SELECT 1 FROM exclusions WHERE turn_id = ? AND swept_at IS NOT NULL').get(turnId) !== undefined;
+  }
+
+  /** An excluded turn swept with every tier up (decision 0700): not swept again at the next open. */
+  markExclusionSwept(turnId: string): void {
+    this.st('UPDATE exclusions SET swept_at = ? WHERE turn_id = ?').run(this.clock(), turnId);
+  }
+
+  /** Something may write an excluded turn's items back past the gate (a restore, a put-back, an undo): swept again at the next open. */
+  unsweepExclusion(turnId: string): void {
+    this.st('UPDATE exclusions SET swept_at = NULL WHERE turn_id = ? AND swept_at IS NOT NULL').run(turnId);
+  }
+
+  // ---------- the ids of a swept turn's items (decision 0700) ----------
+
+  /** Ties the ids of what a tier held of `turnId` (window events, documents, archived rows) to it; written before they are taken out. */
+  addTurnRefs(turnId: string, refs: readonly string[]): void {
+    const ins = this.st('INSERT OR IGNORE INTO turn_refs(ref, turn_id) VALUES (?, ?)');
+    this.conn.transaction(() => {
+      for (const r of refs) if (r !== turnId) ins.run(r, turnId);
+    })();
+  }
+
+  /** The ids tied to `turnId` by its sweeps (not the turn id itself). */
+  turnRefs(turnId: string): string[] {
+    return this.st('SELECT ref FROM turn_refs WHERE turn_id = ? ORDER BY ref').pluck().all(turnId) as string[];
+  }
+
+  /** The turn whose swept item `ref` names, if a sweep tied it to one. */
+  turnOfRef(ref: string): string | undefined {
+    return this.st('SELECT turn_id FROM turn_refs WHERE ref = ?').pluck().get(ref) as string | undefined;
   }
 
   // ---------- replaced turns (decision 0550) ----------
@@ -259,11 +303,15 @@ export class ControlDB {
   }
 
   /**
-   * The tiers were swapped (an import): what they hold now was never swept, so every replacement is
-   * unfinished again and the next sweep — at the reopen, or the next start after a kill — takes each.
+   * The tiers were swapped (an import): what they hold now was never swept, so every replacement and
+   * every exclusion is unfinished again and the next sweep — at the reopen, or the next start after a kill — takes each.
    */
   unfinishAll(): void {
-    this.st('UPDATE replacements SET done_at = NULL WHERE done_at IS NOT NULL').run();
+    this.conn.transaction(() => {
+      this.st('UPDATE replacements SET done_at = NULL WHERE done_at IS NOT NULL').run();
+      // Decision 0700: an excluded turn the swapped tiers hold again is swept aside at their reopen.
+      this.st('UPDATE exclusions SET swept_at = NULL WHERE swept_at IS NOT NULL').run();
+    })();
   }
 
   /** Records a pending replacement (nothing held yet); the gate closes on the turn at once. */
@@ -302,7 +350,10 @@ export class ControlDB {
   /** A pending replacement that did not happen (the send failed, or the new turn is not in the log): the row goes, the gate opens. */
   dropReplacement(turnId: string): void {
     this.st('DELETE FROM replacements WHERE turn_id = ? AND by_turn IS NULL').run(turnId);
-    if (this.st('SELECT 1 FROM replacements WHERE turn_id = ?').get(turnId) === undefined) this.replacedSet.delete(turnId);
+    if (this.st('SELECT 1 FROM replacements WHERE turn_id = ?').get(turnId) === undefined) {
+      this.replacedSet.delete(turnId);
+      if (!this.excludedSet.has(turnId)) this.st('DELETE FROM turn_refs WHERE turn_id = ?').run(turnId);
+    }
   }
 
   // ---------- tombstones ----------

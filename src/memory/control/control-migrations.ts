@@ -12,7 +12,9 @@ import { HomeAgentError } from '../../spec/errors/index.js';
  * `history_subjects` indexes it by the names a person looks it up by. `forget_files`: files a
  * forget committed to deleting and has not deleted yet (decision 0370). `replacements`: turns
  * a regenerate or an edit-and-resend replaced (decision 0550); `done_at`, once its steps are all done
- * (decision 0600).
+ * (decision 0600). `exclusions.swept_at`: once every tier was swept of the turn (decision 0700);
+ * `turn_refs`: the ids of what a tier held of an excluded or replaced turn (its window events, documents,
+ * archived rows), so a fact or document that names only one of them is known to come from the turn.
  */
 export const CONTROL_MIGRATIONS: readonly string[] = [
   `
@@ -103,6 +105,27 @@ export const CONTROL_MIGRATIONS: readonly string[] = [
   // open — only an import's swapped tiers make every one unfinished again. NULL: swept at the next open.
   `
   ALTER TABLE replacements ADD COLUMN done_at INTEGER;
+  `,
+  // Decision 0700: an exclusion swept with every tier up (`swept_at`) is not swept again at every
+  // open; NULL: swept at the next. `turn_refs` ties the ids of a swept turn's items to the turn —
+  // filled from what the exclusions and pending replacements hold; a committed replacement held
+  // nothing, so its ids are known from its next sweep on.
+  `
+  ALTER TABLE exclusions ADD COLUMN swept_at INTEGER;
+  CREATE TABLE turn_refs (
+    ref TEXT PRIMARY KEY,
+    turn_id TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX turn_refs_turn ON turn_refs(turn_id);
+  INSERT OR IGNORE INTO turn_refs(ref, turn_id)
+    WITH h(turn_id, held) AS (
+      SELECT turn_id, CASE WHEN json_valid(held) THEN held ELSE '{}' END FROM exclusions
+      UNION ALL SELECT turn_id, CASE WHEN json_valid(held) THEN held ELSE '{}' END FROM replacements
+    )
+    SELECT json_extract(j.value, '$.id'), h.turn_id FROM h, json_each(h.held, '$.events') j WHERE json_type(j.value, '$.id') = 'text'
+    UNION ALL SELECT json_extract(j.value, '$.doc.id'), h.turn_id FROM h, json_each(h.held, '$.docs') j WHERE json_type(j.value, '$.doc.id') = 'text'
+    UNION ALL SELECT json_extract(j.value, '$.doc.id'), h.turn_id FROM h, json_each(h.held, '$.archived') j WHERE json_type(j.value, '$.doc.id') = 'text'
+    UNION ALL SELECT r.value, h.turn_id FROM h, json_each(h.held, '$.graph') g, json_each(g.value, '$.refs') r WHERE r.type = 'text' AND r.value <> h.turn_id;
   `,
 ];
 

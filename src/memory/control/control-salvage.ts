@@ -20,7 +20,9 @@ const tombstoneRow = z.tuple([z.string().regex(/^[0-9a-f]{64}$/), z.enum(TOMBSTO
 const pendingRow = z.tuple([z.string().min(1).max(200), z.string(), int, int]);
 /** `forget_owed` (WITHOUT ROWID: the key's columns first — participant, key — then body, starts, tries, at). */
 const owedRow = z.tuple([z.string().min(1).max(200), z.string().min(1).max(200), z.string(), int, int, int]);
-const exclusionRow = z.tuple([z.string().min(1).max(400), z.string().min(1).max(400), int, z.string()]);
+const exclusionBase = [z.string().min(1).max(400), z.string().min(1).max(400), int, z.string()] as const;
+/** `exclusions`: a row written since migration 7 (decision 0700) carries `swept_at` too — read, not kept: a salvaged exclusion is swept again. */
+const exclusionRow = z.union([z.tuple([...exclusionBase]), z.tuple([...exclusionBase, int.nullable()])]);
 const historyRow = z.tuple([
   z.null(), // id: the rowid (INTEGER PRIMARY KEY is stored as NULL in the record)
   int,

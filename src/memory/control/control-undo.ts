@@ -9,6 +9,13 @@ import { unpackVector } from './held-turn.js';
 import { deletedFactHash } from './tombstone-hash.js';
 import { TURN_ID } from './tombstone-match.js';
 
+/** The ids that tie a document to a turn: its own (an archived event's is the event's) and its refs. */
+function documentIds(doc: { id?: unknown; refs?: unknown } | undefined): string[] {
+  if (!doc) return [];
+  const refs = Array.isArray(doc.refs) ? doc.refs.filter((r): r is string => typeof r === 'string') : [];
+  return typeof doc.id === 'string' ? [doc.id, ...refs] : refs;
+}
+
 function asState(v: unknown): GraphState {
   const s = v as Partial<GraphState> | undefined;
   return { entities: Array.isArray(s?.entities) ? s.entities : [], relations: Array.isArray(s?.relations) ? s.relations : [] };
@@ -62,12 +69,12 @@ export class ControlUndo {
             const back = graph.relation(r.id);
             if (back) this.t.db.clearDeletedFact(deletedFactHash(back.subject, back.predicate, back.object));
           }
-          this.unfinishReplacedIn(before.relations.flatMap((r) => graph.sourcesOf(r.id).map((x) => x.ref)));
+          this.unfinishSweptIn(before.relations.flatMap((r) => graph.sourcesOf(r.id).map((x) => x.ref)));
           break;
         }
         case 'document':
           this.undoDocument(c);
-          this.unfinishReplacedIn((c.before as DocumentState | undefined)?.doc?.refs ?? []);
+          this.unfinishSweptIn(documentIds((c.before as DocumentState | undefined)?.doc));
           break;
         case 'knowledge':
           await this.undoKnowledge(c);
@@ -93,12 +100,22 @@ export class ControlUndo {
   }
 
   /**
-   * An undo writes rows back past the ingest gate: a fact or a document it brings back may cite a
-   * turn replaced since (decision 0550), whose replacement is done (decision 0600). That replacement
-   * is made unfinished, so the next open sweeps the old turn out again — as every open did before 0600.
+   * An undo writes rows back past the ingest gate: a fact or a document it brings back may come from
+   * a turn replaced since (decision 0550), whose replacement is done (decision 0600), or excluded
+   * since, whose exclusion is swept (decision 0700). That one is made unfinished, so the next open
+   * sweeps the turn out again. A ref ties it to the turn by the turn's id, or by the id of one of
+   * its window events, documents or archived rows that a sweep recorded (`turn_refs`).
    */
-  private unfinishReplacedIn(refs: readonly string[]): void {
-    for (const ref of new Set(refs)) if (TURN_ID.test(ref) && this.t.db.isReplacementDone(ref)) this.t.db.unfinishReplacement(ref);
+  private unfinishSweptIn(refs: readonly string[]): void {
+    const turns = new Set<string>();
+    for (const ref of new Set(refs)) {
+      const turn = TURN_ID.test(ref) ? ref : this.t.db.turnOfRef(ref);
+      if (turn) turns.add(turn);
+    }
+    for (const turn of turns) {
+      if (this.t.db.isReplacementDone(turn)) this.t.db.unfinishReplacement(turn);
+      if (this.t.db.isExclusionSwept(turn)) this.t.db.unsweepExclusion(turn);
+    }
   }
 
   /** Puts an entry back as it was before the change — only if it is still as the change left it. */

@@ -2,7 +2,7 @@ import type { ChangeMeta, Disposer } from '../../spec/index.js';
 import { HomeAgentError, NotFoundError } from '../../spec/index.js';
 import type { ControlHistory } from './control-history.js';
 import type { ControlQueue } from './control-queue.js';
-import { ALL, type ControlTiers } from './control-tiers.js';
+import { ALL, everyTierUp, type ControlTiers } from './control-tiers.js';
 import { sessionOfTurn } from './text-match.js';
 import { checkTurnIds } from './turn-ids.js';
 import { putBack, sweepTurn } from './turn-exclusion.js';
@@ -56,7 +56,7 @@ export class ExclusionControl {
     const added: string[] = [];
     for (const id of ids) if (this.t.db.addExclusion(id, sessionOfTurn(id))) added.push(id);
     let held = 0;
-    for (const id of ids) held += await sweepTurn(this.t, id);
+    for (const id of ids) held += await this.sweep(id);
     if (added.length) {
       this.emit(added, true);
       if (record) this.history.recordMany(added.map((id) => ({ ...meta, kind: 'exclusion' as const, target: id, op: 'exclude', summary: `excluded turn ${id}`, before: { excluded: false }, after: { excluded: true } })));
@@ -79,6 +79,9 @@ export class ExclusionControl {
     for (const id of ids) {
       if (!db.isExcluded(id)) continue;
       const held = db.held(id);
+      // Not swept any more, recorded before anything is put back: a kill mid-restore leaves items in
+      // the tiers with the row in place, and the next open must sweep them aside again (decision 0700).
+      db.unsweepExclusion(id);
       // The gate lifts first (the window would refuse the events), the row goes last: a kill in
       // between leaves the turn excluded, and the next open sweeps it aside again.
       db.liftGate(id);
@@ -105,15 +108,32 @@ export class ExclusionControl {
     return { turns: done.length, restored };
   }
 
-  /** At open: turns excluded before a kill may still sit in a tier; each is swept again. */
-  async sweepAll(): Promise<void> {
-    for (const id of this.t.db.excluded()) {
+  /**
+   * At open: an excluded turn not yet swept with every tier up — a kill came first, a tier was down,
+   * an import swapped the tiers, a restore was cut off, an undo wrote something of it back — may
+   * still sit in a tier; each such one is swept again and marked. One swept since is not read at all
+   * (decision 0700). Returns how many were swept.
+   */
+  async sweepUnswept(): Promise<number> {
+    let swept = 0;
+    for (const id of this.t.db.unsweptExclusions()) {
+      swept++;
       try {
-        await sweepTurn(this.t, id);
+        await this.sweep(id);
       } catch (e) {
-        this.t.log.error(`memory control: sweeping excluded turn ${id} failed: ${(e as Error).message}`);
+        this.t.log.error(`memory control: sweeping excluded turn ${id} failed; the next start tries again: ${(e as Error).message}`);
       }
     }
+    if (swept) this.t.log.info(`memory control: swept ${swept} excluded turn(s) not swept since they were excluded or something could have brought them back`);
+    return swept;
+  }
+
+  /** Sweeps an excluded turn aside; marked swept only when every tier was up for it (a tier that is down may still hold it). */
+  private async sweep(id: string): Promise<number> {
+    const whole = everyTierUp(this.t);
+    const n = await sweepTurn(this.t, id);
+    if (whole && this.t.db.isExcluded(id)) this.t.db.markExclusionSwept(id);
+    return n;
   }
 
   onExclusionChange(fn: (e: { turnIds: string[]; excluded: boolean }) => void): Disposer {

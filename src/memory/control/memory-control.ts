@@ -49,23 +49,23 @@ export class MemoryControl implements MemoryControlService {
 
   /**
    * At open: the files a forget committed to deleting are deleted (a kill cut it off); forgets cut
-   * off are finished; replacements not done are settled or swept (decisions 0550, 0600); turns
-   * excluded before a kill may still sit in a tier, they are swept again. Returns how many replaced
-   * turns were swept.
+   * off are finished; replacements not done are settled or swept (decisions 0550, 0600); excluded
+   * turns not swept since they were excluded or something could bring them back are swept
+   * (decision 0700). Returns how many replaced and excluded turns were swept.
    */
-  async reconcile(): Promise<{ replacements: number }> {
+  async reconcile(): Promise<{ replacements: number; exclusions: number }> {
     // Files a committed forget had not deleted yet when it was cut off (decision 0370).
     const left = this.t.db.forgetFiles();
     if (left.length) this.t.log.info(`memory control: deleted ${deleteForgottenFiles(this.t, left)} file(s) of a forget that was cut off`);
     await this.forgets.finishPendingForgets();
     const replacements = await this.replacements.reconcile();
-    await this.exclusions.sweepAll();
-    return { replacements };
+    const exclusions = await this.exclusions.sweepUnswept();
+    return { replacements, exclusions };
   }
 
   /**
    * The tiers' files were swapped (an import, K-5): what they hold now was never swept, so every
-   * replacement is unfinished again (decision 0600) — recorded before they reopen, so a kill in the
+   * replacement and every exclusion is unfinished again (decisions 0600, 0700) — recorded before they reopen, so a kill in the
    * middle of the sweep that follows leaves the rest to the next start.
    */
   tiersSwapped(): void {

@@ -53,10 +53,15 @@ export async function sweepTurn(t: ControlTiers, turnId: string, o: { skipFailin
   const docIds = docs ? docs.idsOfTurn(turnId) : [];
   const warm = docIds.map((id) => ({ doc: docs!.get(id), vec: packVector(docs!.vectorOf(id)) })).filter((x): x is { doc: MemoryDocument; vec: ReturnType<typeof packVector> } => x.doc !== undefined);
   const cold = archive ? archive.rowsOfTurn(turnId) : [];
-  const refs = [turnId, ...events.map((e) => e.id), ...docIds, ...cold.map((r) => r.doc.id)];
+  // The ids of the turn's items an earlier sweep took out too: a fact that names only one of them
+  // (written back by an undo, decision 0700) is the turn's as much as one naming the turn.
+  const items = [...events.map((e) => e.id), ...docIds, ...cold.map((r) => r.doc.id)];
+  const refs = [...new Set([turnId, ...items, ...t.db.turnRefs(turnId)])];
   const before = graph ? graph.peekRefs(refs) : { entities: [], relations: [] };
   const found = events.length + warm.length + cold.length + before.relations.length;
   if (!found) return 0;
+  // Tied to the turn before they are taken out: once they are gone, nothing else says whose they were.
+  if (items.length) t.db.addTurnRefs(turnId, items);
   const hold = o.hold === undefined ? exclusionHold(t, turnId) : o.hold;
   if (hold) {
     const held = hold.get();

@@ -87,7 +87,7 @@ test('0550: killed after the new message reached the log — the next open finis
     assert.equal(entry?.summary, `replaced turn ${w.lock} with ${by}`, 'recorded once, by the open that finished it');
     assert.equal((await again.mem.reindex()).added, 0);
     assert.deepEqual(await messages(again.mem), [by]);
-    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0 }, 'done now: not swept at the next open (decision 0600)');
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0, exclusions: 0 }, 'done now: not swept at the next open (decision 0600)');
   } finally {
     await again.close();
   }
@@ -105,7 +105,7 @@ test('0600: killed in the last sweep of a committed replacement — not done, so
     const by = (await again.sessions.events('webui:1')).find((e) => e.kind === 'user' && e.text === LOCK)!.turnId;
     assert.deepEqual(await messages(again.mem), [by], 'the message once, in the new turn');
     assert.equal(again.mem.control.history({ kind: 'replacement' }).length, 1, 'recorded once, by the killed run');
-    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0 }, 'the open marked it done');
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0, exclusions: 0 }, 'the open marked it done');
   } finally {
     await again.close();
   }

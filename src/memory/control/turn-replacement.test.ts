@@ -204,19 +204,19 @@ test('0600: a finished replacement is not swept again at the next open — only 
   const oldCopy = w.mem.docs.get(docId)!;
   const r = await w.mem.control.replaceTurn(lock.turnId, (meta) => resend(w, lock.turnId, LOCK, meta));
   assert.equal(r.replaced, true);
-  assert.deepEqual(await w.mem.control.reconcile(), { replacements: 0 }, 'done: an open has nothing of it to sweep');
+  assert.deepEqual(await w.mem.control.reconcile(), { replacements: 0, exclusions: 0 }, 'done: an open has nothing of it to sweep');
   await w.close();
 
   const again = await openMemoryAt(w.home, w.clock);
   try {
-    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0 }, 'nor after a restart');
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0, exclusions: 0 }, 'nor after a restart');
     // An import swaps the tiers' files: what they hold was never swept. Here the old copy comes back
     // with them (put into the live tier behind the gate, as a swapped file would bring it).
     again.mem.docs.restore([oldCopy], [undefined]);
     assert.ok(again.mem.docs.hasTurn(lock.turnId));
     await again.mem.withTiersClosed(async () => undefined);
     assert.equal(again.mem.docs.hasTurn(lock.turnId), false, 'the reopen swept it again');
-    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0 }, 'and marked it done again');
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0, exclusions: 0 }, 'and marked it done again');
   } finally {
     await again.close();
   }
@@ -237,7 +237,32 @@ test('0600: an undo that writes a fact of a replaced turn back makes that replac
   assert.deepEqual(newHome(), []);
   await w.mem.control.undo(deleted.id);
   assert.equal(newHome().length, 1, 'the undo brought the fact back citing the replaced turn');
-  assert.deepEqual(await w.mem.control.reconcile(), { replacements: 1 }, 'the replacement is swept again');
+  assert.deepEqual(await w.mem.control.reconcile(), { replacements: 1, exclusions: 0 }, 'the replacement is swept again');
   assert.deepEqual(newHome(), [], 'and the old turn is out of the graph again');
   await w.close();
+});
+
+test('0700: an undo that writes back a fact naming only an event id of the replaced turn makes the replacement unfinished: the next open sweeps the fact out', async () => {
+  const w = await chatAt(root);
+  const { lock } = await lockTurn(w);
+  // A fact citing the turn's message by its event id alone (as a distiller that read the message,
+  // not the turn, cites it): [lock.user.id], not the turn id.
+  w.mem.graph.commit([{ subject: 'user', predicate: 'rides', object: 'a tandem bicycle', refs: [lock.user.id] }]);
+  const [tandem] = w.mem.graph.matchingFacts(['tandem']);
+  assert.deepEqual(tandem.refs, [lock.user.id]);
+  assert.equal(w.mem.graph.deleteRelation(tandem.id), true);
+  const deleted = w.mem.control.history({ target: `relation:${tandem.id}` }).find((c) => c.op === 'delete');
+  assert.ok(deleted);
+  assert.equal((await w.mem.control.replaceTurn(lock.turnId, (meta) => resend(w, lock.turnId, 'my bike lock code is 8086', meta))).replaced, true);
+  await w.mem.control.undo(deleted.id);
+  assert.equal(w.mem.graph.matchingFacts(['tandem']).length, 1, 'the undo brought the fact back, citing the replaced turn\'s message');
+  await w.close();
+
+  const again = await openMemoryAt(w.home, w.clock);
+  try {
+    assert.deepEqual(again.mem.graph.matchingFacts(['tandem']), [], 'the open swept the replaced turn again: the fact made from it is gone');
+    assert.deepEqual(await again.mem.control.reconcile(), { replacements: 0, exclusions: 0 }, 'and marked it done again');
+  } finally {
+    await again.close();
+  }
 });

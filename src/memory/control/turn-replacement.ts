@@ -93,6 +93,9 @@ export async function putReplacedBack(t: ControlTiers, turnId: string, forgotten
   const hold = replacementHold(t, turnId);
   await sweepTurn(t, turnId, { hold });
   const held = hold.get();
+  // A turn also excluded: the put-back writes the documents and the archive past the exclusion's
+  // gate, so its exclusion is swept again at the next open (decision 0700) — recorded first.
+  t.db.unsweepExclusion(turnId);
   t.db.liftReplacedGate(turnId);
   let n = 0;
   try {
