@@ -18,7 +18,7 @@ import { Supervisor } from './supervisor.js';
 import { startDaemon } from './daemon.js';
 import { applyDaemonV8Flags, holdYoungGeneration } from './v8-memory.js';
 import { homedCommand, waiterHint } from './cli-hint.js';
-import { webuiLine } from './banner.js';
+import { webuiStatusLine } from './banner.js';
 import { currentServiceOptions, installService, uninstallService, type CommandRunner } from './user-service.js';
 
 /** The entry (`main.js` beside this file), what the supervisor and the service run: it sets V8's young generation before anything loads. */
@@ -111,15 +111,14 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
   // The entry kept the young generation at its first size while the modules loaded and the tiers
   // opened (nothing can watch a growth inside synchronous code); now it may grow to its bound and is held there.
   holdYoungGeneration();
+  // The sign-in link carries the secret: printed on a terminal only, never into a log file.
+  const webuiNow = () => webuiStatusLine({ url: daemon.url, token: () => daemon.signInToken(), webui: daemon.registry.get('webui') }, { supervised, tty: process.stdout.isTTY === true });
   const url = daemon.url;
   const webui = daemon.registry.get('webui');
   process.stdout.write(
     [
       `homed is running (pid ${process.pid}, data in ${home})`,
-      // The sign-in link carries the secret: printed on a terminal only, never into a log file.
-      url
-        ? webuiLine(url, daemon.signInToken(), { supervised, tty: process.stdout.isTTY === true })
-        : `  WebUI:  not running: ${webui?.state === 'starting' ? 'still starting' : (webui?.lastError ?? webui?.state ?? 'not installed').replace(/^(webui: )?start failed: /, '')}`,
+      webuiNow(),
       `  CLI:    ${waiterHint()}`,
       daemon.providers.available() ? '' : '  No LLM source is configured yet: set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, run Ollama locally, or add a key in the WebUI settings.',
     ]
@@ -130,13 +129,7 @@ async function runForeground(home: string, supervised: boolean, port?: number): 
   // once the plugins have settled, so the person is not left without the address.
   if (!url && webui?.state === 'starting') {
     void daemon.registry.settled().then(
-      () => {
-        const later = daemon.url;
-        const now = daemon.registry.get('webui');
-        process.stdout.write(
-          `${later ? webuiLine(later, daemon.signInToken(), { supervised, tty: process.stdout.isTTY === true }) : `  WebUI:  not running: ${(now?.lastError ?? now?.state ?? 'not installed').replace(/^(webui: )?start failed: /, '')}`}\n`,
-        );
-      },
+      () => void process.stdout.write(`${webuiNow()}\n`),
       () => undefined,
     );
   }
