@@ -257,6 +257,12 @@ export class ControlDB {
     return this.st('SELECT ref FROM turn_refs WHERE turn_id = ? ORDER BY ref').pluck().all(turnId) as string[];
   }
 
+  /** A forget: the ids tied to these turns go (run it `scrubbed`). */
+  dropTurnRefs(turnIds: readonly string[]): void {
+    const del = this.st('DELETE FROM turn_refs WHERE turn_id = ?');
+    for (const id of turnIds) del.run(id);
+  }
+
   /** The turn whose swept item `ref` names, if a sweep tied it to one. */
   turnOfRef(ref: string): string | undefined {
     return this.st('SELECT turn_id FROM turn_refs WHERE ref = ?').pluck().get(ref) as string | undefined;

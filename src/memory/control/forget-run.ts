@@ -309,6 +309,8 @@ export async function runForget(
     });
   }
   if (excluded.length) t.db.scrubbed(() => excluded.forEach((id) => (res.held += t.db.removeExclusion(id) ? 1 : 0)));
+  // The ids a sweep tied to a forgotten turn (decision 0700) go with it: nothing in plain of its items stays.
+  if (turnIds.length) t.db.scrubbed(() => t.db.dropTurnRefs(turnIds));
   await t.rules?.forget(eventIds).catch((e: unknown) => t.log.warn('forget: the distiller marks could not be updated', { error: (e as Error).message }));
 
   // The library: what the person chose (the preview ticks what was made from the turns, 0430).

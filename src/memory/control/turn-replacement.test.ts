@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { ConflictError, REPLACES_META_KEY } from '../../spec/index.js';
 import { chatAt, openMemoryAt, traces } from '../__fixtures__/memory-on-disk.js';
 
@@ -265,4 +266,24 @@ test('0700: an undo that writes back a fact naming only an event id of the repla
   } finally {
     await again.close();
   }
+});
+
+test('0700: the ids a sweep tied to a replaced turn are kept with it, and go when the turn is forgotten', async () => {
+  const w = await chatAt(root);
+  const { lock } = await lockTurn(w);
+  assert.equal((await w.mem.control.replaceTurn(lock.turnId, (meta) => resend(w, lock.turnId, LOCK, meta))).replaced, true);
+  await w.close();
+  const refsOf = (turnId: string) => {
+    const db = new Database(path.join(w.home, 'memory-control.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT ref FROM turn_refs WHERE turn_id = ?').pluck().all(turnId) as string[];
+    } finally {
+      db.close();
+    }
+  };
+  assert.ok(refsOf(lock.turnId).includes(lock.user.id), 'the message\'s event id is tied to the replaced turn');
+  const again = await openMemoryAt(w.home, w.clock);
+  await again.mem.control.forget({ turnIds: [lock.turnId] });
+  await again.close();
+  assert.deepEqual(refsOf(lock.turnId), [], 'forgotten: nothing of its items\' ids stays');
 });
