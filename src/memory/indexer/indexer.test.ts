@@ -118,6 +118,11 @@ test('a question about oneself brings the asker’s current facts of what it ask
   assert.equal(await ix.build('where do I live?'), undefined, 'without knowing who asks, "I" names nobody');
   assert.equal(await ix.build('what should my sister read?', 't#1', undefined, 'user'), '- user —has_sister→ Ann (0.80; ' + new Date(g.relationsOf('user', 'has_sister')[0].validFrom!).toISOString().slice(0, 10) + ')');
   assert.equal(await ix.build('what is a good recipe for dumplings?', 't#1', undefined, 'user'), undefined, 'other text brings none of them');
+  // "What do you know about me?" names no predicate and no entity: every fact that holds now.
+  const all = (await ix.build('What do you know about me?', 't#1', undefined, 'user')) ?? '';
+  for (const f of ['user —lives_in→ 上海', 'user —has_sister→ Ann', 'user —likes→ jazz']) assert.ok(all.includes(f), `${f} in ${all}`);
+  assert.ok(!all.includes('Paris'), 'not a home that ended');
+  assert.match((await ix.build('你都知道我什么？', 't#1', undefined, 'user')) ?? '', /user —likes→ jazz/);
   // Bo asks in the group: his own place; the owner's facts were not said there.
   assert.match((await ix.build('where do I live?', 't#1', ['qq:group:1'], 'Bo')) ?? '', /^- Bo —lives_in→ Oslo/);
   assert.equal(await ix.build('where do I live?', 't#1', ['qq:group:1'], 'user'), undefined);

@@ -169,6 +169,13 @@ export class Indexer {
       const about = this.opts.graph.relations({ entity: self, limit: 1000 }).items;
       out.push(...about.filter((r) => typeof r.validTo !== 'number' && predicateHasRole(r.predicate, asks.roles)).slice(0, 4));
     }
+    if (asks.all) {
+      // "What do you know about me?": what holds now of the asker, newest first, each fact once.
+      const seen = new Set(out.map((r) => r.id));
+      const about = this.opts.graph.relations({ entity: self, limit: 1000 }).items.filter((r) => typeof r.validTo !== 'number' && !seen.has(r.id));
+      about.sort((a, b) => (b.validFrom ?? 0) - (a.validFrom ?? 0) || b.id - a.id);
+      out.push(...about);
+    }
     return out.slice(0, MAX_OWN_FACTS);
   }
 

@@ -28,6 +28,33 @@ test('questions about oneself name the predicates of one’s own facts, in Engli
   assert.deepEqual(selfQuestion('我的妈妈住在哪'), { predicates: [], roles: ['mother', 'mom', 'mum'] }, 'where the mother lives, not the asker');
 });
 
+test('"what do you know about me?" asks for every fact of the asker, in English and Chinese', () => {
+  for (const q of [
+    'What do you know about me?',
+    'what do you remember about me',
+    'What else do you know about me?',
+    'What have you learned about me so far?',
+    'Tell me about myself',
+    'tell me what you know about me',
+    'How well do you know me?',
+    'Do you know anything about me?',
+    '你知道我什么？',
+    '你都知道我哪些事？',
+    '你记得关于我的什么',
+    '关于我，你知道什么？',
+    '你对我有多少了解？',
+    '你对我了解多少',
+    '说说我自己',
+  ]) {
+    assert.equal(selfQuestion(q)?.all, true, q);
+  }
+  // With a named part as well: both.
+  assert.deepEqual(selfQuestion('What do you know about me and my sister?'), { predicates: [], roles: ['sister'], all: true });
+  for (const t of ['Tell me about meals in Rome', 'what do you know about Mars', '说说我们明天去哪', 'do you know about me being late?'.replace('about me', 'about men')]) {
+    assert.equal(selfQuestion(t)?.all, undefined, t);
+  }
+});
+
 test('statements, other people and unrelated text ask about nothing of the asker', () => {
   for (const t of [
     'I live in Paris.',

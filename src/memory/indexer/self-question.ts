@@ -10,7 +10,16 @@ export interface SelfQuestion {
   predicates: string[];
   /** Family and partner words ("sister", "wife"): a fact whose predicate has one of them as a word (`has_sister`, `sister_of`, `married_to`). */
   roles: string[];
+  /** "What do you know about me?", 你知道我什么: every fact of the asker that holds now. */
+  all?: true;
 }
+
+/**
+ * Questions about everything the agent knows of the asker — the commonest first question to a
+ * memory, which names no predicate and no role.
+ */
+const ABOUT_ME =
+  /\bwhat\s+(?:else\s+)?(?:do|did)\s+you\s+(?:know|remember|recall)\s+(?:about|of)\s+me\b|\bwhat\s+have\s+you\s+(?:learned|learnt|remembered|found\s+out)\s+about\s+me\b|\bwhat\s+do\s+you\s+have\s+(?:on|about)\s+me\b|\btell\s+me\s+(?:what\s+you\s+know\s+)?about\s+(?:me|myself)\b|\bhow\s+(?:much|well)\s+do\s+you\s+know\s+(?:about\s+)?me\b|\bdo\s+you\s+(?:know|remember)\s+(?:anything|something|much)\s+about\s+me\b|你(?:都|还)?(?:知道|记得|了解)(?:关于)?我(?:的)?(?:什么|哪些|多少|些什么|啥)|关于我(?:的事)?[，,]?\s*你(?:都|还)?(?:知道|记得|了解)|你对我(?:有)?(?:多少|什么|哪些)?了解|你对我了解(?:多少|什么|哪些)|^\s*说说(?:你(?:知道|记得)的)?(?:关于)?(?:我|我的事|我自己)\s*[?？。!！]?\s*$/i;
 
 const ASKS: readonly { re: RegExp; predicates: readonly string[] }[] = [
   {
@@ -76,6 +85,7 @@ export function selfQuestion(text: string): SelfQuestion | undefined {
   const roles = new Set<string>();
   for (const m of text.matchAll(EN_ROLE_RE)) for (const w of ROLES[EN_ROLE[m[1].toLowerCase()]]) roles.add(w);
   for (const m of text.matchAll(ZH_ROLE_RE)) for (const w of ROLES[ZH_ROLE[m[1]]]) roles.add(w);
+  if (ABOUT_ME.test(text)) return { predicates: [...predicates], roles: [...roles], all: true };
   return predicates.size || roles.size ? { predicates: [...predicates], roles: [...roles] } : undefined;
 }
 
