@@ -36,12 +36,22 @@ describe('a predicate as an edge of the knowledge graph', () => {
   it('is a word of the page\'s language for the distiller\'s predicates, spaced words otherwise', () => {
     expect(predicateLabel('zh', 'lives_in')).toBe('住在');
     expect(predicateLabel('zh', 'name')).toBe('名字');
-    expect(predicateLabel('zh', 'has_sister')).toBe('has sister');
+    expect(predicateLabel('zh', 'has_child_named')).toBe('has child named');
     expect(predicateLabel('en', 'lives_in')).toBe('lives in');
   });
 });
 
 describe('a fact as one line', () => {
+  it('says family and partner predicates in Chinese words (has_sister, sister_of, married_to)', () => {
+    expect(phraseLine(factPhrase('zh', '你', 'has_sister', 'Ana', true))).toBe('你的姐妹是 Ana');
+    expect(phraseLine(factPhrase('zh', '你', 'sister_of', 'Ana', true))).toBe('你是 Ana 的姐妹');
+    expect(phraseLine(factPhrase('zh', 'Bo', 'married_to', '小美', false))).toBe('Bo 和小美结婚了');
+    expect(phraseLine(factPhrase('zh', '你', 'has_pet', 'Mochi', true))).toBe('你的宠物是 Mochi');
+    expect(phraseLine(factPhrase('en', 'you', 'has_sister', 'Ana', true))).toBe('you have sister Ana');
+    expect(predicateLabel('zh', 'has_sister')).toBe('姐妹');
+    expect(predicateLabel('zh', 'mother_of')).toBe('母亲');
+    expect(predicateLabel('zh', 'plays_with')).toBe('plays with');
+  });
   it('runs Chinese on without spaces and keeps a space beside a Latin word', () => {
     expect(phraseLine(factPhrase('zh', '你', 'lives_in', '杭州', true))).toBe('你住在杭州');
     expect(phraseLine(factPhrase('zh', '你', 'plays', 'chess', true))).toBe('你 plays chess');

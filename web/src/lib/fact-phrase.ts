@@ -45,7 +45,26 @@ const KNOWN: Record<string, Known> = {
  * `subject` is the graph's subject as shown (already "you" or a name for the owner); `you` says it
  * is the owner shown as "you" (not by a name they gave).
  */
+/** Family, partner and friend words a predicate may be made of (`has_sister`, `sister_of`), in Chinese. */
+const ROLE_ZH: Record<string, string> = {
+  sister: '姐妹', brother: '兄弟', wife: '妻子', husband: '丈夫', spouse: '配偶', partner: '伴侣', mother: '母亲', mom: '妈妈', mum: '妈妈',
+  father: '父亲', dad: '爸爸', son: '儿子', daughter: '女儿', child: '孩子', parent: '父母', friend: '朋友', boyfriend: '男朋友',
+  girlfriend: '女朋友', cousin: '表亲', aunt: '阿姨', uncle: '叔叔', grandmother: '祖母', grandfather: '祖父', pet: '宠物', colleague: '同事', boss: '上司',
+};
+
+/** `has_sister` → "的姐妹是"; `sister_of` → "是 … 的姐妹"; `married_to` → "和 … 结婚了" (Chinese only). */
+function roleZh(predicate: string): [verb: string, after?: string] | undefined {
+  if (predicate === 'married_to') return ['和', '结婚了'];
+  const has = /^has_([a-z]+)$/.exec(predicate);
+  if (has && ROLE_ZH[has[1]]) return [`的${ROLE_ZH[has[1]]}是`];
+  const of = /^([a-z]+)_of$/.exec(predicate);
+  if (of && ROLE_ZH[of[1]]) return ['是', `的${ROLE_ZH[of[1]]}`];
+  return undefined;
+}
+
 export function factPhrase(lang: Lang, subject: string, predicate: string, object: string, you: boolean): FactPhrase {
+  const role = lang === 'zh' ? roleZh(predicate) : undefined;
+  if (role) return { subject, verb: role[0], object, after: role[1] ?? '' };
   const known = KNOWN[predicate];
   if (known) {
     if (lang === 'zh') return { subject, verb: known.zh[0], object, after: known.zh[1] ?? '' };
@@ -60,7 +79,11 @@ export function factPhrase(lang: Lang, subject: string, predicate: string, objec
 /** A predicate as a short edge label of the knowledge graph: the seed's words in Chinese, spaced words in English. */
 const EDGE_ZH: Record<string, string> = { name: '名字', age: '年龄', lives_in: '住在', no_longer_lives_in: '不再住在', from: '来自', works_as: '职业', works_at: '工作于', no_longer_works_at: '不再工作于', no_longer_works_as: '不再从事', likes: '喜欢', dislikes: '不喜欢' };
 export function predicateLabel(lang: Lang, predicate: string): string {
-  return lang === 'zh' ? (EDGE_ZH[predicate] ?? predicate.replace(/_/g, ' ')) : predicate.replace(/_/g, ' ');
+  if (lang !== 'zh') return predicate.replace(/_/g, ' ');
+  if (EDGE_ZH[predicate]) return EDGE_ZH[predicate];
+  if (predicate === 'married_to') return '配偶';
+  const role = /^has_([a-z]+)$/.exec(predicate)?.[1] ?? /^([a-z]+)_of$/.exec(predicate)?.[1];
+  return (role && ROLE_ZH[role]) || predicate.replace(/_/g, ' ');
 }
 
 const cjk = (c: string | undefined): boolean => !!c && /[\p{Script=Han}\u3000-\u303f\uff00-\uffef]/u.test(c);
