@@ -11,7 +11,7 @@ import { Command, CommanderError } from 'commander';
 import { homePaths, packageVersion, resolveHome, signInUrl } from '../paths/index.js';
 import { KnowledgeFileError, TIME_ZONE_KEY, type CliCommand, type CliStreamEvent } from '../spec/index.js';
 import { DaemonClient, DaemonNotRunningError } from './daemon-client.js';
-import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
+import { formatWhen, heldHint, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { forgetCommand, historyRow, terminalAsk } from './memory-control-commands.js';
 import type { HeldAdapterSource, MemoryChange, TransferLeftOut } from '../spec/index.js';
 import { streamPrinter, type WaiterIo } from './stream-printer.js';
@@ -902,6 +902,12 @@ export function buildProgram(): Command {
       if (!opts.json) io.err('\n');
       const j = job as { report?: { parts?: object; notes?: string[]; renamedSessions?: object } };
       print(opts, opts.json ? job : importView(o.dryRun === true, j.report ?? {}));
+      // What the archive would put into every turn was held back: name the flag that takes it.
+      // The library's and the persona's (sources and adapters are held for other reasons: see the report).
+      const parts = (j.report?.parts ?? {}) as Record<string, { heldForApproval?: unknown[] }>;
+      const held = [...(parts.library?.heldForApproval ?? []), ...(parts.persona?.heldForApproval ?? [])];
+      const hint = opts.json || o.approveInjected ? undefined : heldHint(file, o.mode, held);
+      if (hint) io.err(hint);
     });
 
   const changes = program.command('changes').description('files changed by agent tools, with undo').action(simple(program, 'changes.list'));

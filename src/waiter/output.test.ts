@@ -5,7 +5,7 @@ process.env.TZ = 'Asia/Shanghai';
 import { test } from 'node:test';
 import stringWidth from 'string-width';
 import assert from 'node:assert/strict';
-import { formatWhen, importView, renderHuman, setDisplayZone, statusView } from './output.js';
+import { formatWhen, heldHint, importView, renderHuman, setDisplayZone, statusView } from './output.js';
 import { historyRow } from './memory-control-commands.js';
 import type { MemoryChange } from '../spec/index.js';
 
@@ -133,4 +133,11 @@ test('an import report as people read it: a table of parts with the counts that 
   assert.match(text, /^ {2}part\s+added\s+same$/m);
   assert.match(text, /^ {2}graph\s+3\s+9$/m);
   assert.doesNotMatch(text, /renamed|notes|conflicts/);
+});
+
+test('after an import that held back what reaches every conversation, the command that takes it is named', () => {
+  assert.equal(heldHint('e.zip', 'skip', []), undefined);
+  assert.equal(heldHint('e.zip', 'skip', undefined), undefined);
+  assert.equal(heldHint('/tmp/e.zip', 'skip', ['pinned/plan.json']), '\nHeld back because it would reach every conversation: pinned/plan.json.\nRead the report above, then take it with: waiter import /tmp/e.zip --approve-injected\n');
+  assert.match(heldHint('my backup.zip', 'overwrite', ['persona.md', 'pinned/plan.json'])!, /waiter import "my backup\.zip" --approve-injected --mode overwrite\n$/);
 });

@@ -140,6 +140,16 @@ export function statusView(full: Record<string, unknown>): Record<string, unknow
  * An import's report as people read it: one table row per part with its counts (only the columns
  * some part has a number in), then what was renamed and the notes; empty maps are left out.
  */
+/**
+ * After an import that held back what would reach every conversation (the injection plan, the
+ * persona, convention memories — decision 0350): the command that takes it. Undefined when nothing was held.
+ */
+export function heldHint(file: string, mode: string, held: unknown): string | undefined {
+  if (!Array.isArray(held) || held.length === 0) return undefined;
+  const quoted = /^[\w./@:+-]+$/.test(file) ? file : JSON.stringify(file);
+  return `\nHeld back because it would reach every conversation: ${held.join(', ')}.\nRead the report above, then take it with: waiter import ${quoted} --approve-injected${mode !== 'skip' ? ` --mode ${mode}` : ''}\n`;
+}
+
 export function importView(dryRun: boolean, report: Record<string, unknown>): Record<string, unknown> {
   const { parts, ...rest } = report;
   const out: Record<string, unknown> = { dryRun };
