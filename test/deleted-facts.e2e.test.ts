@@ -113,4 +113,23 @@ describe('a deleted fact is not distilled again from the same words', { timeout:
     assert.ok(r.added >= 1, JSON.stringify(r));
     assert.deepEqual(homesOf(A), ['Lisbon (now)']);
   });
+
+  it('a corrected value is the fact now, and a reindex of the same words does not bring the wrong one back', async () => {
+    const d = await start();
+    const said = await turn(d, 'I work as a nurse.');
+    const nurse = d.memory.graph.relationsOf('user', 'works_as').find((r) => r.object === 'nurse')!;
+    // The person's correction (About me's "Correct", `waiter memory correct-fact`).
+    const fixed = await d.host.services.use('host.memory')!.correctRelation(nurse.id, 'midwife');
+    assert.equal(fixed.id, nurse.id, 'the same fact, its value corrected');
+    assert.deepEqual(fixed.refs, nurse.refs, 'it keeps where it came from');
+    const jobs = () => d.memory.graph.relationsOf('user', 'works_as').map((r) => `${r.object}${r.validTo == null ? ' (now)' : ''}`).sort();
+    assert.deepEqual(jobs(), ['midwife (now)']);
+    await assert.rejects(d.host.services.use('host.memory')!.correctRelation(nurse.id, '  '), /empty/);
+    await assert.rejects(d.host.services.use('host.memory')!.correctRelation(987654, 'x'), /not found/i);
+    d.memory.context.deleteByTurnIds([said]);
+    const r = await d.memory.reindex();
+    assert.ok(r.added >= 1, JSON.stringify(r));
+    assert.deepEqual(jobs(), ['midwife (now)'], 'the wrong value was not distilled again');
+    A = await start(A.homeDir);
+  });
 });

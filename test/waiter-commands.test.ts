@@ -215,6 +215,11 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   assert.match(out, /drawn from what you say a few seconds after you say it, and again every 10m, core\.memory\.rule_distill_interval/);
   assert.match(out, new RegExp(`#${fact.id} Caroline plays cello`));
   assert.match(out, /Caroline plays cello on Fridays {2}← w#1/);
+  // `waiter memory correct-fact #id value`: the value changes, the fact stays (and is then deleted below).
+  let corrected = '';
+  assert.equal(await main(['node', 'waiter', '--home', home, '--json', 'memory', 'correct-fact', `#${fact.id}`, 'viola'], { out: (t) => void (corrected += t), err: () => undefined }), 0, corrected);
+  assert.equal(JSON.parse(corrected).corrected.object, 'viola');
+  await assert.rejects(c.request('memory.correct-fact', { id: '../x', object: 'y' }), /not a fact id/);
   assert.deepEqual(await c.request('memory.delete-fact', { id: `#${fact.id}` }), { deleted: fact.id });
   await assert.rejects(c.request('memory.delete-fact', { id: String(fact.id) }), /not found/i);
   await assert.rejects(c.request('memory.delete-fact', { id: '../x' }), /not a fact id/);
@@ -225,7 +230,7 @@ test('waiter people link/rename/unlink/list and memory about/delete-fact over th
   assert.equal(del.actor, 'user');
   await c.request('memory.undo', { id: del.id });
   const back = await c.request<{ facts: { object: string }[] }>('memory.about', { person: 'caroline' });
-  assert.ok(back.facts.some((f) => f.object === 'cello'), 'undo restored the deleted fact');
+  assert.ok(back.facts.some((f) => f.object === 'viola'), 'undo restored the deleted fact (as corrected)');
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'qq:7007' })).removed, false);
   assert.equal((await c.request<{ removed: boolean }>('people.unlink', { id: 'telegram:77' })).removed, true);
   assert.deepEqual((await c.request<{ id: string }[]>('people.list')).map((p) => p.id), ['owner']);

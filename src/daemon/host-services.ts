@@ -98,6 +98,7 @@ export interface MemoryLike {
   graph(opts: { query?: string; entity?: string; depth?: number; limit?: number }): Promise<Awaited<ReturnType<MemoryAdminService['graph']>>>;
   deleteEntity(name: string): Promise<void>;
   deleteRelation: MemoryAdminService['deleteRelation'];
+  correctRelation: MemoryAdminService['correctRelation'];
   about: MemoryAdminService['about'];
   commitTriples: MemoryAdminService['commitTriples'];
   editEntity: MemoryAdminService['editEntity'];
@@ -127,6 +128,7 @@ export function memoryAdmin(m: MemoryLike, html?: MediaService, pdf?: PdfReader)
     graph: (o = {}) => m.graph(o),
     deleteEntity: (name) => m.deleteEntity(name),
     deleteRelation: (id) => m.deleteRelation(id),
+    correctRelation: (id, object) => m.correctRelation(id, object),
     about: (q) => m.about(q),
     commitTriples: (t) => m.commitTriples(t),
     editEntity: (name, patch) => m.editEntity(name, patch),

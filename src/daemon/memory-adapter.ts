@@ -1,5 +1,5 @@
 import type { GraphEntity, GraphRelation } from '../spec/index.js';
-import { NotFoundError } from '../spec/index.js';
+import { NotFoundError, ValidationError } from '../spec/index.js';
 import { firstPersonAs, type MemorySystem } from '../memory/index.js';
 import type { MemoryLike } from './host-services.js';
 import { aboutPerson } from './memory-about.js';
@@ -70,6 +70,16 @@ export function memoryAdapter(m: MemorySystem): MemoryLike {
       const r = Number.isInteger(id) ? m.graph.relation(id) : undefined;
       if (!r || !m.graph.deleteRelation(id)) throw new NotFoundError('fact', String(id));
       if (m.status().control) m.control.markDeletedFact(r.subject, r.predicate, r.object);
+    },
+    correctRelation: async (id, object) => {
+      const r = Number.isInteger(id) ? m.graph.relation(id) : undefined;
+      if (!r) throw new NotFoundError('fact', String(id));
+      const value = typeof object === 'string' ? object.trim() : '';
+      if (!value) throw new ValidationError('the corrected value is empty', { key: 'object' });
+      if (value === r.object) return r;
+      const edited = m.graph.editRelation(id, { object: value });
+      if (m.status().control) m.control.markDeletedFact(r.subject, r.predicate, r.object);
+      return edited;
     },
     about: async (q) => aboutPerson(m, q),
     // The owner's own surface (waiter memory commit): "me", "Owner" are the owner's entity.

@@ -54,6 +54,7 @@ export const CLI_COMMANDS = [
   'memory.why',
   'memory.about',
   'memory.delete-fact',
+  'memory.correct-fact',
   'people.list',
   'people.link',
   'people.unlink',

@@ -277,6 +277,12 @@ export interface MemoryAdminService {
   /** Deletes one graph fact (`relation:<id>`'s number); NotFoundError when it is gone. */
   deleteRelation(id: number): Promise<void>;
   /**
+   * The person corrects one graph fact's value ("you live in 杭州" → 上海): the fact keeps its sources
+   * and its place in the timeline; the wrong value leaves the same mark a delete leaves, so the same
+   * words distilled again do not bring it back. NotFoundError when it is gone.
+   */
+  correctRelation(id: number, object: string): Promise<GraphRelation>;
+  /**
    * What the tiers hold about a person (issue 12 part 7): graph facts whose subject or object is
    * one of `names` (with the turns they came from and, where the graph keeps it, since/until),
    * and recent turns that mention a name or were said by one of `speakerIds`.

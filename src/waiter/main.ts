@@ -179,7 +179,7 @@ function aboutText(a: AboutView, factsEvery?: string): string {
   const out: string[] = [];
   const who = a.person.owner ? `${a.person.name} (you)` : a.person.name;
   out.push(`About ${who}${a.person.ids.length ? ` — ${a.person.ids.join(', ')}` : ''}${a.person.known || a.person.owner ? '' : ' (not in the people registry: searched by name)'}`);
-  out.push('', `Facts (${a.facts.length}) — delete one: waiter memory delete-fact <#id>`);
+  out.push('', `Facts (${a.facts.length}) — correct one: waiter memory correct-fact <#id> <value>; delete one: waiter memory delete-fact <#id>`);
   // Facts come from the rule distiller's runs: a few seconds after each message, and on its interval.
   if (factsEvery) out.push(`  (drawn from what you say a few seconds after you say it, and again every ${factsEvery}, core.memory.rule_distill_interval)`);
   for (const f of a.facts) {
@@ -749,6 +749,10 @@ export function buildProgram(): Command {
     print(opts, await withClient(opts, (c) => c.request('memory.graph', { query, entity: o.entity })));
   });
   memory.command('delete-fact <id>').description('delete one graph fact (its #id from memory about / search)').action(simple(program, 'memory.delete-fact', (id) => ({ id })));
+  memory
+    .command('correct-fact <id> <value>')
+    .description('correct one graph fact\'s value (its #id from memory about): "you live in 杭州" → 上海; the wrong value is not distilled again')
+    .action(simple(program, 'memory.correct-fact', (id, value) => ({ id, object: value })));
   memory.command('delete-doc <id>').description('delete one document of the document tier').action(simple(program, 'memory.delete-doc', (id) => ({ id })));
   memory.command('commit <subject> <predicate> <object>').description('add a fact to the knowledge graph').action(simple(program, 'memory.commit', (subject, predicate, object) => ({ triples: [{ subject, predicate, object }] })));
   memory

@@ -185,4 +185,28 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     await page.waitForSelector('[data-testid=turn][data-turn-id="webui:tea#1"]', { timeout: T });
     assert.deepEqual(errors, []);
   });
+
+  it('a wrong fact is corrected in place from About me; bad values and ids are refused', async () => {
+    await page.goto(`${h.url}/#/knows`);
+    const row = page.locator('[data-testid=knows-fact]', { hasText: 'Lyon' });
+    await row.waitFor({ timeout: T });
+    await row.getByTestId('knows-correct-fact').click();
+    const input = row.getByTestId('knows-correct-input');
+    assert.equal(await input.inputValue(), 'Lyon', 'the form starts from the value shown');
+    await input.fill('Grenoble');
+    await shot(page, 'knows-correct');
+    await row.getByTestId('knows-correct-save').click();
+    await page.locator('[data-testid=knows-fact]', { hasText: 'Grenoble' }).waitFor({ timeout: T });
+    const facts = async () => ((await (await h.api('/api/v1/memory/about')).json()) as { about: { facts: { id: number; predicate: string; object: string; validTo?: number }[] } }).about.facts;
+    const home = (await facts()).find((f) => f.predicate === 'lives_in' && !f.validTo)!;
+    assert.equal(home.object, 'Grenoble');
+    // Bad input is refused and changes nothing.
+    const patch = (id: string, body: unknown) => h.api(`/api/v1/memory/graph/relations/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal((await patch(String(home.id), { object: '   ' })).status, 400);
+    assert.equal((await patch(String(home.id), { object: 'x', subject: 'Mallory' })).status, 400, 'only the value is corrected here');
+    assert.equal((await patch('..%2F1', { object: 'x' })).status, 400);
+    assert.equal((await patch('987654', { object: 'x' })).status, 404);
+    assert.equal((await facts()).find((f) => f.id === home.id)?.object, 'Grenoble');
+    assert.deepEqual(errors, []);
+  });
 });

@@ -303,6 +303,11 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       await need(sdk, 'host.memory').deleteRelation(Number(id));
       return { deleted: Number(id) };
     }
+    case 'memory.correct-fact': {
+      const id = str(a, 'id').replace(/^(relation:|#)/, '');
+      if (!/^\d{1,15}$/.test(id)) throw new ProtocolError(`not a fact id: ${id.slice(0, 40)}`);
+      return { corrected: await need(sdk, 'host.memory').correctRelation(Number(id), str(a, 'object')) };
+    }
     case 'memory.about':
       return gatherAbout(sdk, typeof a?.person === 'string' ? a.person : undefined);
     case 'people.list':

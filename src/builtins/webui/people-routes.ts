@@ -10,6 +10,8 @@ const speakerId = z.string().min(3).max(170);
 const linkSchema = z.object({ ids: z.array(speakerId).min(1).max(50), to: z.string().min(1).max(40).optional(), name: z.string().min(1).max(100).optional(), newPerson: z.boolean().optional() }).strict();
 const unlinkSchema = z.object({ id: speakerId }).strict();
 const renameSchema = z.object({ name: z.string().min(1).max(100) }).strict();
+/** A fact's corrected value (an entity name: the graph's limit is 200 characters). */
+const correctSchema = z.object({ object: z.string().trim().min(1).max(200) }).strict();
 
 /**
  * The people registry (decision 0090) under `/api/v1/people`: list, link, unlink, rename. These
@@ -37,6 +39,16 @@ export function mountPeopleRoutes(app: Hono, ctx: WebuiContext): void {
     })();
     await mem.deleteRelation(Number(id));
     return json({ ok: true });
+  });
+  // The person corrects a fact's value (About me's "Correct"): the same guard as every /api/ route.
+  app.patch('/api/v1/memory/graph/relations/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!/^\d{1,15}$/.test(id)) throw new ValidationError(`not a fact id: ${id.slice(0, 40)}`);
+    const body = parseBody(correctSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));
+    const mem = ctx.sdk.use('host.memory') ?? (() => {
+      throw new ServiceUnavailableError('host.memory', 'The memory subsystem');
+    })();
+    return json({ ok: true, relation: await mem.correctRelation(Number(id), body.object) });
   });
   app.post('/api/v1/people/link', async (c) => {
     const body = parseBody(linkSchema, await readJson(c.req.raw, ctx.limits.jsonBytes));

@@ -237,6 +237,12 @@ export function fakeMemory(): MemoryAdminService {
       const i = relations.findIndex((r) => r.id === id);
       if (i >= 0) relations.splice(i, 1);
     },
+    correctRelation: async (id, object) => {
+      const r = relations.find((x) => x.id === id);
+      if (!r) throw new NotFoundError('fact', String(id));
+      r.object = object;
+      return r;
+    },
     about: async (q) => ({
       facts: relations.filter((r) => q.names.includes(r.subject) || q.names.includes(r.object)).map((r) => ({ id: r.id, subject: r.subject, predicate: r.predicate, object: r.object, confidence: r.confidence, sources: [] })),
       documents: [],

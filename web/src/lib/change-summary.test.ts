@@ -66,6 +66,9 @@ describe('changeSummary: a memory change in the person\'s language, rebuilt from
     expect(changeSummary(en, c('relation', 'create', 'relation:1', ['user', '小明'], 'user name 小明'), 'en')).toBe('your name is 小明');
     expect(changeSummary(zh, c('relation', 'delete', 'relation:3', ['Sam', 'tea'], 'deleted Sam likes tea'), 'zh')).toBe('删除了 Sam 喜欢 tea');
     expect(changeSummary(en, c('relation', 'keep', 'relation:5', ['user', 'Acme'], 'kept user works_at Acme (the turn it came from was forgotten)'), 'en')).toBe('kept you work at Acme (the turn it came from was forgotten)');
+    // A correction (About me's "Correct"): each side said as a fact.
+    expect(changeSummary(zh, c('relation', 'update', 'relation:7', ['user', '杭州', '上海'], 'user lives_in 杭州 → user lives_in 上海'), 'zh')).toBe('你住在杭州 → 你住在上海');
+    expect(changeSummary(en, c('relation', 'update', 'relation:7', ['user', 'nurse', 'doctor'], 'user works_as nurse → user works_as doctor (0.90)'), 'en')).toBe('you work as nurse → you work as doctor (0.90)');
     // An edit keeps its arrow form; a subject with a space is matched whole.
     expect(changeSummary(en, c('relation', 'create', 'relation:6', ['Ann Lee', 'Oslo'], 'Ann Lee lives_in Oslo'), 'en')).toBe('Ann Lee lives in Oslo');
   });

@@ -222,6 +222,12 @@ function sayFact(fact: string, subject: string, object: string | undefined, lang
   return phraseLine(factPhrase(lang, you ? (lang === 'zh' ? '你' : 'you') : subject, predicate, object, you));
 }
 
+/** One side of an edit as a sentence, when some pair of the change's entities is its subject and object. */
+function sayEither(side: string, subjects: string[], lang: 'en' | 'zh' | undefined): string {
+  for (const s of subjects) for (const o of subjects) if (s !== o && side.startsWith(`${s} `) && side.endsWith(` ${o}`)) return sayFact(side, s, o, lang);
+  return side;
+}
+
 function relation(t: T, op: string | undefined, subjects: string[], summary: string, lang?: 'en' | 'zh'): string | undefined {
   const is = (...ops: string[]) => op === undefined || ops.includes(op);
   // GraphDB.purge: subjects are every entity it took (the first five named).
@@ -251,7 +257,10 @@ function relation(t: T, op: string | undefined, subjects: string[], summary: str
   // GraphDB.editRelation: `<before> → <after>`, with the new confidence when it was set.
   if (is('update') && summary.startsWith(`${subject} `) && summary.includes(' → ')) {
     const m = /^([\s\S]+) \((\d\.\d\d)\)$/.exec(summary);
-    return m ? fill(t, 'history.sum.factConfidence', { fact: m[1], confidence: m[2] }) : summary;
+    // Each side a fact of the entities named (a correction: "user lives_in 杭州 → user lives_in 上海").
+    const sides = (m ? m[1] : summary).split(' → ');
+    const said = sides.length === 2 ? sides.map((side) => sayEither(side, subjects, lang)).join(' → ') : (m ? m[1] : summary);
+    return m ? fill(t, 'history.sum.factConfidence', { fact: said, confidence: m[2] }) : said;
   }
   // A fact as committed: nothing in it to translate.
   if (is('create') && isFact(summary)) return say(summary);

@@ -58,6 +58,19 @@ export function KnowsView({ person }: { person?: string }) {
   const about = useRequest(() => api<{ about: About }>(`/api/v1/memory/about${person && person !== 'me' ? `?person=${encodeURIComponent(person)}` : ''}`).then((j) => j.about), [person, app.epoch, aboutChanged]);
   const a = about.data;
   const [forgetting, setForgetting] = useState<ForgetRequest | undefined>();
+  // The fact being corrected and the value typed so far.
+  const [correcting, setCorrecting] = useState<{ id: number; value: string } | undefined>();
+  const correct = async () => {
+    if (!correcting) return;
+    try {
+      await api(`/api/v1/memory/graph/relations/${correcting.id}`, { method: 'PATCH', json: { object: correcting.value } });
+      app.toast(t('knows.corrected'), 'ok');
+      setCorrecting(undefined);
+      about.reload();
+    } catch (e) {
+      app.toast((e as Error).message, 'error');
+    }
+  };
   const forget = async (target: ForgetTarget) => {
     if (!a) return;
     // With the memory-control service the item's every trace is shown first and goes only on
@@ -135,8 +148,34 @@ export function KnowsView({ person }: { person?: string }) {
                 <strong>
                   <FactLine phrase={factPhrase(lang === 'zh' ? 'zh' : 'en', who(f.subject), f.predicate, who(f.object), !!a.person.owner && f.subject === 'user' && !named)} />
                 </strong>
-                <button className="btn small danger" onClick={() => void forget({ kind: 'fact', id: f.id })} data-testid="knows-forget-fact">{t('knows.forget')}</button>
+                <span className="row-actions">
+                  <button className="btn small" onClick={() => setCorrecting({ id: f.id, value: f.object })} data-testid="knows-correct-fact">
+                    {t('knows.correct')}
+                  </button>
+                  <button className="btn small danger" onClick={() => void forget({ kind: 'fact', id: f.id })} data-testid="knows-forget-fact">{t('knows.forget')}</button>
+                </span>
               </div>
+              {correcting?.id === f.id && (
+                <form
+                  className="row knows-correct"
+                  data-testid="knows-correct-form"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    void correct();
+                  }}
+                >
+                  <label className="grow">
+                    <span className="small muted">{t('knows.correctLabel')}</span>
+                    <input className="input" autoFocus maxLength={200} value={correcting.value} onChange={(e) => setCorrecting({ id: f.id, value: e.target.value })} data-testid="knows-correct-input" />
+                  </label>
+                  <button type="button" className="btn small" onClick={() => setCorrecting(undefined)}>
+                    {t('common.cancel')}
+                  </button>
+                  <button type="submit" className="btn small primary" disabled={!correcting.value.trim() || correcting.value.trim() === f.object} data-testid="knows-correct-save">
+                    {t('common.save')}
+                  </button>
+                </form>
+              )}
               <div>
                 {(f.validFrom || f.validTo) && (
                   <span className="muted small" data-testid="knows-validity">
