@@ -213,7 +213,7 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
       const long = { tries: 300, everyMs: 100 };
       await p.waitForSelector('[data-testid=channel-telegram-detail]', { timeout: T });
       await until(async () => /连不上 Bot API/.test((await detail.textContent()) ?? ''), 'the status in Chinese', long);
-      assert.equal((await detail.textContent())?.trim(), 'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或代理，或“Bot API 服务器”设置。');
+      assert.equal((await detail.textContent())?.trim(), 'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或“出站代理”设置，或“Bot API 服务器”设置。');
       assert.match((await p.textContent('[data-testid=channel-telegram-status]')) ?? '', /重试中/);
       // "N 秒后重试" counts down: once a wait of a few seconds is shown, a smaller number follows
       // before the next try (a frozen text would only ever change to the next, longer wait).
@@ -226,7 +226,7 @@ describe('Channels settings and browser notifications', { skip, timeout: 120_000
       }, `the countdown to go below ${first} s`, long);
       await p.click('[data-testid=channel-telegram-test]');
       await p.waitForSelector('[data-testid=channel-telegram-result]:not(.ok)', { timeout: T });
-      assert.equal((await p.textContent('[data-testid=channel-telegram-result]'))?.trim(), 'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或代理，或“Bot API 服务器”设置。');
+      assert.equal((await p.textContent('[data-testid=channel-telegram-result]'))?.trim(), 'Telegram getMe：连不上 Bot API：连接被拒绝（ECONNREFUSED）。请检查网络或“出站代理”设置，或“Bot API 服务器”设置。');
       await shot(p, 'settings-channels-unreachable-zh');
       assert.deepEqual(zh.errors, []);
     } finally {

@@ -48,7 +48,7 @@ const KEYS: Record<string, Entry> = {
   'core.textlog.rotate_bytes': ['Text log rotation size (bytes)', '文本日志轮转大小（字节）', 'logs/text.jsonl 超过这个大小就轮转'],
   'core.textlog.keep_files': ['Text log files kept', '文本日志保留份数', '保留多少个轮转后的文本日志'],
   'core.identity.owner_ids': ['Your ids on chat apps', '你在聊天应用里的 ID', '你在各聊天渠道上的 ID（如 "telegram:42"、"qq:10001"）：你在那里的对话能看到完整时间线，其他人的对话只看到自己的'],
-  'core.network.proxy': ['Outbound proxy', '出站代理', '访问 LLM 来源和 Telegram Bot API 时经过的 HTTP(S) 代理，例如 “http://127.0.0.1:7890”（Clash、V2Ray 的本地端口）；可写成 “http://用户名:密码@主机:端口”。留空 = 使用环境变量 HTTPS_PROXY / HTTP_PROXY（如有，并遵循 NO_PROXY）；“direct” = 从不使用代理。本机和局域网地址总是直连；web_fetch 不走代理'],
+  'core.network.proxy': ['Outbound proxy', '出站代理', '访问 LLM 来源和 Telegram 机器人接口时经过的 HTTP(S) 代理，例如 “http://127.0.0.1:7890”（Clash、V2Ray 的本地端口）；可写成 “http://用户名:密码@主机:端口”。留空 = 使用环境变量 HTTPS_PROXY / HTTP_PROXY（如有，并遵循 NO_PROXY）；“direct” = 从不使用代理。本机和局域网地址总是直连；web_fetch 不走代理'],
   'core.notify.channel': ['Default channel for notices', '主动消息的默认渠道', '定时器结果、通知等主动消息发往哪里：webui（附浏览器通知）、telegram、qq…（在 Telegram 或 QQ 开始的对话就在那里回复）'],
   'core.llm.order': ['Source order', 'LLM 来源顺序', '依次尝试的 LLM 来源（C-6）；未列出的排在后面'],
   'core.llm.custom_sources': ['Your own sources', '自定义来源', '你添加的 LLM 来源（名称、显示名、模型列表）；在「LLM 来源」页添加或编辑'],
