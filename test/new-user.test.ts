@@ -95,6 +95,27 @@ test('waiter chat: /interrupt cuts a streaming reply short and the agent answers
   }
 });
 
+test('waiter chat with no model: the setup steps once, then one line that points to what works without one', async () => {
+  const h = home();
+  const d: Daemon = await startTestDaemon({ homeDir: h, env: { PATH: process.env.PATH, HOME: process.env.HOME, OLLAMA_HOST: 'http://127.0.0.1:9' }, webuiPort: 0, heartbeats: false });
+  try {
+    const child = spawn(tsx, [join(root, 'src', 'waiter', 'main.ts'), '--home', h, 'chat', '-s', 'cli:nomodel'], { env: { ...process.env, HOMEAGENT_HOME: h } });
+    const w = watch(child);
+    await w.until(/you> /, 'the prompt');
+    child.stdin.write('I am a nurse\n');
+    await w.until(/you> [\s\S]*you> /, 'the first answer');
+    child.stdin.write('I live in Lisbon\n');
+    await w.until(/No model connected yet: the steps to connect one are above/, 'the short line');
+    child.stdin.write('/quit\n');
+    await w.exited;
+    const steps = w.out.match(/DEEPSEEK_API_KEY/g) ?? [];
+    assert.equal(steps.length, 1, `the setup steps once: ${w.out}`);
+    assert.match(w.out, /waiter memory about/);
+  } finally {
+    await d.stop();
+  }
+});
+
 test('homed whose WebUI is still starting when it says it is ready prints the WebUI line once it is up', async () => {
   const h = home();
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, HOMEAGENT_HOME: h, OLLAMA_HOST: 'http://127.0.0.1:9' };

@@ -247,7 +247,13 @@ function readAttachments(files: string[]): { name: string; mimeType: string; dat
   });
 }
 
-async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: string | undefined, stream: boolean, files: { name: string; mimeType: string; data: string }[] = []): Promise<number> {
+/**
+ * In `waiter chat` with no model: the setup steps are printed in full once; later replies say so in
+ * one line and point to what works without a model (found by a walk: ten lines under every message).
+ */
+export const NO_MODEL_AGAIN = '(No model connected yet: the steps to connect one are above. 还没有连接模型，方法见上文。What I remember of you works without one / 不连模型也能看记忆: waiter memory about)';
+
+async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: string | undefined, stream: boolean, files: { name: string; mimeType: string; data: string }[] = [], shown?: { noModel: boolean }): Promise<number> {
   let streamed = false;
   const onEvent = stream
     ? (e: CliStreamEvent) => {
@@ -256,9 +262,12 @@ async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: 
       }
     : undefined;
   const outcome = await c.request<{ text: string; status: string; turnId: string; error?: { code: string; message: string } }>('send', { text, sessionId, stream, ...(files.length ? { attachments: files } : {}) }, onEvent);
+  const noModel = outcome.error?.code === 'NO_PROVIDER_CONFIGURED';
   if (opts.json) io.out(JSON.stringify(outcome) + '\n');
+  else if (noModel && shown?.noModel) io.out((streamed ? '\n' : '') + NO_MODEL_AGAIN + '\n');
   else if (!streamed || outcome.status !== 'ok') io.out((streamed ? '\n' : '') + outcome.text + '\n');
   else io.out('\n');
+  if (noModel && shown) shown.noModel = true;
   // No LLM source is a failure too (§8): the reply says how to configure one, the code says it failed.
   return outcome.status === 'ok' || outcome.status === 'short-circuit' ? EXIT.ok : EXIT.failed;
 }
@@ -271,6 +280,8 @@ async function send(opts: GlobalOpts, c: DaemonClient, text: string, sessionId: 
 async function chat(opts: GlobalOpts, c: DaemonClient, sessionId: string): Promise<void> {
   const rl = createInterface({ input: process.stdin, output: process.stdout, prompt: 'you> ' });
   const queue: string[] = [];
+  // Whether this chat has printed the no-model setup steps once already.
+  const shown = { noModel: false };
   let busy = false;
   let closing = false;
   let done!: () => void;
@@ -282,7 +293,7 @@ async function chat(opts: GlobalOpts, c: DaemonClient, sessionId: string): Promi
       while (queue.length) {
         const text = queue.shift()!;
         io.out('agent> ');
-        const code = await send(opts, c, text, sessionId, true).catch((e: Error) => {
+        const code = await send(opts, c, text, sessionId, true, [], shown).catch((e: Error) => {
           io.err(`waiter: ${e.message}\n`);
           return EXIT.failed;
         });
@@ -698,7 +709,7 @@ export function buildProgram(): Command {
   memory.command('docs').description('the newest documents of the document tier').option('-n, --limit <n>').action(simple(program, 'memory.docs'));
   memory
     .command('search <query...>')
-    .description('recall over every tier (context, documents, cold archive, graph facts), with provenance')
+    .description('recall over the memory tiers (context, documents, cold archive, graph facts), with provenance; the curated library has its own: waiter library search')
     .option('-n, --limit <n>', 'hits', '10')
     .action(async (q: string[], o: { limit: string }) => {
       const opts = program.opts<GlobalOpts>();
