@@ -322,6 +322,20 @@ test('waiter knowledge put reads a PDF and an HTML page as text, prints a short 
   const missing = await waiter('knowledge', 'put', 'nope', join(home, 'nope.md'));
   assert.equal(missing.code, 2);
   assert.match(missing.err, /cannot read .*nope\.md/);
+  // A folder is said to be one, with how to add its files (it was "EISDIR: illegal operation on a directory").
+  const folder = await waiter('knowledge', 'put', 'notes', home);
+  assert.equal(folder.code, 2);
+  assert.match(folder.err, /is a folder: add its files one at a time, each under its own name/);
+  // A name taken is not written over without --replace, as the WebUI's "Add" refuses it.
+  const again = join(home, 'again.md');
+  writeFileSync(again, 'new text for the report\n');
+  const taken = await waiter('knowledge', 'put', '体检报告', again);
+  assert.equal(taken.code, 2, taken.err);
+  assert.match(taken.err, /there is a knowledge entry named "体检报告" already: pass --replace to write over it/);
+  assert.notEqual((await d.host.services.use('host.memory')!.knowledgeGet('体检报告')).content.trim(), 'new text for the report', 'the entry is as it was');
+  const replaced = await waiter('knowledge', 'put', '体检报告', again, '--replace');
+  assert.equal(replaced.code, 0, replaced.err);
+  assert.equal((await d.host.services.use('host.memory')!.knowledgeGet('体检报告')).content.trim(), 'new text for the report');
   const names = (await d.host.services.use('host.memory')!.knowledgeList()).map((k) => k.name);
   assert.ok(!names.includes('photo') && !names.includes('scan') && !names.includes('nope'), names.join(', '));
 });

@@ -15,10 +15,12 @@ export async function readKnowledgeFile(file: string, opts: { htmlTimeoutMs?: nu
   let bytes: Buffer;
   try {
     // Said before reading a file bigger than any the knowledge base takes (a video, a disk image).
-    if (file !== '-' && statSync(file).size > MAX_KNOWLEDGE_FILE_BYTES) throw KnowledgeFileError.fileTooLarge(name);
+    const st = file !== '-' ? statSync(file) : undefined;
+    if (st?.isDirectory()) throw new HomeAgentError('FILE_NOT_READ', `${name} is a folder: add its files one at a time, each under its own name — e.g. for f in ${name.replace(/\/+$/, '')}/*.md; do waiter knowledge put "$(basename "$f" .md)" "$f"; done`);
+    if (st && st.size > MAX_KNOWLEDGE_FILE_BYTES) throw KnowledgeFileError.fileTooLarge(name);
     bytes = readFileSync(file === '-' ? 0 : file);
   } catch (e) {
-    if (e instanceof KnowledgeFileError) throw e;
+    if (e instanceof KnowledgeFileError || (e as { code?: string }).code === 'FILE_NOT_READ') throw e;
     throw new HomeAgentError('FILE_NOT_READ', `cannot read ${name}: ${(e as Error).message}`, { cause: e });
   }
   const { HtmlReader, PdfReader, knowledgeFileText } = await import('../media/index.js');

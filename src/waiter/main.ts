@@ -829,8 +829,9 @@ export function buildProgram(): Command {
   knowledge.command('get <name>').description('one entry, whole').action(simple(program, 'knowledge.get', (name) => ({ name })));
   knowledge
     .command('put <name> <file>')
-    .description('create or replace an entry from a file: Markdown, text, PDF or HTML (- for stdin)')
-    .action(async (name: string, file: string) => {
+    .description('create an entry from a file: Markdown, text, PDF or HTML (- for stdin); --replace to write over an entry of that name')
+    .option('--replace', 'replace the entry of that name if there is one (Undo in the memory history brings the old text back)')
+    .action(async (name: string, file: string, o: { replace?: boolean }) => {
       const opts = program.opts<GlobalOpts>();
       // Read here, where the file is; only its text is sent. Every refusal (not a kind it reads, no
       // text in it, over 1 MB of text) is said before sending — a text over the socket's frame was
@@ -846,7 +847,10 @@ export function buildProgram(): Command {
       const read = await readKnowledgeFile(file, { htmlTimeoutMs, pdfTimeoutMs }).catch((e: unknown) => {
         throw e instanceof KnowledgeFileError || (e as { code?: string }).code === 'FILE_NOT_READ' ? new UsageError((e as Error).message) : e;
       });
-      await withClient(opts, (c) => c.request('knowledge.put', { name, content: read.text }));
+      await withClient(opts, (c) => c.request('knowledge.put', { name, content: read.text, create: o.replace !== true })).catch((e: Error & { code?: string; details?: { name?: string } }) => {
+        if (e.code !== 'CONFLICT') throw e;
+        throw new UsageError(`there is a knowledge entry named "${e.details?.name ?? name}" already: pass --replace to write over it, or choose another name`);
+      });
       print(opts, knowledgePutSummary(name, read));
     });
   knowledge.command('search <query...>').description('entries matching the words, best first').action(async (q: string[]) => {

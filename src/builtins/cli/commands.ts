@@ -286,7 +286,10 @@ export async function runCommand(sdk: PluginSDK, req: CliRequest, stream: Stream
       return need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
     case 'knowledge.put': {
       // The entry's text is the caller's own: answered with what was stored, not the text again.
-      await need(sdk, 'host.memory').knowledgePut(str(a, 'name'), str(a, 'content'));
+      // `create`: a new entry only (a name taken, in any letter case, is a CONFLICT) — `waiter
+      // knowledge put` without --replace, as the WebUI's "Add" refuses to write over an entry.
+      if (a?.create === true) await need(sdk, 'host.memory').knowledgeCreate(str(a, 'name'), str(a, 'content'));
+      else await need(sdk, 'host.memory').knowledgePut(str(a, 'name'), str(a, 'content'));
       const e = await need(sdk, 'host.memory').knowledgeGet(str(a, 'name'));
       return { name: e.name, updatedAt: e.updatedAt, characters: [...e.content].length };
     }
