@@ -175,6 +175,8 @@ describe('People and what it knows, in the browser', { skip, timeout: 150_000 },
     // The fact reads as a sentence, and one the person named needs no reason.
     assert.equal((await page.textContent('[data-testid=forget-fact]'))?.trim(), 'Alice likes green tea');
     assert.equal(await page.$('[data-testid=forget-fact-reason]'), null);
+    // A fact alone: the dialog does not say the conversation's text is erased (found by a walk).
+    assert.match((await page.textContent('[data-testid=forget-hint]')) ?? '', /the conversations stay as they are/);
     await page.click('[data-testid=forget-confirm]');
     await page.waitForSelector('[data-testid=knows-fact]', { state: 'detached', timeout: T });
     const about = (await (await h.api(`/api/v1/memory/about?person=${aliceId}`)).json()) as { about: { facts: unknown[] } };

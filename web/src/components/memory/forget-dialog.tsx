@@ -118,7 +118,8 @@ export function ForgetDialog({ request, onClose, onDone }: { request: ForgetRequ
       {!plan && !error && <div className="muted">{t('forget.loading')}</div>}
       {plan && (
         <div className="forget-plan">
-          <p className="muted small">{t('forget.hint')}</p>
+          {/* The session log is said only when turns go: a fact alone leaves the conversation as it is. */}
+          <p className="muted small" data-testid="forget-hint">{t(plan.turns.length ? 'forget.hint' : 'forget.hintNoTurns')}</p>
           {plan.turns.length > 0 && (
             <section>
               <h4>{t('forget.turns', { n: plan.turns.length })}</h4>
