@@ -395,6 +395,24 @@ async function installPlugin(opts: GlobalOpts, c: DaemonClient, bytes: Buffer, y
 }
 
 /**
+ * The person's yes to taking or discarding a held adapter: `--yes`, or a y at the terminal's
+ * question. Without a terminal and without --yes, nothing is done; a no says the file stays.
+ */
+async function yesToHeld(opts: GlobalOpts, yes: boolean | undefined, question: string, done: 'taken' | 'discarded'): Promise<boolean> {
+  if (yes === true) return true;
+  if (!process.stdin.isTTY) {
+    process.stderr.write(`waiter: not ${done} — run it in a terminal to confirm, or pass --yes\n`);
+    return false;
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const answer = await new Promise<string>((resolve) => rl.question(`${question} [y/N] `, resolve));
+  rl.close();
+  if (/^y(es)?$/i.test(answer.trim())) return true;
+  process.stdout.write(opts.json ? JSON.stringify({ [done]: false }) + '\n' : `not ${done}; it stays in adapters/imported/\n`);
+  return false;
+}
+
+/**
  * `waiter providers take`: show the held adapter — its code, what it would replace, the sources that
  * would run it — ask (unless --yes), then take exactly the bytes shown (decision 0620).
  */
@@ -419,21 +437,7 @@ async function takeAdapter(opts: GlobalOpts, c: DaemonClient, name: string, o: {
     process.stderr.write(`waiter: not taken — it replaces ${h.replaces === 'yours' ? `your adapters/${h.name}.lua` : `the shipped ${h.name} adapter`}; pass --replace to take it all the same\n`);
     return EXIT.failed;
   }
-  let ok = o.yes === true;
-  if (!ok) {
-    if (!process.stdin.isTTY) {
-      process.stderr.write(`waiter: not taken — run it in a terminal to confirm, or pass --yes\n`);
-      return EXIT.failed;
-    }
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await new Promise<string>((resolve) => rl.question(`Take adapter ${h.name} into use? [y/N] `, resolve));
-    rl.close();
-    ok = /^y(es)?$/i.test(answer.trim());
-  }
-  if (!ok) {
-    process.stdout.write(opts.json ? JSON.stringify({ taken: false }) + '\n' : `not taken; it stays in adapters/imported/\n`);
-    return EXIT.failed;
-  }
+  if (!(await yesToHeld(opts, o.yes, `Take adapter ${h.name} into use?`, 'taken'))) return EXIT.failed;
   print(opts, await c.request('providers.take', { name: h.name, sha256: h.sha256, replace: o.replace === true }));
   return EXIT.ok;
 }
@@ -444,21 +448,7 @@ async function takeAdapter(opts: GlobalOpts, c: DaemonClient, name: string, o: {
  */
 async function discardAdapter(opts: GlobalOpts, c: DaemonClient, name: string, o: { yes?: boolean }): Promise<number> {
   const h = await c.request<HeldAdapterSource>('providers.held', { name });
-  let ok = o.yes === true;
-  if (!ok) {
-    if (!process.stdin.isTTY) {
-      process.stderr.write(`waiter: not discarded — run it in a terminal to confirm, or pass --yes\n`);
-      return EXIT.failed;
-    }
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await new Promise<string>((resolve) => rl.question(`Delete adapters/imported/${h.name}.lua (${h.bytes} bytes)? The archive it came from still has it. [y/N] `, resolve));
-    rl.close();
-    ok = /^y(es)?$/i.test(answer.trim());
-  }
-  if (!ok) {
-    process.stdout.write(opts.json ? JSON.stringify({ discarded: false }) + '\n' : `not discarded; it stays in adapters/imported/\n`);
-    return EXIT.failed;
-  }
+  if (!(await yesToHeld(opts, o.yes, `Delete adapters/imported/${h.name}.lua (${h.bytes} bytes)? The archive it came from still has it.`, 'discarded'))) return EXIT.failed;
   print(opts, await c.request('providers.discard', { name: h.name, sha256: h.sha256 }));
   return EXIT.ok;
 }
