@@ -5,6 +5,7 @@ import { EMPTY_STATE, putRelation, readState, undoState, type GraphChange, type 
 import { compactSourceChange } from './source-delta.js';
 import { GraphStore, parseJson, REL_SELECT, toEntity, toRelation as toRelationRow, type EntityPatch, type EntityRow, type PurgeOptions, type RelationPatch, type RelationRow } from './graph-store.js';
 import { chainIds, hasTimeline, isSingleValued, reorderChain } from './supersede.js';
+import { equivalentOf } from './value-equivalents.js';
 
 export { GraphStore };
 export type { GraphDBOptions, RecallOptions, RecallResult, GraphNeighborhood, GraphStats, PurgeOptions, EntityPatch, RelationPatch } from './graph-store.js';
@@ -153,6 +154,22 @@ export class GraphDB extends GraphStore {
    * place in the past. One transaction.
    * @returns the number of triples committed.
    */
+  /**
+   * A job or place said in the other language than the value that holds now ("I work as a nurse"
+   * after "我是护士") is that value said again, in its first words (decision 0730): not a new job that
+   * ends the first.
+   */
+  private inTheSameWords(tr: CleanTriple): CleanTriple {
+    const s = this.entityRow(tr.subject)?.id;
+    if (s === undefined) return tr;
+    const main = tr.predicate.replace(/^no_longer_/, '');
+    const current = this.stmt('SELECT e.name FROM relations r JOIN entities e ON e.id = r.object_id WHERE r.subject_id = ? AND r.predicate IN (?, ?) AND r.valid_to IS NULL')
+      .pluck()
+      .all(s, tr.predicate, main) as string[];
+    const same = equivalentOf(tr.predicate, tr.object, current);
+    return same === undefined ? tr : { ...tr, object: same };
+  }
+
   commit(triples: Triple[]): number {
     const clean = parseTriples(this.opts.admit ? this.opts.admit(triples) : triples);
     const t = this.now();
@@ -162,7 +179,8 @@ export class GraphDB extends GraphStore {
     return clean.length;
   }
 
-  private commitOne(tr: CleanTriple, t: number): void {
+  private commitOne(said: CleanTriple, t: number): void {
+    const tr = this.inTheSameWords(said);
     const known = [this.entityRow(tr.subject)?.id, this.entityRow(tr.object)?.id].filter((x): x is number => x !== undefined);
     const single = hasTimeline(tr.predicate);
     const sBefore = this.entityRow(tr.subject)?.id;

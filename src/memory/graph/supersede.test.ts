@@ -213,3 +213,28 @@ test('work one no longer does: no_longer_works_as X ends works_as X, a job held 
   assert.deepEqual(current(), ['works_as teacher']);
   g.close();
 });
+
+test('0730: a job or a place said in the other language is the value that holds, said again — not a new one that ends it', () => {
+  const { g, changes } = fresh();
+  const jobs = () => g.relationsOf('user', 'works_as').map((r) => [r.object, r.validTo ?? null, [...(r.refs ?? [])].sort()]);
+  g.commit([{ subject: 'user', predicate: 'works_as', object: '护士', refs: ['s#1'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'nurse', refs: ['s#2'], validFrom: T0 + DAY }]);
+  assert.deepEqual(jobs(), [['护士', null, ['s#1', 's#2']]], 'one job, current, with both sources');
+  assert.equal(changes.some((c) => c.op === 'supersede'), false);
+  assert.equal(g.getEntity('nurse'), undefined, 'no entity for the other words');
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: 'Hangzhou', refs: ['s#3'], validFrom: T0 }]);
+  g.commit([{ subject: 'user', predicate: 'lives_in', object: '杭州市', refs: ['s#4'], validFrom: T0 + DAY }]);
+  assert.deepEqual(lives(g), [['Hangzhou', T0, null]]);
+  // "I don't live in Hangzhou anymore" said in Chinese ends it.
+  g.commit([{ subject: 'user', predicate: 'no_longer_lives_in', object: '杭州', refs: ['s#5'], validFrom: T0 + 2 * DAY }]);
+  assert.deepEqual(lives(g), [['Hangzhou', T0, T0 + 2 * DAY]]);
+  // A real change in the other language is still a change; so is another job in the same language.
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'teacher', refs: ['s#6'], validFrom: T0 + 3 * DAY }]);
+  assert.deepEqual(jobs().map((j) => [j[0], j[1]]), [['teacher', null], ['护士', T0 + 3 * DAY]]);
+  g.commit([{ subject: 'user', predicate: 'works_as', object: 'doctor', refs: ['s#7'], validFrom: T0 + 4 * DAY }]);
+  assert.equal(jobs()[0][0], 'doctor');
+  // Not in the table, or not a job/place predicate: names are names.
+  g.commit([{ subject: 'user', predicate: 'likes', object: 'tea', refs: ['s#8'] }, { subject: 'user', predicate: 'likes', object: '茶', refs: ['s#9'] }]);
+  assert.equal(g.relationsOf('user', 'likes').length, 2);
+  g.close();
+});
