@@ -43,4 +43,13 @@ describe('a fact just told shows within seconds, not at the next ten-minute tick
     while (facts().length < 2) await sleep(100);
     assert.deepEqual(facts(), ['Lisbon', 'nurse']);
   });
+
+  it('the same job said in Chinese is the job that holds, said again (decision 0730, found by a walk)', async () => {
+    llm.enqueue({ text: '好的。' });
+    assert.equal((await d.agent.injectInput({ sessionId: 'webui:soon', source: 'webui', text: '我是一名护士。' }).done).status, 'ok');
+    const job = () => d.memory.graph.relationsOf('user', 'works_as');
+    // Waits for the distiller to have read it: the job gains a source, or (without 0730) 护士 is made.
+    while (!(job()[0]?.refs ?? []).includes('webui:soon#3') && !d.memory.graph.getEntity('护士')) await sleep(100);
+    assert.deepEqual(job().map((r) => [r.object, r.validTo ?? null]), [['nurse', null]], 'one job, current: 护士 did not end nurse');
+  });
 });
